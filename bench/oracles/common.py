@@ -1,0 +1,140 @@
+"""Plumbing shared by the accuracy oracles: file listing, subsets, caching, JSONL.
+
+Why this exists: the oracles (jedi for Python, the TypeScript language service
+for TS/JS) are slow -- minutes to tens of minutes per corpus -- while the
+benchmark is rerun constantly.  So every oracle
+
+* lists the corpus files deterministically (sorted repo-relative posix paths),
+* can run on a deterministic subset (``--max-files``) for a quick mode,
+* caches its per-file results under ``bench/.cache/oracles/<oracle>/<key>/``
+  where ``key`` fingerprints everything the answer depends on: the absolute
+  corpus path, the path and content hash of *every* file the tool can see
+  (a call in file A resolves into file B, so editing B must invalidate A),
+  the tool version and the oracle's own source.  A rerun over an unchanged
+  corpus is therefore a cache read, and an interrupted run resumes.
+
+Rows are plain dicts written one JSON object per line.  Every oracle also
+writes one ``{"kind": "file", "path": ...}`` row per file it examined so the
+comparison knows which files were covered even when a file produced no rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent.parent
+CACHE_ROOT = BENCH_DIR / ".cache" / "oracles"
+
+# Directories never worth indexing (vendored deps, VCS metadata, build output).
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox"})
+
+Row = dict[str, object]
+
+
+def list_files(root: Path, suffixes: Sequence[str], exclude_suffixes: Sequence[str] = ()) -> list[str]:
+    """Sorted repo-relative posix paths under ``root`` ending in one of ``suffixes``."""
+    found: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        for name in filenames:
+            if name.endswith(tuple(suffixes)) and not name.endswith(tuple(exclude_suffixes)):
+                found.append((Path(dirpath) / name).relative_to(root).as_posix())
+    return sorted(found)
+
+
+def select_subset(paths: Sequence[str], max_files: int | None, mode: str = "stride") -> list[str]:
+    """Deterministic subset of the (sorted) ``paths``.
+
+    ``stride`` takes every k-th path (k = ceil(len/N)) so the sample spans the
+    whole tree; ``first`` takes the first N sorted paths (one corner of the
+    tree, but stable when files are added at the end).
+    """
+    if max_files is None or max_files >= len(paths):
+        return list(paths)
+    if max_files <= 0:
+        return []
+    if mode == "first":
+        return list(paths[:max_files])
+    if mode != "stride":
+        raise ValueError(f"unknown subset mode {mode!r}")
+    step = math.ceil(len(paths) / max_files)
+    return list(paths[::step][:max_files])
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha1(path.read_bytes()).hexdigest()
+
+
+def corpus_key(root: Path, paths: Iterable[str], salt: Iterable[str]) -> str:
+    """Fingerprint of the corpus location, every visible file and the oracle itself."""
+    h = hashlib.sha256()
+    h.update(str(root.resolve()).encode())
+    for s in salt:
+        h.update(b"\0salt\0" + s.encode())
+    for rel in sorted(paths):
+        h.update(b"\0" + rel.encode() + b"\0" + file_digest(root / rel).encode())
+    return h.hexdigest()[:24]
+
+
+def source_digest(*files: Path) -> str:
+    """Hash of oracle source files, so editing an oracle invalidates its cache."""
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+class FileCache:
+    """One JSON file of rows per corpus file, inside a directory named by the corpus key."""
+
+    def __init__(self, oracle: str, key: str) -> None:
+        self.dir = CACHE_ROOT / oracle / key
+
+    def _entry(self, rel: str) -> Path:
+        return self.dir / (hashlib.sha1(rel.encode()).hexdigest() + ".json")
+
+    def get(self, rel: str) -> list[Row] | None:
+        try:
+            return json.loads(self._entry(rel).read_text())
+        except (FileNotFoundError, json.JSONDecodeError):
+            return None
+
+    def put(self, rel: str, rows: list[Row]) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        entry = self._entry(rel)
+        tmp = entry.with_suffix(".tmp")
+        tmp.write_text(json.dumps(rows, separators=(",", ":")))
+        tmp.replace(entry)  # atomic: a killed run never leaves a half-written entry
+
+
+def write_jsonl(out: Path, rows: Iterable[Row]) -> int:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    n = 0
+    tmp = out.with_name(out.name + ".tmp")
+    with tmp.open("w") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, separators=(",", ":")) + "\n")
+            n += 1
+    tmp.replace(out)
+    return n
+
+
+def read_jsonl(path: Path) -> Iterator[Row]:
+    with path.open() as fh:
+        for line in fh:
+            line = line.strip()
+            if line:
+                yield json.loads(line)
+
+
+def count_kinds(rows: Iterable[Row]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for row in rows:
+        k = str(row["kind"])
+        counts[k] = counts.get(k, 0) + 1
+    return dict(sorted(counts.items()))

@@ -1,0 +1,285 @@
+"""The ``knoxidx`` command: parse arguments, call :class:`knoxidx.index.Index`, print.
+
+Human output is plain aligned text (rich only draws the progress bar, and is imported only
+then); ``--json`` prints exactly what the library returns. Errors are one line on stderr and a
+non-zero exit code, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from knoxidx.errors import AmbiguousSymbolError, KnoxidxError
+
+NODE_KINDS = ("Function", "Class", "Interface", "Type", "Variable", "Constant", "Module", "File")
+
+
+def _emit(data: Any, as_json: bool, human: Callable[[Any], None]) -> None:
+    if as_json:
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    else:
+        human(data)
+
+
+def _open(path: str) -> Any:
+    from knoxidx.index import Index
+
+    return Index.open(path)
+
+
+def _loc(item: dict) -> str:
+    return f"{item.get('path')}:{item.get('start_line')}"
+
+
+def _print_hits(title: str, symbol: dict, hits: list[dict]) -> None:
+    click.echo(f"{title} {symbol['qualified_name']} ({symbol['kind']}, {_loc(symbol)}): {len(hits)}")
+    for h in hits:
+        site = h.get("site") or {}
+        indent = "  " * h.get("depth", 1)
+        where = f"{site.get('path')}:{site.get('line')}" if site.get("path") else _loc(h)
+        click.echo(f"{indent}{h['qualified_name']} ({h['kind']})  {where}  [{h['confidence']}]")
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
+path_argument = click.argument("path", required=False, default=".", type=click.Path())
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="knoxidx")
+def main() -> None:
+    """knoxidx: a local code graph of functions, classes, calls and imports."""
+
+
+@main.command("index")
+@path_argument
+@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
+              help="Worker processes for parsing (default: CPU count).")
+@click.option("--max-file-size", type=click.IntRange(1), default=1024 * 1024, show_default=True,
+              help="Skip files larger than this many bytes.")
+@click.option("--wait", is_flag=True, help="Wait for another writer instead of failing.")
+@click.option("--rebuild", is_flag=True, help="Drop the index and build it from scratch.")
+@json_option
+def index_cmd(path: str, jobs: int | None, max_file_size: int, wait: bool, rebuild: bool,
+              as_json: bool) -> None:
+    """Build or update the index of PATH (default: current directory)."""
+    from knoxidx.index import Index
+
+    if rebuild:
+        _drop_index(Path(path))
+    with Index.open(path, create=True) as idx:
+        if idx.store.rebuilt_reason and not as_json:
+            click.echo(idx.store.rebuilt_reason, err=True)
+        progress, finish = _progress_bar(enabled=not as_json and sys.stderr.isatty())
+        try:
+            report = idx.update(jobs=jobs, max_bytes=max_file_size, progress=progress, wait=wait)
+        finally:
+            finish()
+        data = {"root": str(idx.root), **report.as_dict()}
+    _emit(data, as_json, _print_report)
+
+
+def _drop_index(path: Path) -> None:
+    from knoxidx.graph.store import DB_NAME, INDEX_DIR
+
+    for suffix in ("", "-wal", "-shm"):
+        target = path / INDEX_DIR / (DB_NAME + suffix)
+        if target.exists():
+            target.unlink()
+
+
+def _progress_bar(enabled: bool) -> tuple[Callable[[str, int, int], None] | None,
+                                          Callable[[], None]]:
+    if not enabled:
+        return None, lambda: None
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn("{task.description:>8}"), BarColumn(), TaskProgressColumn(),
+                   TimeRemainingColumn(), transient=True)
+    bar.start()
+    tasks: dict[str, Any] = {}
+
+    def update(phase: str, done: int, total: int) -> None:
+        if phase not in tasks:
+            tasks[phase] = bar.add_task(phase, total=total)
+        bar.update(tasks[phase], completed=done, total=total)
+
+    return update, bar.stop
+
+
+def _print_report(data: dict) -> None:
+    t = data["timings"]
+    click.echo(
+        f"indexed {data['root']}: {data['files']} files, {data['changed']} changed "
+        f"({data['added']} new), {data['removed']} removed, {data['resolved']} re-resolved "
+        f"in {t.get('total', 0):.2f}s"
+    )
+    if data["skipped"]:
+        click.echo("skipped: " + ", ".join(f"{v} {k}" for k, v in sorted(data["skipped"].items())))
+    for line in data["warnings"][:20]:
+        click.echo(f"warning: {line}", err=True)
+    if len(data["warnings"]) > 20:
+        click.echo(f"warning: ... and {len(data['warnings']) - 20} more (see --json)", err=True)
+    for line in data["errors"][:20]:
+        click.echo(f"error: {line}", err=True)
+
+
+@main.command()
+@click.argument("name")
+@path_argument
+@click.option("--kind", type=click.Choice(NODE_KINDS), default=None)
+@click.option("--limit", type=click.IntRange(1, 10000), default=50, show_default=True)
+@json_option
+def symbols(name: str, path: str, kind: str | None, limit: int, as_json: bool) -> None:
+    """Find definitions named NAME (exact, qualified suffix, then prefix)."""
+    with _open(path) as idx:
+        hits = idx.symbols(name, kind, limit)
+
+    def human(rows: list[dict]) -> None:
+        for r in rows:
+            click.echo(f"{r['kind']:<9} {r['qualified_name']}  {_loc(r)}")
+        if not rows:
+            click.echo(f"no symbols match {name!r}")
+
+    _emit(hits, as_json, human)
+
+
+def _graph_command(name: str, method: str, title: str, key: str, help_text: str,
+                   with_depth: bool) -> None:
+    @main.command(name, help=help_text)
+    @click.argument("symbol")
+    @path_argument
+    @json_option
+    @click.option("--depth", type=click.IntRange(1, 10), default=1 if name != "impact" else 3,
+                  show_default=True, hidden=not with_depth)
+    def command(symbol: str, path: str, as_json: bool, depth: int) -> None:
+        with _open(path) as idx:
+            data = getattr(idx, method)(symbol, depth=depth)
+        _emit(data, as_json, lambda d: _print_hits(title, d["symbol"], d[key]))
+
+
+_graph_command("callers", "callers", "callers of", "callers",
+               "Who calls SYMBOL (a name, qualified name or path:line), with call sites.", True)
+_graph_command("callees", "callees", "callees of", "callees",
+               "What SYMBOL calls.", True)
+_graph_command("impact", "impact", "impact of changing", "impacted",
+               "Transitive callers, users, subclasses and importers of SYMBOL.", True)
+
+
+@main.command()
+@click.argument("symbol")
+@path_argument
+@json_option
+def refs(symbol: str, path: str, as_json: bool) -> None:
+    """Every incoming edge of SYMBOL, grouped by type (CalledBy, UsedBy, ...)."""
+    with _open(path) as idx:
+        data = idx.refs(symbol)
+
+    def human(d: dict) -> None:
+        s = d["symbol"]
+        click.echo(f"{s['qualified_name']} ({s['kind']}, {_loc(s)})")
+        for via, hits in sorted(d["incoming"].items()):
+            click.echo(f"  {via}: {len(hits)}")
+            for h in hits:
+                site = h["site"]
+                click.echo(f"    {h['qualified_name']} ({h['kind']})  "
+                           f"{site['path']}:{site['line']}  [{h['confidence']}]")
+
+    _emit(data, as_json, human)
+
+
+@main.command()
+@click.argument("target")
+@path_argument
+@click.option("--reverse", is_flag=True, help="Who depends on TARGET instead.")
+@click.option("--depth", type=click.IntRange(1, 10), default=1, show_default=True)
+@json_option
+def deps(target: str, path: str, reverse: bool, depth: int, as_json: bool) -> None:
+    """Imports of a FILE (repo-relative path) or MODULE; --reverse for its importers."""
+    with _open(path) as idx:
+        data = idx.deps(target, reverse=reverse, depth=depth)
+    title = "importers of" if reverse else "dependencies of"
+    _emit(data, as_json, lambda d: _print_hits(title, d["symbol"], d["dependencies"]))
+
+
+@main.command()
+@path_argument
+@json_option
+def stats(path: str, as_json: bool) -> None:
+    """Counts of files, nodes and edges in the index."""
+    with _open(path) as idx:
+        data = idx.stats()
+
+    def human(d: dict) -> None:
+        click.echo(f"index of {d['root']}: {d['lines']} lines")
+        for key in ("files", "languages", "nodes", "edges", "calls_by_confidence",
+                    "unresolved_calls"):
+            click.echo(f"  {key}: " + ", ".join(f"{k}={v}" for k, v in sorted(d[key].items())))
+
+    _emit(data, as_json, human)
+
+
+@main.command()
+@path_argument
+@json_option
+def verify(path: str, as_json: bool) -> None:
+    """Check the index: database integrity, and that it equals a clean rebuild."""
+    from knoxidx.verify import verify_index
+
+    with _open(path) as idx:
+        data = verify_index(idx)
+
+    def human(d: dict) -> None:
+        click.echo(f"integrity: {d['integrity']}")
+        click.echo(f"matches a clean rebuild: {d['equal']}")
+        for key in ("missing_nodes", "extra_nodes", "missing_edges", "extra_edges"):
+            if d[key]:
+                click.echo(f"  {key}: {len(d[key])}, e.g. {d[key][:3]}")
+
+    _emit(data, as_json, human)
+    if not data["equal"] or data["integrity"] != "ok":
+        sys.exit(1)
+
+
+@main.command()
+@path_argument
+@click.option("--format", "fmt", type=click.Choice(["json", "graphml", "dot"]), default="json",
+              show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default="-",
+              help="File to write (default: stdout).")
+def export(path: str, fmt: str, output: str) -> None:
+    """Write the whole graph as JSON, GraphML or DOT."""
+    from knoxidx.graph import export as ex
+
+    with _open(path) as idx:
+        if fmt == "graphml":
+            with click.open_file(output, "wb") as out:
+                ex.write_graphml(idx.q, out)
+        else:
+            with click.open_file(output, "w", encoding="utf-8") as out:
+                (ex.write_json if fmt == "json" else ex.write_dot)(idx.q, out)
+
+
+def run() -> None:
+    try:
+        main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except AmbiguousSymbolError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except KnoxidxError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)

@@ -1,0 +1,555 @@
+"""Cross-file name resolution: stored per-file facts -> edges.
+
+Language-agnostic engine; what differs per language (import mapping, module scope, what
+``self``/``this`` mean) comes from the family module's ``RULES``. Every fact consulted while
+resolving a file goes through :class:`Workspace` and is recorded as a lookup key, so an
+incremental update knows exactly which files' edges a change can affect (the stack-graphs idea:
+file-local facts, stitched globally).
+
+Symbols are small tuples:
+    ("d", path, index)    a definition
+    ("i", path, index)    an instance of the class/interface/type definition at (path, index)
+    ("m", family, key)    a module or package, by its family-specific key
+    ("x", family, name)   an external (third-party) module
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol
+
+from knoxidx.graph.model import Confidence, EdgeType, NodeKind, external_module_id, node_id
+from knoxidx.indexer.facts import Binding, FileFacts, Import, NamePath, Reference, RefKind
+from knoxidx.indexer.languages import BY_NAME, family_plugin
+
+Symbol = tuple[str, str, Any]
+
+FUNCTION = NodeKind.FUNCTION.value
+CLASS = NodeKind.CLASS.value
+INTERFACE = NodeKind.INTERFACE.value
+TYPE = NodeKind.TYPE.value
+VARIABLE = NodeKind.VARIABLE.value
+CONSTANT = NodeKind.CONSTANT.value
+MODULE = NodeKind.MODULE.value
+TYPE_KINDS = frozenset({CLASS, INTERFACE, TYPE})
+MAX_DEPTH = 12
+
+
+class Workspace(Protocol):
+    """The facts resolution may read. Implementations record nothing; the resolver does."""
+
+    layout: Any
+
+    def facts(self, path: str) -> FileFacts | None: ...
+    def module_paths(self, family: str, key: str) -> tuple[str, ...]: ...
+    def defs_named(self, family: str, name: str) -> list[tuple[str, int]]: ...
+    def methods_of(self, family: str, owner: str) -> list[tuple[str, int]]: ...
+
+
+class ResolvedEdge(NamedTuple):
+    source: int
+    target: int
+    type: str
+    confidence: str
+    line: int
+
+
+class Unresolved(NamedTuple):
+    source: int
+    kind: str
+    name: str
+    line: int
+    reason: str  # "external", "unknown", "ambiguous"
+    candidates: int
+
+
+@dataclass(slots=True)
+class FileResolution:
+    path: str
+    edges: list[ResolvedEdge] = field(default_factory=list)
+    unresolved: list[Unresolved] = field(default_factory=list)
+    externals: dict[int, tuple[str, str]] = field(default_factory=dict)  # id -> (family, name)
+    keys: set[str] = field(default_factory=set)
+
+
+class FileIndex:
+    """Lookup tables over one file's facts, built once per resolver."""
+
+    __slots__ = (
+        "facts", "path", "family", "rules", "ids", "children", "bindings", "imports",
+        "wildcards", "bases", "enclosing_class",
+    )
+
+    def __init__(self, facts: FileFacts, family: str, rules: Any) -> None:
+        self.facts = facts
+        self.path = facts.path
+        self.family = family
+        self.rules = rules
+        defs = facts.defs
+        seen: dict[str, int] = defaultdict(int)
+        ids: list[int] = []
+        children: dict[tuple[int, str], list[int]] = defaultdict(list)
+        for i, d in enumerate(defs):
+            ordinal = seen[d.qualname]
+            seen[d.qualname] = ordinal + 1
+            ids.append(node_id("def", facts.path, d.qualname, str(ordinal)))
+            children[(d.parent, d.name)].append(i)
+        self.ids = ids
+        self.children = children
+        self.bindings: dict[tuple[int, str], Binding] = {}
+        for b in facts.bindings:
+            self.bindings.setdefault((b.scope, b.name), b)
+        self.imports: dict[tuple[int, str], list[Import]] = defaultdict(list)
+        self.wildcards: list[Import] = []
+        for imp in facts.imports:
+            if imp.name == "*":
+                self.wildcards.append(imp)
+            elif imp.alias:
+                self.imports[(imp.scope, imp.alias)].append(imp)
+        self.bases: dict[int, list[Reference]] = defaultdict(list)
+        for ref in facts.refs:
+            if ref.kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS) and ref.scope >= 0:
+                self.bases[ref.scope].append(ref)
+        self.enclosing_class: dict[int, int] = {}
+
+    def class_of(self, scope: int) -> int:
+        """The innermost class-like definition enclosing ``scope`` (or -1)."""
+        defs = self.facts.defs
+        s = scope
+        while s >= 0:
+            if defs[s].kind in TYPE_KINDS:
+                return s
+            s = defs[s].parent
+        return -1
+
+
+def family_of_language(language: str) -> str:
+    return BY_NAME[language].family
+
+
+class Resolver:
+    """Resolves every reference and import of a file against a :class:`Workspace`."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.ws = workspace
+        self.layout = workspace.layout
+        self._indexes: dict[str, FileIndex | None] = {}
+        self._bases_cache: dict[tuple[str, int], tuple[list[Symbol], frozenset[str]]] = {}
+        self.keys: set[str] = set()
+
+    # ---- workspace access (every read is recorded) -------------------------------------
+
+    def index(self, path: str) -> FileIndex | None:
+        self.keys.add("file:" + path)
+        if path in self._indexes:
+            return self._indexes[path]
+        facts = self.ws.facts(path)
+        fi = None
+        if facts is not None:
+            family = family_of_language(facts.language)
+            fi = FileIndex(facts, family, family_plugin(family).RULES)
+        self._indexes[path] = fi
+        return fi
+
+    def module_paths(self, family: str, key: str) -> tuple[str, ...]:
+        self.keys.add(f"mod:{family}:{key}")
+        return self.ws.module_paths(family, key)
+
+    def defs_named(self, family: str, name: str) -> list[tuple[str, int]]:
+        self.keys.add("name:" + name)
+        return self.ws.defs_named(family, name)
+
+    def methods_of(self, family: str, owner: str) -> list[tuple[str, int]]:
+        self.keys.add("owner:" + owner)
+        return self.ws.methods_of(family, owner)
+
+    def definition(self, symbol: Symbol) -> Any:
+        fi = self.index(symbol[1])
+        return fi.facts.defs[symbol[2]] if fi is not None else None
+
+    # ---- a whole file ------------------------------------------------------------------
+
+    def resolve_file(self, path: str) -> FileResolution:
+        self.keys = set()
+        result = FileResolution(path)
+        fi = self.index(path)
+        if fi is None:
+            return result
+        rules = fi.rules
+        file_id = node_id("file", path)
+        defs = fi.facts.defs
+
+        for imp in fi.facts.imports:
+            for target in rules.import_targets(self, fi, imp):
+                self._import_edge(result, file_id, target, imp.line)
+
+        for ref in fi.facts.refs:
+            source = self._source_id(fi, ref, file_id)
+            kind = ref.kind
+            if kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS):
+                lookup_scope = defs[ref.scope].parent if ref.scope >= 0 else -1
+                found, confidence = self.resolve_path(fi, ref.path, lookup_scope)
+            else:
+                found, confidence = self.resolve_path(fi, ref.path, ref.scope)
+            targets = [s for s in found if s[0] == "d"]
+            if not targets:
+                if kind in (RefKind.CALL, RefKind.NEW):
+                    guessed = self._guess(fi, ref, found)
+                    if guessed is not None:
+                        targets, confidence = guessed, Confidence.NAME.value
+                if not targets:
+                    if kind in (RefKind.CALL, RefKind.NEW):
+                        reason = "external" if any(s[0] == "x" for s in found) else "unknown"
+                        result.unresolved.append(
+                            Unresolved(source, kind, ".".join(ref.path), ref.line, reason, 0)
+                        )
+                    continue
+            if len(targets) > 1 and confidence != Confidence.NAME.value:
+                confidence = Confidence.NAME.value  # several candidates: never silently pick one
+            for target in targets:
+                edge_type = self._edge_type(kind, defs[ref.scope] if ref.scope >= 0 else None,
+                                            self.definition(target))
+                if edge_type is None:
+                    continue
+                tfi = self.index(target[1])
+                result.edges.append(
+                    ResolvedEdge(source, tfi.ids[target[2]], edge_type, confidence, ref.line)
+                )
+        for impl in fi.facts.impls:
+            self._impl_edges(fi, impl, result)
+        result.keys = self.keys
+        return result
+
+    def _import_edge(self, result: FileResolution, file_id: int, target: Symbol, line: int) -> None:
+        if target[0] == "x":
+            ext_id = external_module_id(target[1], target[2])
+            result.externals[ext_id] = (target[1], target[2])
+            result.edges.append(
+                ResolvedEdge(file_id, ext_id, EdgeType.IMPORTS.value, Confidence.EXACT.value, line)
+            )
+        elif target[0] == "f":
+            result.edges.append(
+                ResolvedEdge(file_id, node_id("file", target[1]), EdgeType.IMPORTS.value,
+                             Confidence.EXACT.value, line)
+            )
+
+    def _impl_edges(self, fi: FileIndex, impl: Any, result: FileResolution) -> None:
+        if not impl.trait_path:
+            return
+        types, _ = self.resolve_path(fi, impl.type_path, -1)
+        traits, _ = self.resolve_path(fi, impl.trait_path, -1)
+        for t in types:
+            for tr in traits:
+                if t[0] == "d" and tr[0] == "d":
+                    result.edges.append(ResolvedEdge(
+                        self.index(t[1]).ids[t[2]], self.index(tr[1]).ids[tr[2]],
+                        EdgeType.IMPLEMENTS.value, Confidence.EXACT.value, impl.line,
+                    ))
+
+    @staticmethod
+    def _source_id(fi: FileIndex, ref: Reference, file_id: int) -> int:
+        """Calls come from the enclosing function (or class); other edges from any definition."""
+        defs = fi.facts.defs
+        s = ref.scope
+        if ref.kind in (RefKind.CALL, RefKind.NEW, RefKind.VALUE):
+            while s >= 0 and defs[s].kind not in (FUNCTION, CLASS, INTERFACE, TYPE):
+                s = defs[s].parent
+        return fi.ids[s] if s >= 0 else file_id
+
+    @staticmethod
+    def _edge_type(kind: str, scope_def: Any, target: Any) -> str | None:
+        tkind = target.kind
+        if kind in (RefKind.CALL, RefKind.NEW):
+            if tkind == FUNCTION or tkind == CLASS:
+                return EdgeType.CALLS.value
+            return EdgeType.REFERENCES.value
+        if kind == RefKind.EXTENDS:
+            if scope_def is not None and scope_def.kind == CLASS and tkind == INTERFACE:
+                return EdgeType.IMPLEMENTS.value
+            return EdgeType.EXTENDS.value
+        if kind == RefKind.IMPLEMENTS:
+            return EdgeType.IMPLEMENTS.value
+        if kind == RefKind.TYPE:
+            return EdgeType.USES.value
+        # values: reading a constant/variable is a use; naming a function or class a reference
+        if tkind in (CONSTANT, VARIABLE):
+            return EdgeType.USES.value
+        return EdgeType.REFERENCES.value
+
+    # ---- paths -------------------------------------------------------------------------
+
+    def resolve_path(self, fi: FileIndex, path: NamePath, scope: int) -> tuple[list[Symbol], str]:
+        """Symbols a dotted path denotes from ``scope`` and the confidence of the result.
+
+        A segment ending in "()" is a call: the path continues from what it returns.
+        """
+        head = path[0]
+        inferred = False
+        if head == "?":
+            return [], Confidence.EXACT.value
+        called = head.endswith("()")
+        if called:
+            head = head[:-2]
+        current = fi.rules.special_head(self, fi, head, scope)
+        if current is not None:
+            inferred = head in fi.rules.self_names or head == "super"
+        else:
+            current, inferred = self.lookup(fi, head, scope)
+        if called:
+            current, inferred = self.call_results(current), True
+        for segment in path[1:]:
+            if not current:
+                break
+            called = segment.endswith("()")
+            if called:
+                segment = segment[:-2]
+            nxt: list[Symbol] = []
+            for symbol in current[:4]:
+                members, via_instance = self.member(symbol, segment)
+                nxt.extend(members)
+                inferred = inferred or via_instance
+            current = _dedupe(nxt)
+            if called:
+                current, inferred = self.call_results(current), True
+        conf = Confidence.INFERRED.value if inferred else Confidence.EXACT.value
+        return current, conf
+
+    def call_results(self, symbols: list[Symbol]) -> list[Symbol]:
+        """What calling each symbol yields: an instance of a class, a function's return type."""
+        out: list[Symbol] = []
+        for symbol in symbols[:4]:
+            if symbol[0] != "d":
+                continue
+            d = self.definition(symbol)
+            if d.kind in TYPE_KINDS:
+                out.append(("i", symbol[1], symbol[2]))
+            elif d.kind == FUNCTION and d.type_hint:
+                out.extend(self.returns(symbol))
+        return _dedupe(out)
+
+    def lookup(self, fi: FileIndex, name: str, scope: int) -> tuple[list[Symbol], bool]:
+        """Lexical lookup of a bare name: enclosing scopes, then the module, then the family's
+        fallbacks (package scope, wildcard imports, builtins)."""
+        defs = fi.facts.defs
+        rules = fi.rules
+        s = scope
+        while s >= 0:
+            d = defs[s]
+            if d.kind == FUNCTION or s == scope:
+                binding = fi.bindings.get((s, name))
+                if binding is not None and d.kind == FUNCTION:
+                    typed = self.binding_type(fi, binding)
+                    return (typed, True) if typed else ([], False)
+                hit = fi.children.get((s, name))
+                if hit:
+                    return [("d", fi.path, hit[-1])], False
+                imports = fi.imports.get((s, name))
+                if imports:
+                    return self._bind_imports(fi, imports), False
+                if d.kind == FUNCTION and name in rules.self_names and rules.self_binds_anywhere:
+                    cls = fi.class_of(s)
+                    if cls >= 0:
+                        return [("i", fi.path, cls)], True
+            elif d.kind in TYPE_KINDS and rules.class_members_visible:
+                members, _ = self.member(("d", fi.path, s), name)
+                if members:
+                    return members, False
+            s = d.parent
+        hit = fi.children.get((-1, name))
+        if hit:
+            return [("d", fi.path, hit[-1])], False
+        imports = fi.imports.get((-1, name))
+        if imports:
+            return self._bind_imports(fi, imports), False
+        return rules.module_fallback(self, fi, name), False
+
+    def _bind_imports(self, fi: FileIndex, imports: list[Import]) -> list[Symbol]:
+        out: list[Symbol] = []
+        for imp in imports[-1:]:  # the last import of a name wins, as at run time
+            out.extend(fi.rules.import_binding(self, fi, imp))
+        return _dedupe(out)
+
+    # ---- members -----------------------------------------------------------------------
+
+    def member(self, symbol: Symbol, name: str, depth: int = 0) -> tuple[list[Symbol], bool]:
+        """What ``symbol.name`` denotes; the flag says it went through an instance's type."""
+        tag = symbol[0]
+        if tag == "x":
+            return [], False
+        if tag == "m" or tag == "f":
+            fi_rules = family_plugin(symbol[1] if tag == "m" else self._family(symbol[1])).RULES
+            return fi_rules.module_member(self, symbol, name), False
+        d = self.definition(symbol)
+        if d is None:
+            return [], False
+        if tag == "i":
+            found = self.class_member(symbol[1], symbol[2], name)
+            return (found or self.attribute_types(symbol[1], symbol[2], name)), True
+        kind = d.kind
+        if kind in TYPE_KINDS:
+            return self.class_member(symbol[1], symbol[2], name), False
+        if kind == MODULE:
+            fi = self.index(symbol[1])
+            hit = fi.children.get((symbol[2], name)) if fi else None
+            return ([("d", symbol[1], hit[-1])] if hit else []), False
+        if kind in (VARIABLE, CONSTANT) and depth < MAX_DEPTH:
+            typed = self.value_type(symbol)
+            out: list[Symbol] = []
+            for t in typed:
+                members, _ = self.member(t, name, depth + 1)
+                out.extend(members)
+            return out, True
+        return [], False
+
+    def _family(self, path: str) -> str:
+        fi = self.index(path)
+        return fi.family if fi else ""
+
+    def class_member(self, path: str, index: int, name: str, depth: int = 0) -> list[Symbol]:
+        """``name`` in the class at (path, index) or, failing that, its bases in order (MRO)."""
+        fi = self.index(path)
+        if fi is None or depth > MAX_DEPTH:
+            return []
+        hit = fi.children.get((index, name))
+        if hit:
+            return [("d", path, i) for i in hit]
+        d = fi.facts.defs[index]
+        owned = [
+            (p, i) for p, i in self.methods_of(fi.family, d.name)
+            if fi.rules.owner_matches(self, fi, index, p, i) and self.definition(("d", p, i)).name == name
+        ] if fi.rules.out_of_line_methods else []
+        if owned:
+            return [("d", p, i) for p, i in owned]
+        for base in self.bases_of(path, index):
+            found = self.class_member(base[1], base[2], name, depth + 1)
+            if found:
+                return found
+        return []
+
+    def attribute_types(self, path: str, index: int, name: str, depth: int = 0) -> list[Symbol]:
+        """Types of an attribute set on the receiver in a method (``self.x = Foo()``), in the
+        class or its bases: the attribute itself is no definition, so the value's type is what
+        a further member access continues from."""
+        fi = self.index(path)
+        if fi is None or depth > MAX_DEPTH:
+            return []
+        defs = fi.facts.defs
+        for self_name in fi.rules.self_names:
+            for (scope, bound), binding in fi.bindings.items():
+                if bound == f"{self_name}.{name}" and scope >= 0 and defs[scope].parent == index:
+                    typed = self.binding_type(fi, binding)
+                    if typed:
+                        return typed
+        for base in self.bases_of(path, index):
+            found = self.attribute_types(base[1], base[2], name, depth + 1)
+            if found:
+                return found
+        return []
+
+    def bases_of(self, path: str, index: int) -> list[Symbol]:
+        """Resolved base classes/interfaces, cached with the lookup keys their resolution
+        consulted so that a cache hit records the same dependencies as a miss."""
+        key = (path, index)
+        cached = self._bases_cache.get(key)
+        if cached is not None:
+            self.keys |= cached[1]
+            return cached[0]
+        self._bases_cache[key] = ([], frozenset())  # cycle guard
+        outer_keys, self.keys = self.keys, set()
+        fi = self.index(path)
+        out: list[Symbol] = []
+        if fi is not None:
+            parent = fi.facts.defs[index].parent
+            for ref in fi.bases.get(index, ()):
+                found, _ = self.resolve_path(fi, ref.path, parent)
+                out.extend(s for s in found if s[0] == "d" and s != ("d", path, index))
+            out.extend(fi.rules.extra_bases(self, fi, index))
+        out = _dedupe(out)
+        consulted = frozenset(self.keys)
+        self._bases_cache[key] = (out, consulted)
+        self.keys = outer_keys | consulted
+        return out
+
+    # ---- types of values ---------------------------------------------------------------
+
+    def binding_type(self, fi: FileIndex, binding: Binding, depth: int = 0) -> list[Symbol]:
+        """The instance types a binding holds: ``x = Foo()`` -> Foo, ``x = make()`` -> make's
+        return type, ``x: Foo`` -> Foo."""
+        if depth > MAX_DEPTH:
+            return []
+        found, _ = self.resolve_path(fi, binding.type_path, binding.scope)
+        out: list[Symbol] = []
+        for symbol in found[:4]:
+            if symbol[0] != "d":
+                continue
+            d = self.definition(symbol)
+            if d.kind in TYPE_KINDS:
+                out.append(("i", symbol[1], symbol[2]))
+            elif d.kind == FUNCTION and binding.is_call and d.type_hint:
+                out.extend(self.returns(symbol, depth + 1))
+        return _dedupe(out)
+
+    def returns(self, symbol: Symbol, depth: int = 0) -> list[Symbol]:
+        fi = self.index(symbol[1])
+        d = fi.facts.defs[symbol[2]]
+        hint = d.type_hint
+        if hint and hint[-1] in fi.rules.self_type_names:
+            cls = fi.class_of(d.parent) if d.parent >= 0 else -1
+            if cls >= 0:
+                return [("i", fi.path, cls)]
+            if d.owner:
+                found, _ = self.lookup(fi, d.owner, -1)
+                return [("i", s[1], s[2]) for s in found if s[0] == "d"]
+            return []
+        return self.binding_type(fi, Binding(d.parent, "", hint, False), depth + 1)
+
+    def value_type(self, symbol: Symbol) -> list[Symbol]:
+        """Instance types of a variable/constant/field definition."""
+        fi = self.index(symbol[1])
+        d = fi.facts.defs[symbol[2]]
+        if d.type_hint:
+            return self.binding_type(fi, Binding(d.parent, "", d.type_hint, False))
+        binding = fi.bindings.get((d.parent, d.name))
+        if binding is not None:
+            return self.binding_type(fi, binding)
+        # `self.x = Foo()` inside a method of the class that declares field x
+        if d.parent >= 0:
+            for (scope, name), b in fi.bindings.items():
+                if name.endswith("." + d.name) and scope >= 0 and fi.facts.defs[scope].parent == d.parent:
+                    return self.binding_type(fi, b)
+        return []
+
+    # ---- the unique-name guess ---------------------------------------------------------
+
+    def _guess(self, fi: FileIndex, ref: Reference, found: list[Symbol]) -> list[Symbol] | None:
+        if any(s[0] == "x" for s in found):
+            return None  # it names something external: no guessing
+        name = ref.path[-1]
+        rules = fi.rules
+        if len(ref.path) == 1:
+            if not rules.guess_bare_names:
+                return None
+        elif name in rules.builtin_method_names:
+            return None
+        candidates = [
+            (p, i) for p, i in self.defs_named(fi.family, name)
+            if self.definition(("d", p, i)).kind in (FUNCTION, CLASS)
+        ]
+        if len(ref.path) > 1:
+            candidates = [c for c in candidates if _is_member(self, c)]
+        if len(candidates) == 1:
+            return [("d", candidates[0][0], candidates[0][1])]
+        return None
+
+
+def _is_member(resolver: Resolver, candidate: tuple[str, int]) -> bool:
+    fi = resolver.index(candidate[0])
+    d = fi.facts.defs[candidate[1]]
+    return bool(d.owner) or (d.parent >= 0 and fi.facts.defs[d.parent].kind in TYPE_KINDS)
+
+
+def _dedupe(symbols: list[Symbol]) -> list[Symbol]:
+    if len(symbols) < 2:
+        return symbols
+    return list(dict.fromkeys(symbols))

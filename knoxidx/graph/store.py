@@ -1,0 +1,597 @@
+"""SQLite storage of the graph. All SQL of the graph lives here.
+
+One database per repository (``<repo>/.knoxidx/index.db``), WAL mode so readers work while the
+single writer writes; each update is one transaction, so a reader never sees half of one and a
+killed writer leaves the previous state. Structural edges (Defines, Contains) are not stored:
+they are views over ``nodes.file_id`` / ``nodes.parent_id``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pickle
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from knoxidx.errors import CorruptIndexError, IndexLockedError, IndexNotFoundError
+from knoxidx.indexer.facts import FileFacts
+
+SCHEMA_VERSION = 1
+INDEX_DIR = ".knoxidx"
+DB_NAME = "index.db"
+LOCK_NAME = "write.lock"
+
+SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files(
+  id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, language TEXT, size INTEGER,
+  mtime_ns INTEGER, hash TEXT, lines INTEGER, status TEXT NOT NULL, message TEXT,
+  iface TEXT, facts BLOB);
+CREATE TABLE nodes(
+  id INTEGER PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, qualified_name TEXT NOT NULL,
+  file_id INTEGER, def_index INTEGER, parent_id INTEGER, start_line INTEGER, end_line INTEGER,
+  start_byte INTEGER, end_byte INTEGER, language TEXT, family TEXT, signature TEXT, doc TEXT,
+  exported INTEGER, owner TEXT);
+CREATE TABLE edges(
+  source INTEGER NOT NULL, target INTEGER NOT NULL, type TEXT NOT NULL,
+  confidence TEXT NOT NULL, file_id INTEGER, line INTEGER);
+CREATE TABLE unresolved(
+  file_id INTEGER NOT NULL, source INTEGER, kind TEXT, name TEXT, line INTEGER, reason TEXT,
+  candidates INTEGER);
+CREATE TABLE lookups(file_id INTEGER NOT NULL, key TEXT NOT NULL);
+CREATE TABLE modules(family TEXT NOT NULL, key TEXT NOT NULL, file_id INTEGER NOT NULL,
+  rank INTEGER NOT NULL);
+CREATE TABLE externals(id INTEGER PRIMARY KEY, family TEXT NOT NULL, name TEXT NOT NULL);
+CREATE INDEX nodes_name ON nodes(name);
+CREATE INDEX nodes_qualified ON nodes(qualified_name);
+CREATE INDEX nodes_file ON nodes(file_id);
+CREATE INDEX nodes_owner ON nodes(owner) WHERE owner != '';
+CREATE INDEX edges_target ON edges(target, type);
+CREATE INDEX edges_source ON edges(source, type);
+CREATE INDEX edges_file ON edges(file_id);
+CREATE INDEX unresolved_file ON unresolved(file_id);
+CREATE INDEX lookups_key ON lookups(key);
+CREATE INDEX lookups_file ON lookups(file_id);
+CREATE INDEX modules_key ON modules(family, key);
+CREATE INDEX modules_file ON modules(file_id);
+"""
+
+NODE_COLUMNS = (
+    "id", "kind", "name", "qualified_name", "file_id", "def_index", "parent_id", "start_line",
+    "end_line", "start_byte", "end_byte", "language", "family", "signature", "doc", "exported",
+    "owner",
+)
+
+
+class FileState(NamedTuple):
+    id: int
+    size: int
+    mtime_ns: int
+    hash: str
+    status: str
+    iface: str
+
+
+def find_index_root(start: Path) -> Path | None:
+    """The nearest directory at or above ``start`` holding a ``.knoxidx`` index (as git does)."""
+    current = start.resolve()
+    for candidate in (current, *current.parents):
+        if (candidate / INDEX_DIR / DB_NAME).exists():
+            return candidate
+    return None
+
+
+class WriteLock:
+    """The single-writer lock: an advisory ``flock`` on ``.knoxidx/write.lock``.
+
+    The kernel drops it when the holder dies, so a killed indexer never leaves a stale lock.
+    """
+
+    def __init__(self, index_dir: Path) -> None:
+        self.path = index_dir / LOCK_NAME
+        self._fd: int | None = None
+
+    def acquire(self, wait: bool = False, timeout: float | None = None) -> None:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if not wait or (deadline is not None and time.monotonic() > deadline):
+                    holder = _read_holder(self.path)
+                    os.close(fd)
+                    raise IndexLockedError(
+                        f"another knoxidx process{holder} is writing this index "
+                        f"({self.path.parent}); wait for it, or pass --wait"
+                    ) from None
+                time.sleep(0.05)
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+
+def _read_holder(path: Path) -> str:
+    try:
+        pid = path.read_text().strip()
+    except OSError:
+        return ""
+    return f" (pid {pid})" if pid else ""
+
+
+class SQLiteStore:
+    def __init__(self, db_path: Path, conn: sqlite3.Connection) -> None:
+        self.path = db_path
+        self.conn = conn
+        self.rebuilt_reason: str | None = None
+
+    # ---- opening -----------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, root: Path, *, create: bool = False, readonly: bool = False) -> SQLiteStore:
+        db_path = root / INDEX_DIR / DB_NAME
+        if not db_path.exists() and not create:
+            raise IndexNotFoundError(f"no knoxidx index at {root}; run `knoxidx index {root}` first")
+        return cls.open_at(db_path, create=create, readonly=readonly)
+
+    @classmethod
+    def open_at(cls, db_path: Path, *, create: bool = False, readonly: bool = False) -> SQLiteStore:
+        if not db_path.exists():
+            if not create:
+                raise IndexNotFoundError(f"no knoxidx index at {db_path}")
+            db_path.parent.mkdir(parents=True, exist_ok=True)
+        fix = "rebuild it with `knoxidx index --rebuild`"
+        try:
+            if readonly:
+                conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)
+            else:
+                conn = sqlite3.connect(db_path, timeout=30, isolation_level=None)
+            conn.execute("PRAGMA busy_timeout=30000")
+            if not readonly:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA cache_size=-65536")
+            store = cls(db_path, conn)
+            store._check_schema(create and not readonly)
+        except sqlite3.DatabaseError as exc:
+            raise CorruptIndexError(f"the index at {db_path} is unreadable ({exc}); {fix}") from None
+        except OSError as exc:
+            raise CorruptIndexError(f"cannot open the index at {db_path} ({exc})") from None
+        return store
+
+    def _check_schema(self, may_create: bool) -> None:
+        has_meta = self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'"
+        ).fetchone()
+        version = None
+        if has_meta:
+            row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            version = int(row[0]) if row else None
+        if version == SCHEMA_VERSION:
+            return
+        if not may_create:
+            if version is None:
+                raise CorruptIndexError(
+                    f"{self.path} is not a knoxidx index; rebuild with `knoxidx index --rebuild`"
+                )
+            raise CorruptIndexError(
+                f"the index at {self.path} has schema {version}, this knoxidx reads "
+                f"{SCHEMA_VERSION}; run `knoxidx index` to rebuild it"
+            )
+        if version is not None:
+            self.rebuilt_reason = (
+                f"index schema {version} is not this knoxidx's ({SCHEMA_VERSION}): rebuilding"
+            )
+        self._create_schema()
+
+    def _create_schema(self) -> None:
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        tables = [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+        )]
+        for table in tables:
+            conn.execute(f'DROP TABLE IF EXISTS "{table}"')
+        for statement in SCHEMA.strip().split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        conn.execute("COMMIT")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # ---- meta --------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    # ---- files and facts ---------------------------------------------------------------
+
+    def file_states(self) -> dict[str, FileState]:
+        return {
+            row[0]: FileState(*row[1:])
+            for row in self.conn.execute(
+                "SELECT path, id, size, mtime_ns, hash, status, iface FROM files"
+            )
+        }
+
+    def upsert_file(
+        self, path: str, language: str, size: int, mtime_ns: int, hash_: str, lines: int,
+        status: str, message: str, iface: str, facts: FileFacts | None,
+    ) -> int:
+        blob = pickle.dumps(facts, protocol=5) if facts is not None else None
+        row = self.conn.execute(
+            "INSERT INTO files(path, language, size, mtime_ns, hash, lines, status, message, iface,"
+            " facts) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET"
+            " language=excluded.language, size=excluded.size, mtime_ns=excluded.mtime_ns,"
+            " hash=excluded.hash, lines=excluded.lines, status=excluded.status,"
+            " message=excluded.message, iface=excluded.iface, facts=excluded.facts RETURNING id",
+            (path, language, size, mtime_ns, hash_, lines, status, message, iface, blob),
+        ).fetchone()
+        return int(row[0])
+
+    def touch_file(self, file_id: int, size: int, mtime_ns: int) -> None:
+        self.conn.execute(
+            "UPDATE files SET size=?, mtime_ns=? WHERE id=?", (size, mtime_ns, file_id)
+        )
+
+    def load_facts(self, path: str) -> FileFacts | None:
+        row = self.conn.execute("SELECT facts FROM files WHERE path=?", (path,)).fetchone()
+        return pickle.loads(row[0]) if row and row[0] is not None else None
+
+    def all_facts(self) -> Iterator[FileFacts]:
+        for (blob,) in self.conn.execute("SELECT facts FROM files WHERE facts IS NOT NULL"):
+            yield pickle.loads(blob)
+
+    def file_ids(self) -> dict[str, int]:
+        return {p: i for p, i in self.conn.execute("SELECT path, id FROM files")}
+
+    def delete_file(self, file_id: int) -> None:
+        self.clear_file_graph(file_id)
+        self.conn.execute("DELETE FROM nodes WHERE file_id=?", (file_id,))
+        self.conn.execute("DELETE FROM modules WHERE file_id=?", (file_id,))
+        self.conn.execute("DELETE FROM files WHERE id=?", (file_id,))
+
+    def replace_nodes(self, file_id: int, rows: list[tuple]) -> None:
+        self.conn.execute("DELETE FROM nodes WHERE file_id=?", (file_id,))
+        self.conn.executemany(
+            f"INSERT OR REPLACE INTO nodes VALUES ({','.join('?' * len(NODE_COLUMNS))})", rows
+        )
+
+    def replace_modules(self, file_id: int, rows: Iterable[tuple[str, str]]) -> None:
+        """The keys a file is importable under, most specific first (rank 0 names its module)."""
+        self.conn.execute("DELETE FROM modules WHERE file_id=?", (file_id,))
+        self.conn.executemany(
+            "INSERT INTO modules VALUES (?,?,?,?)",
+            [(f, k, file_id, rank) for rank, (f, k) in enumerate(rows)],
+        )
+
+    def module_keys_of(self, file_id: int) -> list[tuple[str, str]]:
+        return list(self.conn.execute(
+            "SELECT family, key FROM modules WHERE file_id=?", (file_id,)
+        ))
+
+    # ---- resolution results ------------------------------------------------------------
+
+    def clear_file_graph(self, file_id: int) -> None:
+        self.conn.execute("DELETE FROM edges WHERE file_id=?", (file_id,))
+        self.conn.execute("DELETE FROM unresolved WHERE file_id=?", (file_id,))
+        self.conn.execute("DELETE FROM lookups WHERE file_id=?", (file_id,))
+
+    def insert_resolution(
+        self, file_id: int, edges: list[tuple], unresolved: list[tuple], keys: Iterable[str],
+        externals: dict[int, tuple[str, str]],
+    ) -> None:
+        conn = self.conn
+        conn.executemany(
+            "INSERT INTO edges(source, target, type, confidence, line, file_id)"
+            " VALUES (?,?,?,?,?,?)",
+            [(e[0], e[1], e[2], e[3], e[4], file_id) for e in edges],
+        )
+        conn.executemany(
+            "INSERT INTO unresolved(file_id, source, kind, name, line, reason, candidates)"
+            " VALUES (?,?,?,?,?,?,?)",
+            [(file_id, *u) for u in unresolved],
+        )
+        conn.executemany("INSERT INTO lookups VALUES (?,?)", [(file_id, k) for k in keys])
+        if externals:
+            conn.executemany(
+                "INSERT OR IGNORE INTO externals VALUES (?,?,?)",
+                [(i, f, n) for i, (f, n) in externals.items()],
+            )
+
+    def dependents(self, keys: Iterable[str]) -> set[str]:
+        """Paths of files whose last resolution consulted any of ``keys``."""
+        keys = list(keys)
+        out: set[str] = set()
+        for i in range(0, len(keys), 500):
+            chunk = keys[i : i + 500]
+            out.update(
+                r[0] for r in self.conn.execute(
+                    "SELECT DISTINCT f.path FROM lookups l JOIN files f ON f.id = l.file_id"
+                    f" WHERE l.key IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                )
+            )
+        return out
+
+    # ---- what resolution reads ---------------------------------------------------------
+
+    def module_paths(self, family: str, key: str) -> tuple[str, ...]:
+        return tuple(r[0] for r in self.conn.execute(
+            "SELECT f.path FROM modules m JOIN files f ON f.id = m.file_id"
+            " WHERE m.family=? AND m.key=? ORDER BY f.path",
+            (family, key),
+        ))
+
+    def defs_named(self, family: str, name: str) -> list[tuple[str, int]]:
+        return [(r[0], r[1]) for r in self.conn.execute(
+            "SELECT f.path, n.def_index FROM nodes n JOIN files f ON f.id = n.file_id"
+            " WHERE n.name=? AND n.family=? AND n.def_index IS NOT NULL ORDER BY f.path, n.def_index",
+            (name, family),
+        )]
+
+    def methods_of(self, family: str, owner: str) -> list[tuple[str, int]]:
+        return [(r[0], r[1]) for r in self.conn.execute(
+            "SELECT f.path, n.def_index FROM nodes n JOIN files f ON f.id = n.file_id"
+            " WHERE n.owner=? AND n.owner != '' AND n.family=? ORDER BY f.path, n.def_index",
+            (owner, family),
+        )]
+
+    # ---- the module layer (derived, rebuilt after each update) -------------------------
+
+    def rebuild_module_layer(self, module_rows: list[tuple], contains_rows: list[tuple]) -> None:
+        conn = self.conn
+        conn.execute("DELETE FROM nodes WHERE file_id IS NULL")
+        conn.execute("DELETE FROM edges WHERE file_id IS NULL")
+        conn.executemany(
+            f"INSERT OR IGNORE INTO nodes VALUES ({','.join('?' * len(NODE_COLUMNS))})",
+            module_rows,
+        )
+        # external modules that something still imports
+        conn.execute(
+            "INSERT OR IGNORE INTO nodes(id, kind, name, qualified_name, file_id, language, family,"
+            " signature, doc, exported, owner) SELECT x.id, 'Module', x.name, x.name, NULL, NULL,"
+            " x.family, '', '', 1, '' FROM externals x"
+            " WHERE x.id IN (SELECT target FROM edges WHERE type='Imports')"
+        )
+        conn.execute("DELETE FROM externals WHERE id NOT IN (SELECT id FROM nodes)")
+        conn.executemany(
+            "INSERT INTO edges(source, target, type, confidence, file_id, line)"
+            " VALUES (?,?,'Contains','exact',NULL,NULL)",
+            contains_rows,
+        )
+        # DependsOn: module -> module, aggregated from file imports
+        conn.execute(
+            "INSERT INTO edges(source, target, type, confidence, file_id, line)"
+            " SELECT DISTINCT ms.source, COALESCE(mt.source, e.target), 'DependsOn', 'exact',"
+            " NULL, NULL FROM edges e"
+            " JOIN edges ms ON ms.type='Contains' AND ms.file_id IS NULL AND ms.target=e.source"
+            " LEFT JOIN edges mt ON mt.type='Contains' AND mt.file_id IS NULL AND mt.target=e.target"
+            " WHERE e.type='Imports' AND COALESCE(mt.source, e.target) != ms.source"
+        )
+
+    def primary_modules(self) -> list[tuple[str, str, str, str]]:
+        """(path, language, family, key): the module each file belongs to."""
+        return list(self.conn.execute(
+            "SELECT f.path, f.language, m.family, m.key FROM modules m"
+            " JOIN files f ON f.id = m.file_id WHERE m.rank = 0 ORDER BY f.path"
+        ))
+
+    def all_modules(self) -> list[tuple[str, str, str]]:
+        return list(self.conn.execute(
+            "SELECT m.family, m.key, f.path FROM modules m JOIN files f ON f.id = m.file_id"
+        ))
+
+    def all_named_defs(self) -> list[tuple[str, str, str, str, int]]:
+        """(family, name, owner, path, def_index) of every definition."""
+        return list(self.conn.execute(
+            "SELECT n.family, n.name, n.owner, f.path, n.def_index FROM nodes n"
+            " JOIN files f ON f.id = n.file_id WHERE n.def_index IS NOT NULL"
+            " ORDER BY f.path, n.def_index"
+        ))
+
+
+
+# ---- read queries used by knoxidx.graph.traverse (kept here: SQL lives in the store) ---------
+
+NODE_SELECT = (
+    "SELECT n.id, n.kind, n.name, n.qualified_name, f.path, n.start_line, n.end_line,"
+    " n.start_byte, n.end_byte, n.language, n.signature, n.doc, n.exported, n.parent_id,"
+    " n.file_id FROM nodes n LEFT JOIN files f ON f.id = n.file_id"
+)
+NODE_FIELDS = (
+    "id", "kind", "name", "qualified_name", "path", "start_line", "end_line", "start_byte",
+    "end_byte", "language", "signature", "doc", "exported", "parent_id", "file_id",
+)
+
+
+def _node_dicts(rows: Iterable[tuple]) -> list[dict[str, Any]]:
+    return [dict(zip(NODE_FIELDS, row, strict=True)) for row in rows]
+
+
+class GraphQueries:
+    """Read-side SQL over a :class:`SQLiteStore` connection."""
+
+    def __init__(self, store: SQLiteStore) -> None:
+        self.conn = store.conn
+
+    def nodes_named(self, name: str, kind: str | None = None, limit: int = 200) -> list[dict]:
+        sql = NODE_SELECT + " WHERE n.name = ?"
+        params: list[Any] = [name]
+        if kind:
+            sql += " AND n.kind = ?"
+            params.append(kind)
+        sql += " ORDER BY n.kind = 'Module', f.path, n.start_line LIMIT ?"
+        return _node_dicts(self.conn.execute(sql, (*params, limit)))
+
+    def nodes_like(self, pattern: str, kind: str | None = None, limit: int = 200) -> list[dict]:
+        sql = NODE_SELECT + " WHERE n.name LIKE ? ESCAPE '\\'"
+        params: list[Any] = [pattern]
+        if kind:
+            sql += " AND n.kind = ?"
+            params.append(kind)
+        sql += " ORDER BY length(n.name), f.path, n.start_line LIMIT ?"
+        return _node_dicts(self.conn.execute(sql, (*params, limit)))
+
+    def nodes_qualified(self, qualified: str, limit: int = 50) -> list[dict]:
+        return _node_dicts(self.conn.execute(
+            NODE_SELECT + " WHERE n.qualified_name = ? ORDER BY f.path LIMIT ?", (qualified, limit)
+        ))
+
+    def nodes_with_suffix(self, suffix: str, limit: int = 50) -> list[dict]:
+        """Qualified names ending in ``.suffix`` (or ``::suffix``, ``/suffix``)."""
+        last = suffix.replace("::", ".").replace("/", ".").rsplit(".", 1)[-1]
+        rows = _node_dicts(self.conn.execute(
+            NODE_SELECT + " WHERE n.name = ? ORDER BY f.path LIMIT 5000", (last,)
+        ))
+        norm = suffix.replace("::", ".").replace("/", ".")
+        return [
+            r for r in rows
+            if r["qualified_name"].replace("::", ".").replace("/", ".").endswith("." + norm)
+        ][:limit]
+
+    def node_at(self, path: str, line: int) -> dict | None:
+        rows = _node_dicts(self.conn.execute(
+            NODE_SELECT + " WHERE f.path = ? AND n.def_index IS NOT NULL AND n.start_line <= ?"
+            " AND n.end_line >= ? ORDER BY n.start_byte DESC, n.end_byte ASC LIMIT 1",
+            (path, line, line),
+        ))
+        return rows[0] if rows else None
+
+    def file_node(self, path: str) -> dict | None:
+        rows = _node_dicts(self.conn.execute(
+            NODE_SELECT + " WHERE f.path = ? AND n.kind = 'File'", (path,)
+        ))
+        return rows[0] if rows else None
+
+    def module_nodes(self, key: str) -> list[dict]:
+        return _node_dicts(self.conn.execute(
+            NODE_SELECT + " WHERE n.kind = 'Module' AND n.file_id IS NULL AND"
+            " (n.qualified_name = ? OR n.name = ?)", (key, key)
+        ))
+
+    def nodes_by_id(self, ids: Iterable[int]) -> dict[int, dict]:
+        ids = list(ids)
+        out: dict[int, dict] = {}
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            for node in _node_dicts(self.conn.execute(
+                NODE_SELECT + f" WHERE n.id IN ({','.join('?' * len(chunk))})", chunk
+            )):
+                out[node["id"]] = node
+        return out
+
+    def edges(
+        self, ids: Iterable[int], direction: str, types: Iterable[str] | None = None
+    ) -> list[dict]:
+        """Stored edges into (direction="in") or out of ("out") the given nodes."""
+        ids = list(ids)
+        column = "target" if direction == "in" else "source"
+        type_list = list(types) if types else None
+        out: list[dict] = []
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            sql = (
+                "SELECT e.source, e.target, e.type, e.confidence, f.path, e.line FROM edges e"
+                f" LEFT JOIN files f ON f.id = e.file_id WHERE e.{column} IN"
+                f" ({','.join('?' * len(chunk))})"
+            )
+            params: list[Any] = list(chunk)
+            if type_list:
+                sql += f" AND e.type IN ({','.join('?' * len(type_list))})"
+                params += type_list
+            sql += " ORDER BY f.path, e.line"
+            out.extend(
+                dict(zip(("source", "target", "type", "confidence", "path", "line"), r,
+                         strict=True))
+                for r in self.conn.execute(sql, params)
+            )
+        return out
+
+    def children(self, parent_ids: Iterable[int]) -> list[dict]:
+        ids = list(parent_ids)
+        return _node_dicts(self.conn.execute(
+            NODE_SELECT + f" WHERE n.parent_id IN ({','.join('?' * len(ids))})", ids
+        )) if ids else []
+
+    def file_definitions(self, file_id: int) -> list[dict]:
+        return _node_dicts(self.conn.execute(
+            NODE_SELECT + " WHERE n.file_id = ? AND n.def_index IS NOT NULL ORDER BY n.start_byte",
+            (file_id,),
+        ))
+
+    def counts(self) -> dict[str, Any]:
+        conn = self.conn
+        kinds = dict(conn.execute("SELECT kind, count(*) FROM nodes GROUP BY kind"))
+        edge_types = dict(conn.execute("SELECT type, count(*) FROM edges GROUP BY type"))
+        defs = conn.execute("SELECT count(*) FROM nodes WHERE def_index IS NOT NULL").fetchone()[0]
+        edge_types["Defines"] = defs
+        edge_types["Contains"] = edge_types.get("Contains", 0) + defs
+        confidence = dict(conn.execute(
+            "SELECT confidence, count(*) FROM edges WHERE type='Calls' GROUP BY confidence"
+        ))
+        files = dict(conn.execute("SELECT status, count(*) FROM files GROUP BY status"))
+        languages = dict(conn.execute(
+            "SELECT language, count(*) FROM files WHERE status='ok' GROUP BY language"
+        ))
+        lines = conn.execute("SELECT coalesce(sum(lines),0) FROM files").fetchone()[0]
+        unresolved = dict(conn.execute(
+            "SELECT reason, count(*) FROM unresolved GROUP BY reason"
+        ))
+        return {
+            "files": files, "languages": languages, "lines": lines, "nodes": kinds,
+            "edges": edge_types, "calls_by_confidence": confidence,
+            "unresolved_calls": unresolved,
+        }
+
+    def all_nodes(self) -> Iterator[dict]:
+        for row in self.conn.execute(NODE_SELECT + " ORDER BY n.id"):
+            yield dict(zip(NODE_FIELDS, row, strict=True))
+
+    def all_edges(self) -> Iterator[tuple]:
+        """Stored edges plus the structural ones (Defines, Contains) derived from nodes."""
+        yield from self.conn.execute(
+            "SELECT e.source, e.target, e.type, e.confidence, f.path, e.line FROM edges e"
+            " LEFT JOIN files f ON f.id = e.file_id"
+        )
+        yield from self.conn.execute(
+            "SELECT fn.id, n.id, 'Defines', 'exact', f.path, n.start_line FROM nodes n"
+            " JOIN files f ON f.id = n.file_id JOIN nodes fn ON fn.file_id = n.file_id"
+            " AND fn.kind = 'File' WHERE n.def_index IS NOT NULL"
+        )
+        yield from self.conn.execute(
+            "SELECT coalesce(n.parent_id, fn.id), n.id, 'Contains', 'exact', f.path, n.start_line"
+            " FROM nodes n JOIN files f ON f.id = n.file_id JOIN nodes fn"
+            " ON fn.file_id = n.file_id AND fn.kind = 'File' WHERE n.def_index IS NOT NULL"
+        )
+
+    def integrity(self) -> str:
+        return str(self.conn.execute("PRAGMA integrity_check").fetchone()[0])

@@ -1,0 +1,80 @@
+"""Graph walks over the stored edges: callers, callees, references, dependencies, impact.
+
+Reverse views (CalledBy, ImportedBy, ...) are these walks run against the edge direction;
+nothing is stored twice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from knoxidx.graph.model import REVERSE_NAMES, EdgeType
+from knoxidx.graph.store import GraphQueries
+
+SUMMARY_FIELDS = ("id", "kind", "name", "qualified_name", "path", "start_line", "end_line")
+IMPACT_TYPES = (
+    EdgeType.CALLS.value, EdgeType.REFERENCES.value, EdgeType.USES.value,
+    EdgeType.EXTENDS.value, EdgeType.IMPLEMENTS.value, EdgeType.IMPORTS.value,
+    EdgeType.DEPENDS_ON.value,
+)
+_REVERSE_BY_VALUE = {t.value: name for t, name in REVERSE_NAMES.items()}
+
+
+def summary(node: dict[str, Any]) -> dict[str, Any]:
+    return {k: node.get(k) for k in SUMMARY_FIELDS}
+
+
+def walk(
+    q: GraphQueries, start: int, direction: str, types: tuple[str, ...], depth: int,
+    limit: int = 5000,
+) -> list[dict[str, Any]]:
+    """Breadth-first over ``types`` edges; one entry per (node, site) reached, nearest first."""
+    seen = {start}
+    frontier = [start]
+    hits: list[dict[str, Any]] = []
+    for level in range(1, depth + 1):
+        edges = q.edges(frontier, direction, types)
+        other = "source" if direction == "in" else "target"
+        nodes = q.nodes_by_id({e[other] for e in edges})
+        nxt: list[int] = []
+        for e in edges:
+            node = nodes.get(e[other])
+            if node is None:
+                continue
+            hits.append({
+                **summary(node),
+                "via": e["type"] if direction == "out" else _REVERSE_BY_VALUE[e["type"]],
+                "site": {"path": e["path"], "line": e["line"]},
+                "confidence": e["confidence"],
+                "depth": level,
+                "from": e["target"] if direction == "in" else e["source"],
+            })
+            if e[other] not in seen:
+                seen.add(e[other])
+                nxt.append(e[other])
+            if len(hits) >= limit:
+                return hits
+        frontier = nxt
+        if not frontier:
+            break
+    return hits
+
+
+def incoming_by_type(q: GraphQueries, node: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Every incoming edge grouped by its reverse name (CalledBy, UsedBy, ...), plus the
+    structural DefinedIn/ContainedIn views."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for hit in walk(q, node["id"], "in", tuple(t.value for t in EdgeType), 1):
+        out.setdefault(hit["via"], []).append(hit)
+    if node.get("file_id") is not None and node["kind"] != "File":
+        file_node = q.file_node(node["path"])
+        if file_node is not None:
+            site = {"path": node["path"], "line": node["start_line"]}
+            out["DefinedIn"] = [{**summary(file_node), "via": "DefinedIn", "site": site,
+                                 "confidence": "exact", "depth": 1}]
+            parent = q.nodes_by_id([node["parent_id"]]).get(node["parent_id"]) \
+                if node.get("parent_id") else file_node
+            if parent is not None:
+                out["ContainedIn"] = [{**summary(parent), "via": "ContainedIn", "site": site,
+                                       "confidence": "exact", "depth": 1}]
+    return out

@@ -1,0 +1,75 @@
+"""The :class:`~knoxidx.graph.resolve.Workspace` over a store, with per-update caches.
+
+Resolution runs inside the update's transaction, after the changed files' nodes and module
+keys are written, so what the store answers is already the new state.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from knoxidx.graph.store import SQLiteStore
+from knoxidx.indexer.facts import FileFacts
+
+
+class StoreWorkspace:
+    def __init__(self, store: SQLiteStore, layout: Any, fresh: dict[str, FileFacts]) -> None:
+        self.store = store
+        self.layout = layout
+        self._facts: dict[str, FileFacts | None] = dict(fresh)
+        self._modules: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._named: dict[tuple[str, str], list[tuple[str, int]]] | None = None
+        self._owned: dict[tuple[str, str], list[tuple[str, int]]] | None = None
+        self._named_cache: dict[tuple[str, str], list[tuple[str, int]]] = {}
+        self._owned_cache: dict[tuple[str, str], list[tuple[str, int]]] = {}
+        self._preloaded_modules = False
+
+    def preload(self) -> None:
+        """Load every index at once: far cheaper than one query per name on a full build."""
+        modules: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for family, key, path in self.store.all_modules():
+            modules[(family, key)].append(path)
+        self._modules = {k: tuple(sorted(v)) for k, v in modules.items()}
+        self._preloaded_modules = True
+        named: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
+        owned: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
+        for family, name, owner, path, index in self.store.all_named_defs():
+            named[(family, name)].append((path, index))
+            if owner:
+                owned[(family, owner)].append((path, index))
+        self._named = named
+        self._owned = owned
+
+    def facts(self, path: str) -> FileFacts | None:
+        try:
+            return self._facts[path]
+        except KeyError:
+            facts = self._facts[path] = self.store.load_facts(path)
+            return facts
+
+    def module_paths(self, family: str, key: str) -> tuple[str, ...]:
+        k = (family, key)
+        hit = self._modules.get(k)
+        if hit is None:
+            hit = () if self._preloaded_modules else self.store.module_paths(family, key)
+            self._modules[k] = hit
+        return hit
+
+    def defs_named(self, family: str, name: str) -> list[tuple[str, int]]:
+        k = (family, name)
+        if self._named is not None:
+            return self._named.get(k, [])
+        hit = self._named_cache.get(k)
+        if hit is None:
+            hit = self._named_cache[k] = self.store.defs_named(family, name)
+        return hit
+
+    def methods_of(self, family: str, owner: str) -> list[tuple[str, int]]:
+        k = (family, owner)
+        if self._owned is not None:
+            return self._owned.get(k, [])
+        hit = self._owned_cache.get(k)
+        if hit is None:
+            hit = self._owned_cache[k] = self.store.methods_of(family, owner)
+        return hit

@@ -1,0 +1,169 @@
+"""``knoxidx.Index``: the product. The CLI, HTTP API and MCP server are thin faces over it and
+return the shapes its methods return."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from knoxidx.errors import AmbiguousSymbolError, BadPathError, IndexNotFoundError, SymbolNotFoundError
+from knoxidx.graph import traverse
+from knoxidx.graph.model import EdgeType
+from knoxidx.graph.store import GraphQueries, SQLiteStore, WriteLock, find_index_root
+
+_PATH_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
+CALL_TYPES = (EdgeType.CALLS.value,)
+
+
+class Index:
+    def __init__(self, root: Path, store: SQLiteStore) -> None:
+        self.root = root
+        self.store = store
+        self.q = GraphQueries(store)
+
+    @classmethod
+    def open(cls, path: str | Path = ".", *, create: bool = False) -> Index:
+        start = Path(path)
+        if not start.exists():
+            raise BadPathError(f"no such directory: {path}")
+        if create:
+            if not start.is_dir():
+                raise BadPathError(f"not a directory: {path}")
+            root = start.resolve()
+        else:
+            found = find_index_root(start if start.is_dir() else start.parent)
+            if found is None:
+                raise IndexNotFoundError(
+                    f"no knoxidx index at or above {start.resolve()}; run `knoxidx index` there"
+                )
+            root = found
+        return cls(root, SQLiteStore.open(root, create=create))
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- writing -----------------------------------------------------------------------
+
+    def update(self, *, jobs: int | None = None, max_bytes: int | None = None,
+               progress: Any = None, wait: bool = False) -> Any:
+        from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES
+        from knoxidx.indexer.pipeline import update_index
+
+        lock = WriteLock(self.store.path.parent)
+        lock.acquire(wait=wait)
+        try:
+            return update_index(self.root, self.store, jobs=jobs,
+                                max_bytes=max_bytes or DEFAULT_MAX_BYTES, progress=progress)
+        finally:
+            lock.release()
+
+    # ---- finding symbols ---------------------------------------------------------------
+
+    def symbols(self, name: str, kind: str | None = None, limit: int = 50) -> list[dict]:
+        """Exact name matches, else qualified-name suffix, else prefix matches."""
+        hits = self.q.nodes_named(name, kind, limit)
+        if not hits:
+            hits = [h for h in self.q.nodes_with_suffix(name, limit) if not kind or h["kind"] == kind]
+        if not hits:
+            escaped = name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            hits = self.q.nodes_like(escaped + "%", kind, limit)
+        return [_public(h) for h in hits]
+
+    def find(self, spec: str) -> dict:
+        """A SYMBOL: a name, a qualified name, or ``path:line``. Ambiguity is an error that
+        lists the candidates, never a silent pick."""
+        match = _PATH_LINE.match(spec)
+        if match:
+            path = match["path"]
+            node = self.q.node_at(path, int(match["line"])) or (
+                self.q.file_node(path) if int(match["line"]) <= 1 else None
+            )
+            if node is None:
+                raise SymbolNotFoundError(f"no definition at {spec}")
+            return node
+        hits = self.q.nodes_qualified(spec)
+        if not hits:
+            hits = [h for h in self.q.nodes_named(spec) if h["kind"] != "Module"] or \
+                self.q.nodes_named(spec)
+        if not hits:
+            hits = self.q.nodes_with_suffix(spec)
+        if not hits:
+            near = self.symbols(spec, limit=5)
+            hint = f"; did you mean {', '.join(h['qualified_name'] for h in near)}?" if near else ""
+            raise SymbolNotFoundError(f"no symbol {spec!r} in the index{hint}")
+        if len(hits) > 1:
+            candidates = [_public(h) for h in hits]
+            listing = "; ".join(
+                f"{c['qualified_name']} ({c['kind']}, {c['path']}:{c['start_line']})"
+                for c in candidates[:10]
+            )
+            raise AmbiguousSymbolError(
+                f"{spec!r} names {len(hits)} symbols: {listing}; pass a qualified name or path:line",
+                candidates,
+            )
+        return hits[0]
+
+    # ---- graph questions ---------------------------------------------------------------
+
+    def callers(self, spec: str, depth: int = 1) -> dict:
+        node = self.find(spec)
+        hits = traverse.walk(self.q, node["id"], "in", CALL_TYPES, depth)
+        return {"symbol": _public(node), "callers": hits}
+
+    def callees(self, spec: str, depth: int = 1) -> dict:
+        node = self.find(spec)
+        hits = traverse.walk(self.q, node["id"], "out", CALL_TYPES, depth)
+        return {"symbol": _public(node), "callees": hits}
+
+    def refs(self, spec: str) -> dict:
+        node = self.find(spec)
+        return {"symbol": _public(node), "incoming": traverse.incoming_by_type(self.q, node)}
+
+    def deps(self, target: str, reverse: bool = False, depth: int = 1) -> dict:
+        node = self._file_or_module(target)
+        types = (EdgeType.IMPORTS.value, EdgeType.DEPENDS_ON.value)
+        hits = traverse.walk(self.q, node["id"], "in" if reverse else "out", types, depth)
+        return {"symbol": _public(node), "reverse": reverse, "dependencies": hits}
+
+    def impact(self, spec: str, depth: int = 3) -> dict:
+        """What may break if ``spec`` changes: transitive callers, users, subclasses and
+        importers, nearest first, with the files they live in."""
+        node = self.find(spec)
+        hits = traverse.walk(self.q, node["id"], "in", traverse.IMPACT_TYPES, depth)
+        files = sorted({h["path"] for h in hits if h["path"]})
+        return {"symbol": _public(node), "impacted": hits, "files": files}
+
+    def stats(self) -> dict:
+        return {"root": str(self.root), **self.q.counts()}
+
+    def _file_or_module(self, target: str) -> dict:
+        path = target
+        candidate = Path(target)
+        if candidate.is_absolute():
+            try:
+                path = candidate.resolve().relative_to(self.root).as_posix()
+            except ValueError:
+                raise BadPathError(f"{target} is outside the indexed repository") from None
+        node = self.q.file_node(path.removeprefix("./"))
+        if node is not None:
+            return node
+        modules = self.q.module_nodes(target)
+        if len(modules) == 1:
+            return modules[0]
+        if len(modules) > 1:
+            raise AmbiguousSymbolError(
+                f"{target!r} names {len(modules)} modules", [_public(m) for m in modules]
+            )
+        raise SymbolNotFoundError(f"no indexed file or module {target!r}")
+
+
+def _public(node: dict) -> dict:
+    return {k: v for k, v in node.items() if k not in ("file_id", "parent_id", "start_byte",
+                                                      "end_byte")}

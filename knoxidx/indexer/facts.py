@@ -1,0 +1,86 @@
+"""Plain records produced by per-file extraction: everything later stages need, nothing more.
+
+These are ``NamedTuple`` rather than frozen dataclasses on purpose: extraction makes hundreds of
+thousands of them per run and ships them between processes, and a NamedTuple is built and
+pickled several times faster while reading the same way.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+NamePath = tuple[str, ...]
+
+
+class Definition(NamedTuple):
+    kind: str  # a NodeKind value
+    name: str
+    qualname: str  # qualified within the file's module, "." separated: "Server.start"
+    parent: int  # index of the lexically enclosing definition, -1 at module level
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    start_byte: int
+    end_byte: int
+    signature: str
+    doc: str
+    exported: bool | None
+    owner: str = ""  # type a method belongs to when declared outside it (Go receiver, Rust impl)
+    type_hint: NamePath = ()  # declared type of a variable, or a function's return type
+
+
+class Reference(NamedTuple):
+    kind: str  # RefKind value
+    path: NamePath  # ("f",), ("self", "run"), ("os", "path", "join"); "?" marks an unknown receiver
+    scope: int  # index of the innermost enclosing definition, -1 at module level
+    line: int
+    col: int
+
+
+class Import(NamedTuple):
+    module: str  # the module as written: "os.path", "./util", "crate::a", "java.util"
+    name: str  # imported member; "" for the module itself, "*" for a wildcard
+    alias: str  # the local name it binds; "" when it binds none
+    line: int
+    scope: int
+    reexport: bool = False  # TS `export ... from`
+
+
+class Binding(NamedTuple):
+    """What a local name or field holds, when the source says: ``x = Foo()``, ``x: Foo``."""
+
+    scope: int
+    name: str  # "x", or "self.x" for an attribute set on the receiver
+    type_path: NamePath
+    is_call: bool  # True for `x = f()`: the type is what f returns (or f itself, if a class)
+
+
+class Impl(NamedTuple):
+    """A Rust `impl [Trait for] Type` block: methods inside belong to ``type_path``."""
+
+    type_path: NamePath
+    trait_path: NamePath
+    start_byte: int
+    end_byte: int
+    line: int
+
+
+class FileFacts(NamedTuple):
+    path: str  # repo-relative posix path
+    language: str
+    package: str  # declared package (Go `package x`, Java `package a.b`), else ""
+    lines: int
+    error_nodes: int  # syntax errors tree-sitter recovered from
+    defs: tuple[Definition, ...]
+    refs: tuple[Reference, ...]
+    imports: tuple[Import, ...]
+    bindings: tuple[Binding, ...]
+    impls: tuple[Impl, ...]
+
+
+class RefKind:
+    CALL = "call"
+    NEW = "new"  # constructor call: `new T()`, `T{}` literals are not calls
+    TYPE = "type"  # a type annotation or type position
+    VALUE = "value"  # a name used as a value (callback, constant read)
+    EXTENDS = "extends"  # base class / base interface of the enclosing definition
+    IMPLEMENTS = "implements"

@@ -1,0 +1,47 @@
+"""Helpers shared by the language modules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
+
+
+def text(node: Any) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def first_doc_line(raw: str) -> str:
+    """The first non-empty line of a comment or docstring, without comment markers."""
+    for line in raw.splitlines():
+        line = line.strip().lstrip("/*#!").rstrip("*/").strip()
+        if line.startswith(("'''", '"""')):
+            line = line[3:]
+        line = line.strip().strip("\"'").strip()
+        if line:
+            return line[:200]
+    return ""
+
+
+def preceding_comment(node: Any) -> str:
+    """The doc comment right above ``node`` (or above its wrapping export/decorator)."""
+    target = node
+    prev = target.prev_named_sibling
+    while prev is not None and prev.type in ("decorator", "annotation", "attribute_item"):
+        target, prev = prev, prev.prev_named_sibling
+    if prev is None or prev.type not in COMMENT_TYPES:
+        return ""
+    if prev.end_point[0] < target.start_point[0] - 1:
+        return ""
+    # Walk up a run of line comments to the first one of the block.
+    first = prev
+    while True:
+        before = first.prev_named_sibling
+        if (
+            before is None
+            or before.type not in COMMENT_TYPES
+            or before.end_point[0] != first.start_point[0] - 1
+        ):
+            break
+        first = before
+    return first_doc_line(text(first)) or first_doc_line(text(prev))

@@ -1,0 +1,267 @@
+"""Python: imports, docstrings, exports, and how a module path maps to a file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from knoxidx.graph.model import NodeKind
+from knoxidx.indexer.facts import Import
+from knoxidx.indexer.lang.common import first_doc_line, text
+
+SELF_NAMES = frozenset({"self", "cls"})
+SEPARATOR = "."
+
+
+def classify(sub: str, name: str, node: Any) -> str | None:
+    if sub == "variable":
+        if name.isupper() or (name[:1].isupper() and name.replace("_", "").isupper()):
+            return NodeKind.CONSTANT.value
+        return NodeKind.VARIABLE.value
+    if sub == "field":
+        return NodeKind.VARIABLE.value
+    from knoxidx.indexer.extract import DEF_KINDS
+
+    return DEF_KINDS.get(sub)
+
+
+def doc_comment(node: Any, source: bytes) -> str:
+    body = node.child_by_field_name("body")
+    if body is None or body.named_child_count == 0:
+        return ""
+    first = body.named_children[0]
+    if first.type == "expression_statement" and first.named_child_count:
+        inner = first.named_children[0]
+        if inner.type == "string":
+            return first_doc_line(text(inner))
+    return ""
+
+
+def is_exported(node: Any, name: str, nested: bool) -> bool | None:
+    return not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
+
+
+def package_name(raw: str) -> str:
+    return raw
+
+
+def decode_import(node: Any, scope: int) -> list[Import]:
+    line = node.start_point[0] + 1
+    out: list[Import] = []
+    if node.type == "import_statement":
+        for child in node.children_by_field_name("name"):
+            if child.type == "aliased_import":
+                module = text(child.child_by_field_name("name"))
+                out.append(Import(module, "", text(child.child_by_field_name("alias")), line, scope))
+            else:
+                module = text(child)
+                top = module.split(".", 1)[0]
+                out.append(Import(top, "", top, line, scope))
+                if module != top:  # `import a.b` binds `a` but also loads a.b
+                    out.append(Import(module, "", "", line, scope))
+        return out
+    module_node = node.child_by_field_name("module_name")
+    module = text(module_node).replace(" ", "") if module_node is not None else ""
+    names = node.children_by_field_name("name")
+    if not names:
+        if any(c.type == "wildcard_import" for c in node.children):
+            out.append(Import(module, "*", "", line, scope))
+        return out
+    for child in names:
+        if child.type == "aliased_import":
+            name = text(child.child_by_field_name("name"))
+            out.append(Import(module, name, text(child.child_by_field_name("alias")), line, scope))
+        else:
+            name = text(child)
+            out.append(Import(module, name, name, line, scope))
+    return out
+
+
+# ---- resolution ----------------------------------------------------------------------------
+
+import io  # noqa: E402  (resolution-only imports kept beside the code that needs them)
+from pathlib import PurePosixPath  # noqa: E402
+
+FAMILY = "python"
+# Methods of builtin types: `x.append()` on an unknown `x` is far likelier a list than the one
+# project class that happens to define `append`, so these names are never guessed.
+_BUILTIN_METHODS = frozenset(
+    name
+    for t in (list, dict, str, set, frozenset, bytes, bytearray, int, float, tuple, object,
+              io.TextIOWrapper, io.BytesIO)
+    for name in dir(t)
+    if not name.startswith("__")
+)
+
+
+def module_keys(path: str, layout: Any) -> list[str]:
+    """The dotted names a file is importable under."""
+    p = PurePosixPath(path)
+    stem = p.stem
+    parts = list(p.parent.parts)
+    is_init = stem == "__init__"
+    # Climb to the outermost directory that is still a package.
+    top = len(parts)
+    while top > 0 and "/".join(parts[:top]) in layout.python_packages:
+        top -= 1
+    keys: list[str] = []
+    if top == 0 and "" in layout.python_packages:
+        package_parts = [layout.root_name, *parts]
+    else:
+        package_parts = parts[top:]
+    dotted = package_parts if is_init else [*package_parts, stem]
+    if dotted:
+        keys.append(".".join(dotted))
+    plain = parts if is_init else [*parts, stem]
+    if plain and ".".join(plain) not in keys:
+        keys.append(".".join(plain))
+    return keys
+
+
+def namespace_keys(path: str, layout: Any) -> list[str]:
+    """Packages a file lives in (``a`` and ``a.b`` for ``a/b/c.py``): importable even without
+    an ``__init__.py``."""
+    out = []
+    for key in module_keys(path, layout):
+        parts = key.split(".")
+        for i in range(1, len(parts)):
+            out.append(".".join(parts[:i]))
+    return out
+
+
+class _Rules:
+    self_names = frozenset({"self", "cls"})
+    self_type_names = frozenset({"Self"})
+    self_binds_anywhere = True
+    class_members_visible = False
+    out_of_line_methods = False
+    guess_bare_names = False
+    builtin_method_names = _BUILTIN_METHODS
+
+    def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list | None:
+        if head != "super":
+            return None
+        cls = fi.class_of(scope)
+        if cls < 0:
+            return []
+        return [("i", s[1], s[2]) for s in r.bases_of(fi.path, cls)]
+
+    separator = "."
+
+    def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
+        """Importable names first (the first names the file's module), then namespace
+        packages it lives in, marked ``ns:``."""
+        keys = module_keys(path, layout)
+        return keys + ["ns:" + k for k in dict.fromkeys(namespace_keys(path, layout))]
+
+    def owner_matches(self, *args: Any) -> bool:
+        return False
+
+    def extra_bases(self, r: Any, fi: Any, index: int) -> list:
+        return []
+
+    # modules
+
+    def _module(self, r: Any, key: str) -> list:
+        files = r.module_paths(FAMILY, key)
+        if files:
+            inits = [p for p in files if PurePosixPath(p).stem == "__init__"]
+            return [("f", (inits or files)[0], 0)]
+        if r.module_paths(FAMILY, "ns:" + key):
+            return [("m", FAMILY, key)]
+        return []
+
+    def _absolute(self, r: Any, fi: Any, module: str) -> list:
+        found = self._module(r, module)
+        if found:
+            return found
+        # A script's own directory is on sys.path: `import helpers` beside it.
+        own = module_keys(fi.path, r.layout)
+        if own and "." in own[-1]:
+            sibling = own[-1].rsplit(".", 1)[0] + "." + module
+            found = self._module(r, sibling)
+            if found:
+                return found
+        return [("x", FAMILY, module.split(".", 1)[0])]
+
+    def _resolve_module(self, r: Any, fi: Any, module: str) -> list:
+        if not module.startswith("."):
+            return self._absolute(r, fi, module)
+        dots = len(module) - len(module.lstrip("."))
+        rest = module[dots:]
+        keys = module_keys(fi.path, r.layout)
+        if not keys:
+            return []
+        base = keys[0].split(".")
+        if PurePosixPath(fi.path).stem != "__init__":
+            base = base[:-1]
+        if dots > 1:
+            base = base[: len(base) - (dots - 1)] if dots - 1 <= len(base) else []
+        key = ".".join([*base, rest] if rest else base)
+        return self._module(r, key) if key else []
+
+    def import_binding(self, r: Any, fi: Any, imp: Any) -> list:
+        modules = self._resolve_module(r, fi, imp.module)
+        if not imp.name:
+            return modules
+        out: list = []
+        for m in modules:
+            if m[0] == "x":
+                out.append(m)
+            else:
+                out.extend(self.module_member(r, m, imp.name))
+        return out
+
+    def import_targets(self, r: Any, fi: Any, imp: Any) -> list:
+        modules = self._resolve_module(r, fi, imp.module)
+        if imp.name and imp.name != "*":
+            out = []
+            for m in modules:
+                sub = self._submodule(r, m, imp.name)
+                out.extend(sub or [m])
+            modules = out
+        return [m for m in modules if m[0] in ("f", "x")]
+
+    def _submodule(self, r: Any, module: Any, name: str) -> list:
+        if module[0] == "x":
+            return []
+        key = _module_key(r, module)
+        return self._module(r, f"{key}.{name}") if key else []
+
+    def module_member(self, r: Any, module: Any, name: str, depth: int = 0) -> list:
+        if module[0] == "f":
+            fi = r.index(module[1])
+            if fi is None:
+                return []
+            hit = fi.children.get((-1, name))
+            if hit:
+                return [("d", fi.path, hit[-1])]
+            imports = fi.imports.get((-1, name))
+            if imports and depth < 8:
+                return [s for s in self.import_binding(r, fi, imports[-1]) if s != module]
+            if depth < 8:
+                for wildcard in fi.wildcards:
+                    for m in self._resolve_module(r, fi, wildcard.module):
+                        if m != module and m[0] != "x":
+                            found = self.module_member(r, m, name, depth + 1)
+                            if found:
+                                return found
+        return self._submodule(r, module, name)
+
+    def module_fallback(self, r: Any, fi: Any, name: str) -> list:
+        for wildcard in fi.wildcards:
+            for m in self._resolve_module(r, fi, wildcard.module):
+                if m[0] != "x":
+                    found = self.module_member(r, m, name, 1)
+                    if found:
+                        return found
+        return []
+
+
+def _module_key(r: Any, module: Any) -> str:
+    if module[0] == "m":
+        return module[2]
+    keys = module_keys(module[1], r.layout)
+    return keys[0] if keys else ""
+
+
+RULES = _Rules()

@@ -1,0 +1,47 @@
+; knoxidx tags for Python. Capture vocabulary (shared by every language):
+;   @definition.<kind> + @name (+ @def.type: declared/return type)
+;   @reference.<kind>  on the expression naming the target (call, new, type, value, extends)
+;   @import            import statements, decoded by the language module
+;   @binding.name + @binding.type / @binding.call   what a local name holds
+
+(function_definition
+  name: (identifier) @name
+  return_type: (type)? @def.type) @definition.function
+
+(class_definition name: (identifier) @name) @definition.class
+
+(module (expression_statement
+  (assignment left: (identifier) @name type: (type)? @def.type) @definition.variable))
+
+(class_definition body: (block (expression_statement
+  (assignment left: (identifier) @name type: (type)? @def.type) @definition.field)))
+
+(type_alias_statement left: (type (identifier) @name)) @definition.type
+
+(call function: [(identifier) (attribute)] @reference.call)
+
+(class_definition superclasses: (argument_list [(identifier) (attribute)] @reference.extends))
+
+(type [(identifier) (attribute)] @reference.type)
+(type (generic_type (identifier) @reference.type))
+(type (subscript value: [(identifier) (attribute)] @reference.type))
+
+(call arguments: (argument_list [(identifier) (attribute)] @reference.value))
+(call arguments: (argument_list (keyword_argument value: [(identifier) (attribute)] @reference.value)))
+(assignment right: [(identifier) (attribute)] @reference.value)
+(return_statement [(identifier) (attribute)] @reference.value)
+(decorator [(identifier) (attribute)] @reference.value)
+
+(import_statement) @import
+(import_from_statement) @import
+
+(assignment
+  left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @binding.name
+  right: (call function: [(identifier) (attribute)] @binding.call))
+(assignment
+  left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @binding.name
+  type: (type [(identifier) (attribute)] @binding.type))
+(typed_parameter (identifier) @binding.name type: (type [(identifier) (attribute)] @binding.type))
+(typed_default_parameter name: (identifier) @binding.name type: (type [(identifier) (attribute)] @binding.type))
+(with_item value: (as_pattern (call function: [(identifier) (attribute)] @binding.call)
+  alias: (as_pattern_target (identifier) @binding.name)))
