@@ -211,6 +211,7 @@ class Resolver:
 
         wanted = {"call": ("function", "class"), "extends": ("class",)}
         sites = find_sites(data)
+        first_error = ""
         for s in sites:
             try:
                 signal.setitimer(signal.ITIMER_REAL, self.timeout)
@@ -222,8 +223,9 @@ class Resolver:
                 timeouts += 1
                 script = self._script(code, abs_path)  # inference state may be half-updated
                 continue
-            except Exception:  # jedi has internal errors on odd code; one site is not worth a crash
+            except Exception as exc:  # jedi has internal errors on odd code; one site is not worth a crash
                 errors += 1
+                first_error = first_error or f"{s.line}:{s.col} {type(exc).__name__}: {exc}"[:300]
                 continue
             seen: set[tuple[str, int]] = set()
             for t in targets:
@@ -237,8 +239,11 @@ class Resolver:
                              "target_path": target_path, "target_line": t.line, "target_name": t.name})
             resolved += bool(seen)
 
-        rows.insert(0, {"kind": "file", "path": rel, "sites": len(sites), "resolved": resolved,
-                        "timeouts": timeouts, "errors": errors})
+        file_row: Row = {"kind": "file", "path": rel, "sites": len(sites), "resolved": resolved,
+                         "timeouts": timeouts, "errors": errors}
+        if first_error:
+            file_row["first_error"] = first_error
+        rows.insert(0, file_row)
         return rows
 
 

@@ -37,6 +37,9 @@ class Layout:
     go_modules: dict[str, str] = field(default_factory=dict)  # dir of go.mod -> module path
     cargo_crates: dict[str, str] = field(default_factory=dict)  # dir of Cargo.toml -> crate name
     ts_configs: list[TsPaths] = field(default_factory=list)
+    # per-layout memo for the language modules (module names of a path never change under
+    # one layout); not part of the fingerprint
+    cache: dict = field(default_factory=dict)
 
     def fingerprint(self) -> str:
         h = xxhash.xxh64()

@@ -16,10 +16,14 @@ Symbols are small tuples:
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
-from knoxidx.graph.model import Confidence, EdgeType, NodeKind, external_module_id, node_id
+from knoxidx.graph.model import (
+    Confidence, EdgeType, NodeKind, external_module_id, module_node_id, node_id,
+)
 from knoxidx.indexer.facts import Binding, FileFacts, Import, NamePath, Reference, RefKind
 from knoxidx.indexer.languages import BY_NAME, family_plugin
 
@@ -78,7 +82,7 @@ class FileIndex:
 
     __slots__ = (
         "facts", "path", "family", "rules", "ids", "children", "bindings", "imports",
-        "wildcards", "bases", "enclosing_class",
+        "wildcards", "bases", "_attributes",
     )
 
     def __init__(self, facts: FileFacts, family: str, rules: Any) -> None:
@@ -105,13 +109,25 @@ class FileIndex:
         for imp in facts.imports:
             if imp.name == "*":
                 self.wildcards.append(imp)
-            elif imp.alias:
+            elif imp.alias and not imp.reexport:  # an export names, it binds nothing locally
                 self.imports[(imp.scope, imp.alias)].append(imp)
         self.bases: dict[int, list[Reference]] = defaultdict(list)
         for ref in facts.refs:
             if ref.kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS) and ref.scope >= 0:
                 self.bases[ref.scope].append(ref)
-        self.enclosing_class: dict[int, int] = {}
+        self._attributes: dict[tuple[int, str], Binding] | None = None
+
+    def attribute_binding(self, class_index: int, name: str) -> Binding | None:
+        """``self.name = ...`` set in a method of the class at ``class_index``."""
+        if self._attributes is None:
+            table: dict[tuple[int, str], Binding] = {}
+            defs = self.facts.defs
+            for b in self.facts.bindings:
+                receiver, dot, attr = b.name.partition(".")
+                if dot and b.scope >= 0 and receiver in self.rules.self_names:
+                    table.setdefault((defs[b.scope].parent, attr), b)
+            self._attributes = table
+        return self._attributes.get((class_index, name))
 
     def class_of(self, scope: int) -> int:
         """The innermost class-like definition enclosing ``scope`` (or -1)."""
@@ -137,6 +153,22 @@ class Resolver:
         self._indexes: dict[str, FileIndex | None] = {}
         self._bases_cache: dict[tuple[str, int], tuple[list[Symbol], frozenset[str]]] = {}
         self.keys: set[str] = set()
+        self._typing: set[tuple[str, Binding]] = set()
+        self._active: set[tuple] = set()
+        self._guesses: dict[tuple[str, str, bool], tuple[list[Symbol], frozenset[str]]] = {}
+
+    @contextmanager
+    def entering(self, key: tuple) -> Iterator[bool]:
+        """Guards mutually recursive lookups (re-export cycles, ``a`` imports from ``b`` imports
+        from ``a``): yields False when ``key`` is already being resolved further up."""
+        if key in self._active:
+            yield False
+            return
+        self._active.add(key)
+        try:
+            yield True
+        finally:
+            self._active.discard(key)
 
     # ---- workspace access (every read is recorded) -------------------------------------
 
@@ -218,6 +250,7 @@ class Resolver:
                 )
         for impl in fi.facts.impls:
             self._impl_edges(fi, impl, result)
+        result.edges = _unique_edges(result.edges)
         result.keys = self.keys
         return result
 
@@ -228,6 +261,11 @@ class Resolver:
             result.edges.append(
                 ResolvedEdge(file_id, ext_id, EdgeType.IMPORTS.value, Confidence.EXACT.value, line)
             )
+        elif target[0] == "m":
+            result.edges.append(ResolvedEdge(
+                file_id, module_node_id(target[1], target[2]), EdgeType.IMPORTS.value,
+                Confidence.EXACT.value, line,
+            ))
         elif target[0] == "f":
             result.edges.append(
                 ResolvedEdge(file_id, node_id("file", target[1]), EdgeType.IMPORTS.value,
@@ -434,13 +472,11 @@ class Resolver:
         fi = self.index(path)
         if fi is None or depth > MAX_DEPTH:
             return []
-        defs = fi.facts.defs
-        for self_name in fi.rules.self_names:
-            for (scope, bound), binding in fi.bindings.items():
-                if bound == f"{self_name}.{name}" and scope >= 0 and defs[scope].parent == index:
-                    typed = self.binding_type(fi, binding)
-                    if typed:
-                        return typed
+        binding = fi.attribute_binding(index, name)
+        if binding is not None:
+            typed = self.binding_type(fi, binding)
+            if typed:
+                return typed
         for base in self.bases_of(path, index):
             found = self.attribute_types(base[1], base[2], name, depth + 1)
             if found:
@@ -476,9 +512,14 @@ class Resolver:
     def binding_type(self, fi: FileIndex, binding: Binding, depth: int = 0) -> list[Symbol]:
         """The instance types a binding holds: ``x = Foo()`` -> Foo, ``x = make()`` -> make's
         return type, ``x: Foo`` -> Foo."""
-        if depth > MAX_DEPTH:
-            return []
-        found, _ = self.resolve_path(fi, binding.type_path, binding.scope)
+        key = (fi.path, binding)
+        if depth > MAX_DEPTH or key in self._typing:
+            return []  # `x = x.next()` and other self-referential bindings
+        self._typing.add(key)
+        try:
+            found, _ = self.resolve_path(fi, binding.type_path, binding.scope)
+        finally:
+            self._typing.discard(key)
         out: list[Symbol] = []
         for symbol in found[:4]:
             if symbol[0] != "d":
@@ -532,21 +573,44 @@ class Resolver:
                 return None
         elif name in rules.builtin_method_names:
             return None
-        candidates = [
-            (p, i) for p, i in self.defs_named(fi.family, name)
-            if self.definition(("d", p, i)).kind in (FUNCTION, CLASS)
-        ]
-        if len(ref.path) > 1:
-            candidates = [c for c in candidates if _is_member(self, c)]
-        if len(candidates) == 1:
-            return [("d", candidates[0][0], candidates[0][1])]
-        return None
+        member = len(ref.path) > 1
+        key = (fi.family, name, member)
+        cached = self._guesses.get(key)
+        if cached is None:
+            candidates = [
+                (p, i) for p, i in self.defs_named(fi.family, name)
+                if self.definition(("d", p, i)).kind in (FUNCTION, CLASS)
+            ]
+            if member:
+                candidates = [c for c in candidates if _is_member(self, c)]
+            cached = ([("d", candidates[0][0], candidates[0][1])] if len(candidates) == 1 else [],
+                      frozenset(self.keys_of_candidates(name, candidates)))
+            self._guesses[key] = cached
+        else:
+            self.keys.add("name:" + name)
+        self.keys |= cached[1]
+        return cached[0] or None
+
+    def keys_of_candidates(self, name: str, candidates: list[tuple[str, int]]) -> set[str]:
+        return {"name:" + name, *("file:" + p for p, _ in candidates)}
 
 
 def _is_member(resolver: Resolver, candidate: tuple[str, int]) -> bool:
     fi = resolver.index(candidate[0])
     d = fi.facts.defs[candidate[1]]
     return bool(d.owner) or (d.parent >= 0 and fi.facts.defs[d.parent].kind in TYPE_KINDS)
+
+
+def _unique_edges(edges: list[ResolvedEdge]) -> list[ResolvedEdge]:
+    """One edge per (source, target, type, line); one Imports edge per imported file."""
+    seen: set[tuple] = set()
+    out: list[ResolvedEdge] = []
+    for e in edges:
+        key = (e.source, e.target, e.type, None if e.type == EdgeType.IMPORTS.value else e.line)
+        if key not in seen:
+            seen.add(key)
+            out.append(e)
+    return out
 
 
 def _dedupe(symbols: list[Symbol]) -> list[Symbol]:

@@ -25,8 +25,13 @@ class StoreWorkspace:
         self._owned_cache: dict[tuple[str, str], list[tuple[str, int]]] = {}
         self._preloaded_modules = False
 
-    def preload(self) -> None:
-        """Load every index at once: far cheaper than one query per name on a full build."""
+    def preload(self, load_all_facts: bool = False) -> None:
+        """Load every index at once: far cheaper than one query per name on a full build.
+        With ``load_all_facts`` every file's facts are read too, so the workspace never needs
+        the database again (it can be used from forked workers)."""
+        if load_all_facts:
+            for facts in self.store.all_facts():
+                self._facts.setdefault(facts.path, facts)
         modules: dict[tuple[str, str], list[str]] = defaultdict(list)
         for family, key, path in self.store.all_modules():
             modules[(family, key)].append(path)

@@ -44,6 +44,15 @@ _SEPARATOR = re.compile(r"\s*(?:\?\.|!\.|::|->|\.)\s*")
 _IDENTIFIER = re.compile(r"(?:[^\W\d]|[$#])[\w$]*\Z")
 _CALL_SEGMENT = re.compile(r"((?:[^\W\d]|[$#])[\w$]*)\s*\(.*\)\Z", re.DOTALL)
 _SPACES = re.compile(r"\s+")
+_NEEDS_FULL_SPLIT = re.compile(r"[^\w.]")
+_INFERRED_TYPE_WORDS = frozenset({("var",), ("auto",), ("_",)})  # `var x = new T()` says nothing
+_TYPE_PARAMS = re.compile(r"\[[^\]]*\]")
+_TYPE_PREFIX = re.compile(r"^(?:[&*]\s*|'\w+\s+|(?:mut|dyn|impl|const|readonly)\s+)*")
+_WRAPPER = re.compile(
+    r"^(?:Option|Result|Box|Arc|Rc|RefCell|Cell|Mutex|RwLock|Promise|Optional|"
+    r"CompletableFuture|Future|Awaitable|Readonly)\s*[<\[](.*)[>\]]$",
+    re.DOTALL,
+)
 
 
 class ParseTimeoutError(Exception):
@@ -57,6 +66,12 @@ def name_path(text: str) -> NamePath:
     the resolver can follow return types. A receiver that is neither (``a[0].g``, ``(x).g``)
     becomes "?": the path keeps the longest trailing run of names. ``super()`` is "super".
     """
+    if text.isidentifier():
+        return (text,)
+    if not _NEEDS_FULL_SPLIT.search(text):
+        parts = text.split(".")
+        if all(p.isidentifier() for p in parts):
+            return tuple(parts)
     if "(" in text:
         text = _SUPER_CALL.sub("super", text)
     if "<" in text:
@@ -77,6 +92,37 @@ def name_path(text: str) -> NamePath:
     if i == len(parts):
         return ()
     return tuple(parts) if i == 0 else ("?", *parts[i:])
+
+
+def type_path(text: str) -> NamePath:
+    """The named type a type annotation denotes, through pointers, references and the usual
+    single-value wrappers: ``*Server``, ``&'a mut Foo``, ``Option<Foo>``, ``Promise<Foo>``,
+    ``(*T, error)`` all give the path of the inner type."""
+    text = text.strip()
+    for _ in range(4):
+        if text.startswith("("):
+            text = _split_args(text[1:].rstrip(")"))[0]
+        text = _TYPE_PREFIX.sub("", text).strip()
+        wrapped = _WRAPPER.match(text)
+        if not wrapped:
+            break
+        text = _split_args(wrapped.group(1))[0].strip()
+    path = name_path(text)
+    return path if path and path[0] != "?" else ()
+
+
+def _split_args(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c in "<([{":
+            depth += 1
+        elif c in ">)]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
 
 
 def _split_top_level(text: str) -> list[str]:
@@ -108,10 +154,38 @@ def _split_top_level(text: str) -> list[str]:
 @dataclass(slots=True)
 class _Compiled:
     parser: Any
-    query: Any
+    structure: Any  # definitions, bindings, impls, package: run with matches()
+    references: Any  # references and imports: run with captures(), far cheaper per node
     errors_query: Any
     plugin: ModuleType
     roles: dict[int, tuple[str, str]]
+
+
+_CAPTURE = re.compile(r"@([\w.]+)")
+
+
+def split_patterns(source: str) -> tuple[str, str]:
+    """Split a tags file into (structure patterns, reference patterns).
+
+    Convention of the query files: each top-level pattern starts at column 0 with "(" or "[";
+    continuation lines are indented. A pattern whose captures are only ``@reference.*``,
+    ``@import`` and ``@_private`` ones needs no per-match grouping.
+    """
+    patterns: list[str] = []
+    for line in source.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith(";"):
+            continue
+        if line[0] in "([" or not patterns:
+            patterns.append(line)
+        else:
+            patterns[-1] += "\n" + line
+    structure, references = [], []
+    for pattern in patterns:
+        names = _CAPTURE.findall(pattern)
+        flat = all(n.startswith(("reference.", "_")) or n == "import" for n in names)
+        (references if flat else structure).append(pattern)
+    return "\n".join(structure), "\n".join(references)
 
 
 @cache
@@ -119,9 +193,11 @@ def _compiled(language: str) -> _Compiled:
     from tree_sitter import Parser, Query
 
     lang = ts_language(language)
+    structure, references = split_patterns(query_source(language))
     return _Compiled(
         parser=Parser(lang),
-        query=Query(lang, query_source(language)),
+        structure=Query(lang, structure),
+        references=Query(lang, references),
         errors_query=Query(lang, "(ERROR) @error"),
         plugin=BY_NAME[language].plugin,
         roles={},
@@ -170,33 +246,39 @@ def extract(path: str, source: bytes, language: str) -> FileFacts:
     from tree_sitter import QueryCursor
 
     raw_defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]] = {}
-    raw_refs: dict[tuple[int, int, str], Any] = {}
+    raw_refs: list[tuple[int, int, str, Any, Any]] = []
     import_nodes: list[Any] = []
     raw_bindings: list[tuple[Any, Any, bool]] = []
     raw_impls: list[tuple[Any, Any, Any]] = []
     package = ""
-    for pattern, caps in QueryCursor(compiled.query).matches(root):
+    for pattern, caps in QueryCursor(compiled.structure).matches(root):
         role = roles.get(pattern)
         if role is None:
             role = roles[pattern] = _role(caps)
         kind, sub = role
-        if kind == "ref":
+        if kind == "ref":  # a reference whose receiver is captured apart (Java)
             node = caps["reference." + sub][0]
-            raw_refs.setdefault((node.start_byte, node.end_byte, sub), node)
+            receiver = caps.get("receiver")
+            raw_refs.append((node.start_byte, node.end_byte, sub, node,
+                             receiver[0] if receiver else None))
         elif kind == "def":
             node = caps["definition." + sub][0]
             name_node = caps["name"][0]
             type_node = caps.get("def.type")
             owner_node = caps.get("def.owner")
             key = (node.start_byte, node.end_byte, name_node.start_byte)
-            if key not in raw_defs:
+            previous = raw_defs.get(key)
+            # The same node may match several patterns: keep the most specific reading
+            # (a function beats a constant; one with a declared type beats one without).
+            if previous is None or (
+                (sub in ("function", "method") and previous[1] not in ("function", "method"))
+                or (previous[3] is None and type_node)
+            ):
                 raw_defs[key] = (
                     node, sub, name_node,
                     type_node[0] if type_node else None,
                     owner_node[0] if owner_node else None,
                 )
-        elif kind == "import":
-            import_nodes.append(caps["import"][0])
         elif kind == "binding.name":
             target = caps.get("binding.type") or caps.get("binding.call")
             if target:
@@ -206,35 +288,50 @@ def extract(path: str, source: bytes, language: str) -> FileFacts:
             raw_impls.append((caps["impl"][0], caps["impl.type"][0], trait[0] if trait else None))
         elif kind == "package":
             package = plugin.package_name(caps["package"][0].text.decode("utf-8", "replace"))
+    for key, nodes in QueryCursor(compiled.references).captures(root).items():
+        if key == "import":
+            import_nodes = nodes
+        elif key.startswith("reference."):
+            sub = key[10:]
+            raw_refs.extend((n.start_byte, n.end_byte, sub, n, None) for n in nodes)
 
     defs = _build_definitions(raw_defs, raw_impls, plugin, source)
     spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)]
 
-    ref_items = sorted(raw_refs.items())
-    ref_scopes = _scopes(spans, [key[0] for key, _ in ref_items])
+    raw_refs.sort(key=_ref_order)
+    ref_scopes = _scopes(spans, [r[0] for r in raw_refs])
     refs: list[Reference] = []
-    for ((_, _, sub), node), scope in zip(ref_items, ref_scopes, strict=True):
-        ref_path = name_path(node.text.decode("utf-8", "replace"))
+    last = None
+    for (start, end, sub, node, receiver), scope in zip(raw_refs, ref_scopes, strict=True):
+        if (start, end, sub) == last:
+            continue  # matched by two patterns
+        last = (start, end, sub)
+        ref_path = name_path(source[start:end].decode("utf-8", "replace"))
+        if receiver is not None and ref_path:
+            # `recv.name(...)` captured as two nodes (Java): the receiver's path, then the name
+            ref_path = name_path(receiver.text.decode("utf-8", "replace") + "." + ref_path[-1])
+            node = receiver
         if ref_path:
             point = node.start_point
             refs.append(Reference(sub, ref_path, scope, point[0] + 1, point[1]))
 
-    import_nodes.sort(key=lambda n: n.start_byte)
+    import_nodes = sorted({n.start_byte: n for n in import_nodes}.values(), key=lambda n: n.start_byte)
     imports: list[Import] = []
     for node, scope in zip(
         import_nodes, _scopes(spans, [n.start_byte for n in import_nodes]), strict=True
     ):
-        imports.extend(plugin.decode_import(node, scope))
+        imports.extend(plugin.decode_import(node, _binding_scope(defs, scope)))
 
     raw_bindings.sort(key=lambda b: b[0].start_byte)
     bindings: list[Binding] = []
     for (name_node, type_node, is_call), scope in zip(
         raw_bindings, _scopes(spans, [b[0].start_byte for b in raw_bindings]), strict=True
     ):
-        type_path = name_path(type_node.text.decode("utf-8", "replace"))
-        if type_path and type_path[0] != "?":
+        raw = type_node.text.decode("utf-8", "replace")
+        bound_type = name_path(raw) if is_call else type_path(raw)
+        if bound_type and bound_type[0] != "?" and bound_type not in _INFERRED_TYPE_WORDS:
             name = _SPACES.sub("", name_node.text.decode("utf-8", "replace"))
-            bindings.append(Binding(scope, name, type_path, is_call))
+            bindings.append(Binding(_binding_scope(defs, scope), name, bound_type, is_call))
 
     impls = [
         Impl(
@@ -253,6 +350,10 @@ def extract(path: str, source: bytes, language: str) -> FileFacts:
         path, language, package, lines, errors,
         tuple(defs), tuple(refs), tuple(imports), tuple(bindings), tuple(impls),
     )
+
+
+def _ref_order(ref: tuple[int, int, str, Any, Any]) -> tuple[int, int, str]:
+    return ref[0], ref[1], ref[2]
 
 
 def _build_definitions(
@@ -279,7 +380,8 @@ def _build_definitions(
         parent = stack[-1] if stack else -1
         owner = ""
         if owner_node is not None:
-            owner_path = name_path(owner_node.text.decode("utf-8", "replace").lstrip("*&"))
+            owner_text = _TYPE_PARAMS.sub("", owner_node.text.decode("utf-8", "replace"))
+            owner_path = name_path(owner_text.lstrip("*&").strip())
             owner = owner_path[-1] if owner_path else ""
         elif impl_spans and (parent < 0 or defs[parent].kind == NodeKind.FUNCTION.value):
             for impl_start, impl_end, impl_type in impl_spans:
@@ -293,9 +395,7 @@ def _build_definitions(
             qualname = name
         type_hint: NamePath = ()
         if type_node is not None:
-            type_hint = name_path(type_node.text.decode("utf-8", "replace"))
-            if type_hint and type_hint[0] == "?":
-                type_hint = ()
+            type_hint = type_path(type_node.text.decode("utf-8", "replace"))
         defs.append(
             Definition(
                 kind, name, qualname, parent,
@@ -307,6 +407,17 @@ def _build_definitions(
         )
         stack.append(len(defs) - 1)
     return defs
+
+
+_VALUE_KINDS = frozenset({NodeKind.VARIABLE.value, NodeKind.CONSTANT.value})
+
+
+def _binding_scope(defs: list[Definition], scope: int) -> int:
+    """Names bound inside a variable's initialiser (``const x = require(...)``) belong to the
+    scope the variable is declared in."""
+    while scope >= 0 and defs[scope].kind in _VALUE_KINDS:
+        scope = defs[scope].parent
+    return scope
 
 
 def _signature(node: Any, source: bytes) -> str:

@@ -21,7 +21,7 @@ import xxhash
 
 from knoxidx.graph.layout import build_layout
 from knoxidx.graph.model import NodeKind, file_node_id, module_node_id
-from knoxidx.graph.resolve import FUNCTION, FileIndex, Resolver
+from knoxidx.graph.resolve import FUNCTION, FileIndex, FileResolution, Resolver
 from knoxidx.graph.store import FileState, SQLiteStore
 from knoxidx.graph.workspace import StoreWorkspace
 from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES, SourceFile, discover
@@ -32,6 +32,8 @@ from knoxidx.indexer.languages import BY_NAME
 Progress = Callable[[str, int, int], None]
 # Below this many files to read, worker processes cost more than they save.
 POOL_THRESHOLD = 48
+# Resolving more files than this loads every index at once and forks resolver workers.
+PRELOAD_THRESHOLD = 200
 BINARY_SNIFF = 8192
 
 
@@ -149,7 +151,9 @@ def _read_all(
                 progress("parse", i, total)
 
 
-def node_rows(file_id: int, facts: FileFacts, fi: FileIndex, prefix: str, sep: str) -> list[tuple]:
+def node_rows(
+    file_id: int, facts: FileFacts, fi: FileIndex, prefix: str, joiner: str, sep: str
+) -> list[tuple]:
     family = BY_NAME[facts.language].family
     language = facts.language
     path = facts.path
@@ -161,7 +165,7 @@ def node_rows(file_id: int, facts: FileFacts, fi: FileIndex, prefix: str, sep: s
     for i, d in enumerate(facts.defs):
         qualified = d.qualname if sep == "." else d.qualname.replace(".", sep)
         rows.append((
-            ids[i], d.kind, d.name, f"{prefix}{sep}{qualified}" if prefix else qualified,
+            ids[i], d.kind, d.name, f"{prefix}{joiner}{qualified}" if prefix else qualified,
             file_id, i, ids[d.parent] if d.parent >= 0 else None, d.start_line, d.end_line,
             d.start_byte, d.end_byte, language, family, d.signature, d.doc,
             None if d.exported is None else int(d.exported), d.owner,
@@ -202,7 +206,8 @@ def update_index(
     t1 = time.perf_counter()
     fresh: dict[str, FileFacts] = {}
     invalidate: set[str] = set()
-    with store.transaction():
+    cold = not known  # an empty index: bulk-load without secondary indexes, nothing to clear
+    with store.transaction(), store.bulk_load(enabled=cold):
         file_ids = {p: s.id for p, s in known.items()}
         # Deleted files take their nodes, edges and module keys with them.
         for path in removed:
@@ -254,8 +259,9 @@ def update_index(
             keys = rules.module_keys(facts.path, facts, layout)
             family = BY_NAME[facts.language].family
             store.replace_modules(file_id, [(family, k) for k in keys])
-            prefix = keys[0] if keys else ""
-            store.replace_nodes(file_id, node_rows(file_id, facts, fi, prefix, rules.separator))
+            prefix = rules.qualified_prefix(facts.path, keys)
+            store.replace_nodes(file_id, node_rows(file_id, facts, fi, prefix, rules.module_joiner,
+                                                   rules.separator))
         report.timings["parse"] = time.perf_counter() - t1
 
         t2 = time.perf_counter()
@@ -265,17 +271,17 @@ def update_index(
         else:
             affected = set(fresh) | (store.dependents(invalidate) & ok_paths)
         workspace = StoreWorkspace(store, layout, fresh)
-        if len(affected) > 200:
-            workspace.preload()
-        resolver = Resolver(workspace)
+        ordered = sorted(affected)
+        if len(ordered) > PRELOAD_THRESHOLD:
+            workspace.preload(load_all_facts=True)
         ids = store.file_ids()
-        for i, path in enumerate(sorted(affected), 1):
-            file_id = ids[path]
-            store.clear_file_graph(file_id)
-            res = resolver.resolve_file(path)
+        for i, res in enumerate(_resolve_all(workspace, ordered, workers), 1):
+            file_id = ids[res.path]
+            if not cold:
+                store.clear_file_graph(file_id)
             store.insert_resolution(file_id, res.edges, res.unresolved, res.keys, res.externals)
-            if progress and (i % 256 == 0 or i == len(affected)):
-                progress("resolve", i, len(affected))
+            if progress and (i % 256 == 0 or i == len(ordered)):
+                progress("resolve", i, len(ordered))
         report.resolved = len(affected)
         report.timings["resolve"] = time.perf_counter() - t2
 
@@ -286,6 +292,36 @@ def update_index(
     report.lines = sum(f.lines for f in fresh.values())
     report.timings["total"] = time.perf_counter() - t0
     return report
+
+
+_FORKED_WORKSPACE: StoreWorkspace | None = None
+
+
+def _resolve_chunk(paths: list[str]) -> list[FileResolution]:
+    assert _FORKED_WORKSPACE is not None
+    resolver = Resolver(_FORKED_WORKSPACE)
+    return [resolver.resolve_file(p) for p in paths]
+
+
+def _resolve_all(
+    workspace: StoreWorkspace, paths: list[str], workers: int
+) -> Iterator[FileResolution]:
+    """Resolve files, in forked workers when there are many: they inherit the preloaded
+    workspace (every fact is in memory, so no child touches the database)."""
+    global _FORKED_WORKSPACE
+    if workers <= 1 or len(paths) <= PRELOAD_THRESHOLD:
+        resolver = Resolver(workspace)
+        for path in paths:
+            yield resolver.resolve_file(path)
+        return
+    chunks = [paths[i::workers * 4] for i in range(workers * 4)]
+    _FORKED_WORKSPACE = workspace
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for batch in pool.imap_unordered(_resolve_chunk, chunks):
+                yield from batch
+    finally:
+        _FORKED_WORKSPACE = None
 
 
 def _keys_for(

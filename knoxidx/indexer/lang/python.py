@@ -26,12 +26,10 @@ def classify(sub: str, name: str, node: Any) -> str | None:
 
 def doc_comment(node: Any, source: bytes) -> str:
     body = node.child_by_field_name("body")
-    if body is None or body.named_child_count == 0:
-        return ""
-    first = body.named_children[0]
-    if first.type == "expression_statement" and first.named_child_count:
-        inner = first.named_children[0]
-        if inner.type == "string":
+    first = body.named_child(0) if body is not None else None
+    if first is not None and first.type == "expression_statement":
+        inner = first.named_child(0)
+        if inner is not None and inner.type == "string":
             return first_doc_line(text(inner))
     return ""
 
@@ -79,7 +77,6 @@ def decode_import(node: Any, scope: int) -> list[Import]:
 # ---- resolution ----------------------------------------------------------------------------
 
 import io  # noqa: E402  (resolution-only imports kept beside the code that needs them)
-from pathlib import PurePosixPath  # noqa: E402
 
 FAMILY = "python"
 # Methods of builtin types: `x.append()` on an unknown `x` is far likelier a list than the one
@@ -94,10 +91,18 @@ _BUILTIN_METHODS = frozenset(
 
 
 def module_keys(path: str, layout: Any) -> list[str]:
-    """The dotted names a file is importable under."""
-    p = PurePosixPath(path)
-    stem = p.stem
-    parts = list(p.parent.parts)
+    """The dotted names a file is importable under (memoised per layout)."""
+    key = ("py-keys", path)
+    hit = layout.cache.get(key)
+    if hit is None:
+        hit = layout.cache[key] = _module_keys(path, layout)
+    return hit
+
+
+def _module_keys(path: str, layout: Any) -> list[str]:
+    directory, _, filename = path.rpartition("/")
+    stem = filename.rsplit(".", 1)[0]
+    parts = directory.split("/") if directory else []
     is_init = stem == "__init__"
     # Climb to the outermost directory that is still a package.
     top = len(parts)
@@ -146,6 +151,10 @@ class _Rules:
         return [("i", s[1], s[2]) for s in r.bases_of(fi.path, cls)]
 
     separator = "."
+    module_joiner = "."
+
+    def qualified_prefix(self, path: str, keys: list[str]) -> str:
+        return keys[0] if keys else ""
 
     def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
         """Importable names first (the first names the file's module), then namespace
@@ -164,7 +173,8 @@ class _Rules:
     def _module(self, r: Any, key: str) -> list:
         files = r.module_paths(FAMILY, key)
         if files:
-            inits = [p for p in files if PurePosixPath(p).stem == "__init__"]
+            inits = [p for p in files if p.endswith(("/__init__.py", "/__init__.pyi"))
+                     or p.startswith("__init__.")]
             return [("f", (inits or files)[0], 0)]
         if r.module_paths(FAMILY, "ns:" + key):
             return [("m", FAMILY, key)]
@@ -192,7 +202,7 @@ class _Rules:
         if not keys:
             return []
         base = keys[0].split(".")
-        if PurePosixPath(fi.path).stem != "__init__":
+        if not fi.path.rpartition("/")[2].startswith("__init__."):
             base = base[:-1]
         if dots > 1:
             base = base[: len(base) - (dots - 1)] if dots - 1 <= len(base) else []
@@ -228,6 +238,10 @@ class _Rules:
         return self._module(r, f"{key}.{name}") if key else []
 
     def module_member(self, r: Any, module: Any, name: str, depth: int = 0) -> list:
+        with r.entering(("member", module, name)) as fresh:
+            return self._module_member(r, module, name, depth) if fresh else []
+
+    def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
         if module[0] == "f":
             fi = r.index(module[1])
             if fi is None:

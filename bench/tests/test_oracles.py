@@ -1,0 +1,159 @@
+"""End-to-end checks of the oracles on tiny corpora, plus their shared plumbing.
+
+The jedi test needs ``jedi`` (skipped otherwise); the TypeScript test needs
+node and the pinned typescript already installed in bench/.cache/ts-oracle
+(``python bench/oracles/ts_oracle.py`` installs it; the test never does).
+"""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import common
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    cache = tmp_path / "cache"
+    monkeypatch.setattr(common, "CACHE_ROOT", cache)
+    return cache
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(textwrap.dedent(text))
+    return root
+
+
+def links(rows: list[dict[str, Any]], kind: str) -> set[tuple[str, int, str, str, int, str]]:
+    return {(r["path"], r["line"], r["name"], r["target_path"], r["target_line"], r["target_name"])
+            for r in rows if r["kind"] == kind}
+
+
+def test_select_subset_is_deterministic() -> None:
+    paths = [f"f{i:02d}.py" for i in range(10)]
+    assert common.select_subset(paths, 3) == ["f00.py", "f04.py", "f08.py"]
+    assert common.select_subset(paths, 3, "first") == ["f00.py", "f01.py", "f02.py"]
+    assert common.select_subset(paths, None) == paths
+    assert common.select_subset(paths, 50) == paths
+
+
+def test_corpus_key_changes_when_any_file_changes(tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": "x = 1\n", "b.py": "y = 2\n"})
+    before = common.corpus_key(tmp_path, ["a.py", "b.py"], ["v1"])
+    assert common.corpus_key(tmp_path, ["b.py", "a.py"], ["v1"]) == before
+    assert common.corpus_key(tmp_path, ["a.py", "b.py"], ["v2"]) != before
+    (tmp_path / "b.py").write_text("y = 3\n")
+    assert common.corpus_key(tmp_path, ["a.py", "b.py"], ["v1"]) != before
+
+
+PY_CORPUS = {
+    "__init__.py": "",
+    "a.py": """\
+        from .b import helper, Base as B
+        from pkg import b
+
+
+        class Child(B):
+            def go(self):
+                return self.step()
+
+            def step(self):
+                return helper() + len([])
+
+
+        def main():
+            Child().go()
+            b.helper()
+        """,
+    "b.py": """\
+        def helper():
+            return 1
+
+
+        class Base:
+            pass
+        """,
+}
+
+
+def test_jedi_oracle_rows(tmp_path: Path) -> None:
+    pytest.importorskip("jedi")
+    import python_jedi
+
+    corpus = write(tmp_path / "pkg", PY_CORPUS)  # the corpus *is* package `pkg`
+    out = tmp_path / "out.jsonl"
+    stats = python_jedi.run_oracle(corpus, out, jobs=1)
+    rows = list(common.read_jsonl(out))
+
+    assert links(rows, "call") == {
+        ("a.py", 7, "step", "a.py", 9, "step"),          # self.step()
+        ("a.py", 10, "helper", "b.py", 1, "helper"),     # len() is a builtin: no row
+        ("a.py", 14, "Child", "a.py", 5, "Child"),       # constructor call -> the class
+        ("a.py", 14, "go", "a.py", 6, "go"),
+        ("a.py", 15, "helper", "b.py", 1, "helper"),     # absolute import of the corpus package
+    }
+    assert links(rows, "extends") == {("a.py", 5, "B", "b.py", 5, "Base")}  # alias: target_name differs
+    defs = {(r["path"], r["name"], r["def_type"]) for r in rows if r["kind"] == "def"}
+    assert defs == {("a.py", "Child", "class"), ("a.py", "go", "function"), ("a.py", "step", "function"),
+                    ("a.py", "main", "function"), ("b.py", "helper", "function"), ("b.py", "Base", "class")}
+    assert [r["path"] for r in rows if r["kind"] == "file"] == ["__init__.py", "a.py", "b.py"]
+    assert stats["computed"] == 3
+
+    again = python_jedi.run_oracle(corpus, out, jobs=1)  # cached
+    assert again["computed"] == 0 and list(common.read_jsonl(out)) == rows
+    quick = python_jedi.run_oracle(corpus, tmp_path / "quick.jsonl", max_files=1, subset="first", jobs=1)
+    assert quick["files"] == 1 and quick["computed"] == 0
+
+
+TS_CORPUS = {
+    "a.ts": """\
+        import { helper, Widget as W } from "./sub/b.js";
+        export function over(x: string): string;
+        export function over(x: number): number;
+        export function over(x: any): any { return x; }
+        class Base { constructor(public n: number) {} greet() { return 1; } }
+        class Child extends Base {
+          constructor() { super(1); }
+          run() { this.greet(); over(1); helper(); new W(); [1].map((x) => x); }
+        }
+        export const arrow = () => 1;
+        arrow();
+        """,
+    "sub/b.ts": """\
+        export function helper() { return 1; }
+        export class Widget {}
+        """,
+}
+
+
+def test_ts_oracle_rows(tmp_path: Path) -> None:
+    import ts_oracle
+
+    if shutil.which("node") is None or ts_oracle.installed_typescript() != ts_oracle.pinned_typescript():
+        pytest.skip("node or the pinned typescript is not installed in bench/.cache/ts-oracle")
+    corpus = write(tmp_path / "corpus", TS_CORPUS)
+    out = tmp_path / "out.jsonl"
+    ts_oracle.run_oracle(corpus, out, jobs=1)
+    rows = list(common.read_jsonl(out))
+
+    assert links(rows, "call") == {
+        ("a.ts", 7, "super", "a.ts", 5, "Base"),         # constructor -> its class
+        ("a.ts", 8, "greet", "a.ts", 5, "greet"),
+        ("a.ts", 8, "over", "a.ts", 4, "over"),          # overload signature -> implementation
+        ("a.ts", 8, "helper", "sub/b.ts", 1, "helper"),  # `./sub/b.js` resolves to b.ts
+        ("a.ts", 8, "W", "sub/b.ts", 2, "Widget"),       # new W() through an import alias
+        ("a.ts", 11, "arrow", "a.ts", 10, "arrow"),      # function-valued const; [].map is lib: no row
+    }
+    assert links(rows, "extends") == {("a.ts", 6, "Base", "a.ts", 5, "Base")}
+    defs = {(r["path"], r["name"], r["def_type"]) for r in rows if r["kind"] == "def"}
+    assert defs == {("a.ts", "over", "function"), ("a.ts", "Base", "class"), ("a.ts", "greet", "method"),
+                    ("a.ts", "Child", "class"), ("a.ts", "run", "method"), ("a.ts", "arrow", "function"),
+                    ("sub/b.ts", "helper", "function"), ("sub/b.ts", "Widget", "class")}
+    assert [r["path"] for r in rows if r["kind"] == "file"] == ["a.ts", "sub/b.ts"]

@@ -1,0 +1,162 @@
+"""Go: packages are directories, import paths come from ``go.mod``, methods attach to their
+receiver's type, embedded fields are inheritance."""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any
+
+from knoxidx.indexer.facts import Import
+from knoxidx.indexer.lang.common import preceding_comment, text
+
+FAMILY = "go"
+
+
+def classify(sub: str, name: str, node: Any) -> str | None:
+    from knoxidx.indexer.extract import DEF_KINDS
+
+    return DEF_KINDS.get(sub)
+
+
+def doc_comment(node: Any, source: bytes) -> str:
+    target = node
+    if node.type == "type_spec" and node.parent is not None:
+        target = node.parent
+    if node.type in ("const_spec", "var_spec") and node.parent is not None:
+        target = node.parent
+    return preceding_comment(target)
+
+
+def is_exported(node: Any, name: str, nested: bool) -> bool | None:
+    return name[:1].isupper()
+
+
+def package_name(raw: str) -> str:
+    return raw
+
+
+def decode_import(node: Any, scope: int) -> list[Import]:
+    out: list[Import] = []
+    specs = [c for c in _descendants(node) if c.type == "import_spec"]
+    for spec in specs:
+        path_node = spec.child_by_field_name("path")
+        if path_node is None:
+            continue
+        path = text(path_node).strip('"`')
+        line = spec.start_point[0] + 1
+        name_node = spec.child_by_field_name("name")
+        if name_node is None:
+            out.append(Import(path, "", default_alias(path), line, scope))
+        elif name_node.type == "dot":
+            out.append(Import(path, "*", "", line, scope))
+        elif text(name_node) == "_":
+            out.append(Import(path, "", "", line, scope))
+        else:
+            out.append(Import(path, "", text(name_node), line, scope))
+    return out
+
+
+def _descendants(node: Any) -> list[Any]:
+    out = []
+    for child in node.named_children:
+        out.append(child)
+        if child.type == "import_spec_list":
+            out.extend(child.named_children)
+    return out
+
+
+def default_alias(path: str) -> str:
+    parts = path.split("/")
+    last = parts[-1]
+    if len(parts) > 1 and last.startswith("v") and last[1:].isdigit():
+        last = parts[-2]  # example.com/lib/v2 is package lib
+    return last.removeprefix("go-").replace("-", "_").replace(".", "_")
+
+
+# ---- resolution ----------------------------------------------------------------------------
+
+
+def package_path(path: str, layout: Any) -> str:
+    directory = posixpath.dirname(path)
+    best = None
+    for mod_dir, module in layout.go_modules.items():
+        if mod_dir == "" or directory == mod_dir or directory.startswith(mod_dir + "/"):
+            if best is None or len(mod_dir) > len(best[0]):
+                best = (mod_dir, module)
+    if best is None:
+        return posixpath.join(layout.root_name, directory) if directory else layout.root_name
+    rel = directory[len(best[0]):].lstrip("/") if best[0] else directory
+    return f"{best[1]}/{rel}" if rel else best[1]
+
+
+class _Rules:
+    self_names: frozenset[str] = frozenset()
+    self_type_names: frozenset[str] = frozenset()
+    self_binds_anywhere = False
+    class_members_visible = False
+    out_of_line_methods = True
+    guess_bare_names = False
+    builtin_method_names = frozenset({
+        "Error", "String", "Close", "Read", "Write", "Lock", "Unlock", "RLock", "RUnlock",
+        "Done", "Err", "Value", "Len", "Wait", "Add", "Store", "Load", "Swap", "Reset",
+        "Bytes", "WriteString", "Printf", "Println", "Sprintf", "Errorf", "Fatal", "Fatalf",
+        "Helper", "Run", "Skip", "Logf", "Log", "Parallel", "Cleanup", "Set", "Get", "Del",
+        "Seek", "Flush", "Sync", "Stop", "Now",
+    })
+    separator = "."
+    module_joiner = "."
+
+    def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
+        return [package_path(path, layout), "dir:" + posixpath.dirname(path)]
+
+    def qualified_prefix(self, path: str, keys: list[str]) -> str:
+        return keys[0] if keys else ""
+
+    def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list | None:
+        return None
+
+    def owner_matches(self, r: Any, fi: Any, index: int, path: str, method: int) -> bool:
+        return posixpath.dirname(path) == posixpath.dirname(fi.path)
+
+    def extra_bases(self, r: Any, fi: Any, index: int) -> list:
+        return []
+
+    def _package(self, r: Any, import_path: str) -> list:
+        if r.module_paths(FAMILY, import_path):
+            return [("m", FAMILY, import_path)]
+        return [("x", FAMILY, import_path)]
+
+    def import_binding(self, r: Any, fi: Any, imp: Any) -> list:
+        return self._package(r, imp.module)
+
+    def import_targets(self, r: Any, fi: Any, imp: Any) -> list:
+        return self._package(r, imp.module)
+
+    def module_member(self, r: Any, module: Any, name: str) -> list:
+        if module[0] != "m":
+            return []
+        out = []
+        for path in r.module_paths(FAMILY, module[2]):
+            pfi = r.index(path)
+            hit = pfi.children.get((-1, name)) if pfi else None
+            if hit:
+                out.append(("d", path, hit[-1]))
+        return out
+
+    def module_fallback(self, r: Any, fi: Any, name: str) -> list:
+        # the package scope spans every file of the directory
+        for path in r.module_paths(FAMILY, "dir:" + posixpath.dirname(fi.path)):
+            if path == fi.path:
+                continue
+            pfi = r.index(path)
+            hit = pfi.children.get((-1, name)) if pfi else None
+            if hit:
+                return [("d", path, hit[-1])]
+        for wildcard in fi.wildcards:
+            found = self.module_member(r, ("m", FAMILY, wildcard.module), name)
+            if found:
+                return found
+        return []
+
+
+RULES = _Rules()

@@ -1,0 +1,171 @@
+"""Java: packages, single-type/wildcard/static imports, same-package names, inherited members
+visible by their bare name, ``new T()``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from knoxidx.indexer.facts import Import
+from knoxidx.indexer.lang.common import preceding_comment, text
+
+FAMILY = "java"
+
+
+def classify(sub: str, name: str, node: Any) -> str | None:
+    if sub == "field":
+        modifiers = next((c for c in node.children if c.type == "modifiers"), None)
+        words = text(modifiers).split() if modifiers is not None else []
+        if "static" in words and "final" in words:
+            from knoxidx.graph.model import NodeKind
+
+            return NodeKind.CONSTANT.value
+    from knoxidx.indexer.extract import DEF_KINDS
+
+    return DEF_KINDS.get(sub)
+
+
+def doc_comment(node: Any, source: bytes) -> str:
+    return preceding_comment(node)
+
+
+def is_exported(node: Any, name: str, nested: bool) -> bool | None:
+    modifiers = next((c for c in node.children if c.type == "modifiers"), None)
+    if modifiers is None:
+        return None if nested else False
+    words = text(modifiers).split()
+    if "public" in words or "protected" in words:
+        return True
+    return False if "private" in words else None
+
+
+def package_name(raw: str) -> str:
+    return raw.replace(" ", "")
+
+
+def decode_import(node: Any, scope: int) -> list[Import]:
+    line = node.start_point[0] + 1
+    is_static = any(c.type == "static" for c in node.children)
+    wildcard = any(c.type == "asterisk" for c in node.children)
+    path_node = next((c for c in node.named_children
+                      if c.type in ("scoped_identifier", "identifier")), None)
+    if path_node is None:
+        return []
+    path = text(path_node).replace(" ", "")
+    if wildcard:
+        return [Import(path, "*", "", line, scope, is_static)]
+    module, _, name = path.rpartition(".")
+    return [Import(module, name, name, line, scope, False)]
+
+
+# ---- resolution ----------------------------------------------------------------------------
+
+_OBJECT_METHODS = frozenset("""
+equals hashCode toString getClass notify notifyAll wait clone finalize length charAt
+substring indexOf isEmpty get put add addAll remove contains containsKey size iterator
+stream forEach map filter collect append format valueOf of asList keySet values entrySet
+close read write flush println print trim split replace startsWith endsWith toLowerCase
+toUpperCase compareTo next hasNext getKey getValue orElse isPresent ifPresent
+""".split())
+
+
+class _Rules:
+    self_names = frozenset({"this"})
+    self_type_names: frozenset[str] = frozenset()
+    self_binds_anywhere = True
+    class_members_visible = True
+    out_of_line_methods = False
+    guess_bare_names = False
+    builtin_method_names = _OBJECT_METHODS
+    separator = "."
+    module_joiner = "."
+
+    def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
+        package = facts.package
+        keys = [package or "(default)"]
+        for d in facts.defs:
+            if d.parent < 0 and d.kind in ("Class", "Interface"):
+                keys.append(f"type:{package}.{d.name}" if package else f"type:{d.name}")
+        return keys
+
+    def qualified_prefix(self, path: str, keys: list[str]) -> str:
+        return keys[0] if keys and keys[0] != "(default)" else ""
+
+    def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list | None:
+        if head != "super":
+            return None
+        cls = fi.class_of(scope)
+        if cls < 0:
+            return []
+        return [("i", s[1], s[2]) for s in r.bases_of(fi.path, cls)]
+
+    def owner_matches(self, *args: Any) -> bool:
+        return False
+
+    def extra_bases(self, r: Any, fi: Any, index: int) -> list:
+        return []
+
+    def _type(self, r: Any, qualified: str) -> list:
+        """The class named by a fully qualified name, nested classes included."""
+        for path in r.module_paths(FAMILY, "type:" + qualified):
+            pfi = r.index(path)
+            hit = pfi.children.get((-1, qualified.rpartition(".")[2])) if pfi else None
+            if hit:
+                return [("d", path, hit[-1])]
+        outer, _, inner = qualified.rpartition(".")
+        if outer and "." in outer:
+            for cls in self._type(r, outer):
+                found = r.class_member(cls[1], cls[2], inner)
+                if found:
+                    return found
+        return []
+
+    def import_binding(self, r: Any, fi: Any, imp: Any) -> list:
+        found = self._type(r, f"{imp.module}.{imp.name}")
+        if found:
+            return found
+        for cls in self._type(r, imp.module):  # import static a.B.member
+            members = r.class_member(cls[1], cls[2], imp.name)
+            if members:
+                return members
+        return [("x", FAMILY, imp.module)]
+
+    def import_targets(self, r: Any, fi: Any, imp: Any) -> list:
+        if imp.name == "*":
+            if imp.reexport:  # static wildcard: the class's file
+                return [("f", s[1], 0) for s in self._type(r, imp.module)] or \
+                    [("x", FAMILY, imp.module)]
+            if r.module_paths(FAMILY, imp.module):
+                return [("m", FAMILY, imp.module)]
+            return [("x", FAMILY, imp.module)]
+        found = self._type(r, f"{imp.module}.{imp.name}") or self._type(r, imp.module)
+        if found:
+            return [("f", found[0][1], 0)]
+        return [("x", FAMILY, imp.module)]
+
+    def module_member(self, r: Any, module: Any, name: str) -> list:
+        if module[0] == "m":
+            return self._type(r, f"{module[2]}.{name}")
+        return []
+
+    def module_fallback(self, r: Any, fi: Any, name: str) -> list:
+        package = fi.facts.package
+        found = self._type(r, f"{package}.{name}" if package else name)
+        if found:
+            return found
+        for wildcard in fi.wildcards:
+            if wildcard.reexport:  # import static a.B.*
+                for cls in self._type(r, wildcard.module):
+                    members = r.class_member(cls[1], cls[2], name)
+                    if members:
+                        return members
+            else:
+                found = self._type(r, f"{wildcard.module}.{name}")
+                if found:
+                    return found
+        # a package name used as a qualifier: java.util.List, a.b.C.m()
+        if r.module_paths(FAMILY, name) or r.module_paths(FAMILY, "ns:" + name):
+            return [("m", FAMILY, name)]
+        return []
+
+
+RULES = _Rules()

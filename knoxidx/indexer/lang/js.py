@@ -1,0 +1,344 @@
+"""JavaScript, TypeScript and TSX: ES module and CommonJS imports/exports, JSDoc, and how an
+import specifier maps to a file (relative paths, index files, ``.js`` -> ``.ts``, tsconfig
+``baseUrl``/``paths``)."""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any
+
+from knoxidx.graph.model import NodeKind
+from knoxidx.indexer.facts import Import
+from knoxidx.indexer.lang.common import preceding_comment, text
+
+FAMILY = "js"
+EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
+_JS_TO_TS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function"})
+
+
+def classify(sub: str, name: str, node: Any) -> str | None:
+    if sub in ("constant", "variable"):
+        value = node.child_by_field_name("value")
+        if value is not None and value.type in _FUNCTION_VALUES:
+            return NodeKind.FUNCTION.value
+        if value is not None and value.type == "class":
+            return NodeKind.CLASS.value
+        declaration = node.parent
+        keyword = declaration.children[0].type if declaration is not None else ""
+        return NodeKind.CONSTANT.value if keyword == "const" else NodeKind.VARIABLE.value
+    if sub == "field":
+        value = node.child_by_field_name("value")
+        if value is not None and value.type in _FUNCTION_VALUES:
+            return NodeKind.FUNCTION.value
+        return NodeKind.VARIABLE.value
+    if sub == "function":
+        value = node.child_by_field_name("value")
+        if value is not None and value.type == "class":
+            return NodeKind.CLASS.value
+    from knoxidx.indexer.extract import DEF_KINDS
+
+    return DEF_KINDS.get(sub)
+
+
+def _statement(node: Any) -> Any:
+    """The statement a declaration sits in (through `const x = ...` and `export`)."""
+    target = node
+    if target.type == "variable_declarator" and target.parent is not None:
+        target = target.parent
+    if target.parent is not None and target.parent.type == "export_statement":
+        target = target.parent
+    return target
+
+
+def doc_comment(node: Any, source: bytes) -> str:
+    return preceding_comment(_statement(node))
+
+
+def is_exported(node: Any, name: str, nested: bool) -> bool | None:
+    if nested:
+        if name.startswith("#"):
+            return False
+        for child in node.children:
+            if child.type == "accessibility_modifier":
+                return text(child) == "public"
+        return True
+    return _statement(node).type == "export_statement"
+
+
+def package_name(raw: str) -> str:
+    return raw
+
+
+def _string(node: Any) -> str:
+    return text(node).strip("'\"`")
+
+
+def decode_import(node: Any, scope: int) -> list[Import]:
+    line = node.start_point[0] + 1
+    kind = node.type
+    out: list[Import] = []
+    if kind == "import_statement":
+        source = node.child_by_field_name("source")
+        module = _string(source) if source is not None else ""
+        clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+        if clause is None:
+            require = next((c for c in node.named_children if c.type == "import_require_clause"),
+                           None)
+            if require is not None:  # import x = require("y")
+                alias = next((c for c in require.named_children if c.type == "identifier"), None)
+                src = require.child_by_field_name("source")
+                if alias is not None and src is not None:
+                    return [Import(_string(src), "", text(alias), line, scope)]
+            return [Import(module, "", "", line, scope)]
+        for part in clause.named_children:
+            if part.type == "identifier":
+                out.append(Import(module, "default", text(part), line, scope))
+            elif part.type == "namespace_import":
+                ident = next((c for c in part.named_children if c.type == "identifier"), None)
+                if ident is not None:
+                    out.append(Import(module, "", text(ident), line, scope))
+            elif part.type == "named_imports":
+                for spec in part.named_children:
+                    if spec.type != "import_specifier":
+                        continue
+                    name = text(spec.child_by_field_name("name"))
+                    alias_node = spec.child_by_field_name("alias")
+                    out.append(Import(module, name, text(alias_node) if alias_node else name,
+                                      line, scope))
+        return out
+    if kind == "export_statement":
+        source = node.child_by_field_name("source")
+        module = _string(source) if source is not None else ""
+        declaration = node.child_by_field_name("declaration")
+        is_default = any(c.type == "default" for c in node.children)
+        if declaration is not None:
+            if is_default:
+                name = declaration.child_by_field_name("name")
+                if name is not None:
+                    return [Import("", text(name), "default", line, scope, True)]
+            return []
+        value = node.child_by_field_name("value")
+        if value is not None and value.type == "identifier":
+            return [Import("", text(value), "default", line, scope, True)]
+        clause = next((c for c in node.named_children if c.type == "export_clause"), None)
+        if clause is not None:
+            for spec in clause.named_children:
+                if spec.type != "export_specifier":
+                    continue
+                name = text(spec.child_by_field_name("name"))
+                alias_node = spec.child_by_field_name("alias")
+                out.append(Import(module, name, text(alias_node) if alias_node else name,
+                                  line, scope, True))
+            return out
+        namespace = next((c for c in node.named_children if c.type == "namespace_export"), None)
+        if namespace is not None and source is not None:
+            ident = namespace.named_children[-1] if namespace.named_children else None
+            return [Import(module, "", text(ident) if ident else "", line, scope, True)]
+        if source is not None:
+            return [Import(module, "*", "", line, scope, True)]
+        return []
+    if kind == "variable_declarator":  # const x = require("y"), const {a, b: c} = require("y")
+        call = node.child_by_field_name("value")
+        args = call.child_by_field_name("arguments") if call is not None else None
+        strings = [c for c in args.named_children if c.type == "string"] if args else []
+        if not strings:
+            return []
+        module = _string(strings[0])
+        target = node.child_by_field_name("name")
+        if target is None:
+            return []
+        if target.type == "identifier":
+            return [Import(module, "", text(target), line, scope)]
+        if target.type == "object_pattern":
+            for prop in target.named_children:
+                if prop.type == "shorthand_property_identifier_pattern":
+                    out.append(Import(module, text(prop), text(prop), line, scope))
+                elif prop.type == "pair_pattern":
+                    key, value = prop.child_by_field_name("key"), prop.child_by_field_name("value")
+                    if key is not None and value is not None and value.type == "identifier":
+                        out.append(Import(module, text(key), text(value), line, scope))
+        return out
+    if kind == "assignment_expression":  # module.exports = {a, b: c} / module.exports = X
+        right = node.child_by_field_name("right")
+        if right is None:
+            return []
+        if right.type == "identifier":
+            return [Import("", text(right), "default", line, scope, True)]
+        for prop in right.named_children:
+            if prop.type == "shorthand_property_identifier":
+                out.append(Import("", text(prop), text(prop), line, scope, True))
+            elif prop.type == "pair":
+                key, value = prop.child_by_field_name("key"), prop.child_by_field_name("value")
+                if key is not None and value is not None and value.type == "identifier":
+                    out.append(Import("", text(value), _string(key), line, scope, True))
+        return out
+    return out
+
+
+# ---- resolution ----------------------------------------------------------------------------
+
+_BUILTIN_METHODS = frozenset("""
+push pop shift unshift map filter forEach reduce reduceRight join split slice splice indexOf
+lastIndexOf includes concat keys values entries get set has delete add clear then catch finally
+toString toFixed trim trimStart trimEnd replace replaceAll match matchAll test apply call bind
+startsWith endsWith find findIndex findLast some every sort reverse fill charAt charCodeAt
+codePointAt substring substr toLowerCase toUpperCase padStart padEnd repeat flat flatMap assign
+freeze create defineProperty hasOwnProperty isArray from of emit on once off addListener
+removeListener log warn error info debug parse stringify resolve reject all allSettled race any
+next return throw exec at valueOf localeCompare normalize search toJSON getTime now
+addEventListener removeEventListener dispatchEvent querySelector querySelectorAll getAttribute
+setAttribute appendChild removeChild preventDefault stopPropagation
+""".split())
+
+
+class _Rules:
+    self_names = frozenset({"this"})
+    self_type_names = frozenset({"this"})
+    self_binds_anywhere = True
+    class_members_visible = False
+    out_of_line_methods = False
+    guess_bare_names = False
+    builtin_method_names = _BUILTIN_METHODS
+    separator = "."
+    module_joiner = ":"
+
+    def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
+        return [path]
+
+    def qualified_prefix(self, path: str, keys: list[str]) -> str:
+        for ext in EXTENSIONS:
+            if path.endswith(ext):
+                return path[: -len(ext)]
+        return path
+
+    def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list | None:
+        if head != "super":
+            return None
+        cls = fi.class_of(scope)
+        if cls < 0:
+            return []
+        return [("i", s[1], s[2]) for s in r.bases_of(fi.path, cls)]
+
+    def owner_matches(self, *args: Any) -> bool:
+        return False
+
+    def extra_bases(self, r: Any, fi: Any, index: int) -> list:
+        return []
+
+    # modules
+
+    def _file(self, r: Any, path: str) -> list:
+        return [("f", path, 0)] if r.module_paths(FAMILY, path) else []
+
+    def _candidates(self, base: str) -> list[str]:
+        out = [base]
+        root, ext = posixpath.splitext(base)
+        if ext in _JS_TO_TS:
+            out.extend(root + alt for alt in _JS_TO_TS[ext])
+        out.extend(base + e for e in EXTENSIONS)
+        out.extend(f"{base}/index{e}" for e in EXTENSIONS)
+        return out
+
+    def _find(self, r: Any, base: str) -> list:
+        base = posixpath.normpath(base)
+        if base.startswith(".."):
+            return []
+        if base == ".":
+            base = ""
+        for candidate in self._candidates(base):
+            found = self._file(r, candidate.lstrip("/"))
+            if found:
+                return found
+        return []
+
+    def resolve_module(self, r: Any, fi: Any, spec: str) -> list:
+        if not spec:
+            return [("f", fi.path, 0)]
+        if spec.startswith("."):
+            return self._find(r, posixpath.join(posixpath.dirname(fi.path), spec))
+        for ts in r.layout.ts_configs:
+            if ts.directory and not fi.path.startswith(ts.directory + "/"):
+                continue
+            base_dir = posixpath.join(ts.directory, ts.base_url or ".")
+            for pattern, targets in ts.paths.items():
+                prefix, star, suffix = pattern.partition("*")
+                if star and spec.startswith(prefix) and spec.endswith(suffix):
+                    middle = spec[len(prefix): len(spec) - len(suffix)]
+                    for target in targets:
+                        found = self._find(r, posixpath.join(base_dir, target.replace("*", middle)))
+                        if found:
+                            return found
+                elif not star and spec == pattern:
+                    for target in targets:
+                        found = self._find(r, posixpath.join(base_dir, target))
+                        if found:
+                            return found
+            if ts.base_url is not None:
+                found = self._find(r, posixpath.join(base_dir, spec))
+                if found:
+                    return found
+        parts = spec.split("/")
+        package = "/".join(parts[:2]) if spec.startswith("@") else parts[0]
+        return [("x", FAMILY, package)]
+
+    def import_binding(self, r: Any, fi: Any, imp: Any) -> list:
+        modules = self.resolve_module(r, fi, imp.module)
+        if not imp.name:
+            return modules
+        out: list = []
+        for m in modules:
+            if m[0] == "x":
+                out.append(m)
+                continue
+            found = self.module_member(r, m, imp.name)
+            if not found and imp.name == "default":
+                found = [m]  # a CommonJS module imported as a default
+            out.extend(found)
+        return out
+
+    def import_targets(self, r: Any, fi: Any, imp: Any) -> list:
+        if not imp.module:
+            return []
+        return [m for m in self.resolve_module(r, fi, imp.module) if m[0] in ("f", "x")]
+
+    def module_member(self, r: Any, module: Any, name: str, depth: int = 0) -> list:
+        with r.entering(("member", module, name)) as fresh:
+            return self._module_member(r, module, name, depth) if fresh else []
+
+    def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
+        if module[0] != "f" or depth > 8:
+            return []
+        fi = r.index(module[1])
+        if fi is None:
+            return []
+        exports = [i for i in fi.facts.imports if i.reexport and i.alias == name]
+        for exp in exports[-1:]:
+            if not exp.module:
+                found, _ = r.resolve_path(fi, (exp.name,), -1)
+                return found
+            return self.import_binding(r, fi, exp) if exp.name else \
+                self.resolve_module(r, fi, exp.module)
+        hit = fi.children.get((-1, name))
+        if hit:
+            return [("d", fi.path, hit[-1])]
+        for wildcard in fi.wildcards:
+            if wildcard.reexport:
+                for m in self.resolve_module(r, fi, wildcard.module):
+                    if m[0] == "f" and m != module:
+                        found = self.module_member(r, m, name, depth + 1)
+                        if found:
+                            return found
+        if name != "default":
+            for default in self.module_member(r, module, "default", depth + 1):
+                if default[0] == "d":
+                    members, _ = r.member(default, name)
+                    if members:
+                        return members
+        return []
+
+    def module_fallback(self, r: Any, fi: Any, name: str) -> list:
+        return []
+
+
+RULES = _Rules()

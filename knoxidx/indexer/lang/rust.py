@@ -1,0 +1,310 @@
+"""Rust: the module tree from file paths (``src/a/b.rs`` is ``crate::a::b``), ``use`` paths
+with ``crate``/``self``/``super``, methods from ``impl`` blocks, ``impl Trait for Type``."""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any
+
+from knoxidx.indexer.facts import Import
+from knoxidx.indexer.lang.common import preceding_comment, text
+
+FAMILY = "rust"
+
+
+def classify(sub: str, name: str, node: Any) -> str | None:
+    from knoxidx.indexer.extract import DEF_KINDS
+
+    return DEF_KINDS.get(sub)
+
+
+def doc_comment(node: Any, source: bytes) -> str:
+    return preceding_comment(node)
+
+
+def is_exported(node: Any, name: str, nested: bool) -> bool | None:
+    return any(c.type == "visibility_modifier" for c in node.children)
+
+
+def package_name(raw: str) -> str:
+    return raw
+
+
+def decode_import(node: Any, scope: int) -> list[Import]:
+    line = node.start_point[0] + 1
+    if node.type == "mod_item":  # `mod foo;` loads foo.rs / foo/mod.rs
+        name = text(node.child_by_field_name("name"))
+        return [Import("self::" + name, "", name, line, scope)]
+    if node.type == "extern_crate_declaration":
+        name_node = node.child_by_field_name("name")
+        alias_node = node.child_by_field_name("alias")
+        if name_node is None:
+            return []
+        name = text(name_node)
+        return [Import(name, "", text(alias_node) if alias_node else name, line, scope)]
+    argument = node.child_by_field_name("argument")
+    out: list[Import] = []
+    if argument is not None:
+        _use_tree(argument, "", line, scope, out)
+    return out
+
+
+def _join(prefix: str, part: str) -> str:
+    return f"{prefix}::{part}" if prefix else part
+
+
+def _use_tree(node: Any, prefix: str, line: int, scope: int, out: list[Import]) -> None:
+    kind = node.type
+    if kind in ("identifier", "crate", "self", "super", "scoped_identifier"):
+        full = _join(prefix, text(node).replace(" ", ""))
+        module, _, name = full.rpartition("::")
+        if name == "self":  # `use a::b::{self}` binds b
+            module, _, name = module.rpartition("::")
+            out.append(Import(_join(module, name) if module else name, "", name, line, scope))
+        elif name in ("crate", "super"):
+            out.append(Import(full, "", "", line, scope))
+        else:
+            out.append(Import(module, name, name, line, scope))
+    elif kind == "use_as_clause":
+        path = node.child_by_field_name("path")
+        alias = node.child_by_field_name("alias")
+        full = _join(prefix, text(path).replace(" ", ""))
+        module, _, name = full.rpartition("::")
+        out.append(Import(module, name, text(alias) if alias else name, line, scope))
+    elif kind == "use_wildcard":
+        inner = node.named_children[0] if node.named_children else None
+        module = _join(prefix, text(inner).replace(" ", "")) if inner is not None else prefix
+        out.append(Import(module, "*", "", line, scope))
+    elif kind == "scoped_use_list":
+        path = node.child_by_field_name("path")
+        new_prefix = _join(prefix, text(path).replace(" ", "")) if path is not None else prefix
+        use_list = node.child_by_field_name("list")
+        if use_list is not None:
+            for child in use_list.named_children:
+                _use_tree(child, new_prefix, line, scope, out)
+    elif kind == "use_list":
+        for child in node.named_children:
+            _use_tree(child, prefix, line, scope, out)
+
+
+# ---- resolution ----------------------------------------------------------------------------
+
+
+def crate_of(path: str, layout: Any) -> tuple[str, str]:
+    """(crate directory, crate name) of the innermost Cargo.toml above ``path``."""
+    directory = posixpath.dirname(path)
+    best = ("", layout.cargo_crates.get("", layout.root_name.replace("-", "_")))
+    for crate_dir, name in layout.cargo_crates.items():
+        if crate_dir and (directory == crate_dir or directory.startswith(crate_dir + "/")):
+            if len(crate_dir) > len(best[0]):
+                best = (crate_dir, name)
+    return best
+
+
+def module_path(path: str, layout: Any) -> str:
+    """``crate_name::a::b`` for ``<crate>/src/a/b.rs`` (and ``a/mod.rs``, ``lib.rs``)."""
+    crate_dir, crate = crate_of(path, layout)
+    rel = path[len(crate_dir) + 1:] if crate_dir else path
+    if rel.startswith("src/"):
+        rel = rel[4:]
+    parts = rel[:-3].split("/") if rel.endswith(".rs") else rel.split("/")
+    if parts and parts[-1] in ("mod", "lib", "main"):
+        parts = parts[:-1]
+    return "::".join([crate, *[p for p in parts if p]])
+
+
+class _Rules:
+    self_names = frozenset({"self"})
+    self_type_names = frozenset({"Self"})
+    self_binds_anywhere = True
+    class_members_visible = False
+    out_of_line_methods = True
+    guess_bare_names = False
+    builtin_method_names = frozenset("""
+        clone to_string to_owned into from as_ref as_mut unwrap expect unwrap_or unwrap_or_else
+        unwrap_or_default map map_err and_then ok_or ok_or_else ok err is_some is_none is_ok
+        is_err iter iter_mut into_iter collect push pop insert remove get get_mut len is_empty
+        contains extend clear take replace borrow borrow_mut lock read write send recv poll
+        next fmt eq ne cmp partial_cmp hash default new with_capacity as_str as_bytes
+        to_vec drop deref deref_mut filter filter_map fold for_each any all find position
+        rev zip enumerate chain skip step_by chars bytes split trim starts_with ends_with
+        parse format write_str write_fmt spawn await
+    """.split())
+    separator = "::"
+    module_joiner = "::"
+
+    def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
+        return [module_path(path, layout)]
+
+    def qualified_prefix(self, path: str, keys: list[str]) -> str:
+        return keys[0] if keys else ""
+
+    def _current(self, r: Any, fi: Any) -> str:
+        return module_path(fi.path, r.layout)
+
+    def _module(self, r: Any, key: str) -> list:
+        if r.module_paths(FAMILY, key):
+            return [("m", FAMILY, key)]
+        # an inline `mod name { }` inside the parent module's file
+        parent, _, name = key.rpartition("::")
+        if parent:
+            for path in r.module_paths(FAMILY, parent):
+                pfi = r.index(path)
+                hit = pfi.children.get((-1, name)) if pfi else None
+                if hit and pfi.facts.defs[hit[-1]].kind == "Module":
+                    return [("d", path, hit[-1])]
+        return []
+
+    def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list | None:
+        if head == "crate":
+            return [("m", FAMILY, crate_of(fi.path, r.layout)[1])]
+        if head == "super":
+            parent = self._current(r, fi).rpartition("::")[0]
+            return self._module(r, parent) if parent else []
+        if head == "Self":
+            owner = self._owner_type(r, fi, scope)
+            return owner
+        if head == "self" and not self._in_method(fi, scope):
+            return [("m", FAMILY, self._current(r, fi))]
+        if head == "self":
+            return [("i", s[1], s[2]) for s in self._owner_type(r, fi, scope)]
+        return None
+
+    def _in_method(self, fi: Any, scope: int) -> bool:
+        defs = fi.facts.defs
+        s = scope
+        while s >= 0:
+            d = defs[s]
+            if d.owner or (d.parent >= 0 and defs[d.parent].kind == "Interface"):
+                return True
+            s = d.parent
+        return False
+
+    def _owner_type(self, r: Any, fi: Any, scope: int) -> list:
+        defs = fi.facts.defs
+        s = scope
+        while s >= 0:
+            d = defs[s]
+            if d.owner:
+                found, _ = r.resolve_path(fi, (d.owner,), -1)
+                return [x for x in found if x[0] == "d"]
+            if d.parent >= 0 and defs[d.parent].kind == "Interface":
+                return [("d", fi.path, d.parent)]
+            s = d.parent
+        return []
+
+    def owner_matches(self, r: Any, fi: Any, index: int, path: str, method: int) -> bool:
+        return crate_of(path, r.layout) == crate_of(fi.path, r.layout)
+
+    def extra_bases(self, r: Any, fi: Any, index: int) -> list:
+        """Traits a type implements anywhere in the crate lend it their default methods."""
+        return []
+
+    def resolve_module(self, r: Any, fi: Any, spec: str) -> list:
+        parts = spec.split("::") if spec else []
+        if not parts:
+            return []
+        head = parts[0]
+        current = self._current(r, fi)
+        if head == "crate":
+            base = crate_of(fi.path, r.layout)[1]
+        elif head == "self":
+            base = current
+        elif head == "super":
+            base = current
+            while parts and parts[0] == "super":
+                base = base.rpartition("::")[0]
+                parts = parts[1:]
+            parts = ["super", *parts]
+        else:
+            local = self._module(r, f"{current}::{head}")
+            if local:
+                base = f"{current}::{head}"
+            elif r.module_paths(FAMILY, head):
+                base = head
+            else:
+                return [("x", FAMILY, head)]
+        key = "::".join([base, *parts[1:]]) if len(parts) > 1 else base
+        found = self._module(r, key)
+        if found:
+            return found
+        # `use a::Type` where a::Type is an item, not a module: resolve the parent module
+        return []
+
+    def _item(self, r: Any, fi: Any, module: str, name: str) -> list:
+        modules = self.resolve_module(r, fi, module) if module else []
+        out: list = []
+        for m in modules:
+            if m[0] == "x":
+                out.append(m)
+            else:
+                out.extend(self.module_member(r, m, name))
+        if not out and module:
+            # the module part may itself be a type: `use a::Type::method` is rare; try a path
+            found, _ = r.resolve_path(fi, (*module.split("::"), name), -1)
+            out.extend(found)
+        return out
+
+    def import_binding(self, r: Any, fi: Any, imp: Any) -> list:
+        if not imp.name:
+            return self.resolve_module(r, fi, imp.module)
+        return self._item(r, fi, imp.module, imp.name)
+
+    def import_targets(self, r: Any, fi: Any, imp: Any) -> list:
+        spec = imp.module if not imp.name or imp.name == "*" else f"{imp.module}::{imp.name}"
+        found = self.resolve_module(r, fi, spec) if spec else []
+        if not found and imp.name and imp.name != "*":
+            found = self.resolve_module(r, fi, imp.module)
+        out = []
+        for m in found:
+            if m[0] == "m":
+                out.extend(("f", p, 0) for p in r.module_paths(FAMILY, m[2])[:1])
+            elif m[0] == "x":
+                out.append(m)
+        return out
+
+    def module_member(self, r: Any, module: Any, name: str, depth: int = 0) -> list:
+        with r.entering(("member", module, name)) as fresh:
+            return self._module_member(r, module, name, depth) if fresh else []
+
+    def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
+        if module[0] == "d":
+            pfi = r.index(module[1])
+            hit = pfi.children.get((module[2], name)) if pfi else None
+            return [("d", module[1], hit[-1])] if hit else []
+        if module[0] != "m" or depth > 6:
+            return []
+        out: list = []
+        for path in r.module_paths(FAMILY, module[2]):
+            pfi = r.index(path)
+            if pfi is None:
+                continue
+            hit = pfi.children.get((-1, name))
+            if hit:
+                out.append(("d", path, hit[-1]))
+                continue
+            imports = pfi.imports.get((-1, name))
+            if imports:  # `pub use` re-exports
+                out.extend(s for s in self.import_binding(r, pfi, imports[-1]) if s != module)
+                continue
+            for wildcard in pfi.wildcards:
+                for m in self.resolve_module(r, pfi, wildcard.module):
+                    if m != module and m[0] != "x":
+                        out.extend(self.module_member(r, m, name, depth + 1))
+        if not out:
+            out = self._module(r, f"{module[2]}::{name}")
+        return out
+
+    def module_fallback(self, r: Any, fi: Any, name: str) -> list:
+        for wildcard in fi.wildcards:
+            for m in self.resolve_module(r, fi, wildcard.module):
+                if m[0] != "x":
+                    found = self.module_member(r, m, name, 1)
+                    if found:
+                        return found
+        # a child module declared in another file (`mod foo;` is an import, this catches
+        # crate-root paths like `foo::bar()` where foo is a sibling module)
+        return self._module(r, f"{self._current(r, fi)}::{name}")
+
+
+RULES = _Rules()

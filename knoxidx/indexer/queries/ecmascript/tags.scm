@@ -1,0 +1,61 @@
+; knoxidx tags shared by JavaScript, TypeScript and TSX (valid in all three grammars).
+
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+(class_declaration name: (_) @name) @definition.class
+(class name: (_) @name) @definition.class
+(method_definition name: (_) @name) @definition.method
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function) (class)]) @definition.function
+
+(program (lexical_declaration (variable_declarator name: (identifier) @name) @definition.constant))
+(program (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable))
+(program (export_statement declaration:
+  (lexical_declaration (variable_declarator name: (identifier) @name) @definition.constant)))
+(program (export_statement declaration:
+  (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable)))
+
+; CommonJS: exports.name = function () {}
+(expression_statement (assignment_expression
+  left: (member_expression object: [(identifier) (member_expression)] @_exports
+                           property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)]) @definition.function
+  (#match? @_exports "^(module\\.)?exports$"))
+
+(call_expression function: [(identifier) (member_expression)] @reference.call)
+(new_expression constructor: [(identifier) (member_expression)] @reference.new)
+
+(arguments (identifier) @reference.value)
+(arguments (member_expression) @reference.value)
+(variable_declarator value: (identifier) @reference.value)
+(assignment_expression right: (identifier) @reference.value)
+(return_statement (identifier) @reference.value)
+(object (shorthand_property_identifier) @reference.value)
+(pair value: (identifier) @reference.value)
+
+(import_statement) @import
+(export_statement source: (_)) @import
+(export_statement (export_clause)) @import
+(export_statement value: (identifier)) @import
+(variable_declarator
+  value: (call_expression function: (identifier) @_require arguments: (arguments (string)))
+  (#eq? @_require "require")) @import
+(expression_statement (assignment_expression
+  left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+  right: [(object) (identifier)])
+  (#eq? @_module "module") (#eq? @_exports "exports")) @import
+
+(variable_declarator name: (identifier) @binding.name
+  value: (new_expression constructor: [(identifier) (member_expression)] @binding.type))
+(variable_declarator name: (identifier) @binding.name
+  value: (call_expression function: [(identifier) (member_expression)] @binding.call))
+(variable_declarator name: (identifier) @binding.name
+  value: (await_expression (call_expression function: [(identifier) (member_expression)] @binding.call)))
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier)) @binding.name
+  right: (new_expression constructor: [(identifier) (member_expression)] @binding.type))
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier)) @binding.name
+  right: (call_expression function: [(identifier) (member_expression)] @binding.call))
+(export_statement declaration: (_)) @import

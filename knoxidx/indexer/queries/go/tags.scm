@@ -1,0 +1,60 @@
+; knoxidx tags for Go.
+
+(package_clause (package_identifier) @package)
+
+(function_declaration name: (identifier) @name result: (_)? @def.type) @definition.function
+(method_declaration
+  receiver: (parameter_list (parameter_declaration type: (_) @def.owner))
+  name: (field_identifier) @name
+  result: (_)? @def.type) @definition.method
+(type_declaration (type_spec name: (type_identifier) @name type: (struct_type)) @definition.struct)
+(type_declaration (type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface)
+(type_declaration (type_spec name: (type_identifier) @name
+  type: [(type_identifier) (qualified_type) (pointer_type) (function_type) (map_type)
+         (slice_type) (array_type) (channel_type) (generic_type)]) @definition.type)
+(type_declaration (type_alias name: (type_identifier) @name) @definition.type)
+(source_file (const_declaration (const_spec name: (identifier) @name type: (_)? @def.type) @definition.constant))
+(source_file (var_declaration (var_spec name: (identifier) @name type: (_)? @def.type) @definition.variable))
+(field_declaration name: (field_identifier) @name type: (_) @def.type) @definition.field
+(method_elem name: (field_identifier) @name) @definition.method
+
+(call_expression function: [(identifier) (selector_expression)] @reference.call)
+(composite_literal type: [(type_identifier) (qualified_type)] @reference.new)
+(composite_literal type: (generic_type type: [(type_identifier) (qualified_type)] @reference.new))
+
+(field_declaration_list (field_declaration !name type: [(type_identifier) (qualified_type)] @reference.extends))
+(field_declaration_list (field_declaration !name type: (pointer_type [(type_identifier) (qualified_type)] @reference.extends)))
+(interface_type (type_elem [(type_identifier) (qualified_type)] @reference.extends))
+
+(parameter_declaration type: [(type_identifier) (qualified_type)] @reference.type)
+(pointer_type [(type_identifier) (qualified_type)] @reference.type)
+(function_declaration result: [(type_identifier) (qualified_type)] @reference.type)
+(method_declaration result: [(type_identifier) (qualified_type)] @reference.type)
+(field_declaration name: (_) type: [(type_identifier) (qualified_type)] @reference.type)
+(slice_type element: [(type_identifier) (qualified_type)] @reference.type)
+(map_type value: [(type_identifier) (qualified_type)] @reference.type)
+(var_spec type: [(type_identifier) (qualified_type)] @reference.type)
+(type_arguments (type_elem [(type_identifier) (qualified_type)] @reference.type))
+
+(argument_list [(identifier) (selector_expression)] @reference.value)
+(keyed_element (literal_element [(identifier) (selector_expression)] @reference.value))
+(return_statement (expression_list [(identifier) (selector_expression)] @reference.value))
+
+(import_declaration) @import
+
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call)))
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list . (composite_literal type: [(type_identifier) (qualified_type)] @binding.type)))
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list . (unary_expression operand: (composite_literal type: [(type_identifier) (qualified_type)] @binding.type))))
+(var_spec name: (identifier) @binding.name type: [(type_identifier) (qualified_type)] @binding.type)
+(var_spec name: (identifier) @binding.name type: (pointer_type [(type_identifier) (qualified_type)] @binding.type))
+(var_spec name: (identifier) @binding.name
+  value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call)))
+(parameter_declaration name: (identifier) @binding.name type: [(type_identifier) (qualified_type)] @binding.type)
+(parameter_declaration name: (identifier) @binding.name
+  type: (pointer_type [(type_identifier) (qualified_type)] @binding.type))

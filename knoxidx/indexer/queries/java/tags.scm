@@ -1,0 +1,50 @@
+; knoxidx tags for Java.
+
+(package_declaration [(scoped_identifier) (identifier)] @package)
+
+(class_declaration name: (identifier) @name) @definition.class
+(interface_declaration name: (identifier) @name) @definition.interface
+(enum_declaration name: (identifier) @name) @definition.enum
+(record_declaration name: (identifier) @name) @definition.class
+(annotation_type_declaration name: (identifier) @name) @definition.interface
+(method_declaration type: (_) @def.type name: (identifier) @name) @definition.method
+(constructor_declaration name: (identifier) @name) @definition.method
+(field_declaration type: (_) @def.type declarator: (variable_declarator name: (identifier) @name)) @definition.field
+(enum_constant name: (identifier) @name) @definition.constant
+
+(method_invocation object: (_) @receiver name: (identifier) @reference.call)
+(method_invocation !object name: (identifier) @reference.call)
+(object_creation_expression type: [(type_identifier) (scoped_type_identifier)] @reference.new)
+(object_creation_expression type: (generic_type [(type_identifier) (scoped_type_identifier)] @reference.new))
+
+(superclass [(type_identifier) (scoped_type_identifier)] @reference.extends)
+(superclass (generic_type [(type_identifier) (scoped_type_identifier)] @reference.extends))
+(super_interfaces (type_list [(type_identifier) (scoped_type_identifier)] @reference.implements))
+(super_interfaces (type_list (generic_type [(type_identifier) (scoped_type_identifier)] @reference.implements)))
+(extends_interfaces (type_list [(type_identifier) (scoped_type_identifier)] @reference.extends))
+(extends_interfaces (type_list (generic_type [(type_identifier) (scoped_type_identifier)] @reference.extends)))
+
+(formal_parameter type: [(type_identifier) (scoped_type_identifier)] @reference.type)
+(method_declaration type: [(type_identifier) (scoped_type_identifier)] @reference.type)
+(field_declaration type: [(type_identifier) (scoped_type_identifier)] @reference.type)
+(local_variable_declaration type: [(type_identifier) (scoped_type_identifier)] @reference.type)
+(type_arguments [(type_identifier) (scoped_type_identifier)] @reference.type)
+(generic_type [(type_identifier) (scoped_type_identifier)] @reference.type)
+(catch_type [(type_identifier) (scoped_type_identifier)] @reference.type)
+(throws [(type_identifier) (scoped_type_identifier)] @reference.type)
+
+(argument_list [(identifier) (field_access)] @reference.value)
+(method_reference . [(identifier) (field_access) (type_identifier)] @reference.value)
+
+(import_declaration) @import
+
+(local_variable_declaration
+  type: [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.type
+  declarator: (variable_declarator name: (identifier) @binding.name))
+(local_variable_declaration
+  declarator: (variable_declarator name: (identifier) @binding.name
+    value: (object_creation_expression type: [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.type)))
+(formal_parameter type: [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.type
+  name: (identifier) @binding.name)
+(enhanced_for_statement type: [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.type
+  name: (identifier) @binding.name)

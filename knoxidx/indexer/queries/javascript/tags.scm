@@ -1,0 +1,7 @@
+; JavaScript-only patterns (on top of ecmascript/tags.scm).
+
+(field_definition property: (_) @name) @definition.field
+(class_heritage [(identifier) (member_expression)] @reference.extends)
+
+(jsx_opening_element name: [(identifier) (member_expression)] @reference.value)
+(jsx_self_closing_element name: [(identifier) (member_expression)] @reference.value)

@@ -1,0 +1,52 @@
+; knoxidx tags for Rust.
+
+(function_item name: (identifier) @name return_type: (_)? @def.type) @definition.function
+(function_signature_item name: (identifier) @name return_type: (_)? @def.type) @definition.function
+(struct_item name: (type_identifier) @name) @definition.struct
+(enum_item name: (type_identifier) @name) @definition.enum
+(union_item name: (type_identifier) @name) @definition.struct
+(trait_item name: (type_identifier) @name) @definition.trait
+(type_item name: (type_identifier) @name) @definition.type
+(const_item name: (identifier) @name type: (_)? @def.type) @definition.constant
+(static_item name: (identifier) @name type: (_)? @def.type) @definition.variable
+(mod_item name: (identifier) @name body: (declaration_list)) @definition.module
+(macro_definition name: (identifier) @name) @definition.function
+(field_declaration name: (field_identifier) @name type: (_) @def.type) @definition.field
+
+(impl_item trait: (_)? @impl.trait type: (_) @impl.type) @impl
+
+(call_expression function: [(identifier) (scoped_identifier) (field_expression)] @reference.call)
+(call_expression function: (generic_function function: [(identifier) (scoped_identifier) (field_expression)] @reference.call))
+(macro_invocation macro: [(identifier) (scoped_identifier)] @reference.call)
+(struct_expression name: [(type_identifier) (scoped_type_identifier)] @reference.new)
+
+(trait_item bounds: (trait_bounds [(type_identifier) (scoped_type_identifier)] @reference.extends))
+
+(parameter type: [(type_identifier) (scoped_type_identifier)] @reference.type)
+(reference_type type: [(type_identifier) (scoped_type_identifier)] @reference.type)
+(generic_type type: [(type_identifier) (scoped_type_identifier)] @reference.type)
+(type_arguments [(type_identifier) (scoped_type_identifier)] @reference.type)
+(function_item return_type: [(type_identifier) (scoped_type_identifier)] @reference.type)
+(field_declaration type: [(type_identifier) (scoped_type_identifier)] @reference.type)
+(let_declaration type: [(type_identifier) (scoped_type_identifier)] @reference.type)
+(trait_bounds [(type_identifier) (scoped_type_identifier)] @reference.type)
+
+(arguments [(identifier) (scoped_identifier)] @reference.value)
+(let_declaration value: [(identifier) (scoped_identifier)] @reference.value)
+
+(use_declaration) @import
+(mod_item name: (identifier) !body) @import
+(extern_crate_declaration) @import
+
+(let_declaration pattern: (identifier) @binding.name
+  type: [(type_identifier) (scoped_type_identifier) (generic_type) (reference_type)] @binding.type)
+(let_declaration pattern: (identifier) @binding.name
+  value: (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call))
+(let_declaration pattern: (identifier) @binding.name
+  value: (struct_expression name: [(type_identifier) (scoped_type_identifier)] @binding.type))
+(let_declaration pattern: (identifier) @binding.name
+  value: (try_expression (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call)))
+(let_declaration pattern: (identifier) @binding.name
+  value: (await_expression (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call)))
+(parameter pattern: (identifier) @binding.name
+  type: [(type_identifier) (scoped_type_identifier) (generic_type) (reference_type)] @binding.type)

@@ -1,0 +1,41 @@
+; TypeScript-only patterns (on top of ecmascript/tags.scm).
+
+
+(public_field_definition name: (_) @name type: (type_annotation (_) @def.type)?) @definition.field
+(abstract_class_declaration name: (_) @name) @definition.class
+(interface_declaration name: (_) @name) @definition.interface
+(type_alias_declaration name: (_) @name) @definition.type
+(enum_declaration name: (_) @name) @definition.enum
+(abstract_method_signature name: (_) @name) @definition.method
+(method_signature name: (_) @name) @definition.method
+(internal_module name: [(identifier) (nested_identifier)] @name) @definition.module
+(function_signature name: (identifier) @name) @definition.function
+
+(extends_clause value: [(identifier) (member_expression)] @reference.extends)
+(implements_clause [(type_identifier) (nested_type_identifier)] @reference.implements)
+(implements_clause (generic_type name: [(type_identifier) (nested_type_identifier)] @reference.implements))
+(extends_type_clause type: [(type_identifier) (nested_type_identifier)] @reference.extends)
+(extends_type_clause type: (generic_type name: [(type_identifier) (nested_type_identifier)] @reference.extends))
+
+(type_annotation [(type_identifier) (nested_type_identifier)] @reference.type)
+(type_annotation (generic_type name: [(type_identifier) (nested_type_identifier)] @reference.type))
+(type_arguments [(type_identifier) (nested_type_identifier)] @reference.type)
+(type_annotation (array_type [(type_identifier) (nested_type_identifier)] @reference.type))
+(union_type [(type_identifier) (nested_type_identifier)] @reference.type)
+
+(variable_declarator name: (identifier) @binding.name
+  type: (type_annotation [(type_identifier) (nested_type_identifier)] @binding.type))
+(variable_declarator name: (identifier) @binding.name
+  type: (type_annotation (generic_type name: [(type_identifier) (nested_type_identifier)] @binding.type)))
+(required_parameter pattern: (identifier) @binding.name
+  type: (type_annotation [(type_identifier) (nested_type_identifier)] @binding.type))
+(required_parameter pattern: (identifier) @binding.name
+  type: (type_annotation (generic_type name: [(type_identifier) (nested_type_identifier)] @binding.type)))
+(optional_parameter pattern: (identifier) @binding.name
+  type: (type_annotation [(type_identifier) (nested_type_identifier)] @binding.type))
+
+; return types, for following `make().run()` (merged with the definitions above)
+(function_declaration name: (identifier) @name
+  return_type: (type_annotation (_) @def.type)) @definition.function
+(method_definition name: (_) @name
+  return_type: (type_annotation (_) @def.type)) @definition.method

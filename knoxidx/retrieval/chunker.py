@@ -1,0 +1,282 @@
+"""AST-aware chunking: one definition per chunk, small neighbours merged, big ones split.
+
+``chunk_file`` is a pure function of a file's bytes and the definitions the indexer extracted
+from it. Units are definitions (function, method, class, interface, impl, type). A definition that
+fits ``max_tokens`` stays whole; a bigger one is split at its child definitions, and a stretch
+with no children left to split at (a long function body, a data table) is cut between lines,
+preferring statement-looking boundaries, with ``overlap_tokens`` of repeated context. Adjacent
+pieces are merged while the result stays within ``merge_tokens`` (or when one of them is a scrap
+under ``min_tokens``, such as a closing brace). Comment or decorator lines directly above a
+definition travel with it. Every line of the file ends up in at least one chunk.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import xxhash
+
+from knoxidx.retrieval.tokens import TokenCounter, default_counter
+
+
+class DefinitionLike(Protocol):
+    """What the chunker reads from the indexer's ``Definition`` records."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def qualname(self) -> str: ...
+    @property
+    def parent(self) -> int: ...
+    @property
+    def start_line(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+    @property
+    def signature(self) -> str: ...
+    @property
+    def doc(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkBudget:
+    max_tokens: int = 2048
+    overlap_tokens: int = 256
+    merge_tokens: int = 512
+    min_tokens: int = 48
+
+    def __post_init__(self) -> None:
+        if self.max_tokens < 1 or not 0 <= self.overlap_tokens < self.max_tokens:
+            raise ValueError("need max_tokens >= 1 and 0 <= overlap_tokens < max_tokens")
+        if not 0 <= self.min_tokens <= self.merge_tokens <= self.max_tokens:
+            raise ValueError("need 0 <= min_tokens <= merge_tokens <= max_tokens")
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    path: str
+    language: str
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    text: str
+    token_count: int
+    symbols: tuple[str, ...]  # qualnames of the definitions that start in this chunk
+    symbol: str  # the chunk's main symbol ("" for module-level code)
+    kind: str  # that symbol's kind
+    enclosing: tuple[str, ...]  # qualnames of definitions containing the chunk, outermost first
+    signature: str
+    doc: str
+    header: str  # short context line(s) prepended for embedding
+    content_hash: str  # of header and text: what the embedding depends on
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their ``\\n`` kept, split on ``\\n`` only (as tree-sitter counts rows)."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+        return [line + "\n" for line in lines]
+    return [line + "\n" for line in lines[:-1]] + [lines[-1]]
+
+
+def chunk_file(
+    path: str,
+    source: bytes,
+    language: str,
+    definitions: Sequence[DefinitionLike],
+    *,
+    budget: ChunkBudget | None = None,
+    counter: TokenCounter | None = None,
+) -> list[Chunk]:
+    text = source.decode("utf-8", errors="replace")
+    lines = split_lines(text) if text else []
+    if not lines:
+        return []
+    budget = budget or ChunkBudget()
+    counter = counter or default_counter()
+    plan = _Planner(lines, counter.count_many(lines), definitions, budget)
+    spans = plan.merge(plan.pieces(1, len(lines), plan.top_level, floor=1))
+    return [plan.make_chunk(path, language, start, end) for start, end in spans]
+
+
+class _Planner:
+    def __init__(
+        self,
+        lines: list[str],
+        line_tokens: list[int],
+        definitions: Sequence[DefinitionLike],
+        budget: ChunkBudget,
+    ) -> None:
+        self.lines = lines
+        self.budget = budget
+        self.prefix = [0, *itertools.accumulate(line_tokens)]
+        self.defs = definitions
+        self.children: dict[int, list[int]] = {}
+        self.top_level = self._build_tree(len(lines))
+
+    def tokens(self, start: int, end: int) -> int:
+        return self.prefix[end] - self.prefix[start - 1]
+
+    # ---- the definition tree, cleaned of anything that would break coverage ------------------
+
+    def _build_tree(self, n_lines: int) -> list[int]:
+        valid = {
+            i for i, d in enumerate(self.defs) if 1 <= d.start_line <= n_lines and d.end_line >= d.start_line
+        }
+        self.end = {i: min(self.defs[i].end_line, n_lines) for i in valid}
+        grouped: dict[int, list[int]] = {}
+        for i in sorted(valid):
+            p = self.defs[i].parent
+            inside = (
+                p in valid
+                and p != i
+                and self.defs[p].start_line <= self.defs[i].start_line
+                and self.end[i] <= self.end[p]
+            )
+            grouped.setdefault(p if inside else -1, []).append(i)
+        for parent, members in grouped.items():
+            self.children[parent] = self._disjoint(members)
+        return self.children.get(-1, [])
+
+    def _disjoint(self, members: list[int]) -> list[int]:
+        """Siblings sorted by position; one overlapping an earlier sibling is dropped (its lines
+        are still covered by that sibling)."""
+        kept: list[int] = []
+        for i in sorted(members, key=lambda i: (self.defs[i].start_line, -self.end[i])):
+            if not kept or self.defs[i].start_line > self.end[kept[-1]]:
+                kept.append(i)
+        return kept
+
+    # ---- splitting ---------------------------------------------------------------------------
+
+    def pieces(self, lo: int, hi: int, children: list[int], floor: int) -> list[tuple[int, int]]:
+        """Spans covering lines lo..hi: gaps between children, and each child whole or split.
+        ``floor`` is the first line a child may pull attached comments/decorators from."""
+        out: list[tuple[int, int]] = []
+        cursor = lo
+        for child in children:
+            start, end = self.defs[child].start_line, self.end[child]
+            if start < cursor or end > hi:
+                continue
+            attached = start
+            while attached - 1 >= max(cursor, floor) and self.lines[attached - 2].strip():
+                attached -= 1
+            if attached > cursor:
+                out.extend(self.split_lines(cursor, attached - 1))
+            if self.tokens(attached, end) <= self.budget.max_tokens:
+                out.append((attached, end))
+            else:
+                out.extend(self.pieces(attached, end, self.children.get(child, []), start + 1))
+            cursor = end + 1
+        if cursor <= hi:
+            out.extend(self.split_lines(cursor, hi))
+        return out
+
+    def split_lines(self, lo: int, hi: int) -> list[tuple[int, int]]:
+        """Windows of at most max_tokens (a single longer line is its own window), overlapping."""
+        budget = self.budget
+        base_indent = min(
+            (_indent(line) for line in self.lines[lo:hi] if line.strip()), default=0
+        )
+        windows: list[tuple[int, int]] = []
+        start = lo
+        while True:
+            if self.tokens(start, hi) <= budget.max_tokens:
+                windows.append((start, hi))
+                return windows
+            end = start
+            while end < hi and self.tokens(start, end + 1) <= budget.max_tokens:
+                end += 1
+            end = self._good_break(start, end, base_indent)
+            windows.append((start, end))
+            if end >= hi:
+                return windows
+            next_start = end + 1
+            while next_start - 1 > start + 1 and self.tokens(next_start - 1, end) <= budget.overlap_tokens:
+                next_start -= 1
+            start = next_start
+
+    def _good_break(self, start: int, end: int, base_indent: int) -> int:
+        """The last line at or before ``end`` (in the window's second half) after which a new
+        statement starts: the next line follows a blank line or sits at the body's indentation."""
+        for last in range(end, start + (end - start) // 2, -1):
+            following = self.lines[last] if last < len(self.lines) else ""
+            if not following.strip():
+                continue
+            if not self.lines[last - 1].strip() or _indent(following) <= base_indent:
+                return last
+        return end
+
+    # ---- merging -----------------------------------------------------------------------------
+
+    def merge(self, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        budget = self.budget
+        merged: list[tuple[int, int]] = []
+        for start, end in spans:
+            if merged:
+                prev_start, prev_end = merged[-1]
+                combined = self.tokens(prev_start, max(end, prev_end))
+                smallest = min(self.tokens(prev_start, prev_end), self.tokens(start, end))
+                if combined <= budget.merge_tokens or (
+                    smallest < budget.min_tokens and combined <= budget.max_tokens
+                ):
+                    merged[-1] = (prev_start, max(end, prev_end))
+                    continue
+            merged.append((start, end))
+        return merged
+
+    # ---- describing a chunk ------------------------------------------------------------------
+
+    def make_chunk(self, path: str, language: str, start: int, end: int) -> Chunk:
+        starting: list[int] = []
+        enclosing: list[int] = []
+        for i, d in enumerate(self.defs):
+            if i not in self.end:
+                continue
+            if start <= d.start_line <= end:
+                starting.append(i)
+            elif d.start_line < start and self.end[i] >= end:
+                enclosing.append(i)
+        starting.sort(key=lambda i: (self.defs[i].start_line, -self.end[i]))
+        enclosing.sort(key=lambda i: (self.defs[i].start_line, -self.end[i]))
+        main = starting[0] if starting else (enclosing[-1] if enclosing else None)
+        d = self.defs[main] if main is not None else None
+        text = "".join(self.lines[start - 1 : end])
+        scope = tuple(self.defs[i].qualname for i in enclosing)
+        # the signature repeats what the text shows, unless the definition began in an earlier chunk
+        header = _header(path, scope, d.signature if d is not None and not starting else "")
+        return Chunk(
+            path=path,
+            language=language,
+            start_line=start,
+            end_line=end,
+            text=text,
+            token_count=self.tokens(start, end),
+            symbols=tuple(self.defs[i].qualname for i in starting),
+            symbol=d.qualname if d else "",
+            kind=d.kind if d else "",
+            enclosing=scope,
+            signature=d.signature if d else "",
+            doc=d.doc if d else "",
+            header=header,
+            content_hash=xxhash.xxh3_128_hexdigest(f"{header}\x00{text}".encode()),
+        )
+
+
+def _header(path: str, scope: tuple[str, ...], signature: str) -> str:
+    parts = [path]
+    if scope:
+        parts.append(f"in {scope[-1]}")
+    first_line = signature.strip().splitlines()[0] if signature.strip() else ""
+    if first_line:
+        parts.append(first_line[:200])
+    return "\n".join(parts)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))

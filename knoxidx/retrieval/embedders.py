@@ -1,0 +1,136 @@
+"""Embedders behind one interface, and the choice between them.
+
+- ``local`` (default, offline): all-MiniLM-L6-v2 from an installed package, run by onnxruntime
+  (see ``minilm.py`` and ``MODELS.md`` for why). MiniLM reads 256 tokens at ~7 chunks/s on two
+  cores, so by default it embeds a *condensed view* of each chunk (header, signature, doc and
+  the chunk's identifiers split into words), which measured better and ~2x faster than the
+  raw text cut at 256 tokens.
+- ``voyage``: ``voyage-code-3`` through the official ``voyageai`` client (see ``voyage.py``);
+  opt-in with ``KNOXIDX_EMBEDDER=voyage`` and ``VOYAGE_API_KEY``, because it sends code off the
+  machine.
+
+``model_id`` names the model *and* the view of the chunk it embeds: an index records it, and a
+different id means every vector is re-made.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from knoxidx.retrieval.chunker import Chunk
+from knoxidx.retrieval.errors import EmbeddingConfigError
+from knoxidx.retrieval.terms import identifier_parts, readable_identifiers
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from knoxidx.retrieval.minilm import MiniLM
+
+EMBEDDER_ENV = "KNOXIDX_EMBEDDER"
+LOCAL_VIEWS = ("condensed", "full")
+
+
+class Embedder(Protocol):
+    model_id: str
+    dimension: int
+
+    def document_text(self, chunk: Chunk) -> str:
+        """What is embedded for ``chunk`` (its cache key is this text's hash)."""
+        ...
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length float32 rows, one per text."""
+        ...
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """One unit-length float32 vector."""
+        ...
+
+
+def condensed_view(chunk: Chunk, identifier_limit: int = 120) -> str:
+    """Header, signature and doc, then the chunk's identifiers as words: what a question about
+    the code is likely to share with it, in far fewer tokens than the code itself."""
+    lines = [" ".join(identifier_parts(chunk.path.replace("/", " ").replace(".", " ")))]
+    if chunk.enclosing:
+        lines.append("in " + " ".join(identifier_parts(chunk.enclosing[-1])))
+    if chunk.signature:
+        lines.append(chunk.signature.strip().splitlines()[0][:300])
+    if chunk.doc:
+        lines.append(chunk.doc.strip())
+    lines.append(readable_identifiers(chunk.text, identifier_limit))
+    return "\n".join(line for line in lines if line)
+
+
+def full_view(chunk: Chunk) -> str:
+    return f"{chunk.header}\n{chunk.text}"
+
+
+class LocalEmbedder:
+    """The bundled MiniLM; loads lazily on first use (about 1-2 s)."""
+
+    model_name = "all-MiniLM-L6-v2"
+    dimension = 384
+
+    def __init__(
+        self,
+        view: str = "condensed",
+        *,
+        max_tokens: int = 256,
+        batch_size: int = 16,
+        threads: int = 0,
+    ) -> None:
+        if view not in LOCAL_VIEWS:
+            raise EmbeddingConfigError(f"unknown local view {view!r}; use one of {LOCAL_VIEWS}")
+        self.view = view
+        self.max_tokens = max_tokens
+        self.batch_size = batch_size
+        self.threads = threads
+        self.model_id = f"local/{self.model_name}/{view}/{max_tokens}"
+        self._model: MiniLM | None = None
+
+    @property
+    def model(self) -> MiniLM:
+        if self._model is None:
+            from knoxidx.retrieval.minilm import MiniLM
+
+            self._model = MiniLM(max_tokens=self.max_tokens, threads=self.threads)
+        return self._model
+
+    def document_text(self, chunk: Chunk) -> str:
+        return condensed_view(chunk) if self.view == "condensed" else full_view(chunk)
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return self.model.encode(texts, batch_size=self.batch_size)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        if self.view == "condensed":
+            text = f"{text}\n{readable_identifiers(text)}"
+        return self.model.encode([text])[0]
+
+
+def select_embedder(
+    config: Mapping[str, str] | None = None, env: Mapping[str, str] | None = None
+) -> Embedder:
+    """``config["embedder"]``, else ``$KNOXIDX_EMBEDDER``, else ``local``.
+
+    Keys read: ``embedder`` (local | voyage), ``local_view`` (condensed | full),
+    ``voyage_model``, ``voyage_dimension``, ``voyage_base_url``.
+    """
+    config = config or {}
+    env = os.environ if env is None else env
+    choice = (config.get("embedder") or env.get(EMBEDDER_ENV) or "local").strip().lower()
+    if choice == "local":
+        return LocalEmbedder(view=config.get("local_view", "condensed"))
+    if choice == "voyage":
+        from knoxidx.retrieval.voyage import VoyageEmbedder
+
+        dimension = config.get("voyage_dimension") or env.get("KNOXIDX_VOYAGE_DIMENSION")
+        return VoyageEmbedder(
+            api_key=env.get("VOYAGE_API_KEY"),
+            model=config.get("voyage_model", "voyage-code-3"),
+            output_dimension=int(dimension) if dimension else None,
+            base_url=config.get("voyage_base_url"),
+        )
+    raise EmbeddingConfigError(f"unknown embedder {choice!r}; use 'local' or 'voyage'")

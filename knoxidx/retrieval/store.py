@@ -1,0 +1,348 @@
+"""All of retrieval's SQL: chunks, their FTS5 index, vectors, the embedding cache, pending work.
+
+Tables (in the index database the graph store opened; names start with ``chunk`` or ``embed``):
+
+- ``chunk``: one row per chunk (where it is, what it covers, its text and content hash).
+- ``chunk_fts``: FTS5 over the chunk's text, symbols and path with identifiers split
+  (``terms.index_text``); its rowid is the chunk id.
+- ``chunk_vector``: the current model's unit vector for a chunk, and the hash of the text
+  that was embedded.
+- ``embed_cache``: vectors by (model, text hash). It outlives chunks, so a chunk that comes back
+  (a revert, a moved file, a re-index) costs no model call.
+- ``embed_pending``: chunks that still need a vector (new, changed, or left over when the
+  service was down), with the last error.
+- ``embed_meta``: which model the vectors belong to, and a version bumped on each vector write.
+
+Methods never commit: the caller owns the transaction (``commit`` is there for long runs that
+save progress batch by batch).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from knoxidx.retrieval.chunker import Chunk
+from knoxidx.retrieval.terms import index_text
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS chunk (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    language TEXT NOT NULL,
+    symbol TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    symbols TEXT NOT NULL,
+    enclosing TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    doc TEXT NOT NULL,
+    header TEXT NOT NULL,
+    token_count INTEGER NOT NULL,
+    content_hash TEXT NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunk_by_path ON chunk(path, start_line);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
+    body, symbols, path, tokenize = "unicode61 tokenchars '_'"
+);
+CREATE TABLE IF NOT EXISTS chunk_vector (
+    chunk_id INTEGER PRIMARY KEY,
+    text_hash TEXT NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS embed_cache (
+    model TEXT NOT NULL,
+    text_hash TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (model, text_hash)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS embed_pending (
+    chunk_id INTEGER PRIMARY KEY,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS embed_meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+
+_CHUNK_COLUMNS = (
+    "id, path, start_line, end_line, language, symbol, kind, symbols, enclosing, signature, doc, "
+    "header, token_count, content_hash, text"
+)
+_FTS_WEIGHTS = (1.0, 4.0, 2.0)  # body, symbols, path
+
+
+def create_schema(conn: sqlite3.Connection) -> None:
+    conn.executescript(SCHEMA)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredChunk:
+    id: int
+    chunk: Chunk
+
+
+@dataclass(frozen=True, slots=True)
+class FileUpdate:
+    added: int  # new chunks, now pending
+    kept: int  # unchanged content: vector kept
+    removed: int
+
+
+class ChunkStore:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def commit(self) -> None:
+        self.conn.commit()
+
+    # ---- chunks ------------------------------------------------------------------------------
+
+    def replace_file(self, path: str, chunks: Sequence[Chunk]) -> FileUpdate:
+        """Make ``path``'s chunks exactly ``chunks``; rows whose content hash survives keep their
+        id and vector (only their position is updated); the rest become pending."""
+        old: dict[str, list[int]] = {}
+        for chunk_id, content_hash in self.conn.execute(
+            "SELECT id, content_hash FROM chunk WHERE path = ? ORDER BY id", (path,)
+        ):
+            old.setdefault(content_hash, []).append(chunk_id)
+        added = kept = 0
+        for chunk in chunks:
+            reusable = old.get(chunk.content_hash)
+            if reusable:
+                chunk_id = reusable.pop(0)
+                self.conn.execute(
+                    "UPDATE chunk SET start_line = ?, end_line = ?, symbols = ?, enclosing = ?, "
+                    "symbol = ?, kind = ?, signature = ?, doc = ? WHERE id = ?",
+                    (
+                        chunk.start_line,
+                        chunk.end_line,
+                        json.dumps(chunk.symbols),
+                        json.dumps(chunk.enclosing),
+                        chunk.symbol,
+                        chunk.kind,
+                        chunk.signature,
+                        chunk.doc,
+                        chunk_id,
+                    ),
+                )
+                kept += 1
+            else:
+                chunk_id = self._insert(chunk)
+                self.conn.execute("INSERT INTO embed_pending (chunk_id) VALUES (?)", (chunk_id,))
+                added += 1
+        stale = [i for ids in old.values() for i in ids]
+        self._delete(stale)
+        return FileUpdate(added=added, kept=kept, removed=len(stale))
+
+    def remove_file(self, path: str) -> int:
+        ids = [row[0] for row in self.conn.execute("SELECT id FROM chunk WHERE path = ?", (path,))]
+        self._delete(ids)
+        return len(ids)
+
+    def paths(self) -> list[str]:
+        return [row[0] for row in self.conn.execute("SELECT DISTINCT path FROM chunk ORDER BY path")]
+
+    def get(self, ids: Iterable[int]) -> dict[int, StoredChunk]:
+        out: dict[int, StoredChunk] = {}
+        id_list = list(ids)
+        for start in range(0, len(id_list), 500):
+            batch = id_list[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            for row in self.conn.execute(
+                f"SELECT {_CHUNK_COLUMNS} FROM chunk WHERE id IN ({marks})", batch
+            ):
+                out[row[0]] = StoredChunk(row[0], _row_to_chunk(row))
+        return out
+
+    def chunk_count(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM chunk").fetchone()[0])
+
+    def chunks_at(self, path: str, line: int) -> list[int]:
+        """Chunks of ``path`` covering ``line``, the narrowest first."""
+        rows = self.conn.execute(
+            "SELECT id FROM chunk WHERE path = ? AND start_line <= ? AND end_line >= ? "
+            "ORDER BY end_line - start_line, start_line",
+            (path, line, line),
+        )
+        return [row[0] for row in rows]
+
+    def _insert(self, chunk: Chunk) -> int:
+        cursor = self.conn.execute(
+            "INSERT INTO chunk (path, start_line, end_line, language, symbol, kind, symbols, "
+            "enclosing, signature, doc, header, token_count, content_hash, text) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                chunk.path,
+                chunk.start_line,
+                chunk.end_line,
+                chunk.language,
+                chunk.symbol,
+                chunk.kind,
+                json.dumps(chunk.symbols),
+                json.dumps(chunk.enclosing),
+                chunk.signature,
+                chunk.doc,
+                chunk.header,
+                chunk.token_count,
+                chunk.content_hash,
+                chunk.text,
+            ),
+        )
+        chunk_id = int(cursor.lastrowid or 0)
+        self.conn.execute(
+            "INSERT INTO chunk_fts (rowid, body, symbols, path) VALUES (?, ?, ?, ?)",
+            (
+                chunk_id,
+                index_text(chunk.text),
+                index_text(" ".join((*chunk.symbols, *chunk.enclosing))),
+                index_text(chunk.path),
+            ),
+        )
+        return chunk_id
+
+    def _delete(self, ids: Sequence[int]) -> None:
+        if not ids:
+            return
+        rows = [(i,) for i in ids]
+        self.conn.executemany("DELETE FROM chunk WHERE id = ?", rows)
+        self.conn.executemany("DELETE FROM chunk_fts WHERE rowid = ?", rows)
+        self.conn.executemany("DELETE FROM chunk_vector WHERE chunk_id = ?", rows)
+        self.conn.executemany("DELETE FROM embed_pending WHERE chunk_id = ?", rows)
+        self._bump_version()
+
+    # ---- lexical search ----------------------------------------------------------------------
+
+    def lexical_search(self, words: Sequence[str], limit: int) -> list[tuple[int, float]]:
+        """Chunks matching any of ``words`` (already split by ``terms``), best BM25 first; the
+        score is BM25 negated so that higher is better."""
+        if not words:
+            return []
+        match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+        weights = ", ".join(str(w) for w in _FTS_WEIGHTS)
+        rows = self.conn.execute(
+            f"SELECT rowid, bm25(chunk_fts, {weights}) AS rank FROM chunk_fts "
+            "WHERE chunk_fts MATCH ? ORDER BY rank LIMIT ?",
+            (match, limit),
+        )
+        return [(int(rowid), -float(rank)) for rowid, rank in rows]
+
+    # ---- vectors, cache, pending -------------------------------------------------------------
+
+    def meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM embed_meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute(
+            "INSERT INTO embed_meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def vectors_version(self) -> int:
+        return int(self.meta("vectors_version") or 0)
+
+    def _bump_version(self) -> None:
+        self.set_meta("vectors_version", str(self.vectors_version() + 1))
+
+    def drop_vectors(self) -> int:
+        """Forget every chunk vector (the model changed) and mark every chunk pending."""
+        count = self.chunk_count()
+        self.conn.execute("DELETE FROM chunk_vector")
+        self.conn.execute(
+            "INSERT OR IGNORE INTO embed_pending (chunk_id) SELECT id FROM chunk"
+        )
+        self._bump_version()
+        return count
+
+    def pending(self, limit: int, after: int = 0) -> list[int]:
+        rows = self.conn.execute(
+            "SELECT chunk_id FROM embed_pending WHERE chunk_id > ? ORDER BY chunk_id LIMIT ?",
+            (after, limit),
+        )
+        return [row[0] for row in rows]
+
+    def pending_count(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM embed_pending").fetchone()[0])
+
+    def note_pending_error(self, ids: Sequence[int], error: str) -> None:
+        self.conn.executemany(
+            "UPDATE embed_pending SET attempts = attempts + 1, last_error = ? WHERE chunk_id = ?",
+            [(error, i) for i in ids],
+        )
+
+    def cached(self, model: str, text_hashes: Sequence[str]) -> dict[str, bytes]:
+        out: dict[str, bytes] = {}
+        unique = list(dict.fromkeys(text_hashes))
+        for start in range(0, len(unique), 500):
+            batch = unique[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            for text_hash, blob in self.conn.execute(
+                f"SELECT text_hash, vector FROM embed_cache WHERE model = ? AND text_hash IN ({marks})",
+                (model, *batch),
+            ):
+                out[text_hash] = bytes(blob)
+        return out
+
+    def cache_size(self, model: str | None = None) -> int:
+        if model is None:
+            return int(self.conn.execute("SELECT count(*) FROM embed_cache").fetchone()[0])
+        row = self.conn.execute("SELECT count(*) FROM embed_cache WHERE model = ?", (model,))
+        return int(row.fetchone()[0])
+
+    def save_vectors(self, model: str, items: Sequence[tuple[int, str, bytes]]) -> None:
+        """Store (chunk id, text hash, vector) for the current model, fill the cache, and take the
+        chunks off the pending list."""
+        if not items:
+            return
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO embed_cache (model, text_hash, vector) VALUES (?, ?, ?)",
+            [(model, text_hash, blob) for _, text_hash, blob in items],
+        )
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO chunk_vector (chunk_id, text_hash, vector) VALUES (?, ?, ?)",
+            list(items),
+        )
+        self.conn.executemany(
+            "DELETE FROM embed_pending WHERE chunk_id = ?", [(chunk_id,) for chunk_id, _, _ in items]
+        )
+        self._bump_version()
+
+    def all_vectors(self) -> tuple[list[int], list[bytes]]:
+        ids: list[int] = []
+        blobs: list[bytes] = []
+        for chunk_id, blob in self.conn.execute("SELECT chunk_id, vector FROM chunk_vector ORDER BY chunk_id"):
+            ids.append(int(chunk_id))
+            blobs.append(bytes(blob))
+        return ids, blobs
+
+    def vector_count(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM chunk_vector").fetchone()[0])
+
+
+def _row_to_chunk(row: Sequence[object]) -> Chunk:
+    (_, path, start, end, language, symbol, kind, symbols, enclosing, signature, doc, header,
+     token_count, content_hash, text) = row
+    return Chunk(
+        path=str(path),
+        language=str(language),
+        start_line=int(start),  # type: ignore[call-overload]
+        end_line=int(end),  # type: ignore[call-overload]
+        text=str(text),
+        token_count=int(token_count),  # type: ignore[call-overload]
+        symbols=tuple(json.loads(str(symbols))),
+        symbol=str(symbol),
+        kind=str(kind),
+        enclosing=tuple(json.loads(str(enclosing))),
+        signature=str(signature),
+        doc=str(doc),
+        header=str(header),
+        content_hash=str(content_hash),
+    )

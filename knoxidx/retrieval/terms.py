@@ -1,0 +1,55 @@
+"""Words for lexical search and for the local model: identifiers split into their parts.
+
+``parseHTTPResponse`` -> ``parsehttpresponse parse http response``: the whole identifier (so an
+exact name ranks first) and its parts (so ``http response`` finds it). Snake case, digits and
+acronyms split the same way. Queries and indexed text go through the same function.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
+_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def identifier_parts(identifier: str) -> list[str]:
+    """``parseHTTPResponse`` -> ``["parse", "http", "response"]``; ``__init__`` -> ``["init"]``."""
+    return [p.lower() for piece in identifier.split("_") for p in _PART.findall(piece)]
+
+
+def terms(text: str) -> Iterator[str]:
+    """Every identifier, lower-cased whole, then its parts when it has more than one."""
+    for match in _WORD.finditer(text):
+        word = match.group()
+        whole = word.strip("_").lower()
+        if whole:
+            yield whole
+        parts = identifier_parts(word)
+        if len(parts) > 1:
+            yield from parts
+
+
+def index_text(text: str) -> str:
+    return " ".join(terms(text))
+
+
+def unique_terms(texts: Iterable[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for text in texts:
+        for term in terms(text):
+            seen.setdefault(term, None)
+    return list(seen)
+
+
+def readable_identifiers(text: str, limit: int = 200) -> str:
+    """The distinct identifiers of ``text`` as space-separated words, in order of appearance."""
+    seen: dict[str, None] = {}
+    for match in _WORD.finditer(text):
+        words = " ".join(identifier_parts(match.group()))
+        if words and words not in seen:
+            seen[words] = None
+            if len(seen) >= limit:
+                break
+    return " ".join(seen)

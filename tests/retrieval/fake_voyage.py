@@ -1,0 +1,106 @@
+"""A fake Voyage API on 127.0.0.1 for driving the real ``voyageai`` client through faults."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import xxhash
+
+
+def fake_vector(text: str, dimension: int) -> list[float]:
+    seed = xxhash.xxh64_intdigest(text.encode())
+    return [((seed >> (i % 60)) & 0xFF) / 255.0 + 0.01 * i for i in range(dimension)]
+
+
+class FakeVoyage:
+    """Queue actions with ``then``; each request takes the next one (default: answer properly).
+
+    Actions: ``("ok",)``, ``("status", code, headers)``, ``("sleep", seconds)``,
+    ``("raw", code, body_bytes)`` (a body that is not what the client expects).
+    """
+
+    def __init__(self) -> None:
+        self.actions: deque[tuple[Any, ...]] = deque()
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.answered: list[str] = []  # texts whose embedding request was answered properly
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                fake.requests.append((self.path, body))
+                action = fake.actions.popleft() if fake.actions else ("ok",)
+                try:
+                    fake.respond(self, action, body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.02,), daemon=True)
+        self.thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def then(self, *actions: tuple[Any, ...]) -> FakeVoyage:
+        self.actions.extend(actions)
+        return self
+
+    def embedded_texts(self) -> list[str]:
+        return list(self.answered)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def respond(self, handler: BaseHTTPRequestHandler, action: tuple[Any, ...], body: dict[str, Any]) -> None:
+        kind = action[0]
+        if kind == "sleep":
+            time.sleep(action[1])
+            return
+        if kind == "status":
+            self.send(handler, action[1], json.dumps({"detail": f"fake {action[1]}"}).encode(), action[2] if len(action) > 2 else {})
+            return
+        if kind == "raw":
+            self.send(handler, action[1], action[2], {})
+            return
+        if handler.path.endswith("/embeddings"):
+            dimension = body.get("output_dimension") or 1024
+            data = [
+                {"object": "embedding", "embedding": fake_vector(t, dimension), "index": i}
+                for i, t in enumerate(body["input"])
+            ]
+            payload = {"object": "list", "data": data, "model": body["model"], "usage": {"total_tokens": 10}}
+            self.answered.extend(body["input"])
+        else:
+            query = set(body["query"].lower().split())
+            scores = [len(query & set(d.lower().split())) / (1 + len(query)) for d in body["documents"]]
+            order = sorted(range(len(scores)), key=lambda i: -scores[i])[: body.get("top_k") or len(scores)]
+            payload = {
+                "object": "list",
+                "data": [{"index": i, "relevance_score": scores[i]} for i in order],
+                "model": body["model"],
+                "usage": {"total_tokens": 10},
+            }
+        self.send(handler, 200, json.dumps(payload).encode(), {})
+
+    @staticmethod
+    def send(handler: BaseHTTPRequestHandler, code: int, body: bytes, headers: dict[str, str]) -> None:
+        handler.send_response(code)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(body)))
+        for key, value in headers.items():
+            handler.send_header(key, value)
+        handler.end_headers()
+        handler.wfile.write(body)

@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+import numpy as np
+
+from knoxidx.retrieval.tokens import default_counter
+
+
+def test_local_model_embeds_offline_and_semantically(local_embedder) -> None:
+    docs = local_embedder.embed_documents(
+        ["read the contents of a file from disk", "sort a list of numbers", "open a network socket"]
+    )
+    assert docs.shape == (3, 384) and docs.dtype == np.float32
+    assert np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-5)
+    query = local_embedder.embed_query("load text from a file")
+    assert int(np.argmax(docs @ query)) == 0
+    assert local_embedder.embed_documents([]).shape == (0, 384)
+    # batching by length does not change results
+    single = local_embedder.embed_documents(["sort a list of numbers"])[0]
+    assert np.allclose(single, docs[1], atol=1e-4)
+
+
+def test_token_counter_is_the_models_wordpiece() -> None:
+    counter = default_counter()
+    assert counter.count("parseHTTPResponse") > 1
+    text = "def f(x):\n    return x + 1\n\nclass A:\n    pass\n"
+    assert counter.count(text) == sum(counter.count_many(text.split("\n")))

@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+from pydefs import python_definitions
+
+from conftest import SITE_PACKAGES, HashEmbedder
+from knoxidx.retrieval.chunker import chunk_file
+from knoxidx.retrieval.pipeline import embed_pending, update_file
+from knoxidx.retrieval.search import HybridSearch, SymbolHit, reciprocal_rank_fusion, snippet
+from knoxidx.retrieval.store import ChunkStore
+from knoxidx.retrieval.vectors import VectorIndex, from_blobs, to_blob
+
+
+def test_vector_top_k_is_exact_cosine() -> None:
+    rng = np.random.default_rng(0)
+    matrix = rng.normal(size=(500, 32)).astype(np.float32)
+    index = VectorIndex(list(range(100, 600)), matrix)
+    query = rng.normal(size=32).astype(np.float32)
+    top = index.top_k(query, 5)
+    unit = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    expected = np.argsort(-(unit @ (query / np.linalg.norm(query))))[:5] + 100
+    assert [i for i, _ in top] == list(expected)
+    assert top[0][1] >= top[-1][1]
+    assert len(index.top_k(query, 1000)) == 500
+    assert VectorIndex([], np.zeros((0, 32))).top_k(query, 3) == []
+    assert np.allclose(from_blobs([to_blob(matrix[0])], 32)[0], matrix[0])
+
+
+def test_reciprocal_rank_fusion_rewards_agreement() -> None:
+    fused = reciprocal_rank_fusion({"a": [(1, 9.0), (2, 8.0)], "b": [(2, 0.9), (3, 0.8)]})
+    assert [i for i, _ in fused] == [2, 1, 3]
+
+
+def test_snippet_centres_on_the_best_line() -> None:
+    text = "\n".join(f"line {i}" for i in range(20)) + "\nparse the response here\n" + "tail\n"
+    assert "parse the response here" in snippet(text, "parse response")
+    assert snippet("", "x") == ""
+
+
+def index_corpus(store: ChunkStore, embedder, files: list[Path]) -> None:
+    for path in files:
+        source = path.read_bytes()
+        rel = str(path.relative_to(SITE_PACKAGES))
+        update_file(store, rel, chunk_file(rel, source, "python", python_definitions(source)))
+    embed_pending(store, embedder)
+    store.commit()
+
+
+def test_hybrid_search_with_the_real_local_model(store: ChunkStore, local_embedder) -> None:
+    files = [SITE_PACKAGES / "click" / name for name in ("termui.py", "utils.py", "formatting.py")]
+    index_corpus(store, local_embedder, files)
+    assert store.pending_count() == 0 and store.vector_count() == store.chunk_count()
+    search = HybridSearch(store, local_embedder)
+    results = search.search("wrap text to fit the terminal width", k=5)
+    assert results and all(r.path.startswith("click/") for r in results)
+    assert any(r.symbol in ("wrap_text", "HelpFormatter.write_text", "HelpFormatter") for r in results[:3])
+    first = results[0]
+    assert first.start_line <= first.end_line and first.snippet and first.score > 0
+    assert set(first.sources) <= {"lexical", "vector", "symbol"}
+    # a purely semantic query still finds the prompt helpers through the vectors
+    results = search.search("ask the user a yes or no question", k=5)
+    assert any("confirm" in r.symbol for r in results)
+    assert any("vector" in r.sources for r in results)
+
+
+def test_symbol_hits_and_reranker_are_fused(store: ChunkStore) -> None:
+    source = b"def alpha():\n    return 1\n" + b"\n" * 3 + b"def beta():\n    return 2\n" + b"# filler line\n" * 400
+    update_file(store, "m.py", chunk_file("m.py", source, "python", python_definitions(source)))
+    embed_pending(store, HashEmbedder())
+
+    def symbols(query: str, limit: int) -> list[SymbolHit]:
+        return [SymbolHit("m.py", 5, "beta", "Function")] if "beta" in query else []
+
+    class Reverse:
+        def rerank(self, query, documents, top_k):
+            return [(i, float(i)) for i in reversed(range(len(documents)))]
+
+    search = HybridSearch(store, HashEmbedder(), symbol_source=symbols)
+    hit = search.search("beta")[0]
+    assert "symbol" in hit.sources
+    reranked = HybridSearch(store, HashEmbedder(), reranker=Reverse()).search("filler", k=3)
+    assert all("rerank" in r.sources for r in reranked)
+
+
+def test_search_without_vectors_or_embedder_is_lexical(store: ChunkStore) -> None:
+    update_file(store, "m.py", chunk_file("m.py", b"def gamma_ray():\n    pass\n", "python", []))
+    assert HybridSearch(store).search("gamma ray")[0].sources == ("lexical",)
+    assert HybridSearch(store, HashEmbedder()).search("   ") == []
+
+
+def test_importing_retrieval_does_not_import_heavy_packages() -> None:
+    code = (
+        "import sys\n"
+        "import knoxidx.retrieval, knoxidx.retrieval.search, knoxidx.retrieval.embedders, "
+        "knoxidx.retrieval.pipeline, knoxidx.retrieval.voyage, knoxidx.retrieval.chunker\n"
+        "heavy = [m for m in ('numpy', 'onnxruntime', 'onnx', 'tokenizers', 'voyageai') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
