@@ -126,7 +126,9 @@ class _Planner:
 
     def _build_tree(self, n_lines: int) -> list[int]:
         valid = {
-            i for i, d in enumerate(self.defs) if 1 <= d.start_line <= n_lines and d.end_line >= d.start_line
+            i
+            for i, d in enumerate(self.defs)
+            if 1 <= d.start_line <= n_lines and d.end_line >= d.start_line
         }
         self.end = {i: min(self.defs[i].end_line, n_lines) for i in valid}
         grouped: dict[int, list[int]] = {}
@@ -180,9 +182,7 @@ class _Planner:
     def split_lines(self, lo: int, hi: int) -> list[tuple[int, int]]:
         """Windows of at most max_tokens (a single longer line is its own window), overlapping."""
         budget = self.budget
-        base_indent = min(
-            (_indent(line) for line in self.lines[lo:hi] if line.strip()), default=0
-        )
+        base_indent = min((_indent(line) for line in self.lines[lo:hi] if line.strip()), default=0)
         windows: list[tuple[int, int]] = []
         start = lo
         while True:
@@ -197,7 +197,10 @@ class _Planner:
             if end >= hi:
                 return windows
             next_start = end + 1
-            while next_start - 1 > start + 1 and self.tokens(next_start - 1, end) <= budget.overlap_tokens:
+            while (
+                next_start - 1 > start + 1
+                and self.tokens(next_start - 1, end) <= budget.overlap_tokens
+            ):
                 next_start -= 1
             start = next_start
 
@@ -235,12 +238,12 @@ class _Planner:
     def make_chunk(self, path: str, language: str, start: int, end: int) -> Chunk:
         starting: list[int] = []
         enclosing: list[int] = []
-        for i, d in enumerate(self.defs):
+        for i, definition in enumerate(self.defs):
             if i not in self.end:
                 continue
-            if start <= d.start_line <= end:
+            if start <= definition.start_line <= end:
                 starting.append(i)
-            elif d.start_line < start and self.end[i] >= end:
+            elif definition.start_line < start and self.end[i] >= end:
                 enclosing.append(i)
         starting.sort(key=lambda i: (self.defs[i].start_line, -self.end[i]))
         enclosing.sort(key=lambda i: (self.defs[i].start_line, -self.end[i]))

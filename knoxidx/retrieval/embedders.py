@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.errors import EmbeddingConfigError
@@ -134,3 +134,22 @@ def select_embedder(
             base_url=config.get("voyage_base_url"),
         )
     raise EmbeddingConfigError(f"unknown embedder {choice!r}; use 'local' or 'voyage'")
+
+
+def select_reranker(
+    config: Mapping[str, str] | None = None, env: Mapping[str, str] | None = None
+) -> Any:
+    """Voyage ``rerank-2.5`` when Voyage is the chosen embedder (or ``config["reranker"]`` is
+    ``voyage``) and a key is set; otherwise None: no local reranker measured better than the
+    fused order (see MODELS.md)."""
+    config = config or {}
+    env = os.environ if env is None else env
+    embedder = (config.get("embedder") or env.get(EMBEDDER_ENV) or "local").strip().lower()
+    choice = (config.get("reranker") or ("voyage" if embedder == "voyage" else "none")).lower()
+    if choice == "none":
+        return None
+    if choice != "voyage":
+        raise EmbeddingConfigError(f"unknown reranker {choice!r}; use 'voyage' or 'none'")
+    from knoxidx.retrieval.voyage import VoyageReranker
+
+    return VoyageReranker(api_key=env.get("VOYAGE_API_KEY"), base_url=config.get("voyage_base_url"))

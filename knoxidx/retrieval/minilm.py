@@ -142,7 +142,11 @@ def build_bert_onnx(weights: Mapping[str, np.ndarray], config: BertConfig) -> by
     const("scale.f", np.array(1.0 / math.sqrt(head_dim), dtype=np.float32))
 
     emb = "embeddings"
-    words = node("Gather", [const("emb.word", weight(f"{emb}.word_embeddings.weight")), "input_ids"], "emb.words")
+    words = node(
+        "Gather",
+        [const("emb.word", weight(f"{emb}.word_embeddings.weight")), "input_ids"],
+        "emb.words",
+    )
     seq_len = node("Shape", ["input_ids"], "seq_len", start=1, end=2)
     positions = node(
         "Slice",
@@ -156,7 +160,10 @@ def build_bert_onnx(weights: Mapping[str, np.ndarray], config: BertConfig) -> by
     mask_f = node("Cast", ["attention_mask"], "mask.f", to=TensorProto.FLOAT)
     mask_bias = node(
         "Unsqueeze",
-        [node("Mul", [node("Sub", ["one.f", mask_f], "mask.inv"), "mask.neg"], "mask.neg.b"), "axes.12"],
+        [
+            node("Mul", [node("Sub", ["one.f", mask_f], "mask.inv"), "mask.neg"], "mask.neg.b"),
+            "axes.12",
+        ],
         "mask.bias",
     )
 
@@ -172,16 +179,27 @@ def build_bert_onnx(weights: Mapping[str, np.ndarray], config: BertConfig) -> by
         k = heads("key", [0, 2, 3, 1])
         v = heads("value", [0, 2, 1, 3])
         scores = node("Mul", [node("MatMul", [q, k], f"{p}.qk"), "scale.f"], f"{p}.scores")
-        probs = node("Softmax", [node("Add", [scores, mask_bias], f"{p}.masked")], f"{p}.probs", axis=-1)
-        context = node("Transpose", [node("MatMul", [probs, v], f"{p}.ctx")], f"{p}.ctx.t", perm=[0, 2, 1, 3])
+        probs = node(
+            "Softmax", [node("Add", [scores, mask_bias], f"{p}.masked")], f"{p}.probs", axis=-1
+        )
+        context = node(
+            "Transpose", [node("MatMul", [probs, v], f"{p}.ctx")], f"{p}.ctx.t", perm=[0, 2, 1, 3]
+        )
         context = node("Reshape", [context, "shape.hidden"], f"{p}.ctx.merged")
         attn = linear(context, f"{p}.attention.output.dense", f"{p}.attn")
-        x = layer_norm(node("Add", [attn, x], f"{p}.attn.res"), f"{p}.attention.output.LayerNorm", f"{p}.attn.out")
+        x = layer_norm(
+            node("Add", [attn, x], f"{p}.attn.res"),
+            f"{p}.attention.output.LayerNorm",
+            f"{p}.attn.out",
+        )
         inner = linear(x, f"{p}.intermediate.dense", f"{p}.inner")
         erf = node("Erf", [node("Div", [inner, "sqrt2.f"], f"{p}.gelu.div")], f"{p}.gelu.erf")
         gelu = node(
             "Mul",
-            [node("Mul", [inner, node("Add", [erf, "one.f"], f"{p}.gelu.add")], f"{p}.gelu.mul"), "half.f"],
+            [
+                node("Mul", [inner, node("Add", [erf, "one.f"], f"{p}.gelu.add")], f"{p}.gelu.mul"),
+                "half.f",
+            ],
             f"{p}.gelu",
         )
         ffn = linear(gelu, f"{p}.output.dense", f"{p}.ffn")
@@ -195,7 +213,11 @@ def build_bert_onnx(weights: Mapping[str, np.ndarray], config: BertConfig) -> by
             helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
             helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "seq"]),
         ],
-        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "seq", config.hidden])],
+        [
+            helper.make_tensor_value_info(
+                "last_hidden_state", TensorProto.FLOAT, ["batch", "seq", config.hidden]
+            )
+        ],
         inits,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", _OPSET)])
@@ -206,7 +228,9 @@ def build_bert_onnx(weights: Mapping[str, np.ndarray], config: BertConfig) -> by
 class MiniLM:
     """Mean-pooled, L2-normalised sentence embeddings from a BERT checkpoint folder."""
 
-    def __init__(self, folder: Path | None = None, *, max_tokens: int = 256, threads: int = 0) -> None:
+    def __init__(
+        self, folder: Path | None = None, *, max_tokens: int = 256, threads: int = 0
+    ) -> None:
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer

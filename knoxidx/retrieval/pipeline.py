@@ -28,9 +28,6 @@ from knoxidx.retrieval.vectors import to_blob
 
 log = logging.getLogger(__name__)
 
-MODEL_KEY = "model"
-DIMENSION_KEY = "dimension"
-
 
 @dataclass(frozen=True, slots=True)
 class EmbedReport:
@@ -50,11 +47,10 @@ def update_file(store: ChunkStore, path: str, chunks: Sequence[Chunk]) -> FileUp
 
 def ensure_model(store: ChunkStore, embedder: Embedder) -> str | None:
     """Record the embedder's model; on a change, drop old vectors and say so."""
-    recorded = store.meta(MODEL_KEY)
+    recorded = store.recorded_model()
     if recorded == embedder.model_id:
         return None
-    store.set_meta(MODEL_KEY, embedder.model_id)
-    store.set_meta(DIMENSION_KEY, str(embedder.dimension))
+    store.record_model(embedder.model_id, embedder.dimension)
     if recorded is None:
         return None
     count = store.drop_vectors()
@@ -104,7 +100,7 @@ def embed_pending(
             log.warning("embedding stopped, %d chunks left pending: %s", store.pending_count(), exc)
             break
         if fresh is not None:
-            for h, vector in zip(wanted, fresh):
+            for h, vector in zip(wanted, fresh, strict=True):
                 known[h] = to_blob(vector)
         store.save_vectors(embedder.model_id, [(i, h, known[h]) for i, h in hashes.items()])
         store.commit()

@@ -51,7 +51,10 @@ class CircuitBreaker:
 
     @property
     def state(self) -> BreakerState:
-        if self._state is BreakerState.OPEN and self.clock() - self._opened_at >= self.reset_timeout:
+        if (
+            self._state is BreakerState.OPEN
+            and self.clock() - self._opened_at >= self.reset_timeout
+        ):
             self._state = BreakerState.HALF_OPEN
             self._successes = 0
         return self._state
@@ -91,7 +94,7 @@ class RetryPolicy:
 
     def delay(self, attempt: int, rng: Callable[[], float] = random.random) -> float:
         """Seconds to wait after failed attempt number ``attempt`` (0-based)."""
-        backoff = min(self.base_delay * (2**attempt), self.max_delay)
+        backoff = min(self.base_delay * float(2**attempt), self.max_delay)
         return backoff + backoff * self.jitter * rng()
 
 

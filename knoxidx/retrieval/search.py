@@ -12,16 +12,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from knoxidx.retrieval.embedders import Embedder
 from knoxidx.retrieval.errors import RetrievalError
 from knoxidx.retrieval.store import ChunkStore, StoredChunk
 from knoxidx.retrieval.terms import unique_terms
 from knoxidx.retrieval.vectors import VectorIndex, from_blobs
-
-if TYPE_CHECKING:
-    pass
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +37,9 @@ SymbolSource = Callable[[str, int], Sequence[SymbolHit]]
 
 
 class Reranker(Protocol):
-    def rerank(self, query: str, documents: Sequence[str], top_k: int) -> list[tuple[int, float]]: ...
+    def rerank(
+        self, query: str, documents: Sequence[str], top_k: int
+    ) -> list[tuple[int, float]]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +85,14 @@ class HybridSearch:
     def vector(self, query: str) -> list[tuple[int, float]]:
         if self.embedder is None:
             return []
+        recorded = self.store.recorded_model()
+        if recorded is not None and recorded != self.embedder.model_id:
+            log.warning(
+                "vector search skipped: the index holds %s vectors, the query embedder is %s",
+                recorded,
+                self.embedder.model_id,
+            )
+            return []
         index = self.vector_index()
         if len(index) == 0:
             return []
@@ -116,7 +123,11 @@ class HybridSearch:
         if not query:
             return []
         ranked: dict[str, list[tuple[int, float]]] = {}
-        for name, source in (("lexical", self.lexical), ("vector", self.vector), ("symbol", self.symbols)):
+        for name, source in (
+            ("lexical", self.lexical),
+            ("vector", self.vector),
+            ("symbol", self.symbols),
+        ):
             try:
                 ranked[name] = source(query)
             except RetrievalError as exc:
@@ -125,7 +136,9 @@ class HybridSearch:
         order = [chunk_id for chunk_id, _ in fused]
         scores = dict(fused)
         found_by = {
-            chunk_id: tuple(name for name, hits in ranked.items() if any(h == chunk_id for h, _ in hits))
+            chunk_id: tuple(
+                name for name, hits in ranked.items() if any(h == chunk_id for h, _ in hits)
+            )
             for chunk_id in order[: max(k, self.rerank_top)]
         }
         chunks = self.store.get(order[: max(k, self.rerank_top)])
@@ -173,7 +186,9 @@ def reciprocal_rank_fusion(
     return sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
-def _result(stored: StoredChunk, score: float, query: str, sources: tuple[str, ...]) -> SearchResult:
+def _result(
+    stored: StoredChunk, score: float, query: str, sources: tuple[str, ...]
+) -> SearchResult:
     chunk = stored.chunk
     return SearchResult(
         path=chunk.path,

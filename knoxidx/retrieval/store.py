@@ -147,7 +147,9 @@ class ChunkStore:
         return len(ids)
 
     def paths(self) -> list[str]:
-        return [row[0] for row in self.conn.execute("SELECT DISTINCT path FROM chunk ORDER BY path")]
+        return [
+            row[0] for row in self.conn.execute("SELECT DISTINCT path FROM chunk ORDER BY path")
+        ]
 
     def get(self, ids: Iterable[int]) -> dict[int, StoredChunk]:
         out: dict[int, StoredChunk] = {}
@@ -246,6 +248,14 @@ class ChunkStore:
             (key, value),
         )
 
+    def recorded_model(self) -> str | None:
+        """The model id the stored vectors belong to (None before the first embedding run)."""
+        return self.meta("model")
+
+    def record_model(self, model_id: str, dimension: int) -> None:
+        self.set_meta("model", model_id)
+        self.set_meta("dimension", str(dimension))
+
     def vectors_version(self) -> int:
         return int(self.meta("vectors_version") or 0)
 
@@ -256,9 +266,7 @@ class ChunkStore:
         """Forget every chunk vector (the model changed) and mark every chunk pending."""
         count = self.chunk_count()
         self.conn.execute("DELETE FROM chunk_vector")
-        self.conn.execute(
-            "INSERT OR IGNORE INTO embed_pending (chunk_id) SELECT id FROM chunk"
-        )
+        self.conn.execute("INSERT OR IGNORE INTO embed_pending (chunk_id) SELECT id FROM chunk")
         self._bump_version()
         return count
 
@@ -285,7 +293,8 @@ class ChunkStore:
             batch = unique[start : start + 500]
             marks = ",".join("?" * len(batch))
             for text_hash, blob in self.conn.execute(
-                f"SELECT text_hash, vector FROM embed_cache WHERE model = ? AND text_hash IN ({marks})",
+                "SELECT text_hash, vector FROM embed_cache "
+                f"WHERE model = ? AND text_hash IN ({marks})",
                 (model, *batch),
             ):
                 out[text_hash] = bytes(blob)
@@ -311,14 +320,17 @@ class ChunkStore:
             list(items),
         )
         self.conn.executemany(
-            "DELETE FROM embed_pending WHERE chunk_id = ?", [(chunk_id,) for chunk_id, _, _ in items]
+            "DELETE FROM embed_pending WHERE chunk_id = ?",
+            [(chunk_id,) for chunk_id, _, _ in items],
         )
         self._bump_version()
 
     def all_vectors(self) -> tuple[list[int], list[bytes]]:
         ids: list[int] = []
         blobs: list[bytes] = []
-        for chunk_id, blob in self.conn.execute("SELECT chunk_id, vector FROM chunk_vector ORDER BY chunk_id"):
+        for chunk_id, blob in self.conn.execute(
+            "SELECT chunk_id, vector FROM chunk_vector ORDER BY chunk_id"
+        ):
             ids.append(int(chunk_id))
             blobs.append(bytes(blob))
         return ids, blobs
@@ -328,8 +340,23 @@ class ChunkStore:
 
 
 def _row_to_chunk(row: Sequence[object]) -> Chunk:
-    (_, path, start, end, language, symbol, kind, symbols, enclosing, signature, doc, header,
-     token_count, content_hash, text) = row
+    (
+        _,
+        path,
+        start,
+        end,
+        language,
+        symbol,
+        kind,
+        symbols,
+        enclosing,
+        signature,
+        doc,
+        header,
+        token_count,
+        content_hash,
+        text,
+    ) = row
     return Chunk(
         path=str(path),
         language=str(language),

@@ -32,7 +32,11 @@ def from_blobs(blobs: Sequence[bytes], dimension: int) -> np.ndarray:
 
     if not blobs:
         return np.zeros((0, dimension), dtype=np.float32)
-    return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dimension).astype(np.float32)
+    return (
+        np.frombuffer(b"".join(blobs), dtype="<f4")
+        .reshape(len(blobs), dimension)
+        .astype(np.float32)
+    )
 
 
 class VectorIndex:

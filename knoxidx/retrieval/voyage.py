@@ -37,7 +37,9 @@ def _client(api_key: str | None, base_url: str | None, timeout: float) -> Any:
     try:
         import voyageai
     except ImportError as exc:
-        raise ModelUnavailableError("Voyage needs the `voyageai` package: pip install voyageai") from exc
+        raise ModelUnavailableError(
+            "Voyage needs the `voyageai` package: pip install voyageai"
+        ) from exc
     return voyageai.Client(api_key=api_key, max_retries=0, timeout=timeout, base_url=base_url)
 
 
@@ -111,7 +113,9 @@ class VoyageEmbedder:
         counter: TokenCounter | None = None,
     ) -> None:
         if output_dimension is not None and output_dimension not in VOYAGE_DIMENSIONS:
-            raise EmbeddingConfigError(f"Voyage output dimension must be one of {VOYAGE_DIMENSIONS}")
+            raise EmbeddingConfigError(
+                f"Voyage output dimension must be one of {VOYAGE_DIMENSIONS}"
+            )
         self.model = model
         self.output_dimension = output_dimension
         self.dimension = output_dimension or 1024

@@ -26,9 +26,9 @@ def classify(sub: str, name: str, node: Any) -> str | None:
 
 def doc_comment(node: Any, source: bytes) -> str:
     body = node.child_by_field_name("body")
-    first = body.named_child(0) if body is not None else None
+    first = body.named_child(0) if body is not None and body.named_child_count else None
     if first is not None and first.type == "expression_statement":
-        inner = first.named_child(0)
+        inner = first.named_child(0) if first.named_child_count else None
         if inner is not None and inner.type == "string":
             return first_doc_line(text(inner))
     return ""

@@ -1,0 +1,140 @@
+"""The CLI: every command, --json shapes, and one-line errors with exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+from click.testing import CliRunner
+
+from knoxidx.cli import main
+
+FILES = {
+    "app/__init__.py": "",
+    "app/config.py": """\
+        def parse_config(path):
+            return load(path)
+
+        def load(path):
+            return path
+        """,
+    "app/service.py": """\
+        from app.config import parse_config
+
+        class Service:
+            def start(self):
+                return parse_config("a.toml")
+
+        def start():
+            return Service().start()
+        """,
+    "main.py": "from app.service import start\n\ndef main():\n    start()\n",
+}
+
+
+@pytest.fixture
+def indexed(repo) -> Path:
+    root = repo(FILES)
+    result = CliRunner().invoke(main, ["index", "--jobs", "1", str(root)])
+    assert result.exit_code == 0, result.output
+    return root
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    proc = subprocess.run([sys.executable, "-c", "from knoxidx.cli import run; run()", *args],
+                          capture_output=True, text=True, timeout=120)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_index_json_report(repo) -> None:
+    root = repo(FILES)
+    result = CliRunner().invoke(main, ["index", "--json", "--jobs", "1", str(root)])
+    data = json.loads(result.output)
+    assert data["files"] == 4 and data["added"] == 4 and data["skipped"] == {}
+
+
+def test_callers_human_and_json(indexed: Path) -> None:
+    runner = CliRunner()
+    out = runner.invoke(main, ["callers", "parse_config", str(indexed)]).output
+    assert "app.service.Service.start" in out and "app/service.py:5" in out
+    data = json.loads(runner.invoke(main, ["callers", "parse_config", str(indexed), "--json"]).output)
+    assert data["symbol"]["qualified_name"] == "app.config.parse_config"
+    assert [(c["qualified_name"], c["site"]["line"], c["confidence"]) for c in data["callers"]] == [
+        ("app.service.Service.start", 5, "exact")]
+
+
+def test_callers_depth_and_impact(indexed: Path) -> None:
+    runner = CliRunner()
+    data = json.loads(runner.invoke(
+        main, ["callers", "app.config.load", str(indexed), "--depth", "4", "--json"]).output)
+    assert [c["name"] for c in data["callers"]] == ["parse_config", "start", "start", "main"]
+    impact = json.loads(runner.invoke(
+        main, ["impact", "load", str(indexed), "--depth", "4", "--json"]).output)
+    assert "main.py" in impact["files"]
+
+
+def test_symbol_forms(indexed: Path) -> None:
+    runner = CliRunner()
+    for spec in ("app.config.load", "config.load", "app/config.py:4"):
+        data = json.loads(runner.invoke(main, ["callers", spec, str(indexed), "--json"]).output)
+        assert data["symbol"]["qualified_name"] == "app.config.load", spec
+
+
+def test_errors_are_one_line_with_exit_codes(indexed: Path, tmp_path: Path) -> None:
+    code, out, err = run("callers", "start", str(indexed))
+    assert code == 4 and "names 2 symbols" in err and "Traceback" not in err
+    assert "app.service.Service.start" in err and "app.service.start" in err
+    code, _, err = run("callers", "nope_nothing", str(indexed))
+    assert code == 3 and err.count("\n") == 1 and "Traceback" not in err
+    code, _, err = run("stats", str(tmp_path / "does-not-exist"))
+    assert code == 2 and "no such directory" in err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = run("symbols", "x", str(empty))
+    assert code == 2 and "knoxidx index" in err
+
+
+def test_refs_deps_stats_symbols(indexed: Path) -> None:
+    runner = CliRunner()
+    refs = json.loads(runner.invoke(main, ["refs", "Service", str(indexed), "--json"]).output)
+    assert set(refs["incoming"]) == {"CalledBy", "DefinedIn", "ContainedIn"}
+    deps = json.loads(runner.invoke(main, ["deps", "app/service.py", str(indexed), "--json"]).output)
+    assert [d["path"] for d in deps["dependencies"]] == ["app/config.py"]
+    rdeps = json.loads(runner.invoke(
+        main, ["deps", "app/service.py", str(indexed), "--reverse", "--json"]).output)
+    assert [d["path"] for d in rdeps["dependencies"]] == ["main.py"]
+    stats = json.loads(runner.invoke(main, ["stats", str(indexed), "--json"]).output)
+    assert stats["nodes"]["Function"] == 5 and stats["edges"]["Calls"] == 5
+    syms = json.loads(runner.invoke(main, ["symbols", "pars", str(indexed), "--json"]).output)
+    assert [s["name"] for s in syms] == ["parse_config"]
+    kinds = json.loads(runner.invoke(
+        main, ["symbols", "Service", str(indexed), "--kind", "Class", "--json"]).output)
+    assert len(kinds) == 1
+
+
+def test_export_formats(indexed: Path) -> None:
+    runner = CliRunner()
+    data = json.loads(runner.invoke(main, ["export", str(indexed)]).output)
+    node_keys = {"id", "kind", "name", "qualified_name", "path", "start_line", "end_line",
+                 "language"}
+    assert node_keys <= set(data["nodes"][0])
+    assert {"source", "target", "type", "confidence", "path", "line"} == set(data["edges"][0])
+    ids = {n["id"] for n in data["nodes"]}
+    assert all(e["source"] in ids and e["target"] in ids for e in data["edges"])
+    types = {e["type"] for e in data["edges"]}
+    assert {"Calls", "Imports", "Defines", "Contains", "DependsOn"} <= types
+    graphml = runner.invoke(main, ["export", str(indexed), "--format", "graphml"]).stdout_bytes
+    assert ElementTree.fromstring(graphml).tag.endswith("graphml")
+    dot = runner.invoke(main, ["export", str(indexed), "--format", "dot"]).output
+    assert dot.startswith("digraph knoxidx {") and "->" in dot
+
+
+def test_verify_and_find_index_upwards(indexed: Path, monkeypatch) -> None:
+    monkeypatch.chdir(indexed / "app")
+    result = CliRunner().invoke(main, ["verify", "--json"])
+    data = json.loads(result.output)
+    assert data["equal"] and data["integrity"] == "ok"

@@ -1,0 +1,83 @@
+"""Which files get indexed, and what is skipped with a counted reason."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from knoxidx.indexer.discovery import discover
+
+
+def paths(root: Path) -> set[str]:
+    return {f.path for f in discover(root).files}
+
+
+def test_gitignore_at_every_level_and_knoxidxignore(repo) -> None:
+    root = repo({
+        ".gitignore": "*.gen.py\n/build_out/\n",
+        "a.py": "x = 1\n",
+        "b.gen.py": "x = 1\n",
+        "build_out/c.py": "x = 1\n",
+        "sub/.gitignore": "local.py\n!keep.gen.py\n",
+        "sub/local.py": "x = 1\n",
+        "sub/keep.gen.py": "x = 1\n",
+        "sub/d.ts": "export const d = 1;\n",
+        ".knoxidxignore": "vendor/\n",
+        "vendor/v.go": "package v\n",
+    })
+    assert paths(root) == {"a.py", "sub/d.ts", "sub/keep.gen.py"}
+
+
+def test_always_skipped_directories(repo) -> None:
+    root = repo({
+        "node_modules/x/index.js": "module.exports = 1;\n",
+        ".git/hooks/a.py": "x = 1\n",
+        "venv2/pyvenv.cfg": "home = /usr\n",
+        "venv2/lib/site.py": "x = 1\n",
+        "pyproject.toml": "[project]\nname='x'\n",
+        "build/gen.py": "x = 1\n",
+        "go/build/build.go": "package build\n",
+        "src/main.rs": "fn main() {}\n",
+    })
+    assert paths(root) == {"go/build/build.go", "src/main.rs"}
+
+
+def test_languages_by_extension(repo) -> None:
+    files = {f"f{ext}": "" for ext in (
+        ".py", ".pyi", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".rs",
+        ".go", ".java", ".txt", ".md", ".c")}
+    root = repo(files)
+    langs = {f.path: f.language for f in discover(root).files}
+    assert langs == {
+        "f.py": "python", "f.pyi": "python", "f.ts": "typescript", "f.mts": "typescript",
+        "f.cts": "typescript", "f.tsx": "tsx", "f.js": "javascript", "f.jsx": "javascript",
+        "f.mjs": "javascript", "f.cjs": "javascript", "f.rs": "rust", "f.go": "go",
+        "f.java": "java",
+    }
+
+
+def test_too_large_is_skipped_with_reason(repo) -> None:
+    root = repo({"big.py": "x = 1\n" * 1000, "small.py": "x = 1\n"})
+    found = discover(root, max_bytes=1000)
+    assert [f.path for f in found.files] == ["small.py"]
+    assert found.skipped["too_large"] == 1
+
+
+def test_symlink_loop_and_outside_root(repo, tmp_path: Path) -> None:
+    root = repo({"a/x.py": "x = 1\n"})
+    os.symlink("..", root / "a" / "loop")  # a/loop -> root: a cycle
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("x = 1\n")
+    os.symlink(outside, root / "elsewhere")
+    os.symlink(outside / "secret.py", root / "secret_link.py")
+    os.symlink(root / "missing.py", root / "dangling.py")
+    found = discover(root)
+    assert {f.path for f in found.files} == {"a/x.py"}
+    assert found.skipped["symlink_outside_root"] == 2
+    assert found.skipped["symlink_loop"] >= 1
+
+
+def test_odd_file_names(repo) -> None:
+    root = repo({"with space.py": "x = 1\n", "ünïcode.py": "y = 2\n", "new\nline.py": "z = 3\n"})
+    assert paths(root) == {"with space.py", "ünïcode.py", "new\nline.py"}

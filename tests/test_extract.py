@@ -1,0 +1,132 @@
+"""Per-file extraction is a pure function: facts from source, checked on small inputs."""
+
+from __future__ import annotations
+
+import pytest
+
+from knoxidx.indexer.extract import extract, name_path, split_patterns, type_path
+from knoxidx.indexer.languages import LANGUAGES, query_source
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a.b.c", ("a", "b", "c")),
+        ("Engine().run", ("Engine()", "run")),
+        ("super().f", ("super", "f")),
+        ("super(Foo, self).f", ("super", "f")),
+        ("foo(a.b).c", ("foo()", "c")),
+        ("a[0].b", ("?", "b")),
+        ("Vec::<i32>::new", ("Vec", "new")),
+        ("this.a?.b", ("this", "a", "b")),
+        ("crate::a::f", ("crate", "a", "f")),
+        ("x", ("x",)),
+        ("(a).b", ("?", "b")),
+        ("a[0]", ()),
+    ],
+)
+def test_name_path(text: str, expected: tuple[str, ...]) -> None:
+    assert name_path(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("*Server", ("Server",)),
+        ("(*T, error)", ("T",)),
+        ("Option<Foo>", ("Foo",)),
+        ("Result<Arc<Self>, E>", ("Self",)),
+        ("&'a mut Bar", ("Bar",)),
+        ("Promise<pkg.Foo>", ("pkg", "Foo")),
+        ("Optional[Foo]", ("Foo",)),
+        ("List[int]", ()),
+    ],
+)
+def test_type_path(text: str, expected: tuple[str, ...]) -> None:
+    assert type_path(text) == expected
+
+
+@pytest.mark.parametrize("spec", LANGUAGES, ids=lambda s: s.name)
+def test_every_query_compiles_and_splits(spec) -> None:
+    structure, references = split_patterns(query_source(spec.name))
+    assert "@definition." in structure
+    assert "@reference." in references
+    assert "@definition." not in references
+    extract("empty" + spec.extensions[0], b"", spec.name)  # compiles both queries
+
+
+def test_python_facts() -> None:
+    src = b'''
+from .util import parse as p
+import os.path
+
+LIMIT = 3
+
+class Base:
+    """Base doc."""
+    def run(self) -> "Result":
+        return self.step()
+
+class Child(Base):
+    def step(self):
+        self.helper = Helper()
+        super().run()
+        return p(os.path.join("a", "b"))
+'''
+    facts = extract("pkg/mod.py", src, "python")
+    kinds = {(d.qualname, d.kind) for d in facts.defs}
+    assert kinds >= {("LIMIT", "Constant"), ("Base", "Class"), ("Base.run", "Function"),
+                     ("Child", "Class"), ("Child.step", "Function")}
+    base = next(d for d in facts.defs if d.name == "Base")
+    assert base.doc == "Base doc."
+    assert base.signature == "class Base"
+    calls = {r.path for r in facts.refs if r.kind == "call"}
+    assert {("self", "step"), ("Helper",), ("super", "run"), ("p",),
+            ("os", "path", "join")} <= calls
+    assert ("Base",) in {r.path for r in facts.refs if r.kind == "extends"}
+    assert {(i.module, i.name, i.alias) for i in facts.imports} >= {
+        (".util", "parse", "p"), ("os", "", "os"), ("os.path", "", "")}
+    assert any(b.name == "self.helper" and b.type_path == ("Helper",) for b in facts.bindings)
+
+
+def test_syntax_error_still_yields_what_parses() -> None:
+    src = b"def ok():\n    return 1\n\ndef broken(:\n    pass\n\nclass Fine:\n    pass\n"
+    facts = extract("x.py", src, "python")
+    assert facts.error_nodes >= 1
+    names = {d.name for d in facts.defs}
+    assert {"ok", "Fine"} <= names
+
+
+def test_go_methods_attach_to_receiver_type() -> None:
+    src = b"package srv\n\ntype Server struct{}\n\nfunc (s *Server) Start() error { return s.run() }\n"
+    facts = extract("srv/server.go", src, "go")
+    start = next(d for d in facts.defs if d.name == "Start")
+    assert start.owner == "Server"
+    assert start.qualname == "Server.Start"
+    assert facts.package == "srv"
+
+
+def test_rust_impl_methods_and_traits() -> None:
+    src = b"struct S;\ntrait T { fn t(&self); }\nimpl T for S { fn t(&self) { self.u(); } }\n"
+    facts = extract("src/lib.rs", src, "rust")
+    method = next(d for d in facts.defs if d.name == "t" and d.owner)
+    assert method.owner == "S"
+    assert facts.impls[0].type_path == ("S",)
+    assert facts.impls[0].trait_path == ("T",)
+
+
+def test_java_receiver_calls_keep_receiver_path() -> None:
+    src = b"package a;\nclass C { void m() { this.svc.go(); helper(); } }\n"
+    facts = extract("a/C.java", src, "java")
+    calls = {r.path for r in facts.refs if r.kind == "call"}
+    assert ("this", "svc", "go") in calls and ("helper",) in calls
+
+
+def test_typescript_exports_and_imports() -> None:
+    src = b"import def, { a as b } from './util';\nexport * from './w';\nexport default class Foo {}\n"
+    facts = extract("src/m.ts", src, "typescript")
+    got = {(i.module, i.name, i.alias, i.reexport) for i in facts.imports}
+    assert ("./util", "default", "def", False) in got
+    assert ("./util", "a", "b", False) in got
+    assert ("./w", "*", "", True) in got
+    assert ("", "Foo", "default", True) in got

@@ -1,0 +1,145 @@
+"""Indexing end to end: bad input never crashes and loses nothing; the graph is resolved."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from knoxidx.errors import CorruptIndexError, IndexLockedError, IndexNotFoundError
+from knoxidx.graph.store import WriteLock
+from knoxidx.index import Index
+from knoxidx.indexer.discovery import SourceFile
+from knoxidx.indexer.pipeline import read_and_extract
+
+from tests.helpers import build
+
+
+def test_bad_input_is_counted_not_fatal(repo) -> None:
+    root = repo({
+        "good.py": "def ok():\n    return helper()\n\ndef helper():\n    return 1\n",
+        "binary.py": b"\x00\x01\x02binary",
+        "latin1.py": "# caf\xe9 cr\xe8me\ndef latin():\n    return 'd\xe9j\xe0'\n".encode("latin-1"),
+        "broken.py": "def fine():\n    pass\n\ndef broken(:\n",
+        "big.py": "x = 1\n" * 400_000,
+    })
+    report = build(root)
+    assert report.skipped["binary"] == 1
+    assert report.skipped["too_large"] == 1
+    assert any("latin1.py" in w and "UTF-8" in w for w in report.warnings)
+    assert any("broken.py" in w and "syntax error" in w for w in report.warnings)
+    with Index.open(root) as idx:
+        assert idx.callers("helper")["callers"][0]["name"] == "ok"
+        assert idx.symbols("fine")[0]["path"] == "broken.py"
+        assert idx.symbols("latin")[0]["path"] == "latin1.py"  # still indexed
+
+
+def test_unreadable_file_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "gone.py").mkdir()  # reading a directory fails like a vanished/unreadable file
+    result = read_and_extract((str(tmp_path), SourceFile("gone.py", 0, 0, "python"), None))
+    assert result.status == "unreadable"
+    assert result.message
+
+
+def test_empty_repo_and_no_supported_files(repo, tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert build(empty).files == 0
+    root = repo({"README.md": "# hi\n", "data.csv": "a,b\n"})
+    report = build(root)
+    assert report.files == 0 and report.changed == 0
+    with Index.open(root) as idx:
+        assert idx.stats()["lines"] == 0
+
+
+def test_cross_file_resolution_python(repo) -> None:
+    root = repo({
+        "app/__init__.py": "from .core import Engine\n",
+        "app/core.py": """\
+            from .util import parse as p
+
+            class Base:
+                def run(self):
+                    return self.step()
+
+                def step(self):
+                    return p("x")
+
+            class Engine(Base):
+                def step(self):
+                    return super().step()
+            """,
+        "app/util.py": "def parse(x):\n    return x\n\ndef step():\n    pass\n",
+        "main.py": "from app import Engine\n\ndef main():\n    Engine().run()\n",
+    })
+    build(root)
+    with Index.open(root) as idx:
+        callers = {(c["qualified_name"], c["confidence"])
+                   for c in idx.callers("app.util.parse")["callers"]}
+        assert callers == {("app.core.Base.step", "exact")}
+        run_callers = {c["qualified_name"] for c in idx.callers("Base.run")["callers"]}
+        assert run_callers == {"main.main"}
+        # the module-level `step` in util is a different symbol: never linked by name
+        assert idx.callers("app.util.step")["callers"] == []
+        engine = idx.refs("Engine")["incoming"]
+        assert {h["qualified_name"] for h in engine["CalledBy"]} == {"main.main"}
+        assert idx.deps("main.py")["dependencies"][0]["path"] == "app/__init__.py"
+
+
+def test_missing_index_and_corrupt_index(tmp_path: Path) -> None:
+    with pytest.raises(IndexNotFoundError):
+        Index.open(tmp_path)
+    (tmp_path / ".knoxidx").mkdir()
+    (tmp_path / ".knoxidx" / "index.db").write_bytes(b"this is not a database" * 100)
+    with pytest.raises(CorruptIndexError, match="--rebuild"):
+        Index.open(tmp_path)
+
+
+def test_schema_mismatch_rebuilds_with_message(repo) -> None:
+    root = repo({"a.py": "def f():\n    pass\n"})
+    build(root)
+    conn = sqlite3.connect(root / ".knoxidx" / "index.db")
+    conn.execute("UPDATE meta SET value='0' WHERE key='schema_version'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(CorruptIndexError, match="schema 0"):
+        Index.open(root)
+    with Index.open(root, create=True) as idx:
+        assert "rebuilding" in (idx.store.rebuilt_reason or "")
+        idx.update(jobs=1)
+        assert idx.symbols("f")
+
+
+def test_second_writer_gets_clear_error(repo) -> None:
+    root = repo({"a.py": "x = 1\n"})
+    build(root)
+    lock = WriteLock(root / ".knoxidx")
+    lock.acquire()
+    try:
+        with Index.open(root) as idx, pytest.raises(IndexLockedError, match="--wait"):
+            idx.update(jobs=1)
+        with Index.open(root) as idx:  # readers are never blocked
+            assert idx.stats()["files"]["ok"] == 1
+    finally:
+        lock.release()
+    with Index.open(root) as idx:
+        idx.update(jobs=1)
+
+
+def test_parallel_build_equals_serial(repo, tmp_path: Path) -> None:
+    from knoxidx.graph import export
+
+    files = {f"pkg/m{i}.py": f"from .m{(i + 1) % 60} import f{(i + 1) % 60}\n\n"
+             f"def f{i}():\n    return f{(i + 1) % 60}()\n" for i in range(60)}
+    files["pkg/__init__.py"] = ""
+    root = repo(files)
+    build(root, jobs=2)
+    with Index.open(root) as idx:
+        parallel = export.canonical(idx.q)
+    (root / ".knoxidx" / "index.db").unlink()
+    build(root, jobs=1)
+    with Index.open(root) as idx:
+        serial = export.canonical(idx.q)
+        assert len(idx.callers("f0")["callers"]) == 1
+    assert parallel == serial
