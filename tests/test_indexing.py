@@ -11,7 +11,7 @@ from knoxidx.errors import CorruptIndexError, IndexLockedError, IndexNotFoundErr
 from knoxidx.graph.store import WriteLock
 from knoxidx.index import Index
 from knoxidx.indexer.discovery import SourceFile
-from knoxidx.indexer.pipeline import read_and_extract
+from knoxidx.indexer.reader import read_and_extract
 
 from tests.helpers import build
 
@@ -37,7 +37,7 @@ def test_bad_input_is_counted_not_fatal(repo) -> None:
 
 def test_unreadable_file_is_reported(tmp_path: Path) -> None:
     (tmp_path / "gone.py").mkdir()  # reading a directory fails like a vanished/unreadable file
-    result = read_and_extract((str(tmp_path), SourceFile("gone.py", 0, 0, "python"), None))
+    result = read_and_extract((str(tmp_path), SourceFile("gone.py", 0, 0, "python"), None, None))
     assert result.status == "unreadable"
     assert result.message
 

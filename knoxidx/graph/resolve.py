@@ -36,6 +36,16 @@ TYPE = NodeKind.TYPE.value
 VARIABLE = NodeKind.VARIABLE.value
 CONSTANT = NodeKind.CONSTANT.value
 MODULE = NodeKind.MODULE.value
+# Plain strings in the hot path: an Enum member's .value is a descriptor call every time.
+EXACT = Confidence.EXACT.value
+INFERRED = Confidence.INFERRED.value
+NAME = Confidence.NAME.value
+CALLS = EdgeType.CALLS.value
+IMPORTS = EdgeType.IMPORTS.value
+EXTENDS = EdgeType.EXTENDS.value
+IMPLEMENTS = EdgeType.IMPLEMENTS.value
+USES = EdgeType.USES.value
+REFERENCES = EdgeType.REFERENCES.value
 TYPE_KINDS = frozenset({CLASS, INTERFACE, TYPE})
 MAX_DEPTH = 12
 
@@ -91,15 +101,10 @@ class FileIndex:
         self.family = family
         self.rules = rules
         defs = facts.defs
-        seen: dict[str, int] = defaultdict(int)
-        ids: list[int] = []
         children: dict[tuple[int, str], list[int]] = defaultdict(list)
         for i, d in enumerate(defs):
-            ordinal = seen[d.qualname]
-            seen[d.qualname] = ordinal + 1
-            ids.append(node_id("def", facts.path, d.qualname, str(ordinal)))
             children[(d.parent, d.name)].append(i)
-        self.ids = ids
+        self.ids = definition_ids(facts)
         self.children = children
         self.bindings: dict[tuple[int, str], Binding] = {}
         for b in facts.bindings:
@@ -140,6 +145,19 @@ class FileIndex:
         return -1
 
 
+def definition_ids(facts: FileFacts) -> list[int]:
+    """Stable node ids of a file's definitions: path + qualified name + ordinal among
+    same-named siblings (overloads), never line numbers."""
+    seen: dict[str, int] = defaultdict(int)
+    ids: list[int] = []
+    path = facts.path
+    for d in facts.defs:
+        ordinal = seen[d.qualname]
+        seen[d.qualname] = ordinal + 1
+        ids.append(node_id("def", path, d.qualname, str(ordinal)))
+    return ids
+
+
 def family_of_language(language: str) -> str:
     return BY_NAME[language].family
 
@@ -150,7 +168,8 @@ class Resolver:
     def __init__(self, workspace: Workspace) -> None:
         self.ws = workspace
         self.layout = workspace.layout
-        self._indexes: dict[str, FileIndex | None] = {}
+        # FileIndexes the caller already built (the pipeline does, for the node ids)
+        self._indexes: dict[str, FileIndex | None] = dict(getattr(workspace, "indexes", {}))
         self._bases_cache: dict[tuple[str, int], tuple[list[Symbol], frozenset[str]]] = {}
         self.keys: set[str] = set()
         self._typing: set[tuple[str, Binding]] = set()
@@ -229,7 +248,7 @@ class Resolver:
                 if kind in (RefKind.CALL, RefKind.NEW):
                     guessed = self._guess(fi, ref, found)
                     if guessed is not None:
-                        targets, confidence = guessed, Confidence.NAME.value
+                        targets, confidence = guessed, NAME
                 if not targets:
                     if kind in (RefKind.CALL, RefKind.NEW):
                         reason = "external" if any(s[0] == "x" for s in found) else "unknown"
@@ -237,8 +256,8 @@ class Resolver:
                             Unresolved(source, kind, ".".join(ref.path), ref.line, reason, 0)
                         )
                     continue
-            if len(targets) > 1 and confidence != Confidence.NAME.value:
-                confidence = Confidence.NAME.value  # several candidates: never silently pick one
+            if len(targets) > 1 and confidence != NAME:
+                confidence = NAME  # several candidates: never silently pick one
             for target in targets:
                 edge_type = self._edge_type(kind, defs[ref.scope] if ref.scope >= 0 else None,
                                             self.definition(target))
@@ -259,17 +278,17 @@ class Resolver:
             ext_id = external_module_id(target[1], target[2])
             result.externals[ext_id] = (target[1], target[2])
             result.edges.append(
-                ResolvedEdge(file_id, ext_id, EdgeType.IMPORTS.value, Confidence.EXACT.value, line)
+                ResolvedEdge(file_id, ext_id, IMPORTS, EXACT, line)
             )
         elif target[0] == "m":
             result.edges.append(ResolvedEdge(
-                file_id, module_node_id(target[1], target[2]), EdgeType.IMPORTS.value,
-                Confidence.EXACT.value, line,
+                file_id, module_node_id(target[1], target[2]), IMPORTS,
+                EXACT, line,
             ))
         elif target[0] == "f":
             result.edges.append(
-                ResolvedEdge(file_id, node_id("file", target[1]), EdgeType.IMPORTS.value,
-                             Confidence.EXACT.value, line)
+                ResolvedEdge(file_id, node_id("file", target[1]), IMPORTS,
+                             EXACT, line)
             )
 
     def _impl_edges(self, fi: FileIndex, impl: Any, result: FileResolution) -> None:
@@ -282,7 +301,7 @@ class Resolver:
                 if t[0] == "d" and tr[0] == "d":
                     result.edges.append(ResolvedEdge(
                         self.index(t[1]).ids[t[2]], self.index(tr[1]).ids[tr[2]],
-                        EdgeType.IMPLEMENTS.value, Confidence.EXACT.value, impl.line,
+                        IMPLEMENTS, EXACT, impl.line,
                     ))
 
     @staticmethod
@@ -300,20 +319,20 @@ class Resolver:
         tkind = target.kind
         if kind in (RefKind.CALL, RefKind.NEW):
             if tkind == FUNCTION or tkind == CLASS:
-                return EdgeType.CALLS.value
-            return EdgeType.REFERENCES.value
+                return CALLS
+            return REFERENCES
         if kind == RefKind.EXTENDS:
             if scope_def is not None and scope_def.kind == CLASS and tkind == INTERFACE:
-                return EdgeType.IMPLEMENTS.value
-            return EdgeType.EXTENDS.value
+                return IMPLEMENTS
+            return EXTENDS
         if kind == RefKind.IMPLEMENTS:
-            return EdgeType.IMPLEMENTS.value
+            return IMPLEMENTS
         if kind == RefKind.TYPE:
-            return EdgeType.USES.value
+            return USES
         # values: reading a constant/variable is a use; naming a function or class a reference
         if tkind in (CONSTANT, VARIABLE):
-            return EdgeType.USES.value
-        return EdgeType.REFERENCES.value
+            return USES
+        return REFERENCES
 
     # ---- paths -------------------------------------------------------------------------
 
@@ -325,7 +344,7 @@ class Resolver:
         head = path[0]
         inferred = False
         if head == "?":
-            return [], Confidence.EXACT.value
+            return [], EXACT
         called = head.endswith("()")
         if called:
             head = head[:-2]
@@ -350,7 +369,7 @@ class Resolver:
             current = _dedupe(nxt)
             if called:
                 current, inferred = self.call_results(current), True
-        conf = Confidence.INFERRED.value if inferred else Confidence.EXACT.value
+        conf = INFERRED if inferred else EXACT
         return current, conf
 
     def call_results(self, symbols: list[Symbol]) -> list[Symbol]:
@@ -606,7 +625,7 @@ def _unique_edges(edges: list[ResolvedEdge]) -> list[ResolvedEdge]:
     seen: set[tuple] = set()
     out: list[ResolvedEdge] = []
     for e in edges:
-        key = (e.source, e.target, e.type, None if e.type == EdgeType.IMPORTS.value else e.line)
+        key = (e.source, e.target, e.type, None if e.type == IMPORTS else e.line)
         if key not in seen:
             seen.add(key)
             out.append(e)

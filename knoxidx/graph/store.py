@@ -61,11 +61,21 @@ CREATE INDEX modules_key ON modules(family, key);
 CREATE INDEX modules_file ON modules(file_id);
 """
 
+# Column order of node rows as the indexer produces them: file_id comes last, appended by the
+# writer once the file row exists.
 NODE_COLUMNS = (
-    "id", "kind", "name", "qualified_name", "file_id", "def_index", "parent_id", "start_line",
+    "id", "kind", "name", "qualified_name", "def_index", "parent_id", "start_line",
     "end_line", "start_byte", "end_byte", "language", "family", "signature", "doc", "exported",
-    "owner",
+    "owner", "file_id",
 )
+_NODE_INSERT = (
+    f"INSERT OR REPLACE INTO nodes({', '.join(NODE_COLUMNS)})"
+    f" VALUES ({','.join('?' * len(NODE_COLUMNS))})"
+)
+
+
+def dump_facts(facts: FileFacts) -> bytes:
+    return pickle.dumps(facts, protocol=5)
 
 
 class FileState(NamedTuple):
@@ -261,9 +271,9 @@ class SQLiteStore:
 
     def upsert_file(
         self, path: str, language: str, size: int, mtime_ns: int, hash_: str, lines: int,
-        status: str, message: str, iface: str, facts: FileFacts | None,
+        status: str, message: str, iface: str, blob: bytes | None,
     ) -> int:
-        blob = pickle.dumps(facts, protocol=5) if facts is not None else None
+        """``blob`` is the file's pickled FileFacts (see :func:`dump_facts`)."""
         row = self.conn.execute(
             "INSERT INTO files(path, language, size, mtime_ns, hash, lines, status, message, iface,"
             " facts) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET"
@@ -283,9 +293,8 @@ class SQLiteStore:
         row = self.conn.execute("SELECT facts FROM files WHERE path=?", (path,)).fetchone()
         return pickle.loads(row[0]) if row and row[0] is not None else None
 
-    def all_facts(self) -> Iterator[FileFacts]:
-        for (blob,) in self.conn.execute("SELECT facts FROM files WHERE facts IS NOT NULL"):
-            yield pickle.loads(blob)
+    def all_fact_blobs(self) -> Iterator[tuple[str, bytes]]:
+        yield from self.conn.execute("SELECT path, facts FROM files WHERE facts IS NOT NULL")
 
     def file_ids(self) -> dict[str, int]:
         return {p: i for p, i in self.conn.execute("SELECT path, id FROM files")}
@@ -296,15 +305,20 @@ class SQLiteStore:
         self.conn.execute("DELETE FROM modules WHERE file_id=?", (file_id,))
         self.conn.execute("DELETE FROM files WHERE id=?", (file_id,))
 
-    def replace_nodes(self, file_id: int, rows: list[tuple]) -> None:
-        self.conn.execute("DELETE FROM nodes WHERE file_id=?", (file_id,))
-        self.conn.executemany(
-            f"INSERT OR REPLACE INTO nodes VALUES ({','.join('?' * len(NODE_COLUMNS))})", rows
-        )
+    def replace_nodes(self, file_id: int, rows: list[tuple], fresh: bool = False) -> None:
+        """Rows in NODE_COLUMNS order without file_id. ``fresh``: the file has no rows yet
+        (a cold build), so there is nothing to delete."""
+        if not fresh:
+            self.conn.execute("DELETE FROM nodes WHERE file_id=?", (file_id,))
+        suffix = (file_id,)
+        self.conn.executemany(_NODE_INSERT, [row + suffix for row in rows])
 
-    def replace_modules(self, file_id: int, rows: Iterable[tuple[str, str]]) -> None:
+    def replace_modules(
+        self, file_id: int, rows: Iterable[tuple[str, str]], fresh: bool = False
+    ) -> None:
         """The keys a file is importable under, most specific first (rank 0 names its module)."""
-        self.conn.execute("DELETE FROM modules WHERE file_id=?", (file_id,))
+        if not fresh:
+            self.conn.execute("DELETE FROM modules WHERE file_id=?", (file_id,))
         self.conn.executemany(
             "INSERT INTO modules VALUES (?,?,?,?)",
             [(f, k, file_id, rank) for rank, (f, k) in enumerate(rows)],
@@ -388,10 +402,7 @@ class SQLiteStore:
         conn = self.conn
         conn.execute("DELETE FROM nodes WHERE file_id IS NULL")
         conn.execute("DELETE FROM edges WHERE file_id IS NULL")
-        conn.executemany(
-            f"INSERT OR IGNORE INTO nodes VALUES ({','.join('?' * len(NODE_COLUMNS))})",
-            module_rows,
-        )
+        conn.executemany(_NODE_INSERT.replace("OR REPLACE", "OR IGNORE"), module_rows)
         # external modules that something still imports
         conn.execute(
             "INSERT OR IGNORE INTO nodes(id, kind, name, qualified_name, file_id, language, family,"

@@ -6,6 +6,7 @@ keys are written, so what the store answers is already the new state.
 
 from __future__ import annotations
 
+import pickle
 from collections import defaultdict
 from typing import Any
 
@@ -14,24 +15,27 @@ from knoxidx.indexer.facts import FileFacts
 
 
 class StoreWorkspace:
-    def __init__(self, store: SQLiteStore, layout: Any, fresh: dict[str, FileFacts]) -> None:
+    def __init__(self, store: SQLiteStore, layout: Any, blobs: dict[str, bytes]) -> None:
+        """``blobs``: pickled facts of the files this update wrote, unpickled on first use."""
         self.store = store
         self.layout = layout
-        self._facts: dict[str, FileFacts | None] = dict(fresh)
+        self._blobs = dict(blobs)
+        self._facts: dict[str, FileFacts | None] = {}
         self._modules: dict[tuple[str, str], tuple[str, ...]] = {}
         self._named: dict[tuple[str, str], list[tuple[str, int]]] | None = None
         self._owned: dict[tuple[str, str], list[tuple[str, int]]] | None = None
         self._named_cache: dict[tuple[str, str], list[tuple[str, int]]] = {}
         self._owned_cache: dict[tuple[str, str], list[tuple[str, int]]] = {}
         self._preloaded_modules = False
+        self.indexes: dict[str, Any] = {}  # path -> FileIndex built while storing nodes
 
     def preload(self, load_all_facts: bool = False) -> None:
         """Load every index at once: far cheaper than one query per name on a full build.
         With ``load_all_facts`` every file's facts are read too, so the workspace never needs
         the database again (it can be used from forked workers)."""
         if load_all_facts:
-            for facts in self.store.all_facts():
-                self._facts.setdefault(facts.path, facts)
+            for path, blob in self.store.all_fact_blobs():
+                self._blobs.setdefault(path, blob)
         modules: dict[tuple[str, str], list[str]] = defaultdict(list)
         for family, key, path in self.store.all_modules():
             modules[(family, key)].append(path)
@@ -50,8 +54,11 @@ class StoreWorkspace:
         try:
             return self._facts[path]
         except KeyError:
-            facts = self._facts[path] = self.store.load_facts(path)
-            return facts
+            pass
+        blob = self._blobs.pop(path, None)
+        facts = pickle.loads(blob) if blob is not None else self.store.load_facts(path)
+        self._facts[path] = facts
+        return facts
 
     def module_paths(self, family: str, key: str) -> tuple[str, ...]:
         k = (family, key)

@@ -1,0 +1,125 @@
+"""One file in, everything the store needs out: the work a parse worker does.
+
+``read_and_extract`` reads, hashes and extracts a file and also prepares its node rows and
+module keys, so the parent process only writes rows: the parent is the bottleneck of a cold
+build (one writer), the workers are not.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import xxhash
+
+from knoxidx.graph.model import NodeKind, file_node_id
+from knoxidx.graph.resolve import FUNCTION, definition_ids
+from knoxidx.graph.store import dump_facts
+from knoxidx.indexer.discovery import SourceFile
+from knoxidx.indexer.extract import extract
+from knoxidx.indexer.facts import FileFacts, RefKind
+from knoxidx.indexer.languages import BY_NAME
+
+BINARY_SNIFF = 8192
+DefinitionName = tuple[str, str, str, bool, str]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResult:
+    path: str
+    language: str
+    size: int
+    mtime_ns: int
+    status: str  # ok | unchanged | binary | unreadable | error
+    hash: str = ""
+    message: str = ""
+    blob: bytes | None = None  # pickled FileFacts, stored as is
+    iface: str = ""
+    lines: int = 0
+    rows: list[tuple] | None = None  # node rows, file_id appended by the writer
+    module_keys: tuple[str, ...] = ()
+    names: frozenset[DefinitionName] = frozenset()
+
+
+def read_and_extract(job: tuple[str, SourceFile, str | None, Any]) -> ReadResult:
+    """Read one file, skip it if its hash is unchanged, else extract it. Never raises."""
+    root, src, known_hash, layout = job
+    base = (src.path, src.language, src.size, src.mtime_ns)
+    try:
+        with open(os.path.join(root, src.path), "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        return ReadResult(*base, "unreadable", message=exc.strerror or str(exc))
+    if b"\0" in data[:BINARY_SNIFF]:
+        return ReadResult(*base, "binary")
+    digest = xxhash.xxh3_128_hexdigest(data)
+    if digest == known_hash:
+        return ReadResult(*base, "unchanged", digest)
+    message = ""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        message = f"invalid UTF-8 at byte {exc.start}; read with replacement characters"
+    try:
+        facts = extract(src.path, data, src.language)
+        rules = BY_NAME[src.language].plugin.RULES
+        keys = tuple(rules.module_keys(src.path, facts, layout))
+        rows = node_rows(facts, rules.qualified_prefix(src.path, list(keys)),
+                         rules.module_joiner, rules.separator)
+    except Exception as exc:  # a crash in one file must not lose the others
+        return ReadResult(*base, "error", digest, f"{type(exc).__name__}: {exc}")
+    if facts.error_nodes and not message:
+        message = f"{facts.error_nodes} syntax error(s); indexed what parsed"
+    return ReadResult(
+        *base, "ok", digest, message, dump_facts(facts), interface_fingerprint(facts),
+        facts.lines, rows, keys, definition_names(facts),
+    )
+
+
+def node_rows(facts: FileFacts, prefix: str, joiner: str, sep: str) -> list[tuple]:
+    """Rows for the nodes table in NODE_COLUMNS order, without the trailing file_id."""
+    spec = BY_NAME[facts.language]
+    family, language, path = spec.family, facts.language, facts.path
+    rows: list[tuple] = [(
+        file_node_id(path), NodeKind.FILE.value, path.rsplit("/", 1)[-1], path, None, None,
+        1, max(facts.lines, 1), 0, None, language, family, "", "", 1, "",
+    )]
+    ids = definition_ids(facts)
+    for i, d in enumerate(facts.defs):
+        qualified = d.qualname if sep == "." else d.qualname.replace(".", sep)
+        rows.append((
+            ids[i], d.kind, d.name, f"{prefix}{joiner}{qualified}" if prefix else qualified,
+            i, ids[d.parent] if d.parent >= 0 else None, d.start_line, d.end_line,
+            d.start_byte, d.end_byte, language, family, d.signature, d.doc,
+            None if d.exported is None else int(d.exported), d.owner,
+        ))
+    return rows
+
+
+def interface_fingerprint(facts: FileFacts) -> str:
+    """A hash of what other files' resolution can consult in this one (not line numbers or
+    function bodies): if it is unchanged, no other file needs re-resolving."""
+    defs = facts.defs
+    has_children = {d.parent for d in defs}
+    h = xxhash.xxh3_64()
+    h.update(facts.package.encode())
+    h.update(repr([(d.kind, d.name, d.qualname, d.parent, d.owner, d.type_hint, d.exported)
+                   for d in defs]).encode())
+    h.update(repr([(i.module, i.name, i.alias, i.scope, i.reexport)
+                   for i in facts.imports]).encode())
+    h.update(repr([
+        b for b in facts.bindings
+        if b.scope < 0 or "." in b.name or defs[b.scope].kind != FUNCTION or b.scope in has_children
+    ]).encode())
+    h.update(repr([(r.path, r.scope) for r in facts.refs
+                   if r.kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS)]).encode())
+    h.update(repr([(i.type_path, i.trait_path) for i in facts.impls]).encode())
+    return h.hexdigest()
+
+
+def definition_names(facts: FileFacts | None) -> frozenset[DefinitionName]:
+    """What name-based lookups can see of a file's definitions."""
+    if facts is None:
+        return frozenset()
+    return frozenset((d.name, d.kind, d.qualname, d.parent >= 0, d.owner) for d in facts.defs)
