@@ -174,7 +174,7 @@ class Resolver:
         self.keys: set[str] = set()
         self._typing: set[tuple[str, Binding]] = set()
         self._active: set[tuple] = set()
-        self._guesses: dict[tuple[str, str, bool], tuple[list[Symbol], frozenset[str]]] = {}
+        self._guesses: dict[tuple[str, str, bool], tuple[list[Symbol], int, frozenset[str]]] = {}
 
     @contextmanager
     def entering(self, key: tuple) -> Iterator[bool]:
@@ -246,15 +246,15 @@ class Resolver:
             targets = [s for s in found if s[0] == "d"]
             if not targets:
                 if kind in (RefKind.CALL, RefKind.NEW):
-                    guessed = self._guess(fi, ref, found)
-                    if guessed is not None:
+                    guessed, candidates = self._guess(fi, ref, found)
+                    if guessed:
                         targets, confidence = guessed, NAME
                 if not targets:
                     if kind in (RefKind.CALL, RefKind.NEW):
-                        reason = "external" if any(s[0] == "x" for s in found) else "unknown"
-                        result.unresolved.append(
-                            Unresolved(source, kind, ".".join(ref.path), ref.line, reason, 0)
-                        )
+                        reason = "external" if any(s[0] == "x" for s in found) else (
+                            "ambiguous" if candidates > 1 else "unknown")
+                        result.unresolved.append(Unresolved(
+                            source, kind, ".".join(ref.path), ref.line, reason, candidates))
                     continue
             if len(targets) > 1 and confidence != NAME:
                 confidence = NAME  # several candidates: never silently pick one
@@ -582,16 +582,17 @@ class Resolver:
 
     # ---- the unique-name guess ---------------------------------------------------------
 
-    def _guess(self, fi: FileIndex, ref: Reference, found: list[Symbol]) -> list[Symbol] | None:
+    def _guess(self, fi: FileIndex, ref: Reference, found: list[Symbol]) -> tuple[list[Symbol], int]:
+        """The unique-name guess: (the one candidate or nothing, how many candidates)."""
         if any(s[0] == "x" for s in found):
-            return None  # it names something external: no guessing
+            return [], 0  # it names something external: no guessing
         name = ref.path[-1]
         rules = fi.rules
         if len(ref.path) == 1:
             if not rules.guess_bare_names:
-                return None
+                return [], 0
         elif name in rules.builtin_method_names:
-            return None
+            return [], 0
         member = len(ref.path) > 1
         key = (fi.family, name, member)
         cached = self._guesses.get(key)
@@ -602,16 +603,12 @@ class Resolver:
             ]
             if member:
                 candidates = [c for c in candidates if _is_member(self, c)]
-            cached = ([("d", candidates[0][0], candidates[0][1])] if len(candidates) == 1 else [],
-                      frozenset(self.keys_of_candidates(name, candidates)))
+            found_one = [("d", candidates[0][0], candidates[0][1])] if len(candidates) == 1 else []
+            cached = (found_one, len(candidates),
+                      frozenset({"name:" + name, *("file:" + p for p, _ in candidates)}))
             self._guesses[key] = cached
-        else:
-            self.keys.add("name:" + name)
-        self.keys |= cached[1]
-        return cached[0] or None
-
-    def keys_of_candidates(self, name: str, candidates: list[tuple[str, int]]) -> set[str]:
-        return {"name:" + name, *("file:" + p for p, _ in candidates)}
+        self.keys |= cached[2]
+        return cached[0], cached[1]
 
 
 def _is_member(resolver: Resolver, candidate: tuple[str, int]) -> bool:
