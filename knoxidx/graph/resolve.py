@@ -57,8 +57,8 @@ class Workspace(Protocol):
 
     def facts(self, path: str) -> FileFacts | None: ...
     def module_paths(self, family: str, key: str) -> tuple[str, ...]: ...
-    def defs_named(self, family: str, name: str) -> list[tuple[str, int]]: ...
-    def methods_of(self, family: str, owner: str) -> list[tuple[str, int]]: ...
+    def defs_named(self, family: str, name: str) -> list[tuple[str, int, str, bool]]: ...
+    def methods_of(self, family: str, owner: str) -> list[tuple[str, int, str]]: ...
 
 
 class ResolvedEdge(NamedTuple):
@@ -207,11 +207,11 @@ class Resolver:
         self.keys.add(f"mod:{family}:{key}")
         return self.ws.module_paths(family, key)
 
-    def defs_named(self, family: str, name: str) -> list[tuple[str, int]]:
+    def defs_named(self, family: str, name: str) -> list[tuple[str, int, str, bool]]:
         self.keys.add("name:" + name)
         return self.ws.defs_named(family, name)
 
-    def methods_of(self, family: str, owner: str) -> list[tuple[str, int]]:
+    def methods_of(self, family: str, owner: str) -> list[tuple[str, int, str]]:
         self.keys.add("owner:" + owner)
         return self.ws.methods_of(family, owner)
 
@@ -473,8 +473,8 @@ class Resolver:
             return [("d", path, i) for i in hit]
         d = fi.facts.defs[index]
         owned = [
-            (p, i) for p, i in self.methods_of(fi.family, d.name)
-            if fi.rules.owner_matches(self, fi, index, p, i) and self.definition(("d", p, i)).name == name
+            (p, i) for p, i, method in self.methods_of(fi.family, d.name)
+            if method == name and fi.rules.owner_matches(self, fi, index, p, i)
         ] if fi.rules.out_of_line_methods else []
         if owned:
             return [("d", p, i) for p, i in owned]
@@ -598,23 +598,14 @@ class Resolver:
         cached = self._guesses.get(key)
         if cached is None:
             candidates = [
-                (p, i) for p, i in self.defs_named(fi.family, name)
-                if self.definition(("d", p, i)).kind in (FUNCTION, CLASS)
+                (p, i) for p, i, kind, is_member in self.defs_named(fi.family, name)
+                if kind in (FUNCTION, CLASS) and (is_member or not member)
             ]
-            if member:
-                candidates = [c for c in candidates if _is_member(self, c)]
             found_one = [("d", candidates[0][0], candidates[0][1])] if len(candidates) == 1 else []
-            cached = (found_one, len(candidates),
-                      frozenset({"name:" + name, *("file:" + p for p, _ in candidates)}))
+            cached = (found_one, len(candidates), frozenset({"name:" + name}))
             self._guesses[key] = cached
         self.keys |= cached[2]
         return cached[0], cached[1]
-
-
-def _is_member(resolver: Resolver, candidate: tuple[str, int]) -> bool:
-    fi = resolver.index(candidate[0])
-    d = fi.facts.defs[candidate[1]]
-    return bool(d.owner) or (d.parent >= 0 and fi.facts.defs[d.parent].kind in TYPE_KINDS)
 
 
 def _unique_edges(edges: list[ResolvedEdge]) -> list[ResolvedEdge]:

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from knoxidx.errors import CorruptIndexError, IndexLockedError, IndexNotFoundError
 from knoxidx.indexer.facts import FileFacts
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 INDEX_DIR = ".knoxidx"
 DB_NAME = "index.db"
 LOCK_NAME = "write.lock"
@@ -36,7 +36,7 @@ CREATE TABLE nodes(
   id INTEGER PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, qualified_name TEXT NOT NULL,
   file_id INTEGER, def_index INTEGER, parent_id INTEGER, start_line INTEGER, end_line INTEGER,
   start_byte INTEGER, end_byte INTEGER, language TEXT, family TEXT, signature TEXT, doc TEXT,
-  exported INTEGER, owner TEXT);
+  exported INTEGER, owner TEXT, member INTEGER);
 CREATE TABLE edges(
   source INTEGER NOT NULL, target INTEGER NOT NULL, type TEXT NOT NULL,
   confidence TEXT NOT NULL, file_id INTEGER, line INTEGER);
@@ -66,7 +66,7 @@ CREATE INDEX modules_file ON modules(file_id);
 NODE_COLUMNS = (
     "id", "kind", "name", "qualified_name", "def_index", "parent_id", "start_line",
     "end_line", "start_byte", "end_byte", "language", "family", "signature", "doc", "exported",
-    "owner", "file_id",
+    "owner", "member", "file_id",
 )
 _NODE_INSERT = (
     f"INSERT OR REPLACE INTO nodes({', '.join(NODE_COLUMNS)})"
@@ -382,19 +382,22 @@ class SQLiteStore:
             (family, key),
         ))
 
-    def defs_named(self, family: str, name: str) -> list[tuple[str, int]]:
-        return [(r[0], r[1]) for r in self.conn.execute(
-            "SELECT f.path, n.def_index FROM nodes n JOIN files f ON f.id = n.file_id"
-            " WHERE n.name=? AND n.family=? AND n.def_index IS NOT NULL ORDER BY f.path, n.def_index",
+    def defs_named(self, family: str, name: str) -> list[tuple[str, int, str, bool]]:
+        """(path, def_index, kind, is_member) of every definition named ``name``."""
+        return [(r[0], r[1], r[2], bool(r[3])) for r in self.conn.execute(
+            "SELECT f.path, n.def_index, n.kind, n.member FROM nodes n JOIN files f"
+            " ON f.id = n.file_id WHERE n.name=? AND n.family=? AND n.def_index IS NOT NULL"
+            " ORDER BY f.path, n.def_index",
             (name, family),
         )]
 
-    def methods_of(self, family: str, owner: str) -> list[tuple[str, int]]:
-        return [(r[0], r[1]) for r in self.conn.execute(
-            "SELECT f.path, n.def_index FROM nodes n JOIN files f ON f.id = n.file_id"
+    def methods_of(self, family: str, owner: str) -> list[tuple[str, int, str]]:
+        """(path, def_index, name) of the methods declared outside type ``owner``."""
+        return list(self.conn.execute(
+            "SELECT f.path, n.def_index, n.name FROM nodes n JOIN files f ON f.id = n.file_id"
             " WHERE n.owner=? AND n.owner != '' AND n.family=? ORDER BY f.path, n.def_index",
             (owner, family),
-        )]
+        ))
 
     # ---- the module layer (derived, rebuilt after each update) -------------------------
 
@@ -438,10 +441,10 @@ class SQLiteStore:
             "SELECT m.family, m.key, f.path FROM modules m JOIN files f ON f.id = m.file_id"
         ))
 
-    def all_named_defs(self) -> list[tuple[str, str, str, str, int]]:
-        """(family, name, owner, path, def_index) of every definition."""
+    def all_named_defs(self) -> list[tuple[str, str, str, str, int, str, int]]:
+        """(family, name, owner, path, def_index, kind, member) of every definition."""
         return list(self.conn.execute(
-            "SELECT n.family, n.name, n.owner, f.path, n.def_index FROM nodes n"
+            "SELECT n.family, n.name, n.owner, f.path, n.def_index, n.kind, n.member FROM nodes n"
             " JOIN files f ON f.id = n.file_id WHERE n.def_index IS NOT NULL"
             " ORDER BY f.path, n.def_index"
         ))

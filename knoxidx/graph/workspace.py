@@ -22,10 +22,10 @@ class StoreWorkspace:
         self._blobs = dict(blobs)
         self._facts: dict[str, FileFacts | None] = {}
         self._modules: dict[tuple[str, str], tuple[str, ...]] = {}
-        self._named: dict[tuple[str, str], list[tuple[str, int]]] | None = None
-        self._owned: dict[tuple[str, str], list[tuple[str, int]]] | None = None
-        self._named_cache: dict[tuple[str, str], list[tuple[str, int]]] = {}
-        self._owned_cache: dict[tuple[str, str], list[tuple[str, int]]] = {}
+        self._named: dict[tuple[str, str], list[tuple]] | None = None
+        self._owned: dict[tuple[str, str], list[tuple]] | None = None
+        self._named_cache: dict[tuple[str, str], list[tuple]] = {}
+        self._owned_cache: dict[tuple[str, str], list[tuple]] = {}
         self._preloaded_modules = False
         self.indexes: dict[str, Any] = {}  # path -> FileIndex built while storing nodes
 
@@ -41,12 +41,12 @@ class StoreWorkspace:
             modules[(family, key)].append(path)
         self._modules = {k: tuple(sorted(v)) for k, v in modules.items()}
         self._preloaded_modules = True
-        named: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
-        owned: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
-        for family, name, owner, path, index in self.store.all_named_defs():
-            named[(family, name)].append((path, index))
+        named: dict[tuple[str, str], list[tuple[str, int, str, bool]]] = defaultdict(list)
+        owned: dict[tuple[str, str], list[tuple[str, int, str]]] = defaultdict(list)
+        for family, name, owner, path, index, kind, member in self.store.all_named_defs():
+            named[(family, name)].append((path, index, kind, bool(member)))
             if owner:
-                owned[(family, owner)].append((path, index))
+                owned[(family, owner)].append((path, index, name))
         self._named = named
         self._owned = owned
 
@@ -68,7 +68,7 @@ class StoreWorkspace:
             self._modules[k] = hit
         return hit
 
-    def defs_named(self, family: str, name: str) -> list[tuple[str, int]]:
+    def defs_named(self, family: str, name: str) -> list[tuple]:
         k = (family, name)
         if self._named is not None:
             return self._named.get(k, [])
@@ -77,7 +77,7 @@ class StoreWorkspace:
             hit = self._named_cache[k] = self.store.defs_named(family, name)
         return hit
 
-    def methods_of(self, family: str, owner: str) -> list[tuple[str, int]]:
+    def methods_of(self, family: str, owner: str) -> list[tuple]:
         k = (family, owner)
         if self._owned is not None:
             return self._owned.get(k, [])

@@ -31,6 +31,7 @@ MANIFESTS = frozenset({
     "build.gradle", "build.gradle.kts", "go.mod",
 })
 IGNORE_FILES = (".gitignore", ".knoxidxignore")
+IGNORE_NAMES = frozenset(IGNORE_FILES)
 DEFAULT_MAX_BYTES = 1024 * 1024
 
 
@@ -58,18 +59,21 @@ class Discovery:
 def discover(root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Discovery:
     root = root.resolve()
     result = Discovery()
-    visited: set[tuple[int, int]] = set()
-    _walk(root, root, "", [], result, visited, max_bytes)
+    walker = _Walker(str(root), result, max_bytes)
+    walker.walk(str(root), "", [])
     result.files.sort(key=lambda f: f.path)
     result.config_paths.sort()
     return result
 
 
-def _load_ignore(directory: Path, prefix: str) -> list[tuple[str, pathspec.PathSpec]]:
+def _load_ignore(directory: str, names: set[str], prefix: str) -> list[tuple[str, pathspec.PathSpec]]:
     specs = []
     for name in IGNORE_FILES:
+        if name not in names:
+            continue
         try:
-            lines = (directory / name).read_text(encoding="utf-8", errors="replace").splitlines()
+            with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as fh:
+                lines = fh.read().splitlines()
         except OSError:
             continue
         specs.append((prefix, pathspec.GitIgnoreSpec.from_lines(lines)))
@@ -89,33 +93,41 @@ def _ignored(specs: list[tuple[str, pathspec.PathSpec]], rel: str, is_dir: bool)
     return ignored
 
 
-def _walk(
-    root: Path,
-    directory: Path,
-    prefix: str,
-    specs: list[tuple[str, pathspec.PathSpec]],
-    result: Discovery,
-    visited: set[tuple[int, int]],
-    max_bytes: int,
-) -> None:
-    try:
-        st = directory.stat()
-    except OSError:
-        result.skip(prefix or ".", "unreadable")
-        return
-    identity = (st.st_dev, st.st_ino)
-    if identity in visited:
-        result.skip(prefix or ".", "symlink_loop")
-        return
-    visited.add(identity)
-    specs = specs + _load_ignore(directory, prefix)
-    try:
-        entries = sorted(os.scandir(directory), key=lambda e: e.name)
-    except OSError:
-        result.skip(prefix or ".", "unreadable")
-        return
-    has_manifest = not prefix or any(e.name in MANIFESTS for e in entries)
-    for entry in entries:
+class _Walker:
+    """Plain ``os.scandir`` on strings: a walk of a large tree costs milliseconds, and it runs
+    on every update."""
+
+    def __init__(self, root: str, result: Discovery, max_bytes: int) -> None:
+        self.root = root
+        self.result = result
+        self.max_bytes = max_bytes
+        self.visited: set[tuple[int, int]] = set()
+
+    def walk(self, directory: str, prefix: str, specs: list[tuple[str, pathspec.PathSpec]]) -> None:
+        result = self.result
+        try:
+            st = os.stat(directory)
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            result.skip(prefix or ".", "unreadable")
+            return
+        identity = (st.st_dev, st.st_ino)
+        if identity in self.visited:
+            result.skip(prefix or ".", "symlink_loop")
+            return
+        self.visited.add(identity)
+        names = {e.name for e in entries}
+        if names & IGNORE_NAMES:
+            specs = specs + _load_ignore(directory, names, prefix)
+        has_manifest = not prefix or bool(names & MANIFESTS)
+        if "pyvenv.cfg" in names and prefix:
+            return  # a virtualenv under any name
+        for entry in entries:
+            self._entry(entry, prefix, specs, has_manifest)
+
+    def _entry(self, entry: os.DirEntry, prefix: str, specs: list, has_manifest: bool) -> None:
+        result = self.result
         name = entry.name
         rel = prefix + name
         try:
@@ -123,43 +135,41 @@ def _walk(
             is_dir = entry.is_dir(follow_symlinks=True)
         except OSError:
             result.skip(rel, "unreadable")
-            continue
+            return
         if is_dir:
             if name in ALWAYS_SKIP_DIRS or (has_manifest and name in BUILD_DIRS):
-                continue
-            if _ignored(specs, rel, True):
-                continue
-            target = Path(entry.path)
-            if is_link and not _inside(root, target):
+                return
+            if specs and _ignored(specs, rel, True):
+                return
+            if is_link and not _inside(self.root, entry.path):
                 result.skip(rel, "symlink_outside_root")
-                continue
-            if (target / "pyvenv.cfg").exists():
-                continue  # a virtualenv under any name
-            _walk(root, target, rel + "/", specs, result, visited, max_bytes)
-            continue
+                return
+            self.walk(entry.path, rel + "/", specs)
+            return
         if name in CONFIG_NAMES:
             result.config_paths.append(rel)
         spec = language_for_path(name)
-        if spec is None or _ignored(specs, rel, False):
-            continue
+        if spec is None or (specs and _ignored(specs, rel, False)):
+            return
         try:
             st = entry.stat(follow_symlinks=True)
         except OSError:
             result.skip(rel, "symlink_loop" if is_link else "unreadable")
-            continue
+            return
         if not stat.S_ISREG(st.st_mode):
-            continue
-        if is_link and not _inside(root, Path(entry.path)):
+            return
+        if is_link and not _inside(self.root, entry.path):
             result.skip(rel, "symlink_outside_root")
-            continue
-        if st.st_size > max_bytes:
+            return
+        if st.st_size > self.max_bytes:
             result.skip(rel, "too_large")
-            continue
+            return
         result.files.append(SourceFile(rel, st.st_size, st.st_mtime_ns, spec.name))
 
 
-def _inside(root: Path, path: Path) -> bool:
+def _inside(root: str, path: str) -> bool:
     try:
-        return path.resolve().is_relative_to(root)
-    except (OSError, RuntimeError):
+        real = os.path.realpath(path)
+    except (OSError, ValueError):
         return False
+    return real == root or real.startswith(root + os.sep)

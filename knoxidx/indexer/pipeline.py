@@ -154,7 +154,8 @@ def update_index(
         report.timings["resolve"] = time.perf_counter() - t2
 
         t3 = time.perf_counter()
-        _rebuild_module_layer(store)
+        if invalidate or report.full_resolve:  # else no import or module key changed
+            _rebuild_module_layer(store)
         store.set_meta("layout", fingerprint)
         report.timings["store"] = time.perf_counter() - t3
     report.timings["total"] = time.perf_counter() - t0
@@ -261,7 +262,7 @@ def _rebuild_module_layer(store: SQLiteStore) -> None:
         contains.append((module_node_id(family, key), file_node_id(path)))
     rows = [
         (module_node_id(family, key), NodeKind.MODULE.value, _module_name(family, key), key,
-         None, None, None, None, None, None, language, family, "", "", 1, "", None)
+         None, None, None, None, None, None, language, family, "", "", 1, "", 0, None)
         for (family, key), language in modules.items()
     ]
     store.rebuild_module_layer(rows, contains)

@@ -14,7 +14,7 @@ from typing import Any
 import xxhash
 
 from knoxidx.graph.model import NodeKind, file_node_id
-from knoxidx.graph.resolve import FUNCTION, definition_ids
+from knoxidx.graph.resolve import FUNCTION, TYPE_KINDS, definition_ids
 from knoxidx.graph.store import dump_facts
 from knoxidx.indexer.discovery import SourceFile
 from knoxidx.indexer.extract import extract
@@ -22,7 +22,7 @@ from knoxidx.indexer.facts import FileFacts, RefKind
 from knoxidx.indexer.languages import BY_NAME
 
 BINARY_SNIFF = 8192
-DefinitionName = tuple[str, str, str, bool, str]
+DefinitionName = tuple[str, str, str, str, str]  # name, kind, qualname, parent kind, owner
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,16 +83,18 @@ def node_rows(facts: FileFacts, prefix: str, joiner: str, sep: str) -> list[tupl
     family, language, path = spec.family, facts.language, facts.path
     rows: list[tuple] = [(
         file_node_id(path), NodeKind.FILE.value, path.rsplit("/", 1)[-1], path, None, None,
-        1, max(facts.lines, 1), 0, None, language, family, "", "", 1, "",
+        1, max(facts.lines, 1), 0, None, language, family, "", "", 1, "", 0,
     )]
     ids = definition_ids(facts)
-    for i, d in enumerate(facts.defs):
+    defs = facts.defs
+    for i, d in enumerate(defs):
+        member = bool(d.owner) or (d.parent >= 0 and defs[d.parent].kind in TYPE_KINDS)
         qualified = d.qualname if sep == "." else d.qualname.replace(".", sep)
         rows.append((
             ids[i], d.kind, d.name, f"{prefix}{joiner}{qualified}" if prefix else qualified,
             i, ids[d.parent] if d.parent >= 0 else None, d.start_line, d.end_line,
             d.start_byte, d.end_byte, language, family, d.signature, d.doc,
-            None if d.exported is None else int(d.exported), d.owner,
+            None if d.exported is None else int(d.exported), d.owner, int(member),
         ))
     return rows
 
@@ -122,4 +124,8 @@ def definition_names(facts: FileFacts | None) -> frozenset[DefinitionName]:
     """What name-based lookups can see of a file's definitions."""
     if facts is None:
         return frozenset()
-    return frozenset((d.name, d.kind, d.qualname, d.parent >= 0, d.owner) for d in facts.defs)
+    defs = facts.defs
+    return frozenset(
+        (d.name, d.kind, d.qualname, defs[d.parent].kind if d.parent >= 0 else "", d.owner)
+        for d in defs
+    )

@@ -116,7 +116,8 @@ class _Planner:
         self.budget = budget
         self.prefix = [0, *itertools.accumulate(line_tokens)]
         self.defs = definitions
-        self.children: dict[int, list[int]] = {}
+        self.children: dict[int, list[int]] = {}  # parent index (-1: file) -> kept children
+        self.end: dict[int, int] = {}  # usable definition index -> end line clamped to the file
         self.top_level = self._build_tree(len(lines))
 
     def tokens(self, start: int, end: int) -> int:
@@ -130,7 +131,7 @@ class _Planner:
             for i, d in enumerate(self.defs)
             if 1 <= d.start_line <= n_lines and d.end_line >= d.start_line
         }
-        self.end = {i: min(self.defs[i].end_line, n_lines) for i in valid}
+        self.end.update((i, min(self.defs[i].end_line, n_lines)) for i in valid)
         grouped: dict[int, list[int]] = {}
         for i in sorted(valid):
             p = self.defs[i].parent

@@ -35,6 +35,7 @@ class EmbedReport:
     from_cache: int  # vectors found in the cache
     pending: int  # chunks still waiting (0 when done)
     stopped: str  # why the run stopped early, "" if it finished
+    model_switch: str = ""  # set when the model changed and every chunk is being re-embedded
 
 
 def text_hash(text: str) -> str:
@@ -71,7 +72,7 @@ def embed_pending(
     progress: Callable[[int, int], None] | None = None,
 ) -> EmbedReport:
     """Embed pending chunks (at most ``limit``); see the module docstring."""
-    ensure_model(store, embedder)
+    switch = ensure_model(store, embedder) or ""
     store.commit()
     embedded = from_cache = done = 0
     after = 0
@@ -109,4 +110,4 @@ def embed_pending(
         done += len(ids)
         if progress is not None:
             progress(done, total)
-    return EmbedReport(embedded, from_cache, store.pending_count(), stopped)
+    return EmbedReport(embedded, from_cache, store.pending_count(), stopped, switch)

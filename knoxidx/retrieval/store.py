@@ -79,7 +79,11 @@ _FTS_WEIGHTS = (1.0, 4.0, 2.0)  # body, symbols, path
 
 
 def create_schema(conn: sqlite3.Connection) -> None:
-    conn.executescript(SCHEMA)
+    """Create the tables if missing. Statement by statement: ``executescript`` would commit
+    whatever transaction the caller has open."""
+    for statement in SCHEMA.split(";"):
+        if statement.strip():
+            conn.execute(statement)
 
 
 @dataclass(frozen=True, slots=True)

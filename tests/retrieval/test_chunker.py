@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import random
 from pathlib import Path
 from typing import NamedTuple
@@ -8,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydefs import Def, python_definitions
+from retrieval_support import SITE_PACKAGES
 
-from conftest import SITE_PACKAGES
 from knoxidx.retrieval.chunker import ChunkBudget, chunk_file, split_lines
 from knoxidx.retrieval.tokens import default_counter
 
@@ -55,7 +56,9 @@ def test_every_line_of_real_files_is_covered(budget: ChunkBudget, seed: int) -> 
         for c in chunks:
             assert c.token_count == counter.count(c.text)
             if c.token_count > budget.max_tokens:
-                assert c.start_line == c.end_line, "only a single over-long line may exceed the budget"
+                assert c.start_line == c.end_line, (
+                    "only a single over-long line may exceed the budget"
+                )
         if chunks:
             assert len(text) >= len(source.decode("utf-8", "replace"))
         checked += 1
@@ -70,7 +73,7 @@ def test_real_files_in_other_languages_are_covered_without_definitions() -> None
         assert_covered(chunks, line_count(source))
 
 
-SMALL = b'''import os
+SMALL = b"""import os
 
 
 def one():
@@ -79,7 +82,7 @@ def one():
 
 def two():
     return 2
-'''
+"""
 
 
 def test_small_neighbours_are_merged_and_symbols_recorded() -> None:
@@ -98,7 +101,10 @@ def big_class_source(methods: int = 12, body_lines: int = 30) -> bytes:
     out = ["import os", "", "", "class Big:", '    """A big class."""', ""]
     for m in range(methods):
         out += ["    @staticmethod", f"    def method_{m}(value):", f'        """Method {m}."""']
-        out += [f"        value = value + {i} * os.sep.join(['alpha', 'beta', 'gamma'])" for i in range(body_lines)]
+        out += [
+            f"        value = value + {i} * os.sep.join(['alpha', 'beta', 'gamma'])"
+            for i in range(body_lines)
+        ]
         out += ["        return value", ""]
     out += ["", "def after():", "    return Big()", ""]
     return "\n".join(out).encode()
@@ -125,15 +131,19 @@ def test_oversized_class_is_split_at_its_methods() -> None:
 
 def test_oversized_function_is_split_between_lines_with_overlap() -> None:
     body = [f"    total = total + compute_value(item_{i}, factor={i})" for i in range(400)]
-    source = ("def huge(items):\n    total = 0\n" + "\n".join(body) + "\n    return total\n").encode()
+    source = (
+        "def huge(items):\n    total = 0\n" + "\n".join(body) + "\n    return total\n"
+    ).encode()
     defs = python_definitions(source)
     budget = ChunkBudget(max_tokens=500, overlap_tokens=60, merge_tokens=200)
     chunks = chunk_file("huge.py", source, "python", defs, budget=budget)
     assert_covered(chunks, line_count(source))
     assert len(chunks) > 3
-    for first, second in zip(chunks, chunks[1:]):
+    for first, second in itertools.pairwise(chunks):
         assert second.start_line <= first.end_line, "consecutive windows overlap"
-        overlap = default_counter().count("".join(split_lines(source.decode())[second.start_line - 1 : first.end_line]))
+        overlap = default_counter().count(
+            "".join(split_lines(source.decode())[second.start_line - 1 : first.end_line])
+        )
         assert 0 < overlap <= 60
     assert chunks[0].symbols == ("huge",)
     assert all(c.enclosing == ("huge",) and c.symbol == "huge" for c in chunks[1:])
@@ -142,7 +152,13 @@ def test_oversized_function_is_split_between_lines_with_overlap() -> None:
 
 def test_a_single_huge_line_is_its_own_chunk() -> None:
     source = b"x = 1\n" + b"data = [" + b"1, " * 5000 + b"]\ny = 2\n"
-    chunks = chunk_file("min.js", source, "javascript", [], budget=ChunkBudget(max_tokens=200, overlap_tokens=20, merge_tokens=100))
+    chunks = chunk_file(
+        "min.js",
+        source,
+        "javascript",
+        [],
+        budget=ChunkBudget(max_tokens=200, overlap_tokens=20, merge_tokens=100),
+    )
     assert_covered(chunks, 3)
     assert any(c.start_line == c.end_line == 2 and c.token_count > 200 for c in chunks)
 
@@ -150,7 +166,9 @@ def test_a_single_huge_line_is_its_own_chunk() -> None:
 def test_edge_inputs() -> None:
     assert chunk_file("e.py", b"", "python", []) == []
     crlf = b"def f():\r\n    return 1\r\n\r\nx = 2"
-    chunks = chunk_file("c.py", crlf, "python", [Def("Function", "f", "f", -1, 1, 2, 0, 0, "def f():", "")])
+    chunks = chunk_file(
+        "c.py", crlf, "python", [Def("Function", "f", "f", -1, 1, 2, 0, 0, "def f():", "")]
+    )
     assert_covered(chunks, 4)
     assert "".join(c.text for c in chunks) == crlf.decode()
     latin1 = b"# caf\xe9\nvalue = 1\n"
@@ -181,7 +199,11 @@ class Node(NamedTuple):
 def files_with_definitions(draw):
     n_lines = draw(st.integers(1, 120))
     lines = [
-        draw(st.sampled_from(["", "x = 1", "    call(alpha, beta)", "# note", "def f(a, b):", "}", "word " * 40]))
+        draw(
+            st.sampled_from(
+                ["", "x = 1", "    call(alpha, beta)", "# note", "def f(a, b):", "}", "word " * 40]
+            )
+        )
         for _ in range(n_lines)
     ]
     defs: list[Def] = []
@@ -191,7 +213,20 @@ def files_with_definitions(draw):
         while cursor <= hi and depth < 3 and draw(st.booleans()):
             start = draw(st.integers(cursor, hi))
             end = draw(st.integers(start, hi))
-            defs.append(Def("Function", f"d{len(defs)}", f"d{len(defs)}", parent, start, end, 0, 0, f"sig {len(defs)}", ""))
+            defs.append(
+                Def(
+                    "Function",
+                    f"d{len(defs)}",
+                    f"d{len(defs)}",
+                    parent,
+                    start,
+                    end,
+                    0,
+                    0,
+                    f"sig {len(defs)}",
+                    "",
+                )
+            )
             make(start + 1, end, len(defs) - 1, depth + 1)
             cursor = end + 1
 
@@ -204,8 +239,36 @@ def files_with_definitions(draw):
 @given(files_with_definitions(), st.integers(20, 200))
 def test_property_every_line_covered_and_budget_kept(case, max_tokens) -> None:
     source, defs = case
-    budget = ChunkBudget(max_tokens=max_tokens, overlap_tokens=max_tokens // 4, merge_tokens=max_tokens // 2, min_tokens=4)
+    budget = ChunkBudget(
+        max_tokens=max_tokens,
+        overlap_tokens=max_tokens // 4,
+        merge_tokens=max_tokens // 2,
+        min_tokens=4,
+    )
     chunks = chunk_file("p.py", source, "python", defs, budget=budget)
     assert_covered(chunks, line_count(source))
     for c in chunks:
         assert c.token_count <= max_tokens or c.start_line == c.end_line
+
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def test_fixture_repos_chunk_fully_with_the_indexers_definitions() -> None:
+    extract_module = pytest.importorskip("knoxidx.indexer.extract")
+    languages = pytest.importorskip("knoxidx.indexer.languages")
+    checked = 0
+    for path in sorted(FIXTURES.rglob("*.*")):
+        spec = languages.language_for_path(str(path))
+        if spec is None:
+            continue
+        source = path.read_bytes()
+        facts = extract_module.extract(str(path), source, spec.name)
+        chunks = chunk_file(str(path), source, spec.name, facts.defs)
+        assert_covered(chunks, line_count(source))
+        named = {d.qualname for d in facts.defs if d.kind in ("Function", "Class", "Interface")}
+        covered_symbols = {s for c in chunks for s in c.symbols}
+        assert named <= covered_symbols
+        checked += 1
+    if checked == 0:
+        pytest.skip("no fixture sources")

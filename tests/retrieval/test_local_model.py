@@ -24,3 +24,18 @@ def test_token_counter_is_the_models_wordpiece() -> None:
     assert counter.count("parseHTTPResponse") > 1
     text = "def f(x):\n    return x + 1\n\nclass A:\n    pass\n"
     assert counter.count(text) == sum(counter.count_many(text.split("\n")))
+
+
+def test_onnx_graph_matches_a_plain_numpy_bert(local_embedder) -> None:
+    from bert_reference import encode
+
+    from knoxidx.retrieval.minilm import model_dir, read_safetensors
+
+    weights = read_safetensors(model_dir() / "model.safetensors")
+    texts = ["def parse_http_response(raw): return raw.split()", "a short sentence"]
+    got = local_embedder.embed_documents(texts)
+    tokenizer = local_embedder.model._tokenizer
+    for text, vector in zip(texts, got, strict=True):
+        ids = tokenizer.encode(text).ids
+        expected = encode(weights, ids, layers=6, heads=12)
+        assert float(expected @ vector) > 0.9999

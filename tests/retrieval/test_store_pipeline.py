@@ -3,8 +3,8 @@ from __future__ import annotations
 import sqlite3
 
 from pydefs import python_definitions
+from retrieval_support import HashEmbedder
 
-from conftest import HashEmbedder
 from knoxidx.retrieval.chunker import ChunkBudget, chunk_file
 from knoxidx.retrieval.pipeline import embed_pending, ensure_model, update_file
 from knoxidx.retrieval.store import ChunkStore, create_schema
@@ -17,7 +17,11 @@ def module(*bodies: str) -> bytes:
     return "\n\n".join(bodies).encode()
 
 
-F1 = "def parseHTTPResponse(raw):\n    headers, body = raw.split('\\n\\n', 1)\n    return headers, body\n"
+F1 = (
+    "def parseHTTPResponse(raw):\n"
+    "    headers, body = raw.split('\\n\\n', 1)\n"
+    "    return headers, body\n"
+)
 F2 = "def load_user_settings(path):\n    with open(path) as handle:\n        return handle.read()\n"
 F3 = "class RetryBudget:\n    def spend(self, amount):\n        self.left -= amount\n"
 
@@ -30,15 +34,31 @@ def test_identifier_splitting() -> None:
     assert identifier_parts("parseHTTPResponse") == ["parse", "http", "response"]
     assert identifier_parts("load_user_settings") == ["load", "user", "settings"]
     assert identifier_parts("HTTPServer2") == ["http", "server", "2"]
-    assert index_text("parseHTTPResponse(x)").split() == ["parsehttpresponse", "parse", "http", "response", "x"]
+    assert index_text("parseHTTPResponse(x)").split() == [
+        "parsehttpresponse",
+        "parse",
+        "http",
+        "response",
+        "x",
+    ]
     assert unique_terms(["__init__ init"]) == ["init"]
 
 
-def test_schema_is_idempotent_and_prefixed(conn: sqlite3.Connection) -> None:
+def test_schema_is_idempotent_prefixed_and_leaves_transactions_alone(tmp_path) -> None:
+    conn = sqlite3.connect(tmp_path / "index.db")
+    conn.execute("CREATE TABLE other (x)")
+    conn.execute("INSERT INTO other VALUES (1)")
     create_schema(conn)
-    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
-    ours = {n for n in names if not n.startswith(("sqlite_", "chunk_fts_"))}
+    create_schema(conn)
+    assert conn.in_transaction  # not committed behind the caller's back
+    names = {
+        r[0]
+        for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")
+    }
+    ours = names - {"other"} - {n for n in names if n.startswith(("sqlite_", "chunk_fts_"))}
     assert ours and all(n.startswith(("chunk", "embed")) for n in ours)
+    conn.rollback()
+    assert conn.execute("SELECT count(*) FROM other").fetchone()[0] == 0
 
 
 def test_lexical_search_matches_split_and_whole_identifiers(store: ChunkStore) -> None:
@@ -81,7 +101,11 @@ def test_only_changed_chunks_are_re_embedded_and_the_cache_survives(store: Chunk
     assert store.vector_count() == 0
     update_file(store, "a.py", chunks_of("a.py", module(F1, F2, F3)))
     report = embed_pending(store, embedder)
-    assert report.embedded == 0 and report.from_cache >= 3 and store.vector_count() == store.chunk_count()
+    assert (
+        report.embedded == 0
+        and report.from_cache >= 3
+        and store.vector_count() == store.chunk_count()
+    )
 
 
 def test_moved_lines_keep_their_vectors(store: ChunkStore) -> None:
@@ -104,15 +128,17 @@ def test_switching_model_re_embeds_with_a_message(store: ChunkStore) -> None:
     assert message and "test/old" in message and "test/new" in message
     assert store.vector_count() == 0 and store.pending_count() == store.chunk_count()
     report = embed_pending(store, new)
-    assert report.pending == 0 and store.meta("model") == "test/new"
+    assert report.pending == 0 and store.recorded_model() == "test/new"
     # back to the old model: every vector is in the cache already
-    ensure_model(store, old)
-    assert embed_pending(store, old).embedded == 0
+    report = embed_pending(store, old)
+    assert report.embedded == 0 and "test/new" in report.model_switch
 
 
 def test_limit_and_progress(store: ChunkStore) -> None:
     update_file(store, "a.py", chunks_of("a.py", module(F1, F2, F3)))
     seen: list[tuple[int, int]] = []
-    report = embed_pending(store, HashEmbedder(), batch_size=1, limit=2, progress=lambda d, t: seen.append((d, t)))
+    report = embed_pending(
+        store, HashEmbedder(), batch_size=1, limit=2, progress=lambda d, t: seen.append((d, t))
+    )
     assert report.embedded == 2 and report.pending == store.chunk_count() - 2
     assert seen[-1][0] == 2

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from fake_voyage import FakeVoyage
 from pydefs import python_definitions
+from retrieval_support import HashEmbedder
 
-from conftest import HashEmbedder
 from knoxidx.retrieval.chunker import ChunkBudget, chunk_file
-from knoxidx.retrieval.embedders import select_embedder
+from knoxidx.retrieval.embedders import select_embedder, select_reranker
 from knoxidx.retrieval.errors import (
     CircuitOpenError,
     EmbeddingConfigError,
@@ -38,11 +38,16 @@ def fake() -> Iterator[FakeVoyage]:
     server.close()
 
 
-def make(fake: FakeVoyage, *, timeout: float = 2.0, attempts: int = 4, **kwargs) -> tuple[VoyageEmbedder, list[float], Clock]:
+def make(
+    fake: FakeVoyage, *, timeout: float = 2.0, attempts: int = 4, **kwargs
+) -> tuple[VoyageEmbedder, list[float], Clock]:
     sleeps: list[float] = []
     clock = Clock()
     resilient = Resilient(
-        RetryPolicy(max_attempts=attempts), breaker=CircuitBreaker(clock=clock), sleep=sleeps.append, rng=lambda: 0.0
+        RetryPolicy(max_attempts=attempts),
+        breaker=CircuitBreaker(clock=clock),
+        sleep=sleeps.append,
+        rng=lambda: 0.0,
     )
     embedder = VoyageEmbedder(
         api_key="test-key", base_url=fake.base_url, timeout=timeout, resilient=resilient, **kwargs
@@ -56,7 +61,7 @@ def test_embeds_documents_and_queries_with_input_types(fake: FakeVoyage) -> None
     query = embedder.embed_query("find a")
     assert vectors.shape == (2, 256) and query.shape == (256,)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
-    (path1, first), (path2, second) = fake.requests
+    (path1, first), (_, second) = fake.requests
     assert path1 == "/v1/embeddings" and first["model"] == "voyage-code-3"
     assert first["input_type"] == "document" and second["input_type"] == "query"
     assert first["output_dimension"] == 256 and first["truncation"] is True
@@ -97,7 +102,11 @@ def test_timeouts_are_retried(fake: FakeVoyage) -> None:
 
 @pytest.mark.parametrize(
     "garbage",
-    [b"{not json", b'{"object": "list"}', b'{"data": [{"embedding": [1, 2]}], "usage": {"total_tokens": 1}}'],
+    [
+        b"{not json",
+        b'{"object": "list"}',
+        b'{"data": [{"embedding": [1, 2]}], "usage": {"total_tokens": 1}}',
+    ],
 )
 def test_malformed_answers_are_retried(fake: FakeVoyage, garbage: bytes) -> None:
     fake.then(("raw", 200, garbage), ("ok",))
@@ -123,9 +132,19 @@ def test_persistent_failure_exhausts_retries(fake: FakeVoyage) -> None:
         embedder.embed_documents(["x"])
 
 
-def test_outage_leaves_chunks_pending_and_a_later_run_finishes_without_duplicates(fake, store) -> None:
-    source = "\n\n".join(f"def f{i}(x):\n    return x + {i}\n" + "    # pad\n" * 40 for i in range(6)).encode()
-    chunks = chunk_file("m.py", source, "python", python_definitions(source), budget=ChunkBudget(merge_tokens=16, min_tokens=1))
+def test_outage_leaves_chunks_pending_and_a_later_run_finishes_without_duplicates(
+    fake, store
+) -> None:
+    source = "\n\n".join(
+        f"def f{i}(x):\n    return x + {i}\n" + "    # pad\n" * 40 for i in range(6)
+    ).encode()
+    chunks = chunk_file(
+        "m.py",
+        source,
+        "python",
+        python_definitions(source),
+        budget=ChunkBudget(merge_tokens=16, min_tokens=1),
+    )
     update_file(store, "m.py", chunks)
     total = store.pending_count()
     assert total >= 6
@@ -148,19 +167,29 @@ def test_outage_leaves_chunks_pending_and_a_later_run_finishes_without_duplicate
 
 
 def test_rerank(fake: FakeVoyage) -> None:
-    reranker = VoyageReranker(api_key="k", base_url=fake.base_url, resilient=Resilient(sleep=lambda s: None))
-    ranked = reranker.rerank("parse the config file", ["draw a circle", "parse config file values"], 2)
+    reranker = VoyageReranker(
+        api_key="k", base_url=fake.base_url, resilient=Resilient(sleep=lambda s: None)
+    )
+    ranked = reranker.rerank(
+        "parse the config file", ["draw a circle", "parse config file values"], 2
+    )
     assert [i for i, _ in ranked] == [1, 0]
     path, body = fake.requests[-1]
     assert path == "/v1/rerank" and body["model"] == "rerank-2.5"
 
 
 def test_search_falls_back_when_rerank_is_down(fake, store) -> None:
-    source = b"def parse_config(path):\n    return open(path).read()\n\n\n" + b"def draw_circle(r):\n    return r\n" + b"# x\n" * 300
+    source = (
+        b"def parse_config(path):\n    return open(path).read()\n\n\n"
+        + b"def draw_circle(r):\n    return r\n"
+        + b"# x\n" * 300
+    )
     update_file(store, "a.py", chunk_file("a.py", source, "python", [], budget=None))
     breaker = CircuitBreaker(clock=Clock(), failure_threshold=1)
     reranker = VoyageReranker(
-        api_key="k", base_url=fake.base_url, resilient=Resilient(RetryPolicy(max_attempts=1), breaker=breaker)
+        api_key="k",
+        base_url=fake.base_url,
+        resilient=Resilient(RetryPolicy(max_attempts=1), breaker=breaker),
     )
     fake.then(("status", 500))
     search = HybridSearch(store, HashEmbedder(), reranker=reranker)
@@ -175,16 +204,23 @@ def test_selection_and_configuration_errors(monkeypatch) -> None:
     assert select_embedder(env={}).model_id.startswith("local/")
     with pytest.raises(EmbeddingConfigError):
         select_embedder(env={"KNOXIDX_EMBEDDER": "voyage"})
-    voyage = select_embedder(env={"KNOXIDX_EMBEDDER": "voyage", "VOYAGE_API_KEY": "k", "KNOXIDX_VOYAGE_DIMENSION": "512"})
+    voyage = select_embedder(
+        env={"KNOXIDX_EMBEDDER": "voyage", "VOYAGE_API_KEY": "k", "KNOXIDX_VOYAGE_DIMENSION": "512"}
+    )
     assert voyage.model_id == "voyage/voyage-code-3/512" and voyage.dimension == 512
     with pytest.raises(EmbeddingConfigError):
         select_embedder({"embedder": "nope"}, env={})
     with pytest.raises(EmbeddingConfigError):
         VoyageEmbedder(api_key="k", output_dimension=300)
+    assert select_reranker(env={}) is None
+    reranker = select_reranker(env={"KNOXIDX_EMBEDDER": "voyage", "VOYAGE_API_KEY": "k"})
+    assert isinstance(reranker, VoyageReranker) and reranker.model == "rerank-2.5"
 
 
 def test_parse_retry_after() -> None:
     assert parse_retry_after("5") == 5.0
     assert parse_retry_after(None) is None
-    assert parse_retry_after("Wed, 21 Oct 2015 07:28:10 GMT", now=lambda: 1445412480.0) == pytest.approx(10.0)
+    assert parse_retry_after(
+        "Wed, 21 Oct 2015 07:28:10 GMT", now=lambda: 1445412480.0
+    ) == pytest.approx(10.0)
     assert parse_retry_after("soon") is None

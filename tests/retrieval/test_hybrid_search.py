@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 from pydefs import python_definitions
+from retrieval_support import SITE_PACKAGES, HashEmbedder
 
-from conftest import SITE_PACKAGES, HashEmbedder
 from knoxidx.retrieval.chunker import chunk_file
 from knoxidx.retrieval.pipeline import embed_pending, update_file
 from knoxidx.retrieval.search import HybridSearch, SymbolHit, reciprocal_rank_fusion, snippet
@@ -57,7 +57,9 @@ def test_hybrid_search_with_the_real_local_model(store: ChunkStore, local_embedd
     search = HybridSearch(store, local_embedder)
     results = search.search("wrap text to fit the terminal width", k=5)
     assert results and all(r.path.startswith("click/") for r in results)
-    assert any(r.symbol in ("wrap_text", "HelpFormatter.write_text", "HelpFormatter") for r in results[:3])
+    assert any(
+        r.symbol in ("wrap_text", "HelpFormatter.write_text", "HelpFormatter") for r in results[:3]
+    )
     first = results[0]
     assert first.start_line <= first.end_line and first.snippet and first.score > 0
     assert set(first.sources) <= {"lexical", "vector", "symbol"}
@@ -68,7 +70,12 @@ def test_hybrid_search_with_the_real_local_model(store: ChunkStore, local_embedd
 
 
 def test_symbol_hits_and_reranker_are_fused(store: ChunkStore) -> None:
-    source = b"def alpha():\n    return 1\n" + b"\n" * 3 + b"def beta():\n    return 2\n" + b"# filler line\n" * 400
+    source = (
+        b"def alpha():\n    return 1\n"
+        + b"\n" * 3
+        + b"def beta():\n    return 2\n"
+        + b"# filler line\n" * 400
+    )
     update_file(store, "m.py", chunk_file("m.py", source, "python", python_definitions(source)))
     embed_pending(store, HashEmbedder())
 
@@ -92,12 +99,20 @@ def test_search_without_vectors_or_embedder_is_lexical(store: ChunkStore) -> Non
     assert HybridSearch(store, HashEmbedder()).search("   ") == []
 
 
+def test_vectors_of_another_model_are_not_searched(store: ChunkStore) -> None:
+    update_file(store, "m.py", chunk_file("m.py", b"def gamma_ray():\n    pass\n", "python", []))
+    embed_pending(store, HashEmbedder("test/one"))
+    results = HybridSearch(store, HashEmbedder("test/two")).search("gamma ray")
+    assert results and results[0].sources == ("lexical",)
+
+
 def test_importing_retrieval_does_not_import_heavy_packages() -> None:
     code = (
         "import sys\n"
         "import knoxidx.retrieval, knoxidx.retrieval.search, knoxidx.retrieval.embedders, "
         "knoxidx.retrieval.pipeline, knoxidx.retrieval.voyage, knoxidx.retrieval.chunker\n"
-        "heavy = [m for m in ('numpy', 'onnxruntime', 'onnx', 'tokenizers', 'voyageai') if m in sys.modules]\n"
+        "heavy = ('numpy', 'onnxruntime', 'onnx', 'tokenizers', 'voyageai')\n"
+        "heavy = [m for m in heavy if m in sys.modules]\n"
         "assert not heavy, heavy\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
