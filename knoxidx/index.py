@@ -52,15 +52,46 @@ class Index:
     # ---- writing -----------------------------------------------------------------------
 
     def update(self, *, jobs: int | None = None, max_bytes: int | None = None,
-               progress: Any = None, wait: bool = False) -> Any:
+               progress: Any = None, wait: bool = False, retrieval: bool = True,
+               embed: bool = False) -> Any:
+        """Bring the index up to date: the graph (one transaction), then, unless
+        ``retrieval`` is off, chunks and lexical search for the changed files; with ``embed``
+        the pending chunks are embedded too (interruptible, resumed by a later run)."""
         from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES
         from knoxidx.indexer.pipeline import update_index
 
         lock = WriteLock(self.store.path.parent)
         lock.acquire(wait=wait)
         try:
-            return update_index(self.root, self.store, jobs=jobs,
-                                max_bytes=max_bytes or DEFAULT_MAX_BYTES, progress=progress)
+            report = update_index(self.root, self.store, jobs=jobs,
+                                  max_bytes=max_bytes or DEFAULT_MAX_BYTES, progress=progress)
+            if retrieval:
+                from knoxidx.retrieval.api import update_retrieval
+
+                report.retrieval = update_retrieval(
+                    self, report.changed_paths, report.removed_paths, jobs=jobs,
+                    progress=progress, embed=embed,
+                )
+            return report
+        finally:
+            lock.release()
+
+    def search(self, query: str, *, k: int = 10, mode: str = "hybrid",
+               language: str | None = None, path_glob: str | None = None) -> dict:
+        """Where is the code that does X: hybrid lexical + vector + symbol search."""
+        from knoxidx.retrieval.api import search
+
+        return search(self, query, k=k, mode=mode, language=language, path_glob=path_glob)
+
+    def embed(self, *, progress: Any = None, limit: int | None = None,
+              wait: bool = False) -> dict:
+        """Embed the chunks still pending (under the writer lock)."""
+        from knoxidx.retrieval.api import embed_pending_chunks
+
+        lock = WriteLock(self.store.path.parent)
+        lock.acquire(wait=wait)
+        try:
+            return embed_pending_chunks(self, progress=progress, limit=limit)
         finally:
             lock.release()
 

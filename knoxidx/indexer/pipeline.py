@@ -47,6 +47,9 @@ class UpdateReport:
     errors: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     full_resolve: bool = False
+    changed_paths: list[str] = field(default_factory=list)  # files re-extracted this update
+    removed_paths: list[str] = field(default_factory=list)  # files gone or no longer indexable
+    retrieval: dict[str, Any] = field(default_factory=dict)  # what the retrieval phase did
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -55,6 +58,7 @@ class UpdateReport:
             "lines": self.lines, "skipped": dict(self.skipped), "warnings": self.warnings,
             "errors": self.errors, "full_resolve": self.full_resolve,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
+            "retrieval": self.retrieval,
         }
 
 
@@ -99,6 +103,7 @@ def update_index(
                                     store.module_keys_of(state.id), ())
             store.delete_file(state.id)
         report.removed = len(removed)
+        report.removed_paths.extend(removed)
 
         for result in _read_all(root, to_read, known, layout, workers, progress):
             report.read += 1
@@ -112,6 +117,7 @@ def update_index(
             if result.message:
                 report.warnings.append(f"{result.path}: {result.message}")
             report.changed += 1
+            report.changed_paths.append(result.path)
             report.lines += result.lines
             family = BY_NAME[result.language].family
             if state is None or state.status != "ok":
@@ -172,6 +178,7 @@ def _record_unindexable(
     if result.status == "error":
         report.errors.append(f"{result.path}: {result.message}")
     if state is not None and state.status == "ok":
+        report.removed_paths.append(result.path)
         invalidate |= _keys_for(result.path, _old_names(store, result.path, state), frozenset(),
                                 store.module_keys_of(state.id), ())
         store.clear_file_graph(state.id)
