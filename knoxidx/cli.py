@@ -64,9 +64,12 @@ def main() -> None:
               help="Skip files larger than this many bytes.")
 @click.option("--wait", is_flag=True, help="Wait for another writer instead of failing.")
 @click.option("--rebuild", is_flag=True, help="Drop the index and build it from scratch.")
+@click.option("--embed/--no-embed", default=False, show_default=True,
+              help="Also embed new chunks now (else `knoxidx embed` does it later).")
+@click.option("--graph-only", is_flag=True, help="Skip chunking and search indexes.")
 @json_option
 def index_cmd(path: str, jobs: int | None, max_file_size: int, wait: bool, rebuild: bool,
-              as_json: bool) -> None:
+              embed: bool, graph_only: bool, as_json: bool) -> None:
     """Build or update the index of PATH (default: current directory)."""
     from knoxidx.index import Index
 
@@ -77,7 +80,8 @@ def index_cmd(path: str, jobs: int | None, max_file_size: int, wait: bool, rebui
             click.echo(idx.store.rebuilt_reason, err=True)
         progress, finish = _progress_bar(enabled=not as_json and sys.stderr.isatty())
         try:
-            report = idx.update(jobs=jobs, max_bytes=max_file_size, progress=progress, wait=wait)
+            report = idx.update(jobs=jobs, max_bytes=max_file_size, progress=progress, wait=wait,
+                                retrieval=not graph_only, embed=embed)
         finally:
             finish()
         data = {"root": str(idx.root), **report.as_dict()}

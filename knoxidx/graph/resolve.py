@@ -433,7 +433,7 @@ class Resolver:
         """What ``symbol.name`` denotes; the flag says it went through an instance's type."""
         tag = symbol[0]
         if tag == "x":
-            return [], False
+            return [symbol], False  # a member of something external is external
         if tag == "m" or tag == "f":
             fi_rules = family_plugin(symbol[1] if tag == "m" else self._family(symbol[1])).RULES
             return fi_rules.module_member(self, symbol, name), False
@@ -588,10 +588,13 @@ class Resolver:
             return [], 0  # it names something external: no guessing
         name = ref.path[-1]
         rules = fi.rules
+        head = ref.path[0]
+        if head in rules.self_names or head in ("super", "Self"):
+            return [], 0  # the receiver's class is known: the method is inherited from outside
         if len(ref.path) == 1:
             if not rules.guess_bare_names:
                 return [], 0
-        elif name in rules.builtin_method_names:
+        elif not rules.guess_members or name in rules.builtin_method_names:
             return [], 0
         member = len(ref.path) > 1
         key = (fi.family, name, member)

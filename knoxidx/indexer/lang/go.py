@@ -96,6 +96,7 @@ class _Rules:
     class_members_visible = False
     out_of_line_methods = True
     guess_bare_names = False
+    guess_members = True
     builtin_method_names = frozenset({
         "Error", "String", "Close", "Read", "Write", "Lock", "Unlock", "RLock", "RUnlock",
         "Done", "Err", "Value", "Len", "Wait", "Add", "Store", "Load", "Swap", "Reset",

@@ -75,6 +75,7 @@ class _Rules:
     class_members_visible = True
     out_of_line_methods = False
     guess_bare_names = False
+    guess_members = True
     builtin_method_names = _OBJECT_METHODS
     separator = "."
     module_joiner = "."

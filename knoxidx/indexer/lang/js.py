@@ -199,6 +199,7 @@ class _Rules:
     class_members_visible = False
     out_of_line_methods = False
     guess_bare_names = False
+    guess_members = True
     builtin_method_names = _BUILTIN_METHODS
     separator = "."
     module_joiner = ":"

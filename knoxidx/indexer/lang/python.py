@@ -140,6 +140,7 @@ class _Rules:
     class_members_visible = False
     out_of_line_methods = False
     guess_bare_names = False
+    guess_members = False
     builtin_method_names = _BUILTIN_METHODS
 
     def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list | None:

@@ -120,6 +120,7 @@ class _Rules:
     class_members_visible = False
     out_of_line_methods = True
     guess_bare_names = False
+    guess_members = True
     builtin_method_names = frozenset("""
         clone to_string to_owned into from as_ref as_mut unwrap expect unwrap_or unwrap_or_else
         unwrap_or_default map map_err and_then ok_or ok_or_else ok err is_some is_none is_ok
