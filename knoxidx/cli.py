@@ -287,3 +287,4 @@ def run() -> None:
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
+from knoxidx import cli_retrieval  # noqa: E402,F401  (registers search/embed)

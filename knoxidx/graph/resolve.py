@@ -85,6 +85,7 @@ class FileResolution:
     unresolved: list[Unresolved] = field(default_factory=list)
     externals: dict[int, tuple[str, str]] = field(default_factory=dict)  # id -> (family, name)
     keys: set[str] = field(default_factory=set)
+    error: str = ""
 
 
 class FileIndex:
@@ -222,6 +223,16 @@ class Resolver:
     # ---- a whole file ------------------------------------------------------------------
 
     def resolve_file(self, path: str) -> FileResolution:
+        """Every edge whose site is in ``path``. A failure here (a bug, never bad input) is
+        reported for this one file and costs the others nothing."""
+        try:
+            return self._resolve_file(path)
+        except RecursionError:
+            return FileResolution(path, error="resolution recursed too deep")
+        except Exception as exc:  # noqa: BLE001 - isolate one file's failure
+            return FileResolution(path, error=f"{type(exc).__name__}: {exc}")
+
+    def _resolve_file(self, path: str) -> FileResolution:
         self.keys = set()
         result = FileResolution(path)
         fi = self.index(path)
@@ -336,11 +347,15 @@ class Resolver:
 
     # ---- paths -------------------------------------------------------------------------
 
-    def resolve_path(self, fi: FileIndex, path: NamePath, scope: int) -> tuple[list[Symbol], str]:
+    def resolve_path(
+        self, fi: FileIndex, path: NamePath, scope: int, want_type: bool = False
+    ) -> tuple[list[Symbol], str]:
         """Symbols a dotted path denotes from ``scope`` and the confidence of the result.
 
         A segment ending in "()" is a call: the path continues from what it returns.
         """
+        if not path:
+            return [], EXACT
         head = path[0]
         inferred = False
         if head == "?":
@@ -352,7 +367,7 @@ class Resolver:
         if current is not None:
             inferred = head in fi.rules.self_names or head == "super"
         else:
-            current, inferred = self.lookup(fi, head, scope)
+            current, inferred = self.lookup(fi, head, scope, want_type and len(path) == 1)
         if called:
             current, inferred = self.call_results(current), True
         for segment in path[1:]:
@@ -385,41 +400,58 @@ class Resolver:
                 out.extend(self.returns(symbol))
         return _dedupe(out)
 
-    def lookup(self, fi: FileIndex, name: str, scope: int) -> tuple[list[Symbol], bool]:
+    def lookup(
+        self, fi: FileIndex, name: str, scope: int, want_type: bool = False
+    ) -> tuple[list[Symbol], bool]:
         """Lexical lookup of a bare name: enclosing scopes, then the module, then the family's
-        fallbacks (package scope, wildcard imports, builtins)."""
+        fallbacks (package scope, wildcard imports, builtins). ``want_type``: the name is in a
+        type position, so values (fields, variables, locals) do not shadow it."""
         defs = fi.facts.defs
         rules = fi.rules
         s = scope
         while s >= 0:
             d = defs[s]
             if d.kind == FUNCTION or s == scope:
-                binding = fi.bindings.get((s, name))
+                binding = None if want_type else fi.bindings.get((s, name))
                 if binding is not None and d.kind == FUNCTION:
                     typed = self.binding_type(fi, binding)
                     return (typed, True) if typed else ([], False)
-                hit = fi.children.get((s, name))
-                if hit:
-                    return [("d", fi.path, hit[-1])], False
-                imports = fi.imports.get((s, name))
-                if imports:
-                    return self._bind_imports(fi, imports), False
+                found = self._scope_entry(fi, s, name, want_type)
+                if found is not None:
+                    return found, False
                 if d.kind == FUNCTION and name in rules.self_names and rules.self_binds_anywhere:
                     cls = fi.class_of(s)
                     if cls >= 0:
                         return [("i", fi.path, cls)], True
             elif d.kind in TYPE_KINDS and rules.class_members_visible:
+                if name == d.name:  # a class's own name inside it is the class
+                    return [("d", fi.path, s)], False
                 members, _ = self.member(("d", fi.path, s), name)
+                if want_type:
+                    members = [m for m in members if self.definition(m).kind in TYPE_KINDS]
                 if members:
                     return members, False
             s = d.parent
-        hit = fi.children.get((-1, name))
-        if hit:
-            return [("d", fi.path, hit[-1])], False
-        imports = fi.imports.get((-1, name))
-        if imports:
-            return self._bind_imports(fi, imports), False
+        found = self._scope_entry(fi, -1, name, want_type)
+        if found is not None:
+            return found, False
         return rules.module_fallback(self, fi, name), False
+
+    def _scope_entry(
+        self, fi: FileIndex, scope: int, name: str, want_type: bool
+    ) -> list[Symbol] | None:
+        """A definition or import binding ``name`` directly in ``scope``. An import wins over a
+        variable of the same name (``const lib = require("./lib")`` is both)."""
+        hit = fi.children.get((scope, name))
+        imports = fi.imports.get((scope, name))
+        if hit:
+            kind = fi.facts.defs[hit[-1]].kind
+            value = kind in (VARIABLE, CONSTANT)
+            if not (value and (imports or want_type)):
+                return [("d", fi.path, hit[-1])]
+        if imports:
+            return self._bind_imports(fi, imports)
+        return None
 
     def _bind_imports(self, fi: FileIndex, imports: list[Import]) -> list[Symbol]:
         out: list[Symbol] = []
@@ -468,16 +500,18 @@ class Resolver:
         fi = self.index(path)
         if fi is None or depth > MAX_DEPTH:
             return []
-        hit = fi.children.get((index, name))
-        if hit:
-            return [("d", path, i) for i in hit]
         d = fi.facts.defs[index]
+        # methods declared apart (Go receivers, Rust impls) before fields of the same name:
+        # `x.len()` is the method even where a field `len` exists
         owned = [
             (p, i) for p, i, method in self.methods_of(fi.family, d.name)
             if method == name and fi.rules.owner_matches(self, fi, index, p, i)
         ] if fi.rules.out_of_line_methods else []
         if owned:
             return [("d", p, i) for p, i in owned]
+        hit = fi.children.get((index, name))
+        if hit:
+            return [("d", path, i) for i in hit]
         for base in self.bases_of(path, index):
             found = self.class_member(base[1], base[2], name, depth + 1)
             if found:
@@ -536,11 +570,15 @@ class Resolver:
             return []  # `x = x.next()` and other self-referential bindings
         self._typing.add(key)
         try:
-            found, _ = self.resolve_path(fi, binding.type_path, binding.scope)
+            found, _ = self.resolve_path(fi, binding.type_path, binding.scope,
+                                         want_type=not binding.is_call)
         finally:
             self._typing.discard(key)
         out: list[Symbol] = []
         for symbol in found[:4]:
+            if symbol[0] == "i":  # `self.x = x` where x is a typed local: the same type
+                out.append(symbol)
+                continue
             if symbol[0] != "d":
                 continue
             d = self.definition(symbol)
@@ -562,7 +600,7 @@ class Resolver:
                 found, _ = self.lookup(fi, d.owner, -1)
                 return [("i", s[1], s[2]) for s in found if s[0] == "d"]
             return []
-        return self.binding_type(fi, Binding(d.parent, "", hint, False), depth + 1)
+        return self.binding_type(fi, Binding(d.parent, "", hint, False), depth + 1)  # a type
 
     def value_type(self, symbol: Symbol) -> list[Symbol]:
         """Instance types of a variable/constant/field definition."""
@@ -589,7 +627,7 @@ class Resolver:
         name = ref.path[-1]
         rules = fi.rules
         head = ref.path[0]
-        if head in rules.self_names or head in ("super", "Self"):
+        if len(ref.path) == 2 and (head in rules.self_names or head in ("super", "Self")):
             return [], 0  # the receiver's class is known: the method is inherited from outside
         if len(ref.path) == 1:
             if not rules.guess_bare_names:

@@ -45,6 +45,7 @@ _IDENTIFIER = re.compile(r"(?:[^\W\d]|[$#])[\w$]*\Z")
 _CALL_SEGMENT = re.compile(r"((?:[^\W\d]|[$#])[\w$]*)\s*\(.*\)\Z", re.DOTALL)
 _SPACES = re.compile(r"\s+")
 _NEEDS_FULL_SPLIT = re.compile(r"[^\w.]")
+_NULL_TYPES = frozenset({"None", "null", "undefined", "nil", "void"})
 _INFERRED_TYPE_WORDS = frozenset({("var",), ("auto",), ("_",)})  # `var x = new T()` says nothing
 _TYPE_PARAMS = re.compile(r"\[[^\]]*\]")
 _TYPE_PREFIX = re.compile(r"^(?:[&*]\s*|'\w+\s+|(?:mut|dyn|impl|const|readonly)\s+)*")
@@ -99,6 +100,10 @@ def type_path(text: str) -> NamePath:
     single-value wrappers: ``*Server``, ``&'a mut Foo``, ``Option<Foo>``, ``Promise<Foo>``,
     ``(*T, error)`` all give the path of the inner type."""
     text = text.strip()
+    if "|" in text:  # `Foo | None`, `Foo | undefined`: the named alternative
+        parts = [p.strip() for p in _split_args(text.replace("|", ","))]
+        named = [p for p in parts if p and p not in _NULL_TYPES]
+        text = named[0] if named else ""
     for _ in range(4):
         if text.startswith("("):
             text = _split_args(text[1:].rstrip(")"))[0]
@@ -378,6 +383,8 @@ def _build_definitions(
         while stack and defs[stack[-1]].end_byte <= start:
             stack.pop()
         parent = stack[-1] if stack else -1
+        if sub == "field" and parent >= 0 and defs[parent].kind == NodeKind.FUNCTION.value:
+            parent = defs[parent].parent  # `constructor(private x: T)` declares a field
         owner = ""
         if owner_node is not None:
             owner_text = _TYPE_PARAMS.sub("", owner_node.text.decode("utf-8", "replace"))

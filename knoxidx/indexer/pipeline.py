@@ -151,6 +151,8 @@ def update_index(
         ids = store.file_ids()
         for i, res in enumerate(_resolve_all(workspace, ordered, workers), 1):
             file_id = ids[res.path]
+            if res.error:
+                report.errors.append(f"{res.path}: resolution failed ({res.error})")
             if not cold:
                 store.clear_file_graph(file_id)
             store.insert_resolution(file_id, res.edges, res.unresolved, res.keys, res.externals)

@@ -1,19 +1,118 @@
-"""The retrieval side of :class:`knoxidx.index.Index` (placeholder until wired: see below)."""
+"""The retrieval side of :class:`knoxidx.index.Index`: what ``update``, ``search`` and ``embed``
+call. Everything here works on the index's own connection and under its writer lock (taken by
+``Index``); nothing heavy is imported until a model is needed.
+"""
 
 from __future__ import annotations
 
+import time
+import weakref
 from typing import Any
+
+from knoxidx.retrieval.embedders import Embedder, select_embedder
+from knoxidx.retrieval.errors import SearchIndexMissingError
+from knoxidx.retrieval.indexing import refresh_chunks
+from knoxidx.retrieval.searcher import Searcher
+from knoxidx.retrieval.store import ChunkStore, attach_cache, has_schema
+
+# The embedding cache lives in its own file beside the index, so that `knoxidx index
+# --rebuild` (or a schema change that rebuilds the index) does not throw vectors away.
+CACHE_FILE = "embeddings.db"
+CACHE_SCHEMA = "kx_cache"
+EMBED_BATCH = 32  # chunks per committed batch: what an interrupted run can lose
+
+_searchers: weakref.WeakKeyDictionary[Any, Searcher] = weakref.WeakKeyDictionary()
 
 
 def update_retrieval(index: Any, changed: list[str], removed: list[str], *, jobs: int | None,
                      progress: Any, embed: bool) -> dict[str, Any]:
-    return {}
+    """Bring chunks and full-text search up to date with the graph (one transaction), then,
+    with ``embed``, embed the pending chunks batch by batch.
+
+    ``changed`` and ``removed`` are what the graph update touched; the files to re-chunk are
+    found by comparing stored content hashes instead (see ``indexing``), which covers them and
+    also repairs a previous run that was killed before its chunks were written.
+    """
+    t0 = time.perf_counter()
+    store = ChunkStore(index.store.conn)
+    refresh = refresh_chunks(index, store, jobs=jobs, progress=progress)
+    report: dict[str, Any] = {
+        "files_chunked": refresh.files_chunked,
+        "files_removed": refresh.files_removed,
+        "chunks": store.chunk_count(),
+        "added": refresh.added,
+        "kept": refresh.kept,
+        "removed": refresh.removed,
+        "errors": refresh.errors,
+        "timings": {"chunk": round(refresh.seconds, 4)},
+    }
+    if embed:
+        done = embed_pending_chunks(index, progress=progress, limit=None)
+        report["embedded"] = done["embedded"]
+        report["from_cache"] = done["from_cache"]
+        report["stopped"] = done["stopped"]
+        report["timings"]["embed"] = done["seconds"]
+    else:
+        report["embedded"] = report["from_cache"] = 0
+    report["pending"] = store.pending_count()
+    report["seconds"] = round(time.perf_counter() - t0, 4)
+    return report
+
+
+def searcher_for(index: Any) -> Searcher:
+    """The index's searcher, made once: it keeps the loaded model and the vector matrix."""
+    searcher = _searchers.get(index)
+    if searcher is None:
+        searcher = _searchers[index] = Searcher(index)
+    return searcher
 
 
 def search(index: Any, query: str, *, k: int, mode: str, language: str | None,
            path_glob: str | None) -> dict[str, Any]:
-    raise NotImplementedError("search is being wired")
+    return searcher_for(index).search(
+        query, k=k, mode=mode, language=language, path_glob=path_glob
+    )
 
 
-def embed_pending_chunks(index: Any, *, progress: Any, limit: int | None) -> dict[str, Any]:
-    raise NotImplementedError("embedding is being wired")
+def embed_pending_chunks(index: Any, *, progress: Any, limit: int | None,
+                         embedder: Embedder | None = None) -> dict[str, Any]:
+    """Embed chunks still pending (at most ``limit``), committing every ``EMBED_BATCH``; a later
+    run resumes where an interrupted one stopped, and the cache means nothing is embedded
+    twice. Reports ``("embed", done, total)`` to ``progress``."""
+    from knoxidx.retrieval.pipeline import embed_pending
+
+    if limit is not None and limit < 0:
+        from knoxidx.retrieval.errors import SearchInputError
+
+        raise SearchInputError(f"limit must be 0 or more, not {limit}")
+    conn = index.store.conn
+    if not has_schema(conn):
+        raise SearchIndexMissingError(
+            f"the index at {index.root} has no chunks to embed (built with --graph-only?);"
+            " run `knoxidx index` first"
+        )
+    attach_cache(conn, str(index.store.path.parent / CACHE_FILE), CACHE_SCHEMA)
+    store = ChunkStore(conn, cache_schema=CACHE_SCHEMA)
+    embedder = embedder or select_embedder()
+    t0 = time.perf_counter()
+
+    def report_progress(done: int, total: int) -> None:
+        if progress is not None:
+            progress("embed", done, total)
+
+    result = embed_pending(
+        store, embedder, batch_size=EMBED_BATCH, limit=limit, progress=report_progress
+    )
+    seconds = time.perf_counter() - t0
+    return {
+        "model": embedder.model_id,
+        "embedded": result.embedded,
+        "from_cache": result.from_cache,
+        "pending": result.pending,
+        "chunks": store.chunk_count(),
+        "stopped": result.stopped,
+        "model_switch": result.model_switch,
+        "seconds": round(seconds, 4),
+        "chunks_per_second": round((result.embedded + result.from_cache) / seconds, 2)
+        if seconds > 0 else 0.0,
+    }

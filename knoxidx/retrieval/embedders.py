@@ -15,6 +15,7 @@ different id means every vector is re-made.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
@@ -93,9 +94,9 @@ class LocalEmbedder:
     @property
     def model(self) -> MiniLM:
         if self._model is None:
-            from knoxidx.retrieval.minilm import MiniLM
+            from knoxidx.retrieval.minilm import model_dir
 
-            self._model = MiniLM(max_tokens=self.max_tokens, threads=self.threads)
+            self._model = _shared_model(str(model_dir()), self.max_tokens, self.threads)
         return self._model
 
     def document_text(self, chunk: Chunk) -> str:
@@ -108,6 +109,17 @@ class LocalEmbedder:
         if self.view == "condensed":
             text = f"{text}\n{readable_identifiers(text)}"
         return self.model.encode([text])[0]
+
+
+@functools.lru_cache(maxsize=2)
+def _shared_model(folder: str, max_tokens: int, threads: int) -> MiniLM:
+    """One loaded model per process and setting: a server with several indexes open, or a
+    search after an embedding run, does not pay the load twice."""
+    from pathlib import Path
+
+    from knoxidx.retrieval.minilm import MiniLM
+
+    return MiniLM(Path(folder), max_tokens=max_tokens, threads=threads)
 
 
 def select_embedder(

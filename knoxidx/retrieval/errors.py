@@ -9,6 +9,18 @@ class RetrievalError(KnoxidxError):
     """Base class for retrieval problems."""
 
 
+class SearchInputError(RetrievalError):
+    """A search was asked with an invalid argument (k, mode, language, an empty query)."""
+
+    exit_code = 2
+
+
+class SearchIndexMissingError(RetrievalError):
+    """The index has no chunks to search (it was built with ``--graph-only``)."""
+
+    exit_code = 2
+
+
 class ModelUnavailableError(RetrievalError):
     """A local model, tokenizer or optional client library is not installed or cannot load."""
 

@@ -71,13 +71,19 @@ def embed_pending(
     limit: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> EmbedReport:
-    """Embed pending chunks (at most ``limit``); see the module docstring."""
-    switch = ensure_model(store, embedder) or ""
-    store.commit()
+    """Embed pending chunks (at most ``limit``); see the module docstring. Each batch is one
+    transaction, written after the model call: an interrupted run loses at most the batch in
+    flight."""
+    with store.transaction():
+        switch = ensure_model(store, embedder) or ""
     embedded = from_cache = done = 0
     after = 0
     stopped = ""
     total = store.pending_count()
+    if limit is not None:
+        total = min(total, limit)
+    if progress is not None:
+        progress(0, total)
     while limit is None or done < limit:
         size = batch_size if limit is None else min(batch_size, limit - done)
         ids = store.pending(size, after=after)
@@ -96,15 +102,15 @@ def embed_pending(
             fresh = embedder.embed_documents(list(wanted.values())) if wanted else None
         except (CircuitOpenError, RetriesExhaustedError, ServiceError) as exc:
             stopped = str(exc)
-            store.note_pending_error(ids, stopped)
-            store.commit()
+            with store.transaction():
+                store.note_pending_error(ids, stopped)
             log.warning("embedding stopped, %d chunks left pending: %s", store.pending_count(), exc)
             break
         if fresh is not None:
             for h, vector in zip(wanted, fresh, strict=True):
                 known[h] = to_blob(vector)
-        store.save_vectors(embedder.model_id, [(i, h, known[h]) for i, h in hashes.items()])
-        store.commit()
+        with store.transaction():
+            store.save_vectors(embedder.model_id, [(i, h, known[h]) for i, h in hashes.items()])
         embedded += len(wanted)
         from_cache += len(hashes) - len(wanted)
         done += len(ids)

@@ -4,7 +4,7 @@ reciprocal rank, then optionally reranked.
 Each source ranks chunks on its own scale; reciprocal rank fusion adds ``1 / (rrf_k + rank)``
 per source, so a chunk that several sources agree on rises without tuning score scales. A
 source that fails (no vectors yet, the embedder offline, the breaker open) is skipped with a
-log line, never fatal: lexical search always answers.
+log line and its reason in ``skipped``, never fatal: lexical search always answers.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Protocol
 
 from knoxidx.retrieval.embedders import Embedder
 from knoxidx.retrieval.errors import RetrievalError
-from knoxidx.retrieval.store import ChunkStore, StoredChunk
+from knoxidx.retrieval.store import ChunkFilter, ChunkStore, StoredChunk
 from knoxidx.retrieval.terms import unique_terms
 from knoxidx.retrieval.vectors import VectorIndex, from_blobs
 
@@ -34,6 +34,7 @@ class SymbolHit:
 
 
 SymbolSource = Callable[[str, int], Sequence[SymbolHit]]
+SOURCES = ("lexical", "vector", "symbol")
 
 
 class Reranker(Protocol):
@@ -53,6 +54,8 @@ class SearchResult:
     snippet: str
     sources: tuple[str, ...]  # which of lexical / vector / symbol / rerank found it
     chunk_id: int
+    language: str = ""
+    match_line: int = 0  # the line of the chunk sharing most words with the query
 
 
 class HybridSearch:
@@ -76,11 +79,13 @@ class HybridSearch:
         self.rerank_top = rerank_top
         self._index: VectorIndex | None = None
         self._index_version = -1
+        self.skipped: dict[str, str] = {}  # source -> why the last search went without it
+        self._filter = ChunkFilter()
 
     # ---- sources -----------------------------------------------------------------------------
 
     def lexical(self, query: str) -> list[tuple[int, float]]:
-        return self.store.lexical_search(unique_terms([query]), self.candidates)
+        return self.store.lexical_search(unique_terms([query]), self.candidates, self._filter)
 
     def vector(self, query: str) -> list[tuple[int, float]]:
         if self.embedder is None:
@@ -96,14 +101,15 @@ class HybridSearch:
         index = self.vector_index()
         if len(index) == 0:
             return []
-        return index.top_k(self.embedder.embed_query(query), self.candidates)
+        allowed = self.store.chunk_ids(self._filter) if self._filter else None
+        return index.top_k(self.embedder.embed_query(query), self.candidates, allowed)
 
     def symbols(self, query: str) -> list[tuple[int, float]]:
         if self.symbol_source is None:
             return []
         out: dict[int, float] = {}
         for rank, hit in enumerate(self.symbol_source(query, self.candidates)):
-            for chunk_id in self.store.chunks_at(hit.path, hit.line)[:1]:
+            for chunk_id in self.store.chunks_at(hit.path, hit.line, self._filter)[:1]:
                 out.setdefault(chunk_id, 1.0 / (rank + 1))
         return list(out.items())
 
@@ -118,20 +124,34 @@ class HybridSearch:
 
     # ---- fusion ------------------------------------------------------------------------------
 
-    def search(self, query: str, k: int = 10) -> list[SearchResult]:
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        *,
+        sources: Sequence[str] = SOURCES,
+        chunk_filter: ChunkFilter | None = None,
+    ) -> list[SearchResult]:
+        """The ``k`` best chunks for ``query`` from the given ``sources`` (fused), restricted
+        to ``chunk_filter``."""
+        self.skipped = {}
         query = query.strip()
         if not query:
             return []
+        self._filter = chunk_filter or ChunkFilter()
         ranked: dict[str, list[tuple[int, float]]] = {}
         for name, source in (
             ("lexical", self.lexical),
             ("vector", self.vector),
             ("symbol", self.symbols),
         ):
+            if name not in sources:
+                continue
             try:
                 ranked[name] = source(query)
             except RetrievalError as exc:
                 log.warning("%s search skipped: %s", name, exc)
+                self.skipped[name] = str(exc)
         fused = reciprocal_rank_fusion(ranked, self.rrf_k)
         order = [chunk_id for chunk_id, _ in fused]
         scores = dict(fused)
@@ -190,6 +210,7 @@ def _result(
     stored: StoredChunk, score: float, query: str, sources: tuple[str, ...]
 ) -> SearchResult:
     chunk = stored.chunk
+    best = best_line(chunk.text, query)
     return SearchResult(
         path=chunk.path,
         start_line=chunk.start_line,
@@ -197,22 +218,41 @@ def _result(
         symbol=chunk.symbol,
         kind=chunk.kind,
         score=score,
-        snippet=snippet(chunk.text, query),
+        snippet=snippet(chunk.text, query, best=best),
         sources=sources,
         chunk_id=stored.id,
+        language=chunk.language,
+        match_line=chunk.start_line + best,
     )
 
 
-def snippet(text: str, query: str, context: int = 2, max_chars: int = 600) -> str:
+def snippet(
+    text: str, query: str, context: int = 2, max_chars: int = 600, best: int | None = None
+) -> str:
     """The lines around the line sharing most words with the query (the first line if none)."""
-    lines = text.splitlines()
+    lines = [line.rstrip("\r") for line in text.split("\n")]
+    if lines and not lines[-1]:
+        lines.pop()
     if not lines:
         return ""
+    if best is None:
+        best = best_line(text, query)
+    start = max(best - context, 0)
+    return "\n".join(lines[start : best + context + 1])[:max_chars]
+
+
+def best_line(text: str, query: str) -> int:
+    """The 0-based index of the line sharing most words with the query (0 if none); lines are
+    split on ``\\n`` only, as the chunker counts them."""
+    lines = text.split("\n")
     wanted = set(unique_terms([query]))
     best, best_score = 0, 0
     for number, line in enumerate(lines):
+        # every term of a line is a substring of it lower-cased: skip lines sharing none cheaply
+        lowered = line.lower()
+        if not any(word in lowered for word in wanted):
+            continue
         score = len(wanted.intersection(unique_terms([line])))
         if score > best_score:
             best, best_score = number, score
-    start = max(best - context, 0)
-    return "\n".join(lines[start : best + context + 1])[:max_chars]
+    return best

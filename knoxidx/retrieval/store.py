@@ -11,17 +11,25 @@ Tables (in the index database the graph store opened; names start with ``chunk``
   (a revert, a moved file, a re-index) costs no model call.
 - ``embed_pending``: chunks that still need a vector (new, changed, or left over when the
   service was down), with the last error.
-- ``embed_meta``: which model the vectors belong to, and a version bumped on each vector write.
+- ``embed_meta``: which model the vectors belong to, a version bumped on each vector write, and
+  which chunker made the chunks.
+- ``chunk_source``: for each chunked file, the content hash (the graph's ``files.hash``) its
+  chunks were made from, so an update can tell which files to re-chunk without trusting that
+  the previous run finished.
 
-Methods never commit: the caller owns the transaction (``commit`` is there for long runs that
-save progress batch by batch).
+The embedding cache may live in another, ATTACHed database (``cache_schema``), so that it
+survives a rebuilt index; the other tables live in the main one.
+
+Methods never commit: the caller owns the transaction (``transaction`` wraps a unit of work;
+``commit`` is there for long runs that save progress batch by batch).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from knoxidx.retrieval.chunker import Chunk
@@ -54,12 +62,6 @@ CREATE TABLE IF NOT EXISTS chunk_vector (
     text_hash TEXT NOT NULL,
     vector BLOB NOT NULL
 );
-CREATE TABLE IF NOT EXISTS embed_cache (
-    model TEXT NOT NULL,
-    text_hash TEXT NOT NULL,
-    vector BLOB NOT NULL,
-    PRIMARY KEY (model, text_hash)
-) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS embed_pending (
     chunk_id INTEGER PRIMARY KEY,
     attempts INTEGER NOT NULL DEFAULT 0,
@@ -69,6 +71,18 @@ CREATE TABLE IF NOT EXISTS embed_meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS chunk_source (
+    path TEXT PRIMARY KEY,
+    hash TEXT NOT NULL
+) WITHOUT ROWID;
+"""
+CACHE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS {schema}.embed_cache (
+    model TEXT NOT NULL,
+    text_hash TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (model, text_hash)
+) WITHOUT ROWID
 """
 
 _CHUNK_COLUMNS = (
@@ -78,12 +92,74 @@ _CHUNK_COLUMNS = (
 _FTS_WEIGHTS = (1.0, 4.0, 2.0)  # body, symbols, path
 
 
-def create_schema(conn: sqlite3.Connection) -> None:
-    """Create the tables if missing. Statement by statement: ``executescript`` would commit
-    whatever transaction the caller has open."""
+def create_schema(conn: sqlite3.Connection, cache_schema: str | None = "main") -> None:
+    """Create the tables if missing (the cache in ``cache_schema``; None: not at all).
+    Statement by statement: ``executescript`` would commit whatever transaction the caller has
+    open."""
     for statement in SCHEMA.split(";"):
         if statement.strip():
             conn.execute(statement)
+    if cache_schema is not None:
+        create_cache_schema(conn, cache_schema)
+
+
+def create_cache_schema(conn: sqlite3.Connection, schema: str) -> None:
+    conn.execute(CACHE_SCHEMA.format(schema=_schema_name(schema)))
+
+
+def attach_cache(conn: sqlite3.Connection, path: str, schema: str) -> None:
+    """ATTACH the embedding-cache database at ``path`` as ``schema`` (once per connection; not
+    inside a transaction) and create its table."""
+    attached = {row[1] for row in conn.execute("PRAGMA database_list")}
+    if schema not in attached:
+        conn.execute(f"ATTACH DATABASE ? AS {_schema_name(schema)}", (path,))
+        conn.execute(f"PRAGMA {schema}.journal_mode=WAL")
+    create_cache_schema(conn, schema)
+
+
+def has_schema(conn: sqlite3.Connection) -> bool:
+    """Whether the chunk tables exist (an index built with ``--graph-only`` has none)."""
+    row = conn.execute(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+        "AND name IN ('chunk', 'chunk_fts', 'chunk_vector', 'embed_pending', 'chunk_source')"
+    ).fetchone()
+    return int(row[0]) == 5
+
+
+def _schema_name(schema: str) -> str:
+    if not schema.replace("_", "").isalnum():
+        raise ValueError(f"bad schema name {schema!r}")
+    return schema
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkFilter:
+    """Restricts a search to chunks of some languages and/or paths matching a glob (SQLite
+    GLOB: case-sensitive, ``*`` also crosses ``/``); a glob without wildcards is a file or
+    directory prefix."""
+
+    languages: tuple[str, ...] = ()
+    path_glob: str | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.languages) or bool(self.path_glob)
+
+    def where(self, alias: str = "c") -> tuple[str, list[object]]:
+        clauses: list[str] = []
+        params: list[object] = []
+        if self.languages:
+            clauses.append(f"{alias}.language IN ({','.join('?' * len(self.languages))})")
+            params.extend(self.languages)
+        if self.path_glob:
+            glob = self.path_glob
+            if any(ch in glob for ch in "*?["):
+                clauses.append(f"{alias}.path GLOB ?")
+                params.append(glob)
+            else:
+                prefix = glob.removeprefix("./").rstrip("/")
+                clauses.append(f"({alias}.path = ? OR substr({alias}.path, 1, ?) = ?)")
+                params.extend([prefix, len(prefix) + 1, prefix + "/"])
+        return " AND ".join(clauses) or "1", params
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,24 +176,53 @@ class FileUpdate:
 
 
 class ChunkStore:
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, cache_schema: str = "main") -> None:
         self.conn = conn
+        self._cache = f"{_schema_name(cache_schema)}.embed_cache"
 
     def commit(self) -> None:
         self.conn.commit()
 
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One unit of work. On an autocommit connection (``isolation_level=None``, as the index
+        opens it) an explicit BEGIN IMMEDIATE ... COMMIT, rolled back on any exception; inside
+        a transaction the caller already opened, nothing; else the implicit transaction is
+        committed at the end."""
+        conn = self.conn
+        if conn.in_transaction:
+            yield
+            return
+        if conn.isolation_level is not None:
+            yield
+            conn.commit()
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
     # ---- chunks ------------------------------------------------------------------------------
 
-    def replace_file(self, path: str, chunks: Sequence[Chunk]) -> FileUpdate:
+    def replace_file(
+        self,
+        path: str,
+        chunks: Sequence[Chunk],
+        fts: Sequence[tuple[str, str, str]] | None = None,
+    ) -> FileUpdate:
         """Make ``path``'s chunks exactly ``chunks``; rows whose content hash survives keep their
-        id and vector (only their position is updated); the rest become pending."""
+        id and vector (only their position is updated); the rest become pending. ``fts``: the
+        chunks' full-text columns (:func:`fts_columns`), when a worker already made them."""
         old: dict[str, list[int]] = {}
         for chunk_id, content_hash in self.conn.execute(
             "SELECT id, content_hash FROM chunk WHERE path = ? ORDER BY id", (path,)
         ):
             old.setdefault(content_hash, []).append(chunk_id)
         added = kept = 0
-        for chunk in chunks:
+        for n, chunk in enumerate(chunks):
             reusable = old.get(chunk.content_hash)
             if reusable:
                 chunk_id = reusable.pop(0)
@@ -138,7 +243,7 @@ class ChunkStore:
                 )
                 kept += 1
             else:
-                chunk_id = self._insert(chunk)
+                chunk_id = self._insert(chunk, fts[n] if fts is not None else None)
                 self.conn.execute("INSERT INTO embed_pending (chunk_id) VALUES (?)", (chunk_id,))
                 added += 1
         stale = [i for ids in old.values() for i in ids]
@@ -148,7 +253,23 @@ class ChunkStore:
     def remove_file(self, path: str) -> int:
         ids = [row[0] for row in self.conn.execute("SELECT id FROM chunk WHERE path = ?", (path,))]
         self._delete(ids)
+        self.conn.execute("DELETE FROM chunk_source WHERE path = ?", (path,))
         return len(ids)
+
+    # ---- which file contents the chunks were made from ---------------------------------------
+
+    def sources(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT path, hash FROM chunk_source"))
+
+    def set_source(self, path: str, content_hash: str) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO chunk_source (path, hash) VALUES (?, ?)", (path, content_hash)
+        )
+
+    def forget_sources(self) -> None:
+        """Every file will be re-chunked (the chunker changed); unchanged chunks keep their
+        vectors, since ``replace_file`` matches them by content hash."""
+        self.conn.execute("DELETE FROM chunk_source")
 
     def paths(self) -> list[str]:
         return [
@@ -170,16 +291,23 @@ class ChunkStore:
     def chunk_count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM chunk").fetchone()[0])
 
-    def chunks_at(self, path: str, line: int) -> list[int]:
+    def chunks_at(
+        self, path: str, line: int, chunk_filter: ChunkFilter | None = None
+    ) -> list[int]:
         """Chunks of ``path`` covering ``line``, the narrowest first."""
+        where, params = (chunk_filter or ChunkFilter()).where("c")
         rows = self.conn.execute(
-            "SELECT id FROM chunk WHERE path = ? AND start_line <= ? AND end_line >= ? "
-            "ORDER BY end_line - start_line, start_line",
-            (path, line, line),
+            "SELECT id FROM chunk c WHERE path = ? AND start_line <= ? AND end_line >= ? "
+            f"AND {where} ORDER BY end_line - start_line, start_line",
+            (path, line, line, *params),
         )
         return [row[0] for row in rows]
 
-    def _insert(self, chunk: Chunk) -> int:
+    def chunk_ids(self, chunk_filter: ChunkFilter) -> list[int]:
+        where, params = chunk_filter.where("c")
+        return [row[0] for row in self.conn.execute(f"SELECT id FROM chunk c WHERE {where}", params)]
+
+    def _insert(self, chunk: Chunk, fts: tuple[str, str, str] | None = None) -> int:
         cursor = self.conn.execute(
             "INSERT INTO chunk (path, start_line, end_line, language, symbol, kind, symbols, "
             "enclosing, signature, doc, header, token_count, content_hash, text) "
@@ -204,12 +332,7 @@ class ChunkStore:
         chunk_id = int(cursor.lastrowid or 0)
         self.conn.execute(
             "INSERT INTO chunk_fts (rowid, body, symbols, path) VALUES (?, ?, ?, ?)",
-            (
-                chunk_id,
-                index_text(chunk.text),
-                index_text(" ".join((*chunk.symbols, *chunk.enclosing))),
-                index_text(chunk.path),
-            ),
+            (chunk_id, *(fts or fts_columns(chunk))),
         )
         return chunk_id
 
@@ -225,18 +348,29 @@ class ChunkStore:
 
     # ---- lexical search ----------------------------------------------------------------------
 
-    def lexical_search(self, words: Sequence[str], limit: int) -> list[tuple[int, float]]:
+    def lexical_search(
+        self, words: Sequence[str], limit: int, chunk_filter: ChunkFilter | None = None
+    ) -> list[tuple[int, float]]:
         """Chunks matching any of ``words`` (already split by ``terms``), best BM25 first; the
         score is BM25 negated so that higher is better."""
         if not words:
             return []
         match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
         weights = ", ".join(str(w) for w in _FTS_WEIGHTS)
-        rows = self.conn.execute(
-            f"SELECT rowid, bm25(chunk_fts, {weights}) AS rank FROM chunk_fts "
-            "WHERE chunk_fts MATCH ? ORDER BY rank LIMIT ?",
-            (match, limit),
-        )
+        if chunk_filter:
+            where, params = chunk_filter.where("c")
+            rows = self.conn.execute(
+                f"SELECT chunk_fts.rowid, bm25(chunk_fts, {weights}) AS rank FROM chunk_fts "
+                f"JOIN chunk c ON c.id = chunk_fts.rowid WHERE chunk_fts MATCH ? AND {where} "
+                "ORDER BY rank LIMIT ?",
+                (match, *params, limit),
+            )
+        else:
+            rows = self.conn.execute(
+                f"SELECT rowid, bm25(chunk_fts, {weights}) AS rank FROM chunk_fts "
+                "WHERE chunk_fts MATCH ? ORDER BY rank LIMIT ?",
+                (match, limit),
+            )
         return [(int(rowid), -float(rank)) for rowid, rank in rows]
 
     # ---- vectors, cache, pending -------------------------------------------------------------
@@ -297,7 +431,7 @@ class ChunkStore:
             batch = unique[start : start + 500]
             marks = ",".join("?" * len(batch))
             for text_hash, blob in self.conn.execute(
-                "SELECT text_hash, vector FROM embed_cache "
+                f"SELECT text_hash, vector FROM {self._cache} "
                 f"WHERE model = ? AND text_hash IN ({marks})",
                 (model, *batch),
             ):
@@ -306,8 +440,8 @@ class ChunkStore:
 
     def cache_size(self, model: str | None = None) -> int:
         if model is None:
-            return int(self.conn.execute("SELECT count(*) FROM embed_cache").fetchone()[0])
-        row = self.conn.execute("SELECT count(*) FROM embed_cache WHERE model = ?", (model,))
+            return int(self.conn.execute(f"SELECT count(*) FROM {self._cache}").fetchone()[0])
+        row = self.conn.execute(f"SELECT count(*) FROM {self._cache} WHERE model = ?", (model,))
         return int(row.fetchone()[0])
 
     def save_vectors(self, model: str, items: Sequence[tuple[int, str, bytes]]) -> None:
@@ -316,7 +450,7 @@ class ChunkStore:
         if not items:
             return
         self.conn.executemany(
-            "INSERT OR IGNORE INTO embed_cache (model, text_hash, vector) VALUES (?, ?, ?)",
+            f"INSERT OR IGNORE INTO {self._cache} (model, text_hash, vector) VALUES (?, ?, ?)",
             [(model, text_hash, blob) for _, text_hash, blob in items],
         )
         self.conn.executemany(
@@ -341,6 +475,15 @@ class ChunkStore:
 
     def vector_count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM chunk_vector").fetchone()[0])
+
+
+def fts_columns(chunk: Chunk) -> tuple[str, str, str]:
+    """The full-text columns of a chunk: its text, symbols and path with identifiers split."""
+    return (
+        index_text(chunk.text),
+        index_text(" ".join((*chunk.symbols, *chunk.enclosing))),
+        index_text(chunk.path),
+    )
 
 
 def _row_to_chunk(row: Sequence[object]) -> Chunk:

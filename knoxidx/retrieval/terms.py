@@ -31,8 +31,30 @@ def terms(text: str) -> Iterator[str]:
             yield from parts
 
 
+_EXPANSIONS: dict[str, str] = {}
+_EXPANSIONS_LIMIT = 200_000
+
+
+def _expansion(word: str) -> str:
+    whole = word.strip("_").lower()
+    parts = identifier_parts(word)
+    return " ".join(([whole] if whole else []) + (parts if len(parts) > 1 else []))
+
+
 def index_text(text: str) -> str:
-    return " ".join(terms(text))
+    """``" ".join(terms(text))``, with each distinct identifier's expansion computed once: this
+    runs over every line of a repository when it is indexed."""
+    cache = _EXPANSIONS
+    out: list[str] = []
+    for word in _WORD.findall(text):
+        expanded = cache.get(word)
+        if expanded is None:
+            if len(cache) > _EXPANSIONS_LIMIT:
+                cache.clear()
+            expanded = cache[word] = _expansion(word)
+        if expanded:
+            out.append(expanded)
+    return " ".join(out)
 
 
 def unique_terms(texts: Iterable[str]) -> list[str]:

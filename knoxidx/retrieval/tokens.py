@@ -6,12 +6,22 @@ the installed weights package), loaded with Hugging Face ``tokenizers``. A diffe
 
 WordPiece never lets a token span a newline (it splits on whitespace first), so a chunk's count
 is exactly the sum of its lines' counts: the chunker counts each line once and adds ranges.
+
+Counting is the slow part of chunking (a cold index counts every line of the repository), so
+for a BERT tokenizer :meth:`TokenCounter.count_many` takes a shortcut that gives the same
+numbers: BERT pre-tokenisation splits printable ASCII into runs of letters and digits and
+single punctuation characters, and WordPiece tokenises each such word on its own, so a line's
+count is the sum of its words' counts, and each distinct word is tokenised once and
+remembered. Lines with anything else in them (non-ASCII, control characters) go to the
+tokenizer whole. ``tests/retrieval/test_tokens.py`` checks both ways agree on real code.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +29,13 @@ from typing import Any
 from knoxidx.retrieval.errors import ModelUnavailableError
 
 TOKENIZER_FILE_ENV = "KNOXIDX_TOKENIZER_FILE"
+
+# Printable ASCII plus the whitespace BERT's normaliser turns into spaces; anything else (a
+# control character is deleted, which joins its neighbours; non-ASCII may be split per
+# character or have accents stripped) is left to the tokenizer.
+_PLAIN_LINE = re.compile(r"[ -~\t\n\r]*")
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]+|[!-/:-@\[-`{-~]")
+_WORD_CACHE_LIMIT = 500_000
 
 
 class TokenCounter:
@@ -34,13 +51,65 @@ class TokenCounter:
         tokenizer.no_padding()
         self._tokenizer = tokenizer
         self.name = tokenizer_file.parent.name or tokenizer_file.name
+        self._bert_words, self._added = _bert_wordpiece_spec(tokenizer_file)
+        self._word_counts: dict[str, int] = {}
 
     def count(self, text: str) -> int:
         return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
+        if not self._bert_words:
+            return self._encode_counts(texts)
+        counts = [0] * len(texts)
+        whole: list[int] = []  # indexes of texts the tokenizer must see whole
+        split: list[tuple[int, list[str]]] = []
+        known = self._word_counts
+        new_words: dict[str, None] = {}
+        plain, find_words = _PLAIN_LINE.fullmatch, _ASCII_WORD.findall
+        added = self._added.search if self._added is not None else None
+        for i, text in enumerate(texts):
+            if plain(text) is None or (added is not None and added(text)):
+                whole.append(i)
+                continue
+            words = find_words(text)
+            split.append((i, words))
+            for word in words:
+                if word not in known:
+                    new_words[word] = None
+        if new_words:
+            if len(known) > _WORD_CACHE_LIMIT:
+                known.clear()
+            fresh = list(new_words)
+            known.update(zip(fresh, self._encode_counts(fresh), strict=True))
+        for i, words in split:
+            counts[i] = sum(map(known.__getitem__, words))
+        if whole:
+            for i, n in zip(whole, self._encode_counts([texts[i] for i in whole]), strict=True):
+                counts[i] = n
+        return counts
+
+    def _encode_counts(self, texts: Sequence[str]) -> list[int]:
         encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
         return [len(e.ids) for e in encodings]
+
+
+def _bert_wordpiece_spec(tokenizer_file: Path) -> tuple[bool, re.Pattern[str] | None]:
+    """Whether the word shortcut holds (BERT normaliser and pre-tokeniser, WordPiece model),
+    and a pattern for the added tokens (``[MASK]``...), which match before pre-tokenisation:
+    a line holding one is counted whole."""
+    try:
+        spec = json.loads(tokenizer_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False, None
+    normalizer = spec.get("normalizer") or {}
+    bert = (
+        normalizer.get("type") == "BertNormalizer"
+        and (spec.get("pre_tokenizer") or {}).get("type") == "BertPreTokenizer"
+        and (spec.get("model") or {}).get("type") == "WordPiece"
+    )
+    added = [t["content"] for t in spec.get("added_tokens") or () if t.get("content")]
+    pattern = re.compile("|".join(map(re.escape, added)), re.IGNORECASE) if added else None
+    return bert, pattern
 
 
 @functools.lru_cache(maxsize=4)

@@ -53,12 +53,21 @@ class VectorIndex:
     def __len__(self) -> int:
         return int(self.ids.shape[0])
 
-    def top_k(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+    def top_k(
+        self, query: np.ndarray, k: int, allowed: Sequence[int] | None = None
+    ) -> list[tuple[int, float]]:
+        """The ``k`` ids nearest ``query``; with ``allowed``, only among those ids."""
         import numpy as np
 
         if len(self) == 0 or k <= 0:
             return []
         scores = self.matrix @ normalize(query).reshape(-1)
+        if allowed is not None:
+            keep = np.isin(self.ids, np.asarray(allowed, dtype=np.int64))
+            k = min(k, int(keep.sum()))
+            if k == 0:
+                return []
+            scores = np.where(keep, scores, -np.inf)
         if k < len(scores):
             best = np.argpartition(-scores, k - 1)[:k]
         else:

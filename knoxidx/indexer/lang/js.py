@@ -12,6 +12,7 @@ from knoxidx.indexer.facts import Import
 from knoxidx.indexer.lang.common import preceding_comment, text
 
 FAMILY = "js"
+REQUIRE = "="  # the imported name of `x = require(m)`: m's module.exports, whatever it is
 EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _JS_TO_TS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function"})
@@ -76,6 +77,8 @@ def _string(node: Any) -> str:
 
 def decode_import(node: Any, scope: int) -> list[Import]:
     line = node.start_point[0] + 1
+    if node.type == "expression_statement" and node.named_child_count:
+        node = node.named_child(0)  # module.exports = ...
     kind = node.type
     out: list[Import] = []
     if kind == "import_statement":
@@ -148,8 +151,8 @@ def decode_import(node: Any, scope: int) -> list[Import]:
         target = node.child_by_field_name("name")
         if target is None:
             return []
-        if target.type == "identifier":
-            return [Import(module, "", text(target), line, scope)]
+        if target.type == "identifier":  # binds what the module assigned to module.exports
+            return [Import(module, REQUIRE, text(target), line, scope)]
         if target.type == "object_pattern":
             for prop in target.named_children:
                 if prop.type == "shorthand_property_identifier_pattern":
@@ -291,6 +294,10 @@ class _Rules:
         for m in modules:
             if m[0] == "x":
                 out.append(m)
+                continue
+            if imp.name == REQUIRE:
+                exported = [s for s in self.module_member(r, m, "default") if s[0] == "d"]
+                out.extend(exported or [m])  # `module.exports = X`, else the exports object
                 continue
             found = self.module_member(r, m, imp.name)
             if not found and imp.name == "default":

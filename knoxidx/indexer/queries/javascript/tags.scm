@@ -5,3 +5,6 @@
 
 (jsx_opening_element name: [(identifier) (member_expression)] @reference.value)
 (jsx_self_closing_element name: [(identifier) (member_expression)] @reference.value)
+
+(field_definition property: (property_identifier) @binding.name
+  value: (new_expression constructor: [(identifier) (member_expression)] @binding.type))

@@ -45,3 +45,6 @@
 (typed_default_parameter name: (identifier) @binding.name type: (type [(identifier) (attribute)] @binding.type))
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @binding.call)
   alias: (as_pattern_target (identifier) @binding.name)))
+(assignment
+  left: (attribute object: (identifier) attribute: (identifier)) @binding.name
+  right: (identifier) @binding.type)

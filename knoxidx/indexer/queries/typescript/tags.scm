@@ -39,3 +39,14 @@
   return_type: (type_annotation (_) @def.type)) @definition.function
 (method_definition name: (_) @name
   return_type: (type_annotation (_) @def.type)) @definition.method
+
+; constructor parameter properties are fields: `constructor(private repo: Repo)`
+(required_parameter (accessibility_modifier) pattern: (identifier) @name
+  type: (type_annotation (_) @def.type)) @definition.field
+(public_field_definition name: (property_identifier) @binding.name
+  value: (new_expression constructor: [(identifier) (member_expression)] @binding.type))
+(public_field_definition name: (property_identifier) @binding.name
+  value: (call_expression function: [(identifier) (member_expression)] @binding.call))
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier)) @binding.name
+  right: (identifier) @binding.type)

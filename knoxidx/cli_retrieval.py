@@ -1,0 +1,131 @@
+"""``knoxidx search`` and ``knoxidx embed``: registered on :data:`knoxidx.cli.main` when
+``knoxidx.cli`` is imported. Thin: parse, call :class:`knoxidx.index.Index`, print. Nothing
+heavy is imported here; the model loads only when a vector search or embedding needs it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+import click
+
+from knoxidx.cli import _emit, _open, _progress_bar, json_option, main, path_argument
+
+MODES = ("hybrid", "lexical", "vector")
+SNIPPET_WIDTH = 100
+
+
+@main.command("search")
+@click.argument("query", required=False)
+@click.argument("path", required=False, default=".", type=click.Path())
+@click.option("-k", "k", type=click.IntRange(1, 100), default=10, show_default=True,
+              help="How many results.")
+@click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True,
+              help="hybrid: words + meaning + symbol names; lexical: words and names only "
+                   "(no model); vector: meaning only.")
+@click.option("--lang", "language", default=None,
+              help="Only this language: python, typescript (incl. tsx), tsx, javascript, js "
+                   "(all three), rust, go, java.")
+@click.option("--path", "path_glob", default=None,
+              help="Only paths matching this glob ('*' crosses '/'), or under this directory.")
+@click.option("--batch", "batch", type=click.File("r", encoding="utf-8"), default=None,
+              help="Run one query per line of FILE ('-': stdin); prints one JSON object per "
+                   "query, in order.")
+@json_option
+def search_cmd(query: str | None, path: str, k: int, mode: str, language: str | None,
+               path_glob: str | None, batch: TextIO | None, as_json: bool) -> None:
+    """Find the code that matches QUERY: words, identifiers, or a description of what it does.
+
+    \b
+    Examples:
+      knoxidx search "parse the config file"
+      knoxidx search UserSerializer --mode lexical
+      knoxidx search "retry with backoff" --lang python --path 'src/net/*'
+    """
+    if batch is not None:
+        if query is not None and path != ".":
+            raise click.UsageError("with --batch, give only PATH (the queries come from FILE)")
+        _search_batch(batch, query if query is not None else path, k, mode, language, path_glob)
+        return
+    if query is None:
+        raise click.UsageError("missing QUERY (or pass --batch FILE)")
+    with _open(path) as idx:
+        data = idx.search(query, k=k, mode=mode, language=language, path_glob=path_glob)
+    _emit(data, as_json, _print_results)
+
+
+def _search_batch(lines: TextIO, path: str, k: int, mode: str, language: str | None,
+                  path_glob: str | None) -> None:
+    from knoxidx.retrieval.api import searcher_for
+
+    with _open(path) as idx:
+        searcher = searcher_for(idx)  # one searcher: the model loads once for every query
+        for line in lines:
+            query = line.strip()
+            if not query:
+                continue
+            data = searcher.search(query, k=k, mode=mode, language=language,
+                                   path_glob=path_glob)
+            click.echo(json.dumps(data, ensure_ascii=False))
+
+
+def _print_results(data: dict) -> None:
+    if data["note"]:
+        click.echo(f"note: {data['note']}", err=True)
+    elif data["pending_embeddings"] and data["mode"] != "lexical":
+        click.echo(f"note: {data['pending_embeddings']} chunks are not embedded yet "
+                   "(`knoxidx embed` adds them to semantic search)", err=True)
+    if not data["results"]:
+        click.echo(f"no results for {data['query']!r}")
+        return
+    for r in data["results"]:
+        what = f"  {r['kind']} {r['symbol']}" if r["symbol"] else ""
+        click.echo(f"{r['path']}:{r['start_line']}-{r['end_line']}{what}  {r['score']:.4f}")
+        line = _snippet_line(r["snippet"], data["query"])
+        if line:
+            click.echo(f"    {line}")
+
+
+def _snippet_line(snippet: str, query: str) -> str:
+    """The snippet's line sharing most words with the query, trimmed to one terminal line."""
+    from knoxidx.retrieval.search import best_line
+
+    lines = snippet.split("\n")
+    line = lines[best_line(snippet, query)].strip() if lines else ""
+    return line if len(line) <= SNIPPET_WIDTH else line[: SNIPPET_WIDTH - 1] + "…"
+
+
+@main.command("embed")
+@path_argument
+@click.option("--limit", type=click.IntRange(0), default=None,
+              help="Embed at most this many chunks now (the rest stay pending).")
+@click.option("--wait", is_flag=True, help="Wait for another writer instead of failing.")
+@json_option
+def embed_cmd(path: str, limit: int | None, wait: bool, as_json: bool) -> None:
+    """Embed the chunks not embedded yet, with the local model (or $KNOXIDX_EMBEDDER).
+
+    Interrupting it (Ctrl-C) keeps every finished batch; the next run carries on.
+    """
+    with _open(path) as idx:
+        progress, finish = _progress_bar(enabled=not as_json and sys.stderr.isatty())
+        try:
+            data = idx.embed(progress=progress, limit=limit, wait=wait)
+        finally:
+            finish()
+    _emit(data, as_json, _print_embed)
+    if data["stopped"]:
+        sys.exit(1)
+
+
+def _print_embed(data: dict[str, Any]) -> None:
+    if data["model_switch"]:
+        click.echo(f"note: {data['model_switch']}", err=True)
+    click.echo(
+        f"embedded {data['embedded']} chunks ({data['from_cache']} more from the cache) with "
+        f"{data['model']} in {data['seconds']:.1f}s; {data['pending']} pending, "
+        f"{data['chunks']} chunks in all"
+    )
+    if data["stopped"]:
+        click.echo(f"error: stopped early: {data['stopped']}", err=True)

@@ -1,0 +1,204 @@
+"""Keeping chunks and full-text search in step with the graph.
+
+Which files to (re-)chunk is decided from what is stored, not from what the caller says
+changed: ``chunk_source`` records, per file, the content hash its chunks were made from, and it
+is compared with the graph's ``files.hash``. So a run that was killed after the graph committed
+but before the chunks did is finished by the next one, and an index built with
+``--graph-only`` gets its chunks on the next plain ``knoxidx index``.
+
+Chunking (reading the source, counting tokens, splitting identifiers for FTS5) runs in forked
+worker processes when there are many files; each worker reads definitions through its own
+read-only connection. The parent only writes, all of it in one transaction: lexical search
+sees the old chunks or the new ones, never half.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import xxhash
+
+from knoxidx.retrieval.chunker import Chunk, ChunkBudget, chunk_file
+from knoxidx.retrieval.store import ChunkStore, create_schema, fts_columns
+
+Progress = Callable[[str, int, int], None]
+# Bump when chunk_file's output changes for the same input: every file is then re-chunked
+# (chunks whose content is unchanged keep their vectors).
+CHUNKER_VERSION = "1"
+# Below this many files a pool costs more than it saves (fork + tokenizer load per worker).
+POOL_THRESHOLD = 24
+
+
+@dataclass(slots=True)
+class ChunkRefresh:
+    files_chunked: int = 0
+    files_removed: int = 0
+    added: int = 0  # new chunks (pending embedding)
+    kept: int = 0  # unchanged chunks (vector kept)
+    removed: int = 0  # chunks dropped
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkedFile:
+    path: str
+    chunks: list[Chunk]
+    fts: list[tuple[str, str, str]]
+    source_hash: str  # the graph's hash if the file on disk still has it, else "" (redo later)
+    error: str = ""  # chunking failed: the old chunks stay, the file is retried next run
+    gone: bool = False  # deleted since the graph read it
+
+
+def chunker_id(budget: ChunkBudget) -> str:
+    """What the chunks depend on besides the file: chunker version, budget, tokenizer."""
+    from knoxidx.retrieval.tokens import TOKENIZER_FILE_ENV
+
+    tokenizer = os.environ.get(TOKENIZER_FILE_ENV)
+    if tokenizer is None:
+        from knoxidx.retrieval.minilm import tokenizer_path
+
+        tokenizer = str(tokenizer_path())
+    size = Path(tokenizer).stat().st_size
+    return f"{CHUNKER_VERSION}:{budget}:{Path(tokenizer).parent.name}:{size}"
+
+
+def refresh_chunks(
+    index: Any,
+    store: ChunkStore,
+    *,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+    budget: ChunkBudget | None = None,
+) -> ChunkRefresh:
+    """Re-chunk every file whose content changed since its chunks were made, drop the chunks
+    of files no longer indexed; one transaction."""
+    t0 = time.perf_counter()
+    budget = budget or ChunkBudget()
+    refresh = ChunkRefresh()
+    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    wanted_id = chunker_id(budget)
+    with store.transaction():
+        create_schema(store.conn, cache_schema=None)
+        if store.meta("chunker") != wanted_id:
+            store.forget_sources()
+            store.set_meta("chunker", wanted_id)
+        indexed = {
+            path: state.hash
+            for path, state in index.store.file_states().items()
+            if state.status == "ok"
+        }
+        sources = store.sources()
+        for path in sorted(set(sources) - set(indexed)):
+            refresh.removed += store.remove_file(path)
+            refresh.files_removed += 1
+        todo = sorted((p, h) for p, h in indexed.items() if sources.get(p) != h)
+        for result in _chunk_all(index, todo, workers, budget, progress):
+            if result.error:
+                refresh.errors.append(f"{result.path}: {result.error}")
+                continue
+            if result.gone:
+                refresh.removed += store.remove_file(result.path)
+                refresh.files_removed += 1
+                continue
+            update = store.replace_file(result.path, result.chunks, result.fts)
+            store.set_source(result.path, result.source_hash)
+            refresh.files_chunked += 1
+            refresh.added += update.added
+            refresh.kept += update.kept
+            refresh.removed += update.removed
+    refresh.seconds = time.perf_counter() - t0
+    return refresh
+
+
+# ---- chunking, in this process or in workers -------------------------------------------------
+
+_WORKER: dict[str, Any] = {}
+
+
+def _chunk_all(
+    index: Any,
+    todo: Sequence[tuple[str, str]],
+    workers: int,
+    budget: ChunkBudget,
+    progress: Progress | None,
+) -> Iterator[ChunkedFile]:
+    total = len(todo)
+    if progress is not None:
+        progress("chunk", 0, total)
+    root = str(index.root)
+    if workers <= 1 or total < POOL_THRESHOLD:
+        results: Iterator[ChunkedFile] = (
+            chunk_one(root, path, digest, index.store.load_facts, budget) for path, digest in todo
+        )
+        yield from _with_progress(results, total, progress)
+        return
+    # tokenizers warns (and drops its thread pool) in a child forked after the parent used it
+    if "tokenizers" in sys.modules:
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    ctx = multiprocessing.get_context("fork")
+    batch = max(1, min(16, total // (workers * 8) or 1))
+    with ctx.Pool(
+        min(workers, total), initializer=_init_worker,
+        initargs=(root, str(index.store.path), budget),
+    ) as pool:
+        yield from _with_progress(pool.imap_unordered(_chunk_job, todo, batch), total, progress)
+
+
+def _with_progress(
+    results: Iterator[ChunkedFile], total: int, progress: Progress | None
+) -> Iterator[ChunkedFile]:
+    for i, result in enumerate(results, 1):
+        yield result
+        if progress is not None and (i % 16 == 0 or i == total):
+            progress("chunk", i, total)
+
+
+def _init_worker(root: str, db_path: str, budget: ChunkBudget) -> None:
+    from knoxidx.graph.store import SQLiteStore
+
+    store = SQLiteStore.open_at(Path(db_path), readonly=True)
+    _WORKER.update(root=root, load_facts=store.load_facts, budget=budget, store=store)
+
+
+def _chunk_job(job: tuple[str, str]) -> ChunkedFile:
+    path, digest = job
+    return chunk_one(_WORKER["root"], path, digest, _WORKER["load_facts"], _WORKER["budget"])
+
+
+def chunk_one(
+    root: str,
+    path: str,
+    expected_hash: str,
+    load_facts: Callable[[str], Any],
+    budget: ChunkBudget,
+) -> ChunkedFile:
+    """Chunk one indexed file from its source on disk and the definitions the graph stored.
+    Never raises: a failure is reported and the file retried by the next update."""
+    try:
+        with open(os.path.join(root, path), "rb") as handle:
+            source = handle.read()
+    except FileNotFoundError:
+        return ChunkedFile(path, [], [], "", gone=True)
+    except OSError as exc:
+        return ChunkedFile(path, [], [], "", error=f"unreadable: {exc.strerror or exc}")
+    try:
+        facts = load_facts(path)
+        if facts is None:
+            return ChunkedFile(path, [], [], "", gone=True)
+        # if the file changed since the graph read it, its definitions may not match: chunk it
+        # anyway (the chunker ignores definitions outside the file) and redo it next update
+        same = xxhash.xxh3_128_hexdigest(source) == expected_hash
+        chunks = chunk_file(path, source, facts.language, facts.defs, budget=budget)
+        return ChunkedFile(
+            path, chunks, [fts_columns(c) for c in chunks], expected_hash if same else ""
+        )
+    except Exception as exc:  # one file's failure must not lose the others
+        return ChunkedFile(path, [], [], "", error=f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,245 @@
+"""``Index.search``: validated arguments in, the result shape out.
+
+A :class:`Searcher` belongs to one open index and keeps what is costly to make between queries
+(the embedder with its loaded model, the vector matrix): ``knoxidx search --batch`` and a
+long-lived server reuse one. Symbol names found in the graph are fused in as a third source, so
+that a query naming a function finds its definition first.
+
+The result is ``{"query", "mode", "results": [{"path", "start_line", "end_line", "symbol",
+"kind", "score", "snippet", "language", "sources"}], "pending_embeddings", "note"}``: ``mode``
+is the mode actually used (``vector`` falls back to ``lexical`` while nothing is embedded) and
+``note`` says why, "" otherwise. ``score`` is the reciprocal-rank-fusion score (higher is
+better, comparable within one answer only).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from knoxidx.retrieval.embedders import Embedder, select_embedder, select_reranker
+from knoxidx.retrieval.errors import (
+    RetrievalError,
+    SearchIndexMissingError,
+    SearchInputError,
+)
+from knoxidx.retrieval.search import HybridSearch, SearchResult, SymbolHit
+from knoxidx.retrieval.store import ChunkFilter, ChunkStore, has_schema
+
+MODES = ("hybrid", "lexical", "vector")
+MAX_K = 100
+MAX_QUERY_CHARS = 2000
+# A name defined more often than this says little about where to look ("get", "run").
+COMMON_NAME = 25
+_SYMBOL_KINDS = ("Function", "Class", "Interface", "Type", "Constant", "Variable")
+_KIND_ORDER = {kind: i for i, kind in enumerate(_SYMBOL_KINDS)}
+_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
+# Language names a user may pass to --lang, and which indexed languages each covers.
+LANGUAGE_ALIASES = {
+    "python": ("python",),
+    "typescript": ("typescript", "tsx"),
+    "tsx": ("tsx",),
+    "javascript": ("javascript",),
+    "js": ("javascript", "typescript", "tsx"),
+    "rust": ("rust",),
+    "go": ("go",),
+    "java": ("java",),
+}
+
+
+def validate(
+    query: Any, k: Any, mode: Any, language: Any, path_glob: Any
+) -> tuple[str, ChunkFilter]:
+    """Check the arguments (raising :class:`SearchInputError` with what is allowed); return the
+    stripped query and the filter."""
+    if not isinstance(query, str) or not query.strip():
+        raise SearchInputError("the search query is empty")
+    if len(query) > MAX_QUERY_CHARS:
+        raise SearchInputError(f"the search query is longer than {MAX_QUERY_CHARS} characters")
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        raise SearchInputError(f"k must be a whole number from 1 to {MAX_K}, not {k!r}")
+    if mode not in MODES:
+        raise SearchInputError(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
+    languages: tuple[str, ...] = ()
+    if language is not None:
+        key = str(language).strip().lower()
+        if key not in LANGUAGE_ALIASES:
+            raise SearchInputError(
+                f"unknown language {language!r}; use one of {', '.join(LANGUAGE_ALIASES)}"
+            )
+        languages = LANGUAGE_ALIASES[key]
+    if path_glob is not None and (not isinstance(path_glob, str) or not path_glob.strip()):
+        raise SearchInputError("the path glob is empty")
+    glob = path_glob.strip() if path_glob else None
+    return query.strip(), ChunkFilter(languages, glob)
+
+
+class Searcher:
+    def __init__(self, index: Any, embedder: Embedder | None = None) -> None:
+        self.index = index
+        self.store = ChunkStore(index.store.conn)
+        self._embedder = embedder
+        self._embedder_error = ""
+        self._hybrid: HybridSearch | None = None
+        self._last_hits: list[SymbolHit] = []
+
+    # ---- lazily made parts ---------------------------------------------------------------------
+
+    def embedder(self) -> Embedder | None:
+        """The query embedder (selected once; its model loads on the first vector query)."""
+        if self._embedder is None and not self._embedder_error:
+            try:
+                self._embedder = select_embedder()
+            except RetrievalError as exc:
+                self._embedder_error = str(exc)
+        return self._embedder
+
+    def hybrid(self) -> HybridSearch:
+        if self._hybrid is None:
+            try:
+                reranker = select_reranker()
+            except RetrievalError:
+                reranker = None
+            self._hybrid = HybridSearch(
+                self.store, None, symbol_source=self.graph_symbols, reranker=reranker
+            )
+        return self._hybrid
+
+    # ---- searching -----------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        k: int = 10,
+        mode: str = "hybrid",
+        language: str | None = None,
+        path_glob: str | None = None,
+    ) -> dict[str, Any]:
+        query, chunk_filter = validate(query, k, mode, language, path_glob)
+        self._last_hits = []
+        if not has_schema(self.store.conn):
+            raise SearchIndexMissingError(
+                f"the index at {self.index.root} has no search data (built with --graph-only?);"
+                " run `knoxidx index` to add it"
+            )
+        pending = self.store.pending_count()
+        used, note = mode, ""
+        sources: tuple[str, ...] = ("lexical", "symbol")
+        hybrid = self.hybrid()
+        hybrid.embedder = None
+        if mode != "lexical":
+            why_not = self._why_no_vectors(pending)
+            if why_not:
+                note = why_not
+                if mode == "vector":
+                    used, note = "lexical", f"{why_not}: showing lexical results instead"
+                else:
+                    note = f"{why_not}: showing lexical and symbol results only"
+            else:
+                hybrid.embedder = self._embedder
+                sources = ("vector",) if mode == "vector" else ("lexical", "vector", "symbol")
+        results = hybrid.search(query, k, sources=sources, chunk_filter=chunk_filter)
+        if "vector" in hybrid.skipped:
+            reason = hybrid.skipped["vector"]
+            if mode == "vector":
+                used, note = "lexical", f"vector search failed ({reason}): lexical results"
+                results = hybrid.search(query, k, sources=("lexical", "symbol"),
+                                        chunk_filter=chunk_filter)
+            else:
+                note = f"vector search failed ({reason}): lexical and symbol results only"
+        return {
+            "query": query,
+            "mode": used,
+            "results": [self._describe(r) for r in results],
+            "pending_embeddings": pending,
+            "note": note,
+        }
+
+    def _why_no_vectors(self, pending: int) -> str:
+        embedder = self.embedder()
+        if embedder is None:
+            return f"no query embedder ({self._embedder_error})"
+        if self.store.vector_count() == 0:
+            return f"no chunk is embedded yet ({pending} pending; run `knoxidx embed`)"
+        recorded = self.store.recorded_model()
+        if recorded is not None and recorded != embedder.model_id:
+            return (
+                f"the index's vectors were made by {recorded}, not {embedder.model_id}"
+                " (run `knoxidx embed` to re-embed)"
+            )
+        return ""
+
+    def _describe(self, result: SearchResult) -> dict[str, Any]:
+        """The result as a dict, naming the definition the match is in: the one a symbol hit
+        named, else the innermost one around the best-matching line (a chunk may hold several
+        small functions), else the chunk's first. Names are the graph's qualified names, which
+        ``knoxidx callers`` and friends accept."""
+        out = result_dict(result)
+        line = result.match_line
+        for hit in self._last_hits:
+            if hit.path == result.path and result.start_line <= hit.line <= result.end_line:
+                line = hit.line
+                break
+        node = self.index.q.node_at(result.path, line) if line else None
+        if node is None and result.symbol:
+            node = next(
+                (n for n in self.index.q.nodes_with_suffix(result.symbol, 50)
+                 if n["path"] == result.path and n["kind"] in _KIND_ORDER),
+                None,
+            )
+        if node is not None and node["kind"] in _KIND_ORDER:
+            out["symbol"], out["kind"] = node["qualified_name"], node["kind"]
+        return out
+
+    def graph_symbols(self, query: str, limit: int) -> list[SymbolHit]:
+        """Definitions named by the query: each identifier (or dotted/``::`` path) in it,
+        exactly; for a one-word query also by prefix. Names defined very often are skipped
+        unless they are the whole query."""
+        q = self.index.q
+        names = list(dict.fromkeys(m.group() for m in _NAME.finditer(query)))
+        single = len(names) == 1 and names[0] == query
+        hits: list[SymbolHit] = []
+        seen: set[tuple[str, int]] = set()
+
+        def add(rows: list[dict]) -> None:
+            rows = sorted(
+                (r for r in rows if r["kind"] in _KIND_ORDER and r["path"]),
+                key=lambda r: (_KIND_ORDER[r["kind"]], r["path"], r["start_line"]),
+            )
+            for r in rows:
+                key = (r["path"], r["start_line"])
+                if key not in seen and len(hits) < limit:
+                    seen.add(key)
+                    hits.append(SymbolHit(r["path"], r["start_line"], r["name"], r["kind"]))
+
+        for name in names:
+            if len(name) < 3:
+                continue
+            if "." in name or "::" in name:
+                rows = q.nodes_qualified(name, COMMON_NAME + 1) or q.nodes_with_suffix(
+                    name, COMMON_NAME + 1
+                )
+            else:
+                rows = q.nodes_named(name, None, COMMON_NAME + 1)
+            if len(rows) <= COMMON_NAME or single:
+                add(rows)
+        if single and len(hits) < limit:
+            escaped = names[0].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            add(q.nodes_like(escaped + "%", None, COMMON_NAME))
+        self._last_hits = hits
+        return hits
+
+
+def result_dict(result: SearchResult) -> dict[str, Any]:
+    return {
+        "path": result.path,
+        "start_line": result.start_line,
+        "end_line": result.end_line,
+        "symbol": result.symbol,
+        "kind": result.kind,
+        "score": round(result.score, 6),
+        "snippet": result.snippet,
+        "language": result.language,
+        "sources": list(result.sources),
+    }
