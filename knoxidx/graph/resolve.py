@@ -175,7 +175,26 @@ class Resolver:
         self.keys: set[str] = set()
         self._typing: set[tuple[str, Binding]] = set()
         self._active: set[tuple] = set()
+        self._memo: dict[tuple, tuple[Any, frozenset[str]]] = {}
         self._guesses: dict[tuple[str, str, bool], tuple[list[Symbol], int, frozenset[str]]] = {}
+
+    def memo(self, key: tuple, compute: Any) -> Any:
+        """``compute()`` once per key for the life of this resolver (one update: the facts do
+        not change). The lookup keys ``compute`` consulted are replayed on every hit, so a
+        cached answer records the same dependencies as a fresh one."""
+        hit = self._memo.get(key)
+        if hit is not None:
+            self.keys |= hit[1]
+            return hit[0]
+        outer, self.keys = self.keys, set()
+        try:
+            value = compute()
+        finally:
+            consulted = self.keys
+            self.keys = outer | consulted
+        if not self._active:  # answers computed inside a cycle guard may be partial
+            self._memo[key] = (value, frozenset(consulted))
+        return value
 
     @contextmanager
     def entering(self, key: tuple) -> Iterator[bool]:
@@ -432,10 +451,14 @@ class Resolver:
                 if members:
                     return members, False
             s = d.parent
+        return self.memo(("module-scope", fi.path, name, want_type),
+                         lambda: self._module_scope(fi, name, want_type)), False
+
+    def _module_scope(self, fi: FileIndex, name: str, want_type: bool) -> list[Symbol]:
         found = self._scope_entry(fi, -1, name, want_type)
         if found is not None:
-            return found, False
-        return rules.module_fallback(self, fi, name), False
+            return found
+        return fi.rules.module_fallback(self, fi, name)
 
     def _scope_entry(
         self, fi: FileIndex, scope: int, name: str, want_type: bool
@@ -454,10 +477,9 @@ class Resolver:
         return None
 
     def _bind_imports(self, fi: FileIndex, imports: list[Import]) -> list[Symbol]:
-        out: list[Symbol] = []
-        for imp in imports[-1:]:  # the last import of a name wins, as at run time
-            out.extend(fi.rules.import_binding(self, fi, imp))
-        return _dedupe(out)
+        imp = imports[-1]  # the last import of a name wins, as at run time
+        return self.memo(("import", fi.path, imp),
+                         lambda: _dedupe(fi.rules.import_binding(self, fi, imp)))
 
     # ---- members -----------------------------------------------------------------------
 
@@ -497,6 +519,12 @@ class Resolver:
 
     def class_member(self, path: str, index: int, name: str, depth: int = 0) -> list[Symbol]:
         """``name`` in the class at (path, index) or, failing that, its bases in order (MRO)."""
+        if depth == 0:
+            return self.memo(("member", path, index, name),
+                             lambda: self._class_member(path, index, name, 0))
+        return self._class_member(path, index, name, depth)
+
+    def _class_member(self, path: str, index: int, name: str, depth: int) -> list[Symbol]:
         fi = self.index(path)
         if fi is None or depth > MAX_DEPTH:
             return []
@@ -513,7 +541,7 @@ class Resolver:
         if hit:
             return [("d", path, i) for i in hit]
         for base in self.bases_of(path, index):
-            found = self.class_member(base[1], base[2], name, depth + 1)
+            found = self._class_member(base[1], base[2], name, depth + 1)
             if found:
                 return found
         return []

@@ -1,0 +1,74 @@
+"""Peak resident memory of a process tree (the indexer and its workers), sampled from /proc."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                out.extend(int(c) for c in fh.read().split())
+    except OSError:
+        pass
+    return out
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def tree_rss_kib(pid: int) -> int:
+    total, stack = 0, [pid]
+    while stack:
+        p = stack.pop()
+        total += _rss_kib(p)
+        stack.extend(_children(p))
+    return total
+
+
+@dataclass
+class Run:
+    seconds: float
+    peak_mib: float
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_measured(cmd: list[str], env: dict[str, str] | None = None, timeout: float = 3600,
+                 cwd: str | None = None) -> Run:
+    """Run ``cmd``; wall time and the peak of the summed RSS of it and its children."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, cwd=cwd)
+    peak = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, tree_rss_kib(proc.pid))
+            done.wait(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        done.set()
+        sampler.join()
+    return Run(time.perf_counter() - start, peak / 1024, proc.returncode, out, err)

@@ -1,0 +1,111 @@
+"""Render bench results as BENCHMARKS.md: every figure next to its baseline and target."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _f(x: Any, digits: int = 2) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float):
+        if x != x:  # NaN
+            return "–"
+        return f"{x:,.{digits}f}"
+    return f"{x:,}" if isinstance(x, int) else str(x)
+
+
+def _check(ok: bool | None) -> str:
+    return "" if ok is None else (" ✅" if ok else " ❌")
+
+
+def render(r: dict[str, Any]) -> str:
+    m = r["machine"]
+    out = [
+        "# knoxidx benchmarks",
+        "",
+        f"Measured {r['date']} on {m['cpu']} ({m['cores']} cores), Python {m['python']}, "
+        f"{'quick mode, ' if r.get('quick') else ''}medians of {r['runs']} run(s). "
+        "Reproduce with `python -m bench` (add `--quick` for the 5-minute version); raw "
+        "figures are in `bench/results/`. Corpora: `../shared/corpus/get-corpus.sh` "
+        "(PyPI, npm and Debian releases of django, sqlalchemy, zod, tanstack-query, "
+        "radix-themes, three, eslint, x/tools, go-git, tokio, syn, javac, java.time/net).",
+        "",
+    ]
+    speed = r.get("speed") or {}
+    rows = list(speed.items())
+    if r.get("speed_all"):
+        rows.append(("all five languages", r["speed_all"]))
+    if rows:
+        out += [
+            "## Cold graph index (no embeddings) vs baselines measured in the same run",
+            "",
+            "Baselines: a bare read + tree-sitter parse of the same files in one process (the "
+            "physical floor) and `ctags -R` (definitions only). Target: index ≤ 2.5× bare "
+            "parse and ≥ 60,000 lines/s overall; peak memory ≤ 600 MB.",
+            "",
+            "| corpus | files | lines | bare parse s | ctags s | knoxidx s | ÷ parse | ÷ ctags "
+            "| lines/s | peak MB | DB KB/kloc |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for name, s in rows:
+            out.append(
+                f"| {name} | {_f(s['files'])} | {_f(s['lines'])} | {_f(s['bare_parse_s'])} | "
+                f"{_f(s['ctags_s'])} | {_f(s['index_s'])} | "
+                f"{_f(s['ratio_to_parse'])}{_check(s['ratio_to_parse'] <= 2.5)} | "
+                f"{_f(s['ratio_to_ctags'])} | {_f(s['lines_per_s'], 0)} | "
+                f"{_f(s['peak_mib'], 0)}{_check(s['peak_mib'] <= 600)} | "
+                f"{_f(s['db_bytes_per_kloc'] / 1024, 1)} |"
+            )
+        out.append("")
+    inc = r.get("incremental")
+    if inc:
+        out += [
+            f"## Incremental re-index ({inc['corpus']})",
+            "",
+            "Edit N files (a line inserted at the top: every definition moves), then update. "
+            "Target for one file: ≤ 0.3 s in-process, ≤ 1 s for the whole `knoxidx index`.",
+            "",
+            "| files edited | in-process s | whole command s |",
+            "|---|---|---|",
+        ]
+        for n, v in inc.items():
+            if n == "corpus":
+                continue
+            ok_in = v["in_process_s"] <= 0.3 if n == "1" else None
+            ok_cmd = v["command_s"] <= 1.0 if n == "1" else None
+            out.append(f"| {n} | {_f(v['in_process_s'], 3)}{_check(ok_in)} | "
+                       f"{_f(v['command_s'], 3)}{_check(ok_cmd)} |")
+        out.append("")
+    q = r.get("queries")
+    if q:
+        out += [
+            "## Query latency (same corpus)",
+            "",
+            "Targets: `knoxidx callers` ≤ 5 ms in-process and ≤ 0.3 s as a whole command.",
+            "",
+            "| query | in-process p50 ms | p95 ms | whole command p50 s | p95 s |",
+            "|---|---|---|---|---|",
+        ]
+        for key in ("symbols", "callers", "impact_depth3"):
+            v = q.get(key, {})
+            cmd = q.get(f"{key}_command", {})
+            ok = v.get("p50_ms", 1e9) <= 5 if key == "callers" else None
+            okc = cmd.get("p50_s", 1e9) <= 0.3 if key == "callers" and cmd else None
+            out.append(f"| {key} | {_f(v.get('p50_ms'))}{_check(ok)} | {_f(v.get('p95_ms'))} | "
+                       f"{_f(cmd.get('p50_s'), 3)}{_check(okc)} | {_f(cmd.get('p95_s'), 3)} |")
+        out.append("")
+    g = r.get("growth")
+    if g:
+        out += ["## Growth (synthetic repos cloned from the corpora)", "",
+                "| lines | index s | peak MB | lines/s |", "|---|---|---|---|"]
+        for p in g["points"]:
+            out.append(f"| {_f(p['lines'])} | {_f(p['seconds'])} | {_f(p['peak_mib'], 0)} | "
+                       f"{_f(p['lines'] / p['seconds'], 0)} |")
+        slope = g.get("time_ratio_per_lines_ratio")
+        out += ["", f"Time grows {_f(slope)}× as fast as lines between the smallest and "
+                    "largest size (1.0 = linear).", ""]
+    acc = r.get("accuracy")
+    if acc:
+        out += ["## Call-graph accuracy", "", acc.get("markdown", ""), ""]
+    return "\n".join(out) + "\n"

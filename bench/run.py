@@ -1,0 +1,104 @@
+"""``python -m bench [--quick]``: the whole benchmark on the corpora from shared/corpus.
+
+Writes ``bench/results/<date>.json`` and the tables of ``BENCHMARKS.md``. Timings are medians of
+``--runs`` runs, each next to its baseline measured in the same run; accuracy is deterministic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench import speed
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_CORPUS = Path(os.environ.get("KNOXIDX_CORPUS", Path.home() / ".cache" / "knoxidx-corpus"))
+GET_CORPUS = REPO.parent / "shared" / "corpus" / "get-corpus.sh"
+LANGUAGE_DIRS = ("python", "ts", "tsx", "js", "go", "rust", "java")
+
+
+def ensure_corpus(corpus: Path) -> None:
+    if (corpus / "MANIFEST.loc").exists():
+        return
+    if not GET_CORPUS.exists():
+        raise SystemExit(f"no corpus at {corpus} and no {GET_CORPUS} to fetch one")
+    print(f"fetching corpora into {corpus} (about a minute)...", file=sys.stderr)
+    subprocess.run(["bash", str(GET_CORPUS), str(corpus)], check=True)
+
+
+def machine() -> dict[str, Any]:
+    cpu = ""
+    try:
+        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                   if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+            "platform": platform.platform()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="one corpus, one run: under 5 minutes")
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    ap.add_argument("--runs", type=int, default=None, help="runs per timing (default 3, quick 1)")
+    ap.add_argument("--skip", action="append", default=[],
+                    help="sections to skip: speed, incremental, queries, growth, accuracy")
+    ap.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    args = ap.parse_args(argv)
+    runs = args.runs or (1 if args.quick else 3)
+    ensure_corpus(args.corpus)
+    results: dict[str, Any] = {"date": dt.date.today().isoformat(), "machine": machine(),
+                               "quick": args.quick, "runs": runs}
+    tmp = Path(tempfile.mkdtemp(prefix="knoxidx-bench-"))
+    largest = args.corpus / "python" / "django" if args.quick else args.corpus
+
+    if "speed" not in args.skip:
+        per_language: dict[str, Any] = {}
+        dirs = ["python/django"] if args.quick else list(LANGUAGE_DIRS)
+        for name in dirs:
+            root = args.corpus / name
+            if root.exists():
+                print(f"speed: {name}", file=sys.stderr)
+                per_language[name] = speed.corpus_speed(root, runs, tmp)
+        results["speed"] = per_language
+        if not args.quick:
+            print("speed: all languages", file=sys.stderr)
+            results["speed_all"] = speed.corpus_speed(args.corpus, runs, tmp)
+    if "incremental" not in args.skip:
+        print(f"incremental: {largest}", file=sys.stderr)
+        speed.cold_index(largest, 1)
+        counts = [1, 10] if args.quick else [1, 10, 100]
+        results["incremental"] = {"corpus": str(largest.relative_to(args.corpus.parent)),
+                                  **speed.incremental(largest, counts, max(runs, 3))}
+    if "queries" not in args.skip:
+        print(f"queries: {largest}", file=sys.stderr)
+        results["queries"] = speed.query_latency(largest, 40 if args.quick else 200,
+                                                 5 if args.quick else 10)
+    if "growth" not in args.skip:
+        sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
+        sources = [args.corpus / d for d in LANGUAGE_DIRS if (args.corpus / d).exists()]
+        print(f"growth: {sizes}", file=sys.stderr)
+        results["growth"] = speed.growth(sources, tmp, sizes)
+    if "accuracy" not in args.skip:
+        from bench import accuracy_suite
+
+        print("accuracy", file=sys.stderr)
+        results["accuracy"] = accuracy_suite.run(args.corpus, quick=args.quick)
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    out = args.out / f"{results['date']}{'-quick' if args.quick else ''}.json"
+    out.write_text(json.dumps(results, indent=2, default=str))
+    from bench import report
+
+    (REPO / "BENCHMARKS.md").write_text(report.render(results))
+    print(f"wrote {out} and BENCHMARKS.md", file=sys.stderr)
+    return 0

@@ -1,0 +1,228 @@
+"""Speed benchmarks. Every figure is paired with a baseline measured in the same run:
+cold indexing against a bare read-and-parse of the same files with tree-sitter in one process
+(the physical floor) and against ``ctags -R``; whole commands against in-process calls."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.procmon import run_measured
+
+KNOXIDX = [sys.executable, "-c", "from knoxidx.cli import run; run()"]
+CTAGS_LANGS = "Python,JavaScript,TypeScript,Go,Rust,Java"
+
+
+def median(xs: list[float]) -> float:
+    return statistics.median(xs) if xs else float("nan")
+
+
+def pct(xs: list[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+
+
+def source_files(root: Path) -> list[tuple[str, str]]:
+    """(path, language) of what knoxidx would index, via its own discovery."""
+    from knoxidx.indexer.discovery import discover
+
+    return [(f.path, f.language) for f in discover(root).files]
+
+
+def bare_parse_seconds(root: Path, files: list[tuple[str, str]]) -> tuple[float, int]:
+    """Read every file and parse it with tree-sitter, one process: the floor."""
+    from tree_sitter import Parser
+
+    from knoxidx.indexer.languages import ts_language
+
+    parsers = {lang: Parser(ts_language(lang)) for lang in {lang for _, lang in files}}
+    lines = 0
+    start = time.perf_counter()
+    for path, lang in files:
+        with open(root / path, "rb") as fh:
+            data = fh.read()
+        parsers[lang].parse(data)
+        lines += data.count(b"\n")
+    return time.perf_counter() - start, lines
+
+
+def ctags_seconds(root: Path, tmp: Path) -> float:
+    if not shutil.which("ctags"):
+        return float("nan")
+    start = time.perf_counter()
+    subprocess.run(["ctags", "-R", f"--languages={CTAGS_LANGS}", "-f", str(tmp / "tags"),
+                    "--exclude=.knoxidx", str(root)], check=False, capture_output=True)
+    return time.perf_counter() - start
+
+
+def drop_index(root: Path) -> None:
+    shutil.rmtree(root / ".knoxidx", ignore_errors=True)
+
+
+def cold_index(root: Path, runs: int, jobs: int | None = None) -> dict[str, Any]:
+    """Median wall time and peak RSS of `knoxidx index --graph-only` from scratch."""
+    times, peaks, report = [], [], {}
+    for _ in range(runs):
+        drop_index(root)
+        cmd = [*KNOXIDX, "index", "--graph-only", "--json", str(root)]
+        if jobs:
+            cmd += ["--jobs", str(jobs)]
+        r = run_measured(cmd)
+        if r.returncode != 0:
+            raise RuntimeError(f"knoxidx index failed: {r.stderr[-2000:]}")
+        report = json.loads(r.stdout)
+        times.append(r.seconds)
+        peaks.append(r.peak_mib)
+    db = root / ".knoxidx" / "index.db"
+    return {"seconds": median(times), "all_seconds": times, "peak_mib": max(peaks),
+            "files": report.get("files"), "lines": report.get("lines"),
+            "errors": len(report.get("errors", [])), "db_bytes": db.stat().st_size}
+
+
+def _edit(path: Path, i: int) -> None:
+    # A body edit that moves lines: the common case while typing.
+    text = path.read_bytes()
+    comment = b"# knoxidx bench edit\n" if path.suffix in (".py", ".pyi") else b"// bench edit\n"
+    path.write_bytes(comment + text)
+
+
+def incremental(root: Path, counts: list[int], runs: int, seed: int = 1) -> dict[str, Any]:
+    """Re-index after editing N files: in-process (Index.update) and the whole command."""
+    from knoxidx.index import Index
+
+    files = [p for p, _ in source_files(root)]
+    rng = random.Random(seed)
+    out: dict[str, Any] = {}
+    originals: dict[Path, bytes] = {}
+    try:
+        for n in counts:
+            in_proc, command = [], []
+            for r in range(runs):
+                chosen = [root / p for p in rng.sample(files, min(n, len(files)))]
+                for p in chosen:
+                    originals.setdefault(p, p.read_bytes())
+                    _edit(p, r)
+                with Index.open(root) as idx:
+                    t = time.perf_counter()
+                    idx.update(retrieval=False)
+                    in_proc.append(time.perf_counter() - t)
+                for p in chosen:
+                    _edit(p, r)
+                t = time.perf_counter()
+                proc = subprocess.run([*KNOXIDX, "index", "--graph-only", str(root)],
+                                      capture_output=True, text=True)
+                command.append(time.perf_counter() - t)
+                if proc.returncode != 0:
+                    raise RuntimeError(proc.stderr[-2000:])
+            out[str(n)] = {"in_process_s": median(in_proc), "command_s": median(command)}
+    finally:
+        for p, data in originals.items():
+            p.write_bytes(data)
+        subprocess.run([*KNOXIDX, "index", "--graph-only", str(root)], capture_output=True)
+    return out
+
+
+def query_latency(root: Path, samples: int, command_runs: int, seed: int = 2) -> dict[str, Any]:
+    """p50/p95 of symbols / callers / impact --depth 3 in-process, and whole commands."""
+    from knoxidx.errors import KnoxidxError
+    from knoxidx.index import Index
+
+    rng = random.Random(seed)
+    with Index.open(root) as idx:
+        names = [r[0] for r in idx.store.conn.execute(
+            "SELECT n.qualified_name FROM nodes n WHERE n.kind='Function' AND n.def_index"
+            " IS NOT NULL AND n.id IN (SELECT target FROM edges WHERE type='Calls')"
+            " ORDER BY n.id LIMIT 5000")]
+        chosen = rng.sample(names, min(samples, len(names)))
+        timings: dict[str, list[float]] = {"symbols": [], "callers": [], "impact_depth3": []}
+        for q in chosen:
+            short = q.replace("::", ".").replace(":", ".").replace("/", ".").rsplit(".", 1)[-1]
+            for key, call in (("symbols", lambda: idx.symbols(short)),
+                              ("callers", lambda: idx.callers(q)),
+                              ("impact_depth3", lambda: idx.impact(q, depth=3))):
+                t = time.perf_counter()
+                try:
+                    call()
+                except KnoxidxError:
+                    pass
+                timings[key].append(time.perf_counter() - t)
+    result: dict[str, Any] = {
+        k: {"p50_ms": pct(v, 0.5) * 1000, "p95_ms": pct(v, 0.95) * 1000}
+        for k, v in timings.items()
+    }
+    commands: dict[str, list[float]] = {"callers": [], "symbols": []}
+    for q in chosen[:command_runs]:
+        for key in commands:
+            t = time.perf_counter()
+            subprocess.run([*KNOXIDX, key, q, str(root)], capture_output=True)
+            commands[key].append(time.perf_counter() - t)
+    for key, v in commands.items():
+        result[f"{key}_command"] = {"p50_s": pct(v, 0.5), "p95_s": pct(v, 0.95)}
+    return result
+
+
+def make_synthetic(sources: list[Path], target: Path, lines: int) -> int:
+    """A repo of about ``lines`` lines, made by cloning real corpora into renamed copies
+    (copy_0/, copy_1/, ...), so every copy parses and resolves like the original."""
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    total, copy = 0, 0
+    while total < lines:
+        for src in sources:
+            for path, _ in source_files(src):
+                dest = target / f"copy_{copy}" / src.name / path
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                data = (src / path).read_bytes()
+                dest.write_bytes(data)
+                total += data.count(b"\n")
+                if total >= lines:
+                    return total
+        copy += 1
+    return total
+
+
+def growth(sources: list[Path], scratch: Path, sizes: list[int]) -> dict[str, Any]:
+    points = []
+    for size in sizes:
+        repo = scratch / f"synthetic-{size}"
+        real = make_synthetic(sources, repo, size)
+        cold = cold_index(repo, runs=1)
+        points.append({"lines": real, "seconds": cold["seconds"], "peak_mib": cold["peak_mib"]})
+        shutil.rmtree(repo, ignore_errors=True)
+    slope = None
+    if len(points) >= 2 and points[0]["seconds"] > 0:
+        a, b = points[0], points[-1]
+        slope = (b["seconds"] / a["seconds"]) / (b["lines"] / a["lines"])
+    return {"points": points, "time_ratio_per_lines_ratio": slope}
+
+
+def corpus_speed(root: Path, runs: int, tmp: Path) -> dict[str, Any]:
+    files = source_files(root)
+    parses = [bare_parse_seconds(root, files) for _ in range(runs)]
+    parse_s = median([p[0] for p in parses])
+    lines = parses[0][1]
+    ctags = median([ctags_seconds(root, tmp) for _ in range(runs)])
+    cold = cold_index(root, runs)
+    return {
+        "files": len(files), "lines": lines, "bare_parse_s": parse_s, "ctags_s": ctags,
+        "index_s": cold["seconds"], "index_all_s": cold["all_seconds"],
+        "ratio_to_parse": cold["seconds"] / parse_s if parse_s else None,
+        "ratio_to_ctags": cold["seconds"] / ctags if ctags else None,
+        "lines_per_s": lines / cold["seconds"], "peak_mib": cold["peak_mib"],
+        "db_bytes_per_kloc": cold["db_bytes"] / max(lines / 1000, 1),
+        "errors": cold["errors"],
+    }
+
+
+def cpu_count() -> int:
+    return os.cpu_count() or 1
