@@ -4,6 +4,9 @@ return the shapes its methods return."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -193,6 +196,107 @@ class Index:
                 f"{target!r} names {len(modules)} modules", [_public(m) for m in modules]
             )
         raise SymbolNotFoundError(f"no indexed file or module {target!r}")
+
+    # ---- the agent side: holding the lock, reading code, context (appended) ------------
+
+    @classmethod
+    def open_reader(cls, path: str | Path = ".") -> Index:
+        """The index at or above ``path`` on a read-only connection: what the HTTP and MCP
+        servers use, one per thread, while a watcher writes."""
+        start = Path(path)
+        found = find_index_root(start if start.is_dir() else start.parent)
+        if found is None:
+            raise IndexNotFoundError(
+                f"no knoxidx index at or above {start.resolve()}; run `knoxidx index` there"
+            )
+        return cls(found, SQLiteStore.open(found, readonly=True))
+
+    @contextmanager
+    def writer(self, *, wait: bool = False) -> Iterator[Index]:
+        """Hold the single-writer lock until the block ends (a watcher holds it for its whole
+        life); inside, :meth:`update_held` updates without taking it again, and any other
+        writer gets :class:`IndexLockedError`."""
+        if getattr(self, "_held_lock", None) is not None:
+            raise RuntimeError("this Index already holds the writer lock")
+        lock = WriteLock(self.store.path.parent)
+        lock.acquire(wait=wait)
+        self._held_lock: WriteLock | None = lock
+        try:
+            yield self
+        finally:
+            self._held_lock = None
+            lock.release()
+
+    def update_held(self, *, jobs: int | None = None, max_bytes: int | None = None,
+                    progress: Any = None, retrieval: bool = True, embed: bool = False) -> Any:
+        """:meth:`update` for a caller that already holds the lock through :meth:`writer`."""
+        from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES
+        from knoxidx.indexer.pipeline import update_index
+
+        if getattr(self, "_held_lock", None) is None:
+            raise RuntimeError("update_held() needs the writer lock: use `with index.writer():`")
+        report = update_index(self.root, self.store, jobs=jobs,
+                              max_bytes=max_bytes or DEFAULT_MAX_BYTES, progress=progress)
+        if retrieval:
+            from knoxidx.retrieval.api import update_retrieval
+
+            report.retrieval = update_retrieval(
+                self, report.changed_paths, report.removed_paths, jobs=jobs,
+                progress=progress, embed=embed,
+            )
+        return report
+
+    def node(self, node_id: int) -> dict:
+        """One node by its id (the ``id`` field of every answer)."""
+        node = self.q.nodes_by_id([node_id]).get(node_id)
+        if node is None:
+            raise SymbolNotFoundError(f"no node with id {node_id} in the index")
+        return _public(node)
+
+    def status(self) -> dict:
+        """Totals for a dashboard or an agent: files, nodes, edges, chunks, the embedding
+        backlog, and when the index last changed."""
+        from knoxidx.retrieval.store import ChunkStore, has_schema
+
+        counts = self.q.counts()
+        conn = self.store.conn
+        retrieval = None
+        if has_schema(conn):
+            chunks = ChunkStore(conn)
+            retrieval = {"chunks": chunks.chunk_count(), "embedded": chunks.vector_count(),
+                         "embedding_backlog": chunks.pending_count()}
+        mtimes = [p.stat().st_mtime for p in (self.store.path,
+                                             self.store.path.with_name(self.store.path.name
+                                                                       + "-wal"))
+                  if p.exists()]
+        return {
+            "root": str(self.root),
+            "files": sum(counts["files"].values()),
+            "files_by_status": counts["files"],
+            "languages": counts["languages"],
+            "lines": counts["lines"],
+            "nodes": sum(counts["nodes"].values()),
+            "edges": sum(counts["edges"].values()),
+            "retrieval": retrieval,
+            "updated_at": datetime.fromtimestamp(max(mtimes), timezone.utc).isoformat(
+                timespec="seconds") if mtimes else None,
+        }
+
+    def read_source(self, path: str, start: int | None = None, end: int | None = None,
+                    max_lines: int | None = None) -> dict:
+        """Lines of a repository file (``path`` relative to the root), refusing anything
+        outside the root or not part of the indexed tree; see :mod:`knoxidx.source`."""
+        from knoxidx.source import MAX_SOURCE_LINES, read_source
+
+        return read_source(self.root, path, start, end, max_lines or MAX_SOURCE_LINES)
+
+    def context(self, query: str, max_tokens: int = 8000, *, weights: Any = None) -> dict:
+        """The code an agent should read to answer ``query``, packed into ``max_tokens``
+        tokens: search hits, then what the graph says they depend on and what depends on
+        them, ranked; see :mod:`knoxidx.retrieval.context`."""
+        from knoxidx.retrieval.context import build_context
+
+        return build_context(self, query, max_tokens=max_tokens, weights=weights)
 
 
 def _public(node: dict) -> dict:

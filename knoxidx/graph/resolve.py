@@ -48,6 +48,7 @@ USES = EdgeType.USES.value
 REFERENCES = EdgeType.REFERENCES.value
 TYPE_KINDS = frozenset({CLASS, INTERFACE, TYPE})
 MAX_DEPTH = 12
+INDEX_CACHE_FILES = 4000
 
 
 class Workspace(Protocol):
@@ -169,8 +170,7 @@ class Resolver:
     def __init__(self, workspace: Workspace) -> None:
         self.ws = workspace
         self.layout = workspace.layout
-        # FileIndexes the caller already built (the pipeline does, for the node ids)
-        self._indexes: dict[str, FileIndex | None] = dict(getattr(workspace, "indexes", {}))
+        self._indexes: dict[str, FileIndex | None] = {}
         self._bases_cache: dict[tuple[str, int], tuple[list[Symbol], frozenset[str]]] = {}
         self.keys: set[str] = set()
         self._typing: set[tuple[str, Binding]] = set()
@@ -213,13 +213,20 @@ class Resolver:
 
     def index(self, path: str) -> FileIndex | None:
         self.keys.add("file:" + path)
-        if path in self._indexes:
+        try:
             return self._indexes[path]
+        except KeyError:
+            pass
         facts = self.ws.facts(path)
         fi = None
         if facts is not None:
             family = family_of_language(facts.language)
             fi = FileIndex(facts, family, family_plugin(family).RULES)
+        if len(self._indexes) >= INDEX_CACHE_FILES:
+            # Bounded memory on huge repos: forget the oldest half (paths are resolved in
+            # order, so what a package's files share is still warm).
+            for old in list(self._indexes)[: INDEX_CACHE_FILES // 2]:
+                del self._indexes[old]
         self._indexes[path] = fi
         return fi
 

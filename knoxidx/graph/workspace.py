@@ -20,14 +20,12 @@ class StoreWorkspace:
         self.store = store
         self.layout = layout
         self._blobs = dict(blobs)
-        self._facts: dict[str, FileFacts | None] = {}
         self._modules: dict[tuple[str, str], tuple[str, ...]] = {}
         self._named: dict[tuple[str, str], list[tuple]] | None = None
         self._owned: dict[tuple[str, str], list[tuple]] | None = None
         self._named_cache: dict[tuple[str, str], list[tuple]] = {}
         self._owned_cache: dict[tuple[str, str], list[tuple]] = {}
         self._preloaded_modules = False
-        self.indexes: dict[str, Any] = {}  # path -> FileIndex built while storing nodes
 
     def preload(self, load_all_facts: bool = False) -> None:
         """Load every index at once: far cheaper than one query per name on a full build.
@@ -51,14 +49,9 @@ class StoreWorkspace:
         self._owned = owned
 
     def facts(self, path: str) -> FileFacts | None:
-        try:
-            return self._facts[path]
-        except KeyError:
-            pass
-        blob = self._blobs.pop(path, None)
-        facts = pickle.loads(blob) if blob is not None else self.store.load_facts(path)
-        self._facts[path] = facts
-        return facts
+        """Unpickled on each call: the resolver keeps what it uses (a bounded cache)."""
+        blob = self._blobs.get(path)
+        return pickle.loads(blob) if blob is not None else self.store.load_facts(path)
 
     def module_paths(self, family: str, key: str) -> tuple[str, ...]:
         k = (family, key)

@@ -252,7 +252,9 @@ def _resolve_all(
         for path in paths:
             yield resolver.resolve_file(path)
         return
-    chunks = [paths[i::workers * 4] for i in range(workers * 4)]
+    # contiguous slices: a package's files land in one worker, sharing its warm caches
+    size = -(-len(paths) // (workers * 4))
+    chunks = [paths[i : i + size] for i in range(0, len(paths), size)]
     _FORKED_WORKSPACE = workspace
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:

@@ -200,5 +200,5 @@ def chunk_one(
         return ChunkedFile(
             path, chunks, [fts_columns(c) for c in chunks], expected_hash if same else ""
         )
-    except Exception as exc:  # one file's failure must not lose the others
+    except Exception as exc:  # noqa: BLE001  (one file's failure must not lose the others)
         return ChunkedFile(path, [], [], "", error=f"{type(exc).__name__}: {exc}")

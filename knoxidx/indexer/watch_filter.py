@@ -1,0 +1,154 @@
+"""Which paths of a repository matter to the index: the watcher's event filter, and the
+confinement check of code readers.
+
+It answers with discovery's own rules (``knoxidx.indexer.discovery``): the always-skipped
+directories, build output beside a manifest, virtualenvs, ``.gitignore`` / ``.knoxidxignore``
+at every level with negations, symlinks out of the root. Verdicts on directories are cached,
+so an event costs a few dictionary lookups; :meth:`RepoPathFilter.reset` drops the cache when
+an ignore file, a manifest or a virtualenv marker changes.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pathspec
+
+from knoxidx.graph.layout import CONFIG_NAMES
+from knoxidx.indexer.discovery import (
+    ALWAYS_SKIP_DIRS,
+    BUILD_DIRS,
+    IGNORE_NAMES,
+    MANIFESTS,
+    _ignored,
+    _load_ignore,
+)
+from knoxidx.indexer.languages import language_for_path
+
+# Files whose change can change what discovery finds, or how imports resolve.
+_RULE_FILES = IGNORE_NAMES | MANIFESTS | {"pyvenv.cfg"}
+TRIGGER_NAMES = _RULE_FILES | CONFIG_NAMES
+# Never served to a client, whatever the ignore files say.
+PRIVATE_DIRS = frozenset({".git", ".hg", ".svn", ".knoxidx"})
+
+Specs = list[tuple[str, pathspec.PathSpec]]
+
+
+class RepoPathFilter:
+    """Thread-safe; paths are repo-relative with ``/`` separators ("" is the root)."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = os.path.realpath(os.fspath(root))
+        self._lock = threading.Lock()
+        self._dir_skipped: dict[str, bool] = {}
+        self._specs: dict[str, Specs] = {}
+
+    # ---- paths -------------------------------------------------------------------------
+
+    def relative(self, path: str | bytes) -> str | None:
+        """``path`` (absolute) relative to the root, or None when it is not under it."""
+        text = os.fsdecode(path)
+        if text == self.root:
+            return ""
+        prefix = self.root + os.sep
+        if not text.startswith(prefix):
+            return None
+        return text[len(prefix):].replace(os.sep, "/")
+
+    def reset(self) -> None:
+        with self._lock:
+            self._dir_skipped.clear()
+            self._specs.clear()
+
+    # ---- verdicts ----------------------------------------------------------------------
+
+    def dir_skipped(self, rel_dir: str) -> bool:
+        """Whether discovery skips this directory (and so everything under it)."""
+        if not rel_dir:
+            return False
+        with self._lock:
+            return self._dir_skipped_locked(rel_dir)
+
+    def file_ignored(self, rel: str) -> bool:
+        """Whether discovery would never look at this file: it lies in a skipped directory or
+        an ignore file matches it."""
+        parent, _, _ = rel.rpartition("/")
+        with self._lock:
+            if parent and self._dir_skipped_locked(parent):
+                return True
+            specs = self._specs_locked(parent)
+            return bool(specs) and _ignored(specs, rel, False)
+
+    def wants_file(self, rel: str) -> bool:
+        """Whether a change to this file can change the index: an indexable source file, or a
+        file that changes discovery or resolution (ignore files, manifests, go.mod,
+        tsconfig.json...)."""
+        name = rel.rpartition("/")[2]
+        if name in TRIGGER_NAMES:
+            parent = rel.rpartition("/")[0]
+            return not (parent and self.dir_skipped(parent))
+        if language_for_path(name) is None:
+            return False
+        return not self.file_ignored(rel)
+
+    def changes_rules(self, rel: str) -> bool:
+        """Whether this file changes which paths are skipped (the cache must be dropped)."""
+        return rel.rpartition("/")[2] in _RULE_FILES
+
+    def private(self, rel: str) -> bool:
+        """Version-control and index internals, never shown to a client."""
+        return any(part in PRIVATE_DIRS for part in rel.split("/"))
+
+    # ---- internals (hold the lock) ------------------------------------------------------
+
+    def _dir_skipped_locked(self, rel_dir: str) -> bool:
+        cached = self._dir_skipped.get(rel_dir)
+        if cached is not None:
+            return cached
+        parent, _, name = rel_dir.rpartition("/")
+        skipped = (
+            (bool(parent) and self._dir_skipped_locked(parent))
+            or name in ALWAYS_SKIP_DIRS
+            or (name in BUILD_DIRS and self._has_manifest(parent))
+            or self._ignored_dir(parent, rel_dir)
+            or os.path.exists(os.path.join(self.root, rel_dir, "pyvenv.cfg"))
+            or self._links_outside(rel_dir)
+        )
+        self._dir_skipped[rel_dir] = skipped
+        return skipped
+
+    def _ignored_dir(self, parent: str, rel_dir: str) -> bool:
+        specs = self._specs_locked(parent)
+        return bool(specs) and _ignored(specs, rel_dir, True)
+
+    def _has_manifest(self, rel_dir: str) -> bool:
+        if not rel_dir:
+            return True  # discovery treats the root as a project
+        base = os.path.join(self.root, rel_dir)
+        return any(os.path.exists(os.path.join(base, m)) for m in MANIFESTS)
+
+    def _links_outside(self, rel_dir: str) -> bool:
+        full = os.path.join(self.root, rel_dir)
+        if not os.path.islink(full):
+            return False
+        real = os.path.realpath(full)
+        return not (real == self.root or real.startswith(self.root + os.sep))
+
+    def _specs_locked(self, rel_dir: str) -> Specs:
+        """The ignore specs in force for the entries of ``rel_dir``: its ancestors' and its
+        own, as discovery accumulates them walking down."""
+        cached = self._specs.get(rel_dir)
+        if cached is not None:
+            return cached
+        if rel_dir:
+            parent = rel_dir.rpartition("/")[0]
+            inherited = self._specs_locked(parent)
+            prefix = rel_dir + "/"
+        else:
+            inherited, prefix = [], ""
+        directory = os.path.join(self.root, rel_dir) if rel_dir else self.root
+        present = {n for n in IGNORE_NAMES if os.path.isfile(os.path.join(directory, n))}
+        specs = inherited + _load_ignore(directory, present, prefix) if present else inherited
+        self._specs[rel_dir] = specs
+        return specs

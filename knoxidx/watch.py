@@ -1,0 +1,432 @@
+"""``knoxidx watch``: keep an index up to date while files change.
+
+A :class:`Watcher` holds the index's single-writer lock for its whole life, starts with an
+ordinary update (which also repairs whatever a crashed watcher or an editor session left
+behind), then waits for file events from watchdog's native observer (inotify on Linux). Events
+are filtered where they arrive, with discovery's own rules (:mod:`knoxidx.indexer.watch_filter`),
+so changes under ``.git``, ``.knoxidx``, ``node_modules`` or ignored paths never schedule
+anything; the big skipped directories at the top of the repository are not even watched.
+Relevant paths are debounced: after ``debounce_ms`` of quiet (or ``max_delay_ms`` of steady
+events) the batch is applied as ONE incremental update (one transaction). Because an update
+compares every file with the index, a batch does not need each path right: an editor's atomic
+save (temp file, rename), a deleted directory or a ``git checkout`` of thousands of files all
+come out right, and while ``.git/index.lock`` exists (git is mid-operation) the batch waits.
+A failed update is retried with backoff; a corrupt index stops the watcher.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any
+
+from knoxidx.errors import CorruptIndexError, IndexNotFoundError
+from knoxidx.indexer.watch_filter import RepoPathFilter
+
+DEFAULT_DEBOUNCE_MS = 150
+GIT_HOLD_S = 30.0  # the longest a batch waits for a git operation to finish
+RETRY_DELAYS_S = (1.0, 2.0, 5.0, 10.0, 30.0)
+DEFAULT_RECONCILE_S = 300.0  # an idle watcher re-checks the tree this often (missed events)
+SAMPLE_PATHS = 20
+
+log = logging.getLogger(__name__)
+Emit = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class BatchReport:
+    """What one update did, as the watcher logs it."""
+
+    batch: int
+    reason: str  # start | changes | reconcile
+    events: int  # file events that passed the filter
+    paths: int  # distinct paths among them
+    sample: tuple[str, ...]
+    changed: int
+    added: int
+    removed: int
+    resolved: int
+    nodes: int
+    edges: int
+    nodes_delta: int
+    edges_delta: int
+    chunks_added: int
+    chunks_removed: int
+    ms: float
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["sample"] = list(self.sample)
+        return out
+
+
+@dataclass(slots=True)
+class WatchStatus:
+    """What ``/status`` and ``index_status`` show; written by the watcher's thread."""
+
+    root: str
+    phase: str = "starting"  # starting | reconciling | idle | pending | indexing | stopped | failed
+    progress: dict[str, Any] | None = None
+    pending_paths: int = 0
+    batches: int = 0
+    last_batch: dict[str, Any] | None = None
+    last_update: str | None = None
+    error: str = ""
+    debounce_ms: int = DEFAULT_DEBOUNCE_MS
+    started_at: str = field(default_factory=lambda: _now())
+
+
+class _Changes:
+    """Paths seen since the last batch: the debounce state shared by the observer's thread
+    (which adds) and the watcher's loop (which takes)."""
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.paths: dict[str, None] = {}
+        self.events = 0
+        self.first = 0.0
+        self.last = 0.0
+        self.resync = False  # the set of watched top-level directories may have changed
+
+    def add(self, paths: list[str], resync: bool = False) -> None:
+        with self.cond:
+            now = time.monotonic()
+            if not self.paths:
+                self.first = now
+            self.last = now
+            self.events += 1
+            self.paths.update(dict.fromkeys(paths))
+            self.resync = self.resync or resync
+            self.cond.notify_all()
+
+    def take(self) -> tuple[list[str], int]:
+        paths, events = list(self.paths), self.events
+        self.paths, self.events = {}, 0
+        return paths, events
+
+
+class _EventHandler:
+    """The watchdog handler: drops what cannot matter before anything is scheduled."""
+
+    def __init__(self, filt: RepoPathFilter, changes: _Changes) -> None:
+        self.filt = filt
+        self.changes = changes
+
+    def dispatch(self, event: Any) -> None:
+        kind = event.event_type
+        if event.is_directory and kind not in ("created", "deleted", "moved"):
+            return
+        relevant: list[str] = []
+        resync = False
+        for raw in (event.src_path, getattr(event, "dest_path", "")):
+            if not raw:
+                continue
+            rel = self.filt.relative(raw)
+            if not rel:
+                continue
+            if event.is_directory:
+                self.filt.reset()  # a directory came or went: cached verdicts may be stale
+                if not self.filt.dir_skipped(rel):
+                    relevant.append(rel)
+                resync = resync or "/" not in rel
+                continue
+            if self.filt.changes_rules(rel):
+                self.filt.reset()
+                resync = resync or "/" not in rel
+            if self.filt.wants_file(rel):
+                relevant.append(rel)
+        if relevant or resync:
+            self.changes.add(relevant, resync)
+
+
+class Watcher:
+    def __init__(self, root: str | os.PathLike[str], *, debounce_ms: int = DEFAULT_DEBOUNCE_MS,
+                 max_delay_ms: int | None = None, retrieval: bool = True,
+                 jobs: int | None = None, wait: bool = False,
+                 reconcile_s: float = DEFAULT_RECONCILE_S, emit: Emit | None = None) -> None:
+        self.root = Path(root)
+        self.debounce = debounce_ms / 1000
+        self.max_delay = (max_delay_ms / 1000) if max_delay_ms else max(10 * self.debounce, 2.0)
+        self.retrieval = retrieval
+        self.jobs = jobs
+        self.wait = wait
+        self.reconcile_s = reconcile_s
+        self.emit: Emit = emit or (lambda event, data: None)
+        self.status = WatchStatus(root=str(self.root), debounce_ms=debounce_ms)
+        self._status_lock = threading.Lock()
+        self._changes = _Changes()
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._failure: BaseException | None = None
+        self._totals: tuple[int, int] | None = None
+        self._batches = 0
+
+    # ---- running -----------------------------------------------------------------------
+
+    def start(self, timeout: float = 60.0) -> None:
+        """Run in a background thread; returns once the lock is held and events are being
+        watched (the first update may still be running), or raises why it could not start."""
+        self._thread = threading.Thread(target=self._run_in_thread, name="knoxidx-watch",
+                                        daemon=True)
+        self._thread.start()
+        if not self._ready.wait(timeout):
+            raise TimeoutError("the watcher did not start in time")
+        if self._failure is not None:
+            raise self._failure
+
+    def stop(self, timeout: float | None = 30.0) -> None:
+        self._stop.set()
+        with self._changes.cond:
+            self._changes.cond.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def request_stop(self) -> None:
+        """Safe from a signal handler: the loop ends after the update in progress."""
+        self._stop.set()
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._status_lock:
+            data = asdict(self.status)
+        with self._changes.cond:
+            data["pending_paths"] = len(self._changes.paths)
+        return data
+
+    def _run_in_thread(self) -> None:
+        try:
+            self.run()
+        except BaseException as exc:  # reported through start() or the status
+            self._failure = exc
+            self._set(phase="failed", error=f"{type(exc).__name__}: {exc}")
+            self.emit("error", {"error": str(exc), "fatal": True})
+        finally:
+            self._ready.set()
+
+    def run(self) -> None:
+        """Block until :meth:`stop` (or :meth:`request_stop`); raises IndexLockedError when
+        another process writes the index."""
+        from knoxidx.index import Index
+
+        try:
+            index = Index.open(self.root)
+        except IndexNotFoundError:
+            index = Index.open(self.root, create=True)
+        with index, index.writer(wait=self.wait):
+            self.status.root = str(index.root)
+            filt = RepoPathFilter(index.root)
+            observer, watches = self._observe(filt)
+            try:
+                self.emit("start", {"root": str(index.root), "debounce_ms": round(
+                    self.debounce * 1000), "watched_dirs": len(watches.current) + 1})
+                self._ready.set()
+                self._set(phase="reconciling")
+                self._apply(index, "start", [], 0)
+                self._loop(index, watches)
+            finally:
+                observer.stop()
+                observer.join(timeout=5)
+                with self._changes.cond:
+                    left = len(self._changes.paths)
+                self._set(phase="stopped", progress=None)
+                self.emit("stop", {"pending_paths": left})
+
+    def _observe(self, filt: RepoPathFilter) -> tuple[Any, _Watches]:
+        from watchdog.observers import Observer
+
+        observer = Observer()
+        watches = _Watches(observer, _EventHandler(filt, self._changes), filt)
+        watches.sync()
+        observer.start()
+        return observer, watches
+
+    def _loop(self, index: Any, watches: _Watches) -> None:
+        failures = 0
+        not_before = 0.0
+        while not self._stop.is_set():
+            batch = self._wait_batch(not_before)
+            if batch is None:
+                continue
+            reason, paths, events = batch
+            if self._changes.resync:
+                self._changes.resync = False
+                watches.sync()
+            try:
+                self._apply(index, reason, paths, events)
+                failures = 0
+            except CorruptIndexError:
+                raise
+            except Exception as exc:  # noqa: BLE001  (logged, the batch retried: never lost)
+                delay = RETRY_DELAYS_S[min(failures, len(RETRY_DELAYS_S) - 1)]
+                failures += 1
+                log.exception("update failed")
+                self._set(phase="pending", error=f"{type(exc).__name__}: {exc}")
+                self.emit("error", {"error": f"{type(exc).__name__}: {exc}", "fatal": False,
+                                    "retry_in_s": delay, "paths": len(paths)})
+                self._changes.add(paths)
+                not_before = time.monotonic() + delay
+
+    def _wait_batch(self, not_before: float) -> tuple[str, list[str], int] | None:
+        """The next batch once it is due: after ``debounce`` of quiet, or ``max_delay`` after
+        its first event, not while git holds its index lock (up to GIT_HOLD_S); a reconcile
+        when idle for ``reconcile_s``. None when stopping."""
+        changes = self._changes
+        git_lock = self.root / ".git" / "index.lock"
+        idle_since = time.monotonic()
+        with changes.cond:
+            while not self._stop.is_set():
+                now = time.monotonic()
+                if not changes.paths and not changes.resync:
+                    if self.reconcile_s and now - idle_since >= self.reconcile_s:
+                        return "reconcile", [], 0
+                    changes.cond.wait(0.5)
+                    continue
+                self._set(phase="pending")
+                quiet, age = now - changes.last, now - changes.first
+                if (quiet >= self.debounce or age >= self.max_delay) and now >= not_before:
+                    if age < GIT_HOLD_S and git_lock.exists():
+                        changes.cond.wait(self.debounce)
+                        continue
+                    paths, events = changes.take()
+                    return "changes", paths, events
+                wait = max(self.debounce - quiet, not_before - now, 0.005)
+                changes.cond.wait(min(wait, self.max_delay - age if age < self.max_delay
+                                      else wait, 0.5))
+        return None
+
+    # ---- one batch ---------------------------------------------------------------------
+
+    def _apply(self, index: Any, reason: str, paths: list[str], events: int) -> None:
+        self._set(phase="indexing", progress=None, error="")
+        t0 = time.perf_counter()
+        report = index.update_held(jobs=self.jobs, retrieval=self.retrieval, embed=False,
+                                   progress=self._progress)
+        ms = (time.perf_counter() - t0) * 1000
+        touched = report.changed or report.removed or report.resolved
+        if self._totals is None or touched:
+            counts = index.q.counts()
+            totals = (sum(counts["nodes"].values()), sum(counts["edges"].values()))
+        else:
+            totals = self._totals
+        before = self._totals or totals
+        self._totals = totals
+        retrieval = report.retrieval or {}
+        self._batches += 1 if reason != "start" else 0
+        result = BatchReport(
+            batch=self._batches, reason=reason, events=events, paths=len(paths),
+            sample=tuple(sorted(paths)[:SAMPLE_PATHS]), changed=report.changed,
+            added=report.added, removed=report.removed, resolved=report.resolved,
+            nodes=totals[0], edges=totals[1], nodes_delta=totals[0] - before[0],
+            edges_delta=totals[1] - before[1], chunks_added=retrieval.get("added", 0),
+            chunks_removed=retrieval.get("removed", 0), ms=round(ms, 1),
+        )
+        self._set(phase="idle", progress=None, batches=self._batches,
+                  last_batch=result.as_dict(), last_update=_now())
+        if reason != "reconcile" or touched:
+            self.emit("batch", result.as_dict())
+        for warning in report.errors[:20]:
+            self.emit("warning", {"message": warning})
+
+    def _progress(self, phase: str, done: int, total: int) -> None:
+        self._set(progress={"phase": phase, "done": done, "total": total})
+
+    def _set(self, **values: Any) -> None:
+        with self._status_lock:
+            for key, value in values.items():
+                setattr(self.status, key, value)
+
+
+class _Watches:
+    """The root's own entries (not recursive) plus one recursive watch per top-level directory
+    that discovery does not skip: ``.git``, ``node_modules``, virtualenvs and ignored trees at
+    the top are never watched at all."""
+
+    def __init__(self, observer: Any, handler: _EventHandler, filt: RepoPathFilter) -> None:
+        from watchdog.events import (
+            DirCreatedEvent,
+            DirDeletedEvent,
+            DirMovedEvent,
+            FileClosedEvent,
+            FileCreatedEvent,
+            FileDeletedEvent,
+            FileModifiedEvent,
+            FileMovedEvent,
+        )
+
+        self.observer = observer
+        self.handler = handler
+        self.filt = filt
+        self.current: dict[str, Any] = {}
+        # opens and reads (the indexer's own among them) are not even delivered
+        self.kinds = [DirCreatedEvent, DirDeletedEvent, DirMovedEvent, FileClosedEvent,
+                      FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent]
+        self.root_watch = observer.schedule(handler, filt.root, recursive=False,
+                                            event_filter=self.kinds)
+
+    def sync(self) -> None:
+        try:
+            names = sorted(e.name for e in os.scandir(self.filt.root) if e.is_dir())
+        except OSError:
+            names = []
+        wanted = {n for n in names if not self.filt.dir_skipped(n)}
+        for name in sorted(wanted - self.current.keys()):
+            try:
+                self.current[name] = self.observer.schedule(
+                    self.handler, os.path.join(self.filt.root, name), recursive=True,
+                    event_filter=self.kinds)
+            except OSError as exc:  # vanished meanwhile, or unreadable
+                log.debug("not watching %s: %s", name, exc)
+        for name in sorted(self.current.keys() - wanted):
+            self.observer.unschedule(self.current.pop(name))
+
+
+# ---- log lines ---------------------------------------------------------------------------
+
+
+def line_emitter(out: IO[str], as_json: bool) -> Emit:
+    """One line per event on ``out``: JSON objects with ``--json``, else short text."""
+    lock = threading.Lock()
+
+    def emit(event: str, data: dict[str, Any]) -> None:
+        if as_json:
+            text = json.dumps({"event": event, "time": _now(), **data}, ensure_ascii=False)
+        else:
+            text = f"{datetime.now().strftime('%H:%M:%S')} {_human(event, data)}"
+        with lock:
+            out.write(text + "\n")
+            out.flush()
+
+    return emit
+
+
+def _human(event: str, d: dict[str, Any]) -> str:
+    if event == "batch":
+        what = "initial update" if d["reason"] == "start" else (
+            "reconcile" if d["reason"] == "reconcile" else f"batch {d['batch']}")
+        seen = f"{d['paths']} paths, " if d["reason"] == "changes" else ""
+        return (f"{what}: {seen}{d['changed']} changed ({d['added']} new), {d['removed']} "
+                f"removed, {d['resolved']} re-resolved; nodes {d['nodes']} "
+                f"({d['nodes_delta']:+d}), edges {d['edges']} ({d['edges_delta']:+d}); "
+                f"{d['ms']:.0f} ms")
+    if event == "start":
+        return (f"watching {d['root']} (debounce {d['debounce_ms']} ms, "
+                f"{d['watched_dirs']} watches); Ctrl-C stops")
+    if event == "stop":
+        left = d.get("pending_paths") or 0
+        return "stopped" + (f"; {left} changed paths will be picked up by the next start"
+                            if left else "")
+    if event == "error":
+        retry = f"; retrying in {d['retry_in_s']:.0f} s" if "retry_in_s" in d else ""
+        return f"error: {d['error']}{retry}"
+    return f"{event}: {d.get('message', d)}"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
