@@ -288,3 +288,4 @@ def run() -> None:
         click.echo("interrupted", err=True)
         sys.exit(130)
 from knoxidx import cli_retrieval  # noqa: E402,F401  (registers search/embed)
+from knoxidx import cli_agent  # noqa: E402,F401  (registers watch/serve/mcp/context)

@@ -58,16 +58,24 @@ def search_cmd(query: str | None, path: str, k: int, mode: str, language: str | 
 
 def _search_batch(lines: TextIO, path: str, k: int, mode: str, language: str | None,
                   path_glob: str | None) -> None:
+    """One JSON line per non-blank input line, in order; a query that is itself invalid (too
+    long) gets ``{"query", "error"}`` so that the output stays line-aligned with the input."""
     from knoxidx.retrieval.api import searcher_for
+    from knoxidx.retrieval.errors import SearchInputError
+    from knoxidx.retrieval.searcher import validate
 
+    validate("-", k, mode, language, path_glob)  # the options, once, before any output
     with _open(path) as idx:
         searcher = searcher_for(idx)  # one searcher: the model loads once for every query
         for line in lines:
             query = line.strip()
             if not query:
                 continue
-            data = searcher.search(query, k=k, mode=mode, language=language,
-                                   path_glob=path_glob)
+            try:
+                data = searcher.search(query, k=k, mode=mode, language=language,
+                                       path_glob=path_glob)
+            except SearchInputError as exc:
+                data = {"query": query, "error": str(exc)}
             click.echo(json.dumps(data, ensure_ascii=False))
 
 

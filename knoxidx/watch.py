@@ -203,7 +203,7 @@ class Watcher:
     def _run_in_thread(self) -> None:
         try:
             self.run()
-        except BaseException as exc:  # reported through start() or the status
+        except BaseException as exc:  # noqa: BLE001  (re-raised by start(), shown in the status)
             self._failure = exc
             self._set(phase="failed", error=f"{type(exc).__name__}: {exc}")
             self.emit("error", {"error": str(exc), "fatal": True})
@@ -254,26 +254,28 @@ class Watcher:
             batch = self._wait_batch(not_before)
             if batch is None:
                 continue
-            reason, paths, events = batch
-            if self._changes.resync:
-                self._changes.resync = False
-                watches.sync()
+            reason, paths, events, resync = batch
+            if resync:
+                watches.sync()  # before the update: what it finds will be watched
+            if reason == "changes" and not paths:
+                self._set(phase="idle")
+                continue  # only a skipped directory came or went
             try:
                 self._apply(index, reason, paths, events)
                 failures = 0
             except CorruptIndexError:
                 raise
-            except Exception as exc:  # noqa: BLE001  (logged, the batch retried: never lost)
+            except Exception as exc:  # logged, and the batch retried: never lost
                 delay = RETRY_DELAYS_S[min(failures, len(RETRY_DELAYS_S) - 1)]
                 failures += 1
                 log.exception("update failed")
                 self._set(phase="pending", error=f"{type(exc).__name__}: {exc}")
                 self.emit("error", {"error": f"{type(exc).__name__}: {exc}", "fatal": False,
                                     "retry_in_s": delay, "paths": len(paths)})
-                self._changes.add(paths)
+                self._changes.add(paths, resync)
                 not_before = time.monotonic() + delay
 
-    def _wait_batch(self, not_before: float) -> tuple[str, list[str], int] | None:
+    def _wait_batch(self, not_before: float) -> tuple[str, list[str], int, bool] | None:
         """The next batch once it is due: after ``debounce`` of quiet, or ``max_delay`` after
         its first event, not while git holds its index lock (up to GIT_HOLD_S); a reconcile
         when idle for ``reconcile_s``. None when stopping."""
@@ -285,7 +287,7 @@ class Watcher:
                 now = time.monotonic()
                 if not changes.paths and not changes.resync:
                     if self.reconcile_s and now - idle_since >= self.reconcile_s:
-                        return "reconcile", [], 0
+                        return "reconcile", [], 0, False
                     changes.cond.wait(0.5)
                     continue
                 self._set(phase="pending")
@@ -295,10 +297,12 @@ class Watcher:
                         changes.cond.wait(self.debounce)
                         continue
                     paths, events = changes.take()
-                    return "changes", paths, events
-                wait = max(self.debounce - quiet, not_before - now, 0.005)
-                changes.cond.wait(min(wait, self.max_delay - age if age < self.max_delay
-                                      else wait, 0.5))
+                    resync, changes.resync = changes.resync, False
+                    return "changes", paths, events, resync
+                wait = max(self.debounce - quiet, not_before - now)
+                if age < self.max_delay:
+                    wait = min(wait, self.max_delay - age)
+                changes.cond.wait(min(max(wait, 0.005), 0.5))
         return None
 
     # ---- one batch ---------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
+from functools import cache
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -79,7 +80,12 @@ def update_index(
     known = store.file_states()
     layout = build_layout(root, [f.path for f in found.files], found.config_paths)
     fingerprint = layout.fingerprint()
-    report.full_resolve = store.get_meta("layout") != fingerprint
+    engine = engine_fingerprint()
+    # A new knoxidx (queries, extraction or resolution changed) re-reads every file once.
+    stale_engine = store.get_meta("engine") != engine
+    if stale_engine:
+        known = {p: s._replace(hash="", size=-1) for p, s in known.items()}
+    report.full_resolve = stale_engine or store.get_meta("layout") != fingerprint
     report.timings["discover"] = time.perf_counter() - t0
 
     current = {f.path for f in found.files}
@@ -165,9 +171,26 @@ def update_index(
         if invalidate or report.full_resolve:  # else no import or module key changed
             _rebuild_module_layer(store)
         store.set_meta("layout", fingerprint)
+        store.set_meta("engine", engine)
         report.timings["store"] = time.perf_counter() - t3
     report.timings["total"] = time.perf_counter() - t0
     return report
+
+
+@cache
+def engine_fingerprint() -> str:
+    """A hash of the code that decides what the graph contains (queries, extraction,
+    resolution), so an upgraded knoxidx never leaves a graph built by the old rules."""
+    import xxhash
+
+    package = Path(__file__).resolve().parent.parent
+    h = xxhash.xxh3_64()
+    for sub in ("indexer", "graph"):
+        for path in sorted((package / sub).rglob("*")):
+            if path.suffix in (".py", ".scm") or path.name == "BASE":
+                h.update(path.relative_to(package).as_posix().encode())
+                h.update(path.read_bytes())
+    return h.hexdigest()
 
 
 def _record_unindexable(

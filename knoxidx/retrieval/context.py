@@ -438,10 +438,11 @@ class _Block:
 
     def header(self) -> str:
         c = self.primary
-        why = "; ".join(c.reasons[:3])
-        extra = [i.name.rsplit(".", 1)[-1] for i in self.items[1:4]]
+        why = "; ".join(c.reasons[:2])  # the rest are in the JSON
+        extra = [i.name.rsplit(".", 1)[-1] if i.kind != "imports" else "imports"
+                 for i in self.items[1:3]]
         if extra:
-            why += "; with " + ", ".join(extra) + ("…" if len(self.items) > 4 else "")
+            why += "; with " + ", ".join(extra) + ("…" if len(self.items) > 3 else "")
         if self.mode != "full":
             why += f"; {self.mode}" if self.mode != "signature" else "; signature only"
         what = f"{c.kind} {c.name}" if c.kind != "imports" else f"imports of {c.path}"

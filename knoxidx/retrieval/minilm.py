@@ -9,7 +9,7 @@ onnxruntime runs it: 3-6x faster on CPU than the same network in numpy, and torc
 Building the graph takes most of a load (importing onnx, reading 88 MB of weights, serialising),
 which a one-shot ``knoxidx search`` cannot afford, so the first load also writes the graph,
 as optimised by onnxruntime, to a cache folder (``$KNOXIDX_CACHE_DIR``, else
-``$XDG_CACHE_HOME/knoxidx``, else ``~/.cache/knoxidx``; about 90 MB), keyed by the weights
+``$XDG_CACHE_HOME/knoxidx``, else ``~/.cache/knoxidx``; about 90 MB) keyed by the weights
 file, this module's graph version, the onnxruntime version and the machine architecture. Later
 loads read that file and skip building. When the folder is not writable the graph is simply
 built each time.
@@ -26,6 +26,7 @@ import logging
 import math
 import os
 import platform
+import shutil
 import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -249,7 +250,9 @@ def cache_dir() -> Path:
 
 
 def cached_graph_path(folder: Path) -> Path:
-    """Where the optimised graph of the weights in ``folder`` is cached."""
+    """Where the optimised graph of the weights in ``folder`` is cached: a folder holding
+    ``model.onnx`` and its weights beside it in ``model.data`` (external initialisers load
+    about 3x faster than weights inside the protobuf)."""
     import onnxruntime as ort
 
     weights = (folder / "model.safetensors").stat()
@@ -260,7 +263,7 @@ def cached_graph_path(folder: Path) -> Path:
             GRAPH_VERSION, ort.__version__, platform.machine(),
         )).encode()
     ).hexdigest()[:24]
-    return cache_dir() / "onnx" / f"minilm-{key}.onnx"
+    return cache_dir() / "onnx" / f"minilm-{key}" / "model.onnx"
 
 
 def _session(folder: Path, config: BertConfig, threads: int) -> Any:
@@ -285,24 +288,35 @@ def _session(folder: Path, config: BertConfig, threads: int) -> Any:
     if cached is not None and cached.is_file():
         try:  # already optimised: nothing left to do at load time
             return ort.InferenceSession(str(cached), options(levels.ORT_DISABLE_ALL), providers)
-        except Exception as exc:  # noqa: BLE001  (a damaged cache file is rebuilt, not fatal)
+        except Exception as exc:  # noqa: BLE001  (a damaged cache is rebuilt, not fatal)
             log.warning("rebuilding the cached model graph %s: %s", cached, exc)
+            shutil.rmtree(cached.parent, ignore_errors=True)
     graph = build_bert_onnx(read_safetensors(folder / "model.safetensors"), config)
-    if cached is None:
-        return ort.InferenceSession(graph, options(levels.ORT_ENABLE_ALL), providers)
     # "extended" fusions are the CPU provider's own ops, valid on any CPU of this architecture
     # (the key has it); "all" adds hardware-specific layouts, which concern convolutions only
     opts = options(levels.ORT_ENABLE_EXTENDED)
-    partial = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
+    if cached is None:
+        return ort.InferenceSession(graph, opts, providers)
+    partial = cached.parent.with_name(f"{cached.parent.name}.{os.getpid()}.tmp")
     try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        opts.optimized_model_filepath = str(partial)
+        partial.mkdir(parents=True, exist_ok=True)
+        opts.optimized_model_filepath = str(partial / cached.name)
+        opts.add_session_config_entry(
+            "session.optimized_model_external_initializers_file_name", "model.data"
+        )
+        opts.add_session_config_entry(
+            "session.optimized_model_external_initializers_min_size_in_bytes", "1024"
+        )
         session = ort.InferenceSession(graph, opts, providers)
-        os.replace(partial, cached)
+        try:
+            partial.rename(cached.parent)
+        except OSError:  # another process cached it first
+            pass
     except OSError as exc:
         log.debug("could not cache the model graph at %s: %s", cached, exc)
-        partial.unlink(missing_ok=True)
         session = ort.InferenceSession(graph, options(levels.ORT_ENABLE_EXTENDED), providers)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
     return session
 
 

@@ -19,6 +19,8 @@ _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generato
 
 
 def classify(sub: str, name: str, node: Any) -> str | None:
+    if _is_overload_signature(node, name):
+        return None  # `f(a: string): X;` before its implementation: one symbol, the body
     if sub in ("constant", "variable"):
         value = node.child_by_field_name("value")
         if value is not None and value.type in _FUNCTION_VALUES:
@@ -40,6 +42,22 @@ def classify(sub: str, name: str, node: Any) -> str | None:
     from knoxidx.indexer.extract import DEF_KINDS
 
     return DEF_KINDS.get(sub)
+
+
+def _is_overload_signature(node: Any, name: str) -> bool:
+    if node.type == "method_signature":
+        return node.parent is not None and node.parent.type == "class_body"
+    if node.type != "function_signature":
+        return False
+    target = node.parent if node.parent is not None and node.parent.type == "export_statement" \
+        else node
+    sibling = target.next_named_sibling
+    if sibling is not None and sibling.type == "export_statement":
+        sibling = sibling.child_by_field_name("declaration")
+    if sibling is None or sibling.type not in ("function_declaration", "function_signature"):
+        return False
+    sibling_name = sibling.child_by_field_name("name")
+    return sibling_name is not None and text(sibling_name) == name
 
 
 def _statement(node: Any) -> Any:
@@ -202,7 +220,7 @@ class _Rules:
     class_members_visible = False
     out_of_line_methods = False
     guess_bare_names = False
-    guess_members = True
+    guess_members = False  # measured: guesses cost more precision than they add recall (BENCHMARKS.md)
     builtin_method_names = _BUILTIN_METHODS
     separator = "."
     module_joiner = ":"

@@ -1,0 +1,345 @@
+"""``knoxidx serve``: the index over HTTP (Starlette on uvicorn), read-only.
+
+Routes come from :data:`knoxidx.api.schemas.OPERATIONS` (plus ``/health``, ``/status`` and
+``/openapi.json``) and answer with exactly what the :class:`~knoxidx.index.Index` calls return.
+Errors are ``{"error": {"code", "message", "status"[, "candidates"]}}`` with 400 (bad input),
+401 (no or wrong token), 403 (a path outside what may be read, or a foreign ``Host``), 404
+(unknown symbol or file), 409 (ambiguous symbol: the candidates), 413 (body too large), 503
+(no index or search data yet).
+
+Security: loopback by default. Binding any other address needs ``$KNOXIDX_TOKEN``, and with a
+token set every request but ``/health`` must carry ``Authorization: Bearer <token>``. Without
+a token only loopback ``Host`` headers are served, so a web page cannot reach the API through
+DNS rebinding.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import ipaddress
+import json
+import logging
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from knoxidx.api.readers import DEFAULT_READERS, ReaderPool, status_of
+from knoxidx.api.schemas import (
+    MAX_BODY_BYTES,
+    OPERATIONS,
+    STATUS_DESCRIPTION,
+    InputError,
+    Operation,
+    package_version,
+)
+from knoxidx.errors import (
+    AmbiguousSymbolError,
+    BadPathError,
+    CorruptIndexError,
+    IndexNotFoundError,
+    KnoxidxError,
+    SymbolNotFoundError,
+)
+from knoxidx.retrieval.errors import ModelUnavailableError, SearchIndexMissingError
+from knoxidx.source import ForbiddenPathError, SourceNotFoundError
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 7411
+TOKEN_ENV = "KNOXIDX_TOKEN"
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+log = logging.getLogger(__name__)
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+class JSON(Response):
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=False, default=str).encode("utf-8")
+
+
+# ---- errors --------------------------------------------------------------------------------
+
+_STATUS: tuple[tuple[type[BaseException], int, str], ...] = (
+    (ForbiddenPathError, 403, "forbidden_path"),
+    (SourceNotFoundError, 404, "file_not_found"),
+    (SymbolNotFoundError, 404, "symbol_not_found"),
+    (AmbiguousSymbolError, 409, "ambiguous_symbol"),
+    (IndexNotFoundError, 503, "no_index"),
+    (SearchIndexMissingError, 503, "no_search_data"),
+    (ModelUnavailableError, 503, "model_unavailable"),
+    (CorruptIndexError, 500, "corrupt_index"),
+    (InputError, 400, "bad_request"),
+    (BadPathError, 400, "bad_path"),
+    (KnoxidxError, 400, "bad_request"),
+)
+
+
+def error(status: int, code: str, message: str, **extra: Any) -> JSON:
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSON({"error": {"code": code, "message": message, "status": status, **extra}},
+                status_code=status, headers=headers)
+
+
+def error_for(exc: KnoxidxError) -> JSON:
+    for cls, status, code in _STATUS:
+        if isinstance(exc, cls):
+            extra = {"candidates": exc.candidates} if isinstance(exc, AmbiguousSymbolError) \
+                else {}
+            return error(status, code, str(exc), **extra)
+    return error(400, "bad_request", str(exc))
+
+
+# ---- the application -----------------------------------------------------------------------
+
+
+def create_app(root: Path, *, token: str | None = None, watcher: Any = None,
+               workers: int = DEFAULT_READERS, loopback_hosts_only: bool | None = None) -> Starlette:
+    """The ASGI app over the index at ``root``. ``loopback_hosts_only`` (default: when there
+    is no token) refuses requests whose ``Host`` is not a loopback name."""
+    pool = ReaderPool(root, workers)
+
+    async def health(request: Request) -> Response:
+        return JSON({"status": "ok"})
+
+    async def status(request: Request) -> Response:
+        if request.query_params:
+            return error(400, "bad_request", "/status takes no parameters")
+        return await _answer(pool, lambda idx: status_of(idx, watcher))
+
+    spec = openapi(token is not None)
+
+    async def openapi_json(request: Request) -> Response:
+        return JSON(spec)
+
+    routes = [
+        Route("/health", health, methods=["GET"]),
+        Route("/status", status, methods=["GET"]),
+        Route("/openapi.json", openapi_json, methods=["GET"]),
+        *(Route(op.path, _endpoint(op, pool), methods=[op.method]) for op in OPERATIONS),
+    ]
+    guard_hosts = token is None if loopback_hosts_only is None else loopback_hosts_only
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            pool.close()
+
+    return Starlette(
+        routes=routes, lifespan=lifespan,
+        middleware=[Middleware(_Guard, token=token, loopback_hosts_only=guard_hosts)],
+    )
+
+
+def _endpoint(op: Operation, pool: ReaderPool) -> Handler:
+    async def endpoint(request: Request) -> Response:
+        try:
+            if op.method == "POST":
+                raw = await _json_body(request)
+                args = op.parse(raw, from_text=False)
+            else:
+                raw = _query(request)
+                raw.update(request.path_params)
+                args = op.parse(raw, from_text=True)
+        except KnoxidxError as exc:
+            return error_for(exc)
+        except _TooLarge:
+            return error(413, "body_too_large", f"the body is over {MAX_BODY_BYTES} bytes")
+        return await _answer(pool, lambda idx: op.call(idx, args))
+
+    endpoint.__name__ = op.tool or op.path.strip("/").replace("/", "_")
+    return endpoint
+
+
+async def _answer(pool: ReaderPool, fn: Callable[[Any], Any]) -> Response:
+    try:
+        return JSON(await pool.run(fn))
+    except KnoxidxError as exc:
+        return error_for(exc)
+    except Exception:  # a bug: logged with its traceback, reported without internals
+        log.exception("request failed")
+        return error(500, "internal", "internal error; the server log has the details")
+
+
+def _query(request: Request) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in request.query_params:
+        values = request.query_params.getlist(key)
+        if len(values) > 1:
+            raise InputError(f"parameter {key!r} is given {len(values)} times")
+        out[key] = values[0]
+    return out
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise _TooLarge
+    body = bytearray()
+    async for chunk in request.stream():
+        body.extend(chunk)
+        if len(body) > MAX_BODY_BYTES:
+            raise _TooLarge
+    try:
+        data = json.loads(body or b"null")
+    except (ValueError, UnicodeDecodeError):
+        raise InputError("the body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise InputError("the body must be a JSON object")
+    return data
+
+
+class _Guard:
+    """Plain ASGI middleware: the Host check and the bearer token, before any routing."""
+
+    def __init__(self, app: Any, token: str | None, loopback_hosts_only: bool) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode() if token else None
+        self.loopback_hosts_only = loopback_hosts_only
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or ())
+        refusal: JSON | None = None
+        if self.loopback_hosts_only and not _loopback_host(headers.get(b"host", b"")):
+            refusal = error(403, "bad_host", "this server answers only to localhost / "
+                            "127.0.0.1 / [::1] as Host (set KNOXIDX_TOKEN to serve others)")
+        elif self.expected is not None and scope["path"] != "/health":
+            given = headers.get(b"authorization", b"")
+            if not given:
+                refusal = error(401, "unauthorized",
+                                "missing 'Authorization: Bearer <token>' ($KNOXIDX_TOKEN)")
+            elif not hmac.compare_digest(given, self.expected):
+                refusal = error(401, "unauthorized", "wrong token")
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def _loopback_host(value: bytes) -> bool:
+    host = value.decode("latin-1").strip().lower()
+    if host.startswith("["):
+        host = host[1:].partition("]")[0]
+    elif host.count(":") == 1:
+        host = host.partition(":")[0]
+    return host in LOOPBACK_NAMES
+
+
+def is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+# ---- OpenAPI -------------------------------------------------------------------------------
+
+_ERRORS = {
+    "400": "Bad input: a missing, malformed or out-of-range parameter.",
+    "401": "No or wrong bearer token.",
+    "403": "A path outside what may be read, or a Host that is not loopback.",
+    "404": "Unknown symbol, node or file.",
+    "409": "Ambiguous symbol: error.candidates lists the definitions it may name.",
+    "503": "No index, or no search data, yet.",
+}
+
+
+def openapi(with_token: bool) -> dict[str, Any]:
+    error_ref = {"$ref": "#/components/schemas/Error"}
+    paths: dict[str, Any] = {
+        "/health": {"get": {"summary": "Liveness", "operationId": "health",
+                            "security": [],
+                            "responses": {"200": _ok("Always {\"status\": \"ok\"}.")}}},
+        "/status": {"get": {"summary": "Index and watcher state", "operationId": "status",
+                            "description": STATUS_DESCRIPTION,
+                            "responses": {"200": _ok("Counts, embedding backlog, watcher.")}}},
+    }
+    for op in OPERATIONS:
+        entry: dict[str, Any] = {
+            "summary": op.summary, "description": op.description,
+            "operationId": op.tool or "get_node",
+            "responses": {"200": _ok("What the Index call returns (as `knoxidx --json`).")},
+        }
+        if op.method == "GET":
+            entry["parameters"] = [
+                {"name": p.query_name, "in": "path" if p.in_path else "query",
+                 "required": p.required or p.in_path, "description": p.description,
+                 "schema": {k: v for k, v in p.schema().items() if k != "description"}}
+                for p in op.params
+            ]
+        else:
+            entry["requestBody"] = {"required": True, "content": {
+                "application/json": {"schema": op.input_schema()}}}
+            entry["responses"]["413"] = {"description": f"Body over {MAX_BODY_BYTES} bytes.",
+                                         "content": {"application/json": {"schema": error_ref}}}
+        for status, text in _ERRORS.items():
+            entry["responses"][status] = {"description": text, "content": {
+                "application/json": {"schema": error_ref}}}
+        paths[op.path] = {op.method.lower(): entry}
+    doc: dict[str, Any] = {
+        "openapi": "3.1.0",
+        "info": {"title": "knoxidx", "version": package_version(),
+                 "description": "A local code graph: definitions, calls, imports, search "
+                                "and context. Read-only."},
+        "paths": paths,
+        "components": {
+            "schemas": {"Error": {"type": "object", "required": ["error"], "properties": {
+                "error": {"type": "object", "required": ["code", "message", "status"],
+                          "properties": {"code": {"type": "string"},
+                                         "message": {"type": "string"},
+                                         "status": {"type": "integer"},
+                                         "candidates": {"type": "array",
+                                                        "items": {"type": "object"}}}}}}},
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
+    }
+    if with_token:
+        doc["security"] = [{"bearer": []}]
+    return doc
+
+
+def _ok(text: str) -> dict[str, Any]:
+    return {"description": text, "content": {"application/json": {"schema": {}}}}
+
+
+# ---- running -------------------------------------------------------------------------------
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket (port 0: any free one), made before uvicorn starts so the
+    address is known and a busy port fails early with a clear message."""
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    try:
+        return socket.create_server((host.strip("[]"), port), family=family, backlog=512)
+    except OSError as exc:
+        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def run_server(app: Starlette, sock: socket.socket, *, access_log: bool = False,
+               log_level: str = "warning") -> None:
+    """Serve until SIGINT/SIGTERM (uvicorn's graceful shutdown)."""
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level=log_level, access_log=access_log,
+                            lifespan="on", server_header=False, timeout_graceful_shutdown=5)
+    uvicorn.Server(config).run(sockets=[sock])

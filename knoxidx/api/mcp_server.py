@@ -1,0 +1,99 @@
+"""``knoxidx mcp``: the index as Model Context Protocol tools over stdio (the official ``mcp``
+SDK's low-level server).
+
+The tools are :data:`knoxidx.api.schemas.OPERATIONS` (each with its JSON schema and a
+description written for a model) plus ``index_status``. Arguments are validated by the same
+code as the HTTP API's; a problem the model can fix (an unknown or ambiguous symbol, a bad
+argument) comes back as a tool error whose text says what to do, never as a protocol error.
+Everything is read-only; with ``watch`` a watcher keeps the index fresh in this process.
+stdout carries the protocol only: logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from knoxidx.api.readers import ReaderPool, status_of
+from knoxidx.api.schemas import BY_TOOL, STATUS_DESCRIPTION, InputError, package_version
+from knoxidx.errors import AmbiguousSymbolError, KnoxidxError
+
+INSTRUCTIONS = (
+    "knoxidx indexes this repository's code as a graph of definitions, calls, imports and "
+    "type uses, with hybrid search. Start with build_context for a task, or search_code / "
+    "find_symbol to locate code; navigate with get_callers, get_callees, get_references, "
+    "get_dependencies and impact_of_change (they take qualified names, names or path:line); "
+    "read exact lines with read_code."
+)
+
+
+def build_server(pool: ReaderPool, watcher: Any = None) -> Any:
+    from mcp import types
+    from mcp.server.lowlevel import Server
+
+    annotations = types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                        idempotent_hint=True, open_world_hint=False)
+    tools = [
+        types.Tool(name=op.tool, title=op.summary, description=op.description,
+                   input_schema=op.input_schema(), annotations=annotations)
+        for op in BY_TOOL.values()
+    ]
+    tools.append(types.Tool(
+        name="index_status", title="Index state", description=STATUS_DESCRIPTION,
+        input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        annotations=annotations))
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        name, arguments = params.name, params.arguments or {}
+        try:
+            if name == "index_status":
+                if arguments:
+                    raise InputError("index_status takes no arguments")
+                data = await pool.run(lambda idx: status_of(idx, watcher))
+                text = json.dumps(data, ensure_ascii=False, default=str)
+            elif name in BY_TOOL:
+                op = BY_TOOL[name]
+                args = op.parse(arguments, from_text=False)
+                data = await pool.run(lambda idx: op.call(idx, args))
+                text = op.text(data)
+            else:
+                raise InputError(f"no tool {name!r}; the tools are: "
+                                 f"{', '.join([*BY_TOOL, 'index_status'])}")
+        except KnoxidxError as exc:
+            return types.CallToolResult(content=[types.TextContent(text=_problem(exc))],
+                                        is_error=True)
+        return types.CallToolResult(content=[types.TextContent(text=text)])
+
+    return Server("knoxidx", version=package_version(), instructions=INSTRUCTIONS,
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _problem(exc: KnoxidxError) -> str:
+    text = f"error: {exc}"
+    if isinstance(exc, AmbiguousSymbolError):
+        names = [f"{c['qualified_name']} ({c['kind']}, {c['path']}:{c['start_line']})"
+                 for c in exc.candidates[:20]]
+        text += "\ncandidates:\n" + "\n".join(f"- {n}" for n in names)
+    return text
+
+
+def run_stdio(root: Path, watcher: Any = None, workers: int = 2) -> None:
+    """Serve one client over stdin/stdout until it closes the stream."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    pool = ReaderPool(root, workers)
+    server = build_server(pool, watcher)
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    try:
+        anyio.run(main)
+    finally:
+        pool.close()

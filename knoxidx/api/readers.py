@@ -1,0 +1,83 @@
+"""Read-only access to an index for the servers, safe beside a writer.
+
+sqlite3 connections belong to the thread that opened them, so :class:`ReaderPool` keeps a
+fixed set of threads, each with its own read-only :class:`~knoxidx.index.Index`. Every call
+runs inside one read transaction: it sees one committed state of the index, old or new,
+while a watcher commits (WAL). A connection whose database file was replaced (a rebuild) is
+reopened on the next call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from knoxidx.index import Index
+
+T = TypeVar("T")
+DEFAULT_READERS = 4
+
+
+class ReaderPool:
+    def __init__(self, root: Path, workers: int = DEFAULT_READERS) -> None:
+        self.root = root
+        self._local = threading.local()
+        self._executor = ThreadPoolExecutor(max_workers=workers,
+                                            thread_name_prefix="knoxidx-reader")
+
+    async def run(self, fn: Callable[[Index], T]) -> T:
+        """``fn(index)`` on a reader thread, in one read transaction."""
+        future = self._executor.submit(self._call, fn)
+        return await asyncio.wrap_future(future)
+
+    def call(self, fn: Callable[[Index], T]) -> T:
+        """The same, blocking (for callers outside an event loop)."""
+        return self._executor.submit(self._call, fn).result()
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    def _call(self, fn: Callable[[Index], T]) -> T:
+        index = self._index()
+        conn = index.store.conn
+        conn.execute("BEGIN")  # one snapshot for every query of this call
+        try:
+            return fn(index)
+        finally:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+
+    def _index(self) -> Index:
+        index: Index | None = getattr(self._local, "index", None)
+        identity = _identity(index.store.path) if index is not None else None
+        if index is not None and identity == self._local.identity:
+            return index
+        if index is not None:
+            index.close()
+        index = Index.open_reader(self.root)
+        self._local.index = index
+        self._local.identity = _identity(index.store.path)
+        return index
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def status_of(index: Index, watcher: Any) -> dict[str, Any]:
+    """``Index.status()`` plus what the watcher is doing, if one runs in this process."""
+    data = index.status()
+    state = watcher.snapshot() if watcher is not None else None
+    data["phase"] = state["phase"] if state else "not watching"
+    data["progress"] = state["progress"] if state else None
+    data["watcher"] = state
+    return data

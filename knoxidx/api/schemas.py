@@ -1,0 +1,346 @@
+"""What the HTTP API and the MCP server accept, in one table.
+
+Each :class:`Operation` names an :class:`~knoxidx.index.Index` call, its parameters with their
+types and limits, and a description written for a language model. The HTTP face turns the
+table into routes and ``/openapi.json``, the MCP face into tools with JSON schemas; both parse
+arguments here, so they refuse the same inputs with the same messages and return the same
+shapes (the library's return values, as the CLI's ``--json`` prints them).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from knoxidx.errors import KnoxidxError
+
+# ---- limits ------------------------------------------------------------------------------
+MAX_DEPTH = 10
+MAX_K = 100
+MAX_LIMIT = 1000
+MAX_QUERY_CHARS = 2000
+MAX_NAME_CHARS = 1000
+MAX_PATH_CHARS = 4096
+MIN_CONTEXT_TOKENS = 64
+MAX_CONTEXT_TOKENS = 100_000
+DEFAULT_CONTEXT_TOKENS = 8000
+MAX_SOURCE_LINES = 2000
+MAX_BODY_BYTES = 64 * 1024
+NODE_KINDS = ("Function", "Class", "Interface", "Type", "Variable", "Constant", "Module", "File")
+SEARCH_MODES = ("hybrid", "lexical", "vector")
+LANGUAGES = ("python", "typescript", "tsx", "javascript", "js", "rust", "go", "java")
+
+
+class InputError(KnoxidxError):
+    """A request argument is missing, malformed or out of range (HTTP 400)."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    type: str  # string | integer | boolean
+    description: str
+    required: bool = False
+    default: Any = None
+    minimum: int | None = None
+    maximum: int | None = None
+    max_length: int | None = None
+    enum: tuple[str, ...] | None = None
+    http_name: str | None = None  # the query-string name, when it differs
+    in_path: bool = False  # an HTTP path parameter (``/symbols/{id}``)
+
+    @property
+    def query_name(self) -> str:
+        return self.http_name or self.name
+
+    def schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type, "description": self.description}
+        for key, value in (("minimum", self.minimum), ("maximum", self.maximum),
+                           ("maxLength", self.max_length), ("default", self.default)):
+            if value is not None:
+                out[key] = value
+        if self.enum:
+            out["enum"] = list(self.enum)
+        if self.type == "string" and self.required:
+            out["minLength"] = 1
+        return out
+
+    def parse(self, value: Any, *, from_text: bool, label: str) -> Any:
+        """``value`` as this parameter's type; ``from_text``: it came from a query string."""
+        if value is None or (from_text and value == "" and not self.required):
+            if self.required:
+                raise InputError(f"missing required parameter {label!r}: {self.description}")
+            return self.default
+        if self.type == "integer":
+            return self._integer(value, from_text, label)
+        if self.type == "boolean":
+            return self._boolean(value, from_text, label)
+        if not isinstance(value, str):
+            raise InputError(f"{label!r} must be a string, not {_json_type(value)}")
+        if self.required and not value.strip():
+            raise InputError(f"{label!r} is empty")
+        if self.max_length is not None and len(value) > self.max_length:
+            raise InputError(f"{label!r} is longer than {self.max_length} characters")
+        if self.enum and value not in self.enum:
+            raise InputError(f"{label!r} must be one of {', '.join(self.enum)}, not {value!r}")
+        return value
+
+    def _integer(self, value: Any, from_text: bool, label: str) -> int:
+        if from_text and isinstance(value, str):
+            try:
+                number = int(value.strip(), 10)
+            except ValueError:
+                raise InputError(f"{label!r} must be a whole number, not {value!r}") from None
+        elif isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        else:
+            raise InputError(f"{label!r} must be a whole number, not {_json_type(value)}")
+        if self.minimum is not None and number < self.minimum or \
+                self.maximum is not None and number > self.maximum:
+            raise InputError(
+                f"{label!r} must be from {self.minimum} to {self.maximum}, not {number}"
+                if self.maximum is not None else f"{label!r} must be {self.minimum} or more")
+        return number
+
+    def _boolean(self, value: Any, from_text: bool, label: str) -> bool:
+        if isinstance(value, bool):
+            return value
+        if from_text and isinstance(value, str):
+            lowered = value.strip().lower()
+            if lowered in ("true", "1", "yes", "on"):
+                return True
+            if lowered in ("false", "0", "no", "off"):
+                return False
+        raise InputError(f"{label!r} must be true or false, not {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    tool: str  # the MCP tool's name; "" for HTTP only
+    method: str
+    path: str
+    summary: str
+    description: str
+    params: tuple[Param, ...]
+    call: Callable[[Any, dict[str, Any]], Any]  # (Index, arguments) -> the answer
+    render: Callable[[Any], str] | None = None  # the MCP tool's text (default: JSON)
+
+    def parse(self, raw: Mapping[str, Any], *, from_text: bool) -> dict[str, Any]:
+        """Arguments by parameter name; ``from_text``: HTTP query/path strings, named by
+        their query names; else JSON values (an HTTP body, MCP arguments) named by name."""
+        names = {(p.query_name if from_text else p.name): p for p in self.params}
+        unknown = sorted(set(raw) - names.keys())
+        if unknown:
+            allowed = ", ".join(names) or "none"
+            raise InputError(f"unknown parameter {unknown[0]!r}; {self.path} takes: {allowed}")
+        return {p.name: p.parse(raw.get(key), from_text=from_text, label=key)
+                for key, p in names.items()}
+
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON schema of the arguments (MCP ``inputSchema``, the HTTP body)."""
+        return {
+            "type": "object",
+            "properties": {p.name: p.schema() for p in self.params},
+            "required": [p.name for p in self.params if p.required],
+            "additionalProperties": False,
+        }
+
+    def text(self, data: Any) -> str:
+        if self.render is not None:
+            return self.render(data)
+        return json.dumps(data, ensure_ascii=False, default=str)
+
+
+def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("knoxidx")
+    except PackageNotFoundError:
+        return "0"
+
+
+def _json_type(value: Any) -> str:
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+            list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+# ---- parameters shared by several operations --------------------------------------------
+
+SYMBOL = Param(
+    "symbol", "string",
+    "The symbol: a name ('parse_config'), a qualified name ('app.config.parse_config'), a "
+    "suffix of one ('config.parse_config'), or 'path:line' for the innermost definition "
+    "there ('src/app/config.py:42').", required=True, max_length=MAX_NAME_CHARS)
+
+
+def _depth(default: int) -> Param:
+    return Param("depth", "integer", "How many hops to follow (1 = direct only).",
+                 default=default, minimum=1, maximum=MAX_DEPTH)
+
+
+# ---- how the MCP tools show answers --------------------------------------------------------
+
+
+def render_context(data: dict[str, Any]) -> str:
+    included = sum(1 for i in data["items"] if i["included"])
+    footer = (f"\n\n({data['tokens']} of {data['max_tokens']} tokens; {len(data['blocks'])} "
+              f"blocks covering {included} of {len(data['items'])} candidates)")
+    if not data["markdown"]:
+        return f"Nothing found for {data['query']!r}." + footer
+    return data["markdown"] + footer
+
+
+def render_source(data: dict[str, Any]) -> str:
+    width = len(str(max(data["end_line"], 1)))
+    lines = data["text"].split("\n") if data["text"] else []
+    body = "\n".join(f"{n:>{width}}\t{line}" for n, line in enumerate(lines, data["start_line"]))
+    more = (f"\n(… {data['total_lines'] - data['end_line']} more lines; read on with "
+            f"start_line={data['end_line'] + 1})") if data["end_line"] < data["total_lines"] else ""
+    return f"{data['path']}:{data['start_line']}-{data['end_line']} of {data['total_lines']}\n" \
+        f"{body}{more}"
+
+
+# ---- the table -------------------------------------------------------------------------------
+
+OPERATIONS: tuple[Operation, ...] = (
+    Operation(
+        "search_code", "GET", "/search", "Search the code",
+        "Find where the code that does something lives. Hybrid search over the whole "
+        "repository: words and identifiers (BM25), meaning (embeddings, when the index has "
+        "them) and symbol names. Use it first when you do not know the name of what you need "
+        "('where are failed HTTP requests retried'). Returns ranked chunks with path, line "
+        "range, the enclosing symbol's qualified name (which the graph tools accept), score "
+        "and a snippet; follow up with read_code or get_callers/get_callees.",
+        (
+            Param("query", "string", "What to look for: words, identifiers, or a description.",
+                  required=True, max_length=MAX_QUERY_CHARS, http_name="q"),
+            Param("k", "integer", "How many results.", default=10, minimum=1, maximum=MAX_K),
+            Param("mode", "string", "hybrid (default), lexical (words and names only), or "
+                  "vector (meaning only).", default="hybrid", enum=SEARCH_MODES),
+            Param("language", "string", "Only this language.", enum=LANGUAGES),
+            Param("path", "string", "Only paths matching this glob ('*' crosses '/'), or "
+                  "under this directory.", max_length=MAX_PATH_CHARS),
+        ),
+        lambda idx, a: idx.search(a["query"], k=a["k"], mode=a["mode"],
+                                  language=a["language"], path_glob=a["path"]),
+    ),
+    Operation(
+        "find_symbol", "GET", "/symbols", "Find definitions by name",
+        "Look up definitions (functions, methods, classes, interfaces, types, constants, "
+        "variables, modules, files) by name: exact name first, then a qualified-name suffix "
+        "('config.parse_config'), then a prefix. Returns each definition's id, kind, "
+        "qualified_name, path, start_line/end_line, signature and first doc line. Pass the "
+        "qualified_name (or path:line) to the other tools.",
+        (
+            Param("name", "string", "The name, qualified name, suffix or prefix.",
+                  required=True, max_length=MAX_NAME_CHARS, http_name="q"),
+            Param("kind", "string", "Only definitions of this kind.", enum=NODE_KINDS),
+            Param("limit", "integer", "At most this many.", default=50, minimum=1,
+                  maximum=MAX_LIMIT),
+        ),
+        lambda idx, a: idx.symbols(a["name"], a["kind"], a["limit"]),
+    ),
+    Operation(
+        "", "GET", "/symbols/{id}", "One node by id",
+        "A node by the id that every answer carries.",
+        (Param("id", "integer", "The node id.", required=True, minimum=0, in_path=True),),
+        lambda idx, a: idx.node(a["id"]),
+    ),
+    Operation(
+        "get_callers", "GET", "/callers", "Who calls a symbol",
+        "Who calls a function or method (or constructs a class). depth > 1 follows callers of "
+        "callers. Each hit gives the caller, the call site (site.path, site.line) and the "
+        "edge's confidence: exact (resolved through imports and scopes), inferred (through a "
+        "receiver's type), name (a unique-name guess). An ambiguous name fails with the "
+        "candidates listed: call again with one of their qualified names.",
+        (SYMBOL, _depth(1)),
+        lambda idx, a: idx.callers(a["symbol"], depth=a["depth"]),
+    ),
+    Operation(
+        "get_callees", "GET", "/callees", "What a symbol calls",
+        "What a function or method calls: the resolved definitions, with each call site and "
+        "confidence. depth > 1 follows their callees too. Calls into libraries outside the "
+        "repository are not listed.",
+        (SYMBOL, _depth(1)),
+        lambda idx, a: idx.callees(a["symbol"], depth=a["depth"]),
+    ),
+    Operation(
+        "get_references", "GET", "/refs", "Every reference to a symbol",
+        "Every incoming edge of a symbol, grouped: CalledBy, ReferencedBy (passed as a value), "
+        "UsedBy (type annotations, constants read), SubclassedBy, ImplementedBy, ImportedBy, "
+        "DefinedIn, ContainedIn, each with its site. Use it to see all usages before renaming "
+        "or changing a definition.",
+        (SYMBOL,),
+        lambda idx, a: idx.refs(a["symbol"]),
+    ),
+    Operation(
+        "get_dependencies", "GET", "/deps", "Imports of a file or module",
+        "What a file or module imports (target: a repository-relative path such as "
+        "'src/app/config.py', or a module name such as 'app.config'); reverse=true lists who "
+        "imports it instead. External packages appear as modules without a path.",
+        (
+            Param("target", "string", "A repository-relative file path or a module name.",
+                  required=True, max_length=MAX_PATH_CHARS),
+            Param("reverse", "boolean", "List the importers instead.", default=False),
+            _depth(1),
+        ),
+        lambda idx, a: idx.deps(a["target"], reverse=a["reverse"], depth=a["depth"]),
+    ),
+    Operation(
+        "impact_of_change", "GET", "/impact", "What a change may break",
+        "What may break if a symbol changes: its transitive callers, users, subclasses, "
+        "implementers and importers up to depth hops (default 3), nearest first, and the "
+        "files they are in. Use it before changing a definition that others rely on.",
+        (SYMBOL, _depth(3)),
+        lambda idx, a: idx.impact(a["symbol"], depth=a["depth"]),
+    ),
+    Operation(
+        "build_context", "POST", "/context", "Code to read for a task, in a token budget",
+        "Assemble the code needed to answer a question or make a change, within a token "
+        "budget: search hits plus, through the code graph, the definitions they call, their "
+        "callers, the types they use, their enclosing class's signature and their file's "
+        "imports; ranked by relevance, whole definitions first and signatures for the rest, "
+        "nothing twice. Returns markdown blocks headed 'path:start-end (kind name — why)'. "
+        "Prefer it to many search and read calls when starting on a task.",
+        (
+            Param("query", "string", "The question or task, in words and/or identifiers.",
+                  required=True, max_length=MAX_QUERY_CHARS),
+            Param("max_tokens", "integer", "The token budget of the answer.",
+                  default=DEFAULT_CONTEXT_TOKENS, minimum=MIN_CONTEXT_TOKENS,
+                  maximum=MAX_CONTEXT_TOKENS),
+        ),
+        lambda idx, a: idx.context(a["query"], a["max_tokens"]),
+        render_context,
+    ),
+    Operation(
+        "read_code", "GET", "/source", "Read lines of a file",
+        f"Read lines of a file in the repository: path relative to the repository root (as "
+        f"search hits and symbols give it), start_line/end_line 1-based and inclusive. At "
+        f"most {MAX_SOURCE_LINES} lines per call; total_lines says how far to page. Paths "
+        f"outside the repository, ignored files and .git are refused.",
+        (
+            Param("path", "string", "Repository-relative file path.", required=True,
+                  max_length=MAX_PATH_CHARS),
+            Param("start_line", "integer", "First line (default 1).", minimum=1,
+                  http_name="start"),
+            Param("end_line", "integer", f"Last line (default: start_line + "
+                  f"{MAX_SOURCE_LINES - 1}, or the end).", minimum=1, http_name="end"),
+        ),
+        lambda idx, a: idx.read_source(a["path"], a["start_line"], a["end_line"],
+                                       MAX_SOURCE_LINES),
+        render_source,
+    ),
+)
+
+BY_TOOL = {op.tool: op for op in OPERATIONS if op.tool}
+
+STATUS_DESCRIPTION = (
+    "The state of the index: files, nodes, edges and chunks, how many chunks still wait for "
+    "embeddings, when it last changed, and, when a watcher keeps it fresh, whether an update "
+    "is pending or running (phase, progress). Call it when answers look stale."
+)

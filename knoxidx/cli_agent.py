@@ -1,0 +1,162 @@
+"""``knoxidx watch``, ``serve``, ``mcp`` and ``context``: registered on :data:`knoxidx.cli.main`
+when ``knoxidx.cli`` is imported. Thin: parse, call the library or start a face, print.
+Servers and watchers import their dependencies (watchdog, starlette, uvicorn, mcp) only when
+they start.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from knoxidx.cli import _emit, _open, json_option, main, path_argument
+
+debounce_option = click.option(
+    "--debounce-ms", type=click.IntRange(10, 60_000), default=150, show_default=True,
+    help="Apply changes after this many milliseconds without a new one.")
+
+
+@main.command("watch")
+@path_argument
+@debounce_option
+@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
+              help="Worker processes for big batches (default: CPU count).")
+@click.option("--graph-only", is_flag=True, help="Skip chunking and search indexes.")
+@click.option("--wait", is_flag=True, help="Wait for another writer instead of failing.")
+@click.option("--reconcile-s", type=click.FloatRange(0), default=300, show_default=True,
+              help="When idle this long, re-check the whole tree (0: never).")
+@json_option
+def watch_cmd(path: str, debounce_ms: int, jobs: int | None, graph_only: bool, wait: bool,
+              reconcile_s: float, as_json: bool) -> None:
+    """Keep the index of PATH up to date as files change, until Ctrl-C or SIGTERM.
+
+    Holds the index's writer lock while it runs (so `knoxidx index` beside it reports the
+    index locked), starts with a normal update, then applies each burst of changes as one
+    incremental update and logs one line per batch (--json: JSON lines).
+    """
+    from knoxidx.watch import Watcher, line_emitter
+
+    watcher = Watcher(path, debounce_ms=debounce_ms, retrieval=not graph_only, jobs=jobs,
+                      wait=wait, reconcile_s=reconcile_s,
+                      emit=line_emitter(sys.stdout, as_json))
+    with _graceful(watcher.request_stop):
+        watcher.run()
+
+
+@main.command("serve")
+@path_argument
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; anything but loopback needs $KNOXIDX_TOKEN.")
+@click.option("--port", type=click.IntRange(0, 65535), default=7411, show_default=True,
+              help="Port (0: any free one; the address is printed).")
+@click.option("--watch", is_flag=True, help="Also keep the index up to date (a watcher).")
+@debounce_option
+@click.option("--workers", type=click.IntRange(1, 64), default=4, show_default=True,
+              help="Reader threads (each holds its own read-only connection).")
+@click.option("--access-log", is_flag=True, help="Log every request.")
+def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, workers: int,
+              access_log: bool) -> None:
+    """Serve the index of PATH over HTTP, read-only (OpenAPI at /openapi.json).
+
+    \b
+    Endpoints: /health /status /symbols /symbols/{id} /callers /callees /refs /deps
+    /impact /search /source (GET) and /context (POST {"query", "max_tokens"}).
+    With $KNOXIDX_TOKEN set, requests need 'Authorization: Bearer <token>'.
+    """
+    from knoxidx.api.http import TOKEN_ENV, bind, create_app, is_loopback, run_server
+
+    token = os.environ.get(TOKEN_ENV) or None
+    if not is_loopback(host) and token is None:
+        raise click.UsageError(
+            f"--host {host} would expose the code to the network: set {TOKEN_ENV} to a secret "
+            f"(clients then send 'Authorization: Bearer <token>'), or keep 127.0.0.1")
+    watcher, root = _start_watcher(path, watch, debounce_ms)
+    try:
+        sock = bind(host, port)
+        shown = f"[{host}]" if ":" in host else host
+        click.echo(f"knoxidx: serving {root} on http://{shown}:{sock.getsockname()[1]} "
+                   f"({'watching, ' if watcher else ''}OpenAPI at /openapi.json)", err=True)
+        run_server(create_app(root, token=token, watcher=watcher, workers=workers), sock,
+                   access_log=access_log, log_level="info" if access_log else "warning")
+    finally:
+        if watcher is not None:
+            watcher.stop()
+
+
+@main.command("mcp")
+@path_argument
+@click.option("--watch", is_flag=True, help="Also keep the index up to date (a watcher).")
+@debounce_option
+def mcp_cmd(path: str, watch: bool, debounce_ms: int) -> None:
+    """Serve the index of PATH to an MCP client over stdio (tools: search_code, find_symbol,
+    get_callers, get_callees, get_references, get_dependencies, impact_of_change,
+    build_context, read_code, index_status)."""
+    from knoxidx.api.mcp_server import run_stdio
+
+    watcher, root = _start_watcher(path, watch, debounce_ms)
+    try:
+        run_stdio(root, watcher)
+    finally:
+        if watcher is not None:
+            watcher.stop()
+
+
+@main.command("context")
+@click.argument("query")
+@path_argument
+@click.option("--max-tokens", type=click.IntRange(64, 200_000), default=8000,
+              show_default=True, help="Token budget of the answer (the model's tokenizer).")
+@json_option
+def context_cmd(query: str, path: str, max_tokens: int, as_json: bool) -> None:
+    """The code to read for QUERY, packed into --max-tokens: search hits, then what they call,
+    their callers, the types they use, their class and their imports, ranked (markdown; --json
+    adds each item's scores and reasons)."""
+    with _open(path) as idx:
+        data = idx.context(query, max_tokens)
+
+    def human(d: dict[str, Any]) -> None:
+        click.echo(d["markdown"] or f"nothing found for {query!r}")
+        click.echo(f"{len(d['blocks'])} blocks, {d['tokens']} of {d['max_tokens']} tokens",
+                   err=True)
+
+    _emit(data, as_json, human)
+
+
+def _start_watcher(path: str, watch: bool, debounce_ms: int) -> tuple[Any, Path]:
+    """A running watcher (logging to stderr) and the index root; or no watcher and the root
+    of the existing index."""
+    if not watch:
+        with _open(path) as idx:
+            return None, idx.root
+    from knoxidx.watch import Watcher, line_emitter
+
+    watcher = Watcher(path, debounce_ms=debounce_ms, emit=line_emitter(sys.stderr, False))
+    watcher.start()
+    return watcher, Path(watcher.status.root)
+
+
+@contextmanager
+def _graceful(stop: Any) -> Iterator[None]:
+    """SIGINT/SIGTERM ask ``stop()`` (the update in progress finishes); a second one
+    interrupts at once (the update's transaction rolls back: nothing is lost)."""
+    asked: list[int] = []
+
+    def handler(signum: int, frame: Any) -> None:
+        if asked:
+            raise KeyboardInterrupt
+        asked.append(signum)
+        stop()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
