@@ -81,10 +81,12 @@ def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, wo
     try:
         sock = bind(host, port)
         shown = f"[{host}]" if ":" in host else host
-        click.echo(f"knoxidx: serving {root} on http://{shown}:{sock.getsockname()[1]} "
-                   f"({'watching, ' if watcher else ''}OpenAPI at /openapi.json)", err=True)
-        run_server(create_app(root, token=token, watcher=watcher, workers=workers), sock,
-                   access_log=access_log, log_level="info" if access_log else "warning")
+        banner = (f"knoxidx: serving {root} on http://{shown}:{sock.getsockname()[1]} "
+                  f"({'watching, ' if watcher else ''}OpenAPI at /openapi.json)")
+        app = create_app(root, token=token, watcher=watcher, workers=workers,
+                         on_ready=lambda: click.echo(banner, err=True))
+        run_server(app, sock, access_log=access_log,
+                   log_level="info" if access_log else "warning")
     finally:
         if watcher is not None:
             watcher.stop()

@@ -97,12 +97,13 @@ class _Changes:
 
     def add(self, paths: list[str], resync: bool = False) -> None:
         with self.cond:
-            now = time.monotonic()
-            if not self.paths:
-                self.first = now
-            self.last = now
-            self.events += 1
-            self.paths.update(dict.fromkeys(paths))
+            if paths:
+                now = time.monotonic()
+                if not self.paths:
+                    self.first = now
+                self.last = now
+                self.events += 1
+                self.paths.update(dict.fromkeys(paths))
             self.resync = self.resync or resync
             self.cond.notify_all()
 
@@ -256,10 +257,9 @@ class Watcher:
                 continue
             reason, paths, events, resync = batch
             if resync:
-                watches.sync()  # before the update: what it finds will be watched
-            if reason == "changes" and not paths:
-                self._set(phase="idle")
-                continue  # only a skipped directory came or went
+                watches.sync()
+            if reason == "resync" or (reason == "changes" and not paths):
+                continue
             try:
                 self._apply(index, reason, paths, events)
                 failures = 0
@@ -276,16 +276,20 @@ class Watcher:
                 not_before = time.monotonic() + delay
 
     def _wait_batch(self, not_before: float) -> tuple[str, list[str], int, bool] | None:
-        """The next batch once it is due: after ``debounce`` of quiet, or ``max_delay`` after
-        its first event, not while git holds its index lock (up to GIT_HOLD_S); a reconcile
-        when idle for ``reconcile_s``. None when stopping."""
+        """The next thing to do: ``resync`` the watches at once when a top-level directory
+        came or went; a batch of ``changes`` once due (after ``debounce`` of quiet, or
+        ``max_delay`` after its first event, not while git holds its index lock, up to
+        GIT_HOLD_S); a ``reconcile`` when idle for ``reconcile_s``. None when stopping."""
         changes = self._changes
         git_lock = self.root / ".git" / "index.lock"
         idle_since = time.monotonic()
         with changes.cond:
             while not self._stop.is_set():
                 now = time.monotonic()
-                if not changes.paths and not changes.resync:
+                if changes.resync:  # watch a new top-level directory now, not at the batch:
+                    changes.resync = False  # the rest of a burst inside it then counts
+                    return "resync", [], 0, True
+                if not changes.paths:
                     if self.reconcile_s and now - idle_since >= self.reconcile_s:
                         return "reconcile", [], 0, False
                     changes.cond.wait(0.5)
@@ -297,8 +301,7 @@ class Watcher:
                         changes.cond.wait(self.debounce)
                         continue
                     paths, events = changes.take()
-                    resync, changes.resync = changes.resync, False
-                    return "changes", paths, events, resync
+                    return "changes", paths, events, False
                 wait = max(self.debounce - quiet, not_before - now)
                 if age < self.max_delay:
                     wait = min(wait, self.max_delay - age)

@@ -20,7 +20,9 @@ import hmac
 import ipaddress
 import json
 import logging
+import signal
 import socket
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -103,9 +105,11 @@ def error_for(exc: KnoxidxError) -> JSON:
 
 
 def create_app(root: Path, *, token: str | None = None, watcher: Any = None,
-               workers: int = DEFAULT_READERS, loopback_hosts_only: bool | None = None) -> Starlette:
+               workers: int = DEFAULT_READERS, loopback_hosts_only: bool | None = None,
+               on_ready: Callable[[], None] | None = None) -> Starlette:
     """The ASGI app over the index at ``root``. ``loopback_hosts_only`` (default: when there
-    is no token) refuses requests whose ``Host`` is not a loopback name."""
+    is no token) refuses requests whose ``Host`` is not a loopback name; ``on_ready`` runs
+    once the server is up (its signal handlers in place)."""
     pool = ReaderPool(root, workers)
 
     async def health(request: Request) -> Response:
@@ -131,6 +135,8 @@ def create_app(root: Path, *, token: str | None = None, watcher: Any = None,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if on_ready is not None:
+            on_ready()
         try:
             yield
         finally:
@@ -337,9 +343,21 @@ def bind(host: str, port: int) -> socket.socket:
 
 def run_server(app: Starlette, sock: socket.socket, *, access_log: bool = False,
                log_level: str = "warning") -> None:
-    """Serve until SIGINT/SIGTERM (uvicorn's graceful shutdown)."""
+    """Serve until SIGINT/SIGTERM: uvicorn's graceful shutdown, then return normally (uvicorn
+    re-raises the signal it caught once it has stopped; the no-op handlers installed here
+    receive it, so the caller's cleanup runs and the exit status is 0)."""
     import uvicorn
 
     config = uvicorn.Config(app, log_level=log_level, access_log=access_log,
                             lifespan="on", server_header=False, timeout_graceful_shutdown=5)
-    uvicorn.Server(config).run(sockets=[sock])
+    server = uvicorn.Server(config)
+    if threading.current_thread() is not threading.main_thread():
+        server.run(sockets=[sock])
+        return
+    signals = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.signal(sig, lambda signum, frame: None) for sig in signals}
+    try:
+        server.run(sockets=[sock])
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

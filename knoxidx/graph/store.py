@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import pickle
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from knoxidx.errors import CorruptIndexError, IndexLockedError, IndexNotFoundError
-from knoxidx.indexer.facts import FileFacts
+from knoxidx.indexer.facts import FileFacts, load_facts
 
 SCHEMA_VERSION = 2
 INDEX_DIR = ".knoxidx"
@@ -72,10 +71,6 @@ _NODE_INSERT = (
     f"INSERT OR REPLACE INTO nodes({', '.join(NODE_COLUMNS)})"
     f" VALUES ({','.join('?' * len(NODE_COLUMNS))})"
 )
-
-
-def dump_facts(facts: FileFacts) -> bytes:
-    return pickle.dumps(facts, protocol=5)
 
 
 class FileState(NamedTuple):
@@ -273,7 +268,7 @@ class SQLiteStore:
         self, path: str, language: str, size: int, mtime_ns: int, hash_: str, lines: int,
         status: str, message: str, iface: str, blob: bytes | None,
     ) -> int:
-        """``blob`` is the file's pickled FileFacts (see :func:`dump_facts`)."""
+        """``blob`` is the file's FileFacts as :func:`knoxidx.indexer.facts.dump_facts` wrote it."""
         row = self.conn.execute(
             "INSERT INTO files(path, language, size, mtime_ns, hash, lines, status, message, iface,"
             " facts) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET"
@@ -291,7 +286,7 @@ class SQLiteStore:
 
     def load_facts(self, path: str) -> FileFacts | None:
         row = self.conn.execute("SELECT facts FROM files WHERE path=?", (path,)).fetchone()
-        return pickle.loads(row[0]) if row and row[0] is not None else None
+        return load_facts(row[0]) if row and row[0] is not None else None
 
     def all_fact_blobs(self) -> Iterator[tuple[str, bytes]]:
         yield from self.conn.execute("SELECT path, facts FROM files WHERE facts IS NOT NULL")

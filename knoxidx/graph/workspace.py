@@ -6,17 +6,16 @@ keys are written, so what the store answers is already the new state.
 
 from __future__ import annotations
 
-import pickle
 from collections import defaultdict
 from typing import Any
 
 from knoxidx.graph.store import SQLiteStore
-from knoxidx.indexer.facts import FileFacts
+from knoxidx.indexer.facts import FileFacts, load_facts
 
 
 class StoreWorkspace:
     def __init__(self, store: SQLiteStore, layout: Any, blobs: dict[str, bytes]) -> None:
-        """``blobs``: pickled facts of the files this update wrote, unpickled on first use."""
+        """``blobs``: serialised facts of the files this update wrote, loaded on use."""
         self.store = store
         self.layout = layout
         self._blobs = dict(blobs)
@@ -49,9 +48,9 @@ class StoreWorkspace:
         self._owned = owned
 
     def facts(self, path: str) -> FileFacts | None:
-        """Unpickled on each call: the resolver keeps what it uses (a bounded cache)."""
+        """Loaded on each call: the resolver keeps what it uses (a bounded cache)."""
         blob = self._blobs.get(path)
-        return pickle.loads(blob) if blob is not None else self.store.load_facts(path)
+        return load_facts(blob) if blob is not None else self.store.load_facts(path)
 
     def module_paths(self, family: str, key: str) -> tuple[str, ...]:
         k = (family, key)

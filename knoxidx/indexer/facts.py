@@ -2,11 +2,12 @@
 
 These are ``NamedTuple`` rather than frozen dataclasses on purpose: extraction makes hundreds of
 thousands of them per run and ships them between processes, and a NamedTuple is built and
-pickled several times faster while reading the same way.
+serialised several times faster while reading the same way.
 """
 
 from __future__ import annotations
 
+import marshal
 from typing import NamedTuple
 
 NamePath = tuple[str, ...]
@@ -84,3 +85,26 @@ class RefKind:
     VALUE = "value"  # a name used as a value (callback, constant read)
     EXTENDS = "extends"  # base class / base interface of the enclosing definition
     IMPLEMENTS = "implements"
+
+
+def dump_facts(facts: FileFacts) -> bytes:
+    """Facts as bytes for the index: ``marshal`` of plain tuples, several times faster than
+    pickling NamedTuples (pickle calls ``__getnewargs__`` in Python for every record). The
+    format is tied to the Python version, which the engine fingerprint includes."""
+    return marshal.dumps((
+        facts.path, facts.language, facts.package, facts.lines, facts.error_nodes,
+        tuple(map(tuple, facts.defs)), tuple(map(tuple, facts.refs)),
+        tuple(map(tuple, facts.imports)), tuple(map(tuple, facts.bindings)),
+        tuple(map(tuple, facts.impls)),
+    ))
+
+
+def load_facts(blob: bytes) -> FileFacts:
+    path, language, package, lines, errors, defs, refs, imports, bindings, impls = \
+        marshal.loads(blob)
+    return FileFacts(
+        path, language, package, lines, errors,
+        tuple(map(Definition._make, defs)), tuple(map(Reference._make, refs)),
+        tuple(map(Import._make, imports)), tuple(map(Binding._make, bindings)),
+        tuple(map(Impl._make, impls)),
+    )

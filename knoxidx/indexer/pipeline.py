@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import time
 from functools import cache
 from collections import Counter
@@ -184,7 +185,7 @@ def engine_fingerprint() -> str:
     import xxhash
 
     package = Path(__file__).resolve().parent.parent
-    h = xxhash.xxh3_64()
+    h = xxhash.xxh3_64(sys.version.encode())  # facts are stored with marshal
     for sub in ("indexer", "graph"):
         for path in sorted((package / sub).rglob("*")):
             if path.suffix in (".py", ".scm") or path.name == "BASE":

@@ -15,10 +15,9 @@ import xxhash
 
 from knoxidx.graph.model import NodeKind, file_node_id
 from knoxidx.graph.resolve import FUNCTION, TYPE_KINDS, definition_ids
-from knoxidx.graph.store import dump_facts
 from knoxidx.indexer.discovery import SourceFile
 from knoxidx.indexer.extract import extract
-from knoxidx.indexer.facts import FileFacts, RefKind
+from knoxidx.indexer.facts import FileFacts, RefKind, dump_facts
 from knoxidx.indexer.languages import BY_NAME
 
 BINARY_SNIFF = 8192
@@ -34,7 +33,7 @@ class ReadResult:
     status: str  # ok | unchanged | binary | unreadable | error
     hash: str = ""
     message: str = ""
-    blob: bytes | None = None  # pickled FileFacts, stored as is
+    blob: bytes | None = None  # serialised FileFacts (dump_facts), stored as is
     iface: str = ""
     lines: int = 0
     rows: list[tuple] | None = None  # node rows, file_id appended by the writer

@@ -10,6 +10,7 @@ log line and its reason in ``skipped``, never fatal: lexical search always answe
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -17,7 +18,7 @@ from typing import Protocol
 from knoxidx.retrieval.embedders import Embedder
 from knoxidx.retrieval.errors import RetrievalError
 from knoxidx.retrieval.store import ChunkFilter, ChunkStore, StoredChunk
-from knoxidx.retrieval.terms import unique_terms
+from knoxidx.retrieval.terms import content_terms, line_terms
 from knoxidx.retrieval.vectors import VectorIndex, from_blobs
 
 log = logging.getLogger(__name__)
@@ -85,7 +86,7 @@ class HybridSearch:
     # ---- sources -----------------------------------------------------------------------------
 
     def lexical(self, query: str) -> list[tuple[int, float]]:
-        return self.store.lexical_search(unique_terms([query]), self.candidates, self._filter)
+        return self.store.lexical_search(content_terms(query), self.candidates, self._filter)
 
     def vector(self, query: str) -> list[tuple[int, float]]:
         if self.embedder is None:
@@ -244,15 +245,17 @@ def snippet(
 def best_line(text: str, query: str) -> int:
     """The 0-based index of the line sharing most words with the query (0 if none); lines are
     split on ``\\n`` only, as the chunker counts them."""
-    lines = text.split("\n")
-    wanted = set(unique_terms([query]))
+    wanted = set(content_terms(query))
+    if not wanted:
+        return 0
+    # every term of a line is a substring of the line lower-cased: lines without any are skipped
+    # by one regex search instead of being split into terms
+    probe = re.compile("|".join(map(re.escape, sorted(wanted, key=len, reverse=True))))
     best, best_score = 0, 0
-    for number, line in enumerate(lines):
-        # every term of a line is a substring of it lower-cased: skip lines sharing none cheaply
-        lowered = line.lower()
-        if not any(word in lowered for word in wanted):
+    for number, line in enumerate(text.split("\n")):
+        if probe.search(line.lower()) is None:
             continue
-        score = len(wanted.intersection(unique_terms([line])))
+        score = len(wanted.intersection(line_terms(line)))
         if score > best_score:
             best, best_score = number, score
     return best

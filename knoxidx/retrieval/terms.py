@@ -57,6 +57,26 @@ def index_text(text: str) -> str:
     return " ".join(out)
 
 
+# English function words: in a question ("where is the csrf token checked") they match nearly
+# every chunk, which costs BM25 time and adds nothing; dropped from lexical queries (when
+# something else is left) and from snippet scoring, kept for the embedding model.
+STOP_WORDS = frozenset(
+    "a an the of to in on at by for with from and or is are was be been it its this that "
+    "these those how what where which when who why do does did i we you my our me us".split()
+)
+
+
+def content_terms(text: str) -> list[str]:
+    """The query's terms without English function words (all of them if that leaves none)."""
+    words = unique_terms([text])
+    return [w for w in words if w not in STOP_WORDS] or words
+
+
+def line_terms(line: str) -> set[str]:
+    """``set(terms(line))``, through the expansion cache of :func:`index_text`."""
+    return set(index_text(line).split())
+
+
 def unique_terms(texts: Iterable[str]) -> list[str]:
     seen: dict[str, None] = {}
     for text in texts:
