@@ -327,7 +327,7 @@ class MiniLM:
         self, folder: Path | None = None, *, max_tokens: int = 256, threads: int = 0
     ) -> None:
         try:
-            import onnxruntime as ort
+            import onnxruntime  # noqa: F401  (here for the message below; used in _session)
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise ModelUnavailableError(

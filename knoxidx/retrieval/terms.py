@@ -60,10 +60,12 @@ def index_text(text: str) -> str:
 # English function words: in a question ("where is the csrf token checked") they match nearly
 # every chunk, which costs BM25 time and adds nothing; dropped from lexical queries (when
 # something else is left) and from snippet scoring, kept for the embedding model.
-STOP_WORDS = frozenset(
-    "a an the of to in on at by for with from and or is are was be been it its this that "
-    "these those how what where which when who why do does did i we you my our me us".split()
-)
+STOP_WORDS = frozenset({
+    "a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "with", "from", "and", "or",
+    "is", "are", "was", "be", "been", "it", "its", "this", "that", "these", "those", "how",
+    "what", "where", "which", "when", "who", "why", "do", "does", "did", "i", "we", "you", "my",
+    "our", "me", "us",
+})
 
 
 def content_terms(text: str) -> list[str]:

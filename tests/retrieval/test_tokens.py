@@ -1,0 +1,47 @@
+"""The token counter's word shortcut must give exactly the tokenizer's own counts."""
+
+from __future__ import annotations
+
+import random
+
+from retrieval_support import SITE_PACKAGES
+
+from knoxidx.retrieval.chunker import split_lines
+from knoxidx.retrieval.tokens import default_counter
+
+TRICKY = [
+    "",
+    "\n",
+    "    return self._cache[key]  # hit\n",
+    "x = a_b__c + CamelCaseHTTP2Thing - 0x1F * 3.14e-10\n",
+    "s = 'caf\u00e9 na\u00efve \u00c5ngstr\u00f6m'\n",  # accents (stripped by BERT's normaliser)
+    "print('\u4e2d\u6587 mixed with words')\n",  # CJK characters are split one by one
+    "tab\tseparated\rcarriage\n",
+    "form\x0cfeed and vertical\x0btab\x1fjoin\n",  # control characters are deleted
+    "fill in the [MASK] and [CLS] tokens, [mask] too\n",  # special tokens match whole
+    "a" * 150 + " long words become [UNK]\n",
+    "emoji \U0001f600 and symbols \u00a9 \u2192 \u2026\n",
+    "~!@#$%^&*()_+`-={}|[]\\:\";'<>?,./\n",
+]
+
+
+def test_fast_counts_equal_the_tokenizer_on_tricky_lines() -> None:
+    counter = default_counter()
+    assert counter.count_many(TRICKY) == [counter.count(t) for t in TRICKY]
+
+
+def test_fast_counts_equal_the_tokenizer_on_real_code() -> None:
+    counter = default_counter()
+    files = [
+        p
+        for package in ("click", "rich", "pygments", "markdown_it", "hypothesis")
+        for p in sorted((SITE_PACKAGES / package).rglob("*"))
+        if p.suffix in (".py", ".md", ".js", ".txt") and p.stat().st_size < 40_000
+    ]
+    lines: list[str] = []
+    for path in random.Random(7).sample(files, 30):
+        lines.extend(split_lines(path.read_text(encoding="utf-8", errors="replace")))
+    fast = counter.count_many(lines)
+    encodings = counter._tokenizer.encode_batch(lines, add_special_tokens=False)
+    assert fast == [len(e.ids) for e in encodings]
+    assert counter.count_many(lines) == fast  # and again, from the word cache
