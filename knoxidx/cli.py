@@ -125,6 +125,13 @@ def _print_report(data: dict) -> None:
     )
     if data["skipped"]:
         click.echo("skipped: " + ", ".join(f"{v} {k}" for k, v in sorted(data["skipped"].items())))
+    r = data.get("retrieval") or {}
+    if r:
+        click.echo(
+            f"search: {r.get('chunks', 0)} chunks ({r.get('added', 0)} new, "
+            f"{r.get('removed', 0)} removed), {r.get('pending', 0)} to embed "
+            f"(`knoxidx embed`), in {r.get('seconds', 0):.2f}s"
+        )
     for line in data["warnings"][:20]:
         click.echo(f"warning: {line}", err=True)
     if len(data["warnings"]) > 20:
