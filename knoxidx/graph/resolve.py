@@ -48,7 +48,7 @@ USES = EdgeType.USES.value
 REFERENCES = EdgeType.REFERENCES.value
 TYPE_KINDS = frozenset({CLASS, INTERFACE, TYPE})
 MAX_DEPTH = 12
-INDEX_CACHE_FILES = 4000
+INDEX_CACHE_FILES = 1500
 
 
 class Workspace(Protocol):
