@@ -74,34 +74,48 @@ def index_cmd(path: str, jobs: int | None, max_file_size: int, wait: bool, rebui
     from knoxidx.index import Index
 
     if rebuild:
-        _drop_index(Path(path))
+        _drop_corrupt_index(Path(path))
     with Index.open(path, create=True) as idx:
         if idx.store.rebuilt_reason and not as_json:
             click.echo(idx.store.rebuilt_reason, err=True)
         progress, finish = _progress_bar(enabled=not as_json and sys.stderr.isatty())
         try:
             report = idx.update(jobs=jobs, max_bytes=max_file_size, progress=progress, wait=wait,
-                                retrieval=not graph_only, embed=embed)
+                                retrieval=not graph_only, embed=embed, rebuild=rebuild)
         finally:
             finish()
         data = {"root": str(idx.root), **report.as_dict()}
     _emit(data, as_json, _print_report)
 
 
-def _drop_index(path: Path) -> None:
-    from knoxidx.graph.store import DB_NAME, INDEX_DIR
+def _drop_corrupt_index(path: Path) -> None:
+    """--rebuild of a database SQLite cannot open: remove its files (a readable one is reset
+    under the writer lock instead, so a running watcher's index is never pulled away)."""
+    from knoxidx.errors import CorruptIndexError
+    from knoxidx.graph.store import DB_NAME, INDEX_DIR, SQLiteStore
 
-    for suffix in ("", "-wal", "-shm"):
-        target = path / INDEX_DIR / (DB_NAME + suffix)
-        if target.exists():
-            target.unlink()
+    try:
+        SQLiteStore.open(path.resolve(), create=False).close()
+    except CorruptIndexError:
+        for suffix in ("", "-wal", "-shm"):
+            target = path / INDEX_DIR / (DB_NAME + suffix)
+            if target.exists():
+                target.unlink()
+    except KnoxidxError:
+        pass
 
 
 def _progress_bar(enabled: bool) -> tuple[Callable[[str, int, int], None] | None,
                                           Callable[[], None]]:
     if not enabled:
         return None, lambda: None
-    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     bar = Progress(TextColumn("{task.description:>8}"), BarColumn(), TaskProgressColumn(),
                    TimeRemainingColumn(), transient=True)
@@ -294,5 +308,7 @@ def run() -> None:
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
-from knoxidx import cli_retrieval  # noqa: E402,F401  (registers search/embed)
-from knoxidx import cli_agent  # noqa: E402,F401  (registers watch/serve/mcp/context)
+from knoxidx import (
+    cli_agent,  # noqa: F401  (registers watch/serve/mcp/context)
+    cli_retrieval,  # noqa: F401  (registers search/embed)
+)

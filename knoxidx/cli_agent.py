@@ -30,7 +30,7 @@ debounce_option = click.option(
               help="Worker processes for big batches (default: CPU count).")
 @click.option("--graph-only", is_flag=True, help="Skip chunking and search indexes.")
 @click.option("--wait", is_flag=True, help="Wait for another writer instead of failing.")
-@click.option("--reconcile-s", type=click.FloatRange(0), default=300, show_default=True,
+@click.option("--reconcile-s", type=click.FloatRange(0), default=120, show_default=True,
               help="When idle this long, re-check the whole tree (0: never).")
 @json_option
 def watch_cmd(path: str, debounce_ms: int, jobs: int | None, graph_only: bool, wait: bool,

@@ -10,7 +10,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from knoxidx.errors import AmbiguousSymbolError, BadPathError, IndexNotFoundError, SymbolNotFoundError
+from knoxidx.errors import (
+    AmbiguousSymbolError,
+    BadPathError,
+    IndexNotFoundError,
+    SymbolNotFoundError,
+)
 from knoxidx.graph import traverse
 from knoxidx.graph.model import EdgeType
 from knoxidx.graph.store import GraphQueries, SQLiteStore, WriteLock, find_index_root
@@ -56,7 +61,7 @@ class Index:
 
     def update(self, *, jobs: int | None = None, max_bytes: int | None = None,
                progress: Any = None, wait: bool = False, retrieval: bool = True,
-               embed: bool = False) -> Any:
+               embed: bool = False, rebuild: bool = False) -> Any:
         """Bring the index up to date: the graph (one transaction), then, unless
         ``retrieval`` is off, chunks and lexical search for the changed files; with ``embed``
         the pending chunks are embedded too (interruptible, resumed by a later run)."""
@@ -66,6 +71,8 @@ class Index:
         lock = WriteLock(self.store.path.parent)
         lock.acquire(wait=wait)
         try:
+            if rebuild:  # under the lock: never drop an index another writer is using
+                self.store.reset()
             report = update_index(self.root, self.store, jobs=jobs,
                                   max_bytes=max_bytes or DEFAULT_MAX_BYTES, progress=progress)
             if retrieval:
@@ -228,7 +235,8 @@ class Index:
             lock.release()
 
     def update_held(self, *, jobs: int | None = None, max_bytes: int | None = None,
-                    progress: Any = None, retrieval: bool = True, embed: bool = False) -> Any:
+                    progress: Any = None, retrieval: bool = True, embed: bool = False,
+                    discovered: Any = None) -> Any:
         """:meth:`update` for a caller that already holds the lock through :meth:`writer`."""
         from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES
         from knoxidx.indexer.pipeline import update_index
@@ -236,7 +244,8 @@ class Index:
         if getattr(self, "_held_lock", None) is None:
             raise RuntimeError("update_held() needs the writer lock: use `with index.writer():`")
         report = update_index(self.root, self.store, jobs=jobs,
-                              max_bytes=max_bytes or DEFAULT_MAX_BYTES, progress=progress)
+                              max_bytes=max_bytes or DEFAULT_MAX_BYTES, progress=progress,
+                              discovered=discovered)
         if retrieval:
             from knoxidx.retrieval.api import update_retrieval
 

@@ -43,7 +43,8 @@ def check_relative(path: Any) -> str:
     if "\\" in path:
         raise BadPathError("the path holds a backslash; use '/' between directories")
     if _ENCODED.search(path):
-        raise BadPathError("the path holds a percent-encoded '.', '/', '\\' or NUL; send it decoded")
+        raise BadPathError(
+            "the path holds a percent-encoded '.', '/', '\\' or NUL; send it decoded")
     pure = PurePosixPath(path)
     if pure.is_absolute() or path.startswith("~"):
         raise BadPathError(f"{path!r} is absolute; pass a path relative to the repository root")

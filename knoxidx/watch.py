@@ -7,11 +7,17 @@ are filtered where they arrive, with discovery's own rules (:mod:`knoxidx.indexe
 so changes under ``.git``, ``.knoxidx``, ``node_modules`` or ignored paths never schedule
 anything; the big skipped directories at the top of the repository are not even watched.
 Relevant paths are debounced: after ``debounce_ms`` of quiet (or ``max_delay_ms`` of steady
-events) the batch is applied as ONE incremental update (one transaction). Because an update
-compares every file with the index, a batch does not need each path right: an editor's atomic
-save (temp file, rename), a deleted directory or a ``git checkout`` of thousands of files all
-come out right, and while ``.git/index.lock`` exists (git is mid-operation) the batch waits.
-A failed update is retried with backoff; a corrupt index stops the watcher.
+events) the batch is applied as ONE incremental update (one transaction), and while
+``.git/index.lock`` exists (git is mid-operation) the batch waits for it.
+
+The update compares files with the index by size and mtime, so a batch need not describe each
+change exactly: an editor's atomic save (temp file, rename), a deleted or moved directory, or a
+``git checkout`` of thousands of files all come out right. For a batch of plain file events
+the update is told which files to look at again instead of walking the tree
+(:class:`~knoxidx.indexer.watch_filter.DiscoveryCache`); a directory event, an ignore file, a
+manifest or a layout config makes it walk the whole tree, and so does an idle watcher every
+``reconcile_s`` seconds (events the kernel dropped). A failed update is retried with backoff;
+a corrupt index stops the watcher.
 """
 
 from __future__ import annotations
@@ -25,15 +31,15 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from knoxidx.errors import CorruptIndexError, IndexNotFoundError
-from knoxidx.indexer.watch_filter import RepoPathFilter
+from knoxidx.indexer.watch_filter import TRIGGER_NAMES, DiscoveryCache, RepoPathFilter
 
 DEFAULT_DEBOUNCE_MS = 150
 GIT_HOLD_S = 30.0  # the longest a batch waits for a git operation to finish
 RETRY_DELAYS_S = (1.0, 2.0, 5.0, 10.0, 30.0)
-DEFAULT_RECONCILE_S = 300.0  # an idle watcher re-checks the tree this often (missed events)
+DEFAULT_RECONCILE_S = 120.0  # an idle watcher re-walks the tree this often (missed events)
 SAMPLE_PATHS = 20
 
 log = logging.getLogger(__name__)
@@ -46,6 +52,7 @@ class BatchReport:
 
     batch: int
     reason: str  # start | changes | reconcile
+    discovery: str  # full: the tree walked; incremental: only the batch's files looked at
     events: int  # file events that passed the filter
     paths: int  # distinct paths among them
     sample: tuple[str, ...]
@@ -83,6 +90,13 @@ class WatchStatus:
     started_at: str = field(default_factory=lambda: _now())
 
 
+class _Batch(NamedTuple):
+    reason: str  # start | changes | reconcile | resync (only the watches change)
+    paths: list[str]
+    events: int
+    full_scan: bool
+
+
 class _Changes:
     """Paths seen since the last batch: the debounce state shared by the observer's thread
     (which adds) and the watcher's loop (which takes)."""
@@ -94,9 +108,11 @@ class _Changes:
         self.first = 0.0
         self.last = 0.0
         self.resync = False  # the set of watched top-level directories may have changed
+        self.full_scan = False  # something structural changed: walk the whole tree again
 
-    def add(self, paths: list[str], resync: bool = False) -> None:
+    def add(self, paths: list[str], resync: bool = False, full_scan: bool = False) -> None:
         with self.cond:
+            self.full_scan = self.full_scan or full_scan
             if paths:
                 now = time.monotonic()
                 if not self.paths:
@@ -107,10 +123,10 @@ class _Changes:
             self.resync = self.resync or resync
             self.cond.notify_all()
 
-    def take(self) -> tuple[list[str], int]:
-        paths, events = list(self.paths), self.events
-        self.paths, self.events = {}, 0
-        return paths, events
+    def take(self) -> tuple[list[str], int, bool]:
+        paths, events, full_scan = list(self.paths), self.events, self.full_scan
+        self.paths, self.events, self.full_scan = {}, 0, False
+        return paths, events, full_scan
 
 
 class _EventHandler:
@@ -125,7 +141,7 @@ class _EventHandler:
         if event.is_directory and kind not in ("created", "deleted", "moved"):
             return
         relevant: list[str] = []
-        resync = False
+        resync = full_scan = False
         for raw in (event.src_path, getattr(event, "dest_path", "")):
             if not raw:
                 continue
@@ -136,6 +152,7 @@ class _EventHandler:
                 self.filt.reset()  # a directory came or went: cached verdicts may be stale
                 if not self.filt.dir_skipped(rel):
                     relevant.append(rel)
+                    full_scan = True
                 resync = resync or "/" not in rel
                 continue
             if self.filt.changes_rules(rel):
@@ -143,8 +160,9 @@ class _EventHandler:
                 resync = resync or "/" not in rel
             if self.filt.wants_file(rel):
                 relevant.append(rel)
+                full_scan = full_scan or rel.rpartition("/")[2] in TRIGGER_NAMES
         if relevant or resync:
-            self.changes.add(relevant, resync)
+            self.changes.add(relevant, resync, full_scan)
 
 
 class Watcher:
@@ -169,6 +187,7 @@ class Watcher:
         self._failure: BaseException | None = None
         self._totals: tuple[int, int] | None = None
         self._batches = 0
+        self._discovery: DiscoveryCache  # made in run(), for the index's root
 
     # ---- running -----------------------------------------------------------------------
 
@@ -223,13 +242,15 @@ class Watcher:
         with index, index.writer(wait=self.wait):
             self.status.root = str(index.root)
             filt = RepoPathFilter(index.root)
+            self._discovery = DiscoveryCache(filt)
             observer, watches = self._observe(filt)
             try:
                 self.emit("start", {"root": str(index.root), "debounce_ms": round(
                     self.debounce * 1000), "watched_dirs": len(watches.current) + 1})
                 self._ready.set()
                 self._set(phase="reconciling")
-                self._apply(index, "start", [], 0)
+                self._totals = _totals(index)  # so the first line shows what it changed
+                self._apply(index, _Batch("start", [], 0, True))
                 self._loop(index, watches)
             finally:
                 observer.stop()
@@ -255,13 +276,11 @@ class Watcher:
             batch = self._wait_batch(not_before)
             if batch is None:
                 continue
-            reason, paths, events, resync = batch
-            if resync:
+            if batch.reason == "resync":
                 watches.sync()
-            if reason == "resync" or (reason == "changes" and not paths):
                 continue
             try:
-                self._apply(index, reason, paths, events)
+                self._apply(index, batch)
                 failures = 0
             except CorruptIndexError:
                 raise
@@ -271,11 +290,11 @@ class Watcher:
                 log.exception("update failed")
                 self._set(phase="pending", error=f"{type(exc).__name__}: {exc}")
                 self.emit("error", {"error": f"{type(exc).__name__}: {exc}", "fatal": False,
-                                    "retry_in_s": delay, "paths": len(paths)})
-                self._changes.add(paths, resync)
+                                    "retry_in_s": delay, "paths": len(batch.paths)})
+                self._changes.add(batch.paths, full_scan=True)
                 not_before = time.monotonic() + delay
 
-    def _wait_batch(self, not_before: float) -> tuple[str, list[str], int, bool] | None:
+    def _wait_batch(self, not_before: float) -> _Batch | None:
         """The next thing to do: ``resync`` the watches at once when a top-level directory
         came or went; a batch of ``changes`` once due (after ``debounce`` of quiet, or
         ``max_delay`` after its first event, not while git holds its index lock, up to
@@ -288,10 +307,10 @@ class Watcher:
                 now = time.monotonic()
                 if changes.resync:  # watch a new top-level directory now, not at the batch:
                     changes.resync = False  # the rest of a burst inside it then counts
-                    return "resync", [], 0, True
+                    return _Batch("resync", [], 0, True)
                 if not changes.paths:
                     if self.reconcile_s and now - idle_since >= self.reconcile_s:
-                        return "reconcile", [], 0, False
+                        return _Batch("reconcile", [], 0, True)
                     changes.cond.wait(0.5)
                     continue
                 self._set(phase="pending")
@@ -300,8 +319,7 @@ class Watcher:
                     if age < GIT_HOLD_S and git_lock.exists():
                         changes.cond.wait(self.debounce)
                         continue
-                    paths, events = changes.take()
-                    return "changes", paths, events, False
+                    return _Batch("changes", *changes.take())
                 wait = max(self.debounce - quiet, not_before - now)
                 if age < self.max_delay:
                     wait = min(wait, self.max_delay - age)
@@ -310,33 +328,34 @@ class Watcher:
 
     # ---- one batch ---------------------------------------------------------------------
 
-    def _apply(self, index: Any, reason: str, paths: list[str], events: int) -> None:
+    def _apply(self, index: Any, batch: _Batch) -> None:
         self._set(phase="indexing", progress=None, error="")
         t0 = time.perf_counter()
-        report = index.update_held(jobs=self.jobs, retrieval=self.retrieval, embed=False,
-                                   progress=self._progress)
+        found = None if batch.full_scan else self._discovery.patched(batch.paths)
+        how = "incremental" if found is not None else "full"
+        report = index.update_held(
+            jobs=self.jobs, retrieval=self.retrieval, embed=False, progress=self._progress,
+            discovered=found if found is not None else self._discovery.full(),
+        )
         ms = (time.perf_counter() - t0) * 1000
         touched = report.changed or report.removed or report.resolved
-        if self._totals is None or touched:
-            counts = index.q.counts()
-            totals = (sum(counts["nodes"].values()), sum(counts["edges"].values()))
-        else:
-            totals = self._totals
+        totals = _totals(index) if self._totals is None or touched else self._totals
         before = self._totals or totals
         self._totals = totals
         retrieval = report.retrieval or {}
-        self._batches += 1 if reason != "start" else 0
+        self._batches += 1 if batch.reason != "start" else 0
         result = BatchReport(
-            batch=self._batches, reason=reason, events=events, paths=len(paths),
-            sample=tuple(sorted(paths)[:SAMPLE_PATHS]), changed=report.changed,
-            added=report.added, removed=report.removed, resolved=report.resolved,
-            nodes=totals[0], edges=totals[1], nodes_delta=totals[0] - before[0],
-            edges_delta=totals[1] - before[1], chunks_added=retrieval.get("added", 0),
-            chunks_removed=retrieval.get("removed", 0), ms=round(ms, 1),
+            batch=self._batches, reason=batch.reason, discovery=how, events=batch.events,
+            paths=len(batch.paths), sample=tuple(sorted(batch.paths)[:SAMPLE_PATHS]),
+            changed=report.changed, added=report.added, removed=report.removed,
+            resolved=report.resolved, nodes=totals[0], edges=totals[1],
+            nodes_delta=totals[0] - before[0], edges_delta=totals[1] - before[1],
+            chunks_added=retrieval.get("added", 0), chunks_removed=retrieval.get("removed", 0),
+            ms=round(ms, 1),
         )
         self._set(phase="idle", progress=None, batches=self._batches,
                   last_batch=result.as_dict(), last_update=_now())
-        if reason != "reconcile" or touched:
+        if batch.reason != "reconcile" or touched:
             self.emit("batch", result.as_dict())
         for warning in report.errors[:20]:
             self.emit("warning", {"message": warning})
@@ -392,6 +411,12 @@ class _Watches:
                 log.debug("not watching %s: %s", name, exc)
         for name in sorted(self.current.keys() - wanted):
             self.observer.unschedule(self.current.pop(name))
+
+
+def _totals(index: Any) -> tuple[int, int]:
+    """Nodes and edges in the index (for the per-batch deltas)."""
+    counts = index.q.counts()
+    return sum(counts["nodes"].values()), sum(counts["edges"].values())
 
 
 # ---- log lines ---------------------------------------------------------------------------

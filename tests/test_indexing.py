@@ -12,7 +12,6 @@ from knoxidx.graph.store import WriteLock
 from knoxidx.index import Index
 from knoxidx.indexer.discovery import SourceFile
 from knoxidx.indexer.reader import read_and_extract
-
 from tests.helpers import build
 
 

@@ -10,7 +10,9 @@ What it does, per ``.py`` file of CORPUS_DIR:
 * finds every call site with tree-sitter-python (``f(...)``, ``a.b.c(...)``)
   and asks ``jedi.Script.goto(line, col, follow_imports=True)`` at the
   callee's *name* (``c`` in ``a.b.c()``).  Targets are kept only when they lie
-  inside CORPUS_DIR and are a ``function`` or ``class`` -> ``call`` rows;
+  inside CORPUS_DIR and are the name of a ``def`` or ``class`` statement
+  (decorated or not; a target jedi leaves on an import is followed on)
+  -> ``call`` rows;
 * does the same for each base class in ``class X(Base, mod.Mixin)``
   -> ``extends`` rows (only ``class`` targets);
 * lists every function/class definition jedi sees
@@ -33,7 +35,7 @@ differ for ``from m import f as g; g()``).
 Usage::
 
     python bench/oracles/python_jedi.py CORPUS_DIR OUT.jsonl [--max-files N]
-        [--subset stride|first] [--jobs J] [--timeout SECONDS] [--no-cache]
+        [--subset stride|first] [--jobs J] [--timeout SECONDS] [--no-cache] [--retry-failed]
 """
 
 from __future__ import annotations
@@ -42,22 +44,32 @@ import argparse
 import fcntl
 import multiprocessing
 import os
+import shutil
 import signal
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import jedi
+import parso.cache
 import tree_sitter_python as tsp
+from common import (
+    CACHE_ROOT,
+    FileCache,
+    Row,
+    corpus_key,
+    count_kinds,
+    list_files,
+    select_subset,
+    write_jsonl,
+)
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
-
-from common import (CACHE_ROOT, FileCache, Row, corpus_key, count_kinds, list_files, select_subset,
-                    write_jsonl)
 
 ORACLE_NAME = "python_jedi"
 # Part of the cache key: bump whenever a change alters which rows are produced.
-ORACLE_VERSION = "1"
+ORACLE_VERSION = "3"
 PY_LANGUAGE = Language(tsp.language())
 
 # The callee's name node: `f(...)` -> f, `a.b.c(...)` -> c.  Calls of anything
@@ -174,9 +186,28 @@ class Resolver:
         )
         self.environment = environment
         signal.signal(signal.SIGALRM, _raise_timeout)
+        # parso evicts parsed modules from its in-memory cache once it holds 600
+        # and they are 10 minutes old, but jedi still reads them back from that
+        # cache (parser_utils.get_parso_cache_node): in a long-running worker
+        # every goto() touching an evicted module then fails with
+        # KeyError(path).  Never evict; a worker holds at most one corpus.
+        parso.cache._CACHED_SIZE_TRIGGER = sys.maxsize
 
     def _script(self, code: str, path: Path) -> jedi.Script:
         return jedi.Script(code, path=path, project=self.project, environment=self.environment)
+
+    @staticmethod
+    def _to_definition(name: jedi.api.classes.Name, hops: int = 3) -> jedi.api.classes.Name:
+        """Follow a target that is still an import (``from .m import C`` in a package
+        ``__init__``: jedi's goto sometimes stops there) on to the def/class it names."""
+        for _ in range(hops):
+            if definition_type(name) is not None or name.type not in ("function", "class"):
+                return name
+            following = [n for n in name.goto(follow_imports=True) if n != name]
+            if not following:
+                return name
+            name = following[0]
+        return name
 
     def _inside(self, module_path: Path | None) -> str | None:
         if module_path is None:
@@ -185,6 +216,17 @@ class Resolver:
             return Path(module_path).resolve().relative_to(self.corpus).as_posix()
         except ValueError:
             return None
+
+    def _resolve(self, script: jedi.Script, site: Site) -> list[tuple[str, int, str]]:
+        """(target_path, target_line, target_name) of the in-corpus definitions a site names."""
+        wanted = ("function", "class") if site.kind == "call" else ("class",)
+        found: dict[tuple[str, int], str] = {}
+        for t in script.goto(site.line, site.col, follow_imports=True):
+            t = self._to_definition(t)
+            target_path = self._inside(t.module_path)
+            if target_path is not None and t.line is not None and definition_type(t) in wanted:
+                found.setdefault((target_path, t.line), t.name)
+        return [(path, line, name) for (path, line), name in found.items()]
 
     def examine(self, rel: str) -> list[Row]:
         """Rows for one file; never raises (a failure becomes a counter on the file row)."""
@@ -209,14 +251,13 @@ class Resolver:
                 rows.append({"kind": "def", "path": rel, "line": name.line, "col": name.column,
                              "name": name.name, "def_type": def_type})
 
-        wanted = {"call": ("function", "class"), "extends": ("class",)}
         sites = find_sites(data)
         first_error = ""
         for s in sites:
             try:
                 signal.setitimer(signal.ITIMER_REAL, self.timeout)
                 try:
-                    targets = script.goto(s.line, s.col, follow_imports=True)
+                    targets = self._resolve(script, s)
                 finally:
                     signal.setitimer(signal.ITIMER_REAL, 0)
             except CallTimeout:
@@ -227,17 +268,10 @@ class Resolver:
                 errors += 1
                 first_error = first_error or f"{s.line}:{s.col} {type(exc).__name__}: {exc}"[:300]
                 continue
-            seen: set[tuple[str, int]] = set()
-            for t in targets:
-                target_path = self._inside(t.module_path)
-                if target_path is None or t.type not in wanted[s.kind] or t.line is None:
-                    continue
-                if (target_path, t.line) in seen:
-                    continue
-                seen.add((target_path, t.line))
+            for target_path, target_line, target_name in targets:
                 rows.append({"kind": s.kind, "path": rel, "line": s.line, "col": s.col, "name": s.name,
-                             "target_path": target_path, "target_line": t.line, "target_name": t.name})
-            resolved += bool(seen)
+                             "target_path": target_path, "target_line": target_line, "target_name": target_name})
+            resolved += bool(targets)
 
         file_row: Row = {"kind": "file", "path": rel, "sites": len(sites), "resolved": resolved,
                          "timeouts": timeouts, "errors": errors}
@@ -254,10 +288,12 @@ _SLOT_LOCK: object = None  # keeps the worker's cache-slot lock file open
 def _claim_parso_cache_slot() -> Path:
     """A parso disk-cache directory owned by this worker alone.
 
-    parso pickles parsed modules (typeshed stubs, corpus files) to disk; two
-    processes writing the same pickle corrupt it ("EOFError: Ran out of
-    input").  Each worker therefore locks one of a few numbered slots; slots
-    are reused across runs so the disk cache still pays off.
+    parso pickles parsed modules (typeshed stubs, corpus files) to disk and
+    cannot read a truncated pickle back ("EOFError: Ran out of input") -- which
+    is what two processes writing one file, or a run killed mid-write, leave
+    behind.  So each worker locks one of a few numbered slots and empties it
+    first: the cache only serves the worker's own run (~seconds lost per
+    worker on re-parsing typeshed), and never a half-written pickle.
     """
     global _SLOT_LOCK
     base = CACHE_ROOT / "parso-slots"
@@ -272,11 +308,14 @@ def _claim_parso_cache_slot() -> Path:
             slot += 1
             continue
         _SLOT_LOCK = fh
+        shutil.rmtree(base / f"slot-{slot}", ignore_errors=True)
         return base / f"slot-{slot}"
 
 
 def _init_worker(corpus: str, timeout: float) -> None:
     global _RESOLVER
+    # jedi warns for every compiled-module import it cannot do; the corpus is never importable.
+    warnings.filterwarnings("ignore", category=UserWarning, module=r"jedi\.")
     jedi.settings.cache_directory = str(_claim_parso_cache_slot())
     _RESOLVER = Resolver(Path(corpus), timeout)
 
@@ -292,7 +331,8 @@ def _examine(rel: str) -> tuple[str, list[Row], float]:
 
 
 def run_oracle(corpus: Path, out: Path, max_files: int | None = None, subset: str = "stride",
-               jobs: int = 2, timeout: float = 20.0, use_cache: bool = True) -> dict[str, object]:
+               jobs: int = 2, timeout: float = 20.0, use_cache: bool = True,
+               retry_failed: bool = False) -> dict[str, object]:
     """Produce OUT.jsonl for the corpus (cached per file); return run statistics."""
     corpus = corpus.resolve()
     t0 = time.perf_counter()
@@ -306,7 +346,7 @@ def run_oracle(corpus: Path, out: Path, max_files: int | None = None, subset: st
     if use_cache:
         for rel in chosen:
             cached = cache.get(rel)
-            if cached is not None:
+            if cached is not None and not (retry_failed and (cached[0]["errors"] or cached[0]["timeouts"])):
                 results[rel] = cached
     todo = [rel for rel in chosen if rel not in results]
     # Largest files first: better load balance across workers.
@@ -352,11 +392,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds allowed per goto() call")
     ap.add_argument("--no-cache", action="store_true", help="recompute even if cached")
+    ap.add_argument("--retry-failed", action="store_true",
+                    help="recompute cached files that had goto() errors or timeouts (e.g. after a loaded machine)")
     args = ap.parse_args(argv)
     if not args.corpus.is_dir():
         ap.error(f"not a directory: {args.corpus}")
     stats = run_oracle(args.corpus, args.out, args.max_files, args.subset, args.jobs, args.timeout,
-                       use_cache=not args.no_cache)
+                       use_cache=not args.no_cache, retry_failed=args.retry_failed)
     print(f"[{ORACLE_NAME}] {stats}", file=sys.stderr)
     return 0
 

@@ -170,8 +170,10 @@ function implementationOf(decl) {
 //   class-variable (const C = class ..), function-property ({ f: () => .. } or
 //   class field `f = () => ..`), function-assignment (JS: exports.f = function ..)
 //
-// Returns { decl, nameNode, name, defType, form } for a declaration node, or
-// null when the node is not a callable definition.
+// Returns { decl, nameNode, defType, form } for a declaration node (decl may
+// be another node: the implementation of an overload, the class of a
+// constructor, the variable holding a function expression), or null when the
+// node is not a callable definition.
 function describeDefinition(node) {
   if (ts.isFunctionExpression(node) || ts.isClassExpression(node)) {
     // `const f = function g() {}`: the definition is `f`, as an indexer sees it.
@@ -220,27 +222,24 @@ function nodeAt(sourceFile, pos) {
 
 // Map one DefinitionInfo to a callable definition inside the corpus.
 function definitionTarget(info) {
-  const targetPath = corpusRelative(info.fileName);
-  if (targetPath === null) return null;
+  if (corpusRelative(info.fileName) === null) return null;
   const sourceFile = program.getSourceFile(info.fileName);
   if (!sourceFile) return null;
-  // The definition span is the declaration's name (or `constructor` keyword):
-  // climb from that token to the nearest node that describes a definition.
+  // The definition span is the declaration's name (or the `constructor`
+  // keyword): climb off the name -- through `a.b` of `a.b = function` -- to the
+  // node that may describe a definition.
   let node = nodeAt(sourceFile, info.textSpan.start);
-  for (let depth = 0; node && depth < 4; depth++, node = node.parent) {
-    if (ts.isBinaryExpression(node) || ts.isPropertyAccessExpression(node) || ts.isIdentifier(node)
-      || ts.isPrivateIdentifier(node) || node.kind === ts.SyntaxKind.ConstructorKeyword) {
-      continue; // still on the name (or on `a.b` of `a.b = function`)
-    }
-    const found = describeDefinition(node);
-    if (!found) return null;
-    const nameFile = found.decl.getSourceFile();
-    const namePath = corpusRelative(nameFile.fileName);
-    if (namePath === null) return null;
-    const line = nameFile.getLineAndCharacterOfPosition(found.nameNode.getStart(nameFile)).line + 1;
-    return { target_path: namePath, target_line: line, target_name: found.nameNode.getText(nameFile), target_form: found.form };
+  while (node && (ts.isIdentifier(node) || ts.isPrivateIdentifier(node) || ts.isPropertyAccessExpression(node)
+    || node.kind === ts.SyntaxKind.ConstructorKeyword)) {
+    node = node.parent;
   }
-  return null;
+  const found = node && describeDefinition(node);
+  if (!found) return null;
+  const nameFile = found.decl.getSourceFile();
+  const namePath = corpusRelative(nameFile.fileName);
+  if (namePath === null) return null;
+  const line = nameFile.getLineAndCharacterOfPosition(found.nameNode.getStart(nameFile)).line + 1;
+  return { target_path: namePath, target_line: line, target_name: found.nameNode.getText(nameFile), target_form: found.form };
 }
 
 // ------------------------------------------------------------------ sites

@@ -248,7 +248,8 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation(
         "", "GET", "/symbols/{id}", "One node by id",
         "A node by the id that every answer carries.",
-        (Param("id", "integer", "The node id.", required=True, minimum=0, in_path=True),),
+        (Param("id", "integer", "The node id.", required=True, minimum=0,
+               maximum=2**63 - 1, in_path=True),),
         lambda idx, a: idx.node(a["id"]),
     ),
     Operation(

@@ -22,7 +22,12 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 from knoxidx.graph.model import (
-    Confidence, EdgeType, NodeKind, external_module_id, module_node_id, node_id,
+    Confidence,
+    EdgeType,
+    NodeKind,
+    external_module_id,
+    module_node_id,
+    node_id,
 )
 from knoxidx.indexer.facts import Binding, FileFacts, Import, NamePath, Reference, RefKind
 from knoxidx.indexer.languages import BY_NAME, family_plugin
@@ -93,8 +98,17 @@ class FileIndex:
     """Lookup tables over one file's facts, built once per resolver."""
 
     __slots__ = (
-        "facts", "path", "family", "rules", "ids", "children", "bindings", "imports",
-        "wildcards", "bases", "_attributes",
+        "_attributes",
+        "bases",
+        "bindings",
+        "children",
+        "facts",
+        "family",
+        "ids",
+        "imports",
+        "path",
+        "rules",
+        "wildcards",
     )
 
     def __init__(self, facts: FileFacts, family: str, rules: Any) -> None:

@@ -215,6 +215,10 @@ class SQLiteStore:
         conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         conn.execute("COMMIT")
 
+    def reset(self) -> None:
+        """Drop every table and start empty (``knoxidx index --rebuild``)."""
+        self._create_schema()
+
     def close(self) -> None:
         self.conn.close()
 

@@ -12,10 +12,10 @@ import multiprocessing
 import os
 import sys
 import time
-from functools import cache
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from knoxidx.graph.model import NodeKind, file_node_id, module_node_id
 from knoxidx.graph.resolve import FileResolution, Resolver
 from knoxidx.graph.store import FileState, SQLiteStore
 from knoxidx.graph.workspace import StoreWorkspace
-from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES, SourceFile, discover
+from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES, Discovery, SourceFile, discover
 from knoxidx.indexer.languages import BY_NAME
 from knoxidx.indexer.reader import DefinitionName, ReadResult, definition_names, read_and_extract
 
@@ -71,11 +71,14 @@ def update_index(
     jobs: int | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     progress: Progress | None = None,
+    discovered: Discovery | None = None,
 ) -> UpdateReport:
+    """``discovered``: the tree as a caller already knows it (the watcher tracks it from file
+    events), saving the walk."""
     report = UpdateReport()
     t0 = time.perf_counter()
     root = root.resolve()
-    found = discover(root, max_bytes)
+    found = discovered if discovered is not None else discover(root, max_bytes)
     report.skipped.update(found.skipped)
     report.files = len(found.files)
     known = store.file_states()

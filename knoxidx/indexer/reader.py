@@ -66,7 +66,7 @@ def read_and_extract(job: tuple[str, SourceFile, str | None, Any]) -> ReadResult
         keys = tuple(rules.module_keys(src.path, facts, layout))
         rows = node_rows(facts, rules.qualified_prefix(src.path, list(keys)),
                          rules.module_joiner, rules.separator)
-    except Exception as exc:  # a crash in one file must not lose the others
+    except Exception as exc:  # noqa: BLE001 - a crash in one file must not lose the others
         return ReadResult(*base, "error", digest, f"{type(exc).__name__}: {exc}")
     if facts.error_nodes and not message:
         message = f"{facts.error_nodes} syntax error(s); indexed what parsed"

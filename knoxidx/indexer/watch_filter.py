@@ -1,5 +1,5 @@
-"""Which paths of a repository matter to the index: the watcher's event filter, and the
-confinement check of code readers.
+"""Which paths of a repository matter to the index: the watcher's event filter, its cached
+discovery, and the confinement check of code readers.
 
 It answers with discovery's own rules (``knoxidx.indexer.discovery``): the always-skipped
 directories, build output beside a manifest, virtualenvs, ``.gitignore`` / ``.knoxidxignore``
@@ -11,7 +11,10 @@ an ignore file, a manifest or a virtualenv marker changes.
 from __future__ import annotations
 
 import os
+import stat
 import threading
+from collections import Counter
+from pathlib import Path
 
 import pathspec
 
@@ -19,10 +22,14 @@ from knoxidx.graph.layout import CONFIG_NAMES
 from knoxidx.indexer.discovery import (
     ALWAYS_SKIP_DIRS,
     BUILD_DIRS,
+    DEFAULT_MAX_BYTES,
     IGNORE_NAMES,
     MANIFESTS,
+    Discovery,
+    SourceFile,
     _ignored,
     _load_ignore,
+    discover,
 )
 from knoxidx.indexer.languages import language_for_path
 
@@ -152,3 +159,58 @@ class RepoPathFilter:
         specs = inherited + _load_ignore(directory, present, prefix) if present else inherited
         self._specs[rel_dir] = specs
         return specs
+
+
+class DiscoveryCache:
+    """The last full discovery of the tree, patched path by path from file events, so that a
+    batch of edits does not walk the whole repository again. Anything structural (a directory
+    event, an ignore file, a manifest, a layout config) calls for :meth:`full`."""
+
+    def __init__(self, path_filter: RepoPathFilter, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.filt = path_filter
+        self.max_bytes = max_bytes
+        self._files: dict[str, SourceFile] | None = None
+        self._last: Discovery | None = None
+
+    def full(self) -> Discovery:
+        found = discover(Path(self.filt.root), self.max_bytes)
+        self._last = found
+        self._files = {f.path: f for f in found.files}
+        return found
+
+    def patched(self, paths: list[str]) -> Discovery | None:
+        """The last discovery with ``paths`` (files) looked at again; None when that cannot
+        be trusted (no discovery yet, or a path that changes the rules)."""
+        if self._files is None or self._last is None:
+            return None
+        for rel in paths:
+            if rel.rpartition("/")[2] in TRIGGER_NAMES:
+                return None
+            source = self._source_file(rel)
+            if source is None:
+                self._files.pop(rel, None)
+            else:
+                self._files[rel] = source
+        last = self._last
+        return Discovery(files=sorted(self._files.values(), key=lambda f: f.path),
+                         config_paths=list(last.config_paths), skipped=Counter(last.skipped),
+                         skipped_paths=dict(last.skipped_paths))
+
+    def _source_file(self, rel: str) -> SourceFile | None:
+        """What discovery's walk would record for this file, or None (as ``_Walker._entry``:
+        a known language, not ignored, a regular file, inside the root, not too large)."""
+        spec = language_for_path(rel.rpartition("/")[2])
+        if spec is None or self.filt.file_ignored(rel):
+            return None
+        full = os.path.join(self.filt.root, rel)
+        try:
+            st = os.stat(full)
+        except OSError:
+            return None
+        if not stat.S_ISREG(st.st_mode) or st.st_size > self.max_bytes:
+            return None
+        if os.path.islink(full):
+            real = os.path.realpath(full)
+            if not real.startswith(self.filt.root + os.sep):
+                return None
+        return SourceFile(rel, st.st_size, st.st_mtime_ns, spec.name)

@@ -46,6 +46,8 @@ _STOP = frozenset({
     "i", "in", "is", "it", "of", "on", "or", "the", "this", "to", "what", "when", "where",
     "which", "who", "why", "with",
 })
+_BACKTICKS = re.compile(r"`{3,}")
+MIN_HEAD_LINES = 6  # the top hit's head is shown rather than its signature if this much fits
 _MERGE_GAP = 2  # ranges of a file this few lines apart are shown as one block (one header)
 log = logging.getLogger(__name__)
 _COUNT_LOCK = threading.Lock()  # the counter's word cache is not safe under concurrent clears
@@ -431,6 +433,8 @@ class _Block:
     language: str
     body: list[str] = field(default_factory=list)
     tokens: int = 0
+    named: int = 0  # items named in the header: fixed when placed, so its count holds
+    terse: bool = False  # a header without the why (the top hit in a tiny budget)
 
     @property
     def primary(self) -> Candidate:
@@ -439,17 +443,27 @@ class _Block:
     def header(self) -> str:
         c = self.primary
         why = "; ".join(c.reasons[:2])  # the rest are in the JSON
+        named = self.items[:self.named or len(self.items)]
         extra = [i.name.rsplit(".", 1)[-1] if i.kind != "imports" else "imports"
-                 for i in self.items[1:3]]
+                 for i in named[1:3]]
         if extra:
-            why += "; with " + ", ".join(extra) + ("…" if len(self.items) > 3 else "")
+            why += "; with " + ", ".join(extra) + ("…" if len(named) > 3 else "")
         if self.mode != "full":
             why += f"; {self.mode}" if self.mode != "signature" else "; signature only"
         what = f"{c.kind} {c.name}" if c.kind != "imports" else f"imports of {c.path}"
+        if self.terse:
+            return f"{self.path}:{self.start}-{self.end} ({what})"
         return f"{self.path}:{self.start}-{self.end} ({what} — {why})"
 
+    def fence(self) -> str:
+        """Three backticks, or more than the longest run in the code (a docstring may hold
+        markdown)."""
+        longest = max((len(run) for line in self.body for run in _BACKTICKS.findall(line)),
+                      default=0)
+        return "`" * max(3, longest + 1)
+
     def text(self) -> str:
-        fence = "```"
+        fence = self.fence()
         return "\n".join([self.header(), fence + (self.language or ""), *self.body, fence])
 
     def describe(self) -> dict[str, Any]:
@@ -492,14 +506,17 @@ class _Packer:
         modes = ["full"] if full_ok else []
         if cand.match is not None and full_ok:
             modes.append("excerpt")
+        if position == 0 and cand.kind != "imports":
+            modes.append("truncated")  # the top hit: its head rather than only its signature
         if cand.kind != "imports" and cand.node_id is not None:
             modes.append("signature")
         if position == 0 and cand.kind != "imports":
-            modes.append("truncated")  # the top hit is always shown, in part if need be
+            modes.append("truncated-short")  # and always shown, in part if need be
         return modes
 
     def _covered(self, cand: Candidate) -> bool:
-        """Inside a range already placed: recorded there, costs nothing."""
+        """Inside a range already placed: recorded there (not in its header), costs
+        nothing."""
         for block in self.blocks:
             if block.path == cand.path and block.mode != "signature" and \
                     block.start <= cand.start and cand.end <= block.end:
@@ -515,8 +532,9 @@ class _Packer:
             block = _Block(cand.path, cand.start, cand.end, mode, [cand], cand.language,
                            body=text.split("\n") if text else [])
             return bool(text) and self._commit(block, [])
-        if mode == "truncated":
-            head = self._truncated(cand)
+        if mode in ("truncated", "truncated-short"):
+            short = mode == "truncated-short"
+            head = self._truncated(cand, 1 if short else MIN_HEAD_LINES, terse=short)
             return head is not None and self._commit(head, [])
         start, end = cand.match if mode == "excerpt" and cand.match else (cand.start, cand.end)
         end = min(end, len(lines))
@@ -538,23 +556,27 @@ class _Packer:
                        body=lines[start - 1:end])
         return self._commit(block, touching)
 
-    def _truncated(self, cand: Candidate) -> _Block | None:
-        """As many leading lines of the definition as fit."""
+    def _truncated(self, cand: Candidate, at_least: int, terse: bool = False) -> _Block | None:
+        """As many leading lines of the definition as fit, if that is ``at_least`` lines (or
+        the whole of a shorter one)."""
         counts = self.files.tokens(cand.path)
         lines = self.files.lines(cand.path)
         last = min(cand.end, len(lines))
-        probe = _Block(cand.path, cand.start, last, "truncated", [cand], cand.language)
-        room = self.budget - self.used - self._tokens(probe)
+        probe = _Block(cand.path, cand.start, last, "truncated", [cand], cand.language,
+                       terse=terse)
+        overhead = self._tokens(probe) - self.files.span_tokens(cand.path, cand.start, last)
+        room = self.budget - self.used - overhead
         end = cand.start - 1
         while end < last and room >= counts[end]:
             room -= counts[end]
             end += 1
-        if end < cand.start:
+        if end - cand.start + 1 < min(at_least, last - cand.start + 1):
             return None
         return _Block(cand.path, cand.start, end, "truncated", [cand], cand.language,
-                      body=lines[cand.start - 1:end])
+                      body=lines[cand.start - 1:end], terse=terse)
 
     def _commit(self, block: _Block, replaced: list[_Block]) -> bool:
+        block.named = len(block.items)
         block.tokens = self._tokens(block)
         cost = block.tokens - sum(b.tokens for b in replaced)
         if self.used + cost > self.budget:
@@ -574,8 +596,9 @@ class _Packer:
             body = sum(self.files.count(line) for line in block.body)
         else:
             body = self.files.span_tokens(block.path, block.start, block.end)
-        return (self.files.count(block.header()) + self.files.count("```" + block.language)
-                + self.files.count("```") + body)
+        fence = block.fence()
+        return (self.files.count(block.header()) + self.files.count(fence + block.language)
+                + self.files.count(fence) + body)
 
     # ---- output ------------------------------------------------------------------------
 

@@ -59,13 +59,7 @@ def decode_import(node: Any, scope: int) -> list[Import]:
 
 # ---- resolution ----------------------------------------------------------------------------
 
-_OBJECT_METHODS = frozenset("""
-equals hashCode toString getClass notify notifyAll wait clone finalize length charAt
-substring indexOf isEmpty get put add addAll remove contains containsKey size iterator
-stream forEach map filter collect append format valueOf of asList keySet values entrySet
-close read write flush println print trim split replace startsWith endsWith toLowerCase
-toUpperCase compareTo next hasNext getKey getValue orElse isPresent ifPresent
-""".split())
+_OBJECT_METHODS = frozenset(["equals", "hashCode", "toString", "getClass", "notify", "notifyAll", "wait", "clone", "finalize", "length", "charAt", "substring", "indexOf", "isEmpty", "get", "put", "add", "addAll", "remove", "contains", "containsKey", "size", "iterator", "stream", "forEach", "map", "filter", "collect", "append", "format", "valueOf", "of", "asList", "keySet", "values", "entrySet", "close", "read", "write", "flush", "println", "print", "trim", "split", "replace", "startsWith", "endsWith", "toLowerCase", "toUpperCase", "compareTo", "next", "hasNext", "getKey", "getValue", "orElse", "isPresent", "ifPresent"])
 
 
 class _Rules:

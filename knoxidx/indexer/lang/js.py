@@ -199,18 +199,7 @@ def decode_import(node: Any, scope: int) -> list[Import]:
 
 # ---- resolution ----------------------------------------------------------------------------
 
-_BUILTIN_METHODS = frozenset("""
-push pop shift unshift map filter forEach reduce reduceRight join split slice splice indexOf
-lastIndexOf includes concat keys values entries get set has delete add clear then catch finally
-toString toFixed trim trimStart trimEnd replace replaceAll match matchAll test apply call bind
-startsWith endsWith find findIndex findLast some every sort reverse fill charAt charCodeAt
-codePointAt substring substr toLowerCase toUpperCase padStart padEnd repeat flat flatMap assign
-freeze create defineProperty hasOwnProperty isArray from of emit on once off addListener
-removeListener log warn error info debug parse stringify resolve reject all allSettled race any
-next return throw exec at valueOf localeCompare normalize search toJSON getTime now
-addEventListener removeEventListener dispatchEvent querySelector querySelectorAll getAttribute
-setAttribute appendChild removeChild preventDefault stopPropagation
-""".split())
+_BUILTIN_METHODS = frozenset(["push", "pop", "shift", "unshift", "map", "filter", "forEach", "reduce", "reduceRight", "join", "split", "slice", "splice", "indexOf", "lastIndexOf", "includes", "concat", "keys", "values", "entries", "get", "set", "has", "delete", "add", "clear", "then", "catch", "finally", "toString", "toFixed", "trim", "trimStart", "trimEnd", "replace", "replaceAll", "match", "matchAll", "test", "apply", "call", "bind", "startsWith", "endsWith", "find", "findIndex", "findLast", "some", "every", "sort", "reverse", "fill", "charAt", "charCodeAt", "codePointAt", "substring", "substr", "toLowerCase", "toUpperCase", "padStart", "padEnd", "repeat", "flat", "flatMap", "assign", "freeze", "create", "defineProperty", "hasOwnProperty", "isArray", "from", "of", "emit", "on", "once", "off", "addListener", "removeListener", "log", "warn", "error", "info", "debug", "parse", "stringify", "resolve", "reject", "all", "allSettled", "race", "any", "next", "return", "throw", "exec", "at", "valueOf", "localeCompare", "normalize", "search", "toJSON", "getTime", "now", "addEventListener", "removeEventListener", "dispatchEvent", "querySelector", "querySelectorAll", "getAttribute", "setAttribute", "appendChild", "removeChild", "preventDefault", "stopPropagation"])
 
 
 class _Rules:

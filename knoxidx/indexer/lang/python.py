@@ -76,7 +76,7 @@ def decode_import(node: Any, scope: int) -> list[Import]:
 
 # ---- resolution ----------------------------------------------------------------------------
 
-import io  # noqa: E402  (resolution-only imports kept beside the code that needs them)
+import io
 
 FAMILY = "python"
 # Methods of builtin types: `x.append()` on an unknown `x` is far likelier a list than the one

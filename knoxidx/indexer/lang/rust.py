@@ -105,8 +105,7 @@ def module_path(path: str, layout: Any) -> str:
     """``crate_name::a::b`` for ``<crate>/src/a/b.rs`` (and ``a/mod.rs``, ``lib.rs``)."""
     crate_dir, crate = crate_of(path, layout)
     rel = path[len(crate_dir) + 1:] if crate_dir else path
-    if rel.startswith("src/"):
-        rel = rel[4:]
+    rel = rel.removeprefix("src/")
     parts = rel[:-3].split("/") if rel.endswith(".rs") else rel.split("/")
     if parts and parts[-1] in ("mod", "lib", "main"):
         parts = parts[:-1]
@@ -121,16 +120,7 @@ class _Rules:
     out_of_line_methods = True
     guess_bare_names = False
     guess_members = True
-    builtin_method_names = frozenset("""
-        clone to_string to_owned into from as_ref as_mut unwrap expect unwrap_or unwrap_or_else
-        unwrap_or_default map map_err and_then ok_or ok_or_else ok err is_some is_none is_ok
-        is_err iter iter_mut into_iter collect push pop insert remove get get_mut len is_empty
-        contains extend clear take replace borrow borrow_mut lock read write send recv poll
-        next fmt eq ne cmp partial_cmp hash default new with_capacity as_str as_bytes
-        to_vec drop deref deref_mut filter filter_map fold for_each any all find position
-        rev zip enumerate chain skip step_by chars bytes split trim starts_with ends_with
-        parse format write_str write_fmt spawn await
-    """.split())
+    builtin_method_names = frozenset(["clone", "to_string", "to_owned", "into", "from", "as_ref", "as_mut", "unwrap", "expect", "unwrap_or", "unwrap_or_else", "unwrap_or_default", "map", "map_err", "and_then", "ok_or", "ok_or_else", "ok", "err", "is_some", "is_none", "is_ok", "is_err", "iter", "iter_mut", "into_iter", "collect", "push", "pop", "insert", "remove", "get", "get_mut", "len", "is_empty", "contains", "extend", "clear", "take", "replace", "borrow", "borrow_mut", "lock", "read", "write", "send", "recv", "poll", "next", "fmt", "eq", "ne", "cmp", "partial_cmp", "hash", "default", "new", "with_capacity", "as_str", "as_bytes", "to_vec", "drop", "deref", "deref_mut", "filter", "filter_map", "fold", "for_each", "any", "all", "find", "position", "rev", "zip", "enumerate", "chain", "skip", "step_by", "chars", "bytes", "split", "trim", "starts_with", "ends_with", "parse", "format", "write_str", "write_fmt", "spawn", "await"])
     separator = "::"
     module_joiner = "::"
 

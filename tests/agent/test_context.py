@@ -1,0 +1,184 @@
+"""The context builder: the budget holds, the top hit is covered, callees come along when
+there is room, the order is deterministic, and the graph stands in when search cannot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from knoxidx.cli import main
+from knoxidx.index import Index
+from knoxidx.retrieval.context import CENTRALITY_FILE, ContextWeights, build_context
+from knoxidx.retrieval.errors import SearchInputError
+from knoxidx.retrieval.tokens import default_counter
+from tests.agent.support import make_repo
+
+QUERY = "parse the configuration file"
+BUDGETS = (64, 80, 100, 130, 170, 220, 300, 400, 550, 800, 1200, 2000, 4000)
+
+
+@pytest.mark.parametrize("budget", BUDGETS)
+def test_never_exceeds_the_budget_and_covers_the_top_hit(shared_repo: Path, budget: int) -> None:
+    with Index.open(shared_repo) as idx:
+        data = idx.context(QUERY, budget)
+    counted = default_counter().count(data["markdown"])
+    assert counted == data["tokens"] <= budget
+    top = data["items"][0]
+    assert top["qualified_name"] == "app.config.parse_config"
+    assert top["included"] is not None  # whole, an excerpt, its signature or its head
+    if budget >= 300:
+        assert top["included"] == "full"
+        assert "def parse_config(path=DEFAULT_PATH):" in data["markdown"]
+
+
+def test_includes_callee_definitions_when_room_allows(shared_repo: Path) -> None:
+    with Index.open(shared_repo) as idx:
+        data = idx.context(QUERY, 4000)
+    md = data["markdown"]
+    by_name = {i["qualified_name"]: i for i in data["items"]}
+    for callee in ("app.util.read_text", "app.util.normalise"):
+        assert by_name[callee]["included"] in ("full", "merged")
+        assert any("called by parse_config" in r for r in by_name[callee]["reasons"])
+    assert "def read_text(path):" in md and "return fh.read()" in md
+    assert "class Config" in md  # the constructed class
+    assert "app/main.py" in md  # a caller
+    # headers: path:start-end (kind qualified_name — why); Config (9-16) sits two lines above
+    # parse_config (19-23): one block, one header
+    assert md.startswith("app/config.py:9-23 (Function app.config.parse_config — search hit #1")
+    assert "with Config" in md.split("\n", 1)[0]
+
+
+def test_nothing_is_shown_twice(shared_repo: Path) -> None:
+    with Index.open(shared_repo) as idx:
+        data = idx.context(QUERY, 4000)
+    ranges: dict[str, list[tuple[int, int]]] = {}
+    for block in data["blocks"]:
+        if block["mode"] == "signature":
+            continue
+        for start, end in ranges.get(block["path"], []):
+            assert block["end_line"] < start or block["start_line"] > end, block
+        ranges.setdefault(block["path"], []).append((block["start_line"], block["end_line"]))
+    assert data["markdown"].count("def read_text(path):") == 1
+
+
+def test_low_ranked_definitions_get_only_their_signatures(shared_repo: Path) -> None:
+    with Index.open(shared_repo) as idx:
+        data = build_context(idx, QUERY, max_tokens=4000,
+                             weights=ContextWeights(full_cutoff=0.9))
+    modes = {i["qualified_name"]: i["included"] for i in data["items"]}
+    assert modes["app.config.parse_config"] == "full"
+    assert modes["app.util.normalise"] == "signature"  # a callee, ranked below the cut
+    assert "def normalise(text)\n```" in data["markdown"]
+    assert "return text.strip()" not in data["markdown"]
+
+
+def test_items_carry_scores_reasons_and_are_ranked(shared_repo: Path) -> None:
+    with Index.open(shared_repo) as idx:
+        data = idx.context(QUERY, 2000)
+    scores = [i["score"] for i in data["items"]]
+    assert scores == sorted(scores, reverse=True)
+    weights = ContextWeights()
+    for item in data["items"]:
+        parts = item["scores"]
+        assert set(parts) == {"semantic", "lexical", "proximity", "centrality"}
+        expected = (weights.semantic * parts["semantic"] + weights.lexical * parts["lexical"]
+                    + weights.proximity * parts["proximity"]
+                    + weights.centrality * parts["centrality"])
+        assert item["score"] == pytest.approx(expected, abs=1e-5)
+        assert item["reasons"]
+    assert data["weights"]["proximity"] == weights.proximity
+
+
+def test_deterministic_for_the_same_index_and_query(shared_repo: Path) -> None:
+    with Index.open(shared_repo) as a, Index.open_reader(shared_repo) as b:
+        first = a.context(QUERY, 700)
+        second = b.context(QUERY, 700)
+    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+
+
+def test_centrality_is_cached_by_index_state(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    cache = root / ".knoxidx" / CENTRALITY_FILE
+    with Index.open(root) as idx:
+        idx.context(QUERY, 500)
+        assert cache.exists()
+        stamp = cache.stat().st_mtime_ns
+        idx.context("read a whole file", 500)
+        assert cache.stat().st_mtime_ns == stamp  # same state: not recomputed
+        (root / "app" / "util.py").write_text("def read_text(path):\n    return path\n")
+        idx.update(jobs=1)
+        idx.context(QUERY, 500)
+        assert cache.stat().st_mtime_ns != stamp
+
+
+def test_falls_back_to_symbol_names_without_search_data(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", retrieval=False)  # a graph-only index
+    with Index.open(root) as idx:
+        data = build_context(idx, "what does parse_config return", max_tokens=1500)
+    assert data["search"]["fallback"] is True
+    assert data["items"][0]["qualified_name"] == "app.config.parse_config"
+    assert "named in the query" in data["items"][0]["reasons"][0]
+    assert "def read_text(path):" in data["markdown"]
+
+
+@pytest.mark.parametrize("query,budget", [("", 1000), ("x" * 3000, 1000), ("q", 10),
+                                          ("q", True), ("q", "100")])
+def test_bad_arguments(shared_repo: Path, query: str, budget: object) -> None:
+    with Index.open(shared_repo) as idx, pytest.raises(SearchInputError):
+        idx.context(query, budget)  # type: ignore[arg-type]
+
+
+def test_cli_context_markdown_and_json(shared_repo: Path) -> None:
+    runner = CliRunner()
+    human = runner.invoke(main, ["context", QUERY, str(shared_repo), "--max-tokens", "600"])
+    assert human.exit_code == 0, human.output
+    assert "app/config.py:9-23 (Function app.config.parse_config" in human.output
+    machine = runner.invoke(main, ["context", QUERY, str(shared_repo), "--json"])
+    data = json.loads(machine.output)
+    assert data["max_tokens"] == 8000 and data["items"][0]["reasons"]
+
+
+def test_big_top_hit_and_markdown_in_code(tmp_path: Path) -> None:
+    methods = "\n".join(
+        f"    def step_{i}(self, value):\n        \"\"\"Step {i}.\"\"\"\n"
+        f"        return value + {i}\n"
+        for i in range(60))
+    files = {
+        "big/engine.py": (
+            'class PipelineEngine:\n    """Runs the pipeline.\n\n    ```python\n'
+            '    engine = PipelineEngine()\n    ```\n    """\n\n' + methods),
+        "big/use.py": "from big.engine import PipelineEngine\n\n\n"
+                      "def build_engine():\n    return PipelineEngine()\n",
+    }
+    root = make_repo(tmp_path / "repo", files)
+    counter = default_counter()
+    with Index.open(root) as idx:
+        for budget in (64, 100, 200, 400, 800, 1600, 3200):
+            data = idx.context("PipelineEngine pipeline engine", budget)
+            assert data["tokens"] == counter.count(data["markdown"]) <= budget
+            assert data["tokens"] == sum(b["tokens"] for b in data["blocks"])
+            top = data["items"][0]
+            assert top["qualified_name"] == "engine.PipelineEngine"  # big/ is no package
+            if budget >= 100:
+                assert top["included"] in ("full", "truncated", "excerpt", "signature")
+            if budget >= 200:
+                assert top["included"] != "signature"  # its head, not just its name
+            # a fence longer than the backticks inside the code keeps the block whole
+            assert "````python" in data["markdown"] or "```python\n    engine" not in \
+                data["markdown"]
+
+
+def test_semantic_factor_with_embedded_chunks(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    with Index.open(root) as idx:
+        assert idx.embed()["pending"] == 0  # the local model, offline
+        first = idx.context(QUERY, 1500)
+        second = idx.context(QUERY, 1500)
+    assert first["search"]["semantic"] is True and first["search"]["mode"] == "hybrid"
+    by_name = {i["qualified_name"]: i["scores"]["semantic"] for i in first["items"]}
+    assert 0 < by_name["app.config.parse_config"] <= 1
+    assert first["tokens"] <= 1500
+    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)

@@ -1,0 +1,105 @@
+"""The MCP server, driven by the official SDK's stdio client against a real `knoxidx mcp`
+process: the tools, their schemas, their answers and their errors."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcp import Client, StdioServerParameters
+
+from knoxidx.api.schemas import MAX_SOURCE_LINES
+from knoxidx.index import Index
+from tests.agent.support import make_hostile_repo
+
+TOOLS = {"search_code", "find_symbol", "get_callers", "get_callees", "get_references",
+         "get_dependencies", "impact_of_change", "build_context", "read_code", "index_status"}
+
+
+def params(root: Path, *extra: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-c", "from knoxidx.cli import run; run()", "mcp", str(root), *extra],
+    )
+
+
+def text(result: Any) -> str:
+    assert len(result.content) == 1
+    return result.content[0].text
+
+
+def test_tools_answers_and_errors(tmp_path: Path) -> None:
+    root = make_hostile_repo(tmp_path)
+    with Index.open(root) as idx:
+        expected_callers = json.loads(json.dumps(idx.callers("parse_config")))
+        expected_symbols = json.loads(json.dumps(idx.symbols("Config")))
+
+    async def session() -> None:
+        async with Client(params(root), read_timeout_seconds=60) as client:
+            listing = await client.list_tools()
+            tools = {t.name: t for t in listing.tools}
+            assert set(tools) == TOOLS
+            for tool in tools.values():
+                assert tool.description and len(tool.description) > 80
+                assert tool.input_schema["type"] == "object"
+                assert tool.annotations.read_only_hint is True
+            assert tools["get_callers"].input_schema["required"] == ["symbol"]
+            depth = tools["get_callers"].input_schema["properties"]["depth"]
+            assert (depth["minimum"], depth["maximum"]) == (1, 10)
+
+            async def call(tool: str, **arguments: Any) -> Any:
+                return await client.call_tool(tool, arguments)
+
+            result = await call("get_callers", symbol="parse_config")
+            assert not result.is_error and json.loads(text(result)) == expected_callers
+            result = await call("find_symbol", name="Config")
+            assert json.loads(text(result)) == expected_symbols
+            for name, arguments in [
+                ("get_callees", {"symbol": "app.config.parse_config", "depth": 2}),
+                ("get_references", {"symbol": "app.util.read_text"}),
+                ("get_dependencies", {"target": "app/config.py", "reverse": True}),
+                ("impact_of_change", {"symbol": "read_text"}),
+                ("search_code", {"query": "parse configuration", "k": 3, "mode": "lexical"}),
+            ]:
+                result = await call(name, **arguments)
+                assert not result.is_error, text(result)
+                assert json.loads(text(result))
+            context = text(await call("build_context", query="parse the configuration file",
+                                      max_tokens=600))
+            assert context.startswith("app/config.py:") and "def parse_config" in context
+            assert "of 600 tokens" in context
+            code = text(await call("read_code", path="app/util.py", start_line=7, end_line=8))
+            assert code.splitlines() == ["app/util.py:7-8 of 9", '7\tdef normalise(text):',
+                                         '8\t    """Strip surrounding whitespace."""',
+                                         "(… 1 more lines; read on with start_line=9)"]
+            status = json.loads(text(await call("index_status")))
+            assert status["files"] >= 5 and status["phase"] == "not watching"
+
+            # problems the model can fix come back as tool errors that say how
+            ambiguous = await call("get_callers", symbol="main")
+            assert ambiguous.is_error and "candidates:" in text(ambiguous)
+            assert "app.main.main" in text(ambiguous)
+            for name, arguments, words in [
+                ("get_callers", {"symbol": "nope_nothing"}, "no symbol"),
+                ("get_callers", {"symbol": "parse_config", "depth": 99}, "from 1 to 10"),
+                ("get_callers", {}, "missing required parameter 'symbol'"),
+                ("get_callers", {"symbol": "x", "colour": 1}, "unknown parameter 'colour'"),
+                ("build_context", {"query": "x", "max_tokens": 5}, "max_tokens"),
+                ("read_code", {"path": "../../etc/passwd"}, "climbs out"),
+                ("read_code", {"path": "%2e%2e/etc/passwd"}, "percent-encoded"),
+                ("read_code", {"path": "/etc/passwd"}, "absolute"),
+                ("read_code", {"path": "escape/secret.py"}, "outside the repository"),
+                ("read_code", {"path": ".git/config"}, "internals"),
+                ("read_code", {"path": "secrets/token.py"}, "not part of the indexed"),
+                ("no_such_tool", {}, "no tool"),
+            ]:
+                result = await call(name, **arguments)
+                assert result.is_error, (name, arguments, text(result))
+                assert words in text(result), text(result)
+                assert "SECRET" not in text(result)
+            assert MAX_SOURCE_LINES == 2000
+
+    asyncio.run(session())

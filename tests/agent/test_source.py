@@ -1,0 +1,71 @@
+"""Reading code for a client stays inside the repository (the library side; the HTTP and MCP
+faces are tested against the same cases in test_http.py and test_mcp.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from knoxidx.errors import BadPathError
+from knoxidx.index import Index
+from knoxidx.source import ForbiddenPathError, SourceNotFoundError, read_source
+from tests.agent.support import make_hostile_repo
+
+BAD = [
+    "../etc/passwd", "app/../../etc/passwd", "app/../util.py", "/etc/passwd", "~/x.py",
+    "%2e%2e/etc/passwd", "%2E%2E%2Fetc%2Fpasswd", "app%2futil.py", "..\\etc\\passwd",
+    "app/\x00.py", "", "   ", ".", "./",
+]
+FORBIDDEN = [
+    ".git/config", ".knoxidx/index.db", "secrets/token.py", "debug.log", "node_modules/m/i.js",
+    "escape/secret.py", "evil.py", "app/.git/HEAD",
+]
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_hostile_repo(tmp_path_factory.mktemp("source"))
+
+
+@pytest.mark.parametrize("path", BAD)
+def test_malformed_paths_are_refused(root: Path, path: str) -> None:
+    with pytest.raises(BadPathError) as info:
+        read_source(root, path)
+    assert not isinstance(info.value, ForbiddenPathError)
+
+
+@pytest.mark.parametrize("path", FORBIDDEN)
+def test_paths_outside_what_may_be_read_are_forbidden(root: Path, path: str) -> None:
+    with pytest.raises(ForbiddenPathError):
+        read_source(root, path)
+
+
+def test_reads_lines_and_pages(root: Path) -> None:
+    with Index.open(root) as idx:
+        whole = idx.read_source("app/util.py")
+        assert whole["start_line"] == 1 and whole["end_line"] == whole["total_lines"] == 9
+        assert whole["text"].startswith("def read_text(path):") and not whole["truncated"]
+        part = idx.read_source("app/util.py", 7, 8)
+        assert part["text"] == 'def normalise(text):\n    """Strip surrounding whitespace."""'
+        paged = idx.read_source("app/util.py", 2, None, max_lines=3)
+        assert (paged["start_line"], paged["end_line"], paged["truncated"]) == (2, 4, True)
+        assert idx.read_source("app/util.py", 8, 500)["end_line"] == 9
+        assert idx.read_source("docs/notes.txt")["language"] is None  # not code: still readable
+        assert idx.read_source("alias.py")["text"] == whole["text"]
+        assert idx.read_source("./app//util.py")["path"] == "app/util.py"
+
+
+@pytest.mark.parametrize("start,end", [(0, None), (10, None), (5, 4)])
+def test_bad_ranges(root: Path, start: int, end: int | None) -> None:
+    with pytest.raises(BadPathError):
+        read_source(root, "app/util.py", start, end)
+
+
+def test_missing_directory_and_binary(root: Path) -> None:
+    with pytest.raises(SourceNotFoundError):
+        read_source(root, "app/nope.py")
+    with pytest.raises(BadPathError, match="directory"):
+        read_source(root, "app")
+    with pytest.raises(BadPathError, match="binary"):
+        read_source(root, "data/blob.py")

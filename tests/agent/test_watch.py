@@ -1,0 +1,253 @@
+"""The watcher, driven by real file writes in a temporary repository: edits, atomic saves,
+deletes, a 500-file burst in one batch, ignored paths, .gitignore changes, the writer lock,
+signals and recovery after a crash. Every wait polls with a deadline."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knoxidx.index import Index
+from knoxidx.watch import Watcher
+from tests.agent.support import Process, knoxidx_command, wait_for
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, dict[str, Any]]] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, event: str, data: dict[str, Any]) -> None:
+        with self.lock:
+            self.events.append((event, data))
+
+    def batches(self) -> list[dict[str, Any]]:
+        with self.lock:
+            return [d for e, d in self.events if e == "batch" and d["reason"] == "changes"]
+
+
+@pytest.fixture
+def watching(agent_repo: Path) -> Iterator[tuple[Path, Watcher, Recorder]]:
+    recorder = Recorder()
+    watcher = Watcher(agent_repo, debounce_ms=100, jobs=1, reconcile_s=0, emit=recorder)
+    watcher.start()
+    wait_for(lambda: watcher.snapshot()["phase"] == "idle", what="the initial update")
+    yield agent_repo, watcher, recorder
+    watcher.stop()
+    assert watcher.snapshot()["phase"] == "stopped"
+
+
+def names(root: Path, name: str) -> list[str]:
+    with Index.open_reader(root) as idx:
+        return [s["qualified_name"] for s in idx.symbols(name)
+                if s["name"] == name and s["kind"] not in ("Module", "File")]
+
+
+def test_edit_is_applied(watching: tuple[Path, Watcher, Recorder]) -> None:
+    root, _, recorder = watching
+    with open(root / "app" / "util.py", "a", encoding="utf-8") as fh:
+        fh.write("\n\ndef brand_new(x):\n    return normalise(x)\n")
+    wait_for(lambda: names(root, "brand_new"), what="the new function")
+    with Index.open_reader(root) as idx:
+        callees = idx.callees("brand_new")["callees"]
+    assert [c["qualified_name"] for c in callees] == ["app.util.normalise"]
+    batch = wait_for(recorder.batches)[-1]
+    assert batch["changed"] == 1 and batch["nodes_delta"] == 1 and batch["edges_delta"] >= 1
+    assert batch["sample"] == ["app/util.py"]
+
+
+def test_atomic_save_delete_and_move(watching: tuple[Path, Watcher, Recorder]) -> None:
+    root, _, recorder = watching
+    # an editor's atomic save: write a temporary file, rename it over the original
+    tmp = root / "app" / ".util.py.tmp~"
+    tmp.write_text("def read_text(path):\n    return path\n\n\ndef swapped():\n    pass\n")
+    os.replace(tmp, root / "app" / "util.py")
+    wait_for(lambda: names(root, "swapped"), what="the atomically saved file")
+    assert names(root, "normalise") == []
+    (root / "app" / "main.py").unlink()
+    wait_for(lambda: not names(root, "run"), what="the deleted file's symbols to go")
+    os.rename(root / "tools", root / "scripts")  # a directory moved
+    wait_for(lambda: names(root, "main") == ["other.main"] and
+             Index.open_reader(root).q.file_node("scripts/other.py"), what="the moved tree")
+    assert all(b["removed"] + b["changed"] + b["added"] >= 1 for b in recorder.batches())
+
+
+def test_burst_of_500_files_is_one_batch(agent_repo: Path) -> None:
+    recorder = Recorder()
+    watcher = Watcher(agent_repo, debounce_ms=800, jobs=1, reconcile_s=0, emit=recorder)
+    watcher.start()
+    try:
+        wait_for(lambda: watcher.snapshot()["phase"] == "idle", what="the initial update")
+        burst = agent_repo / "gen"
+        burst.mkdir()
+        for i in range(500):  # as a `git checkout` or a code generator would
+            (burst / f"m{i:03d}.py").write_text(f"def f{i}():\n    return {i}\n")
+        batch = wait_for(recorder.batches, timeout=60, what="the burst's batch")[0]
+        assert batch["added"] == 500
+        assert batch["nodes_delta"] >= 1000  # 500 files + 500 functions
+        assert len(names(agent_repo, "f499")) == 1
+        assert len(recorder.batches()) == 1
+    finally:
+        watcher.stop()
+
+
+def test_ignored_paths_cost_nothing(watching: tuple[Path, Watcher, Recorder]) -> None:
+    root, _, recorder = watching
+    for rel in (".git/objects/ab/cdef", ".git/index", "node_modules/lib/index.js",
+                "secrets/more.py", "app/debug.log", "app/__pycache__/util.cpython-311.pyc",
+                ".knoxidx/scratch", "notes.txt", "app/.util.py.swp"):
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x = 1\n")
+    # then one real change: the only batch, with only its own path in it
+    (root / "app" / "extra.py").write_text("def extra():\n    pass\n")
+    batch = wait_for(recorder.batches, what="a batch")[0]
+    assert batch["sample"] == ["app/extra.py"] and batch["paths"] == 1
+    assert batch["events"] <= 3  # created, modified, closed: the ignored writes were dropped
+    assert len(recorder.batches()) == 1
+
+
+def test_gitignore_change_reindexes(watching: tuple[Path, Watcher, Recorder]) -> None:
+    root, _, _ = watching
+    assert names(root, "main") == ["app.main.main", "other.main"]
+    with open(root / ".gitignore", "a", encoding="utf-8") as fh:
+        fh.write("tools/\n")
+    wait_for(lambda: names(root, "main") == ["app.main.main"], what="tools/ to be dropped")
+    (root / ".gitignore").write_text("")
+    wait_for(lambda: names(root, "TOKEN"), what="secrets/ to be indexed once not ignored")
+
+
+def test_holds_the_writer_lock(watching: tuple[Path, Watcher, Recorder]) -> None:
+    root, _, _ = watching
+    proc = subprocess.run(knoxidx_command("index", str(root)), check=False, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 5
+    assert "another knoxidx process" in proc.stderr and "is writing this index" in proc.stderr
+
+
+def test_watch_command_logs_json_and_stops_on_sigterm(agent_repo: Path) -> None:
+    proc = Process(knoxidx_command("watch", str(agent_repo), "--json", "--debounce-ms", "50"))
+    try:
+        proc.expect(r'"event": "batch".*"reason": "start"', stream="out")
+        (agent_repo / "app" / "new.py").write_text("def fresh():\n    pass\n")
+        line = proc.expect(r'"event": "batch".*"reason": "changes"', stream="out").string
+        batch = json.loads(line)
+        assert batch["added"] == 1 and batch["ms"] > 0 and batch["nodes_delta"] >= 2
+        assert proc.stop(signal.SIGTERM) == 0
+        assert json.loads(proc.expect(r'"event": "stop"', stream="out").string)["event"] == "stop"
+    finally:
+        if proc.proc.poll() is None:
+            proc.proc.kill()
+
+
+def test_a_crash_loses_nothing(agent_repo: Path) -> None:
+    proc = Process(knoxidx_command("watch", str(agent_repo), "--debounce-ms", "50"))
+    proc.expect(r"initial update", stream="out")
+    proc.stop(signal.SIGKILL)  # no cleanup at all
+    (agent_repo / "app" / "while_down.py").write_text("def missed():\n    pass\n")
+    assert names(agent_repo, "missed") == []
+    recorder = Recorder()
+    watcher = Watcher(agent_repo, debounce_ms=50, jobs=1, reconcile_s=0, emit=recorder)
+    watcher.start()  # the lock died with the process: no stale lock
+    try:
+        wait_for(lambda: names(agent_repo, "missed"), what="the start-up reconcile")
+        start = wait_for(lambda: [d for e, d in recorder.events if e == "batch"])[0]
+        assert start["reason"] == "start" and start["added"] == 1
+    finally:
+        watcher.stop()
+
+
+def test_serve_with_watch_shows_edits_and_its_state(agent_repo: Path) -> None:
+    import httpx
+
+    from tests.agent.support import start_server
+
+    proc, url = start_server(agent_repo, "--watch", "--debounce-ms", "50")
+    try:
+        with httpx.Client(base_url=url, timeout=30) as client:
+            wait_for(lambda: client.get("/status").json()["phase"] == "idle",
+                     what="the watcher's first update")
+            (agent_repo / "app" / "util.py").write_text("def served_fresh():\n    pass\n")
+
+            def visible() -> bool:
+                return bool(client.get("/symbols?q=served_fresh").json())
+
+            wait_for(visible, what="the edit through the API")
+            status = wait_for(lambda: (s := client.get("/status").json())["watcher"][
+                "batches"] >= 1 and s, what="the batch in /status")
+            assert status["watcher"]["last_batch"]["changed"] == 1
+            assert status["phase"] in ("idle", "pending", "indexing")
+            # the watcher holds the lock: a second writer is refused
+            other = subprocess.run(knoxidx_command("index", str(agent_repo)),
+                                   check=False, capture_output=True, text=True, timeout=120)
+            assert other.returncode == 5
+        assert proc.stop() == 0  # SIGTERM: server and watcher stop cleanly
+        proc.expect(r"stopped", stream="err", timeout=10)
+    finally:
+        if proc.proc.poll() is None:
+            proc.proc.kill()
+
+
+def test_discovery_cache_agrees_with_a_full_walk(agent_repo: Path) -> None:
+    from knoxidx.indexer.discovery import discover
+    from knoxidx.indexer.watch_filter import DiscoveryCache, RepoPathFilter
+
+    cache = DiscoveryCache(RepoPathFilter(agent_repo))
+    cache.full()
+    (agent_repo / "app" / "util.py").write_text("def changed():\n    pass\n")
+    (agent_repo / "app" / "main.py").unlink()
+    (agent_repo / "app" / "added.py").write_text("X = 1\n")
+    (agent_repo / "secrets" / "ignored.py").write_text("Y = 1\n")
+    (agent_repo / "app" / "big.py").write_text("#" * (2 * 1024 * 1024))
+    (agent_repo / "app" / "notes.txt").write_text("not code\n")
+    os.symlink("/etc/hostname", agent_repo / "app" / "outside.py")
+    paths = ["app/util.py", "app/main.py", "app/added.py", "secrets/ignored.py",
+             "app/big.py", "app/notes.txt", "app/outside.py"]
+    patched = cache.patched(paths)
+    assert patched is not None
+    assert patched.files == discover(agent_repo).files
+    assert cache.patched(["app/util.py", ".gitignore"]) is None  # rules changed: walk again
+
+
+def test_file_edits_skip_the_walk_directories_do_not(
+        watching: tuple[Path, Watcher, Recorder], monkeypatch: pytest.MonkeyPatch) -> None:
+    from knoxidx.indexer import pipeline
+
+    walks: list[object] = []
+    real = pipeline.discover
+    monkeypatch.setattr(pipeline, "discover", lambda *a, **k: walks.append(a) or real(*a, **k))
+    root, _, recorder = watching
+    (root / "app" / "util.py").write_text("def one():\n    pass\n")
+    first = wait_for(recorder.batches, what="the edit's batch")[0]
+    assert first["discovery"] == "incremental"
+    (root / "app" / "sub").mkdir()
+    (root / "app" / "sub" / "deep.py").write_text("def deep():\n    pass\n")
+    second = wait_for(lambda: recorder.batches()[1:], what="the new directory's batch")[0]
+    assert second["discovery"] == "full"
+    wait_for(lambda: names(root, "deep"), what="the file in the new directory")
+    assert walks == []  # the pipeline used the watcher's discovery every time
+
+
+def test_waits_while_git_is_mid_operation(watching: tuple[Path, Watcher, Recorder]) -> None:
+    root, watcher, recorder = watching
+    lock = root / ".git" / "index.lock"
+    lock.parent.mkdir(exist_ok=True)
+    lock.write_text("")  # as during `git checkout`
+    (root / "app" / "during.py").write_text("def during():\n    pass\n")
+    wait_for(lambda: watcher.snapshot()["pending_paths"] == 1, what="the change to be seen")
+    deadline = time.monotonic() + 0.6  # several debounce periods
+    while time.monotonic() < deadline:  # polled: nothing may happen meanwhile
+        assert recorder.batches() == []
+        time.sleep(0.01)
+    lock.unlink()
+    batch = wait_for(recorder.batches, what="the batch after git finished")[0]
+    assert batch["added"] == 1
