@@ -1,4 +1,4 @@
-"""Peak resident memory of a process tree (the indexer and its workers), sampled from /proc."""
+"""Peak memory of a process tree (the indexer and its workers): summed PSS, sampled from /proc."""
 
 from __future__ import annotations
 
@@ -21,13 +21,17 @@ def _children(pid: int) -> list[int]:
 
 
 def _rss_kib(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
+    """Proportional set size: shared pages (a forked worker's copy-on-write inheritance)
+    split between the processes sharing them, so the tree's sum is its real footprint.
+    Plain RSS where smaps_rollup is unavailable."""
+    for path, key in ((f"/proc/{pid}/smaps_rollup", "Pss:"), (f"/proc/{pid}/status", "VmRSS:")):
+        try:
+            with open(path) as fh:
+                for line in fh:
+                    if line.startswith(key):
+                        return int(line.split()[1])
+        except OSError:
+            continue
     return 0
 
 
@@ -51,7 +55,7 @@ class Run:
 
 def run_measured(cmd: list[str], env: dict[str, str] | None = None, timeout: float = 3600,
                  cwd: str | None = None) -> Run:
-    """Run ``cmd``; wall time and the peak of the summed RSS of it and its children."""
+    """Run ``cmd``; wall time and the peak of the summed PSS of it and its children."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env, cwd=cwd)

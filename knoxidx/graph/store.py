@@ -167,7 +167,7 @@ class SQLiteStore:
             if not readonly:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA cache_size=-65536")
+            conn.execute("PRAGMA cache_size=-16384")  # 16 MiB: forked workers inherit it
             store = cls(db_path, conn)
             store._check_schema(create and not readonly)
         except sqlite3.DatabaseError as exc:

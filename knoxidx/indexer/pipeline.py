@@ -8,6 +8,7 @@ transaction: a reader sees the old graph or the new one, and a killed indexer lo
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import sys
@@ -283,12 +284,16 @@ def _resolve_all(
     size = -(-len(paths) // (workers * 4))
     chunks = [paths[i : i + size] for i in range(0, len(paths), size)]
     _FORKED_WORKSPACE = workspace
+    # Move what exists now out of the collector's sight: its traversals would otherwise touch
+    # (and so copy) every inherited page in each child.
+    gc.freeze()
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             for batch in pool.imap_unordered(_resolve_chunk, chunks):
                 yield from batch
     finally:
         _FORKED_WORKSPACE = None
+        gc.unfreeze()
 
 
 def _rebuild_module_layer(store: SQLiteStore) -> None:
