@@ -43,6 +43,9 @@ Rules
 * Name baseline: every distinct oracle call site (path, line, name as written)
   linked to every knoxidx Function/Class node of that name -- what a
   resolver-less indexer would emit.  Comparable to precision_at_oracle_sites.
+* TS rows carry ``target_form`` (method, function-property, ...): recall is
+  also broken down by it, since what counts as a callable definition is a
+  policy of the oracle (``{f: () => ..}`` properties count as methods).
 * Definition recall: ``def`` rows for which a Function/Class node exists at the
   same path with the same name and start_line <= line <= end_line.
 
@@ -78,8 +81,7 @@ def normalize_path(path: str | None, root: str | None = None) -> str | None:
     p = path.replace("\\", "/")
     if root is not None:
         r = root.replace("\\", "/").rstrip("/") + "/"
-        if p.startswith(r):
-            p = p[len(r):]
+        p = p.removeprefix(r)
     pure = PurePosixPath(p)
     if pure.is_absolute() or ".." in pure.parts:
         return None
@@ -170,6 +172,7 @@ class LinkRow:
     target_path: str
     target_line: int
     target_name: str  # the definition's own name
+    target_form: str = ""  # TS oracle: how the target is written (method, function-property, ...)
 
 
 @dataclass(frozen=True)
@@ -201,7 +204,8 @@ class Oracle:
             elif kind in link_sets:
                 row = LinkRow(path=str(r["path"]), line=int(r["line"]), name=str(r["name"]),
                               target_path=str(r["target_path"]), target_line=int(r["target_line"]),
-                              target_name=str(r.get("target_name") or r["name"]))
+                              target_name=str(r.get("target_name") or r["name"]),
+                              target_form=str(r.get("target_form", "")))
                 link_sets[kind][row] = None
             elif kind == "def":
                 oracle.defs.append(DefRow(path=str(r["path"]), line=int(r["line"]), name=str(r["name"]),
@@ -294,7 +298,7 @@ def link_report(rows: list[LinkRow], row_keys: list[list[Key]], edges: list[Edge
     cumulative = {"+".join(LEVELS[: n + 1]): score([i for i in everything if edges[i].confidence in LEVELS[: n + 1]])
                   for n in range(len(LEVELS) - 1)}
     at_sites = [i for i in everything if (edges[i].path, edges[i].line) in oracle_sites]
-    return {
+    report: dict[str, Any] = {
         "overall": score(everything).as_dict(),
         "target_missing": unkeyable,
         "by_confidence": {lv: s.as_dict() for lv, s in by_level.items()},
@@ -302,6 +306,17 @@ def link_report(rows: list[LinkRow], row_keys: list[list[Key]], edges: list[Edge
         "precision_at_oracle_sites": score(at_sites).precision,
         "edges_at_oracle_sites": len(at_sites),
     }
+    # Which kinds of targets are missed (TS rows say how the target is written).
+    matched_rows: set[int] = set().union(*matches) if matches else set()
+    forms: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for i, row in enumerate(rows):
+        if row.target_form:
+            forms[row.target_form][0] += i in matched_rows
+            forms[row.target_form][1] += 1
+    if forms:
+        report["recall_by_target_form"] = {f: {"recall": ratio(a, b), "matched_rows": a, "rows": b}
+                                           for f, (a, b) in sorted(forms.items())}
+    return report
 
 
 def considered(export: Export, files: set[str], edge_type: str, target_kinds: frozenset[str],
@@ -411,6 +426,9 @@ def format_report(rep: dict[str, Any]) -> str:
         lines.append(f"  precision at oracle-resolved sites: {_pct(r['precision_at_oracle_sites'])}% "
                      f"({r['edges_at_oracle_sites']} edges); rows whose target has no knoxidx node: "
                      f"{r['target_missing']}")
+        if "recall_by_target_form" in r:
+            lines.append("  recall by target form: " + ", ".join(
+                f"{f} {_pct(v['recall']).strip()}% of {v['rows']}" for f, v in r["recall_by_target_form"].items()))
         if title == "calls":
             lines.append(row("name baseline", rep["name_baseline"]))
         lines.append("")

@@ -51,8 +51,9 @@ def select_subset(paths: Sequence[str], max_files: int | None, mode: str = "stri
     """Deterministic subset of the (sorted) ``paths``.
 
     ``stride`` takes every k-th path (k = ceil(len/N)) so the sample spans the
-    whole tree; ``first`` takes the first N sorted paths (one corner of the
-    tree, but stable when files are added at the end).
+    whole tree -- at most N paths, possibly fewer (885 paths, N=100 -> 99);
+    ``first`` takes the first N sorted paths (one corner of the tree, but
+    stable when files are added at the end).
     """
     if max_files is None or max_files >= len(paths):
         return list(paths)

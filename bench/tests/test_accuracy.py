@@ -10,9 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import accuracy
+import pytest
 from accuracy import Export, Oracle, evaluate
 
 
@@ -250,3 +249,14 @@ def test_cli_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert accuracy.main([str(oracle), str(export)]) == 0
     text = capsys.readouterr().out
     assert "CALLS" in text and "name baseline" in text and "DEFINITIONS" in text
+
+
+def test_recall_by_target_form_when_rows_carry_it() -> None:
+    rows = files("a.py") + [dict(call("a.py", 3, "helper", "b.py", 1), target_form="function-declaration"),
+                            dict(call("a.py", 4, "run", "b.py", 8), target_form="method")]
+    calls = run(rows, NODES, [edge(2, 10, 3)])["calls"]
+    assert calls["recall_by_target_form"] == {
+        "function-declaration": {"recall": 1.0, "matched_rows": 1, "rows": 1},
+        "method": {"recall": 0.0, "matched_rows": 0, "rows": 1},
+    }
+    assert "recall_by_target_form" not in run(files("a.py"), NODES, [])["calls"]  # jedi rows: no forms

@@ -12,9 +12,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import common
+import pytest
 
 
 @pytest.fixture(autouse=True)
