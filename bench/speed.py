@@ -61,7 +61,8 @@ def ctags_seconds(root: Path, tmp: Path) -> float:
         return float("nan")
     start = time.perf_counter()
     subprocess.run(["ctags", "-R", f"--languages={CTAGS_LANGS}", "-f", str(tmp / "tags"),
-                    "--exclude=.knoxidx", str(root)], check=False, capture_output=True)
+                    "--exclude=.knoxidx", "--exclude=.downloads", str(root)],
+                   check=False, capture_output=True)
     return time.perf_counter() - start
 
 
