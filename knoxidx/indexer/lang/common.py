@@ -45,3 +45,33 @@ def preceding_comment(node: Any) -> str:
             break
         first = before
     return first_doc_line(text(first)) or first_doc_line(text(prev))
+
+
+class BaseRules:
+    """Resolution defaults shared by the language families; each overrides what differs."""
+
+    self_names: frozenset[str] = frozenset()
+    self_type_names: frozenset[str] = frozenset()
+    self_binds_anywhere = False
+    class_members_visible = False
+    out_of_line_methods = False
+    guess_bare_names = False
+    guess_members = False
+    builtin_method_names: frozenset[str] = frozenset()
+    separator = "."
+    module_joiner = "."
+
+    def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list | None:
+        """``super``: instances of the enclosing class's bases (MRO order)."""
+        if head != "super":
+            return None
+        cls = fi.class_of(scope)
+        if cls < 0:
+            return []
+        return [("i", s[1], s[2]) for s in r.bases_of(fi.path, cls)]
+
+    def owner_matches(self, r: Any, fi: Any, index: int, path: str, method: int) -> bool:
+        return False
+
+    def extra_bases(self, r: Any, fi: Any, index: int) -> list:
+        return []

@@ -7,7 +7,7 @@ import posixpath
 from typing import Any
 
 from knoxidx.indexer.facts import Import
-from knoxidx.indexer.lang.common import preceding_comment, text
+from knoxidx.indexer.lang.common import BaseRules, preceding_comment, text
 
 FAMILY = "go"
 
@@ -89,7 +89,7 @@ def package_path(path: str, layout: Any) -> str:
     return f"{best[1]}/{rel}" if rel else best[1]
 
 
-class _Rules:
+class _Rules(BaseRules):
     self_names: frozenset[str] = frozenset()
     self_type_names: frozenset[str] = frozenset()
     self_binds_anywhere = False

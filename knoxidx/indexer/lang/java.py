@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from knoxidx.indexer.facts import Import
-from knoxidx.indexer.lang.common import preceding_comment, text
+from knoxidx.indexer.lang.common import BaseRules, preceding_comment, text
 
 FAMILY = "java"
 
@@ -62,7 +62,7 @@ def decode_import(node: Any, scope: int) -> list[Import]:
 _OBJECT_METHODS = frozenset(["equals", "hashCode", "toString", "getClass", "notify", "notifyAll", "wait", "clone", "finalize", "length", "charAt", "substring", "indexOf", "isEmpty", "get", "put", "add", "addAll", "remove", "contains", "containsKey", "size", "iterator", "stream", "forEach", "map", "filter", "collect", "append", "format", "valueOf", "of", "asList", "keySet", "values", "entrySet", "close", "read", "write", "flush", "println", "print", "trim", "split", "replace", "startsWith", "endsWith", "toLowerCase", "toUpperCase", "compareTo", "next", "hasNext", "getKey", "getValue", "orElse", "isPresent", "ifPresent"])
 
 
-class _Rules:
+class _Rules(BaseRules):
     self_names = frozenset({"this"})
     self_type_names: frozenset[str] = frozenset()
     self_binds_anywhere = True
@@ -84,20 +84,6 @@ class _Rules:
 
     def qualified_prefix(self, path: str, keys: list[str]) -> str:
         return keys[0] if keys and keys[0] != "(default)" else ""
-
-    def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list | None:
-        if head != "super":
-            return None
-        cls = fi.class_of(scope)
-        if cls < 0:
-            return []
-        return [("i", s[1], s[2]) for s in r.bases_of(fi.path, cls)]
-
-    def owner_matches(self, *args: Any) -> bool:
-        return False
-
-    def extra_bases(self, r: Any, fi: Any, index: int) -> list:
-        return []
 
     def _type(self, r: Any, qualified: str) -> list:
         """The class named by a fully qualified name, nested classes included."""

@@ -9,7 +9,7 @@ from typing import Any
 
 from knoxidx.graph.model import NodeKind
 from knoxidx.indexer.facts import Import
-from knoxidx.indexer.lang.common import preceding_comment, text
+from knoxidx.indexer.lang.common import BaseRules, preceding_comment, text
 
 FAMILY = "js"
 REQUIRE = "="  # the imported name of `x = require(m)`: m's module.exports, whatever it is
@@ -202,7 +202,7 @@ def decode_import(node: Any, scope: int) -> list[Import]:
 _BUILTIN_METHODS = frozenset(["push", "pop", "shift", "unshift", "map", "filter", "forEach", "reduce", "reduceRight", "join", "split", "slice", "splice", "indexOf", "lastIndexOf", "includes", "concat", "keys", "values", "entries", "get", "set", "has", "delete", "add", "clear", "then", "catch", "finally", "toString", "toFixed", "trim", "trimStart", "trimEnd", "replace", "replaceAll", "match", "matchAll", "test", "apply", "call", "bind", "startsWith", "endsWith", "find", "findIndex", "findLast", "some", "every", "sort", "reverse", "fill", "charAt", "charCodeAt", "codePointAt", "substring", "substr", "toLowerCase", "toUpperCase", "padStart", "padEnd", "repeat", "flat", "flatMap", "assign", "freeze", "create", "defineProperty", "hasOwnProperty", "isArray", "from", "of", "emit", "on", "once", "off", "addListener", "removeListener", "log", "warn", "error", "info", "debug", "parse", "stringify", "resolve", "reject", "all", "allSettled", "race", "any", "next", "return", "throw", "exec", "at", "valueOf", "localeCompare", "normalize", "search", "toJSON", "getTime", "now", "addEventListener", "removeEventListener", "dispatchEvent", "querySelector", "querySelectorAll", "getAttribute", "setAttribute", "appendChild", "removeChild", "preventDefault", "stopPropagation"])
 
 
-class _Rules:
+class _Rules(BaseRules):
     self_names = frozenset({"this"})
     self_type_names = frozenset({"this"})
     self_binds_anywhere = True
@@ -222,20 +222,6 @@ class _Rules:
             if path.endswith(ext):
                 return path[: -len(ext)]
         return path
-
-    def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list | None:
-        if head != "super":
-            return None
-        cls = fi.class_of(scope)
-        if cls < 0:
-            return []
-        return [("i", s[1], s[2]) for s in r.bases_of(fi.path, cls)]
-
-    def owner_matches(self, *args: Any) -> bool:
-        return False
-
-    def extra_bases(self, r: Any, fi: Any, index: int) -> list:
-        return []
 
     # modules
 

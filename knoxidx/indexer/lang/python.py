@@ -6,7 +6,7 @@ from typing import Any
 
 from knoxidx.graph.model import NodeKind
 from knoxidx.indexer.facts import Import
-from knoxidx.indexer.lang.common import first_doc_line, text
+from knoxidx.indexer.lang.common import BaseRules, first_doc_line, text
 
 SELF_NAMES = frozenset({"self", "cls"})
 SEPARATOR = "."
@@ -133,7 +133,7 @@ def namespace_keys(path: str, layout: Any) -> list[str]:
     return out
 
 
-class _Rules:
+class _Rules(BaseRules):
     self_names = frozenset({"self", "cls"})
     self_type_names = frozenset({"Self"})
     self_binds_anywhere = True
@@ -143,17 +143,6 @@ class _Rules:
     guess_members = False
     builtin_method_names = _BUILTIN_METHODS
 
-    def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list | None:
-        if head != "super":
-            return None
-        cls = fi.class_of(scope)
-        if cls < 0:
-            return []
-        return [("i", s[1], s[2]) for s in r.bases_of(fi.path, cls)]
-
-    separator = "."
-    module_joiner = "."
-
     def qualified_prefix(self, path: str, keys: list[str]) -> str:
         return keys[0] if keys else ""
 
@@ -162,12 +151,6 @@ class _Rules:
         packages it lives in, marked ``ns:``."""
         keys = module_keys(path, layout)
         return keys + ["ns:" + k for k in dict.fromkeys(namespace_keys(path, layout))]
-
-    def owner_matches(self, *args: Any) -> bool:
-        return False
-
-    def extra_bases(self, r: Any, fi: Any, index: int) -> list:
-        return []
 
     # modules
 

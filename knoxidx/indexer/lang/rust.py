@@ -7,7 +7,7 @@ import posixpath
 from typing import Any
 
 from knoxidx.indexer.facts import Import
-from knoxidx.indexer.lang.common import preceding_comment, text
+from knoxidx.indexer.lang.common import BaseRules, preceding_comment, text
 
 FAMILY = "rust"
 
@@ -112,7 +112,7 @@ def module_path(path: str, layout: Any) -> str:
     return "::".join([crate, *[p for p in parts if p]])
 
 
-class _Rules:
+class _Rules(BaseRules):
     self_names = frozenset({"self"})
     self_type_names = frozenset({"Self"})
     self_binds_anywhere = True
