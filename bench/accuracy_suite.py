@@ -26,7 +26,7 @@ QUICK_MAX_FILES = 60
 # jedi costs ~1-2 s per file: a full run judges an even sample of the Python corpora (every
 # k-th file, deterministic) so the whole benchmark fits in 30 minutes on a fresh machine;
 # the TypeScript service is fast enough for every file.
-FULL_PYTHON_MAX_FILES = 250
+FULL_PYTHON_MAX_FILES = 120
 
 
 def oracle(corpus: Path, kind: str, out: Path, max_files: int | None) -> None:
