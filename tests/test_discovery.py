@@ -81,3 +81,11 @@ def test_symlink_loop_and_outside_root(repo, tmp_path: Path) -> None:
 def test_odd_file_names(repo) -> None:
     root = repo({"with space.py": "x = 1\n", "ünïcode.py": "y = 2\n", "new\nline.py": "z = 3\n"})
     assert paths(root) == {"with space.py", "ünïcode.py", "new\nline.py"}
+
+
+def test_symlink_to_a_non_root_ancestor_is_walked_once(repo) -> None:
+    root = repo({"a/b/x.py": "x = 1\n", "a/y.py": "y = 1\n"})
+    os.symlink("..", root / "a" / "b" / "up")  # a/b/up -> a
+    found = discover(root)
+    assert {f.path for f in found.files} == {"a/b/x.py", "a/y.py"}
+    assert found.skipped["symlink_loop"] == 1

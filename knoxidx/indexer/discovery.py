@@ -102,21 +102,28 @@ class _Walker:
         self.result = result
         self.max_bytes = max_bytes
         self.visited: set[tuple[int, int]] = set()
+        self.device = os.stat(root).st_dev
 
-    def walk(self, directory: str, prefix: str, specs: list[tuple[str, pathspec.PathSpec]]) -> None:
+    def walk(self, directory: str, prefix: str, specs: list[tuple[str, pathspec.PathSpec]],
+             inode: int | None = None) -> None:
+        """``inode``: the directory's inode as its parent's scandir reported it (free); None
+        for the root and for a symlink's target, which need a stat to know where they lead."""
         result = self.result
         try:
-            st = os.stat(directory)
+            if inode is None:
+                st = os.stat(directory)
+                identity = (st.st_dev, st.st_ino)
+            else:
+                identity = (self.device, inode)
+            if identity in self.visited:
+                result.skip(prefix or ".", "symlink_loop")
+                return
+            self.visited.add(identity)
             with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda e: e.name)
+                entries = list(it)  # the file list is sorted once, at the end
         except OSError:
             result.skip(prefix or ".", "unreadable")
             return
-        identity = (st.st_dev, st.st_ino)
-        if identity in self.visited:
-            result.skip(prefix or ".", "symlink_loop")
-            return
-        self.visited.add(identity)
         names = {e.name for e in entries}
         if names & IGNORE_NAMES:
             specs = specs + _load_ignore(directory, names, prefix)
@@ -144,7 +151,7 @@ class _Walker:
             if is_link and not _inside(self.root, entry.path):
                 result.skip(rel, "symlink_outside_root")
                 return
-            self.walk(entry.path, rel + "/", specs)
+            self.walk(entry.path, rel + "/", specs, None if is_link else entry.inode())
             return
         if name in CONFIG_NAMES:
             result.config_paths.append(rel)
