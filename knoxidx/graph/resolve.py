@@ -241,6 +241,8 @@ class Resolver:
             # order, so what a package's files share is still warm).
             for old in list(self._indexes)[: INDEX_CACHE_FILES // 2]:
                 del self._indexes[old]
+            self._memo.clear()  # answers about the dropped files would keep them alive
+            self._bases_cache.clear()
         self._indexes[path] = fi
         return fi
 
