@@ -129,8 +129,9 @@ def test_second_writer_gets_clear_error(repo) -> None:
 def test_parallel_build_equals_serial(repo, tmp_path: Path) -> None:
     from knoxidx.graph import export
 
-    files = {f"pkg/m{i}.py": f"from .m{(i + 1) % 60} import f{(i + 1) % 60}\n\n"
-             f"def f{i}():\n    return f{(i + 1) % 60}()\n" for i in range(60)}
+    n = 260  # above PRELOAD_THRESHOLD: resolution forks, and the parent resolves a share
+    files = {f"pkg/m{i}.py": f"from .m{(i + 1) % n} import f{(i + 1) % n}\n\n"
+             f"def f{i}():\n    return f{(i + 1) % n}()\n" for i in range(n)}
     files["pkg/__init__.py"] = ""
     root = repo(files)
     build(root, jobs=2)

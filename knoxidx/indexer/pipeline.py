@@ -287,9 +287,19 @@ def _resolve_all(
     # Move what exists now out of the collector's sight: its traversals would otherwise touch
     # (and so copy) every inherited page in each child.
     gc.freeze()
+    # The parent resolves a share itself, beside workers-1 children: one copy of the inherited
+    # heap fewer at the memory peak, and the parent would otherwise only wait.
+    own = chunks[:: workers]
+    forked = [c for i, c in enumerate(chunks) if i % workers]
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for batch in pool.imap_unordered(_resolve_chunk, chunks):
+        with multiprocessing.get_context("fork").Pool(workers - 1) as pool:
+            pending = pool.imap_unordered(_resolve_chunk, forked)
+            resolver = Resolver(workspace)
+            for chunk in own:
+                for path in chunk:
+                    yield resolver.resolve_file(path)
+            del resolver
+            for batch in pending:
                 yield from batch
     finally:
         _FORKED_WORKSPACE = None
