@@ -569,18 +569,6 @@ class GraphQueries:
             )
         return out
 
-    def children(self, parent_ids: Iterable[int]) -> list[dict]:
-        ids = list(parent_ids)
-        return _node_dicts(self.conn.execute(
-            NODE_SELECT + f" WHERE n.parent_id IN ({','.join('?' * len(ids))})", ids
-        )) if ids else []
-
-    def file_definitions(self, file_id: int) -> list[dict]:
-        return _node_dicts(self.conn.execute(
-            NODE_SELECT + " WHERE n.file_id = ? AND n.def_index IS NOT NULL ORDER BY n.start_byte",
-            (file_id,),
-        ))
-
     def counts(self) -> dict[str, Any]:
         conn = self.conn
         kinds = dict(conn.execute("SELECT kind, count(*) FROM nodes GROUP BY kind"))

@@ -90,12 +90,7 @@ def package_path(path: str, layout: Any) -> str:
 
 
 class _Rules(BaseRules):
-    self_names: frozenset[str] = frozenset()
-    self_type_names: frozenset[str] = frozenset()
-    self_binds_anywhere = False
-    class_members_visible = False
     out_of_line_methods = True
-    guess_bare_names = False
     guess_members = True
     builtin_method_names = frozenset({
         "Error", "String", "Close", "Read", "Write", "Lock", "Unlock", "RLock", "RUnlock",
@@ -104,8 +99,6 @@ class _Rules(BaseRules):
         "Helper", "Run", "Skip", "Logf", "Log", "Parallel", "Cleanup", "Set", "Get", "Del",
         "Seek", "Flush", "Sync", "Stop", "Now",
     })
-    separator = "."
-    module_joiner = "."
 
     def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
         return [package_path(path, layout), "dir:" + posixpath.dirname(path)]
@@ -114,13 +107,11 @@ class _Rules(BaseRules):
         return keys[0] if keys else ""
 
     def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list | None:
-        return None
+        return None  # Go has no super
 
     def owner_matches(self, r: Any, fi: Any, index: int, path: str, method: int) -> bool:
         return posixpath.dirname(path) == posixpath.dirname(fi.path)
 
-    def extra_bases(self, r: Any, fi: Any, index: int) -> list:
-        return []
 
     def _package(self, r: Any, import_path: str) -> list:
         if r.module_paths(FAMILY, import_path):

@@ -64,15 +64,10 @@ _OBJECT_METHODS = frozenset(["equals", "hashCode", "toString", "getClass", "noti
 
 class _Rules(BaseRules):
     self_names = frozenset({"this"})
-    self_type_names: frozenset[str] = frozenset()
     self_binds_anywhere = True
     class_members_visible = True
-    out_of_line_methods = False
-    guess_bare_names = False
     guess_members = True
     builtin_method_names = _OBJECT_METHODS
-    separator = "."
-    module_joiner = "."
 
     def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
         package = facts.package

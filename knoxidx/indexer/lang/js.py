@@ -206,12 +206,8 @@ class _Rules(BaseRules):
     self_names = frozenset({"this"})
     self_type_names = frozenset({"this"})
     self_binds_anywhere = True
-    class_members_visible = False
-    out_of_line_methods = False
-    guess_bare_names = False
     guess_members = False  # measured: guesses cost more precision than they add recall (BENCHMARKS.md)
     builtin_method_names = _BUILTIN_METHODS
-    separator = "."
     module_joiner = ":"
 
     def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:

@@ -8,8 +8,6 @@ from knoxidx.graph.model import NodeKind
 from knoxidx.indexer.facts import Import
 from knoxidx.indexer.lang.common import BaseRules, first_doc_line, text
 
-SELF_NAMES = frozenset({"self", "cls"})
-SEPARATOR = "."
 
 
 def classify(sub: str, name: str, node: Any) -> str | None:
@@ -137,9 +135,6 @@ class _Rules(BaseRules):
     self_names = frozenset({"self", "cls"})
     self_type_names = frozenset({"Self"})
     self_binds_anywhere = True
-    class_members_visible = False
-    out_of_line_methods = False
-    guess_bare_names = False
     guess_members = False
     builtin_method_names = _BUILTIN_METHODS
 

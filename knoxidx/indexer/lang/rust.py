@@ -116,11 +116,19 @@ class _Rules(BaseRules):
     self_names = frozenset({"self"})
     self_type_names = frozenset({"Self"})
     self_binds_anywhere = True
-    class_members_visible = False
     out_of_line_methods = True
-    guess_bare_names = False
     guess_members = True
-    builtin_method_names = frozenset(["clone", "to_string", "to_owned", "into", "from", "as_ref", "as_mut", "unwrap", "expect", "unwrap_or", "unwrap_or_else", "unwrap_or_default", "map", "map_err", "and_then", "ok_or", "ok_or_else", "ok", "err", "is_some", "is_none", "is_ok", "is_err", "iter", "iter_mut", "into_iter", "collect", "push", "pop", "insert", "remove", "get", "get_mut", "len", "is_empty", "contains", "extend", "clear", "take", "replace", "borrow", "borrow_mut", "lock", "read", "write", "send", "recv", "poll", "next", "fmt", "eq", "ne", "cmp", "partial_cmp", "hash", "default", "new", "with_capacity", "as_str", "as_bytes", "to_vec", "drop", "deref", "deref_mut", "filter", "filter_map", "fold", "for_each", "any", "all", "find", "position", "rev", "zip", "enumerate", "chain", "skip", "step_by", "chars", "bytes", "split", "trim", "starts_with", "ends_with", "parse", "format", "write_str", "write_fmt", "spawn", "await"])
+    builtin_method_names = frozenset("""
+        clone to_string to_owned into from as_ref as_mut unwrap expect unwrap_or
+        unwrap_or_else unwrap_or_default map map_err and_then ok_or ok_or_else ok err
+        is_some is_none is_ok is_err iter iter_mut into_iter collect push pop insert
+        remove get get_mut len is_empty contains extend clear take replace borrow
+        borrow_mut lock read write send recv poll next fmt eq ne cmp partial_cmp hash
+        default new with_capacity as_str as_bytes to_vec drop deref deref_mut filter
+        filter_map fold for_each any all find position rev zip enumerate chain skip
+        step_by chars bytes split trim starts_with ends_with parse format write_str
+        write_fmt spawn await
+    """.split())
     separator = "::"
     module_joiner = "::"
 
