@@ -130,3 +130,9 @@ def test_typescript_exports_and_imports() -> None:
     assert ("./util", "a", "b", False) in got
     assert ("./w", "*", "", True) in got
     assert ("", "Foo", "default", True) in got
+
+
+def test_java_var_declaration_takes_the_constructed_type() -> None:
+    src = b"package a;\nclass C { void m() { var s = new Service(); s.go(); } }\n"
+    facts = extract("a/C.java", src, "java")
+    assert [(b.name, b.type_path) for b in facts.bindings] == [("s", ("Service",))]

@@ -46,7 +46,6 @@ _CALL_SEGMENT = re.compile(r"((?:[^\W\d]|[$#])[\w$]*)\s*\(.*\)\Z", re.DOTALL)
 _SPACES = re.compile(r"\s+")
 _NEEDS_FULL_SPLIT = re.compile(r"[^\w.]")
 _NULL_TYPES = frozenset({"None", "null", "undefined", "nil", "void"})
-_INFERRED_TYPE_WORDS = frozenset({("var",), ("auto",), ("_",)})  # `var x = new T()` says nothing
 _TYPE_PARAMS = re.compile(r"\[[^\]]*\]")
 _TYPE_PREFIX = re.compile(r"^(?:[&*]\s*|'\w+\s+|(?:mut|dyn|impl|const|readonly)\s+)*")
 _WRAPPER = re.compile(
@@ -334,7 +333,7 @@ def extract(path: str, source: bytes, language: str) -> FileFacts:
     ):
         raw = type_node.text.decode("utf-8", "replace")
         bound_type = name_path(raw) if is_call else type_path(raw)
-        if bound_type and bound_type[0] != "?" and bound_type not in _INFERRED_TYPE_WORDS:
+        if bound_type and bound_type[0] != "?":
             name = _SPACES.sub("", name_node.text.decode("utf-8", "replace"))
             bindings.append(Binding(_binding_scope(defs, scope), name, bound_type, is_call))
 

@@ -40,7 +40,8 @@
 
 (local_variable_declaration
   type: [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.type
-  declarator: (variable_declarator name: (identifier) @binding.name))
+  declarator: (variable_declarator name: (identifier) @binding.name)
+  (#not-eq? @binding.type "var"))
 (local_variable_declaration
   declarator: (variable_declarator name: (identifier) @binding.name
     value: (object_creation_expression type: [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.type)))
