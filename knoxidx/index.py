@@ -62,29 +62,38 @@ class Index:
     def update(self, *, jobs: int | None = None, max_bytes: int | None = None,
                progress: Any = None, wait: bool = False, retrieval: bool = True,
                embed: bool = False, rebuild: bool = False) -> Any:
-        """Bring the index up to date: the graph (one transaction), then, unless
-        ``retrieval`` is off, chunks and lexical search for the changed files; with ``embed``
-        the pending chunks are embedded too (interruptible, resumed by a later run)."""
-        from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES
-        from knoxidx.indexer.pipeline import update_index
-
+        """Bring the index up to date: the graph and, unless ``retrieval`` is off, chunks and
+        lexical search for the changed files, in one transaction; with ``embed`` the pending
+        chunks are embedded afterwards (interruptible, resumed by a later run)."""
         lock = WriteLock(self.store.path.parent)
         lock.acquire(wait=wait)
         try:
             if rebuild:  # under the lock: never drop an index another writer is using
                 self.store.reset()
-            report = update_index(self.root, self.store, jobs=jobs,
-                                  max_bytes=max_bytes or DEFAULT_MAX_BYTES, progress=progress)
-            if retrieval:
-                from knoxidx.retrieval.api import update_retrieval
-
-                report.retrieval = update_retrieval(
-                    self, report.changed_paths, report.removed_paths, jobs=jobs,
-                    progress=progress, embed=embed,
-                )
-            return report
+            return self._update_locked(jobs=jobs, max_bytes=max_bytes, progress=progress,
+                                       retrieval=retrieval, embed=embed)
         finally:
             lock.release()
+
+    def _update_locked(self, *, jobs: int | None, max_bytes: int | None, progress: Any,
+                       retrieval: bool, embed: bool, discovered: Any = None) -> Any:
+        from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES
+        from knoxidx.indexer.pipeline import update_index
+
+        # One update is one transaction: a reader sees the graph and the chunks of one state.
+        with self.store.transaction():
+            report = update_index(self.root, self.store, jobs=jobs,
+                                  max_bytes=max_bytes or DEFAULT_MAX_BYTES, progress=progress,
+                                  discovered=discovered)
+            if retrieval:
+                from knoxidx.retrieval.api import refresh_retrieval
+
+                report.retrieval = refresh_retrieval(self, jobs=jobs, progress=progress)
+        if retrieval and embed:  # committed batch by batch: an interrupted run keeps its work
+            from knoxidx.retrieval.api import embed_into
+
+            embed_into(report.retrieval, self, progress=progress)
+        return report
 
     def search(self, query: str, *, k: int = 10, mode: str = "hybrid",
                language: str | None = None, path_glob: str | None = None) -> dict:
@@ -238,22 +247,10 @@ class Index:
                     progress: Any = None, retrieval: bool = True, embed: bool = False,
                     discovered: Any = None) -> Any:
         """:meth:`update` for a caller that already holds the lock through :meth:`writer`."""
-        from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES
-        from knoxidx.indexer.pipeline import update_index
-
         if getattr(self, "_held_lock", None) is None:
             raise RuntimeError("update_held() needs the writer lock: use `with index.writer():`")
-        report = update_index(self.root, self.store, jobs=jobs,
-                              max_bytes=max_bytes or DEFAULT_MAX_BYTES, progress=progress,
-                              discovered=discovered)
-        if retrieval:
-            from knoxidx.retrieval.api import update_retrieval
-
-            report.retrieval = update_retrieval(
-                self, report.changed_paths, report.removed_paths, jobs=jobs,
-                progress=progress, embed=embed,
-            )
-        return report
+        return self._update_locked(jobs=jobs, max_bytes=max_bytes, progress=progress,
+                                   retrieval=retrieval, embed=embed, discovered=discovered)
 
     def node(self, node_id: int) -> dict:
         """One node by its id (the ``id`` field of every answer)."""

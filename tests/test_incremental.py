@@ -117,3 +117,24 @@ def test_touch_without_change_reads_but_does_not_reindex(repo) -> None:
     assert report.read == 1 and report.changed == 0 and report.resolved == 0
     report = build(root)
     assert report.read == 0
+
+
+def test_import_only_edits_keep_module_dependencies_exact(repo) -> None:
+    """The module layer (DependsOn, external modules) is rebuilt only when a batch changes
+    module membership or some file's Imports: an edit that only adds or drops an import must
+    still reach it."""
+    files = {f"pkg/m{i}.py": python_module(i, 2) for i in range(N_FILES)}
+    files["pkg/__init__.py"] = ""
+    root = repo(files)
+    build(root)
+    m1 = root / "pkg" / "m1.py"
+    body = m1.read_text()
+    for header in ("import pkg.m4\nimport json\n", "import json\n", ""):
+        m1.write_text(header + body)
+        build(root)
+        with Index.open(root) as idx:
+            result = verify_index(idx)
+            assert result["equal"], (header, result)
+            depends = idx.store.conn.execute(
+                "SELECT count(*) FROM edges WHERE type='DependsOn'").fetchone()[0]
+        assert (depends > 0) == (header != "")

@@ -224,6 +224,11 @@ class SQLiteStore:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception. Inside a transaction the
+        caller already opened it adds nothing: the outer one commits (or rolls back) it all."""
+        if self.conn.in_transaction:
+            yield
+            return
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield
@@ -325,10 +330,14 @@ class SQLiteStore:
 
     def module_keys_of(self, file_id: int) -> list[tuple[str, str]]:
         return list(self.conn.execute(
-            "SELECT family, key FROM modules WHERE file_id=?", (file_id,)
+            "SELECT family, key FROM modules WHERE file_id=? ORDER BY rank", (file_id,)
         ))
 
     # ---- resolution results ------------------------------------------------------------
+
+    def import_targets(self, file_id: int) -> set[int]:
+        return {row[0] for row in self.conn.execute(
+            "SELECT target FROM edges WHERE file_id=? AND type='Imports'", (file_id,))}
 
     def clear_file_graph(self, file_id: int) -> None:
         self.conn.execute("DELETE FROM edges WHERE file_id=?", (file_id,))

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from knoxidx.graph.layout import Layout, build_layout
-from knoxidx.graph.model import NodeKind, file_node_id, module_node_id
+from knoxidx.graph.model import EdgeType, NodeKind, file_node_id, module_node_id
 from knoxidx.graph.resolve import FileResolution, Resolver
 from knoxidx.graph.store import FileState, SQLiteStore
 from knoxidx.graph.workspace import StoreWorkspace
@@ -34,6 +34,7 @@ Progress = Callable[[str, int, int], None]
 POOL_THRESHOLD = 48
 # Resolving more files than this loads every index at once and forks resolver workers.
 PRELOAD_THRESHOLD = 200
+IMPORTS = EdgeType.IMPORTS.value
 
 
 @dataclass(slots=True)
@@ -107,6 +108,7 @@ def update_index(
     t1 = time.perf_counter()
     blobs: dict[str, bytes] = {}
     invalidate: set[str] = set()
+    membership_changed = False  # a file joined or left a module: the module layer follows
     with store.transaction(), store.bulk_load(enabled=cold):
         for path in removed:  # deleted files take their nodes, edges and module keys along
             state = known[path]
@@ -131,21 +133,24 @@ def update_index(
             report.changed_paths.append(result.path)
             report.lines += result.lines
             family = BY_NAME[result.language].family
+            modules = [(family, k) for k in result.module_keys]
             if state is None or state.status != "ok":
                 report.added += 1
-                invalidate |= _keys_for(result.path, frozenset(), result.names, (),
-                                        [(family, k) for k in result.module_keys])
-            elif state.iface != result.iface:
-                invalidate |= _keys_for(result.path, _old_names(store, result.path, state),
-                                        result.names, store.module_keys_of(state.id),
-                                        [(family, k) for k in result.module_keys])
+                membership_changed = True
+                invalidate |= _keys_for(result.path, frozenset(), result.names, (), modules)
+            else:
+                old_modules = store.module_keys_of(state.id)
+                membership_changed = membership_changed or old_modules != modules
+                if state.iface != result.iface:
+                    invalidate |= _keys_for(result.path, _old_names(store, result.path, state),
+                                            result.names, old_modules, modules)
             file_id = store.upsert_file(
                 result.path, result.language, result.size, result.mtime_ns, result.hash,
                 result.lines, "ok", result.message, result.iface, result.blob,
             )
             assert result.blob is not None and result.rows is not None
             blobs[result.path] = result.blob
-            store.replace_modules(file_id, [(family, k) for k in result.module_keys], fresh=cold)
+            store.replace_modules(file_id, modules, fresh=cold)
             store.replace_nodes(file_id, result.rows, fresh=cold)
         report.timings["parse"] = time.perf_counter() - t1
 
@@ -160,11 +165,18 @@ def update_index(
         if len(ordered) > PRELOAD_THRESHOLD:
             workspace.preload(load_all_facts=not ok_paths <= blobs.keys())
         ids = store.file_ids()
+        # The module layer (module nodes, module -> file, DependsOn) follows module membership
+        # and Imports edges only: rebuilding it costs more than a one-file update otherwise.
+        module_layer_stale = (report.full_resolve or membership_changed
+                              or bool(report.removed_paths))
         for i, res in enumerate(_resolve_all(workspace, ordered, workers), 1):
             file_id = ids[res.path]
             if res.error:
                 report.errors.append(f"{res.path}: resolution failed ({res.error})")
             if not cold:
+                if not module_layer_stale:
+                    imports = {e[1] for e in res.edges if e[2] == IMPORTS}
+                    module_layer_stale = imports != store.import_targets(file_id)
                 store.clear_file_graph(file_id)
             store.insert_resolution(file_id, res.edges, res.unresolved, res.keys, res.externals)
             if progress and (i % 256 == 0 or i == len(ordered)):
@@ -173,7 +185,7 @@ def update_index(
         report.timings["resolve"] = time.perf_counter() - t2
 
         t3 = time.perf_counter()
-        if invalidate or report.full_resolve:  # else no import or module key changed
+        if module_layer_stale:
             _rebuild_module_layer(store)
         store.set_meta("layout", fingerprint)
         store.set_meta("engine", engine)

@@ -24,19 +24,14 @@ EMBED_BATCH = 32  # chunks per committed batch: what an interrupted run can lose
 _searchers: weakref.WeakKeyDictionary[Any, Searcher] = weakref.WeakKeyDictionary()
 
 
-def update_retrieval(index: Any, changed: list[str], removed: list[str], *, jobs: int | None,
-                     progress: Any, embed: bool) -> dict[str, Any]:
-    """Bring chunks and full-text search up to date with the graph (one transaction), then,
-    with ``embed``, embed the pending chunks batch by batch.
-
-    ``changed`` and ``removed`` are what the graph update touched; the files to re-chunk are
-    found by comparing stored content hashes instead (see ``indexing``), which covers them and
-    also repairs a previous run that was killed before its chunks were written.
-    """
-    t0 = time.perf_counter()
+def refresh_retrieval(index: Any, *, jobs: int | None, progress: Any) -> dict[str, Any]:
+    """Bring chunks and full-text search up to date with the graph, in the caller's transaction
+    (so a batch's graph and chunks commit together). The files to re-chunk are found by
+    comparing stored content hashes, which also repairs a run killed before its chunks were
+    written."""
     store = ChunkStore(index.store.conn)
     refresh = refresh_chunks(index, store, jobs=jobs, progress=progress)
-    report: dict[str, Any] = {
+    return {
         "files_chunked": refresh.files_chunked,
         "files_removed": refresh.files_removed,
         "chunks": store.chunk_count(),
@@ -45,18 +40,23 @@ def update_retrieval(index: Any, changed: list[str], removed: list[str], *, jobs
         "removed": refresh.removed,
         "errors": refresh.errors,
         "timings": {"chunk": round(refresh.seconds, 4)},
+        "embedded": 0,
+        "from_cache": 0,
+        "pending": store.pending_count(),
+        "seconds": round(refresh.seconds, 4),
     }
-    if embed:
-        done = embed_pending_chunks(index, progress=progress, limit=None)
-        report["embedded"] = done["embedded"]
-        report["from_cache"] = done["from_cache"]
-        report["stopped"] = done["stopped"]
-        report["timings"]["embed"] = done["seconds"]
-    else:
-        report["embedded"] = report["from_cache"] = 0
-    report["pending"] = store.pending_count()
-    report["seconds"] = round(time.perf_counter() - t0, 4)
-    return report
+
+
+def embed_into(report: dict[str, Any], index: Any, *, progress: Any) -> None:
+    """Embed the pending chunks after a refresh (committed batch by batch, so an interrupted
+    run keeps what it did) and add the figures to the refresh's ``report``."""
+    done = embed_pending_chunks(index, progress=progress, limit=None)
+    report["embedded"] = done["embedded"]
+    report["from_cache"] = done["from_cache"]
+    report["stopped"] = done["stopped"]
+    report["pending"] = done["pending"]
+    report["timings"]["embed"] = done["seconds"]
+    report["seconds"] = round(report["seconds"] + done["seconds"], 4)
 
 
 def searcher_for(index: Any) -> Searcher:
