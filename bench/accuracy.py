@@ -343,7 +343,7 @@ def evaluate(oracle: Oracle, export: Export) -> dict[str, Any]:
 
     # ---- calls
     call_targets = [export.definition_at(r.target_path, r.target_name, r.target_line) for r in oracle.calls]
-    call_row_keys: list[list[Key]] = [[(r.path, r.line, t.id)] if t else [] for r, t in zip(oracle.calls, call_targets)]
+    call_row_keys: list[list[Key]] = [[(r.path, r.line, t.id)] if t else [] for r, t in zip(oracle.calls, call_targets, strict=True)]
     call_sites = {(r.path, r.line) for r in oracle.calls}
     call_edges = considered(export, files, "Calls", DEF_KINDS)
     calls = link_report(oracle.calls, call_row_keys, call_edges, lambda e: [(e.path, e.line, e.target)], call_sites)
@@ -378,7 +378,7 @@ def evaluate(oracle: Oracle, export: Export) -> dict[str, Any]:
     # ---- definitions
     def_found = [export.definition_at(d.path, d.name, d.line) is not None for d in oracle.defs]
     by_type: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for d, ok in zip(oracle.defs, def_found):
+    for d, ok in zip(oracle.defs, def_found, strict=True):
         by_type[d.def_type][0] += ok
         by_type[d.def_type][1] += 1
     def_names = {(d.path, d.name) for d in oracle.defs}

@@ -148,9 +148,9 @@ def query_latency(root: Path, samples: int, command_runs: int, seed: int = 2) ->
         timings: dict[str, list[float]] = {"symbols": [], "callers": [], "impact_depth3": []}
         for q in chosen:
             short = q.replace("::", ".").replace(":", ".").replace("/", ".").rsplit(".", 1)[-1]
-            for key, call in (("symbols", lambda: idx.symbols(short)),
-                              ("callers", lambda: idx.callers(q)),
-                              ("impact_depth3", lambda: idx.impact(q, depth=3))):
+            for key, call in (("symbols", lambda s=short: idx.symbols(s)),
+                              ("callers", lambda q=q: idx.callers(q)),
+                              ("impact_depth3", lambda q=q: idx.impact(q, depth=3))):
                 t = time.perf_counter()
                 try:
                     call()

@@ -308,7 +308,7 @@ def run() -> None:
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
-from knoxidx import (
+from knoxidx import (  # noqa: E402  (last: they import this module's group)
     cli_agent,  # noqa: F401  (registers watch/serve/mcp/context)
     cli_retrieval,  # noqa: F401  (registers search/embed)
 )

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 from knoxidx.graph.model import NodeKind
 from knoxidx.indexer.facts import Import
 from knoxidx.indexer.lang.common import BaseRules, first_doc_line, text
-
 
 
 def classify(sub: str, name: str, node: Any) -> str | None:
@@ -73,8 +73,6 @@ def decode_import(node: Any, scope: int) -> list[Import]:
 
 
 # ---- resolution ----------------------------------------------------------------------------
-
-import io
 
 FAMILY = "python"
 # Methods of builtin types: `x.append()` on an unknown `x` is far likelier a list than the one
