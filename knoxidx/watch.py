@@ -415,8 +415,7 @@ class _Watches:
 
 def _totals(index: Any) -> tuple[int, int]:
     """Nodes and edges in the index (for the per-batch deltas)."""
-    counts = index.q.counts()
-    return sum(counts["nodes"].values()), sum(counts["edges"].values())
+    return index.q.totals()
 
 
 # ---- log lines ---------------------------------------------------------------------------

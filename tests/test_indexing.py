@@ -143,3 +143,14 @@ def test_parallel_build_equals_serial(repo, tmp_path: Path) -> None:
         serial = export.canonical(idx.q)
         assert len(idx.callers("f0")["callers"]) == 1
     assert parallel == serial
+
+
+def test_totals_match_the_per_kind_counts(tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "py"
+    shutil.copytree(Path(__file__).parent.parent / "fixtures" / "python", root)
+    build(root)
+    with Index.open(root) as idx:
+        counts = idx.q.counts()
+        assert idx.q.totals() == (sum(counts["nodes"].values()), sum(counts["edges"].values()))
