@@ -58,9 +58,17 @@ def summary(ms: list[float]) -> dict[str, float]:
 
 
 def copy_corpus(corpus: Path, into: Path) -> Path:
+    """The corpus with its own index (if any), without nested projects' indexes or the
+    fetch scripts' downloads: the whole corpus directory works as well as one project."""
     target = into / corpus.name
-    shutil.copytree(corpus, target, symlinks=True, copy_function=shutil.copy2,
-                    ignore=shutil.ignore_patterns("write.lock", "centrality.pickle"))
+
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        skip = {"write.lock", "centrality.pickle", ".downloads"}
+        if Path(directory) != corpus:
+            skip.add(".knoxidx")
+        return skip & set(names)
+
+    shutil.copytree(corpus, target, symlinks=True, copy_function=shutil.copy2, ignore=ignore)
     # builds the index, or brings a copied one up to date (cheap: mtimes were kept)
     subprocess.run(_knoxidx("index", str(target)), check=True, stdout=subprocess.DEVNULL)
     return target
@@ -109,8 +117,9 @@ def latency(root: Path, rounds: int, debounce_ms: int) -> dict[str, Any]:
     try:
         with httpx.Client(base_url=server.url, timeout=30) as client:
             _wait_idle(client)
+            probes = probe_files(root)
             for i in range(rounds):
-                rel = PROBE_FILES[i % len(PROBE_FILES)]
+                rel = probes[i % len(probes)]
                 # alternate: a new function (the file's interface changes: its dependents
                 # are re-resolved) or a body-only edit; a plain write or an atomic rename
                 edit = ("new-function", "body-edit")[i % 2]
@@ -144,6 +153,21 @@ def latency(root: Path, rounds: int, debounce_ms: int) -> dict[str, Any]:
     return {"debounce_ms": debounce_ms, "poll_ms": 10, "save_to_visible_ms": summary(results),
             "by_kind": {k: summary(v) for k, v in sorted(by_kind.items())},
             "batch_log_sample": batches[-4:], "server_exit": rc}
+
+
+def probe_files(root: Path) -> list[str]:
+    """PROBE_FILES as found under ``root``: django's own paths, or the same files inside a
+    larger corpus (``python/django/utils/text.py``)."""
+    found = []
+    for suffix in PROBE_FILES:
+        hits = [root / suffix] if (root / suffix).exists() else sorted(
+            h for h in root.rglob(suffix)
+            if not any(part.startswith(".") for part in h.relative_to(root).parts))
+        if hits:
+            found.append(hits[0].relative_to(root).as_posix())
+    if not found:
+        raise SystemExit(f"none of {PROBE_FILES} under {root}: use django or a corpus with it")
+    return found
 
 
 def _visible(client: Any, edit: str, token: str) -> bool:
