@@ -24,13 +24,25 @@ def python_module(i: int, variant: int) -> str:
                 f"class K{i}:\n    def go(self):\n        return f{i}()\n")
     if variant == 2:
         return f"def g{i}(x):\n    return x.go()\n\nclass K{i}:\n    def go(self):\n        return g{i}(self)\n"
-    return (f"from pkg.m{j} import *\n\nclass K{i}(K{j}):\n    def go(self):\n"
-            f"        return super().go()\n\ndef f{i}():\n    return K{i}().go()\n")
+    if variant == 3:
+        return (f"from pkg.m{j} import *\n\nclass K{i}(K{j}):\n    def go(self):\n"
+                f"        return super().go()\n\ndef f{i}():\n    return K{i}().go()\n")
+    if variant == 4:  # variant 0 plus a definition: a pure addition
+        return python_module(i, 0) + f"\n\ndef h{i}():\n    return {i}\n"
+    # looks up names its neighbour defines only as variant 4 (or 3): misses until then
+    return (f"import pkg.m{j} as other\nfrom pkg.m{j} import *\nfrom pkg.m{j} import h{j}\n\n"
+            f"def f{i}():\n    return h{j}() + other.h{j}() + K{j}().go()\n")
 
 
 def ts_module(i: int, variant: int) -> str:
     j = (i + 1) % N_FILES
-    if variant % 2 == 0:
+    variant %= 4
+    if variant == 2:  # variant 0 plus an export: a pure addition
+        return ts_module(i, 0) + f"export function u{i}() {{ return {i}; }}\n"
+    if variant == 3:  # imports a name its neighbour exports only as variant 2
+        return (f"import {{ t{j}, u{j} }} from './t{j}';\n"
+                f"export function t{i}() {{ return u{j}() + t{j}(); }}\n")
+    if variant == 0:
         return f"import {{ t{j} }} from './t{j}';\nexport function t{i}() {{ return t{j}(); }}\n"
     return (f"import * as o from './t{j}';\nexport class S{i} {{ run() {{ return o.t{j}(); }} }}\n"
             f"export function t{i}() {{ return new S{i}().run(); }}\n")
@@ -39,7 +51,7 @@ def ts_module(i: int, variant: int) -> str:
 operation = st.tuples(
     st.sampled_from(["write", "write", "delete", "rename"]),
     st.integers(0, N_FILES - 1),
-    st.integers(0, 3),
+    st.integers(0, 5),
     st.sampled_from(["py", "ts"]),
 )
 
@@ -138,3 +150,50 @@ def test_import_only_edits_keep_module_dependencies_exact(repo) -> None:
             depends = idx.store.conn.execute(
                 "SELECT count(*) FROM edges WHERE type='DependsOn'").fetchone()[0]
         assert (depends > 0) == (header != "")
+
+
+def test_appending_a_function_reresolves_only_the_files_that_missed_it(repo) -> None:
+    """A file that only gains definitions invalidates the gained names, not every importer:
+    importers that never looked the new name up keep their resolution; one that missed it
+    (an import, a module attribute, a wildcard, a class member) is re-resolved and now
+    resolves it, exactly as a clean rebuild would."""
+    files = {f"pkg/m{i}.py": python_module(i, 0) for i in range(N_FILES)}
+    files["pkg/__init__.py"] = ""
+    files["pkg/base.py"] = "class K:\n    def go(self):\n        return 1\n\ndef util():\n    return 2\n"
+    files["pkg/use_attr.py"] = "import pkg.base as b\n\ndef a():\n    return b.later()\n"
+    files["pkg/use_star.py"] = "from pkg.base import *\n\ndef s():\n    return later()\n"
+    files["pkg/use_member.py"] = ("from pkg.base import K\n\ndef m():\n    return K().extra()\n")
+    files["pkg/use_util.py"] = "from pkg.base import util\n\ndef u():\n    return util()\n"
+    root = repo(files)
+    build(root)
+    base = root / "pkg" / "base.py"
+    base.write_text(base.read_text() + "\ndef unused_helper():\n    return 3\n")
+    report = build(root)
+    assert report.resolved == 1  # nobody looked `unused_helper` up
+    base.write_text(base.read_text().replace(
+        "        return 1\n", "        return 1\n\n    def extra(self):\n        return 4\n")
+        + "\ndef later():\n    return 5\n")
+    report = build(root)
+    assert report.resolved == 4  # base itself, use_attr, use_star, use_member; not use_util
+    with Index.open(root) as idx:
+        callers = {c["qualified_name"] for c in idx.callers("pkg.base.later")["callers"]}
+        assert callers == {"pkg.use_attr.a", "pkg.use_star.s"}
+        assert [c["name"] for c in idx.callers("K.extra")["callers"]] == ["m"]
+        assert verify_index(idx)["equal"]
+
+
+def test_a_new_definition_that_shadows_an_import_is_not_a_pure_addition(repo) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/other.py": "def helper():\n    return 1\n",
+        "pkg/mod.py": "from pkg.other import helper\n\ndef f():\n    return 0\n",
+        "pkg/user.py": "from pkg.mod import helper\n\ndef g():\n    return helper()\n",
+    }
+    root = repo(files)
+    build(root)
+    mod = root / "pkg" / "mod.py"
+    mod.write_text(mod.read_text() + "\ndef helper():\n    return 2\n")  # now the local one
+    build(root)
+    with Index.open(root) as idx:
+        assert [c["name"] for c in idx.callers("pkg.mod.helper")["callers"]] == ["g"]
+        assert verify_index(idx)["equal"]

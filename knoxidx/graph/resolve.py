@@ -258,6 +258,22 @@ class Resolver:
         self.keys.add("owner:" + owner)
         return self.ws.methods_of(family, owner)
 
+    def child(self, fi: FileIndex, scope: int, name: str) -> list[int] | None:
+        """``fi``'s definitions named ``name`` directly in ``scope`` (-1: the top level); a
+        miss is recorded (see :meth:`missed`)."""
+        hit = fi.children.get((scope, name))
+        if not hit:
+            self.missed(fi, scope, name)
+        return hit
+
+    def missed(self, fi: FileIndex, scope: int, name: str) -> None:
+        """Record that ``name`` was looked up in ``scope`` of ``fi`` and is not defined there.
+        A file whose interface only gains definitions invalidates just the ``name:`` keys of
+        what it gained, so every lookup that a new definition could answer must be on record.
+        Function bodies are exempt: no other file looks names up inside them."""
+        if scope < 0 or fi.facts.defs[scope].kind != FUNCTION:
+            self.keys.add("name:" + name)
+
     def definition(self, symbol: Symbol) -> Any:
         fi = self.index(symbol[1])
         return fi.facts.defs[symbol[2]] if fi is not None else None
@@ -490,6 +506,8 @@ class Resolver:
         variable of the same name (``const lib = require("./lib")`` is both)."""
         hit = fi.children.get((scope, name))
         imports = fi.imports.get((scope, name))
+        if not hit and not imports:
+            self.missed(fi, scope, name)
         if hit:
             kind = fi.facts.defs[hit[-1]].kind
             value = kind in (VARIABLE, CONSTANT)
@@ -525,7 +543,7 @@ class Resolver:
             return self.class_member(symbol[1], symbol[2], name), False
         if kind == MODULE:
             fi = self.index(symbol[1])
-            hit = fi.children.get((symbol[2], name)) if fi else None
+            hit = self.child(fi, symbol[2], name) if fi else None
             return ([("d", symbol[1], hit[-1])] if hit else []), False
         if kind in (VARIABLE, CONSTANT) and depth < MAX_DEPTH:
             typed = self.value_type(symbol)
@@ -560,7 +578,7 @@ class Resolver:
         ] if fi.rules.out_of_line_methods else []
         if owned:
             return [("d", p, i) for p, i in owned]
-        hit = fi.children.get((index, name))
+        hit = self.child(fi, index, name)
         if hit:
             return [("d", path, i) for i in hit]
         for base in self.bases_of(path, index):

@@ -26,8 +26,15 @@ from knoxidx.graph.resolve import FileResolution, Resolver
 from knoxidx.graph.store import FileState, SQLiteStore
 from knoxidx.graph.workspace import StoreWorkspace
 from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES, Discovery, SourceFile, discover
+from knoxidx.indexer.facts import load_facts
 from knoxidx.indexer.languages import BY_NAME
-from knoxidx.indexer.reader import DefinitionName, ReadResult, definition_names, read_and_extract
+from knoxidx.indexer.reader import (
+    DefinitionName,
+    ReadResult,
+    added_definitions,
+    definition_names,
+    read_and_extract,
+)
 
 Progress = Callable[[str, int, int], None]
 # Below this many files, worker processes cost more than they save.
@@ -142,8 +149,7 @@ def update_index(
                 old_modules = store.module_keys_of(state.id)
                 membership_changed = membership_changed or old_modules != modules
                 if state.iface != result.iface:
-                    invalidate |= _keys_for(result.path, _old_names(store, result.path, state),
-                                            result.names, old_modules, modules)
+                    invalidate |= _interface_keys(store, result, old_modules, modules)
             file_id = store.upsert_file(
                 result.path, result.language, result.size, result.mtime_ns, result.hash,
                 result.lines, "ok", result.message, result.iface, result.blob,
@@ -228,6 +234,23 @@ def _record_unindexable(
         store.replace_modules(state.id, [])
     store.upsert_file(result.path, result.language, result.size, result.mtime_ns, result.hash,
                       0, result.status, result.message, "", None)
+
+
+def _interface_keys(
+    store: SQLiteStore, result: ReadResult, old_modules: list[tuple[str, str]],
+    modules: list[tuple[str, str]],
+) -> set[str]:
+    """Lookup keys to invalidate when an indexed file's interface changed: when it only gained
+    definitions, the gained names (the files that looked them up and missed); else everything
+    other files could have consulted in it."""
+    old = store.load_facts(result.path)
+    if old is not None and old_modules == modules and result.blob is not None:
+        added = added_definitions(old, load_facts(result.blob))
+        if added is not None:
+            keys = {"name:" + d.name for d in added}
+            keys.update("owner:" + d.owner for d in added if d.owner)
+            return keys
+    return _keys_for(result.path, definition_names(old), result.names, old_modules, modules)
 
 
 def _old_names(store: SQLiteStore, path: str, state: FileState) -> frozenset[DefinitionName]:

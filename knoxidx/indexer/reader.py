@@ -17,7 +17,7 @@ from knoxidx.graph.model import NodeKind, file_node_id
 from knoxidx.graph.resolve import FUNCTION, TYPE_KINDS, definition_ids
 from knoxidx.indexer.discovery import SourceFile
 from knoxidx.indexer.extract import extract
-from knoxidx.indexer.facts import FileFacts, RefKind, dump_facts
+from knoxidx.indexer.facts import Definition, FileFacts, RefKind, dump_facts
 from knoxidx.indexer.languages import BY_NAME
 
 BINARY_SNIFF = 8192
@@ -117,6 +117,63 @@ def interface_fingerprint(facts: FileFacts) -> str:
                    if r.kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS)]).encode())
     h.update(repr([(i.type_path, i.trait_path) for i in facts.impls]).encode())
     return h.hexdigest()
+
+
+def added_definitions(old: FileFacts, new: FileFacts) -> list[Definition] | None:
+    """The definitions ``new`` adds to ``old`` when adding them is all that changed in what other
+    files can see (everything else equal, scopes compared by qualified name since indexes
+    shift), and no new name takes over a lookup an existing name, import or binding answered;
+    else None. Such an addition can only change another file's resolution where that file
+    looked one of the new names up and missed, which the resolver records as a ``name:`` key:
+    so appending a function re-resolves one file, not every importer."""
+    def qual(facts: FileFacts, scope: int) -> str:
+        return facts.defs[scope].qualname if scope >= 0 else ""
+
+    old_names = {d.qualname for d in old.defs}
+    keep = [i for i, d in enumerate(new.defs) if d.qualname in old_names]
+    if len(keep) == len(new.defs) or _interface_view(old, range(len(old.defs))) != \
+            _interface_view(new, keep):
+        return None
+    taken = {(qual(old, d.parent), d.name) for d in old.defs}
+    taken.update((qual(old, i.scope), i.alias) for i in old.imports)
+    taken.update((qual(old, b.scope), b.name) for b in old.bindings)
+    kept = set(keep)
+    added = [d for i, d in enumerate(new.defs) if i not in kept]
+    if any((qual(new, d.parent), d.name) in taken for d in added):
+        return None
+    return added
+
+
+def _interface_view(facts: FileFacts, keep: Any) -> tuple:
+    """What :func:`interface_fingerprint` covers, restricted to the definitions ``keep`` (and
+    what is scoped inside them or at the top), with scopes named instead of numbered."""
+    defs = facts.defs
+    kept = set(keep)
+
+    def qual(scope: int) -> str:
+        return defs[scope].qualname if scope >= 0 else ""
+
+    def visible(scope: int) -> bool:
+        while scope >= 0:
+            if scope not in kept:
+                return False
+            scope = defs[scope].parent
+        return True
+
+    has_children = {defs[i].parent for i in kept}
+    return (
+        facts.package,
+        [(defs[i].kind, defs[i].name, defs[i].qualname, qual(defs[i].parent), defs[i].owner,
+          defs[i].type_hint, defs[i].exported) for i in sorted(kept)],
+        [(i.module, i.name, i.alias, qual(i.scope), i.reexport)
+         for i in facts.imports if visible(i.scope)],
+        [(qual(b.scope), b.name, b.type_path, b.is_call) for b in facts.bindings
+         if visible(b.scope) and (b.scope < 0 or "." in b.name or defs[b.scope].kind != FUNCTION
+                                  or b.scope in has_children)],
+        [(r.path, qual(r.scope)) for r in facts.refs
+         if r.kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS) and visible(r.scope)],
+        [(i.type_path, i.trait_path) for i in facts.impls],
+    )
 
 
 def definition_names(facts: FileFacts | None) -> frozenset[DefinitionName]:

@@ -130,7 +130,7 @@ class _Rules(BaseRules):
         out = []
         for path in r.module_paths(FAMILY, module[2]):
             pfi = r.index(path)
-            hit = pfi.children.get((-1, name)) if pfi else None
+            hit = r.child(pfi, -1, name) if pfi else None
             if hit:
                 out.append(("d", path, hit[-1]))
         return out
@@ -141,7 +141,7 @@ class _Rules(BaseRules):
             if path == fi.path:
                 continue
             pfi = r.index(path)
-            hit = pfi.children.get((-1, name)) if pfi else None
+            hit = r.child(pfi, -1, name) if pfi else None
             if hit:
                 return [("d", path, hit[-1])]
         for wildcard in fi.wildcards:

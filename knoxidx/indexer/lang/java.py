@@ -84,7 +84,7 @@ class _Rules(BaseRules):
         """The class named by a fully qualified name, nested classes included."""
         for path in r.module_paths(FAMILY, "type:" + qualified):
             pfi = r.index(path)
-            hit = pfi.children.get((-1, qualified.rpartition(".")[2])) if pfi else None
+            hit = r.child(pfi, -1, qualified.rpartition(".")[2]) if pfi else None
             if hit:
                 return [("d", path, hit[-1])]
         outer, _, inner = qualified.rpartition(".")

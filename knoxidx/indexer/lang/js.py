@@ -316,7 +316,7 @@ class _Rules(BaseRules):
                 return found
             return self.import_binding(r, fi, exp) if exp.name else \
                 self.resolve_module(r, fi, exp.module)
-        hit = fi.children.get((-1, name))
+        hit = r.child(fi, -1, name)
         if hit:
             return [("d", fi.path, hit[-1])]
         for wildcard in fi.wildcards:

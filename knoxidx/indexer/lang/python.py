@@ -227,6 +227,8 @@ class _Rules(BaseRules):
             if hit:
                 return [("d", fi.path, hit[-1])]
             imports = fi.imports.get((-1, name))
+            if not imports:
+                r.missed(fi, -1, name)
             if imports and depth < 8:
                 return [s for s in self.import_binding(r, fi, imports[-1]) if s != module]
             if depth < 8:

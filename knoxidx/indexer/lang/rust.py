@@ -149,7 +149,7 @@ class _Rules(BaseRules):
         if parent:
             for path in r.module_paths(FAMILY, parent):
                 pfi = r.index(path)
-                hit = pfi.children.get((-1, name)) if pfi else None
+                hit = r.child(pfi, -1, name) if pfi else None
                 if hit and pfi.facts.defs[hit[-1]].kind == "Module":
                     return [("d", path, hit[-1])]
         return []
@@ -269,7 +269,7 @@ class _Rules(BaseRules):
     def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
         if module[0] == "d":
             pfi = r.index(module[1])
-            hit = pfi.children.get((module[2], name)) if pfi else None
+            hit = r.child(pfi, module[2], name) if pfi else None
             return [("d", module[1], hit[-1])] if hit else []
         if module[0] != "m" or depth > 6:
             return []
@@ -283,6 +283,8 @@ class _Rules(BaseRules):
                 out.append(("d", path, hit[-1]))
                 continue
             imports = pfi.imports.get((-1, name))
+            if not imports:
+                r.missed(pfi, -1, name)
             if imports:  # `pub use` re-exports
                 out.extend(s for s in self.import_binding(r, pfi, imports[-1]) if s != module)
                 continue
