@@ -114,8 +114,7 @@ def test_offline_flag_makes_no_network_call(
         run(["context", "--offline", "parse the config file", root, "--max-tokens", "400"])
     assert guard.attempts == []
     notes = [r.getMessage() for r in caplog.records if r.getMessage().startswith("offline:")]
-    expected = "offline: using the local embedder (voyage is configured; no network call is made)"
-    assert notes == [expected]
+    assert notes == [embedders.OFFLINE_NOTE]
 
 
 @pytest.mark.parametrize("how", ["environment", "config file"])

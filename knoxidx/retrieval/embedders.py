@@ -139,7 +139,9 @@ def _shared_model(max_tokens: int, threads: int) -> MiniLM:
     return _LOADED[key]
 
 
-_offline_noted: list[str] = []
+_offline_noted: list[bool] = []
+OFFLINE_NOTE = ("offline: using the local embedder and no reranker (Voyage is configured; no "
+                "network call is made)")
 
 
 def is_offline(config: Mapping[str, Any], env: Mapping[str, str]) -> bool:
@@ -148,12 +150,11 @@ def is_offline(config: Mapping[str, Any], env: Mapping[str, str]) -> bool:
     return bool(config.get("offline")) or offline_from_env(env)
 
 
-def _note_offline(what: str) -> None:
+def _note_offline() -> None:
     """Say once per process that a remote service was configured but offline mode won."""
     if not _offline_noted:
-        _offline_noted.append(what)
-        log.warning("offline: using the local embedder (%s is configured; no network call is "
-                    "made)", what)
+        _offline_noted.append(True)
+        log.warning(OFFLINE_NOTE)
 
 
 def select_embedder(
@@ -174,7 +175,7 @@ def select_embedder(
     env = os.environ if env is None else env
     choice = (config.get("embedder") or env.get(EMBEDDER_ENV) or "local").strip().lower()
     if choice == "voyage" and is_offline(config, env):
-        _note_offline("voyage")
+        _note_offline()
         choice = "local"
     if choice == "local":
         return LocalEmbedder(view=config.get("local_view", "condensed"))
@@ -208,7 +209,7 @@ def select_reranker(
     if choice == "none":
         return None
     if is_offline(config, env):
-        _note_offline("the voyage reranker")
+        _note_offline()
         return None
     if choice != "voyage":
         raise EmbeddingConfigError(f"unknown reranker {choice!r}; use 'voyage' or 'none'")

@@ -209,8 +209,7 @@ def test_offline_selects_the_local_embedder_and_no_reranker_and_says_so_once(
                                           env={"VOYAGE_API_KEY": "k"}), LocalEmbedder)
         assert select_reranker(env=env) is None
     notes = [r.getMessage() for r in caplog.records if "offline" in r.getMessage()]
-    expected = "offline: using the local embedder (voyage is configured; no network call is made)"
-    assert notes == [expected]
+    assert notes == [embedders.OFFLINE_NOTE]
 
 
 def test_the_voyage_client_refuses_to_exist_offline(monkeypatch: pytest.MonkeyPatch) -> None:
