@@ -221,3 +221,36 @@ def test_the_voyage_client_refuses_to_exist_offline(monkeypatch: pytest.MonkeyPa
         VoyageEmbedder(api_key="k")
     with pytest.raises(EmbeddingConfigError, match="offline"):
         VoyageReranker(api_key="k")
+
+
+# ---- rerank: never-send chunks stay out of the request and keep their place -----------------
+
+
+def test_reranker_never_sees_never_send_chunks_which_keep_their_rank(store) -> None:
+    from knoxidx.retrieval.chunker import chunk_file
+    from knoxidx.retrieval.pipeline import update_file
+    from knoxidx.retrieval.search import HybridSearch, SymbolHit
+
+    order = ["a.py", "app/secrets.py", "b.py", "c.py"]
+    for path in order:
+        source = f"def f_{path[-4]}():\n    return '{path}'\n".encode()
+        update_file(store, path, chunk_file(path, source, "python", []))
+
+    class Reverse:
+        def __init__(self) -> None:
+            self.egress = Egress()
+            self.seen: list[list[str]] = []
+
+        def rerank(self, query, documents, top_k, paths=None):
+            self.seen.append(list(paths))
+            assert not any("secrets" in d for d in documents)
+            return [(i, float(i)) for i in reversed(range(len(documents)))]
+
+    def symbols(query: str, limit: int) -> list[SymbolHit]:
+        return [SymbolHit(path, 1, "f", "Function") for path in order]
+
+    reranker = Reverse()
+    results = HybridSearch(store, symbol_source=symbols, reranker=reranker).search("zzqq", k=4)
+    assert reranker.seen == [["a.py", "b.py", "c.py"]]
+    assert [r.path for r in results] == ["c.py", "app/secrets.py", "b.py", "a.py"]
+    assert [("rerank" in r.sources) for r in results] == [True, False, True, True]
