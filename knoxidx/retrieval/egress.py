@@ -202,7 +202,7 @@ def egress_status(index: Any) -> dict[str, Any]:
 
     try:
         report = egress_report(index, 30)
-    except ConfigError as exc:
+    except (ConfigError, RetrievalError) as exc:  # /status must answer even so
         return {"error": str(exc)}
     today = report["days"][0] if report["days"] and report["days"][0]["day"] == _utc_today() \
         else None

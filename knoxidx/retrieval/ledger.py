@@ -26,7 +26,11 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-FIELDS = ("requests", "texts", "chunks", "bytes")
+from knoxidx.retrieval.errors import RetrievalError
+
+
+class LedgerUnreadableError(RetrievalError):
+    """The ledger exists but cannot be read (permissions, a directory in its place)."""
 
 
 class EgressLedger:
@@ -54,7 +58,13 @@ class EgressLedger:
     def summary(self, days: int = 30, today: str | None = None) -> dict[str, Any]:
         """Totals by UTC day for the last ``days`` days (today included), newest first, and
         over the whole window (see :meth:`Aggregates.report`)."""
-        return _CACHE.aggregates(self.path).report(days, today or _today(self.clock))
+        try:
+            aggregates = _CACHE.aggregates(self.path)
+        except OSError as exc:
+            raise LedgerUnreadableError(
+                f"cannot read the egress ledger {self.path}: {exc.strerror or exc}"
+            ) from None
+        return aggregates.report(days, today or _today(self.clock))
 
 
 # ---- reading, incrementally ------------------------------------------------------------------

@@ -254,3 +254,17 @@ def test_reranker_never_sees_never_send_chunks_which_keep_their_rank(store) -> N
     assert reranker.seen == [["a.py", "b.py", "c.py"]]
     assert [r.path for r in results] == ["c.py", "app/secrets.py", "b.py", "a.py"]
     assert [("rerank" in r.sources) for r in results] == [True, False, True, True]
+
+
+def test_an_unreadable_ledger_is_a_clear_error_and_status_still_answers(tmp_path: Path) -> None:
+    from knoxidx.index import Index
+    from knoxidx.retrieval.ledger import LedgerUnreadableError
+    from tests.helpers import build, write_tree
+
+    root = write_tree(tmp_path, {"app.py": "def f():\n    return 1\n"})
+    build(root)
+    (root / ".knoxidx" / "egress.jsonl").mkdir()  # unreadable as a file, even by root
+    with Index.open(root) as idx:
+        with pytest.raises(LedgerUnreadableError, match="cannot read the egress ledger"):
+            idx.egress()
+        assert "cannot read the egress ledger" in idx.status()["egress"]["error"]
