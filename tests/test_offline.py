@@ -142,3 +142,25 @@ def test_offline_from_environment_or_config_makes_no_network_call(
 def test_every_command_that_may_reach_a_service_takes_offline(command: str) -> None:
     result = CliRunner().invoke(main, [command, "--help"])
     assert result.exit_code == 0 and "--offline" in result.output
+
+
+def test_offline_http_server_makes_no_network_call(
+    voyage_configured: Path, guard: SocketGuard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The readers of `knoxidx serve` (and of `knoxidx mcp`, which share them): search,
+    context and status answered with vectors, and nothing dialled out."""
+    from starlette.testclient import TestClient
+
+    from knoxidx.api.http import create_app
+
+    root = str(voyage_configured)
+    run(["index", "--offline", "--embed", "--jobs", "1", root])
+    monkeypatch.setenv("KNOXIDX_OFFLINE", "1")  # what `knoxidx serve --offline` sets
+    with TestClient(create_app(voyage_configured), base_url="http://127.0.0.1") as client:
+        found = client.get("/search", params={"q": "parse the config file", "mode": "vector"})
+        assert found.status_code == 200 and found.json()["mode"] == "vector"
+        context = client.post("/context", json={"query": "load settings", "max_tokens": 300})
+        assert context.status_code == 200
+        status = client.get("/status").json()
+    assert status["egress"]["offline"] is True and status["egress"]["embedder"] == "local"
+    assert guard.attempts == []
