@@ -8,6 +8,7 @@ non-zero exit code, never a traceback.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -50,8 +51,23 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON f
 path_argument = click.argument("path", required=False, default=".", type=click.Path())
 
 
+def _set_offline(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    # Through the environment: every layer (and every worker process) reads it the same way.
+    if value:
+        from knoxidx.config import OFFLINE_ENV
+
+        os.environ[OFFLINE_ENV] = "1"
+
+
+offline_option = click.option(
+    "--offline", is_flag=True, expose_value=False, is_eager=True, callback=_set_offline,
+    help="No network call at all: a configured Voyage embedder or reranker is not created "
+         "(also $KNOXIDX_OFFLINE=1, or offline = true in knoxidx.toml).")
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="knoxidx")
+@offline_option
 def main() -> None:
     """knoxidx: a local code graph of functions, classes, calls and imports."""
 
@@ -67,6 +83,7 @@ def main() -> None:
 @click.option("--embed/--no-embed", default=False, show_default=True,
               help="Also embed new chunks now (else `knoxidx embed` does it later).")
 @click.option("--graph-only", is_flag=True, help="Skip chunking and search indexes.")
+@offline_option
 @json_option
 def index_cmd(path: str, jobs: int | None, max_file_size: int, wait: bool, rebuild: bool,
               embed: bool, graph_only: bool, as_json: bool) -> None:

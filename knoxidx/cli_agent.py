@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from knoxidx.cli import _emit, _open, json_option, main, path_argument
+from knoxidx.cli import _emit, _open, json_option, main, offline_option, path_argument
 
 debounce_option = click.option(
     "--debounce-ms", type=click.IntRange(10, 60_000), default=150, show_default=True,
@@ -33,6 +33,7 @@ debounce_option = click.option(
 @click.option("--reconcile-s", type=click.FloatRange(0), default=120, show_default=True,
               help="When idle this long, re-check the whole tree (0: never).")
 @json_option
+@offline_option
 def watch_cmd(path: str, debounce_ms: int, jobs: int | None, graph_only: bool, wait: bool,
               reconcile_s: float, as_json: bool) -> None:
     """Keep the index of PATH up to date as files change, until Ctrl-C or SIGTERM.
@@ -61,6 +62,7 @@ def watch_cmd(path: str, debounce_ms: int, jobs: int | None, graph_only: bool, w
 @click.option("--workers", type=click.IntRange(1, 64), default=4, show_default=True,
               help="Reader threads (each holds its own read-only connection).")
 @click.option("--access-log", is_flag=True, help="Log every request.")
+@offline_option
 def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, workers: int,
               access_log: bool) -> None:
     """Serve the index of PATH over HTTP, read-only (OpenAPI at /openapi.json).
@@ -96,6 +98,7 @@ def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, wo
 @path_argument
 @click.option("--watch", is_flag=True, help="Also keep the index up to date (a watcher).")
 @debounce_option
+@offline_option
 def mcp_cmd(path: str, watch: bool, debounce_ms: int) -> None:
     """Serve the index of PATH to an MCP client over stdio (tools: search_code, find_symbol,
     get_callers, get_callees, get_references, get_dependencies, impact_of_change,
@@ -116,6 +119,7 @@ def mcp_cmd(path: str, watch: bool, debounce_ms: int) -> None:
 @click.option("--max-tokens", type=click.IntRange(64, 200_000), default=8000,
               show_default=True, help="Token budget of the answer (the model's tokenizer).")
 @json_option
+@offline_option
 def context_cmd(query: str, path: str, max_tokens: int, as_json: bool) -> None:
     """The code to read for QUERY, packed into --max-tokens: search hits, then what they call,
     their callers, the types they use, their class and their imports, ranked (markdown; --json

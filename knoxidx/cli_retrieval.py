@@ -11,7 +11,15 @@ from typing import Any, TextIO
 
 import click
 
-from knoxidx.cli import _emit, _open, _progress_bar, json_option, main, path_argument
+from knoxidx.cli import (
+    _emit,
+    _open,
+    _progress_bar,
+    json_option,
+    main,
+    offline_option,
+    path_argument,
+)
 
 MODES = ("hybrid", "lexical", "vector")
 SNIPPET_WIDTH = 100
@@ -34,6 +42,7 @@ SNIPPET_WIDTH = 100
               help="Run one query per line of FILE ('-': stdin); prints one JSON object per "
                    "query, in order.")
 @json_option
+@offline_option
 def search_cmd(query: str | None, path: str, k: int, mode: str, language: str | None,
                path_glob: str | None, batch: TextIO | None, as_json: bool) -> None:
     """Find the code that matches QUERY: words, identifiers, or a description of what it does.
@@ -111,6 +120,7 @@ def _snippet_line(snippet: str, query: str) -> str:
               help="Embed at most this many chunks now (the rest stay pending).")
 @click.option("--wait", is_flag=True, help="Wait for another writer instead of failing.")
 @json_option
+@offline_option
 def embed_cmd(path: str, limit: int | None, wait: bool, as_json: bool) -> None:
     """Embed the chunks not embedded yet, with the local model (or $KNOXIDX_EMBEDDER).
 
@@ -135,5 +145,63 @@ def _print_embed(data: dict[str, Any]) -> None:
         f"{data['model']} in {data['seconds']:.1f}s; {data['pending']} pending, "
         f"{data['chunks']} chunks in all"
     )
+    if data.get("withheld"):
+        click.echo(f"note: {data['withheld']} chunks of never-send files were kept from the "
+                   "remote embedder (lexical search only; `knoxidx egress` lists them)", err=True)
     if data["stopped"]:
         click.echo(f"error: stopped early: {data['stopped']}", err=True)
+
+
+@main.command("egress")
+@path_argument
+@click.option("--days", type=click.IntRange(1, 3650), default=30, show_default=True,
+              help="How many days back (UTC, today included).")
+@json_option
+def egress_cmd(path: str, days: int, as_json: bool) -> None:
+    """What left the machine for remote services (Voyage), by day: requests, chunks, bytes,
+    files, secrets masked; and the chunks of never-send files that were withheld."""
+    with _open(path) as idx:
+        data = idx.egress(days)
+    _emit(data, as_json, _print_egress)
+
+
+def _print_egress(data: dict[str, Any]) -> None:
+    mode = f"offline ({data['offline_because']})" if data["offline"] else \
+        f"embedder {data['embedder']}"
+    click.echo(f"egress of {data['root']}: {mode}, secrets "
+               f"{'masked' if data['mask_secrets'] else 'NOT masked'}; ledger {data['ledger']}")
+    if not data["days"]:
+        click.echo(f"nothing sent in the last {data['window_days']} days")
+    for day in data["days"]:
+        for e in day["by_endpoint"]:
+            click.echo(f"{day['day']}  {e['service']} {e['endpoint']} {e['model']}: "
+                       f"{e['requests']} requests, {e['chunks']} chunks, "
+                       f"{_size(e['bytes'])}, {e['files']} files{_masked(e['masked'])}")
+    t = data["total"]
+    if data["days"]:
+        click.echo(f"total ({data['window_days']} days): {t['requests']} requests, "
+                   f"{t['chunks']} chunks, {_size(t['bytes'])}, {t['files']} files"
+                   f"{_masked(t['masked'])}")
+    withheld = data["withheld"]
+    if withheld["chunks"]:
+        files = withheld["files"]
+        shown = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+        click.echo(f"withheld (never-send, lexical search only): {withheld['chunks']} chunks "
+                   f"of {len(files)} files: {shown}")
+    if data["unreadable_lines"]:
+        click.echo(f"warning: {data['unreadable_lines']} unreadable ledger lines (a crash "
+                   "mid-write) were skipped", err=True)
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB"):
+        if n < 1024 or unit == "MB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} B"
+
+
+def _masked(counts: dict[str, int]) -> str:
+    if not counts:
+        return ""
+    return "; masked " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))

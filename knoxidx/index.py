@@ -262,6 +262,7 @@ class Index:
     def status(self) -> dict:
         """Totals for a dashboard or an agent: files, nodes, edges, chunks, the embedding
         backlog, and when the index last changed."""
+        from knoxidx.retrieval.egress import egress_status
         from knoxidx.retrieval.store import ChunkStore, has_schema
 
         counts = self.q.counts()
@@ -270,7 +271,8 @@ class Index:
         if has_schema(conn):
             chunks = ChunkStore(conn)
             retrieval = {"chunks": chunks.chunk_count(), "embedded": chunks.vector_count(),
-                         "embedding_backlog": chunks.pending_count()}
+                         "embedding_backlog": chunks.pending_count(),
+                         "withheld": chunks.withheld()[0]}
         mtimes = [p.stat().st_mtime for p in (self.store.path,
                                              self.store.path.with_name(self.store.path.name
                                                                        + "-wal"))
@@ -284,9 +286,17 @@ class Index:
             "nodes": sum(counts["nodes"].values()),
             "edges": sum(counts["edges"].values()),
             "retrieval": retrieval,
+            "egress": egress_status(self),
             "updated_at": datetime.fromtimestamp(max(mtimes), timezone.utc).isoformat(
                 timespec="seconds") if mtimes else None,
         }
+
+    def egress(self, days: int = 30) -> dict:
+        """What was sent to remote services (requests, chunks, bytes, files) by day, and the
+        chunks withheld as never-send; see :mod:`knoxidx.retrieval.egress`."""
+        from knoxidx.retrieval.egress import egress_report
+
+        return egress_report(self, days)
 
     def read_source(self, path: str, start: int | None = None, end: int | None = None,
                     max_lines: int | None = None) -> dict:

@@ -343,5 +343,7 @@ BY_TOOL = {op.tool: op for op in OPERATIONS if op.tool}
 STATUS_DESCRIPTION = (
     "The state of the index: files, nodes, edges and chunks, how many chunks still wait for "
     "embeddings, when it last changed, and, when a watcher keeps it fresh, whether an update "
-    "is pending or running (phase, progress). Call it when answers look stale."
+    "is pending or running (phase, progress), and what was sent to remote services (egress: "
+    "offline or not, requests/chunks/bytes/files today and over 30 days). Call it when answers "
+    "look stale."
 )

@@ -54,6 +54,7 @@ def embed_into(report: dict[str, Any], index: Any, *, progress: Any) -> None:
     report["embedded"] = done["embedded"]
     report["from_cache"] = done["from_cache"]
     report["stopped"] = done["stopped"]
+    report["withheld"] = done["withheld"]
     report["pending"] = done["pending"]
     report["timings"]["embed"] = done["seconds"]
     report["seconds"] = round(report["seconds"] + done["seconds"], 4)
@@ -93,7 +94,11 @@ def embed_pending_chunks(index: Any, *, progress: Any, limit: int | None,
         )
     attach_cache(conn, str(index.store.path.parent / CACHE_FILE), CACHE_SCHEMA)
     store = ChunkStore(conn, cache_schema=CACHE_SCHEMA)
-    embedder = embedder or select_embedder()
+    if embedder is None:
+        from knoxidx.retrieval.egress import index_services
+
+        config, egress = index_services(index)
+        embedder = select_embedder(config, egress=egress)
     t0 = time.perf_counter()
 
     def report_progress(done: int, total: int) -> None:
@@ -112,6 +117,7 @@ def embed_pending_chunks(index: Any, *, progress: Any, limit: int | None,
         "chunks": store.chunk_count(),
         "stopped": result.stopped,
         "model_switch": result.model_switch,
+        "withheld": result.withheld,
         "seconds": round(seconds, 4),
         "chunks_per_second": round((result.embedded + result.from_cache) / seconds, 2)
         if seconds > 0 else 0.0,

@@ -15,6 +15,7 @@ different id means every vector is re-made.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
@@ -26,8 +27,10 @@ from knoxidx.retrieval.terms import identifier_parts, readable_identifiers
 if TYPE_CHECKING:
     import numpy as np
 
+    from knoxidx.retrieval.egress import Egress
     from knoxidx.retrieval.minilm import MiniLM
 
+log = logging.getLogger(__name__)
 EMBEDDER_ENV = "KNOXIDX_EMBEDDER"
 LOCAL_VIEWS = ("condensed", "full")
 
@@ -136,17 +139,44 @@ def _shared_model(max_tokens: int, threads: int) -> MiniLM:
     return _LOADED[key]
 
 
+_offline_noted: list[bool] = []
+OFFLINE_NOTE = ("offline: using the local embedder and no reranker (Voyage is configured; no "
+                "network call is made)")
+
+
+def is_offline(config: Mapping[str, Any], env: Mapping[str, str]) -> bool:
+    from knoxidx.config import offline_from_env
+
+    return bool(config.get("offline")) or offline_from_env(env)
+
+
+def _note_offline() -> None:
+    """Say once per process that a remote service was configured but offline mode won."""
+    if not _offline_noted:
+        _offline_noted.append(True)
+        log.warning(OFFLINE_NOTE)
+
+
 def select_embedder(
-    config: Mapping[str, str] | None = None, env: Mapping[str, str] | None = None
+    config: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    egress: Egress | None = None,
 ) -> Embedder:
-    """``config["embedder"]``, else ``$KNOXIDX_EMBEDDER``, else ``local``.
+    """``config["embedder"]``, else ``$KNOXIDX_EMBEDDER``, else ``local``; always ``local`` when
+    offline (``config["offline"]`` or ``$KNOXIDX_OFFLINE``): the Voyage client is then never
+    created, whatever key is set.
 
     Keys read: ``embedder`` (local | voyage), ``local_view`` (condensed | full),
-    ``voyage_model``, ``voyage_dimension``, ``voyage_base_url``.
+    ``voyage_model``, ``voyage_dimension``, ``voyage_base_url``, ``offline``. ``egress``: the
+    gate (never-send, masking, ledger) a remote embedder sends through.
     """
     config = config or {}
     env = os.environ if env is None else env
     choice = (config.get("embedder") or env.get(EMBEDDER_ENV) or "local").strip().lower()
+    if choice == "voyage" and is_offline(config, env):
+        _note_offline()
+        choice = "local"
     if choice == "local":
         return LocalEmbedder(view=config.get("local_view", "condensed"))
     if choice == "voyage":
@@ -158,24 +188,32 @@ def select_embedder(
             model=config.get("voyage_model", "voyage-code-3"),
             output_dimension=int(dimension) if dimension else None,
             base_url=config.get("voyage_base_url"),
+            egress=egress,
         )
     raise EmbeddingConfigError(f"unknown embedder {choice!r}; use 'local' or 'voyage'")
 
 
 def select_reranker(
-    config: Mapping[str, str] | None = None, env: Mapping[str, str] | None = None
+    config: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    egress: Egress | None = None,
 ) -> Any:
     """Voyage ``rerank-2.5`` when Voyage is the chosen embedder (or ``config["reranker"]`` is
     ``voyage``) and a key is set; otherwise None: no local reranker measured better than the
-    fused order (see MODELS.md)."""
+    fused order (see MODELS.md). Always None when offline."""
     config = config or {}
     env = os.environ if env is None else env
     embedder = (config.get("embedder") or env.get(EMBEDDER_ENV) or "local").strip().lower()
     choice = (config.get("reranker") or ("voyage" if embedder == "voyage" else "none")).lower()
     if choice == "none":
         return None
+    if is_offline(config, env):
+        _note_offline()
+        return None
     if choice != "voyage":
         raise EmbeddingConfigError(f"unknown reranker {choice!r}; use 'voyage' or 'none'")
     from knoxidx.retrieval.voyage import VoyageReranker
 
-    return VoyageReranker(api_key=env.get("VOYAGE_API_KEY"), base_url=config.get("voyage_base_url"))
+    return VoyageReranker(api_key=env.get("VOYAGE_API_KEY"), base_url=config.get("voyage_base_url"),
+                          egress=egress)

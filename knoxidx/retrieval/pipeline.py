@@ -10,6 +10,10 @@
 3. ``ensure_model``: an index holds one model's vectors. If the embedder's ``model_id`` differs
    from the recorded one, every vector is dropped and every chunk becomes pending, and the
    returned message says so.
+4. A remote embedder (one with an ``egress`` gate) never sees chunks of never-send files: they
+   are *withheld* (off the pending list, no vector: lexical and symbol search still find them)
+   rather than embedded locally, because one index holds one model's vectors. When the
+   patterns change, chunks whose file is allowed again go back to pending.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import xxhash
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.embedders import Embedder
 from knoxidx.retrieval.errors import CircuitOpenError, RetriesExhaustedError, ServiceError
-from knoxidx.retrieval.store import ChunkStore, FileUpdate
+from knoxidx.retrieval.store import ChunkStore, FileUpdate, create_schema
 from knoxidx.retrieval.vectors import to_blob
 
 log = logging.getLogger(__name__)
@@ -36,6 +40,7 @@ class EmbedReport:
     pending: int  # chunks still waiting (0 when done)
     stopped: str  # why the run stopped early, "" if it finished
     model_switch: str = ""  # set when the model changed and every chunk is being re-embedded
+    withheld: int = 0  # chunks of never-send files kept from a remote embedder in this run
 
 
 def text_hash(text: str) -> str:
@@ -74,9 +79,13 @@ def embed_pending(
     """Embed pending chunks (at most ``limit``); see the module docstring. Each batch is one
     transaction, written after the model call: an interrupted run loses at most the batch in
     flight."""
+    egress = getattr(embedder, "egress", None)  # remote embedders carry their gate
     with store.transaction():
+        create_schema(store.conn, cache_schema=None)  # an index made before embed_withheld
         switch = ensure_model(store, embedder) or ""
-    embedded = from_cache = done = 0
+        if egress is not None:
+            store.release_withheld(egress.policy.allows)
+    embedded = from_cache = done = withheld = 0
     after = 0
     stopped = ""
     total = store.pending_count()
@@ -91,15 +100,31 @@ def embed_pending(
             break
         after = ids[-1]
         rows = store.get(ids)
+        if egress is not None:
+            refused = [i for i in ids if i in rows and not egress.policy.allows(rows[i].chunk.path)]
+            if refused:
+                with store.transaction():
+                    store.withhold(refused)
+                withheld += len(refused)
+                rows = {i: row for i, row in rows.items() if i not in set(refused)}
         texts = {i: embedder.document_text(rows[i].chunk) for i in ids if i in rows}
         hashes = {i: text_hash(t) for i, t in texts.items()}
         known = store.cached(embedder.model_id, list(hashes.values()))
         wanted: dict[str, str] = {}
+        wanted_paths: dict[str, str] = {}
         for i, h in hashes.items():
             if h not in known:
                 wanted.setdefault(h, texts[i])
+                wanted_paths.setdefault(h, rows[i].chunk.path)
         try:
-            fresh = embedder.embed_documents(list(wanted.values())) if wanted else None
+            if not wanted:
+                fresh = None
+            elif egress is not None:
+                fresh = embedder.embed_documents(  # type: ignore[call-arg]
+                    list(wanted.values()), paths=list(wanted_paths.values())
+                )
+            else:
+                fresh = embedder.embed_documents(list(wanted.values()))
         except (CircuitOpenError, RetriesExhaustedError, ServiceError) as exc:
             stopped = str(exc)
             with store.transaction():
@@ -116,4 +141,4 @@ def embed_pending(
         done += len(ids)
         if progress is not None:
             progress(done, total)
-    return EmbedReport(embedded, from_cache, store.pending_count(), stopped, switch)
+    return EmbedReport(embedded, from_cache, store.pending_count(), stopped, switch, withheld)

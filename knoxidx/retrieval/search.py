@@ -164,9 +164,10 @@ class HybridSearch:
         }
         chunks = self.store.get(order[: max(k, self.rerank_top)])
         if self.reranker is not None and order:
-            order, scores, reranked = self._rerank(query, order, scores, chunks)
-            if reranked:
-                found_by = {i: (*found_by.get(i, ()), "rerank") for i in order}
+            order, scores, withheld = self._rerank(query, order, scores, chunks)
+            if withheld is not None:
+                found_by = {i: found_by.get(i, ()) if i in withheld
+                            else (*found_by.get(i, ()), "rerank") for i in order}
         results = []
         for chunk_id in order[:k]:
             stored = chunks.get(chunk_id)
@@ -180,20 +181,39 @@ class HybridSearch:
         order: list[int],
         scores: dict[int, float],
         chunks: dict[int, StoredChunk],
-    ) -> tuple[list[int], dict[int, float], bool]:
+    ) -> tuple[list[int], dict[int, float], set[int] | None]:
+        """The new order and scores, and the chunks withheld from the reranker (None: the
+        rerank did not happen)."""
         assert self.reranker is not None
         head = [i for i in order[: self.rerank_top] if i in chunks]
-        documents = [f"{chunks[i].chunk.header}\n{chunks[i].chunk.text}" for i in head]
+        # A remote reranker never sees chunks of never-send files: they keep their fused place.
+        egress = getattr(self.reranker, "egress", None)
+        sent = [i for i in head if egress is None or egress.policy.allows(chunks[i].chunk.path)]
+        withheld = set(head) - set(sent)
+        if not sent:
+            return order, scores, None
+        documents = [f"{chunks[i].chunk.header}\n{chunks[i].chunk.text}" for i in sent]
         try:
-            ranked = self.reranker.rerank(query, documents, len(head))
+            if egress is not None:
+                ranked = self.reranker.rerank(  # type: ignore[call-arg]
+                    query, documents, len(sent), paths=[chunks[i].chunk.path for i in sent]
+                )
+            else:
+                ranked = self.reranker.rerank(query, documents, len(sent))
         except RetrievalError as exc:
             log.warning("rerank skipped: %s", exc)
-            return order, scores, False
-        new_order = [head[index] for index, _ in ranked]
+            return order, scores, None
+        reranked = [sent[index] for index, _ in ranked]
+        if withheld:
+            returned = set(reranked)
+            refill = iter([*reranked, *(i for i in sent if i not in returned)])
+            new_order = [i if i in withheld else next(refill) for i in head]
+        else:
+            new_order = reranked
         new_scores = dict(scores)
-        new_scores.update({head[index]: score for index, score in ranked})
+        new_scores.update({sent[index]: score for index, score in ranked})
         rest = [i for i in order if i not in set(new_order)]
-        return new_order + rest, new_scores, True
+        return new_order + rest, new_scores, withheld
 
 
 def reciprocal_rank_fusion(

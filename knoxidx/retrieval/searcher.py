@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from knoxidx.retrieval.egress import index_services
 from knoxidx.retrieval.embedders import Embedder, select_embedder, select_reranker
 from knoxidx.retrieval.errors import (
     RetrievalError,
@@ -88,16 +89,18 @@ class Searcher:
     def embedder(self) -> Embedder | None:
         """The query embedder (selected once; its model loads on the first vector query)."""
         if self._embedder is None and not self._embedder_error:
+            config, egress = index_services(self.index)
             try:
-                self._embedder = select_embedder()
+                self._embedder = select_embedder(config, egress=egress)
             except RetrievalError as exc:
                 self._embedder_error = str(exc)
         return self._embedder
 
     def hybrid(self) -> HybridSearch:
         if self._hybrid is None:
+            config, egress = index_services(self.index)
             try:
-                reranker = select_reranker()
+                reranker = select_reranker(config, egress=egress)
             except RetrievalError:
                 reranker = None
             self._hybrid = HybridSearch(

@@ -11,6 +11,8 @@ Tables (in the index database the graph store opened; names start with ``chunk``
   (a revert, a moved file, a re-index) costs no model call.
 - ``embed_pending``: chunks that still need a vector (new, changed, or left over when the
   service was down), with the last error.
+- ``embed_withheld``: chunks of never-send files that a remote embedder may not see: off the
+  pending list, without a vector, found by lexical and symbol search only.
 - ``embed_meta``: which model the vectors belong to, a version bumped on each vector write, and
   which chunker made the chunks.
 - ``chunk_source``: for each chunked file, the content hash (the graph's ``files.hash``) its
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -66,6 +68,9 @@ CREATE TABLE IF NOT EXISTS embed_pending (
     chunk_id INTEGER PRIMARY KEY,
     attempts INTEGER NOT NULL DEFAULT 0,
     last_error TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS embed_withheld (
+    chunk_id INTEGER PRIMARY KEY
 );
 CREATE TABLE IF NOT EXISTS embed_meta (
     key TEXT PRIMARY KEY,
@@ -344,6 +349,7 @@ class ChunkStore:
         self.conn.executemany("DELETE FROM chunk_fts WHERE rowid = ?", rows)
         self.conn.executemany("DELETE FROM chunk_vector WHERE chunk_id = ?", rows)
         self.conn.executemany("DELETE FROM embed_pending WHERE chunk_id = ?", rows)
+        self.conn.executemany("DELETE FROM embed_withheld WHERE chunk_id = ?", rows)
         self._bump_version()
 
     # ---- lexical search ----------------------------------------------------------------------
@@ -404,6 +410,7 @@ class ChunkStore:
         """Forget every chunk vector (the model changed) and mark every chunk pending."""
         count = self.chunk_count()
         self.conn.execute("DELETE FROM chunk_vector")
+        self.conn.execute("DELETE FROM embed_withheld")
         self.conn.execute("INSERT OR IGNORE INTO embed_pending (chunk_id) SELECT id FROM chunk")
         self._bump_version()
         return count
@@ -423,6 +430,40 @@ class ChunkStore:
             "UPDATE embed_pending SET attempts = attempts + 1, last_error = ? WHERE chunk_id = ?",
             [(error, i) for i in ids],
         )
+
+    # ---- withheld from a remote embedder (never-send files) -----------------------------------
+
+    def withhold(self, ids: Sequence[int]) -> None:
+        """Take ``ids`` off the pending list without a vector: their files may not be sent."""
+        rows = [(i,) for i in ids]
+        self.conn.executemany("INSERT OR IGNORE INTO embed_withheld (chunk_id) VALUES (?)", rows)
+        self.conn.executemany("DELETE FROM embed_pending WHERE chunk_id = ?", rows)
+
+    def release_withheld(self, allowed: Callable[[str], bool]) -> int:
+        """Put back on the pending list the withheld chunks whose file ``allowed`` now (the
+        never-send patterns changed); how many."""
+        rows = self.conn.execute(
+            "SELECT w.chunk_id, c.path FROM embed_withheld w JOIN chunk c ON c.id = w.chunk_id"
+        ).fetchall()
+        back = [(chunk_id,) for chunk_id, path in rows if allowed(path)]
+        self.conn.executemany("DELETE FROM embed_withheld WHERE chunk_id = ?", back)
+        self.conn.executemany("INSERT OR IGNORE INTO embed_pending (chunk_id) VALUES (?)", back)
+        return len(back)
+
+    def withheld(self) -> tuple[int, list[str]]:
+        """How many chunks are withheld, and from which files (0 and none on an index made
+        before the table existed)."""
+        exists = self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'embed_withheld'"
+        ).fetchone()
+        if exists is None:
+            return 0, []
+        count = int(self.conn.execute("SELECT count(*) FROM embed_withheld").fetchone()[0])
+        paths = [row[0] for row in self.conn.execute(
+            "SELECT DISTINCT c.path FROM embed_withheld w JOIN chunk c ON c.id = w.chunk_id "
+            "ORDER BY c.path"
+        )]
+        return count, paths
 
     def cached(self, model: str, text_hashes: Sequence[str]) -> dict[str, bytes]:
         out: dict[str, bytes] = {}

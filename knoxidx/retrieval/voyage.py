@@ -5,6 +5,10 @@ The client's own retries are switched off (``max_retries=0``); every call goes t
 :class:`ServiceError` first. Requests stay inside Voyage's documented limits: at most 1,000
 texts and 120K tokens per embedding request for voyage-code-3 (we count with the local
 tokenizer and keep a safety margin, since Voyage's tokenizer is not available offline).
+
+Every text goes through an :class:`~knoxidx.retrieval.egress.Egress` gate first (never-send
+files refused, secrets masked, the request written to the ledger), inside the retried call, so
+each HTTP attempt is recorded; with ``$KNOXIDX_OFFLINE`` set no client is ever created.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from knoxidx.retrieval.chunker import Chunk
+from knoxidx.retrieval.egress import Egress, Outgoing, offline_from_env
 from knoxidx.retrieval.embedders import full_view
 from knoxidx.retrieval.errors import EmbeddingConfigError, ModelUnavailableError, ServiceError
 from knoxidx.retrieval.resilience import CircuitBreaker, Resilient, RetryPolicy, is_retryable_status
@@ -32,6 +37,8 @@ TOKEN_SAFETY = 0.7  # our WordPiece count vs Voyage's tokenizer: leave room
 
 
 def _client(api_key: str | None, base_url: str | None, timeout: float) -> Any:
+    if offline_from_env():
+        raise EmbeddingConfigError("offline ($KNOXIDX_OFFLINE): no Voyage client is created")
     if not api_key:
         raise EmbeddingConfigError("the Voyage embedder needs VOYAGE_API_KEY")
     try:
@@ -111,6 +118,7 @@ class VoyageEmbedder:
         max_texts: int = 128,
         max_tokens: int = int(MAX_TOKENS_PER_REQUEST * TOKEN_SAFETY),
         counter: TokenCounter | None = None,
+        egress: Egress | None = None,
     ) -> None:
         if output_dimension is not None and output_dimension not in VOYAGE_DIMENSIONS:
             raise EmbeddingConfigError(
@@ -124,6 +132,7 @@ class VoyageEmbedder:
         self.max_tokens = max_tokens
         self.resilient = resilient or default_resilience("Voyage embeddings")
         self._counter = counter
+        self.egress = egress or Egress()
         self._client = _client(api_key, base_url, timeout)
 
     def document_text(self, chunk: Chunk) -> str:
@@ -146,23 +155,33 @@ class VoyageEmbedder:
             out.append(current)
         return out
 
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+    def embed_documents(
+        self, texts: Sequence[str], paths: Sequence[str] | None = None
+    ) -> np.ndarray:
+        """``paths``: the file each text comes from (checked against never-send, recorded)."""
         import numpy as np
 
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for batch in self.batches(texts):
-            out[batch] = self._embed([texts[i] for i in batch], "document")
+            out[batch] = self._embed(
+                [texts[i] for i in batch], "document",
+                [paths[i] for i in batch] if paths is not None else None,
+            )
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._embed([text], "query")[0]
+        return self._embed([text], "query", None)[0]
 
-    def _embed(self, texts: list[str], input_type: str) -> np.ndarray:
+    def _embed(self, texts: list[str], input_type: str, paths: list[str] | None) -> np.ndarray:
         from knoxidx.retrieval.vectors import normalize
 
+        outgoing = self.egress.outgoing(texts, paths)
+        chunks = len(texts) if input_type == "document" else 0
+
         def request() -> Any:
+            self.egress.record("voyage", "embeddings", self.model, outgoing, chunks=chunks)
             result = self._client.embed(
-                texts,
+                outgoing.texts,
                 model=self.model,
                 input_type=input_type,
                 truncation=True,
@@ -192,18 +211,37 @@ class VoyageReranker:
         base_url: str | None = None,
         timeout: float = 30.0,
         resilient: Resilient | None = None,
+        egress: Egress | None = None,
     ) -> None:
         self.model = model
         self.resilient = resilient or default_resilience("Voyage rerank")
+        self.egress = egress or Egress()
         self._client = _client(api_key, base_url, timeout)
 
-    def rerank(self, query: str, documents: Sequence[str], top_k: int) -> list[tuple[int, float]]:
+    def rerank(
+        self,
+        query: str,
+        documents: Sequence[str],
+        top_k: int,
+        paths: Sequence[str] | None = None,
+    ) -> list[tuple[int, float]]:
+        """``paths``: the file each document comes from (checked against never-send)."""
         if not documents:
             return []
+        documents = list(documents[:MAX_TEXTS_PER_REQUEST])
+        paths = list(paths[: len(documents)]) if paths is not None else None
+        sent_query = self.egress.outgoing([query])
+        sent_docs = self.egress.outgoing(documents, paths)
+        outgoing = Outgoing(
+            [*sent_query.texts, *sent_docs.texts],
+            ["", *sent_docs.paths],
+            sent_query.masked + sent_docs.masked,
+        )
 
         def request() -> list[tuple[int, float]]:
+            self.egress.record("voyage", "rerank", self.model, outgoing, chunks=len(documents))
             result = self._client.rerank(
-                query, list(documents[:MAX_TEXTS_PER_REQUEST]), model=self.model, top_k=top_k
+                sent_query.texts[0], sent_docs.texts, model=self.model, top_k=top_k
             )
             return [(int(r.index), float(r.relevance_score)) for r in result.results]
 

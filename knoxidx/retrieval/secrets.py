@@ -1,0 +1,251 @@
+"""Likely secrets inside code, found and masked before text is sent to a remote service.
+
+Two families of detectors:
+
+- **Shapes** that are secrets wherever they appear: PEM private keys, AWS access key ids,
+  GitHub/GitLab/Slack/OpenAI/Anthropic/Stripe/Google/npm/PyPI/Hugging Face tokens, JWTs,
+  passwords inside URLs (``scheme://user:pass@host``).
+- **Assignments** of a quoted value to a name whose last word says secret (``password``,
+  ``api_key``, ``clientSecret``, ``GITHUB_TOKEN`` …), when the value looks random: no spaces,
+  8+ characters, not a word or identifier, not a placeholder (``<token>``, ``${PASSWORD}``,
+  ``changeme``), not a path or URL, and at least 3 bits of entropy per character. Random-looking
+  strings assigned to other names (hashes, UUIDs, base64 test data) are left alone: that is
+  what keeps false positives low (measured in ``bench/egress_masking.py``).
+
+Only the value is replaced, by ``«secret:KIND»``; newlines inside a masked span are kept, so the
+masked text has the same lines as the original.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+MARK = "«secret:{kind}»"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    kind: str
+    start: int  # span of the value in the text
+    end: int
+
+
+# ---- shapes ----------------------------------------------------------------------------------
+
+# (kind, literals one of which a match contains, pattern). The literals are checked first with
+# `in`, which is far faster than a regex scan: most texts contain none of them.
+_SHAPE_TABLE: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("aws-access-key",
+     ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "AROA", "APKA",
+      "ASCA"),
+     (r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)"
+      r"[A-Z0-9]{16}(?![A-Z0-9])")),
+    ("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+     r"(?<![\w-])(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{60,})(?![\w-])"),
+    ("gitlab-token", ("glpat-",), r"(?<![\w-])glpat-[A-Za-z0-9_-]{20,}(?![\w-])"),
+    ("slack-token", ("xox", "xapp-"),
+     (r"(?<![\w-])(?:xox[abposre]-(?:\d+-)+[0-9A-Za-z]{8,}|"
+      r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]{16,})(?![\w-])")),
+    ("slack-webhook", ("hooks.slack.com/",),
+     r"(?<=hooks\.slack\.com/)(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}"),
+    ("anthropic-key", ("sk-ant-",),
+     r"(?<![\w-])sk-ant-(?:api|admin|oat)\d{2}-[A-Za-z0-9_-]{40,}(?![\w-])"),
+    ("openai-key", ("sk-",),
+     (r"(?<![\w-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|"
+      r"[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|[A-Za-z0-9]{48})(?![\w-])")),
+    ("stripe-key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"),
+     (r"(?<![\w-])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}(?![\w-])"
+      r"|(?<![\w-])whsec_[A-Za-z0-9]{32,}(?![\w-])")),
+    ("google-api-key", ("AIza",), r"(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])"),
+    ("google-oauth", ("GOCSPX-", "ya29."),
+     r"(?<![\w-])(?:GOCSPX-[A-Za-z0-9_-]{28}|ya29\.[0-9A-Za-z_-]{40,})(?![\w-])"),
+    ("npm-token", ("npm_",), r"(?<![\w-])npm_[A-Za-z0-9]{36}(?![\w-])"),
+    ("pypi-token", ("pypi-",), r"(?<![\w-])pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}(?![\w-])"),
+    ("huggingface-token", ("hf_",), r"(?<![\w-])hf_[A-Za-z0-9]{34,}(?![\w-])"),
+    ("sendgrid-key", ("SG.",), r"(?<![\w-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![\w-])"),
+    ("jwt", ("eyJ",), r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+)
+_SHAPES: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = tuple(
+    (kind, needles, re.compile(pattern)) for kind, needles, pattern in _SHAPE_TABLE
+)
+
+# scheme://user:password@host: the password only (starts with a literal: a fast scan)
+_URL_PASSWORD = re.compile(r"://[^\s/:@'\"`]{1,64}:(?P<value>[^\s/@'\"`]{3,128})@")
+
+# ---- PEM private keys ------------------------------------------------------------------------
+
+_PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]*PRIVATE KEY[ A-Z]*-----")
+_PEM_END = re.compile(r"-----END[ A-Z0-9]*PRIVATE KEY[ A-Z]*-----")
+# What may sit between the markers: base64, whitespace, escaped newlines, quotes and `+` of a
+# literal split over lines, and the PEM headers of an encrypted key.
+_PEM_BODY = re.compile(r"(?:[A-Za-z0-9+/=\\\s\"'`,]|Proc-Type:[^\n]*|DEK-Info:[^\n]*)*")
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{16,}")
+_BASE64_LINE_RUN = re.compile(r"[A-Za-z0-9+/=]{40,}")
+
+
+def _private_keys(text: str) -> Iterator[Finding]:
+    """The base64 runs of each private key's body (a key cut off by the end of the text, or
+    whose BEGIN line is in an earlier chunk, included)."""
+    covered_to = 0
+    for begin in _PEM_BEGIN.finditer(text):
+        body = _PEM_BODY.match(text, begin.end())
+        assert body is not None  # the pattern matches the empty string
+        runs = [m for m in _BASE64_RUN.finditer(text, body.start(), body.end())]
+        if sum(m.end() - m.start() for m in runs) >= 64:
+            for run in runs:
+                yield Finding("private-key", run.start(), run.end())
+        covered_to = body.end()
+    for end in _PEM_END.finditer(text):
+        if end.start() < covered_to:
+            continue
+        # an END without its BEGIN: mask the base64 lines right above it
+        lines_start = text.rfind("\n", 0, end.start()) + 1
+        cursor = lines_start
+        while cursor > 0:
+            prev = text.rfind("\n", 0, cursor - 1) + 1
+            line_runs = list(_BASE64_LINE_RUN.finditer(text, prev, cursor))
+            if not line_runs:
+                break
+            for run in line_runs:
+                yield Finding("private-key", run.start(), run.end())
+            cursor = prev
+        for run in _BASE64_LINE_RUN.finditer(text, lines_start, end.start()):
+            yield Finding("private-key", run.start(), run.end())
+
+
+# ---- assignments to secret-named variables ---------------------------------------------------
+
+# Found from the value backwards: quoted runs without spaces first (a fast scan), then, only
+# for the rare random-looking ones, the name and operator just before the opening quote.
+_QUOTED = re.compile(r"([\"'`])([^\"'`\s\\]{8,256})\1")
+_NAME_BEFORE = re.compile(
+    r"(?<![\w$.])(?P<name>[A-Za-z_$][\w$]*(?:[.-][A-Za-z_$][\w$]*)*)[\"'`]?"
+    r"(?:\s*:\s*[&\w\[\]<>, .']{1,40}?)?"  # a type annotation (Python, Rust, TS)
+    r"\s*(?::=|=>|\?\?=|\|\|=|=|:)\s*(?:[rbuRBU]{1,2})?\Z"
+)
+_LOOK_BACK = 120
+_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_SECRET_WORDS = frozenset({
+    "password", "passwd", "passphrase", "pwd", "secret", "secrets", "token", "credential",
+    "credentials", "apikey",
+})
+_KEY_QUALIFIERS = frozenset({
+    "api", "secret", "private", "access", "signing", "encryption", "master", "auth", "client",
+    "app", "license", "session", "hmac",
+})
+_PASS_QUALIFIERS = frozenset({"db", "user", "admin", "root", "smtp", "mail", "ftp", "proxy"})
+_PLACEHOLDER = re.compile(
+    r"(?i)^(?:x+|\*+|\.+|-+|#+|0+|<[^>]*>|\$\{[^}]*\}|\$[A-Z_][A-Z0-9_]*|\{\{[^}]*\}\}|"
+    r"%\([^)]*\)s|%s|\{\w*\}|changeme|change_me|password\d*|secret\d*|token|example\w*|"
+    r"dummy\w*|fake\w*|test\w*|sample\w*|your[_-]?\w+|placeholder\w*|redacted|todo|fixme|none|"
+    r"null|undefined|true|false)$"
+)
+_WORDLIKE = re.compile(
+    r"^(?:[a-z]+(?:[_.:-][a-z]+)*|[A-Z]+(?:[_.:-][A-Z]+)*|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|"
+    r"[A-Za-z]+(?:[-_.:][A-Za-z]+)+)$"
+)
+MIN_ENTROPY = 3.0  # bits per character
+
+
+def secret_name(name: str) -> bool:
+    """Whether a variable, key or field called ``name`` holds a secret by its last word(s):
+    ``db_password``, ``apiKey``, ``AWS_SECRET_ACCESS_KEY``, ``clientSecret``, ``GITHUB_TOKEN``;
+    not ``tokenizer``, ``secret_name``, ``TOKEN_URL``, ``cache_key``."""
+    last = name.rsplit(".", 1)[-1].replace("-", "_")
+    parts = [p.lower() for piece in last.split("_") for p in _PART.findall(piece)]
+    if not parts:
+        return False
+    word = parts[-1]
+    before = parts[-2] if len(parts) > 1 else ""
+    if word in _SECRET_WORDS or before + word in ("apikey", "privatekey", "secretkey"):
+        return True
+    if word == "key" and before in _KEY_QUALIFIERS:
+        return True
+    return word == "pass" and before in _PASS_QUALIFIERS
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    counts = Counter(value)
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def wordlike(value: str) -> bool:
+    """Words joined by ``_ - . :`` or camel case (``_auth_user_id``, ``X-Auth-Token``)."""
+    return bool(_WORDLIKE.match(value.strip("_-.:")))
+
+
+def random_looking(value: str) -> bool:
+    """A value that could be a credential rather than a word, name, path or template."""
+    if _PLACEHOLDER.match(value) or wordlike(value):
+        return False
+    if "://" in value or value.startswith(("/", "./", "../", "~/")):
+        return False
+    if re.search(r"\.(?:pem|key|crt|json|ya?ml|txt|env|p12|pfx|cfg|ini|toml)$", value, re.IGNORECASE):
+        return False
+    return entropy(value) >= MIN_ENTROPY
+
+
+def _assignments(text: str) -> Iterator[Finding]:
+    for match in _QUOTED.finditer(text):
+        if not random_looking(match[2]):
+            continue
+        before = text[max(0, match.start() - _LOOK_BACK) : match.start()]
+        name = _NAME_BEFORE.search(before)
+        if name is not None and secret_name(name["name"]):
+            yield Finding("assigned-secret", match.start(2), match.end(2))
+
+
+# ---- finding and masking ---------------------------------------------------------------------
+
+def find_secrets(text: str) -> list[Finding]:
+    """Likely secrets in ``text``, by position, without overlaps (the earlier and longer
+    finding wins)."""
+    found: list[Finding] = list(_private_keys(text)) if "PRIVATE KEY" in text else []
+    for kind, needles, pattern in _SHAPES:
+        if any(needle in text for needle in needles):
+            found.extend(Finding(kind, m.start(), m.end()) for m in pattern.finditer(text))
+    for m in _URL_PASSWORD.finditer(text):
+        value = m["value"]
+        # `scott:tiger@`, `user:pass@`: a short plain word in a URL is a documentation example
+        if not _PLACEHOLDER.match(value) and not (wordlike(value) and len(value) < 12):
+            found.append(Finding("url-password", m.start("value"), m.end("value")))
+    found.extend(_assignments(text))
+    found.sort(key=lambda f: (f.start, -(f.end - f.start)))
+    out: list[Finding] = []
+    for finding in found:
+        if out and finding.start < out[-1].end:
+            continue
+        out.append(finding)
+    return out
+
+
+def mask_secrets(text: str) -> tuple[str, Counter[str]]:
+    """``text`` with each likely secret replaced by ``«secret:KIND»`` (its newlines kept), and
+    how many of each kind were masked. A private key counts once however many runs it has."""
+    findings = find_secrets(text)
+    if not findings:
+        return text, Counter()
+    pieces: list[str] = []
+    counts: Counter[str] = Counter()
+    cursor = 0
+    previous: Finding | None = None
+    for f in findings:
+        pieces.append(text[cursor : f.start])
+        pieces.append(MARK.format(kind=f.kind) + "\n" * text.count("\n", f.start, f.end))
+        cursor = f.end
+        same_key = (
+            previous is not None
+            and f.kind == previous.kind == "private-key"
+            and not _PEM_BEGIN.search(text, previous.end, f.start)
+        )
+        if not same_key:
+            counts[f.kind] += 1
+        previous = f
+    pieces.append(text[cursor:])
+    return "".join(pieces), counts
