@@ -17,6 +17,8 @@ from typing import Any
 import click
 
 from knoxidx.cli import _emit, _open, json_option, main, path_argument
+from knoxidx.cli_options import shared_store, store_options
+from knoxidx.store_url import redact
 
 debounce_option = click.option(
     "--debounce-ms", type=click.IntRange(10, 60_000), default=150, show_default=True,
@@ -61,6 +63,7 @@ def watch_cmd(path: str, debounce_ms: int, jobs: int | None, graph_only: bool, w
 @click.option("--workers", type=click.IntRange(1, 64), default=4, show_default=True,
               help="Reader threads (each holds its own read-only connection).")
 @click.option("--access-log", is_flag=True, help="Log every request.")
+@store_options
 def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, workers: int,
               access_log: bool) -> None:
     """Serve the index of PATH over HTTP, read-only (OpenAPI at /openapi.json).
@@ -77,14 +80,24 @@ def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, wo
         raise click.UsageError(
             f"--host {host} would expose the code to the network: set {TOKEN_ENV} to a secret "
             f"(clients then send 'Authorization: Bearer <token>'), or keep 127.0.0.1")
-    watcher, root = _start_watcher(path, watch, debounce_ms)
+    shared = shared_store()
+    if shared is not None:
+        if watch:
+            raise click.UsageError("--watch indexes one local repository: run `knoxidx watch` "
+                                   "against the store beside the server instead")
+        watcher, root = None, Path(path).resolve()
+    else:
+        watcher, root = _start_watcher(path, watch, debounce_ms)
     try:
         sock = bind(host, port)
         shown = f"[{host}]" if ":" in host else host
-        banner = (f"knoxidx: serving {root} on http://{shown}:{sock.getsockname()[1]} "
+        what = root if shared is None else f"{redact(shared[0])} ({shared[1] or 'every repository'})"
+        banner = (f"knoxidx: serving {what} on http://{shown}:{sock.getsockname()[1]} "
                   f"({'watching, ' if watcher else ''}OpenAPI at /openapi.json)")
         app = create_app(root, token=token, watcher=watcher, workers=workers,
-                         on_ready=lambda: click.echo(banner, err=True))
+                         on_ready=lambda: click.echo(banner, err=True),
+                         store_url=shared[0] if shared else None,
+                         repo=shared[1] if shared else None)
         run_server(app, sock, access_log=access_log,
                    log_level="info" if access_log else "warning")
     finally:
@@ -116,6 +129,7 @@ def mcp_cmd(path: str, watch: bool, debounce_ms: int) -> None:
 @click.option("--max-tokens", type=click.IntRange(64, 200_000), default=8000,
               show_default=True, help="Token budget of the answer (the model's tokenizer).")
 @json_option
+@store_options
 def context_cmd(query: str, path: str, max_tokens: int, as_json: bool) -> None:
     """The code to read for QUERY, packed into --max-tokens: search hits, then what they call,
     their callers, the types they use, their class and their imports, ranked (markdown; --json

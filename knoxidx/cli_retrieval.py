@@ -12,6 +12,7 @@ from typing import Any, TextIO
 import click
 
 from knoxidx.cli import _emit, _open, _progress_bar, json_option, main, path_argument
+from knoxidx.cli_options import store_options
 
 MODES = ("hybrid", "lexical", "vector")
 SNIPPET_WIDTH = 100
@@ -34,6 +35,7 @@ SNIPPET_WIDTH = 100
               help="Run one query per line of FILE ('-': stdin); prints one JSON object per "
                    "query, in order.")
 @json_option
+@store_options
 def search_cmd(query: str | None, path: str, k: int, mode: str, language: str | None,
                path_glob: str | None, batch: TextIO | None, as_json: bool) -> None:
     """Find the code that matches QUERY: words, identifiers, or a description of what it does.
@@ -111,6 +113,7 @@ def _snippet_line(snippet: str, query: str) -> str:
               help="Embed at most this many chunks now (the rest stay pending).")
 @click.option("--wait", is_flag=True, help="Wait for another writer instead of failing.")
 @json_option
+@store_options
 def embed_cmd(path: str, limit: int | None, wait: bool, as_json: bool) -> None:
     """Embed the chunks not embedded yet, with the local model (or $KNOXIDX_EMBEDDER).
 

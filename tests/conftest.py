@@ -15,3 +15,21 @@ def repo(tmp_path: Path):
         return write_tree(root, files)
 
     return make
+
+
+# ---- PostgreSQL: one real server per session (tests/pg_support.py) ------------------------------
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory):
+    from tests.pg_support import server_fixture
+
+    yield from server_fixture(tmp_path_factory)
+
+
+@pytest.fixture
+def pg_url(pg_server):
+    """A fresh, empty database on the session's PostgreSQL."""
+    from tests.pg_support import fresh_database
+
+    return fresh_database(pg_server)

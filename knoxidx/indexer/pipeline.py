@@ -22,8 +22,9 @@ from typing import Any
 
 from knoxidx.graph.layout import Layout, build_layout
 from knoxidx.graph.model import NodeKind, file_node_id, module_node_id
+from knoxidx.graph.protocol import GraphStore
 from knoxidx.graph.resolve import FileResolution, Resolver
-from knoxidx.graph.store import FileState, SQLiteStore
+from knoxidx.graph.store import FileState
 from knoxidx.graph.workspace import StoreWorkspace
 from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES, Discovery, SourceFile, discover
 from knoxidx.indexer.languages import BY_NAME
@@ -67,7 +68,7 @@ class UpdateReport:
 
 def update_index(
     root: Path,
-    store: SQLiteStore,
+    store: GraphStore,
     *,
     jobs: int | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
@@ -199,7 +200,7 @@ def engine_fingerprint() -> str:
 
 
 def _record_unindexable(
-    store: SQLiteStore, result: ReadResult, state: FileState | None, report: UpdateReport,
+    store: GraphStore, result: ReadResult, state: FileState | None, report: UpdateReport,
     invalidate: set[str],
 ) -> None:
     """A file that is binary, unreadable or failed to extract: remembered (so an unchanged one
@@ -218,7 +219,7 @@ def _record_unindexable(
                       0, result.status, result.message, "", None)
 
 
-def _old_names(store: SQLiteStore, path: str, state: FileState) -> frozenset[DefinitionName]:
+def _old_names(store: GraphStore, path: str, state: FileState) -> frozenset[DefinitionName]:
     return definition_names(store.load_facts(path)) if state.status == "ok" else frozenset()
 
 
@@ -306,7 +307,7 @@ def _resolve_all(
         gc.unfreeze()
 
 
-def _rebuild_module_layer(store: SQLiteStore) -> None:
+def _rebuild_module_layer(store: GraphStore) -> None:
     """Module nodes (one per module/package key), Contains module -> file, and DependsOn."""
     modules: dict[tuple[str, str], str] = {}
     contains: list[tuple[int, int]] = []
