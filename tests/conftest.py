@@ -33,3 +33,11 @@ def pg_url(pg_server):
     from tests.pg_support import fresh_database
 
     return fresh_database(pg_server)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request):
+    """The store a test runs against: each such test runs once per backend."""
+    from tests.helpers import Backend
+
+    return Backend(request.getfixturevalue("pg_url") if request.param == "postgres" else None)

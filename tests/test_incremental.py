@@ -8,9 +8,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from knoxidx.index import Index
 from knoxidx.verify import verify_index
-from tests.helpers import build
 
 N_FILES = 6
 
@@ -62,7 +60,7 @@ def apply(root: Path, op: str, i: int, variant: int, lang: str) -> None:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(operation, min_size=1, max_size=6))
-def test_incremental_equals_rebuild(tmp_path_factory, ops) -> None:
+def test_incremental_equals_rebuild(tmp_path_factory, backend, ops) -> None:
     root = tmp_path_factory.mktemp("inc")
     (root / "pkg").mkdir()
     (root / "web").mkdir()
@@ -70,50 +68,50 @@ def test_incremental_equals_rebuild(tmp_path_factory, ops) -> None:
     for i in range(N_FILES):
         (root / "pkg" / f"m{i}.py").write_text(python_module(i, 0))
         (root / "web" / f"t{i}.ts").write_text(ts_module(i, 0))
-    build(root)
+    backend.build(root)
     for op, i, variant, lang in ops:
         apply(root, op, i, variant, lang)
-        build(root)
-    with Index.open(root) as idx:
+        backend.build(root)
+    with backend.open(root) as idx:
         result = verify_index(idx)
     assert result["integrity"] == "ok"
     assert result["equal"], result
     shutil.rmtree(root)
 
 
-def test_body_edit_reresolves_only_that_file(repo) -> None:
+def test_body_edit_reresolves_only_that_file(repo, backend) -> None:
     files = {f"pkg/m{i}.py": python_module(i, 0) for i in range(N_FILES)}
     files["pkg/__init__.py"] = ""
     root = repo(files)
-    build(root)
+    backend.build(root)
     path = root / "pkg" / "m2.py"
     path.write_text("\n\n" + path.read_text())  # lines move, names do not
-    report = build(root)
+    report = backend.build(root)
     assert report.changed == 1 and report.resolved == 1
-    with Index.open(root) as idx:
+    with backend.open(root) as idx:
         assert [c["site"]["line"] for c in idx.callers("f3")["callers"]] == [6]
 
 
-def test_interface_edit_reresolves_importers(repo) -> None:
+def test_interface_edit_reresolves_importers(repo, backend) -> None:
     files = {f"pkg/m{i}.py": python_module(i, 0) for i in range(N_FILES)}
     files["pkg/__init__.py"] = ""
     root = repo(files)
-    build(root)
+    backend.build(root)
     (root / "pkg" / "m3.py").write_text(python_module(3, 2))  # f3 disappears
-    report = build(root)
+    report = backend.build(root)
     assert report.resolved >= 2  # m3 itself and m2, which imported f3
-    with Index.open(root) as idx:
+    with backend.open(root) as idx:
         assert idx.symbols("f3") == []
         assert idx.callees("pkg.m2.f2")["callees"] == []
 
 
-def test_touch_without_change_reads_but_does_not_reindex(repo) -> None:
+def test_touch_without_change_reads_but_does_not_reindex(repo, backend) -> None:
     import os
 
     root = repo({"a.py": "def f():\n    pass\n"})
-    build(root)
+    backend.build(root)
     os.utime(root / "a.py", ns=(1, 1))
-    report = build(root)
+    report = backend.build(root)
     assert report.read == 1 and report.changed == 0 and report.resolved == 0
-    report = build(root)
+    report = backend.build(root)
     assert report.read == 0
