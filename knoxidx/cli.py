@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from knoxidx.cli_options import open_index, shared_url, store_options
+from knoxidx.cli_options import open_index, shared_url, store_error_message, store_options
 from knoxidx.errors import AmbiguousSymbolError, KnoxidxError
 
 NODE_KINDS = ("Function", "Class", "Interface", "Type", "Variable", "Constant", "Module", "File")
@@ -320,6 +320,12 @@ def run() -> None:
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
+    except Exception as exc:
+        message = store_error_message(exc)  # the shared store refused (permissions, network)
+        if message is None:
+            raise
+        click.echo(f"error: {message}", err=True)
+        sys.exit(7)
 from knoxidx import (
     cli_agent,  # noqa: F401  (registers watch/serve/mcp/context)
     cli_retrieval,  # noqa: F401  (registers search/embed)

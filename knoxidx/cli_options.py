@@ -63,3 +63,12 @@ def shared_store() -> tuple[str, str | None] | None:
         return None
     repo = _CHOICE["repo"]
     return url, None if repo in (None, "*") else repo
+
+
+def store_error_message(exc: BaseException) -> str | None:
+    """One line for an error of the PostgreSQL driver (a permission, a lost connection), or
+    None when ``exc`` is something else."""
+    if not type(exc).__module__.startswith("psycopg"):
+        return None
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return f"the PostgreSQL store refused: {first}"

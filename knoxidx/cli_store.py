@@ -32,16 +32,23 @@ def store_group() -> None:
 
 @store_group.command("init")
 @store_url_option
+@click.option("--vector-dim", type=click.IntRange(1, 16000), multiple=True, default=(384,),
+              show_default=True, help="Make the HNSW index for vectors of this size now (384: "
+                                      "the local model; 1024: voyage-code-3). Repeatable.")
 @json_option
-def store_init(store: str | None, as_json: bool) -> None:
-    """Create the knoxidx schema (needs a role allowed to CREATE EXTENSION vector)."""
+def store_init(store: str | None, vector_dim: tuple[int, ...], as_json: bool) -> None:
+    """Create the knoxidx schema (needs a role allowed to CREATE EXTENSION vector, or the
+    extension made beforehand by an administrator)."""
     from knoxidx.graph import pg_schema
+    from knoxidx.retrieval.pg_store import ensure_vector_index
 
     url = _need_url(store)
     conn = pg_schema.connect(url)
     try:
         before = pg_schema.current_version(conn)
         applied = pg_schema.migrate(conn)
+        for dim in vector_dim:
+            ensure_vector_index(conn, dim)
     finally:
         conn.close()
     data = {"store": redact(url), "version_before": before, "applied": applied,

@@ -303,3 +303,40 @@ def test_http_api_over_the_shared_store(tmp_path: Path, pg_url: str) -> None:
                 "message"]
     finally:
         assert proc.stop() == 0
+
+
+def test_least_privilege_roles(tmp_path: Path, pg_url: str) -> None:
+    """The README's roles: an owner migrates, a writer indexes, the API's role only reads."""
+    import psycopg
+
+    def as_role(role: str) -> str:
+        return pg_url.replace("postgres:@", f"{role}:@", 1)
+
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        for role in ("kx_owner", "kx_writer", "kx_reader"):
+            admin.execute(f"DO $$ BEGIN CREATE ROLE {role} LOGIN; EXCEPTION WHEN "
+                          "duplicate_object THEN NULL; END $$")
+        admin.execute("CREATE EXTENSION vector")
+        admin.execute("CREATE SCHEMA knoxidx AUTHORIZATION kx_owner")
+    code, _, err = cli("store", "init", "--store", as_role("kx_owner"))
+    assert code == 0, err
+    with psycopg.connect(as_role("kx_owner"), autocommit=True) as owner:
+        owner.execute("GRANT USAGE ON SCHEMA knoxidx TO kx_writer, kx_reader")
+        owner.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA knoxidx"
+                      " TO kx_writer")
+        owner.execute("GRANT USAGE ON ALL SEQUENCES IN SCHEMA knoxidx TO kx_writer")
+        owner.execute("GRANT SELECT ON ALL TABLES IN SCHEMA knoxidx TO kx_reader")
+    root = write_tree(tmp_path / "payments", PAYMENTS)
+    code, _, err = cli("index", str(root), "--store", as_role("kx_writer"), "--embed")
+    assert code == 0, err
+    code, out, err = cli("callers", "transfer", "--store", as_role("kx_reader"),
+                         "--repo", "payments", "--json")
+    assert code == 0, err
+    assert [c["qualified_name"] for c in json.loads(out)["callers"]] == ["other.local"]
+    code, out, err = cli("search", "transfer", "--store", as_role("kx_reader"),
+                         "--repo", "payments", "--mode", "vector", "--json")
+    assert code == 0 and json.loads(out)["mode"] == "vector", err
+    (root / "pay.py").write_text("def pay():\n    pass\n")
+    code, _, err = cli("index", str(root), "--store", as_role("kx_reader"))
+    assert code == 7 and "refused" in err and "permission denied" in err, err
+    assert err.count("\n") == 1 and "Traceback" not in err

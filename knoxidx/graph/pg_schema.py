@@ -20,8 +20,6 @@ from knoxidx.store_url import StoreConfigError, redact
 SCHEMA = "knoxidx"
 
 _V1 = """
-CREATE EXTENSION IF NOT EXISTS vector;
-CREATE SCHEMA IF NOT EXISTS knoxidx;
 CREATE TABLE knoxidx.meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE knoxidx.repos(repo TEXT PRIMARY KEY, root TEXT NOT NULL DEFAULT '',
   updated_at TIMESTAMPTZ NOT NULL DEFAULT now());
@@ -137,6 +135,8 @@ def migrate(conn: Any, target: int = SCHEMA_VERSION) -> list[int]:
                 f"the store has schema {version}, newer than this knoxidx's ({SCHEMA_VERSION});"
                 " upgrade knoxidx"
             )
+        if version == 0:
+            _create_prerequisites(conn)
         for step in range(version + 1, target + 1):
             for statement in MIGRATIONS[step].split(";"):
                 if statement.strip():
@@ -147,6 +147,15 @@ def migrate(conn: Any, target: int = SCHEMA_VERSION) -> list[int]:
             )
             applied.append(step)
     return applied
+
+
+def _create_prerequisites(conn: Any) -> None:
+    """pgvector and the schema, unless an administrator made them already: the role that
+    migrates then needs neither superuser nor CREATE on the database."""
+    if not conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
+        conn.execute("CREATE EXTENSION vector")
+    if not conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (SCHEMA,)).fetchone():
+        conn.execute(f"CREATE SCHEMA {SCHEMA}")
 
 
 def check_version(conn: Any, url: str, *, may_create: bool) -> None:

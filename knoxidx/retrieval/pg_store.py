@@ -249,11 +249,7 @@ class PgChunkStore:
     def record_model(self, model_id: str, dimension: int) -> None:
         self.set_meta("model", model_id)
         self.set_meta("dimension", str(dimension))
-        dim = int(dimension)
-        self.conn.execute(
-            f"CREATE INDEX IF NOT EXISTS chunk_vector_hnsw_{dim} ON knoxidx.chunk_vector"
-            f" USING hnsw ((embedding::vector({dim})) vector_cosine_ops) WHERE dim = {dim}"
-        )
+        ensure_vector_index(self.conn, int(dimension))
 
     def vectors_version(self) -> int:
         return int(self.meta("vectors_version") or 0)
@@ -337,6 +333,20 @@ class PgChunkStore:
         scope, args = self._scope("v")
         return int(self.conn.execute(
             f"SELECT count(*) FROM knoxidx.chunk_vector v WHERE {scope}", args).fetchone()[0])
+
+
+def ensure_vector_index(conn: Any, dim: int) -> None:
+    """The HNSW index for vectors of ``dim`` dimensions. Made by the first writer that embeds
+    with such a model, or ahead by ``knoxidx store init --vector-dim`` (a writer role that does
+    not own the table cannot create it)."""
+    name = f"chunk_vector_hnsw_{int(dim)}"
+    if conn.execute("SELECT 1 FROM pg_indexes WHERE schemaname = 'knoxidx' AND indexname = %s",
+                    (name,)).fetchone():
+        return
+    conn.execute(
+        f"CREATE INDEX IF NOT EXISTS {name} ON knoxidx.chunk_vector"
+        f" USING hnsw ((embedding::vector({int(dim)})) vector_cosine_ops) WHERE dim = {int(dim)}"
+    )
 
 
 def _filter_sql(chunk_filter: ChunkFilter | None) -> tuple[str, list[Any]]:
