@@ -340,3 +340,16 @@ def test_least_privilege_roles(tmp_path: Path, pg_url: str) -> None:
     code, _, err = cli("index", str(root), "--store", as_role("kx_reader"))
     assert code == 7 and "refused" in err and "permission denied" in err, err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_rebuild_replaces_the_repository_in_one_transaction(tmp_path: Path, pg_url: str) -> None:
+    root = write_tree(tmp_path / "r", {"a.py": "def f():\n    return g()\n\n\ndef g():\n    pass\n"})
+    with Index.open(root, create=True, store=pg_url) as idx:
+        idx.update(jobs=1, retrieval=False)
+        before = _graph(idx)
+        with Index.open_shared_reader(pg_url, "r") as reader:
+            idx.store.reset()  # pending until the update's transaction
+            assert reader.callers("f")["symbol"]["name"] == "f"
+            report = idx.update(jobs=1, retrieval=False)
+            assert report.added == 1 and report.full_resolve
+        assert _graph(idx) == before

@@ -85,6 +85,7 @@ class PgStore:
         self.repo = repo
         self.readonly = readonly
         self.rebuilt_reason: str | None = None
+        self._reset_pending = False
         # where per-repository caches that are not the index itself (PageRank) are kept
         self.path = _cache_dir(url, repo or "_all") / "index.db"
 
@@ -125,6 +126,10 @@ class PgStore:
     @contextmanager
     def transaction(self) -> Iterator[None]:
         with self.conn.transaction():
+            if self._reset_pending:  # --rebuild: the old rows go in the update's transaction
+                delete_repo(self.conn, self._repo)
+                self._register()
+                self._reset_pending = False
             yield
 
     @contextmanager
@@ -141,10 +146,10 @@ class PgStore:
         yield  # PostgreSQL maintains its indexes well enough row by row within a transaction
 
     def reset(self) -> None:
-        """Drop this repository's rows (``knoxidx index --rebuild``)."""
-        with self.conn.transaction():
-            delete_repo(self.conn, self._repo)
-            self._register()
+        """Start this repository from nothing (``knoxidx index --rebuild``): until the next
+        transaction, which deletes the old rows before writing the new ones, the store
+        answers as if empty, so readers never see the repository missing."""
+        self._reset_pending = True
 
     def _register(self) -> None:
         self.conn.execute(
@@ -164,6 +169,8 @@ class PgStore:
     # ---- meta --------------------------------------------------------------------------
 
     def get_meta(self, key: str) -> str | None:
+        if self._reset_pending:
+            return None
         row = self._q("SELECT value FROM knoxidx.repo_meta WHERE repo=%s AND key=%s",
                       (key,)).fetchone()
         return row[0] if row else None
@@ -182,6 +189,8 @@ class PgStore:
     # ---- files and facts ---------------------------------------------------------------
 
     def file_states(self) -> dict[str, FileState]:
+        if self._reset_pending:
+            return {}
         return {
             row[0]: FileState(*row[1:])
             for row in self._q("SELECT path, id, size, mtime_ns, hash, status, iface"
