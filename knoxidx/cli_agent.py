@@ -109,12 +109,19 @@ def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, wo
 @path_argument
 @click.option("--watch", is_flag=True, help="Also keep the index up to date (a watcher).")
 @debounce_option
+@store_options
 def mcp_cmd(path: str, watch: bool, debounce_ms: int) -> None:
     """Serve the index of PATH to an MCP client over stdio (tools: search_code, find_symbol,
     get_callers, get_callees, get_references, get_dependencies, impact_of_change,
     build_context, read_code, index_status)."""
     from knoxidx.api.mcp_server import run_stdio
 
+    shared = shared_store()
+    if shared is not None:
+        if watch:
+            raise click.UsageError("--watch indexes one local repository, not a shared store")
+        run_stdio(Path(path).resolve(), None, store_url=shared[0], repo=shared[1])
+        return
     watcher, root = _start_watcher(path, watch, debounce_ms)
     try:
         run_stdio(root, watcher)

@@ -353,3 +353,24 @@ def test_rebuild_replaces_the_repository_in_one_transaction(tmp_path: Path, pg_u
             report = idx.update(jobs=1, retrieval=False)
             assert report.added == 1 and report.full_resolve
         assert _graph(idx) == before
+
+
+def test_mcp_over_the_shared_store(tmp_path: Path, pg_url: str) -> None:
+    import asyncio
+
+    from mcp import Client, StdioServerParameters
+
+    root = write_tree(tmp_path / "payments", PAYMENTS)
+    with Index.open(root, create=True, store=pg_url) as idx:
+        idx.update(jobs=1, retrieval=False)
+        expected = json.loads(json.dumps(idx.callers("transfer")))
+    server = StdioServerParameters(command=sys.executable, args=[
+        "-c", "from knoxidx.cli import run; run()", "mcp", "--store", pg_url, "--repo", "payments"])
+
+    async def session() -> None:
+        async with Client(server, read_timeout_seconds=60) as client:
+            result = await client.call_tool("get_callers", {"symbol": "transfer"})
+            assert not result.is_error
+            assert json.loads(result.content[0].text) == expected
+
+    asyncio.run(session())
