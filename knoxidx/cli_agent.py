@@ -35,6 +35,7 @@ debounce_option = click.option(
 @click.option("--reconcile-s", type=click.FloatRange(0), default=120, show_default=True,
               help="When idle this long, re-check the whole tree (0: never).")
 @json_option
+@store_options
 def watch_cmd(path: str, debounce_ms: int, jobs: int | None, graph_only: bool, wait: bool,
               reconcile_s: float, as_json: bool) -> None:
     """Keep the index of PATH up to date as files change, until Ctrl-C or SIGTERM.
@@ -45,9 +46,11 @@ def watch_cmd(path: str, debounce_ms: int, jobs: int | None, graph_only: bool, w
     """
     from knoxidx.watch import Watcher, line_emitter
 
+    shared = shared_store()
     watcher = Watcher(path, debounce_ms=debounce_ms, retrieval=not graph_only, jobs=jobs,
                       wait=wait, reconcile_s=reconcile_s,
-                      emit=line_emitter(sys.stdout, as_json))
+                      emit=line_emitter(sys.stdout, as_json),
+                      store=shared[0] if shared else None, repo=shared[1] if shared else None)
     with _graceful(watcher.request_stop):
         watcher.run()
 

@@ -374,3 +374,26 @@ def test_mcp_over_the_shared_store(tmp_path: Path, pg_url: str) -> None:
             assert json.loads(result.content[0].text) == expected
 
     asyncio.run(session())
+
+
+def test_watcher_writes_into_the_shared_store(tmp_path: Path, pg_url: str) -> None:
+    from knoxidx.watch import Watcher
+    from tests.agent.support import wait_for
+
+    root = write_tree(tmp_path / "payments", PAYMENTS)
+    watcher = Watcher(root, debounce_ms=100, jobs=1, reconcile_s=0, store=pg_url)
+    watcher.start()
+    try:
+        wait_for(lambda: watcher.snapshot()["phase"] == "idle", what="the initial update")
+        with open(root / "other.py", "a", encoding="utf-8") as handle:
+            handle.write("\n\ndef refund(n):\n    return transfer(-n)\n")
+
+        def callers() -> list[str]:
+            with Index.open_shared_reader(pg_url, "payments") as idx:
+                return [c["qualified_name"] for c in idx.callers("other.transfer")["callers"]]
+
+        wait_for(lambda: "other.refund" in callers() or None, timeout=30, what="the new caller")
+        with Index.open(root, store=pg_url) as idx, pytest.raises(IndexLockedError):
+            idx.update(jobs=1)  # the watcher holds the repository's writer lock
+    finally:
+        watcher.stop()
