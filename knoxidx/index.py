@@ -238,9 +238,13 @@ class Index:
 
     @classmethod
     def open_shared_reader(cls, url: str, repo: str | None, root: Path | None = None) -> Index:
-        """Repository ``repo`` (None: every repository) of a PostgreSQL store, read-only."""
-        return cls._open_shared(root or Path.cwd(), url, repo, create=False, readonly=True,
-                                resolve_repo=False)
+        """Repository ``repo`` (None: every repository) of a PostgreSQL store, read-only.
+        Its root (for reading source) is where it was indexed from, when that is on this
+        machine, else ``root``."""
+        index = cls._open_shared(root or Path.cwd(), url, repo, create=False, readonly=True,
+                                 resolve_repo=False)
+        index.root = index.store.recorded_root() or index.root
+        return index
 
     @classmethod
     def _open_shared(cls, path: str | Path, url: str, repo: str | None, *, create: bool,

@@ -397,3 +397,13 @@ def test_watcher_writes_into_the_shared_store(tmp_path: Path, pg_url: str) -> No
             idx.update(jobs=1)  # the watcher holds the repository's writer lock
     finally:
         watcher.stop()
+
+
+def test_shared_reader_reads_source_where_the_repository_was_indexed(tmp_path: Path,
+                                                                     pg_url: str) -> None:
+    root = write_tree(tmp_path / "payments", PAYMENTS)
+    with Index.open(root, create=True, store=pg_url) as idx:
+        idx.update(jobs=1, retrieval=False)
+    with Index.open_shared_reader(pg_url, "payments", tmp_path / "elsewhere") as idx:
+        assert idx.root == root.resolve()
+        assert "def pay" in idx.read_source("pay.py")["text"]

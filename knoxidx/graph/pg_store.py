@@ -186,6 +186,15 @@ class PgStore:
         self.conn.execute("UPDATE knoxidx.repos SET root = %s WHERE repo = %s",
                           (str(root), self._repo))
 
+    def recorded_root(self) -> Path | None:
+        """Where the repository was last indexed from, if that directory is here."""
+        if self.repo is None:
+            return None
+        row = self.conn.execute("SELECT root FROM knoxidx.repos WHERE repo = %s",
+                                (self.repo,)).fetchone()
+        root = Path(row[0]) if row and row[0] else None
+        return root if root is not None and root.is_dir() else None
+
     # ---- files and facts ---------------------------------------------------------------
 
     def file_states(self) -> dict[str, FileState]:
