@@ -247,8 +247,16 @@ class PgStore:
     def replace_nodes(self, file_id: int, rows: list[tuple], fresh: bool = False) -> None:
         if not fresh:
             self.conn.execute("DELETE FROM knoxidx.nodes WHERE file_id=%s", (file_id,))
-        if rows:
-            with self.conn.cursor() as cur:
+        if not rows:
+            return
+        with self.conn.cursor() as cur:
+            if fresh:  # a cold build: COPY, the last row of an id winning as the upsert would
+                unique = {row[0]: row for row in rows}
+                with cur.copy(f"COPY knoxidx.nodes(repo, {', '.join(NODE_COLUMNS)})"
+                              " FROM STDIN") as copy:
+                    for row in unique.values():
+                        copy.write_row((self._repo, *row, file_id))
+            else:
                 cur.executemany(_NODE_UPSERT, [(self._repo, *row, file_id) for row in rows])
 
     def replace_modules(

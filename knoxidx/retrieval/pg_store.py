@@ -32,6 +32,11 @@ _RANK_WEIGHTS = "{0.25, 0, 0.5, 1.0}"
 _FTS = ("setweight(to_tsvector('simple', %s), 'D') || setweight(to_tsvector('simple', %s), 'A')"
         " || setweight(to_tsvector('simple', %s), 'B')")
 _HNSW_EF_SEARCH = 100
+_INSERT = (
+    "INSERT INTO knoxidx.chunk (repo, path, start_line, end_line, language, symbol, kind,"
+    " symbols, enclosing, signature, doc, header, token_count, content_hash, text, fts)"
+    f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, {_FTS}) RETURNING id"
+)
 
 
 class PgChunkStore:
@@ -77,30 +82,33 @@ class PgChunkStore:
             (self._repo, path),
         ):
             old.setdefault(content_hash, []).append(chunk_id)
-        added = kept = 0
+        # batched (one round trip each, psycopg pipelines executemany): a file's chunks
+        # would otherwise cost two round trips apiece
+        moved: list[tuple] = []
+        new: list[tuple] = []
         for n, chunk in enumerate(chunks):
             reusable = old.get(chunk.content_hash)
             if reusable:
-                chunk_id = reusable.pop(0)
-                self.conn.execute(
+                moved.append((chunk.start_line, chunk.end_line, json.dumps(chunk.symbols),
+                              json.dumps(chunk.enclosing), chunk.symbol, chunk.kind,
+                              chunk.signature, chunk.doc, reusable.pop(0)))
+            else:
+                new.append(self._insert_params(chunk, fts[n] if fts is not None else None))
+        with self.conn.cursor() as cur:
+            if moved:
+                cur.executemany(
                     "UPDATE knoxidx.chunk SET start_line = %s, end_line = %s, symbols = %s,"
                     " enclosing = %s, symbol = %s, kind = %s, signature = %s, doc = %s"
-                    " WHERE id = %s",
-                    (chunk.start_line, chunk.end_line, json.dumps(chunk.symbols),
-                     json.dumps(chunk.enclosing), chunk.symbol, chunk.kind, chunk.signature,
-                     chunk.doc, chunk_id),
-                )
-                kept += 1
-            else:
-                chunk_id = self._insert(chunk, fts[n] if fts is not None else None)
-                self.conn.execute(
+                    " WHERE id = %s", moved)
+            if new:
+                cur.executemany(_INSERT, new, returning=True)
+                ids = [row[0] for _ in cur.results() for row in cur.fetchall()]
+                cur.executemany(
                     "INSERT INTO knoxidx.embed_pending (chunk_id, repo) VALUES (%s, %s)",
-                    (chunk_id, self._repo),
-                )
-                added += 1
+                    [(i, self._repo) for i in ids])
         stale = [i for ids in old.values() for i in ids]
         self._delete(stale)
-        return FileUpdate(added=added, kept=kept, removed=len(stale))
+        return FileUpdate(added=len(new), kept=len(moved), removed=len(stale))
 
     def remove_file(self, path: str) -> int:
         ids = [r[0] for r in self.conn.execute(
@@ -164,19 +172,12 @@ class PgChunkStore:
         return [r[0] for r in self.conn.execute(
             f"SELECT id FROM knoxidx.chunk c WHERE {scope} AND {where}", (*args, *params))]
 
-    def _insert(self, chunk: Chunk, fts: tuple[str, str, str] | None = None) -> int:
+    def _insert_params(self, chunk: Chunk, fts: tuple[str, str, str] | None) -> tuple:
         body, symbols, path = fts or fts_columns(chunk)
-        row = self.conn.execute(
-            "INSERT INTO knoxidx.chunk (repo, path, start_line, end_line, language, symbol, kind,"
-            " symbols, enclosing, signature, doc, header, token_count, content_hash, text, fts)"
-            f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, {_FTS})"
-            " RETURNING id",
-            (self._repo, chunk.path, chunk.start_line, chunk.end_line, chunk.language,
-             chunk.symbol, chunk.kind, json.dumps(chunk.symbols), json.dumps(chunk.enclosing),
-             chunk.signature, chunk.doc, chunk.header, chunk.token_count, chunk.content_hash,
-             chunk.text, body, symbols, path),
-        ).fetchone()
-        return int(row[0])
+        return (self._repo, chunk.path, chunk.start_line, chunk.end_line, chunk.language,
+                chunk.symbol, chunk.kind, json.dumps(chunk.symbols), json.dumps(chunk.enclosing),
+                chunk.signature, chunk.doc, chunk.header, chunk.token_count, chunk.content_hash,
+                chunk.text, body, symbols, path)
 
     def _delete(self, ids: Sequence[int]) -> None:
         if not ids:
