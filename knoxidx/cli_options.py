@@ -20,7 +20,7 @@ def store_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Adds ``--store URL`` (default ``$KNOXIDX_STORE``) and ``--repo ID`` to a command;
     :func:`open_index` then opens what they name."""
 
-    @click.option("--repo", default=None, metavar="ID",
+    @click.option("--repo", "--repo-id", "repo", default=None, metavar="ID",
                   help="Repository id in a shared store (default: the directory's name; "
                        "'*' reads every repository).")
     @click.option("--store", default=None, metavar="URL",

@@ -128,7 +128,7 @@ def store_status(store: str | None, as_json: bool) -> None:
 @main.command("push")
 @path_argument
 @store_url_option
-@click.option("--repo", default=None, metavar="ID", help="Repository id (default: the directory).")
+@click.option("--repo", "--repo-id", "repo", default=None, metavar="ID", help="Repository id (default: the directory).")
 @click.option("--wait", is_flag=True, help="Wait for another writer of the repository.")
 @json_option
 def push_cmd(path: str, store: str | None, repo: str | None, wait: bool, as_json: bool) -> None:
@@ -147,7 +147,7 @@ def push_cmd(path: str, store: str | None, repo: str | None, wait: bool, as_json
 @main.command("pull")
 @path_argument
 @store_url_option
-@click.option("--repo", default=None, metavar="ID", help="Repository id (default: the directory).")
+@click.option("--repo", "--repo-id", "repo", default=None, metavar="ID", help="Repository id (default: the directory).")
 @click.option("--wait", is_flag=True, help="Wait for another writer of the local index.")
 @json_option
 def pull_cmd(path: str, store: str | None, repo: str | None, wait: bool, as_json: bool) -> None:
