@@ -37,8 +37,9 @@ from bench.agent import Server, percentile, summary
 REPO = Path(__file__).resolve().parent.parent
 CORPORA = Path.home() / ".cache" / "knoxidx-corpus"
 DEFAULT_CORPUS = CORPORA / "python" / "sqlalchemy"
-LOAD_CORPORA = (CORPORA / "python" / "sqlalchemy", CORPORA / "ts" / "zod",
-                CORPORA / "go" / "go-git")
+# smallest first: the writer starts there, so the window sees several of its commits
+LOAD_CORPORA = (CORPORA / "ts" / "zod", CORPORA / "go" / "go-git",
+                CORPORA / "python" / "sqlalchemy")
 FIXTURE = REPO / "fixtures" / "python"
 
 
@@ -198,9 +199,10 @@ def load(roots: list[Path], url: str, clients: int, seconds: float) -> dict[str,
         thread.start()
     time.sleep(seconds)
     stop.set()
-    for thread in threads:
+    for thread in threads[:-1]:
         thread.join()
-    elapsed = time.perf_counter() - started
+    elapsed = time.perf_counter() - started  # the clients' window
+    threads[-1].join()  # the writer finishes the re-index it is in
     code = server.stop()
     every = [ms for values in latencies.values() for ms in values]
     return {
