@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knoxidx.errors import (
     AmbiguousSymbolError,
@@ -20,12 +20,15 @@ from knoxidx.graph import traverse
 from knoxidx.graph.model import EdgeType
 from knoxidx.graph.store import SQLiteStore, find_index_root
 
+if TYPE_CHECKING:
+    from knoxidx.graph.protocol import GraphStore
+
 _PATH_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
 CALL_TYPES = (EdgeType.CALLS.value,)
 
 
 class Index:
-    def __init__(self, root: Path, store: SQLiteStore) -> None:
+    def __init__(self, root: Path, store: GraphStore) -> None:
         self.root = root
         self.store = store
         self.q = store.queries()

@@ -407,3 +407,24 @@ def test_shared_reader_reads_source_where_the_repository_was_indexed(tmp_path: P
     with Index.open_shared_reader(pg_url, "payments", tmp_path / "elsewhere") as idx:
         assert idx.root == root.resolve()
         assert "def pay" in idx.read_source("pay.py")["text"]
+
+
+def test_reader_pool_reconnects_after_the_server_drops_it(tmp_path: Path, pg_url: str) -> None:
+    import psycopg
+
+    from knoxidx.api.readers import ReaderPool
+
+    root = write_tree(tmp_path / "payments", PAYMENTS)
+    with Index.open(root, create=True, store=pg_url) as idx:
+        idx.update(jobs=1, retrieval=False)
+    pool = ReaderPool(tmp_path, workers=1, store_url=pg_url, repo="payments")
+    try:
+        assert pool.call(lambda idx: len(idx.symbols("transfer"))) == 1
+        with psycopg.connect(pg_url, autocommit=True) as admin:  # a failover, a restart
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE"
+                          " application_name LIKE 'knoxidx reader%' AND pid <> pg_backend_pid()")
+        with pytest.raises(psycopg.OperationalError):
+            pool.call(lambda idx: idx.symbols("transfer"))
+        assert pool.call(lambda idx: len(idx.symbols("transfer"))) == 1
+    finally:
+        pool.close()

@@ -52,9 +52,15 @@ class ReaderPool:
 
     def _call(self, fn: Callable[[Index], T], repo: str | None = None) -> T:
         if self.store_url is not None:
-            index = self._shared_index(self.repo if repo is None else repo)
-            with index.store.read_snapshot():
-                return fn(index)
+            key = self.repo if repo is None else repo
+            index = self._shared_index(key)
+            try:
+                with index.store.read_snapshot():
+                    return fn(index)
+            finally:
+                if index.store.conn.broken:  # the server went away: reconnect next call
+                    self._local.shared.pop(None if key in (None, "*", "") else key, None)
+                    index.close()
         if repo is not None:
             raise InputError("'repo' needs a shared store (serve --store postgresql://...)")
         index = self._index()

@@ -139,7 +139,8 @@ class PgStore:
         try:
             yield
         finally:
-            self.conn.execute("ROLLBACK")
+            if not self.conn.broken:
+                self.conn.execute("ROLLBACK")
 
     @contextmanager
     def bulk_load(self, enabled: bool) -> Iterator[None]:
