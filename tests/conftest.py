@@ -30,9 +30,11 @@ def pg_server(tmp_path_factory):
 @pytest.fixture
 def pg_url(pg_server):
     """A fresh, empty database on the session's PostgreSQL."""
-    from tests.pg_support import fresh_database
+    from tests.pg_support import drop_database, fresh_database
 
-    return fresh_database(pg_server)
+    url = fresh_database(pg_server)
+    yield url
+    drop_database(pg_server, url)  # keeps the server small: its shutdown removes less
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

