@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from report import keep_other_sections  # bench/ is on sys.path (conftest.py)
 
 REPO = Path(__file__).resolve().parents[2]
