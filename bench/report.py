@@ -109,3 +109,17 @@ def render(r: dict[str, Any]) -> str:
     if acc:
         out += ["## Call-graph accuracy", "", acc.get("markdown", ""), ""]
     return "\n".join(out) + "\n"
+
+
+def keep_other_sections(rendered: str, previous: str) -> str:
+    """``rendered`` plus the ``## `` sections of ``previous`` it does not produce itself (those
+    other benchmarks append, e.g. ``python -m bench.postgres``), so a re-run keeps them."""
+    own = {line for line in rendered.splitlines() if line.startswith("## ")}
+    kept: list[str] = []
+    keep = False
+    for line in previous.splitlines():
+        if line.startswith("## "):
+            keep = line not in own
+        if keep:
+            kept.append(line)
+    return rendered.rstrip("\n") + ("\n\n" + "\n".join(kept).rstrip("\n") if kept else "") + "\n"

@@ -99,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text(json.dumps(results, indent=2, default=str))
     from bench import report
 
-    (REPO / "BENCHMARKS.md").write_text(report.render(results))
+    target = REPO / "BENCHMARKS.md"
+    previous = target.read_text(encoding="utf-8") if target.exists() else ""
+    target.write_text(report.keep_other_sections(report.render(results), previous))
     print(f"wrote {out} and BENCHMARKS.md", file=sys.stderr)
     return 0

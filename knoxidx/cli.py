@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from knoxidx.cli_options import open_index, shared_url, store_error_message, store_options
 from knoxidx.errors import AmbiguousSymbolError, KnoxidxError
 
 NODE_KINDS = ("Function", "Class", "Interface", "Type", "Variable", "Constant", "Module", "File")
@@ -29,22 +30,26 @@ def _emit(data: Any, as_json: bool, human: Callable[[Any], None]) -> None:
 
 
 def _open(path: str) -> Any:
-    from knoxidx.index import Index
-
-    return Index.open(path)
+    return open_index(path)
 
 
 def _loc(item: dict) -> str:
     return f"{item.get('path')}:{item.get('start_line')}"
 
 
-def _print_hits(title: str, symbol: dict, hits: list[dict]) -> None:
+def _print_hits(title: str, symbol: dict, hits: list[dict],
+                external: list[dict] | None = None) -> None:
     click.echo(f"{title} {symbol['qualified_name']} ({symbol['kind']}, {_loc(symbol)}): {len(hits)}")
     for h in hits:
         site = h.get("site") or {}
         indent = "  " * h.get("depth", 1)
         where = f"{site.get('path')}:{site.get('line')}" if site.get("path") else _loc(h)
         click.echo(f"{indent}{h['qualified_name']} ({h['kind']})  {where}  [{h['confidence']}]")
+    if external:  # a shared store: calls from other repositories, matched by module name
+        click.echo(f"from other repositories (by module name): {len(external)}")
+        for e in external:
+            click.echo(f"  {e['repo']}: {e['qualified_name'] or e['path']}  "
+                       f"{e['path']}:{e['line']}  [{e['called_as']}]")
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
@@ -85,14 +90,13 @@ def main() -> None:
 @click.option("--graph-only", is_flag=True, help="Skip chunking and search indexes.")
 @offline_option
 @json_option
+@store_options
 def index_cmd(path: str, jobs: int | None, max_file_size: int, wait: bool, rebuild: bool,
               embed: bool, graph_only: bool, as_json: bool) -> None:
     """Build or update the index of PATH (default: current directory)."""
-    from knoxidx.index import Index
-
-    if rebuild:
+    if rebuild and shared_url() is None:
         _drop_corrupt_index(Path(path))
-    with Index.open(path, create=True) as idx:
+    with open_index(path, create=True) as idx:
         if idx.store.rebuilt_reason and not as_json:
             click.echo(idx.store.rebuilt_reason, err=True)
         progress, finish = _progress_bar(enabled=not as_json and sys.stderr.isatty())
@@ -177,6 +181,7 @@ def _print_report(data: dict) -> None:
 @click.option("--kind", type=click.Choice(NODE_KINDS), default=None)
 @click.option("--limit", type=click.IntRange(1, 10000), default=50, show_default=True)
 @json_option
+@store_options
 def symbols(name: str, path: str, kind: str | None, limit: int, as_json: bool) -> None:
     """Find definitions named NAME (exact, qualified suffix, then prefix)."""
     with _open(path) as idx:
@@ -199,10 +204,12 @@ def _graph_command(name: str, method: str, title: str, key: str, help_text: str,
     @json_option
     @click.option("--depth", type=click.IntRange(1, 10), default=1 if name != "impact" else 3,
                   show_default=True, hidden=not with_depth)
+    @store_options
     def command(symbol: str, path: str, as_json: bool, depth: int) -> None:
         with _open(path) as idx:
             data = getattr(idx, method)(symbol, depth=depth)
-        _emit(data, as_json, lambda d: _print_hits(title, d["symbol"], d[key]))
+        _emit(data, as_json, lambda d: _print_hits(title, d["symbol"], d[key],
+                                                   d.get("external_callers")))
 
 
 _graph_command("callers", "callers", "callers of", "callers",
@@ -217,6 +224,7 @@ _graph_command("impact", "impact", "impact of changing", "impacted",
 @click.argument("symbol")
 @path_argument
 @json_option
+@store_options
 def refs(symbol: str, path: str, as_json: bool) -> None:
     """Every incoming edge of SYMBOL, grouped by type (CalledBy, UsedBy, ...)."""
     with _open(path) as idx:
@@ -241,6 +249,7 @@ def refs(symbol: str, path: str, as_json: bool) -> None:
 @click.option("--reverse", is_flag=True, help="Who depends on TARGET instead.")
 @click.option("--depth", type=click.IntRange(1, 10), default=1, show_default=True)
 @json_option
+@store_options
 def deps(target: str, path: str, reverse: bool, depth: int, as_json: bool) -> None:
     """Imports of a FILE (repo-relative path) or MODULE; --reverse for its importers."""
     with _open(path) as idx:
@@ -252,6 +261,7 @@ def deps(target: str, path: str, reverse: bool, depth: int, as_json: bool) -> No
 @main.command()
 @path_argument
 @json_option
+@store_options
 def stats(path: str, as_json: bool) -> None:
     """Counts of files, nodes and edges in the index."""
     with _open(path) as idx:
@@ -269,6 +279,7 @@ def stats(path: str, as_json: bool) -> None:
 @main.command()
 @path_argument
 @json_option
+@store_options
 def verify(path: str, as_json: bool) -> None:
     """Check the index: database integrity, and that it equals a clean rebuild."""
     from knoxidx.verify import verify_index
@@ -294,6 +305,7 @@ def verify(path: str, as_json: bool) -> None:
               show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default="-",
               help="File to write (default: stdout).")
+@store_options
 def export(path: str, fmt: str, output: str) -> None:
     """Write the whole graph as JSON, GraphML or DOT."""
     from knoxidx.graph import export as ex
@@ -325,7 +337,14 @@ def run() -> None:
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
+    except Exception as exc:
+        message = store_error_message(exc)  # the shared store refused (permissions, network)
+        if message is None:
+            raise
+        click.echo(f"error: {message}", err=True)
+        sys.exit(7)
 from knoxidx import (  # noqa: E402  (last: they import this module's group)
     cli_agent,  # noqa: F401  (registers watch/serve/mcp/context)
     cli_retrieval,  # noqa: F401  (registers search/embed)
+    cli_store,  # noqa: F401  (registers store/push/pull)
 )

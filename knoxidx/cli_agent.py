@@ -17,6 +17,8 @@ from typing import Any
 import click
 
 from knoxidx.cli import _emit, _open, json_option, main, offline_option, path_argument
+from knoxidx.cli_options import shared_store, store_options
+from knoxidx.store_url import redact
 
 debounce_option = click.option(
     "--debounce-ms", type=click.IntRange(10, 60_000), default=150, show_default=True,
@@ -34,6 +36,7 @@ debounce_option = click.option(
               help="When idle this long, re-check the whole tree (0: never).")
 @json_option
 @offline_option
+@store_options
 def watch_cmd(path: str, debounce_ms: int, jobs: int | None, graph_only: bool, wait: bool,
               reconcile_s: float, as_json: bool) -> None:
     """Keep the index of PATH up to date as files change, until Ctrl-C or SIGTERM.
@@ -44,9 +47,11 @@ def watch_cmd(path: str, debounce_ms: int, jobs: int | None, graph_only: bool, w
     """
     from knoxidx.watch import Watcher, line_emitter
 
+    shared = shared_store()
     watcher = Watcher(path, debounce_ms=debounce_ms, retrieval=not graph_only, jobs=jobs,
                       wait=wait, reconcile_s=reconcile_s,
-                      emit=line_emitter(sys.stdout, as_json))
+                      emit=line_emitter(sys.stdout, as_json),
+                      store=shared[0] if shared else None, repo=shared[1] if shared else None)
     with _graceful(watcher.request_stop):
         watcher.run()
 
@@ -63,6 +68,7 @@ def watch_cmd(path: str, debounce_ms: int, jobs: int | None, graph_only: bool, w
               help="Reader threads (each holds its own read-only connection).")
 @click.option("--access-log", is_flag=True, help="Log every request.")
 @offline_option
+@store_options
 def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, workers: int,
               access_log: bool) -> None:
     """Serve the index of PATH over HTTP, read-only (OpenAPI at /openapi.json).
@@ -79,14 +85,24 @@ def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, wo
         raise click.UsageError(
             f"--host {host} would expose the code to the network: set {TOKEN_ENV} to a secret "
             f"(clients then send 'Authorization: Bearer <token>'), or keep 127.0.0.1")
-    watcher, root = _start_watcher(path, watch, debounce_ms)
+    shared = shared_store()
+    if shared is not None:
+        if watch:
+            raise click.UsageError("--watch indexes one local repository: run `knoxidx watch` "
+                                   "against the store beside the server instead")
+        watcher, root = None, Path(path).resolve()
+    else:
+        watcher, root = _start_watcher(path, watch, debounce_ms)
     try:
         sock = bind(host, port)
         shown = f"[{host}]" if ":" in host else host
-        banner = (f"knoxidx: serving {root} on http://{shown}:{sock.getsockname()[1]} "
+        what = root if shared is None else f"{redact(shared[0])} ({shared[1] or 'every repository'})"
+        banner = (f"knoxidx: serving {what} on http://{shown}:{sock.getsockname()[1]} "
                   f"({'watching, ' if watcher else ''}OpenAPI at /openapi.json)")
         app = create_app(root, token=token, watcher=watcher, workers=workers,
-                         on_ready=lambda: click.echo(banner, err=True))
+                         on_ready=lambda: click.echo(banner, err=True),
+                         store_url=shared[0] if shared else None,
+                         repo=shared[1] if shared else None)
         run_server(app, sock, access_log=access_log,
                    log_level="info" if access_log else "warning")
     finally:
@@ -99,12 +115,19 @@ def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, wo
 @click.option("--watch", is_flag=True, help="Also keep the index up to date (a watcher).")
 @debounce_option
 @offline_option
+@store_options
 def mcp_cmd(path: str, watch: bool, debounce_ms: int) -> None:
     """Serve the index of PATH to an MCP client over stdio (tools: search_code, find_symbol,
     get_callers, get_callees, get_references, get_dependencies, impact_of_change,
     build_context, read_code, index_status)."""
     from knoxidx.api.mcp_server import run_stdio
 
+    shared = shared_store()
+    if shared is not None:
+        if watch:
+            raise click.UsageError("--watch indexes one local repository, not a shared store")
+        run_stdio(Path(path).resolve(), None, store_url=shared[0], repo=shared[1])
+        return
     watcher, root = _start_watcher(path, watch, debounce_ms)
     try:
         run_stdio(root, watcher)
@@ -120,6 +143,7 @@ def mcp_cmd(path: str, watch: bool, debounce_ms: int) -> None:
               show_default=True, help="Token budget of the answer (the model's tokenizer).")
 @json_option
 @offline_option
+@store_options
 def context_cmd(query: str, path: str, max_tokens: int, as_json: bool) -> None:
     """The code to read for QUERY, packed into --max-tokens: search hits, then what they call,
     their callers, the types they use, their class and their imports, ranked (markdown; --json

@@ -20,6 +20,7 @@ from knoxidx.cli import (
     offline_option,
     path_argument,
 )
+from knoxidx.cli_options import store_options
 
 MODES = ("hybrid", "lexical", "vector")
 SNIPPET_WIDTH = 100
@@ -43,6 +44,7 @@ SNIPPET_WIDTH = 100
                    "query, in order.")
 @json_option
 @offline_option
+@store_options
 def search_cmd(query: str | None, path: str, k: int, mode: str, language: str | None,
                path_glob: str | None, batch: TextIO | None, as_json: bool) -> None:
     """Find the code that matches QUERY: words, identifiers, or a description of what it does.
@@ -121,6 +123,7 @@ def _snippet_line(snippet: str, query: str) -> str:
 @click.option("--wait", is_flag=True, help="Wait for another writer instead of failing.")
 @json_option
 @offline_option
+@store_options
 def embed_cmd(path: str, limit: int | None, wait: bool, as_json: bool) -> None:
     """Embed the chunks not embedded yet, with the local model (or $KNOXIDX_EMBEDDER).
 

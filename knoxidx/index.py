@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knoxidx.errors import (
     AmbiguousSymbolError,
@@ -18,20 +18,28 @@ from knoxidx.errors import (
 )
 from knoxidx.graph import traverse
 from knoxidx.graph.model import EdgeType
-from knoxidx.graph.store import GraphQueries, SQLiteStore, WriteLock, find_index_root
+from knoxidx.graph.store import SQLiteStore, find_index_root
+
+if TYPE_CHECKING:
+    from knoxidx.graph.protocol import GraphStore
 
 _PATH_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
 CALL_TYPES = (EdgeType.CALLS.value,)
 
 
 class Index:
-    def __init__(self, root: Path, store: SQLiteStore) -> None:
+    def __init__(self, root: Path, store: GraphStore) -> None:
         self.root = root
         self.store = store
-        self.q = GraphQueries(store)
+        self.q = store.queries()
 
     @classmethod
-    def open(cls, path: str | Path = ".", *, create: bool = False) -> Index:
+    def open(cls, path: str | Path = ".", *, create: bool = False, store: str | None = None,
+             repo: str | None = None) -> Index:
+        """The index of the repository at ``path``: its ``.knoxidx`` database, or with a
+        PostgreSQL ``store`` URL, repository ``repo`` (default: the directory's name) there."""
+        if store:
+            return cls._open_shared(path, store, repo, create=create, readonly=False)
         start = Path(path)
         if not start.exists():
             raise BadPathError(f"no such directory: {path}")
@@ -65,7 +73,7 @@ class Index:
         """Bring the index up to date: the graph and, unless ``retrieval`` is off, chunks and
         lexical search for the changed files, in one transaction; with ``embed`` the pending
         chunks are embedded afterwards (interruptible, resumed by a later run)."""
-        lock = WriteLock(self.store.path.parent)
+        lock = self.store.write_lock()
         lock.acquire(wait=wait)
         try:
             if rebuild:  # under the lock: never drop an index another writer is using
@@ -82,6 +90,7 @@ class Index:
 
         # One update is one transaction: a reader sees the graph and the chunks of one state.
         with self.store.transaction():
+            _note_root(self.store, self.root)
             report = update_index(self.root, self.store, jobs=jobs,
                                   max_bytes=max_bytes or DEFAULT_MAX_BYTES, progress=progress,
                                   discovered=discovered)
@@ -107,7 +116,7 @@ class Index:
         """Embed the chunks still pending (under the writer lock)."""
         from knoxidx.retrieval.api import embed_pending_chunks
 
-        lock = WriteLock(self.store.path.parent)
+        lock = self.store.write_lock()
         lock.acquire(wait=wait)
         try:
             return embed_pending_chunks(self, progress=progress, limit=limit)
@@ -164,29 +173,41 @@ class Index:
 
     def callers(self, spec: str, depth: int = 1) -> dict:
         node = self.find(spec)
-        hits = traverse.walk(self.q, node["id"], "in", CALL_TYPES, depth)
-        return {"symbol": _public(node), "callers": hits}
+        hits = traverse.walk(self._q_of(node), node["id"], "in", CALL_TYPES, depth)
+        out = {"symbol": _public(node), "callers": hits}
+        if hasattr(self.q, "external_callers"):  # a shared store: other repositories too
+            from knoxidx.shared import external_callers
+
+            out["external_callers"] = external_callers(self, node)
+        return out
 
     def callees(self, spec: str, depth: int = 1) -> dict:
         node = self.find(spec)
-        hits = traverse.walk(self.q, node["id"], "out", CALL_TYPES, depth)
+        hits = traverse.walk(self._q_of(node), node["id"], "out", CALL_TYPES, depth)
         return {"symbol": _public(node), "callees": hits}
 
     def refs(self, spec: str) -> dict:
         node = self.find(spec)
-        return {"symbol": _public(node), "incoming": traverse.incoming_by_type(self.q, node)}
+        return {"symbol": _public(node),
+                "incoming": traverse.incoming_by_type(self._q_of(node), node)}
 
     def deps(self, target: str, reverse: bool = False, depth: int = 1) -> dict:
         node = self._file_or_module(target)
         types = (EdgeType.IMPORTS.value, EdgeType.DEPENDS_ON.value)
-        hits = traverse.walk(self.q, node["id"], "in" if reverse else "out", types, depth)
-        return {"symbol": _public(node), "reverse": reverse, "dependencies": hits}
+        hits = traverse.walk(self._q_of(node), node["id"], "in" if reverse else "out", types,
+                             depth)
+        out = {"symbol": _public(node), "reverse": reverse, "dependencies": hits}
+        if reverse and hasattr(self.q, "external_importers"):
+            from knoxidx.shared import external_importers
+
+            out["external_importers"] = external_importers(self, node)
+        return out
 
     def impact(self, spec: str, depth: int = 3) -> dict:
         """What may break if ``spec`` changes: transitive callers, users, subclasses and
         importers, nearest first, with the files they live in."""
         node = self.find(spec)
-        hits = traverse.walk(self.q, node["id"], "in", traverse.IMPACT_TYPES, depth)
+        hits = traverse.walk(self._q_of(node), node["id"], "in", traverse.IMPACT_TYPES, depth)
         files = sorted({h["path"] for h in hits if h["path"]})
         return {"symbol": _public(node), "impacted": hits, "files": files}
 
@@ -227,6 +248,34 @@ class Index:
             )
         return cls(found, SQLiteStore.open(found, readonly=True))
 
+    @classmethod
+    def open_shared_reader(cls, url: str, repo: str | None, root: Path | None = None) -> Index:
+        """Repository ``repo`` (None: every repository) of a PostgreSQL store, read-only.
+        Its root (for reading source) is where it was indexed from, when that is on this
+        machine, else ``root``."""
+        index = cls._open_shared(root or Path.cwd(), url, repo, create=False, readonly=True,
+                                 resolve_repo=False)
+        index.root = index.store.recorded_root() or index.root
+        return index
+
+    @classmethod
+    def _open_shared(cls, path: str | Path, url: str, repo: str | None, *, create: bool,
+                     readonly: bool, resolve_repo: bool = True) -> Index:
+        from knoxidx.graph.pg_store import PgStore
+        from knoxidx.store_url import repo_id
+
+        root = Path(path).resolve()
+        if create and not root.is_dir():
+            raise BadPathError(f"not a directory: {path}")
+        if resolve_repo:
+            repo = repo_id(repo, root)
+        return cls(root, PgStore.open(url, repo, create=create, readonly=readonly))
+
+    def _q_of(self, node: dict) -> Any:
+        """The queries for walks from ``node``: edges join within one repository."""
+        repo = node.get("repo")
+        return self.q.scoped(repo) if repo is not None else self.q
+
     @contextmanager
     def writer(self, *, wait: bool = False) -> Iterator[Index]:
         """Hold the single-writer lock until the block ends (a watcher holds it for its whole
@@ -234,9 +283,9 @@ class Index:
         writer gets :class:`IndexLockedError`."""
         if getattr(self, "_held_lock", None) is not None:
             raise RuntimeError("this Index already holds the writer lock")
-        lock = WriteLock(self.store.path.parent)
+        lock = self.store.write_lock()
         lock.acquire(wait=wait)
-        self._held_lock: WriteLock | None = lock
+        self._held_lock: Any = lock
         try:
             yield self
         finally:
@@ -262,14 +311,13 @@ class Index:
     def status(self) -> dict:
         """Totals for a dashboard or an agent: files, nodes, edges, chunks, the embedding
         backlog, and when the index last changed."""
+        from knoxidx.graph.protocol import chunk_store_for
         from knoxidx.retrieval.egress import egress_status
-        from knoxidx.retrieval.store import ChunkStore, has_schema
 
         counts = self.q.counts()
-        conn = self.store.conn
+        chunks = chunk_store_for(self.store)
         retrieval = None
-        if has_schema(conn):
-            chunks = ChunkStore(conn)
+        if chunks.has_schema():
             retrieval = {"chunks": chunks.chunk_count(), "embedded": chunks.vector_count(),
                          "embedding_backlog": chunks.pending_count(),
                          "withheld": chunks.withheld()[0]}
@@ -313,6 +361,11 @@ class Index:
         from knoxidx.retrieval.context import build_context
 
         return build_context(self, query, max_tokens=max_tokens, weights=weights)
+
+
+def _note_root(store: Any, root: Path) -> None:
+    if hasattr(store, "set_root"):  # a shared store remembers where each repository lives
+        store.set_root(root)
 
 
 def _public(node: dict) -> dict:

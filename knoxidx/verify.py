@@ -14,7 +14,7 @@ from knoxidx.graph.store import GraphQueries, SQLiteStore
 def verify_index(idx: Any, sample: int = 20) -> dict[str, Any]:
     from knoxidx.indexer.pipeline import update_index
 
-    integrity = GraphQueries(idx.store).integrity()
+    integrity = idx.q.integrity()
     current_nodes, current_edges = export.canonical(idx.q)
     scratch = Path(tempfile.mkdtemp(prefix="knoxidx-verify-"))
     try:

@@ -169,8 +169,10 @@ class Watcher:
     def __init__(self, root: str | os.PathLike[str], *, debounce_ms: int = DEFAULT_DEBOUNCE_MS,
                  max_delay_ms: int | None = None, retrieval: bool = True,
                  jobs: int | None = None, wait: bool = False,
-                 reconcile_s: float = DEFAULT_RECONCILE_S, emit: Emit | None = None) -> None:
+                 reconcile_s: float = DEFAULT_RECONCILE_S, emit: Emit | None = None,
+                 store: str | None = None, repo: str | None = None) -> None:
         self.root = Path(root)
+        self.store, self.repo = store, repo  # a shared PostgreSQL store's URL and repository
         self.debounce = debounce_ms / 1000
         self.max_delay = (max_delay_ms / 1000) if max_delay_ms else max(10 * self.debounce, 2.0)
         self.retrieval = retrieval
@@ -235,10 +237,13 @@ class Watcher:
         another process writes the index."""
         from knoxidx.index import Index
 
-        try:
-            index = Index.open(self.root)
-        except IndexNotFoundError:
-            index = Index.open(self.root, create=True)
+        if self.store:
+            index = Index.open(self.root, create=True, store=self.store, repo=self.repo)
+        else:
+            try:
+                index = Index.open(self.root)
+            except IndexNotFoundError:
+                index = Index.open(self.root, create=True)
         with index, index.writer(wait=self.wait):
             self.status.root = str(index.root)
             filt = RepoPathFilter(index.root)

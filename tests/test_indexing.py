@@ -145,12 +145,12 @@ def test_parallel_build_equals_serial(repo, tmp_path: Path) -> None:
     assert parallel == serial
 
 
-def test_totals_match_the_per_kind_counts(tmp_path: Path) -> None:
+def test_totals_match_the_per_kind_counts(tmp_path: Path, backend) -> None:
     import shutil
 
     root = tmp_path / "py"
     shutil.copytree(Path(__file__).parent.parent / "fixtures" / "python", root)
-    build(root)
-    with Index.open(root) as idx:
+    backend.build(root)
+    with backend.open(root) as idx:
         counts = idx.q.counts()
         assert idx.q.totals() == (sum(counts["nodes"].values()), sum(counts["edges"].values()))

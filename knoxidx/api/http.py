@@ -106,19 +106,21 @@ def error_for(exc: KnoxidxError) -> JSON:
 
 def create_app(root: Path, *, token: str | None = None, watcher: Any = None,
                workers: int = DEFAULT_READERS, loopback_hosts_only: bool | None = None,
-               on_ready: Callable[[], None] | None = None) -> Starlette:
+               on_ready: Callable[[], None] | None = None, store_url: str | None = None,
+               repo: str | None = None) -> Starlette:
     """The ASGI app over the index at ``root``. ``loopback_hosts_only`` (default: when there
     is no token) refuses requests whose ``Host`` is not a loopback name; ``on_ready`` runs
     once the server is up (its signal handlers in place)."""
-    pool = ReaderPool(root, workers)
+    pool = ReaderPool(root, workers, store_url=store_url, repo=repo)
 
     async def health(request: Request) -> Response:
         return JSON({"status": "ok"})
 
     async def status(request: Request) -> Response:
-        if request.query_params:
-            return error(400, "bad_request", "/status takes no parameters")
-        return await _answer(pool, lambda idx: status_of(idx, watcher))
+        if set(request.query_params) - {"repo"}:
+            return error(400, "bad_request", "/status takes no parameters but repo")
+        return await _answer(pool, lambda idx: status_of(idx, watcher),
+                             request.query_params.get("repo"))
 
     spec = openapi(token is not None)
 
@@ -153,24 +155,27 @@ def _endpoint(op: Operation, pool: ReaderPool) -> Handler:
         try:
             if op.method == "POST":
                 raw = await _json_body(request)
+                repo = raw.pop("repo", None)
                 args = op.parse(raw, from_text=False)
             else:
                 raw = _query(request)
+                repo = raw.pop("repo", None)  # a shared store's repository (or "*": all)
                 raw.update(request.path_params)
                 args = op.parse(raw, from_text=True)
         except KnoxidxError as exc:
             return error_for(exc)
         except _TooLarge:
             return error(413, "body_too_large", f"the body is over {MAX_BODY_BYTES} bytes")
-        return await _answer(pool, lambda idx: op.call(idx, args))
+        return await _answer(pool, lambda idx: op.call(idx, args), repo)
 
     endpoint.__name__ = op.tool or op.path.strip("/").replace("/", "_")
     return endpoint
 
 
-async def _answer(pool: ReaderPool, fn: Callable[[Any], Any]) -> Response:
+async def _answer(pool: ReaderPool, fn: Callable[[Any], Any],
+                  repo: str | None = None) -> Response:
     try:
-        return JSON(await pool.run(fn))
+        return JSON(await pool.run(fn, repo))
     except KnoxidxError as exc:
         return error_for(exc)
     except Exception:  # a bug: logged with its traceback, reported without internals

@@ -81,12 +81,14 @@ def _problem(exc: KnoxidxError) -> str:
     return text
 
 
-def run_stdio(root: Path, watcher: Any = None, workers: int = 2) -> None:
-    """Serve one client over stdin/stdout until it closes the stream."""
+def run_stdio(root: Path, watcher: Any = None, workers: int = 2, *,
+              store_url: str | None = None, repo: str | None = None) -> None:
+    """Serve one client over stdin/stdout until it closes the stream (``store_url``: a shared
+    store's repository ``repo``, or every repository)."""
     import anyio
     from mcp.server.stdio import stdio_server
 
-    pool = ReaderPool(root, workers)
+    pool = ReaderPool(root, workers, store_url=store_url, repo=repo)
     server = build_server(pool, watcher)
 
     async def main() -> None:

@@ -17,22 +17,30 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from knoxidx.api.schemas import InputError
 from knoxidx.index import Index
+from knoxidx.store_url import repo_id
 
 T = TypeVar("T")
 DEFAULT_READERS = 4
 
 
 class ReaderPool:
-    def __init__(self, root: Path, workers: int = DEFAULT_READERS) -> None:
+    def __init__(self, root: Path, workers: int = DEFAULT_READERS, *,
+                 store_url: str | None = None, repo: str | None = None) -> None:
+        """``store_url``: a PostgreSQL store, whose repository ``repo`` (None: every one)
+        answers unless a call names another."""
         self.root = root
+        self.store_url = store_url
+        self.repo = repo
         self._local = threading.local()
         self._executor = ThreadPoolExecutor(max_workers=workers,
                                             thread_name_prefix="knoxidx-reader")
 
-    async def run(self, fn: Callable[[Index], T]) -> T:
-        """``fn(index)`` on a reader thread, in one read transaction."""
-        future = self._executor.submit(self._call, fn)
+    async def run(self, fn: Callable[[Index], T], repo: str | None = None) -> T:
+        """``fn(index)`` on a reader thread, in one read transaction; ``repo`` picks a
+        repository of a shared store (``*``: all of them)."""
+        future = self._executor.submit(self._call, fn, repo)
         return await asyncio.wrap_future(future)
 
     def call(self, fn: Callable[[Index], T]) -> T:
@@ -42,7 +50,19 @@ class ReaderPool:
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)
 
-    def _call(self, fn: Callable[[Index], T]) -> T:
+    def _call(self, fn: Callable[[Index], T], repo: str | None = None) -> T:
+        if self.store_url is not None:
+            key = self.repo if repo is None else repo
+            index = self._shared_index(key)
+            try:
+                with index.store.read_snapshot():
+                    return fn(index)
+            finally:
+                if index.store.conn.broken:  # the server went away: reconnect next call
+                    self._local.shared.pop(None if key in (None, "*", "") else key, None)
+                    index.close()
+        if repo is not None:
+            raise InputError("'repo' needs a shared store (serve --store postgresql://...)")
         index = self._index()
         conn = index.store.conn
         conn.execute("BEGIN")  # one snapshot for every query of this call
@@ -51,6 +71,17 @@ class ReaderPool:
         finally:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
+
+    def _shared_index(self, repo: str | None) -> Index:
+        key = None if repo in (None, "*", "") else repo
+        cache: dict[str | None, Index] = getattr(self._local, "shared", None) or {}
+        self._local.shared = cache
+        index = cache.get(key)
+        if index is None:
+            if key is not None:
+                repo_id(key, None)  # a malformed id is the caller's error, not a query
+            index = cache[key] = Index.open_shared_reader(self.store_url or "", key, self.root)
+        return index
 
     def _index(self) -> Index:
         index: Index | None = getattr(self._local, "index", None)

@@ -457,6 +457,14 @@ class SQLiteStore:
             " ORDER BY f.path, n.def_index"
         ))
 
+    # ---- the store interface's remaining parts (knoxidx.graph.protocol) ----------------
+
+    def write_lock(self) -> WriteLock:
+        return WriteLock(self.path.parent)
+
+    def queries(self) -> GraphQueries:
+        return GraphQueries(self)
+
 
 
 # ---- read queries used by knoxidx.graph.traverse (kept here: SQL lives in the store) ---------

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from knoxidx.graph.store import SQLiteStore
+from knoxidx.graph.protocol import GraphStore
 from knoxidx.indexer.facts import FileFacts, load_facts
 
 
 class StoreWorkspace:
-    def __init__(self, store: SQLiteStore, layout: Any, blobs: dict[str, bytes]) -> None:
+    def __init__(self, store: GraphStore, layout: Any, blobs: dict[str, bytes]) -> None:
         """``blobs``: serialised facts of the files this update wrote, loaded on use."""
         self.store = store
         self.layout = layout

@@ -22,8 +22,9 @@ from typing import Any
 
 from knoxidx.graph.layout import Layout, build_layout
 from knoxidx.graph.model import EdgeType, NodeKind, file_node_id, module_node_id
+from knoxidx.graph.protocol import GraphStore
 from knoxidx.graph.resolve import FileResolution, Resolver
-from knoxidx.graph.store import FileState, SQLiteStore
+from knoxidx.graph.store import FileState
 from knoxidx.graph.workspace import StoreWorkspace
 from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES, Discovery, SourceFile, discover
 from knoxidx.indexer.facts import load_facts
@@ -75,7 +76,7 @@ class UpdateReport:
 
 def update_index(
     root: Path,
-    store: SQLiteStore,
+    store: GraphStore,
     *,
     jobs: int | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
@@ -217,7 +218,7 @@ def engine_fingerprint() -> str:
 
 
 def _record_unindexable(
-    store: SQLiteStore, result: ReadResult, state: FileState | None, report: UpdateReport,
+    store: GraphStore, result: ReadResult, state: FileState | None, report: UpdateReport,
     invalidate: set[str],
 ) -> None:
     """A file that is binary, unreadable or failed to extract: remembered (so an unchanged one
@@ -237,7 +238,7 @@ def _record_unindexable(
 
 
 def _interface_keys(
-    store: SQLiteStore, result: ReadResult, old_modules: list[tuple[str, str]],
+    store: GraphStore, result: ReadResult, old_modules: list[tuple[str, str]],
     modules: list[tuple[str, str]],
 ) -> set[str]:
     """Lookup keys to invalidate when an indexed file's interface changed: when it only gained
@@ -253,7 +254,7 @@ def _interface_keys(
     return _keys_for(result.path, definition_names(old), result.names, old_modules, modules)
 
 
-def _old_names(store: SQLiteStore, path: str, state: FileState) -> frozenset[DefinitionName]:
+def _old_names(store: GraphStore, path: str, state: FileState) -> frozenset[DefinitionName]:
     return definition_names(store.load_facts(path)) if state.status == "ok" else frozenset()
 
 
@@ -341,7 +342,7 @@ def _resolve_all(
         gc.unfreeze()
 
 
-def _rebuild_module_layer(store: SQLiteStore) -> None:
+def _rebuild_module_layer(store: GraphStore) -> None:
     """Module nodes (one per module/package key), Contains module -> file, and DependsOn."""
     modules: dict[tuple[str, str], str] = {}
     contains: list[tuple[int, int]] = []

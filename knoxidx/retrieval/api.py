@@ -9,6 +9,7 @@ import time
 import weakref
 from typing import Any
 
+from knoxidx.graph.protocol import chunk_store_for
 from knoxidx.retrieval.embedders import Embedder, select_embedder
 from knoxidx.retrieval.errors import SearchIndexMissingError
 from knoxidx.retrieval.indexing import refresh_chunks
@@ -29,7 +30,7 @@ def refresh_retrieval(index: Any, *, jobs: int | None, progress: Any) -> dict[st
     (so a batch's graph and chunks commit together). The files to re-chunk are found by
     comparing stored content hashes, which also repairs a run killed before its chunks were
     written."""
-    store = ChunkStore(index.store.conn)
+    store = chunk_store_for(index.store)
     refresh = refresh_chunks(index, store, jobs=jobs, progress=progress)
     return {
         "files_chunked": refresh.files_chunked,
@@ -86,14 +87,15 @@ def embed_pending_chunks(index: Any, *, progress: Any, limit: int | None,
         from knoxidx.retrieval.errors import SearchInputError
 
         raise SearchInputError(f"limit must be 0 or more, not {limit}")
-    conn = index.store.conn
-    if not has_schema(conn):
+    if hasattr(index.store, "url"):  # PostgreSQL: the cache is a table shared by all repos
+        store = chunk_store_for(index.store)
+    else:
+        store = _local_cached_store(index)
+    if not store.has_schema():
         raise SearchIndexMissingError(
             f"the index at {index.root} has no chunks to embed (built with --graph-only?);"
             " run `knoxidx index` first"
         )
-    attach_cache(conn, str(index.store.path.parent / CACHE_FILE), CACHE_SCHEMA)
-    store = ChunkStore(conn, cache_schema=CACHE_SCHEMA)
     if embedder is None:
         from knoxidx.retrieval.egress import index_services
 
@@ -122,3 +124,11 @@ def embed_pending_chunks(index: Any, *, progress: Any, limit: int | None,
         "chunks_per_second": round((result.embedded + result.from_cache) / seconds, 2)
         if seconds > 0 else 0.0,
     }
+
+
+def _local_cached_store(index: Any) -> ChunkStore:
+    """The SQLite chunk store with the embedding cache ATTACHed from its own file."""
+    conn = index.store.conn
+    if has_schema(conn):
+        attach_cache(conn, str(index.store.path.parent / CACHE_FILE), CACHE_SCHEMA)
+    return ChunkStore(conn, cache_schema=CACHE_SCHEMA)

@@ -26,7 +26,7 @@ from typing import Any
 import xxhash
 
 from knoxidx.retrieval.chunker import Chunk, ChunkBudget, chunk_file
-from knoxidx.retrieval.store import ChunkStore, create_schema, fts_columns
+from knoxidx.retrieval.store import ChunkStore, fts_columns
 
 Progress = Callable[[str, int, int], None]
 # Bump when chunk_file's output changes for the same input: every file is then re-chunked
@@ -86,7 +86,7 @@ def refresh_chunks(
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     wanted_id = chunker_id(budget)
     with store.transaction():
-        create_schema(store.conn, cache_schema=None)
+        store.ensure_schema()
         if store.meta("chunker") != wanted_id:
             store.forget_sources()
             store.set_meta("chunker", wanted_id)

@@ -27,7 +27,7 @@ import xxhash
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.embedders import Embedder
 from knoxidx.retrieval.errors import CircuitOpenError, RetriesExhaustedError, ServiceError
-from knoxidx.retrieval.store import ChunkStore, FileUpdate, create_schema
+from knoxidx.retrieval.store import ChunkStore, FileUpdate
 from knoxidx.retrieval.vectors import to_blob
 
 log = logging.getLogger(__name__)
@@ -81,7 +81,7 @@ def embed_pending(
     flight."""
     egress = getattr(embedder, "egress", None)  # remote embedders carry their gate
     with store.transaction():
-        create_schema(store.conn, cache_schema=None)  # an index made before embed_withheld
+        store.ensure_schema()  # an index made before embed_withheld
         switch = ensure_model(store, embedder) or ""
         if egress is not None:
             store.release_withheld(egress.policy.allows)

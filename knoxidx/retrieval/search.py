@@ -99,6 +99,9 @@ class HybridSearch:
                 self.embedder.model_id,
             )
             return []
+        if hasattr(self.store, "vector_search"):  # the store searches its own vector index
+            query_vector = self.embedder.embed_query(query)
+            return self.store.vector_search(query_vector, self.candidates, self._filter)
         index = self.vector_index()
         if len(index) == 0:
             return []

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from knoxidx.graph.protocol import chunk_store_for
 from knoxidx.retrieval.egress import index_services
 from knoxidx.retrieval.embedders import Embedder, select_embedder, select_reranker
 from knoxidx.retrieval.errors import (
@@ -25,7 +26,7 @@ from knoxidx.retrieval.errors import (
     SearchInputError,
 )
 from knoxidx.retrieval.search import HybridSearch, SearchResult, SymbolHit
-from knoxidx.retrieval.store import ChunkFilter, ChunkStore, has_schema
+from knoxidx.retrieval.store import ChunkFilter
 
 MODES = ("hybrid", "lexical", "vector")
 MAX_K = 100
@@ -78,7 +79,7 @@ def validate(
 class Searcher:
     def __init__(self, index: Any, embedder: Embedder | None = None) -> None:
         self.index = index
-        self.store = ChunkStore(index.store.conn)
+        self.store = chunk_store_for(index.store)
         self._embedder = embedder
         self._embedder_error = ""
         self._hybrid: HybridSearch | None = None
@@ -121,7 +122,7 @@ class Searcher:
     ) -> dict[str, Any]:
         query, chunk_filter = validate(query, k, mode, language, path_glob)
         self._last_hits = []
-        if not has_schema(self.store.conn):
+        if not self.store.has_schema():
             raise SearchIndexMissingError(
                 f"the index at {self.index.root} has no search data (built with --graph-only?);"
                 " run `knoxidx index` to add it"
@@ -179,15 +180,19 @@ class Searcher:
         small functions), else the chunk's first. Names are the graph's qualified names, which
         ``knoxidx callers`` and friends accept."""
         out = result_dict(result)
+        q = self.index.q
+        if getattr(self.store, "repo", "") is None:  # a shared store, every repository
+            out["repo"] = self.store.repos_of([result.chunk_id]).get(result.chunk_id)
+            q = q.scoped(out["repo"])
         line = result.match_line
         for hit in self._last_hits:
             if hit.path == result.path and result.start_line <= hit.line <= result.end_line:
                 line = hit.line
                 break
-        node = self.index.q.node_at(result.path, line) if line else None
+        node = q.node_at(result.path, line) if line else None
         if node is None and result.symbol:
             node = next(
-                (n for n in self.index.q.nodes_with_suffix(result.symbol, 50)
+                (n for n in q.nodes_with_suffix(result.symbol, 50)
                  if n["path"] == result.path and n["kind"] in _KIND_ORDER),
                 None,
             )

@@ -188,6 +188,13 @@ class ChunkStore:
     def commit(self) -> None:
         self.conn.commit()
 
+    def has_schema(self) -> bool:
+        return has_schema(self.conn)
+
+    def ensure_schema(self) -> None:
+        """Create the chunk tables if missing (not the cache: it may live elsewhere)."""
+        create_schema(self.conn, cache_schema=None)
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """One unit of work. On an autocommit connection (``isolation_level=None``, as the index

@@ -1,0 +1,449 @@
+"""Retrieval's tables in PostgreSQL: :class:`~knoxidx.retrieval.store.ChunkStore`'s methods for
+one repository of the shared store.
+
+Lexical search is PostgreSQL full-text search over the same identifier-split text FTS5 gets
+(``fts_columns``), one ``tsvector`` per chunk with the symbols weighted A, the path B and the
+body D (FTS5's BM25 weights them 4 : 2 : 1), ranked by ``ts_rank``. Vectors are pgvector
+``vector`` values searched by cosine distance through an HNSW index, one partial index per
+dimension (the model decides it), so nothing loads every vector into memory. The embedding
+cache is shared by every repository: the same text embedded by the same model is one row.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from knoxidx.retrieval.chunker import Chunk
+from knoxidx.retrieval.store import (
+    _CHUNK_COLUMNS,
+    ChunkFilter,
+    FileUpdate,
+    StoredChunk,
+    _row_to_chunk,
+    fts_columns,
+)
+
+# ts_rank's weights, in {D, C, B, A} order: body D, path B, symbols A
+_RANK_WEIGHTS = "{0.25, 0, 0.5, 1.0}"
+_FTS = ("setweight(to_tsvector('simple', %s), 'D') || setweight(to_tsvector('simple', %s), 'A')"
+        " || setweight(to_tsvector('simple', %s), 'B')")
+_HNSW_EF_SEARCH = 100
+_INSERT = (
+    "INSERT INTO knoxidx.chunk (repo, path, start_line, end_line, language, symbol, kind,"
+    " symbols, enclosing, signature, doc, header, token_count, content_hash, text, fts)"
+    f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, {_FTS}) RETURNING id"
+)
+
+
+class PgChunkStore:
+    def __init__(self, conn: Any, repo: str | None) -> None:
+        self.conn = conn
+        self.repo = repo
+
+    @property
+    def _repo(self) -> str:
+        if self.repo is None:
+            raise RuntimeError("writing chunks needs one repository")
+        return self.repo
+
+    def _scope(self, alias: str = "c") -> tuple[str, list[Any]]:
+        return ("TRUE", []) if self.repo is None else (f"{alias}.repo = %s", [self.repo])
+
+    def has_schema(self) -> bool:
+        return True  # the store's migrations create every table
+
+    def ensure_schema(self) -> None:
+        pass
+
+    def commit(self) -> None:
+        pass  # autocommit outside ``transaction``
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        from psycopg.pq import TransactionStatus
+
+        if self.conn.info.transaction_status != TransactionStatus.IDLE:
+            yield  # inside the caller's transaction
+            return
+        with self.conn.transaction():
+            yield
+
+    # ---- chunks ------------------------------------------------------------------------------
+
+    def replace_file(self, path: str, chunks: Sequence[Chunk],
+                     fts: Sequence[tuple[str, str, str]] | None = None) -> FileUpdate:
+        old: dict[str, list[int]] = {}
+        for chunk_id, content_hash in self.conn.execute(
+            "SELECT id, content_hash FROM knoxidx.chunk WHERE repo = %s AND path = %s ORDER BY id",
+            (self._repo, path),
+        ):
+            old.setdefault(content_hash, []).append(chunk_id)
+        # batched (one round trip each, psycopg pipelines executemany): a file's chunks
+        # would otherwise cost two round trips apiece
+        moved: list[tuple] = []
+        new: list[tuple] = []
+        for n, chunk in enumerate(chunks):
+            reusable = old.get(chunk.content_hash)
+            if reusable:
+                moved.append((chunk.start_line, chunk.end_line, json.dumps(chunk.symbols),
+                              json.dumps(chunk.enclosing), chunk.symbol, chunk.kind,
+                              chunk.signature, chunk.doc, reusable.pop(0)))
+            else:
+                new.append(self._insert_params(chunk, fts[n] if fts is not None else None))
+        with self.conn.cursor() as cur:
+            if moved:
+                cur.executemany(
+                    "UPDATE knoxidx.chunk SET start_line = %s, end_line = %s, symbols = %s,"
+                    " enclosing = %s, symbol = %s, kind = %s, signature = %s, doc = %s"
+                    " WHERE id = %s", moved)
+            if new:
+                cur.executemany(_INSERT, new, returning=True)
+                ids = [row[0] for _ in cur.results() for row in cur.fetchall()]
+                cur.executemany(
+                    "INSERT INTO knoxidx.embed_pending (chunk_id, repo) VALUES (%s, %s)",
+                    [(i, self._repo) for i in ids])
+        stale = [i for ids in old.values() for i in ids]
+        self._delete(stale)
+        return FileUpdate(added=len(new), kept=len(moved), removed=len(stale))
+
+    def remove_file(self, path: str) -> int:
+        ids = [r[0] for r in self.conn.execute(
+            "SELECT id FROM knoxidx.chunk WHERE repo = %s AND path = %s", (self._repo, path))]
+        self._delete(ids)
+        self.conn.execute("DELETE FROM knoxidx.chunk_source WHERE repo = %s AND path = %s",
+                          (self._repo, path))
+        return len(ids)
+
+    def sources(self) -> dict[str, str]:
+        return dict(self.conn.execute(
+            "SELECT path, hash FROM knoxidx.chunk_source WHERE repo = %s", (self._repo,)
+        ).fetchall())
+
+    def set_source(self, path: str, content_hash: str) -> None:
+        self.conn.execute(
+            "INSERT INTO knoxidx.chunk_source VALUES (%s, %s, %s) ON CONFLICT (repo, path)"
+            " DO UPDATE SET hash = excluded.hash", (self._repo, path, content_hash),
+        )
+
+    def forget_sources(self) -> None:
+        self.conn.execute("DELETE FROM knoxidx.chunk_source WHERE repo = %s", (self._repo,))
+
+    def paths(self) -> list[str]:
+        scope, args = self._scope()
+        return [r[0] for r in self.conn.execute(
+            f'SELECT DISTINCT path FROM knoxidx.chunk c WHERE {scope} ORDER BY path COLLATE "C"',
+            args)]
+
+    def get(self, ids: Sequence[int] | Any) -> dict[int, StoredChunk]:
+        id_list = list(ids)
+        if not id_list:
+            return {}
+        return {
+            row[0]: StoredChunk(row[0], _row_to_chunk(row))
+            for row in self.conn.execute(
+                f"SELECT {_CHUNK_COLUMNS} FROM knoxidx.chunk WHERE id = ANY(%s)", (id_list,))
+        }
+
+    def repos_of(self, ids: Sequence[int]) -> dict[int, str]:
+        return dict(self.conn.execute(
+            "SELECT id, repo FROM knoxidx.chunk WHERE id = ANY(%s)", (list(ids),)).fetchall())
+
+    def chunk_count(self) -> int:
+        scope, args = self._scope()
+        return int(self.conn.execute(
+            f"SELECT count(*) FROM knoxidx.chunk c WHERE {scope}", args).fetchone()[0])
+
+    def chunks_at(self, path: str, line: int,
+                  chunk_filter: ChunkFilter | None = None) -> list[int]:
+        scope, args = self._scope()
+        where, params = _filter_sql(chunk_filter)
+        return [r[0] for r in self.conn.execute(
+            f"SELECT id FROM knoxidx.chunk c WHERE {scope} AND path = %s AND start_line <= %s"
+            f" AND end_line >= %s AND {where} ORDER BY end_line - start_line, start_line",
+            (*args, path, line, line, *params))]
+
+    def chunk_ids(self, chunk_filter: ChunkFilter) -> list[int]:
+        scope, args = self._scope()
+        where, params = _filter_sql(chunk_filter)
+        return [r[0] for r in self.conn.execute(
+            f"SELECT id FROM knoxidx.chunk c WHERE {scope} AND {where}", (*args, *params))]
+
+    def _insert_params(self, chunk: Chunk, fts: tuple[str, str, str] | None) -> tuple:
+        body, symbols, path = fts or fts_columns(chunk)
+        return (self._repo, chunk.path, chunk.start_line, chunk.end_line, chunk.language,
+                chunk.symbol, chunk.kind, json.dumps(chunk.symbols), json.dumps(chunk.enclosing),
+                chunk.signature, chunk.doc, chunk.header, chunk.token_count, chunk.content_hash,
+                chunk.text, body, symbols, path)
+
+    def _delete(self, ids: Sequence[int]) -> None:
+        if not ids:
+            return
+        for table, column in (("chunk", "id"), ("chunk_vector", "chunk_id"),
+                              ("embed_pending", "chunk_id"), ("embed_withheld", "chunk_id")):
+            self.conn.execute(f"DELETE FROM knoxidx.{table} WHERE {column} = ANY(%s)",
+                              (list(ids),))
+        self._bump_version()
+
+    # ---- lexical and vector search -----------------------------------------------------------
+
+    def lexical_search(self, words: Sequence[str], limit: int,
+                       chunk_filter: ChunkFilter | None = None) -> list[tuple[int, float]]:
+        if not words:
+            return []
+        query = " | ".join("'" + w.replace("'", "''").replace("\\", "\\\\") + "'" for w in words)
+        scope, args = self._scope()
+        where, params = _filter_sql(chunk_filter)
+        rows = self.conn.execute(
+            f"SELECT c.id, ts_rank(%s, c.fts, q) AS rank FROM knoxidx.chunk c,"
+            f" to_tsquery('simple', %s) q WHERE c.fts @@ q AND {scope} AND {where}"
+            " ORDER BY rank DESC, c.id LIMIT %s",
+            (_RANK_WEIGHTS, query, *args, *params, limit),
+        )
+        return [(int(i), float(r)) for i, r in rows]
+
+    def vector_search(self, query: Any, limit: int,
+                      chunk_filter: ChunkFilter | None = None) -> list[tuple[int, float]]:
+        """The ``limit`` chunks nearest ``query`` by cosine (pgvector HNSW), best first."""
+        from knoxidx.retrieval.vectors import normalize
+
+        vector = normalize(query).reshape(-1)
+        dim = int(vector.shape[0])
+        literal = "[" + ",".join(f"{x:.9g}" for x in vector.tolist()) + "]"
+        scope, args = self._scope("v")
+        where, params = _filter_sql(chunk_filter)
+        join = " JOIN knoxidx.chunk c ON c.id = v.chunk_id" if chunk_filter else ""
+        with self.conn.transaction():
+            self.conn.execute(f"SET LOCAL hnsw.ef_search = {_HNSW_EF_SEARCH}")
+            _iterative_scan(self.conn)
+            rows = self.conn.execute(
+                f"SELECT v.chunk_id, 1 - (v.embedding::vector({dim}) <=> %s::vector({dim}))"
+                f" FROM knoxidx.chunk_vector v{join} WHERE v.dim = {dim} AND {scope} AND {where}"
+                f" ORDER BY v.embedding::vector({dim}) <=> %s::vector({dim}) LIMIT %s",
+                (literal, *args, *params, literal, limit),
+            ).fetchall()
+        return [(int(i), float(s)) for i, s in rows]
+
+    # ---- vectors, cache, pending -------------------------------------------------------------
+
+    def meta(self, key: str) -> str | None:
+        row = self.conn.execute(
+            "SELECT value FROM knoxidx.embed_meta WHERE repo = %s AND key = %s",
+            (self.repo or "", key)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute(
+            "INSERT INTO knoxidx.embed_meta VALUES (%s, %s, %s) ON CONFLICT (repo, key)"
+            " DO UPDATE SET value = excluded.value", (self._repo, key, value))
+
+    def recorded_model(self) -> str | None:
+        if self.repo is None:  # every repository: the model they agree on, if they do
+            models = [r[0] for r in self.conn.execute(
+                "SELECT DISTINCT value FROM knoxidx.embed_meta WHERE key = 'model'")]
+            return models[0] if len(models) == 1 else None
+        return self.meta("model")
+
+    def record_model(self, model_id: str, dimension: int) -> None:
+        self.set_meta("model", model_id)
+        self.set_meta("dimension", str(dimension))
+        ensure_vector_index(self.conn, int(dimension))
+
+    def vectors_version(self) -> int:
+        return int(self.meta("vectors_version") or 0)
+
+    def _bump_version(self) -> None:
+        self.set_meta("vectors_version", str(self.vectors_version() + 1))
+
+    def drop_vectors(self) -> int:
+        count = self.chunk_count()
+        self.conn.execute("DELETE FROM knoxidx.chunk_vector WHERE repo = %s", (self._repo,))
+        self.conn.execute(
+            "INSERT INTO knoxidx.embed_pending (chunk_id, repo) SELECT id, repo FROM"
+            " knoxidx.chunk WHERE repo = %s ON CONFLICT DO NOTHING", (self._repo,))
+        self._bump_version()
+        return count
+
+    def pending(self, limit: int, after: int = 0) -> list[int]:
+        return [r[0] for r in self.conn.execute(
+            "SELECT chunk_id FROM knoxidx.embed_pending WHERE repo = %s AND chunk_id > %s"
+            " ORDER BY chunk_id LIMIT %s", (self._repo, after, limit))]
+
+    def pending_count(self) -> int:
+        scope, args = self._scope("p")
+        return int(self.conn.execute(
+            f"SELECT count(*) FROM knoxidx.embed_pending p WHERE {scope}", args).fetchone()[0])
+
+    def note_pending_error(self, ids: Sequence[int], error: str) -> None:
+        self.conn.execute(
+            "UPDATE knoxidx.embed_pending SET attempts = attempts + 1, last_error = %s"
+            " WHERE chunk_id = ANY(%s)", (error, list(ids)))
+
+    # ---- withheld from a remote embedder (never-send files) -----------------------------------
+
+    def withhold(self, ids: Sequence[int]) -> None:
+        """Take ``ids`` off the pending list without a vector: their files may not be sent."""
+        if not ids:
+            return
+        self.conn.execute(
+            "INSERT INTO knoxidx.embed_withheld (chunk_id, repo) SELECT id, repo"
+            " FROM knoxidx.chunk WHERE id = ANY(%s) ON CONFLICT DO NOTHING", (list(ids),))
+        self.conn.execute("DELETE FROM knoxidx.embed_pending WHERE chunk_id = ANY(%s)",
+                          (list(ids),))
+
+    def release_withheld(self, allowed: Any) -> int:
+        """Put back on the pending list the withheld chunks whose file ``allowed`` now."""
+        rows = self.conn.execute(
+            "SELECT w.chunk_id, c.path FROM knoxidx.embed_withheld w JOIN knoxidx.chunk c"
+            " ON c.id = w.chunk_id WHERE w.repo = %s", (self._repo,)).fetchall()
+        back = [chunk_id for chunk_id, path in rows if allowed(path)]
+        if back:
+            self.conn.execute("DELETE FROM knoxidx.embed_withheld WHERE chunk_id = ANY(%s)",
+                              (back,))
+            self.conn.execute(
+                "INSERT INTO knoxidx.embed_pending (chunk_id, repo) SELECT id, repo"
+                " FROM knoxidx.chunk WHERE id = ANY(%s) ON CONFLICT DO NOTHING", (back,))
+        return len(back)
+
+    def withheld(self) -> tuple[int, list[str]]:
+        """How many chunks are withheld, and from which files."""
+        scope, args = self._scope("c")
+        rows = self.conn.execute(
+            "SELECT c.path, count(*) FROM knoxidx.embed_withheld w JOIN knoxidx.chunk c"
+            f" ON c.id = w.chunk_id WHERE {scope} GROUP BY c.path ORDER BY c.path", args
+        ).fetchall()
+        return sum(n for _, n in rows), [path for path, _ in rows]
+
+    def cached(self, model: str, text_hashes: Sequence[str]) -> dict[str, bytes]:
+        unique = list(dict.fromkeys(text_hashes))
+        return {h: bytes(b) for h, b in self.conn.execute(
+            "SELECT text_hash, vector FROM knoxidx.embed_cache WHERE model = %s"
+            " AND text_hash = ANY(%s)", (model, unique))}
+
+    def cache_size(self, model: str | None = None) -> int:
+        if model is None:
+            return int(self.conn.execute("SELECT count(*) FROM knoxidx.embed_cache").fetchone()[0])
+        return int(self.conn.execute(
+            "SELECT count(*) FROM knoxidx.embed_cache WHERE model = %s", (model,)).fetchone()[0])
+
+    def save_vectors(self, model: str, items: Sequence[tuple[int, str, bytes]]) -> None:
+        import numpy as np
+
+        if not items:
+            return
+        with self.conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO knoxidx.embed_cache VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                [(model, h, blob) for _, h, blob in items])
+            rows = []
+            for chunk_id, text_hash, blob in items:
+                vector = np.frombuffer(blob, dtype="<f4")
+                literal = "[" + ",".join(f"{x:.9g}" for x in vector.tolist()) + "]"
+                rows.append((chunk_id, self._repo, text_hash, int(vector.shape[0]), literal))
+            cur.executemany(
+                "INSERT INTO knoxidx.chunk_vector VALUES (%s, %s, %s, %s, %s::vector)"
+                " ON CONFLICT (chunk_id) DO UPDATE SET text_hash = excluded.text_hash,"
+                " dim = excluded.dim, embedding = excluded.embedding", rows)
+            cur.execute("DELETE FROM knoxidx.embed_pending WHERE chunk_id = ANY(%s)",
+                        ([i for i, _, _ in items],))
+        self._bump_version()
+
+    def all_vectors(self) -> tuple[list[int], list[bytes]]:
+        import numpy as np
+
+        scope, args = self._scope("v")
+        ids: list[int] = []
+        blobs: list[bytes] = []
+        for chunk_id, text in self.conn.execute(
+            f"SELECT chunk_id, embedding::text FROM knoxidx.chunk_vector v WHERE {scope}"
+            " ORDER BY chunk_id", args,
+        ):
+            ids.append(int(chunk_id))
+            blobs.append(np.asarray(json.loads(text), dtype="<f4").tobytes())
+        return ids, blobs
+
+    def vector_count(self) -> int:
+        scope, args = self._scope("v")
+        return int(self.conn.execute(
+            f"SELECT count(*) FROM knoxidx.chunk_vector v WHERE {scope}", args).fetchone()[0])
+
+
+def ensure_vector_index(conn: Any, dim: int) -> None:
+    """The HNSW index for vectors of ``dim`` dimensions. Made by the first writer that embeds
+    with such a model, or ahead by ``knoxidx store init --vector-dim`` (a writer role that does
+    not own the table cannot create it)."""
+    name = f"chunk_vector_hnsw_{int(dim)}"
+    if conn.execute("SELECT 1 FROM pg_indexes WHERE schemaname = 'knoxidx' AND indexname = %s",
+                    (name,)).fetchone():
+        return
+    conn.execute(
+        f"CREATE INDEX IF NOT EXISTS {name} ON knoxidx.chunk_vector"
+        f" USING hnsw ((embedding::vector({int(dim)})) vector_cosine_ops) WHERE dim = {int(dim)}"
+    )
+
+
+def _filter_sql(chunk_filter: ChunkFilter | None) -> tuple[str, list[Any]]:
+    """:meth:`ChunkFilter.where` in PostgreSQL: GLOB becomes an anchored regular expression."""
+    if not chunk_filter:
+        return "TRUE", []
+    clauses: list[str] = []
+    params: list[Any] = []
+    if chunk_filter.languages:
+        clauses.append("c.language = ANY(%s)")
+        params.append(list(chunk_filter.languages))
+    if chunk_filter.path_glob:
+        glob = chunk_filter.path_glob
+        if any(ch in glob for ch in "*?["):
+            clauses.append("c.path ~ %s")
+            params.append(glob_regex(glob))
+        else:
+            prefix = glob.removeprefix("./").rstrip("/")
+            clauses.append("(c.path = %s OR left(c.path, %s) = %s)")
+            params.extend([prefix, len(prefix) + 1, prefix + "/"])
+    return " AND ".join(clauses), params
+
+
+def glob_regex(glob: str) -> str:
+    """SQLite GLOB semantics (case-sensitive; ``*`` crosses ``/``) as a POSIX regex."""
+    out = ["^"]
+    i = 0
+    while i < len(glob):
+        ch = glob[i]
+        if ch == "*":
+            out.append(".*")
+        elif ch == "?":
+            out.append(".")
+        elif ch == "[":
+            end = glob.find("]", i + 2)
+            if end == -1:
+                out.append(re.escape(ch))
+            else:
+                body = glob[i + 1 : end]
+                body = "^" + body[1:] if body.startswith("^") else body
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = end
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return "".join(out) + "$"
+
+
+_ITERATIVE: dict[int, bool] = {}
+
+
+def _iterative_scan(conn: Any) -> None:
+    """pgvector 0.8+ keeps scanning the HNSW graph until a filtered query has its ``limit``
+    rows; older versions return fewer. Enabled where the server has it."""
+    key = id(conn)
+    if _ITERATIVE.get(key) is False:
+        return
+    try:
+        with conn.transaction():  # a savepoint: an unknown setting must not abort the caller
+            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        _ITERATIVE[key] = True
+    except Exception:  # noqa: BLE001  (an older pgvector: plain HNSW)
+        _ITERATIVE[key] = False
