@@ -1,0 +1,209 @@
+"""A full disk, a read-only ``.knoxidx/`` and a damaged ``index.db``: every command fails
+with one clear line naming the fix (never a traceback), a failed update leaves the previous
+index whole, and the fix it names works.
+
+The disk fills for real in the child: ``RLIMIT_FSIZE`` makes the kernel refuse writes past a
+size (EFBIG, or a short write that SQLite reports as SQLITE_FULL), the path ENOSPC takes
+through SQLite's pager. SIGXFSZ is ignored so the write fails instead of killing the process,
+as ENOSPC would. Read-only as root drops the capabilities that bypass file modes (setpriv).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import resource
+import shutil
+import signal
+import sqlite3
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bench.reliability.common import clear_error, graph_of, run_cli, verify
+from tests.helpers import write_tree
+
+FILES = {
+    "pkg/__init__.py": "",
+    **{f"pkg/m{i}.py": (f"from pkg.m{(i + 1) % 12} import f{(i + 1) % 12}\n\n"
+                        f"def f{i}():\n    return f{(i + 1) % 12}()\n\n"
+                        f"class K{i}:\n    def run(self):\n        return f{i}()\n")
+       for i in range(12)},
+}
+REBUILD = "knoxidx index --rebuild"
+
+
+@pytest.fixture
+def indexed(tmp_path: Path) -> Path:
+    root = write_tree(tmp_path / "repo", FILES)
+    proc = run_cli("index", "--jobs", "1", str(root))
+    assert proc.returncode == 0, proc.stderr
+    return root
+
+
+def db(root: Path) -> Path:
+    return root / ".knoxidx" / "index.db"
+
+
+# ---- a damaged database ------------------------------------------------------------------
+
+
+def damage(path: Path, how: str) -> None:
+    size = path.stat().st_size
+    page = 4096
+    with open(path, "r+b") as fh:
+        if how == "truncated-to-page":
+            fh.truncate(size - 2 * page)
+        elif how == "truncated-mid-page":
+            fh.truncate(size - 1000)
+        elif how == "header":
+            fh.write(b"this is not SQLite")
+        elif how == "zeroed-pages":
+            fh.seek((size // 2) // page * page)
+            fh.write(b"\0" * 2 * page)
+        elif how == "random-bytes":
+            rng = random.Random(5)
+            fh.seek(size // 3)
+            fh.write(bytes(rng.randrange(256) for _ in range(size // 3)))
+
+
+# detected when the database is opened (cheap checks), by every command
+OPEN_DAMAGE = ("truncated-to-page", "truncated-mid-page", "header")
+# inside the b-trees: found by the writer's check before it writes, and by any read that
+# touches the damage; never a traceback either way
+DEEP_DAMAGE = ("zeroed-pages", "random-bytes")
+
+
+def checkpointed(root: Path) -> None:
+    conn = sqlite3.connect(db(root))
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+
+
+@pytest.mark.parametrize("how", OPEN_DAMAGE)
+def test_damage_is_detected_at_open(indexed: Path, how: str) -> None:
+    checkpointed(indexed)
+    damage(db(indexed), how)
+    for args in (("stats",), ("callers", "f3"), ("search", "run"), ("index",), ("verify",)):
+        problem = clear_error(run_cli(*args, str(indexed)), 6, REBUILD)
+        assert problem is None, (args, problem)
+    fixed = run_cli("index", "--rebuild", str(indexed))
+    assert fixed.returncode == 0, fixed.stderr
+    assert verify(indexed)["equal"]
+
+
+@pytest.mark.parametrize("how", DEEP_DAMAGE)
+def test_deep_damage_never_shows_a_traceback_and_blocks_writes(indexed: Path,
+                                                               how: str) -> None:
+    checkpointed(indexed)
+    damage(db(indexed), how)
+    for args in (("stats",), ("callers", "f3"), ("symbols", "K1"), ("search", "run"),
+                 ("verify",)):
+        proc = run_cli(*args, str(indexed))
+        assert "Traceback" not in proc.stderr, (args, proc.stderr)
+        if proc.returncode != 0 and args != ("verify",):
+            assert clear_error(proc, 6, REBUILD) is None, (args, proc.stderr)
+    # the writer checks before it writes into a damaged database
+    assert clear_error(run_cli("index", str(indexed)), 6, REBUILD) is None
+    fixed = run_cli("index", "--rebuild", str(indexed))
+    assert fixed.returncode == 0, fixed.stderr
+    assert verify(indexed)["equal"]
+
+
+def test_the_open_check_is_cheap(indexed: Path) -> None:
+    """Readers pay only the header and size check; the full quick_check is the writer's."""
+    import time
+
+    from knoxidx.graph.store import SQLiteStore
+
+    timings = []
+    for _ in range(20):
+        t0 = time.perf_counter()
+        SQLiteStore.open(indexed, readonly=True).close()
+        timings.append(time.perf_counter() - t0)
+    assert sorted(timings)[10] < 0.05
+
+
+# ---- a full disk -------------------------------------------------------------------------
+
+
+def file_size_limit(limit: int) -> Callable[[], None]:
+    def apply() -> None:  # in the child, before exec
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply
+
+
+def grow(root: Path, n: int) -> None:
+    for i in range(n):
+        body = "".join(f"\n\ndef g{i}_{k}(x):\n    return f{k % 12}() + x  # {'pad' * 20}\n"
+                       for k in range(40))
+        (root / "pkg" / f"big{i}.py").write_text(f"from pkg.m1 import f1\n{body}")
+
+
+def test_disk_full_mid_update_loses_nothing(indexed: Path) -> None:
+    checkpointed(indexed)
+    before = graph_of(indexed)
+    grow(indexed, 60)
+    limit = db(indexed).stat().st_size + 64 * 1024  # the update needs far more than this
+    proc = run_cli("index", "--jobs", "1", str(indexed), preexec=file_size_limit(limit))
+    problem = clear_error(proc, 7, "disk is full")
+    assert problem is None, problem
+    assert graph_of(indexed) == before  # the failed update left the old graph whole
+    conn = sqlite3.connect(db(indexed))
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    conn.close()
+    done = run_cli("index", "--jobs", "1", str(indexed))  # space again: it completes
+    assert done.returncode == 0, done.stderr
+    assert verify(indexed)["equal"]
+
+
+def test_disk_full_on_a_first_build(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "repo", FILES)
+    grow(root, 30)
+    proc = run_cli("index", "--jobs", "1", str(root), preexec=file_size_limit(48 * 1024))
+    assert clear_error(proc, 7, "disk is full") is None, proc.stderr
+    done = run_cli("index", "--jobs", "1", str(root))
+    assert done.returncode == 0, done.stderr
+    assert verify(root)["equal"]
+
+
+# ---- a read-only index directory ---------------------------------------------------------
+
+
+def without_root_powers() -> list[str]:
+    """As root, file modes bind only once the override capabilities are dropped."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: file modes cannot be enforced")
+    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"]
+
+
+def test_read_only_index_directory(indexed: Path) -> None:
+    checkpointed(indexed)
+    before = graph_of(indexed)
+    (indexed / "pkg" / "m2.py").write_text("def f2():\n    return 2\n")
+    index_dir = indexed / ".knoxidx"
+    modes = {p: p.stat().st_mode for p in [index_dir, *index_dir.iterdir()]}
+    for p in index_dir.iterdir():
+        p.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    index_dir.chmod(stat.S_IRUSR | stat.S_IXUSR | stat.S_IRGRP | stat.S_IXGRP)
+    prefix = without_root_powers()
+    try:
+        proc = run_cli("index", str(indexed), prefix=prefix)
+        assert clear_error(proc, 7, "read-only", str(index_dir)) is None, proc.stderr
+        for args in (("stats",), ("callers", "f3")):  # reading still works, or fails clearly
+            proc = run_cli(*args, str(indexed), prefix=prefix)
+            assert proc.returncode == 0 or clear_error(proc, 7, "read-only") is None, \
+                (args, proc.stderr)
+    finally:
+        for p, mode in modes.items():
+            p.chmod(mode)
+    assert graph_of(indexed) == before
+    done = run_cli("index", str(indexed))
+    assert done.returncode == 0, done.stderr
+    assert verify(indexed)["equal"]
