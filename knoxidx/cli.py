@@ -8,6 +8,7 @@ non-zero exit code, never a traceback.
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -95,7 +96,11 @@ def _drop_corrupt_index(path: Path) -> None:
     from knoxidx.graph.store import DB_NAME, INDEX_DIR, SQLiteStore
 
     try:
-        SQLiteStore.open(path.resolve(), create=False).close()
+        store = SQLiteStore.open(path.resolve(), create=False)
+        try:
+            store.quick_check()  # damage inside the b-trees: dropping tables may fail too
+        finally:
+            store.close()
     except CorruptIndexError:
         for suffix in ("", "-wal", "-shm"):
             target = path / INDEX_DIR / (DB_NAME + suffix)
@@ -305,6 +310,12 @@ def run() -> None:
     except KnoxidxError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
+    except sqlite3.Error as exc:  # damage or a full disk met mid-command: still one line
+        from knoxidx.graph.dbfile import storage_error
+
+        translated = storage_error(exc, None)
+        click.echo(f"error: {translated}", err=True)
+        sys.exit(translated.exit_code)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)

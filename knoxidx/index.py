@@ -73,6 +73,8 @@ class Index:
         try:
             if rebuild:  # under the lock: never drop an index another writer is using
                 self.store.reset()
+            else:  # never write into a damaged database: it would spread the damage
+                self.store.quick_check()
             report = update_index(self.root, self.store, jobs=jobs,
                                   max_bytes=max_bytes or DEFAULT_MAX_BYTES, progress=progress)
             if retrieval:
@@ -229,6 +231,7 @@ class Index:
         lock.acquire(wait=wait)
         self._held_lock: WriteLock | None = lock
         try:
+            self.store.quick_check()
             yield self
         finally:
             self._held_lock = None
