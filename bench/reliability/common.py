@@ -68,10 +68,15 @@ def clear_error(proc: subprocess.CompletedProcess[str], exit_code: int | None,
 
 def graph_of(root: Path) -> tuple[set[tuple], set[tuple]]:
     """The index's nodes and edges, order-free (``knoxidx.graph.export.canonical``)."""
+    from knoxidx.errors import IndexNotFoundError
     from knoxidx.graph import export
     from knoxidx.index import Index
 
-    with Index.open_reader(root) as idx:
+    try:
+        idx = Index.open_reader(root)
+    except IndexNotFoundError:  # none yet, or a first build that never committed
+        return set(), set()
+    with idx:
         return export.canonical(idx.q)
 
 

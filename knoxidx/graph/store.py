@@ -210,6 +210,12 @@ class SQLiteStore:
         if version == SCHEMA_VERSION:
             return
         if not may_create:
+            if version is None and not self.conn.execute(
+                    "SELECT 1 FROM sqlite_master LIMIT 1").fetchone():
+                raise IndexNotFoundError(  # not damaged: nothing was ever committed to it
+                    f"the index at {self.path} is empty (its first build did not finish); "
+                    "run `knoxidx index`"
+                )
             if version is None:
                 raise CorruptIndexError(
                     f"{self.path} is not a knoxidx index; rebuild with `knoxidx index --rebuild`"

@@ -207,3 +207,16 @@ def test_read_only_index_directory(indexed: Path) -> None:
     done = run_cli("index", str(indexed))
     assert done.returncode == 0, done.stderr
     assert verify(indexed)["equal"]
+
+
+def test_a_first_build_killed_before_it_committed(tmp_path: Path) -> None:
+    """An index.db without tables (the first build died before its first commit) is not
+    damaged: a plain `knoxidx index` finishes the job, and readers say so."""
+    root = write_tree(tmp_path / "repo", FILES)
+    (root / ".knoxidx").mkdir()
+    (root / ".knoxidx" / "index.db").write_bytes(b"")
+    proc = run_cli("stats", str(root))
+    assert clear_error(proc, 2, "run `knoxidx index`") is None, proc.stderr
+    assert "--rebuild" not in proc.stderr
+    assert run_cli("index", str(root)).returncode == 0
+    assert verify(root)["equal"]
