@@ -152,7 +152,6 @@ def kill_index(corpus: Path, trials: int, *, seed: int = 1, jobs: int = 2,
                 finished_first += 1
             else:
                 outcome.trials += 1
-                kill_fractions.append(ran / durations[kind])
             label = f"trial {attempts} ({what}, killed after {ran:.2f} s)"
             check = integrity(db)
             if check != "ok":
@@ -160,9 +159,13 @@ def kill_index(corpus: Path, trials: int, *, seed: int = 1, jobs: int = 2,
             left = graph_of(root) if db.exists() else (set(), set())
             t1 = time.monotonic()
             done = run_cli("index", "--jobs", str(jobs), str(root))
-            if kind in durations and done.returncode == 0:
-                # what an uninterrupted run of this kind costs, for the next delays
-                durations[kind] = max(durations[kind], time.monotonic() - t1 + 0.3)
+            if done.returncode == 0:
+                # the run that finished the work: what the killed one would have taken, and
+                # so where in it the kill fell; the next delays of this kind are drawn over it
+                whole = time.monotonic() - t1
+                if killed:
+                    kill_fractions.append(min(ran / whole, 1.0))
+                durations[kind] = max(durations[kind], whole)
             if done.returncode != 0:
                 outcome.fail(f"{label}: the next run failed: {done.stderr[-300:]}")
                 continue
@@ -183,9 +186,18 @@ def kill_index(corpus: Path, trials: int, *, seed: int = 1, jobs: int = 2,
             "corpus": str(corpus), "files": len(source_files(root)),
             "cold_build_s": round(cold_s, 2), "kills": outcome.trials,
             "finished_before_the_kill": finished_first,
-            "kill_point_median_fraction": round(sorted(kill_fractions)[len(kill_fractions) // 2],
-                                                2) if kill_fractions else None,
+            "kill_point_quartiles": _quartiles(kill_fractions),
         }
         return outcome
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def _quartiles(values: list[float]) -> list[float]:
+    """Where in the run the kills fell (0: at its start, 1: at its end): 25th, 50th, 75th
+    percentile."""
+    if not values:
+        return []
+    ordered = sorted(values)
+    return [round(ordered[min(int(q * len(ordered)), len(ordered) - 1)], 2)
+            for q in (0.25, 0.5, 0.75)]
