@@ -12,6 +12,6 @@ from tests.test_crash import make_repo
 
 def test_killed_indexer_loses_nothing(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
-    make_repo(corpus, 120)
-    outcome = kill_index(corpus, trials=3, seed=3, workdir=tmp_path)
+    make_repo(corpus, 80)
+    outcome = kill_index(corpus, trials=2, seed=3, workdir=tmp_path)
     assert outcome.ok, (outcome.failures, outcome.figures)

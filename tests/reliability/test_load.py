@@ -14,7 +14,7 @@ from tests.test_crash import make_repo
 def test_mixed_load_has_zero_errors(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     make_repo(corpus, 60)
-    outcome = load(corpus, seconds=4, workdir=tmp_path)
+    outcome = load(corpus, seconds=3, workdir=tmp_path)
     assert outcome.ok, (outcome.failures, outcome.figures)
     assert outcome.figures["requests"] > 50
     assert set(outcome.figures["p99_ms_by_kind"]) == {"/symbols", "/callers", "/search"}
