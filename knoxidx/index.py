@@ -22,6 +22,9 @@ from knoxidx.graph.store import GraphQueries, SQLiteStore, WriteLock, find_index
 
 _PATH_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
 CALL_TYPES = (EdgeType.CALLS.value,)
+# An update checks the whole database first only up to this size (~0.05 s): beyond it the
+# check would cost more than a typical incremental update (see SQLiteStore.quick_check).
+QUICK_CHECK_MAX_BYTES = 8 * 1024 * 1024
 
 
 class Index:
@@ -74,7 +77,7 @@ class Index:
             if rebuild:  # under the lock: never drop an index another writer is using
                 self.store.reset()
             else:  # never write into a damaged database: it would spread the damage
-                self.store.quick_check()
+                self.store.quick_check(max_bytes=QUICK_CHECK_MAX_BYTES)
             report = update_index(self.root, self.store, jobs=jobs,
                                   max_bytes=max_bytes or DEFAULT_MAX_BYTES, progress=progress)
             if retrieval:
@@ -231,7 +234,7 @@ class Index:
         lock.acquire(wait=wait)
         self._held_lock: WriteLock | None = lock
         try:
-            self.store.quick_check()
+            self.store.quick_check()  # once per watcher's life: whatever the size
             yield self
         finally:
             self._held_lock = None
