@@ -4,6 +4,7 @@ return the shapes its methods return."""
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -17,6 +18,7 @@ from knoxidx.errors import (
     SymbolNotFoundError,
 )
 from knoxidx.graph import traverse
+from knoxidx.graph.dbfile import storage_error
 from knoxidx.graph.model import EdgeType
 from knoxidx.graph.store import GraphQueries, SQLiteStore, WriteLock, find_index_root
 
@@ -88,6 +90,8 @@ class Index:
                     progress=progress, embed=embed,
                 )
             return report
+        except sqlite3.Error as exc:  # a full disk or damage met mid-update, said plainly
+            raise storage_error(exc, self.store.path) from None
         finally:
             lock.release()
 

@@ -245,3 +245,33 @@ def test_a_first_build_killed_before_it_committed(
     assert "--rebuild" not in proc.stderr
     assert cli(capsys, monkeypatch, "index", str(root)).returncode == 0
     assert verify(root)["equal"]
+
+
+def test_disk_full_on_a_real_small_filesystem(tmp_path: Path) -> None:
+    """The same as above with a real ENOSPC: a 1 MiB tmpfs (needs root and mount; skipped
+    elsewhere, the RLIMIT_FSIZE tests stand in)."""
+    mount = shutil.which("mount")
+    if os.geteuid() != 0 or mount is None:
+        pytest.skip("mounting a small tmpfs needs root")
+    small = tmp_path / "small"
+    small.mkdir()
+    made = subprocess.run([mount, "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(small)],
+                          capture_output=True, text=True, check=False)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.strip()}")
+    try:
+        root = write_tree(small / "repo", FILES)
+        first = run_cli("index", "--jobs", "1", str(root))
+        assert first.returncode == 0, first.stderr
+        before = graph_of(root)
+        grow(root, 40)  # fits on the disk, but its index does not
+        proc = run_cli("index", "--jobs", "1", str(root))
+        assert clear_error(proc, 7, "disk is full", "left as it was") is None, proc.stderr
+        assert graph_of(root) == before
+        for path in (root / "pkg").glob("big*.py"):
+            path.unlink()
+        done = run_cli("index", "--jobs", "1", str(root))
+        assert done.returncode == 0, done.stderr
+        assert verify(root)["equal"]
+    finally:
+        subprocess.run(["umount", str(small)], check=False)
