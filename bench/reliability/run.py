@@ -93,7 +93,16 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"comma-separated subset of {','.join(SCENARIOS)}")
     ap.add_argument("--update-doc", action="store_true",
                     help="rewrite the measured rows of RELIABILITY.md")
+    ap.add_argument("--from-results", type=Path, default=None, metavar="JSON",
+                    help="run nothing: print (and with --update-doc, write) the rows of an "
+                         "earlier run's results file")
     args = ap.parse_args(argv)
+    if args.from_results is not None:
+        rows = table_rows(json.loads(args.from_results.read_text()))
+        print("\n".join(rows))
+        if args.update_doc:
+            update_doc(rows)
+        return 0
     chosen = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = sorted(set(chosen) - set(SCENARIOS))
     if unknown:

@@ -143,6 +143,12 @@ def _read_holder(path: Path) -> str:
     return f" (pid {pid})" if pid else ""
 
 
+def _read_only_directory(exc: BaseException) -> bool:
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return name.startswith(("SQLITE_READONLY_DIRECTORY", "SQLITE_READONLY_CANTINIT",
+                            "SQLITE_CANTOPEN")) or (name == "SQLITE_READONLY")
+
+
 class SQLiteStore:
     def __init__(self, db_path: Path, conn: sqlite3.Connection) -> None:
         self.path = db_path
@@ -182,7 +188,22 @@ class SQLiteStore:
             store = cls(db_path, conn)
             store._check_schema(create and not readonly)
         except (sqlite3.Error, OSError) as exc:
+            if not create and _read_only_directory(exc):
+                return cls._open_immutable(db_path, exc)
             raise storage_error(exc, db_path) from None
+        return store
+
+    @classmethod
+    def _open_immutable(cls, db_path: Path, why: BaseException) -> SQLiteStore:
+        """A read-only ``.knoxidx/`` (a read-only mount, a shared cache): SQLite cannot make
+        the WAL's shared-memory file there, but then nobody can write the index either, so it
+        is read as immutable. Queries work; writes fail with the read-only error."""
+        try:
+            conn = sqlite3.connect(f"file:{db_path}?mode=ro&immutable=1", uri=True)
+            store = cls(db_path, conn)
+            store._check_schema(False)
+        except sqlite3.Error:
+            raise storage_error(why, db_path) from None
         return store
 
     def quick_check(self, max_bytes: int | None = None) -> None:
