@@ -275,3 +275,23 @@ def test_disk_full_on_a_real_small_filesystem(tmp_path: Path) -> None:
         assert verify(root)["equal"]
     finally:
         subprocess.run(["umount", str(small)], check=False)
+
+
+def test_http_answers_a_damaged_index_with_the_fix(indexed: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from knoxidx.api.http import create_app
+
+    checkpointed(indexed)
+    damage(db(indexed), "random-bytes")
+    with TestClient(create_app(indexed), base_url="http://127.0.0.1") as client:
+        seen = set()
+        for url in ("/symbols?q=f1", "/symbols?q=K", "/callers?symbol=pkg.m1.f1",
+                    "/search?q=run", "/status", "/impact?symbol=pkg.m2.f2"):
+            response = client.get(url)
+            seen.add(response.status_code)
+            if response.status_code != 200:
+                error = response.json()["error"]
+                assert error["code"] == "corrupt_index", (url, error)
+                assert REBUILD in error["message"], (url, error)
+        assert 500 in seen  # the damage was met, and named
