@@ -295,3 +295,15 @@ def test_http_answers_a_damaged_index_with_the_fix(indexed: Path) -> None:
                 assert error["code"] == "corrupt_index", (url, error)
                 assert REBUILD in error["message"], (url, error)
         assert 500 in seen  # the damage was met, and named
+
+
+def test_the_watcher_refuses_to_write_a_damaged_index(indexed: Path) -> None:
+    from knoxidx.errors import CorruptIndexError
+    from knoxidx.watch import Watcher
+
+    checkpointed(indexed)
+    damage(db(indexed), "zeroed-pages")
+    watcher = Watcher(indexed, jobs=1, reconcile_s=0)
+    with pytest.raises(CorruptIndexError, match="knoxidx index --rebuild"):
+        watcher.start()
+    watcher.stop()
