@@ -26,26 +26,9 @@ import time
 from pathlib import Path
 
 from bench.reliability.common import Outcome, graph_of, knoxidx_command, run_cli
+from knoxidx.verify import clean_graph
 
 MUTATIONS = ("cold", "edit", "edit", "branch")
-
-
-def clean_graph(root: Path) -> tuple[set[tuple], set[tuple]]:
-    """The graph a clean build of ``root``'s files gives, built in a scratch database."""
-    from knoxidx.graph import export
-    from knoxidx.graph.store import GraphQueries, SQLiteStore
-    from knoxidx.indexer.pipeline import update_index
-
-    scratch = Path(tempfile.mkdtemp(prefix="knoxidx-clean-"))
-    try:
-        store = SQLiteStore.open_at(scratch / "index.db", create=True)
-        try:
-            update_index(root, store)
-            return export.canonical(GraphQueries(store))
-        finally:
-            store.close()
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def integrity(db: Path) -> str:
