@@ -120,10 +120,11 @@ def sample_requests(root: Path, rng: random.Random, n: int = 300) -> list[tuple[
     from knoxidx.index import Index
 
     with Index.open_reader(root) as idx:
-        functions = [node for node in idx.q.all_nodes() if node["kind"] == "Function"]
-        qualified: dict[str, int] = {}
-        for node in functions:
-            qualified[node["qualified_name"]] = qualified.get(node["qualified_name"], 0) + 1
+        nodes = list(idx.q.all_nodes())
+    functions = [node for node in nodes if node["kind"] == "Function"]
+    qualified: dict[str, int] = {}  # over every kind: a class and a function may share one
+    for node in nodes:
+        qualified[node["qualified_name"]] = qualified.get(node["qualified_name"], 0) + 1
     chosen = rng.sample(functions, min(n, len(functions)))
     out: list[tuple[str, str]] = []
     for node in chosen:
