@@ -169,7 +169,11 @@ def _figures(name: str, data: dict[str, Any]) -> str:
         return (f"{f.get('kills')} kills landed ({f.get('finished_before_the_kill')} runs "
                 f"finished first), at quartiles {f.get('kill_point_quartiles')} of the run")
     if name == "kill-watch":
-        return f"kills landed {f.get('kills_landed')}"
+        landed = f.get("kills_landed") or {}
+        return (f"{landed.get('during the batch', 0)} kills after the debounce with the batch "
+                f"not yet logged (mid-update), {landed.get('after the batch', 0)} after it, "
+                f"{landed.get('before the batch', 0)} before it; largest batch "
+                f"{f.get('largest_batch_s')} s")
     if name == "concurrency":
         return (f"{f.get('requests')} requests ({f.get('requests_per_s')}/s), "
                 f"{f.get('failed_requests')} failed, {f.get('pair_checks')} pair checks, "
