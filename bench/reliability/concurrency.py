@@ -1,14 +1,16 @@
 """The watch daemon writing while 8 readers hammer the HTTP API.
 
-Three processes: ``knoxidx watch`` (the writer), ``knoxidx serve`` (read-only) and this one,
-where a driver thread rewrites a pair of files generation after generation and 8 reader
-threads send requests without pause, each on its own kept-alive connection.
+Two processes: ``knoxidx serve --watch`` (the watcher writes on its own connection, the
+server's reader threads read on theirs) and this one, where a driver thread rewrites a pair of
+files generation after generation and 8 reader threads send requests without pause, each on
+its own kept-alive connection.
 
 The pair is the observable invariant. Generation ``g`` puts ``kxpair_a`` in ``kxpair/a.py``
 and ``kxpair_b`` (which calls it) in ``kxpair/b.py``, both after ``g % 40`` blank lines, so
 their start lines say which generation a reader saw. The driver writes both under
 ``.git/index.lock`` (the watcher holds a batch while git works), so they land in one batch;
-it writes the next generation once the previous one is visible. A reader that ever sees the
+it lifts the lock once the watcher's ``/status`` shows both paths pending (events can lag the
+writes on a busy machine) and writes the next generation once the previous one is visible. A reader that ever sees the
 two at different lines, in one ``/symbols`` answer or one ``/callers`` answer (several
 queries: one snapshot per request), has seen a half-applied batch. Every other request is a
 ``/symbols``, ``/callers`` or ``/search`` on names sampled from the index. Any status but 200
@@ -24,6 +26,7 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -35,7 +38,8 @@ from knoxidx.verify import clean_graph
 PAIR_MODULO = 40
 
 
-def write_pair(root: Path, generation: int) -> None:
+def write_pair(root: Path, generation: int,
+               before_unlock: Callable[[], None] | None = None) -> None:
     pad = "\n" * (generation % PAIR_MODULO)
     pkg = root / "kxpair"
     pkg.mkdir(exist_ok=True)
@@ -47,6 +51,8 @@ def write_pair(root: Path, generation: int) -> None:
         (pkg / "a.py").write_text(f"{pad}def kxpair_a():\n    return {generation}\n")
         (pkg / "b.py").write_text(f"from kxpair.a import kxpair_a\n{pad}def kxpair_b():\n"
                                   f"    return kxpair_a()\n")
+        if before_unlock is not None:
+            before_unlock()
     finally:
         lock.unlink()
 
@@ -146,22 +152,38 @@ def concurrency(corpus: Path, seconds: float, *, readers: int = 8, seed: int = 4
     if built.returncode != 0:
         outcome.fail(f"the first build failed: {built.stderr[-300:]}")
         return outcome
-    watcher = Daemon("watch", str(root), "--json", "--debounce-ms", "50")
-    server = Daemon("serve", str(root), "--port", "0")
+    server = Daemon("serve", str(root), "--port", "0", "--watch", "--debounce-ms", "50")
     generations = 0
     visible_ms: list[float] = []
     try:
-        watcher.expect(r'"event": "batch".*"reason": "start"')
         url = server.expect(r"on (http://\S+?:\d+)").group(1)
         pool = Readers(url, sample_requests(root, random.Random(seed)), readers)
+        probe = http.client.HTTPConnection(pool.host, pool.port, timeout=30)
+
+        def watcher_state() -> dict[str, Any]:
+            probe.request("GET", "/status")
+            return json.loads(probe.getresponse().read())["watcher"] or {}
+
+        def both_seen() -> None:
+            """Hold git's lock until the watcher has seen both files change: under load its
+            file events can arrive after the lock is gone, and the pair would be split over
+            two batches (each one transaction, but the pair no longer one batch)."""
+            deadline = time.monotonic() + 30
+            while watcher_state().get("pending_paths", 0) < 2:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the watcher never saw the pair change")
+                time.sleep(0.005)
+
+        deadline = time.monotonic() + 300
+        while watcher_state().get("phase") != "idle" and time.monotonic() < deadline:
+            time.sleep(0.05)
         threads = [threading.Thread(target=pool.run, args=(i,)) for i in range(readers)]
         t0 = time.monotonic()
         for thread in threads:
             thread.start()
-        probe = http.client.HTTPConnection(pool.host, pool.port, timeout=30)
         while time.monotonic() - t0 < seconds:  # the driver: one generation after another
             generations += 1
-            write_pair(root, generations)
+            write_pair(root, generations, both_seen)
             wrote = time.monotonic()
             want = generations % PAIR_MODULO + 1
             while time.monotonic() - wrote < 60:
@@ -180,12 +202,12 @@ def concurrency(corpus: Path, seconds: float, *, readers: int = 8, seed: int = 4
         elapsed = time.monotonic() - t0
         probe.close()
     finally:
-        watcher_rc, server_rc = watcher.stop(), server.stop()
+        server_rc = server.stop()
     outcome.trials = pool.count
     outcome.failures += [f"failed request: {f}" for f in pool.failed[:10]]
     outcome.failures += [f"half-applied batch seen: {t}" for t in pool.torn[:10]]
-    if watcher_rc != 0 or server_rc != 0:
-        outcome.fail(f"exit codes: watcher {watcher_rc}, server {server_rc}")
+    if server_rc != 0:
+        outcome.fail(f"the server (and its watcher) exited with {server_rc}")
     if graph_of(root) != clean_graph(root):
         outcome.fail("after the run the index differs from a clean rebuild")
     shutil.rmtree(base, ignore_errors=True)
