@@ -30,7 +30,14 @@ from bench.reliability.common import CORPUS, Outcome
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "RELIABILITY.md"
 RESULTS = REPO / "bench" / "results"
-SCENARIOS = ("kill-index", "kill-watch", "concurrency", "storage", "embedding", "load")
+SCENARIOS = ("kill-index", "kill-watch", "concurrency", "disk-full", "read-only", "damaged",
+             "embedding", "load")
+STORAGE_TESTS = "tests/reliability/test_storage_faults.py"
+STORAGE_CASES = {  # pytest -k expressions over STORAGE_TESTS
+    "disk-full": "disk_full",
+    "read-only": "read_only",
+    "damaged": "damage or first_build or open_check or http or watcher",
+}
 
 
 def generated(tmp: Path, files: int) -> Path:
@@ -42,10 +49,12 @@ def generated(tmp: Path, files: int) -> Path:
     return root
 
 
-def pytest_suite(name: str, paths: list[str]) -> Outcome:
+def pytest_suite(name: str, paths: list[str], select: str | None = None) -> Outcome:
     outcome = Outcome(name)
+    only = ["-k", select] if select else []
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           *paths], cwd=REPO, capture_output=True, text=True, check=False)
+                           *only, *paths], cwd=REPO, capture_output=True, text=True,
+                          check=False)
     tail = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr[-300:]
     passed = re.search(r"(\d+) passed", tail)
     outcome.trials = int(passed.group(1)) if passed else 0
@@ -53,6 +62,10 @@ def pytest_suite(name: str, paths: list[str]) -> Outcome:
         outcome.fail(f"pytest: {tail}")
     outcome.figures = {"pytest": tail}
     return outcome
+
+
+EMBEDDING_TITLE = ("embedding API: timeouts, 429 + Retry-After, 500s, malformed JSON, resets, "
+                   "other 4xx; breaker; outage mid-index")
 
 
 def plan(quick: bool, tmp: Path) -> dict[str, Callable[[], Outcome]]:
@@ -63,7 +76,17 @@ def plan(quick: bool, tmp: Path) -> dict[str, Callable[[], Outcome]]:
 
     small = CORPUS / "tsx" / "radix-themes"
     large = CORPUS / "python" / "django"
-    storage = ["tests/reliability/test_storage_faults.py"]
+    storage = {
+        "disk-full": lambda: pytest_suite(
+            "disk full: RLIMIT_FSIZE mid-update and on a first build; a real 1 MiB tmpfs",
+            [STORAGE_TESTS], STORAGE_CASES["disk-full"]),
+        "read-only": lambda: pytest_suite(
+            "read-only `.knoxidx/` (0555/0444, root's overrides dropped)", [STORAGE_TESTS],
+            STORAGE_CASES["read-only"]),
+        "damaged": lambda: pytest_suite(
+            "damaged `index.db`: cut at a page / mid-page, header, zeroed pages, random bytes, "
+            "no tables; CLI, HTTP, watcher", [STORAGE_TESTS], STORAGE_CASES["damaged"]),
+    }
     embedding = ["tests/reliability/test_embedding_faults.py",
                  "tests/retrieval/test_voyage.py", "tests/retrieval/test_resilience.py"]
     if quick:
@@ -71,16 +94,16 @@ def plan(quick: bool, tmp: Path) -> dict[str, Callable[[], Outcome]]:
             "kill-index": lambda: kill_index(generated(tmp, 120), 3, seed=3, workdir=tmp),
             "kill-watch": lambda: kill_watch(generated(tmp, 60), 2, seed=5, workdir=tmp),
             "concurrency": lambda: concurrency(generated(tmp, 40), 6, workdir=tmp),
-            "storage": lambda: pytest_suite("storage faults", storage),
-            "embedding": lambda: pytest_suite("embedding API faults", embedding),
+            **storage,
+            "embedding": lambda: pytest_suite(EMBEDDING_TITLE, embedding),
             "load": lambda: load(generated(tmp, 60), 5, workdir=tmp),
         }
     return {
         "kill-index": lambda: kill_index(small, 50, seed=1, workdir=tmp),
         "kill-watch": lambda: kill_watch(small, 20, seed=2, workdir=tmp),
         "concurrency": lambda: concurrency(large, 60, workdir=tmp),
-        "storage": lambda: pytest_suite("storage faults", storage),
-        "embedding": lambda: pytest_suite("embedding API faults", embedding),
+        **storage,
+        "embedding": lambda: pytest_suite(EMBEDDING_TITLE, embedding),
         "load": lambda: load(large, 60, workdir=tmp),
     }
 
@@ -146,7 +169,7 @@ COMMANDS = {
     "kill-index": "python -m bench.reliability --only kill-index",
     "kill-watch": "python -m bench.reliability --only kill-watch",
     "concurrency": "python -m bench.reliability --only concurrency",
-    "storage": "pytest tests/reliability/test_storage_faults.py",
+    **{name: f"pytest {STORAGE_TESTS} -k '{select}'" for name, select in STORAGE_CASES.items()},
     "embedding": "pytest tests/reliability/test_embedding_faults.py "
                  "tests/retrieval/test_voyage.py tests/retrieval/test_resilience.py",
     "load": "python -m bench.reliability --only load",
@@ -155,7 +178,9 @@ COMMANDS = {
 
 def table_rows(results: dict[str, Any]) -> list[str]:
     rows = []
-    for name, data in results["scenarios"].items():
+    order = {name: i for i, name in enumerate(SCENARIOS)}
+    for name, data in sorted(results["scenarios"].items(),
+                             key=lambda item: order.get(item[0], len(order))):
         verdict = "data lost: 0; errors: clear" if data["ok"] else \
             f"**FAILED**: {'; '.join(data['failures'][:2])}"
         rows.append(f"| {data['title']} | {data['trials']} | {verdict}; {_figures(name, data)}"
@@ -184,7 +209,10 @@ def _figures(name: str, data: dict[str, Any]) -> str:
 
         met = "target met" if f.get("target_met") else "target NOT met"
         return f"{describe(f)}; {met}; statuses {f.get('statuses')}"
-    return str(f.get("pytest", ""))
+    passed = re.search(r"(\d+) passed", str(f.get("pytest", "")))
+    skipped = re.search(r"(\d+) skipped", str(f.get("pytest", "")))
+    return (f"{passed.group(1) if passed else 0} test cases passed"
+            + (f", {skipped.group(1)} skipped" if skipped else ""))
 
 
 def update_doc(rows: list[str]) -> None:
