@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -116,7 +117,11 @@ def _drop_corrupt_index(path: Path) -> None:
     from knoxidx.graph.store import DB_NAME, INDEX_DIR, SQLiteStore
 
     try:
-        SQLiteStore.open(path.resolve(), create=False).close()
+        store = SQLiteStore.open(path.resolve(), create=False)
+        try:
+            store.quick_check()  # damage inside the b-trees: dropping tables may fail too
+        finally:
+            store.close()
     except CorruptIndexError:
         for suffix in ("", "-wal", "-shm"):
             target = path / INDEX_DIR / (DB_NAME + suffix)
@@ -334,6 +339,12 @@ def run() -> None:
     except KnoxidxError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
+    except sqlite3.Error as exc:  # damage or a full disk met mid-command: still one line
+        from knoxidx.graph.dbfile import storage_error
+
+        translated = storage_error(exc, None)
+        click.echo(f"error: {translated}", err=True)
+        sys.exit(translated.exit_code)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
@@ -342,7 +353,7 @@ def run() -> None:
         if message is None:
             raise
         click.echo(f"error: {message}", err=True)
-        sys.exit(7)
+        sys.exit(8)
 from knoxidx import (  # noqa: E402  (last: they import this module's group)
     cli_agent,  # noqa: F401  (registers watch/serve/mcp/context)
     cli_retrieval,  # noqa: F401  (registers search/embed)

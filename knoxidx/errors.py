@@ -37,3 +37,10 @@ class CorruptIndexError(KnoxidxError):
 
 class BadPathError(KnoxidxError):
     exit_code = 2
+
+
+class IndexWriteError(KnoxidxError):
+    """The index cannot be written: the disk is full, or ``.knoxidx/`` is read-only. The
+    index is left as it was before the update."""
+
+    exit_code = 7

@@ -4,6 +4,7 @@ return the shapes its methods return."""
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -17,6 +18,7 @@ from knoxidx.errors import (
     SymbolNotFoundError,
 )
 from knoxidx.graph import traverse
+from knoxidx.graph.dbfile import storage_error
 from knoxidx.graph.model import EdgeType
 from knoxidx.graph.store import SQLiteStore, find_index_root
 
@@ -25,6 +27,9 @@ if TYPE_CHECKING:
 
 _PATH_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
 CALL_TYPES = (EdgeType.CALLS.value,)
+# An update checks the whole database first only up to this size (~0.05 s): beyond it the
+# check would cost more than a typical incremental update (see SQLiteStore.quick_check).
+QUICK_CHECK_MAX_BYTES = 8 * 1024 * 1024
 
 
 class Index:
@@ -78,8 +83,12 @@ class Index:
         try:
             if rebuild:  # under the lock: never drop an index another writer is using
                 self.store.reset()
+            else:  # never write into a damaged database: it would spread the damage
+                self.store.quick_check(max_bytes=QUICK_CHECK_MAX_BYTES)
             return self._update_locked(jobs=jobs, max_bytes=max_bytes, progress=progress,
                                        retrieval=retrieval, embed=embed)
+        except sqlite3.Error as exc:  # a full disk or damage met mid-update, said plainly
+            raise storage_error(exc, self.store.path) from None
         finally:
             lock.release()
 
@@ -287,6 +296,7 @@ class Index:
         lock.acquire(wait=wait)
         self._held_lock: Any = lock
         try:
+            self.store.quick_check()  # once per watcher's life: whatever the size
             yield self
         finally:
             self._held_lock = None

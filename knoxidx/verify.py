@@ -11,21 +11,27 @@ from knoxidx.graph import export
 from knoxidx.graph.store import GraphQueries, SQLiteStore
 
 
-def verify_index(idx: Any, sample: int = 20) -> dict[str, Any]:
+def clean_graph(root: Path) -> tuple[set[tuple], set[tuple]]:
+    """The nodes and edges a clean build of ``root``'s files gives (order-free), built in a
+    scratch database that is thrown away."""
     from knoxidx.indexer.pipeline import update_index
 
-    integrity = idx.q.integrity()
-    current_nodes, current_edges = export.canonical(idx.q)
     scratch = Path(tempfile.mkdtemp(prefix="knoxidx-verify-"))
     try:
         clean = SQLiteStore.open_at(scratch / "index.db", create=True)
         try:
-            update_index(idx.root, clean)
-            clean_nodes, clean_edges = export.canonical(GraphQueries(clean))
+            update_index(root, clean)
+            return export.canonical(GraphQueries(clean))
         finally:
             clean.close()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def verify_index(idx: Any, sample: int = 20) -> dict[str, Any]:
+    integrity = idx.q.integrity()
+    current_nodes, current_edges = export.canonical(idx.q)
+    clean_nodes, clean_edges = clean_graph(idx.root)
     return {
         "integrity": integrity,
         "equal": current_nodes == clean_nodes and current_edges == clean_edges,

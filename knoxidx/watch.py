@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from knoxidx.errors import CorruptIndexError, IndexNotFoundError
+from knoxidx.graph.dbfile import storage_error
 from knoxidx.indexer.watch_filter import TRIGGER_NAMES, DiscoveryCache, RepoPathFilter
 
 DEFAULT_DEBOUNCE_MS = 150
@@ -290,6 +292,11 @@ class Watcher:
             except CorruptIndexError:
                 raise
             except Exception as exc:  # logged, and the batch retried: never lost
+                if isinstance(exc, sqlite3.DatabaseError):
+                    said = storage_error(exc, index.store.path)
+                    if isinstance(said, CorruptIndexError):  # damage stops the watcher
+                        raise said from None
+                    exc = said  # a full disk: retried, and said plainly
                 delay = RETRY_DELAYS_S[min(failures, len(RETRY_DELAYS_S) - 1)]
                 failures += 1
                 log.exception("update failed")

@@ -274,7 +274,7 @@ def test_cli_over_the_shared_store(tmp_path: Path, pg_url: str, monkeypatch) -> 
     assert code == 2 and "no repository 'nope'" in err and "known: pay" in err
     code, _, err = cli("stats", "--repo", "pay",
                        env={"KNOXIDX_STORE": "postgresql://nobody:secret@127.0.0.1:1/none"})
-    assert code == 7 and "cannot connect" in err and "secret" not in err
+    assert code == 8 and "cannot connect" in err and "secret" not in err
     assert err.count("\n") == 1 and "Traceback" not in err
     code, _, err = cli("stats", "--store", "mysql://x/y")
     assert code == 2 and "unknown store" in err
@@ -338,7 +338,7 @@ def test_least_privilege_roles(tmp_path: Path, pg_url: str) -> None:
     assert code == 0 and json.loads(out)["mode"] == "vector", err
     (root / "pay.py").write_text("def pay():\n    pass\n")
     code, _, err = cli("index", str(root), "--store", as_role("kx_reader"))
-    assert code == 7 and "refused" in err and "permission denied" in err, err
+    assert code == 8 and "refused" in err and "permission denied" in err, err
     assert err.count("\n") == 1 and "Traceback" not in err
 
 

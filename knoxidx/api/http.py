@@ -22,6 +22,7 @@ import json
 import logging
 import signal
 import socket
+import sqlite3
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -50,6 +51,8 @@ from knoxidx.errors import (
     KnoxidxError,
     SymbolNotFoundError,
 )
+from knoxidx.graph.dbfile import storage_error
+from knoxidx.graph.store import DB_NAME, INDEX_DIR
 from knoxidx.retrieval.errors import ModelUnavailableError, SearchIndexMissingError
 from knoxidx.source import ForbiddenPathError, SourceNotFoundError
 
@@ -178,6 +181,8 @@ async def _answer(pool: ReaderPool, fn: Callable[[Any], Any],
         return JSON(await pool.run(fn, repo))
     except KnoxidxError as exc:
         return error_for(exc)
+    except sqlite3.Error as exc:  # a damaged index met by this query: say so, and the fix
+        return error_for(storage_error(exc, pool.root / INDEX_DIR / DB_NAME))
     except Exception:  # a bug: logged with its traceback, reported without internals
         log.exception("request failed")
         return error(500, "internal", "internal error; the server log has the details")

@@ -100,7 +100,7 @@ SCHEMA_VERSION = max(MIGRATIONS)
 class StoreUnavailableError(KnoxidxError):
     """The PostgreSQL server cannot be reached, or refused us."""
 
-    exit_code = 7
+    exit_code = 8
 
 
 def connect(url: str, *, role: str = "knoxidx") -> Any:

@@ -132,6 +132,9 @@ class PgStore:
                 self._reset_pending = False
             yield
 
+    def quick_check(self, max_bytes: int | None = None) -> None:
+        """Nothing to do: PostgreSQL guards its own pages (WAL, checksums when enabled)."""
+
     @contextmanager
     def read_snapshot(self) -> Iterator[None]:
         """Every query of the block sees one committed state (the HTTP API's calls)."""

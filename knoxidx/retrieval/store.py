@@ -213,7 +213,8 @@ class ChunkStore:
         try:
             yield
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # SQLite may have rolled back already (a full disk)
+                conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
 

@@ -21,7 +21,8 @@ class FakeVoyage:
     """Queue actions with ``then``; each request takes the next one (default: answer properly).
 
     Actions: ``("ok",)``, ``("status", code, headers)``, ``("sleep", seconds)``,
-    ``("raw", code, body_bytes)`` (a body that is not what the client expects).
+    ``("raw", code, body_bytes)`` (a body that is not what the client expects), ``("reset",)``
+    (the connection is dropped with a TCP RST, no answer at all).
     """
 
     def __init__(self) -> None:
@@ -68,6 +69,15 @@ class FakeVoyage:
         self, handler: BaseHTTPRequestHandler, action: tuple[Any, ...], body: dict[str, Any]
     ) -> None:
         kind = action[0]
+        if kind == "reset":  # SO_LINGER 0: close() sends RST instead of FIN
+            import socket
+            import struct
+
+            handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                          struct.pack("ii", 1, 0))
+            handler.close_connection = True
+            handler.connection.close()
+            return
         if kind == "sleep":
             time.sleep(action[1])
             return

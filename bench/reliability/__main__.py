@@ -1,0 +1,3 @@
+from bench.reliability.run import main
+
+raise SystemExit(main())
