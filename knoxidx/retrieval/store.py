@@ -373,6 +373,25 @@ class ChunkStore:
             )
         return [(int(rowid), -float(rank)) for rowid, rank in rows]
 
+    def document_frequencies(self, words: Sequence[str]) -> tuple[dict[str, int], int]:
+        """In how many chunks each of ``words`` occurs, and how many chunks there are (IDF
+        weights for the definition rerank), from a temporary fts5vocab view of the index."""
+        total = self.chunk_count()
+        if not words:
+            return {}, total
+        try:
+            self.conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunk_vocab "
+                "USING fts5vocab(main, 'chunk_fts', 'row')"
+            )
+            marks = ", ".join("?" * len(words))
+            rows = self.conn.execute(
+                f"SELECT term, doc FROM temp.chunk_vocab WHERE term IN ({marks})", list(words)
+            ).fetchall()
+        except sqlite3.Error:  # no fts5vocab in this SQLite: every word weighs the same
+            return {}, 0
+        return {str(term): int(doc) for term, doc in rows}, total
+
     # ---- vectors, cache, pending -------------------------------------------------------------
 
     def meta(self, key: str) -> str | None:
