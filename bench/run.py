@@ -99,6 +99,17 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text(json.dumps(results, indent=2, default=str))
     from bench import report
 
-    (REPO / "BENCHMARKS.md").write_text(report.render(results))
+    (REPO / "BENCHMARKS.md").write_text(report.render(results) + _kept_sections(REPO / "BENCHMARKS.md"))
     print(f"wrote {out} and BENCHMARKS.md", file=sys.stderr)
     return 0
+
+
+# Sections of BENCHMARKS.md written by other benchmarks (python -m bench.retrieval_eval) start
+# after this line; regenerating the tables above keeps them.
+KEPT_MARKER = "<!-- sections below are kept when python -m bench regenerates the tables above -->"
+
+
+def _kept_sections(path: Path) -> str:
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    at = old.find(KEPT_MARKER)
+    return "\n" + old[at:] if at >= 0 else ""

@@ -60,6 +60,15 @@ class LanguageData:
         self._df: dict[str, int] | None = None
         self._symbols: list[list[int]] | None = None
 
+    def centrality(self, path: str, line: int) -> float:
+        """PageRank of the definition starting at ``line`` (0..1, as ``knoxidx context`` has it)."""
+        if not hasattr(self, "_centrality"):
+            from knoxidx.retrieval.context import ContextWeights, centrality_scores
+
+            self._centrality = centrality_scores(self.index, ContextWeights().centrality_edges)
+        node = self.index.q.node_at(path, line)
+        return self._centrality.get(node["id"], 0.0) if node else 0.0
+
     def df(self) -> dict[str, int]:
         """In how many chunks each term occurs (for IDF weights)."""
         if self._df is None:
@@ -257,7 +266,7 @@ def leaf_definitions(data: LanguageData, chunk_id: int) -> list[Any]:
 def definition_rerank(
     data: LanguageData, sources: dict[str, list[int]], query: str, fuse: Fuser, *,
     depth: int = 20, term_weight: float = 1.0, name_weight: float = 1.0, rank_k: float = 10.0,
-    use_idf: bool = True,
+    use_idf: bool = True, centrality_weight: float = 0.0,
 ) -> list[Span]:
     """Results at definition level: the definitions of the top ``depth`` fused chunks (a chunk
     of one definition, or part of one, stands for itself), scored by the chunk's rank plus the
@@ -284,36 +293,39 @@ def definition_rerank(
             names = set(identifier_parts(name)) | {name.lower()}
             s = (base + term_weight * sum(idf[w] for w in wanted & words) / total
                  + name_weight * sum(idf[w] for w in wanted & names) / total)
+            if centrality_weight:
+                s += centrality_weight * data.centrality(c.path, start)
             span = Span(c.path, start, end)
             scored[span] = max(scored.get(span, 0.0), s)
     return [span for span, _ in sorted(scored.items(), key=lambda kv: -kv[1])][:10]
 
 
-GRID = [(1.0, 1.0, 10.0, True), (1.0, 1.0, 10.0, False), (1.0, 1.0, 5.0, True),
-        (1.0, 1.0, 20.0, True), (1.0, 1.5, 10.0, True), (1.5, 1.5, 10.0, True),
-        (0.75, 1.0, 10.0, True)]
+GRID = [(1.0, 1.0, 10.0, True, 0.0), (1.0, 1.0, 10.0, True, 0.1),
+        (1.0, 1.0, 10.0, True, 0.3)]
 
 
 def rerank_table(datas: list[LanguageData]) -> None:
     fusers = {"rrf20": rrf({"lexical": 1, "vector": 1, "symbol": 1}, 20),
-              "rrf60": rrf({"lexical": 1, "vector": 1, "symbol": 1})}
+              "rrf20 vec1.5": rrf({"lexical": 1, "vector": 1.5, "symbol": 1}, 20),
+              "rrf20 vec0.7": rrf({"lexical": 1, "vector": 0.7, "symbol": 1}, 20),
+              "rrf20 sym0.5": rrf({"lexical": 1, "vector": 1, "symbol": 0.5}, 20)}
     for fname, fuse in fusers.items():
-        for depth in (20, 30):
-            for tw, nw, rk, ui in GRID:
+        for depth in (20,):
+            for tw, nw, rk, ui, cw in GRID:
                 cells = []
                 for d in datas:
                     symbols = d.identifier_symbols()
                     rankings = [
                         definition_rerank(d, {**q, "symbol": symbols[n]}, text, fuse,
                                           depth=depth, term_weight=tw, name_weight=nw,
-                                          rank_k=rk, use_idf=ui)
+                                          rank_k=rk, use_idf=ui, centrality_weight=cw)
                         for n, (q, text) in enumerate(zip(d.queries, d.texts))
                     ]
                     s = score(rankings, d.targets)
                     cells.append((s.recall, s.mrr))
                 mean_r = sum(c[0] for c in cells) / len(cells)
                 mean_m = sum(c[1] for c in cells) / len(cells)
-                print(f"defrank {fname} depth{depth} t{tw} n{nw} k{rk} idf{ui} | "
+                print(f"defrank {fname} depth{depth} t{tw} n{nw} k{rk} idf{ui} c{cw} | "
                       + " | ".join(f"{r:.2f}/{m:.2f}" for r, m in cells)
                       + f" | {mean_r:.3f}/{mean_m:.3f}", flush=True)
 

@@ -214,3 +214,14 @@ def test_quick_run_on_the_real_corpus(capsys) -> None:
         pytest.skip("corpus not fetched (../shared/corpus/get-corpus.sh)")
     assert main(["--quick", "--no-save", "--corpus", str(corpus)]) == 0
     assert "| python (python/django) | 20 |" in capsys.readouterr().out
+
+
+def test_regenerating_benchmarks_md_keeps_the_sections_below_the_marker(tmp_path: Path) -> None:
+    from bench.run import KEPT_MARKER, _kept_sections
+
+    page = tmp_path / "BENCHMARKS.md"
+    assert _kept_sections(page) == ""
+    page.write_text(f"# tables\n\nold figures\n\n{KEPT_MARKER}\n\n## Retrieval\n\n| a |\n")
+    assert _kept_sections(page) == f"\n{KEPT_MARKER}\n\n## Retrieval\n\n| a |\n"
+    page.write_text("# tables only\n")
+    assert _kept_sections(page) == ""
