@@ -80,7 +80,7 @@ class QueryWords:
         }
         self.total = sum(self.weight.values()) or 1.0
 
-    def share(self, words: set[str]) -> float:
+    def share(self, words: set[str] | frozenset[str]) -> float:
         return sum(v for w, v in self.weight.items() if w in words) / self.total
 
 
@@ -109,10 +109,27 @@ def unit_text(chunk: Chunk, unit: Unit) -> str:
     return "\n".join(lines[unit.start_line - chunk.start_line : unit.end_line - chunk.start_line + 1])
 
 
+_WORDS_CACHED = 50_000
+_unit_words: dict[tuple[str, int, int], frozenset[str]] = {}
+
+
+def unit_words(chunk: Chunk, unit: Unit) -> frozenset[str]:
+    """The words of a unit's lines, kept by chunk content and span (a search looks at the same
+    big chunks again and again)."""
+    key = (chunk.content_hash, unit.start_line, unit.end_line)
+    found = _unit_words.get(key)
+    if found is None:
+        words: set[str] = set()
+        for line in unit_text(chunk, unit).split("\n"):
+            words |= line_terms(line)
+        if len(_unit_words) >= _WORDS_CACHED:
+            _unit_words.clear()
+        found = _unit_words[key] = frozenset(words)
+    return found
+
+
 def match_score(chunk: Chunk, unit: Unit, words: QueryWords, weights: RerankWeights) -> float:
-    found: set[str] = set()
-    for line in unit_text(chunk, unit).split("\n"):
-        found |= line_terms(line)
+    found = unit_words(chunk, unit)
     name = unit.symbol.replace("::", ".").rsplit(".", 1)[-1]
     name_words = set(identifier_parts(name)) | {name.lower()}
     return weights.lines * words.share(found) + weights.name * words.share(name_words)

@@ -28,6 +28,7 @@ from knoxidx.retrieval.store import ChunkFilter, ChunkStore, has_schema
 
 MODES = ("hybrid", "lexical", "vector")
 MAX_K = 100
+DEFINITIONS_CACHED = 2000  # files whose definitions a searcher keeps between searches
 MAX_QUERY_CHARS = 2000
 # A name defined more often than this says little about where to look ("get", "run").
 COMMON_NAME = 25
@@ -82,6 +83,7 @@ class Searcher:
         self._embedder_error = ""
         self._hybrid: HybridSearch | None = None
         self._last_hits: list[SymbolHit] = []
+        self._definitions: dict[str, tuple[str, list[Any]]] = {}  # path -> (version, definitions)
 
     # ---- lazily made parts ---------------------------------------------------------------------
 
@@ -199,9 +201,18 @@ class Searcher:
         return out
 
     def file_definitions(self, path: str) -> list[Any]:
-        """The definitions the graph holds for ``path`` (its stored facts)."""
+        """The definitions the graph holds for ``path`` (its stored facts), kept per file
+        version: unpickling a big file's facts for every search cost more than the search."""
+        version = self.store.source_hash(path) or ""
+        cached = self._definitions.get(path)
+        if cached is not None and cached[0] == version and version:
+            return cached[1]
         facts = self.index.store.load_facts(path)
-        return list(facts.defs) if facts is not None else []
+        definitions = list(facts.defs) if facts is not None else []
+        if len(self._definitions) >= DEFINITIONS_CACHED:
+            self._definitions.clear()
+        self._definitions[path] = (version, definitions)
+        return definitions
 
     def graph_symbols(self, query: str, limit: int) -> list[SymbolHit]:
         """Definitions named by the query: a one-word query, exactly and by prefix; in a longer

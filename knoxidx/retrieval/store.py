@@ -261,6 +261,10 @@ class ChunkStore:
     def sources(self) -> dict[str, str]:
         return dict(self.conn.execute("SELECT path, hash FROM chunk_source"))
 
+    def source_hash(self, path: str) -> str | None:
+        row = self.conn.execute("SELECT hash FROM chunk_source WHERE path = ?", (path,)).fetchone()
+        return str(row[0]) if row else None
+
     def set_source(self, path: str, content_hash: str) -> None:
         self.conn.execute(
             "INSERT OR REPLACE INTO chunk_source (path, hash) VALUES (?, ?)", (path, content_hash)

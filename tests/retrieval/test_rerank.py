@@ -107,3 +107,20 @@ def test_search_results_are_definitions_and_sentences_are_not_name_lookups(
         assert all("symbol" not in r["sources"] for r in answer["results"])
         alone = idx.search("context", mode="hybrid")["results"][0]
         assert alone["path"] == "context.py" and "symbol" in alone["sources"]
+
+
+def test_definitions_kept_between_searches_follow_file_changes(tmp_path: Path) -> None:
+    (tmp_path / "v.py").write_text(SOURCE)
+    with Index.open(tmp_path, create=True) as idx:
+        idx.update(jobs=1)
+        top = idx.search("harden the lava into basalt", mode="lexical")["results"][0]
+        assert (top["start_line"], top["end_line"]) == (10, 12)
+        # two lines above everything: every definition moves down, a new one is added
+        (tmp_path / "v.py").write_text("import os\n\n" + SOURCE
+                                       + "\n\ndef quench_basalt(lava):\n    return lava.cool()\n")
+        idx.update(jobs=1)
+        top = idx.search("harden the lava into basalt", mode="lexical")["results"][0]
+        assert (top["start_line"], top["end_line"]) == (12, 14)
+        new = idx.search("quench basalt", mode="hybrid")["results"][0]
+        assert (new["start_line"], new["end_line"], new["symbol"].split(".")[-1]) == (
+            17, 18, "quench_basalt")
