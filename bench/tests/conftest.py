@@ -1,9 +1,10 @@
-"""Make bench/ importable as a directory of scripts (accuracy.py, oracles/common.py)."""
+"""Make bench/ importable as a directory of scripts (accuracy.py, oracles/common.py), and as
+the package ``bench`` (bench.retrieval_eval)."""
 
 import sys
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parents[1]
-for p in (BENCH, BENCH / "oracles"):
+for p in (BENCH, BENCH / "oracles", BENCH.parent):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))

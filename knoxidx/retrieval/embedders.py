@@ -200,8 +200,8 @@ def select_reranker(
     egress: Egress | None = None,
 ) -> Any:
     """Voyage ``rerank-2.5`` when Voyage is the chosen embedder (or ``config["reranker"]`` is
-    ``voyage``) and a key is set; otherwise None: no local reranker measured better than the
-    fused order (see MODELS.md). Always None when offline."""
+    ``voyage``) and a key is set; otherwise None, and hybrid search uses the offline
+    definition rerank (``rerank.py``; see MODELS.md). Always None when offline."""
     config = config or {}
     env = os.environ if env is None else env
     embedder = (config.get("embedder") or env.get(EMBEDDER_ENV) or "local").strip().lower()

@@ -123,6 +123,13 @@ class PgChunkStore:
             "SELECT path, hash FROM knoxidx.chunk_source WHERE repo = %s", (self._repo,)
         ).fetchall())
 
+    def source_hash(self, path: str) -> str | None:
+        scope, args = self._scope("s")
+        row = self.conn.execute(
+            f"SELECT s.hash FROM knoxidx.chunk_source s WHERE s.path = %s AND {scope}"
+            " ORDER BY s.repo LIMIT 1", (path, *args)).fetchone()
+        return str(row[0]) if row else None
+
     def set_source(self, path: str, content_hash: str) -> None:
         self.conn.execute(
             "INSERT INTO knoxidx.chunk_source VALUES (%s, %s, %s) ON CONFLICT (repo, path)"
@@ -204,6 +211,21 @@ class PgChunkStore:
             (_RANK_WEIGHTS, query, *args, *params, limit),
         )
         return [(int(i), float(r)) for i, r in rows]
+
+    def document_frequencies(self, words: Sequence[str]) -> tuple[dict[str, int], int]:
+        """In how many chunks each of ``words`` occurs, and how many chunks there are (IDF
+        weights for the definition rerank): one GIN index probe per word."""
+        total = self.chunk_count()
+        scope, args = self._scope()
+        found: dict[str, int] = {}
+        for word in dict.fromkeys(words):
+            term = "'" + word.replace("'", "''").replace("\\", "\\\\") + "'"
+            count = self.conn.execute(
+                f"SELECT count(*) FROM knoxidx.chunk c WHERE c.fts @@ to_tsquery('simple', %s)"
+                f" AND {scope}", (term, *args)).fetchone()[0]
+            if count:
+                found[word] = int(count)
+        return found, total
 
     def vector_search(self, query: Any, limit: int,
                       chunk_filter: ChunkFilter | None = None) -> list[tuple[int, float]]:

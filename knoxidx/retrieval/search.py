@@ -1,5 +1,7 @@
 """Hybrid search: lexical (FTS5/BM25), vector (cosine) and symbol-name hits, fused by
-reciprocal rank, then optionally reranked.
+reciprocal rank, then reranked: by a service reranker when one is configured, else, given the
+graph's definitions, at definition level (``rerank.py``), so that results are definitions rather
+than whole merged chunks.
 
 Each source ranks chunks on its own scale; reciprocal rank fusion adds ``1 / (rrf_k + rank)``
 per source, so a chunk that several sources agree on rises without tuning score scales. A
@@ -17,6 +19,14 @@ from typing import Protocol
 
 from knoxidx.retrieval.embedders import Embedder
 from knoxidx.retrieval.errors import RetrievalError
+from knoxidx.retrieval.rerank import (
+    DefinitionSource,
+    QueryWords,
+    RerankWeights,
+    Unit,
+    narrow,
+    rerank_definitions,
+)
 from knoxidx.retrieval.store import ChunkFilter, ChunkStore, StoredChunk
 from knoxidx.retrieval.terms import content_terms, line_terms
 from knoxidx.retrieval.vectors import VectorIndex, from_blobs
@@ -67,14 +77,18 @@ class HybridSearch:
         *,
         symbol_source: SymbolSource | None = None,
         reranker: Reranker | None = None,
+        definitions: DefinitionSource | None = None,
         candidates: int = 50,
-        rrf_k: int = 60,
+        rrf_k: int = 20,
         rerank_top: int = 30,
+        weights: RerankWeights | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.symbol_source = symbol_source
         self.reranker = reranker
+        self.definitions = definitions  # set: results are definition-sized (see rerank.py)
+        self.weights = weights or RerankWeights()
         self.candidates = candidates
         self.rrf_k = rrf_k
         self.rerank_top = rerank_top
@@ -135,9 +149,12 @@ class HybridSearch:
         *,
         sources: Sequence[str] = SOURCES,
         chunk_filter: ChunkFilter | None = None,
+        definition_rerank: bool = True,
     ) -> list[SearchResult]:
-        """The ``k`` best chunks for ``query`` from the given ``sources`` (fused), restricted
-        to ``chunk_filter``."""
+        """The ``k`` best results for ``query`` from the given ``sources`` (fused), restricted
+        to ``chunk_filter``. With a definition source, results are definitions: with
+        ``definition_rerank`` the fused chunks' definitions are reranked (unless a service
+        reranker is set), otherwise each chunk is narrowed to its best definition."""
         self.skipped = {}
         query = query.strip()
         if not query:
@@ -159,23 +176,40 @@ class HybridSearch:
         fused = reciprocal_rank_fusion(ranked, self.rrf_k)
         order = [chunk_id for chunk_id, _ in fused]
         scores = dict(fused)
+        head = max(k, self.rerank_top, self.weights.depth if self.definitions else 0)
         found_by = {
             chunk_id: tuple(
                 name for name, hits in ranked.items() if any(h == chunk_id for h, _ in hits)
             )
-            for chunk_id in order[: max(k, self.rerank_top)]
+            for chunk_id in order[:head]
         }
-        chunks = self.store.get(order[: max(k, self.rerank_top)])
+        chunks = self.store.get(order[:head])
         if self.reranker is not None and order:
             order, scores, withheld = self._rerank(query, order, scores, chunks)
             if withheld is not None:
                 found_by = {i: found_by.get(i, ()) if i in withheld
                             else (*found_by.get(i, ()), "rerank") for i in order}
+                definition_rerank = False
+        if self.definitions is None:
+            return [
+                _result(chunks[i], scores[i], query, found_by.get(i, ()))
+                for i in order[:k] if i in chunks
+            ]
+        words = QueryWords(query, *self.store.document_frequencies(content_terms(query)))
+        if definition_rerank:
+            plain = {i: chunks[i].chunk for i in order[: self.weights.depth] if i in chunks}
+            units = rerank_definitions(order, plain, self.definitions, words, self.weights)
+            return [
+                _result(chunks[u.chunk_id], u.score, query,
+                        (*found_by.get(u.chunk_id, ()), "rerank"), u)
+                for u in units[:k]
+            ]
         results = []
-        for chunk_id in order[:k]:
-            stored = chunks.get(chunk_id)
-            if stored is not None:
-                results.append(_result(stored, scores[chunk_id], query, found_by.get(chunk_id, ())))
+        for i in order[:k]:
+            if i in chunks:
+                c = chunks[i].chunk
+                unit = narrow(i, c, self.definitions(c.path), words, self.weights)
+                results.append(_result(chunks[i], scores[i], query, found_by.get(i, ()), unit))
         return results
 
     def _rerank(
@@ -231,22 +265,33 @@ def reciprocal_rank_fusion(
 
 
 def _result(
-    stored: StoredChunk, score: float, query: str, sources: tuple[str, ...]
+    stored: StoredChunk,
+    score: float,
+    query: str,
+    sources: tuple[str, ...],
+    unit: Unit | None = None,
 ) -> SearchResult:
+    """The result for a chunk, or for ``unit`` (a definition inside it) when given."""
     chunk = stored.chunk
-    best = best_line(chunk.text, query)
+    start, end, text = chunk.start_line, chunk.end_line, chunk.text
+    symbol, kind = chunk.symbol, chunk.kind
+    if unit is not None and (unit.start_line, unit.end_line) != (start, end):
+        lines = text.split("\n")
+        text = "\n".join(lines[unit.start_line - start : unit.end_line - start + 1]) + "\n"
+        start, end, symbol, kind = unit.start_line, unit.end_line, unit.symbol, unit.kind
+    best = best_line(text, query)
     return SearchResult(
         path=chunk.path,
-        start_line=chunk.start_line,
-        end_line=chunk.end_line,
-        symbol=chunk.symbol,
-        kind=chunk.kind,
+        start_line=start,
+        end_line=end,
+        symbol=symbol,
+        kind=kind,
         score=score,
-        snippet=snippet(chunk.text, query, best=best),
+        snippet=snippet(text, query, best=best),
         sources=sources,
         chunk_id=stored.id,
         language=chunk.language,
-        match_line=chunk.start_line + best,
+        match_line=start + best,
     )
 
 

@@ -30,6 +30,7 @@ from knoxidx.retrieval.store import ChunkFilter
 
 MODES = ("hybrid", "lexical", "vector")
 MAX_K = 100
+DEFINITIONS_CACHED = 2000  # files whose definitions a searcher keeps between searches
 MAX_QUERY_CHARS = 2000
 # A name defined more often than this says little about where to look ("get", "run").
 COMMON_NAME = 25
@@ -84,6 +85,7 @@ class Searcher:
         self._embedder_error = ""
         self._hybrid: HybridSearch | None = None
         self._last_hits: list[SymbolHit] = []
+        self._definitions: dict[str, tuple[str, list[Any]]] = {}  # path -> (version, definitions)
 
     # ---- lazily made parts ---------------------------------------------------------------------
 
@@ -104,8 +106,12 @@ class Searcher:
                 reranker = select_reranker(config, egress=egress)
             except RetrievalError:
                 reranker = None
+            # Over every repository of a shared store a path names no one file: results stay
+            # chunks there (the definition rerank needs each file's definitions).
+            every_repo = getattr(self.store, "repo", "") is None
             self._hybrid = HybridSearch(
-                self.store, None, symbol_source=self.graph_symbols, reranker=reranker
+                self.store, None, symbol_source=self.graph_symbols, reranker=reranker,
+                definitions=None if every_repo else self.file_definitions,
             )
         return self._hybrid
 
@@ -143,13 +149,16 @@ class Searcher:
             else:
                 hybrid.embedder = self._embedder
                 sources = ("vector",) if mode == "vector" else ("lexical", "vector", "symbol")
-        results = hybrid.search(query, k, sources=sources, chunk_filter=chunk_filter)
+        # the definition rerank belongs to hybrid search (fusion, then rerank); the single-source
+        # modes only narrow each chunk to its best definition
+        results = hybrid.search(query, k, sources=sources, chunk_filter=chunk_filter,
+                                definition_rerank=mode == "hybrid")
         if "vector" in hybrid.skipped:
             reason = hybrid.skipped["vector"]
             if mode == "vector":
                 used, note = "lexical", f"vector search failed ({reason}): lexical results"
                 results = hybrid.search(query, k, sources=("lexical", "symbol"),
-                                        chunk_filter=chunk_filter)
+                                        chunk_filter=chunk_filter, definition_rerank=False)
             else:
                 note = f"vector search failed ({reason}): lexical and symbol results only"
         return {
@@ -189,7 +198,9 @@ class Searcher:
             if hit.path == result.path and result.start_line <= hit.line <= result.end_line:
                 line = hit.line
                 break
-        node = q.node_at(result.path, line) if line else None
+        node = q.node_at(result.path, result.start_line)
+        if node is None or node["end_line"] != result.end_line:  # not one definition's span
+            node = q.node_at(result.path, line) if line else None
         if node is None and result.symbol:
             node = next(
                 (n for n in q.nodes_with_suffix(result.symbol, 50)
@@ -200,13 +211,31 @@ class Searcher:
             out["symbol"], out["kind"] = node["qualified_name"], node["kind"]
         return out
 
+    def file_definitions(self, path: str) -> list[Any]:
+        """The definitions the graph holds for ``path`` (its stored facts), kept per file
+        version: unpickling a big file's facts for every search cost more than the search."""
+        version = self.store.source_hash(path) or ""
+        cached = self._definitions.get(path)
+        if cached is not None and cached[0] == version and version:
+            return cached[1]
+        facts = self.index.store.load_facts(path)
+        definitions = list(facts.defs) if facts is not None else []
+        if len(self._definitions) >= DEFINITIONS_CACHED:
+            self._definitions.clear()
+        self._definitions[path] = (version, definitions)
+        return definitions
+
     def graph_symbols(self, query: str, limit: int) -> list[SymbolHit]:
-        """Definitions named by the query: each identifier (or dotted/``::`` path) in it,
-        exactly; for a one-word query also by prefix. Names defined very often are skipped
+        """Definitions named by the query: a one-word query, exactly and by prefix; in a longer
+        query, each word shaped like code (``snake_case``, ``camelCase``, ``a.b``, ``a::b``),
+        exactly. Plain words of a sentence are not looked up as names ("return the context"
+        would rank anything called ``context`` first). Names defined very often are skipped
         unless they are the whole query."""
         q = self.index.q
         names = list(dict.fromkeys(m.group() for m in _NAME.finditer(query)))
         single = len(names) == 1 and names[0] == query
+        if not single:
+            names = [name for name in names if looks_like_code(name)]
         hits: list[SymbolHit] = []
         seen: set[tuple[str, int]] = set()
 
@@ -237,6 +266,15 @@ class Searcher:
             add(q.nodes_like(escaped + "%", None, COMMON_NAME))
         self._last_hits = hits
         return hits
+
+
+def looks_like_code(name: str) -> bool:
+    """``parse_config``, ``parseConfig``, ``HTTPServer``, ``os.path``, ``std::io`` — not
+    ``Return`` or ``context``."""
+    return (
+        "_" in name.strip("_") or "." in name or "::" in name or "$" in name
+        or any(c.isupper() for c in name[1:])
+    )
 
 
 def result_dict(result: SearchResult) -> dict[str, Any]:

@@ -274,6 +274,10 @@ class ChunkStore:
     def sources(self) -> dict[str, str]:
         return dict(self.conn.execute("SELECT path, hash FROM chunk_source"))
 
+    def source_hash(self, path: str) -> str | None:
+        row = self.conn.execute("SELECT hash FROM chunk_source WHERE path = ?", (path,)).fetchone()
+        return str(row[0]) if row else None
+
     def set_source(self, path: str, content_hash: str) -> None:
         self.conn.execute(
             "INSERT OR REPLACE INTO chunk_source (path, hash) VALUES (?, ?)", (path, content_hash)
@@ -386,6 +390,25 @@ class ChunkStore:
                 (match, limit),
             )
         return [(int(rowid), -float(rank)) for rowid, rank in rows]
+
+    def document_frequencies(self, words: Sequence[str]) -> tuple[dict[str, int], int]:
+        """In how many chunks each of ``words`` occurs, and how many chunks there are (IDF
+        weights for the definition rerank), from a temporary fts5vocab view of the index."""
+        total = self.chunk_count()
+        if not words:
+            return {}, total
+        try:
+            self.conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunk_vocab "
+                "USING fts5vocab(main, 'chunk_fts', 'row')"
+            )
+            marks = ", ".join("?" * len(words))
+            rows = self.conn.execute(
+                f"SELECT term, doc FROM temp.chunk_vocab WHERE term IN ({marks})", list(words)
+            ).fetchall()
+        except sqlite3.Error:  # no fts5vocab in this SQLite: every word weighs the same
+            return {}, 0
+        return {str(term): int(doc) for term, doc in rows}, total
 
     # ---- vectors, cache, pending -------------------------------------------------------------
 

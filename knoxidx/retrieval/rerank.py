@@ -1,0 +1,173 @@
+"""Definition-sized results, and the offline rerank that uses the graph's definitions.
+
+Small neighbours are merged into one chunk (a few short methods, a class that fits the budget),
+so a chunk that matches a question often holds several definitions; a result should be the one
+the question is about. The *units* of a chunk are the definitions wholly inside it (a container
+gives way to its members) when there are at least two, else the chunk itself. A unit scores the
+share of the query's words (weighted by IDF over the chunks) found in its lines, plus the share
+found in its name:
+
+- ``narrow``: every result of a lexical or vector search is reported as its best unit (the
+  chunk when no unit shares a word with the query).
+- ``rerank_definitions`` (hybrid search, when no service reranker is configured): the units of
+  the first ``depth`` fused chunks are ranked by the chunk's fused rank plus their own scores,
+  so two functions of one good chunk may both be listed and a function whose name says what
+  the question asks rises.
+
+Measured on the docstring -> code benchmark (``python -m bench.retrieval_eval``, where a result
+counts only if it is definition-sized); the weights are what measured best there, and the
+measurements are in BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from knoxidx.retrieval.chunker import Chunk
+from knoxidx.retrieval.terms import content_terms, identifier_parts, line_terms
+
+CODE_KINDS = frozenset({"Function", "Class", "Interface", "Type"})
+
+
+class DefinitionSpan(Protocol):
+    @property
+    def kind(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def qualname(self) -> str: ...
+    @property
+    def start_line(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+
+
+# A file's definitions (the graph's stored facts for that path)
+DefinitionSource = Callable[[str], Sequence[DefinitionSpan]]
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A definition inside a chunk (or the whole chunk) as a result."""
+
+    chunk_id: int
+    start_line: int
+    end_line: int
+    symbol: str
+    kind: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class RerankWeights:
+    depth: int = 20  # fused chunks whose units are ranked
+    rank_k: float = 10.0  # the chunk's rank counts (rank_k + 1) / (rank_k + rank), rank from 1
+    lines: float = 1.0  # weight of the share of query words in the unit's lines
+    name: float = 1.0  # weight of the share of query words in the unit's name
+
+
+class QueryWords:
+    """The query's content words with their IDF weights (all 1 when ``total`` is 0: unknown)."""
+
+    def __init__(self, query: str, frequencies: dict[str, int], total: int) -> None:
+        words = content_terms(query)
+        self.weight = {
+            w: math.log(1 + total / (1 + frequencies.get(w, 0))) if total > 0 else 1.0
+            for w in words
+        }
+        self.total = sum(self.weight.values()) or 1.0
+
+    def share(self, words: set[str] | frozenset[str]) -> float:
+        return sum(v for w, v in self.weight.items() if w in words) / self.total
+
+
+def units(chunk_id: int, chunk: Chunk, definitions: Sequence[DefinitionSpan]) -> list[Unit]:
+    """The chunk's units (score 0): its innermost definitions if it holds two or more, else
+    the chunk itself."""
+    inside = [
+        d for d in definitions
+        if d.kind in CODE_KINDS and chunk.start_line <= d.start_line
+        and d.end_line <= chunk.end_line
+    ]
+    leaves = [
+        d for d in inside
+        if not any(
+            o is not d and d.start_line <= o.start_line and o.end_line <= d.end_line
+            for o in inside
+        )
+    ]
+    if len(leaves) < 2:
+        return [Unit(chunk_id, chunk.start_line, chunk.end_line, chunk.symbol, chunk.kind, 0.0)]
+    return [Unit(chunk_id, d.start_line, d.end_line, d.qualname, d.kind, 0.0) for d in leaves]
+
+
+def unit_text(chunk: Chunk, unit: Unit) -> str:
+    lines = chunk.text.split("\n")
+    return "\n".join(lines[unit.start_line - chunk.start_line : unit.end_line - chunk.start_line + 1])
+
+
+_WORDS_CACHED = 50_000
+_unit_words: dict[tuple[str, int, int], frozenset[str]] = {}
+
+
+def unit_words(chunk: Chunk, unit: Unit) -> frozenset[str]:
+    """The words of a unit's lines, kept by chunk content and span (a search looks at the same
+    big chunks again and again)."""
+    key = (chunk.content_hash, unit.start_line, unit.end_line)
+    found = _unit_words.get(key)
+    if found is None:
+        words: set[str] = set()
+        for line in unit_text(chunk, unit).split("\n"):
+            words |= line_terms(line)
+        if len(_unit_words) >= _WORDS_CACHED:
+            _unit_words.clear()
+        found = _unit_words[key] = frozenset(words)
+    return found
+
+
+def match_score(chunk: Chunk, unit: Unit, words: QueryWords, weights: RerankWeights) -> float:
+    found = unit_words(chunk, unit)
+    name = unit.symbol.replace("::", ".").rsplit(".", 1)[-1]
+    name_words = set(identifier_parts(name)) | {name.lower()}
+    return weights.lines * words.share(found) + weights.name * words.share(name_words)
+
+
+def narrow(
+    chunk_id: int, chunk: Chunk, definitions: Sequence[DefinitionSpan], words: QueryWords,
+    weights: RerankWeights,
+) -> Unit:
+    """The chunk's best unit for the query; the chunk itself when no unit shares a word."""
+    candidates = units(chunk_id, chunk, definitions)
+    whole = Unit(chunk_id, chunk.start_line, chunk.end_line, chunk.symbol, chunk.kind, 0.0)
+    best, best_score = whole, 0.0
+    for unit in candidates:
+        score = match_score(chunk, unit, words, weights)
+        if score > best_score:
+            best, best_score = unit, score
+    return best
+
+
+def rerank_definitions(
+    order: Sequence[int],
+    chunks: dict[int, Chunk],
+    definitions: DefinitionSource,
+    words: QueryWords,
+    weights: RerankWeights,
+) -> list[Unit]:
+    """The units of the first ``weights.depth`` chunks of ``order``, best first (see the module
+    docstring); a unit reached through two overlapping chunks is listed once."""
+    best: dict[tuple[str, int, int], Unit] = {}
+    ranked = [i for i in order if i in chunks][: weights.depth]
+    for rank, chunk_id in enumerate(ranked, start=1):
+        chunk = chunks[chunk_id]
+        base = (weights.rank_k + 1) / (weights.rank_k + rank)
+        for unit in units(chunk_id, chunk, definitions(chunk.path)):
+            score = base + match_score(chunk, unit, words, weights)
+            key = (chunk.path, unit.start_line, unit.end_line)
+            if key not in best or best[key].score < score:
+                best[key] = Unit(chunk_id, unit.start_line, unit.end_line, unit.symbol,
+                                 unit.kind, score)
+    return sorted(best.values(), key=lambda u: -u.score)

@@ -1,0 +1,126 @@
+"""Definition-sized results: the offline definition rerank and narrowing (rerank.py), and the
+symbol source's handling of sentence queries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from knoxidx.index import Index
+from knoxidx.retrieval.chunker import chunk_file
+from knoxidx.retrieval.rerank import QueryWords, RerankWeights, narrow, rerank_definitions, units
+from knoxidx.retrieval.searcher import looks_like_code
+
+
+class D(NamedTuple):
+    kind: str
+    name: str
+    qualname: str
+    start_line: int
+    end_line: int
+
+
+SOURCE = (
+    "def feed_zebra(bucket):\n"          # 1
+    "    pellets = bucket.take()\n"
+    "    return pellets.pour()\n"
+    "\n"
+    "class Volcano:\n"                   # 5
+    "    def erupt(self, magma):\n"
+    "        crater = magma.melt()\n"
+    "        return crater\n"
+    "\n"
+    "    def cool(self, lava):\n"        # 10
+    "        basalt = lava.harden()\n"
+    "        return basalt\n"
+)
+DEFS = [
+    D("Function", "feed_zebra", "feed_zebra", 1, 3),
+    D("Class", "Volcano", "Volcano", 5, 12),
+    D("Function", "erupt", "Volcano.erupt", 6, 8),
+    D("Function", "cool", "Volcano.cool", 10, 12),
+]
+
+
+def one_chunk():
+    chunks = chunk_file("v.py", SOURCE.encode(), "python", [])
+    assert len(chunks) == 1  # small neighbours merged: the case this is about
+    return chunks[0]
+
+
+def words(query: str) -> QueryWords:
+    return QueryWords(query, {}, 0)  # no frequencies: every word weighs the same
+
+
+def test_units_are_the_innermost_definitions_of_a_chunk() -> None:
+    chunk = one_chunk()
+    assert [u.symbol for u in units(1, chunk, DEFS)] == ["feed_zebra", "Volcano.erupt",
+                                                         "Volcano.cool"]
+    single = units(1, chunk, DEFS[:1])  # one definition: the chunk stands for itself
+    assert [(u.start_line, u.end_line) for u in single] == [(1, 12)]
+
+
+def test_narrow_picks_the_definition_the_query_is_about() -> None:
+    chunk = one_chunk()
+    weights = RerankWeights()
+    best = narrow(1, chunk, DEFS, words("harden the lava into basalt"), weights)
+    assert (best.symbol, best.start_line, best.end_line) == ("Volcano.cool", 10, 12)
+    whole = narrow(1, chunk, DEFS, words("quantum entanglement"), weights)
+    assert (whole.start_line, whole.end_line) == (1, 12)  # nothing shared: the chunk
+
+
+def test_rerank_lists_definitions_best_first_across_chunks() -> None:
+    chunk = one_chunk()
+    other = chunk_file("w.py", b"def erupt_geyser(water):\n    return water.boil()\n", "python",
+                       [])[0]
+    defs = {"v.py": DEFS, "w.py": [D("Function", "erupt_geyser", "erupt_geyser", 1, 2)]}
+    ranked = rerank_definitions([2, 1], {1: chunk, 2: other}, lambda p: defs[p],
+                               words("erupt the volcano magma"), RerankWeights())
+    # the second chunk's erupt method beats the first chunk's geyser: its lines and name say more
+    assert ranked[0].symbol == "Volcano.erupt"
+    # a chunk of one definition stands for itself
+    assert {(u.chunk_id, u.start_line, u.end_line) for u in ranked} == {
+        (2, 1, 2), (1, 1, 3), (1, 6, 8), (1, 10, 12)
+    }
+    assert [u.score for u in ranked] == sorted((u.score for u in ranked), reverse=True)
+
+
+def test_code_shaped_words() -> None:
+    assert all(looks_like_code(w) for w in ("parse_config", "parseConfig", "HTTPServer",
+                                            "os.path", "std::io"))
+    assert not any(looks_like_code(w) for w in ("Return", "context", "the", "_private_"[1:2]))
+
+
+def test_search_results_are_definitions_and_sentences_are_not_name_lookups(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "v.py").write_text(SOURCE)
+    (tmp_path / "context.py").write_text("def context(x):\n    return x\n")
+    with Index.open(tmp_path, create=True) as idx:
+        idx.update(jobs=1)
+        for mode in ("lexical", "hybrid"):  # hybrid without vectors: lexical + symbol, reranked
+            top = idx.search("harden the lava into basalt", mode=mode)["results"][0]
+            assert (top["path"], top["start_line"], top["end_line"]) == ("v.py", 10, 12)
+            assert top["symbol"].endswith("Volcano.cool") and "basalt" in top["snippet"]
+        # "context" is a plain word here, not a name to look up; alone, it is one
+        answer = idx.search("return the context of the magma", mode="hybrid")
+        assert all("symbol" not in r["sources"] for r in answer["results"])
+        alone = idx.search("context", mode="hybrid")["results"][0]
+        assert alone["path"] == "context.py" and "symbol" in alone["sources"]
+
+
+def test_definitions_kept_between_searches_follow_file_changes(tmp_path: Path) -> None:
+    (tmp_path / "v.py").write_text(SOURCE)
+    with Index.open(tmp_path, create=True) as idx:
+        idx.update(jobs=1)
+        top = idx.search("harden the lava into basalt", mode="lexical")["results"][0]
+        assert (top["start_line"], top["end_line"]) == (10, 12)
+        # two lines above everything: every definition moves down, a new one is added
+        (tmp_path / "v.py").write_text("import os\n\n" + SOURCE
+                                       + "\n\ndef quench_basalt(lava):\n    return lava.cool()\n")
+        idx.update(jobs=1)
+        top = idx.search("harden the lava into basalt", mode="lexical")["results"][0]
+        assert (top["start_line"], top["end_line"]) == (12, 14)
+        new = idx.search("quench basalt", mode="hybrid")["results"][0]
+        assert (new["start_line"], new["end_line"], new["symbol"].split(".")[-1]) == (
+            17, 18, "quench_basalt")
