@@ -207,6 +207,8 @@ def _record_unindexable(
     report.skipped[result.status] += 1
     if result.status == "error":
         report.errors.append(f"{result.path}: {result.message}")
+    elif result.status == "timeout":
+        report.warnings.append(f"{result.path}: {result.message}")
     if state is not None and state.status == "ok":
         report.removed_paths.append(result.path)
         invalidate |= _keys_for(result.path, _old_names(store, result.path, state), frozenset(),
