@@ -12,6 +12,7 @@ from knoxidx.graph.store import GraphQueries, SQLiteStore
 
 
 def verify_index(idx: Any, sample: int = 20) -> dict[str, Any]:
+    from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES
     from knoxidx.indexer.pipeline import update_index
 
     integrity = GraphQueries(idx.store).integrity()
@@ -20,7 +21,9 @@ def verify_index(idx: Any, sample: int = 20) -> dict[str, Any]:
     try:
         clean = SQLiteStore.open_at(scratch / "index.db", create=True)
         try:
-            update_index(idx.root, clean)
+            # the size limit the index was built with: else a raised limit reads as a difference
+            limit = idx.store.get_meta("max_bytes")
+            update_index(idx.root, clean, max_bytes=int(limit) if limit else DEFAULT_MAX_BYTES)
             clean_nodes, clean_edges = export.canonical(GraphQueries(clean))
         finally:
             clean.close()

@@ -177,6 +177,7 @@ def update_index(
             _rebuild_module_layer(store)
         store.set_meta("layout", fingerprint)
         store.set_meta("engine", engine)
+        store.set_meta("max_bytes", str(max_bytes))  # so `verify` rebuilds the same files
         report.timings["store"] = time.perf_counter() - t3
     report.timings["total"] = time.perf_counter() - t0
     return report
