@@ -149,9 +149,11 @@ class Index:
         lists the candidates, never a silent pick."""
         match = _PATH_LINE.match(spec)
         if match:
-            path = match["path"]
-            node = self.q.node_at(path, int(match["line"])) or (
-                self.q.file_node(path) if int(match["line"]) <= 1 else None
+            path, line = match["path"], int(match["line"])
+            if line > 2**31:  # no file has that many lines (and SQLite's integers end at 2**63)
+                raise SymbolNotFoundError(f"no definition at {spec}")
+            node = self.q.node_at(path, line) or (
+                self.q.file_node(path) if line <= 1 else None
             )
             if node is None:
                 raise SymbolNotFoundError(f"no definition at {spec}")

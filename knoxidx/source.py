@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -97,9 +98,12 @@ def read_source(root: Path, path: Any, start: int | None = None, end: int | None
 
 def _read_text(real: str, rel: str) -> str:
     try:
-        size = os.stat(real).st_size
-        if os.path.isdir(real):
+        st = os.stat(real)
+        size = st.st_size
+        if stat.S_ISDIR(st.st_mode):
             raise BadPathError(f"{rel!r} is a directory, not a file")
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block the reader forever
+            raise BadPathError(f"{rel!r} is not a regular file")
         if size > MAX_SOURCE_BYTES:
             raise BadPathError(
                 f"{rel!r} is {size} bytes; files over {MAX_SOURCE_BYTES} bytes are not served"

@@ -9,9 +9,10 @@ from typing import Any
 
 from knoxidx.graph import export
 from knoxidx.graph.store import GraphQueries, SQLiteStore
+from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES
 
 
-def clean_graph(root: Path) -> tuple[set[tuple], set[tuple]]:
+def clean_graph(root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[set[tuple], set[tuple]]:
     """The nodes and edges a clean build of ``root``'s files gives (order-free), built in a
     scratch database that is thrown away."""
     from knoxidx.indexer.pipeline import update_index
@@ -20,7 +21,7 @@ def clean_graph(root: Path) -> tuple[set[tuple], set[tuple]]:
     try:
         clean = SQLiteStore.open_at(scratch / "index.db", create=True)
         try:
-            update_index(root, clean)
+            update_index(root, clean, max_bytes=max_bytes)
             return export.canonical(GraphQueries(clean))
         finally:
             clean.close()
@@ -31,7 +32,9 @@ def clean_graph(root: Path) -> tuple[set[tuple], set[tuple]]:
 def verify_index(idx: Any, sample: int = 20) -> dict[str, Any]:
     integrity = idx.q.integrity()
     current_nodes, current_edges = export.canonical(idx.q)
-    clean_nodes, clean_edges = clean_graph(idx.root)
+    # the size limit the index was built with: else a raised limit reads as a difference
+    limit = idx.store.get_meta("max_bytes")
+    clean_nodes, clean_edges = clean_graph(idx.root, int(limit) if limit else DEFAULT_MAX_BYTES)
     return {
         "integrity": integrity,
         "equal": current_nodes == clean_nodes and current_edges == clean_edges,

@@ -148,7 +148,7 @@ def create_app(root: Path, *, token: str | None = None, watcher: Any = None,
             pool.close()
 
     return Starlette(
-        routes=routes, lifespan=lifespan,
+        routes=routes, lifespan=lifespan, exception_handlers=_ROUTING_ERRORS,
         middleware=[Middleware(_Guard, token=token, loopback_hosts_only=guard_hosts)],
     )
 
@@ -169,6 +169,8 @@ def _endpoint(op: Operation, pool: ReaderPool) -> Handler:
             return error_for(exc)
         except _TooLarge:
             return error(413, "body_too_large", f"the body is over {MAX_BODY_BYTES} bytes")
+        except _NotJSON as exc:
+            return error(415, "unsupported_media_type", str(exc))
         return await _answer(pool, lambda idx: op.call(idx, args), repo)
 
     endpoint.__name__ = op.tool or op.path.strip("/").replace("/", "_")
@@ -202,7 +204,17 @@ class _TooLarge(Exception):
     pass
 
 
+class _NotJSON(Exception):
+    pass
+
+
 async def _json_body(request: Request) -> dict[str, Any]:
+    # Only JSON: a web page can send a cross-origin `text/plain` or form POST without a CORS
+    # preflight, but not an `application/json` one.
+    media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if media_type != "application/json":
+        raise _NotJSON(f"the body must be JSON sent as 'Content-Type: application/json', not "
+                       f"{media_type or 'no content type'!r}")
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
         raise _TooLarge
@@ -215,6 +227,8 @@ async def _json_body(request: Request) -> dict[str, Any]:
         data = json.loads(body or b"null")
     except (ValueError, UnicodeDecodeError):
         raise InputError("the body is not valid JSON") from None
+    except RecursionError:  # `[[[[...` 30,000 deep fits in the size limit
+        raise InputError("the body's JSON nests too deeply") from None
     if not isinstance(data, dict):
         raise InputError("the body must be a JSON object")
     return data
@@ -268,6 +282,22 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+async def _no_route(request: Request, exc: Exception) -> Response:
+    paths = ", ".join(["/health", "/status", "/openapi.json", *(op.path for op in OPERATIONS)])
+    return error(404, "no_route", f"no route {request.url.path!r}; the routes are: {paths}")
+
+
+async def _wrong_method(request: Request, exc: Exception) -> Response:
+    return error(405, "method_not_allowed",
+                 f"{request.method} is not allowed on {request.url.path} (the API is read-only)")
+
+
+# Starlette answers these in plain text; the API's clients expect its JSON error shape.
+_ROUTING_ERRORS: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
+    404: _no_route, 405: _wrong_method,
+}
+
+
 # ---- OpenAPI -------------------------------------------------------------------------------
 
 _ERRORS = {
@@ -276,6 +306,7 @@ _ERRORS = {
     "403": "A path outside what may be read, or a Host that is not loopback.",
     "404": "Unknown symbol, node or file.",
     "409": "Ambiguous symbol: error.candidates lists the definitions it may name.",
+    "415": "A POST body not sent as application/json.",
     "503": "No index, or no search data, yet.",
 }
 

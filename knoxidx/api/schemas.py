@@ -10,6 +10,7 @@ shapes (the library's return values, as the CLI's ``--json`` prints them).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -81,6 +82,8 @@ class Param:
             return self._boolean(value, from_text, label)
         if not isinstance(value, str):
             raise InputError(f"{label!r} must be a string, not {_json_type(value)}")
+        if _SURROGATE.search(value):  # from a JSON "\ud800": not text, cannot be encoded
+            raise InputError(f"{label!r} holds an unpaired UTF-16 surrogate; send valid Unicode")
         if self.required and not value.strip():
             raise InputError(f"{label!r} is empty")
         if self.max_length is not None and len(value) > self.max_length:
@@ -91,10 +94,10 @@ class Param:
 
     def _integer(self, value: Any, from_text: bool, label: str) -> int:
         if from_text and isinstance(value, str):
-            try:
-                number = int(value.strip(), 10)
-            except ValueError:
-                raise InputError(f"{label!r} must be a whole number, not {value!r}") from None
+            # ASCII digits only: int() would also take '1_000', '١٠' and fullwidth digits
+            if not _DIGITS.fullmatch(value.strip()):
+                raise InputError(f"{label!r} must be a whole number, not {value!r}")
+            number = int(value.strip(), 10)
         elif isinstance(value, int) and not isinstance(value, bool):
             number = value
         else:
@@ -164,8 +167,12 @@ def package_version() -> str:
         return "0"
 
 
+_DIGITS = re.compile(r"[+-]?[0-9]+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _json_type(value: Any) -> str:
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+    return {bool: "a boolean", int: "a number", float: "a fractional number", str: "a string",
             list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
 
 

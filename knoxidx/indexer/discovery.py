@@ -106,6 +106,14 @@ class _Walker:
 
     def walk(self, directory: str, prefix: str, specs: list[tuple[str, pathspec.PathSpec]],
              inode: int | None = None) -> None:
+        """Depth first, with a stack rather than recursion: a tree may nest deeper than
+        Python's recursion limit."""
+        self.pending: list[tuple[str, str, list, int | None]] = [(directory, prefix, specs, inode)]
+        while self.pending:
+            self._walk_one(*self.pending.pop())
+
+    def _walk_one(self, directory: str, prefix: str,
+                  specs: list[tuple[str, pathspec.PathSpec]], inode: int | None) -> None:
         """``inode``: the directory's inode as its parent's scandir reported it (free); None
         for the root and for a symlink's target, which need a stat to know where they lead."""
         result = self.result
@@ -130,8 +138,10 @@ class _Walker:
         has_manifest = not prefix or bool(names & MANIFESTS)
         if "pyvenv.cfg" in names and prefix:
             return  # a virtualenv under any name
+        first = len(self.pending)
         for entry in entries:
             self._entry(entry, prefix, specs, has_manifest)
+        self.pending[first:] = reversed(self.pending[first:])  # the recursive walk's order
 
     def _entry(self, entry: os.DirEntry, prefix: str, specs: list, has_manifest: bool) -> None:
         result = self.result
@@ -151,7 +161,8 @@ class _Walker:
             if is_link and not _inside(self.root, entry.path):
                 result.skip(rel, "symlink_outside_root")
                 return
-            self.walk(entry.path, rel + "/", specs, None if is_link else entry.inode())
+            self.pending.append((entry.path, rel + "/", specs,
+                                 None if is_link else entry.inode()))
             return
         if name in CONFIG_NAMES:
             result.config_paths.append(rel)

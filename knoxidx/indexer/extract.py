@@ -34,9 +34,22 @@ DEF_KINDS: dict[str, str] = {
     "module": NodeKind.MODULE.value,
 }
 
-# Files this large are parsed with a deadline so a pathological input cannot hang a worker.
-DEADLINE_BYTES = 256 * 1024
+# Every parse has a deadline in CPU seconds of the parsing thread (so a busy machine does not
+# make a normal file miss it): tree-sitter's error recovery is not linear, and a 74 KB file of
+# repeated unterminated `/**` comments takes a minute. Real files parse at over 1 MB/s.
+PARSE_SECONDS = 1.0
 PARSE_SECONDS_PER_MB = 4.0
+READ_CHUNK = 256
+# Query patterns start no deeper than this in the tree. tree-sitter's query cursor keeps a
+# state for each enclosing node that may begin a pattern, so on pathologically deep nesting
+# (10,000 nested generics, calls or blocks) a query costs depth x nodes: minutes for one file.
+# Real code nests far shallower (a 2,500-file sample of the benchmark corpus: 69 levels at
+# most, 1,024 nodes sampled per file); what lies deeper is not indexed, with a warning.
+MAX_QUERY_DEPTH = 1000
+# A reference's text is cut to its tail beyond this: a receiver expression this long (a
+# chain of 10,000 calls) never resolves, and re-reading it for every call in the chain is
+# quadratic.
+MAX_REFERENCE_CHARS = 2000
 
 _SUPER_CALL = re.compile(r"\bsuper\s*\([^()]*\)")
 _GENERIC_ARGS = re.compile(r"::<[^<>]*(?:<[^<>]*>[^<>]*)*>|<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>")
@@ -221,33 +234,54 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str]:
     return "ignore", ""
 
 
-def _parse(compiled: _Compiled, source: bytes) -> Any:
-    if len(source) < DEADLINE_BYTES:
-        return compiled.parser.parse(source)
-    deadline = time.monotonic() + 1.0 + PARSE_SECONDS_PER_MB * len(source) / 1e6
-    size = len(source)
+def parse_budget(size: int) -> float:
+    """CPU seconds a parse of ``size`` bytes may take."""
+    return PARSE_SECONDS + PARSE_SECONDS_PER_MB * size / 1e6
 
+
+def _parse(compiled: _Compiled, source: bytes) -> Any:
+    size = len(source)
+    budget = parse_budget(size)
+    deadline = time.thread_time() + budget
+
+    # The tree keeps `read` to produce each node's text: short reads keep `node.text` cheap
+    # (with 64 KiB reads, 12,000 identifiers' texts took 10 s instead of 0.1).
     def read(offset: int, _point: Any) -> bytes:
-        return source[offset : offset + 65536] if offset < size else b""
+        return source[offset : offset + READ_CHUNK] if offset < size else b""
 
     def progress(_offset: int, _has_error: bool) -> bool:
-        return time.monotonic() > deadline  # True cancels the parse
+        return time.thread_time() > deadline  # True cancels the parse
 
-    tree = compiled.parser.parse(read, progress_callback=progress)
+    # (a bytes source would ignore the progress callback: tree-sitter reads through `read`)
+    try:
+        tree = compiled.parser.parse(read, progress_callback=progress)
+    except ValueError:  # how py-tree-sitter 0.26 reports a cancelled parse
+        if time.thread_time() <= deadline:
+            raise
+        tree = None
     if tree is None:
         compiled.parser.reset()
-        raise ParseTimeoutError(f"parse exceeded its deadline ({size} bytes)")
+        raise ParseTimeoutError(
+            f"parsing took over {budget:.1f} s of CPU (pathological input?); not indexed")
     return tree
 
 
 def extract(path: str, source: bytes, language: str) -> FileFacts:
+    return extract_with_notes(path, source, language)[0]
+
+
+def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFacts, list[str]]:
+    """:func:`extract`, plus what a reader should know about the result (what was left out)."""
     compiled = _compiled(language)
     plugin = compiled.plugin
     tree = _parse(compiled, source)
     root = tree.root_node
     roles = compiled.roles
-
-    from tree_sitter import QueryCursor
+    notes: list[str] = []
+    depth = _sampled_depth(tree)
+    if depth > MAX_QUERY_DEPTH:
+        notes.append(f"nesting at least {depth} levels deep; what lies deeper than "
+                     f"{MAX_QUERY_DEPTH} is not indexed")
 
     raw_defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]] = {}
     raw_refs: list[tuple[int, int, str, Any, Any]] = []
@@ -255,7 +289,7 @@ def extract(path: str, source: bytes, language: str) -> FileFacts:
     raw_bindings: list[tuple[Any, Any, bool]] = []
     raw_impls: list[tuple[Any, Any, Any]] = []
     package = ""
-    for pattern, caps in QueryCursor(compiled.structure).matches(root):
+    for pattern, caps in _cursor(compiled.structure).matches(root):
         role = roles.get(pattern)
         if role is None:
             role = roles[pattern] = _role(caps)
@@ -292,7 +326,7 @@ def extract(path: str, source: bytes, language: str) -> FileFacts:
             raw_impls.append((caps["impl"][0], caps["impl.type"][0], trait[0] if trait else None))
         elif kind == "package":
             package = plugin.package_name(caps["package"][0].text.decode("utf-8", "replace"))
-    for key, nodes in QueryCursor(compiled.references).captures(root).items():
+    for key, nodes in _cursor(compiled.references).captures(root).items():
         if key == "import":
             import_nodes = nodes
         elif key.startswith("reference."):
@@ -310,10 +344,13 @@ def extract(path: str, source: bytes, language: str) -> FileFacts:
         if (start, end, sub) == last:
             continue  # matched by two patterns
         last = (start, end, sub)
-        ref_path = name_path(source[start:end].decode("utf-8", "replace"))
+        ref_path = _reference_path(source, start, end)
         if receiver is not None and ref_path:
             # `recv.name(...)` captured as two nodes (Java): the receiver's path, then the name
-            ref_path = name_path(receiver.text.decode("utf-8", "replace") + "." + ref_path[-1])
+            if receiver.end_byte - receiver.start_byte <= MAX_REFERENCE_CHARS:
+                ref_path = name_path(receiver.text.decode("utf-8", "replace") + "." + ref_path[-1])
+            else:
+                ref_path = ("?", ref_path[-1])
             node = receiver
         if ref_path:
             point = node.start_point
@@ -348,12 +385,46 @@ def extract(path: str, source: bytes, language: str) -> FileFacts:
 
     errors = 0
     if root.has_error:
-        errors = max(1, len(QueryCursor(compiled.errors_query).captures(root).get("error", ())))
+        errors = max(1, len(_cursor(compiled.errors_query).captures(root).get("error", ())))
     lines = source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0)
     return FileFacts(
         path, language, package, lines, errors,
         tuple(defs), tuple(refs), tuple(imports), tuple(bindings), tuple(impls),
-    )
+    ), notes
+
+
+def _cursor(query: Any) -> Any:
+    from tree_sitter import QueryCursor
+
+    cursor = QueryCursor(query)
+    cursor.set_max_start_depth(MAX_QUERY_DEPTH)
+    return cursor
+
+
+def _sampled_depth(tree: Any, samples: int = 256) -> int:
+    """The deepest of ``samples`` nodes spread evenly over the tree (0 for a tree too small to
+    reach MAX_QUERY_DEPTH). A deep stretch that no sample hits holds under 1/samples of the
+    nodes, too few to make the queries slow."""
+    count = tree.root_node.descendant_count
+    if count <= MAX_QUERY_DEPTH:
+        return 0
+    cursor = tree.walk()
+    deepest = 0
+    for index in range(0, count, max(1, count // samples)):
+        cursor.goto_descendant(index)
+        deepest = max(deepest, cursor.depth)
+    return deepest
+
+
+_TAIL_NAME = re.compile(r"(?:\?\.|!\.|::|->|\.)\s*((?:[^\W\d]|[$#])[\w$]*)\s*\Z")
+
+
+def _reference_path(source: bytes, start: int, end: int) -> NamePath:
+    if end - start <= MAX_REFERENCE_CHARS:
+        return name_path(source[start:end].decode("utf-8", "replace"))
+    # Only the last name of an overlong expression can matter: `<unknown receiver>.name`.
+    tail = _TAIL_NAME.search(source[end - 256 : end].decode("utf-8", "replace"))
+    return ("?", tail.group(1)) if tail else ()
 
 
 def _ref_order(ref: tuple[int, int, str, Any, Any]) -> tuple[int, int, str]:

@@ -196,6 +196,7 @@ def update_index(
             _rebuild_module_layer(store)
         store.set_meta("layout", fingerprint)
         store.set_meta("engine", engine)
+        store.set_meta("max_bytes", str(max_bytes))  # so `verify` rebuilds the same files
         report.timings["store"] = time.perf_counter() - t3
     report.timings["total"] = time.perf_counter() - t0
     return report
@@ -226,6 +227,8 @@ def _record_unindexable(
     report.skipped[result.status] += 1
     if result.status == "error":
         report.errors.append(f"{result.path}: {result.message}")
+    elif result.status == "timeout":
+        report.warnings.append(f"{result.path}: {result.message}")
     if state is not None and state.status == "ok":
         report.removed_paths.append(result.path)
         invalidate |= _keys_for(result.path, _old_names(store, result.path, state), frozenset(),

@@ -16,7 +16,7 @@ import xxhash
 from knoxidx.graph.model import NodeKind, file_node_id
 from knoxidx.graph.resolve import FUNCTION, TYPE_KINDS, definition_ids
 from knoxidx.indexer.discovery import SourceFile
-from knoxidx.indexer.extract import extract
+from knoxidx.indexer.extract import ParseTimeoutError, extract_with_notes
 from knoxidx.indexer.facts import Definition, FileFacts, RefKind, dump_facts
 from knoxidx.indexer.languages import BY_NAME
 
@@ -30,7 +30,7 @@ class ReadResult:
     language: str
     size: int
     mtime_ns: int
-    status: str  # ok | unchanged | binary | unreadable | error
+    status: str  # ok | unchanged | binary | unreadable | timeout | error
     hash: str = ""
     message: str = ""
     blob: bytes | None = None  # serialised FileFacts (dump_facts), stored as is
@@ -61,15 +61,18 @@ def read_and_extract(job: tuple[str, SourceFile, str | None, Any]) -> ReadResult
     except UnicodeDecodeError as exc:
         message = f"invalid UTF-8 at byte {exc.start}; read with replacement characters"
     try:
-        facts = extract(src.path, data, src.language)
+        facts, notes = extract_with_notes(src.path, data, src.language)
         rules = BY_NAME[src.language].plugin.RULES
         keys = tuple(rules.module_keys(src.path, facts, layout))
         rows = node_rows(facts, rules.qualified_prefix(src.path, list(keys)),
                          rules.module_joiner, rules.separator)
+    except ParseTimeoutError as exc:
+        return ReadResult(*base, "timeout", digest, str(exc))
     except Exception as exc:  # noqa: BLE001 - a crash in one file must not lose the others
         return ReadResult(*base, "error", digest, f"{type(exc).__name__}: {exc}")
     if facts.error_nodes and not message:
         message = f"{facts.error_nodes} syntax error(s); indexed what parsed"
+    message = "; ".join([message, *notes]) if message else "; ".join(notes)
     return ReadResult(
         *base, "ok", digest, message, dump_facts(facts), interface_fingerprint(facts),
         facts.lines, rows, keys, definition_names(facts),

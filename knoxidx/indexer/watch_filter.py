@@ -14,6 +14,7 @@ import os
 import stat
 import threading
 from collections import Counter
+from collections.abc import Container
 from pathlib import Path
 
 import pathspec
@@ -113,16 +114,21 @@ class RepoPathFilter:
         cached = self._dir_skipped.get(rel_dir)
         if cached is not None:
             return cached
-        parent, _, name = rel_dir.rpartition("/")
-        skipped = (
-            (bool(parent) and self._dir_skipped_locked(parent))
-            or name in ALWAYS_SKIP_DIRS
-            or (name in BUILD_DIRS and self._has_manifest(parent))
-            or self._ignored_dir(parent, rel_dir)
-            or os.path.exists(os.path.join(self.root, rel_dir, "pyvenv.cfg"))
-            or self._links_outside(rel_dir)
-        )
-        self._dir_skipped[rel_dir] = skipped
+        # Ancestors first, in a loop: a path may nest deeper than Python's recursion limit.
+        chain = _uncached_chain(rel_dir, self._dir_skipped)
+        top_parent = chain[-1].rpartition("/")[0]
+        skipped = bool(top_parent) and self._dir_skipped[top_parent]
+        for directory in reversed(chain):
+            parent, _, name = directory.rpartition("/")
+            skipped = (
+                skipped
+                or name in ALWAYS_SKIP_DIRS
+                or (name in BUILD_DIRS and self._has_manifest(parent))
+                or self._ignored_dir(parent, directory)
+                or os.path.exists(os.path.join(self.root, directory, "pyvenv.cfg"))
+                or self._links_outside(directory)
+            )
+            self._dir_skipped[directory] = skipped
         return skipped
 
     def _ignored_dir(self, parent: str, rel_dir: str) -> bool:
@@ -148,16 +154,20 @@ class RepoPathFilter:
         cached = self._specs.get(rel_dir)
         if cached is not None:
             return cached
-        if rel_dir:
-            parent = rel_dir.rpartition("/")[0]
-            inherited = self._specs_locked(parent)
-            prefix = rel_dir + "/"
-        else:
-            inherited, prefix = [], ""
-        directory = os.path.join(self.root, rel_dir) if rel_dir else self.root
-        present = {n for n in IGNORE_NAMES if os.path.isfile(os.path.join(directory, n))}
-        specs = inherited + _load_ignore(directory, present, prefix) if present else inherited
-        self._specs[rel_dir] = specs
+        chain = _uncached_chain(rel_dir, self._specs)
+        if "" not in self._specs:
+            chain.append("")  # the root's own specs are not cached yet either
+        specs: Specs = []
+        for current in reversed(chain):  # ancestors first, in a loop (see _dir_skipped_locked)
+            if current:
+                inherited = self._specs[current.rpartition("/")[0]]
+                prefix = current + "/"
+            else:
+                inherited, prefix = [], ""
+            directory = os.path.join(self.root, current) if current else self.root
+            present = {n for n in IGNORE_NAMES if os.path.isfile(os.path.join(directory, n))}
+            specs = inherited + _load_ignore(directory, present, prefix) if present else inherited
+            self._specs[current] = specs
         return specs
 
 
@@ -214,3 +224,14 @@ class DiscoveryCache:
             if not real.startswith(self.filt.root + os.sep):
                 return None
         return SourceFile(rel, st.st_size, st.st_mtime_ns, spec.name)
+
+
+def _uncached_chain(rel_dir: str, cache: Container[str]) -> list[str]:
+    """``rel_dir`` and its ancestors up to (not including) the nearest cached one or the root,
+    deepest first."""
+    chain = []
+    current = rel_dir
+    while current and current not in cache:
+        chain.append(current)
+        current = current.rpartition("/")[0]
+    return chain

@@ -50,6 +50,11 @@ LANGUAGE_ALIASES = {
 }
 
 
+# A bracket expression as SQLite's GLOB reads it: `[`, an optional `^`, a `]` taken literally
+# when first, then anything up to the closing `]`. A `[` that matches nothing of this is open.
+_UNCLOSED_BRACKET = re.compile(r"\[(?!\^?\]?[^\]]*\])")
+
+
 def validate(
     query: Any, k: Any, mode: Any, language: Any, path_glob: Any
 ) -> tuple[str, ChunkFilter]:
@@ -74,6 +79,9 @@ def validate(
     if path_glob is not None and (not isinstance(path_glob, str) or not path_glob.strip()):
         raise SearchInputError("the path glob is empty")
     glob = path_glob.strip() if path_glob else None
+    if glob and _UNCLOSED_BRACKET.search(glob):
+        # SQLite's GLOB backtracks without end on `*[a-*[a-...` (seconds per row): refuse it
+        raise SearchInputError(f"the path glob {glob[:80]!r} has a '[' without its ']'")
     return query.strip(), ChunkFilter(languages, glob)
 
 

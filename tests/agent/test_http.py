@@ -146,7 +146,8 @@ def test_body_size_limit(client: httpx.Client) -> None:
         for _ in range(MAX_BODY_BYTES // 1024 + 2):
             yield b" " * 1024
 
-    response = client.post("/context", content=chunks())
+    response = client.post("/context", content=chunks(),
+                           headers={"content-type": "application/json"})
     assert response.status_code == 413
 
 

@@ -28,7 +28,10 @@ def classify(sub: str, name: str, node: Any) -> str | None:
         if value is not None and value.type == "class":
             return NodeKind.CLASS.value
         declaration = node.parent
-        keyword = declaration.children[0].type if declaration is not None else ""
+        # child(0), not children[0]: `const a = 1, b = 2, ...` would build every declarator's
+        # node for each of them (10,000 declarators: minutes)
+        first = declaration.child(0) if declaration is not None else None
+        keyword = first.type if first is not None else ""
         return NodeKind.CONSTANT.value if keyword == "const" else NodeKind.VARIABLE.value
     if sub == "field":
         value = node.child_by_field_name("value")

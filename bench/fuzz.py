@@ -1,0 +1,299 @@
+"""``python -m bench.fuzz --minutes N``: fuzz the extractor of every language for N minutes.
+
+Each case is a real source file (fixtures/, and with ``--corpus`` the benchmark corpus) mutated
+by a few random ops from ``bench/mutate.py`` (byte flips, truncations, splices, deletions,
+insertions of tokens, long repeats that build deep nesting), or plain random bytes. Cases go
+through the real path: written to a file, then ``read_and_extract`` (read, hash, extract, node
+rows), as an index worker does; every ``--repo-every`` cases a small repository of mutated files
+is indexed and resolved whole, queried and checked with ``verify``.
+
+Findings: an extraction that raised (``status == "error"``, other than a deadline), a case slower
+than ``--slow`` seconds, a worker killed by a signal (a crash in C), a worker with no progress for
+``--hang`` seconds, and a whole-repo round that failed. Each case is derived from (language, seed,
+number) alone, so ``--replay LANG:SEED:N`` rebuilds a finding's input (``--save`` writes it out).
+Memory: each language's worker reports its RSS after a warm-up and at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.mutate import (
+    LANGUAGE_NAMES,
+    apply,
+    corpus_files,
+    fixture_files,
+    random_ops,
+    suffix,
+)
+
+DEFAULT_CORPUS = Path(os.environ.get("KNOXIDX_CORPUS", Path.home() / ".cache" / "knoxidx-corpus"))
+WARMUP_CASES = 100
+
+
+def make_case(language: str, seeds: list[bytes], seed: int, number: int) -> bytes:
+    rng = random.Random(f"{seed}:{language}:{number}")
+    if rng.random() < 0.1 or not seeds:
+        noise = rng.randbytes(rng.randrange(4096))
+        # half without NUL bytes, which the reader would set aside as binary
+        return noise.replace(b"\0", b" ") if rng.random() < 0.5 else noise
+    return apply(rng.choice(seeds), random_ops(rng, 1 + rng.randrange(6)), seeds)
+
+
+@dataclass
+class LanguageResult:
+    language: str
+    cases: int = 0
+    repos: int = 0
+    outcomes: Counter[str] = field(default_factory=Counter)
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    slowest: tuple[float, int, int] = (0.0, -1, 0)  # seconds, case number, bytes
+    rss_warm_mib: float = 0.0
+    rss_end_mib: float = 0.0
+
+
+def check_case(workdir: Path, language: str, data: bytes) -> tuple[str, str, float]:
+    """(outcome, message, seconds) of one input through ``read_and_extract``."""
+    from knoxidx.graph.layout import build_layout
+    from knoxidx.indexer.discovery import SourceFile
+    from knoxidx.indexer.extract import extract
+    from knoxidx.indexer.reader import read_and_extract
+
+    name = "case" + suffix(language)
+    (workdir / name).write_bytes(data)
+    source = SourceFile(name, len(data), 0, language)
+    t0 = time.perf_counter()
+    layout = build_layout(workdir, [name], [])
+    result = read_and_extract((str(workdir), source, None, layout))
+    status, message = result.status, result.message
+    if status == "binary":  # the extractor itself must survive NUL bytes too
+        try:
+            extract(name, data, language)
+        except Exception as exc:  # noqa: BLE001 - the finding is the exception
+            status, message = "error", f"{type(exc).__name__}: {exc} (on the NUL bytes)"
+    return status, message, time.perf_counter() - t0
+
+
+def check_repo(workdir: Path, language: str, files: list[bytes]) -> str:
+    """Index and resolve a repository of these files, query it, verify it: "" or a problem."""
+    import shutil
+
+    from knoxidx.index import Index
+    from knoxidx.verify import verify_index
+
+    repo = workdir / "repo"
+    shutil.rmtree(repo, ignore_errors=True)
+    for i, data in enumerate(files):
+        path = repo / f"pkg{i % 3}" / f"m{i}{suffix(language)}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    with Index.open(repo, create=True) as idx:
+        report = idx.update(jobs=1, retrieval=False)
+        problems = [e for e in report.errors if "deadline" not in e]
+        if problems:
+            return f"update errors: {problems[:3]}"
+        counted = sum(idx.stats()["files"].values())
+        if counted != report.files:  # every file is indexed or recorded with its reason
+            return f"{counted} files recorded of {report.files} found: {report.as_dict()}"
+        idx.symbols("x")
+        checked = verify_index(idx)
+        if checked["integrity"] != "ok" or not checked["equal"]:
+            return f"verify failed: {json.dumps(checked)[:400]}"
+    return ""
+
+
+def rss_mib() -> float:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _worker(language: str, seed_paths: list[str], seed: int, first: int, seconds: float,
+            repo_every: int, slow: float, current: Any, conn: Any) -> None:
+    seeds = [Path(p).read_bytes() for p in seed_paths]
+    result = LanguageResult(language)
+    deadline = time.monotonic() + seconds
+    number = first
+    with tempfile.TemporaryDirectory(prefix="knoxidx-fuzz-") as tmp:
+        workdir = Path(tmp)
+        while time.monotonic() < deadline:
+            current.value = number
+            data = make_case(language, seeds, seed, number)
+            status, message, took = check_case(workdir, language, data)
+            result.cases += 1
+            result.outcomes[status] += 1
+            if took > result.slowest[0]:
+                result.slowest = (took, number, len(data))
+            if status == "error" and "deadline" not in message:
+                conn.send(("finding", {"kind": "error", "case": number, "message": message}))
+            elif took > slow:
+                conn.send(("finding", {"kind": "slow", "case": number, "seconds": took,
+                                       "bytes": len(data), "status": status}))
+            if result.cases == WARMUP_CASES:
+                result.rss_warm_mib = rss_mib()
+            if repo_every and result.cases % repo_every == 0:
+                current.value = -number  # a negative number: a whole-repo round
+                files = [make_case(language, seeds, seed, number - k) for k in range(6)]
+                problem = check_repo(workdir, language, files + seeds[:2])
+                result.repos += 1
+                if problem:
+                    conn.send(("finding", {"kind": "repo", "case": number, "message": problem}))
+            number += 1
+    result.rss_end_mib = rss_mib()
+    current.value = number
+    conn.send(("done", result))
+
+
+def fuzz_language(language: str, seed_paths: list[Path], seed: int, seconds: float,
+                  repo_every: int, slow: float, hang: float) -> LanguageResult:
+    """Run the worker for ``seconds``, in a child process so that a crash in C or a hang is
+    a finding, not the end of the run: the child is restarted after the case that broke it."""
+    ctx = multiprocessing.get_context("fork")
+    total = LanguageResult(language)
+    first = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end - 0.5:
+        current = ctx.Value("q", first)
+        parent, child = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_worker, args=(
+            language, [str(p) for p in seed_paths], seed, first, end - time.monotonic(),
+            repo_every, slow, current, child))
+        proc.start()
+        child.close()
+        last, last_change = current.value, time.monotonic()
+        done: LanguageResult | None = None
+        while done is None and (proc.is_alive() or parent.poll(0)):
+            if parent.poll(0.2):
+                try:
+                    kind, payload = parent.recv()
+                except EOFError:  # the child died; its exit code says how
+                    break
+                if kind == "finding":
+                    total.findings.append(payload)
+                else:
+                    done = payload
+            elif current.value != last:
+                last, last_change = current.value, time.monotonic()
+            elif time.monotonic() - last_change > hang:
+                proc.kill()
+                total.findings.append({"kind": "hang", "case": abs(last),
+                                       "repo_round": last < 0, "seconds": hang})
+                break
+        proc.join()
+        if done is not None:
+            _merge(total, done)
+            break
+        if proc.exitcode and proc.exitcode < 0:
+            total.findings.append({"kind": "crash", "case": abs(current.value),
+                                   "signal": -proc.exitcode, "repo_round": current.value < 0})
+        total.cases += max(0, abs(current.value) - first)
+        first = abs(current.value) + 1
+    return total
+
+
+def _merge(total: LanguageResult, part: LanguageResult) -> None:
+    total.cases += part.cases
+    total.repos += part.repos
+    total.outcomes.update(part.outcomes)
+    total.findings.extend(part.findings)
+    total.slowest = max(total.slowest, part.slowest)
+    total.rss_warm_mib, total.rss_end_mib = part.rss_warm_mib, part.rss_end_mib
+
+
+def seed_files(language: str, corpus: Path | None) -> list[Path]:
+    files = fixture_files(language)
+    if corpus is not None:
+        files += corpus_files(corpus, language)
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.fuzz", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--minutes", type=float, default=10.0, help="total, split over languages")
+    ap.add_argument("--quick", action="store_true", help="20 seconds in all, fixtures only")
+    ap.add_argument("--languages", nargs="+", default=list(LANGUAGE_NAMES),
+                    choices=LANGUAGE_NAMES)
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS,
+                    help="seed files from this corpus too (if present)")
+    ap.add_argument("--no-corpus", action="store_true", help="seed from fixtures/ only")
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--repo-every", type=int, default=200,
+                    help="index a whole mutated repository every N cases (0: never)")
+    ap.add_argument("--slow", type=float, default=10.0, help="a case slower than this is a "
+                    "finding (seconds)")
+    ap.add_argument("--hang", type=float, default=120.0, help="no progress for this long is a "
+                    "hang (seconds)")
+    ap.add_argument("--replay", metavar="LANG:SEED:N", help="rebuild one case and check it")
+    ap.add_argument("--save", type=Path, help="with --replay: write the case's bytes here")
+    ap.add_argument("--json", type=Path, help="write the results here")
+    args = ap.parse_args(argv)
+    corpus = None if args.no_corpus or args.quick or not args.corpus.is_dir() else args.corpus
+    if args.replay:
+        return replay(args.replay, corpus, args.save)
+    seed = args.seed if args.seed is not None else random.randrange(1 << 31)
+    seconds = (20.0 if args.quick else args.minutes * 60) / len(args.languages)
+    print(f"fuzzing {', '.join(args.languages)} for {seconds:.0f} s each, seed {seed}, "
+          f"seeds from fixtures/{' and ' + str(corpus) if corpus else ''}", file=sys.stderr)
+    results = []
+    for language in args.languages:
+        seeds = seed_files(language, corpus)
+        res = fuzz_language(language, seeds, seed, seconds, args.repo_every, args.slow,
+                            args.hang)
+        results.append(res)
+        print(_line(res, len(seeds)), file=sys.stderr)
+        for finding in res.findings:
+            print(f"  FINDING {finding}  (replay: python -m bench.fuzz --replay "
+                  f"{language}:{seed}:{finding['case']}{'' if corpus else ' --no-corpus'})",
+                  file=sys.stderr)
+    findings = sum(len(r.findings) for r in results)
+    print(f"{sum(r.cases for r in results)} cases, {sum(r.repos for r in results)} whole "
+          f"repositories, {findings} finding(s)", file=sys.stderr)
+    if args.json:
+        args.json.write_text(json.dumps({"seed": seed, "corpus": str(corpus) if corpus else None,
+                                         "results": [_as_dict(r) for r in results]}, indent=1))
+    return 1 if findings else 0
+
+
+def _line(res: LanguageResult, seeds: int) -> str:
+    growth = res.rss_end_mib - res.rss_warm_mib
+    return (f"{res.language:10s} {res.cases:6d} cases {res.repos:4d} repos from {seeds} seeds; "
+            f"{dict(res.outcomes)}; slowest {res.slowest[0]:.2f} s (case {res.slowest[1]}, "
+            f"{res.slowest[2]} B); RSS {res.rss_warm_mib:.0f} -> {res.rss_end_mib:.0f} MiB "
+            f"({growth:+.0f}); {len(res.findings)} finding(s)")
+
+
+def _as_dict(res: LanguageResult) -> dict[str, Any]:
+    return {"language": res.language, "cases": res.cases, "repos": res.repos,
+            "outcomes": dict(res.outcomes), "findings": res.findings,
+            "slowest_seconds": res.slowest[0], "rss_warm_mib": res.rss_warm_mib,
+            "rss_end_mib": res.rss_end_mib}
+
+
+def replay(spec: str, corpus: Path | None, save: Path | None) -> int:
+    language, seed, number = spec.split(":")
+    seeds = [p.read_bytes() for p in seed_files(language, corpus)]
+    data = make_case(language, seeds, int(seed), int(number))
+    if save:
+        save.write_bytes(data)
+    import faulthandler
+
+    faulthandler.enable()
+    with tempfile.TemporaryDirectory(prefix="knoxidx-fuzz-") as tmp:
+        status, message, took = check_case(Path(tmp), language, data)
+    print(f"{len(data)} bytes: {status} in {took:.2f} s {message}")
+    return 0 if status != "error" or "deadline" in message else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,64 @@
+"""Hostile tool calls against a real `knoxidx mcp` process: each is a tool error whose text says
+what is wrong (never a protocol error, a crash or a byte from outside the repository), and the
+server answers normally afterwards."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcp import Client, StdioServerParameters
+
+from tests.agent.support import make_hostile_repo
+
+HOSTILE = [
+    ("read_code", {"path": "..\\..\\etc\\passwd"}, "backslash"),
+    ("read_code", {"path": "app/\x00util.py"}, "NUL"),
+    ("read_code", {"path": "%252e%252e/etc/passwd"}, "no file"),  # a literal name, not decoded
+    ("read_code", {"path": "app/%2e%2e/%2e%2e/etc/passwd"}, "percent-encoded"),
+    ("read_code", {"path": "~/.ssh/id_rsa"}, "absolute"),
+    ("read_code", {"path": "evil.py"}, "outside the repository"),
+    ("read_code", {"path": "app/pipe.py"}, "not a regular file"),
+    ("read_code", {"path": "app/util.py", "start_line": -3}, "1 or more"),
+    ("read_code", {"path": "app/util.py", "start_line": "1"}, "whole number"),
+    ("read_code", {"path": "app/util.py", "end_line": 1.5}, "whole number"),
+    ("read_code", {"path": ["app/util.py"]}, "must be a string"),
+    ("read_code", {"path": "x" * 5000}, "longer than"),
+    ("search_code", {"query": "x", "k": 10**30}, "from 1 to 100"),
+    ("search_code", {"query": "x", "k": True}, "whole number"),
+    ("search_code", {"query": "x", "path": "*[a-" * 16}, "without its ']'"),
+    ("impact_of_change", {"symbol": "read_text", "depth": -1}, "from 1 to 10"),
+    ("build_context", {"query": "x", "max_tokens": 10**12}, "max_tokens"),
+    ("build_context", {"query": "x", "max_tokens": None, "extra": {}}, "unknown parameter"),
+    ("get_dependencies", {"target": "/etc/passwd"}, "outside the indexed repository"),
+    ("get_callers", {"symbol": "app/util.py:99999999999999999999999"}, "no definition"),
+    ("index_status", {"verbose": True}, "takes no arguments"),
+]
+
+
+def test_hostile_tool_calls_are_clear_tool_errors(tmp_path: Path) -> None:
+    root = make_hostile_repo(tmp_path)
+    os.mkfifo(root / "app" / "pipe.py")
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", "from knoxidx.cli import run; run()", "mcp", str(root)])
+
+    async def session() -> None:
+        async with Client(params, read_timeout_seconds=60) as client:
+            for name, arguments in [(n, a) for n, a, _ in HOSTILE]:
+                result: Any = await client.call_tool(name, arguments)
+                words = next(w for n, a, w in HOSTILE if n == name and a is arguments)
+                text = result.content[0].text
+                assert result.is_error, (name, arguments, text)
+                assert words in text, (name, arguments, text)
+                assert "SECRET" not in text and "root:" not in text
+            healthy = await client.call_tool("read_code", {"path": "app/util.py", "end_line": 1})
+            assert not healthy.is_error and "def read_text" in healthy.content[0].text
+            status = json.loads((await client.call_tool("index_status", {})).content[0].text)
+            assert status["files"] >= 5
+
+    asyncio.run(session())

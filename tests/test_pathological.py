@@ -1,0 +1,169 @@
+"""Pathological repositories: the index completes, skips what it must with a counted reason,
+stays queryable, and `verify` (a clean rebuild compared node for node) passes. The big forms
+are behind the slow marker; the default run has cheaper ones of the same shape."""
+
+from __future__ import annotations
+
+import os
+import time
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from knoxidx.index import Index
+from knoxidx.verify import verify_index
+from tests.test_extract_bounds import DEEP
+
+NORMAL = "def helper():\n    return 1\n\n\ndef caller():\n    return helper()\n"
+
+
+def index(root: Path, **options):
+    with Index.open(root, create=True) as idx:
+        return idx.update(jobs=1, **options)
+
+
+def assert_sound(root: Path) -> None:
+    with Index.open(root) as idx:
+        callers = {c["name"] for c in idx.callers("normal.helper")["callers"]}
+        assert "caller" in callers  # still queryable
+        checked = verify_index(idx)
+    assert checked["integrity"] == "ok" and checked["equal"], checked
+
+
+def minified_js(size: int) -> bytes:
+    """One line of minified-looking JavaScript: functions, calls, members, object literals."""
+    parts, total, i = [], 0, 0
+    while total < size:
+        part = (f"function f{i}(a,b){{var c=a.x{i}(b)||{{k:{i},v:[a,b]}};return g{i % 97}(c,"
+                f"b.y)}};")
+        parts.append(part)
+        total += len(part)
+        i += 1
+    return "".join(parts).encode()
+
+
+def minified_case(tmp_path: Path, size: int, raised_seconds: float) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "normal.py").write_text(NORMAL)
+    (root / "bundle.min.js").write_bytes(minified_js(size))
+    report = index(root, retrieval=False)
+    assert report.skipped["too_large"] == 1 and report.files == 1
+    assert_sound(root)
+    # the limit raised: parsed with a deadline, so bounded either way (indexed or timed out)
+    start = time.perf_counter()
+    report = index(root, retrieval=False, max_bytes=size * 2)
+    assert time.perf_counter() - start < raised_seconds
+    assert report.files == 2 and report.changed + report.skipped["timeout"] == 1, report.as_dict()
+    assert_sound(root)
+
+
+def test_minified_javascript_2_mb(tmp_path: Path) -> None:
+    minified_case(tmp_path, 2_000_000, 120)
+
+
+@pytest.mark.slow
+def test_minified_javascript_50_mb(tmp_path: Path) -> None:
+    minified_case(tmp_path, 50_000_000, 900)
+
+
+def test_deep_nesting_in_every_language(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "normal.py").write_text(NORMAL)
+    extensions = {"python": "py", "typescript": "ts", "tsx": "tsx", "javascript": "js",
+                  "go": "go", "rust": "rs", "java": "java"}
+    for language, source in DEEP.items():
+        (root / f"deep_{language}.{extensions[language]}").write_text(source)
+    report = index(root)
+    assert report.changed == 8 and not report.errors, report.as_dict()
+    assert sum("not indexed" in w for w in report.warnings) == 7, report.warnings
+    assert_sound(root)
+
+
+def test_a_1_mb_single_line(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "normal.py").write_text(NORMAL)
+    line = "".join(f"var v{i}=w{i}(1);" for i in range(80_000))[:1_000_000]
+    (root / "one_line.js").write_text(line.rsplit(";", 1)[0] + ";")
+    (root / "one_line.py").write_text("DATA = [" + ",".join(["1234567"] * 124_000) + "]")
+    report = index(root)  # graph and search data: the chunker must cut a 1 MB line too
+    assert report.changed == 3 and not report.errors, report.as_dict()
+    assert_sound(root)
+    with Index.open(root) as idx:
+        assert idx.symbols("v79")[0]["path"] == "one_line.js"
+        found = idx.search("v123", k=3, mode="lexical")["results"]
+        assert found and found[0]["path"] == "one_line.js"
+
+
+def many_files(root: Path, count: int) -> None:
+    directory = root / "flat"
+    directory.mkdir(parents=True)
+    (root / "normal.py").write_text(NORMAL)
+    for i in range(count):
+        (directory / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+
+
+def test_thousands_of_files_in_one_directory(tmp_path: Path) -> None:
+    many_files(tmp_path, 3000)
+    report = index(tmp_path, retrieval=False)
+    assert report.files == 3001 and not report.errors
+    assert_sound(tmp_path)
+
+
+@pytest.mark.slow
+def test_100k_files_in_one_directory(tmp_path: Path) -> None:
+    many_files(tmp_path, 100_000)
+    report = index(tmp_path, retrieval=False)
+    assert report.files == 100_001 and not report.errors
+    assert_sound(tmp_path)
+
+
+ODD_NAMES = [
+    "with space.py", "new\nline.py", "tab\tname.py", "-rf.py", "quote'\"s.py", "%2e%2e.py",
+    "back\\slash.py", unicodedata.normalize("NFC", "café.py"),
+    unicodedata.normalize("NFD", "café.py"), "日本語.py", "emoji🙂.py", "x" * 240 + ".py",
+    "dir with space/inner.py", "\u202eevil.py",
+]
+
+
+def test_odd_file_names(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "normal.py").write_text(NORMAL)
+    for i, name in enumerate(ODD_NAMES):
+        path = root / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(f"from normal import helper\n\n\ndef odd_{i}():\n    return helper()\n")
+    report = index(root)
+    assert report.files == len(ODD_NAMES) + 1 and not report.errors and not report.skipped
+    assert_sound(root)
+    with Index.open(root) as idx:
+        for i, name in enumerate(ODD_NAMES):
+            hit = idx.symbols(f"odd_{i}")[0]
+            assert hit["path"] == name
+            if "\\" not in name and not name.startswith("%"):  # refused by design
+                assert f"def odd_{i}" in idx.read_source(name)["text"]
+        callers = {c["name"] for c in idx.callers("helper")["callers"]}
+        assert {f"odd_{i}" for i in range(len(ODD_NAMES))} <= callers
+
+
+def test_case_only_rename_is_followed(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "normal.py").write_text(NORMAL)
+    (root / "pkg" / "Models.py").write_text("class Model:\n    pass\n")
+    (root / "use.py").write_text("from pkg.Models import Model\n\n\ndef make():\n"
+                                 "    return Model()\n")
+    index(root)
+    os.rename(root / "pkg" / "Models.py", root / "pkg" / "models.py")
+    (root / "use.py").write_text("from pkg.models import Model\n\n\ndef make():\n"
+                                 "    return Model()\n")
+    report = index(root)
+    assert report.removed == 1 and report.added == 1, report.as_dict()
+    with Index.open(root) as idx:
+        assert [h["path"] for h in idx.symbols("Model")] == ["pkg/models.py"]
+        assert idx.callers("Model")["callers"][0]["name"] == "make"
+    assert_sound(root)
