@@ -21,7 +21,7 @@ from knoxidx.errors import CorruptIndexError, IndexLockedError, IndexNotFoundErr
 from knoxidx.graph.dbfile import REBUILD_FIX, check_database_file, storage_error
 from knoxidx.indexer.facts import FileFacts, load_facts
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: nodes_name_nocase, so a name-prefix LIKE seeks instead of scanning
 INDEX_DIR = ".knoxidx"
 DB_NAME = "index.db"
 LOCK_NAME = "write.lock"
@@ -48,6 +48,7 @@ CREATE TABLE modules(family TEXT NOT NULL, key TEXT NOT NULL, file_id INTEGER NO
   rank INTEGER NOT NULL);
 CREATE TABLE externals(id INTEGER PRIMARY KEY, family TEXT NOT NULL, name TEXT NOT NULL);
 CREATE INDEX nodes_name ON nodes(name);
+CREATE INDEX nodes_name_nocase ON nodes(name COLLATE NOCASE);
 CREATE INDEX nodes_qualified ON nodes(qualified_name);
 CREATE INDEX nodes_file ON nodes(file_id);
 CREATE INDEX nodes_owner ON nodes(owner) WHERE owner != '';
