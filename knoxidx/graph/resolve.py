@@ -205,7 +205,8 @@ class Resolver:
             value = compute()
         finally:
             consulted = self.keys
-            self.keys = outer | consulted
+            outer |= consulted  # in place: a file's key set grows with every lookup it makes
+            self.keys = outer
         if not self._active:  # answers computed inside a cycle guard may be partial
             self._memo[key] = (value, frozenset(consulted))
         return value
