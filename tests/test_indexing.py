@@ -154,3 +154,15 @@ def test_totals_match_the_per_kind_counts(tmp_path: Path, backend) -> None:
     with backend.open(root) as idx:
         counts = idx.q.counts()
         assert idx.q.totals() == (sum(counts["nodes"].values()), sum(counts["edges"].values()))
+
+
+def test_ok_file_hashes_are_the_indexed_files_states(tmp_path: Path, backend) -> None:
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "a.py").write_text("def f():\n    pass\n")
+    (root / "b.py").write_bytes(b"\0binary")
+    backend.build(root)
+    with backend.open(root) as idx:
+        states = idx.store.file_states()
+        assert idx.store.ok_file_hashes() == {
+            p: s.hash for p, s in states.items() if s.status == "ok"} == {"a.py": states["a.py"].hash}

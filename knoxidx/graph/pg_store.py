@@ -201,6 +201,11 @@ class PgStore:
 
     # ---- files and facts ---------------------------------------------------------------
 
+    def ok_file_hashes(self) -> dict[str, str]:
+        if self._reset_pending:
+            return {}
+        return dict(self._q("SELECT path, hash FROM knoxidx.files WHERE repo=%s AND status='ok'"))
+
     def file_states(self) -> dict[str, FileState]:
         if self._reset_pending:
             return {}

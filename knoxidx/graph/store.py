@@ -21,7 +21,7 @@ from knoxidx.errors import CorruptIndexError, IndexLockedError, IndexNotFoundErr
 from knoxidx.graph.dbfile import REBUILD_FIX, check_database_file, storage_error
 from knoxidx.indexer.facts import FileFacts, load_facts
 
-SCHEMA_VERSION = 3  # 3: nodes_name_nocase, so a name-prefix LIKE seeks instead of scanning
+SCHEMA_VERSION = 3  # 3: nodes_name_nocase (a name-prefix LIKE seeks) and files_ok (covering)
 INDEX_DIR = ".knoxidx"
 DB_NAME = "index.db"
 LOCK_NAME = "write.lock"
@@ -49,6 +49,7 @@ CREATE TABLE modules(family TEXT NOT NULL, key TEXT NOT NULL, file_id INTEGER NO
 CREATE TABLE externals(id INTEGER PRIMARY KEY, family TEXT NOT NULL, name TEXT NOT NULL);
 CREATE INDEX nodes_name ON nodes(name);
 CREATE INDEX nodes_name_nocase ON nodes(name COLLATE NOCASE);
+CREATE INDEX files_ok ON files(status, path, hash);
 CREATE INDEX nodes_qualified ON nodes(qualified_name);
 CREATE INDEX nodes_file ON nodes(file_id);
 CREATE INDEX nodes_owner ON nodes(owner) WHERE owner != '';
@@ -322,6 +323,11 @@ class SQLiteStore:
         self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     # ---- files and facts ---------------------------------------------------------------
+
+    def ok_file_hashes(self) -> dict[str, str]:
+        """Path -> content hash of every indexed file: what :meth:`file_states` tells of them,
+        without a record per file (a watcher batch asks twice; 5k files cost 30 ms that way)."""
+        return dict(self.conn.execute("SELECT path, hash FROM files WHERE status='ok'"))
 
     def file_states(self) -> dict[str, FileState]:
         return {

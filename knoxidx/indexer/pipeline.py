@@ -162,7 +162,7 @@ def update_index(
         report.timings["parse"] = time.perf_counter() - t1
 
         t2 = time.perf_counter()
-        ok_paths = {p for p, s in store.file_states().items() if s.status == "ok"}
+        ok_paths = set(store.ok_file_hashes())
         if report.full_resolve:
             affected = ok_paths
         else:

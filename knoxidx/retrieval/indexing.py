@@ -90,11 +90,7 @@ def refresh_chunks(
         if store.meta("chunker") != wanted_id:
             store.forget_sources()
             store.set_meta("chunker", wanted_id)
-        indexed = {
-            path: state.hash
-            for path, state in index.store.file_states().items()
-            if state.status == "ok"
-        }
+        indexed = index.store.ok_file_hashes()
         sources = store.sources()
         for path in sorted(set(sources) - set(indexed)):
             refresh.removed += store.remove_file(path)
