@@ -24,25 +24,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from knoxidx.retrieval.chunker import Chunk
+from knoxidx.retrieval.chunker import DefinitionLike as DefinitionSpan
 from knoxidx.retrieval.terms import content_terms, identifier_parts, line_terms
 
 CODE_KINDS = frozenset({"Function", "Class", "Interface", "Type"})
-
-
-class DefinitionSpan(Protocol):
-    @property
-    def kind(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def qualname(self) -> str: ...
-    @property
-    def start_line(self) -> int: ...
-    @property
-    def end_line(self) -> int: ...
 
 
 # A file's definitions (the graph's stored facts for that path)
