@@ -43,3 +43,13 @@ def backend(request):
     from tests.helpers import Backend
 
     return Backend(request.getfixturevalue("pg_url") if request.param == "postgres" else None)
+
+
+@pytest.fixture
+def fake():
+    """A fake Voyage API on 127.0.0.1 (tests/retrieval/fake_voyage.py), closed afterwards."""
+    from tests.retrieval.fake_voyage import FakeVoyage
+
+    server = FakeVoyage()
+    yield server
+    server.close()

@@ -11,7 +11,6 @@ are injected."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,24 +19,11 @@ from knoxidx.index import Index
 from knoxidx.retrieval.errors import CircuitOpenError, RetriesExhaustedError
 from knoxidx.retrieval.resilience import BreakerState, CircuitBreaker, Resilient, RetryPolicy
 from tests.helpers import write_tree
-from tests.retrieval.fake_voyage import FakeVoyage
+from tests.retrieval.fake_voyage import Clock, FakeVoyage
 
 pytest.importorskip("voyageai")
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeVoyage]:
-    server = FakeVoyage()
-    yield server
-    server.close()
 
 
 def voyage(fake: FakeVoyage, *, attempts: int = 4, rng: float = 0.0, clock: Clock | None = None,

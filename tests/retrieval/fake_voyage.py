@@ -132,3 +132,14 @@ class FakeVoyage:
             handler.send_header(key, value)
         handler.end_headers()
         handler.wfile.write(body)
+
+
+class Clock:
+    """A clock the test moves by hand (``clock.now = 61``): the breaker's cool-down without
+    waiting."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now

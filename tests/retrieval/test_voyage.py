@@ -1,10 +1,8 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
-from fake_voyage import FakeVoyage
+from fake_voyage import Clock, FakeVoyage
 from pydefs import python_definitions
 from retrieval_support import HashEmbedder
 
@@ -24,18 +22,6 @@ from knoxidx.retrieval.voyage import VoyageEmbedder, VoyageReranker, parse_retry
 pytest.importorskip("voyageai")
 
 
-class Clock:
-    now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeVoyage]:
-    server = FakeVoyage()
-    yield server
-    server.close()
 
 
 def make(
