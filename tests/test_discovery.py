@@ -89,3 +89,55 @@ def test_symlink_to_a_non_root_ancestor_is_walked_once(repo) -> None:
     found = discover(root)
     assert {f.path for f in found.files} == {"a/b/x.py", "a/y.py"}
     assert found.skipped["symlink_loop"] == 1
+
+
+# ---- the ignore-rule pre-filter and its cache ----------------------------------------------
+
+IGNORE_FILES_SEEN = [
+    ["*.gen.py", "/build_out/", "!keep.gen.py"],
+    ["# a comment", "", "vendor/", "docs/**/*.py", "!docs/keep/**"],
+    ["*", "!*/", "!*.py"],  # ignore everything but Python files
+    ["a/b", "**/tmp", "x?.ts", "[abc].go", "\\!bang.py", "trailing\\ "],
+    ["/", "**", "***/", "dir/"],
+    [],
+]
+PATHS_SEEN = [
+    "a.py", "b.gen.py", "keep.gen.py", "sub/keep.gen.py", "build_out/", "build_out/c.py",
+    "sub/build_out/", "vendor/", "vendor/v.go", "src/vendor/x.go", "docs/a/b.py",
+    "docs/keep/b.py", "docs/", "a/b", "a/b/", "a/b/c.rs", "x/tmp/", "tmp", "xy.ts", "xyz.ts",
+    "a.go", "d.go", "!bang.py", "trailing ", "dir/", "dir", "q/dir/", "main.rs", "pkg/",
+]
+
+
+def test_ignore_prefilter_agrees_with_pathspec_everywhere() -> None:
+    """The pre-filter only skips pathspec when no pattern can match: every verdict, negations
+    and directory-only patterns included, is pathspec's own."""
+    import pathspec
+
+    from knoxidx.indexer.discovery import IgnoreRules
+
+    for lines in IGNORE_FILES_SEEN:
+        rules = IgnoreRules(lines)
+        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        for path in PATHS_SEEN:
+            assert rules.verdict(path) == spec.check_file(path).include, (lines, path)
+
+
+def test_an_edited_ignore_file_is_honoured_by_the_next_walk(repo) -> None:
+    """Compiled rules are cached by the ignore file's content: a walk right after an edit (even
+    one that keeps the file's size and mtime) sees the new rules."""
+    root = repo({".gitignore": "a.py\n", "a.py": "x = 1\n", "b.py": "x = 1\n"})
+    assert paths(root) == {"b.py"}
+    ignore = root / ".gitignore"
+    stat = ignore.stat()
+    ignore.write_text("b.py\n")
+    os.utime(ignore, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert paths(root) == {"a.py"}
+    ignore.write_text("")
+    assert paths(root) == {"a.py", "b.py"}
+
+
+def test_a_line_pathspec_cannot_compile_is_skipped_like_git_does(repo) -> None:
+    """A lone "!" in a .gitignore was a traceback; git ignores the line, and so do we."""
+    root = repo({".gitignore": "!\nb.py\n", "a.py": "x = 1\n", "b.py": "x = 1\n"})
+    assert paths(root) == {"a.py"}

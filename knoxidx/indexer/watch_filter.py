@@ -17,8 +17,6 @@ from collections import Counter
 from collections.abc import Container
 from pathlib import Path
 
-import pathspec
-
 from knoxidx.graph.layout import CONFIG_NAMES
 from knoxidx.indexer.discovery import (
     ALWAYS_SKIP_DIRS,
@@ -28,6 +26,7 @@ from knoxidx.indexer.discovery import (
     MANIFESTS,
     Discovery,
     SourceFile,
+    Specs,
     _ignored,
     _load_ignore,
     discover,
@@ -39,8 +38,6 @@ _RULE_FILES = IGNORE_NAMES | MANIFESTS | {"pyvenv.cfg"}
 TRIGGER_NAMES = _RULE_FILES | CONFIG_NAMES
 # Never served to a client, whatever the ignore files say.
 PRIVATE_DIRS = frozenset({".git", ".hg", ".svn", ".knoxidx"})
-
-Specs = list[tuple[str, pathspec.PathSpec]]
 
 
 class RepoPathFilter:
