@@ -82,6 +82,7 @@ class Index:
         lock.acquire(wait=wait)
         try:
             if rebuild:  # under the lock: never drop an index another writer is using
+                self._forget_session()
                 self.store.reset()
             else:  # never write into a damaged database: it would spread the damage
                 self.store.quick_check(max_bytes=QUICK_CHECK_MAX_BYTES)
@@ -97,16 +98,22 @@ class Index:
         from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES
         from knoxidx.indexer.pipeline import update_index
 
+        session = self._writer_session()
         # One update is one transaction: a reader sees the graph and the chunks of one state.
-        with self.store.transaction():
-            _note_root(self.store, self.root)
-            report = update_index(self.root, self.store, jobs=jobs,
-                                  max_bytes=max_bytes or DEFAULT_MAX_BYTES, progress=progress,
-                                  discovered=discovered)
-            if retrieval:
-                from knoxidx.retrieval.api import refresh_retrieval
+        try:
+            with self.store.transaction():
+                _note_root(self.store, self.root)
+                report = update_index(self.root, self.store, jobs=jobs,
+                                      max_bytes=max_bytes or DEFAULT_MAX_BYTES,
+                                      progress=progress, discovered=discovered, session=session)
+                if retrieval:
+                    from knoxidx.retrieval.api import refresh_retrieval
 
-                report.retrieval = refresh_retrieval(self, jobs=jobs, progress=progress)
+                    report.retrieval = refresh_retrieval(self, jobs=jobs, progress=progress,
+                                                         session=session)
+        except BaseException:
+            self._forget_session()  # rolled back: what it remembers ran ahead of the tables
+            raise
         if retrieval and embed:  # committed batch by batch: an interrupted run keeps its work
             from knoxidx.retrieval.api import embed_into
 
@@ -128,9 +135,28 @@ class Index:
         lock = self.store.write_lock()
         lock.acquire(wait=wait)
         try:
+            self._forget_session()  # it writes through this connection outside an update
             return embed_pending_chunks(self, progress=progress, limit=limit)
         finally:
             lock.release()
+
+    def _writer_session(self) -> Any:
+        """What this Index remembers between its own updates (see
+        :mod:`knoxidx.indexer.session`); None for a store that cannot say when another
+        connection wrote."""
+        session = getattr(self, "_session", None)
+        if session is None:
+            from knoxidx.indexer.session import WriterSession
+
+            if not WriterSession.supports(self.store):
+                return None
+            session = self._session = WriterSession()
+        return session
+
+    def _forget_session(self) -> None:
+        session = getattr(self, "_session", None)
+        if session is not None:
+            session.clear()
 
     # ---- finding symbols ---------------------------------------------------------------
 

@@ -55,19 +55,36 @@ class Layout:
 
 
 def build_layout(root: Path, paths: list[str], config_paths: list[str]) -> Layout:
-    packages = frozenset(
-        str(PurePosixPath(p).parent) if "/" in p else ""
+    return layout_from(root.name, python_packages(paths), read_configs(root, config_paths))
+
+
+def python_packages(paths: list[str]) -> frozenset[str]:
+    """Directories holding an ``__init__.py`` (paths are discovery's: posix, relative)."""
+    return frozenset(
+        p.rpartition("/")[0]
         for p in paths
         if p.endswith(("/__init__.py", "/__init__.pyi")) or p in ("__init__.py", "__init__.pyi")
     )
-    layout = Layout(root_name=root.name, python_packages=packages)
+
+
+def read_configs(root: Path, config_paths: list[str]) -> tuple[tuple[str, str], ...]:
+    """(path, content) of the readable configuration files, sorted by path: with the package
+    directories, everything a layout is made from."""
+    out = []
     for rel in sorted(config_paths):
-        directory = str(PurePosixPath(rel).parent) if "/" in rel else ""
-        name = PurePosixPath(rel).name
         try:
-            content = (root / rel).read_text(encoding="utf-8", errors="replace")
+            out.append((rel, (root / rel).read_text(encoding="utf-8", errors="replace")))
         except OSError:
             continue
+    return tuple(out)
+
+
+def layout_from(root_name: str, packages: frozenset[str],
+                configs: tuple[tuple[str, str], ...]) -> Layout:
+    layout = Layout(root_name=root_name, python_packages=packages)
+    for rel, content in configs:
+        directory = str(PurePosixPath(rel).parent) if "/" in rel else ""
+        name = PurePosixPath(rel).name
         if name == "go.mod":
             match = _GO_MODULE.search(content)
             if match:

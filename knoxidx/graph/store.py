@@ -337,6 +337,25 @@ class SQLiteStore:
             )
         }
 
+    def file_states_of(self, paths: Iterable[str]) -> dict[str, FileState]:
+        """:meth:`file_states` for some paths only (what one update wrote)."""
+        paths = list(paths)
+        out: dict[str, FileState] = {}
+        for i in range(0, len(paths), 500):  # under SQLite's limit on bound variables
+            part = paths[i : i + 500]
+            out.update(
+                (row[0], FileState(*row[1:])) for row in self.conn.execute(
+                    "SELECT path, id, size, mtime_ns, hash, status, iface FROM files"
+                    f" WHERE path IN ({','.join('?' * len(part))})", part)
+            )
+        return out
+
+    def data_version(self) -> int:
+        """Changes whenever ANOTHER connection commits to the database (never for this
+        connection's own commits): what lets a writer trust what it remembers of the tables
+        between its updates (see ``knoxidx.indexer.session``)."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
     def upsert_file(
         self, path: str, language: str, size: int, mtime_ns: int, hash_: str, lines: int,
         status: str, message: str, iface: str, blob: bytes | None,

@@ -36,6 +36,7 @@ from knoxidx.indexer.reader import (
     definition_names,
     read_and_extract,
 )
+from knoxidx.indexer.session import WriterSession
 
 Progress = Callable[[str, int, int], None]
 # Below this many files, worker processes cost more than they save.
@@ -82,17 +83,25 @@ def update_index(
     max_bytes: int = DEFAULT_MAX_BYTES,
     progress: Progress | None = None,
     discovered: Discovery | None = None,
+    session: WriterSession | None = None,
 ) -> UpdateReport:
     """``discovered``: the tree as a caller already knows it (the watcher tracks it from file
-    events), saving the walk."""
+    events), saving the walk. ``session``: what this writer remembers of the tables from its
+    previous updates (``knoxidx.indexer.session``), saving their reads; the caller clears it
+    when the update fails."""
     report = UpdateReport()
     t0 = time.perf_counter()
     root = root.resolve()
     found = discovered if discovered is not None else discover(root, max_bytes)
     report.skipped.update(found.skipped)
     report.files = len(found.files)
-    known = store.file_states()
-    layout = build_layout(root, [f.path for f in found.files], found.config_paths)
+    if session is not None:
+        session.begin(store)
+        known = session.file_states(store)
+        layout = session.layout(root, [f.path for f in found.files], found.config_paths)
+    else:
+        known = store.file_states()
+        layout = build_layout(root, [f.path for f in found.files], found.config_paths)
     fingerprint = layout.fingerprint()
     engine = engine_fingerprint()
     # A new knoxidx (queries, extraction or resolution changed) re-reads every file once.
@@ -162,7 +171,13 @@ def update_index(
         report.timings["parse"] = time.perf_counter() - t1
 
         t2 = time.perf_counter()
-        ok_paths = set(store.ok_file_hashes())
+        if session is not None:  # the rows this update wrote, read back
+            session.refresh_files(store, [*removed, *(f.path for f in to_read)])
+            ok_paths = set(session.ok_hashes(store))
+            ids = session.file_ids(store)
+        else:
+            ok_paths = set(store.ok_file_hashes())
+            ids = store.file_ids()
         if report.full_resolve:
             affected = ok_paths
         else:
@@ -171,7 +186,6 @@ def update_index(
         ordered = sorted(affected)
         if len(ordered) > PRELOAD_THRESHOLD:
             workspace.preload(load_all_facts=not ok_paths <= blobs.keys())
-        ids = store.file_ids()
         # The module layer (module nodes, module -> file, DependsOn) follows module membership
         # and Imports edges only: rebuilding it costs more than a one-file update otherwise.
         module_layer_stale = (report.full_resolve or membership_changed

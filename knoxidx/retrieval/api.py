@@ -25,13 +25,14 @@ EMBED_BATCH = 32  # chunks per committed batch: what an interrupted run can lose
 _searchers: weakref.WeakKeyDictionary[Any, Searcher] = weakref.WeakKeyDictionary()
 
 
-def refresh_retrieval(index: Any, *, jobs: int | None, progress: Any) -> dict[str, Any]:
+def refresh_retrieval(index: Any, *, jobs: int | None, progress: Any,
+                      session: Any = None) -> dict[str, Any]:
     """Bring chunks and full-text search up to date with the graph, in the caller's transaction
     (so a batch's graph and chunks commit together). The files to re-chunk are found by
     comparing stored content hashes, which also repairs a run killed before its chunks were
     written."""
     store = chunk_store_for(index.store)
-    refresh = refresh_chunks(index, store, jobs=jobs, progress=progress)
+    refresh = refresh_chunks(index, store, jobs=jobs, progress=progress, session=session)
     return {
         "files_chunked": refresh.files_chunked,
         "files_removed": refresh.files_removed,

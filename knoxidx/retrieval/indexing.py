@@ -77,9 +77,12 @@ def refresh_chunks(
     jobs: int | None = None,
     progress: Progress | None = None,
     budget: ChunkBudget | None = None,
+    session: Any = None,
 ) -> ChunkRefresh:
     """Re-chunk every file whose content changed since its chunks were made, drop the chunks
-    of files no longer indexed; one transaction."""
+    of files no longer indexed; one transaction. ``session``: the writer's
+    :class:`~knoxidx.indexer.session.WriterSession`, whose copies of the indexed hashes and the
+    chunk sources stand for reading both tables again (every write below is reported to it)."""
     t0 = time.perf_counter()
     budget = budget or ChunkBudget()
     refresh = ChunkRefresh()
@@ -89,12 +92,20 @@ def refresh_chunks(
         store.ensure_schema()
         if store.meta("chunker") != wanted_id:
             store.forget_sources()
+            if session is not None:
+                session.chunk_sources_forgotten()
             store.set_meta("chunker", wanted_id)
-        indexed = index.store.ok_file_hashes()
-        sources = store.sources()
+        if session is not None:
+            indexed = session.ok_hashes(index.store)
+            sources = session.chunk_sources(store)
+        else:
+            indexed = index.store.ok_file_hashes()
+            sources = store.sources()
         for path in sorted(set(sources) - set(indexed)):
             refresh.removed += store.remove_file(path)
             refresh.files_removed += 1
+            if session is not None:
+                session.chunk_source_removed(path)
         todo = sorted((p, h) for p, h in indexed.items() if sources.get(p) != h)
         for result in _chunk_all(index, todo, workers, budget, progress):
             if result.error:
@@ -103,9 +114,13 @@ def refresh_chunks(
             if result.gone:
                 refresh.removed += store.remove_file(result.path)
                 refresh.files_removed += 1
+                if session is not None:
+                    session.chunk_source_removed(result.path)
                 continue
             update = store.replace_file(result.path, result.chunks, result.fts)
             store.set_source(result.path, result.source_hash)
+            if session is not None:
+                session.chunk_source_set(result.path, result.source_hash)
             refresh.files_chunked += 1
             refresh.added += update.added
             refresh.kept += update.kept
