@@ -206,3 +206,23 @@ def test_a_new_definition_that_shadows_an_import_is_not_a_pure_addition(repo, ba
     with backend.open(root) as idx:
         assert [c["name"] for c in idx.callers("pkg.mod.helper")["callers"]] == ["g"]
         assert verify_index(idx)["equal"]
+
+
+def test_a_layout_change_renames_what_unchanged_files_define(repo, backend) -> None:
+    """Removing ``pkg/__init__.py`` makes ``pkg.m1.f1`` into ``m1.f1`` in a clean build; the
+    files themselves did not change, so only the new layout can tell (their qualified names
+    and module keys were left as they were)."""
+    files = {f"pkg/m{i}.py": python_module(i, 0) for i in range(N_FILES)}
+    files["pkg/__init__.py"] = ""
+    root = repo(files)
+    backend.build(root)
+    (root / "pkg" / "__init__.py").unlink()
+    backend.build(root)
+    with backend.open(root) as idx:
+        assert [s["qualified_name"] for s in idx.symbols("f1")] == ["m1.f1"]
+        assert verify_index(idx)["equal"]
+    (root / "pkg" / "__init__.py").write_text("")
+    backend.build(root)
+    with backend.open(root) as idx:
+        assert [s["qualified_name"] for s in idx.symbols("f1")] == ["pkg.m1.f1"]
+        assert verify_index(idx)["equal"]

@@ -50,7 +50,7 @@ operation = st.one_of(
               st.integers(0, 5), st.sampled_from(["py", "ts"])),
     # a package marker comes or goes (the layout changes), a tsconfig path alias changes, or
     # another connection writes the index between two of this writer's updates
-    st.tuples(st.sampled_from(["tsconfig", "foreign"]), st.integers(0, 3),
+    st.tuples(st.sampled_from(["init", "tsconfig", "foreign"]), st.integers(0, 3),
               st.just(0), st.just("")),
 )
 

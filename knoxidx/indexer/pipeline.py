@@ -34,6 +34,7 @@ from knoxidx.indexer.reader import (
     ReadResult,
     added_definitions,
     definition_names,
+    node_rows,
     read_and_extract,
 )
 from knoxidx.indexer.session import WriterSession
@@ -168,6 +169,9 @@ def update_index(
             blobs[result.path] = result.blob
             store.replace_modules(file_id, modules, fresh=cold)
             store.replace_nodes(file_id, result.rows, fresh=cold)
+        if report.full_resolve and not stale_engine and not cold:
+            # what a file's module names and qualified names are follows from the layout
+            membership_changed |= _requalify(store, layout, set(blobs))
         report.timings["parse"] = time.perf_counter() - t1
 
         t2 = time.perf_counter()
@@ -252,6 +256,31 @@ def _record_unindexable(
         store.replace_modules(state.id, [])
     store.upsert_file(result.path, result.language, result.size, result.mtime_ns, result.hash,
                       0, result.status, result.message, "", None)
+
+
+def _requalify(store: GraphStore, layout: Layout, fresh: set[str]) -> bool:
+    """The layout changed (a package gained or lost its ``__init__.py``, ``go.mod`` renamed the
+    module): give every file not read this update the module keys and qualified names the new
+    layout gives it, from its stored facts (nothing to parse). Without this, removing an
+    ``__init__.py`` left ``pkg.m.f`` where a clean build says ``m.f``. True if any changed."""
+    ids = store.file_ids()
+    changed = False
+    for path, blob in store.all_fact_blobs():
+        if path in fresh:
+            continue
+        facts = load_facts(blob)
+        spec = BY_NAME[facts.language]
+        rules = spec.plugin.RULES
+        keys = list(rules.module_keys(path, facts, layout))
+        modules = [(spec.family, k) for k in keys]
+        file_id = ids[path]
+        if store.module_keys_of(file_id) == modules:
+            continue
+        changed = True
+        store.replace_modules(file_id, modules)
+        store.replace_nodes(file_id, node_rows(facts, rules.qualified_prefix(path, keys),
+                                               rules.module_joiner, rules.separator))
+    return changed
 
 
 def _interface_keys(
