@@ -163,3 +163,25 @@ def test_a_rebuild_through_the_same_index_forgets_the_session(tmp_path: Path) ->
         idx.update(jobs=1, rebuild=True)  # drops every table on this very connection
         assert indexed_paths(idx) == {"a.py"}
         assert verify_index(idx)["equal"]
+
+
+def test_facts_remembered_for_resolution_follow_the_file_content(tmp_path: Path) -> None:
+    """b.py's facts are remembered while a.py is re-resolved; b.py then gains h (no one looked
+    h up: a.py is not re-resolved), and a.py later starts calling it: it must see b.py as it is
+    now, not as it was remembered."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    a = root / "a.py"
+    b = root / "b.py"
+    b.write_text("def f():\n    return 1\n")
+    a.write_text("from b import f\n\ndef main():\n    return f()\n")
+    with Index.open(root, create=True) as idx:
+        idx.update(jobs=1)
+        a.write_text("from b import f\n\n\ndef main():\n    return f()\n")  # b's facts loaded
+        idx.update(jobs=1)
+        b.write_text("def f():\n    return 1\n\n\ndef h():\n    return 2\n")
+        assert idx.update(jobs=1).resolved == 1
+        a.write_text("from b import h\n\n\ndef main():\n    return h()\n")
+        idx.update(jobs=1)
+        assert [c["qualified_name"] for c in idx.callees("main")["callees"]] == ["b.h"]
+        assert verify_index(idx)["equal"]

@@ -7,6 +7,7 @@ keys are written, so what the store answers is already the new state.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from knoxidx.graph.protocol import GraphStore
@@ -14,9 +15,13 @@ from knoxidx.indexer.facts import FileFacts, load_facts
 
 
 class StoreWorkspace:
-    def __init__(self, store: GraphStore, layout: Any, blobs: dict[str, bytes]) -> None:
-        """``blobs``: serialised facts of the files this update wrote, loaded on use."""
+    def __init__(self, store: GraphStore, layout: Any, blobs: dict[str, bytes],
+                 load: Callable[[str], FileFacts | None] | None = None) -> None:
+        """``blobs``: serialised facts of the files this update wrote, loaded on use.
+        ``load``: how other files' facts are read (default ``store.load_facts``; a writer's
+        session passes one with a cache)."""
         self.store = store
+        self._load = load or store.load_facts
         self.layout = layout
         self._blobs = dict(blobs)
         self._modules: dict[tuple[str, str], tuple[str, ...]] = {}
@@ -50,7 +55,7 @@ class StoreWorkspace:
     def facts(self, path: str) -> FileFacts | None:
         """Loaded on each call: the resolver keeps what it uses (a bounded cache)."""
         blob = self._blobs.get(path)
-        return load_facts(blob) if blob is not None else self.store.load_facts(path)
+        return load_facts(blob) if blob is not None else self._load(path)
 
     def module_paths(self, family: str, key: str) -> tuple[str, ...]:
         k = (family, key)

@@ -186,7 +186,8 @@ def update_index(
             affected = ok_paths
         else:
             affected = set(blobs) | (store.dependents(invalidate) & ok_paths)
-        workspace = StoreWorkspace(store, layout, blobs)
+        workspace = StoreWorkspace(store, layout, blobs,
+                                   session.facts_loader(store) if session is not None else None)
         ordered = sorted(affected)
         if len(ordered) > PRELOAD_THRESHOLD:
             workspace.preload(load_all_facts=not ok_paths <= blobs.keys())
