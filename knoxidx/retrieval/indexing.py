@@ -51,7 +51,9 @@ class ChunkRefresh:
 class ChunkedFile:
     path: str
     chunks: list[Chunk]
-    fts: list[tuple[str, str, str]]
+    # made in a worker, so the writer only writes; None in this process: the store makes them
+    # for the chunks it inserts (an edit keeps most of a file's chunks, whose rows stay)
+    fts: list[tuple[str, str, str]] | None
     source_hash: str  # the graph's hash if the file on disk still has it, else "" (redo later)
     error: str = ""  # chunking failed: the old chunks stay, the file is retried next run
     gone: bool = False  # deleted since the graph read it
@@ -146,7 +148,8 @@ def _chunk_all(
     load_facts = index.store.load_facts
     if workers <= 1 or total < POOL_THRESHOLD:
         results: Iterator[ChunkedFile] = (
-            chunk_one(root, path, digest, load_facts(path), budget) for path, digest in todo
+            chunk_one(root, path, digest, load_facts(path), budget, with_fts=False)
+            for path, digest in todo
         )
         yield from _with_progress(results, total, progress)
         return
@@ -177,7 +180,8 @@ def _chunk_job(job: tuple[str, str, str, Any, ChunkBudget]) -> ChunkedFile:
 
 
 def chunk_one(
-    root: str, path: str, expected_hash: str, facts: Any, budget: ChunkBudget
+    root: str, path: str, expected_hash: str, facts: Any, budget: ChunkBudget,
+    with_fts: bool = True,
 ) -> ChunkedFile:
     """Chunk one indexed file from its source on disk and the definitions the graph stored
     (``facts``: its FileFacts, None if it has none any more). Never raises: a failure is
@@ -197,7 +201,8 @@ def chunk_one(
         same = xxhash.xxh3_128_hexdigest(source) == expected_hash
         chunks = chunk_file(path, source, facts.language, facts.defs, budget=budget)
         return ChunkedFile(
-            path, chunks, [fts_columns(c) for c in chunks], expected_hash if same else ""
+            path, chunks, [fts_columns(c) for c in chunks] if with_fts else None,
+            expected_hash if same else ""
         )
     except Exception as exc:  # noqa: BLE001  (one file's failure must not lose the others)
         return ChunkedFile(path, [], [], "", error=f"{type(exc).__name__}: {exc}")
