@@ -77,7 +77,7 @@ class IgnoreRules:
     goes through pathspec's gitignore precedence rules. The answer is pathspec's either way.
     """
 
-    __slots__ = ("searches", "spec")
+    __slots__ = ("_verdicts", "searches", "spec")
 
     def __init__(self, lines: list[str]) -> None:
         try:
@@ -98,19 +98,26 @@ class IgnoreRules:
             searches.append(regex.search)
         # None: every path goes to pathspec. () : no pattern can match (an empty file).
         self.searches: tuple | None = tuple(searches) if searches is not None else None
+        # Verdicts already given: a pure function of these rules and the path, and a process
+        # that updates again (a watcher, a server, a second Index.update) walks the same tree.
+        self._verdicts: dict[str, bool | None] = {}
 
     def verdict(self, local: str) -> bool | None:
         """True: ignored, False: re-included (negation), None: this file says nothing.
         ``local`` is relative to the ignore file's directory, posix, no leading ``/`` or
         ``./`` (what pathspec's normalisation would leave unchanged)."""
+        try:
+            return self._verdicts[local]
+        except KeyError:
+            pass
+        verdict = None
         searches = self.searches
-        if searches is not None:
-            for search in searches:
-                if search(local) is not None:
-                    break
-            else:
-                return None
-        return self.spec.check_file(local).include
+        if searches is None or any(search(local) is not None for search in searches):
+            verdict = self.spec.check_file(local).include
+        if len(self._verdicts) >= VERDICTS_KEPT:
+            self._verdicts.clear()
+        self._verdicts[local] = verdict
+        return verdict
 
 
 def _compiles(line: str) -> bool:
@@ -122,6 +129,7 @@ def _compiles(line: str) -> bool:
 
 
 Specs = list[tuple[str, IgnoreRules]]
+VERDICTS_KEPT = 200_000  # per ignore file: ~20 MB at worst, then forgotten all at once
 # Compiled rules by ignore-file content: bounded, since a long-lived process (a watcher, a
 # server re-indexing) may see many versions of many files.
 _RULES_CACHE: dict[str, IgnoreRules] = {}
