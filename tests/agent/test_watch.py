@@ -65,6 +65,26 @@ def test_edit_is_applied(watching: tuple[Path, Watcher, Recorder]) -> None:
     assert batch["sample"] == ["app/util.py"]
 
 
+def test_the_collector_is_left_as_it_was_found(agent_repo: Path) -> None:
+    """The watcher pauses Python's cyclic collector during small batches and freezes the heap
+    between them: once it stops, the host process has its collector back, nothing frozen."""
+    import gc
+
+    recorder = Recorder()
+    watcher = Watcher(agent_repo, debounce_ms=50, jobs=1, reconcile_s=0, emit=recorder)
+    watcher.start()
+    wait_for(lambda: watcher.snapshot()["phase"] == "idle", what="the initial update")
+    # the start's heap goes out of the collector's sight (just after the phase turns idle)
+    wait_for(lambda: gc.get_freeze_count() > 0, what="the frozen heap")
+    for i in range(3):
+        with open(agent_repo / "app" / "util.py", "a", encoding="utf-8") as fh:
+            fh.write(f"\n\ndef gc_probe_{i}():\n    return {i}\n")
+        wait_for(lambda i=i: names(agent_repo, f"gc_probe_{i}"), what=f"gc_probe_{i}")
+        assert gc.isenabled()
+    watcher.stop()
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
 def test_atomic_save_delete_and_move(watching: tuple[Path, Watcher, Recorder]) -> None:
     root, _, recorder = watching
     # an editor's atomic save: write a temporary file, rename it over the original
