@@ -191,6 +191,11 @@ class Resolver:
         self._active: set[tuple] = set()
         self._memo: dict[tuple, tuple[Any, frozenset[str]]] = {}
         self._guesses: dict[tuple[str, str, bool], tuple[list[Symbol], int, frozenset[str]]] = {}
+        self._file_keys: dict[str, str] = {}  # path -> "file:" + path, made once
+        self._name_keys: dict[str, str] = {}  # name -> "name:" + name, made once
+        # memo key -> the key set its consulted keys were last replayed into: a second hit
+        # while resolving the same file (or computing the same answer) adds nothing
+        self._replayed: dict[tuple, set[str]] = {}
 
     def memo(self, key: tuple, compute: Any) -> Any:
         """``compute()`` once per key for the life of this resolver (one update: the facts do
@@ -198,7 +203,10 @@ class Resolver:
         cached answer records the same dependencies as a fresh one."""
         hit = self._memo.get(key)
         if hit is not None:
-            self.keys |= hit[1]
+            keys = self.keys
+            if self._replayed.get(key) is not keys:
+                keys |= hit[1]
+                self._replayed[key] = keys
             return hit[0]
         outer, self.keys = self.keys, set()
         try:
@@ -227,7 +235,10 @@ class Resolver:
     # ---- workspace access (every read is recorded) -------------------------------------
 
     def index(self, path: str) -> FileIndex | None:
-        self.keys.add("file:" + path)
+        key = self._file_keys.get(path)
+        if key is None:
+            key = self._file_keys[path] = "file:" + path
+        self.keys.add(key)
         try:
             return self._indexes[path]
         except KeyError:
@@ -243,6 +254,7 @@ class Resolver:
             for old in list(self._indexes)[: INDEX_CACHE_FILES // 2]:
                 del self._indexes[old]
             self._memo.clear()  # answers about the dropped files would keep them alive
+            self._replayed.clear()
             self._bases_cache.clear()
         self._indexes[path] = fi
         return fi
@@ -252,8 +264,14 @@ class Resolver:
         return self.ws.module_paths(family, key)
 
     def defs_named(self, family: str, name: str) -> list[tuple[str, int, str, bool]]:
-        self.keys.add("name:" + name)
+        self.keys.add(self._name_key(name))
         return self.ws.defs_named(family, name)
+
+    def _name_key(self, name: str) -> str:
+        key = self._name_keys.get(name)
+        if key is None:
+            key = self._name_keys[name] = "name:" + name
+        return key
 
     def methods_of(self, family: str, owner: str) -> list[tuple[str, int, str]]:
         self.keys.add("owner:" + owner)
@@ -273,7 +291,7 @@ class Resolver:
         what it gained, so every lookup that a new definition could answer must be on record.
         Function bodies are exempt: no other file looks names up inside them."""
         if scope < 0 or fi.facts.defs[scope].kind != FUNCTION:
-            self.keys.add("name:" + name)
+            self.keys.add(self._name_key(name))
 
     def definition(self, symbol: Symbol) -> Any:
         fi = self.index(symbol[1])
@@ -293,6 +311,7 @@ class Resolver:
 
     def _resolve_file(self, path: str) -> FileResolution:
         self.keys = set()
+        self._replayed.clear()
         result = FileResolution(path)
         fi = self.index(path)
         if fi is None:
@@ -627,7 +646,8 @@ class Resolver:
         out = _dedupe(out)
         consulted = frozenset(self.keys)
         self._bases_cache[key] = (out, consulted)
-        self.keys = outer_keys | consulted
+        outer_keys |= consulted  # in place, as in memo()
+        self.keys = outer_keys
         return out
 
     # ---- types of values ---------------------------------------------------------------
