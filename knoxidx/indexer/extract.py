@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
+from operator import itemgetter
 from types import ModuleType
 from typing import Any
 
@@ -50,6 +51,8 @@ MAX_QUERY_DEPTH = 1000
 # chain of 10,000 calls) never resolves, and re-reading it for every call in the chain is
 # quadratic.
 MAX_REFERENCE_CHARS = 2000
+# Name paths of texts up to this long are cached per process (bounded: 32k entries).
+CACHED_NAME_CHARS = 100
 
 _SUPER_CALL = re.compile(r"\bsuper\s*\([^()]*\)")
 _GENERIC_ARGS = re.compile(r"::<[^<>]*(?:<[^<>]*>[^<>]*)*>|<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>")
@@ -73,6 +76,14 @@ class ParseTimeoutError(Exception):
 
 
 def name_path(text: str) -> NamePath:
+    """The segments of an expression naming something: see :func:`_split_name_path`. Short
+    texts repeat (``self.assertEqual``, ``fmt.Sprintf``): their splits are remembered."""
+    if len(text) <= CACHED_NAME_CHARS:
+        return _cached_name_path(text)
+    return _split_name_path(text)
+
+
+def _split_name_path(text: str) -> NamePath:
     """Split an expression naming something into its segments: ``a.b.c`` -> ("a", "b", "c").
 
     A call inside the chain keeps its name with "()" (``make().run`` -> ("make()", "run")), so
@@ -105,6 +116,9 @@ def name_path(text: str) -> NamePath:
     if i == len(parts):
         return ()
     return tuple(parts) if i == 0 else ("?", *parts[i:])
+
+
+_cached_name_path = lru_cache(maxsize=1 << 15)(_split_name_path)
 
 
 def type_path(text: str) -> NamePath:
@@ -336,7 +350,7 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
     defs = _build_definitions(raw_defs, raw_impls, plugin, source)
     spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)]
 
-    raw_refs.sort(key=_ref_order)
+    raw_refs.sort(key=_REF_ORDER)
     ref_scopes = _scopes(spans, [r[0] for r in raw_refs])
     refs: list[Reference] = []
     last = None
@@ -427,8 +441,7 @@ def _reference_path(source: bytes, start: int, end: int) -> NamePath:
     return ("?", tail.group(1)) if tail else ()
 
 
-def _ref_order(ref: tuple[int, int, str, Any, Any]) -> tuple[int, int, str]:
-    return ref[0], ref[1], ref[2]
+_REF_ORDER = itemgetter(0, 1, 2)  # (start, end, kind): nodes themselves do not compare
 
 
 def _build_definitions(
