@@ -324,14 +324,20 @@ class Resolver:
             for target in rules.import_targets(self, fi, imp):
                 self._import_edge(result, file_id, target, imp.line)
 
+        # A third of a file's references repeat one already resolved from the same scope
+        # (`len(x)` twice in a function): resolved once. Its lookup keys are this file's
+        # already, so a repeat records nothing new.
+        resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]] = {}
         for ref in fi.facts.refs:
             source = self._source_id(fi, ref, file_id)
             kind = ref.kind
+            scope = ref.scope
             if kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS):
-                lookup_scope = defs[ref.scope].parent if ref.scope >= 0 else -1
-                found, confidence = self.resolve_path(fi, ref.path, lookup_scope)
-            else:
-                found, confidence = self.resolve_path(fi, ref.path, ref.scope)
+                scope = defs[scope].parent if scope >= 0 else -1
+            answer = resolved.get((ref.path, scope))
+            if answer is None:
+                answer = resolved[(ref.path, scope)] = self.resolve_path(fi, ref.path, scope)
+            found, confidence = answer
             targets = [s for s in found if s[0] == "d"]
             if not targets:
                 if kind in (RefKind.CALL, RefKind.NEW):
