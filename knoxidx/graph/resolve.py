@@ -285,6 +285,29 @@ class Resolver:
             self.missed(fi, scope, name)
         return hit
 
+    def module_names(self, family: str, key: str) -> dict[str, list[tuple[str, int]]]:
+        """The top-level definitions of every file of a module, by name: name -> [(path,
+        index of its last definition there)] in path order. One table per module for the life
+        of the resolver, where scanning the files cost one lookup per file per name (a Go
+        package's scope spans every file of its directory). It depends on each of those files,
+        and its users record the ``name:`` keys a scan would have recorded."""
+        def build() -> dict[str, list[tuple[str, int]]]:
+            table: dict[str, list[tuple[str, int]]] = defaultdict(list)
+            for path in self.module_paths(family, key):
+                fi = self.index(path)
+                if fi is None:
+                    continue
+                for (scope, name), indexes in fi.children.items():
+                    if scope == -1:
+                        table[name].append((path, indexes[-1]))
+            return dict(table)
+
+        return self.memo(("module-names", family, key), build)
+
+    def missed_name(self, name: str) -> None:
+        """Record a top-level lookup of ``name`` that some file did not answer."""
+        self.keys.add(self._name_key(name))
+
     def missed(self, fi: FileIndex, scope: int, name: str) -> None:
         """Record that ``name`` was looked up in ``scope`` of ``fi`` and is not defined there.
         A file whose interface only gains definitions invalidates just the ``name:`` keys of
