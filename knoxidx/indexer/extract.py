@@ -339,7 +339,7 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
             trait = caps.get("impl.trait")
             raw_impls.append((caps["impl"][0], caps["impl.type"][0], trait[0] if trait else None))
         elif kind == "package":
-            package = plugin.package_name(caps["package"][0].text.decode("utf-8", "replace"))
+            package = plugin.package_name(_text(source, caps["package"][0]))
     for key, nodes in _cursor(compiled.references).captures(root).items():
         if key == "import":
             import_nodes = nodes
@@ -362,7 +362,7 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
         if receiver is not None and ref_path:
             # `recv.name(...)` captured as two nodes (Java): the receiver's path, then the name
             if receiver.end_byte - receiver.start_byte <= MAX_REFERENCE_CHARS:
-                ref_path = name_path(receiver.text.decode("utf-8", "replace") + "." + ref_path[-1])
+                ref_path = name_path(_text(source, receiver) + "." + ref_path[-1])
             else:
                 ref_path = ("?", ref_path[-1])
             node = receiver
@@ -382,16 +382,16 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
     for (name_node, type_node, is_call), scope in zip(
         raw_bindings, _scopes(spans, [b[0].start_byte for b in raw_bindings]), strict=True
     ):
-        raw = type_node.text.decode("utf-8", "replace")
+        raw = _text(source, type_node)
         bound_type = name_path(raw) if is_call else type_path(raw)
         if bound_type and bound_type[0] != "?":
-            name = _SPACES.sub("", name_node.text.decode("utf-8", "replace"))
+            name = _SPACES.sub("", _text(source, name_node))
             bindings.append(Binding(_binding_scope(defs, scope), name, bound_type, is_call))
 
     impls = [
         Impl(
-            name_path(type_node.text.decode("utf-8", "replace")),
-            name_path(trait_node.text.decode("utf-8", "replace")) if trait_node else (),
+            name_path(_text(source, type_node)),
+            name_path(_text(source, trait_node)) if trait_node else (),
             node.start_byte, node.end_byte, node.start_point[0] + 1,
         )
         for node, type_node, trait_node in raw_impls
@@ -405,6 +405,12 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
         path, language, package, lines, errors,
         tuple(defs), tuple(refs), tuple(imports), tuple(bindings), tuple(impls),
     ), notes
+
+
+def _text(source: bytes, node: Any) -> str:
+    """A node's text, sliced from the source: ``node.text`` would read it back through the
+    parse callback, 256 bytes a call."""
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
 def _cursor(query: Any) -> Any:
@@ -451,7 +457,7 @@ def _build_definitions(
     source: bytes,
 ) -> list[Definition]:
     impl_spans = sorted(
-        (node.start_byte, node.end_byte, name_path(type_node.text.decode("utf-8", "replace")))
+        (node.start_byte, node.end_byte, name_path(_text(source, type_node)))
         for node, type_node, _ in raw_impls
     )
     defs: list[Definition] = []
@@ -459,7 +465,7 @@ def _build_definitions(
     for (start, end, _), (node, sub, name_node, type_node, owner_node) in sorted(
         raw_defs.items(), key=lambda item: (item[0][0], -item[0][1])
     ):
-        name = name_node.text.decode("utf-8", "replace")
+        name = _text(source, name_node)
         kind = plugin.classify(sub, name, node)
         if kind is None:
             continue
@@ -470,7 +476,7 @@ def _build_definitions(
             parent = defs[parent].parent  # `constructor(private x: T)` declares a field
         owner = ""
         if owner_node is not None:
-            owner_text = _TYPE_PARAMS.sub("", owner_node.text.decode("utf-8", "replace"))
+            owner_text = _TYPE_PARAMS.sub("", _text(source, owner_node))
             owner_path = name_path(owner_text.lstrip("*&").strip())
             owner = owner_path[-1] if owner_path else ""
         elif impl_spans and (parent < 0 or defs[parent].kind == NodeKind.FUNCTION.value):
@@ -485,7 +491,7 @@ def _build_definitions(
             qualname = name
         type_hint: NamePath = ()
         if type_node is not None:
-            type_hint = type_path(type_node.text.decode("utf-8", "replace"))
+            type_hint = type_path(_text(source, type_node))
         defs.append(
             Definition(
                 kind, name, qualname, parent,
