@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import queue
+import signal
 from collections.abc import Iterator
 from typing import Any
 
@@ -89,6 +90,9 @@ def _claim(counter: Any) -> int:
 
 def _child(results: Any) -> None:
     assert _FORKED is not None
+    # Ctrl-C reaches the whole process group: the parent stops the children itself (and
+    # rolls the update back); a child's own KeyboardInterrupt would only print a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     workspace, slices, counter = _FORKED
     resolver = Resolver(workspace)  # one for every slice: its caches stay warm
     while (i := _claim(counter)) < len(slices):
