@@ -548,6 +548,11 @@ class ChunkStore:
     def vector_count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM chunk_vector").fetchone()[0])
 
+    def has_vectors(self) -> bool:
+        """Whether any chunk has a vector: one row read, where ``vector_count`` reads every page
+        of the table (~100 ms at 44k vectors on a busy machine, on every search)."""
+        return self.conn.execute("SELECT 1 FROM chunk_vector LIMIT 1").fetchone() is not None
+
 
 def fts_columns(chunk: Chunk) -> tuple[str, str, str]:
     """The full-text columns of a chunk: its text, symbols and path with identifiers split."""
