@@ -2,12 +2,15 @@
 
 ``chunk_file`` is a pure function of a file's bytes and the definitions the indexer extracted
 from it. Units are definitions (function, method, class, interface, impl, type). A definition that
-fits ``max_tokens`` stays whole; a bigger one is split at its child definitions, and a stretch
-with no children left to split at (a long function body, a data table) is cut between lines,
-preferring statement-looking boundaries, with ``overlap_tokens`` of repeated context. Adjacent
-pieces are merged while the result stays within ``merge_tokens`` (or when one of them is a scrap
-under ``min_tokens``, such as a closing brace). Comment or decorator lines directly above a
-definition travel with it. Every line of the file ends up in at least one chunk.
+fits ``max_tokens`` stays whole, except a class (any non-function definition with members) over
+``member_tokens``, which is split at its members so that each method gets a chunk and a vector
+of its own; a bigger one is split at its child definitions, and a stretch with no children left
+to split at (a long function body, a data table) is cut between lines, preferring
+statement-looking boundaries, with ``overlap_tokens`` of repeated context. Adjacent pieces are
+merged while the result stays within ``merge_tokens`` (``definition_merge_tokens`` when both
+hold whole definitions), or when one of them is a scrap under ``min_tokens``, such as a closing
+brace. Comment or decorator lines directly above a definition travel with it. Every line of the
+file ends up in at least one chunk.
 """
 
 from __future__ import annotations
