@@ -138,7 +138,7 @@ def _save_matrix(folder: Path, token: str, ids: np.ndarray, matrix: np.ndarray) 
             with open(partial, "wb") as f:
                 np.save(f, array)
             os.replace(partial, path)
-        for old in folder.glob("vectors-*.npy"):
+        for old in folder.glob("vectors-*"):  # older copies, and partial ones of a crash
             if token not in old.name:
                 old.unlink(missing_ok=True)
     except OSError as exc:  # a read-only index still searches, from SQLite each time
