@@ -108,8 +108,9 @@ def test_resolver_memo_merges_keys_in_place() -> None:
     is quadratic (53 s for the 1 MB line before; 1.7 s after)."""
     from knoxidx.graph.resolve import Resolver
 
-    resolver = Resolver.__new__(Resolver)  # memo() needs only these three attributes
+    resolver = Resolver.__new__(Resolver)  # memo() needs only these four attributes
     resolver.keys, resolver._memo, resolver._active = {"file:a"}, {}, set()
+    resolver._replayed = {}
     keys = resolver.keys
 
     def compute() -> int:
@@ -118,3 +119,24 @@ def test_resolver_memo_merges_keys_in_place() -> None:
 
     assert resolver.memo(("k",), compute) == 1 and resolver.memo(("k",), compute) == 1
     assert resolver.keys is keys and keys == {"file:a", "name:x"}
+
+
+def test_a_memo_hit_replays_its_keys_into_every_new_key_set() -> None:
+    """A memo hit replays its keys once per key set: never zero times in a set that has not
+    seen them (the next file's, or an enclosing computation's), or a change would miss the
+    file that depends on it."""
+    from knoxidx.graph.resolve import Resolver
+
+    resolver = Resolver.__new__(Resolver)
+    resolver.keys, resolver._memo, resolver._active, resolver._replayed = set(), {}, set(), {}
+
+    def compute() -> int:
+        resolver.keys.add("name:x")
+        return 1
+
+    resolver.memo(("k",), compute)
+    resolver.keys = next_file = set()
+    assert resolver.memo(("k",), compute) == 1 and next_file == {"name:x"}
+    outer = resolver.keys
+    assert resolver.memo(("outer",), lambda: resolver.memo(("k",), compute) + 1) == 2
+    assert resolver.keys is outer and resolver._memo[("outer",)][1] == {"name:x"}

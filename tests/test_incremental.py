@@ -226,3 +226,31 @@ def test_a_layout_change_renames_what_unchanged_files_define(repo, backend) -> N
     with backend.open(root) as idx:
         assert [s["qualified_name"] for s in idx.symbols("f1")] == ["pkg.m1.f1"]
         assert verify_index(idx)["equal"]
+
+
+def test_go_package_scope_follows_definitions_added_and_removed(repo, backend) -> None:
+    """A Go package's scope spans every file of its directory: a name another file of the
+    package (or a qualified `pkg.Name` from another package) looked up and missed resolves
+    once some file of the package defines it, and stops resolving when it is removed."""
+    files = {
+        "go.mod": "module example.com/app\n",
+        # a value, not a call: no unique-name guess records the miss on its behalf
+        "lib/a.go": "package lib\n\nfunc A() func() int { return Later }\n",
+        "lib/b.go": "package lib\n\nfunc B() int { return 2 }\n",
+        "lib/c.go": "package lib\n\nfunc C() int { return B() }\n",
+        "main/main.go": ('package main\n\nimport "example.com/app/lib"\n\n'
+                         "func run(f func() int) {}\n\nfunc main() { run(lib.Later); lib.C() }\n"),
+    }
+    root = repo(files)
+    backend.build(root)
+    b = root / "lib" / "b.go"
+    b.write_text(b.read_text() + "\nfunc Later() int { return 3 }\n")
+    backend.build(root)
+    with backend.open(root) as idx:
+        assert {r["name"] for r in idx.refs("Later")["incoming"]["ReferencedBy"]} == {"A", "main"}
+        assert verify_index(idx)["equal"]
+    b.write_text("package lib\n\nfunc B() int { return 2 }\n")
+    backend.build(root)
+    with backend.open(root) as idx:
+        assert idx.callers("B")["callers"] and not idx.symbols("Later")
+        assert verify_index(idx)["equal"]

@@ -145,6 +145,27 @@ def test_parallel_build_equals_serial(repo, tmp_path: Path) -> None:
     assert parallel == serial
 
 
+def test_a_resolver_worker_that_dies_fails_the_update_and_loses_nothing(
+        repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from knoxidx.errors import KnoxidxError
+    from knoxidx.indexer import resolve_workers
+
+    n = 260  # above PRELOAD_THRESHOLD: resolution forks
+    files = {f"m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(n)}
+    root = repo(files)
+    build(root, jobs=1)
+    for i in range(n):
+        (root / f"m{i}.py").write_text(f"def g{i}():\n    return {i}\n")
+    monkeypatch.setattr(resolve_workers, "_child", lambda results: os._exit(3))
+    with Index.open(root) as idx, pytest.raises(KnoxidxError, match="worker process died"):
+        idx.update(jobs=2)
+    with Index.open(root) as idx:  # the update rolled back: the old graph, whole
+        assert idx.symbols("f0") and not idx.symbols("g0")
+        assert idx.stats()["files"]["ok"] == n
+
+
 def test_totals_match_the_per_kind_counts(tmp_path: Path, backend) -> None:
     import shutil
 

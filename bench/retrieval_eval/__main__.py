@@ -33,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=None,
                         help="corpus root (default $KNOXIDX_CORPUS or ~/.cache/knoxidx-corpus)")
     parser.add_argument("--no-save", action="store_true", help="do not write bench/results")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="write the results here instead of bench/results/retrieval-<date>.json")
     args = parser.parse_args(argv)
     corpus = args.corpus or Path(
         os.environ.get("KNOXIDX_CORPUS", Path.home() / ".cache" / "knoxidx-corpus")
@@ -53,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     print(markdown_table(results, summary))
     if not args.no_save:
         RESULTS.mkdir(exist_ok=True)
-        out = RESULTS / f"retrieval-{datetime.date.today().isoformat()}{'-quick' if args.quick else ''}.json"
+        out = args.out or RESULTS / (
+            f"retrieval-{datetime.date.today().isoformat()}{'-quick' if args.quick else ''}.json")
         out.write_text(json.dumps({
             "config": {"queries": queries, "min_chunks": min_chunks, "seed": args.seed,
                        "langs": langs, "embedder": "local (default)"},

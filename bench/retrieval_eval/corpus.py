@@ -7,7 +7,8 @@ whose summary says more than the name does (at least ``MIN_WORDS`` words, at lea
 overloaded (the qualified name occurs once in its file), with a summary that no other
 definition in the project shares. At most ``PER_FILE`` per file, so the queries spread over
 the project. The indexed subset is the files holding them plus random other files of the
-language (distractors) until it has ``min_chunks`` chunks.
+language (distractors) until it has ``min_chunks`` chunks, counted with ``SELECTION_BUDGET``
+(fixed: the task must not change when the chunker being measured does).
 """
 
 from __future__ import annotations
@@ -23,9 +24,13 @@ from pathlib import Path
 from bench.retrieval_eval.docs import DocComment, doc_comment, has_body, node_for, parse, summary
 from knoxidx.indexer.discovery import discover
 from knoxidx.indexer.extract import extract
-from knoxidx.retrieval.chunker import chunk_file
+from knoxidx.retrieval.chunker import ChunkBudget, chunk_file
 from knoxidx.retrieval.terms import STOP_WORDS, identifier_parts
 
+# The chunker's budget when the benchmark's tasks were first drawn (classes whole up to 2,048
+# tokens, neighbours merged up to 512): it sizes the distractor set, whatever the chunker is now.
+SELECTION_BUDGET = ChunkBudget(max_tokens=2048, overlap_tokens=256, merge_tokens=512,
+                               min_tokens=48, member_tokens=2048, definition_merge_tokens=512)
 MIN_WORDS = 6
 MIN_NEW_WORDS = 3
 MIN_FUNCTION_LINES = 3
@@ -184,7 +189,8 @@ def build_task(
 def _chunk_count(root: Path, path: str, language: str) -> int:
     source = (root / path).read_bytes()
     try:
-        return len(chunk_file(path, source, language, extract(path, source, language).defs))
+        defs = extract(path, source, language).defs
+        return len(chunk_file(path, source, language, defs, budget=SELECTION_BUDGET))
     except Exception:  # noqa: BLE001  (an estimate; the index will say)
         return max(1, source.count(b"\n") // 40)
 

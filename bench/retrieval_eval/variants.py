@@ -105,6 +105,14 @@ class LanguageData:
             self.chunks.update(self.store.get(extra))
         return self._symbols
 
+    def all_defs(self, path: str) -> list[Any]:
+        """Every stored definition of ``path`` (the product filters kinds itself)."""
+        key = "all:" + path
+        if key not in self._defs:
+            facts = self.index.store.load_facts(path)
+            self._defs[key] = list(facts.defs) if facts else []
+        return self._defs[key]
+
     def defs(self, path: str) -> list[Any]:
         if path not in self._defs:
             facts = self.index.store.load_facts(path)
@@ -330,5 +338,97 @@ def rerank_table(datas: list[LanguageData]) -> None:
                       + f" | {mean_r:.3f}/{mean_m:.3f}", flush=True)
 
 
+# ---- the product's own rerank and narrowing, with other weights ----------------------------
+
+
+def product_rankings(
+    data: LanguageData, fuse: Fuser, weights: Any, *, mode: str = "hybrid"
+) -> list[list[Span]]:
+    """Rankings made by ``knoxidx.retrieval.rerank`` itself (what ``Index.search`` runs) over
+    the saved sources fused by ``fuse``: the definition rerank for ``hybrid``, each chunk
+    narrowed to its best unit otherwise."""
+    from knoxidx.retrieval.rerank import QueryWords, narrow, rerank_definitions
+
+    symbols = data.identifier_symbols()
+    out = []
+    for n, (q, text) in enumerate(zip(data.queries, data.texts, strict=True)):
+        order = [i for i in fuse({**q, "symbol": symbols[n]}) if i in data.chunks]
+        words = QueryWords(text, *data.store.document_frequencies(content_terms(text)))
+        chunks = {i: data.chunks[i].chunk for i in order[: max(weights.depth, 10)]}
+        if mode == "hybrid":
+            units = rerank_definitions(order, chunks, data.all_defs, words, weights)[:10]
+        else:
+            units = [narrow(i, chunks[i], data.all_defs(chunks[i].path), words, weights)
+                     for i in order[:10]]
+        out.append([Span(data.chunks[u.chunk_id].chunk.path, u.start_line, u.end_line)
+                    for u in units])
+    return out
+
+
+def product_table(datas: list[LanguageData]) -> None:
+    from dataclasses import replace
+
+    from knoxidx.retrieval.rerank import RerankWeights
+
+    base = RerankWeights()
+    single = {"lexical": {"lexical": 1.0}, "vector": {"vector": 1.0}}
+    variants: list[tuple[str, str, Fuser, Any]] = []
+    for whole in (0, 30, 50, 80):
+        w = replace(base, whole_lines=whole)
+        variants.append((f"hybrid rrf20 whole<={whole}", "hybrid",
+                         rrf({"lexical": 1, "vector": 1, "symbol": 1}, 20), w))
+        for name, weights in single.items():
+            variants.append((f"{name} whole<={whole}", name, rrf(weights, 20), w))
+    w50 = replace(base, whole_lines=50)
+    for label, fw in (("vec x1.5", {"lexical": 1, "vector": 1.5, "symbol": 1}),
+                      ("vec x2", {"lexical": 1, "vector": 2, "symbol": 1}),
+                      ("sym x0.5", {"lexical": 1, "vector": 1, "symbol": 0.5})):
+        variants.append((f"hybrid rrf20 {label} whole<=50", "hybrid", rrf(fw, 20), w50))
+    for depth in (10, 30):
+        variants.append((f"hybrid rrf20 whole<=50 depth {depth}", "hybrid",
+                         rrf({"lexical": 1, "vector": 1, "symbol": 1}, 20),
+                         replace(w50, depth=depth)))
+    for lines_w, name_w in ((0.5, 1.0), (1.0, 0.5), (0.5, 0.5)):
+        variants.append((f"hybrid rrf20 whole<=50 lines {lines_w} name {name_w}", "hybrid",
+                         rrf({"lexical": 1, "vector": 1, "symbol": 1}, 20),
+                         replace(w50, lines=lines_w, name=name_w)))
+    for label, fw in (("equal", {"lexical": 1, "vector": 1, "symbol": 1}),
+                      ("vec x2", {"lexical": 1, "vector": 2, "symbol": 1})):
+        variants.append((f"hybrid-narrow rrf20 {label} whole<=50", "narrow", rrf(fw, 20), w50))
+        variants.append((f"hybrid rrf20 {label} whole<=50 no word scores", "hybrid", rrf(fw, 20),
+                         replace(w50, lines=0.0, name=0.0)))
+        variants.append((f"hybrid rrf20 {label} whole<=50 rank_k 3", "hybrid", rrf(fw, 20),
+                         replace(w50, rank_k=3.0)))
+        variants.append((f"hybrid rrf20 {label} whole<=50 rank_k 3 depth 10", "hybrid",
+                         rrf(fw, 20), replace(w50, rank_k=3.0, depth=10)))
+    for margin in (1.5, 2.0, 3.0, float("inf")):  # (whole_lines 50)
+        for label, fw in (("equal", {"lexical": 1, "vector": 1, "symbol": 1}),
+                          ("vec x2", {"lexical": 1, "vector": 2, "symbol": 1})):
+            variants.append((f"hybrid rrf20 {label} whole<=50 margin {margin}", "hybrid",
+                             rrf(fw, 20), replace(w50, narrow_margin=margin)))
+            if label == "equal":
+                variants.append((f"vector whole<=50 margin {margin}", "vector",
+                                 rrf({"vector": 1}, 20), replace(w50, narrow_margin=margin)))
+                variants.append((f"lexical whole<=50 margin {margin}", "lexical",
+                                 rrf({"lexical": 1}, 20), replace(w50, narrow_margin=margin)))
+    if "--margins" in sys.argv:
+        variants = variants[-16:]
+    print("product variant | " + " | ".join(d.language for d in datas) + " | mean")
+    for label, mode, fuse, weights in variants:
+        cells = []
+        for d in datas:
+            s = score(product_rankings(d, fuse, weights, mode=mode), d.targets)
+            cells.append((s.recall, s.mrr))
+        mean_r = sum(c[0] for c in cells) / len(cells)
+        mean_m = sum(c[1] for c in cells) / len(cells)
+        print(f"{label} | " + " | ".join(f"{r:.2f}/{m:.2f}" for r, m in cells)
+              + f" | {mean_r:.3f}/{mean_m:.3f}", flush=True)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    if "--product" in sys.argv:
+        langs = [a for a in sys.argv[1:] if not a.startswith("--")]
+        product_table([LanguageData(lang) for lang in langs or
+                       [lang for lang in CORPORA if (eval_root() / lang / "raw.json").exists()]])
+    else:
+        main(sys.argv[1:])

@@ -191,6 +191,11 @@ class Resolver:
         self._active: set[tuple] = set()
         self._memo: dict[tuple, tuple[Any, frozenset[str]]] = {}
         self._guesses: dict[tuple[str, str, bool], tuple[list[Symbol], int, frozenset[str]]] = {}
+        self._file_keys: dict[str, str] = {}  # path -> "file:" + path, made once
+        self._name_keys: dict[str, str] = {}  # name -> "name:" + name, made once
+        # memo key -> the key set its consulted keys were last replayed into: a second hit
+        # while resolving the same file (or computing the same answer) adds nothing
+        self._replayed: dict[tuple, set[str]] = {}
 
     def memo(self, key: tuple, compute: Any) -> Any:
         """``compute()`` once per key for the life of this resolver (one update: the facts do
@@ -198,7 +203,10 @@ class Resolver:
         cached answer records the same dependencies as a fresh one."""
         hit = self._memo.get(key)
         if hit is not None:
-            self.keys |= hit[1]
+            keys = self.keys
+            if self._replayed.get(key) is not keys:
+                keys |= hit[1]
+                self._replayed[key] = keys
             return hit[0]
         outer, self.keys = self.keys, set()
         try:
@@ -227,7 +235,10 @@ class Resolver:
     # ---- workspace access (every read is recorded) -------------------------------------
 
     def index(self, path: str) -> FileIndex | None:
-        self.keys.add("file:" + path)
+        key = self._file_keys.get(path)
+        if key is None:
+            key = self._file_keys[path] = "file:" + path
+        self.keys.add(key)
         try:
             return self._indexes[path]
         except KeyError:
@@ -243,6 +254,7 @@ class Resolver:
             for old in list(self._indexes)[: INDEX_CACHE_FILES // 2]:
                 del self._indexes[old]
             self._memo.clear()  # answers about the dropped files would keep them alive
+            self._replayed.clear()
             self._bases_cache.clear()
         self._indexes[path] = fi
         return fi
@@ -252,8 +264,14 @@ class Resolver:
         return self.ws.module_paths(family, key)
 
     def defs_named(self, family: str, name: str) -> list[tuple[str, int, str, bool]]:
-        self.keys.add("name:" + name)
+        self.keys.add(self._name_key(name))
         return self.ws.defs_named(family, name)
+
+    def _name_key(self, name: str) -> str:
+        key = self._name_keys.get(name)
+        if key is None:
+            key = self._name_keys[name] = "name:" + name
+        return key
 
     def methods_of(self, family: str, owner: str) -> list[tuple[str, int, str]]:
         self.keys.add("owner:" + owner)
@@ -267,13 +285,36 @@ class Resolver:
             self.missed(fi, scope, name)
         return hit
 
+    def module_names(self, family: str, key: str) -> dict[str, list[tuple[str, int]]]:
+        """The top-level definitions of every file of a module, by name: name -> [(path,
+        index of its last definition there)] in path order. One table per module for the life
+        of the resolver, where scanning the files cost one lookup per file per name (a Go
+        package's scope spans every file of its directory). It depends on each of those files,
+        and its users record the ``name:`` keys a scan would have recorded."""
+        def build() -> dict[str, list[tuple[str, int]]]:
+            table: dict[str, list[tuple[str, int]]] = defaultdict(list)
+            for path in self.module_paths(family, key):
+                fi = self.index(path)
+                if fi is None:
+                    continue
+                for (scope, name), indexes in fi.children.items():
+                    if scope == -1:
+                        table[name].append((path, indexes[-1]))
+            return dict(table)
+
+        return self.memo(("module-names", family, key), build)
+
+    def missed_name(self, name: str) -> None:
+        """Record a top-level lookup of ``name`` that some file did not answer."""
+        self.keys.add(self._name_key(name))
+
     def missed(self, fi: FileIndex, scope: int, name: str) -> None:
         """Record that ``name`` was looked up in ``scope`` of ``fi`` and is not defined there.
         A file whose interface only gains definitions invalidates just the ``name:`` keys of
         what it gained, so every lookup that a new definition could answer must be on record.
         Function bodies are exempt: no other file looks names up inside them."""
         if scope < 0 or fi.facts.defs[scope].kind != FUNCTION:
-            self.keys.add("name:" + name)
+            self.keys.add(self._name_key(name))
 
     def definition(self, symbol: Symbol) -> Any:
         fi = self.index(symbol[1])
@@ -293,6 +334,7 @@ class Resolver:
 
     def _resolve_file(self, path: str) -> FileResolution:
         self.keys = set()
+        self._replayed.clear()
         result = FileResolution(path)
         fi = self.index(path)
         if fi is None:
@@ -305,14 +347,20 @@ class Resolver:
             for target in rules.import_targets(self, fi, imp):
                 self._import_edge(result, file_id, target, imp.line)
 
+        # A third of a file's references repeat one already resolved from the same scope
+        # (`len(x)` twice in a function): resolved once. Its lookup keys are this file's
+        # already, so a repeat records nothing new.
+        resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]] = {}
         for ref in fi.facts.refs:
             source = self._source_id(fi, ref, file_id)
             kind = ref.kind
+            scope = ref.scope
             if kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS):
-                lookup_scope = defs[ref.scope].parent if ref.scope >= 0 else -1
-                found, confidence = self.resolve_path(fi, ref.path, lookup_scope)
-            else:
-                found, confidence = self.resolve_path(fi, ref.path, ref.scope)
+                scope = defs[scope].parent if scope >= 0 else -1
+            answer = resolved.get((ref.path, scope))
+            if answer is None:
+                answer = resolved[(ref.path, scope)] = self.resolve_path(fi, ref.path, scope)
+            found, confidence = answer
             targets = [s for s in found if s[0] == "d"]
             if not targets:
                 if kind in (RefKind.CALL, RefKind.NEW):
@@ -627,7 +675,8 @@ class Resolver:
         out = _dedupe(out)
         consulted = frozenset(self.keys)
         self._bases_cache[key] = (out, consulted)
-        self.keys = outer_keys | consulted
+        outer_keys |= consulted  # in place, as in memo()
+        self.keys = outer_keys
         return out
 
     # ---- types of values ---------------------------------------------------------------

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
+from operator import itemgetter
 from types import ModuleType
 from typing import Any
 
@@ -50,6 +51,8 @@ MAX_QUERY_DEPTH = 1000
 # chain of 10,000 calls) never resolves, and re-reading it for every call in the chain is
 # quadratic.
 MAX_REFERENCE_CHARS = 2000
+# Name paths of texts up to this long are cached per process (bounded: 32k entries).
+CACHED_NAME_CHARS = 100
 
 _SUPER_CALL = re.compile(r"\bsuper\s*\([^()]*\)")
 _GENERIC_ARGS = re.compile(r"::<[^<>]*(?:<[^<>]*>[^<>]*)*>|<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>")
@@ -73,6 +76,14 @@ class ParseTimeoutError(Exception):
 
 
 def name_path(text: str) -> NamePath:
+    """The segments of an expression naming something: see :func:`_split_name_path`. Short
+    texts repeat (``self.assertEqual``, ``fmt.Sprintf``): their splits are remembered."""
+    if len(text) <= CACHED_NAME_CHARS:
+        return _cached_name_path(text)
+    return _split_name_path(text)
+
+
+def _split_name_path(text: str) -> NamePath:
     """Split an expression naming something into its segments: ``a.b.c`` -> ("a", "b", "c").
 
     A call inside the chain keeps its name with "()" (``make().run`` -> ("make()", "run")), so
@@ -105,6 +116,9 @@ def name_path(text: str) -> NamePath:
     if i == len(parts):
         return ()
     return tuple(parts) if i == 0 else ("?", *parts[i:])
+
+
+_cached_name_path = lru_cache(maxsize=1 << 15)(_split_name_path)
 
 
 def type_path(text: str) -> NamePath:
@@ -325,7 +339,7 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
             trait = caps.get("impl.trait")
             raw_impls.append((caps["impl"][0], caps["impl.type"][0], trait[0] if trait else None))
         elif kind == "package":
-            package = plugin.package_name(caps["package"][0].text.decode("utf-8", "replace"))
+            package = plugin.package_name(_text(source, caps["package"][0]))
     for key, nodes in _cursor(compiled.references).captures(root).items():
         if key == "import":
             import_nodes = nodes
@@ -336,7 +350,7 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
     defs = _build_definitions(raw_defs, raw_impls, plugin, source)
     spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)]
 
-    raw_refs.sort(key=_ref_order)
+    raw_refs.sort(key=_REF_ORDER)
     ref_scopes = _scopes(spans, [r[0] for r in raw_refs])
     refs: list[Reference] = []
     last = None
@@ -348,7 +362,7 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
         if receiver is not None and ref_path:
             # `recv.name(...)` captured as two nodes (Java): the receiver's path, then the name
             if receiver.end_byte - receiver.start_byte <= MAX_REFERENCE_CHARS:
-                ref_path = name_path(receiver.text.decode("utf-8", "replace") + "." + ref_path[-1])
+                ref_path = name_path(_text(source, receiver) + "." + ref_path[-1])
             else:
                 ref_path = ("?", ref_path[-1])
             node = receiver
@@ -368,16 +382,16 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
     for (name_node, type_node, is_call), scope in zip(
         raw_bindings, _scopes(spans, [b[0].start_byte for b in raw_bindings]), strict=True
     ):
-        raw = type_node.text.decode("utf-8", "replace")
+        raw = _text(source, type_node)
         bound_type = name_path(raw) if is_call else type_path(raw)
         if bound_type and bound_type[0] != "?":
-            name = _SPACES.sub("", name_node.text.decode("utf-8", "replace"))
+            name = _SPACES.sub("", _text(source, name_node))
             bindings.append(Binding(_binding_scope(defs, scope), name, bound_type, is_call))
 
     impls = [
         Impl(
-            name_path(type_node.text.decode("utf-8", "replace")),
-            name_path(trait_node.text.decode("utf-8", "replace")) if trait_node else (),
+            name_path(_text(source, type_node)),
+            name_path(_text(source, trait_node)) if trait_node else (),
             node.start_byte, node.end_byte, node.start_point[0] + 1,
         )
         for node, type_node, trait_node in raw_impls
@@ -391,6 +405,12 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
         path, language, package, lines, errors,
         tuple(defs), tuple(refs), tuple(imports), tuple(bindings), tuple(impls),
     ), notes
+
+
+def _text(source: bytes, node: Any) -> str:
+    """A node's text, sliced from the source: ``node.text`` would read it back through the
+    parse callback, 256 bytes a call."""
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
 def _cursor(query: Any) -> Any:
@@ -427,8 +447,7 @@ def _reference_path(source: bytes, start: int, end: int) -> NamePath:
     return ("?", tail.group(1)) if tail else ()
 
 
-def _ref_order(ref: tuple[int, int, str, Any, Any]) -> tuple[int, int, str]:
-    return ref[0], ref[1], ref[2]
+_REF_ORDER = itemgetter(0, 1, 2)  # (start, end, kind): nodes themselves do not compare
 
 
 def _build_definitions(
@@ -438,7 +457,7 @@ def _build_definitions(
     source: bytes,
 ) -> list[Definition]:
     impl_spans = sorted(
-        (node.start_byte, node.end_byte, name_path(type_node.text.decode("utf-8", "replace")))
+        (node.start_byte, node.end_byte, name_path(_text(source, type_node)))
         for node, type_node, _ in raw_impls
     )
     defs: list[Definition] = []
@@ -446,7 +465,7 @@ def _build_definitions(
     for (start, end, _), (node, sub, name_node, type_node, owner_node) in sorted(
         raw_defs.items(), key=lambda item: (item[0][0], -item[0][1])
     ):
-        name = name_node.text.decode("utf-8", "replace")
+        name = _text(source, name_node)
         kind = plugin.classify(sub, name, node)
         if kind is None:
             continue
@@ -457,7 +476,7 @@ def _build_definitions(
             parent = defs[parent].parent  # `constructor(private x: T)` declares a field
         owner = ""
         if owner_node is not None:
-            owner_text = _TYPE_PARAMS.sub("", owner_node.text.decode("utf-8", "replace"))
+            owner_text = _TYPE_PARAMS.sub("", _text(source, owner_node))
             owner_path = name_path(owner_text.lstrip("*&").strip())
             owner = owner_path[-1] if owner_path else ""
         elif impl_spans and (parent < 0 or defs[parent].kind == NodeKind.FUNCTION.value):
@@ -472,7 +491,7 @@ def _build_definitions(
             qualname = name
         type_hint: NamePath = ()
         if type_node is not None:
-            type_hint = type_path(type_node.text.decode("utf-8", "replace"))
+            type_hint = type_path(_text(source, type_node))
         defs.append(
             Definition(
                 kind, name, qualname, parent,

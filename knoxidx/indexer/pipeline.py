@@ -15,6 +15,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -37,6 +38,7 @@ from knoxidx.indexer.reader import (
     node_rows,
     read_and_extract,
 )
+from knoxidx.indexer.resolve_workers import resolve_in_parallel
 from knoxidx.indexer.session import WriterSession
 
 Progress = Callable[[str, int, int], None]
@@ -45,6 +47,8 @@ POOL_THRESHOLD = 48
 # Resolving more files than this loads every index at once and forks resolver workers.
 PRELOAD_THRESHOLD = 200
 IMPORTS = EdgeType.IMPORTS.value
+# The collector's thresholds during an update (CPython's default: 700, 10, 10).
+GC_THRESHOLDS = (50_000, 50, 100)
 
 
 @dataclass(slots=True)
@@ -127,7 +131,7 @@ def update_index(
     blobs: dict[str, bytes] = {}
     invalidate: set[str] = set()
     membership_changed = False  # a file joined or left a module: the module layer follows
-    with store.transaction(), store.bulk_load(enabled=cold):
+    with _lazy_collector(), store.transaction(), store.bulk_load(enabled=cold):
         for path in removed:  # deleted files take their nodes, edges and module keys along
             state = known[path]
             invalidate |= _keys_for(path, _old_names(store, path, state), frozenset(),
@@ -155,7 +159,8 @@ def update_index(
             if state is None or state.status != "ok":
                 report.added += 1
                 membership_changed = True
-                invalidate |= _keys_for(result.path, frozenset(), result.names, (), modules)
+                if not report.full_resolve:  # (a full resolve needs no invalidation keys)
+                    invalidate |= _keys_for(result.path, frozenset(), result.names, (), modules)
             else:
                 old_modules = store.module_keys_of(state.id)
                 membership_changed = membership_changed or old_modules != modules
@@ -219,6 +224,24 @@ def update_index(
         report.timings["store"] = time.perf_counter() - t3
     report.timings["total"] = time.perf_counter() - t0
     return report
+
+
+@contextmanager
+def _lazy_collector() -> Iterator[None]:
+    """Collect cyclic garbage rarely while an update runs (and in the workers it forks).
+
+    An update allocates millions of small tuples and almost never a cycle; with the default
+    thresholds the collector re-traverses the growing heap (facts, lookup tables, rows) over
+    and over, a quarter of resolution's time on the benchmark corpus.
+    """
+    threshold = gc.get_threshold()
+    gc.freeze()  # what exists before the update is not ours to re-check
+    gc.set_threshold(*GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
 
 
 @cache
@@ -343,50 +366,16 @@ def _read_all(
                 progress("parse", i, total)
 
 
-_FORKED_WORKSPACE: StoreWorkspace | None = None
-
-
-def _resolve_chunk(paths: list[str]) -> list[FileResolution]:
-    assert _FORKED_WORKSPACE is not None
-    resolver = Resolver(_FORKED_WORKSPACE)
-    return [resolver.resolve_file(p) for p in paths]
-
-
 def _resolve_all(
     workspace: StoreWorkspace, paths: list[str], workers: int
 ) -> Iterator[FileResolution]:
-    """Resolve files, in forked workers when there are many: they inherit the preloaded
-    workspace (every fact is in memory, so no child touches the database)."""
-    global _FORKED_WORKSPACE
+    """Resolve files, on every core when there are many (see :mod:`resolve_workers`)."""
     if workers <= 1 or len(paths) <= PRELOAD_THRESHOLD:
         resolver = Resolver(workspace)
         for path in paths:
             yield resolver.resolve_file(path)
         return
-    # contiguous slices: a package's files land in one worker, sharing its warm caches
-    size = -(-len(paths) // (workers * 4))
-    chunks = [paths[i : i + size] for i in range(0, len(paths), size)]
-    _FORKED_WORKSPACE = workspace
-    # Move what exists now out of the collector's sight: its traversals would otherwise touch
-    # (and so copy) every inherited page in each child.
-    gc.freeze()
-    # The parent resolves a share itself, beside workers-1 children: one copy of the inherited
-    # heap fewer at the memory peak, and the parent would otherwise only wait.
-    own = chunks[:: workers]
-    forked = [c for i, c in enumerate(chunks) if i % workers]
-    try:
-        with multiprocessing.get_context("fork").Pool(workers - 1) as pool:
-            pending = pool.imap_unordered(_resolve_chunk, forked)
-            resolver = Resolver(workspace)
-            for chunk in own:
-                for path in chunk:
-                    yield resolver.resolve_file(path)
-            del resolver
-            for batch in pending:
-                yield from batch
-    finally:
-        _FORKED_WORKSPACE = None
-        gc.unfreeze()
+    yield from resolve_in_parallel(workspace, paths, workers)
 
 
 def _rebuild_module_layer(store: GraphStore) -> None:

@@ -2,12 +2,15 @@
 
 ``chunk_file`` is a pure function of a file's bytes and the definitions the indexer extracted
 from it. Units are definitions (function, method, class, interface, impl, type). A definition that
-fits ``max_tokens`` stays whole; a bigger one is split at its child definitions, and a stretch
-with no children left to split at (a long function body, a data table) is cut between lines,
-preferring statement-looking boundaries, with ``overlap_tokens`` of repeated context. Adjacent
-pieces are merged while the result stays within ``merge_tokens`` (or when one of them is a scrap
-under ``min_tokens``, such as a closing brace). Comment or decorator lines directly above a
-definition travel with it. Every line of the file ends up in at least one chunk.
+fits ``max_tokens`` stays whole, except a class (any non-function definition with members) over
+``member_tokens``, which is split at its members so that each method gets a chunk and a vector
+of its own; a bigger one is split at its child definitions, and a stretch with no children left
+to split at (a long function body, a data table) is cut between lines, preferring
+statement-looking boundaries, with ``overlap_tokens`` of repeated context. Adjacent pieces are
+merged while the result stays within ``merge_tokens`` (``definition_merge_tokens`` when both
+hold whole definitions), or when one of them is a scrap under ``min_tokens``, such as a closing
+brace. Comment or decorator lines directly above a definition travel with it. Every line of the
+file ends up in at least one chunk.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import xxhash
 
@@ -49,12 +52,22 @@ class ChunkBudget:
     overlap_tokens: int = 256
     merge_tokens: int = 512
     min_tokens: int = 48
+    # A definition with members (class, interface, ...) over this size is split at its members
+    # even though it fits max_tokens, so that each method gets a chunk (and a vector) of its own.
+    member_tokens: int = 256
+    # Two neighbours that both hold whole definitions merge only up to this size (at most
+    # merge_tokens; code between definitions merges up to merge_tokens).
+    definition_merge_tokens: int = 256
 
     def __post_init__(self) -> None:
         if self.max_tokens < 1 or not 0 <= self.overlap_tokens < self.max_tokens:
             raise ValueError("need max_tokens >= 1 and 0 <= overlap_tokens < max_tokens")
         if not 0 <= self.min_tokens <= self.merge_tokens <= self.max_tokens:
             raise ValueError("need 0 <= min_tokens <= merge_tokens <= max_tokens")
+        if self.definition_merge_tokens < 0:
+            raise ValueError("need definition_merge_tokens >= 0")
+        if self.member_tokens < 1:
+            raise ValueError("need member_tokens >= 1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +86,16 @@ class Chunk:
     doc: str
     header: str  # short context line(s) prepended for embedding
     content_hash: str  # of header and text: what the embedding depends on
+
+
+class Piece(NamedTuple):
+    start: int
+    end: int
+    definition: bool  # holds at least one whole definition
+
+
+# Kinds whose members are not split off: a function's nested functions belong to its body.
+WHOLE_KINDS = frozenset({"Function"})
 
 
 def split_lines(text: str) -> list[str]:
@@ -157,10 +180,10 @@ class _Planner:
 
     # ---- splitting ---------------------------------------------------------------------------
 
-    def pieces(self, lo: int, hi: int, children: list[int], floor: int) -> list[tuple[int, int]]:
+    def pieces(self, lo: int, hi: int, children: list[int], floor: int) -> list[Piece]:
         """Spans covering lines lo..hi: gaps between children, and each child whole or split.
         ``floor`` is the first line a child may pull attached comments/decorators from."""
-        out: list[tuple[int, int]] = []
+        out: list[Piece] = []
         cursor = lo
         for child in children:
             start, end = self.defs[child].start_line, self.end[child]
@@ -170,15 +193,25 @@ class _Planner:
             while attached - 1 >= max(cursor, floor) and self.lines[attached - 2].strip():
                 attached -= 1
             if attached > cursor:
-                out.extend(self.split_lines(cursor, attached - 1))
-            if self.tokens(attached, end) <= self.budget.max_tokens:
-                out.append((attached, end))
+                out.extend(Piece(s, e, False) for s, e in self.split_lines(cursor, attached - 1))
+            if not self._split_at_members(child, attached, end):
+                out.append(Piece(attached, end, True))
             else:
                 out.extend(self.pieces(attached, end, self.children.get(child, []), start + 1))
             cursor = end + 1
         if cursor <= hi:
-            out.extend(self.split_lines(cursor, hi))
+            out.extend(Piece(s, e, False) for s, e in self.split_lines(cursor, hi))
         return out
+
+    def _split_at_members(self, index: int, start: int, end: int) -> bool:
+        size = self.tokens(start, end)
+        if size > self.budget.max_tokens:
+            return True
+        return (
+            size > self.budget.member_tokens
+            and self.defs[index].kind not in WHOLE_KINDS
+            and bool(self.children.get(index))
+        )
 
     def split_lines(self, lo: int, hi: int) -> list[tuple[int, int]]:
         """Windows of at most max_tokens (a single longer line is its own window), overlapping."""
@@ -218,21 +251,25 @@ class _Planner:
 
     # ---- merging -----------------------------------------------------------------------------
 
-    def merge(self, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    def merge(self, pieces: list[Piece]) -> list[tuple[int, int]]:
         budget = self.budget
-        merged: list[tuple[int, int]] = []
-        for start, end in spans:
+        merged: list[Piece] = []
+        for piece in pieces:
             if merged:
-                prev_start, prev_end = merged[-1]
-                combined = self.tokens(prev_start, max(end, prev_end))
-                smallest = min(self.tokens(prev_start, prev_end), self.tokens(start, end))
-                if combined <= budget.merge_tokens or (
+                prev = merged[-1]
+                end = max(piece.end, prev.end)
+                combined = self.tokens(prev.start, end)
+                smallest = min(self.tokens(prev.start, prev.end), self.tokens(piece.start, piece.end))
+                limit = budget.merge_tokens
+                if prev.definition and piece.definition:
+                    limit = min(limit, budget.definition_merge_tokens)
+                if combined <= limit or (
                     smallest < budget.min_tokens and combined <= budget.max_tokens
                 ):
-                    merged[-1] = (prev_start, max(end, prev_end))
+                    merged[-1] = Piece(prev.start, end, prev.definition or piece.definition)
                     continue
-            merged.append((start, end))
-        return merged
+            merged.append(piece)
+        return [(p.start, p.end) for p in merged]
 
     # ---- describing a chunk ------------------------------------------------------------------
 

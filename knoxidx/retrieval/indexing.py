@@ -31,7 +31,7 @@ from knoxidx.retrieval.store import ChunkStore, fts_columns
 Progress = Callable[[str, int, int], None]
 # Bump when chunk_file's output changes for the same input: every file is then re-chunked
 # (chunks whose content is unchanged keep their vectors).
-CHUNKER_VERSION = "1"
+CHUNKER_VERSION = "2"
 # Below this many files a pool costs more than it saves (fork + tokenizer load per worker).
 POOL_THRESHOLD = 24
 

@@ -392,6 +392,12 @@ class PgChunkStore:
         return int(self.conn.execute(
             f"SELECT count(*) FROM knoxidx.chunk_vector v WHERE {scope}", args).fetchone()[0])
 
+    def has_vectors(self) -> bool:
+        scope, args = self._scope("v")
+        return self.conn.execute(
+            f"SELECT 1 FROM knoxidx.chunk_vector v WHERE {scope} LIMIT 1", args
+        ).fetchone() is not None
+
 
 def ensure_vector_index(conn: Any, dim: int) -> None:
     """The HNSW index for vectors of ``dim`` dimensions. Made by the first writer that embeds

@@ -82,6 +82,8 @@ def embed_pending(
     egress = getattr(embedder, "egress", None)  # remote embedders carry their gate
     with store.transaction():
         store.ensure_schema()  # an index made before embed_withheld
+        if hasattr(store, "ensure_vectors_token"):  # SQLite: an index made before tokens
+            store.ensure_vectors_token()
         switch = ensure_model(store, embedder) or ""
         if egress is not None:
             store.release_withheld(egress.policy.allows)

@@ -1,11 +1,13 @@
 """Definition-sized results, and the offline rerank that uses the graph's definitions.
 
-Small neighbours are merged into one chunk (a few short methods, a class that fits the budget),
-so a chunk that matches a question often holds several definitions; a result should be the one
-the question is about. The *units* of a chunk are the definitions wholly inside it (a container
-gives way to its members) when there are at least two, else the chunk itself. A unit scores the
-share of the query's words (weighted by IDF over the chunks) found in its lines, plus the share
-found in its name:
+Small neighbouring definitions are merged into one chunk (up to 256 tokens; classes over 256
+tokens are split at their members), so a chunk that matches a question may hold several
+definitions; a result should be the one the question is about. The *units* of a chunk are the
+definitions wholly inside it (a container gives way to its members) when there are at least
+two, else the chunk itself; a chunk of at most ``whole_lines`` lines is already
+definition-sized and stays one unit unless one of its definitions clearly wins on the query's
+words (``narrow_margin``). A unit scores the share of the query's words (weighted by IDF over
+the chunks) found in its lines, plus the share found in its name:
 
 - ``narrow``: every result of a lexical or vector search is reported as its best unit (the
   chunk when no unit shares a word with the query).
@@ -54,6 +56,12 @@ class RerankWeights:
     rank_k: float = 10.0  # the chunk's rank counts (rank_k + 1) / (rank_k + rank), rank from 1
     lines: float = 1.0  # weight of the share of query words in the unit's lines
     name: float = 1.0  # weight of the share of query words in the unit's name
+    # A chunk of at most this many lines is already definition-sized (small neighbours
+    # merged): it stands for itself unless one of its definitions shares clearly more of the
+    # query than the others (best unit score >= narrow_margin x the runner-up's). Picking
+    # among a few small definitions by words alone picks the wrong one more often than not.
+    whole_lines: int = 50
+    narrow_margin: float = 3.0
 
 
 class QueryWords:
@@ -74,6 +82,7 @@ class QueryWords:
 def units(chunk_id: int, chunk: Chunk, definitions: Sequence[DefinitionSpan]) -> list[Unit]:
     """The chunk's units (score 0): its innermost definitions if it holds two or more, else
     the chunk itself."""
+    whole = [Unit(chunk_id, chunk.start_line, chunk.end_line, chunk.symbol, chunk.kind, 0.0)]
     inside = [
         d for d in definitions
         if d.kind in CODE_KINDS and chunk.start_line <= d.start_line
@@ -87,8 +96,24 @@ def units(chunk_id: int, chunk: Chunk, definitions: Sequence[DefinitionSpan]) ->
         )
     ]
     if len(leaves) < 2:
-        return [Unit(chunk_id, chunk.start_line, chunk.end_line, chunk.symbol, chunk.kind, 0.0)]
+        return whole
     return [Unit(chunk_id, d.start_line, d.end_line, d.qualname, d.kind, 0.0) for d in leaves]
+
+
+def query_units(
+    chunk_id: int, chunk: Chunk, definitions: Sequence[DefinitionSpan], words: QueryWords,
+    weights: RerankWeights,
+) -> list[Unit]:
+    """``units``, except that a chunk of at most ``weights.whole_lines`` lines is one unit
+    unless its best definition wins by ``weights.narrow_margin`` (see ``RerankWeights``)."""
+    found = units(chunk_id, chunk, definitions)
+    if len(found) < 2 or chunk.end_line - chunk.start_line + 1 > weights.whole_lines:
+        return found
+    best, second = sorted((match_score(chunk, u, words, weights) for u in found),
+                          reverse=True)[:2]
+    if best > 0 and best >= weights.narrow_margin * second:
+        return found
+    return [Unit(chunk_id, chunk.start_line, chunk.end_line, chunk.symbol, chunk.kind, 0.0)]
 
 
 def unit_text(chunk: Chunk, unit: Unit) -> str:
@@ -127,7 +152,7 @@ def narrow(
     weights: RerankWeights,
 ) -> Unit:
     """The chunk's best unit for the query; the chunk itself when no unit shares a word."""
-    candidates = units(chunk_id, chunk, definitions)
+    candidates = query_units(chunk_id, chunk, definitions, words, weights)
     whole = Unit(chunk_id, chunk.start_line, chunk.end_line, chunk.symbol, chunk.kind, 0.0)
     best, best_score = whole, 0.0
     for unit in candidates:
@@ -151,7 +176,7 @@ def rerank_definitions(
     for rank, chunk_id in enumerate(ranked, start=1):
         chunk = chunks[chunk_id]
         base = (weights.rank_k + 1) / (weights.rank_k + rank)
-        for unit in units(chunk_id, chunk, definitions(chunk.path)):
+        for unit in query_units(chunk_id, chunk, definitions(chunk.path), words, weights):
             score = base + match_score(chunk, unit, words, weights)
             key = (chunk.path, unit.start_line, unit.end_line)
             if key not in best or best[key].score < score:

@@ -29,7 +29,7 @@ from knoxidx.retrieval.rerank import (
 )
 from knoxidx.retrieval.store import ChunkFilter, ChunkStore, StoredChunk
 from knoxidx.retrieval.terms import content_terms, line_terms
-from knoxidx.retrieval.vectors import VectorIndex, from_blobs
+from knoxidx.retrieval.vectors import VectorIndex, from_blobs, load_matrix
 
 log = logging.getLogger(__name__)
 
@@ -134,9 +134,15 @@ class HybridSearch:
     def vector_index(self) -> VectorIndex:
         version = self.store.vectors_version()
         if self._index is None or version != self._index_version:
-            ids, blobs = self.store.all_vectors()
             dimension = self.embedder.dimension if self.embedder else 0
-            self._index = VectorIndex(ids, from_blobs(blobs, dimension))
+            if hasattr(self.store, "vectors_token"):  # SQLite: a memory-mapped copy
+                ids, matrix = load_matrix(self.store.database_folder(),
+                                          self.store.vectors_token(), dimension,
+                                          self.store.all_vectors)
+                self._index = VectorIndex(ids, matrix, normalized=True)
+            else:
+                ids, blobs = self.store.all_vectors()
+                self._index = VectorIndex(ids, from_blobs(blobs, dimension))
             self._index_version = version
         return self._index
 

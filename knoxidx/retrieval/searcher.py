@@ -181,7 +181,7 @@ class Searcher:
         embedder = self.embedder()
         if embedder is None:
             return f"no query embedder ({self._embedder_error})"
-        if self.store.vector_count() == 0:
+        if not self.store.has_vectors():
             return f"no chunk is embedded yet ({pending} pending; run `knoxidx embed`)"
         recorded = self.store.recorded_model()
         if recorded is not None and recorded != embedder.model_id:

@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.terms import index_text
@@ -436,6 +438,24 @@ class ChunkStore:
 
     def _bump_version(self) -> None:
         self.set_meta("vectors_version", str(self.vectors_version() + 1))
+        # unlike the version, never repeats (a rebuilt index starts counting again): it names
+        # the memory-mapped copy of the matrix (vectors.load_matrix)
+        self.set_meta("vectors_token", uuid.uuid4().hex)
+
+    def vectors_token(self) -> str:
+        return self.meta("vectors_token") or ""
+
+    def ensure_vectors_token(self) -> None:
+        """Name the current vectors (an index from before tokens has none: no matrix copy)."""
+        if not self.vectors_token():
+            self.set_meta("vectors_token", uuid.uuid4().hex)
+
+    def database_folder(self) -> Path | None:
+        """The folder of the index database (None in memory): where the matrix copy lives."""
+        for _, name, file in self.conn.execute("PRAGMA database_list"):
+            if name == "main":
+                return Path(file).parent if file else None
+        return None
 
     def drop_vectors(self) -> int:
         """Forget every chunk vector (the model changed) and mark every chunk pending."""
@@ -547,6 +567,11 @@ class ChunkStore:
 
     def vector_count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM chunk_vector").fetchone()[0])
+
+    def has_vectors(self) -> bool:
+        """Whether any chunk has a vector: one row read, where ``vector_count`` reads every page
+        of the table (~100 ms at 44k vectors on a busy machine, on every search)."""
+        return self.conn.execute("SELECT 1 FROM chunk_vector LIMIT 1").fetchone() is not None
 
 
 def fts_columns(chunk: Chunk) -> tuple[str, str, str]:

@@ -332,6 +332,21 @@ def test_semantic_search_after_embedding_and_cache_survives_a_rebuild(
         assert recorder.texts == [] and again["from_cache"] == done["embedded"]
 
 
+def test_a_search_does_not_count_every_vector(indexed, local_embedder, monkeypatch) -> None:
+    # it did, on every search: SELECT count(*) reads every page of the vector table (~100 ms
+    # at 44k vectors on a busy machine); whether there is one is all it needs
+    idx, _ = indexed
+    idx.embed(limit=4)
+
+    def count_all(self: ChunkStore) -> int:
+        raise AssertionError("a search counted every vector")
+
+    monkeypatch.setattr(ChunkStore, "vector_count", count_all)
+    answer = idx.search("fibonacci", mode="vector")
+    assert answer["mode"] == "vector" and answer["note"] == ""
+    assert idx.search("fibonacci")["mode"] == "hybrid"
+
+
 # ---- the CLI ----------------------------------------------------------------------------------
 
 

@@ -129,6 +129,55 @@ def test_oversized_class_is_split_at_its_methods() -> None:
         assert c.text.splitlines()[-1].strip() in ("return value", "", "return Big()")
 
 
+def test_a_class_over_member_tokens_gives_each_method_its_own_chunk() -> None:
+    # fits max_tokens whole: before member splitting it was one chunk speaking for 8 methods
+    source = big_class_source(methods=8, body_lines=10)
+    defs = python_definitions(source)
+    whole = ChunkBudget(member_tokens=2048, definition_merge_tokens=512)
+    assert sum("Big" in c.symbols for c in chunk_file("b.py", source, "python", defs,
+                                                      budget=whole)) == 1
+    chunks = chunk_file("b.py", source, "python", defs, budget=ChunkBudget())
+    assert_covered(chunks, line_count(source))
+    methods = [c for c in chunks if any(s.startswith("Big.method_") for s in c.symbols)]
+    assert len(methods) == 8
+    for c in methods:
+        assert len([s for s in c.symbols if s.startswith("Big.method_")]) == 1
+    for c in methods[1:-1]:  # the first shares the class line's chunk, the last the file's tail
+        assert c.text.lstrip().startswith("@staticmethod")
+        assert c.enclosing == ("Big",) and "in Big" in c.header
+
+
+def test_small_definitions_merge_only_up_to_definition_merge_tokens() -> None:
+    counter = default_counter()
+    defs_source = "\n\n".join(
+        f"def f{i}(a, b):\n    return alpha_{i}(a) + beta_{i}(b) * gamma_{i}(a, b)\n"
+        for i in range(12)
+    ).encode()
+    defs = python_definitions(defs_source)
+    budget = ChunkBudget(merge_tokens=512, definition_merge_tokens=100, min_tokens=4)
+    chunks = chunk_file("f.py", defs_source, "python", defs, budget=budget)
+    assert_covered(chunks, line_count(defs_source))
+    assert len(chunks) > 1
+    assert all(c.token_count <= 100 for c in chunks)
+    assert all(len(c.symbols) >= 1 for c in chunks)
+    # code between definitions (no definition in it) still merges up to merge_tokens
+    plain = "\n".join(f"VALUE_{i} = compute(alpha, beta, {i})" for i in range(40)).encode()
+    assert counter.count(plain.decode()) <= 512
+    assert len(chunk_file("p.py", plain, "python", [], budget=budget)) == 1
+
+
+def test_nested_functions_stay_in_their_function() -> None:
+    inner = "\n".join(f"        step_{i} = transform(value, {i})" for i in range(30))
+    source = (
+        "def outer(value):\n    def helper_one(value):\n" + inner + "\n        return value\n"
+        "\n    def helper_two(value):\n" + inner + "\n        return value\n"
+        "\n    return helper_two(helper_one(value))\n"
+    ).encode()
+    defs = python_definitions(source)
+    chunks = chunk_file("n.py", source, "python", defs, budget=ChunkBudget())
+    assert len(chunks) == 1 and chunks[0].symbols[0] == "outer"
+
+
 def test_oversized_function_is_split_between_lines_with_overlap() -> None:
     body = [f"    total = total + compute_value(item_{i}, factor={i})" for i in range(400)]
     source = (
@@ -215,7 +264,7 @@ def files_with_definitions(draw):
             end = draw(st.integers(start, hi))
             defs.append(
                 Def(
-                    "Function",
+                    draw(st.sampled_from(["Function", "Class"])),
                     f"d{len(defs)}",
                     f"d{len(defs)}",
                     parent,
@@ -236,14 +285,18 @@ def files_with_definitions(draw):
 
 
 @settings(max_examples=80, deadline=None)
-@given(files_with_definitions(), st.integers(20, 200))
-def test_property_every_line_covered_and_budget_kept(case, max_tokens) -> None:
+@given(files_with_definitions(), st.integers(20, 200), st.integers(1, 250), st.integers(0, 120))
+def test_property_every_line_covered_and_budget_kept(
+    case, max_tokens, member_tokens, definition_merge_tokens
+) -> None:
     source, defs = case
     budget = ChunkBudget(
         max_tokens=max_tokens,
         overlap_tokens=max_tokens // 4,
         merge_tokens=max_tokens // 2,
         min_tokens=4,
+        member_tokens=member_tokens,
+        definition_merge_tokens=definition_merge_tokens,
     )
     chunks = chunk_file("p.py", source, "python", defs, budget=budget)
     assert_covered(chunks, line_count(source))

@@ -116,3 +116,58 @@ def test_importing_retrieval_does_not_import_heavy_packages() -> None:
         "assert not heavy, heavy\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_vector_matrix_is_memory_mapped_from_a_copy_that_follows_every_write(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import sqlite3
+
+    from knoxidx.retrieval.store import create_schema
+
+    conn = sqlite3.connect(tmp_path / "index.db")
+    create_schema(conn)
+    store = ChunkStore(conn)
+    embedder = HashEmbedder()
+    sources = {f"m{i}.py": f"def handler_{i}(request):\n    return parse_{i}(request)\n"
+               for i in range(6)}
+    for path, text in sources.items():
+        update_file(store, path, chunk_file(path, text.encode(), "python",
+                                            python_definitions(text.encode())))
+    embed_pending(store, embedder)
+    first = HybridSearch(store, embedder)
+    expected = first.search("parse_3 request", 3, sources=("vector",))
+    copies = sorted(p.name for p in tmp_path.glob("vectors-*.npy"))
+    assert len(copies) == 2 and store.vectors_token() in copies[0]
+    # a new process (a new search object) reads the copy, not SQLite
+    reads: list[int] = []
+    real_read = ChunkStore.all_vectors
+    monkeypatch.setattr(ChunkStore, "all_vectors", lambda self: reads.append(1) or real_read(self))
+    second = HybridSearch(store, embedder)
+    assert second.search("parse_3 request", 3, sources=("vector",)) == expected
+    assert reads == [] and isinstance(second.vector_index().matrix, np.memmap)
+    # a write (new file, new vectors) names a new copy; the old one goes
+    update_file(store, "new.py", chunk_file("new.py", b"def fresh_thing():\n    return 1\n",
+                                            "python", []))
+    embed_pending(store, embedder)
+    third = HybridSearch(store, embedder)
+    top = third.search("fresh_thing", 1, sources=("vector",))
+    assert reads == [1] and top[0].path == "new.py"
+    assert sorted(p.name for p in tmp_path.glob("vectors-*.npy")) != copies
+    assert len(list(tmp_path.glob("vectors-*.npy"))) == 2
+    # a damaged copy is made again, not trusted
+    for path in tmp_path.glob("vectors-*.f32.npy"):
+        path.write_bytes(b"not an array")
+    assert HybridSearch(store, embedder).search("fresh_thing", 1, sources=("vector",))[0].path \
+        == "new.py"
+    assert reads == [1, 1]
+    # an index from before tokens: searched from SQLite, until the next embedding run names it
+    for path in tmp_path.glob("vectors-*.npy"):
+        path.unlink()
+    with store.transaction():
+        store.set_meta("vectors_token", "")
+    assert HybridSearch(store, embedder).search("fresh_thing", 1, sources=("vector",))
+    assert reads == [1, 1, 1] and list(tmp_path.glob("vectors-*.npy")) == []
+    embed_pending(store, embedder)  # nothing to embed; still names the vectors
+    assert store.vectors_token()
+    conn.close()

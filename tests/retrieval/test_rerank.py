@@ -8,7 +8,14 @@ from typing import NamedTuple
 
 from knoxidx.index import Index
 from knoxidx.retrieval.chunker import chunk_file
-from knoxidx.retrieval.rerank import QueryWords, RerankWeights, narrow, rerank_definitions, units
+from knoxidx.retrieval.rerank import (
+    QueryWords,
+    RerankWeights,
+    narrow,
+    query_units,
+    rerank_definitions,
+    units,
+)
 from knoxidx.retrieval.searcher import looks_like_code
 
 
@@ -69,6 +76,24 @@ def test_narrow_picks_the_definition_the_query_is_about() -> None:
     assert (whole.start_line, whole.end_line) == (1, 12)  # nothing shared: the chunk
 
 
+def test_a_small_chunk_stands_for_itself_unless_one_definition_clearly_wins() -> None:
+    chunk = one_chunk()  # 12 lines, three small definitions
+    small = RerankWeights(whole_lines=50, narrow_margin=3.0)
+    # "magma" and "lava" are one word each of erupt and cool: no clear winner, the chunk
+    ambiguous = query_units(1, chunk, DEFS, words("magma lava"), small)
+    assert [(u.start_line, u.end_line) for u in ambiguous] == [(1, 12)]
+    assert (narrow(1, chunk, DEFS, words("magma lava"), small).start_line,
+            narrow(1, chunk, DEFS, words("magma lava"), small).end_line) == (1, 12)
+    # cool shares all three words, nothing else shares any: narrowed as before
+    clear = narrow(1, chunk, DEFS, words("harden the lava into basalt"), small)
+    assert (clear.symbol, clear.start_line, clear.end_line) == ("Volcano.cool", 10, 12)
+    # a chunk longer than whole_lines is always split into its definitions
+    short = RerankWeights(whole_lines=11, narrow_margin=3.0)
+    assert len(query_units(1, chunk, DEFS, words("magma lava"), short)) == 3
+    # and with whole_lines 0 (the old behaviour) too
+    assert len(query_units(1, chunk, DEFS, words("magma lava"), RerankWeights(whole_lines=0))) == 3
+
+
 def test_rerank_lists_definitions_best_first_across_chunks() -> None:
     chunk = one_chunk()
     other = chunk_file("w.py", b"def erupt_geyser(water):\n    return water.boil()\n", "python",
@@ -113,13 +138,15 @@ def test_definitions_kept_between_searches_follow_file_changes(tmp_path: Path) -
     (tmp_path / "v.py").write_text(SOURCE)
     with Index.open(tmp_path, create=True) as idx:
         idx.update(jobs=1)
-        top = idx.search("harden the lava into basalt", mode="lexical")["results"][0]
+        # "harden" is cool's alone (quench_basalt, added below, also speaks of lava and basalt:
+        # with it, "harden the lava into basalt" has no clear winner in the small chunk)
+        top = idx.search("harden", mode="lexical")["results"][0]
         assert (top["start_line"], top["end_line"]) == (10, 12)
         # two lines above everything: every definition moves down, a new one is added
         (tmp_path / "v.py").write_text("import os\n\n" + SOURCE
                                        + "\n\ndef quench_basalt(lava):\n    return lava.cool()\n")
         idx.update(jobs=1)
-        top = idx.search("harden the lava into basalt", mode="lexical")["results"][0]
+        top = idx.search("harden", mode="lexical")["results"][0]
         assert (top["start_line"], top["end_line"]) == (12, 14)
         new = idx.search("quench basalt", mode="hybrid")["results"][0]
         assert (new["start_line"], new["end_line"], new["symbol"].split(".")[-1]) == (

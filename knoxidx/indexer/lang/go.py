@@ -127,23 +127,22 @@ class _Rules(BaseRules):
     def module_member(self, r: Any, module: Any, name: str) -> list:
         if module[0] != "m":
             return []
-        out = []
-        for path in r.module_paths(FAMILY, module[2]):
-            pfi = r.index(path)
-            hit = r.child(pfi, -1, name) if pfi else None
-            if hit:
-                out.append(("d", path, hit[-1]))
-        return out
+        hits = r.module_names(FAMILY, module[2]).get(name, ())
+        if len(hits) < len(r.module_paths(FAMILY, module[2])):
+            r.missed_name(name)  # some file of the package lacks it: one may gain it
+        return [("d", path, index) for path, index in hits]
 
     def module_fallback(self, r: Any, fi: Any, name: str) -> list:
-        # the package scope spans every file of the directory
-        for path in r.module_paths(FAMILY, "dir:" + posixpath.dirname(fi.path)):
-            if path == fi.path:
-                continue
-            pfi = r.index(path)
-            hit = r.child(pfi, -1, name) if pfi else None
-            if hit:
-                return [("d", path, hit[-1])]
+        # the package scope spans every file of the directory: the first other file defining
+        # the name, in path order; a file before it that lacks the name is a recorded miss
+        key = "dir:" + posixpath.dirname(fi.path)
+        others = [p for p in r.module_paths(FAMILY, key) if p != fi.path]
+        hit = next((h for h in r.module_names(FAMILY, key).get(name, ()) if h[0] != fi.path),
+                   None)
+        if hit is None or (others and hit[0] != others[0]):
+            r.missed_name(name)
+        if hit is not None:
+            return [("d", hit[0], hit[1])]
         for wildcard in fi.wildcards:
             found = self.module_member(r, ("m", FAMILY, wildcard.module), name)
             if found:

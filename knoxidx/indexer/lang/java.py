@@ -89,7 +89,11 @@ class _Rules(BaseRules):
         return keys[0] if keys and keys[0] != "(default)" else ""
 
     def _type(self, r: Any, qualified: str) -> list:
-        """The class named by a fully qualified name, nested classes included."""
+        """The class named by a fully qualified name, nested classes included (memoised: a
+        miss tries every shorter prefix as an enclosing class)."""
+        return r.memo(("java-type", qualified), lambda: self._find_type(r, qualified))
+
+    def _find_type(self, r: Any, qualified: str) -> list:
         for path in r.module_paths(FAMILY, "type:" + qualified):
             pfi = r.index(path)
             hit = r.child(pfi, -1, qualified.rpartition(".")[2]) if pfi else None

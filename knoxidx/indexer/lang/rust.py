@@ -91,8 +91,17 @@ def _use_tree(node: Any, prefix: str, line: int, scope: int, out: list[Import]) 
 
 
 def crate_of(path: str, layout: Any) -> tuple[str, str]:
-    """(crate directory, crate name) of the innermost Cargo.toml above ``path``."""
+    """(crate directory, crate name) of the innermost Cargo.toml above ``path``; memoised per
+    directory in the layout (resolution asks for every path it meets, many times)."""
     directory = posixpath.dirname(path)
+    key = ("rust-crate", directory)
+    hit = layout.cache.get(key)
+    if hit is None:
+        hit = layout.cache[key] = _innermost_crate(directory, layout)
+    return hit
+
+
+def _innermost_crate(directory: str, layout: Any) -> tuple[str, str]:
     best = ("", layout.cargo_crates.get("", layout.root_name.replace("-", "_")))
     for crate_dir, name in layout.cargo_crates.items():
         if crate_dir and (directory == crate_dir or directory.startswith(crate_dir + "/")):
@@ -103,6 +112,14 @@ def crate_of(path: str, layout: Any) -> tuple[str, str]:
 
 def module_path(path: str, layout: Any) -> str:
     """``crate_name::a::b`` for ``<crate>/src/a/b.rs`` (and ``a/mod.rs``, ``lib.rs``)."""
+    key = ("rust-module", path)
+    hit = layout.cache.get(key)
+    if hit is None:
+        hit = layout.cache[key] = _module_path(path, layout)
+    return hit
+
+
+def _module_path(path: str, layout: Any) -> str:
     crate_dir, crate = crate_of(path, layout)
     rel = path[len(crate_dir) + 1:] if crate_dir else path
     rel = rel.removeprefix("src/")
