@@ -166,6 +166,20 @@ def test_a_resolver_worker_that_dies_fails_the_update_and_loses_nothing(
         assert idx.stats()["files"]["ok"] == n
 
 
+def test_a_cold_parallel_build_ends_with_every_index(repo) -> None:
+    """A cold build drops the secondary indexes while it inserts: it must end with every one
+    of them built again, and a sound database."""
+    from knoxidx.graph.store import SCHEMA
+
+    n = 260  # above PRELOAD_THRESHOLD: resolution forks
+    root = repo({f"m{i}.py": f"def f{i}():\n    return f{(i + 1) % n}()\n" for i in range(n)})
+    build(root, jobs=2)
+    conn = sqlite3.connect(root / ".knoxidx" / "index.db")
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    want = {s.split()[2] for s in SCHEMA.split(";") if s.strip().startswith("CREATE INDEX")}
+    assert want <= have and conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
 def test_totals_match_the_per_kind_counts(tmp_path: Path, backend) -> None:
     import shutil
 
