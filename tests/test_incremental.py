@@ -85,13 +85,18 @@ def test_incremental_equals_rebuild_postgres(tmp_path_factory, pg_url, ops) -> N
     check_incremental_equals_rebuild(tmp_path_factory.mktemp("inc"), Backend(pg_url), ops)
 
 
-def check_incremental_equals_rebuild(root: Path, backend: Backend, ops: list) -> None:
+def seed(root: Path) -> None:
+    """The starting repository of the property tests: a Python package and a TS folder."""
     (root / "pkg").mkdir()
     (root / "web").mkdir()
     (root / "pkg" / "__init__.py").write_text("")
     for i in range(N_FILES):
         (root / "pkg" / f"m{i}.py").write_text(python_module(i, 0))
         (root / "web" / f"t{i}.ts").write_text(ts_module(i, 0))
+
+
+def check_incremental_equals_rebuild(root: Path, backend: Backend, ops: list) -> None:
+    seed(root)
     backend.build(root)
     for op, i, variant, lang in ops:
         apply(root, op, i, variant, lang)

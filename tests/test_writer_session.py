@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from knoxidx.index import Index
 from knoxidx.indexer.session import WriterSession
 from knoxidx.verify import verify_index
-from tests.test_incremental import N_FILES, apply, python_module, ts_module
+from tests.test_incremental import N_FILES, apply, seed, ts_module
 
 
 def chunk_state(idx: Index) -> tuple[list, list]:
@@ -34,15 +34,6 @@ def clean_chunk_state(root: Path, scratch: Path) -> tuple[list, list]:
             return chunk_state(idx)
     finally:
         shutil.rmtree(copy)
-
-
-def seed(root: Path) -> None:
-    (root / "pkg").mkdir()
-    (root / "web").mkdir()
-    (root / "pkg" / "__init__.py").write_text("")
-    for i in range(N_FILES):
-        (root / "pkg" / f"m{i}.py").write_text(python_module(i, 0))
-        (root / "web" / f"t{i}.ts").write_text(ts_module(i, 0))
 
 
 operation = st.one_of(

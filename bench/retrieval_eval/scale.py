@@ -59,6 +59,18 @@ QUERIES = [
 MODES = ("lexical", "vector", "hybrid")
 
 
+def _update_timed(idx: Any, out: dict[str, Any]) -> Any:
+    """``idx.update`` (graph, chunks, lexical search) with the clock running; its time and the
+    index's size go into ``out``."""
+    t = time.perf_counter()
+    report = idx.update(jobs=2)
+    out["index_s"] = round(time.perf_counter() - t, 1)
+    stats = idx.stats()
+    out["files"] = sum(stats["files"].values())
+    out["lines"] = stats["lines"]
+    return report
+
+
 def say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
@@ -119,12 +131,7 @@ def latency(args: argparse.Namespace) -> dict[str, Any]:
     copy_tree(corpus_root(args.corpus), repo)
     out: dict[str, Any] = {"load_before": os.getloadavg()}
     with Index.open(repo, create=True) as idx:
-        t = time.perf_counter()
-        report = idx.update(jobs=2)
-        out["index_s"] = round(time.perf_counter() - t, 1)
-        stats = idx.stats()
-        out["files"] = sum(stats["files"].values())
-        out["lines"] = stats["lines"]
+        report = _update_timed(idx, out)
         say(f"indexed in {out['index_s']} s: {out['files']} files, {out['lines']} lines, "
             f"retrieval {report.retrieval}")
         # what the vector table holds is remembered beside the copy: a re-run (after a change
@@ -188,12 +195,7 @@ def first_pass(args: argparse.Namespace) -> dict[str, Any]:
     copy_tree(corpus_root(args.corpus) / args.project, repo)
     out: dict[str, Any] = {"project": args.project, "load_before": os.getloadavg()}
     with Index.open(repo, create=True) as idx:
-        t = time.perf_counter()
-        report = idx.update(jobs=2)
-        out["index_s"] = round(time.perf_counter() - t, 1)
-        stats = idx.stats()
-        out["files"] = sum(stats["files"].values())
-        out["lines"] = stats["lines"]
+        report = _update_timed(idx, out)
         out["chunks"] = report.retrieval["chunks"]
         say(f"graph + chunks + FTS in {out['index_s']} s: {out['files']} files, "
             f"{out['lines']} lines, {out['chunks']} chunks")
