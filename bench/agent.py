@@ -18,7 +18,6 @@ directory, so the shared corpus is never written. Default corpus:
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
 import random
@@ -35,19 +34,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from bench.http_load import closed_loop, percentile
+
 DEFAULT_CORPUS = Path.home() / ".cache" / "knoxidx-corpus" / "python" / "django"
 PROBE_FILES = ("utils/text.py", "db/models/query.py", "http/request.py", "forms/fields.py",
                "template/base.py", "core/handlers/base.py")
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    rank = (len(ordered) - 1) * q
-    low = int(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
 def summary(ms: list[float]) -> dict[str, float]:
@@ -200,47 +191,18 @@ def load(root: Path, seconds: float, threads: int, workers: int) -> dict[str, An
         urls.append(("/callers", {"symbol": node["qualified_name"]}))
     rng.shuffle(urls)
     server = Server(root, "--workers", str(workers))
-    latencies: list[list[float]] = [[] for _ in range(threads)]
-    statuses: dict[int, int] = {}
-    lock = threading.Lock()
-    stop_at = time.perf_counter() + seconds
-
     host, port = server.url.removeprefix("http://").rsplit(":", 1)
     requests = [f"{path}?{urlencode(params)}" for path, params in urls]
-
-    def client_loop(slot: int) -> None:
-        # the standard library's client on a kept-alive connection: the least client CPU
-        # per request, so the server gets most of the machine
-        local_status: dict[int, int] = {}
-        conn = http.client.HTTPConnection(host, int(port), timeout=30)
-        i = slot
-        while time.perf_counter() < stop_at:  # bounded: ends after `seconds`
-            t0 = time.perf_counter()
-            conn.request("GET", requests[i % len(requests)])
-            response = conn.getresponse()
-            response.read()
-            latencies[slot].append((time.perf_counter() - t0) * 1000)
-            local_status[response.status] = local_status.get(response.status, 0) + 1
-            i += threads
-        conn.close()
-        with lock:
-            for code, n in local_status.items():
-                statuses[code] = statuses.get(code, 0) + n
-
     try:
-        t0 = time.perf_counter()
-        pool = [threading.Thread(target=client_loop, args=(s,)) for s in range(threads)]
-        for t in pool:
-            t.start()
-        for t in pool:
-            t.join()
-        elapsed = time.perf_counter() - t0
+        result = closed_loop(host, int(port), requests, threads, seconds)
     finally:
         rc = server.stop()
-    everything = [ms for slot in latencies for ms in slot]
-    return {"seconds": round(elapsed, 2), "client_threads": threads, "server_readers": workers,
-            "requests": len(everything), "requests_per_s": round(len(everything) / elapsed, 1),
-            "latency_ms": summary(everything), "statuses": statuses, "server_exit": rc}
+    everything = result.latencies_ms
+    return {"seconds": round(result.seconds, 2), "client_threads": threads,
+            "server_readers": workers, "requests": len(everything),
+            "requests_per_s": round(len(everything) / result.seconds, 1),
+            "latency_ms": summary(everything), "statuses": result.statuses,
+            "connection_errors": len(result.errors), "server_exit": rc}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlparse
 
-from bench.agent import Server, percentile, summary
+from bench.agent import Server, summary
+from bench.http_load import percentile
 
 REPO = Path(__file__).resolve().parent.parent
 CORPORA = Path.home() / ".cache" / "knoxidx-corpus"

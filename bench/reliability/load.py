@@ -10,29 +10,17 @@ percentiles, statuses. Target (issue 6): >= 200 requests/s with p99 < 200 ms for
 
 from __future__ import annotations
 
-import http.client
 import random
 import shutil
 import subprocess
 import tempfile
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
+from bench.http_load import closed_loop, percentile
 from bench.reliability.common import Outcome, knoxidx_command
 from bench.reliability.concurrency import sample_requests
 from bench.reliability.daemon import Daemon
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    rank = (len(ordered) - 1) * q
-    low = int(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
 def copy_with_index(corpus: Path, into: Path) -> Path:
@@ -55,74 +43,33 @@ def load(corpus: Path, seconds: float, *, clients: int = 8, server_readers: int 
         requests = [target for _, target in sample_requests(root, random.Random(seed))]
         random.Random(seed).shuffle(requests)
         server = Daemon("serve", str(root), "--port", "0", "--workers", str(server_readers))
-        latencies: list[list[float]] = [[] for _ in range(clients)]
-        by_kind: dict[str, list[float]] = {}
-        statuses: dict[int, int] = {}
-        errors: list[str] = []
-        lock = threading.Lock()
         try:
             url = server.expect(r"on (http://\S+?:\d+)").group(1)
             host, port = url.removeprefix("http://").rsplit(":", 1)
-            stop_at = time.perf_counter() + seconds
-
-            def client(slot: int) -> None:
-                conn = http.client.HTTPConnection(host, int(port), timeout=30)
-                mine: dict[int, int] = {}
-                kinds: dict[str, list[float]] = {}
-                i = slot
-                while time.perf_counter() < stop_at:  # bounded: ends after `seconds`
-                    target = requests[i % len(requests)]
-                    i += clients
-                    t0 = time.perf_counter()
-                    try:
-                        conn.request("GET", target)
-                        response = conn.getresponse()
-                        response.read()
-                    except (OSError, http.client.HTTPException) as exc:
-                        with lock:
-                            errors.append(f"{target}: {exc}")
-                        conn.close()
-                        conn = http.client.HTTPConnection(host, int(port), timeout=30)
-                        continue
-                    ms = (time.perf_counter() - t0) * 1000
-                    latencies[slot].append(ms)
-                    kinds.setdefault(target.split("?")[0], []).append(ms)
-                    mine[response.status] = mine.get(response.status, 0) + 1
-                conn.close()
-                with lock:
-                    for code, n in mine.items():
-                        statuses[code] = statuses.get(code, 0) + n
-                    for kind, values in kinds.items():
-                        by_kind.setdefault(kind, []).extend(values)
-
-            t0 = time.perf_counter()
-            pool = [threading.Thread(target=client, args=(s,)) for s in range(clients)]
-            for thread in pool:
-                thread.start()
-            for thread in pool:
-                thread.join()
-            elapsed = time.perf_counter() - t0
+            result = closed_loop(host, int(port), requests, clients, seconds)
         finally:
             server_rc = server.stop()
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    everything = [ms for slot in latencies for ms in slot]
-    rps = len(everything) / elapsed
+    everything = result.latencies_ms
+    rps = len(everything) / result.seconds
     p99 = percentile(everything, 0.99)
     outcome.trials = len(everything)
-    bad = {code: n for code, n in statuses.items() if code != 200}
-    if errors or bad:
-        outcome.fail(f"{len(errors)} connection errors, statuses {bad}: {errors[:3]}")
+    bad = {code: n for code, n in result.statuses.items() if code != 200}
+    if result.errors or bad:
+        outcome.fail(f"{len(result.errors)} connection errors, statuses {bad}: "
+                     f"{result.errors[:3]}")
     if server_rc != 0:
         outcome.fail(f"the server exited with {server_rc}")
     outcome.figures = {
-        "corpus": str(corpus), "seconds": round(elapsed, 1), "clients": clients,
+        "corpus": str(corpus), "seconds": round(result.seconds, 1), "clients": clients,
         "server_readers": server_readers, "requests": len(everything),
         "requests_per_s": round(rps, 1),
         "latency_ms": {f"p{int(q * 100)}": round(percentile(everything, q), 1)
                        for q in (0.5, 0.95, 0.99)},
-        "p99_ms_by_kind": {k: round(percentile(v, 0.99), 1) for k, v in sorted(by_kind.items())},
-        "statuses": statuses,
+        "p99_ms_by_kind": {k: round(percentile(v, 0.99), 1)
+                           for k, v in sorted(result.by_path.items())},
+        "statuses": result.statuses,
         "target_met": rps >= min_rps and p99 < max_p99_ms,
     }
     return outcome
