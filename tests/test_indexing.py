@@ -180,6 +180,26 @@ def test_a_cold_parallel_build_ends_with_every_index(repo) -> None:
     assert want <= have and conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
+def test_an_update_leaves_the_collector_as_it_found_it(repo) -> None:
+    """An update collects rarely and freezes the heap it starts with (its forked resolvers
+    too): afterwards the thresholds are back, and only a freeze made further out remains."""
+    import gc
+
+    n = 260  # above PRELOAD_THRESHOLD: the resolver fan-out freezes as well
+    root = repo({f"m{i}.py": f"def f{i}():\n    return f{(i + 1) % n}()\n" for i in range(n)})
+    threshold = gc.get_threshold()
+    assert gc.get_freeze_count() == 0
+    build(root, jobs=2)
+    assert gc.get_threshold() == threshold and gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        (root / "m0.py").write_text("def g():\n    return 0\n")
+        build(root, jobs=2)
+        assert gc.get_threshold() == threshold and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
 def test_totals_match_the_per_kind_counts(tmp_path: Path, backend) -> None:
     import shutil
 

@@ -29,6 +29,7 @@ from knoxidx.graph.store import FileState
 from knoxidx.graph.workspace import StoreWorkspace
 from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES, Discovery, SourceFile, discover
 from knoxidx.indexer.facts import load_facts
+from knoxidx.indexer.heap import frozen_heap
 from knoxidx.indexer.languages import BY_NAME
 from knoxidx.indexer.reader import (
     DefinitionName,
@@ -235,13 +236,12 @@ def _lazy_collector() -> Iterator[None]:
     and over, a quarter of resolution's time on the benchmark corpus.
     """
     threshold = gc.get_threshold()
-    gc.freeze()  # what exists before the update is not ours to re-check
     gc.set_threshold(*GC_THRESHOLDS)
     try:
-        yield
+        with frozen_heap():  # what exists before the update is not ours to re-check
+            yield
     finally:
         gc.set_threshold(*threshold)
-        gc.unfreeze()
 
 
 @cache

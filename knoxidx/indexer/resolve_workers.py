@@ -8,7 +8,6 @@ which has the writing to do besides, simply claims fewer of them and nobody wait
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import queue
 import signal
@@ -18,6 +17,7 @@ from typing import Any
 from knoxidx.errors import KnoxidxError
 from knoxidx.graph.resolve import FileResolution, Resolver
 from knoxidx.graph.workspace import StoreWorkspace
+from knoxidx.indexer.heap import frozen_heap
 
 # Slices per process: small enough to balance the load, large enough that a slice's files
 # (one package, in path order) share the resolver's warm caches.
@@ -40,45 +40,45 @@ def resolve_in_parallel(
     counter = ctx.Value("i", 0)
     results = ctx.Queue()
     _FORKED = (workspace, slices, counter)
-    # Move what exists now out of the collector's sight: its traversals would otherwise touch
-    # (and so copy) every inherited page in each child.
-    gc.freeze()
     children = [ctx.Process(target=_child, args=(results,), daemon=True)
                 for _ in range(workers - 1)]
-    try:
-        for child in children:
-            child.start()
-        resolver = Resolver(workspace)
-        running = len(children)
-        while (i := _claim(counter)) < len(slices):
-            for path in slices[i]:
-                yield resolver.resolve_file(path)
-            while running:  # what the children finished meanwhile, without waiting
+    # Out of the collector's sight, what the children inherit: its traversals would otherwise
+    # touch (and so copy) every inherited page in each child.
+    with frozen_heap():
+        try:
+            for child in children:
+                child.start()
+            resolver = Resolver(workspace)
+            running = len(children)
+            while (i := _claim(counter)) < len(slices):
+                for path in slices[i]:
+                    yield resolver.resolve_file(path)
+                while running:  # what the children finished meanwhile, without waiting
+                    try:
+                        batch = results.get_nowait()
+                    except queue.Empty:
+                        break
+                    running -= batch is None
+                    yield from batch or ()
+            del resolver
+            while running:
                 try:
-                    batch = results.get_nowait()
+                    batch = results.get(timeout=POLL_SECONDS)
                 except queue.Empty:
-                    break
+                    if any(c.exitcode not in (None, 0) for c in children):
+                        raise KnoxidxError(
+                            "a resolver worker process died (out of memory?); the index is "
+                            "unchanged, run `knoxidx index` again") from None
+                    continue
                 running -= batch is None
                 yield from batch or ()
-        del resolver
-        while running:
-            try:
-                batch = results.get(timeout=POLL_SECONDS)
-            except queue.Empty:
-                if any(c.exitcode not in (None, 0) for c in children):
-                    raise KnoxidxError("a resolver worker process died (out of memory?); "
-                                       "the index is unchanged, run `knoxidx index` again") from None
-                continue
-            running -= batch is None
-            yield from batch or ()
-    finally:
-        for child in children:
-            if child.is_alive():
-                child.terminate()
-            child.join()
-        results.close()
-        _FORKED = None
-        gc.unfreeze()
+        finally:
+            for child in children:
+                if child.is_alive():
+                    child.terminate()
+                child.join()
+            results.close()
+            _FORKED = None
 
 
 def _claim(counter: Any) -> int:
