@@ -253,20 +253,21 @@ class PgStore:
             self.conn.execute(f"DELETE FROM knoxidx.{table} WHERE file_id=%s", (file_id,))
         self.conn.execute("DELETE FROM knoxidx.files WHERE id=%s", (file_id,))
 
-    def replace_nodes(self, file_id: int, rows: list[tuple], fresh: bool = False) -> None:
-        if not fresh:
-            self.conn.execute("DELETE FROM knoxidx.nodes WHERE file_id=%s", (file_id,))
+    def replace_nodes(self, file_id: int, rows: list[tuple]) -> None:
+        self.conn.execute("DELETE FROM knoxidx.nodes WHERE file_id=%s", (file_id,))
+        if rows:
+            with self.conn.cursor() as cur:
+                cur.executemany(_NODE_UPSERT, [(self._repo, *row, file_id) for row in rows])
+
+    def insert_nodes(self, rows: list[tuple]) -> None:
+        """A cold build's node rows of every file at once (file_id last): one COPY."""
         if not rows:
             return
-        with self.conn.cursor() as cur:
-            if fresh:  # a cold build: COPY, the last row of an id winning as the upsert would
-                unique = {row[0]: row for row in rows}
-                with cur.copy(f"COPY knoxidx.nodes(repo, {', '.join(NODE_COLUMNS)})"
-                              " FROM STDIN") as copy:
-                    for row in unique.values():
-                        copy.write_row((self._repo, *row, file_id))
-            else:
-                cur.executemany(_NODE_UPSERT, [(self._repo, *row, file_id) for row in rows])
+        unique = {row[0]: row for row in rows}  # the last row of an id wins, as the upsert's
+        with self.conn.cursor() as cur, cur.copy(
+                f"COPY knoxidx.nodes(repo, {', '.join(NODE_COLUMNS)}) FROM STDIN") as copy:
+            for row in unique.values():
+                copy.write_row((self._repo, *row))
 
     def replace_modules(
         self, file_id: int, rows: Iterable[tuple[str, str]], fresh: bool = False

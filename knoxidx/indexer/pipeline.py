@@ -130,6 +130,7 @@ def update_index(
 
     t1 = time.perf_counter()
     blobs: dict[str, bytes] = {}
+    fresh_nodes: list[tuple] = []  # a cold build's node rows, inserted at once in id order
     invalidate: set[str] = set()
     membership_changed = False  # a file joined or left a module: the module layer follows
     with _lazy_collector(), store.transaction(), store.bulk_load(enabled=cold):
@@ -174,7 +175,14 @@ def update_index(
             assert result.blob is not None and result.rows is not None
             blobs[result.path] = result.blob
             store.replace_modules(file_id, modules, fresh=cold)
-            store.replace_nodes(file_id, result.rows, fresh=cold)
+            if cold:
+                suffix = (file_id,)
+                fresh_nodes.extend([row + suffix for row in result.rows])
+            else:
+                store.replace_nodes(file_id, result.rows)
+        if fresh_nodes:
+            store.insert_nodes(fresh_nodes)
+            del fresh_nodes[:]
         if report.full_resolve and not stale_engine and not cold:
             # what a file's module names and qualified names are follows from the layout
             membership_changed |= _requalify(store, layout, set(blobs))

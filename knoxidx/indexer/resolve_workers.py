@@ -96,5 +96,14 @@ def _child(results: Any) -> None:
     workspace, slices, counter = _FORKED
     resolver = Resolver(workspace)  # one for every slice: its caches stay warm
     while (i := _claim(counter)) < len(slices):
-        results.put([resolver.resolve_file(path) for path in slices[i]])
+        results.put([_plain(resolver.resolve_file(path)) for path in slices[i]])
     results.put(None)
+
+
+def _plain(res: FileResolution) -> FileResolution:
+    """Edges and unresolved references as plain tuples for the trip to the parent: pickle
+    writes a named tuple through a Python call per instance, a plain one in C (the writer only
+    indexes them)."""
+    res.edges = list(map(tuple, res.edges))  # type: ignore[arg-type]
+    res.unresolved = list(map(tuple, res.unresolved))  # type: ignore[arg-type]
+    return res
