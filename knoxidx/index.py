@@ -86,12 +86,42 @@ class Index:
                 self.store.reset()
             else:  # never write into a damaged database: it would spread the damage
                 self.store.quick_check(max_bytes=QUICK_CHECK_MAX_BYTES)
+            if isinstance(self.store, SQLiteStore) and self.store.is_empty():
+                return self._first_build(jobs=jobs, max_bytes=max_bytes, progress=progress,
+                                         retrieval=retrieval, embed=embed)
             return self._update_locked(jobs=jobs, max_bytes=max_bytes, progress=progress,
                                        retrieval=retrieval, embed=embed)
         except sqlite3.Error as exc:  # a full disk or damage met mid-update, said plainly
             raise storage_error(exc, self.store.path) from None
         finally:
             lock.release()
+
+    def _first_build(self, *, jobs: int | None, max_bytes: int | None, progress: Any,
+                     retrieval: bool, embed: bool) -> Any:
+        """An empty index is built in a scratch database without a journal and renamed into
+        place when complete (see ``SQLiteStore.open_scratch``): a reader meanwhile finds the
+        empty index, then the whole one; a killed build leaves the empty index as it was."""
+        main = self.store
+        assert isinstance(main, SQLiteStore)
+        scratch = main.open_scratch()
+        self._forget_session()
+        self.store, self.q = scratch, scratch.queries()
+        try:
+            report = self._update_locked(jobs=jobs, max_bytes=max_bytes, progress=progress,
+                                         retrieval=retrieval, embed=False)
+        except BaseException:
+            scratch.discard()
+            raise
+        finally:
+            self.store, self.q = main, main.queries()
+        main.install(scratch)
+        self.q = main.queries()
+        self._forget_session()
+        if retrieval and embed:  # committed batch by batch, into the installed index
+            from knoxidx.retrieval.api import embed_into
+
+            embed_into(report.retrieval, self, progress=progress)
+        return report
 
     def _update_locked(self, *, jobs: int | None, max_bytes: int | None, progress: Any,
                        retrieval: bool, embed: bool, discovered: Any = None) -> Any:

@@ -24,6 +24,8 @@ from knoxidx.indexer.facts import FileFacts, load_facts
 
 SCHEMA_VERSION = 3  # 3: nodes_name_nocase (a name-prefix LIKE seeks) and files_ok (covering)
 INDEX_DIR = ".knoxidx"
+SCRATCH_SUFFIX = ".new"  # a first build in progress (see SQLiteStore.open_scratch)
+INIT_SUFFIX = ".init"  # a new, empty index being made (see _create_file)
 DB_NAME = "index.db"
 LOCK_NAME = "write.lock"
 
@@ -153,6 +155,66 @@ def _read_only_directory(exc: BaseException) -> bool:
                             "SQLITE_CANTOPEN")) or (name == "SQLITE_READONLY")
 
 
+def _connect(db_path: Path, readonly: bool) -> sqlite3.Connection:
+    if readonly:
+        conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)
+    else:
+        conn = sqlite3.connect(db_path, timeout=30, isolation_level=None)
+    conn.execute("PRAGMA busy_timeout=30000")
+    if not readonly:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA cache_size=-16384")  # 16 MiB: forked workers inherit it
+    return conn
+
+
+def _create_file(db_path: Path) -> None:
+    """A new index appears whole, schema and WAL mode included: made beside its name, then
+    linked into place (or left, if another process made one meanwhile). Made in place, a kill
+    while SQLite switched the new file to WAL left a hot rollback journal, which no read-only
+    connection may replay: readers failed with "attempt to write a readonly database"."""
+    for stale in db_path.parent.glob(db_path.name + ".*" + INIT_SUFFIX + "*"):
+        pid = stale.name[len(db_path.name) + 1 :].split(".", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):  # left by a process killed while creating
+            stale.unlink(missing_ok=True)
+    made = db_path.with_name(f"{db_path.name}.{os.getpid()}{INIT_SUFFIX}")
+    try:
+        conn = _connect(made, readonly=False)
+        try:
+            SQLiteStore(made, conn)._create_schema()
+        finally:
+            conn.close()
+        try:
+            os.link(made, db_path)  # atomic, and never over another process's new index
+        except FileExistsError:
+            pass
+    finally:
+        for path in (made, *_sidecars(made)):
+            path.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _sidecars(db_path: Path) -> tuple[Path, ...]:
+    return tuple(db_path.with_name(db_path.name + s) for s in ("-wal", "-shm", "-journal"))
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 class SQLiteStore:
     def __init__(self, db_path: Path, conn: sqlite3.Connection) -> None:
         self.path = db_path
@@ -175,20 +237,13 @@ class SQLiteStore:
                 raise IndexNotFoundError(f"no knoxidx index at {db_path}")
             try:
                 db_path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
+                _create_file(db_path)
+            except (sqlite3.Error, OSError) as exc:
                 raise storage_error(exc, db_path) from None
         else:
             check_database_file(db_path)
         try:
-            if readonly:
-                conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)
-            else:
-                conn = sqlite3.connect(db_path, timeout=30, isolation_level=None)
-            conn.execute("PRAGMA busy_timeout=30000")
-            if not readonly:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA cache_size=-16384")  # 16 MiB: forked workers inherit it
+            conn = _connect(db_path, readonly)
             store = cls(db_path, conn)
             store._check_schema(create and not readonly)
         except (sqlite3.Error, OSError) as exc:
@@ -272,6 +327,54 @@ class SQLiteStore:
                 conn.execute(statement)
         conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         conn.execute("COMMIT")
+
+    def is_empty(self) -> bool:
+        """Nothing indexed, nothing recorded but the schema version: a first build."""
+        return not self.conn.execute(
+            "SELECT EXISTS(SELECT 1 FROM files) OR EXISTS(SELECT 1 FROM meta"
+            " WHERE key != 'schema_version')").fetchone()[0]
+
+    def open_scratch(self) -> SQLiteStore:
+        """A new, empty database beside this one, written without a journal: where a first build
+        goes (see :meth:`install`). Nobody reads it until it is complete, so it needs no WAL,
+        which would write every page twice and copy 160 MB at the commit of a large repository;
+        a build killed half-way leaves only this file, removed by the next one."""
+        path = self.path.with_name(self.path.name + SCRATCH_SUFFIX)
+        for leftover in (path, *_sidecars(path)):
+            leftover.unlink(missing_ok=True)
+        conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=OFF")
+        conn.execute("PRAGMA synchronous=OFF")  # flushed once, by install()
+        conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+        conn.execute("PRAGMA cache_size=-16384")
+        scratch = SQLiteStore(path, conn)
+        scratch._create_schema()
+        return scratch
+
+    def install(self, scratch: SQLiteStore) -> None:
+        """Make the complete ``scratch`` database this index: switched to WAL, flushed to disk,
+        then renamed over this one (atomic: a reader opens the old file or the new one). The
+        old file's WAL and shared-memory files go first, so the new database never meets them;
+        a reader still holding the old file keeps its own copies until it closes."""
+        scratch.conn.execute("PRAGMA journal_mode=WAL")
+        scratch.conn.close()
+        self.conn.close()
+        try:
+            _fsync(scratch.path)
+            for sidecar in _sidecars(self.path):
+                sidecar.unlink(missing_ok=True)
+            os.replace(scratch.path, self.path)
+            _fsync(self.path.parent)
+        except OSError as exc:  # the old (empty) index stays; the next build starts over
+            raise storage_error(exc, self.path) from None
+        finally:
+            self.conn = _connect(self.path, readonly=False)
+
+    def discard(self) -> None:
+        """Close and delete a scratch database (a first build that failed)."""
+        self.conn.close()
+        for path in (self.path, *_sidecars(self.path)):
+            path.unlink(missing_ok=True)
 
     def reset(self) -> None:
         """Drop every table and start empty (``knoxidx index --rebuild``)."""

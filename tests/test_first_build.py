@@ -1,0 +1,113 @@
+"""A first build goes to a scratch database without a journal, renamed into place when done."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from knoxidx.graph import store as store_module
+from knoxidx.index import Index
+from tests.helpers import build
+
+N = 60  # above the worker pool's threshold: the parallel parse runs too
+
+
+def files(n: int = N) -> dict[str, str]:
+    return {f"m{i}.py": f"from m{(i + 1) % n} import f{(i + 1) % n}\n\n"
+                        f"def f{i}():\n    return f{(i + 1) % n}()\n" for i in range(n)}
+
+
+def test_a_first_build_is_renamed_into_place_and_left_in_wal_mode(repo) -> None:
+    root = repo(files())
+    with Index.open(root, create=True) as idx:
+        # a reader that opened the empty index before the build keeps a sound view of it
+        reader = sqlite3.connect(root / ".knoxidx" / "index.db")
+        assert reader.execute("SELECT count(*) FROM files").fetchone()[0] == 0
+        old_inode = (root / ".knoxidx" / "index.db").stat().st_ino
+        report = idx.update(jobs=2)
+        assert report.changed == N
+        assert (root / ".knoxidx" / "index.db").stat().st_ino != old_inode  # renamed over
+        assert idx.callers("f1")["callers"]  # the Index reads the new database at once
+        assert reader.execute("SELECT count(*) FROM files").fetchone()[0] == 0
+        reader.close()
+    left = sorted(p.name for p in (root / ".knoxidx").iterdir())
+    assert not [name for name in left if ".new" in name], left
+    conn = sqlite3.connect(root / ".knoxidx" / "index.db")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert conn.execute("SELECT count(*) FROM files").fetchone()[0] == N
+    # an incremental update then writes through the WAL as usual
+    (root / "m0.py").write_text("def f0():\n    return 0\n")
+    assert build(root).changed == 1
+
+
+def test_a_first_build_equals_one_made_in_place(repo, tmp_path: Path, monkeypatch) -> None:
+    from knoxidx.graph import export
+
+    root = repo(files())
+    build(root, jobs=2)
+    with Index.open(root) as idx:
+        aside = export.canonical(idx.q)
+    (root / ".knoxidx" / "index.db").unlink()
+    monkeypatch.setattr(store_module.SQLiteStore, "is_empty", lambda self: False)
+    build(root, jobs=2)
+    with Index.open(root) as idx:
+        assert export.canonical(idx.q) == aside
+
+
+def test_a_failed_first_build_leaves_the_empty_index_and_no_scratch(repo, monkeypatch) -> None:
+    from knoxidx.indexer import pipeline
+
+    root = repo(files())
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(pipeline, "_rebuild_module_layer", fail)  # late in the update
+    with Index.open(root, create=True) as idx, pytest.raises(RuntimeError, match="on fire"):
+        idx.update(jobs=2)
+    assert not list((root / ".knoxidx").glob("index.db.new*"))
+    with Index.open(root) as idx:
+        assert idx.stats()["files"] == {}
+    monkeypatch.undo()
+    assert build(root, jobs=2).changed == N
+
+
+def test_a_killed_first_builds_leftover_scratch_is_replaced(repo) -> None:
+    root = repo(files(5))
+    with Index.open(root, create=True):
+        pass
+    scratch = root / ".knoxidx" / "index.db.new"
+    scratch.write_bytes(b"half a database")
+    (root / ".knoxidx" / "index.db.new-journal").write_bytes(b"junk")
+    assert build(root).changed == 5
+    assert not list((root / ".knoxidx").glob("index.db.new*"))
+    with Index.open(root) as idx:
+        assert idx.callers("f1")["callers"]
+
+
+def test_an_index_killed_while_being_created_never_appears_half_made(repo) -> None:
+    """Killed while SQLite set up the new file, an index made in place was left with a hot
+    rollback journal that read-only connections cannot replay; now the file appears whole or
+    not at all, and what the killed process left is cleared by the next one."""
+    import subprocess
+    import sys
+
+    root = repo(files(3))
+    killer = (
+        "import os, sys\n"
+        "from knoxidx.graph import store\n"
+        "store.SQLiteStore._create_schema = lambda self: os._exit(9)\n"
+        "from knoxidx.index import Index\n"
+        f"Index.open({str(root)!r}, create=True)\n"
+    )
+    assert subprocess.run([sys.executable, "-c", killer]).returncode == 9
+    index_dir = root / ".knoxidx"
+    assert not (index_dir / "index.db").exists()
+    assert list(index_dir.glob("index.db.*.init*"))  # what the killed process left
+    assert build(root).changed == 3
+    assert not list(index_dir.glob("index.db.*.init*"))
+    conn = sqlite3.connect(f"file:{index_dir / 'index.db'}?mode=ro", uri=True)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
