@@ -117,6 +117,9 @@ class Index:
         main.install(scratch)
         self.q = main.queries()
         self._forget_session()
+        from knoxidx.retrieval.vectors import forget_matrices
+
+        forget_matrices(main.path.parent)
         if retrieval and embed:  # committed batch by batch, into the installed index
             from knoxidx.retrieval.api import embed_into
 

@@ -111,3 +111,13 @@ def test_an_index_killed_while_being_created_never_appears_half_made(repo) -> No
     assert not list(index_dir.glob("index.db.*.init*"))
     conn = sqlite3.connect(f"file:{index_dir / 'index.db'}?mode=ro", uri=True)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_a_rebuild_drops_the_old_indexs_vector_matrices(repo) -> None:
+    root = repo(files(3))
+    build(root)
+    kept = root / ".knoxidx" / "vectors-0123abcd.f32.npy"
+    kept.write_bytes(b"\x93NUMPY stale copy of the old index's vectors")
+    with Index.open(root) as idx:
+        idx.update(rebuild=True)
+    assert not kept.exists()
