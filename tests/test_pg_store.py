@@ -247,7 +247,7 @@ def test_store_init_status_migrate(pg_url: str) -> None:
         Index.open_shared_reader(pg_url, None)
     result = runner.invoke(main, ["store", "migrate", "--store", pg_url, "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["applied"] == [2, 3]
+    assert json.loads(result.output)["applied"] == [2, 3, 4]
     result = runner.invoke(main, ["store", "init", "--store", pg_url, "--json"])
     assert json.loads(result.output)["applied"] == []
     conn = pg_schema.connect(pg_url)
@@ -449,3 +449,18 @@ def test_withheld_chunks_of_never_send_files(tmp_path: Path, pg_url: str) -> Non
         with chunks.transaction():
             assert chunks.release_withheld(lambda path: True) == 3
         assert chunks.pending_count() == before and chunks.withheld() == (0, [])
+
+
+def test_a_name_prefix_query_seeks_the_lowered_name_index(tmp_path: Path, pg_url: str) -> None:
+    root = write_tree(tmp_path / "r", {"a.py": "def ParseConfig():\n    pass\n"
+                                               "def parse_other():\n    pass\n"})
+    with Index.open(root, create=True, store=pg_url) as idx:
+        idx.update(jobs=1)
+        assert [h["name"] for h in idx.q.nodes_like("parsec%")] == ["ParseConfig"]
+        assert {h["name"] for h in idx.q.nodes_like("PARSE%")} == {"ParseConfig", "parse_other"}
+    conn = pg_schema.connect(pg_url)
+    conn.execute("SET enable_seqscan = off")  # a tiny table: ask whether the index can serve
+    plan = "\n".join(r[0] for r in conn.execute(
+        "EXPLAIN SELECT name FROM knoxidx.nodes WHERE lower(name) LIKE lower(%s)", ("parsec%",)))
+    conn.close()
+    assert "nodes_name_lower" in plan, plan

@@ -65,8 +65,9 @@ class PgGraphQueries:
                            " n.repo LIMIT %s", (limit,))
 
     def nodes_like(self, pattern: str, kind: str | None = None, limit: int = 200) -> list[dict]:
-        # SQLite's LIKE is case-insensitive for ASCII: ILIKE is the same question
-        clause, params = "n.name ILIKE %s ESCAPE '\\'", [pattern]
+        # SQLite's LIKE is case-insensitive for ASCII: the same question on lowered names,
+        # which the nodes_name_lower index answers by seeking to the prefix
+        clause, params = "lower(n.name) LIKE lower(%s) ESCAPE '\\'", [pattern]
         if kind:
             clause += " AND n.kind = %s"
             params.append(kind)

@@ -93,7 +93,14 @@ CREATE TABLE knoxidx.embed_withheld(chunk_id BIGINT PRIMARY KEY, repo TEXT NOT N
 CREATE INDEX embed_withheld_repo ON knoxidx.embed_withheld(repo);
 """
 
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3}
+# v4: `symbols` and the search's symbol source ask for names by case-insensitive prefix:
+# an index on the lowered name (pattern ops, so LIKE 'abc%' seeks) instead of an ILIKE scan of
+# every repository's nodes (SQLite's schema 3 has the NOCASE index for the same question).
+_V4 = """
+CREATE INDEX nodes_name_lower ON knoxidx.nodes(lower(name) text_pattern_ops);
+"""
+
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4}
 SCHEMA_VERSION = max(MIGRATIONS)
 
 
