@@ -644,7 +644,8 @@ class SQLiteStore:
         ))
 
     def all_named_defs(self) -> list[tuple[str, str, str, str, int, str, int]]:
-        """(family, name, owner, path, def_index, kind, member) of every definition."""
+        """(family, name, owner, path, def_index, kind, member) of every definition, by path
+        and index (``reader.named_definitions`` makes the same tuples from node rows)."""
         return list(self.conn.execute(
             "SELECT n.family, n.name, n.owner, f.path, n.def_index, n.kind, n.member FROM nodes n"
             " JOIN files f ON f.id = n.file_id WHERE n.def_index IS NOT NULL"

@@ -31,10 +31,13 @@ class StoreWorkspace:
         self._owned_cache: dict[tuple[str, str], list[tuple]] = {}
         self._preloaded_modules = False
 
-    def preload(self, load_all_facts: bool = False) -> None:
+    def preload(self, load_all_facts: bool = False,
+                named_defs: list[tuple[str, str, str, str, int, str, int]] | None = None) -> None:
         """Load every index at once: far cheaper than one query per name on a full build.
         With ``load_all_facts`` every file's facts are read too, so the workspace never needs
-        the database again (it can be used from forked workers)."""
+        the database again (it can be used from forked workers). ``named_defs``: what
+        ``store.all_named_defs()`` would answer, when the caller has it in hand (a cold build
+        made every row), in the same order."""
         if load_all_facts:
             for path, blob in self.store.all_fact_blobs():
                 self._blobs.setdefault(path, blob)
@@ -45,7 +48,9 @@ class StoreWorkspace:
         self._preloaded_modules = True
         named: dict[tuple[str, str], list[tuple[str, int, str, bool]]] = defaultdict(list)
         owned: dict[tuple[str, str], list[tuple[str, int, str]]] = defaultdict(list)
-        for family, name, owner, path, index, kind, member in self.store.all_named_defs():
+        if named_defs is None:
+            named_defs = self.store.all_named_defs()
+        for family, name, owner, path, index, kind, member in named_defs:
             named[(family, name)].append((path, index, kind, bool(member)))
             if owner:
                 owned[(family, owner)].append((path, index, name))

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from knoxidx.indexer.reader import (
     ReadResult,
     added_definitions,
     definition_names,
+    named_definitions,
     node_rows,
     read_and_extract,
 )
@@ -48,6 +50,7 @@ POOL_THRESHOLD = 48
 # Resolving more files than this loads every index at once and forks resolver workers.
 PRELOAD_THRESHOLD = 200
 IMPORTS = EdgeType.IMPORTS.value
+_PATH_AND_INDEX = itemgetter(3, 4)
 # The collector's thresholds during an update (CPython's default: 700, 10, 10).
 GC_THRESHOLDS = (50_000, 50, 100)
 
@@ -131,6 +134,7 @@ def update_index(
     t1 = time.perf_counter()
     blobs: dict[str, bytes] = {}
     fresh_nodes: list[tuple] = []  # a cold build's node rows, inserted at once in id order
+    named_defs: list[tuple] = []  # and its definitions by name, for the resolver's tables
     invalidate: set[str] = set()
     membership_changed = False  # a file joined or left a module: the module layer follows
     with _lazy_collector(), store.transaction(), store.bulk_load(enabled=cold):
@@ -178,6 +182,7 @@ def update_index(
             if cold:
                 suffix = (file_id,)
                 fresh_nodes.extend([row + suffix for row in result.rows])
+                named_defs.extend(named_definitions(result.path, result.rows))
             else:
                 store.replace_nodes(file_id, result.rows)
         if fresh_nodes:
@@ -204,7 +209,10 @@ def update_index(
                                    session.facts_loader(store) if session is not None else None)
         ordered = sorted(affected)
         if len(ordered) > PRELOAD_THRESHOLD:
-            workspace.preload(load_all_facts=not ok_paths <= blobs.keys())
+            named_defs.sort(key=_PATH_AND_INDEX)  # the store's order
+            workspace.preload(load_all_facts=not ok_paths <= blobs.keys(),
+                              named_defs=named_defs if cold else None)
+        del named_defs
         # The module layer (module nodes, module -> file, DependsOn) follows module membership
         # and Imports edges only: rebuilding it costs more than a one-file update otherwise.
         module_layer_stale = (report.full_resolve or membership_changed

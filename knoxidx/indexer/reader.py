@@ -101,6 +101,12 @@ def node_rows(facts: FileFacts, prefix: str, joiner: str, sep: str) -> list[tupl
     return rows
 
 
+def named_definitions(path: str, rows: list[tuple]) -> list[tuple]:
+    """(family, name, owner, path, def_index, kind, member) of each definition among a file's
+    :func:`node_rows`: what ``store.all_named_defs`` answers for it, without the query."""
+    return [(r[11], r[2], r[15], path, r[4], r[1], r[16]) for r in rows if r[4] is not None]
+
+
 def interface_fingerprint(facts: FileFacts) -> str:
     """A hash of what other files' resolution can consult in this one (not line numbers or
     function bodies): if it is unchanged, no other file needs re-resolving."""
