@@ -121,6 +121,14 @@ def _split_name_path(text: str) -> NamePath:
 _cached_name_path = lru_cache(maxsize=1 << 15)(_split_name_path)
 
 
+@lru_cache(maxsize=1 << 15)
+def _cached_bytes_name_path(text: bytes) -> NamePath:
+    return _split_name_path(text.decode("utf-8", "replace"))
+
+
+_new = tuple.__new__  # a NamedTuple record without its Python-level __new__
+
+
 def type_path(text: str) -> NamePath:
     """The named type a type annotation denotes, through pointers, references and the usual
     single-value wrappers: ``*Server``, ``&'a mut Foo``, ``Option<Foo>``, ``Promise<Foo>``,
@@ -345,7 +353,7 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
             import_nodes = nodes
         elif key.startswith("reference."):
             sub = key[10:]
-            raw_refs.extend((n.start_byte, n.end_byte, sub, n, None) for n in nodes)
+            raw_refs.extend([(n.start_byte, n.end_byte, sub, n, None) for n in nodes])
 
     defs = _build_definitions(raw_defs, raw_impls, plugin, source)
     spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)]
@@ -353,12 +361,18 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
     raw_refs.sort(key=_REF_ORDER)
     ref_scopes = _scopes(spans, [r[0] for r in raw_refs])
     refs: list[Reference] = []
-    last = None
+    last_start = last_end = -1
+    last_sub = ""
+    # the hot loop of extraction (hundreds of thousands of references): short texts go
+    # straight to the cached split, keyed by their bytes (most are repeats: no decoding)
     for (start, end, sub, node, receiver), scope in zip(raw_refs, ref_scopes, strict=True):
-        if (start, end, sub) == last:
+        if start == last_start and end == last_end and sub == last_sub:
             continue  # matched by two patterns
-        last = (start, end, sub)
-        ref_path = _reference_path(source, start, end)
+        last_start, last_end, last_sub = start, end, sub
+        if end - start <= CACHED_NAME_CHARS:
+            ref_path = _cached_bytes_name_path(source[start:end])
+        else:
+            ref_path = _reference_path(source, start, end)
         if receiver is not None and ref_path:
             # `recv.name(...)` captured as two nodes (Java): the receiver's path, then the name
             if receiver.end_byte - receiver.start_byte <= MAX_REFERENCE_CHARS:
@@ -367,8 +381,8 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
                 ref_path = ("?", ref_path[-1])
             node = receiver
         if ref_path:
-            point = node.start_point
-            refs.append(Reference(sub, ref_path, scope, point[0] + 1, point[1]))
+            row, col = node.start_point
+            refs.append(_new(Reference, (sub, ref_path, scope, row + 1, col)))
 
     import_nodes = sorted({n.start_byte: n for n in import_nodes}.values(), key=lambda n: n.start_byte)
     imports: list[Import] = []
