@@ -171,23 +171,23 @@ def _split_top_level(text: str) -> list[str]:
     parts: list[str] = []
     depth = 0
     start = 0
-    i = 0
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c in "([{":
+    # only brackets and separators matter: the regex skips the names between them in C
+    for token in _BRACKET_OR_SEPARATOR.finditer(text):
+        c = token.group()
+        if c in _OPENING:
             depth += 1
-        elif c in ")]}":
+        elif c in _CLOSING:
             depth -= 1
         elif depth == 0:
-            sep = _SEPARATOR.match(text, i)
-            if sep and sep.end() > i:
-                parts.append(text[start:i].strip())
-                start = i = sep.end()
-                continue
-        i += 1
+            parts.append(text[start : token.start()].strip())
+            start = token.end()
     parts.append(text[start:].strip())
     return parts
+
+
+_OPENING = frozenset("([{")
+_CLOSING = frozenset(")]}")
+_BRACKET_OR_SEPARATOR = re.compile(r"[(\[{)\]}]|\s*(?:\?\.|!\.|::|->|\.)\s*")
 
 
 @dataclass(slots=True)
@@ -443,10 +443,13 @@ def _sampled_depth(tree: Any, samples: int = 256) -> int:
     if count <= MAX_QUERY_DEPTH:
         return 0
     cursor = tree.walk()
+    goto = cursor.goto_descendant
     deepest = 0
     for index in range(0, count, max(1, count // samples)):
-        cursor.goto_descendant(index)
-        deepest = max(deepest, cursor.depth)
+        goto(index)
+        depth = cursor.depth
+        if depth > deepest:
+            deepest = depth
     return deepest
 
 
