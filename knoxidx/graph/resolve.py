@@ -33,6 +33,10 @@ from knoxidx.indexer.facts import Binding, FileFacts, Import, NamePath, Referenc
 from knoxidx.indexer.languages import BY_NAME, family_plugin
 
 Symbol = tuple[str, str, Any]
+# what a reference yields whatever its line: source, [(target, edge type, confidence)], and
+# (name, reason, candidates) when a call stays unresolved
+_Outcome = tuple[int, list[tuple[int, str, str]], tuple[str, str, int] | None]
+_new = tuple.__new__  # a NamedTuple record without its Python-level __new__
 
 FUNCTION = NodeKind.FUNCTION.value
 CLASS = NodeKind.CLASS.value
@@ -341,55 +345,73 @@ class Resolver:
             return result
         rules = fi.rules
         file_id = node_id("file", path)
-        defs = fi.facts.defs
 
         for imp in fi.facts.imports:
             for target in rules.import_targets(self, fi, imp):
                 self._import_edge(result, file_id, target, imp.line)
 
         # A third of a file's references repeat one already resolved from the same scope
-        # (`len(x)` twice in a function): resolved once. Its lookup keys are this file's
-        # already, so a repeat records nothing new.
+        # (`len(x)` twice in a function): resolved once, and what it yields (the source, the
+        # targets with their edge types, or why it is unresolved) reused for every repeat.
+        # Its lookup keys are this file's already, so a repeat records nothing new.
         resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]] = {}
+        outcomes: dict[tuple[NamePath, int, str], _Outcome] = {}
+        edges, unresolved = result.edges, result.unresolved
         for ref in fi.facts.refs:
-            source = self._source_id(fi, ref, file_id)
-            kind = ref.kind
-            scope = ref.scope
-            if kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS):
-                scope = defs[scope].parent if scope >= 0 else -1
-            answer = resolved.get((ref.path, scope))
-            if answer is None:
-                answer = resolved[(ref.path, scope)] = self.resolve_path(fi, ref.path, scope)
-            found, confidence = answer
-            targets = [s for s in found if s[0] == "d"]
-            if not targets:
-                if kind in (RefKind.CALL, RefKind.NEW):
-                    guessed, candidates = self._guess(fi, ref, found)
-                    if guessed:
-                        targets, confidence = guessed, NAME
-                if not targets:
-                    if kind in (RefKind.CALL, RefKind.NEW):
-                        reason = "external" if any(s[0] == "x" for s in found) else (
-                            "ambiguous" if candidates > 1 else "unknown")
-                        result.unresolved.append(Unresolved(
-                            source, kind, ".".join(ref.path), ref.line, reason, candidates))
-                    continue
-            if len(targets) > 1 and confidence != NAME:
-                confidence = NAME  # several candidates: never silently pick one
-            for target in targets:
-                edge_type = self._edge_type(kind, defs[ref.scope] if ref.scope >= 0 else None,
-                                            self.definition(target))
-                if edge_type is None:
-                    continue
-                tfi = self.index(target[1])
-                result.edges.append(
-                    ResolvedEdge(source, tfi.ids[target[2]], edge_type, confidence, ref.line)
-                )
+            key = (ref.path, ref.scope, ref.kind)
+            outcome = outcomes.get(key)
+            if outcome is None:
+                outcome = outcomes[key] = self._outcome(fi, ref, file_id, resolved)
+            source, targets, missing = outcome
+            line = ref.line
+            if missing is not None:
+                name, reason, candidates = missing
+                unresolved.append(_new(Unresolved, (source, ref.kind, name, line, reason,
+                                                    candidates)))
+            for target_id, edge_type, confidence in targets:
+                edges.append(_new(ResolvedEdge, (source, target_id, edge_type, confidence, line)))
         for impl in fi.facts.impls:
             self._impl_edges(fi, impl, result)
         result.edges = _unique_edges(result.edges)
         result.keys = self.keys
         return result
+
+    def _outcome(self, fi: FileIndex, ref: Reference, file_id: int,
+                 resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]]) -> _Outcome:
+        """What a reference yields, whatever its line: (source node, [(target node, edge type,
+        confidence)], None or (name, reason, candidates) when a call stays unresolved)."""
+        defs = fi.facts.defs
+        source = self._source_id(fi, ref, file_id)
+        kind = ref.kind
+        scope = ref.scope
+        if kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS):
+            scope = defs[scope].parent if scope >= 0 else -1
+        answer = resolved.get((ref.path, scope))
+        if answer is None:
+            answer = resolved[(ref.path, scope)] = self.resolve_path(fi, ref.path, scope)
+        found, confidence = answer
+        targets = [s for s in found if s[0] == "d"]
+        if not targets:
+            candidates = 0
+            if kind in (RefKind.CALL, RefKind.NEW):
+                guessed, candidates = self._guess(fi, ref, found)
+                if guessed:
+                    targets, confidence = guessed, NAME
+            if not targets:
+                if kind in (RefKind.CALL, RefKind.NEW):
+                    reason = "external" if any(s[0] == "x" for s in found) else (
+                        "ambiguous" if candidates > 1 else "unknown")
+                    return source, [], (".".join(ref.path), reason, candidates)
+                return source, [], None
+        if len(targets) > 1 and confidence != NAME:
+            confidence = NAME  # several candidates: never silently pick one
+        out: list[tuple[int, str, str]] = []
+        scope_def = defs[ref.scope] if ref.scope >= 0 else None
+        for target in targets:
+            edge_type = self._edge_type(kind, scope_def, self.definition(target))
+            if edge_type is not None:
+                out.append((self.index(target[1]).ids[target[2]], edge_type, confidence))
+        return source, out, None
 
     def _import_edge(self, result: FileResolution, file_id: int, target: Symbol, line: int) -> None:
         if target[0] == "x":
