@@ -103,12 +103,12 @@ class FileIndex:
 
     __slots__ = (
         "_attributes",
-        "bases",
+        "_bases",
+        "_ids",
         "bindings",
         "children",
         "facts",
         "family",
-        "ids",
         "imports",
         "path",
         "rules",
@@ -124,7 +124,7 @@ class FileIndex:
         children: dict[tuple[int, str], list[int]] = defaultdict(list)
         for i, d in enumerate(defs):
             children[(d.parent, d.name)].append(i)
-        self.ids = definition_ids(facts)
+        self._ids: list[int] | None = None
         self.children = children
         self.bindings: dict[tuple[int, str], Binding] = {}
         for b in facts.bindings:
@@ -136,11 +136,29 @@ class FileIndex:
                 self.wildcards.append(imp)
             elif imp.alias and not imp.reexport:  # an export names, it binds nothing locally
                 self.imports[(imp.scope, imp.alias)].append(imp)
-        self.bases: dict[int, list[Reference]] = defaultdict(list)
-        for ref in facts.refs:
-            if ref.kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS) and ref.scope >= 0:
-                self.bases[ref.scope].append(ref)
+        self._bases: dict[int, list[Reference]] | None = None
         self._attributes: dict[tuple[int, str], Binding] | None = None
+
+    # Made on first use: most files a resolver loads are only consulted (a name looked up in
+    # them), and never need node ids or base lists.
+
+    @property
+    def ids(self) -> list[int]:
+        """Node ids of the definitions, by index."""
+        if self._ids is None:
+            self._ids = definition_ids(self.facts)
+        return self._ids
+
+    @property
+    def bases(self) -> dict[int, list[Reference]]:
+        """Extends/implements references by the definition they belong to."""
+        if self._bases is None:
+            bases: dict[int, list[Reference]] = defaultdict(list)
+            for ref in self.facts.refs:
+                if ref.kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS) and ref.scope >= 0:
+                    bases[ref.scope].append(ref)
+            self._bases = bases
+        return self._bases
 
     def attribute_binding(self, class_index: int, name: str) -> Binding | None:
         """``self.name = ...`` set in a method of the class at ``class_index``."""
