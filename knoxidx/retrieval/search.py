@@ -201,7 +201,8 @@ class HybridSearch:
                 _result(chunks[i], scores[i], query, found_by.get(i, ()))
                 for i in order[:k] if i in chunks
             ]
-        words = QueryWords(query, *self.store.document_frequencies(content_terms(query)))
+        words = QueryWords(query, *self.store.document_frequencies(content_terms(query)),
+                           stems=self.weights.stems)
         if definition_rerank:
             plain = {i: chunks[i].chunk for i in order[: self.weights.depth] if i in chunks}
             units = rerank_definitions(order, plain, self.definitions, words, self.weights)
