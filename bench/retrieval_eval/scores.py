@@ -125,7 +125,26 @@ def table(langs: Sequence[ScoredLanguage]) -> None:
         variants.append(("hybrid, stems, vector x1.5", current,
                          {"lexical": 1.0, "vector": 1.5, "symbol": 1.0}, 20,
                          replace(base, stems=True), "hybrid"))
-    for view in ([] if "--stems" in sys.argv else QUERY_VIEWS):
+    if "--grid" in sys.argv:  # the rerank's weights again, with stems
+        variants = [("hybrid", current, equal, 20, base, "hybrid"),
+                    ("hybrid, stems", current, equal, 20, replace(base, stems=True), "hybrid")]
+        for lines_w, name_w in ((1.0, 1.5), (1.0, 2.0), (0.5, 1.0), (1.5, 1.0)):
+            variants.append((f"hybrid, stems, lines {lines_w} name {name_w}", current, equal, 20,
+                             replace(base, stems=True, lines=lines_w, name=name_w), "hybrid"))
+        for rank_k in (5.0, 20.0):
+            variants.append((f"hybrid, stems, rank_k {rank_k}", current, equal, 20,
+                             replace(base, stems=True, rank_k=rank_k), "hybrid"))
+        for depth in (10, 30):
+            variants.append((f"hybrid, stems, depth {depth}", current, equal, 20,
+                             replace(base, stems=True, depth=depth), "hybrid"))
+        for rrf_k in (10, 60):
+            variants.append((f"hybrid, stems, rrf k {rrf_k}", current, equal, rrf_k,
+                             replace(base, stems=True), "hybrid"))
+        for label, fw in (("vector x0.7", {"lexical": 1.0, "vector": 0.7, "symbol": 1.0}),
+                          ("symbol x0.5", {"lexical": 1.0, "vector": 1.0, "symbol": 0.5})):
+            variants.append((f"hybrid, stems, {label}", current, fw, 20,
+                             replace(base, stems=True), "hybrid"))
+    for view in ([] if ("--stems" in sys.argv or "--grid" in sys.argv) else QUERY_VIEWS):
         variants.append((f"vector, query view: {view}", view, {"vector": 1.0}, 20, base,
                          "vector"))
         variants.append((f"hybrid, query view: {view}", view, equal, 20, base, "hybrid"))
@@ -138,10 +157,11 @@ def table(langs: Sequence[ScoredLanguage]) -> None:
     for sim in (0.5, 1.0, 2.0):
         variants.append((f"hybrid, stems + cosine x{sim}", current, equal, 20,
                          replace(base, stems=True, similarity=sim), "hybrid"))
-    for sim in ([] if "--stems" in sys.argv else (0.5, 1.0, 2.0, 3.0, 4.0)):
+    for sim in ([] if ("--stems" in sys.argv or "--grid" in sys.argv)
+                else (0.5, 1.0, 2.0, 3.0, 4.0)):
         variants.append((f"hybrid + cosine x{sim}", current, equal, 20,
                          replace(base, similarity=sim), "hybrid"))
-    for sim in ([] if "--stems" in sys.argv else (1.0, 2.0)):
+    for sim in ([] if ("--stems" in sys.argv or "--grid" in sys.argv) else (1.0, 2.0)):
         for depth in (30, 50):
             variants.append((f"hybrid + cosine x{sim}, depth {depth}", current, equal, 20,
                              replace(base, similarity=sim, depth=depth), "hybrid"))
