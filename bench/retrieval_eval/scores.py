@@ -131,6 +131,9 @@ def table(langs: Sequence[ScoredLanguage]) -> None:
         for lines_w, name_w in ((1.0, 1.5), (1.0, 2.0), (0.5, 1.0), (1.5, 1.0)):
             variants.append((f"hybrid, stems, lines {lines_w} name {name_w}", current, equal, 20,
                              replace(base, stems=True, lines=lines_w, name=name_w), "hybrid"))
+        for scope in (0.25, 0.5, 1.0):
+            variants.append((f"hybrid, stems, scope {scope}", current, equal, 20,
+                             replace(base, stems=True, scope=scope), "hybrid"))
         for rank_k in (5.0, 20.0):
             variants.append((f"hybrid, stems, rank_k {rank_k}", current, equal, 20,
                              replace(base, stems=True, rank_k=rank_k), "hybrid"))

@@ -67,6 +67,10 @@ class RerankWeights:
     similarity: float = 0.0
     # compare words by their stems ("Returns the copies" meets `return`, `copy`)
     stems: bool = False
+    # weight of the share of query words (not in the unit's lines) in the names of what holds
+    # it: enclosing definitions and the file ("... a leap year. Minguo ..." ->
+    # MinguoChronology.isLeapYear rather than the same method of a sibling class)
+    scope: float = 0.0
 
 
 class QueryWords:
@@ -158,13 +162,30 @@ def unit_words(chunk: Chunk, unit: Unit, stems: bool = False) -> frozenset[str]:
     return found
 
 
+def scope_words(path: str, qualname: str) -> set[str]:
+    """The words of what holds a definition: its enclosing names and its file's name
+    (``time/OffsetTime.java``, ``OffsetTime.withSecond`` -> offset, time, offsettime)."""
+    outer = qualname.replace("::", ".").split(".")[:-1]
+    stem_of_file = path.rsplit("/", 1)[-1].split(".", 1)[0]
+    found: set[str] = set()
+    for name in (*outer, stem_of_file):
+        found |= set(identifier_parts(name)) | {name.lower()}
+    return found
+
+
 def match_score(chunk: Chunk, unit: Unit, words: QueryWords, weights: RerankWeights) -> float:
     found = unit_words(chunk, unit, words.stems)
     name = unit.symbol.replace("::", ".").rsplit(".", 1)[-1]
     name_words = set(identifier_parts(name)) | {name.lower()}
     if words.stems:
         name_words = {stem(w) for w in name_words}
-    return weights.lines * words.share(found) + weights.name * words.share(name_words)
+    score = weights.lines * words.share(found) + weights.name * words.share(name_words)
+    if weights.scope:
+        scope = scope_words(chunk.path, unit.symbol)
+        if words.stems:
+            scope = {stem(w) for w in scope}
+        score += weights.scope * words.share(scope - found)
+    return score
 
 
 def narrow(

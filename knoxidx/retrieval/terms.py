@@ -108,7 +108,22 @@ def _has_vowel(stem: str) -> bool:
     return any(c in _VOWELS or (c == "y" and i > 0) for i, c in enumerate(stem))
 
 
+_STEMS: dict[str, str] = {}
+_STEMS_LIMIT = 200_000
+
+
 def stem(word: str) -> str:
+    """:func:`word_stem`, remembered: the rerank stems the same words of the same chunks for
+    every query."""
+    found = _STEMS.get(word)
+    if found is None:
+        if len(_STEMS) > _STEMS_LIMIT:
+            _STEMS.clear()
+        found = _STEMS[word] = word_stem(word)
+    return found
+
+
+def word_stem(word: str) -> str:
     """English inflections off, roughly as the first steps of Porter's stemmer do (plurals,
     -ed, -ing, a final -e or -y), so that a doc comment's "Returns ... copies ... created" meets
     the code's ``return``, ``copy``, ``create``: both sides go through this function, so a stem

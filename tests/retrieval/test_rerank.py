@@ -201,3 +201,23 @@ def test_similarity_lifts_the_chunk_whose_vector_is_closest() -> None:
     floor = rerank_definitions(*args, RerankWeights(similarity=2.0), similarity={2: 0.9, 3: 0.1})
     assert [(u.chunk_id, u.start_line) for u in floor] == [
         (u.chunk_id, u.start_line) for u in closer]
+
+
+def test_scope_words_tell_apart_the_same_method_of_sibling_classes() -> None:
+    from knoxidx.retrieval.rerank import scope_words
+
+    assert scope_words("time/chrono/MinguoChronology.java", "MinguoChronology.isLeapYear") == {
+        "minguochronology", "minguo", "chronology"}
+    assert scope_words("src/lib.rs", "Runtime::block_on") >= {"runtime", "lib"}
+    source = b"def is_leap_year(year):\n    return year % 4 == 0\n"
+    defs = [D("Function", "is_leap_year", "MinguoCalendar.is_leap_year", 1, 2)]
+    minguo = chunk_file("minguo.py", source, "python", [])[0]
+    thai = chunk_file("thai.py", source, "python", [])[0]
+    query = QueryWords("Checks if the year is a leap year in the Minguo calendar", {}, 0)
+    for weights, winner in ((RerankWeights(), 1), (RerankWeights(scope=1.0), 2)):
+        ranked = rerank_definitions(
+            [1, 2], {1: thai, 2: minguo},
+            lambda p: defs if p == "minguo.py" else [D("Function", "is_leap_year",
+                                                       "ThaiCalendar.is_leap_year", 1, 2)],
+            query, weights)
+        assert ranked[0].chunk_id == winner  # without scope the fused order decides
