@@ -134,6 +134,14 @@ def table(langs: Sequence[ScoredLanguage]) -> None:
         for scope in (0.25, 0.5, 1.0):
             variants.append((f"hybrid, stems, scope {scope}", current, equal, 20,
                              replace(base, stems=True, scope=scope), "hybrid"))
+        for label, fw in (("vector x1.5", {"lexical": 1.0, "vector": 1.5, "symbol": 1.0}),
+                          ("vector x2", {"lexical": 1.0, "vector": 2.0, "symbol": 1.0})):
+            for scope in (0.0, 1.0):
+                variants.append((f"hybrid, stems, scope {scope}, {label}", current, fw, 20,
+                                 replace(base, stems=True, scope=scope), "hybrid"))
+        for sim in (0.5, 1.0):
+            variants.append((f"hybrid, stems, scope 1.0, cosine x{sim}", current, equal, 20,
+                             replace(base, stems=True, scope=1.0, similarity=sim), "hybrid"))
         for rank_k in (5.0, 20.0):
             variants.append((f"hybrid, stems, rank_k {rank_k}", current, equal, 20,
                              replace(base, stems=True, rank_k=rank_k), "hybrid"))
