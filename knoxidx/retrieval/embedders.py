@@ -2,9 +2,12 @@
 
 - ``local`` (default, offline): all-MiniLM-L6-v2 from an installed package, run by onnxruntime
   (see ``minilm.py`` and ``MODELS.md`` for why). MiniLM reads 256 tokens at ~7 chunks/s on two
-  cores, so by default it embeds a *condensed view* of each chunk (header, signature, doc and
-  the chunk's identifiers split into words), which measured better and ~2x faster than the
-  raw text cut at 256 tokens.
+  cores, so by default it embeds a *condensed view* of each chunk (``condensed-v2``: what the
+  chunk defines and what holds it, in words, then file, signature, doc and the chunk's
+  identifiers split into words, syntax keywords left out), which measured better and ~2x
+  faster than the raw text cut at 256 tokens; ``condensed`` (path, scope, signature, doc,
+  identifiers) was the default before it (MODELS.md, BENCHMARKS.md). ``$KNOXIDX_LOCAL_VIEW``
+  or ``[local] view`` in ``knoxidx.toml`` chooses.
 - ``voyage``: ``voyage-code-3`` through the official ``voyageai`` client (see ``voyage.py``);
   opt-in with ``KNOXIDX_EMBEDDER=voyage`` and ``VOYAGE_API_KEY``, because it sends code off the
   machine.
@@ -35,7 +38,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 EMBEDDER_ENV = "KNOXIDX_EMBEDDER"
-LOCAL_VIEWS = ("condensed", "condensed-v2", "full")
+LOCAL_VIEWS = ("condensed-v2", "condensed", "full")
+DEFAULT_VIEW = "condensed-v2"
 LOCAL_VIEW_ENV = "KNOXIDX_LOCAL_VIEW"
 
 
@@ -147,7 +151,7 @@ class LocalEmbedder:
 
     def __init__(
         self,
-        view: str = "condensed",
+        view: str = DEFAULT_VIEW,
         *,
         max_tokens: int = 256,
         batch_size: int = 16,
@@ -240,7 +244,8 @@ def select_embedder(
     offline (``config["offline"]`` or ``$KNOXIDX_OFFLINE``): the Voyage client is then never
     created, whatever key is set.
 
-    Keys read: ``embedder`` (local | voyage), ``local_view`` (condensed | full),
+    Keys read: ``embedder`` (local | voyage), ``local_view`` (condensed-v2 | condensed | full;
+    ``$KNOXIDX_LOCAL_VIEW`` overrides it),
     ``voyage_model``, ``voyage_dimension``, ``voyage_base_url``, ``offline``. ``egress``: the
     gate (never-send, masking, ledger) a remote embedder sends through.
     """
@@ -251,7 +256,7 @@ def select_embedder(
         _note_offline()
         choice = "local"
     if choice == "local":
-        view = env.get(LOCAL_VIEW_ENV) or config.get("local_view") or "condensed"
+        view = env.get(LOCAL_VIEW_ENV) or config.get("local_view") or DEFAULT_VIEW
         return LocalEmbedder(view=view)
     if choice == "voyage":
         from knoxidx.retrieval.voyage import VoyageEmbedder

@@ -66,7 +66,7 @@ class RerankWeights:
     # only the vector source's ranks; this lets how close a chunk is count in the rerank
     similarity: float = 0.0
     # compare words by their stems ("Returns the copies" meets `return`, `copy`)
-    stems: bool = False
+    stems: bool = True
     # weight of the share of query words (not in the unit's lines) in the names of what holds
     # it: enclosing definitions and the file ("... a leap year. Minguo ..." ->
     # MinguoChronology.isLeapYear rather than the same method of a sibling class)

@@ -73,3 +73,17 @@ def test_each_view_is_its_own_model_id_and_the_view_is_chosen_by_env_or_config()
     assert select_embedder({"local_view": "full"}, {}).model_id.endswith("/full/256")
     with pytest.raises(EmbeddingConfigError, match="unknown local view"):
         select_embedder({}, {"KNOXIDX_LOCAL_VIEW": "everything"})
+
+
+def test_the_default_view_is_v2_and_knoxidx_toml_can_choose_another(tmp_path) -> None:
+    from knoxidx.config import load_settings
+    from knoxidx.errors import KnoxidxError
+
+    assert select_embedder({}, {}).model_id == "local/all-MiniLM-L6-v2/condensed-v2/256"
+    assert load_settings(tmp_path, {}).local_view == "condensed-v2"
+    (tmp_path / "knoxidx.toml").write_text('[local]\nview = "condensed"\n')
+    config = load_settings(tmp_path, {}).embedder_config()
+    assert select_embedder(config, {}).model_id == "local/all-MiniLM-L6-v2/condensed/256"
+    (tmp_path / "knoxidx.toml").write_text('[local]\nview = "everything"\n')
+    with pytest.raises(KnoxidxError, match="view"):
+        load_settings(tmp_path, {})
