@@ -70,7 +70,7 @@ class RerankWeights:
     # weight of the share of query words (not in the unit's lines) in the names of what holds
     # it: enclosing definitions and the file ("... a leap year. Minguo ..." ->
     # MinguoChronology.isLeapYear rather than the same method of a sibling class)
-    scope: float = 0.0
+    scope: float = 1.0
 
 
 class QueryWords:

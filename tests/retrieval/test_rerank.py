@@ -214,7 +214,7 @@ def test_scope_words_tell_apart_the_same_method_of_sibling_classes() -> None:
     minguo = chunk_file("minguo.py", source, "python", [])[0]
     thai = chunk_file("thai.py", source, "python", [])[0]
     query = QueryWords("Checks if the year is a leap year in the Minguo calendar", {}, 0)
-    for weights, winner in ((RerankWeights(), 1), (RerankWeights(scope=1.0), 2)):
+    for weights, winner in ((RerankWeights(scope=0.0), 1), (RerankWeights(scope=1.0), 2)):
         ranked = rerank_definitions(
             [1, 2], {1: thai, 2: minguo},
             lambda p: defs if p == "minguo.py" else [D("Function", "is_leap_year",
