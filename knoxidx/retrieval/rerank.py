@@ -7,7 +7,9 @@ definitions wholly inside it (a container gives way to its members) when there a
 two, else the chunk itself; a chunk of at most ``whole_lines`` lines is already
 definition-sized and stays one unit unless one of its definitions clearly wins on the query's
 words (``narrow_margin``). A unit scores the share of the query's words (weighted by IDF over
-the chunks) found in its lines, plus the share found in its name:
+the chunks) found in its lines, plus the share found in its name, plus the share of the rest
+found in the names of what holds it (enclosing definitions, file); words are compared by their
+stems (``terms.stem``):
 
 - ``narrow``: every result of a lexical or vector search is reported as its best unit (the
   chunk when no unit shares a word with the query).
@@ -63,7 +65,8 @@ class RerankWeights:
     whole_lines: int = 50
     narrow_margin: float = 3.0
     # weight of the cosine between the query's vector and the unit's chunk vector: RRF keeps
-    # only the vector source's ranks; this lets how close a chunk is count in the rerank
+    # only the vector source's ranks; this lets how close a chunk is count in the rerank.
+    # Off: +0.006 R@10 at x1 on the benchmark, within noise (BENCHMARKS.md)
     similarity: float = 0.0
     # compare words by their stems ("Returns the copies" meets `return`, `copy`)
     stems: bool = True
