@@ -1,6 +1,6 @@
 """Score-aware fusion and rerank variants on the saved rankings, without re-embedding documents.
 
-    python -m bench.retrieval_eval.scores [LANG ...]
+    python -m bench.retrieval_eval.scores [--stems | --grid | --queries] [LANG ...]
 
 ``bench.retrieval_eval.variants`` re-fuses the saved per-source rankings by rank only. This
 module also has each candidate's *scores*: the cosine of the query's vector with every stored
@@ -66,6 +66,8 @@ QUERY_VIEWS: dict[str, QueryView] = {
     "current (text + identifier words)": current_view,
     "raw text": lambda text: text,
     "content words": lambda text: " ".join(content_terms(text)),
+    # the condensed-v2 documents begin "function <name words> in <holder words>"
+    "'function' + text + identifier words": lambda text: "function " + current_view(text),
 }
 
 
@@ -125,7 +127,13 @@ def table(langs: Sequence[ScoredLanguage]) -> None:
         variants.append(("hybrid, stems, vector x1.5", current,
                          {"lexical": 1.0, "vector": 1.5, "symbol": 1.0}, 20,
                          replace(base, stems=True), "hybrid"))
-    if "--grid" in sys.argv:  # the rerank's weights again, with stems
+    if "--queries" in sys.argv:
+        variants = []
+        for view in QUERY_VIEWS:
+            variants.append((f"vector, query view: {view}", view, {"vector": 1.0}, 20, base,
+                             "vector"))
+            variants.append((f"hybrid, query view: {view}", view, equal, 20, base, "hybrid"))
+    elif "--grid" in sys.argv:  # the rerank's weights again, with stems
         variants = [("hybrid", current, equal, 20, base, "hybrid"),
                     ("hybrid, stems", current, equal, 20, replace(base, stems=True), "hybrid")]
         for lines_w, name_w in ((1.0, 1.5), (1.0, 2.0), (0.5, 1.0), (1.5, 1.0)):
@@ -155,7 +163,8 @@ def table(langs: Sequence[ScoredLanguage]) -> None:
                           ("symbol x0.5", {"lexical": 1.0, "vector": 1.0, "symbol": 0.5})):
             variants.append((f"hybrid, stems, {label}", current, fw, 20,
                              replace(base, stems=True), "hybrid"))
-    for view in ([] if ("--stems" in sys.argv or "--grid" in sys.argv) else QUERY_VIEWS):
+    skip = any(flag in sys.argv for flag in ("--stems", "--grid", "--queries"))
+    for view in ([] if skip else QUERY_VIEWS):
         variants.append((f"vector, query view: {view}", view, {"vector": 1.0}, 20, base,
                          "vector"))
         variants.append((f"hybrid, query view: {view}", view, equal, 20, base, "hybrid"))
@@ -168,11 +177,10 @@ def table(langs: Sequence[ScoredLanguage]) -> None:
     for sim in (0.5, 1.0, 2.0):
         variants.append((f"hybrid, stems + cosine x{sim}", current, equal, 20,
                          replace(base, stems=True, similarity=sim), "hybrid"))
-    for sim in ([] if ("--stems" in sys.argv or "--grid" in sys.argv)
-                else (0.5, 1.0, 2.0, 3.0, 4.0)):
+    for sim in ([] if skip else (0.5, 1.0, 2.0, 3.0, 4.0)):
         variants.append((f"hybrid + cosine x{sim}", current, equal, 20,
                          replace(base, similarity=sim), "hybrid"))
-    for sim in ([] if ("--stems" in sys.argv or "--grid" in sys.argv) else (1.0, 2.0)):
+    for sim in ([] if skip else (1.0, 2.0)):
         for depth in (30, 50):
             variants.append((f"hybrid + cosine x{sim}, depth {depth}", current, equal, 20,
                              replace(base, similarity=sim, depth=depth), "hybrid"))
