@@ -11,7 +11,7 @@ with the environment. Every key is optional::
     base_url = "https://api.voyageai.com/v1"
 
     [local]
-    view = "condensed"        # condensed | full
+    view = "condensed-v2"     # condensed-v2 (default) | condensed | full
 
     [egress]
     never_send = ["internal/**", "*.sql"]  # gitignore patterns, added to the defaults
@@ -50,7 +50,7 @@ _TOP: dict[str, tuple[type, tuple[Any, ...] | None]] = {
 _SECTIONS: dict[str, dict[str, tuple[type, tuple[Any, ...] | None]]] = {
     "voyage": {"model": (str, None), "dimension": (int, (256, 512, 1024, 2048)),
                "base_url": (str, None)},
-    "local": {"view": (str, ("condensed", "full"))},
+    "local": {"view": (str, ("condensed-v2", "condensed", "full"))},
     "egress": {"never_send": (list, None), "mask_secrets": (bool, None)},
 }
 
@@ -76,7 +76,7 @@ class Settings:
     voyage_model: str = "voyage-code-3"
     voyage_dimension: int | None = None
     voyage_base_url: str | None = None
-    local_view: str = "condensed"
+    local_view: str = "condensed-v2"
     never_send: tuple[str, ...] = ()  # extra patterns (the defaults always apply)
     mask_secrets: bool = True
     source: str | None = None  # the file read, if any
@@ -125,7 +125,7 @@ def load_settings(root: Path | str | None, env: Mapping[str, str] | None = None)
         voyage_model=voyage.get("model", "voyage-code-3"),
         voyage_dimension=voyage.get("dimension"),
         voyage_base_url=voyage.get("base_url"),
-        local_view=local.get("view", "condensed"),
+        local_view=local.get("view", "condensed-v2"),
         never_send=(*egress.get("never_send", ()), *extra),
         mask_secrets=egress.get("mask_secrets", True),
         source=str(path) if path else None,

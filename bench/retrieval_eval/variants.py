@@ -353,7 +353,8 @@ def product_rankings(
     out = []
     for n, (q, text) in enumerate(zip(data.queries, data.texts, strict=True)):
         order = [i for i in fuse({**q, "symbol": symbols[n]}) if i in data.chunks]
-        words = QueryWords(text, *data.store.document_frequencies(content_terms(text)))
+        words = QueryWords(text, *data.store.document_frequencies(content_terms(text)),
+                           stems=weights.stems)
         chunks = {i: data.chunks[i].chunk for i in order[: max(weights.depth, 10)]}
         if mode == "hybrid":
             units = rerank_definitions(order, chunks, data.all_defs, words, weights)[:10]

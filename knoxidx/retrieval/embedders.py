@@ -2,9 +2,12 @@
 
 - ``local`` (default, offline): all-MiniLM-L6-v2 from an installed package, run by onnxruntime
   (see ``minilm.py`` and ``MODELS.md`` for why). MiniLM reads 256 tokens at ~7 chunks/s on two
-  cores, so by default it embeds a *condensed view* of each chunk (header, signature, doc and
-  the chunk's identifiers split into words), which measured better and ~2x faster than the
-  raw text cut at 256 tokens.
+  cores, so by default it embeds a *condensed view* of each chunk (``condensed-v2``: what the
+  chunk defines and what holds it, in words, then file, signature, doc and the chunk's
+  identifiers split into words, syntax keywords left out), which measured better and ~2x
+  faster than the raw text cut at 256 tokens; ``condensed`` (path, scope, signature, doc,
+  identifiers) was the default before it (MODELS.md, BENCHMARKS.md). ``$KNOXIDX_LOCAL_VIEW``
+  or ``[local] view`` in ``knoxidx.toml`` chooses.
 - ``voyage``: ``voyage-code-3`` through the official ``voyageai`` client (see ``voyage.py``);
   opt-in with ``KNOXIDX_EMBEDDER=voyage`` and ``VOYAGE_API_KEY``, because it sends code off the
   machine.
@@ -17,12 +20,15 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.errors import EmbeddingConfigError
 from knoxidx.retrieval.terms import identifier_parts, readable_identifiers
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,7 +38,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 EMBEDDER_ENV = "KNOXIDX_EMBEDDER"
-LOCAL_VIEWS = ("condensed", "full")
+LOCAL_VIEWS = ("condensed-v2", "condensed", "full")
+DEFAULT_VIEW = "condensed-v2"
+LOCAL_VIEW_ENV = "KNOXIDX_LOCAL_VIEW"
 
 
 class Embedder(Protocol):
@@ -66,6 +74,71 @@ def condensed_view(chunk: Chunk, identifier_limit: int = 120) -> str:
     return "\n".join(line for line in lines if line)
 
 
+# Words every chunk of a language has (syntax, not meaning): they fill the model's 256 tokens
+# and pull every vector towards "code in general".
+CODE_KEYWORDS = frozenset({
+    "def", "class", "self", "cls", "return", "if", "elif", "else", "for", "while", "in", "is",
+    "not", "and", "or", "none", "true", "false", "null", "nil", "undefined", "import", "from",
+    "as", "pass", "try", "except", "finally", "raise", "throw", "throws", "catch", "lambda",
+    "async", "await", "yield", "public", "private", "protected", "static", "final", "void",
+    "new", "this", "extends", "implements", "package", "var", "let", "const", "function",
+    "export", "default", "typeof", "instanceof", "func", "defer", "go", "fn", "pub", "mut",
+    "impl", "use", "mod", "crate", "super", "ref", "dyn", "where", "match", "loop", "break",
+    "continue", "switch", "case", "do", "with", "struct", "enum", "interface", "abstract",
+    "override", "synchronized", "volatile", "transient", "native", "assert", "del", "global",
+    "nonlocal", "unsafe", "move", "then", "end", "of",
+})
+_KIND_WORDS = {"Function": "function", "Class": "class", "Interface": "interface",
+               "Type": "type"}
+
+
+def _words(identifier: str) -> str:
+    return " ".join(identifier_parts(identifier))
+
+
+def _name_words(qualname: str) -> list[str]:
+    """``pkg.OffsetTime.withSecond`` -> ``["with second", "offset time"]``: innermost first."""
+    names = [n for n in qualname.replace("::", ".").split(".") if n]
+    return [w for w in (_words(n) for n in reversed(names[-3:])) if w]
+
+
+def condensed_view_v2(chunk: Chunk, identifier_limit: int = 120) -> str:
+    """What the chunk defines in words first (``function with second in offset time``), the
+    other definitions it holds, the file (last two path parts), signature, doc, then the
+    chunk's identifiers as words without the language's keywords: a member chunk thus says
+    its own name and its class's rather than only a path and a signature."""
+    lines = []
+    if chunk.symbol:
+        name = _name_words(chunk.symbol)
+        kind = _KIND_WORDS.get(chunk.kind, "")
+        lines.append(" ".join(filter(None, (kind, name[0] if name else "",
+                                            ("in " + " ".join(name[1:])) if name[1:] else ""))))
+    elif chunk.enclosing:
+        lines.append("in " + " ".join(_name_words(chunk.enclosing[-1])))
+    others = [_name_words(q)[0] for q in chunk.symbols if q != chunk.symbol and _name_words(q)]
+    if others:
+        lines.append("also " + ", ".join(dict.fromkeys(others[:12])))
+    parts = chunk.path.replace("\\", "/").split("/")
+    parts[-1] = parts[-1].rsplit(".", 1)[0]
+    lines.append(" ".join(_words(p) for p in parts[-2:]))
+    if chunk.signature:
+        lines.append(chunk.signature.strip().splitlines()[0][:300])
+    if chunk.doc:
+        lines.append(chunk.doc.strip())
+    seen: dict[str, None] = {}
+    for match in _IDENTIFIER.finditer(chunk.text):
+        word = match.group()
+        if word.lower() in CODE_KEYWORDS:
+            continue
+        words = _words(word)
+        if words and words not in seen:
+            seen[words] = None
+            if len(seen) >= identifier_limit:
+                break
+    lines.append(" ".join(seen))
+    return "\n".join(line for line in lines if line)
+
+
 def full_view(chunk: Chunk) -> str:
     return f"{chunk.header}\n{chunk.text}"
 
@@ -78,7 +151,7 @@ class LocalEmbedder:
 
     def __init__(
         self,
-        view: str = "condensed",
+        view: str = DEFAULT_VIEW,
         *,
         max_tokens: int = 256,
         batch_size: int = 16,
@@ -112,13 +185,17 @@ class LocalEmbedder:
         return _shared_model(self.max_tokens, QUERY_THREADS)
 
     def document_text(self, chunk: Chunk) -> str:
-        return condensed_view(chunk) if self.view == "condensed" else full_view(chunk)
+        if self.view == "condensed":
+            return condensed_view(chunk)
+        if self.view == "condensed-v2":
+            return condensed_view_v2(chunk)
+        return full_view(chunk)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         return self.model.encode(texts, batch_size=self.batch_size)
 
     def embed_query(self, text: str) -> np.ndarray:
-        if self.view == "condensed":
+        if self.view.startswith("condensed"):
             text = f"{text}\n{readable_identifiers(text)}"
         return self.query_model().encode([text])[0]
 
@@ -167,7 +244,8 @@ def select_embedder(
     offline (``config["offline"]`` or ``$KNOXIDX_OFFLINE``): the Voyage client is then never
     created, whatever key is set.
 
-    Keys read: ``embedder`` (local | voyage), ``local_view`` (condensed | full),
+    Keys read: ``embedder`` (local | voyage), ``local_view`` (condensed-v2 | condensed | full;
+    ``$KNOXIDX_LOCAL_VIEW`` overrides it),
     ``voyage_model``, ``voyage_dimension``, ``voyage_base_url``, ``offline``. ``egress``: the
     gate (never-send, masking, ledger) a remote embedder sends through.
     """
@@ -178,7 +256,8 @@ def select_embedder(
         _note_offline()
         choice = "local"
     if choice == "local":
-        return LocalEmbedder(view=config.get("local_view", "condensed"))
+        view = env.get(LOCAL_VIEW_ENV) or config.get("local_view") or DEFAULT_VIEW
+        return LocalEmbedder(view=view)
     if choice == "voyage":
         from knoxidx.retrieval.voyage import VoyageEmbedder
 

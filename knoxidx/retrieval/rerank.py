@@ -7,7 +7,9 @@ definitions wholly inside it (a container gives way to its members) when there a
 two, else the chunk itself; a chunk of at most ``whole_lines`` lines is already
 definition-sized and stays one unit unless one of its definitions clearly wins on the query's
 words (``narrow_margin``). A unit scores the share of the query's words (weighted by IDF over
-the chunks) found in its lines, plus the share found in its name:
+the chunks) found in its lines, plus the share found in its name, plus the share of the rest
+found in the names of what holds it (enclosing definitions, file); words are compared by their
+stems (``terms.stem``):
 
 - ``narrow``: every result of a lexical or vector search is reported as its best unit (the
   chunk when no unit shares a word with the query).
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.chunker import DefinitionLike as DefinitionSpan
-from knoxidx.retrieval.terms import content_terms, identifier_parts, line_terms
+from knoxidx.retrieval.terms import content_terms, identifier_parts, line_terms, stem
 
 CODE_KINDS = frozenset({"Function", "Class", "Interface", "Type"})
 
@@ -62,17 +64,38 @@ class RerankWeights:
     # among a few small definitions by words alone picks the wrong one more often than not.
     whole_lines: int = 50
     narrow_margin: float = 3.0
+    # weight of the cosine between the query's vector and the unit's chunk vector: RRF keeps
+    # only the vector source's ranks; this lets how close a chunk is count in the rerank.
+    # Off: +0.006 R@10 at x1 on the benchmark, within noise (BENCHMARKS.md)
+    similarity: float = 0.0
+    # compare words by their stems ("Returns the copies" meets `return`, `copy`)
+    stems: bool = True
+    # weight of the share of query words (not in the unit's lines) in the names of what holds
+    # it: enclosing definitions and the file ("... a leap year. Minguo ..." ->
+    # MinguoChronology.isLeapYear rather than the same method of a sibling class)
+    scope: float = 1.0
 
 
 class QueryWords:
-    """The query's content words with their IDF weights (all 1 when ``total`` is 0: unknown)."""
+    """The query's content words with their IDF weights (all 1 when ``total`` is 0: unknown);
+    with ``stems``, keyed by their stems (forms of one word count once, at their highest
+    weight), and units' words are then stemmed too (see ``match_score``)."""
 
-    def __init__(self, query: str, frequencies: dict[str, int], total: int) -> None:
+    def __init__(
+        self, query: str, frequencies: dict[str, int], total: int, *, stems: bool = False
+    ) -> None:
         words = content_terms(query)
-        self.weight = {
+        weight = {
             w: math.log(1 + total / (1 + frequencies.get(w, 0))) if total > 0 else 1.0
             for w in words
         }
+        if stems:
+            stemmed: dict[str, float] = {}
+            for w, v in weight.items():
+                stemmed[stem(w)] = max(stemmed.get(stem(w), 0.0), v)
+            weight = stemmed
+        self.stems = stems
+        self.weight = weight
         self.total = sum(self.weight.values()) or 1.0
 
     def share(self, words: set[str] | frozenset[str]) -> float:
@@ -122,29 +145,50 @@ def unit_text(chunk: Chunk, unit: Unit) -> str:
 
 
 _WORDS_CACHED = 50_000
-_unit_words: dict[tuple[str, int, int], frozenset[str]] = {}
+_unit_words: dict[tuple[str, int, int, bool], frozenset[str]] = {}
 
 
-def unit_words(chunk: Chunk, unit: Unit) -> frozenset[str]:
-    """The words of a unit's lines, kept by chunk content and span (a search looks at the same
-    big chunks again and again)."""
-    key = (chunk.content_hash, unit.start_line, unit.end_line)
+def unit_words(chunk: Chunk, unit: Unit, stems: bool = False) -> frozenset[str]:
+    """The words (or their stems) of a unit's lines, kept by chunk content and span (a search
+    looks at the same big chunks again and again)."""
+    key = (chunk.content_hash, unit.start_line, unit.end_line, stems)
     found = _unit_words.get(key)
     if found is None:
         words: set[str] = set()
         for line in unit_text(chunk, unit).split("\n"):
             words |= line_terms(line)
+        if stems:
+            words = {stem(w) for w in words}
         if len(_unit_words) >= _WORDS_CACHED:
             _unit_words.clear()
         found = _unit_words[key] = frozenset(words)
     return found
 
 
+def scope_words(path: str, qualname: str) -> set[str]:
+    """The words of what holds a definition: its enclosing names and its file's name
+    (``time/OffsetTime.java``, ``OffsetTime.withSecond`` -> offset, time, offsettime)."""
+    outer = qualname.replace("::", ".").split(".")[:-1]
+    stem_of_file = path.rsplit("/", 1)[-1].split(".", 1)[0]
+    found: set[str] = set()
+    for name in (*outer, stem_of_file):
+        found |= set(identifier_parts(name)) | {name.lower()}
+    return found
+
+
 def match_score(chunk: Chunk, unit: Unit, words: QueryWords, weights: RerankWeights) -> float:
-    found = unit_words(chunk, unit)
+    found = unit_words(chunk, unit, words.stems)
     name = unit.symbol.replace("::", ".").rsplit(".", 1)[-1]
     name_words = set(identifier_parts(name)) | {name.lower()}
-    return weights.lines * words.share(found) + weights.name * words.share(name_words)
+    if words.stems:
+        name_words = {stem(w) for w in name_words}
+    score = weights.lines * words.share(found) + weights.name * words.share(name_words)
+    if weights.scope:
+        scope = scope_words(chunk.path, unit.symbol)
+        if words.stems:
+            scope = {stem(w) for w in scope}
+        score += weights.scope * words.share(scope - found)
+    return score
 
 
 def narrow(
@@ -168,14 +212,20 @@ def rerank_definitions(
     definitions: DefinitionSource,
     words: QueryWords,
     weights: RerankWeights,
+    similarity: dict[int, float] | None = None,
 ) -> list[Unit]:
     """The units of the first ``weights.depth`` chunks of ``order``, best first (see the module
-    docstring); a unit reached through two overlapping chunks is listed once."""
+    docstring); a unit reached through two overlapping chunks is listed once. ``similarity``:
+    the query's cosine with each chunk's vector (a chunk without one counts as the least
+    similar of those given), weighted by ``weights.similarity``."""
     best: dict[tuple[str, int, int], Unit] = {}
     ranked = [i for i in order if i in chunks][: weights.depth]
+    similarity = similarity if weights.similarity and similarity else {}
+    floor = min(similarity.values(), default=0.0)
     for rank, chunk_id in enumerate(ranked, start=1):
         chunk = chunks[chunk_id]
         base = (weights.rank_k + 1) / (weights.rank_k + rank)
+        base += weights.similarity * similarity.get(chunk_id, floor)
         for unit in query_units(chunk_id, chunk, definitions(chunk.path), words, weights):
             score = base + match_score(chunk, unit, words, weights)
             key = (chunk.path, unit.start_line, unit.end_line)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -46,6 +46,8 @@ class SymbolHit:
 
 SymbolSource = Callable[[str, int], Sequence[SymbolHit]]
 SOURCES = ("lexical", "vector", "symbol")
+# each source's weight in the fusion (see BENCHMARKS.md, "Retrieval", for what was measured)
+SOURCE_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "symbol": 1.0}
 
 
 class Reranker(Protocol):
@@ -80,6 +82,7 @@ class HybridSearch:
         definitions: DefinitionSource | None = None,
         candidates: int = 50,
         rrf_k: int = 20,
+        source_weights: Mapping[str, float] | None = None,
         rerank_top: int = 30,
         weights: RerankWeights | None = None,
     ) -> None:
@@ -91,6 +94,7 @@ class HybridSearch:
         self.weights = weights or RerankWeights()
         self.candidates = candidates
         self.rrf_k = rrf_k
+        self.source_weights = dict(SOURCE_WEIGHTS if source_weights is None else source_weights)
         self.rerank_top = rerank_top
         self._index: VectorIndex | None = None
         self._index_version = -1
@@ -179,7 +183,7 @@ class HybridSearch:
             except RetrievalError as exc:
                 log.warning("%s search skipped: %s", name, exc)
                 self.skipped[name] = str(exc)
-        fused = reciprocal_rank_fusion(ranked, self.rrf_k)
+        fused = reciprocal_rank_fusion(ranked, self.rrf_k, self.source_weights)
         order = [chunk_id for chunk_id, _ in fused]
         scores = dict(fused)
         head = max(k, self.rerank_top, self.weights.depth if self.definitions else 0)
@@ -201,10 +205,15 @@ class HybridSearch:
                 _result(chunks[i], scores[i], query, found_by.get(i, ()))
                 for i in order[:k] if i in chunks
             ]
-        words = QueryWords(query, *self.store.document_frequencies(content_terms(query)))
+        words = QueryWords(query, *self.store.document_frequencies(content_terms(query)),
+                           stems=self.weights.stems)
         if definition_rerank:
             plain = {i: chunks[i].chunk for i in order[: self.weights.depth] if i in chunks}
-            units = rerank_definitions(order, plain, self.definitions, words, self.weights)
+            # the vector source's cosines (a chunk outside its top ``candidates`` counts as the
+            # least similar of them)
+            similarity = dict(ranked.get("vector", ())) if self.weights.similarity else None
+            units = rerank_definitions(order, plain, self.definitions, words, self.weights,
+                                       similarity=similarity)
             return [
                 _result(chunks[u.chunk_id], u.score, query,
                         (*found_by.get(u.chunk_id, ()), "rerank"), u)
@@ -260,13 +269,16 @@ class HybridSearch:
 
 
 def reciprocal_rank_fusion(
-    ranked: dict[str, list[tuple[int, float]]], k: int = 60
+    ranked: dict[str, list[tuple[int, float]]], k: int = 60,
+    weights: Mapping[str, float] | None = None,
 ) -> list[tuple[int, float]]:
-    """Sum of 1/(k + rank) over the sources that ranked each id (rank 1 = best), best first."""
+    """Sum of weight/(k + rank) over the sources that ranked each id (rank 1 = best; a source's
+    weight is 1 unless ``weights`` says otherwise), best first."""
     totals: dict[int, float] = {}
-    for hits in ranked.values():
+    for name, hits in ranked.items():
+        weight = 1.0 if weights is None else weights.get(name, 1.0)
         for rank, (item, _) in enumerate(hits, start=1):
-            totals[item] = totals.get(item, 0.0) + 1.0 / (k + rank)
+            totals[item] = totals.get(item, 0.0) + weight / (k + rank)
     return sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
 
 

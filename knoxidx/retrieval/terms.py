@@ -97,3 +97,57 @@ def readable_identifiers(text: str, limit: int = 200) -> str:
             if len(seen) >= limit:
                 break
     return " ".join(seen)
+
+
+# ---- stems: "Returns the copies created" and `return copy create` share their words ---------
+
+_VOWELS = frozenset("aeiou")
+
+
+def _has_vowel(stem: str) -> bool:
+    return any(c in _VOWELS or (c == "y" and i > 0) for i, c in enumerate(stem))
+
+
+_STEMS: dict[str, str] = {}
+_STEMS_LIMIT = 200_000
+
+
+def stem(word: str) -> str:
+    """:func:`word_stem`, remembered: the rerank stems the same words of the same chunks for
+    every query."""
+    found = _STEMS.get(word)
+    if found is None:
+        if len(_STEMS) > _STEMS_LIMIT:
+            _STEMS.clear()
+        found = _STEMS[word] = word_stem(word)
+    return found
+
+
+def word_stem(word: str) -> str:
+    """English inflections off, roughly as the first steps of Porter's stemmer do (plurals,
+    -ed, -ing, a final -e or -y), so that a doc comment's "Returns ... copies ... created" meets
+    the code's ``return``, ``copy``, ``create``: both sides go through this function, so a stem
+    only has to be the same for the forms of one word, not a real word. Words of three letters
+    or fewer, and words with digits, are kept."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    w = word
+    if w.endswith("sses"):
+        w = w[:-2]
+    elif w.endswith("ies"):
+        w = w[:-2]
+    elif w.endswith(("ches", "shes", "xes", "zes")):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    for suffix in ("ing", "ed"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and _has_vowel(w[: -len(suffix)]):
+            w = w[: -len(suffix)]
+            if w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]
+            break
+    if len(w) > 4 and w.endswith("e"):
+        w = w[:-1]
+    if len(w) > 3 and w.endswith("y") and _has_vowel(w[:-1]):
+        w = w[:-1] + "i"
+    return w

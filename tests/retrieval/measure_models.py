@@ -22,7 +22,12 @@ from pathlib import Path
 import numpy as np
 
 from knoxidx.retrieval.chunker import Chunk, chunk_file
-from knoxidx.retrieval.embedders import LocalEmbedder, condensed_view, full_view
+from knoxidx.retrieval.embedders import (
+    LocalEmbedder,
+    condensed_view,
+    condensed_view_v2,
+    full_view,
+)
 from knoxidx.retrieval.minilm import tokenizer_path
 from knoxidx.retrieval.search import reciprocal_rank_fusion
 from knoxidx.retrieval.store import ChunkStore, create_schema
@@ -135,7 +140,8 @@ class OrtModel:
 
 
 def main() -> None:
-    limit = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    limit = int(args[0]) if args else 300
     tasks = build_tasks(limit)
     queries = [q for q, _ in tasks]
     chunks = [c for _, c in tasks]
@@ -189,6 +195,10 @@ def main() -> None:
     print(f"MiniLM-L6 fp32 (built ONNX graph) load {time.perf_counter() - t:.2f} s")
     enc = local.model.encode
     evaluate("MiniLM-L6 fp32, condensed view, 256 tok", enc, condensed, split_q)
+    evaluate("MiniLM-L6 fp32, condensed-v2 view, 256 tok", enc,
+             [condensed_view_v2(c) for c in chunks], split_q)
+    if "--views" in sys.argv:  # the two condensed views only
+        return
     evaluate("MiniLM-L6 fp32, full text, 256 tok", enc, full, queries)
     local.model._tokenizer.enable_truncation(512)
     evaluate("MiniLM-L6 fp32, full text, 512 tok", enc, full, queries)

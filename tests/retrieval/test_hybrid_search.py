@@ -35,6 +35,14 @@ def test_reciprocal_rank_fusion_rewards_agreement() -> None:
     assert [i for i, _ in fused] == [2, 1, 3]
 
 
+def test_a_heavier_source_wins_ties_of_rank_and_unnamed_sources_weigh_one() -> None:
+    ranked = {"a": [(1, 9.0)], "b": [(2, 0.9)], "c": [(3, 0.5)]}
+    assert [i for i, _ in reciprocal_rank_fusion(ranked, 20)] == [1, 2, 3]  # tie: by id
+    fused = reciprocal_rank_fusion(ranked, 20, {"b": 2.0, "c": 0.5})
+    assert [i for i, _ in fused] == [2, 1, 3]
+    assert dict(fused)[2] == 2.0 / 21 and dict(fused)[1] == 1.0 / 21
+
+
 def test_snippet_centres_on_the_best_line() -> None:
     text = "\n".join(f"line {i}" for i in range(20)) + "\nparse the response here\n" + "tail\n"
     assert "parse the response here" in snippet(text, "parse response")

@@ -151,3 +151,73 @@ def test_definitions_kept_between_searches_follow_file_changes(tmp_path: Path) -
         new = idx.search("quench basalt", mode="hybrid")["results"][0]
         assert (new["start_line"], new["end_line"], new["symbol"].split(".")[-1]) == (
             17, 18, "quench_basalt")
+
+
+def test_stems_join_the_forms_of_a_word_and_nothing_else() -> None:
+    from knoxidx.retrieval.terms import stem
+
+    groups = [("return", "returns", "returned", "returning"), ("copy", "copies"),
+              ("create", "creates", "created", "creating"), ("parse", "parses", "parsing"),
+              ("match", "matches"), ("debug", "debugging"), ("box", "boxes")]
+    for group in groups:
+        assert len({stem(w) for w in group}) == 1, group
+    assert len({stem(group[0]) for group in groups}) == len(groups)
+    # short words, digits and words ending like plurals but not plurals stay as they are
+    assert [stem(w) for w in ("is", "gets", "utf8", "class", "status", "analysis")] == [
+        "is", "get", "utf8", "class", "status", "analysis"]
+
+
+def test_stemmed_rerank_matches_a_doc_comments_inflections() -> None:
+    source = (b"def new_copy(item):\n    return item.clone()\n\n"
+              b"def make_entry(item):\n    return item.create()\n")
+    defs = [D("Function", "new_copy", "new_copy", 1, 2),
+            D("Function", "make_entry", "make_entry", 4, 5)]
+    chunk = chunk_file("c.py", source, "python", [])[0]
+    query = "Creates an entry for the items"
+    plain = rerank_definitions([1], {1: chunk}, lambda p: defs, words(query),
+                               RerankWeights(whole_lines=0))
+    stemmed = rerank_definitions([1], {1: chunk}, lambda p: defs,
+                                 QueryWords(query, {}, 0, stems=True),
+                                 RerankWeights(whole_lines=0, stems=True))
+    # without stems only "entry" meets make_entry; with them "creates" meets `create` and
+    # "items" meets `item` (in both functions), so make_entry wins by more
+    assert plain[0].symbol == stemmed[0].symbol == "make_entry"
+    plain_gap = plain[0].score - plain[1].score
+    stemmed_gap = stemmed[0].score - stemmed[1].score
+    assert stemmed[0].score > plain[0].score and stemmed_gap > plain_gap
+
+
+def test_similarity_lifts_the_chunk_whose_vector_is_closest() -> None:
+    chunk = one_chunk()
+    other = chunk_file("w.py", b"def erupt_geyser(water):\n    return water.boil()\n", "python",
+                       [])[0]
+    defs = {"v.py": DEFS, "w.py": [D("Function", "erupt_geyser", "erupt_geyser", 1, 2)]}
+    args = ([2, 1], {1: chunk, 2: other}, lambda p: defs[p], words("erupt the volcano magma"))
+    without = rerank_definitions(*args, RerankWeights(similarity=2.0))
+    assert without[0].symbol == "Volcano.erupt"  # no cosines given: as before
+    closer = rerank_definitions(*args, RerankWeights(similarity=2.0), similarity={2: 0.9, 1: 0.1})
+    assert closer[0].chunk_id == 2
+    # a chunk without a vector counts as the least similar one given
+    floor = rerank_definitions(*args, RerankWeights(similarity=2.0), similarity={2: 0.9, 3: 0.1})
+    assert [(u.chunk_id, u.start_line) for u in floor] == [
+        (u.chunk_id, u.start_line) for u in closer]
+
+
+def test_scope_words_tell_apart_the_same_method_of_sibling_classes() -> None:
+    from knoxidx.retrieval.rerank import scope_words
+
+    assert scope_words("time/chrono/MinguoChronology.java", "MinguoChronology.isLeapYear") == {
+        "minguochronology", "minguo", "chronology"}
+    assert scope_words("src/lib.rs", "Runtime::block_on") >= {"runtime", "lib"}
+    source = b"def is_leap_year(year):\n    return year % 4 == 0\n"
+    defs = [D("Function", "is_leap_year", "MinguoCalendar.is_leap_year", 1, 2)]
+    minguo = chunk_file("minguo.py", source, "python", [])[0]
+    thai = chunk_file("thai.py", source, "python", [])[0]
+    query = QueryWords("Checks if the year is a leap year in the Minguo calendar", {}, 0)
+    for weights, winner in ((RerankWeights(scope=0.0), 1), (RerankWeights(scope=1.0), 2)):
+        ranked = rerank_definitions(
+            [1, 2], {1: thai, 2: minguo},
+            lambda p: defs if p == "minguo.py" else [D("Function", "is_leap_year",
+                                                       "ThaiCalendar.is_leap_year", 1, 2)],
+            query, weights)
+        assert ranked[0].chunk_id == winner  # without scope the fused order decides

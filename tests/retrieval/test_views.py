@@ -1,0 +1,89 @@
+"""What the local model embeds for a chunk (the views of embedders.py) and how a view is chosen."""
+
+from __future__ import annotations
+
+import pytest
+from pydefs import python_definitions
+
+from knoxidx.retrieval.chunker import ChunkBudget, chunk_file
+from knoxidx.retrieval.embedders import (
+    LocalEmbedder,
+    condensed_view,
+    condensed_view_v2,
+    select_embedder,
+)
+from knoxidx.retrieval.errors import EmbeddingConfigError
+
+SOURCE = b'''\
+class OffsetClock:
+    """A clock at a fixed offset from UTC."""
+
+    def with_second(self, second):
+        if second is None:
+            return self
+        adjusted = self.local_time.replace(second=second)
+        return OffsetClock(adjusted, self.zone_offset)
+
+    def with_minute(self, minute):
+        for candidate in self.candidates:
+            if candidate.matches(minute):
+                return candidate
+        return None
+''' + b"\n".join(f"    def helper_{i}(self):\n        return self.value_{i} * {i}\n".encode()
+                for i in range(12))
+
+
+def member_chunks():
+    budget = ChunkBudget(member_tokens=64, definition_merge_tokens=0, min_tokens=8)
+    chunks = chunk_file("src/time/offset_clock.py", SOURCE, "python",
+                        python_definitions(SOURCE), budget=budget)
+    return {c.symbol: c for c in chunks}
+
+
+def test_v2_names_the_member_and_its_class_first_and_drops_keywords() -> None:
+    chunk = member_chunks()["OffsetClock.with_minute"]  # a member chunk of its own
+    view = condensed_view_v2(chunk)
+    first, *rest = view.split("\n")
+    assert first == "function with minute in offset clock"
+    assert "time offset clock" in rest  # the last two path parts, as words
+    assert "def with_minute(self, minute):" in rest
+    identifiers = rest[-1].split()
+    # what the body is about stays, in order; syntax (for, in, if, return, none, self) goes
+    assert identifiers == ["with", "minute", "minute", "candidate", "candidates", "matches"]
+    # the first view led with the path and kept the syntax words
+    old = condensed_view(chunk)
+    assert old.split("\n")[0] == "src time offset clock py"
+    assert {"return", "self", "none"} <= set(old.split("\n")[-1].split())
+
+
+def test_v2_lists_the_other_definitions_of_a_merged_chunk() -> None:
+    merged = chunk_file("m.py", b"def open_gate():\n    pass\n\ndef close_gate():\n    pass\n",
+                        "python", python_definitions(
+                            b"def open_gate():\n    pass\n\ndef close_gate():\n    pass\n"))
+    assert len(merged) == 1
+    lines = condensed_view_v2(merged[0]).split("\n")
+    assert lines[0] == "function open gate"
+    assert lines[1] == "also close gate"
+
+
+def test_each_view_is_its_own_model_id_and_the_view_is_chosen_by_env_or_config() -> None:
+    ids = {view: LocalEmbedder(view=view).model_id for view in ("condensed", "condensed-v2")}
+    assert len(set(ids.values())) == 2  # switching view re-embeds (see test_store_pipeline)
+    assert select_embedder({}, {"KNOXIDX_LOCAL_VIEW": "condensed"}).model_id == ids["condensed"]
+    assert select_embedder({"local_view": "full"}, {}).model_id.endswith("/full/256")
+    with pytest.raises(EmbeddingConfigError, match="unknown local view"):
+        select_embedder({}, {"KNOXIDX_LOCAL_VIEW": "everything"})
+
+
+def test_the_default_view_is_v2_and_knoxidx_toml_can_choose_another(tmp_path) -> None:
+    from knoxidx.config import load_settings
+    from knoxidx.errors import KnoxidxError
+
+    assert select_embedder({}, {}).model_id == "local/all-MiniLM-L6-v2/condensed-v2/256"
+    assert load_settings(tmp_path, {}).local_view == "condensed-v2"
+    (tmp_path / "knoxidx.toml").write_text('[local]\nview = "condensed"\n')
+    config = load_settings(tmp_path, {}).embedder_config()
+    assert select_embedder(config, {}).model_id == "local/all-MiniLM-L6-v2/condensed/256"
+    (tmp_path / "knoxidx.toml").write_text('[local]\nview = "everything"\n')
+    with pytest.raises(KnoxidxError, match="view"):
+        load_settings(tmp_path, {})
