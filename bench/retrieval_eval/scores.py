@@ -20,7 +20,7 @@ from typing import Any
 
 from bench.retrieval_eval.metrics import Span, score
 from bench.retrieval_eval.run import CORPORA, eval_root
-from bench.retrieval_eval.variants import LanguageData, rrf
+from bench.retrieval_eval.variants import LanguageData, reranked_spans, rrf
 from knoxidx.retrieval.terms import content_terms, readable_identifiers
 
 QueryView = Callable[[str], str]
@@ -77,8 +77,6 @@ def rankings(
 ) -> list[list[Span]]:
     """The product's rerank (hybrid) or narrowing (vector) over the saved lexical and symbol
     rankings and a vector ranking recomputed with query ``view``."""
-    from knoxidx.retrieval.rerank import QueryWords, narrow, rerank_definitions
-
     data = lang.data
     symbols = data.identifier_symbols()
     cos_rows = lang.cosines(view, QUERY_VIEWS[view])
@@ -92,18 +90,9 @@ def rankings(
             data.chunks.update(data.store.get(missing))
         sources = {"lexical": saved["lexical"], "vector": vector, "symbol": symbols[n]}
         order = [i for i in fuse(sources) if i in data.chunks]
-        words = QueryWords(text, *data.store.document_frequencies(content_terms(text)),
-                           stems=weights.stems)
-        chunks = {i: data.chunks[i].chunk for i in order[: max(weights.depth, 10)]}
+        chunks = order[: max(weights.depth, 10)]
         similarity = {i: float(cos[lang.row[i]]) for i in chunks if i in lang.row}
-        if mode == "hybrid":
-            units = rerank_definitions(order, chunks, data.all_defs, words, weights,
-                                       similarity=similarity)[:10]
-        else:
-            units = [narrow(i, chunks[i], data.all_defs(chunks[i].path), words, weights)
-                     for i in order[:10]]
-        out.append([Span(data.chunks[u.chunk_id].chunk.path, u.start_line, u.end_line)
-                    for u in units])
+        out.append(reranked_spans(data, order, text, weights, mode, similarity))
     return out
 
 

@@ -347,23 +347,30 @@ def product_rankings(
     """Rankings made by ``knoxidx.retrieval.rerank`` itself (what ``Index.search`` runs) over
     the saved sources fused by ``fuse``: the definition rerank for ``hybrid``, each chunk
     narrowed to its best unit otherwise."""
+    symbols = data.identifier_symbols()
+    return [
+        reranked_spans(data, [i for i in fuse({**q, "symbol": symbols[n]}) if i in data.chunks],
+                       text, weights, mode)
+        for n, (q, text) in enumerate(zip(data.queries, data.texts, strict=True))
+    ]
+
+
+def reranked_spans(data: LanguageData, order: list[int], text: str, weights: Any, mode: str,
+                   similarity: dict[int, float] | None = None) -> list[Span]:
+    """The top 10 of one fused ``order`` after the product's definition rerank (``hybrid``)
+    or each chunk narrowed to its best unit (other modes), as result spans."""
     from knoxidx.retrieval.rerank import QueryWords, narrow, rerank_definitions
 
-    symbols = data.identifier_symbols()
-    out = []
-    for n, (q, text) in enumerate(zip(data.queries, data.texts, strict=True)):
-        order = [i for i in fuse({**q, "symbol": symbols[n]}) if i in data.chunks]
-        words = QueryWords(text, *data.store.document_frequencies(content_terms(text)),
-                           stems=weights.stems)
-        chunks = {i: data.chunks[i].chunk for i in order[: max(weights.depth, 10)]}
-        if mode == "hybrid":
-            units = rerank_definitions(order, chunks, data.all_defs, words, weights)[:10]
-        else:
-            units = [narrow(i, chunks[i], data.all_defs(chunks[i].path), words, weights)
-                     for i in order[:10]]
-        out.append([Span(data.chunks[u.chunk_id].chunk.path, u.start_line, u.end_line)
-                    for u in units])
-    return out
+    words = QueryWords(text, *data.store.document_frequencies(content_terms(text)),
+                       stems=weights.stems)
+    chunks = {i: data.chunks[i].chunk for i in order[: max(weights.depth, 10)]}
+    if mode == "hybrid":
+        units = rerank_definitions(order, chunks, data.all_defs, words, weights,
+                                   similarity=similarity)[:10]
+    else:
+        units = [narrow(i, chunks[i], data.all_defs(chunks[i].path), words, weights)
+                 for i in order[:10]]
+    return [Span(data.chunks[u.chunk_id].chunk.path, u.start_line, u.end_line) for u in units]
 
 
 def product_table(datas: list[LanguageData]) -> None:
