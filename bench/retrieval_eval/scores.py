@@ -20,7 +20,7 @@ from typing import Any
 
 from bench.retrieval_eval.metrics import Span, score
 from bench.retrieval_eval.run import CORPORA, eval_root
-from bench.retrieval_eval.variants import LanguageData, reranked_spans, rrf
+from bench.retrieval_eval.variants import LanguageData, print_row, reranked_spans, rrf
 from knoxidx.retrieval.terms import content_terms, readable_identifiers
 
 QueryView = Callable[[str], str]
@@ -183,10 +183,7 @@ def table(langs: Sequence[ScoredLanguage]) -> None:
             s = score(rankings(lang, view, fuse_weights, rrf_k, weights, mode),
                       lang.data.targets)
             cells.append((s.recall, s.mrr))
-        mean_r = sum(c[0] for c in cells) / len(cells)
-        mean_m = sum(c[1] for c in cells) / len(cells)
-        print(f"{label} | " + " | ".join(f"{r:.2f}/{m:.2f}" for r, m in cells)
-              + f" | {mean_r:.3f}/{mean_m:.3f}", flush=True)
+        print_row(label, cells)
 
 
 if __name__ == "__main__":

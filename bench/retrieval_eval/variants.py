@@ -427,10 +427,15 @@ def product_table(datas: list[LanguageData]) -> None:
         for d in datas:
             s = score(product_rankings(d, fuse, weights, mode=mode), d.targets)
             cells.append((s.recall, s.mrr))
-        mean_r = sum(c[0] for c in cells) / len(cells)
-        mean_m = sum(c[1] for c in cells) / len(cells)
-        print(f"{label} | " + " | ".join(f"{r:.2f}/{m:.2f}" for r, m in cells)
-              + f" | {mean_r:.3f}/{mean_m:.3f}", flush=True)
+        print_row(label, cells)
+
+
+def print_row(label: str, cells: list[tuple[float, float]]) -> None:
+    """One table row: R@10 / MRR@10 per language, then their means."""
+    mean_r = sum(c[0] for c in cells) / len(cells)
+    mean_m = sum(c[1] for c in cells) / len(cells)
+    print(f"{label} | " + " | ".join(f"{r:.2f}/{m:.2f}" for r, m in cells)
+          + f" | {mean_r:.3f}/{mean_m:.3f}", flush=True)
 
 
 if __name__ == "__main__":
