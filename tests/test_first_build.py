@@ -121,3 +121,17 @@ def test_a_rebuild_drops_the_old_indexs_vector_matrices(repo) -> None:
     with Index.open(root) as idx:
         idx.update(rebuild=True)
     assert not kept.exists()
+
+
+def test_an_index_is_created_where_hard_links_are_not_allowed(repo, monkeypatch) -> None:
+    import os
+
+    def no_links(src, dst):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    root = repo(files(3))
+    assert build(root).changed == 3
+    assert not list((root / ".knoxidx").glob("index.db.*.init*"))
+    with Index.open(root) as idx:
+        assert idx.callers("f1")["callers"]

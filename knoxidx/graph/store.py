@@ -188,6 +188,9 @@ def _create_file(db_path: Path) -> None:
             os.link(made, db_path)  # atomic, and never over another process's new index
         except FileExistsError:
             pass
+        except OSError:  # a file system without hard links (some network and FAT mounts)
+            if not db_path.exists():  # a rename instead: it races only another creator
+                os.replace(made, db_path)
     finally:
         for path in (made, *_sidecars(made)):
             path.unlink(missing_ok=True)
