@@ -29,6 +29,13 @@ def assert_covered(chunks, n_lines: int) -> None:
     assert starts == sorted(starts)
 
 
+def covered_python_chunks(name: str, source: bytes, budget: ChunkBudget) -> list:
+    """``source`` chunked with its own definitions, every line checked to be covered."""
+    chunks = chunk_file(name, source, "python", python_definitions(source), budget=budget)
+    assert_covered(chunks, line_count(source))
+    return chunks
+
+
 def real_python_files(count: int, seed: int) -> list[Path]:
     files = sorted(SITE_PACKAGES.glob("*/**/*.py"))
     picked = random.Random(seed).sample(files, count)
@@ -153,10 +160,8 @@ def test_small_definitions_merge_only_up_to_definition_merge_tokens() -> None:
         f"def f{i}(a, b):\n    return alpha_{i}(a) + beta_{i}(b) * gamma_{i}(a, b)\n"
         for i in range(12)
     ).encode()
-    defs = python_definitions(defs_source)
     budget = ChunkBudget(merge_tokens=512, definition_merge_tokens=100, min_tokens=4)
-    chunks = chunk_file("f.py", defs_source, "python", defs, budget=budget)
-    assert_covered(chunks, line_count(defs_source))
+    chunks = covered_python_chunks("f.py", defs_source, budget)
     assert len(chunks) > 1
     assert all(c.token_count <= 100 for c in chunks)
     assert all(len(c.symbols) >= 1 for c in chunks)
@@ -183,10 +188,8 @@ def test_oversized_function_is_split_between_lines_with_overlap() -> None:
     source = (
         "def huge(items):\n    total = 0\n" + "\n".join(body) + "\n    return total\n"
     ).encode()
-    defs = python_definitions(source)
     budget = ChunkBudget(max_tokens=500, overlap_tokens=60, merge_tokens=200)
-    chunks = chunk_file("huge.py", source, "python", defs, budget=budget)
-    assert_covered(chunks, line_count(source))
+    chunks = covered_python_chunks("huge.py", source, budget)
     assert len(chunks) > 3
     for first, second in itertools.pairwise(chunks):
         assert second.start_line <= first.end_line, "consecutive windows overlap"
