@@ -111,11 +111,13 @@ class Index:
                                          retrieval=retrieval, embed=False)
         except BaseException:
             scratch.discard()
-            raise
-        finally:
             self.store, self.q = main, main.queries()
-        main.install(scratch)
-        self.q = main.queries()
+            raise
+        self.store = main
+        try:
+            main.install(scratch)
+        finally:  # a new connection, whether or not the rename happened
+            self.q = main.queries()
         self._forget_session()
         from knoxidx.retrieval.vectors import forget_matrices
 

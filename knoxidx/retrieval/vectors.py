@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 log = logging.getLogger(__name__)
+MATRIX_GLOB = "vectors-*"  # every kept copy of the matrix, partial ones of a crash included
 
 
 def normalize(matrix: np.ndarray) -> np.ndarray:
@@ -127,7 +128,7 @@ def load_matrix(
 def forget_matrices(folder: Path) -> None:
     """Remove every kept matrix (a rebuilt index starts without vectors: the copies of the
     old one, 67 MB on the benchmark corpus, would otherwise stay until the next search)."""
-    for old in folder.glob("vectors-*"):
+    for old in folder.glob(MATRIX_GLOB):
         old.unlink(missing_ok=True)
 
 
@@ -145,7 +146,7 @@ def _save_matrix(folder: Path, token: str, ids: np.ndarray, matrix: np.ndarray) 
             with open(partial, "wb") as f:
                 np.save(f, array)
             os.replace(partial, path)
-        for old in folder.glob("vectors-*"):  # older copies, and partial ones of a crash
+        for old in folder.glob(MATRIX_GLOB):  # older copies, and partial ones of a crash
             if token not in old.name:
                 old.unlink(missing_ok=True)
     except OSError as exc:  # a read-only index still searches, from SQLite each time
