@@ -209,9 +209,8 @@ def update_index(
                                    session.facts_loader(store) if session is not None else None)
         ordered = sorted(affected)
         if len(ordered) > PRELOAD_THRESHOLD:
-            named_defs.sort(key=_PATH_AND_INDEX)  # the store's order
-            workspace.preload(load_all_facts=not ok_paths <= blobs.keys(),
-                              named_defs=named_defs if cold else None)
+            workspace.preload(load_all_facts=not ok_paths <= blobs.keys(),  # store's order:
+                              named_defs=sorted(named_defs, key=_PATH_AND_INDEX) if cold else None)
         del named_defs
         # The module layer (module nodes, module -> file, DependsOn) follows module membership
         # and Imports edges only: rebuilding it costs more than a one-file update otherwise.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -108,19 +109,10 @@ def _has_vowel(stem: str) -> bool:
     return any(c in _VOWELS or (c == "y" and i > 0) for i, c in enumerate(stem))
 
 
-_STEMS: dict[str, str] = {}
-_STEMS_LIMIT = 200_000
-
-
 def stem(word: str) -> str:
-    """:func:`word_stem`, remembered: the rerank stems the same words of the same chunks for
-    every query."""
-    found = _STEMS.get(word)
-    if found is None:
-        if len(_STEMS) > _STEMS_LIMIT:
-            _STEMS.clear()
-        found = _STEMS[word] = word_stem(word)
-    return found
+    """:func:`word_stem`, remembered (bounded): the rerank stems the same words of the same
+    chunks for every query."""
+    return _cached_stem(word)
 
 
 def word_stem(word: str) -> str:
@@ -151,3 +143,6 @@ def word_stem(word: str) -> str:
     if len(w) > 3 and w.endswith("y") and _has_vowel(w[:-1]):
         w = w[:-1] + "i"
     return w
+
+
+_cached_stem = lru_cache(maxsize=200_000)(word_stem)
