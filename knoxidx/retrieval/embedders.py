@@ -20,15 +20,12 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.errors import EmbeddingConfigError
 from knoxidx.retrieval.terms import identifier_parts, readable_identifiers
-
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 if TYPE_CHECKING:
     import numpy as np
@@ -115,7 +112,8 @@ def condensed_view_v2(chunk: Chunk, identifier_limit: int = 120) -> str:
                                             ("in " + " ".join(name[1:])) if name[1:] else ""))))
     elif chunk.enclosing:
         lines.append("in " + " ".join(_name_words(chunk.enclosing[-1])))
-    others = [_name_words(q)[0] for q in chunk.symbols if q != chunk.symbol and _name_words(q)]
+    others = [words[0] for q in chunk.symbols if q != chunk.symbol
+              for words in (_name_words(q),) if words]
     if others:
         lines.append("also " + ", ".join(dict.fromkeys(others[:12])))
     parts = chunk.path.replace("\\", "/").split("/")
@@ -125,18 +123,13 @@ def condensed_view_v2(chunk: Chunk, identifier_limit: int = 120) -> str:
         lines.append(chunk.signature.strip().splitlines()[0][:300])
     if chunk.doc:
         lines.append(chunk.doc.strip())
-    seen: dict[str, None] = {}
-    for match in _IDENTIFIER.finditer(chunk.text):
-        word = match.group()
-        if word.lower() in CODE_KEYWORDS:
-            continue
-        words = _words(word)
-        if words and words not in seen:
-            seen[words] = None
-            if len(seen) >= identifier_limit:
-                break
-    lines.append(" ".join(seen))
+    lines.append(readable_identifiers(chunk.text, identifier_limit, keep=_meaningful))
     return "\n".join(line for line in lines if line)
+
+
+def _meaningful(token: str) -> bool:
+    """An identifier that is not one of the languages' keywords (numbers are not kept)."""
+    return not token.isdigit() and token.lower() not in CODE_KEYWORDS
 
 
 def full_view(chunk: Chunk) -> str:

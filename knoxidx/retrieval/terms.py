@@ -8,7 +8,7 @@ acronyms split the same way. Queries and indexed text go through the same functi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
@@ -88,10 +88,14 @@ def unique_terms(texts: Iterable[str]) -> list[str]:
     return list(seen)
 
 
-def readable_identifiers(text: str, limit: int = 200) -> str:
-    """The distinct identifiers of ``text`` as space-separated words, in order of appearance."""
+def readable_identifiers(text: str, limit: int = 200,
+                         keep: Callable[[str], bool] | None = None) -> str:
+    """The distinct identifiers (and numbers) of ``text`` as space-separated words, in order of
+    appearance; with ``keep``, only the tokens it accepts."""
     seen: dict[str, None] = {}
     for match in _WORD.finditer(text):
+        if keep is not None and not keep(match.group()):
+            continue
         words = " ".join(identifier_parts(match.group()))
         if words and words not in seen:
             seen[words] = None
