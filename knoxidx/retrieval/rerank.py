@@ -102,10 +102,14 @@ class QueryWords:
         return sum(v for w, v in self.weight.items() if w in words) / self.total
 
 
+def whole_unit(chunk_id: int, chunk: Chunk) -> Unit:
+    """The chunk itself as a unit (score 0)."""
+    return Unit(chunk_id, chunk.start_line, chunk.end_line, chunk.symbol, chunk.kind, 0.0)
+
+
 def units(chunk_id: int, chunk: Chunk, definitions: Sequence[DefinitionSpan]) -> list[Unit]:
     """The chunk's units (score 0): its innermost definitions if it holds two or more, else
     the chunk itself."""
-    whole = [Unit(chunk_id, chunk.start_line, chunk.end_line, chunk.symbol, chunk.kind, 0.0)]
     inside = [
         d for d in definitions
         if d.kind in CODE_KINDS and chunk.start_line <= d.start_line
@@ -119,7 +123,7 @@ def units(chunk_id: int, chunk: Chunk, definitions: Sequence[DefinitionSpan]) ->
         )
     ]
     if len(leaves) < 2:
-        return whole
+        return [whole_unit(chunk_id, chunk)]
     return [Unit(chunk_id, d.start_line, d.end_line, d.qualname, d.kind, 0.0) for d in leaves]
 
 
@@ -136,7 +140,7 @@ def query_units(
                           reverse=True)[:2]
     if best > 0 and best >= weights.narrow_margin * second:
         return found
-    return [Unit(chunk_id, chunk.start_line, chunk.end_line, chunk.symbol, chunk.kind, 0.0)]
+    return [whole_unit(chunk_id, chunk)]
 
 
 def unit_text(chunk: Chunk, unit: Unit) -> str:
@@ -197,8 +201,7 @@ def narrow(
 ) -> Unit:
     """The chunk's best unit for the query; the chunk itself when no unit shares a word."""
     candidates = query_units(chunk_id, chunk, definitions, words, weights)
-    whole = Unit(chunk_id, chunk.start_line, chunk.end_line, chunk.symbol, chunk.kind, 0.0)
-    best, best_score = whole, 0.0
+    best, best_score = whole_unit(chunk_id, chunk), 0.0
     for unit in candidates:
         score = match_score(chunk, unit, words, weights)
         if score > best_score:
