@@ -193,38 +193,10 @@ _BRACKET_OR_SEPARATOR = re.compile(r"[(\[{)\]}]|\s*(?:\?\.|!\.|::|->|\.)\s*")
 @dataclass(slots=True)
 class _Compiled:
     parser: Any
-    structure: Any  # definitions, bindings, impls, package: run with matches()
-    references: Any  # references and imports: run with captures(), far cheaper per node
+    query: Any  # the language's whole tags file: one pass over the tree, run with matches()
     errors_query: Any
     plugin: ModuleType
-    roles: dict[int, tuple[str, str]]
-
-
-_CAPTURE = re.compile(r"@([\w.]+)")
-
-
-def split_patterns(source: str) -> tuple[str, str]:
-    """Split a tags file into (structure patterns, reference patterns).
-
-    Convention of the query files: each top-level pattern starts at column 0 with "(" or "[";
-    continuation lines are indented. A pattern whose captures are only ``@reference.*``,
-    ``@import`` and ``@_private`` ones needs no per-match grouping.
-    """
-    patterns: list[str] = []
-    for line in source.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith(";"):
-            continue
-        if line[0] in "([" or not patterns:
-            patterns.append(line)
-        else:
-            patterns[-1] += "\n" + line
-    structure, references = [], []
-    for pattern in patterns:
-        names = _CAPTURE.findall(pattern)
-        flat = all(n.startswith(("reference.", "_")) or n == "import" for n in names)
-        (references if flat else structure).append(pattern)
-    return "\n".join(structure), "\n".join(references)
+    roles: dict[int, tuple[str, str, str]]  # pattern index -> (role, kind, main capture)
 
 
 @cache
@@ -232,28 +204,29 @@ def _compiled(language: str) -> _Compiled:
     from tree_sitter import Parser, Query
 
     lang = ts_language(language)
-    structure, references = split_patterns(query_source(language))
     return _Compiled(
         parser=Parser(lang),
-        structure=Query(lang, structure),
-        references=Query(lang, references),
+        query=Query(lang, query_source(language)),
         errors_query=Query(lang, "(ERROR) @error"),
         plugin=BY_NAME[language].plugin,
         roles={},
     )
 
 
-def _role(caps: dict[str, list[Any]]) -> tuple[str, str]:
+def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str]:
+    """What a pattern's matches are, from the capture names of one of them: (role, kind, the
+    capture holding the node) — the role "def", "ref", "import", "binding.name", "impl",
+    "package" or "ignore"."""
     for key in caps:
         head, _, tail = key.partition(".")
         if head == "definition":
-            return "def", tail
+            return "def", tail, key
         if head == "reference":
-            return "ref", tail
+            return "ref", tail, key
     for key in ("import", "binding.name", "impl", "package"):
         if key in caps:
-            return key, ""
-    return "ignore", ""
+            return key, "", key
+    return "ignore", "", ""
 
 
 def parse_budget(size: int) -> float:
@@ -311,18 +284,20 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
     raw_bindings: list[tuple[Any, Any, bool]] = []
     raw_impls: list[tuple[Any, Any, Any]] = []
     package = ""
-    for pattern, caps in _cursor(compiled.structure).matches(root):
+    # One pass of the whole query over the tree: each pass walks every node, which costs a
+    # quarter of the parse before any pattern matches.
+    for pattern, caps in _cursor(compiled.query).matches(root):
         role = roles.get(pattern)
         if role is None:
             role = roles[pattern] = _role(caps)
-        kind, sub = role
-        if kind == "ref":  # a reference whose receiver is captured apart (Java)
-            node = caps["reference." + sub][0]
-            receiver = caps.get("receiver")
+        kind, sub, main = role
+        if kind == "ref":
+            node = caps[main][0]
+            receiver = caps.get("receiver")  # `recv.name(...)` captured apart (Java)
             raw_refs.append((node.start_byte, node.end_byte, sub, node,
                              receiver[0] if receiver else None))
         elif kind == "def":
-            node = caps["definition." + sub][0]
+            node = caps[main][0]
             name_node = caps["name"][0]
             type_node = caps.get("def.type")
             owner_node = caps.get("def.owner")
@@ -339,21 +314,17 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
                     type_node[0] if type_node else None,
                     owner_node[0] if owner_node else None,
                 )
+        elif kind == "import":
+            import_nodes.append(caps[main][0])
         elif kind == "binding.name":
             target = caps.get("binding.type") or caps.get("binding.call")
             if target:
-                raw_bindings.append((caps["binding.name"][0], target[0], "binding.call" in caps))
+                raw_bindings.append((caps[main][0], target[0], "binding.call" in caps))
         elif kind == "impl":
             trait = caps.get("impl.trait")
-            raw_impls.append((caps["impl"][0], caps["impl.type"][0], trait[0] if trait else None))
+            raw_impls.append((caps[main][0], caps["impl.type"][0], trait[0] if trait else None))
         elif kind == "package":
-            package = plugin.package_name(_text(source, caps["package"][0]))
-    for key, nodes in _cursor(compiled.references).captures(root).items():
-        if key == "import":
-            import_nodes = nodes
-        elif key.startswith("reference."):
-            sub = key[10:]
-            raw_refs.extend([(n.start_byte, n.end_byte, sub, n, None) for n in nodes])
+            package = plugin.package_name(_text(source, caps[main][0]))
 
     defs = _build_definitions(raw_defs, raw_impls, plugin, source)
     spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)]
