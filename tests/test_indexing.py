@@ -221,3 +221,32 @@ def test_ok_file_hashes_are_the_indexed_files_states(tmp_path: Path, backend) ->
         states = idx.store.file_states()
         assert idx.store.ok_file_hashes() == {
             p: s.hash for p, s in states.items() if s.status == "ok"} == {"a.py": states["a.py"].hash}
+
+
+def test_a_cold_build_whose_node_rows_fail_to_write_stops_its_resolvers(
+        repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold parallel build writes its node rows once the resolver workers have started: a
+    failure there ends the update cleanly (workers stopped, nothing installed)."""
+    import multiprocessing
+
+    from knoxidx.errors import KnoxidxError
+    from knoxidx.graph.store import SQLiteStore
+
+    n = 260  # above PRELOAD_THRESHOLD: resolution forks
+    files = {f"pkg/m{i}.py": f"from .m{(i + 1) % n} import f{(i + 1) % n}\n\n"
+             f"def f{i}():\n    return f{(i + 1) % n}()\n" for i in range(n)}
+    root = repo({**files, "pkg/__init__.py": ""})
+
+    def full_disk(self, rows):
+        assert multiprocessing.active_children(), "the workers start before the rows are written"
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(SQLiteStore, "insert_nodes", full_disk)
+    with Index.open(root, create=True) as idx, pytest.raises(KnoxidxError, match="full"):
+        idx.update(jobs=2, retrieval=False)
+    assert not multiprocessing.active_children()
+    monkeypatch.undo()
+    with Index.open(root) as idx:
+        assert not idx.symbols("f0")
+        idx.update(jobs=2, retrieval=False)
+        assert len(idx.callers("f1")["callers"]) == 1

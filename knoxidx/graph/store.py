@@ -68,6 +68,8 @@ CREATE INDEX modules_file ON modules(file_id);
 
 # Column order of node rows as the indexer produces them: file_id comes last, appended by the
 # writer once the file row exists.
+_INDEX_STATEMENTS = [s.strip() for s in SCHEMA.split(";") if s.strip().startswith("CREATE INDEX")]
+
 NODE_COLUMNS = (
     "id", "kind", "name", "qualified_name", "def_index", "parent_id", "start_line",
     "end_line", "start_byte", "end_byte", "language", "family", "signature", "doc", "exported",
@@ -223,6 +225,7 @@ class SQLiteStore:
         self.path = db_path
         self.conn = conn
         self.rebuilt_reason: str | None = None
+        self._bulk = False  # inside bulk_load(enabled=True): secondary indexes are dropped
 
     # ---- opening -----------------------------------------------------------------------
 
@@ -411,15 +414,18 @@ class SQLiteStore:
         if not enabled:
             yield
             return
-        statements = [s.strip() for s in SCHEMA.split(";") if s.strip().startswith("CREATE INDEX")]
-        for statement in statements:
-            name = statement.split()[2]
-            self.conn.execute(f"DROP INDEX IF EXISTS {name}")
+        for statement in _INDEX_STATEMENTS:
+            self.conn.execute(f"DROP INDEX IF EXISTS {statement.split()[2]}")
+        self._bulk = True
         try:
             yield
         finally:
-            for statement in statements:
-                self.conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS", 1))
+            self._bulk = False
+            self._create_indexes(_INDEX_STATEMENTS)
+
+    def _create_indexes(self, statements: Iterable[str]) -> None:
+        for statement in statements:
+            self.conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS", 1))
 
     # ---- meta --------------------------------------------------------------------------
 
@@ -513,6 +519,8 @@ class SQLiteStore:
         through a cache smaller than the table; in id order the table is only appended to."""
         rows.sort(key=_FIRST)
         self.conn.executemany(_NODE_INSERT, rows)
+        if self._bulk:  # the table is complete: indexed now, while resolvers run beside
+            self._create_indexes(i for i in _INDEX_STATEMENTS if " ON nodes(" in i)
 
     def replace_modules(
         self, file_id: int, rows: Iterable[tuple[str, str]], fresh: bool = False

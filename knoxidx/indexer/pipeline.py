@@ -185,9 +185,6 @@ def update_index(
                 named_defs.extend(named_definitions(result.path, result.rows))
             else:
                 store.replace_nodes(file_id, result.rows)
-        if fresh_nodes:
-            store.insert_nodes(fresh_nodes)
-            del fresh_nodes[:]
         if report.full_resolve and not stale_engine and not cold:
             # what a file's module names and qualified names are follows from the layout
             membership_changed |= _requalify(store, layout, set(blobs))
@@ -216,7 +213,15 @@ def update_index(
         # and Imports edges only: rebuilding it costs more than a one-file update otherwise.
         module_layer_stale = (report.full_resolve or membership_changed
                               or bool(report.removed_paths))
-        for i, res in enumerate(_resolve_all(workspace, ordered, workers), 1):
+
+        def write_nodes() -> None:
+            """A cold build's node rows: written while the resolver workers start (nothing
+            they consult is in the table: the workspace has every name in memory)."""
+            if fresh_nodes:
+                store.insert_nodes(fresh_nodes)
+                del fresh_nodes[:]
+
+        for i, res in enumerate(_resolve_all(workspace, ordered, workers, write_nodes), 1):
             file_id = ids[res.path]
             if res.error:
                 report.errors.append(f"{res.path}: resolution failed ({res.error})")
@@ -382,15 +387,17 @@ def _read_all(
 
 
 def _resolve_all(
-    workspace: StoreWorkspace, paths: list[str], workers: int
+    workspace: StoreWorkspace, paths: list[str], workers: int, first: Callable[[], None]
 ) -> Iterator[FileResolution]:
-    """Resolve files, on every core when there are many (see :mod:`resolve_workers`)."""
+    """Resolve files, on every core when there are many (see :mod:`resolve_workers`); the
+    parent runs ``first`` before it resolves anything itself."""
     if workers <= 1 or len(paths) <= PRELOAD_THRESHOLD:
+        first()
         resolver = Resolver(workspace)
         for path in paths:
             yield resolver.resolve_file(path)
         return
-    yield from resolve_in_parallel(workspace, paths, workers)
+    yield from resolve_in_parallel(workspace, paths, workers, first)
 
 
 def _rebuild_module_layer(store: GraphStore) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import queue
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from knoxidx.errors import KnoxidxError
@@ -29,10 +29,12 @@ _FORKED: tuple[StoreWorkspace, list[list[str]], Any] | None = None  # what child
 
 
 def resolve_in_parallel(
-    workspace: StoreWorkspace, paths: list[str], workers: int
+    workspace: StoreWorkspace, paths: list[str], workers: int,
+    first: Callable[[], None] = lambda: None,
 ) -> Iterator[FileResolution]:
     """Every path's resolution, in no particular order, from the parent and ``workers - 1``
-    forked children."""
+    forked children. The parent runs ``first`` once the children have started: its own
+    serial work, done while they resolve."""
     global _FORKED
     size = max(MIN_SLICE, -(-len(paths) // (workers * SLICES_PER_PROCESS)))
     slices = [paths[i : i + size] for i in range(0, len(paths), size)]
@@ -48,6 +50,7 @@ def resolve_in_parallel(
         try:
             for child in children:
                 child.start()
+            first()
             resolver = Resolver(workspace)
             running = len(children)
             while (i := _claim(counter)) < len(slices):
