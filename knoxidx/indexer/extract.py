@@ -244,8 +244,14 @@ def _parse(compiled: _Compiled, source: bytes) -> Any:
     def read(offset: int, _point: Any) -> bytes:
         return source[offset : offset + READ_CHUNK] if offset < size else b""
 
-    def progress(_offset: int, _has_error: bool) -> bool:
-        return time.thread_time() > deadline  # True cancels the parse
+    calls = 0
+
+    def progress(_offset: int, _has_error: bool) -> bool:  # True cancels the parse
+        nonlocal calls
+        calls += 1
+        # tree-sitter calls this every ~200 bytes of input; the CPU clock is a system call
+        # (a tenth of the parse when read every time), so every 16th call reads it
+        return not calls & 15 and time.thread_time() > deadline
 
     # (a bytes source would ignore the progress callback: tree-sitter reads through `read`)
     try:
