@@ -134,3 +134,28 @@ def test_java_var_declaration_takes_the_constructed_type() -> None:
     src = b"package a;\nclass C { void m() { var s = new Service(); s.go(); } }\n"
     facts = extract("a/C.java", src, "java")
     assert [(b.name, b.type_path) for b in facts.bindings] == [("s", ("Service",))]
+
+
+def test_interface_fingerprint_depends_on_content_not_on_shared_objects() -> None:
+    """Equal facts give equal fingerprints however their strings are shared (a top-level
+    definition's name and qualified name are one object; a copy from another process is not)."""
+    from knoxidx.indexer.reader import interface_fingerprint
+
+    facts = extract("m.py", b"def fetch(x: Foo) -> Bar:\n    pass\n\nclass C(Base):\n    pass\n",
+                    "python")
+    assert facts.defs[0].name is facts.defs[0].qualname
+
+    def fresh(value):
+        if isinstance(value, str):
+            return "".join(list(value))
+        if isinstance(value, tuple) and type(value) is tuple:
+            return tuple(fresh(v) for v in value)
+        return value
+
+    copied = facts._replace(defs=tuple(d._replace(**{k: fresh(v) for k, v in d._asdict().items()})
+                                       for d in facts.defs))
+    assert copied.defs[0].name is not copied.defs[0].qualname
+    assert interface_fingerprint(copied) == interface_fingerprint(facts)
+    renamed = facts._replace(defs=(facts.defs[0]._replace(name="grab", qualname="grab"),
+                                   *facts.defs[1:]))
+    assert interface_fingerprint(renamed) != interface_fingerprint(facts)

@@ -7,8 +7,10 @@ build (one writer), the workers are not.
 
 from __future__ import annotations
 
+import marshal
 import os
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 import xxhash
@@ -107,25 +109,31 @@ def named_definitions(path: str, rows: list[tuple]) -> list[tuple]:
     return [(r[11], r[2], r[15], path, r[4], r[1], r[16]) for r in rows if r[4] is not None]
 
 
+# The fields of a definition and an import that other files' resolution can consult.
+_INTERFACE_DEF = itemgetter(0, 1, 2, 3, 11, 12, 10)  # kind, name, qualname, parent, owner,
+#                                                      type_hint, exported
+_INTERFACE_IMPORT = itemgetter(0, 1, 2, 4, 5)  # module, name, alias, scope, reexport
+_BASE_KINDS = (RefKind.EXTENDS, RefKind.IMPLEMENTS)
+
+
 def interface_fingerprint(facts: FileFacts) -> str:
     """A hash of what other files' resolution can consult in this one (not line numbers or
-    function bodies): if it is unchanged, no other file needs re-resolving."""
+    function bodies): if it is unchanged, no other file needs re-resolving. ``marshal`` of
+    plain tuples, built in C (``repr`` cost three times as much), in format version 0: later
+    versions write shared objects as back-references and mark interned strings, so equal
+    facts could give different bytes."""
     defs = facts.defs
     has_children = {d.parent for d in defs}
-    h = xxhash.xxh3_64()
-    h.update(facts.package.encode())
-    h.update(repr([(d.kind, d.name, d.qualname, d.parent, d.owner, d.type_hint, d.exported)
-                   for d in defs]).encode())
-    h.update(repr([(i.module, i.name, i.alias, i.scope, i.reexport)
-                   for i in facts.imports]).encode())
-    h.update(repr([
-        b for b in facts.bindings
-        if b.scope < 0 or "." in b.name or defs[b.scope].kind != FUNCTION or b.scope in has_children
-    ]).encode())
-    h.update(repr([(r.path, r.scope) for r in facts.refs
-                   if r.kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS)]).encode())
-    h.update(repr([(i.type_path, i.trait_path) for i in facts.impls]).encode())
-    return h.hexdigest()
+    return xxhash.xxh3_64_hexdigest(marshal.dumps((
+        facts.package,
+        tuple(map(_INTERFACE_DEF, defs)),
+        tuple(map(_INTERFACE_IMPORT, facts.imports)),
+        tuple(tuple(b) for b in facts.bindings
+              if b.scope < 0 or "." in b.name or defs[b.scope].kind != FUNCTION
+              or b.scope in has_children),
+        tuple((r.path, r.scope) for r in facts.refs if r.kind in _BASE_KINDS),
+        tuple((i.type_path, i.trait_path) for i in facts.impls),
+    ), 0))
 
 
 def added_definitions(old: FileFacts, new: FileFacts) -> list[Definition] | None:
