@@ -377,6 +377,9 @@ def _read_all(
             if progress and (i % 64 == 0 or i == total):
                 progress("parse", i, total)
         return
+    # Largest files first: the last chunks are small ones, so no worker finishes long after
+    # the other (results arrive in any order anyway)
+    args.sort(key=_job_size, reverse=True)
     ctx = multiprocessing.get_context("fork")
     chunk = max(4, min(64, total // (workers * 8) or 1))
     with ctx.Pool(workers) as pool:
@@ -384,6 +387,10 @@ def _read_all(
             yield result
             if progress and (i % 64 == 0 or i == total):
                 progress("parse", i, total)
+
+
+def _job_size(job: tuple[str, SourceFile, str | None, Layout]) -> int:
+    return job[1].size
 
 
 def _resolve_all(
