@@ -250,3 +250,16 @@ def test_a_cold_build_whose_node_rows_fail_to_write_stops_its_resolvers(
         assert not idx.symbols("f0")
         idx.update(jobs=2, retrieval=False)
         assert len(idx.callers("f1")["callers"]) == 1
+
+
+def test_guided_slices_cover_every_path_once_in_order_and_shrink() -> None:
+    from knoxidx.indexer.resolve_workers import MIN_SLICE, guided_slices
+
+    for n in (0, 1, MIN_SLICE, 261, 5422):
+        paths = [f"p{i:05}" for i in range(n)]
+        slices = guided_slices(paths, 2)
+        assert [p for s in slices for p in s] == paths
+        sizes = [len(s) for s in slices]
+        assert sizes == sorted(sizes, reverse=True)
+        assert all(size >= MIN_SLICE for size in sizes[:-1])
+    assert len(guided_slices([f"p{i}" for i in range(5422)], 2)[-2]) == MIN_SLICE
