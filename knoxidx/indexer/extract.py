@@ -11,12 +11,20 @@ import re
 import time
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from types import ModuleType
 from typing import Any
 
 from knoxidx.graph.model import NodeKind
-from knoxidx.indexer.facts import Binding, Definition, FileFacts, Impl, Import, NamePath, Reference
+from knoxidx.indexer.facts import (
+    Binding,
+    Definition,
+    FileFacts,
+    Impl,
+    Import,
+    NamePath,
+    Reference,
+)
 from knoxidx.indexer.languages import BY_NAME, query_source, ts_language
 
 # Capture-name suffix -> node kind. Methods are Functions; structs and enums are Classes.
@@ -223,7 +231,7 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str]:
             return "def", tail, key
         if head == "reference":
             return "ref", tail, key
-    for key in ("import", "binding.name", "impl", "package"):
+    for key in ("import", "binding.name", "impl", "package", "local", "global"):
         if key in caps:
             return key, "", key
     return "ignore", "", ""
@@ -289,6 +297,8 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
     import_nodes: list[Any] = []
     raw_bindings: list[tuple[Any, Any, bool]] = []
     raw_impls: list[tuple[Any, Any, Any]] = []
+    raw_locals: list[Any] = []  # names a function binds for itself
+    raw_globals: list[Any] = []  # Python `global x`: not a local after all
     package = ""
     # One pass of the whole query over the tree: each pass walks every node, which costs a
     # quarter of the parse before any pattern matches.
@@ -329,11 +339,16 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
         elif kind == "impl":
             trait = caps.get("impl.trait")
             raw_impls.append((caps[main][0], caps["impl.type"][0], trait[0] if trait else None))
+        elif kind == "local":
+            raw_locals.append(caps[main][0])
+        elif kind == "global":
+            raw_globals.append(caps[main][0])
         elif kind == "package":
             package = plugin.package_name(_text(source, caps[main][0]))
 
     defs = _build_definitions(raw_defs, raw_impls, plugin, source)
     spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)]
+    local_names = _local_names(raw_locals, raw_globals, raw_defs, spans, source)
 
     raw_refs.sort(key=_REF_ORDER)
     ref_scopes = _scopes(spans, [r[0] for r in raw_refs])
@@ -358,6 +373,9 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
                 ref_path = ("?", ref_path[-1])
             node = receiver
         if ref_path:
+            if (local_names and len(ref_path) == 1 and sub in plugin.LOCAL_SHADOWS
+                    and _is_local(ref_path[0], scope, local_names, defs)):
+                continue  # a parameter or local variable: nothing outside the function
             row, col = node.start_point
             refs.append(_new(Reference, (sub, ref_path, scope, row + 1, col)))
 
@@ -500,6 +518,45 @@ def _build_definitions(
 
 
 _VALUE_KINDS = frozenset({NodeKind.VARIABLE.value, NodeKind.CONSTANT.value})
+
+
+def _local_names(
+    raw_locals: list[Any], raw_globals: list[Any],
+    raw_defs: dict[tuple[int, int, int], Any], spans: list[tuple[int, int, int]], source: bytes,
+) -> dict[int, set[str]]:
+    """The names each definition binds for itself (parameters, local variables), by the index
+    of the innermost definition around them. Not the names of definitions themselves (a nested
+    `const f = () => ...` stays a definition, found as one), nothing at the top level (a
+    module-level loop variable is a module name), and not what Python's `global` hands back."""
+    if not raw_locals:
+        return {}
+    def_names = {key[2] for key in raw_defs}
+    nodes = sorted((n for n in raw_locals if n.start_byte not in def_names),
+                   key=_START_BYTE)
+    names: dict[int, set[str]] = {}
+    for node, scope in zip(nodes, _scopes(spans, [n.start_byte for n in nodes]), strict=True):
+        if scope >= 0:
+            names.setdefault(scope, set()).add(_text(source, node))
+    if raw_globals:
+        nodes = sorted(raw_globals, key=_START_BYTE)
+        for node, scope in zip(nodes, _scopes(spans, [n.start_byte for n in nodes]),
+                               strict=True):
+            names.get(scope, set()).discard(_text(source, node))
+    return names
+
+
+def _is_local(name: str, scope: int, local_names: dict[int, set[str]],
+              defs: list[Definition]) -> bool:
+    """Whether ``name`` at ``scope`` is bound by the definition there or one around it."""
+    while scope >= 0:
+        bound = local_names.get(scope)
+        if bound is not None and name in bound:
+            return True
+        scope = defs[scope].parent
+    return False
+
+
+_START_BYTE = attrgetter("start_byte")
 
 
 def _binding_scope(defs: list[Definition], scope: int) -> int:

@@ -6,10 +6,12 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from knoxidx.indexer.facts import Import
+from knoxidx.indexer.facts import Import, RefKind
 from knoxidx.indexer.lang.common import BaseRules, preceding_comment, text
 
 FAMILY = "go"
+# Locals, functions and types share a scope: a local hides all three.
+LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL, RefKind.NEW})
 
 
 def classify(sub: str, name: str, node: Any) -> str | None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from knoxidx.indexer.facts import Import
+from knoxidx.indexer.facts import Import, RefKind
 from knoxidx.indexer.lang.common import BaseRules, preceding_comment, text
 
 FAMILY = "java"
+# Methods and types have namespaces of their own: a local hides only a field.
+LOCAL_SHADOWS = frozenset({RefKind.VALUE})
 
 
 def _modifiers(node: Any) -> Any:

@@ -8,10 +8,12 @@ import posixpath
 from typing import Any
 
 from knoxidx.graph.model import NodeKind
-from knoxidx.indexer.facts import Import
+from knoxidx.indexer.facts import Import, RefKind
 from knoxidx.indexer.lang.common import BaseRules, preceding_comment, text
 
 FAMILY = "js"
+# One namespace for values: a local hides a function or class of the same name.
+LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL, RefKind.NEW})
 REQUIRE = "="  # the imported name of `x = require(m)`: m's module.exports, whatever it is
 EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _JS_TO_TS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}

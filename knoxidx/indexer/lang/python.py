@@ -6,7 +6,7 @@ import io
 from typing import Any
 
 from knoxidx.graph.model import NodeKind
-from knoxidx.indexer.facts import Import
+from knoxidx.indexer.facts import Import, RefKind
 from knoxidx.indexer.lang.common import BaseRules, first_doc_line, text
 
 
@@ -75,6 +75,8 @@ def decode_import(node: Any, scope: int) -> list[Import]:
 # ---- resolution ----------------------------------------------------------------------------
 
 FAMILY = "python"
+# One namespace: a parameter or local hides any same-named definition outside.
+LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL, RefKind.NEW})
 # Methods of builtin types: `x.append()` on an unknown `x` is far likelier a list than the one
 # project class that happens to define `append`, so these names are never guessed.
 _BUILTIN_METHODS = frozenset(

@@ -6,10 +6,13 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from knoxidx.indexer.facts import Import
+from knoxidx.indexer.facts import Import, RefKind
 from knoxidx.indexer.lang.common import BaseRules, preceding_comment, text
 
 FAMILY = "rust"
+# A `let` hides functions and constants (the value namespace), not the struct a literal
+# names (the type namespace).
+LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL})
 
 
 def classify(sub: str, name: str, node: Any) -> str | None:

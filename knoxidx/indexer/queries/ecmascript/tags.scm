@@ -59,3 +59,11 @@
   left: (member_expression object: (this) property: (property_identifier)) @binding.name
   right: (call_expression function: [(identifier) (member_expression)] @binding.call))
 (export_statement declaration: (_)) @import
+
+; @local: a name a function binds for itself (local `const`/`let`/`var`, loop and catch
+; variables; parameters are in the per-language files): a bare reference to it inside the
+; function never means a same-named definition outside.
+(lexical_declaration (variable_declarator name: (identifier) @local))
+(variable_declaration (variable_declarator name: (identifier) @local))
+(for_in_statement left: (identifier) @local)
+(catch_clause parameter: (identifier) @local)

@@ -58,3 +58,16 @@
 (parameter_declaration name: (identifier) @binding.name type: [(type_identifier) (qualified_type)] @binding.type)
 (parameter_declaration name: (identifier) @binding.name
   type: (pointer_type [(type_identifier) (qualified_type)] @binding.type))
+
+; @local: a name a function binds for itself (receiver, parameters, named results, `:=`, `var`,
+; `range` variables): a bare reference to it inside the function never means a package name.
+(function_declaration parameters: (parameter_list [(parameter_declaration name: (identifier) @local)
+  (variadic_parameter_declaration name: (identifier) @local)]))
+(function_declaration result: (parameter_list (parameter_declaration name: (identifier) @local)))
+(method_declaration receiver: (parameter_list (parameter_declaration name: (identifier) @local)))
+(method_declaration parameters: (parameter_list [(parameter_declaration name: (identifier) @local)
+  (variadic_parameter_declaration name: (identifier) @local)]))
+(method_declaration result: (parameter_list (parameter_declaration name: (identifier) @local)))
+(short_var_declaration left: (expression_list (identifier) @local))
+(var_spec name: (identifier) @local)
+(range_clause left: (expression_list (identifier) @local))

@@ -49,3 +49,14 @@
   name: (identifier) @binding.name)
 (enhanced_for_statement type: [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.type
   name: (identifier) @binding.name)
+
+; @local: a name a method binds for itself (parameters, local variables, loop and catch
+; variables): a bare reference to it inside the method never means a field or a type.
+(method_declaration parameters: (formal_parameters [(formal_parameter name: (identifier) @local)
+  (spread_parameter (variable_declarator name: (identifier) @local))]))
+(constructor_declaration parameters: (formal_parameters [(formal_parameter name: (identifier) @local)
+  (spread_parameter (variable_declarator name: (identifier) @local))]))
+(local_variable_declaration declarator: (variable_declarator name: (identifier) @local))
+(enhanced_for_statement name: (identifier) @local)
+(catch_formal_parameter name: (identifier) @local)
+(resource name: (identifier) @local)

@@ -8,3 +8,15 @@
 
 (field_definition property: (property_identifier) @binding.name
   value: (new_expression constructor: [(identifier) (member_expression)] @binding.type))
+
+(function_declaration parameters: (formal_parameters [(identifier) @local
+  (assignment_pattern left: (identifier) @local) (rest_pattern (identifier) @local)]))
+(generator_function_declaration parameters: (formal_parameters [(identifier) @local
+  (assignment_pattern left: (identifier) @local) (rest_pattern (identifier) @local)]))
+(method_definition parameters: (formal_parameters [(identifier) @local
+  (assignment_pattern left: (identifier) @local) (rest_pattern (identifier) @local)]))
+(variable_declarator value: [(arrow_function parameters: (formal_parameters [(identifier) @local
+    (assignment_pattern left: (identifier) @local) (rest_pattern (identifier) @local)]))
+  (function_expression parameters: (formal_parameters [(identifier) @local
+    (assignment_pattern left: (identifier) @local) (rest_pattern (identifier) @local)]))])
+(variable_declarator value: (arrow_function parameter: (identifier) @local))

@@ -48,3 +48,21 @@
 (assignment
   left: (attribute object: (identifier) attribute: (identifier)) @binding.name
   right: (identifier) @binding.type)
+
+; @local: a name a function binds for itself (parameters, assignments, loop and `with`/`except`
+; targets). A bare reference to it inside the function means it, never a same-named definition
+; outside; `global x` (@global) undoes an assignment's binding.
+(function_definition parameters: (parameters [(identifier) @local
+  (default_parameter name: (identifier) @local) (typed_default_parameter name: (identifier) @local)]))
+(function_definition parameters: (parameters (typed_parameter . (identifier) @local)))
+(function_definition parameters: (parameters [(list_splat_pattern (identifier) @local)
+  (dictionary_splat_pattern (identifier) @local)]))
+(function_definition parameters: (parameters (typed_parameter
+  [(list_splat_pattern (identifier) @local) (dictionary_splat_pattern (identifier) @local)])))
+(assignment left: (identifier) @local)
+(assignment left: [(pattern_list (identifier) @local) (tuple_pattern (identifier) @local)])
+(augmented_assignment left: (identifier) @local)
+(for_statement left: (identifier) @local)
+(for_statement left: [(pattern_list (identifier) @local) (tuple_pattern (identifier) @local)])
+(as_pattern_target (identifier) @local)
+(global_statement (identifier) @global)

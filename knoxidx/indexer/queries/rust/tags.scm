@@ -50,3 +50,11 @@
   value: (await_expression (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call)))
 (parameter pattern: (identifier) @binding.name
   type: [(type_identifier) (scoped_type_identifier) (generic_type) (reference_type)] @binding.type)
+
+; @local: a name a function binds for itself (parameters, `let`, `for` and `if let` patterns'
+; plain names): a bare reference to it inside the function never means an item.
+(function_item parameters: (parameters (parameter pattern: (identifier) @local)))
+(function_item parameters: (parameters (parameter pattern: (mut_pattern (identifier) @local))))
+(let_declaration pattern: (identifier) @local)
+(let_declaration pattern: (mut_pattern (identifier) @local))
+(for_expression pattern: (identifier) @local)

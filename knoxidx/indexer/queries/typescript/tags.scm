@@ -50,3 +50,19 @@
 (assignment_expression
   left: (member_expression object: (this) property: (property_identifier)) @binding.name
   right: (identifier) @binding.type)
+
+; @local: parameters of functions and methods (see ecmascript/tags.scm); `constructor(private
+; x: T)` declares a field too, which stays a definition.
+(function_declaration parameters: (formal_parameters
+  [(required_parameter pattern: (identifier) @local) (optional_parameter pattern: (identifier) @local)]))
+(generator_function_declaration parameters: (formal_parameters
+  [(required_parameter pattern: (identifier) @local) (optional_parameter pattern: (identifier) @local)]))
+(method_definition parameters: (formal_parameters
+  [(required_parameter pattern: (identifier) @local) (optional_parameter pattern: (identifier) @local)]))
+(variable_declarator value: [(arrow_function parameters: (formal_parameters
+    [(required_parameter pattern: (identifier) @local) (optional_parameter pattern: (identifier) @local)]))
+  (function_expression parameters: (formal_parameters
+    [(required_parameter pattern: (identifier) @local) (optional_parameter pattern: (identifier) @local)]))])
+(variable_declarator value: (arrow_function parameter: (identifier) @local))
+(function_declaration parameters: (formal_parameters (required_parameter pattern: (rest_pattern (identifier) @local))))
+(method_definition parameters: (formal_parameters (required_parameter pattern: (rest_pattern (identifier) @local))))
