@@ -484,14 +484,14 @@ def _build_definitions(
         while stack and defs[stack[-1]].end_byte <= start:
             stack.pop()
         parent = stack[-1] if stack else -1
-        if sub == "field" and parent >= 0 and defs[parent].kind == NodeKind.FUNCTION.value:
+        if sub == "field" and parent >= 0 and defs[parent].kind == _FUNCTION:
             parent = defs[parent].parent  # `constructor(private x: T)` declares a field
         owner = ""
         if owner_node is not None:
             owner_text = _TYPE_PARAMS.sub("", _text(source, owner_node))
             owner_path = name_path(owner_text.lstrip("*&").strip())
             owner = owner_path[-1] if owner_path else ""
-        elif impl_spans and (parent < 0 or defs[parent].kind == NodeKind.FUNCTION.value):
+        elif impl_spans and (parent < 0 or defs[parent].kind == _FUNCTION):
             for impl_start, impl_end, impl_type in impl_spans:
                 if impl_start <= start and end <= impl_end and impl_type:
                     owner = impl_type[-1]
@@ -504,20 +504,20 @@ def _build_definitions(
         type_hint: NamePath = ()
         if type_node is not None:
             type_hint = type_path(_text(source, type_node))
-        defs.append(
-            Definition(
-                kind, name, qualname, parent,
-                node.start_point[0] + 1, node.end_point[0] + 1 - (node.end_point[1] == 0),
-                start, end,
-                _signature(node, source), plugin.doc_comment(node, source),
-                plugin.is_exported(node, name, parent >= 0), owner, type_hint,
-            )
-        )
+        end_row, end_column = node.end_point
+        defs.append(_new(Definition, (
+            kind, name, qualname, parent,
+            node.start_point[0] + 1, end_row + 1 - (end_column == 0),
+            start, end,
+            _signature(node, source), plugin.doc_comment(node, source),
+            plugin.is_exported(node, name, parent >= 0), owner, type_hint,
+        )))
         stack.append(len(defs) - 1)
     return defs
 
 
 _VALUE_KINDS = frozenset({NodeKind.VARIABLE.value, NodeKind.CONSTANT.value})
+_FUNCTION = NodeKind.FUNCTION.value
 
 
 def _local_names(
