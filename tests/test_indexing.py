@@ -223,9 +223,9 @@ def test_ok_file_hashes_are_the_indexed_files_states(tmp_path: Path, backend) ->
             p: s.hash for p, s in states.items() if s.status == "ok"} == {"a.py": states["a.py"].hash}
 
 
-def test_a_cold_build_whose_node_rows_fail_to_write_stops_its_resolvers(
+def test_a_cold_build_whose_nodes_table_fails_to_index_stops_its_resolvers(
         repo, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A cold parallel build writes its node rows once the resolver workers have started: a
+    """A cold parallel build indexes its nodes table once the resolver workers have started: a
     failure there ends the update cleanly (workers stopped, nothing installed)."""
     import multiprocessing
 
@@ -237,11 +237,11 @@ def test_a_cold_build_whose_node_rows_fail_to_write_stops_its_resolvers(
              f"def f{i}():\n    return f{(i + 1) % n}()\n" for i in range(n)}
     root = repo({**files, "pkg/__init__.py": ""})
 
-    def full_disk(self, rows):
-        assert multiprocessing.active_children(), "the workers start before the rows are written"
+    def full_disk(self):
+        assert multiprocessing.active_children(), "the workers start before the table is indexed"
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(SQLiteStore, "insert_nodes", full_disk)
+    monkeypatch.setattr(SQLiteStore, "flush_nodes", full_disk)
     with Index.open(root, create=True) as idx, pytest.raises(KnoxidxError, match="full"):
         idx.update(jobs=2, retrieval=False)
     assert not multiprocessing.active_children()

@@ -85,6 +85,7 @@ class PgStore:
         self.repo = repo
         self.readonly = readonly
         self.rebuilt_reason: str | None = None
+        self._pending_nodes: list[tuple] = []  # a cold build's node rows (insert_nodes)
         self._reset_pending = False
         # where per-repository caches that are not the index itself (PageRank) are kept
         self.path = _cache_dir(url, repo or "_all") / "index.db"
@@ -260,7 +261,12 @@ class PgStore:
                 cur.executemany(_NODE_UPSERT, [(self._repo, *row, file_id) for row in rows])
 
     def insert_nodes(self, rows: list[tuple]) -> None:
-        """A cold build's node rows of every file at once (file_id last): one COPY."""
+        """A cold build's node rows (file_id last), kept until :meth:`flush_nodes`: one COPY
+        for every file costs less than one per file."""
+        self._pending_nodes.extend(rows)
+
+    def flush_nodes(self) -> None:
+        rows, self._pending_nodes = self._pending_nodes, []
         if not rows:
             return
         unique = {row[0]: row for row in rows}  # the last row of an id wins, as the upsert's

@@ -513,13 +513,17 @@ class SQLiteStore:
         self.conn.executemany(_NODE_INSERT, [row + suffix for row in rows])
 
     def insert_nodes(self, rows: list[tuple]) -> None:
-        """A cold build's node rows of every file at once (NODE_COLUMNS order, file_id last),
-        inserted in id order. Ids are hashes: inserted file by file, each row lands on a random
-        page of the table's b-tree, so pages split half-full and are spilled and re-read
-        through a cache smaller than the table; in id order the table is only appended to."""
-        rows.sort(key=_FIRST)
+        """A cold build's node rows (NODE_COLUMNS order, file_id last), file by file as they
+        are read: no delete first, as :meth:`replace_nodes` does. Ids are hashes, so rows land
+        on random pages of the table; with the page cache a build gets, that costs what one
+        insert of every row sorted by id did, without holding them all (see
+        :meth:`flush_nodes`)."""
         self.conn.executemany(_NODE_INSERT, rows)
-        if self._bulk:  # the table is complete: indexed now, while resolvers run beside
+
+    def flush_nodes(self) -> None:
+        """Every node row of a cold build is in: in a bulk load, the table is indexed now, while
+        the resolver workers run beside."""
+        if self._bulk:
             self._create_indexes(i for i in _INDEX_STATEMENTS if " ON nodes(" in i)
 
     def replace_modules(

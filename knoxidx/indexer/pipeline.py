@@ -133,7 +133,6 @@ def update_index(
 
     t1 = time.perf_counter()
     blobs: dict[str, bytes] = {}
-    fresh_nodes: list[tuple] = []  # a cold build's node rows, inserted at once in id order
     named_defs: list[tuple] = []  # and its definitions by name, for the resolver's tables
     invalidate: set[str] = set()
     membership_changed = False  # a file joined or left a module: the module layer follows
@@ -181,7 +180,7 @@ def update_index(
             store.replace_modules(file_id, modules, fresh=cold)
             if cold:
                 suffix = (file_id,)
-                fresh_nodes.extend([row + suffix for row in result.rows])
+                store.insert_nodes([row + suffix for row in result.rows])
                 named_defs.extend(named_definitions(result.path, result.rows))
             else:
                 store.replace_nodes(file_id, result.rows)
@@ -213,15 +212,10 @@ def update_index(
         # and Imports edges only: rebuilding it costs more than a one-file update otherwise.
         module_layer_stale = (report.full_resolve or membership_changed
                               or bool(report.removed_paths))
-
-        def write_nodes() -> None:
-            """A cold build's node rows: written while the resolver workers start (nothing
-            they consult is in the table: the workspace has every name in memory)."""
-            if fresh_nodes:
-                store.insert_nodes(fresh_nodes)
-                del fresh_nodes[:]
-
-        for i, res in enumerate(_resolve_all(workspace, ordered, workers, write_nodes), 1):
+        # A cold build's nodes table is indexed once the resolver workers have started
+        # (nothing they consult is in it: the workspace has every name in memory).
+        finish = store.flush_nodes if cold else _nothing
+        for i, res in enumerate(_resolve_all(workspace, ordered, workers, finish), 1):
             file_id = ids[res.path]
             if res.error:
                 report.errors.append(f"{res.path}: resolution failed ({res.error})")
@@ -387,6 +381,10 @@ def _read_all(
             yield result
             if progress and (i % 64 == 0 or i == total):
                 progress("parse", i, total)
+
+
+def _nothing() -> None:
+    pass
 
 
 def _job_size(job: tuple[str, SourceFile, str | None, Layout]) -> int:
