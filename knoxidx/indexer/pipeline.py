@@ -47,6 +47,10 @@ from knoxidx.indexer.session import WriterSession
 Progress = Callable[[str, int, int], None]
 # Below this many files, worker processes cost more than they save.
 POOL_THRESHOLD = 48
+# What a parse worker is handed at a time: up to this many bytes of files (one large file
+# alone), at most this many files.
+CHUNK_BYTES = 256 * 1024
+CHUNK_FILES = 64
 # Resolving more files than this loads every index at once and forks resolver workers.
 PRELOAD_THRESHOLD = 200
 IMPORTS = EdgeType.IMPORTS.value
@@ -371,16 +375,31 @@ def _read_all(
             if progress and (i % 64 == 0 or i == total):
                 progress("parse", i, total)
         return
-    # Largest files first: the last chunks are small ones, so no worker finishes long after
-    # the other (results arrive in any order anyway)
+    # Largest files first, in chunks of about equal bytes: the last chunks are a few small
+    # files, so no worker finishes long after the other, and the first results come as soon
+    # as one large file is read (results arrive in any order anyway).
     args.sort(key=_job_size, reverse=True)
+    chunks: list[list[tuple]] = [[]]
+    size = 0
+    for a in args:
+        if size >= CHUNK_BYTES or len(chunks[-1]) >= CHUNK_FILES:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(a)
+        size += a[1].size
     ctx = multiprocessing.get_context("fork")
-    chunk = max(4, min(64, total // (workers * 8) or 1))
+    done = 0
     with ctx.Pool(workers) as pool:
-        for i, result in enumerate(pool.imap_unordered(read_and_extract, args, chunk), 1):
-            yield result
-            if progress and (i % 64 == 0 or i == total):
-                progress("parse", i, total)
+        for results in pool.imap_unordered(_read_chunk, chunks):
+            for result in results:
+                yield result
+            reported, done = done, done + len(results)
+            if progress and (done // 64 > reported // 64 or done == total):
+                progress("parse", done, total)
+
+
+def _read_chunk(jobs: list[tuple]) -> list[ReadResult]:
+    return [read_and_extract(job) for job in jobs]
 
 
 def _nothing() -> None:
