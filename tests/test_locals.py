@@ -33,6 +33,17 @@ SOURCES = {
             global LIMIT
             LIMIT = 4
             print(LIMIT)
+
+        def chooses(flag):
+            if flag:
+                def pick():
+                    return 1
+            else:
+                pick = None
+            return run(pick)
+
+        def run(fn):
+            return fn
         """),
     "go": ("p.go", """
         package p
@@ -113,5 +124,7 @@ def test_parameters_and_locals_hide_outer_definitions(repo, language: str) -> No
         assert not {e for e in edges if e[0] in ("shadowed", "arrow") and e[2] == "helper"}
     if language == "javascript":  # a parameter of an arrow function, which uses LIMIT itself
         assert ("arrow", "Uses", "LIMIT") in edges
-    if language == "python":  # `global LIMIT`: the module's LIMIT after all
-        assert ("declared_global", "Uses", "LIMIT") in edges
+    if language == "python":
+        assert ("declared_global", "Uses", "LIMIT") in edges  # `global`: the module's after all
+        # a name both a nested definition and a local variable: the definition stays found
+        assert ("chooses", "References", "pick") in edges

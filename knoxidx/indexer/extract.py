@@ -348,7 +348,7 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
 
     defs = _build_definitions(raw_defs, raw_impls, plugin, source)
     spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)]
-    local_names = _local_names(raw_locals, raw_globals, raw_defs, spans, source)
+    local_names = _local_names(raw_locals, raw_globals, raw_defs, defs, spans, source)
 
     raw_refs.sort(key=_REF_ORDER)
     ref_scopes = _scopes(spans, [r[0] for r in raw_refs])
@@ -521,12 +521,14 @@ _FUNCTION = NodeKind.FUNCTION.value
 
 
 def _local_names(
-    raw_locals: list[Any], raw_globals: list[Any],
-    raw_defs: dict[tuple[int, int, int], Any], spans: list[tuple[int, int, int]], source: bytes,
+    raw_locals: list[Any], raw_globals: list[Any], raw_defs: dict[tuple[int, int, int], Any],
+    defs: list[Definition], spans: list[tuple[int, int, int]], source: bytes,
 ) -> dict[int, set[str]]:
     """The names each definition binds for itself (parameters, local variables), by the index
     of the innermost definition around them. Not the names of definitions themselves (a nested
-    `const f = () => ...` stays a definition, found as one), nothing at the top level (a
+    `const f = () => ...` stays a definition, found as one), nor a name that a nested
+    definition also binds there (`def f(): ...` in one branch, `f = None` in the other: the
+    definition is what a reference can be shown to mean), nothing at the top level (a
     module-level loop variable is a module name), and not what Python's `global` hands back."""
     if not raw_locals:
         return {}
@@ -537,6 +539,11 @@ def _local_names(
     for node, scope in zip(nodes, _scopes(spans, [n.start_byte for n in nodes]), strict=True):
         if scope >= 0:
             names.setdefault(scope, set()).add(_text(source, node))
+    if names:
+        for d in defs:
+            bound = names.get(d.parent)
+            if bound is not None:
+                bound.discard(d.name)
     if raw_globals:
         nodes = sorted(raw_globals, key=_START_BYTE)
         for node, scope in zip(nodes, _scopes(spans, [n.start_byte for n in nodes]),
