@@ -263,3 +263,15 @@ def test_guided_slices_cover_every_path_once_in_order_and_shrink() -> None:
         assert sizes == sorted(sizes, reverse=True)
         assert all(size >= MIN_SLICE for size in sizes[:-1])
     assert len(guided_slices([f"p{i}" for i in range(5422)], 2)[-2]) == MIN_SLICE
+
+
+def test_sized_chunks_keep_order_alone_large_items_and_bound_small_ones() -> None:
+    from knoxidx.indexer.pipeline import sized_chunks
+
+    sizes = [900, 300, 120, 100, 90, 40, 10, 5, 5, 5, 5, 5]
+    chunks = sized_chunks(sizes, lambda n: n, 256, 4)
+    assert [n for c in chunks for n in c] == sizes
+    assert chunks[:3] == [[900], [300], [120, 100, 90]]
+    assert all(len(c) <= 4 for c in chunks)
+    assert all(sum(c) >= 256 or len(c) == 4 for c in chunks[:-1])  # closed by one bound
+    assert sized_chunks([], lambda n: n, 256, 4) == []

@@ -379,14 +379,7 @@ def _read_all(
     # files, so no worker finishes long after the other, and the first results come as soon
     # as one large file is read (results arrive in any order anyway).
     args.sort(key=_job_size, reverse=True)
-    chunks: list[list[tuple]] = [[]]
-    size = 0
-    for a in args:
-        if size >= CHUNK_BYTES or len(chunks[-1]) >= CHUNK_FILES:
-            chunks.append([])
-            size = 0
-        chunks[-1].append(a)
-        size += a[1].size
+    chunks = sized_chunks(args, _job_size, CHUNK_BYTES, CHUNK_FILES)
     ctx = multiprocessing.get_context("fork")
     done = 0
     with ctx.Pool(workers) as pool:
@@ -396,6 +389,24 @@ def _read_all(
             reported, done = done, done + len(results)
             if progress and (done // 64 > reported // 64 or done == total):
                 progress("parse", done, total)
+
+
+def sized_chunks(items: list, size: Callable[[Any], int], max_bytes: int,
+                 max_items: int) -> list[list]:
+    """``items`` cut in order into runs of at least ``max_bytes`` (the last one may be short)
+    and at most ``max_items``: an item as large as ``max_bytes`` goes alone."""
+    chunks: list[list] = []
+    current: list = []
+    total = 0
+    for item in items:
+        current.append(item)
+        total += size(item)
+        if total >= max_bytes or len(current) >= max_items:
+            chunks.append(current)
+            current, total = [], 0
+    if current:
+        chunks.append(current)
+    return chunks
 
 
 def _read_chunk(jobs: list[tuple]) -> list[ReadResult]:
