@@ -30,6 +30,7 @@ from knoxidx.graph.model import (
     node_id,
 )
 from knoxidx.indexer.facts import Binding, FileFacts, Import, NamePath, Reference, RefKind
+from knoxidx.indexer.heap import settle
 from knoxidx.indexer.languages import BY_NAME, family_plugin
 
 Symbol = tuple[str, str, Any]
@@ -279,6 +280,7 @@ class Resolver:
             self._replayed.clear()
             self._bases_cache.clear()
         self._indexes[path] = fi
+        settle()  # the new index lives as long as the resolver, and holds no cycle
         return fi
 
     def module_paths(self, family: str, key: str) -> tuple[str, ...]:
