@@ -106,6 +106,8 @@ class FileIndex:
         "_attributes",
         "_bases",
         "_ids",
+        "_local_names",
+        "_walk_needed",
         "bindings",
         "children",
         "facts",
@@ -139,6 +141,8 @@ class FileIndex:
                 self.imports[(imp.scope, imp.alias)].append(imp)
         self._bases: dict[int, list[Reference]] | None = None
         self._attributes: dict[tuple[int, str], Binding] | None = None
+        self._local_names: frozenset[str] | None = None
+        self._walk_needed: dict[int, bool] = {}
 
     # Made on first use: most files a resolver loads are only consulted (a name looked up in
     # them), and never need node ids or base lists.
@@ -172,6 +176,32 @@ class FileIndex:
                     table.setdefault((defs[b.scope].parent, attr), b)
             self._attributes = table
         return self._attributes.get((class_index, name))
+
+    def walk_needed(self, name: str, scope: int) -> bool:
+        """Whether a lexical lookup of ``name`` from ``scope`` can stop anywhere before the
+        module scope. It cannot when nothing inside a definition binds ``name`` (no nested
+        definition, binding or import of it, and not the receiver's name) and no enclosing
+        class lends its members: most bare names read in a function are its parameters and
+        locals, or module-level names, and walking the scopes for them found nothing."""
+        names = self._local_names
+        if names is None:
+            local = {name for scope_, name in self.children if scope_ >= 0}
+            local.update(name for scope_, name in self.bindings if scope_ >= 0)
+            local.update(name for scope_, name in self.imports if scope_ >= 0)
+            local.update(self.rules.self_names)
+            names = self._local_names = frozenset(local)
+        if name in names:
+            return True
+        if scope < 0 or not self.rules.class_members_visible:
+            return False
+        needed = self._walk_needed.get(scope)
+        if needed is None:
+            defs = self.facts.defs
+            s = defs[scope].parent
+            while s >= 0 and defs[s].kind not in TYPE_KINDS:
+                s = defs[s].parent
+            needed = self._walk_needed[scope] = s >= 0
+        return needed
 
     def class_of(self, scope: int) -> int:
         """The innermost class-like definition enclosing ``scope`` (or -1)."""
@@ -215,6 +245,7 @@ class Resolver:
         self._memo: dict[tuple, tuple[Any, frozenset[str]]] = {}
         self._guesses: dict[tuple[str, str, bool], tuple[list[Symbol], int, frozenset[str]]] = {}
         self._file_keys: dict[str, str] = {}  # path -> "file:" + path, made once
+        self._targets: dict[Symbol, tuple[int, str]] = {}  # see _target
         self._name_keys: dict[str, str] = {}  # name -> "name:" + name, made once
         # memo key -> the key set its consulted keys were last replayed into: a second hit
         # while resolving the same file (or computing the same answer) adds nothing
@@ -256,6 +287,12 @@ class Resolver:
             self._active.discard(key)
 
     # ---- workspace access (every read is recorded) -------------------------------------
+
+    def _file_key(self, path: str) -> str:
+        key = self._file_keys.get(path)
+        if key is None:
+            key = self._file_keys[path] = "file:" + path
+        return key
 
     def index(self, path: str) -> FileIndex | None:
         key = self._file_keys.get(path)
@@ -428,10 +465,23 @@ class Resolver:
         out: list[tuple[int, str, str]] = []
         scope_def = defs[ref.scope] if ref.scope >= 0 else None
         for target in targets:
-            edge_type = self._edge_type(kind, scope_def, self.definition(target))
+            target_id, target_kind = self._target(target)
+            edge_type = self._edge_type(kind, scope_def, target_kind)
             if edge_type is not None:
-                out.append((self.index(target[1]).ids[target[2]], edge_type, confidence))
+                out.append((target_id, edge_type, confidence))
         return source, out, None
+
+    def _target(self, symbol: Symbol) -> tuple[int, str]:
+        """Node id and kind of the definition an edge points to. Kept for the resolver's life
+        (a definition is the target of many references; its file's index may be dropped), and
+        the file is recorded as consulted on every use, as reading its index would."""
+        info = self._targets.get(symbol)
+        if info is None:
+            fi = self.index(symbol[1])
+            info = self._targets[symbol] = (fi.ids[symbol[2]], fi.facts.defs[symbol[2]].kind)
+        else:
+            self.keys.add(self._file_key(symbol[1]))
+        return info
 
     def _import_edge(self, result: FileResolution, file_id: int, target: Symbol, line: int) -> None:
         if target[0] == "x":
@@ -475,8 +525,7 @@ class Resolver:
         return fi.ids[s] if s >= 0 else file_id
 
     @staticmethod
-    def _edge_type(kind: str, scope_def: Any, target: Any) -> str | None:
-        tkind = target.kind
+    def _edge_type(kind: str, scope_def: Any, tkind: str) -> str | None:
         if kind in (RefKind.CALL, RefKind.NEW):
             if tkind == FUNCTION or tkind == CLASS:
                 return CALLS
@@ -556,6 +605,13 @@ class Resolver:
         fallbacks (package scope, wildcard imports, builtins). ``want_type``: the name is in a
         type position, so values (fields, variables, locals) do not shadow it."""
         defs = fi.facts.defs
+        if not fi.walk_needed(name, scope):
+            # straight to the module scope, recording what the walk would have: the miss in
+            # the reference's own scope when that is no function body
+            if scope >= 0 and defs[scope].kind != FUNCTION:
+                self.keys.add(self._name_key(name))
+            return self.memo(("module-scope", fi.path, name, want_type),
+                             lambda: self._module_scope(fi, name, want_type)), False
         rules = fi.rules
         s = scope
         while s >= 0:
