@@ -413,23 +413,38 @@ class Resolver:
         # Its lookup keys are this file's already, so a repeat records nothing new.
         resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]] = {}
         outcomes: dict[tuple[NamePath, int, str], _Outcome] = {}
-        edges, unresolved = result.edges, result.unresolved
+        # One edge per (source, target, type, line), the first one made, as they are made;
+        # Imports edges (one per imported file, whatever the line) never equal another.
+        result.edges = edges = _unique_edges(result.edges)
+        seen: set[tuple[int, int, str, int]] = set()
+        unresolved = result.unresolved
         for ref in fi.facts.refs:
-            key = (ref.path, ref.scope, ref.kind)
+            kind, path, scope, line, _ = ref  # unpacked: four attribute reads cost more
+            key = (path, scope, kind)
             outcome = outcomes.get(key)
             if outcome is None:
                 outcome = outcomes[key] = self._outcome(fi, ref, file_id, resolved)
             source, targets, missing = outcome
-            line = ref.line
             if missing is not None:
                 name, reason, candidates = missing
-                unresolved.append(_new(Unresolved, (source, ref.kind, name, line, reason,
+                unresolved.append(_new(Unresolved, (source, kind, name, line, reason,
                                                     candidates)))
             for target_id, edge_type, confidence in targets:
-                edges.append(_new(ResolvedEdge, (source, target_id, edge_type, confidence, line)))
+                edge_key = (source, target_id, edge_type, line)
+                if edge_key not in seen:
+                    seen.add(edge_key)
+                    edges.append(_new(ResolvedEdge,
+                                      (source, target_id, edge_type, confidence, line)))
+        made = len(edges)
         for impl in fi.facts.impls:
-            self._impl_edges(fi, impl, result)
-        result.edges = _unique_edges(result.edges)
+            self._impl_edges(fi, impl, result)  # appends to edges
+        implemented = edges[made:]
+        del edges[made:]
+        for edge in implemented:
+            edge_key = (edge[0], edge[1], edge[2], edge[4])
+            if edge_key not in seen:
+                seen.add(edge_key)
+                edges.append(edge)
         result.keys = self.keys
         return result
 
@@ -561,9 +576,11 @@ class Resolver:
         called = head.endswith("()")
         if called:
             head = head[:-2]
-        current = fi.rules.special_head(self, fi, head, scope)
+        rules = fi.rules
+        current = rules.special_head(self, fi, head, scope) if head in rules.special_heads \
+            else None
         if current is not None:
-            inferred = head in fi.rules.self_names or head == "super"
+            inferred = head in rules.self_names or head == "super"
         else:
             current, inferred = self.lookup(fi, head, scope, want_type and len(path) == 1)
         if called:

@@ -148,6 +148,7 @@ class _Rules(BaseRules):
     """.split())
     separator = "::"
     module_joiner = "::"
+    special_heads = frozenset({"crate", "super", "Self", "self"})
 
     def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
         return [module_path(path, layout)]
