@@ -458,9 +458,19 @@ class Resolver:
         scope = ref.scope
         if kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS):
             scope = defs[scope].parent if scope >= 0 else -1
-        answer = resolved.get((ref.path, scope))
+        path = ref.path
+        head = path[0].removesuffix("()") if path else "?"
+        if head != "?" and head not in fi.rules.special_heads \
+                and not fi.walk_needed(head, scope):
+            # The head resolves in the module scope from wherever it is read, and so does the
+            # rest of the path: resolved once per file, with what the lookup from this scope
+            # records (see lookup)
+            if scope >= 0 and defs[scope].kind != FUNCTION:
+                self.keys.add(self._name_key(head))
+            scope = -1
+        answer = resolved.get((path, scope))
         if answer is None:
-            answer = resolved[(ref.path, scope)] = self.resolve_path(fi, ref.path, scope)
+            answer = resolved[(path, scope)] = self.resolve_path(fi, path, scope)
         found, confidence = answer
         targets = [s for s in found if s[0] == "d"]
         if not targets:
