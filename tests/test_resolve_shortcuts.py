@@ -1,10 +1,10 @@
 """The resolver's shortcuts change nothing it answers: a bare name nothing inside a definition
 binds goes straight to the module scope (no walk of the enclosing scopes), an edge's target
-node is remembered for the resolver's life, and the facts it loads are settled out of the
-collector's sight. Each fixture project, and a repository made of the cases a shortcut could
-get wrong (shadowing at every level), is resolved with and without them: the edges, the
-unresolved references and the lookup keys (which drive incremental invalidation) must be
-equal, file by file."""
+node and a module's member are remembered for the resolver's life, and the facts it loads are
+settled out of the collector's sight. Each fixture project, and a repository made of the cases
+a shortcut could get wrong (shadowing at every level, re-exports that go round), is resolved
+with and without them: the edges, the unresolved references and the lookup keys (which drive
+incremental invalidation) must be equal, file by file."""
 
 from __future__ import annotations
 
@@ -111,6 +111,17 @@ SHADOWING = {
           run(): number { return this.run() + util(); }
         }
         """,
+    # re-exports, some of them going round, read from several files
+    "py/cyc/__init__.py": "from cyc.a import *\nfrom cyc.b import *\n",
+    "py/cyc/a.py": "from cyc import b_value\n\ndef a_value():\n    return b_value()\n",
+    "py/cyc/b.py": "from cyc import a_value\n\ndef b_value():\n    return a_value()\n",
+    "py/use1.py": "from cyc import a_value, missing\n\ndef f():\n    return a_value() + missing()\n",
+    "py/use2.py": "import cyc\n\ndef g():\n    return cyc.b_value() + cyc.missing()\n",
+    "ts/barrel/index.ts": 'export * from "./x";\nexport * from "./y";\nexport { util as u } from "../lib";\n',
+    "ts/barrel/x.ts": 'export * from "./index";\nexport function fx(): number { return 1 }\n',
+    "ts/barrel/y.ts": 'export { fx as fy } from "./index";\n',
+    "ts/use.ts": ('import { fx, fy, u, nothing } from "./barrel";\n\n'
+                  "export function h(): number { return fx() + fy() + u() + nothing() }\n"),
     # Go: the package scope spans files; a local shadows a package-level function
     "go/go.mod": "module example.com/app\n",
     "go/lib/a.go": "package lib\n\nfunc A() int { return B() }\n\nfunc Shadow() int { B := func() int { return 0 }; return B() }\n",
@@ -139,7 +150,7 @@ SHADOWING = {
 
 def _plainly(monkeypatch: pytest.MonkeyPatch) -> None:
     """Take the shortcuts away: every lookup walks the scopes, every target is looked up
-    afresh, nothing is settled."""
+    afresh, every module member is computed afresh, nothing is settled."""
     monkeypatch.setattr(resolve.FileIndex, "walk_needed", lambda self, name, scope: True)
 
     def target(self: resolve.Resolver, symbol: Any) -> tuple[int, str]:
@@ -147,6 +158,13 @@ def _plainly(monkeypatch: pytest.MonkeyPatch) -> None:
         return fi.ids[symbol[2]], fi.facts.defs[symbol[2]].kind
 
     monkeypatch.setattr(resolve.Resolver, "_target", target)
+
+    def module_member(self: resolve.Resolver, module: Any, name: str, depth: int,
+                      compute: Any) -> list:
+        with self.entering(("member", module, name)) as fresh:
+            return compute() if fresh else []
+
+    monkeypatch.setattr(resolve.Resolver, "module_member", module_member)
     monkeypatch.setattr(resolve, "settle", lambda: None)
 
 

@@ -16,7 +16,7 @@ Symbols are small tuples:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
@@ -285,6 +285,24 @@ class Resolver:
             yield True
         finally:
             self._active.discard(key)
+
+    def module_member(self, module: Symbol, name: str, depth: int,
+                      compute: Callable[[], list[Symbol]]) -> list[Symbol]:
+        """A family's ``module_member``: ``compute()`` under the cycle guard of (module,
+        name), [] when that is being answered further up (re-exports that go round). Asked
+        outside every guard, the answer is kept for the resolver's life (see :meth:`memo`):
+        many files import the same names from the same modules. Inside one it is computed
+        afresh, since the guard's cut can make it differ."""
+        guard = ("member", module, name)
+        if self._active:
+            with self.entering(guard) as fresh:
+                return compute() if fresh else []
+
+        def entered() -> list[Symbol]:
+            with self.entering(guard):
+                return compute()
+
+        return self.memo(("module-member", module, name, depth), entered)
 
     # ---- workspace access (every read is recorded) -------------------------------------
 

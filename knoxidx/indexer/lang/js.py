@@ -303,8 +303,8 @@ class _Rules(BaseRules):
         return [m for m in self.resolve_module(r, fi, imp.module) if m[0] in ("f", "x")]
 
     def module_member(self, r: Any, module: Any, name: str, depth: int = 0) -> list:
-        with r.entering(("member", module, name)) as fresh:
-            return self._module_member(r, module, name, depth) if fresh else []
+        return r.module_member(module, name, depth,
+                               lambda: self._module_member(r, module, name, depth))
 
     def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
         if module[0] != "f" or depth > 8:
