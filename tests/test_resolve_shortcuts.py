@@ -92,6 +92,11 @@ SHADOWING = {
             int go() { Outer o = new Outer(); return helper() + o.field; }
         }
         """,
+    # Java: files of one package with different wildcard imports read the same names
+    "java/src/b/One.java": ("package b;\n\nimport a.*;\n\npublic class One {\n"
+                            "    int f() { return new Outer().field + new Base().helper(); }\n}\n"),
+    "java/src/b/Two.java": ("package b;\n\npublic class Two {\n"
+                            "    int f() { return new Outer().field + new Base().helper(); }\n}\n"),
     # TypeScript: `this`, a local function shadowing an import, a nested arrow
     "ts/lib.ts": "export function util(): number { return 1 }\nexport class K { go() { return 1 } }\n",
     "ts/main.ts": """\
@@ -150,7 +155,8 @@ SHADOWING = {
 
 def _plainly(monkeypatch: pytest.MonkeyPatch) -> None:
     """Take the shortcuts away: every lookup walks the scopes, every target is looked up
-    afresh, every module member is computed afresh, nothing is settled."""
+    afresh, every module member (and every answer shared by the files of a directory or
+    package) is computed afresh for each file, nothing is settled."""
     monkeypatch.setattr(resolve.FileIndex, "walk_needed", lambda self, name, scope: True)
 
     def target(self: resolve.Resolver, symbol: Any) -> tuple[int, str]:
@@ -165,6 +171,16 @@ def _plainly(monkeypatch: pytest.MonkeyPatch) -> None:
             return compute() if fresh else []
 
     monkeypatch.setattr(resolve.Resolver, "module_member", module_member)
+    memo = resolve.Resolver.memo
+
+    def fresh_memo(self: resolve.Resolver, key: tuple, compute: Any) -> Any:
+        # shared across files by what the answer depends on: computed for each file instead
+        # (called directly, compute records the same lookup keys a memo hit replays)
+        if key[0] in ("js-module", "py-module", "java-fallback"):
+            return compute()
+        return memo(self, key, compute)
+
+    monkeypatch.setattr(resolve.Resolver, "memo", fresh_memo)
     monkeypatch.setattr(resolve, "settle", lambda: None)
 
 

@@ -251,10 +251,17 @@ class _Rules(BaseRules):
     def resolve_module(self, r: Any, fi: Any, spec: str) -> list:
         if not spec:
             return [("f", fi.path, 0)]
+        # what a specifier names depends only on the importing file's directory: asked once
+        # for all the files there (and every import of one module from one file)
+        directory = posixpath.dirname(fi.path)
+        return r.memo(("js-module", directory, spec),
+                      lambda: self._resolve_module(r, directory, spec))
+
+    def _resolve_module(self, r: Any, directory: str, spec: str) -> list:
         if spec.startswith("."):
-            return self._find(r, posixpath.join(posixpath.dirname(fi.path), spec))
+            return self._find(r, posixpath.join(directory, spec))
         for ts in r.layout.ts_configs:
-            if ts.directory and not fi.path.startswith(ts.directory + "/"):
+            if ts.directory and not (directory + "/").startswith(ts.directory + "/"):
                 continue
             base_dir = posixpath.join(ts.directory, ts.base_url or ".")
             for pattern, targets in ts.paths.items():

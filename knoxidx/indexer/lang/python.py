@@ -171,6 +171,11 @@ class _Rules(BaseRules):
         return [("x", FAMILY, module.split(".", 1)[0])]
 
     def _resolve_module(self, r: Any, fi: Any, module: str) -> list:
+        # `from m import a, b, c` is three imports of one module
+        return r.memo(("py-module", fi.path, module),
+                      lambda: self._resolve_module_of(r, fi, module))
+
+    def _resolve_module_of(self, r: Any, fi: Any, module: str) -> list:
         if not module.startswith("."):
             return self._absolute(r, fi, module)
         dots = len(module) - len(module.lstrip("."))
