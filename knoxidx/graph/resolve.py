@@ -16,7 +16,7 @@ Symbols are small tuples:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
@@ -30,6 +30,7 @@ from knoxidx.graph.model import (
     node_id,
 )
 from knoxidx.indexer.facts import Binding, FileFacts, Import, NamePath, Reference, RefKind
+from knoxidx.indexer.heap import settle
 from knoxidx.indexer.languages import BY_NAME, family_plugin
 
 Symbol = tuple[str, str, Any]
@@ -105,6 +106,8 @@ class FileIndex:
         "_attributes",
         "_bases",
         "_ids",
+        "_local_names",
+        "_walk_needed",
         "bindings",
         "children",
         "facts",
@@ -138,6 +141,8 @@ class FileIndex:
                 self.imports[(imp.scope, imp.alias)].append(imp)
         self._bases: dict[int, list[Reference]] | None = None
         self._attributes: dict[tuple[int, str], Binding] | None = None
+        self._local_names: frozenset[str] | None = None
+        self._walk_needed: dict[int, bool] = {}
 
     # Made on first use: most files a resolver loads are only consulted (a name looked up in
     # them), and never need node ids or base lists.
@@ -171,6 +176,32 @@ class FileIndex:
                     table.setdefault((defs[b.scope].parent, attr), b)
             self._attributes = table
         return self._attributes.get((class_index, name))
+
+    def walk_needed(self, name: str, scope: int) -> bool:
+        """Whether a lexical lookup of ``name`` from ``scope`` can stop anywhere before the
+        module scope. It cannot when nothing inside a definition binds ``name`` (no nested
+        definition, binding or import of it, and not the receiver's name) and no enclosing
+        class lends its members: most bare names read in a function are its parameters and
+        locals, or module-level names, and walking the scopes for them found nothing."""
+        names = self._local_names
+        if names is None:
+            local = {name for scope_, name in self.children if scope_ >= 0}
+            local.update(name for scope_, name in self.bindings if scope_ >= 0)
+            local.update(name for scope_, name in self.imports if scope_ >= 0)
+            local.update(self.rules.self_names)
+            names = self._local_names = frozenset(local)
+        if name in names:
+            return True
+        if scope < 0 or not self.rules.class_members_visible:
+            return False
+        needed = self._walk_needed.get(scope)
+        if needed is None:
+            defs = self.facts.defs
+            s = defs[scope].parent
+            while s >= 0 and defs[s].kind not in TYPE_KINDS:
+                s = defs[s].parent
+            needed = self._walk_needed[scope] = s >= 0
+        return needed
 
     def class_of(self, scope: int) -> int:
         """The innermost class-like definition enclosing ``scope`` (or -1)."""
@@ -214,6 +245,7 @@ class Resolver:
         self._memo: dict[tuple, tuple[Any, frozenset[str]]] = {}
         self._guesses: dict[tuple[str, str, bool], tuple[list[Symbol], int, frozenset[str]]] = {}
         self._file_keys: dict[str, str] = {}  # path -> "file:" + path, made once
+        self._targets: dict[Symbol, tuple[int, str]] = {}  # see _target
         self._name_keys: dict[str, str] = {}  # name -> "name:" + name, made once
         # memo key -> the key set its consulted keys were last replayed into: a second hit
         # while resolving the same file (or computing the same answer) adds nothing
@@ -254,7 +286,31 @@ class Resolver:
         finally:
             self._active.discard(key)
 
+    def module_member(self, module: Symbol, name: str, depth: int,
+                      compute: Callable[[], list[Symbol]]) -> list[Symbol]:
+        """A family's ``module_member``: ``compute()`` under the cycle guard of (module,
+        name), [] when that is being answered further up (re-exports that go round). Asked
+        outside every guard, the answer is kept for the resolver's life (see :meth:`memo`):
+        many files import the same names from the same modules. Inside one it is computed
+        afresh, since the guard's cut can make it differ."""
+        guard = ("member", module, name)
+        if self._active:
+            with self.entering(guard) as fresh:
+                return compute() if fresh else []
+
+        def entered() -> list[Symbol]:
+            with self.entering(guard):
+                return compute()
+
+        return self.memo(("module-member", module, name, depth), entered)
+
     # ---- workspace access (every read is recorded) -------------------------------------
+
+    def _file_key(self, path: str) -> str:
+        key = self._file_keys.get(path)
+        if key is None:
+            key = self._file_keys[path] = "file:" + path
+        return key
 
     def index(self, path: str) -> FileIndex | None:
         key = self._file_keys.get(path)
@@ -279,6 +335,7 @@ class Resolver:
             self._replayed.clear()
             self._bases_cache.clear()
         self._indexes[path] = fi
+        settle()  # the new index lives as long as the resolver, and holds no cycle
         return fi
 
     def module_paths(self, family: str, key: str) -> tuple[str, ...]:
@@ -374,23 +431,38 @@ class Resolver:
         # Its lookup keys are this file's already, so a repeat records nothing new.
         resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]] = {}
         outcomes: dict[tuple[NamePath, int, str], _Outcome] = {}
-        edges, unresolved = result.edges, result.unresolved
+        # One edge per (source, target, type, line), the first one made, as they are made;
+        # Imports edges (one per imported file, whatever the line) never equal another.
+        result.edges = edges = _unique_edges(result.edges)
+        seen: set[tuple[int, int, str, int]] = set()
+        unresolved = result.unresolved
         for ref in fi.facts.refs:
-            key = (ref.path, ref.scope, ref.kind)
+            kind, path, scope, line, _ = ref  # unpacked: four attribute reads cost more
+            key = (path, scope, kind)
             outcome = outcomes.get(key)
             if outcome is None:
                 outcome = outcomes[key] = self._outcome(fi, ref, file_id, resolved)
             source, targets, missing = outcome
-            line = ref.line
             if missing is not None:
                 name, reason, candidates = missing
-                unresolved.append(_new(Unresolved, (source, ref.kind, name, line, reason,
+                unresolved.append(_new(Unresolved, (source, kind, name, line, reason,
                                                     candidates)))
             for target_id, edge_type, confidence in targets:
-                edges.append(_new(ResolvedEdge, (source, target_id, edge_type, confidence, line)))
+                edge_key = (source, target_id, edge_type, line)
+                if edge_key not in seen:
+                    seen.add(edge_key)
+                    edges.append(_new(ResolvedEdge,
+                                      (source, target_id, edge_type, confidence, line)))
+        made = len(edges)
         for impl in fi.facts.impls:
-            self._impl_edges(fi, impl, result)
-        result.edges = _unique_edges(result.edges)
+            self._impl_edges(fi, impl, result)  # appends to edges
+        implemented = edges[made:]
+        del edges[made:]
+        for edge in implemented:
+            edge_key = (edge[0], edge[1], edge[2], edge[4])
+            if edge_key not in seen:
+                seen.add(edge_key)
+                edges.append(edge)
         result.keys = self.keys
         return result
 
@@ -404,9 +476,19 @@ class Resolver:
         scope = ref.scope
         if kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS):
             scope = defs[scope].parent if scope >= 0 else -1
-        answer = resolved.get((ref.path, scope))
+        path = ref.path
+        head = path[0].removesuffix("()") if path else "?"
+        if head != "?" and head not in fi.rules.special_heads \
+                and not fi.walk_needed(head, scope):
+            # The head resolves in the module scope from wherever it is read, and so does the
+            # rest of the path: resolved once per file, with what the lookup from this scope
+            # records (see lookup)
+            if scope >= 0 and defs[scope].kind != FUNCTION:
+                self.keys.add(self._name_key(head))
+            scope = -1
+        answer = resolved.get((path, scope))
         if answer is None:
-            answer = resolved[(ref.path, scope)] = self.resolve_path(fi, ref.path, scope)
+            answer = resolved[(path, scope)] = self.resolve_path(fi, path, scope)
         found, confidence = answer
         targets = [s for s in found if s[0] == "d"]
         if not targets:
@@ -426,10 +508,23 @@ class Resolver:
         out: list[tuple[int, str, str]] = []
         scope_def = defs[ref.scope] if ref.scope >= 0 else None
         for target in targets:
-            edge_type = self._edge_type(kind, scope_def, self.definition(target))
+            target_id, target_kind = self._target(target)
+            edge_type = self._edge_type(kind, scope_def, target_kind)
             if edge_type is not None:
-                out.append((self.index(target[1]).ids[target[2]], edge_type, confidence))
+                out.append((target_id, edge_type, confidence))
         return source, out, None
+
+    def _target(self, symbol: Symbol) -> tuple[int, str]:
+        """Node id and kind of the definition an edge points to. Kept for the resolver's life
+        (a definition is the target of many references; its file's index may be dropped), and
+        the file is recorded as consulted on every use, as reading its index would."""
+        info = self._targets.get(symbol)
+        if info is None:
+            fi = self.index(symbol[1])
+            info = self._targets[symbol] = (fi.ids[symbol[2]], fi.facts.defs[symbol[2]].kind)
+        else:
+            self.keys.add(self._file_key(symbol[1]))
+        return info
 
     def _import_edge(self, result: FileResolution, file_id: int, target: Symbol, line: int) -> None:
         if target[0] == "x":
@@ -473,8 +568,7 @@ class Resolver:
         return fi.ids[s] if s >= 0 else file_id
 
     @staticmethod
-    def _edge_type(kind: str, scope_def: Any, target: Any) -> str | None:
-        tkind = target.kind
+    def _edge_type(kind: str, scope_def: Any, tkind: str) -> str | None:
         if kind in (RefKind.CALL, RefKind.NEW):
             if tkind == FUNCTION or tkind == CLASS:
                 return CALLS
@@ -510,9 +604,11 @@ class Resolver:
         called = head.endswith("()")
         if called:
             head = head[:-2]
-        current = fi.rules.special_head(self, fi, head, scope)
+        rules = fi.rules
+        current = rules.special_head(self, fi, head, scope) if head in rules.special_heads \
+            else None
         if current is not None:
-            inferred = head in fi.rules.self_names or head == "super"
+            inferred = head in rules.self_names or head == "super"
         else:
             current, inferred = self.lookup(fi, head, scope, want_type and len(path) == 1)
         if called:
@@ -554,6 +650,13 @@ class Resolver:
         fallbacks (package scope, wildcard imports, builtins). ``want_type``: the name is in a
         type position, so values (fields, variables, locals) do not shadow it."""
         defs = fi.facts.defs
+        if not fi.walk_needed(name, scope):
+            # straight to the module scope, recording what the walk would have: the miss in
+            # the reference's own scope when that is no function body
+            if scope >= 0 and defs[scope].kind != FUNCTION:
+                self.keys.add(self._name_key(name))
+            return self.memo(("module-scope", fi.path, name, want_type),
+                             lambda: self._module_scope(fi, name, want_type)), False
         rules = fi.rules
         s = scope
         while s >= 0:

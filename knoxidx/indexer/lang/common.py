@@ -60,6 +60,8 @@ class BaseRules:
     builtin_method_names: frozenset[str] = frozenset()
     separator = "."
     module_joiner = "."
+    # heads special_head may answer for: the resolver asks it about no other
+    special_heads: frozenset[str] = frozenset({"super"})
 
     def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list | None:
         """``super``: instances of the enclosing class's bases (MRO order)."""

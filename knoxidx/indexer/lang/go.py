@@ -108,6 +108,8 @@ class _Rules(BaseRules):
     def qualified_prefix(self, path: str, keys: list[str]) -> str:
         return keys[0] if keys else ""
 
+    special_heads: frozenset[str] = frozenset()
+
     def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list | None:
         return None  # Go has no super
 

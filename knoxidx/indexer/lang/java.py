@@ -138,18 +138,26 @@ class _Rules(BaseRules):
         return []
 
     def module_fallback(self, r: Any, fi: Any, name: str) -> list:
+        # it depends on the file's package and wildcard imports only: the files of a package
+        # mostly share those, and read the same names
         package = fi.facts.package
+        wildcards = tuple((w.module, w.reexport) for w in fi.wildcards)
+        return r.memo(("java-fallback", package, wildcards, name),
+                      lambda: self._fallback(r, package, wildcards, name))
+
+    def _fallback(self, r: Any, package: str, wildcards: tuple[tuple[str, bool], ...],
+                  name: str) -> list:
         found = self._type(r, f"{package}.{name}" if package else name)
         if found:
             return found
-        for wildcard in fi.wildcards:
-            if wildcard.reexport:  # import static a.B.*
-                for cls in self._type(r, wildcard.module):
+        for module, static in wildcards:
+            if static:  # import static a.B.*
+                for cls in self._type(r, module):
                     members = r.class_member(cls[1], cls[2], name)
                     if members:
                         return members
             else:
-                found = self._type(r, f"{wildcard.module}.{name}")
+                found = self._type(r, f"{module}.{name}")
                 if found:
                     return found
         # a package name used as a qualifier: java.util.List, a.b.C.m()

@@ -253,10 +253,17 @@ class _Rules(BaseRules):
     def resolve_module(self, r: Any, fi: Any, spec: str) -> list:
         if not spec:
             return [("f", fi.path, 0)]
+        # what a specifier names depends only on the importing file's directory: asked once
+        # for all the files there (and every import of one module from one file)
+        directory = posixpath.dirname(fi.path)
+        return r.memo(("js-module", directory, spec),
+                      lambda: self._resolve_module(r, directory, spec))
+
+    def _resolve_module(self, r: Any, directory: str, spec: str) -> list:
         if spec.startswith("."):
-            return self._find(r, posixpath.join(posixpath.dirname(fi.path), spec))
+            return self._find(r, posixpath.join(directory, spec))
         for ts in r.layout.ts_configs:
-            if ts.directory and not fi.path.startswith(ts.directory + "/"):
+            if ts.directory and not (directory + "/").startswith(ts.directory + "/"):
                 continue
             base_dir = posixpath.join(ts.directory, ts.base_url or ".")
             for pattern, targets in ts.paths.items():
@@ -305,8 +312,8 @@ class _Rules(BaseRules):
         return [m for m in self.resolve_module(r, fi, imp.module) if m[0] in ("f", "x")]
 
     def module_member(self, r: Any, module: Any, name: str, depth: int = 0) -> list:
-        with r.entering(("member", module, name)) as fresh:
-            return self._module_member(r, module, name, depth) if fresh else []
+        return r.module_member(module, name, depth,
+                               lambda: self._module_member(r, module, name, depth))
 
     def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
         if module[0] != "f" or depth > 8:

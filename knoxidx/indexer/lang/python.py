@@ -173,6 +173,11 @@ class _Rules(BaseRules):
         return [("x", FAMILY, module.split(".", 1)[0])]
 
     def _resolve_module(self, r: Any, fi: Any, module: str) -> list:
+        # `from m import a, b, c` is three imports of one module
+        return r.memo(("py-module", fi.path, module),
+                      lambda: self._resolve_module_of(r, fi, module))
+
+    def _resolve_module_of(self, r: Any, fi: Any, module: str) -> list:
         if not module.startswith("."):
             return self._absolute(r, fi, module)
         dots = len(module) - len(module.lstrip("."))
@@ -217,8 +222,8 @@ class _Rules(BaseRules):
         return self._module(r, f"{key}.{name}") if key else []
 
     def module_member(self, r: Any, module: Any, name: str, depth: int = 0) -> list:
-        with r.entering(("member", module, name)) as fresh:
-            return self._module_member(r, module, name, depth) if fresh else []
+        return r.module_member(module, name, depth,
+                               lambda: self._module_member(r, module, name, depth))
 
     def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
         if module[0] == "f":

@@ -151,6 +151,7 @@ class _Rules(BaseRules):
     """.split())
     separator = "::"
     module_joiner = "::"
+    special_heads = frozenset({"crate", "super", "Self", "self"})
 
     def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
         return [module_path(path, layout)]
@@ -283,8 +284,8 @@ class _Rules(BaseRules):
         return out
 
     def module_member(self, r: Any, module: Any, name: str, depth: int = 0) -> list:
-        with r.entering(("member", module, name)) as fresh:
-            return self._module_member(r, module, name, depth) if fresh else []
+        return r.module_member(module, name, depth,
+                               lambda: self._module_member(r, module, name, depth))
 
     def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
         if module[0] == "d":

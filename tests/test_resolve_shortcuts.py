@@ -1,0 +1,297 @@
+"""The resolver's shortcuts change nothing it answers: a bare name nothing inside a definition
+binds goes straight to the module scope (no walk of the enclosing scopes), an edge's target
+node and a module's member are remembered for the resolver's life, and the facts it loads are
+settled out of the collector's sight. Each fixture project, and a repository made of the cases
+a shortcut could get wrong (shadowing at every level, re-exports that go round), is resolved
+with and without them: the edges, the unresolved references and the lookup keys (which drive
+incremental invalidation) must be equal, file by file."""
+
+from __future__ import annotations
+
+import gc
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knoxidx.graph import resolve
+from knoxidx.graph.layout import build_layout
+from knoxidx.graph.store import SQLiteStore
+from knoxidx.graph.workspace import StoreWorkspace
+from knoxidx.indexer import heap
+from knoxidx.indexer.discovery import discover
+from tests.helpers import build, write_tree
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+SHADOWING = {
+    # Python: a local def, a local import, a parameter and a class attribute named like
+    # module-level functions; a name bound in one function and read in another
+    "py/pkg/__init__.py": "",
+    "py/pkg/other.py": "def util():\n    return 1\n\ndef later():\n    return 2\n",
+    "py/pkg/mod.py": """\
+        from pkg.other import util
+
+        def helper():
+            return 0
+
+        def outer():
+            def helper():
+                return 1
+            def inner():
+                return helper() + util()
+            return inner() + helper()
+
+        def local_import():
+            from pkg.other import later as util
+            return util()
+
+        def parameter(helper):
+            return helper()
+
+        def binds():
+            value = helper()
+            return value
+
+        def reads():
+            return value + len(later)
+
+        class Box:
+            made = helper()
+            size = len(made)
+            util = util
+
+            def method(self):
+                return util() + helper()
+        """,
+    # Java: an enclosing class lends its members (and its own name) to nested code
+    "java/src/a/Outer.java": """\
+        package a;
+
+        public class Outer {
+            static int helper() { return 1; }
+            int field = helper();
+
+            class Inner {
+                int go() { return helper() + field; }
+                Outer self() { return new Outer(); }
+            }
+
+            static class Nested {
+                int go() { return helper(); }
+            }
+        }
+        """,
+    "java/src/a/Base.java": "package a;\n\npublic class Base {\n    int helper() { return 3; }\n}\n",
+    "java/src/a/Other.java": """\
+        package a;
+
+        public class Other extends Base {
+            int helper() { return 2; }
+            int go() { Outer o = new Outer(); return helper() + o.field; }
+        }
+        """,
+    # Java: files of one package with different wildcard imports read the same names
+    "java/src/b/One.java": ("package b;\n\nimport a.*;\n\npublic class One {\n"
+                            "    int f() { return new Outer().field + new Base().helper(); }\n}\n"),
+    "java/src/b/Two.java": ("package b;\n\npublic class Two {\n"
+                            "    int f() { return new Outer().field + new Base().helper(); }\n}\n"),
+    # TypeScript: `this`, a local function shadowing an import, a nested arrow
+    "ts/lib.ts": "export function util(): number { return 1 }\nexport class K { go() { return 1 } }\n",
+    "ts/main.ts": """\
+        import { util, K } from "./lib";
+
+        export function f(): number {
+          const util = () => 2;
+          return util();
+        }
+
+        export function g(): number {
+          const k = new K();
+          return util() + k.go();
+        }
+
+        export class C {
+          run(): number { return this.run() + util(); }
+        }
+        """,
+    # re-exports, some of them going round, read from several files
+    "py/cyc/__init__.py": "from cyc.a import *\nfrom cyc.b import *\n",
+    "py/cyc/a.py": "from cyc import b_value\n\ndef a_value():\n    return b_value()\n",
+    "py/cyc/b.py": "from cyc import a_value\n\ndef b_value():\n    return a_value()\n",
+    "py/use1.py": "from cyc import a_value, missing\n\ndef f():\n    return a_value() + missing()\n",
+    "py/use2.py": "import cyc\n\ndef g():\n    return cyc.b_value() + cyc.missing()\n",
+    "ts/barrel/index.ts": 'export * from "./x";\nexport * from "./y";\nexport { util as u } from "../lib";\n',
+    "ts/barrel/x.ts": 'export * from "./index";\nexport function fx(): number { return 1 }\n',
+    "ts/barrel/y.ts": 'export { fx as fy } from "./index";\n',
+    "ts/use.ts": ('import { fx, fy, u, nothing } from "./barrel";\n\n'
+                  "export function h(): number { return fx() + fy() + u() + nothing() }\n"),
+    # Go: the package scope spans files; a local shadows a package-level function
+    "go/go.mod": "module example.com/app\n",
+    "go/lib/a.go": "package lib\n\nfunc A() int { return B() }\n\nfunc Shadow() int { B := func() int { return 0 }; return B() }\n",
+    "go/lib/b.go": ("package lib\n\nfunc B() int { return 2 }\n\ntype S struct{}\n\n"
+                    "func (s S) M() int { return B() }\n\nfunc Use() int { s := S{}; return s.M() }\n"),
+    # Rust: `self`, `Self`, a local fn inside a fn, an inline module
+    "rust/Cargo.toml": '[package]\nname = "app"\nversion = "0.1.0"\n',
+    "rust/src/lib.rs": """\
+        pub fn helper() -> i32 { 1 }
+
+        pub struct S;
+
+        impl S {
+            pub fn new() -> Self { S }
+            pub fn go(&self) -> i32 { self.other() + helper() }
+            fn other(&self) -> i32 { fn helper() -> i32 { 3 } helper() }
+        }
+
+        mod inner {
+            pub fn helper() -> i32 { 2 }
+            pub fn call() -> i32 { helper() + super::helper() }
+        }
+        """,
+}
+
+
+def _plainly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Take the shortcuts away: every lookup walks the scopes, every target is looked up
+    afresh, every module member (and every answer shared by the files of a directory or
+    package) is computed afresh for each file, nothing is settled."""
+    monkeypatch.setattr(resolve.FileIndex, "walk_needed", lambda self, name, scope: True)
+
+    def target(self: resolve.Resolver, symbol: Any) -> tuple[int, str]:
+        fi = self.index(symbol[1])
+        return fi.ids[symbol[2]], fi.facts.defs[symbol[2]].kind
+
+    monkeypatch.setattr(resolve.Resolver, "_target", target)
+
+    def module_member(self: resolve.Resolver, module: Any, name: str, depth: int,
+                      compute: Any) -> list:
+        with self.entering(("member", module, name)) as fresh:
+            return compute() if fresh else []
+
+    monkeypatch.setattr(resolve.Resolver, "module_member", module_member)
+    memo = resolve.Resolver.memo
+
+    def fresh_memo(self: resolve.Resolver, key: tuple, compute: Any) -> Any:
+        # shared across files by what the answer depends on: computed for each file instead
+        # (called directly, compute records the same lookup keys a memo hit replays)
+        if key[0] in ("js-module", "py-module", "java-fallback"):
+            return compute()
+        return memo(self, key, compute)
+
+    monkeypatch.setattr(resolve.Resolver, "memo", fresh_memo)
+    monkeypatch.setattr(resolve, "settle", lambda: None)
+
+
+def _resolve_all(root: Path) -> dict[str, tuple]:
+    """Every file's resolution, as comparable data, from a fresh resolver in path order."""
+    found = discover(root, 1 << 20)
+    layout = build_layout(root, [f.path for f in found.files], found.config_paths)
+    store = SQLiteStore.open(root, readonly=True)
+    try:
+        workspace = StoreWorkspace(store, layout, {})
+        workspace.preload(load_all_facts=True)
+        resolver = resolve.Resolver(workspace)
+        out = {}
+        with heap.frozen_heap():  # as in an update, where settle() acts
+            for path in sorted(store.ok_file_hashes()):
+                res = resolver.resolve_file(path)
+                assert not res.error, (path, res.error)
+                out[path] = (sorted(map(tuple, res.edges)), sorted(map(tuple, res.unresolved)),
+                             sorted(res.keys), sorted(res.externals.items()))
+        return out
+    finally:
+        store.close()
+
+
+def _compare(root: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, tuple]:
+    build(root)
+    quick = _resolve_all(root)
+    with monkeypatch.context() as plain:
+        _plainly(plain)
+        slow = _resolve_all(root)
+    assert quick.keys() == slow.keys()
+    for path in quick:
+        assert quick[path] == slow[path], path
+    return quick
+
+
+@pytest.mark.parametrize("fixture", sorted(p.name for p in FIXTURES.iterdir()))
+def test_fixture_resolves_the_same_without_shortcuts(tmp_path, monkeypatch, fixture) -> None:
+    root = tmp_path / fixture
+    shutil.copytree(FIXTURES / fixture, root)
+    resolved = _compare(root, monkeypatch)
+    assert any(edges for edges, *_ in resolved.values())
+
+
+def test_shadowing_resolves_the_same_without_shortcuts(tmp_path, monkeypatch) -> None:
+    answers: set[tuple[str, bool]] = set()
+    walk_needed = resolve.FileIndex.walk_needed
+
+    def recorded(self: resolve.FileIndex, name: str, scope: int) -> bool:
+        answer = walk_needed(self, name, scope)
+        answers.add((self.family, answer))
+        return answer
+
+    monkeypatch.setattr(resolve.FileIndex, "walk_needed", recorded)
+    resolved = _compare(write_tree(tmp_path, SHADOWING), monkeypatch)
+    assert len(resolved) == len([p for p in SHADOWING if not p.endswith((".mod", ".toml"))])
+    # the cases are live: in every language the shortcut is taken for some names and
+    # refused for others
+    assert answers == {(family, answer) for family in ("python", "java", "js", "go", "rust")
+                       for answer in (True, False)}
+
+
+def test_the_shortcut_is_refused_where_a_scope_binds_the_name(tmp_path) -> None:
+    root = write_tree(tmp_path, {k: v for k, v in SHADOWING.items() if k.startswith("py/")})
+    build(root)
+    store = SQLiteStore.open(root, readonly=True)
+    try:
+        fi = resolve.FileIndex(store.load_facts("py/pkg/mod.py"), "python",
+                               resolve.family_plugin("python").RULES)
+    finally:
+        store.close()
+    defs = fi.facts.defs
+    inner = next(i for i, d in enumerate(defs) if d.name == "inner")
+    reads = next(i for i, d in enumerate(defs) if d.name == "reads")
+    assert fi.walk_needed("helper", inner)  # a local def in `outer`
+    assert fi.walk_needed("util", inner)  # a local import in `local_import`
+    assert fi.walk_needed("value", reads)  # bound in `binds`: a walk finds nothing, but it may
+    assert fi.walk_needed("self", reads)  # the receiver
+    assert not fi.walk_needed("later", reads)  # bound nowhere inside a definition
+    assert not fi.walk_needed("len", -1)
+
+
+def test_a_remembered_target_still_records_its_file(tmp_path) -> None:
+    """An edge to a definition depends on the definition's file, every time: the node id
+    and kind are remembered, the dependency is not."""
+    root = write_tree(tmp_path, {k: v for k, v in SHADOWING.items() if k.startswith("go/")})
+    build(root)
+    found = discover(root, 1 << 20)
+    store = SQLiteStore.open(root, readonly=True)
+    try:
+        layout = build_layout(root, [f.path for f in found.files], found.config_paths)
+        resolver = resolve.Resolver(StoreWorkspace(store, layout, {}))
+        fi = resolver.index("go/lib/b.go")
+        method = ("d", "go/lib/b.go", next(i for i, d in enumerate(fi.facts.defs) if d.name == "M"))
+        for _ in range(2):
+            resolver.keys = set()
+            assert resolver._target(method) == (fi.ids[method[2]], "Function")
+            assert resolver.keys == {"file:go/lib/b.go"}
+    finally:
+        store.close()
+
+
+def test_settle_freezes_only_inside_a_frozen_heap() -> None:
+    assert gc.get_freeze_count() == 0
+    outside = [object()]
+    heap.settle()
+    assert gc.get_freeze_count() == 0 and any(o is outside for o in gc.get_objects())
+    with heap.frozen_heap():
+        inside = [object()]
+        assert any(o is inside for o in gc.get_objects())
+        heap.settle()
+        assert not any(o is inside for o in gc.get_objects())  # out of the collector's sight
+    assert gc.get_freeze_count() == 0  # the block's exit returned it
+    assert any(o is inside for o in gc.get_objects())
