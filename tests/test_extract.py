@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from knoxidx.indexer.extract import extract, name_path, type_path
+from knoxidx.indexer.extract import extract
 from knoxidx.indexer.languages import LANGUAGES, query_source
+from knoxidx.indexer.name_paths import name_path, type_path
 
 
 @pytest.mark.parametrize(

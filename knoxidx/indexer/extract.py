@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from operator import attrgetter, itemgetter
 from types import ModuleType
 from typing import Any
@@ -26,6 +26,14 @@ from knoxidx.indexer.facts import (
     Reference,
 )
 from knoxidx.indexer.languages import BY_NAME, query_source, ts_language
+from knoxidx.indexer.name_paths import (
+    CACHED_NAME_CHARS,
+    MAX_REFERENCE_CHARS,
+    cached_bytes_name_path,
+    name_path,
+    reference_path,
+    type_path,
+)
 
 # Capture-name suffix -> node kind. Methods are Functions; structs and enums are Classes.
 DEF_KINDS: dict[str, str] = {
@@ -55,147 +63,12 @@ READ_CHUNK = 256
 # Real code nests far shallower (a 2,500-file sample of the benchmark corpus: 69 levels at
 # most, 1,024 nodes sampled per file); what lies deeper is not indexed, with a warning.
 MAX_QUERY_DEPTH = 1000
-# A reference's text is cut to its tail beyond this: a receiver expression this long (a
-# chain of 10,000 calls) never resolves, and re-reading it for every call in the chain is
-# quadratic.
-MAX_REFERENCE_CHARS = 2000
-# Name paths of texts up to this long are cached per process (bounded: 32k entries).
-CACHED_NAME_CHARS = 100
-
-_SUPER_CALL = re.compile(r"\bsuper\s*\([^()]*\)")
-_GENERIC_ARGS = re.compile(r"::<[^<>]*(?:<[^<>]*>[^<>]*)*>|<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>")
-_SEPARATOR = re.compile(r"\s*(?:\?\.|!\.|::|->|\.)\s*")
-_IDENTIFIER = re.compile(r"(?:[^\W\d]|[$#])[\w$]*\Z")
-_CALL_SEGMENT = re.compile(r"((?:[^\W\d]|[$#])[\w$]*)\s*\(.*\)\Z", re.DOTALL)
 _SPACES = re.compile(r"\s+")
-_NEEDS_FULL_SPLIT = re.compile(r"[^\w.]")
-_NULL_TYPES = frozenset({"None", "null", "undefined", "nil", "void"})
 _TYPE_PARAMS = re.compile(r"\[[^\]]*\]")
-_TYPE_PREFIX = re.compile(r"^(?:[&*]\s*|'\w+\s+|(?:mut|dyn|impl|const|readonly)\s+)*")
-_WRAPPER = re.compile(
-    r"^(?:Option|Result|Box|Arc|Rc|RefCell|Cell|Mutex|RwLock|Promise|Optional|"
-    r"CompletableFuture|Future|Awaitable|Readonly)\s*[<\[](.*)[>\]]$",
-    re.DOTALL,
-)
 
 
 class ParseTimeoutError(Exception):
     """tree-sitter did not finish within the deadline for this file's size."""
-
-
-def name_path(text: str) -> NamePath:
-    """The segments of an expression naming something: see :func:`_split_name_path`. Short
-    texts repeat (``self.assertEqual``, ``fmt.Sprintf``): their splits are remembered."""
-    if len(text) <= CACHED_NAME_CHARS:
-        return _cached_name_path(text)
-    return _split_name_path(text)
-
-
-def _split_name_path(text: str) -> NamePath:
-    """Split an expression naming something into its segments: ``a.b.c`` -> ("a", "b", "c").
-
-    A call inside the chain keeps its name with "()" (``make().run`` -> ("make()", "run")), so
-    the resolver can follow return types. A receiver that is neither (``a[0].g``, ``(x).g``)
-    becomes "?": the path keeps the longest trailing run of names. ``super()`` is "super".
-    """
-    if text.isidentifier():
-        return (text,)
-    if not _NEEDS_FULL_SPLIT.search(text):
-        parts = text.split(".")
-        if all(p.isidentifier() for p in parts):
-            return tuple(parts)
-    if "(" in text:
-        text = _SUPER_CALL.sub("super", text)
-    if "<" in text:
-        text = _GENERIC_ARGS.sub("", text)
-    parts = _split_top_level(text.strip())
-    i = len(parts)
-    while i > 0:
-        part = parts[i - 1]
-        if _IDENTIFIER.match(part):
-            i -= 1
-            continue
-        call = _CALL_SEGMENT.match(part)
-        if call and i < len(parts):
-            parts[i - 1] = call.group(1) + "()"
-            i -= 1
-            continue
-        break
-    if i == len(parts):
-        return ()
-    return tuple(parts) if i == 0 else ("?", *parts[i:])
-
-
-_cached_name_path = lru_cache(maxsize=1 << 15)(_split_name_path)
-
-
-@lru_cache(maxsize=1 << 15)
-def _cached_bytes_name_path(text: bytes) -> NamePath:
-    return _split_name_path(text.decode("utf-8", "replace"))
-
-
-_new = tuple.__new__  # a NamedTuple record without its Python-level __new__
-
-
-def type_path(text: str) -> NamePath:
-    """The named type a type annotation denotes, through pointers, references and the usual
-    single-value wrappers: ``*Server``, ``&'a mut Foo``, ``Option<Foo>``, ``Promise<Foo>``,
-    ``(*T, error)`` all give the path of the inner type."""
-    text = text.strip()
-    if "|" in text:  # `Foo | None`, `Foo | undefined`: the named alternative
-        parts = [p.strip() for p in _split_args(text.replace("|", ","))]
-        named = [p for p in parts if p and p not in _NULL_TYPES]
-        text = named[0] if named else ""
-    for _ in range(4):
-        if text.startswith("("):
-            text = _split_args(text[1:].rstrip(")"))[0]
-        text = _TYPE_PREFIX.sub("", text).strip()
-        wrapped = _WRAPPER.match(text)
-        if not wrapped:
-            break
-        text = _split_args(wrapped.group(1))[0].strip()
-    path = name_path(text)
-    return path if path and path[0] != "?" else ()
-
-
-def _split_args(text: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, c in enumerate(text):
-        if c in "<([{":
-            depth += 1
-        elif c in ">)]}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return parts
-
-
-def _split_top_level(text: str) -> list[str]:
-    """Split at member separators (``.``, ``?.``, ``::``, ``->``) outside brackets."""
-    if "(" not in text and "[" not in text:
-        return _SEPARATOR.split(text)
-    parts: list[str] = []
-    depth = 0
-    start = 0
-    # only brackets and separators matter: the regex skips the names between them in C
-    for token in _BRACKET_OR_SEPARATOR.finditer(text):
-        c = token.group()
-        if c in _OPENING:
-            depth += 1
-        elif c in _CLOSING:
-            depth -= 1
-        elif depth == 0:
-            parts.append(text[start : token.start()].strip())
-            start = token.end()
-    parts.append(text[start:].strip())
-    return parts
-
-
-_OPENING = frozenset("([{")
-_CLOSING = frozenset(")]}")
-_BRACKET_OR_SEPARATOR = re.compile(r"[(\[{)\]}]|\s*(?:\?\.|!\.|::|->|\.)\s*")
 
 
 @dataclass(slots=True)
@@ -362,9 +235,9 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
             continue  # matched by two patterns
         last_start, last_end, last_sub = start, end, sub
         if end - start <= CACHED_NAME_CHARS:
-            ref_path = _cached_bytes_name_path(source[start:end])
+            ref_path = cached_bytes_name_path(source[start:end])
         else:
-            ref_path = _reference_path(source, start, end)
+            ref_path = reference_path(source, start, end)
         if receiver is not None and ref_path:
             # `recv.name(...)` captured as two nodes (Java): the receiver's path, then the name
             if receiver.end_byte - receiver.start_byte <= MAX_REFERENCE_CHARS:
@@ -448,17 +321,7 @@ def _sampled_depth(tree: Any, samples: int = 256) -> int:
     return deepest
 
 
-_TAIL_NAME = re.compile(r"(?:\?\.|!\.|::|->|\.)\s*((?:[^\W\d]|[$#])[\w$]*)\s*\Z")
-
-
-def _reference_path(source: bytes, start: int, end: int) -> NamePath:
-    if end - start <= MAX_REFERENCE_CHARS:
-        return name_path(source[start:end].decode("utf-8", "replace"))
-    # Only the last name of an overlong expression can matter: `<unknown receiver>.name`.
-    tail = _TAIL_NAME.search(source[end - 256 : end].decode("utf-8", "replace"))
-    return ("?", tail.group(1)) if tail else ()
-
-
+_new = tuple.__new__  # a NamedTuple record without its Python-level __new__
 _REF_ORDER = itemgetter(0, 1, 2)  # (start, end, kind): nodes themselves do not compare
 
 
