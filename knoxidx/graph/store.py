@@ -14,7 +14,6 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -66,16 +65,15 @@ CREATE INDEX modules_key ON modules(family, key);
 CREATE INDEX modules_file ON modules(file_id);
 """
 
-# Column order of node rows as the indexer produces them: file_id comes last, appended by the
-# writer once the file row exists.
 _INDEX_STATEMENTS = [s.strip() for s in SCHEMA.split(";") if s.strip().startswith("CREATE INDEX")]
 
+# Column order of node rows as the indexer produces them: file_id comes last, appended by the
+# writer once the file row exists.
 NODE_COLUMNS = (
     "id", "kind", "name", "qualified_name", "def_index", "parent_id", "start_line",
     "end_line", "start_byte", "end_byte", "language", "family", "signature", "doc", "exported",
     "owner", "member", "file_id",
 )
-_FIRST = itemgetter(0)
 _NODE_INSERT = (
     f"INSERT OR REPLACE INTO nodes({', '.join(NODE_COLUMNS)})"
     f" VALUES ({','.join('?' * len(NODE_COLUMNS))})"
@@ -515,9 +513,9 @@ class SQLiteStore:
     def insert_nodes(self, rows: list[tuple]) -> None:
         """A cold build's node rows (NODE_COLUMNS order, file_id last), file by file as they
         are read: no delete first, as :meth:`replace_nodes` does. Ids are hashes, so rows land
-        on random pages of the table; with the page cache a build gets, that costs what one
-        insert of every row sorted by id did, without holding them all (see
-        :meth:`flush_nodes`)."""
+        on random pages of the table: ~25 % more CPU than one insert of every row sorted by id
+        (1.34 against 1.07 s on the benchmark corpus), but spent while the parse workers run,
+        and no process holds every row (see :meth:`flush_nodes`)."""
         self.conn.executemany(_NODE_INSERT, rows)
 
     def flush_nodes(self) -> None:
