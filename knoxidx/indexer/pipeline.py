@@ -217,9 +217,9 @@ def update_index(
         module_layer_stale = (report.full_resolve or membership_changed
                               or bool(report.removed_paths))
         # A cold build's nodes table is indexed once the resolver workers have started
-        # (nothing they consult is in it: the workspace has every name in memory).
-        finish = store.flush_nodes if cold else _nothing
-        for i, res in enumerate(_resolve_all(workspace, ordered, workers, finish), 1):
+        # (nothing they consult is in it: the workspace has every name in memory); otherwise
+        # flush_nodes has nothing to do.
+        for i, res in enumerate(_resolve_all(workspace, ordered, workers, store.flush_nodes), 1):
             file_id = ids[res.path]
             if res.error:
                 report.errors.append(f"{res.path}: resolution failed ({res.error})")
@@ -411,10 +411,6 @@ def sized_chunks(items: list, size: Callable[[Any], int], max_bytes: int,
 
 def _read_chunk(jobs: list[tuple]) -> list[ReadResult]:
     return [read_and_extract(job) for job in jobs]
-
-
-def _nothing() -> None:
-    pass
 
 
 def _job_size(job: tuple[str, SourceFile, str | None, Layout]) -> int:

@@ -32,8 +32,7 @@ _FORKED: tuple[StoreWorkspace, list[list[str]], Any] | None = None  # what child
 
 
 def resolve_in_parallel(
-    workspace: StoreWorkspace, paths: list[str], workers: int,
-    first: Callable[[], None] = lambda: None,
+    workspace: StoreWorkspace, paths: list[str], workers: int, first: Callable[[], None],
 ) -> Iterator[FileResolution]:
     """Every path's resolution, in no particular order, from the parent and ``workers - 1``
     forked children. The parent runs ``first`` once the children have started: its own
