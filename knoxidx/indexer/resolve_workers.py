@@ -25,7 +25,7 @@ from knoxidx.indexer.heap import frozen_heap
 # process went on alone for up to a whole slice, ~0.5 s on the benchmark corpus).
 SLICE_SHARE = 4
 MIN_SLICE = 16
-DRAIN_EVERY = 32  # files the parent resolves between collecting the children's results
+DRAIN_EVERY = 32  # files per batch a child sends, and the parent resolves between collecting
 POLL_SECONDS = 0.5
 
 _FORKED: tuple[StoreWorkspace, list[list[str]], Any] | None = None  # what children inherit
@@ -115,7 +115,10 @@ def _child(results: Any) -> None:
     workspace, slices, counter = _FORKED
     resolver = Resolver(workspace)  # one for every slice: its caches stay warm
     while (i := _claim(counter)) < len(slices):
-        results.put([_plain(resolver.resolve_file(path)) for path in slices[i]])
+        paths = slices[i]
+        for start in range(0, len(paths), DRAIN_EVERY):  # a large first slice is not held whole
+            results.put([_plain(resolver.resolve_file(p))
+                         for p in paths[start : start + DRAIN_EVERY]])
     results.put(None)
 
 
