@@ -77,3 +77,16 @@ class BaseRules:
 
     def extra_bases(self, r: Any, fi: Any, index: int) -> list:
         return []
+
+
+class ReexportingRules(BaseRules):
+    """For families whose modules re-export what they import (Python, JS/TS, Rust): a module's
+    member is the family's ``_module_member``, answered under the resolver's cycle guard and
+    memo (``Resolver.module_member``)."""
+
+    def module_member(self, r: Any, module: Any, name: str, depth: int = 0) -> list:
+        return r.module_member(module, name, depth,
+                               lambda: self._module_member(r, module, name, depth))
+
+    def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
+        raise NotImplementedError

@@ -9,7 +9,7 @@ from typing import Any
 
 from knoxidx.graph.model import NodeKind
 from knoxidx.indexer.facts import Import, RefKind
-from knoxidx.indexer.lang.common import BaseRules, preceding_comment, text
+from knoxidx.indexer.lang.common import ReexportingRules, preceding_comment, text
 
 FAMILY = "js"
 # One namespace for values: a local hides a function or class of the same name.
@@ -207,7 +207,7 @@ def decode_import(node: Any, scope: int) -> list[Import]:
 _BUILTIN_METHODS = frozenset(["push", "pop", "shift", "unshift", "map", "filter", "forEach", "reduce", "reduceRight", "join", "split", "slice", "splice", "indexOf", "lastIndexOf", "includes", "concat", "keys", "values", "entries", "get", "set", "has", "delete", "add", "clear", "then", "catch", "finally", "toString", "toFixed", "trim", "trimStart", "trimEnd", "replace", "replaceAll", "match", "matchAll", "test", "apply", "call", "bind", "startsWith", "endsWith", "find", "findIndex", "findLast", "some", "every", "sort", "reverse", "fill", "charAt", "charCodeAt", "codePointAt", "substring", "substr", "toLowerCase", "toUpperCase", "padStart", "padEnd", "repeat", "flat", "flatMap", "assign", "freeze", "create", "defineProperty", "hasOwnProperty", "isArray", "from", "of", "emit", "on", "once", "off", "addListener", "removeListener", "log", "warn", "error", "info", "debug", "parse", "stringify", "resolve", "reject", "all", "allSettled", "race", "any", "next", "return", "throw", "exec", "at", "valueOf", "localeCompare", "normalize", "search", "toJSON", "getTime", "now", "addEventListener", "removeEventListener", "dispatchEvent", "querySelector", "querySelectorAll", "getAttribute", "setAttribute", "appendChild", "removeChild", "preventDefault", "stopPropagation"])
 
 
-class _Rules(BaseRules):
+class _Rules(ReexportingRules):
     self_names = frozenset({"this"})
     self_type_names = frozenset({"this"})
     self_binds_anywhere = True
@@ -310,10 +310,6 @@ class _Rules(BaseRules):
         if not imp.module:
             return []
         return [m for m in self.resolve_module(r, fi, imp.module) if m[0] in ("f", "x")]
-
-    def module_member(self, r: Any, module: Any, name: str, depth: int = 0) -> list:
-        return r.module_member(module, name, depth,
-                               lambda: self._module_member(r, module, name, depth))
 
     def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
         if module[0] != "f" or depth > 8:

@@ -7,7 +7,7 @@ from typing import Any
 
 from knoxidx.graph.model import NodeKind
 from knoxidx.indexer.facts import Import, RefKind
-from knoxidx.indexer.lang.common import BaseRules, first_doc_line, text
+from knoxidx.indexer.lang.common import ReexportingRules, first_doc_line, text
 
 
 def classify(sub: str, name: str, node: Any) -> str | None:
@@ -131,7 +131,7 @@ def namespace_keys(path: str, layout: Any) -> list[str]:
     return out
 
 
-class _Rules(BaseRules):
+class _Rules(ReexportingRules):
     self_names = frozenset({"self", "cls"})
     self_type_names = frozenset({"Self"})
     self_binds_anywhere = True
@@ -220,10 +220,6 @@ class _Rules(BaseRules):
             return []
         key = _module_key(r, module)
         return self._module(r, f"{key}.{name}") if key else []
-
-    def module_member(self, r: Any, module: Any, name: str, depth: int = 0) -> list:
-        return r.module_member(module, name, depth,
-                               lambda: self._module_member(r, module, name, depth))
 
     def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
         if module[0] == "f":

@@ -7,7 +7,7 @@ import posixpath
 from typing import Any
 
 from knoxidx.indexer.facts import Import, RefKind
-from knoxidx.indexer.lang.common import BaseRules, preceding_comment, text
+from knoxidx.indexer.lang.common import ReexportingRules, preceding_comment, text
 
 FAMILY = "rust"
 # A `let` hides functions and constants (the value namespace), not the struct a literal
@@ -132,7 +132,7 @@ def _module_path(path: str, layout: Any) -> str:
     return "::".join([crate, *[p for p in parts if p]])
 
 
-class _Rules(BaseRules):
+class _Rules(ReexportingRules):
     self_names = frozenset({"self"})
     self_type_names = frozenset({"Self"})
     self_binds_anywhere = True
@@ -282,10 +282,6 @@ class _Rules(BaseRules):
             elif m[0] == "x":
                 out.append(m)
         return out
-
-    def module_member(self, r: Any, module: Any, name: str, depth: int = 0) -> list:
-        return r.module_member(module, name, depth,
-                               lambda: self._module_member(r, module, name, depth))
 
     def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
         if module[0] == "d":
