@@ -313,10 +313,7 @@ class Resolver:
         return key
 
     def index(self, path: str) -> FileIndex | None:
-        key = self._file_keys.get(path)
-        if key is None:
-            key = self._file_keys[path] = "file:" + path
-        self.keys.add(key)
+        self.keys.add(self._file_key(path))
         try:
             return self._indexes[path]
         except KeyError:
@@ -483,8 +480,8 @@ class Resolver:
             # The head resolves in the module scope from wherever it is read, and so does the
             # rest of the path: resolved once per file, with what the lookup from this scope
             # records (see lookup)
-            if scope >= 0 and defs[scope].kind != FUNCTION:
-                self.keys.add(self._name_key(head))
+            if scope >= 0:
+                self.missed(fi, scope, head)
             scope = -1
         answer = resolved.get((path, scope))
         if answer is None:
@@ -653,8 +650,8 @@ class Resolver:
         if not fi.walk_needed(name, scope):
             # straight to the module scope, recording what the walk would have: the miss in
             # the reference's own scope when that is no function body
-            if scope >= 0 and defs[scope].kind != FUNCTION:
-                self.keys.add(self._name_key(name))
+            if scope >= 0:
+                self.missed(fi, scope, name)
             return self.memo(("module-scope", fi.path, name, want_type),
                              lambda: self._module_scope(fi, name, want_type)), False
         rules = fi.rules
