@@ -20,7 +20,7 @@ from knoxidx.errors import (
 from knoxidx.graph import traverse
 from knoxidx.graph.dbfile import storage_error
 from knoxidx.graph.model import EdgeType
-from knoxidx.graph.store import SQLiteStore, find_index_root
+from knoxidx.graph.store import INDEX_DIR, SQLiteStore, find_index_root
 
 if TYPE_CHECKING:
     from knoxidx.graph.protocol import GraphStore
@@ -140,7 +140,8 @@ class Index:
                 _note_root(self.store, self.root)
                 report = update_index(self.root, self.store, jobs=jobs,
                                       max_bytes=max_bytes or DEFAULT_MAX_BYTES,
-                                      progress=progress, discovered=discovered, session=session)
+                                      progress=progress, discovered=discovered, session=session,
+                                      walk_cache=self._walk_cache())
                 if retrieval:
                     from knoxidx.retrieval.api import refresh_retrieval
 
@@ -174,6 +175,14 @@ class Index:
             return embed_pending_chunks(self, progress=progress, limit=limit)
         finally:
             lock.release()
+
+    def _walk_cache(self) -> Path | None:
+        """Where updates keep the walk's directory listings: beside a ``.knoxidx`` index (a
+        PostgreSQL store without one walks everything)."""
+        from knoxidx.indexer.walk_cache import CACHE_NAME
+
+        folder = self.root / INDEX_DIR
+        return folder / CACHE_NAME if folder.is_dir() else None
 
     def _writer_session(self) -> Any:
         """What this Index remembers between its own updates (see

@@ -8,15 +8,18 @@ pipeline, so a file is opened at most once.
 from __future__ import annotations
 
 import os
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
 
 import pathspec
+import xxhash
 
 from knoxidx.graph.layout import CONFIG_NAMES
 from knoxidx.indexer.languages import language_for_path
+from knoxidx.indexer.walk_cache import Listing, WalkCache
 
 ALWAYS_SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", ".knoxidx", "node_modules", "__pycache__", ".venv", "venv",
@@ -56,13 +59,18 @@ class Discovery:
             self.skipped_paths[path] = reason
 
 
-def discover(root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Discovery:
+def discover(root: Path, max_bytes: int = DEFAULT_MAX_BYTES,
+             cache: WalkCache | None = None) -> Discovery:
+    """``cache``: the directory listings of the last walk (``knoxidx.indexer.walk_cache``),
+    reused where a directory has not changed and saved again at the end."""
     root = root.resolve()
     result = Discovery()
-    walker = _Walker(str(root), result, max_bytes)
+    walker = _Walker(str(root), result, max_bytes, cache)
     walker.walk(str(root), "", [])
     result.files.sort(key=lambda f: f.path)
     result.config_paths.sort()
+    if cache is not None:
+        cache.save()
     return result
 
 
@@ -77,9 +85,10 @@ class IgnoreRules:
     goes through pathspec's gitignore precedence rules. The answer is pathspec's either way.
     """
 
-    __slots__ = ("_verdicts", "searches", "spec")
+    __slots__ = ("_verdicts", "digest", "searches", "spec")
 
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: list[str], digest: str = "") -> None:
+        self.digest = digest  # names the content in a walk cache's record of the rules
         try:
             self.spec = pathspec.GitIgnoreSpec.from_lines(lines)
         except ValueError:
@@ -141,7 +150,8 @@ def _rules_for(text: str) -> IgnoreRules:
     if rules is None:
         if len(_RULES_CACHE) >= _RULES_CACHE_MAX:
             _RULES_CACHE.clear()
-        rules = _RULES_CACHE[text] = IgnoreRules(text.splitlines())
+        digest = xxhash.xxh3_64_hexdigest(text.encode("utf-8", "surrogatepass"))
+        rules = _RULES_CACHE[text] = IgnoreRules(text.splitlines(), digest)
     return rules
 
 
@@ -176,12 +186,15 @@ class _Walker:
     """Plain ``os.scandir`` on strings: a walk of a large tree costs milliseconds, and it runs
     on every update."""
 
-    def __init__(self, root: str, result: Discovery, max_bytes: int) -> None:
+    def __init__(self, root: str, result: Discovery, max_bytes: int,
+                 cache: WalkCache | None = None) -> None:
         self.root = root
         self.result = result
         self.max_bytes = max_bytes
         self.visited: set[tuple[int, int]] = set()
         self.device = os.stat(root).st_dev
+        self.cache = cache
+        self.start_ns = time.time_ns()
 
     def walk(self, directory: str, prefix: str, specs: Specs,
              inode: int | None = None) -> None:
@@ -194,29 +207,43 @@ class _Walker:
     def _walk_one(self, directory: str, prefix: str,
                   specs: Specs, inode: int | None) -> None:
         """``inode``: the directory's inode as its parent's scandir reported it (free); None
-        for the root and for a symlink's target, which need a stat to know where they lead."""
+        for the root and for a symlink's target, which need a stat to know where they lead.
+        With a cache every directory is stat'ed: its mtime says whether the listing holds."""
         result = self.result
+        cache = self.cache
         try:
-            if inode is None:
-                st = os.stat(directory)
-                identity = (st.st_dev, st.st_ino)
+            dir_st = None
+            if inode is None or cache is not None:
+                dir_st = os.stat(directory)
+                identity = (dir_st.st_dev, dir_st.st_ino)
             else:
                 identity = (self.device, inode)
             if identity in self.visited:
                 result.skip(prefix or ".", "symlink_loop")
                 return
             self.visited.add(identity)
+            if cache is not None:
+                listing = cache.lookup(prefix, dir_st, self.start_ns)
+                if listing is not None and self._replay(listing, directory, prefix, specs):
+                    return
             with os.scandir(directory) as it:
                 entries = list(it)  # the file list is sorted once, at the end
         except OSError:
             result.skip(prefix or ".", "unreadable")
             return
         names = {e.name for e in entries}
-        if names & IGNORE_NAMES:
+        ignore_files = tuple(n for n in IGNORE_FILES if n in names)
+        if ignore_files:
             specs = specs + _load_ignore(directory, names, prefix)
         has_manifest = not prefix or bool(names & MANIFESTS)
+        # What the cache will record (names only: sizes and mtimes are stat'ed every walk);
+        # a directory with a symlink or an entry that failed is not recorded.
+        subdirs: list[str] = []
+        sources: list[tuple[str, str]] = []
+        configs: list[str] = []
+        cacheable = cache is not None  # and so dir_st was taken, before the listing
         if "pyvenv.cfg" in names and prefix:
-            return  # a virtualenv under any name
+            entries = []  # a virtualenv under any name
         first = len(self.pending)
         # One loop with everything it needs in locals: it runs for every entry of the tree on
         # every update (8,500 files and 3,300 directories on the whole corpus), and a call
@@ -233,7 +260,10 @@ class _Walker:
                 is_dir = entry.is_dir()  # follows a symlink
             except OSError:
                 skip(prefix + name, "unreadable")
+                cacheable = False
                 continue
+            if is_link:
+                cacheable = False
             if is_dir:
                 if name in ALWAYS_SKIP_DIRS or (has_manifest and name in BUILD_DIRS):
                     continue
@@ -243,10 +273,12 @@ class _Walker:
                 if is_link and not _inside(root, entry.path):
                     skip(rel, "symlink_outside_root")
                     continue
+                subdirs.append(name)
                 pending.append((entry.path, rel + "/", specs,
                                 None if is_link else entry.inode()))
                 continue
             if name in CONFIG_NAMES:
+                configs.append(name)
                 result.config_paths.append(prefix + name)
             spec = language_for_path(name)
             if spec is None:
@@ -254,10 +286,12 @@ class _Walker:
             rel = prefix + name
             if specs and _ignored(specs, rel, False):
                 continue
+            sources.append((name, spec.name))
             try:
                 st = entry.stat()  # follows a symlink
             except OSError:
                 skip(rel, "symlink_loop" if is_link else "unreadable")
+                cacheable = False
                 continue
             if not S_ISREG(st.st_mode):
                 continue
@@ -269,6 +303,46 @@ class _Walker:
                 continue
             files.append(SourceFile(rel, st.st_size, st.st_mtime_ns, spec.name))
         pending[first:] = reversed(pending[first:])  # the recursive walk's order
+        if cacheable and dir_st is not None:
+            cache.record(prefix, Listing(
+                identity[0], identity[1], dir_st.st_mtime_ns, _rules_key(specs),
+                ignore_files, tuple(subdirs), tuple(sources), tuple(configs)), self.start_ns)
+
+    def _replay(self, listing: Listing, directory: str, prefix: str, specs: Specs) -> bool:
+        """Answer a directory from its cached listing; False (nothing added to the result)
+        when the listing no longer holds and the directory must be listed again."""
+        if listing.ignore_files:
+            specs = specs + _load_ignore(directory, set(listing.ignore_files), prefix)
+        if _rules_key(specs) != listing.rules:
+            return False
+        stats = []
+        base = directory + os.sep
+        for name, _language in listing.files:
+            try:
+                stats.append(os.stat(base + name))
+            except OSError:
+                return False  # gone without its directory moving: list it again
+        result = self.result
+        for name in listing.configs:
+            result.config_paths.append(prefix + name)
+        files = result.files
+        max_bytes = self.max_bytes
+        for (name, language), st in zip(listing.files, stats, strict=True):
+            if not S_ISREG(st.st_mode):
+                continue
+            if st.st_size > max_bytes:
+                result.skip(prefix + name, "too_large")
+                continue
+            files.append(SourceFile(prefix + name, st.st_size, st.st_mtime_ns, language))
+        pending = self.pending
+        for name in reversed(listing.subdirs):
+            pending.append((base + name, prefix + name + "/", specs, None))
+        self.cache.keep(prefix, listing)
+        return True
+
+
+def _rules_key(specs: Specs) -> tuple:
+    return tuple((prefix, rules.digest) for prefix, rules in specs)
 
 
 def _inside(root: str, path: str) -> bool:

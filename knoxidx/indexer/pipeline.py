@@ -43,6 +43,7 @@ from knoxidx.indexer.reader import (
 )
 from knoxidx.indexer.resolve_workers import resolve_in_parallel
 from knoxidx.indexer.session import WriterSession
+from knoxidx.indexer.walk_cache import WalkCache
 
 Progress = Callable[[str, int, int], None]
 # Below this many files, worker processes cost more than they save.
@@ -97,15 +98,22 @@ def update_index(
     progress: Progress | None = None,
     discovered: Discovery | None = None,
     session: WriterSession | None = None,
+    walk_cache: Path | None = None,
 ) -> UpdateReport:
     """``discovered``: the tree as a caller already knows it (the watcher tracks it from file
-    events), saving the walk. ``session``: what this writer remembers of the tables from its
+    events), saving the walk. ``walk_cache``: where the walk keeps its directory listings
+    between updates (``knoxidx.indexer.walk_cache``); None walks everything. ``session``: what this writer remembers of the tables from its
     previous updates (``knoxidx.indexer.session``), saving their reads; the caller clears it
     when the update fails."""
     report = UpdateReport()
     t0 = time.perf_counter()
     root = root.resolve()
-    found = discovered if discovered is not None else discover(root, max_bytes)
+    engine = engine_fingerprint()
+    if discovered is not None:
+        found = discovered
+    else:
+        cache = WalkCache.load(walk_cache, engine) if walk_cache is not None else None
+        found = discover(root, max_bytes, cache)
     report.skipped.update(found.skipped)
     report.files = len(found.files)
     if session is not None:
@@ -116,7 +124,6 @@ def update_index(
         known = store.file_states()
         layout = build_layout(root, [f.path for f in found.files], found.config_paths)
     fingerprint = layout.fingerprint()
-    engine = engine_fingerprint()
     # A new knoxidx (queries, extraction or resolution changed) re-reads every file once.
     stale_engine = store.get_meta("engine") != engine
     if stale_engine:
