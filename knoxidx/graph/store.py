@@ -442,8 +442,11 @@ class SQLiteStore:
         return dict(self.conn.execute("SELECT path, hash FROM files WHERE status='ok'"))
 
     def file_states(self) -> dict[str, FileState]:
+        # tuple.__new__ skips the named tuple's Python __new__: a third of this read's time
+        # (every update makes it; 5,400 rows on the whole corpus).
+        new = tuple.__new__
         return {
-            row[0]: FileState(*row[1:])
+            row[0]: new(FileState, row[1:])
             for row in self.conn.execute(
                 "SELECT path, id, size, mtime_ns, hash, status, iface FROM files"
             )
