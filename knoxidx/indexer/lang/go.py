@@ -139,11 +139,14 @@ class _Rules(BaseRules):
     def module_fallback(self, r: Any, fi: Any, name: str) -> list:
         # the package scope spans every file of the directory: the first other file defining
         # the name, in path order; a file before it that lacks the name is a recorded miss
-        key = "dir:" + posixpath.dirname(fi.path)
-        others = [p for p in r.module_paths(FAMILY, key) if p != fi.path]
+        key = "dir:" + fi.path.rpartition("/")[0]  # paths are normalised: posixpath.dirname
+        paths = r.module_paths(FAMILY, key)
+        # the first other file of the package (a package of 100 files answers thousands of
+        # misses: no list of the others per miss)
+        first_other = next((p for p in paths if p != fi.path), None)
         hit = next((h for h in r.module_names(FAMILY, key).get(name, ()) if h[0] != fi.path),
                    None)
-        if hit is None or (others and hit[0] != others[0]):
+        if hit is None or (first_other is not None and hit[0] != first_other):
             r.missed_name(name)
         if hit is not None:
             return [("d", hit[0], hit[1])]
