@@ -266,7 +266,7 @@ def test_guided_slices_cover_every_path_once_in_order_and_shrink() -> None:
 
 
 def test_sized_chunks_keep_order_alone_large_items_and_bound_small_ones() -> None:
-    from knoxidx.indexer.pipeline import sized_chunks
+    from knoxidx.indexer.parse_pool import sized_chunks
 
     sizes = [900, 300, 120, 100, 90, 40, 10, 5, 5, 5, 5, 5]
     chunks = sized_chunks(sizes, lambda n: n, 256, 4)

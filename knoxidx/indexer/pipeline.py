@@ -9,7 +9,6 @@ transaction: a reader sees the old graph or the new one, and a killed indexer lo
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 import sys
 import time
@@ -28,10 +27,11 @@ from knoxidx.graph.protocol import GraphStore
 from knoxidx.graph.resolve import FileResolution, Resolver
 from knoxidx.graph.store import FileState
 from knoxidx.graph.workspace import StoreWorkspace
-from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES, Discovery, SourceFile, discover
+from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES, Discovery, discover
 from knoxidx.indexer.facts import load_facts
 from knoxidx.indexer.heap import frozen_heap
 from knoxidx.indexer.languages import BY_NAME
+from knoxidx.indexer.parse_pool import Progress, read_all
 from knoxidx.indexer.reader import (
     DefinitionName,
     ReadResult,
@@ -39,19 +39,11 @@ from knoxidx.indexer.reader import (
     definition_names,
     named_definitions,
     node_rows,
-    read_and_extract,
 )
 from knoxidx.indexer.resolve_workers import resolve_in_parallel
 from knoxidx.indexer.session import WriterSession
 from knoxidx.indexer.walk_cache import WalkCache
 
-Progress = Callable[[str, int, int], None]
-# Below this many files, worker processes cost more than they save.
-POOL_THRESHOLD = 48
-# What a parse worker is handed at a time: up to this many bytes of files (one large file
-# alone), at most this many files.
-CHUNK_BYTES = 256 * 1024
-CHUNK_FILES = 64
 # Resolving more files than this loads every index at once and forks resolver workers.
 PRELOAD_THRESHOLD = 200
 IMPORTS = EdgeType.IMPORTS.value
@@ -156,7 +148,7 @@ def update_index(
         report.removed = len(removed)
         report.removed_paths.extend(removed)
 
-        for result in _read_all(root, to_read, known, layout, workers, progress):
+        for result in read_all(root, to_read, known, layout, workers, progress):
             report.read += 1
             state = known.get(result.path)
             if result.status == "unchanged":
@@ -367,61 +359,6 @@ def _keys_for(
     keys.update("owner:" + owner for *_, owner in changed if owner)
     keys.update(f"mod:{family}:{key}" for family, key in (*old_modules, *new_modules))
     return keys
-
-
-def _read_all(
-    root: Path, jobs: list[SourceFile], known: dict[str, FileState], layout: Layout,
-    workers: int, progress: Progress | None,
-) -> Iterator[ReadResult]:
-    args = [(str(root), f, known[f.path].hash if f.path in known else None, layout)
-            for f in jobs]
-    total = len(args)
-    if workers <= 1 or total < POOL_THRESHOLD:
-        for i, a in enumerate(args, 1):
-            yield read_and_extract(a)
-            if progress and (i % 64 == 0 or i == total):
-                progress("parse", i, total)
-        return
-    # Largest files first, in chunks of about equal bytes: the last chunks are a few small
-    # files, so no worker finishes long after the other, and the first results come as soon
-    # as one large file is read (results arrive in any order anyway).
-    args.sort(key=_job_size, reverse=True)
-    chunks = sized_chunks(args, _job_size, CHUNK_BYTES, CHUNK_FILES)
-    ctx = multiprocessing.get_context("fork")
-    done = 0
-    with ctx.Pool(workers) as pool:
-        for results in pool.imap_unordered(_read_chunk, chunks):
-            for result in results:
-                yield result
-            reported, done = done, done + len(results)
-            if progress and (done // 64 > reported // 64 or done == total):
-                progress("parse", done, total)
-
-
-def sized_chunks(items: list, size: Callable[[Any], int], max_bytes: int,
-                 max_items: int) -> list[list]:
-    """``items`` cut in order into runs of at least ``max_bytes`` (the last one may be short)
-    and at most ``max_items``: an item as large as ``max_bytes`` goes alone."""
-    chunks: list[list] = []
-    current: list = []
-    total = 0
-    for item in items:
-        current.append(item)
-        total += size(item)
-        if total >= max_bytes or len(current) >= max_items:
-            chunks.append(current)
-            current, total = [], 0
-    if current:
-        chunks.append(current)
-    return chunks
-
-
-def _read_chunk(jobs: list[tuple]) -> list[ReadResult]:
-    return [read_and_extract(job) for job in jobs]
-
-
-def _job_size(job: tuple[str, SourceFile, str | None, Layout]) -> int:
-    return job[1].size
 
 
 def _resolve_all(
