@@ -98,15 +98,16 @@ def cold_index(root: Path, runs: int, jobs: int | None = None,
     sampled and unsampled builds (31.5-36.0 s against 26.3-32.7 s on the whole corpus). So the
     peak comes from a separate, sampled build. ``between``: called before each timed build (the
     baseline measured in alternation with it, so both see the same host)."""
-    times, report = [], {}
+    times, report, phases = [], {}, []
     for _ in range(runs):
         if between is not None:
             between()
         seconds, _, report = _cold_build(root, jobs, sampled=False)
         times.append(seconds)
+        phases.append(report.get("timings", {}))  # where each build's time went
     _, peak, _ = _cold_build(root, jobs, sampled=True)
     db = root / ".knoxidx" / "index.db"
-    return {"seconds": median(times), "all_seconds": times, "peak_mib": peak,
+    return {"seconds": median(times), "all_seconds": times, "phases": phases, "peak_mib": peak,
             "files": report.get("files"), "lines": report.get("lines"),
             "errors": len(report.get("errors", [])), "db_bytes": db.stat().st_size}
 
@@ -242,6 +243,7 @@ def corpus_speed(root: Path, runs: int, tmp: Path) -> dict[str, Any]:
         "files": len(files), "lines": lines, "bare_parse_s": parse_s,
         "bare_parse_all_s": [p[0] for p in parses], "ctags_s": ctags,
         "index_s": cold["seconds"], "index_all_s": cold["all_seconds"],
+        "index_phases": cold["phases"],
         "ratio_to_parse": cold["seconds"] / parse_s if parse_s else None,
         "ratio_to_parse_paired": median([c / p[0] for c, p in zip(cold["all_seconds"], parses,
                                                                    strict=True)]),
