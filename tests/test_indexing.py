@@ -275,3 +275,21 @@ def test_sized_chunks_keep_order_alone_large_items_and_bound_small_ones() -> Non
     assert all(len(c) <= 4 for c in chunks)
     assert all(sum(c) >= 256 or len(c) == 4 for c in chunks[:-1])  # closed by one bound
     assert sized_chunks([], lambda n: n, 256, 4) == []
+
+
+def test_parse_workers_inherit_the_parents_compiled_queries(tmp_path: Path) -> None:
+    from knoxidx.graph.layout import build_layout
+    from knoxidx.indexer.discovery import discover
+    from knoxidx.indexer.extract import _compiled
+    from knoxidx.indexer.parse_pool import POOL_THRESHOLD, read_all
+
+    for i in range(POOL_THRESHOLD):
+        (tmp_path / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+        (tmp_path / f"m{i}.go").write_text(f"package m\n\nfunc G{i}() int {{ return {i} }}\n")
+    found = discover(tmp_path)
+    layout = build_layout(tmp_path, [f.path for f in found.files], found.config_paths)
+    _compiled.cache_clear()
+    results = list(read_all(tmp_path, found.files, {}, layout, 2, None))
+    assert sorted(r.status for r in results) == ["ok"] * (2 * POOL_THRESHOLD)
+    # compiled here before the pool forked (each worker compiled them again before)
+    assert _compiled.cache_info().currsize == 2

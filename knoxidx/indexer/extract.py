@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from operator import attrgetter, itemgetter
@@ -78,6 +79,15 @@ class _Compiled:
     errors_query: Any
     plugin: ModuleType
     roles: dict[int, tuple[str, str, str]]  # pattern index -> (role, kind, main capture)
+
+
+def prepare(languages: Iterable[str]) -> None:
+    """Compile the parsers and queries of ``languages`` in this process now, so that the parse
+    workers it forks next inherit them compiled. Compiling the TypeScript query alone takes
+    ~0.17 s (0.5 s for all seven): each worker compiled every query again on every update
+    that used workers, and a long-lived writer (the watcher, a server) now compiles once."""
+    for language in languages:
+        _compiled(language)
 
 
 @cache

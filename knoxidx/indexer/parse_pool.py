@@ -11,6 +11,7 @@ from typing import Any
 from knoxidx.graph.layout import Layout
 from knoxidx.graph.store import FileState
 from knoxidx.indexer.discovery import SourceFile
+from knoxidx.indexer.extract import prepare
 from knoxidx.indexer.reader import ReadResult, read_and_extract
 
 Progress = Callable[[str, int, int], None]
@@ -40,6 +41,7 @@ def read_all(
     # as one large file is read (results arrive in any order anyway).
     args.sort(key=_job_size, reverse=True)
     chunks = sized_chunks(args, _job_size, CHUNK_BYTES, CHUNK_FILES)
+    prepare({job[1].language for job in args})  # the workers inherit them compiled
     ctx = multiprocessing.get_context("fork")
     done = 0
     with ctx.Pool(workers) as pool:
