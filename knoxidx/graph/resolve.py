@@ -105,8 +105,11 @@ class FileIndex:
     __slots__ = (
         "_attributes",
         "_bases",
+        "_class_entry",
+        "_function_bound",
         "_ids",
         "_local_names",
+        "_outside",
         "_walk_needed",
         "bindings",
         "children",
@@ -143,6 +146,9 @@ class FileIndex:
         self._attributes: dict[tuple[int, str], Binding] | None = None
         self._local_names: frozenset[str] | None = None
         self._walk_needed: dict[int, bool] = {}
+        self._outside: dict[int, bool] = {}
+        self._function_bound: frozenset[str] | None = None
+        self._class_entry: dict[int, int] = {}
 
     # Made on first use: most files a resolver loads are only consulted (a name looked up in
     # them), and never need node ids or base lists.
@@ -202,6 +208,49 @@ class FileIndex:
                 s = defs[s].parent
             needed = self._walk_needed[scope] = s >= 0
         return needed
+
+    def class_entry(self, name: str, scope: int) -> int:
+        """Where a lexical lookup of ``name`` from ``scope`` first meets a scope other than
+        a function's, when that is a class no function encloses; -1 otherwise (or when some
+        function binds ``name``, or is the receiver). The function scopes on the way bind no
+        such name and record nothing (:meth:`Resolver.missed` exempts them), so the lookup
+        from ``scope`` is the one from that class's scope, whichever method reads the name."""
+        bound = self._function_bound
+        if bound is None:
+            defs = self.facts.defs
+            local = {name for scope_, name in self.children
+                     if scope_ >= 0 and defs[scope_].kind == FUNCTION}
+            local.update(name for scope_, name in self.bindings
+                         if scope_ >= 0 and defs[scope_].kind == FUNCTION)
+            local.update(name for scope_, name in self.imports
+                         if scope_ >= 0 and defs[scope_].kind == FUNCTION)
+            local.update(self.rules.self_names)
+            bound = self._function_bound = frozenset(local)
+        if name in bound:
+            return -1
+        entry = self._class_entry.get(scope)
+        if entry is None:
+            defs = self.facts.defs
+            entry = -1
+            if defs[scope].kind == FUNCTION:
+                s = defs[scope].parent
+                while s >= 0 and defs[s].kind not in TYPE_KINDS:
+                    s = defs[s].parent
+                if s >= 0 and self.outside_functions(s):
+                    entry = s
+            self._class_entry[scope] = entry
+        return entry
+
+    def outside_functions(self, scope: int) -> bool:
+        """Whether no function encloses ``scope`` (itself not counted)."""
+        outside = self._outside.get(scope)
+        if outside is None:
+            defs = self.facts.defs
+            s = defs[scope].parent
+            while s >= 0 and defs[s].kind != FUNCTION:
+                s = defs[s].parent
+            outside = self._outside[scope] = s < 0
+        return outside
 
     def class_of(self, scope: int) -> int:
         """The innermost class-like definition enclosing ``scope`` (or -1)."""
@@ -482,10 +531,18 @@ class Resolver:
             # records (see lookup)
             if scope >= 0:
                 self.missed(fi, scope, head)
-            scope = -1
-        answer = resolved.get((path, scope))
+            scope = shared = -1
+        elif head != "?" and scope >= 0 and fi.rules.class_members_visible \
+                and head not in fi.rules.special_heads \
+                and (cls := fi.class_entry(head, scope)) >= 0:
+            # read from a method, resolved as from its class (see FileIndex.class_entry):
+            # once per class in the file, not once per method
+            shared = -2 - cls
+        else:
+            shared = scope
+        answer = resolved.get((path, shared))
         if answer is None:
-            answer = resolved[(path, scope)] = self.resolve_path(fi, path, scope)
+            answer = resolved[(path, shared)] = self.resolve_path(fi, path, scope)
         found, confidence = answer
         targets = [s for s in found if s[0] == "d"]
         if not targets:
@@ -655,6 +712,10 @@ class Resolver:
             return self.memo(("module-scope", fi.path, name, want_type),
                              lambda: self._module_scope(fi, name, want_type)), False
         rules = fi.rules
+        if rules.class_members_visible and scope >= 0:
+            cls = fi.class_entry(name, scope)
+            if cls >= 0:
+                return self._class_scopes_memo(fi, cls, name, want_type), False
         s = scope
         while s >= 0:
             d = defs[s]
@@ -671,16 +732,44 @@ class Resolver:
                     if cls >= 0:
                         return [("i", fi.path, cls)], True
             elif d.kind in TYPE_KINDS and rules.class_members_visible:
-                if name == d.name:  # a class's own name inside it is the class
-                    return [("d", fi.path, s)], False
-                members, _ = self.member(("d", fi.path, s), name)
-                if want_type:
-                    members = [m for m in members if self.definition(m).kind in TYPE_KINDS]
+                if fi.outside_functions(s):
+                    return self._class_scopes_memo(fi, s, name, want_type), False
+                members = self._class_scope(fi, s, name, want_type)
                 if members:
                     return members, False
             s = d.parent
         return self.memo(("module-scope", fi.path, name, want_type),
                          lambda: self._module_scope(fi, name, want_type)), False
+
+    def _class_scope(self, fi: FileIndex, s: int, name: str, want_type: bool) -> list[Symbol]:
+        """``name`` as the class at ``s`` of ``fi`` sees it: itself, or one of its members."""
+        if name == fi.facts.defs[s].name:  # a class's own name inside it is the class
+            return [("d", fi.path, s)]
+        members, _ = self.member(("d", fi.path, s), name)
+        if want_type:
+            members = [m for m in members if self.definition(m).kind in TYPE_KINDS]
+        return members
+
+    def _class_scopes_memo(self, fi: FileIndex, s: int, name: str,
+                           want_type: bool) -> list[Symbol]:
+        """:meth:`_class_scopes`, once per (class, name): the walk from a class depends on
+        neither the method the name is read in nor the reference."""
+        return self.memo(("class-scope", fi.path, s, name, want_type),
+                         lambda: self._class_scopes(fi, s, name, want_type))
+
+    def _class_scopes(self, fi: FileIndex, s: int, name: str, want_type: bool) -> list[Symbol]:
+        """The lexical walk from the class at ``s``, which no function encloses, up to the
+        module scope (:meth:`lookup`'s, less the function scopes it cannot meet)."""
+        defs = fi.facts.defs
+        while s >= 0:
+            d = defs[s]
+            if d.kind in TYPE_KINDS:
+                members = self._class_scope(fi, s, name, want_type)
+                if members:
+                    return members
+            s = d.parent
+        return self.memo(("module-scope", fi.path, name, want_type),
+                         lambda: self._module_scope(fi, name, want_type))
 
     def _module_scope(self, fi: FileIndex, name: str, want_type: bool) -> list[Symbol]:
         found = self._scope_entry(fi, -1, name, want_type)
