@@ -57,6 +57,8 @@ IMPLEMENTS = EdgeType.IMPLEMENTS.value
 USES = EdgeType.USES.value
 REFERENCES = EdgeType.REFERENCES.value
 TYPE_KINDS = frozenset({CLASS, INTERFACE, TYPE})
+CALLER_KINDS = frozenset({FUNCTION, CLASS, INTERFACE, TYPE})
+CALL_LIKE = frozenset({RefKind.CALL, RefKind.NEW, RefKind.VALUE})  # see _source_id
 MAX_DEPTH = 12
 INDEX_CACHE_FILES = 1500
 
@@ -105,6 +107,7 @@ class FileIndex:
     __slots__ = (
         "_attributes",
         "_bases",
+        "_callers",
         "_class_entry",
         "_function_bound",
         "_ids",
@@ -115,6 +118,7 @@ class FileIndex:
         "children",
         "facts",
         "family",
+        "file_key",
         "imports",
         "path",
         "rules",
@@ -124,6 +128,7 @@ class FileIndex:
     def __init__(self, facts: FileFacts, family: str, rules: Any) -> None:
         self.facts = facts
         self.path = facts.path
+        self.file_key = "file:" + facts.path  # the lookup key reading this file records
         self.family = family
         self.rules = rules
         defs = facts.defs
@@ -149,6 +154,7 @@ class FileIndex:
         self._outside: dict[int, bool] = {}
         self._function_bound: frozenset[str] | None = None
         self._class_entry: dict[int, int] = {}
+        self._callers: dict[int, int] = {}
 
     # Made on first use: most files a resolver loads are only consulted (a name looked up in
     # them), and never need node ids or base lists.
@@ -251,6 +257,18 @@ class FileIndex:
                 s = defs[s].parent
             outside = self._outside[scope] = s < 0
         return outside
+
+    def caller(self, scope: int) -> int:
+        """The innermost function or class-like definition enclosing ``scope`` (itself
+        included), or -1: where a call read in ``scope`` comes from. Kept per scope."""
+        found = self._callers.get(scope)
+        if found is None:
+            defs = self.facts.defs
+            s = scope
+            while s >= 0 and defs[s].kind not in CALLER_KINDS:
+                s = defs[s].parent
+            found = self._callers[scope] = s
+        return found
 
     def class_of(self, scope: int) -> int:
         """The innermost class-like definition enclosing ``scope`` (or -1)."""
@@ -362,11 +380,13 @@ class Resolver:
         return key
 
     def index(self, path: str) -> FileIndex | None:
+        fi = self._indexes.get(path)
+        if fi is not None:  # the common case: its key made once, with the index
+            self.keys.add(fi.file_key)
+            return fi
         self.keys.add(self._file_key(path))
-        try:
-            return self._indexes[path]
-        except KeyError:
-            pass
+        if path in self._indexes:
+            return None
         facts = self.ws.facts(path)
         fi = None
         if facts is not None:
@@ -442,8 +462,12 @@ class Resolver:
             self.keys.add(self._name_key(name))
 
     def definition(self, symbol: Symbol) -> Any:
-        fi = self.index(symbol[1])
-        return fi.facts.defs[symbol[2]] if fi is not None else None
+        fi = self._indexes.get(symbol[1])
+        if fi is None:
+            fi = self.index(symbol[1])
+            return fi.facts.defs[symbol[2]] if fi is not None else None
+        self.keys.add(fi.file_key)  # index()'s fast path, inlined: called as often
+        return fi.facts.defs[symbol[2]]
 
     # ---- a whole file ------------------------------------------------------------------
 
@@ -561,8 +585,14 @@ class Resolver:
             confidence = NAME  # several candidates: never silently pick one
         out: list[tuple[int, str, str]] = []
         scope_def = defs[ref.scope] if ref.scope >= 0 else None
+        known = self._targets
         for target in targets:
-            target_id, target_kind = self._target(target)
+            info = known.get(target)
+            if info is None:
+                info = self._target(target)
+            else:  # _target's hit, inlined: the file made its key when first indexed
+                self.keys.add(self._file_keys[target[1]])
+            target_id, target_kind = info
             edge_type = self._edge_type(kind, scope_def, target_kind)
             if edge_type is not None:
                 out.append((target_id, edge_type, confidence))
@@ -577,7 +607,7 @@ class Resolver:
             fi = self.index(symbol[1])
             info = self._targets[symbol] = (fi.ids[symbol[2]], fi.facts.defs[symbol[2]].kind)
         else:
-            self.keys.add(self._file_key(symbol[1]))
+            self.keys.add(self._file_keys[symbol[1]])  # made when the file was first indexed
         return info
 
     def _import_edge(self, result: FileResolution, file_id: int, target: Symbol, line: int) -> None:
@@ -614,11 +644,11 @@ class Resolver:
     @staticmethod
     def _source_id(fi: FileIndex, ref: Reference, file_id: int) -> int:
         """Calls come from the enclosing function (or class); other edges from any definition."""
-        defs = fi.facts.defs
         s = ref.scope
-        if ref.kind in (RefKind.CALL, RefKind.NEW, RefKind.VALUE):
-            while s >= 0 and defs[s].kind not in (FUNCTION, CLASS, INTERFACE, TYPE):
-                s = defs[s].parent
+        if s < 0:
+            return file_id
+        if ref.kind in CALL_LIKE:
+            s = fi.caller(s)
         return fi.ids[s] if s >= 0 else file_id
 
     @staticmethod
