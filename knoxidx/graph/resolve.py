@@ -314,6 +314,8 @@ class Resolver:
         self._file_keys: dict[str, str] = {}  # path -> "file:" + path, made once
         self._targets: dict[Symbol, tuple[int, str]] = {}  # see _target
         self._name_keys: dict[str, str] = {}  # name -> "name:" + name, made once
+        # (family, module key) -> its "mod:" lookup key and the workspace's paths for it
+        self._modules: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
         # memo key -> the key set its consulted keys were last replayed into: a second hit
         # while resolving the same file (or computing the same answer) adds nothing
         self._replayed: dict[tuple, set[str]] = {}
@@ -405,8 +407,12 @@ class Resolver:
         return fi
 
     def module_paths(self, family: str, key: str) -> tuple[str, ...]:
-        self.keys.add(f"mod:{family}:{key}")
-        return self.ws.module_paths(family, key)
+        known = self._modules.get((family, key))
+        if known is None:  # asked again and again (a package per file, a type per import)
+            known = self._modules[(family, key)] = (f"mod:{family}:{key}",
+                                                    self.ws.module_paths(family, key))
+        self.keys.add(known[0])
+        return known[1]
 
     def defs_named(self, family: str, name: str) -> list[tuple[str, int, str, bool]]:
         self.keys.add(self._name_key(name))
@@ -459,7 +465,8 @@ class Resolver:
         what it gained, so every lookup that a new definition could answer must be on record.
         Function bodies are exempt: no other file looks names up inside them."""
         if scope < 0 or fi.facts.defs[scope].kind != FUNCTION:
-            self.keys.add(self._name_key(name))
+            key = self._name_keys.get(name)  # _name_key's hit, inlined: called as often
+            self.keys.add(key if key is not None else self._name_key(name))
 
     def definition(self, symbol: Symbol) -> Any:
         fi = self._indexes.get(symbol[1])
