@@ -782,7 +782,9 @@ class Resolver:
         """``name`` as the class at ``s`` of ``fi`` sees it: itself, or one of its members."""
         if name == fi.facts.defs[s].name:  # a class's own name inside it is the class
             return [("d", fi.path, s)]
-        members, _ = self.member(("d", fi.path, s), name)
+        # member()'s answer for a class, without its dispatch (it would read the class's
+        # definition to learn its kind, and record this file, which class_member does)
+        members = self.class_member(fi.path, s, name)
         if want_type:
             members = [m for m in members if self.definition(m).kind in TYPE_KINDS]
         return members
