@@ -92,6 +92,29 @@ SHADOWING = {
             int go() { Outer o = new Outer(); return helper() + o.field; }
         }
         """,
+    # Java: a name read in a method is resolved as from its class unless a function on the
+    # way binds it (a parameter, a local, a local class) or the class sits in a function
+    "java/src/a/Shadow.java": """\
+        package a;
+
+        public class Shadow extends Base {
+            int field = 1;
+            static int helper() { return 4; }
+            int count(int field) { int helper = 2; return field + helper + helper(); }
+            int local() {
+                Outer field = new Outer();
+                class Local extends Base {
+                    int go() { return helper() + field.field + count(1); }
+                }
+                return new Local().go() + this.field + helper();
+            }
+            int anon() {
+                Runnable r = new Runnable() { public void run() { helper(); count(2); } };
+                return field + count(3);
+            }
+            Other make(Other other) { Other made = other; made.go(); return made; }
+        }
+        """,
     # Java: files of one package with different wildcard imports read the same names
     "java/src/b/One.java": ("package b;\n\nimport a.*;\n\npublic class One {\n"
                             "    int f() { return new Outer().field + new Base().helper(); }\n}\n"),
@@ -158,6 +181,8 @@ def _plainly(monkeypatch: pytest.MonkeyPatch) -> None:
     afresh, every module member (and every answer shared by the files of a directory or
     package) is computed afresh for each file, nothing is settled."""
     monkeypatch.setattr(resolve.FileIndex, "walk_needed", lambda self, name, scope: True)
+    monkeypatch.setattr(resolve.FileIndex, "class_entry", lambda self, name, scope: -1)
+    monkeypatch.setattr(resolve.FileIndex, "outside_functions", lambda self, scope: False)
 
     def target(self: resolve.Resolver, symbol: Any) -> tuple[int, str]:
         fi = self.index(symbol[1])
@@ -235,7 +260,19 @@ def test_shadowing_resolves_the_same_without_shortcuts(tmp_path, monkeypatch) ->
         return answer
 
     monkeypatch.setattr(resolve.FileIndex, "walk_needed", recorded)
+    entries: set[tuple[str, bool]] = set()
+    class_entry = resolve.FileIndex.class_entry
+
+    def entered(self: resolve.FileIndex, name: str, scope: int) -> int:
+        answer = class_entry(self, name, scope)
+        entries.add((name, answer >= 0))
+        return answer
+
+    monkeypatch.setattr(resolve.FileIndex, "class_entry", entered)
     resolved = _compare(write_tree(tmp_path, SHADOWING), monkeypatch)
+    # Java's walk from a method is taken as from its class for some names, refused for a
+    # name a function binds (a local: `made`) and for those read in a local class
+    assert {("count", True), ("helper", True), ("helper", False), ("made", False)} <= entries
     assert len(resolved) == len([p for p in SHADOWING if not p.endswith((".mod", ".toml"))])
     # the cases are live: in every language the shortcut is taken for some names and
     # refused for others

@@ -57,6 +57,8 @@ IMPLEMENTS = EdgeType.IMPLEMENTS.value
 USES = EdgeType.USES.value
 REFERENCES = EdgeType.REFERENCES.value
 TYPE_KINDS = frozenset({CLASS, INTERFACE, TYPE})
+CALLER_KINDS = frozenset({FUNCTION, CLASS, INTERFACE, TYPE})
+CALL_LIKE = frozenset({RefKind.CALL, RefKind.NEW, RefKind.VALUE})  # see _source_id
 MAX_DEPTH = 12
 INDEX_CACHE_FILES = 1500
 
@@ -105,13 +107,18 @@ class FileIndex:
     __slots__ = (
         "_attributes",
         "_bases",
+        "_callers",
+        "_class_entry",
+        "_function_bound",
         "_ids",
         "_local_names",
+        "_outside",
         "_walk_needed",
         "bindings",
         "children",
         "facts",
         "family",
+        "file_key",
         "imports",
         "path",
         "rules",
@@ -121,6 +128,7 @@ class FileIndex:
     def __init__(self, facts: FileFacts, family: str, rules: Any) -> None:
         self.facts = facts
         self.path = facts.path
+        self.file_key = "file:" + facts.path  # the lookup key reading this file records
         self.family = family
         self.rules = rules
         defs = facts.defs
@@ -143,6 +151,10 @@ class FileIndex:
         self._attributes: dict[tuple[int, str], Binding] | None = None
         self._local_names: frozenset[str] | None = None
         self._walk_needed: dict[int, bool] = {}
+        self._outside: dict[int, bool] = {}
+        self._function_bound: frozenset[str] | None = None
+        self._class_entry: dict[int, int] = {}
+        self._callers: dict[int, int] = {}
 
     # Made on first use: most files a resolver loads are only consulted (a name looked up in
     # them), and never need node ids or base lists.
@@ -203,6 +215,61 @@ class FileIndex:
             needed = self._walk_needed[scope] = s >= 0
         return needed
 
+    def class_entry(self, name: str, scope: int) -> int:
+        """Where a lexical lookup of ``name`` from ``scope`` first meets a scope other than
+        a function's, when that is a class no function encloses; -1 otherwise (or when some
+        function binds ``name``, or is the receiver). The function scopes on the way bind no
+        such name and record nothing (:meth:`Resolver.missed` exempts them), so the lookup
+        from ``scope`` is the one from that class's scope, whichever method reads the name."""
+        bound = self._function_bound
+        if bound is None:
+            defs = self.facts.defs
+            local = {name for scope_, name in self.children
+                     if scope_ >= 0 and defs[scope_].kind == FUNCTION}
+            local.update(name for scope_, name in self.bindings
+                         if scope_ >= 0 and defs[scope_].kind == FUNCTION)
+            local.update(name for scope_, name in self.imports
+                         if scope_ >= 0 and defs[scope_].kind == FUNCTION)
+            local.update(self.rules.self_names)
+            bound = self._function_bound = frozenset(local)
+        if name in bound:
+            return -1
+        entry = self._class_entry.get(scope)
+        if entry is None:
+            defs = self.facts.defs
+            entry = -1
+            if defs[scope].kind == FUNCTION:
+                s = defs[scope].parent
+                while s >= 0 and defs[s].kind not in TYPE_KINDS:
+                    s = defs[s].parent
+                if s >= 0 and self.outside_functions(s):
+                    entry = s
+            self._class_entry[scope] = entry
+        return entry
+
+    def outside_functions(self, scope: int) -> bool:
+        """Whether no function encloses ``scope`` (itself not counted)."""
+        outside = self._outside.get(scope)
+        if outside is None:
+            defs = self.facts.defs
+            s = defs[scope].parent
+            while s >= 0 and defs[s].kind != FUNCTION:
+                s = defs[s].parent
+            outside = self._outside[scope] = s < 0
+        return outside
+
+    def caller(self, scope: int) -> int:
+        """The innermost function or class-like definition enclosing ``scope`` (itself
+        included), or -1: where a call read in ``scope`` comes from. Kept per scope."""
+        found = self._callers.get(scope)
+        if found is None:
+            defs = self.facts.defs
+            s = scope
+            while s >= 0 and defs[s].kind not in CALLER_KINDS:
+                s = defs[s].parent
+            found = self._callers[scope] = s
+        return found
+
     def class_of(self, scope: int) -> int:
         """The innermost class-like definition enclosing ``scope`` (or -1)."""
         defs = self.facts.defs
@@ -247,6 +314,8 @@ class Resolver:
         self._file_keys: dict[str, str] = {}  # path -> "file:" + path, made once
         self._targets: dict[Symbol, tuple[int, str]] = {}  # see _target
         self._name_keys: dict[str, str] = {}  # name -> "name:" + name, made once
+        # (family, module key) -> its "mod:" lookup key and the workspace's paths for it
+        self._modules: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
         # memo key -> the key set its consulted keys were last replayed into: a second hit
         # while resolving the same file (or computing the same answer) adds nothing
         self._replayed: dict[tuple, set[str]] = {}
@@ -313,11 +382,13 @@ class Resolver:
         return key
 
     def index(self, path: str) -> FileIndex | None:
+        fi = self._indexes.get(path)
+        if fi is not None:  # the common case: its key made once, with the index
+            self.keys.add(fi.file_key)
+            return fi
         self.keys.add(self._file_key(path))
-        try:
-            return self._indexes[path]
-        except KeyError:
-            pass
+        if path in self._indexes:
+            return None
         facts = self.ws.facts(path)
         fi = None
         if facts is not None:
@@ -336,8 +407,12 @@ class Resolver:
         return fi
 
     def module_paths(self, family: str, key: str) -> tuple[str, ...]:
-        self.keys.add(f"mod:{family}:{key}")
-        return self.ws.module_paths(family, key)
+        known = self._modules.get((family, key))
+        if known is None:  # asked again and again (a package per file, a type per import)
+            known = self._modules[(family, key)] = (f"mod:{family}:{key}",
+                                                    self.ws.module_paths(family, key))
+        self.keys.add(known[0])
+        return known[1]
 
     def defs_named(self, family: str, name: str) -> list[tuple[str, int, str, bool]]:
         self.keys.add(self._name_key(name))
@@ -390,11 +465,16 @@ class Resolver:
         what it gained, so every lookup that a new definition could answer must be on record.
         Function bodies are exempt: no other file looks names up inside them."""
         if scope < 0 or fi.facts.defs[scope].kind != FUNCTION:
-            self.keys.add(self._name_key(name))
+            key = self._name_keys.get(name)  # _name_key's hit, inlined: called as often
+            self.keys.add(key if key is not None else self._name_key(name))
 
     def definition(self, symbol: Symbol) -> Any:
-        fi = self.index(symbol[1])
-        return fi.facts.defs[symbol[2]] if fi is not None else None
+        fi = self._indexes.get(symbol[1])
+        if fi is None:
+            fi = self.index(symbol[1])
+            return fi.facts.defs[symbol[2]] if fi is not None else None
+        self.keys.add(fi.file_key)  # index()'s fast path, inlined: called as often
+        return fi.facts.defs[symbol[2]]
 
     # ---- a whole file ------------------------------------------------------------------
 
@@ -482,10 +562,18 @@ class Resolver:
             # records (see lookup)
             if scope >= 0:
                 self.missed(fi, scope, head)
-            scope = -1
-        answer = resolved.get((path, scope))
+            scope = shared = -1
+        elif head != "?" and scope >= 0 and fi.rules.class_members_visible \
+                and head not in fi.rules.special_heads \
+                and (cls := fi.class_entry(head, scope)) >= 0:
+            # read from a method, resolved as from its class (see FileIndex.class_entry):
+            # once per class in the file, not once per method
+            shared = -2 - cls
+        else:
+            shared = scope
+        answer = resolved.get((path, shared))
         if answer is None:
-            answer = resolved[(path, scope)] = self.resolve_path(fi, path, scope)
+            answer = resolved[(path, shared)] = self.resolve_path(fi, path, scope)
         found, confidence = answer
         targets = [s for s in found if s[0] == "d"]
         if not targets:
@@ -504,8 +592,14 @@ class Resolver:
             confidence = NAME  # several candidates: never silently pick one
         out: list[tuple[int, str, str]] = []
         scope_def = defs[ref.scope] if ref.scope >= 0 else None
+        known = self._targets
         for target in targets:
-            target_id, target_kind = self._target(target)
+            info = known.get(target)
+            if info is None:
+                info = self._target(target)
+            else:  # _target's hit, inlined: the file made its key when first indexed
+                self.keys.add(self._file_keys[target[1]])
+            target_id, target_kind = info
             edge_type = self._edge_type(kind, scope_def, target_kind)
             if edge_type is not None:
                 out.append((target_id, edge_type, confidence))
@@ -520,7 +614,7 @@ class Resolver:
             fi = self.index(symbol[1])
             info = self._targets[symbol] = (fi.ids[symbol[2]], fi.facts.defs[symbol[2]].kind)
         else:
-            self.keys.add(self._file_key(symbol[1]))
+            self.keys.add(self._file_keys[symbol[1]])  # made when the file was first indexed
         return info
 
     def _import_edge(self, result: FileResolution, file_id: int, target: Symbol, line: int) -> None:
@@ -557,11 +651,11 @@ class Resolver:
     @staticmethod
     def _source_id(fi: FileIndex, ref: Reference, file_id: int) -> int:
         """Calls come from the enclosing function (or class); other edges from any definition."""
-        defs = fi.facts.defs
         s = ref.scope
-        if ref.kind in (RefKind.CALL, RefKind.NEW, RefKind.VALUE):
-            while s >= 0 and defs[s].kind not in (FUNCTION, CLASS, INTERFACE, TYPE):
-                s = defs[s].parent
+        if s < 0:
+            return file_id
+        if ref.kind in CALL_LIKE:
+            s = fi.caller(s)
         return fi.ids[s] if s >= 0 else file_id
 
     @staticmethod
@@ -655,6 +749,10 @@ class Resolver:
             return self.memo(("module-scope", fi.path, name, want_type),
                              lambda: self._module_scope(fi, name, want_type)), False
         rules = fi.rules
+        if rules.class_members_visible and scope >= 0:
+            cls = fi.class_entry(name, scope)
+            if cls >= 0:
+                return self._class_scopes_memo(fi, cls, name, want_type), False
         s = scope
         while s >= 0:
             d = defs[s]
@@ -671,16 +769,46 @@ class Resolver:
                     if cls >= 0:
                         return [("i", fi.path, cls)], True
             elif d.kind in TYPE_KINDS and rules.class_members_visible:
-                if name == d.name:  # a class's own name inside it is the class
-                    return [("d", fi.path, s)], False
-                members, _ = self.member(("d", fi.path, s), name)
-                if want_type:
-                    members = [m for m in members if self.definition(m).kind in TYPE_KINDS]
+                if fi.outside_functions(s):
+                    return self._class_scopes_memo(fi, s, name, want_type), False
+                members = self._class_scope(fi, s, name, want_type)
                 if members:
                     return members, False
             s = d.parent
         return self.memo(("module-scope", fi.path, name, want_type),
                          lambda: self._module_scope(fi, name, want_type)), False
+
+    def _class_scope(self, fi: FileIndex, s: int, name: str, want_type: bool) -> list[Symbol]:
+        """``name`` as the class at ``s`` of ``fi`` sees it: itself, or one of its members."""
+        if name == fi.facts.defs[s].name:  # a class's own name inside it is the class
+            return [("d", fi.path, s)]
+        # member()'s answer for a class, without its dispatch (it would read the class's
+        # definition to learn its kind, and record this file, which class_member does)
+        members = self.class_member(fi.path, s, name)
+        if want_type:
+            members = [m for m in members if self.definition(m).kind in TYPE_KINDS]
+        return members
+
+    def _class_scopes_memo(self, fi: FileIndex, s: int, name: str,
+                           want_type: bool) -> list[Symbol]:
+        """:meth:`_class_scopes`, once per (class, name): the walk from a class depends on
+        neither the method the name is read in nor the reference."""
+        return self.memo(("class-scope", fi.path, s, name, want_type),
+                         lambda: self._class_scopes(fi, s, name, want_type))
+
+    def _class_scopes(self, fi: FileIndex, s: int, name: str, want_type: bool) -> list[Symbol]:
+        """The lexical walk from the class at ``s``, which no function encloses, up to the
+        module scope (:meth:`lookup`'s, less the function scopes it cannot meet)."""
+        defs = fi.facts.defs
+        while s >= 0:
+            d = defs[s]
+            if d.kind in TYPE_KINDS:
+                members = self._class_scope(fi, s, name, want_type)
+                if members:
+                    return members
+            s = d.parent
+        return self.memo(("module-scope", fi.path, name, want_type),
+                         lambda: self._module_scope(fi, name, want_type))
 
     def _module_scope(self, fi: FileIndex, name: str, want_type: bool) -> list[Symbol]:
         found = self._scope_entry(fi, -1, name, want_type)
