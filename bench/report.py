@@ -45,7 +45,7 @@ def render(r: dict[str, Any]) -> str:
             "parse and ≥ 60,000 lines/s overall; peak memory ≤ 600 MB. Each timed build "
             "follows a bare parse (so a drifting host moves both sides of the ratio) and is "
             "not observed; the peak memory is the summed PSS of one more build's process tree, "
-            "sampled 20 times a second (the sampling slows the build it watches by 10-15 %).",
+            "sampled 20 times a second (the sampling slowed the builds it watched by 8-27 %).",
             "",
             "| corpus | files | lines | bare parse s | ctags s | knoxidx s | ÷ parse | ÷ ctags "
             "| lines/s | peak MB | DB KB/kloc |",

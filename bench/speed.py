@@ -94,7 +94,7 @@ def cold_index(root: Path, runs: int, jobs: int | None = None,
     and the peak memory of one more build.
 
     The timed builds are not observed: sampling the process tree's PSS (``smaps_rollup``, 20
-    times a second) slowed the build it watched by 10-15 % on this 2-core machine, alternating
+    times a second) slowed the build it watched by 8-27 % on this 2-core machine, alternating
     sampled and unsampled builds (31.5-36.0 s against 26.3-32.7 s on the whole corpus). So the
     peak comes from a separate, sampled build. ``between``: called before each timed build (the
     baseline measured in alternation with it, so both see the same host)."""
