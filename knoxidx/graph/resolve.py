@@ -21,6 +21,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
+from knoxidx.graph.file_index import (
+    CLASS,
+    FUNCTION,
+    INTERFACE,
+    TYPE_KINDS,
+    FileIndex,
+)
 from knoxidx.graph.model import (
     Confidence,
     EdgeType,
@@ -39,10 +46,6 @@ Symbol = tuple[str, str, Any]
 _Outcome = tuple[int, list[tuple[int, str, str]], tuple[str, str, int] | None]
 _new = tuple.__new__  # a NamedTuple record without its Python-level __new__
 
-FUNCTION = NodeKind.FUNCTION.value
-CLASS = NodeKind.CLASS.value
-INTERFACE = NodeKind.INTERFACE.value
-TYPE = NodeKind.TYPE.value
 VARIABLE = NodeKind.VARIABLE.value
 CONSTANT = NodeKind.CONSTANT.value
 MODULE = NodeKind.MODULE.value
@@ -56,8 +59,6 @@ EXTENDS = EdgeType.EXTENDS.value
 IMPLEMENTS = EdgeType.IMPLEMENTS.value
 USES = EdgeType.USES.value
 REFERENCES = EdgeType.REFERENCES.value
-TYPE_KINDS = frozenset({CLASS, INTERFACE, TYPE})
-CALLER_KINDS = frozenset({FUNCTION, CLASS, INTERFACE, TYPE})
 CALL_LIKE = frozenset({RefKind.CALL, RefKind.NEW, RefKind.VALUE})  # see _source_id
 MAX_DEPTH = 12
 INDEX_CACHE_FILES = 1500
@@ -99,199 +100,6 @@ class FileResolution:
     externals: dict[int, tuple[str, str]] = field(default_factory=dict)  # id -> (family, name)
     keys: set[str] = field(default_factory=set)
     error: str = ""
-
-
-class FileIndex:
-    """Lookup tables over one file's facts, built once per resolver."""
-
-    __slots__ = (
-        "_attributes",
-        "_bases",
-        "_callers",
-        "_class_entry",
-        "_function_bound",
-        "_ids",
-        "_local_names",
-        "_outside",
-        "_walk_needed",
-        "bindings",
-        "children",
-        "facts",
-        "family",
-        "file_key",
-        "imports",
-        "path",
-        "rules",
-        "wildcards",
-    )
-
-    def __init__(self, facts: FileFacts, family: str, rules: Any) -> None:
-        self.facts = facts
-        self.path = facts.path
-        self.file_key = "file:" + facts.path  # the lookup key reading this file records
-        self.family = family
-        self.rules = rules
-        defs = facts.defs
-        children: dict[tuple[int, str], list[int]] = defaultdict(list)
-        for i, d in enumerate(defs):
-            children[(d.parent, d.name)].append(i)
-        self._ids: list[int] | None = None
-        self.children = children
-        self.bindings: dict[tuple[int, str], Binding] = {}
-        for b in facts.bindings:
-            self.bindings.setdefault((b.scope, b.name), b)
-        self.imports: dict[tuple[int, str], list[Import]] = defaultdict(list)
-        self.wildcards: list[Import] = []
-        for imp in facts.imports:
-            if imp.name == "*":
-                self.wildcards.append(imp)
-            elif imp.alias and not imp.reexport:  # an export names, it binds nothing locally
-                self.imports[(imp.scope, imp.alias)].append(imp)
-        self._bases: dict[int, list[Reference]] | None = None
-        self._attributes: dict[tuple[int, str], Binding] | None = None
-        self._local_names: frozenset[str] | None = None
-        self._walk_needed: dict[int, bool] = {}
-        self._outside: dict[int, bool] = {}
-        self._function_bound: frozenset[str] | None = None
-        self._class_entry: dict[int, int] = {}
-        self._callers: dict[int, int] = {}
-
-    # Made on first use: most files a resolver loads are only consulted (a name looked up in
-    # them), and never need node ids or base lists.
-
-    @property
-    def ids(self) -> list[int]:
-        """Node ids of the definitions, by index."""
-        if self._ids is None:
-            self._ids = definition_ids(self.facts)
-        return self._ids
-
-    @property
-    def bases(self) -> dict[int, list[Reference]]:
-        """Extends/implements references by the definition they belong to."""
-        if self._bases is None:
-            bases: dict[int, list[Reference]] = defaultdict(list)
-            for ref in self.facts.refs:
-                if ref.kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS) and ref.scope >= 0:
-                    bases[ref.scope].append(ref)
-            self._bases = bases
-        return self._bases
-
-    def attribute_binding(self, class_index: int, name: str) -> Binding | None:
-        """``self.name = ...`` set in a method of the class at ``class_index``."""
-        if self._attributes is None:
-            table: dict[tuple[int, str], Binding] = {}
-            defs = self.facts.defs
-            for b in self.facts.bindings:
-                receiver, dot, attr = b.name.partition(".")
-                if dot and b.scope >= 0 and receiver in self.rules.self_names:
-                    table.setdefault((defs[b.scope].parent, attr), b)
-            self._attributes = table
-        return self._attributes.get((class_index, name))
-
-    def walk_needed(self, name: str, scope: int) -> bool:
-        """Whether a lexical lookup of ``name`` from ``scope`` can stop anywhere before the
-        module scope. It cannot when nothing inside a definition binds ``name`` (no nested
-        definition, binding or import of it, and not the receiver's name) and no enclosing
-        class lends its members: most bare names read in a function are its parameters and
-        locals, or module-level names, and walking the scopes for them found nothing."""
-        names = self._local_names
-        if names is None:
-            local = {name for scope_, name in self.children if scope_ >= 0}
-            local.update(name for scope_, name in self.bindings if scope_ >= 0)
-            local.update(name for scope_, name in self.imports if scope_ >= 0)
-            local.update(self.rules.self_names)
-            names = self._local_names = frozenset(local)
-        if name in names:
-            return True
-        if scope < 0 or not self.rules.class_members_visible:
-            return False
-        needed = self._walk_needed.get(scope)
-        if needed is None:
-            defs = self.facts.defs
-            s = defs[scope].parent
-            while s >= 0 and defs[s].kind not in TYPE_KINDS:
-                s = defs[s].parent
-            needed = self._walk_needed[scope] = s >= 0
-        return needed
-
-    def class_entry(self, name: str, scope: int) -> int:
-        """Where a lexical lookup of ``name`` from ``scope`` first meets a scope other than
-        a function's, when that is a class no function encloses; -1 otherwise (or when some
-        function binds ``name``, or is the receiver). The function scopes on the way bind no
-        such name and record nothing (:meth:`Resolver.missed` exempts them), so the lookup
-        from ``scope`` is the one from that class's scope, whichever method reads the name."""
-        bound = self._function_bound
-        if bound is None:
-            defs = self.facts.defs
-            local = {name for scope_, name in self.children
-                     if scope_ >= 0 and defs[scope_].kind == FUNCTION}
-            local.update(name for scope_, name in self.bindings
-                         if scope_ >= 0 and defs[scope_].kind == FUNCTION)
-            local.update(name for scope_, name in self.imports
-                         if scope_ >= 0 and defs[scope_].kind == FUNCTION)
-            local.update(self.rules.self_names)
-            bound = self._function_bound = frozenset(local)
-        if name in bound:
-            return -1
-        entry = self._class_entry.get(scope)
-        if entry is None:
-            defs = self.facts.defs
-            entry = -1
-            if defs[scope].kind == FUNCTION:
-                s = defs[scope].parent
-                while s >= 0 and defs[s].kind not in TYPE_KINDS:
-                    s = defs[s].parent
-                if s >= 0 and self.outside_functions(s):
-                    entry = s
-            self._class_entry[scope] = entry
-        return entry
-
-    def outside_functions(self, scope: int) -> bool:
-        """Whether no function encloses ``scope`` (itself not counted)."""
-        outside = self._outside.get(scope)
-        if outside is None:
-            defs = self.facts.defs
-            s = defs[scope].parent
-            while s >= 0 and defs[s].kind != FUNCTION:
-                s = defs[s].parent
-            outside = self._outside[scope] = s < 0
-        return outside
-
-    def caller(self, scope: int) -> int:
-        """The innermost function or class-like definition enclosing ``scope`` (itself
-        included), or -1: where a call read in ``scope`` comes from. Kept per scope."""
-        found = self._callers.get(scope)
-        if found is None:
-            defs = self.facts.defs
-            s = scope
-            while s >= 0 and defs[s].kind not in CALLER_KINDS:
-                s = defs[s].parent
-            found = self._callers[scope] = s
-        return found
-
-    def class_of(self, scope: int) -> int:
-        """The innermost class-like definition enclosing ``scope`` (or -1)."""
-        defs = self.facts.defs
-        s = scope
-        while s >= 0:
-            if defs[s].kind in TYPE_KINDS:
-                return s
-            s = defs[s].parent
-        return -1
-
-
-def definition_ids(facts: FileFacts) -> list[int]:
-    """Stable node ids of a file's definitions: path + qualified name + ordinal among
-    same-named siblings (overloads), never line numbers."""
-    seen: dict[str, int] = defaultdict(int)
-    ids: list[int] = []
-    path = facts.path
-    for d in facts.defs:
-        ordinal = seen[d.qualname]
-        seen[d.qualname] = ordinal + 1
-        ids.append(node_id("def", path, d.qualname, str(ordinal)))
-    return ids
 
 
 def family_of_language(language: str) -> str:

@@ -15,8 +15,8 @@ from typing import Any
 
 import xxhash
 
+from knoxidx.graph.file_index import FUNCTION, TYPE_KINDS, definition_ids
 from knoxidx.graph.model import NodeKind, file_node_id
-from knoxidx.graph.resolve import FUNCTION, TYPE_KINDS, definition_ids
 from knoxidx.indexer.discovery import SourceFile
 from knoxidx.indexer.extract import ParseTimeoutError, extract_with_notes
 from knoxidx.indexer.facts import Definition, FileFacts, RefKind, dump_facts
