@@ -94,9 +94,10 @@ def update_index(
 ) -> UpdateReport:
     """``discovered``: the tree as a caller already knows it (the watcher tracks it from file
     events), saving the walk. ``walk_cache``: where the walk keeps its directory listings
-    between updates (``knoxidx.indexer.walk_cache``); None walks everything. ``session``: what this writer remembers of the tables from its
-    previous updates (``knoxidx.indexer.session``), saving their reads; the caller clears it
-    when the update fails."""
+    between updates (``knoxidx.indexer.walk_cache``); None walks everything. ``session``:
+    what this writer remembers of the tables from its previous updates
+    (``knoxidx.indexer.session``), saving their reads; the caller clears it when the update
+    fails."""
     report = UpdateReport()
     t0 = time.perf_counter()
     root = root.resolve()
