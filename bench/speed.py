@@ -75,17 +75,10 @@ def _cold_build(root: Path, jobs: int | None, sampled: bool) -> tuple[float, flo
     cmd = [*KNOXIDX, "index", "--graph-only", "--json", str(root)]
     if jobs:
         cmd += ["--jobs", str(jobs)]
-    if sampled:
-        r = run_measured(cmd)
-        seconds, peak, code, out, err = r.seconds, r.peak_mib, r.returncode, r.stdout, r.stderr
-    else:
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        seconds, peak = time.perf_counter() - start, float("nan")
-        code, out, err = proc.returncode, proc.stdout, proc.stderr
-    if code != 0:
-        raise RuntimeError(f"knoxidx index failed: {err[-2000:]}")
-    return seconds, peak, json.loads(out)
+    r = run_measured(cmd, sample=sampled)
+    if r.returncode != 0:
+        raise RuntimeError(f"knoxidx index failed: {r.stderr[-2000:]}")
+    return r.seconds, r.peak_mib, json.loads(r.stdout)
 
 
 def cold_index(root: Path, runs: int, jobs: int | None = None,
