@@ -63,7 +63,8 @@ class LanguageData:
     def centrality(self, path: str, line: int) -> float:
         """PageRank of the definition starting at ``line`` (0..1, as ``knoxidx context`` has it)."""
         if not hasattr(self, "_centrality"):
-            from knoxidx.retrieval.context import ContextWeights, centrality_scores
+            from knoxidx.retrieval.centrality import centrality_scores
+            from knoxidx.retrieval.context import ContextWeights
 
             self._centrality = centrality_scores(self.index, ContextWeights().centrality_edges)
         node = self.index.q.node_at(path, line)

@@ -9,48 +9,38 @@ budget.
    semantic similarity (cosine of query and chunk vectors, when the index has them), lexical
    match (the share of query words in the candidate), graph proximity (how directly a
    candidate relates to how good a hit), centrality (PageRank over the call/import graph,
-   computed once per index state and cached in ``.knoxidx/``).
-4. **Packing**, greedy in rank order, counted with the real tokenizer (:mod:`.tokens`): whole
-   definitions while they are ranked high enough, signatures for the rest, overlapping or
-   adjacent ranges of a file merged into one block, nothing shown twice. The rendered markdown
-   is counted once more at the end, so it never exceeds the budget.
+   computed once per index state and cached in ``.knoxidx/``: :mod:`.centrality`).
+4. **Packing** (:mod:`.packing`), greedy in rank order, counted with the real tokenizer
+   (:mod:`.tokens`): whole definitions while they are ranked high enough, signatures for the
+   rest, overlapping or adjacent ranges of a file merged into one block, nothing shown twice.
+   The rendered markdown is counted once more at the end, so it never exceeds the budget.
 
 Everything is ordered with explicit tie-breaks: the same index and query give the same answer.
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
-import math
-import os
-import pickle
 import re
-import threading
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from knoxidx.graph import traverse
+from knoxidx.retrieval.centrality import centrality_scores
 from knoxidx.retrieval.errors import RetrievalError, SearchIndexMissingError, SearchInputError
+from knoxidx.retrieval.packing import TYPE_KINDS, Files, Packer
 from knoxidx.retrieval.terms import unique_terms
-from knoxidx.retrieval.tokens import TokenCounter, default_counter
+from knoxidx.retrieval.tokens import default_counter
 
 MIN_TOKENS = 64
 MAX_TOKENS = 200_000
 MAX_QUERY_CHARS = 2000
 DEFINITION_KINDS = ("Function", "Class", "Interface", "Type", "Constant", "Variable")
-_TYPE_KINDS = ("Class", "Interface", "Type")
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
 _STOP = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
     "i", "in", "is", "it", "of", "on", "or", "the", "this", "to", "what", "when", "where",
     "which", "who", "why", "with",
 })
-_BACKTICKS = re.compile(r"`{3,}")
-MIN_HEAD_LINES = 6  # the top hit's head is shown rather than its signature if this much fits
-_MERGE_GAP = 2  # ranges of a file this few lines apart are shown as one block (one header)
-log = logging.getLogger(__name__)
-_COUNT_LOCK = threading.Lock()  # the counter's word cache is not safe under concurrent clears
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,13 +111,13 @@ def build_context(index: Any, query: Any, *, max_tokens: Any = 8000,
     query, max_tokens = _validate(query, max_tokens)
     w = weights or ContextWeights()
     counter = default_counter()
-    files = _Files(index.root, counter)
+    files = Files(index.root, counter)
     seeds, search_info = _seeds(index, query, w)
     candidates = _expand(index, seeds, w)
     _score(index, query, candidates, search_info, files, w)
     ranked = sorted(candidates.values(), key=lambda c: (
         -c.score, c.hit_rank if c.hit_rank is not None else 1 << 30, c.path, c.start, c.key))
-    packer = _Packer(files, counter, max_tokens, w)
+    packer = Packer(files, counter, max_tokens, w)
     packer.pack(ranked)
     markdown = packer.render()
     return {
@@ -276,7 +266,7 @@ def _expand(index: Any, seeds: list[Candidate], w: ContextWeights) -> dict[str, 
         full = q.nodes_by_id([seed.node_id]).get(seed.node_id)
         parent_id = full.get("parent_id") if full else None
         parent = q.nodes_by_id([parent_id]).get(parent_id) if parent_id else None
-        if parent is not None and parent["kind"] in _TYPE_KINDS and parent["path"]:
+        if parent is not None and parent["kind"] in TYPE_KINDS and parent["path"]:
             _add(out, _node_candidate(parent), "enclosing", strength * w.enclosing,
                  f"encloses {label}")
         imports = _import_block(index, seed.path)
@@ -313,7 +303,7 @@ def _import_block(index: Any, path: str) -> Candidate | None:
 
 
 def _score(index: Any, query: str, candidates: dict[str, Candidate], info: dict[str, Any],
-           files: _Files, w: ContextWeights) -> None:
+           files: Files, w: ContextWeights) -> None:
     wanted = [t for t in unique_terms([query]) if len(t) > 1 and t not in _STOP]
     semantic = _semantic_scores(index, query, candidates) if info["semantic"] else {}
     ranks = centrality_scores(index, w.centrality_edges)
@@ -331,7 +321,7 @@ def _score(index: Any, query: str, candidates: dict[str, Candidate], info: dict[
                       + w.proximity * cand.proximity + w.centrality * cand.centrality)
 
 
-def _lexical(wanted: list[str], cand: Candidate, files: _Files) -> float:
+def _lexical(wanted: list[str], cand: Candidate, files: Files) -> float:
     """The share of the query's words found in the candidate: its name and signature count
     as much as its body."""
     if not wanted:
@@ -370,362 +360,3 @@ def _semantic_scores(index: Any, query: str, candidates: dict[str, Candidate]) -
             if row is not None:
                 out[cand.key] = max(0.0, float(vectors.matrix[row] @ unit))
     return out
-
-
-# ---- files and tokens ----------------------------------------------------------------------
-
-
-class _Files:
-    """File lines and per-line token counts, read once per build."""
-
-    def __init__(self, root: Any, counter: TokenCounter) -> None:
-        self.root = root
-        self.counter = counter
-        self._lines: dict[str, list[str]] = {}
-        self._tokens: dict[str, list[int]] = {}
-
-    def lines(self, path: str) -> list[str]:
-        lines = self._lines.get(path)
-        if lines is None:
-            try:
-                text = (self.root / path).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                text = ""
-            lines = self._lines[path] = text.split("\n")
-        return lines
-
-    def tokens(self, path: str) -> list[int]:
-        counts = self._tokens.get(path)
-        if counts is None:
-            with _COUNT_LOCK:
-                counts = self._tokens[path] = self.counter.count_many(self.lines(path))
-        return counts
-
-    def span_tokens(self, path: str, start: int, end: int) -> int:
-        return sum(self.tokens(path)[start - 1:end])
-
-    def balanced_end(self, path: str, start: int, end: int) -> int:
-        """Extend ``end`` until brackets opened since ``start`` close (a parenthesised import
-        list), at most 200 lines."""
-        lines = self.lines(path)
-        depth = sum(line.count("(") - line.count(")") for line in lines[start - 1:end])
-        while depth > 0 and end < len(lines) and end - start < 200:
-            end += 1
-            line = lines[end - 1]
-            depth += line.count("(") - line.count(")")
-        return end
-
-    def count(self, text: str) -> int:
-        with _COUNT_LOCK:
-            return self.counter.count_many([text])[0] if text else 0
-
-
-# ---- packing -------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _Block:
-    path: str
-    start: int
-    end: int
-    mode: str  # full | excerpt | truncated | signature
-    items: list[Candidate]
-    language: str
-    body: list[str] = field(default_factory=list)
-    tokens: int = 0
-    named: int = 0  # items named in the header: fixed when placed, so its count holds
-    terse: bool = False  # a header without the why (the top hit in a tiny budget)
-
-    @property
-    def primary(self) -> Candidate:
-        return self.items[0]
-
-    def header(self) -> str:
-        c = self.primary
-        why = "; ".join(c.reasons[:2])  # the rest are in the JSON
-        named = self.items[:self.named or len(self.items)]
-        extra = [i.name.rsplit(".", 1)[-1] if i.kind != "imports" else "imports"
-                 for i in named[1:3]]
-        if extra:
-            why += "; with " + ", ".join(extra) + ("…" if len(named) > 3 else "")
-        if self.mode != "full":
-            why += f"; {self.mode}" if self.mode != "signature" else "; signature only"
-        what = f"{c.kind} {c.name}" if c.kind != "imports" else f"imports of {c.path}"
-        if self.terse:
-            return f"{self.path}:{self.start}-{self.end} ({what})"
-        return f"{self.path}:{self.start}-{self.end} ({what} — {why})"
-
-    def fence(self) -> str:
-        """Three backticks, or more than the longest run in the code (a docstring may hold
-        markdown)."""
-        longest = max((len(run) for line in self.body for run in _BACKTICKS.findall(line)),
-                      default=0)
-        return "`" * max(3, longest + 1)
-
-    def text(self) -> str:
-        fence = self.fence()
-        return "\n".join([self.header(), fence + (self.language or ""), *self.body, fence])
-
-    def describe(self) -> dict[str, Any]:
-        return {"header": self.header(), "path": self.path, "start_line": self.start,
-                "end_line": self.end, "mode": self.mode, "tokens": self.tokens,
-                "items": [i.name for i in self.items]}
-
-
-class _Packer:
-    def __init__(self, files: _Files, counter: TokenCounter, budget: int,
-                 w: ContextWeights) -> None:
-        self.files = files
-        self.counter = counter
-        self.budget = budget
-        self.w = w
-        self.blocks: list[_Block] = []  # in the order they were first placed
-        self.used = 0
-        self.final_tokens = 0
-
-    # ---- the greedy pass ---------------------------------------------------------------
-
-    def pack(self, ranked: list[Candidate]) -> None:
-        if not ranked:
-            return
-        top_score = ranked[0].score or 1.0
-        for position, cand in enumerate(ranked):
-            if self._covered(cand):
-                continue
-            for mode in self._modes(cand, position, top_score):
-                if self._place(cand, mode):
-                    break
-
-    def _modes(self, cand: Candidate, position: int, top_score: float) -> list[str]:
-        lines = cand.end - cand.start + 1
-        limit = self.w.type_full_lines if cand.kind in _TYPE_KINDS else self.w.max_full_lines
-        full_ok = not cand.forced_signature and (
-            cand.hit_rank is not None or cand.kind == "imports"
-            or (cand.score >= self.w.full_cutoff * top_score and lines <= limit)
-        )
-        modes = ["full"] if full_ok else []
-        if cand.match is not None and full_ok:
-            modes.append("excerpt")
-        if position == 0 and cand.kind != "imports":
-            modes.append("truncated")  # the top hit: its head rather than only its signature
-        if cand.kind != "imports" and cand.node_id is not None:
-            modes.append("signature")
-        if position == 0 and cand.kind != "imports":
-            modes.append("truncated-short")  # and always shown, in part if need be
-        return modes
-
-    def _covered(self, cand: Candidate) -> bool:
-        """Inside a range already placed: recorded there (not in its header), costs
-        nothing."""
-        for block in self.blocks:
-            if block.path == cand.path and block.mode != "signature" and \
-                    block.start <= cand.start and cand.end <= block.end:
-                block.items.append(cand)
-                return True
-        return False
-
-    def _place(self, cand: Candidate, mode: str) -> bool:
-        lines = self.files.lines(cand.path)
-        if mode == "signature":
-            text = cand.signature.strip() or (
-                lines[cand.start - 1].strip() if cand.start <= len(lines) else "")
-            block = _Block(cand.path, cand.start, cand.end, mode, [cand], cand.language,
-                           body=text.split("\n") if text else [])
-            return bool(text) and self._commit(block, [])
-        if mode in ("truncated", "truncated-short"):
-            short = mode == "truncated-short"
-            head = self._truncated(cand, 1 if short else MIN_HEAD_LINES, terse=short)
-            return head is not None and self._commit(head, [])
-        start, end = cand.match if mode == "excerpt" and cand.match else (cand.start, cand.end)
-        end = min(end, len(lines))
-        if start > end:
-            return False
-        # what this range overlaps or touches in the same file is merged into one block
-        touching = [b for b in self.blocks if b.path == cand.path and (
-            (b.mode != "signature" and start <= b.end + 1 + _MERGE_GAP
-             and end >= b.start - 1 - _MERGE_GAP)
-            or (b.mode == "signature" and start <= b.start <= end))]
-        ranged = [b for b in touching if b.mode != "signature"]
-        start = min([start] + [b.start for b in ranged])
-        end = max([end] + [b.end for b in ranged])
-        if ranged and not (mode == "full" and all(b.mode == "full" for b in ranged)):
-            mode = "excerpt"
-        items = [i for b in touching for i in b.items] + [cand]
-        block = _Block(cand.path, start, end, mode, items,
-                       cand.language or (touching[0].language if touching else ""),
-                       body=lines[start - 1:end])
-        return self._commit(block, touching)
-
-    def _truncated(self, cand: Candidate, at_least: int, terse: bool = False) -> _Block | None:
-        """As many leading lines of the definition as fit, if that is ``at_least`` lines (or
-        the whole of a shorter one)."""
-        counts = self.files.tokens(cand.path)
-        lines = self.files.lines(cand.path)
-        last = min(cand.end, len(lines))
-        probe = _Block(cand.path, cand.start, last, "truncated", [cand], cand.language,
-                       terse=terse)
-        overhead = self._tokens(probe) - self.files.span_tokens(cand.path, cand.start, last)
-        room = self.budget - self.used - overhead
-        end = cand.start - 1
-        while end < last and room >= counts[end]:
-            room -= counts[end]
-            end += 1
-        if end - cand.start + 1 < min(at_least, last - cand.start + 1):
-            return None
-        return _Block(cand.path, cand.start, end, "truncated", [cand], cand.language,
-                      body=lines[cand.start - 1:end], terse=terse)
-
-    def _commit(self, block: _Block, replaced: list[_Block]) -> bool:
-        block.named = len(block.items)
-        block.tokens = self._tokens(block)
-        cost = block.tokens - sum(b.tokens for b in replaced)
-        if self.used + cost > self.budget:
-            return False
-        if replaced:
-            at = self.blocks.index(replaced[0])  # keeps the place of the best-ranked part
-            self.blocks[at] = block
-            self.blocks = [b for b in self.blocks if not any(b is r for r in replaced)
-                           or b is block]
-        else:
-            self.blocks.append(block)
-        self.used += cost
-        return True
-
-    def _tokens(self, block: _Block) -> int:
-        if block.mode == "signature":
-            body = sum(self.files.count(line) for line in block.body)
-        else:
-            body = self.files.span_tokens(block.path, block.start, block.end)
-        fence = block.fence()
-        return (self.files.count(block.header()) + self.files.count(fence + block.language)
-                + self.files.count(fence) + body)
-
-    # ---- output ------------------------------------------------------------------------
-
-    def render(self) -> str:
-        """The blocks as markdown; should the whole text count more than the budget (the
-        per-block sums make that unlikely, not impossible), the last blocks are dropped."""
-        while True:
-            text = "\n\n".join(b.text() for b in self.blocks)
-            tokens = self.files.count(text)
-            if tokens <= self.budget or not self.blocks:
-                self.final_tokens = tokens
-                return text
-            self.blocks.pop()
-
-    def describe(self, cand: Candidate, rank: int) -> dict[str, Any]:
-        block_index, how = None, None
-        for i, block in enumerate(self.blocks):
-            if any(item is cand for item in block.items):
-                block_index = i
-                how = block.mode if block.primary is cand else "merged"
-                break
-        return {
-            "rank": rank,
-            "path": cand.path,
-            "start_line": cand.start,
-            "end_line": cand.end,
-            "kind": cand.kind,
-            "qualified_name": cand.name,
-            "id": cand.node_id,
-            "included": how,
-            "block": block_index,
-            "score": round(cand.score, 6),
-            "scores": {"semantic": round(cand.semantic, 6), "lexical": round(cand.lexical, 6),
-                       "proximity": round(cand.proximity, 6),
-                       "centrality": round(cand.centrality, 6)},
-            "relation": cand.relation,
-            "reasons": cand.reasons,
-        }
-
-
-# ---- centrality ----------------------------------------------------------------------------
-
-CENTRALITY_FILE = "centrality.pickle"
-_CENTRALITY_VERSION = 1
-_centrality_lock = threading.Lock()
-_centrality_memo: dict[str, tuple[str, dict[int, float]]] = {}
-
-
-def centrality_scores(index: Any, edge_weights: tuple[tuple[str, float], ...]) -> dict[int, float]:
-    """PageRank of every node over the weighted call/import graph, log-scaled to 0..1 (the
-    most central node: 1). Computed once per index state (its files' content hashes and
-    layout) and edge weights; kept in memory and in ``.knoxidx/centrality.pickle``."""
-    key = _state_key(index, edge_weights)
-    db = str(index.store.path)
-    with _centrality_lock:  # one computation at a time; the others wait for its result
-        memo = _centrality_memo.get(db)
-        if memo is not None and memo[0] == key:
-            return memo[1]
-        cache = index.store.path.parent / CENTRALITY_FILE
-        scores = _load_centrality(cache, key)
-        if scores is None:
-            scores = _pagerank(index, dict(edge_weights))
-            _save_centrality(cache, key, scores)
-        _centrality_memo[db] = (key, scores)
-        return scores
-
-
-def _state_key(index: Any, edge_weights: tuple[tuple[str, float], ...]) -> str:
-    import xxhash
-
-    digest = xxhash.xxh64()
-    layout = index.store.get_meta("layout")
-    digest.update(f"v{_CENTRALITY_VERSION}|{edge_weights!r}|{layout}".encode())
-    for path, state in sorted(index.store.file_states().items()):
-        digest.update(f"\n{path}\x1f{state.hash}\x1f{state.status}".encode())
-    return digest.hexdigest()
-
-
-def _pagerank(index: Any, weights: dict[str, float]) -> dict[int, float]:
-    import networkx as nx
-
-    totals: dict[tuple[int, int], float] = {}
-    ids = [node["id"] for node in index.q.all_nodes()]
-    for edge in index.q.edges(ids, "out", tuple(weights)):
-        source, target = edge["source"], edge["target"]
-        if source != target:
-            totals[(source, target)] = totals.get((source, target), 0.0) + weights[edge["type"]]
-    if not totals:
-        return {}
-    graph = nx.DiGraph()
-    graph.add_weighted_edges_from((s, t, w) for (s, t), w in sorted(totals.items()))
-    try:
-        ranks = nx.pagerank(graph, weight="weight")
-    except ImportError:  # networkx's PageRank needs scipy; its pure-Python one is ~30x slower
-        from networkx.algorithms.link_analysis.pagerank_alg import _pagerank_python
-
-        ranks = _pagerank_python(graph, weight="weight")
-    mean = 1.0 / graph.number_of_nodes()
-    top = max(ranks.values())
-    return {node: round(_log_scale(value, mean, top), 6) for node, value in ranks.items()}
-
-
-def _load_centrality(path: Any, key: str) -> dict[int, float] | None:
-    try:
-        with open(path, "rb") as fh:
-            data = pickle.load(fh)
-    except (OSError, pickle.PickleError, EOFError, AttributeError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("key") != key:
-        return None
-    return data.get("scores")
-
-
-def _save_centrality(path: Any, key: str, scores: dict[int, float]) -> None:
-    """Written beside the index, atomically; a read-only directory only costs recomputing."""
-    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
-    try:
-        with open(tmp, "wb") as fh:
-            pickle.dump({"key": key, "scores": scores}, fh, protocol=5)
-        os.replace(tmp, path)
-    except OSError as exc:
-        log.info("centrality cache not saved (%s)", exc)
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-
-
-def _log_scale(value: float, mean: float, top: float) -> float:
-    if value <= 0 or top <= 0:
-        return 0.0
-    return math.log1p(value / mean) / math.log1p(top / mean)
