@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from knoxidx.graph import export
-from knoxidx.graph.store import GraphQueries, SQLiteStore
+from knoxidx.graph.queries import GraphQueries
+from knoxidx.graph.store import SQLiteStore
 from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES
 
 

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from knoxidx.graph.store import GraphQueries
+from knoxidx.graph.queries import GraphQueries
 from knoxidx.index import Index
 from knoxidx.verify import verify_index
 

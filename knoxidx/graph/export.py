@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 from typing import IO, Any
 
-from knoxidx.graph.store import GraphQueries
+from knoxidx.graph.queries import GraphQueries
 
 EXPORT_NODE_FIELDS = (
     "id", "kind", "name", "qualified_name", "path", "start_line", "end_line", "language",

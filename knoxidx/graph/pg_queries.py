@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from knoxidx.graph.store import NODE_FIELDS, _normalise_qualified
+from knoxidx.graph.queries import NODE_FIELDS, normalise_qualified
 
 _NODE_SELECT = (
     "SELECT n.id, n.kind, n.name, n.qualified_name, f.path, n.start_line, n.end_line,"
@@ -80,11 +80,11 @@ class PgGraphQueries:
                            f" ORDER BY {_PATH}, n.repo LIMIT %s", (limit,))
 
     def nodes_with_suffix(self, suffix: str, limit: int = 50) -> list[dict]:
-        norm = _normalise_qualified(suffix)
+        norm = normalise_qualified(suffix)
         last = norm.rsplit(".", 1)[-1]
         rows = self._nodes("n.name = %s", [last], f" ORDER BY {_PATH}, n.repo LIMIT 5000")
         return [
-            r for r in rows if _normalise_qualified(r["qualified_name"]).endswith("." + norm)
+            r for r in rows if normalise_qualified(r["qualified_name"]).endswith("." + norm)
         ][:limit]
 
     def node_at(self, path: str, line: int) -> dict | None:

@@ -1,4 +1,4 @@
-"""SQLite storage of the graph. All SQL of the graph lives here.
+"""SQLite storage of the graph. All SQL of the graph lives here and in :mod:`.queries` (reads).
 
 One database per repository (``<repo>/.knoxidx/index.db``), WAL mode so readers work while the
 single writer writes; each update is one transaction, so a reader never sees half of one and a
@@ -15,11 +15,14 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from knoxidx.errors import CorruptIndexError, IndexLockedError, IndexNotFoundError
 from knoxidx.graph.dbfile import REBUILD_FIX, check_database_file, storage_error
 from knoxidx.indexer.facts import FileFacts, load_facts
+
+if TYPE_CHECKING:
+    from knoxidx.graph.queries import GraphQueries
 
 SCHEMA_VERSION = 3  # 3: nodes_name_nocase (a name-prefix LIKE seeks) and files_ok (covering)
 INDEX_DIR = ".knoxidx"
@@ -674,181 +677,6 @@ class SQLiteStore:
         return WriteLock(self.path.parent)
 
     def queries(self) -> GraphQueries:
+        from knoxidx.graph.queries import GraphQueries
+
         return GraphQueries(self)
-
-
-
-# ---- read queries used by knoxidx.graph.traverse (kept here: SQL lives in the store) ---------
-
-NODE_SELECT = (
-    "SELECT n.id, n.kind, n.name, n.qualified_name, f.path, n.start_line, n.end_line,"
-    " n.start_byte, n.end_byte, n.language, n.signature, n.doc, n.exported, n.parent_id,"
-    " n.file_id FROM nodes n LEFT JOIN files f ON f.id = n.file_id"
-)
-NODE_FIELDS = (
-    "id", "kind", "name", "qualified_name", "path", "start_line", "end_line", "start_byte",
-    "end_byte", "language", "signature", "doc", "exported", "parent_id", "file_id",
-)
-
-
-def _normalise_qualified(name: str) -> str:
-    return name.replace("::", ".").replace("/", ".").replace(":", ".")
-
-
-def _node_dicts(rows: Iterable[tuple]) -> list[dict[str, Any]]:
-    return [dict(zip(NODE_FIELDS, row, strict=True)) for row in rows]
-
-
-class GraphQueries:
-    """Read-side SQL over a :class:`SQLiteStore` connection."""
-
-    def __init__(self, store: SQLiteStore) -> None:
-        self.conn = store.conn
-
-    def nodes_named(self, name: str, kind: str | None = None, limit: int = 200) -> list[dict]:
-        sql = NODE_SELECT + " WHERE n.name = ?"
-        params: list[Any] = [name]
-        if kind:
-            sql += " AND n.kind = ?"
-            params.append(kind)
-        sql += " ORDER BY n.kind = 'Module', f.path, n.start_line LIMIT ?"
-        return _node_dicts(self.conn.execute(sql, (*params, limit)))
-
-    def nodes_like(self, pattern: str, kind: str | None = None, limit: int = 200) -> list[dict]:
-        sql = NODE_SELECT + " WHERE n.name LIKE ? ESCAPE '\\'"
-        params: list[Any] = [pattern]
-        if kind:
-            sql += " AND n.kind = ?"
-            params.append(kind)
-        sql += " ORDER BY length(n.name), f.path, n.start_line LIMIT ?"
-        return _node_dicts(self.conn.execute(sql, (*params, limit)))
-
-    def nodes_qualified(self, qualified: str, limit: int = 50) -> list[dict]:
-        return _node_dicts(self.conn.execute(
-            NODE_SELECT + " WHERE n.qualified_name = ? ORDER BY f.path LIMIT ?", (qualified, limit)
-        ))
-
-    def nodes_with_suffix(self, suffix: str, limit: int = 50) -> list[dict]:
-        """Qualified names ending in ``suffix`` at a separator (``.``, ``::``, ``/``, ``:``)."""
-        norm = _normalise_qualified(suffix)
-        last = norm.rsplit(".", 1)[-1]
-        rows = _node_dicts(self.conn.execute(
-            NODE_SELECT + " WHERE n.name = ? ORDER BY f.path LIMIT 5000", (last,)
-        ))
-        return [
-            r for r in rows if _normalise_qualified(r["qualified_name"]).endswith("." + norm)
-        ][:limit]
-
-    def node_at(self, path: str, line: int) -> dict | None:
-        rows = _node_dicts(self.conn.execute(
-            NODE_SELECT + " WHERE f.path = ? AND n.def_index IS NOT NULL AND n.start_line <= ?"
-            " AND n.end_line >= ? ORDER BY n.start_byte DESC, n.end_byte ASC LIMIT 1",
-            (path, line, line),
-        ))
-        return rows[0] if rows else None
-
-    def file_node(self, path: str) -> dict | None:
-        rows = _node_dicts(self.conn.execute(
-            NODE_SELECT + " WHERE f.path = ? AND n.kind = 'File'", (path,)
-        ))
-        return rows[0] if rows else None
-
-    def module_nodes(self, key: str) -> list[dict]:
-        return _node_dicts(self.conn.execute(
-            NODE_SELECT + " WHERE n.kind = 'Module' AND n.file_id IS NULL AND"
-            " (n.qualified_name = ? OR n.name = ?)", (key, key)
-        ))
-
-    def nodes_by_id(self, ids: Iterable[int]) -> dict[int, dict]:
-        ids = list(ids)
-        out: dict[int, dict] = {}
-        for i in range(0, len(ids), 500):
-            chunk = ids[i : i + 500]
-            for node in _node_dicts(self.conn.execute(
-                NODE_SELECT + f" WHERE n.id IN ({','.join('?' * len(chunk))})", chunk
-            )):
-                out[node["id"]] = node
-        return out
-
-    def edges(
-        self, ids: Iterable[int], direction: str, types: Iterable[str] | None = None
-    ) -> list[dict]:
-        """Stored edges into (direction="in") or out of ("out") the given nodes."""
-        ids = list(ids)
-        column = "target" if direction == "in" else "source"
-        type_list = list(types) if types else None
-        out: list[dict] = []
-        for i in range(0, len(ids), 500):
-            chunk = ids[i : i + 500]
-            sql = (
-                "SELECT e.source, e.target, e.type, e.confidence, f.path, e.line FROM edges e"
-                f" LEFT JOIN files f ON f.id = e.file_id WHERE e.{column} IN"
-                f" ({','.join('?' * len(chunk))})"
-            )
-            params: list[Any] = list(chunk)
-            if type_list:
-                sql += f" AND e.type IN ({','.join('?' * len(type_list))})"
-                params += type_list
-            sql += " ORDER BY f.path, e.line"
-            out.extend(
-                dict(zip(("source", "target", "type", "confidence", "path", "line"), r,
-                         strict=True))
-                for r in self.conn.execute(sql, params)
-            )
-        return out
-
-    def totals(self) -> tuple[int, int]:
-        """(nodes, edges) as :meth:`counts` sums them, without its per-kind scans."""
-        nodes, edges, defs = self.conn.execute(
-            "SELECT (SELECT count(*) FROM nodes), (SELECT count(*) FROM edges),"
-            " (SELECT count(*) FROM nodes WHERE def_index IS NOT NULL)"
-        ).fetchone()
-        return nodes, edges + 2 * defs  # each definition: a Defines and a Contains edge
-
-    def counts(self) -> dict[str, Any]:
-        conn = self.conn
-        kinds = dict(conn.execute("SELECT kind, count(*) FROM nodes GROUP BY kind"))
-        edge_types = dict(conn.execute("SELECT type, count(*) FROM edges GROUP BY type"))
-        defs = conn.execute("SELECT count(*) FROM nodes WHERE def_index IS NOT NULL").fetchone()[0]
-        edge_types["Defines"] = defs
-        edge_types["Contains"] = edge_types.get("Contains", 0) + defs
-        confidence = dict(conn.execute(
-            "SELECT confidence, count(*) FROM edges WHERE type='Calls' GROUP BY confidence"
-        ))
-        files = dict(conn.execute("SELECT status, count(*) FROM files GROUP BY status"))
-        languages = dict(conn.execute(
-            "SELECT language, count(*) FROM files WHERE status='ok' GROUP BY language"
-        ))
-        lines = conn.execute("SELECT coalesce(sum(lines),0) FROM files").fetchone()[0]
-        unresolved = dict(conn.execute(
-            "SELECT reason, count(*) FROM unresolved GROUP BY reason"
-        ))
-        return {
-            "files": files, "languages": languages, "lines": lines, "nodes": kinds,
-            "edges": edge_types, "calls_by_confidence": confidence,
-            "unresolved_calls": unresolved,
-        }
-
-    def all_nodes(self) -> Iterator[dict]:
-        for row in self.conn.execute(NODE_SELECT + " ORDER BY n.id"):
-            yield dict(zip(NODE_FIELDS, row, strict=True))
-
-    def all_edges(self) -> Iterator[tuple]:
-        """Stored edges plus the structural ones (Defines, Contains) derived from nodes."""
-        yield from self.conn.execute(
-            "SELECT e.source, e.target, e.type, e.confidence, f.path, e.line FROM edges e"
-            " LEFT JOIN files f ON f.id = e.file_id"
-        )
-        yield from self.conn.execute(
-            "SELECT fn.id, n.id, 'Defines', 'exact', f.path, n.start_line FROM nodes n"
-            " JOIN files f ON f.id = n.file_id JOIN nodes fn ON fn.file_id = n.file_id"
-            " AND fn.kind = 'File' WHERE n.def_index IS NOT NULL"
-        )
-        yield from self.conn.execute(
-            "SELECT coalesce(n.parent_id, fn.id), n.id, 'Contains', 'exact', f.path, n.start_line"
-            " FROM nodes n JOIN files f ON f.id = n.file_id JOIN nodes fn"
-            " ON fn.file_id = n.file_id AND fn.kind = 'File' WHERE n.def_index IS NOT NULL"
-        )
-
-    def integrity(self) -> str:
-        return str(self.conn.execute("PRAGMA integrity_check").fetchone()[0])
