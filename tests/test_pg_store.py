@@ -84,6 +84,19 @@ def test_one_writer_per_repository(tmp_path: Path, pg_url: str) -> None:
         assert time.monotonic() - started >= 0.4
 
 
+def test_a_released_lock_is_free_at_once(pg_url: str) -> None:
+    """Regression: release only closed the lock's session, and the server lets go of a closed
+    session's advisory locks after the client has moved on, so a writer's next update (the
+    watcher's, a script's second `knoxidx index`) could be refused as "another writer" by its
+    own departed session. Released explicitly, the lock is free when release returns."""
+    from knoxidx.graph.pg_store import PgWriteLock
+
+    for _ in range(300):
+        lock = PgWriteLock(pg_url, "r")
+        lock.acquire()
+        lock.release()
+
+
 def test_killed_writer_leaves_no_lock(tmp_path: Path, pg_url: str) -> None:
     root = write_tree(tmp_path / "k", {"m.py": "def f():\n    pass\n"})
     with Index.open(root, create=True, store=pg_url) as idx:

@@ -47,7 +47,7 @@ class PgWriteLock:
 
     def acquire(self, wait: bool = False, timeout: float | None = None) -> None:
         conn = pg_schema.connect(self.url, role=f"writer {self.repo}")
-        key = f"knoxidx:write:{self.repo}"
+        key = self._key
         deadline = None if timeout is None else time.monotonic() + timeout
         while not conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone()[0]:
             if not wait or (deadline is not None and time.monotonic() > deadline):
@@ -60,10 +60,25 @@ class PgWriteLock:
             time.sleep(0.1)
         self._conn = conn
 
+    @property
+    def _key(self) -> str:
+        return f"knoxidx:write:{self.repo}"
+
     def release(self) -> None:
-        if self._conn is not None:
-            self._conn.close()  # closing the session releases its advisory locks
-            self._conn = None
+        if self._conn is None:
+            return
+        conn, self._conn = self._conn, None
+        import psycopg
+
+        try:
+            # Unlocked in the session, so the lock is free when this returns. Closing the
+            # session releases it too, but the server does that after the client has moved
+            # on: the same writer's next update could find its own old lock still held.
+            conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (self._key,))
+        except psycopg.Error:
+            pass  # a broken session: closing it (or its death) is what releases the lock
+        finally:
+            conn.close()
 
 
 def _lock_holder(conn: Any, key: str) -> str:
