@@ -198,12 +198,12 @@ def _plainly(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(resolve.Resolver, "module_member", module_member)
     memo = resolve.Resolver.memo
 
-    def fresh_memo(self: resolve.Resolver, key: tuple, compute: Any) -> Any:
+    def fresh_memo(self: resolve.Resolver, key: tuple, compute: Any, *args: Any) -> Any:
         # shared across files by what the answer depends on: computed for each file instead
         # (called directly, compute records the same lookup keys a memo hit replays)
         if key[0] in ("js-module", "py-module", "java-fallback"):
-            return compute()
-        return memo(self, key, compute)
+            return compute(*args)
+        return memo(self, key, compute, *args)
 
     monkeypatch.setattr(resolve.Resolver, "memo", fresh_memo)
     monkeypatch.setattr(resolve, "settle", lambda: None)

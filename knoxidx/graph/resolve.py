@@ -128,10 +128,12 @@ class Resolver:
         # while resolving the same file (or computing the same answer) adds nothing
         self._replayed: dict[tuple, set[str]] = {}
 
-    def memo(self, key: tuple, compute: Any) -> Any:
-        """``compute()`` once per key for the life of this resolver (one update: the facts do
-        not change). The lookup keys ``compute`` consulted are replayed on every hit, so a
-        cached answer records the same dependencies as a fresh one."""
+    def memo(self, key: tuple, compute: Any, *args: Any) -> Any:
+        """``compute(*args)`` once per key for the life of this resolver (one update: the
+        facts do not change). The lookup keys ``compute`` consulted are replayed on every hit,
+        so a cached answer records the same dependencies as a fresh one. (The hot callers pass
+        a bound method and its arguments, not a lambda: most calls are hits, and a closure
+        made for each of them would never be called.)"""
         hit = self._memo.get(key)
         if hit is not None:
             keys = self.keys
@@ -141,7 +143,7 @@ class Resolver:
             return hit[0]
         outer, self.keys = self.keys, set()
         try:
-            value = compute()
+            value = compute(*args)
         finally:
             consulted = self.keys
             outer |= consulted  # in place: a file's key set grows with every lookup it makes
@@ -363,6 +365,9 @@ class Resolver:
             scope = defs[scope].parent if scope >= 0 else -1
         path = ref.path
         head = path[0].removesuffix("()") if path else "?"
+        # where the head's lookup goes, learned here once per outcome rather than again by
+        # lookup(): 0 the walk from ``scope``, 1 the module scope, 2 the class at ``cls``
+        via = 0
         if head != "?" and head not in fi.rules.special_heads \
                 and not fi.walk_needed(head, scope):
             # The head resolves in the module scope from wherever it is read, and so does the
@@ -371,17 +376,28 @@ class Resolver:
             if scope >= 0:
                 self.missed(fi, scope, head)
             scope = shared = -1
+            via = 1
         elif head != "?" and scope >= 0 and fi.rules.class_members_visible \
                 and head not in fi.rules.special_heads \
                 and (cls := fi.class_entry(head, scope)) >= 0:
             # read from a method, resolved as from its class (see FileIndex.class_entry):
             # once per class in the file, not once per method
             shared = -2 - cls
+            via = 2
         else:
             shared = scope
         answer = resolved.get((path, shared))
         if answer is None:
-            answer = resolved[(path, shared)] = self.resolve_path(fi, path, scope)
+            if via == 1:  # lookup()'s answer when walk_needed is false
+                answer = self._follow(path, self.memo(("module-scope", fi.path, head, False),
+                                                      self._module_scope, fi, head, False),
+                                      False, path[0].endswith("()"))
+            elif via == 2:  # lookup()'s answer when class_entry finds the class
+                answer = self._follow(path, self._class_scopes_memo(fi, cls, head, False),
+                                      False, path[0].endswith("()"))
+            else:
+                answer = self.resolve_path(fi, path, scope)
+            resolved[(path, shared)] = answer
         found, confidence = answer
         targets = [s for s in found if s[0] == "d"]
         if not targets:
@@ -510,6 +526,12 @@ class Resolver:
             inferred = head in rules.self_names or head == "super"
         else:
             current, inferred = self.lookup(fi, head, scope, want_type and len(path) == 1)
+        return self._follow(path, current, inferred, called)
+
+    def _follow(self, path: NamePath, current: list[Symbol], inferred: bool,
+                called: bool) -> tuple[list[Symbol], str]:
+        """The rest of :meth:`resolve_path` once its head denotes ``current``: the head's
+        call, then each further segment as a member of what the path denotes so far."""
         if called:
             current, inferred = self.call_results(current), True
         for segment in path[1:]:
@@ -555,7 +577,7 @@ class Resolver:
             if scope >= 0:
                 self.missed(fi, scope, name)
             return self.memo(("module-scope", fi.path, name, want_type),
-                             lambda: self._module_scope(fi, name, want_type)), False
+                             self._module_scope, fi, name, want_type), False
         rules = fi.rules
         if rules.class_members_visible and scope >= 0:
             cls = fi.class_entry(name, scope)
@@ -584,7 +606,7 @@ class Resolver:
                     return members, False
             s = d.parent
         return self.memo(("module-scope", fi.path, name, want_type),
-                         lambda: self._module_scope(fi, name, want_type)), False
+                         self._module_scope, fi, name, want_type), False
 
     def _class_scope(self, fi: FileIndex, s: int, name: str, want_type: bool) -> list[Symbol]:
         """``name`` as the class at ``s`` of ``fi`` sees it: itself, or one of its members."""
@@ -602,7 +624,7 @@ class Resolver:
         """:meth:`_class_scopes`, once per (class, name): the walk from a class depends on
         neither the method the name is read in nor the reference."""
         return self.memo(("class-scope", fi.path, s, name, want_type),
-                         lambda: self._class_scopes(fi, s, name, want_type))
+                         self._class_scopes, fi, s, name, want_type)
 
     def _class_scopes(self, fi: FileIndex, s: int, name: str, want_type: bool) -> list[Symbol]:
         """The lexical walk from the class at ``s``, which no function encloses, up to the
@@ -616,7 +638,7 @@ class Resolver:
                     return members
             s = d.parent
         return self.memo(("module-scope", fi.path, name, want_type),
-                         lambda: self._module_scope(fi, name, want_type))
+                         self._module_scope, fi, name, want_type)
 
     def _module_scope(self, fi: FileIndex, name: str, want_type: bool) -> list[Symbol]:
         found = self._scope_entry(fi, -1, name, want_type)
@@ -687,7 +709,7 @@ class Resolver:
         """``name`` in the class at (path, index) or, failing that, its bases in order (MRO)."""
         if depth == 0:
             return self.memo(("member", path, index, name),
-                             lambda: self._class_member(path, index, name, 0))
+                             self._class_member, path, index, name, 0)
         return self._class_member(path, index, name, depth)
 
     def _class_member(self, path: str, index: int, name: str, depth: int) -> list[Symbol]:
