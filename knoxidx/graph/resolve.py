@@ -59,7 +59,8 @@ EXTENDS = EdgeType.EXTENDS.value
 IMPLEMENTS = EdgeType.IMPLEMENTS.value
 USES = EdgeType.USES.value
 REFERENCES = EdgeType.REFERENCES.value
-CALL_LIKE = frozenset({RefKind.CALL, RefKind.NEW, RefKind.VALUE})  # see _source_id
+CALL_LIKE = frozenset({RefKind.CALL, RefKind.NEW, RefKind.VALUE})  # see _outcome's source
+BASE_KINDS = frozenset({RefKind.EXTENDS, RefKind.IMPLEMENTS})
 MAX_DEPTH = 12
 INDEX_CACHE_FILES = 1500
 
@@ -358,18 +359,28 @@ class Resolver:
         """What a reference yields, whatever its line: (source node, [(target node, edge type,
         confidence)], None or (name, reason, candidates) when a call stays unresolved)."""
         defs = fi.facts.defs
-        source = self._source_id(fi, ref, file_id)
         kind = ref.kind
         scope = ref.scope
-        if kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS):
+        # the source: calls come from the enclosing function (or class), other edges from any
+        # definition
+        if scope < 0:
+            source = file_id
+        else:
+            s = fi.caller(scope) if kind in CALL_LIKE else scope
+            source = fi.ids[s] if s >= 0 else file_id
+        if kind in BASE_KINDS:
             scope = defs[scope].parent if scope >= 0 else -1
         path = ref.path
         head = path[0].removesuffix("()") if path else "?"
-        # where the head's lookup goes, learned here once per outcome rather than again by
-        # lookup(): 0 the walk from ``scope``, 1 the module scope, 2 the class at ``cls``
-        via = 0
-        if head != "?" and head not in fi.rules.special_heads \
-                and not fi.walk_needed(head, scope):
+        rules = fi.rules
+        # Where the head's lookup goes, learned here once per outcome rather than again by
+        # lookup() (whose tests these are, in its order): 0 resolve_path's way (no head, or
+        # one the family answers), 1 the module scope, 2 the class at ``cls``, 3 the walk
+        # from ``scope``.
+        if head == "?" or head in rules.special_heads:
+            shared = scope
+            via = 0
+        elif not fi.walk_needed(head, scope):
             # The head resolves in the module scope from wherever it is read, and so does the
             # rest of the path: resolved once per file, with what the lookup from this scope
             # records (see lookup)
@@ -377,8 +388,7 @@ class Resolver:
                 self.missed(fi, scope, head)
             scope = shared = -1
             via = 1
-        elif head != "?" and scope >= 0 and fi.rules.class_members_visible \
-                and head not in fi.rules.special_heads \
+        elif scope >= 0 and rules.class_members_visible \
                 and (cls := fi.class_entry(head, scope)) >= 0:
             # read from a method, resolved as from its class (see FileIndex.class_entry):
             # once per class in the file, not once per method
@@ -386,17 +396,21 @@ class Resolver:
             via = 2
         else:
             shared = scope
+            via = 3
         answer = resolved.get((path, shared))
         if answer is None:
-            if via == 1:  # lookup()'s answer when walk_needed is false
+            if via == 0:
+                answer = self.resolve_path(fi, path, scope)
+            elif via == 1:
                 answer = self._follow(path, self.memo(("module-scope", fi.path, head, False),
                                                       self._module_scope, fi, head, False),
                                       False, path[0].endswith("()"))
-            elif via == 2:  # lookup()'s answer when class_entry finds the class
+            elif via == 2:
                 answer = self._follow(path, self._class_scopes_memo(fi, cls, head, False),
                                       False, path[0].endswith("()"))
             else:
-                answer = self.resolve_path(fi, path, scope)
+                current, inferred = self._walk(fi, head, scope, False)
+                answer = self._follow(path, current, inferred, path[0].endswith("()"))
             resolved[(path, shared)] = answer
         found, confidence = answer
         targets = [s for s in found if s[0] == "d"]
@@ -471,16 +485,6 @@ class Resolver:
                         self.index(t[1]).ids[t[2]], self.index(tr[1]).ids[tr[2]],
                         IMPLEMENTS, EXACT, impl.line,
                     ))
-
-    @staticmethod
-    def _source_id(fi: FileIndex, ref: Reference, file_id: int) -> int:
-        """Calls come from the enclosing function (or class); other edges from any definition."""
-        s = ref.scope
-        if s < 0:
-            return file_id
-        if ref.kind in CALL_LIKE:
-            s = fi.caller(s)
-        return fi.ids[s] if s >= 0 else file_id
 
     @staticmethod
     def _edge_type(kind: str, scope_def: Any, tkind: str) -> str | None:
@@ -570,7 +574,6 @@ class Resolver:
         """Lexical lookup of a bare name: enclosing scopes, then the module, then the family's
         fallbacks (package scope, wildcard imports, builtins). ``want_type``: the name is in a
         type position, so values (fields, variables, locals) do not shadow it."""
-        defs = fi.facts.defs
         if not fi.walk_needed(name, scope):
             # straight to the module scope, recording what the walk would have: the miss in
             # the reference's own scope when that is no function body
@@ -583,6 +586,14 @@ class Resolver:
             cls = fi.class_entry(name, scope)
             if cls >= 0:
                 return self._class_scopes_memo(fi, cls, name, want_type), False
+        return self._walk(fi, name, scope, want_type)
+
+    def _walk(self, fi: FileIndex, name: str, scope: int,
+              want_type: bool) -> tuple[list[Symbol], bool]:
+        """:meth:`lookup` where neither of its shortcuts applies: the scopes from ``scope``
+        outwards, then the module scope."""
+        defs = fi.facts.defs
+        rules = fi.rules
         s = scope
         while s >= 0:
             d = defs[s]
