@@ -792,7 +792,14 @@ class Resolver:
 
     def binding_type(self, fi: FileIndex, binding: Binding, depth: int = 0) -> list[Symbol]:
         """The instance types a binding holds: ``x = Foo()`` -> Foo, ``x = make()`` -> make's
-        return type, ``x: Foo`` -> Foo."""
+        return type, ``x: Foo`` -> Foo. Asked afresh (no other binding's type being worked
+        out), the answer is kept for the resolver's life (see :meth:`memo`): a local is read
+        again and again (`x.a()`, `x.b()`: two paths), each read asked its type."""
+        if depth == 0 and not self._typing:
+            return self.memo(("binding", fi.path, binding), self._binding_type, fi, binding, 0)
+        return self._binding_type(fi, binding, depth)
+
+    def _binding_type(self, fi: FileIndex, binding: Binding, depth: int) -> list[Symbol]:
         key = (fi.path, binding)
         if depth > MAX_DEPTH or key in self._typing:
             return []  # `x = x.next()` and other self-referential bindings
