@@ -318,6 +318,8 @@ class Resolver:
         # targets with their edge types, or why it is unresolved) reused for every repeat.
         # Its lookup keys are this file's already, so a repeat records nothing new.
         resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]] = {}
+        # what a head denotes from a scope, for the paths that start with it (x.a(), x.b)
+        heads: dict[tuple[str, int], tuple[list[Symbol], bool]] = {}
         outcomes: dict[tuple[NamePath, int, str], _Outcome] = {}
         # One edge per (source, target, type, line), the first one made, as they are made;
         # Imports edges (one per imported file, whatever the line) never equal another.
@@ -329,7 +331,7 @@ class Resolver:
             key = (path, scope, kind)
             outcome = outcomes.get(key)
             if outcome is None:
-                outcome = outcomes[key] = self._outcome(fi, ref, file_id, resolved)
+                outcome = outcomes[key] = self._outcome(fi, ref, file_id, resolved, heads)
             source, targets, missing = outcome
             if missing is not None:
                 name, reason, candidates = missing
@@ -355,9 +357,12 @@ class Resolver:
         return result
 
     def _outcome(self, fi: FileIndex, ref: Reference, file_id: int,
-                 resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]]) -> _Outcome:
+                 resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]],
+                 heads: dict[tuple[str, int], tuple[list[Symbol], bool]]) -> _Outcome:
         """What a reference yields, whatever its line: (source node, [(target node, edge type,
-        confidence)], None or (name, reason, candidates) when a call stays unresolved)."""
+        confidence)], None or (name, reason, candidates) when a call stays unresolved).
+        ``resolved``: what a path denotes, by where its lookup goes; ``heads``: what a head
+        denotes from a scope the walk starts at (the file's lookup keys have it already)."""
         defs = fi.facts.defs
         kind = ref.kind
         scope = ref.scope
@@ -399,18 +404,21 @@ class Resolver:
             via = 3
         answer = resolved.get((path, shared))
         if answer is None:
-            if via == 0:
-                answer = self.resolve_path(fi, path, scope)
-            elif via == 1:
+            if via == 1:
                 answer = self._follow(path, self.memo(("module-scope", fi.path, head, False),
                                                       self._module_scope, fi, head, False),
                                       False, path[0].endswith("()"))
             elif via == 2:
                 answer = self._follow(path, self._class_scopes_memo(fi, cls, head, False),
                                       False, path[0].endswith("()"))
+            elif head == "?":
+                answer = self.resolve_path(fi, path, scope)
             else:
-                current, inferred = self._walk(fi, head, scope, False)
-                answer = self._follow(path, current, inferred, path[0].endswith("()"))
+                got = heads.get((head, scope))
+                if got is None:
+                    got = heads[(head, scope)] = (self._walk(fi, head, scope, False) if via == 3
+                                                  else self._head(fi, head, scope))
+                answer = self._follow(path, got[0], got[1], path[0].endswith("()"))
             resolved[(path, shared)] = answer
         found, confidence = answer
         targets = [s for s in found if s[0] == "d"]
@@ -523,14 +531,19 @@ class Resolver:
         called = head.endswith("()")
         if called:
             head = head[:-2]
+        current, inferred = self._head(fi, head, scope, want_type and len(path) == 1)
+        return self._follow(path, current, inferred, called)
+
+    def _head(self, fi: FileIndex, head: str, scope: int,
+              want_type: bool = False) -> tuple[list[Symbol], bool]:
+        """What a path's first name (without its call) denotes from ``scope``, and whether
+        that went through an instance's type."""
         rules = fi.rules
         current = rules.special_head(self, fi, head, scope) if head in rules.special_heads \
             else None
         if current is not None:
-            inferred = head in rules.self_names or head == "super"
-        else:
-            current, inferred = self.lookup(fi, head, scope, want_type and len(path) == 1)
-        return self._follow(path, current, inferred, called)
+            return current, head in rules.self_names or head == "super"
+        return self.lookup(fi, head, scope, want_type)
 
     def _follow(self, path: NamePath, current: list[Symbol], inferred: bool,
                 called: bool) -> tuple[list[Symbol], str]:
