@@ -139,6 +139,15 @@ SHADOWING = {
           run(): number { return this.run() + util(); }
         }
         """,
+    # a typed value of one module read by two others, twice each: its type (worked out in
+    # its own module, through an import) is asked four times
+    "py/typed/__init__.py": "",
+    "py/typed/thing.py": "class Thing:\n    def make(self):\n        return 1\n",
+    "py/typed/made.py": "from typed.thing import Thing\n\nmaker = Thing()\n",
+    "py/typed/use_a.py": ("from typed.made import maker\n\n"
+                          "def a():\n    return maker.make() + maker.make().real\n"),
+    "py/typed/use_b.py": ("from typed.made import maker\n\n"
+                          "def b():\n    return maker.make() + maker.make().real\n"),
     # re-exports, some of them going round, read from several files
     "py/cyc/__init__.py": "from cyc.a import *\nfrom cyc.b import *\n",
     "py/cyc/a.py": "from cyc import b_value\n\ndef a_value():\n    return b_value()\n",
@@ -198,12 +207,13 @@ def _plainly(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(resolve.Resolver, "module_member", module_member)
     memo = resolve.Resolver.memo
 
-    def fresh_memo(self: resolve.Resolver, key: tuple, compute: Any) -> Any:
-        # shared across files by what the answer depends on: computed for each file instead
-        # (called directly, compute records the same lookup keys a memo hit replays)
-        if key[0] in ("js-module", "py-module", "java-fallback"):
-            return compute()
-        return memo(self, key, compute)
+    def fresh_memo(self: resolve.Resolver, key: tuple, compute: Any, *args: Any) -> Any:
+        # shared across files by what the answer depends on (or, a binding's type, across
+        # the reads of a local): computed for each file and read instead (called directly,
+        # compute records the same lookup keys a memo hit replays)
+        if key[0] in ("js-module", "py-module", "java-fallback", "binding"):
+            return compute(*args)
+        return memo(self, key, compute, *args)
 
     monkeypatch.setattr(resolve.Resolver, "memo", fresh_memo)
     monkeypatch.setattr(resolve, "settle", lambda: None)

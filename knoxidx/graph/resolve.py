@@ -59,7 +59,8 @@ EXTENDS = EdgeType.EXTENDS.value
 IMPLEMENTS = EdgeType.IMPLEMENTS.value
 USES = EdgeType.USES.value
 REFERENCES = EdgeType.REFERENCES.value
-CALL_LIKE = frozenset({RefKind.CALL, RefKind.NEW, RefKind.VALUE})  # see _source_id
+CALL_LIKE = frozenset({RefKind.CALL, RefKind.NEW, RefKind.VALUE})  # see _outcome's source
+BASE_KINDS = frozenset({RefKind.EXTENDS, RefKind.IMPLEMENTS})
 MAX_DEPTH = 12
 INDEX_CACHE_FILES = 1500
 
@@ -128,10 +129,12 @@ class Resolver:
         # while resolving the same file (or computing the same answer) adds nothing
         self._replayed: dict[tuple, set[str]] = {}
 
-    def memo(self, key: tuple, compute: Any) -> Any:
-        """``compute()`` once per key for the life of this resolver (one update: the facts do
-        not change). The lookup keys ``compute`` consulted are replayed on every hit, so a
-        cached answer records the same dependencies as a fresh one."""
+    def memo(self, key: tuple, compute: Any, *args: Any) -> Any:
+        """``compute(*args)`` once per key for the life of this resolver (one update: the
+        facts do not change). The lookup keys ``compute`` consulted are replayed on every hit,
+        so a cached answer records the same dependencies as a fresh one. (The hot callers pass
+        a bound method and its arguments, not a lambda: most calls are hits, and a closure
+        made for each of them would never be called.)"""
         hit = self._memo.get(key)
         if hit is not None:
             keys = self.keys
@@ -141,7 +144,7 @@ class Resolver:
             return hit[0]
         outer, self.keys = self.keys, set()
         try:
-            value = compute()
+            value = compute(*args)
         finally:
             consulted = self.keys
             outer |= consulted  # in place: a file's key set grows with every lookup it makes
@@ -315,6 +318,8 @@ class Resolver:
         # targets with their edge types, or why it is unresolved) reused for every repeat.
         # Its lookup keys are this file's already, so a repeat records nothing new.
         resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]] = {}
+        # what a head denotes from a scope, for the paths that start with it (x.a(), x.b)
+        heads: dict[tuple[str, int], tuple[list[Symbol], bool]] = {}
         outcomes: dict[tuple[NamePath, int, str], _Outcome] = {}
         # One edge per (source, target, type, line), the first one made, as they are made;
         # Imports edges (one per imported file, whatever the line) never equal another.
@@ -326,7 +331,7 @@ class Resolver:
             key = (path, scope, kind)
             outcome = outcomes.get(key)
             if outcome is None:
-                outcome = outcomes[key] = self._outcome(fi, ref, file_id, resolved)
+                outcome = outcomes[key] = self._outcome(fi, ref, file_id, resolved, heads)
             source, targets, missing = outcome
             if missing is not None:
                 name, reason, candidates = missing
@@ -352,36 +357,69 @@ class Resolver:
         return result
 
     def _outcome(self, fi: FileIndex, ref: Reference, file_id: int,
-                 resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]]) -> _Outcome:
+                 resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]],
+                 heads: dict[tuple[str, int], tuple[list[Symbol], bool]]) -> _Outcome:
         """What a reference yields, whatever its line: (source node, [(target node, edge type,
-        confidence)], None or (name, reason, candidates) when a call stays unresolved)."""
+        confidence)], None or (name, reason, candidates) when a call stays unresolved).
+        ``resolved``: what a path denotes, by where its lookup goes; ``heads``: what a head
+        denotes from a scope the walk starts at (the file's lookup keys have it already)."""
         defs = fi.facts.defs
-        source = self._source_id(fi, ref, file_id)
         kind = ref.kind
         scope = ref.scope
-        if kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS):
+        # the source: calls come from the enclosing function (or class), other edges from any
+        # definition
+        if scope < 0:
+            source = file_id
+        else:
+            s = fi.caller(scope) if kind in CALL_LIKE else scope
+            source = fi.ids[s] if s >= 0 else file_id
+        if kind in BASE_KINDS:
             scope = defs[scope].parent if scope >= 0 else -1
         path = ref.path
         head = path[0].removesuffix("()") if path else "?"
-        if head != "?" and head not in fi.rules.special_heads \
-                and not fi.walk_needed(head, scope):
+        rules = fi.rules
+        # Where the head's lookup goes, learned here once per outcome rather than again by
+        # lookup() (whose tests these are, in its order): 0 resolve_path's way (no head, or
+        # one the family answers), 1 the module scope, 2 the class at ``cls``, 3 the walk
+        # from ``scope``.
+        if head == "?" or head in rules.special_heads:
+            shared = scope
+            via = 0
+        elif not fi.walk_needed(head, scope):
             # The head resolves in the module scope from wherever it is read, and so does the
             # rest of the path: resolved once per file, with what the lookup from this scope
             # records (see lookup)
             if scope >= 0:
                 self.missed(fi, scope, head)
             scope = shared = -1
-        elif head != "?" and scope >= 0 and fi.rules.class_members_visible \
-                and head not in fi.rules.special_heads \
+            via = 1
+        elif scope >= 0 and rules.class_members_visible \
                 and (cls := fi.class_entry(head, scope)) >= 0:
             # read from a method, resolved as from its class (see FileIndex.class_entry):
             # once per class in the file, not once per method
             shared = -2 - cls
+            via = 2
         else:
             shared = scope
+            via = 3
         answer = resolved.get((path, shared))
         if answer is None:
-            answer = resolved[(path, shared)] = self.resolve_path(fi, path, scope)
+            if via == 1:
+                answer = self._follow(path, self.memo(("module-scope", fi.path, head, False),
+                                                      self._module_scope, fi, head, False),
+                                      False, path[0].endswith("()"))
+            elif via == 2:
+                answer = self._follow(path, self._class_scopes_memo(fi, cls, head, False),
+                                      False, path[0].endswith("()"))
+            elif head == "?":
+                answer = self.resolve_path(fi, path, scope)
+            else:
+                got = heads.get((head, scope))
+                if got is None:
+                    got = heads[(head, scope)] = (self._walk(fi, head, scope, False) if via == 3
+                                                  else self._head(fi, head, scope))
+                answer = self._follow(path, got[0], got[1], path[0].endswith("()"))
+            resolved[(path, shared)] = answer
         found, confidence = answer
         targets = [s for s in found if s[0] == "d"]
         if not targets:
@@ -457,16 +495,6 @@ class Resolver:
                     ))
 
     @staticmethod
-    def _source_id(fi: FileIndex, ref: Reference, file_id: int) -> int:
-        """Calls come from the enclosing function (or class); other edges from any definition."""
-        s = ref.scope
-        if s < 0:
-            return file_id
-        if ref.kind in CALL_LIKE:
-            s = fi.caller(s)
-        return fi.ids[s] if s >= 0 else file_id
-
-    @staticmethod
     def _edge_type(kind: str, scope_def: Any, tkind: str) -> str | None:
         if kind in (RefKind.CALL, RefKind.NEW):
             if tkind == FUNCTION or tkind == CLASS:
@@ -503,13 +531,24 @@ class Resolver:
         called = head.endswith("()")
         if called:
             head = head[:-2]
+        current, inferred = self._head(fi, head, scope, want_type and len(path) == 1)
+        return self._follow(path, current, inferred, called)
+
+    def _head(self, fi: FileIndex, head: str, scope: int,
+              want_type: bool = False) -> tuple[list[Symbol], bool]:
+        """What a path's first name (without its call) denotes from ``scope``, and whether
+        that went through an instance's type."""
         rules = fi.rules
         current = rules.special_head(self, fi, head, scope) if head in rules.special_heads \
             else None
         if current is not None:
-            inferred = head in rules.self_names or head == "super"
-        else:
-            current, inferred = self.lookup(fi, head, scope, want_type and len(path) == 1)
+            return current, head in rules.self_names or head == "super"
+        return self.lookup(fi, head, scope, want_type)
+
+    def _follow(self, path: NamePath, current: list[Symbol], inferred: bool,
+                called: bool) -> tuple[list[Symbol], str]:
+        """The rest of :meth:`resolve_path` once its head denotes ``current``: the head's
+        call, then each further segment as a member of what the path denotes so far."""
         if called:
             current, inferred = self.call_results(current), True
         for segment in path[1:]:
@@ -548,19 +587,26 @@ class Resolver:
         """Lexical lookup of a bare name: enclosing scopes, then the module, then the family's
         fallbacks (package scope, wildcard imports, builtins). ``want_type``: the name is in a
         type position, so values (fields, variables, locals) do not shadow it."""
-        defs = fi.facts.defs
         if not fi.walk_needed(name, scope):
             # straight to the module scope, recording what the walk would have: the miss in
             # the reference's own scope when that is no function body
             if scope >= 0:
                 self.missed(fi, scope, name)
             return self.memo(("module-scope", fi.path, name, want_type),
-                             lambda: self._module_scope(fi, name, want_type)), False
+                             self._module_scope, fi, name, want_type), False
         rules = fi.rules
         if rules.class_members_visible and scope >= 0:
             cls = fi.class_entry(name, scope)
             if cls >= 0:
                 return self._class_scopes_memo(fi, cls, name, want_type), False
+        return self._walk(fi, name, scope, want_type)
+
+    def _walk(self, fi: FileIndex, name: str, scope: int,
+              want_type: bool) -> tuple[list[Symbol], bool]:
+        """:meth:`lookup` where neither of its shortcuts applies: the scopes from ``scope``
+        outwards, then the module scope."""
+        defs = fi.facts.defs
+        rules = fi.rules
         s = scope
         while s >= 0:
             d = defs[s]
@@ -584,7 +630,7 @@ class Resolver:
                     return members, False
             s = d.parent
         return self.memo(("module-scope", fi.path, name, want_type),
-                         lambda: self._module_scope(fi, name, want_type)), False
+                         self._module_scope, fi, name, want_type), False
 
     def _class_scope(self, fi: FileIndex, s: int, name: str, want_type: bool) -> list[Symbol]:
         """``name`` as the class at ``s`` of ``fi`` sees it: itself, or one of its members."""
@@ -602,7 +648,7 @@ class Resolver:
         """:meth:`_class_scopes`, once per (class, name): the walk from a class depends on
         neither the method the name is read in nor the reference."""
         return self.memo(("class-scope", fi.path, s, name, want_type),
-                         lambda: self._class_scopes(fi, s, name, want_type))
+                         self._class_scopes, fi, s, name, want_type)
 
     def _class_scopes(self, fi: FileIndex, s: int, name: str, want_type: bool) -> list[Symbol]:
         """The lexical walk from the class at ``s``, which no function encloses, up to the
@@ -616,7 +662,7 @@ class Resolver:
                     return members
             s = d.parent
         return self.memo(("module-scope", fi.path, name, want_type),
-                         lambda: self._module_scope(fi, name, want_type))
+                         self._module_scope, fi, name, want_type)
 
     def _module_scope(self, fi: FileIndex, name: str, want_type: bool) -> list[Symbol]:
         found = self._scope_entry(fi, -1, name, want_type)
@@ -687,7 +733,7 @@ class Resolver:
         """``name`` in the class at (path, index) or, failing that, its bases in order (MRO)."""
         if depth == 0:
             return self.memo(("member", path, index, name),
-                             lambda: self._class_member(path, index, name, 0))
+                             self._class_member, path, index, name, 0)
         return self._class_member(path, index, name, depth)
 
     def _class_member(self, path: str, index: int, name: str, depth: int) -> list[Symbol]:
@@ -759,7 +805,14 @@ class Resolver:
 
     def binding_type(self, fi: FileIndex, binding: Binding, depth: int = 0) -> list[Symbol]:
         """The instance types a binding holds: ``x = Foo()`` -> Foo, ``x = make()`` -> make's
-        return type, ``x: Foo`` -> Foo."""
+        return type, ``x: Foo`` -> Foo. Asked afresh (no other binding's type being worked
+        out), the answer is kept for the resolver's life (see :meth:`memo`): a local is read
+        again and again (`x.a()`, `x.b()`: two paths), each read asked its type."""
+        if depth == 0 and not self._typing:
+            return self.memo(("binding", fi.path, binding), self._binding_type, fi, binding, 0)
+        return self._binding_type(fi, binding, depth)
+
+    def _binding_type(self, fi: FileIndex, binding: Binding, depth: int) -> list[Symbol]:
         key = (fi.path, binding)
         if depth > MAX_DEPTH or key in self._typing:
             return []  # `x = x.next()` and other self-referential bindings

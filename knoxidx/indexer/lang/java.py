@@ -93,7 +93,7 @@ class _Rules(BaseRules):
     def _type(self, r: Any, qualified: str) -> list:
         """The class named by a fully qualified name, nested classes included (memoised: a
         miss tries every shorter prefix as an enclosing class)."""
-        return r.memo(("java-type", qualified), lambda: self._find_type(r, qualified))
+        return r.memo(("java-type", qualified), self._find_type, r, qualified)
 
     def _find_type(self, r: Any, qualified: str) -> list:
         for path in r.module_paths(FAMILY, "type:" + qualified):
@@ -143,7 +143,7 @@ class _Rules(BaseRules):
         package = fi.facts.package
         wildcards = tuple((w.module, w.reexport) for w in fi.wildcards)
         return r.memo(("java-fallback", package, wildcards, name),
-                      lambda: self._fallback(r, package, wildcards, name))
+                      self._fallback, r, package, wildcards, name)
 
     def _fallback(self, r: Any, package: str, wildcards: tuple[tuple[str, bool], ...],
                   name: str) -> list:

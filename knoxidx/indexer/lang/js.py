@@ -257,7 +257,7 @@ class _Rules(ReexportingRules):
         # for all the files there (and every import of one module from one file)
         directory = posixpath.dirname(fi.path)
         return r.memo(("js-module", directory, spec),
-                      lambda: self._resolve_module(r, directory, spec))
+                      self._resolve_module, r, directory, spec)
 
     def _resolve_module(self, r: Any, directory: str, spec: str) -> list:
         if spec.startswith("."):

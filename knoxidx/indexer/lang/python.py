@@ -175,7 +175,7 @@ class _Rules(ReexportingRules):
     def _resolve_module(self, r: Any, fi: Any, module: str) -> list:
         # `from m import a, b, c` is three imports of one module
         return r.memo(("py-module", fi.path, module),
-                      lambda: self._resolve_module_of(r, fi, module))
+                      self._resolve_module_of, r, fi, module)
 
     def _resolve_module_of(self, r: Any, fi: Any, module: str) -> list:
         if not module.startswith("."):
