@@ -95,9 +95,12 @@ def codegraph_tool(binary: str) -> Tool:
 def gitnexus_tool(binary: str) -> Tool:
     def export(root: Path) -> dict[str, Any]:
         def cypher(query: str) -> list[list[str]]:
-            proc = subprocess.run([binary, "cypher", query, "--repo", root.name], check=True,
-                                  capture_output=True, text=True, env=_env())
-            table = json.loads(proc.stdout)["markdown"].split("\n")[2:]  # past the header
+            # into a file: written to a pipe, its answer was cut short at exit
+            with tempfile.TemporaryFile("w+") as out:
+                subprocess.run([binary, "cypher", query, "--repo", root.name], check=True,
+                               stdout=out, stderr=subprocess.DEVNULL, text=True, env=_env())
+                out.seek(0)
+                table = json.load(out)["markdown"].split("\n")[2:]  # past the header
             return [line[2:-2].split(" | ") for line in table if line.startswith("| ")]
 
         labels = ", ".join(f"'{label}'" for label in _GITNEXUS_KINDS)
@@ -355,27 +358,27 @@ def run(corpus: Path, tools: list[Tool], runs: int, symbol: str,
                                "edited_file": str(target.relative_to(corpus)),
                                "symbol": symbol, "tools": {}}
     for tool in tools:
-        row: dict[str, Any] = {}
+        row: dict[str, Any] = results["tools"].setdefault(tool.name, {})
         try:
-            if "cold" in columns:
-                row["cold"] = cold_index(tool, corpus, runs)
-                row["lines_per_s"] = lines / row["cold"]["seconds"]
-            if "edit" in columns or "query" in columns:
-                if not any((corpus / name).exists() for name in tool.state_dirs):
-                    _checked(run_measured(tool.build(corpus), env=_env(), sample=False),
-                             f"{tool.name} build")
-            if "edit" in columns:
-                row["edit"] = edit_one_file(tool, corpus, target, runs)
-            if "query" in columns:
-                row["query"] = query(tool, corpus, symbol)
-            if "accuracy" in columns and accuracy_dir is not None:
-                row["accuracy"] = accuracy(tool, accuracy_dir)
-        except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
-            row["error"] = str(exc)
+            for column in columns:
+                if column == "cold":
+                    row["cold"] = cold_index(tool, corpus, runs)
+                    row["lines_per_s"] = lines / row["cold"]["seconds"]
+                elif column in ("edit", "query"):
+                    if not any((corpus / name).exists() for name in tool.state_dirs):
+                        _checked(run_measured(tool.build(corpus), env=_env(), sample=False),
+                                 f"{tool.name} build")
+                    row[column] = (edit_one_file(tool, corpus, target, runs) if column == "edit"
+                                   else query(tool, corpus, symbol))
+                elif column == "accuracy" and accuracy_dir is not None:
+                    row["accuracy"] = accuracy(tool, accuracy_dir)
+                # each figure as soon as it is measured: a later failure loses nothing
+                print(json.dumps({tool.name: row}), file=sys.stderr, flush=True)
+        except Exception as exc:  # noqa: BLE001 - one tool's failure keeps the others' rows
+            row["error"] = f"{type(exc).__name__}: {exc}"
+            print(json.dumps({tool.name: row}), file=sys.stderr, flush=True)
         finally:
             _clean(tool, corpus)
-        results["tools"][tool.name] = row
-        print(json.dumps({tool.name: row}), file=sys.stderr, flush=True)
     return results
 
 
@@ -386,9 +389,6 @@ def markdown(results: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for name, row in results["tools"].items():
-        if "error" in row:
-            rows.append(f"| {name} | failed: {row['error'][:80]} | | | | | | |")
-            continue
         acc = row.get("accuracy", {})
 
         def pr(measure: str, acc: dict[str, Any] = acc) -> str:
@@ -406,6 +406,8 @@ def markdown(results: dict[str, Any]) -> str:
             f"| {row.get('lines_per_s', float('nan')):,.0f} "
             f"| {cold.get('peak_mib', float('nan')):.0f} | {edit:.2f} | {query_s:.2f} "
             f"| {pr('sites')} | {pr('pairs')} |")
+        if "error" in row:
+            rows.append(f"| {name}: stopped by | {row['error'][:200]} | | | | | | |")
     return "\n".join(rows)
 
 
