@@ -36,22 +36,21 @@ class GraphQueries:
         self.conn = store.conn
 
     def nodes_named(self, name: str, kind: str | None = None, limit: int = 200) -> list[dict]:
-        sql = NODE_SELECT + " WHERE n.name = ?"
-        params: list[Any] = [name]
-        if kind:
-            sql += " AND n.kind = ?"
-            params.append(kind)
-        sql += " ORDER BY n.kind = 'Module', f.path, n.start_line LIMIT ?"
-        return _node_dicts(self.conn.execute(sql, (*params, limit)))
+        return self._nodes_matching("n.name = ?", name, kind,
+                                    "n.kind = 'Module', f.path, n.start_line", limit)
 
     def nodes_like(self, pattern: str, kind: str | None = None, limit: int = 200) -> list[dict]:
-        sql = NODE_SELECT + " WHERE n.name LIKE ? ESCAPE '\\'"
-        params: list[Any] = [pattern]
+        return self._nodes_matching("n.name LIKE ? ESCAPE '\\'", pattern, kind,
+                                    "length(n.name), f.path, n.start_line", limit)
+
+    def _nodes_matching(self, condition: str, value: str, kind: str | None, order: str,
+                        limit: int) -> list[dict]:
+        sql = f"{NODE_SELECT} WHERE {condition}"
+        params: list[Any] = [value]
         if kind:
             sql += " AND n.kind = ?"
             params.append(kind)
-        sql += " ORDER BY length(n.name), f.path, n.start_line LIMIT ?"
-        return _node_dicts(self.conn.execute(sql, (*params, limit)))
+        return _node_dicts(self.conn.execute(f"{sql} ORDER BY {order} LIMIT ?", (*params, limit)))
 
     def nodes_qualified(self, qualified: str, limit: int = 50) -> list[dict]:
         return _node_dicts(self.conn.execute(
