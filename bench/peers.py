@@ -218,18 +218,25 @@ def edit_one_file(tool: Tool, root: Path, path: Path, runs: int) -> dict[str, An
                             "commit", "-q", "-m", message, "--", str(path)], cwd=root,
                            check=True, capture_output=True)
 
+    undo_failed = ""
     try:
         for _ in range(runs):
             change(comment + original, "bench edit")
             times.append(_checked(run_measured(tool.update(root), env=_env(), sample=False),
                                   f"{tool.name} update").seconds)
             change(original, "bench edit undone")
-            _checked(run_measured(tool.update(root), env=_env(), sample=False),
-                     f"{tool.name} update")
+            undo = run_measured(tool.update(root), env=_env(), sample=False)
+            if undo.returncode != 0:  # the timed update stands; its index may not
+                undo_failed = f"update after the undo failed ({undo.returncode}): " \
+                              f"{undo.stderr[-300:]}"
+                break
     finally:
         if path.read_bytes() != original:
             change(original, "bench edit undone")
-    return {"seconds": median(times), "all_seconds": times}
+    out: dict[str, Any] = {"seconds": median(times), "all_seconds": times}
+    if undo_failed:
+        out["undo_failed"] = undo_failed
+    return out
 
 
 def query(tool: Tool, root: Path, symbol: str) -> dict[str, Any]:
