@@ -129,12 +129,15 @@ class Export:
         self._by_path_name: dict[tuple[str, str], list[Node]] = defaultdict(list)
         self._by_name: dict[str, list[Node]] = defaultdict(list)
         self._classes_by_path: dict[str, list[Node]] = defaultdict(list)
+        self._functions_by_path: dict[str, list[Node]] = defaultdict(list)
         for node in self.nodes.values():
             if node.kind in DEF_KINDS and node.path is not None:
                 self._by_path_name[(node.path, node.name)].append(node)
                 self._by_name[node.name].append(node)
             if node.kind in CLASS_KINDS and node.path is not None:
                 self._classes_by_path[node.path].append(node)
+            if node.kind == "Function" and node.path is not None:
+                self._functions_by_path[node.path].append(node)
 
     @classmethod
     def load(cls, path: Path, root: str | None = None) -> Export:
@@ -149,6 +152,9 @@ class Export:
 
     def class_containing(self, path: str, line: int) -> Node | None:
         return _innermost([n for n in self._classes_by_path.get(path, ()) if n.start_line <= line <= n.end_line])
+
+    def function_containing(self, path: str, line: int) -> Node | None:
+        return _innermost([n for n in self._functions_by_path.get(path, ()) if n.start_line <= line <= n.end_line])
 
     def definitions_named(self, name: str) -> list[Node]:
         return self._by_name.get(name, [])

@@ -1,7 +1,8 @@
 """knoxidx side by side with its peers on the same corpus, in the same run.
 
     python -m bench.peers --corpus DIR [--codegraph BIN] [--gitnexus BIN] [--tsa BIN]
-                          [--runs 3] [--symbol NAME] [--accuracy DIR] [--out FILE]
+                          [--runs 3] [--symbol NAME] [--accuracy DIR] [--only TOOLS]
+                          [--columns cold,edit,query,accuracy] [--out FILE]
 
 The peers are other local code-graph indexers a user could pick instead: codegraph (npm
 ``@colbymchenry/codegraph``), gitnexus (npm ``gitnexus``) and tree-sitter-analyzer (PyPI). Each
@@ -12,13 +13,14 @@ Columns, per tool, on ``--corpus`` (a git repository: a peer may read git):
 * cold index: the tool's own "build the index from scratch" command, median of ``--runs``
   timed builds (unobserved, as in ``bench.speed``), and lines/s over the corpus's source lines;
 * peak memory: summed PSS of the process tree during one more, sampled build;
-* one edited file: the tool's update command after a body edit of one file (median);
+* one edited file: the tool's update command after a body edit of one file, committed first
+  (median);
 * query: a whole "who calls SYMBOL" command (median of 5);
 * Calls precision / recall against the cached oracles of ``bench.accuracy_suite`` (jedi for
-  Python, the TypeScript service for TypeScript), for tools whose graph records call sites
-  (``--accuracy DIR``: a directory holding copies of the oracle corpora, ``django`` and
-  ``zod``). tree-sitter-analyzer reports callers by function, without the call's line, so it
-  has no figure there.
+  Python, the TypeScript service for TypeScript; ``--accuracy DIR``: a directory holding
+  copies of the oracle corpora, ``django`` and ``zod``), by (calling function, called
+  definition) pair for every tool, and by call site for tools whose graph records the call's
+  line (gitnexus does not).
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +49,9 @@ OFFLINE_ENV = {
     "DO_NOT_TRACK": "1", "CODEGRAPH_TELEMETRY": "0", "CODEGRAPH_NO_UPDATE_CHECK": "1",
     "GITNEXUS_TELEMETRY": "0", "NO_COLOR": "1",
 }
-# Oracle corpora: name -> (cached oracle rows, corpus under ~/.cache/knoxidx-corpus).
-ORACLES = {"django": ("oracle-django.jsonl", "python/django"),
-           "zod": ("oracle-zod.jsonl", "ts/zod")}
+# Oracle corpora (copies of ~/.cache/knoxidx-corpus/python/django and ts/zod under
+# --accuracy) -> their cached oracle rows in bench/.cache
+ORACLES = {"django": "oracle-django.jsonl", "zod": "oracle-zod.jsonl"}
 QUERY_RUNS = 5
 
 
@@ -60,7 +63,6 @@ class Tool:
     update: Callable[[Path], list[str]]  # re-index after an edit
     callers: Callable[[Path, str], list[str]]  # who calls a symbol
     calls_export: Callable[[Path], dict[str, Any]] | None = None  # knoxidx-export JSON
-    notes: list[str] = field(default_factory=list)
 
 
 def knoxidx_tool() -> Tool:
@@ -257,7 +259,7 @@ def accuracy(tool: Tool, corpora: Path) -> dict[str, Any]:
     if tool.calls_export is None:
         return {}
     out: dict[str, Any] = {}
-    for name, (oracle_file, _) in ORACLES.items():
+    for name, oracle_file in ORACLES.items():
         root = corpora / name
         oracle = BENCH / ".cache" / oracle_file
         if not root.is_dir() or not oracle.is_file():
@@ -267,13 +269,19 @@ def accuracy(tool: Tool, corpora: Path) -> dict[str, Any]:
         data = tool.calls_export(root)
         _clean(tool, root)
         graph = Export(data)
-        judged = Oracle.load(oracle)
+        judged = _oracle(oracle)
         out[name] = {"pairs": pair_accuracy(judged, graph)}
         if any(edge.get("line") is not None for edge in data["edges"]):
             calls = evaluate(judged, graph)["calls"]["overall"]
             out[name]["sites"] = {key: calls[key] for key in ("precision", "recall", "edges",
                                                               "rows")}
     return out
+
+
+@cache
+def _oracle(path: Path) -> Oracle:
+    """An oracle's rows, read once for every tool judged against them."""
+    return Oracle.load(path)
 
 
 def pair_accuracy(oracle: Oracle, graph: Export) -> dict[str, Any]:
@@ -287,16 +295,9 @@ def pair_accuracy(oracle: Oracle, graph: Export) -> dict[str, Any]:
     corpus; its caller is its source when that is a Function, else the site's file. Both sides
     are sets of pairs: precision = matched pairs / the tool's pairs, recall = matched pairs /
     the oracle's pairs."""
-    functions: dict[str, list[Any]] = {}
-    for node in graph.nodes.values():
-        if node.kind == "Function" and node.path is not None:
-            functions.setdefault(node.path, []).append(node)
-
     def caller_at(path: str, line: int) -> Any:
-        around = [n for n in functions.get(path, ()) if n.start_line <= line <= n.end_line]
-        innermost = min(around, key=lambda n: (-n.start_line, n.end_line, str(n.id)),
-                        default=None)
-        return innermost.id if innermost is not None else ("file", path)
+        function = graph.function_containing(path, line)
+        return function.id if function is not None else ("file", path)
 
     rows = set()
     for row in oracle.calls:
@@ -429,7 +430,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gitnexus", help="the gitnexus command")
     parser.add_argument("--tsa", help="the tree-sitter-analyzer command")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--symbol", default="get_field")
+    # defined once in the corpus of bench/README.md (django's migrations), 31 call sites
+    parser.add_argument("--symbol", default="add_operation")
     parser.add_argument("--accuracy", type=Path, help="copies of the oracle corpora")
     parser.add_argument("--only", help="comma-separated tool names to run")
     parser.add_argument("--columns", default=",".join(COLUMNS),
