@@ -25,9 +25,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from knoxidx.graph import traverse
+from knoxidx.graph.file_index import TYPE_KINDS
 from knoxidx.retrieval.centrality import centrality_scores
 from knoxidx.retrieval.errors import RetrievalError, SearchIndexMissingError, SearchInputError
-from knoxidx.retrieval.packing import TYPE_KINDS, Files, Packer
+from knoxidx.retrieval.packing import Files, Packer
 from knoxidx.retrieval.terms import unique_terms
 from knoxidx.retrieval.tokens import default_counter
 

@@ -13,12 +13,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from knoxidx.graph.file_index import TYPE_KINDS
 from knoxidx.retrieval.tokens import TokenCounter
 
 if TYPE_CHECKING:
     from knoxidx.retrieval.context import Candidate, ContextWeights
 
-TYPE_KINDS = ("Class", "Interface", "Type")
 _BACKTICKS = re.compile(r"`{3,}")
 MIN_HEAD_LINES = 6  # the top hit's head is shown rather than its signature if this much fits
 _MERGE_GAP = 2  # ranges of a file this few lines apart are shown as one block (one header)
