@@ -18,7 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from bench.retrieval_eval.report import markdown_table, summarise
-from bench.retrieval_eval.run import CORPORA, evaluate
+from bench.retrieval_eval.run import CORPORA, SETS, evaluate
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 
@@ -30,6 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=None)
     parser.add_argument("--min-chunks", type=int, default=None)
     parser.add_argument("--seed", type=int, default=4)
+    parser.add_argument("--set", choices=sorted(SETS), default="main",
+                        help="the reported projects (main) or the held-out ones to tune on (dev); "
+                        "give dev its own $KNOXIDX_EVAL_DIR")
     parser.add_argument("--corpus", type=Path, default=None,
                         help="corpus root (default $KNOXIDX_CORPUS or ~/.cache/knoxidx-corpus)")
     parser.add_argument("--no-save", action="store_true", help="do not write bench/results")
@@ -42,13 +45,15 @@ def main(argv: list[str] | None = None) -> int:
     langs = args.langs or (["python"] if args.quick else list(CORPORA))
     queries = args.queries or (20 if args.quick else 100)
     min_chunks = args.min_chunks or (200 if args.quick else 1500)
-    missing = [CORPORA[lang].project for lang in langs if not (corpus / CORPORA[lang].project).is_dir()]
+    corpora = SETS[args.set]
+    missing = [corpora[lang].project for lang in langs if not (corpus / corpora[lang].project).is_dir()]
     if missing:
         print(f"error: corpus not found under {corpus}: {', '.join(missing)} "
               "(fetch it with ../shared/corpus/get-corpus.sh)", file=sys.stderr)
         return 2
     results = [
-        evaluate(lang, corpus, queries=queries, min_chunks=min_chunks, seed=args.seed)
+        evaluate(lang, corpus, queries=queries, min_chunks=min_chunks, seed=args.seed,
+                 corpora=corpora)
         for lang in langs
     ]
     summary = summarise(results)
@@ -58,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
         out = args.out or RESULTS / (
             f"retrieval-{datetime.date.today().isoformat()}{'-quick' if args.quick else ''}.json")
         out.write_text(json.dumps({
-            "config": {"queries": queries, "min_chunks": min_chunks, "seed": args.seed,
+            "config": {"set": args.set, "queries": queries, "min_chunks": min_chunks,
+                       "seed": args.seed,
                        "langs": langs, "embedder": "local (default)"},
             "languages": [asdict(r) for r in results],
             "summary": summary,

@@ -40,6 +40,16 @@ CORPORA: dict[str, Corpus] = {
     "rust": Corpus("rust/tokio", ("rust",)),
     "java": Corpus("java/jdk-time-net", ("java",)),
 }
+# Other projects of the same languages, for tuning: a rerank or fusion change is chosen on
+# these (``--set dev``) and then reported on CORPORA, which it was not tuned on.
+DEV_CORPORA: dict[str, Corpus] = {
+    "python": Corpus("python/sqlalchemy", ("python",)),
+    "javascript": Corpus("js/three", ("javascript",)),
+    "go": Corpus("go/x-tools", ("go",)),
+    "rust": Corpus("rust/syn", ("rust",)),
+    "java": Corpus("java/javac", ("java",)),
+}
+SETS = {"main": CORPORA, "dev": DEV_CORPORA}
 
 
 @dataclass(slots=True)
@@ -73,8 +83,9 @@ def evaluate(
     min_chunks: int = 1500,
     seed: int = 4,
     work: Path | None = None,
+    corpora: dict[str, Corpus] = CORPORA,
 ) -> LanguageResult:
-    spec = CORPORA[language]
+    spec = corpora[language]
     work = work or eval_root() / language
     t0 = time.perf_counter()
     task, chosen = build_task(corpus_root / spec.project, spec.project, spec.languages,
