@@ -214,3 +214,14 @@ def test_quick_run_on_the_real_corpus(capsys) -> None:
         pytest.skip("corpus not fetched (../shared/corpus/get-corpus.sh)")
     assert main(["--quick", "--no-save", "--corpus", str(corpus)]) == 0
     assert "| python (python/django) | 20 |" in capsys.readouterr().out
+
+
+def test_the_dev_set_is_held_out_from_the_reported_one() -> None:
+    """Settings are tuned on the dev projects: none of them may be a reported one, and every
+    reported language has one."""
+    from bench.retrieval_eval.run import CORPORA, DEV_CORPORA
+
+    assert DEV_CORPORA.keys() == CORPORA.keys()
+    assert not {c.project for c in DEV_CORPORA.values()} & {c.project for c in CORPORA.values()}
+    for lang, spec in DEV_CORPORA.items():
+        assert spec.languages == CORPORA[lang].languages
