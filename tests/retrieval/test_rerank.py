@@ -221,3 +221,16 @@ def test_scope_words_tell_apart_the_same_method_of_sibling_classes() -> None:
                                                        "ThaiCalendar.is_leap_year", 1, 2)],
             query, weights)
         assert ranked[0].chunk_id == winner  # without scope the fused order decides
+
+
+def test_by_default_the_vectors_cosine_breaks_a_tie_of_words() -> None:
+    """Two copies of one function: the words cannot tell them apart, the fused order puts the
+    first ahead, and by default the one whose chunk vector is closer to the query wins."""
+    source = b"def cool_lava(lava):\n    return lava.harden()\n"
+    first = chunk_file("a.py", source, "python", [])[0]
+    second = chunk_file("b.py", source, "python", [])[0]
+    defs = [D("Function", "cool_lava", "cool_lava", 1, 2)]
+    args = ([1, 2], {1: first, 2: second}, lambda p: defs, words("cool the lava"))
+    assert rerank_definitions(*args, RerankWeights(similarity=0.0),
+                              similarity={1: 0.3, 2: 0.6})[0].chunk_id == 1
+    assert rerank_definitions(*args, RerankWeights(), similarity={1: 0.3, 2: 0.6})[0].chunk_id == 2
