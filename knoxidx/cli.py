@@ -35,17 +35,37 @@ def _open(path: str) -> Any:
 
 
 def _loc(item: dict) -> str:
-    return f"{item.get('path')}:{item.get('start_line')}"
+    """Where a node is, for people: ``path:line``; a module (a package, or a third-party
+    import target) has no single place."""
+    path = item.get("path")
+    if not path:
+        known_external = item.get("kind") == "Module" and "language" in item and not item["language"]
+        return "external" if known_external else ""
+    line = item.get("start_line")
+    return f"{path}:{line}" if line else str(path)
+
+
+def _site(hit: dict) -> str:
+    """Where an edge was seen (``path:line``), else where its node is: an edge between
+    modules (DependsOn) has no single site."""
+    site = hit.get("site") or {}
+    if site.get("path"):
+        return f"{site['path']}:{site['line']}" if site.get("line") else str(site["path"])
+    return _loc(hit) or "-"
+
+
+def _described(item: dict) -> str:
+    """``Kind, path:line`` (``Kind`` alone where there is no place)."""
+    loc = _loc(item)
+    return f"{item['kind']}, {loc}" if loc else str(item["kind"])
 
 
 def _print_hits(title: str, symbol: dict, hits: list[dict],
                 external: list[dict] | None = None) -> None:
-    click.echo(f"{title} {symbol['qualified_name']} ({symbol['kind']}, {_loc(symbol)}): {len(hits)}")
+    click.echo(f"{title} {symbol['qualified_name']} ({_described(symbol)}): {len(hits)}")
     for h in hits:
-        site = h.get("site") or {}
         indent = "  " * h.get("depth", 1)
-        where = f"{site.get('path')}:{site.get('line')}" if site.get("path") else _loc(h)
-        click.echo(f"{indent}{h['qualified_name']} ({h['kind']})  {where}  [{h['confidence']}]")
+        click.echo(f"{indent}{h['qualified_name']} ({h['kind']})  {_site(h)}  [{h['confidence']}]")
     if external:  # a shared store: calls from other repositories, matched by module name
         click.echo(f"from other repositories (by module name): {len(external)}")
         for e in external:
@@ -188,13 +208,14 @@ def _print_report(data: dict) -> None:
 @json_option
 @store_options
 def symbols(name: str, path: str, kind: str | None, limit: int, as_json: bool) -> None:
-    """Find definitions named NAME (exact, qualified suffix, then prefix)."""
+    """Find definitions named NAME (exact, qualified suffix, then prefix; with * or ?, a
+    wildcard pattern: 'parse*', '*Error')."""
     with _open(path) as idx:
         hits = idx.symbols(name, kind, limit)
 
     def human(rows: list[dict]) -> None:
         for r in rows:
-            click.echo(f"{r['kind']:<9} {r['qualified_name']}  {_loc(r)}")
+            click.echo(f"{r['kind']:<9} {r['qualified_name']}  {_loc(r)}".rstrip())
         if not rows:
             click.echo(f"no symbols match {name!r}")
 
@@ -237,13 +258,12 @@ def refs(symbol: str, path: str, as_json: bool) -> None:
 
     def human(d: dict) -> None:
         s = d["symbol"]
-        click.echo(f"{s['qualified_name']} ({s['kind']}, {_loc(s)})")
+        click.echo(f"{s['qualified_name']} ({_described(s)})")
         for via, hits in sorted(d["incoming"].items()):
             click.echo(f"  {via}: {len(hits)}")
             for h in hits:
-                site = h["site"]
-                click.echo(f"    {h['qualified_name']} ({h['kind']})  "
-                           f"{site['path']}:{site['line']}  [{h['confidence']}]")
+                click.echo(f"    {h['qualified_name']} ({h['kind']})  {_site(h)}  "
+                           f"[{h['confidence']}]")
 
     _emit(data, as_json, human)
 

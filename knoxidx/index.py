@@ -205,13 +205,16 @@ class Index:
     # ---- finding symbols ---------------------------------------------------------------
 
     def symbols(self, name: str, kind: str | None = None, limit: int = 50) -> list[dict]:
-        """Exact name matches, else qualified-name suffix, else prefix matches."""
+        """Exact name matches, else qualified-name suffix, else prefix matches; a NAME with
+        ``*`` or ``?`` is a wildcard pattern over names instead (``resolve*``, ``*Error``)."""
+        if "*" in name or "?" in name:
+            pattern = _like_escaped(name).replace("*", "%").replace("?", "_")
+            return [_public(h) for h in self.q.nodes_like(pattern, kind, limit)]
         hits = self.q.nodes_named(name, kind, limit)
         if not hits:
             hits = [h for h in self.q.nodes_with_suffix(name, limit) if not kind or h["kind"] == kind]
         if not hits:
-            escaped = name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            hits = self.q.nodes_like(escaped + "%", kind, limit)
+            hits = self.q.nodes_like(_like_escaped(name) + "%", kind, limit)
         return [_public(h) for h in hits]
 
     def find(self, spec: str) -> dict:
@@ -453,3 +456,8 @@ def _note_root(store: Any, root: Path) -> None:
 def _public(node: dict) -> dict:
     return {k: v for k, v in node.items() if k not in ("file_id", "parent_id", "start_byte",
                                                       "end_byte")}
+
+
+def _like_escaped(text: str) -> str:
+    """``text`` matching itself in a LIKE pattern with ``ESCAPE '\\'``."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -138,3 +138,26 @@ def test_verify_and_find_index_upwards(indexed: Path, monkeypatch) -> None:
     result = CliRunner().invoke(main, ["verify", "--json"])
     data = json.loads(result.output)
     assert data["equal"] and data["integrity"] == "ok"
+
+
+def test_symbols_takes_wildcards(indexed: Path) -> None:
+    runner = CliRunner()
+
+    def names(pattern: str, *extra: str) -> list[str]:
+        out = runner.invoke(main, ["symbols", pattern, str(indexed), "--json", *extra]).output
+        return sorted(s["qualified_name"] for s in json.loads(out))
+
+    assert names("parse*") == ["app.config.parse_config"]
+    assert names("*config", "--kind", "Function") == ["app.config.parse_config"]
+    assert "app.config" in names("*config")  # the module too
+    assert names("st?rt") == ["app.service.Service.start", "app.service.start"]
+    assert names("parse_*") == ["app.config.parse_config"]  # `_` is itself, not a wildcard
+    assert names("pars_config*") == []
+
+
+def test_modules_print_without_a_made_up_location(indexed: Path) -> None:
+    runner = CliRunner()
+    out = runner.invoke(main, ["symbols", "config", str(indexed), "--kind", "Module"]).output
+    assert out.split() == ["Module", "app.config"]
+    out = runner.invoke(main, ["refs", "app.config", str(indexed)]).output
+    assert out.startswith("app.config (Module)\n") and "None" not in out
