@@ -14,11 +14,12 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from knoxidx.retrieval.embedders import Embedder
 from knoxidx.retrieval.errors import RetrievalError
+from knoxidx.retrieval.priors import is_test_path, path_prior
 from knoxidx.retrieval.rerank import (
     DefinitionSource,
     QueryWords,
@@ -194,6 +195,10 @@ class HybridSearch:
             for chunk_id in order[:head]
         }
         chunks = self.store.get(order[:head])
+        # (before a service reranker, which judges relevance itself, on one scale of scores)
+        prior = path_prior(query)
+        if prior is not None:
+            order, scores = _with_prior(order, scores, chunks, prior)
         if self.reranker is not None and order:
             order, scores, withheld = self._rerank(query, order, scores, chunks)
             if withheld is not None:
@@ -214,6 +219,11 @@ class HybridSearch:
             similarity = dict(ranked.get("vector", ())) if self.weights.similarity else None
             units = rerank_definitions(order, plain, self.definitions, words, self.weights,
                                        similarity=similarity)
+            if prior is not None:  # the words of a test name what it tests: the prior again
+                units = sorted(
+                    (replace(u, score=u.score * prior) if is_test_path(plain[u.chunk_id].path)
+                     else u for u in units),
+                    key=lambda u: -u.score)
             return [
                 _result(chunks[u.chunk_id], u.score, query,
                         (*found_by.get(u.chunk_id, ()), "rerank"), u)
@@ -266,6 +276,21 @@ class HybridSearch:
         new_scores.update({sent[index]: score for index, score in ranked})
         rest = [i for i in order if i not in set(new_order)]
         return new_order + rest, new_scores, withheld
+
+
+def _with_prior(
+    order: list[int], scores: dict[int, float], chunks: dict[int, StoredChunk], factor: float,
+) -> tuple[list[int], dict[int, float]]:
+    """``order`` with the scores of test chunks (``priors.is_test_path``) multiplied by
+    ``factor``, re-sorted; only the fetched head moves, the rest keeps its place after it."""
+    head = [i for i in order if i in chunks]
+    adjusted = dict(scores)
+    for i in head:
+        if is_test_path(chunks[i].chunk.path):
+            adjusted[i] = scores[i] * factor
+    head.sort(key=lambda i: -adjusted[i])  # stable: ties keep the fused order
+    fetched = set(head)
+    return head + [i for i in order if i not in fetched], adjusted
 
 
 def reciprocal_rank_fusion(

@@ -1,0 +1,45 @@
+"""What a result is worth before its words are looked at: test code ranks below the code it tests.
+
+A test repeats the words of what it tests (``test_breaker_opens_after_five_failures``), so for
+"where does the circuit breaker open" a search ranks the tests of the breaker beside, or above,
+the breaker. Code search engines rank test files lower for this reason; so does knoxidx, unless
+the query itself asks about tests ("the test for the breaker", "fixtures of the shop").
+"""
+
+from __future__ import annotations
+
+import re
+
+from knoxidx.retrieval.terms import terms
+
+# A test result's score is multiplied by this: it still comes first when nothing else matches.
+TEST_FACTOR = 0.5
+
+_TEST_PATH = re.compile(
+    r"(^|/)(tests?|__tests__|testing|testdata|test_data|spec|specs|__mocks__|fixtures?)/"
+    r"|(^|/)(test_[^/]*|[^/]*_tests?\.(py|go|rs)|conftest\.py)$"
+    r"|(^|/)[^/]*Tests?\.(java|kt)$"
+    r"|\.(test|spec)\.[cm]?[jt]sx?$"
+)
+_ABOUT_TESTS = frozenset({
+    "test", "tests", "tested", "testing", "unittest", "pytest", "jest", "spec", "specs",
+    "fixture", "fixtures", "mock", "mocks", "mocked", "conftest", "assert", "asserts",
+})
+
+
+def is_test_path(path: str) -> bool:
+    """Whether ``path`` (repo-relative, posix) holds test code by the usual conventions of the
+    five languages: a ``tests/`` (``__tests__``, ``testdata``, ``spec``, ``fixtures``)
+    directory, ``test_*.py`` / ``*_test.py``, ``*_test.go``, ``*Test.java``, ``*.test.ts`` /
+    ``*.spec.js``."""
+    return bool(_TEST_PATH.search(path))
+
+
+def asks_about_tests(query: str) -> bool:
+    """Whether the query mentions tests, so that test code is what it wants."""
+    return any(w in _ABOUT_TESTS for w in terms(query))
+
+
+def path_prior(query: str) -> float | None:
+    """The factor for test results of ``query``; None when no result is demoted."""
+    return None if asks_about_tests(query) else TEST_FACTOR
