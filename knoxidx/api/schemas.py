@@ -240,11 +240,13 @@ OPERATIONS: tuple[Operation, ...] = (
         "find_symbol", "GET", "/symbols", "Find definitions by name",
         "Look up definitions (functions, methods, classes, interfaces, types, constants, "
         "variables, modules, files) by name: exact name first, then a qualified-name suffix "
-        "('config.parse_config'), then a prefix. Returns each definition's id, kind, "
+        "('config.parse_config'), then a prefix; with * or ? the name is a wildcard pattern "
+        "('parse*', '*Error'). Returns each definition's id, kind, "
         "qualified_name, path, start_line/end_line, signature and first doc line. Pass the "
         "qualified_name (or path:line) to the other tools.",
         (
-            Param("name", "string", "The name, qualified name, suffix or prefix.",
+            Param("name", "string", "The name, qualified name, suffix, prefix or wildcard "
+                  "pattern.",
                   required=True, max_length=MAX_NAME_CHARS, http_name="q"),
             Param("kind", "string", "Only definitions of this kind.", enum=NODE_KINDS),
             Param("limit", "integer", "At most this many.", default=50, minimum=1,

@@ -59,6 +59,9 @@ def test_answers_are_the_index_calls(client: httpx.Client, index: Index) -> None
     assert get(client, "/symbols?q=parse_config") == same(index.symbols("parse_config"))
     assert get(client, "/symbols?q=Config&kind=Class&limit=5") == \
         same(index.symbols("Config", "Class", 5))
+    wildcard = get(client, "/symbols?q=parse_*")
+    assert wildcard == same(index.symbols("parse_*")) and wildcard
+    assert all(s["name"].startswith("parse_") for s in wildcard)
     assert get(client, "/callers?symbol=parse_config") == same(index.callers("parse_config"))
     assert get(client, "/callers?symbol=app.util.read_text&depth=2") == \
         same(index.callers("app.util.read_text", depth=2))
