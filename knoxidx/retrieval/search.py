@@ -188,10 +188,9 @@ class HybridSearch:
         order = [chunk_id for chunk_id, _ in fused]
         scores = dict(fused)
         head = max(k, self.rerank_top, self.weights.depth if self.definitions else 0)
+        hit_ids = {name: {h for h, _ in hits} for name, hits in ranked.items()}
         found_by = {
-            chunk_id: tuple(
-                name for name, hits in ranked.items() if any(h == chunk_id for h, _ in hits)
-            )
+            chunk_id: tuple(name for name, ids in hit_ids.items() if chunk_id in ids)
             for chunk_id in order[:head]
         }
         chunks = self.store.get(order[:head])
