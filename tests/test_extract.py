@@ -137,6 +137,19 @@ def test_java_var_declaration_takes_the_constructed_type() -> None:
     assert [(b.name, b.type_path) for b in facts.bindings] == [("s", ("Service",))]
 
 
+@pytest.mark.parametrize("language", ["typescript", "tsx"])
+def test_destructured_parameters_typed_inline_bind_each_name_to_its_own_type(
+    language: str,
+) -> None:
+    """React's props, `function App({ board, other }: { board: Board; other: Foo<X> })`: each
+    name takes the type of its own property, never a neighbour's."""
+    src = (b"function App({ board, other }: { board: Board; other: Foo<X> }, { third }: Props)"
+           b" { board.pending(); other.go(); third.run(); }\n")
+    facts = extract("a.tsx" if language == "tsx" else "a.ts", src, language)
+    assert sorted((b.name, b.type_path) for b in facts.bindings) == [
+        ("board", ("Board",)), ("other", ("Foo",))]
+
+
 def test_interface_fingerprint_depends_on_content_not_on_shared_objects() -> None:
     """Equal facts give equal fingerprints however their strings are shared (a top-level
     definition's name and qualified name are one object; a copy from another process is not)."""

@@ -33,6 +33,20 @@
   type: (type_annotation (generic_type name: [(type_identifier) (nested_type_identifier)] @binding.type)))
 (optional_parameter pattern: (identifier) @binding.name
   type: (type_annotation [(type_identifier) (nested_type_identifier)] @binding.type))
+; a destructured parameter typed inline, React's props: `function App({ board }: { board: Board })`
+(required_parameter
+  pattern: (object_pattern (shorthand_property_identifier_pattern) @binding.name)
+  type: (type_annotation (object_type (property_signature
+    name: (property_identifier) @binding.property
+    type: (type_annotation [(type_identifier) (nested_type_identifier)] @binding.type))))
+  (#eq? @binding.name @binding.property))
+(required_parameter
+  pattern: (object_pattern (shorthand_property_identifier_pattern) @binding.name)
+  type: (type_annotation (object_type (property_signature
+    name: (property_identifier) @binding.property
+    type: (type_annotation (generic_type
+      name: [(type_identifier) (nested_type_identifier)] @binding.type)))))
+  (#eq? @binding.name @binding.property))
 
 ; return types, for following `make().run()` (merged with the definitions above)
 (function_declaration name: (identifier) @name
