@@ -161,3 +161,15 @@ def test_modules_print_without_a_made_up_location(indexed: Path) -> None:
     assert out.split() == ["Module", "app.config"]
     out = runner.invoke(main, ["refs", "app.config", str(indexed)]).output
     assert out.startswith("app.config (Module)\n") and "None" not in out
+
+
+def test_wildcards_mean_the_same_on_both_stores(repo, backend) -> None:
+    root = repo(FILES)
+    backend.build(root)
+    with backend.open(root) as idx:
+        def names(pattern: str) -> list[str]:
+            return sorted(s["qualified_name"] for s in idx.symbols(pattern))
+
+        assert names("PARSE*") == names("parse*") == ["app.config.parse_config"]
+        assert names("st?rt") == ["app.service.Service.start", "app.service.start"]
+        assert names("pars_config*") == [] and names("100%*") == []
