@@ -173,3 +173,14 @@ def test_interface_fingerprint_depends_on_content_not_on_shared_objects() -> Non
     renamed = facts._replace(defs=(facts.defs[0]._replace(name="grab", qualname="grab"),
                                    *facts.defs[1:]))
     assert interface_fingerprint(renamed) != interface_fingerprint(facts)
+
+
+def test_interface_and_type_alias_properties_are_fields_inline_object_types_are_not() -> None:
+    src = (b"interface Opts { logger: Logger; retries?: number }\n"
+           b"type Shape = { width: Size };\n"
+           b"function run(opts: Opts, { board }: { board: Board }) { const x: { y: Z } = f(); }\n")
+    facts = extract("a.ts", src, "typescript")
+    fields = sorted((d.qualname, d.kind, d.type_hint) for d in facts.defs if d.kind == "Variable")
+    assert fields == [("Opts.logger", "Variable", ("Logger",)),
+                      ("Opts.retries", "Variable", ("number",)),
+                      ("Shape.width", "Variable", ("Size",))]

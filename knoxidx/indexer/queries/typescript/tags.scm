@@ -2,6 +2,12 @@
 
 
 (public_field_definition name: (_) @name type: (type_annotation (_) @def.type)?) @definition.field
+; an interface's (or an object type alias's) properties are its fields: `opts.logger.info()`
+; follows `logger: Logger`. Not those of an inline object type (a parameter's, a variable's).
+(interface_body (property_signature name: (property_identifier) @name
+  type: (type_annotation (_) @def.type)?) @definition.field)
+(type_alias_declaration value: (object_type (property_signature name: (property_identifier) @name
+  type: (type_annotation (_) @def.type)?) @definition.field))
 (abstract_class_declaration name: (_) @name) @definition.class
 (interface_declaration name: (_) @name) @definition.interface
 (type_alias_declaration name: (_) @name) @definition.type
