@@ -146,8 +146,9 @@ def test_destructured_parameters_typed_inline_bind_each_name_to_its_own_type(
     src = (b"function App({ board, other }: { board: Board; other: Foo<X> }, { third }: Props)"
            b" { board.pending(); other.go(); third.run(); }\n")
     facts = extract("a.tsx" if language == "tsx" else "a.ts", src, language)
+    # typed by a named type, a name is bound to that type's member (resolved to its type)
     assert sorted((b.name, b.type_path) for b in facts.bindings) == [
-        ("board", ("Board",)), ("other", ("Foo",))]
+        ("board", ("Board",)), ("other", ("Foo",)), ("third", ("Props", "third"))]
 
 
 def test_interface_fingerprint_depends_on_content_not_on_shared_objects() -> None:

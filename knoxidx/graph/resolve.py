@@ -834,6 +834,9 @@ class Resolver:
                 out.append(("i", symbol[1], symbol[2]))
             elif d.kind == FUNCTION and binding.is_call and d.type_hint:
                 out.extend(self.returns(symbol, depth + 1))
+            elif d.kind in (VARIABLE, CONSTANT) and d.type_hint and not binding.is_call:
+                # a member's declared type: `({ board }: Props)` binds board to Props.board
+                out.extend(self.value_type(symbol))
         return _dedupe(out)
 
     def returns(self, symbol: Symbol, depth: int = 0) -> list[Symbol]:

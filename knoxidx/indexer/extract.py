@@ -178,7 +178,7 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
     raw_defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]] = {}
     raw_refs: list[tuple[int, int, str, Any, Any]] = []
     import_nodes: list[Any] = []
-    raw_bindings: list[tuple[Any, Any, bool]] = []
+    raw_bindings: list[tuple[Any, Any, bool, bool]] = []
     raw_impls: list[tuple[Any, Any, Any]] = []
     raw_locals: list[Any] = []  # names a function binds for itself
     raw_globals: list[Any] = []  # Python `global x`: not a local after all
@@ -218,7 +218,9 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
         elif kind == "binding.name":
             target = caps.get("binding.type") or caps.get("binding.call")
             if target:
-                raw_bindings.append((caps[main][0], target[0], "binding.call" in caps))
+                # `binding.member`: the name is a member of that type (`{ board }: Props`)
+                raw_bindings.append((caps[main][0], target[0], "binding.call" in caps,
+                                     "binding.member" in caps))
         elif kind == "impl":
             trait = caps.get("impl.trait")
             raw_impls.append((caps[main][0], caps["impl.type"][0], trait[0] if trait else None))
@@ -271,13 +273,15 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
 
     raw_bindings.sort(key=lambda b: b[0].start_byte)
     bindings: list[Binding] = []
-    for (name_node, type_node, is_call), scope in zip(
+    for (name_node, type_node, is_call, is_member), scope in zip(
         raw_bindings, _scopes(spans, [b[0].start_byte for b in raw_bindings]), strict=True
     ):
         raw = _text(source, type_node)
         bound_type = name_path(raw) if is_call else type_path(raw)
         if bound_type and bound_type[0] != "?":
             name = _SPACES.sub("", _text(source, name_node))
+            if is_member:  # the type of that member: the path to it, resolved to its type
+                bound_type = (*bound_type, name)
             bindings.append(Binding(_binding_scope(defs, scope), name, bound_type, is_call))
 
     impls = [

@@ -53,6 +53,14 @@
     type: (type_annotation (generic_type
       name: [(type_identifier) (nested_type_identifier)] @binding.type)))))
   (#eq? @binding.name @binding.property))
+; ... typed by a named type: each name is that type's member (`({ board }: Props)`)
+(required_parameter
+  pattern: (object_pattern (shorthand_property_identifier_pattern) @binding.name)
+  type: (type_annotation [(type_identifier) (nested_type_identifier)] @binding.type @binding.member))
+(required_parameter
+  pattern: (object_pattern (shorthand_property_identifier_pattern) @binding.name)
+  type: (type_annotation (generic_type
+    name: [(type_identifier) (nested_type_identifier)] @binding.type @binding.member)))
 
 ; return types, for following `make().run()` (merged with the definitions above)
 (function_declaration name: (identifier) @name
