@@ -1,5 +1,6 @@
 """TypeScript values typed through an interface or an object type: its properties are fields
-with declared types, and React's destructured props take their types from them."""
+with declared types, and React's destructured props (in the parameter list or in the body)
+take their types from them."""
 
 from __future__ import annotations
 
@@ -36,6 +37,11 @@ export function Inline({ board }: { board: Board }) {
 export function run(opts: Options) {
   opts.logger.info("go");
 }
+
+export function Body(props: Props) {
+  const { board } = props;
+  return board.pending();
+}
 """
 
 
@@ -44,7 +50,8 @@ def test_members_of_interfaces_and_object_types_carry_their_types(repo) -> None:
     build(root)
     with Index.open(root) as idx:
         callers = {(c["name"], c["confidence"]) for c in idx.callers("Board.pending")["callers"]}
-        assert callers == {("App", "inferred"), ("Side", "inferred"), ("Inline", "inferred")}
+        assert callers == {("App", "inferred"), ("Side", "inferred"), ("Inline", "inferred"),
+                           ("Body", "inferred")}
         assert [(c["name"], c["site"]["line"]) for c in idx.callers("Logger.info")["callers"]] \
             == [("run", 21)]
         fields = {s["qualified_name"] for s in idx.symbols("*", "Variable", 100)}

@@ -61,6 +61,10 @@
   pattern: (object_pattern (shorthand_property_identifier_pattern) @binding.name)
   type: (type_annotation (generic_type
     name: [(type_identifier) (nested_type_identifier)] @binding.type @binding.member)))
+; ... and destructured from a value in the body: `const { board } = props` (props: Props)
+(variable_declarator
+  name: (object_pattern (shorthand_property_identifier_pattern) @binding.name)
+  value: (identifier) @binding.type @binding.member)
 
 ; return types, for following `make().run()` (merged with the definitions above)
 (function_declaration name: (identifier) @name
