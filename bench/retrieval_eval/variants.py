@@ -360,6 +360,7 @@ def reranked_spans(data: LanguageData, order: list[int], text: str, weights: Any
                    similarity: dict[int, float] | None = None) -> list[Span]:
     """The top 10 of one fused ``order`` after the product's definition rerank (``hybrid``)
     or each chunk narrowed to its best unit (other modes), as result spans."""
+    from knoxidx.retrieval.priors import path_prior
     from knoxidx.retrieval.rerank import QueryWords, narrow, rerank_definitions
 
     words = QueryWords(text, *data.store.document_frequencies(content_terms(text)),
@@ -367,7 +368,7 @@ def reranked_spans(data: LanguageData, order: list[int], text: str, weights: Any
     chunks = {i: data.chunks[i].chunk for i in order[: max(weights.depth, 10)]}
     if mode == "hybrid":
         units = rerank_definitions(order, chunks, data.all_defs, words, weights,
-                                   similarity=similarity)[:10]
+                                   similarity=similarity, path_factor=path_prior(text))[:10]
     else:
         units = [narrow(i, chunks[i], data.all_defs(chunks[i].path), words, weights)
                  for i in order[:10]]

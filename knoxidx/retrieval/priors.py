@@ -9,6 +9,7 @@ the query itself asks about tests ("the test for the breaker", "fixtures of the 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from knoxidx.retrieval.terms import terms
 
@@ -40,6 +41,11 @@ def asks_about_tests(query: str) -> bool:
     return any(w in _ABOUT_TESTS for w in terms(query))
 
 
-def path_prior(query: str) -> float | None:
-    """The factor for test results of ``query``; None when no result is demoted."""
-    return None if asks_about_tests(query) else TEST_FACTOR
+def path_prior(query: str) -> Callable[[str], float] | None:
+    """What a result's score is multiplied by for ``query``, by its path (test code
+    ``TEST_FACTOR``, other code 1); None when no result is demoted."""
+    return None if asks_about_tests(query) else _test_factor
+
+
+def _test_factor(path: str) -> float:
+    return TEST_FACTOR if is_test_path(path) else 1.0

@@ -217,11 +217,13 @@ def rerank_definitions(
     words: QueryWords,
     weights: RerankWeights,
     similarity: dict[int, float] | None = None,
+    path_factor: Callable[[str], float] | None = None,
 ) -> list[Unit]:
     """The units of the first ``weights.depth`` chunks of ``order``, best first (see the module
     docstring); a unit reached through two overlapping chunks is listed once. ``similarity``:
     the query's cosine with each chunk's vector (a chunk without one counts as the least
-    similar of those given), weighted by ``weights.similarity``."""
+    similar of those given), weighted by ``weights.similarity``. ``path_factor``: what a
+    unit's score is multiplied by, by its file (``priors.path_prior``: test code ranks lower)."""
     best: dict[tuple[str, int, int], Unit] = {}
     ranked = [i for i in order if i in chunks][: weights.depth]
     similarity = similarity if weights.similarity and similarity else {}
@@ -230,8 +232,9 @@ def rerank_definitions(
         chunk = chunks[chunk_id]
         base = (weights.rank_k + 1) / (weights.rank_k + rank)
         base += weights.similarity * similarity.get(chunk_id, floor)
+        factor = path_factor(chunk.path) if path_factor is not None else 1.0
         for unit in query_units(chunk_id, chunk, definitions(chunk.path), words, weights):
-            score = base + match_score(chunk, unit, words, weights)
+            score = (base + match_score(chunk, unit, words, weights)) * factor
             key = (chunk.path, unit.start_line, unit.end_line)
             if key not in best or best[key].score < score:
                 best[key] = Unit(chunk_id, unit.start_line, unit.end_line, unit.symbol,

@@ -14,12 +14,12 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Protocol
 
 from knoxidx.retrieval.embedders import Embedder
 from knoxidx.retrieval.errors import RetrievalError
-from knoxidx.retrieval.priors import is_test_path, path_prior
+from knoxidx.retrieval.priors import path_prior
 from knoxidx.retrieval.rerank import (
     DefinitionSource,
     QueryWords,
@@ -216,13 +216,9 @@ class HybridSearch:
             # the vector source's cosines (a chunk outside its top ``candidates`` counts as the
             # least similar of them)
             similarity = dict(ranked.get("vector", ())) if self.weights.similarity else None
+            # the prior again: a test's name holds the words of what it tests
             units = rerank_definitions(order, plain, self.definitions, words, self.weights,
-                                       similarity=similarity)
-            if prior is not None:  # the words of a test name what it tests: the prior again
-                units = sorted(
-                    (replace(u, score=u.score * prior) if is_test_path(plain[u.chunk_id].path)
-                     else u for u in units),
-                    key=lambda u: -u.score)
+                                       similarity=similarity, path_factor=prior)
             return [
                 _result(chunks[u.chunk_id], u.score, query,
                         (*found_by.get(u.chunk_id, ()), "rerank"), u)
@@ -278,15 +274,15 @@ class HybridSearch:
 
 
 def _with_prior(
-    order: list[int], scores: dict[int, float], chunks: dict[int, StoredChunk], factor: float,
+    order: list[int], scores: dict[int, float], chunks: dict[int, StoredChunk],
+    path_factor: Callable[[str], float],
 ) -> tuple[list[int], dict[int, float]]:
-    """``order`` with the scores of test chunks (``priors.is_test_path``) multiplied by
-    ``factor``, re-sorted; only the fetched head moves, the rest keeps its place after it."""
+    """``order`` with each fetched chunk's score multiplied by ``path_factor`` of its path,
+    re-sorted; only the fetched head moves, the rest keeps its place after it."""
     head = [i for i in order if i in chunks]
     adjusted = dict(scores)
     for i in head:
-        if is_test_path(chunks[i].chunk.path):
-            adjusted[i] = scores[i] * factor
+        adjusted[i] = scores[i] * path_factor(chunks[i].chunk.path)
     head.sort(key=lambda i: -adjusted[i])  # stable: ties keep the fused order
     fetched = set(head)
     return head + [i for i in order if i not in fetched], adjusted
