@@ -61,6 +61,17 @@ def render(r: dict[str, Any]) -> str:
                 f"{_f(s['db_bytes_per_kloc'] / 1024, 1)} |"
             )
         out.append("")
+        name, s = rows[-1]
+        if s.get("parallel_speedup"):
+            out += [
+                f"What the cores give ({name}): the same bare parse split over {s['cores']} "
+                f"processes took {_f(s['parallel_parse_s'])} s, a "
+                f"{_f(s['parallel_speedup'])}x speedup over one process (median of "
+                f"{len(s['bare_parse_all_s'])} pairs). So a build within 2.5x of the "
+                f"one-process parse may do at most {_f(2.5 * s['parallel_speedup'])}x its "
+                "single-core work, however well it spreads over the cores.",
+                "",
+            ]
     inc = r.get("incremental")
     if inc:
         out += [

@@ -1,0 +1,31 @@
+"""bench/speed.py's baselines on a fixture: they parse what knoxidx would index, and a failure
+in a parallel parse process is reported, not taken for a fast parse."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.speed import bare_parse_seconds, parallel_parse_seconds, source_files
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "python"
+
+
+def test_the_bare_parse_reads_every_indexed_file() -> None:
+    files = source_files(FIXTURE)
+    seconds, lines = bare_parse_seconds(FIXTURE, files)
+    assert files and seconds > 0
+    assert lines == sum((FIXTURE / p).read_bytes().count(b"\n") for p, _ in files)
+
+
+def test_the_parallel_parse_splits_the_files_over_processes() -> None:
+    files = source_files(FIXTURE)
+    assert parallel_parse_seconds(FIXTURE, files, 2) > 0
+    assert parallel_parse_seconds(FIXTURE, files, 1) > 0
+
+
+def test_a_parallel_parse_process_that_fails_is_an_error(tmp_path: Path) -> None:
+    files = [*source_files(FIXTURE), ("gone.py", "python")]  # one process cannot read it
+    with pytest.raises(RuntimeError, match="parallel parse"):
+        parallel_parse_seconds(FIXTURE, files, 2)
