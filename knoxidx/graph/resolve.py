@@ -49,6 +49,7 @@ _new = tuple.__new__  # a NamedTuple record without its Python-level __new__
 VARIABLE = NodeKind.VARIABLE.value
 CONSTANT = NodeKind.CONSTANT.value
 MODULE = NodeKind.MODULE.value
+TYPE = NodeKind.TYPE.value
 # Plain strings in the hot path: an Enum member's .value is a descriptor call every time.
 EXACT = Confidence.EXACT.value
 INFERRED = Confidence.INFERRED.value
@@ -475,7 +476,9 @@ class Resolver:
                 file_id, module_node_id(target[1], target[2]), IMPORTS,
                 EXACT, line,
             ))
-        elif target[0] == "f":
+        elif target[0] == "f" and target[1] != result.path:
+            # (a file's own inline module importing it, Rust's `mod tests { use super::*; }`,
+            # is no dependency)
             result.edges.append(
                 ResolvedEdge(file_id, node_id("file", target[1]), IMPORTS,
                              EXACT, line)
@@ -576,7 +579,7 @@ class Resolver:
                 continue
             d = self.definition(symbol)
             if d.kind in TYPE_KINDS:
-                out.append(("i", symbol[1], symbol[2]))
+                out.extend(self.instances_of(symbol))
             elif d.kind == FUNCTION and d.type_hint:
                 out.extend(self.returns(symbol))
         return _dedupe(out)
@@ -610,7 +613,9 @@ class Resolver:
         s = scope
         while s >= 0:
             d = defs[s]
-            if d.kind == FUNCTION or s == scope:
+            # an inline module (Rust `mod parsing { use ...; }`, a TypeScript namespace) binds
+            # names for what it holds, as a function does
+            if d.kind == FUNCTION or d.kind == MODULE or s == scope:
                 binding = None if want_type else fi.bindings.get((s, name))
                 if binding is not None and d.kind == FUNCTION:
                     typed = self.binding_type(fi, binding)
@@ -711,6 +716,11 @@ class Resolver:
             return (found or self.attribute_types(symbol[1], symbol[2], name)), True
         kind = d.kind
         if kind in TYPE_KINDS:
+            if kind == TYPE and d.type_hint:
+                aliased = self.aliased(symbol)
+                if aliased:  # `Alias::new()`: the aliased type's
+                    return _dedupe([m for t in aliased
+                                    for m in self.class_member(t[1], t[2], name)]), False
             return self.class_member(symbol[1], symbol[2], name), False
         if kind == MODULE:
             fi = self.index(symbol[1])
@@ -831,12 +841,40 @@ class Resolver:
                 continue
             d = self.definition(symbol)
             if d.kind in TYPE_KINDS:
-                out.append(("i", symbol[1], symbol[2]))
+                out.extend(self.instances_of(symbol))
             elif d.kind == FUNCTION and binding.is_call and d.type_hint:
                 out.extend(self.returns(symbol, depth + 1))
             elif d.kind in (VARIABLE, CONSTANT) and d.type_hint and not binding.is_call:
                 # a member's declared type: `({ board }: Props)` binds board to Props.board
                 out.extend(self.value_type(symbol))
+        return _dedupe(out)
+
+    def instances_of(self, symbol: Symbol) -> list[Symbol]:
+        """An instance of the type definition ``symbol``: of what it stands for when it is an
+        alias (``input: ParseStream`` holds a ParseBuffer), else of itself."""
+        aliased = self.aliased(symbol)
+        return [("i", t[1], t[2]) for t in aliased] if aliased else [("i", symbol[1], symbol[2])]
+
+    def aliased(self, symbol: Symbol, depth: int = 0) -> list[Symbol]:
+        """The classes, interfaces or other types a type alias stands for (through aliases of
+        aliases), or [] when ``symbol`` is no alias of a named type (an object type, a union,
+        something outside the repository)."""
+        d = self.definition(symbol)
+        if d is None or d.kind != TYPE or not d.type_hint or depth > MAX_DEPTH:
+            return []
+        fi = self.index(symbol[1])
+        if fi is None:
+            return []
+        found, _ = self.resolve_path(fi, d.type_hint, d.parent, want_type=True)
+        out: list[Symbol] = []
+        for target in found[:4]:
+            if target[0] != "d" or target == symbol:
+                continue
+            t = self.definition(target)
+            if t.kind == TYPE and t.type_hint:
+                out.extend(self.aliased(target, depth + 1) or [target])
+            elif t.kind in TYPE_KINDS:
+                out.append(target)
         return _dedupe(out)
 
     def returns(self, symbol: Symbol, depth: int = 0) -> list[Symbol]:

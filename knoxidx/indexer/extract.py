@@ -30,6 +30,7 @@ from knoxidx.indexer.languages import BY_NAME, query_source, ts_language
 from knoxidx.indexer.name_paths import (
     CACHED_NAME_CHARS,
     MAX_REFERENCE_CHARS,
+    alias_path,
     cached_bytes_name_path,
     name_path,
     reference_path,
@@ -380,7 +381,8 @@ def _build_definitions(
             qualname = name
         type_hint: NamePath = ()
         if type_node is not None:
-            type_hint = type_path(_text(source, type_node))
+            text = _text(source, type_node)
+            type_hint = alias_path(text) if kind == _TYPE else type_path(text)
         end_row, end_column = node.end_point
         defs.append(_new(Definition, (
             kind, name, qualname, parent,
@@ -395,6 +397,7 @@ def _build_definitions(
 
 _VALUE_KINDS = frozenset({NodeKind.VARIABLE.value, NodeKind.CONSTANT.value})
 _FUNCTION = NodeKind.FUNCTION.value
+_TYPE = NodeKind.TYPE.value
 
 
 def _local_names(

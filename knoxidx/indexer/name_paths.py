@@ -106,6 +106,18 @@ def type_path(text: str) -> NamePath:
     return path if path and path[0] != "?" else ()
 
 
+def alias_path(text: str) -> NamePath:
+    """The named type a type alias stands for (``type ParseStream<'a> = &'a ParseBuffer<'a>``
+    -> ParseBuffer), or nothing when it is a choice of several (``type Id = number | Key``:
+    a member of it could belong to either; :func:`type_path` picks the first for a binding's
+    annotation, where the others are usually null)."""
+    if "|" in text:
+        parts = [p.strip() for p in _split_args(text.replace("|", ","))]
+        if sum(1 for p in parts if p and p not in _NULL_TYPES) > 1:
+            return ()
+    return type_path(text)
+
+
 def _split_args(text: str) -> list[str]:
     parts, depth, start = [], 0, 0
     for i, c in enumerate(text):

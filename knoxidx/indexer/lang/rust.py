@@ -159,8 +159,19 @@ class _Rules(ReexportingRules):
     def qualified_prefix(self, path: str, keys: list[str]) -> str:
         return keys[0] if keys else ""
 
-    def _current(self, r: Any, fi: Any) -> str:
-        return module_path(fi.path, r.layout)
+    def _current(self, r: Any, fi: Any, scope: int = -1) -> str:
+        """The module path at ``scope`` of the file: the file's module, then the inline
+        `mod name { }` blocks around the scope (`super::` in `mod tests` is the file's)."""
+        base = module_path(fi.path, r.layout)
+        defs = fi.facts.defs
+        inline: list[str] = []
+        s = scope
+        while s >= 0:
+            d = defs[s]
+            if d.kind == "Module":
+                inline.append(d.name)
+            s = d.parent
+        return "::".join([base, *reversed(inline)]) if inline else base
 
     def _module(self, r: Any, key: str) -> list:
         if r.module_paths(FAMILY, key):
@@ -179,13 +190,14 @@ class _Rules(ReexportingRules):
         if head == "crate":
             return [("m", FAMILY, crate_of(fi.path, r.layout)[1])]
         if head == "super":
-            parent = self._current(r, fi).rpartition("::")[0]
+            parent = self._current(r, fi, scope).rpartition("::")[0]
             return self._module(r, parent) if parent else []
         if head == "Self":
             owner = self._owner_type(r, fi, scope)
             return owner
         if head == "self" and not self._in_method(fi, scope):
-            return [("m", FAMILY, self._current(r, fi))]
+            current = self._current(r, fi, scope)
+            return self._module(r, current) or [("m", FAMILY, current)]
         if head == "self":
             return [("i", s[1], s[2]) for s in self._owner_type(r, fi, scope)]
         return None
@@ -220,12 +232,12 @@ class _Rules(ReexportingRules):
         """Traits a type implements anywhere in the crate lend it their default methods."""
         return []
 
-    def resolve_module(self, r: Any, fi: Any, spec: str) -> list:
+    def resolve_module(self, r: Any, fi: Any, spec: str, scope: int = -1) -> list:
         parts = spec.split("::") if spec else []
         if not parts:
             return []
         head = parts[0]
-        current = self._current(r, fi)
+        current = self._current(r, fi, scope)
         if head == "crate":
             base = crate_of(fi.path, r.layout)[1]
         elif head == "self":
@@ -251,8 +263,8 @@ class _Rules(ReexportingRules):
         # `use a::Type` where a::Type is an item, not a module: resolve the parent module
         return []
 
-    def _item(self, r: Any, fi: Any, module: str, name: str) -> list:
-        modules = self.resolve_module(r, fi, module) if module else []
+    def _item(self, r: Any, fi: Any, module: str, name: str, scope: int = -1) -> list:
+        modules = self.resolve_module(r, fi, module, scope) if module else []
         out: list = []
         for m in modules:
             if m[0] == "x":
@@ -267,14 +279,14 @@ class _Rules(ReexportingRules):
 
     def import_binding(self, r: Any, fi: Any, imp: Any) -> list:
         if not imp.name:
-            return self.resolve_module(r, fi, imp.module)
-        return self._item(r, fi, imp.module, imp.name)
+            return self.resolve_module(r, fi, imp.module, imp.scope)
+        return self._item(r, fi, imp.module, imp.name, imp.scope)
 
     def import_targets(self, r: Any, fi: Any, imp: Any) -> list:
         spec = imp.module if not imp.name or imp.name == "*" else f"{imp.module}::{imp.name}"
-        found = self.resolve_module(r, fi, spec) if spec else []
+        found = self.resolve_module(r, fi, spec, imp.scope) if spec else []
         if not found and imp.name and imp.name != "*":
-            found = self.resolve_module(r, fi, imp.module)
+            found = self.resolve_module(r, fi, imp.module, imp.scope)
         out = []
         for m in found:
             if m[0] == "m":
@@ -306,7 +318,7 @@ class _Rules(ReexportingRules):
                 out.extend(s for s in self.import_binding(r, pfi, imports[-1]) if s != module)
                 continue
             for wildcard in pfi.wildcards:
-                for m in self.resolve_module(r, pfi, wildcard.module):
+                for m in self.resolve_module(r, pfi, wildcard.module, wildcard.scope):
                     if m != module and m[0] != "x":
                         out.extend(self.module_member(r, m, name, depth + 1))
         if not out:
@@ -315,7 +327,7 @@ class _Rules(ReexportingRules):
 
     def module_fallback(self, r: Any, fi: Any, name: str) -> list:
         for wildcard in fi.wildcards:
-            for m in self.resolve_module(r, fi, wildcard.module):
+            for m in self.resolve_module(r, fi, wildcard.module, wildcard.scope):
                 if m[0] != "x":
                     found = self.module_member(r, m, name, 1)
                     if found:

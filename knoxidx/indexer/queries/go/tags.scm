@@ -12,7 +12,9 @@
 (type_declaration (type_spec name: (type_identifier) @name
   type: [(type_identifier) (qualified_type) (pointer_type) (function_type) (map_type)
          (slice_type) (array_type) (channel_type) (generic_type)]) @definition.type)
-(type_declaration (type_alias name: (type_identifier) @name) @definition.type)
+; `type X = Y` is Y under another name (its methods too): the aliased type is the hint. A defined
+; type `type X Y` above gets none: it has Y's fields but not its methods.
+(type_declaration (type_alias name: (type_identifier) @name type: (_) @def.type) @definition.type)
 (source_file (const_declaration (const_spec name: (identifier) @name type: (_)? @def.type) @definition.constant))
 (source_file (var_declaration (var_spec name: (identifier) @name type: (_)? @def.type) @definition.variable))
 (field_declaration name: (field_identifier) @name type: (_) @def.type) @definition.field
@@ -34,6 +36,9 @@
 (slice_type element: [(type_identifier) (qualified_type)] @reference.type)
 (map_type value: [(type_identifier) (qualified_type)] @reference.type)
 (var_spec type: [(type_identifier) (qualified_type)] @reference.type)
+; the type another is declared as (`type Snapshot LoggedStore`) or aliases (`type Journal = LoggedStore`)
+(type_spec type: [(type_identifier) (qualified_type)] @reference.type)
+(type_alias type: [(type_identifier) (qualified_type)] @reference.type)
 (type_arguments (type_elem [(type_identifier) (qualified_type)] @reference.type))
 
 (argument_list [(identifier) (selector_expression)] @reference.value)

@@ -16,7 +16,7 @@
 (class_definition body: (block (expression_statement
   (assignment left: (identifier) @name type: (type)? @def.type) @definition.field)))
 
-(type_alias_statement left: (type (identifier) @name)) @definition.type
+(type_alias_statement left: (type (identifier) @name) right: (_) @def.type) @definition.type
 
 (call function: [(identifier) (attribute)] @reference.call)
 

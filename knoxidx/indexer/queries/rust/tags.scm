@@ -6,7 +6,7 @@
 (enum_item name: (type_identifier) @name) @definition.enum
 (union_item name: (type_identifier) @name) @definition.struct
 (trait_item name: (type_identifier) @name) @definition.trait
-(type_item name: (type_identifier) @name) @definition.type
+(type_item name: (type_identifier) @name type: (_)? @def.type) @definition.type
 (const_item name: (identifier) @name type: (_)? @def.type) @definition.constant
 (static_item name: (identifier) @name type: (_)? @def.type) @definition.variable
 (mod_item name: (identifier) @name body: (declaration_list)) @definition.module

@@ -10,7 +10,7 @@
   type: (type_annotation (_) @def.type)?) @definition.field))
 (abstract_class_declaration name: (_) @name) @definition.class
 (interface_declaration name: (_) @name) @definition.interface
-(type_alias_declaration name: (_) @name) @definition.type
+(type_alias_declaration name: (_) @name value: (_) @def.type) @definition.type
 (enum_declaration name: (_) @name) @definition.enum
 (abstract_method_signature name: (_) @name) @definition.method
 (method_signature name: (_) @name) @definition.method
@@ -28,6 +28,9 @@
 (type_arguments [(type_identifier) (nested_type_identifier)] @reference.type)
 (type_annotation (array_type [(type_identifier) (nested_type_identifier)] @reference.type))
 (union_type [(type_identifier) (nested_type_identifier)] @reference.type)
+; what an alias names (`type Archive = TaskRepo`, `type Page = Paged<Task>`)
+(type_alias_declaration value: [(type_identifier) (nested_type_identifier)] @reference.type)
+(type_alias_declaration value: (generic_type name: [(type_identifier) (nested_type_identifier)] @reference.type))
 
 (variable_declarator name: (identifier) @binding.name
   type: (type_annotation [(type_identifier) (nested_type_identifier)] @binding.type))
