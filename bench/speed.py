@@ -59,8 +59,8 @@ def bare_parse_seconds(root: Path, files: list[tuple[str, str]]) -> tuple[float,
 def parallel_parse_seconds(root: Path, files: list[tuple[str, str]], procs: int) -> float:
     """:func:`bare_parse_seconds` split over ``procs`` forked processes (every procs-th file
     each): what this machine's cores give a perfectly parallel parse. On the 2-vCPU benchmark
-    machine two such processes finished 1.3-1.4x faster than one, not 2x, so a build may do
-    at most ~1.35 x 2.5 = 3.4x the bare parse's single-core work to stay within 2.5x."""
+    machine two such processes finished 1.3-1.6x faster than one, not 2x, so a build may do
+    at most ~1.5 x 2.5 = 3.7x the bare parse's single-core work to stay within 2.5x."""
     if procs <= 1 or not hasattr(os, "fork"):
         return bare_parse_seconds(root, files)[0]
     start = time.perf_counter()
