@@ -167,3 +167,18 @@ def test_case_only_rename_is_followed(tmp_path: Path) -> None:
         assert [h["path"] for h in idx.symbols("Model")] == ["pkg/models.py"]
         assert idx.callers("Model")["callers"][0]["name"] == "make"
     assert_sound(root)
+
+
+def test_a_java_import_of_hundreds_of_names_costs_its_file_nothing(tmp_path: Path) -> None:
+    """Found by ``bench.fuzz``: the class lookup behind a Java import recursed once per name,
+    so a mangled 400-name import failed the whole file's resolution (no edge left)."""
+    long_name = ".".join(f"p{i}" for i in range(400))
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "Main.java").write_text(
+        f"package app;\n\nimport {long_name}.Thing;\n\n"
+        "class Main {\n    static int helper() { return 1; }\n"
+        "    int caller() { return helper(); }\n}\n")
+    report = index(tmp_path)
+    assert report.errors == []
+    with Index.open(tmp_path) as idx:
+        assert [c["name"] for c in idx.callers("Main.helper")["callers"]] == ["caller"]

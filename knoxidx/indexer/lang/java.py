@@ -96,18 +96,30 @@ class _Rules(BaseRules):
         return r.memo(("java-type", qualified), self._find_type, r, qualified)
 
     def _find_type(self, r: Any, qualified: str) -> list:
-        for path in r.module_paths(FAMILY, "type:" + qualified):
-            pfi = r.index(path)
-            hit = r.child(pfi, -1, qualified.rpartition(".")[2]) if pfi else None
-            if hit:
-                return [("d", path, hit[-1])]
-        outer, _, inner = qualified.rpartition(".")
-        if outer and "." in outer:
-            for cls in self._type(r, outer):
-                found = r.class_member(cls[1], cls[2], inner)
-                if found:
-                    return found
+        """The longest prefix of ``qualified`` that names a top-level class (any prefix of at
+        least two names, or the whole), then the nested classes the rest names. A loop, not a
+        recursion per name: an import of hundreds of names (a mangled file) recursed too deep
+        and took the whole file's edges with it."""
+        parts = qualified.split(".")
+        for size in range(len(parts), 0, -1):
+            if size < len(parts) and size < 2:
+                return []
+            prefix = ".".join(parts[:size])
+            for path in r.module_paths(FAMILY, "type:" + prefix):
+                pfi = r.index(path)
+                hit = r.child(pfi, -1, parts[size - 1]) if pfi else None
+                if hit:
+                    return self._nested(r, [("d", path, hit[-1])], parts[size:])
         return []
+
+    @staticmethod
+    def _nested(r: Any, found: list, names: list[str]) -> list:
+        """From the classes ``found``, the member each further name denotes in turn."""
+        for name in names:
+            found = next((m for m in (r.class_member(c[1], c[2], name) for c in found) if m), [])
+            if not found:
+                return []
+        return found
 
     def import_binding(self, r: Any, fi: Any, imp: Any) -> list:
         found = self._type(r, f"{imp.module}.{imp.name}")
