@@ -37,6 +37,7 @@ from typing import IO, Any, NamedTuple
 
 from knoxidx.errors import CorruptIndexError, IndexNotFoundError
 from knoxidx.graph.dbfile import storage_error
+from knoxidx.indexer.heap import release_free_memory
 from knoxidx.indexer.watch_filter import TRIGGER_NAMES, DiscoveryCache, RepoPathFilter
 
 DEFAULT_DEBOUNCE_MS = 150
@@ -373,6 +374,7 @@ class Watcher:
             jobs=self.jobs, retrieval=self.retrieval, embed=False, progress=self._progress,
             discovered=found if found is not None else self._discovery.full(),
         )
+        release_free_memory()  # what the batch's parses freed goes back to the system
         ms = (time.perf_counter() - t0) * 1000
         touched = report.changed or report.removed or report.resolved
         totals = _totals(index) if self._totals is None or touched else self._totals

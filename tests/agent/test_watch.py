@@ -272,3 +272,19 @@ def test_waits_while_git_is_mid_operation(watching: tuple[Path, Watcher, Recorde
     lock.unlink()
     batch = wait_for(recorder.batches, what="the batch after git finished")[0]
     assert batch["added"] == 1
+
+
+def test_memory_a_mangled_file_took_goes_back_to_the_system(
+    watching: tuple[Path, Watcher, Recorder],
+) -> None:
+    """tree-sitter's error recovery takes ~300 MB for these 2.3 kB (found by bench.fuzz) and
+    frees it with the tree; the C library kept the pages, so a watcher that met such a file
+    once stayed 300 MB larger until it exited."""
+    from knoxidx.indexer.heap import resident_bytes
+
+    root, _, recorder = watching
+    before = resident_bytes()
+    (root / "app" / "mangled.py").write_bytes(b"/*" * 200 + b"EOSException\n" + b"/*" * 934)
+    wait_for(lambda: any(b["sample"] == ["app/mangled.py"] for b in recorder.batches()),
+             what="the mangled file's batch")
+    assert resident_bytes() - before < 100 << 20
