@@ -182,3 +182,36 @@ def test_a_java_import_of_hundreds_of_names_costs_its_file_nothing(tmp_path: Pat
     assert report.errors == []
     with Index.open(tmp_path) as idx:
         assert [c["name"] for c in idx.callers("Main.helper")["callers"]] == ["caller"]
+
+
+def test_a_file_that_kills_its_parse_worker_is_an_error_and_the_rest_is_indexed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found by ``bench.fuzz``: 2.3 kB of mangled Python that tree-sitter's error recovery
+    parses in ~300 MB. Under a 150 MB cap its parse worker dies (as one killed by the OOM
+    killer would); the pool used to wait for that worker's results for ever. Now the update
+    ends, the file is an error that says why, and every other file is indexed."""
+    import threading
+
+    from knoxidx.indexer.parse_pool import POOL_THRESHOLD
+
+    monkeypatch.setenv("KNOXIDX_WORKER_MEMORY_MB", "150")
+    for i in range(POOL_THRESHOLD + 12):
+        (tmp_path / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+    (tmp_path / "normal.py").write_text(NORMAL)
+    (tmp_path / "bad.py").write_bytes(b"/*" * 200 + b"EOSException\n" + b"/*" * 934)
+    reports: list = []
+
+    def update() -> None:
+        with Index.open(tmp_path, create=True) as idx:
+            reports.append(idx.update(jobs=2, retrieval=False))
+
+    thread = threading.Thread(target=update, daemon=True)
+    thread.start()
+    thread.join(60)
+    assert not thread.is_alive(), "the update hung after its parse worker died"
+    (report,) = reports
+    assert report.errors == ["bad.py: the parse worker died on this file (out of memory?); "
+                             "not indexed"]
+    assert report.changed == POOL_THRESHOLD + 13
+    assert_sound(tmp_path)

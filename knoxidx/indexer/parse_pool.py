@@ -4,9 +4,14 @@ each handed files in chunks of about equal bytes, largest first."""
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
+
+import xxhash
 
 from knoxidx.graph.layout import Layout
 from knoxidx.graph.store import FileState
@@ -21,6 +26,8 @@ POOL_THRESHOLD = 48
 # alone), at most this many files.
 CHUNK_BYTES = 256 * 1024
 CHUNK_FILES = 64
+# What a parse worker may allocate beyond its size when it starts (see limit_worker_memory).
+WORKER_MEMORY_MB = 1024
 
 
 def read_all(
@@ -42,15 +49,82 @@ def read_all(
     args.sort(key=_job_size, reverse=True)
     chunks = sized_chunks(args, _job_size, CHUNK_BYTES, CHUNK_FILES)
     prepare({job[1].language for job in args})  # the workers inherit them compiled
-    ctx = multiprocessing.get_context("fork")
     done = 0
-    with ctx.Pool(workers) as pool:
-        for results in pool.imap_unordered(_read_chunk, chunks):
-            for result in results:
-                yield result
-            reported, done = done, done + len(results)
-            if progress and (done // 64 > reported // 64 or done == total):
-                progress("parse", done, total)
+    for results in _read_chunks(root, chunks, workers):
+        for result in results:
+            yield result
+        reported, done = done, done + len(results)
+        if progress and (done // 64 > reported // 64 or done == total):
+            progress("parse", done, total)
+
+
+def _read_chunks(root: Path, chunks: list[list[tuple]], workers: int) -> Iterator[list[ReadResult]]:
+    """Every chunk's results, in any order, from ``workers`` forked processes.
+
+    A worker that dies (the OOM killer; tree-sitter aborting when its memory limit, below, is
+    reached; any crash in C) takes the chunks in flight with it, and multiprocessing.Pool then
+    waited for their results for ever: the update hung. Here the pool reports itself broken;
+    the files of the chunks it did not finish are read again one by one, and a file that kills
+    a worker of its own alone is recorded as an error, so the rest of the update goes on."""
+    ctx = multiprocessing.get_context("fork")
+    broken: list[list[tuple]] = []
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=limit_worker_memory) as pool:
+        futures = {pool.submit(_read_chunk, chunk): chunk for chunk in chunks}
+        for future in as_completed(futures):
+            try:
+                yield future.result()
+            except BrokenProcessPool:
+                broken.append(futures[future])
+    if not broken:
+        return
+    # the files of the chunks in flight when it broke, each its own task: only those in
+    # flight at a second break are left to try alone
+    suspects: list[tuple] = []
+    singles = [[job] for chunk in broken for job in chunk]
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=limit_worker_memory) as pool:
+        futures = {pool.submit(_read_chunk, single): single for single in singles}
+        for future in as_completed(futures):
+            try:
+                yield future.result()
+            except BrokenProcessPool:
+                suspects.extend(futures[future])
+    for job in suspects:
+        with ProcessPoolExecutor(1, mp_context=ctx, initializer=limit_worker_memory) as pool:
+            try:
+                yield pool.submit(_read_chunk, [job]).result()
+            except BrokenProcessPool:
+                yield [_worker_died(root, job)]
+
+
+def limit_worker_memory() -> None:
+    """Cap a parse worker's address space at what it has now plus WORKER_MEMORY_MB: tree-
+    sitter's error recovery can allocate without bound on a few kB of mangled code (2.9 GB for
+    6.4 kB, found by bench.fuzz), and a capped worker dies of it alone instead of the machine
+    running out of memory. ``KNOXIDX_WORKER_MEMORY_MB`` overrides the cap."""
+    try:
+        import resource
+
+        extra = int(os.environ.get("KNOXIDX_WORKER_MEMORY_MB", WORKER_MEMORY_MB)) << 20
+        with open("/proc/self/statm", "rb") as fh:
+            size = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        soft = size + extra
+        if hard == resource.RLIM_INFINITY or soft < hard:
+            resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    except (ImportError, OSError, ValueError):
+        pass  # no /proc, no limits: the worker runs uncapped, as before
+
+
+def _worker_died(root: Path, job: tuple) -> ReadResult:
+    """The record of a file whose parse killed its worker on its own: an error, with the
+    file's hash (so an unchanged file is not tried again by the next update)."""
+    _, src, _, _ = job
+    try:
+        digest = xxhash.xxh3_128_hexdigest((root / src.path).read_bytes())
+    except OSError:
+        digest = ""
+    return ReadResult(src.path, src.language, src.size, src.mtime_ns, "error", digest,
+                      "the parse worker died on this file (out of memory?); not indexed")
 
 
 def sized_chunks(items: list, size: Callable[[Any], int], max_bytes: int,
