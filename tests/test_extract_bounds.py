@@ -140,3 +140,19 @@ def test_a_memo_hit_replays_its_keys_into_every_new_key_set() -> None:
     outer = resolver.keys
     assert resolver.memo(("outer",), lambda: resolver.memo(("k",), compute) + 1) == 2
     assert resolver.keys is outer and resolver._memo[("outer",)][1] == {"name:x"}
+
+
+def test_a_syntax_error_thousands_of_tokens_wide_is_skipped_not_queried_for_seconds() -> None:
+    """Found by ``bench.fuzz``: 69,264 `(` as Python parse in 0.06 s into one ERROR node with
+    as many children, and tree-sitter's query cursor is quadratic in those (6 s per query,
+    two queries per file); a list literal as wide is linear and stays indexed."""
+    with pytest.raises(ParseTimeoutError, match="69,264 tokens side by side"):
+        cpu = time.thread_time()
+        try:
+            extract("wide.py", b"(" * 69_264, "python")
+        finally:
+            assert time.thread_time() - cpu < 2.0
+    wide_list = b"T = [" + b",".join(str(i).encode() for i in range(40_000)) + b"]\n"
+    assert [d.name for d in extract("table.py", wide_list, "python").defs] == ["T"]
+    facts = extract("few.py", b"def f():\n    return 1\n" + b"(" * 2_000, "python")
+    assert [d.name for d in facts.defs] == ["f"]

@@ -169,17 +169,29 @@ def test_case_only_rename_is_followed(tmp_path: Path) -> None:
     assert_sound(root)
 
 
-def test_a_java_import_of_hundreds_of_names_costs_its_file_nothing(tmp_path: Path) -> None:
-    """Found by ``bench.fuzz``: the class lookup behind a Java import recursed once per name,
-    so a mangled 400-name import failed the whole file's resolution (no edge left)."""
-    long_name = ".".join(f"p{i}" for i in range(400))
+@pytest.mark.parametrize(("package", "imported"), [
+    ("app", ".".join(f"p{i}" for i in range(400))),  # recursed too deep: no edge kept
+    (".".join(f"p{i}" for i in range(5000)), "app"),  # then a loop over prefixes: quadratic
+])
+def test_a_java_name_of_thousands_of_parts_costs_its_file_nothing(
+    tmp_path: Path, package: str, imported: str,
+) -> None:
+    """Found by ``bench.fuzz``: the class lookup behind a Java import (or a name read in a
+    package) recursed once per part of the qualified name, and so a mangled 400-part import
+    failed the whole file's resolution; made a loop over the name's prefixes, a 5,000-part
+    package then took minutes (quadratic). Names of more than 64 parts name no class."""
     (tmp_path / "app").mkdir()
     (tmp_path / "app" / "Main.java").write_text(
-        f"package app;\n\nimport {long_name}.Thing;\n\n"
+        f"package {package};\n\nimport {imported}.Thing;\n\n"
         "class Main {\n    static int helper() { return 1; }\n"
-        "    int caller() { return helper(); }\n}\n")
+        "    int caller() { return helper(); }\n"
+        # names found nowhere: each is looked for as a class of the package
+        + "".join(f"    int unknown{i}() {{ return missing{i}(); }}\n" for i in range(200))
+        + "}\n")
+    started = time.perf_counter()
     report = index(tmp_path)
     assert report.errors == []
+    assert time.perf_counter() - started < 20
     with Index.open(tmp_path) as idx:
         assert [c["name"] for c in idx.callers("Main.helper")["callers"]] == ["caller"]
 

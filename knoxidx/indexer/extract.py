@@ -65,6 +65,11 @@ READ_CHUNK = 256
 # Real code nests far shallower (a 2,500-file sample of the benchmark corpus: 69 levels at
 # most, 1,024 nodes sampled per file); what lies deeper is not indexed, with a warning.
 MAX_QUERY_DEPTH = 1000
+# ... and the children of one ERROR node: tree-sitter's query cursor takes time quadratic in
+# them (69,264 `(` as Python, one ERROR node at the top: 6 s per query, even `(ERROR) @e`;
+# found by bench.fuzz), where a list literal of as many elements is linear. At this width a
+# query of it takes ~0.1 s.
+MAX_ERROR_WIDTH = 10_000
 _SPACES = re.compile(r"\s+")
 _TYPE_PARAMS = re.compile(r"\[[^\]]*\]")
 
@@ -171,7 +176,11 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
     root = tree.root_node
     roles = compiled.roles
     notes: list[str] = []
-    depth = _sampled_depth(tree)
+    depth, widest_error = _sampled_shape(tree)
+    if widest_error > MAX_ERROR_WIDTH:
+        raise ParseTimeoutError(
+            f"a syntax error of {widest_error:,} tokens side by side (pathological input?); "
+            "not indexed")
     if depth > MAX_QUERY_DEPTH:
         notes.append(f"nesting at least {depth} levels deep; what lies deeper than "
                      f"{MAX_QUERY_DEPTH} is not indexed")
@@ -318,22 +327,32 @@ def _cursor(query: Any) -> Any:
     return cursor
 
 
-def _sampled_depth(tree: Any, samples: int = 256) -> int:
-    """The deepest of ``samples`` nodes spread evenly over the tree (0 for a tree too small to
-    reach MAX_QUERY_DEPTH). A deep stretch that no sample hits holds under 1/samples of the
-    nodes, too few to make the queries slow."""
-    count = tree.root_node.descendant_count
-    if count <= MAX_QUERY_DEPTH:
-        return 0
+def _sampled_shape(tree: Any) -> tuple[int, int]:
+    """The deepest of the nodes sampled evenly over the tree, and (when the tree holds syntax
+    errors) the most children an ERROR node among their parents has; (0, 0) for a tree too
+    small to reach either limit. A deep stretch that no sample hits holds under 1/256 of the
+    nodes, too few to make the queries slow; an ERROR node wide enough to (over MAX_ERROR_WIDTH
+    children) holds over 1 % of the nodes of any file under the size limit, which 1,024
+    samples all miss once in 30,000."""
+    root = tree.root_node
+    count = root.descendant_count
+    errors = root.has_error
+    if count <= min(MAX_QUERY_DEPTH, MAX_ERROR_WIDTH):
+        return 0, 0
     cursor = tree.walk()
-    goto = cursor.goto_descendant
-    deepest = 0
-    for index in range(0, count, max(1, count // samples)):
+    goto, parent = cursor.goto_descendant, cursor.goto_parent
+    deepest = widest = 0
+    step = max(1, count // (1024 if errors else 256))
+    for index in range(0, count, step):
         goto(index)
         depth = cursor.depth
         if depth > deepest:
             deepest = depth
-    return deepest
+        if errors and parent():
+            node = cursor.node
+            if node.is_error and node.child_count > widest:
+                widest = node.child_count
+    return deepest, widest
 
 
 _new = tuple.__new__  # a NamedTuple record without its Python-level __new__

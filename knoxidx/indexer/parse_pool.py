@@ -66,8 +66,26 @@ def _read_chunks(root: Path, chunks: list[list[tuple]], workers: int) -> Iterato
     waited for their results for ever: the update hung. Here the pool reports itself broken;
     the files of the chunks it did not finish are read again one by one, and a file that kills
     a worker of its own alone is recorded as an error, so the rest of the update goes on."""
-    ctx = multiprocessing.get_context("fork")
     broken: list[list[tuple]] = []
+    yield from _pool_round(chunks, workers, broken)
+    if not broken:
+        return
+    # the files of the chunks in flight when it broke, each its own task: only those in
+    # flight at a second break are left to try alone
+    suspects: list[list[tuple]] = []
+    yield from _pool_round([[job] for chunk in broken for job in chunk], workers, suspects)
+    for single in suspects:
+        died: list[list[tuple]] = []
+        yield from _pool_round([single], 1, died)
+        if died:
+            yield [_worker_died(root, single[0])]
+
+
+def _pool_round(chunks: list[list[tuple]], workers: int,
+                broken: list[list[tuple]]) -> Iterator[list[ReadResult]]:
+    """The results of the chunks a pool of ``workers`` finished; those it could not, because
+    a worker died, are added to ``broken``."""
+    ctx = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(workers, mp_context=ctx, initializer=limit_worker_memory) as pool:
         futures = {pool.submit(_read_chunk, chunk): chunk for chunk in chunks}
         for future in as_completed(futures):
@@ -75,25 +93,6 @@ def _read_chunks(root: Path, chunks: list[list[tuple]], workers: int) -> Iterato
                 yield future.result()
             except BrokenProcessPool:
                 broken.append(futures[future])
-    if not broken:
-        return
-    # the files of the chunks in flight when it broke, each its own task: only those in
-    # flight at a second break are left to try alone
-    suspects: list[tuple] = []
-    singles = [[job] for chunk in broken for job in chunk]
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=limit_worker_memory) as pool:
-        futures = {pool.submit(_read_chunk, single): single for single in singles}
-        for future in as_completed(futures):
-            try:
-                yield future.result()
-            except BrokenProcessPool:
-                suspects.extend(futures[future])
-    for job in suspects:
-        with ProcessPoolExecutor(1, mp_context=ctx, initializer=limit_worker_memory) as pool:
-            try:
-                yield pool.submit(_read_chunk, [job]).result()
-            except BrokenProcessPool:
-                yield [_worker_died(root, job)]
 
 
 def limit_worker_memory() -> None:

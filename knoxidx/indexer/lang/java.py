@@ -9,6 +9,8 @@ from knoxidx.indexer.facts import Import, RefKind
 from knoxidx.indexer.lang.common import BaseRules, preceding_comment, text
 
 FAMILY = "java"
+# More names than this in a qualified name is no class of any real program.
+MAX_QUALIFIED_NAMES = 64
 # Methods and types have namespaces of their own: a local hides only a field.
 LOCAL_SHADOWS = frozenset({RefKind.VALUE})
 
@@ -101,6 +103,8 @@ class _Rules(BaseRules):
         recursion per name: an import of hundreds of names (a mangled file) recursed too deep
         and took the whole file's edges with it."""
         parts = qualified.split(".")
+        if len(parts) > MAX_QUALIFIED_NAMES:
+            return []  # no class is named so (a mangled file); trying each prefix is quadratic
         for size in range(len(parts), 0, -1):
             if size < len(parts) and size < 2:
                 return []
