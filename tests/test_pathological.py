@@ -227,3 +227,27 @@ def test_a_file_that_kills_its_parse_worker_is_an_error_and_the_rest_is_indexed(
                              "not indexed"]
     assert report.changed == POOL_THRESHOLD + 13
     assert_sound(tmp_path)
+
+
+def test_a_name_declared_hundreds_of_times_is_not_an_edge_from_every_reference(
+    tmp_path: Path,
+) -> None:
+    """Found by ``bench.fuzz``: a mangled Java file declaring one name 4,438 times, read 4,536
+    times, made an edge from every reading to every declaration (20 million) and ran for
+    minutes. Over 64 candidates a reference is left unresolved as ambiguous; a handful of
+    overloads still gets its name-confidence edges."""
+    (tmp_path / "app").mkdir()
+    overloads = "".join(f"    static int m(int{'[]' * i} x) {{ return 1; }}\n" for i in range(3))
+    many = "".join(f"    static int n(long{'[]' * i} x) {{ return 1; }}\n" for i in range(300))
+    calls = "".join(f"    static int c{i}() {{ return n(0L) + m(0); }}\n" for i in range(300))
+    (tmp_path / "app" / "A.java").write_text(
+        f"package app;\n\nclass A {{\n{overloads}{many}{calls}}}\n")
+    report = index(tmp_path)
+    assert report.errors == []
+    with Index.open(tmp_path) as idx:
+        conn = idx.store.conn
+        assert conn.execute("SELECT count(*) FROM edges WHERE type = 'Calls'").fetchone() == \
+            (300 * 3,)  # c_i -> each m overload, [name]; nothing to n
+        assert conn.execute(
+            "SELECT DISTINCT reason, candidates FROM unresolved WHERE name = 'n'").fetchall() == \
+            [("ambiguous", 300)]
