@@ -122,6 +122,12 @@ def rss_mib() -> float:
 
 def _worker(language: str, seed_paths: list[str], seed: int, first: int, seconds: float,
             repo_every: int, slow: float, current: Any, conn: Any) -> None:
+    # capped as knoxidx's parse workers are: a case whose parse runs away (tree-sitter's error
+    # recovery took over 6 GB for 81 kB of `*/` as Python) aborts this worker, a finding,
+    # instead of the OOM killer choosing among the machine's processes
+    from knoxidx.indexer.parse_pool import limit_worker_memory
+
+    limit_worker_memory()
     seeds = [Path(p).read_bytes() for p in seed_paths]
     result = LanguageResult(language)
     deadline = time.monotonic() + seconds
