@@ -116,8 +116,9 @@ def check_repo(workdir: Path, language: str, files: list[bytes]) -> str:
 
 
 def rss_mib() -> float:
-    with open("/proc/self/statm") as fh:
-        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    from knoxidx.indexer.heap import resident_bytes
+
+    return resident_bytes() / 2**20
 
 
 def _worker(language: str, seed_paths: list[str], seed: int, first: int, seconds: float,

@@ -3,8 +3,6 @@ back to the system what a long-lived writer freed."""
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import os
 import sys
@@ -50,12 +48,15 @@ def settle() -> None:
 
 @cache
 def _malloc_trim() -> Any:
-    """glibc's ``malloc_trim``, or None (another C library, another system)."""
+    """glibc's ``malloc_trim``, or None (another C library, another system). Looked up among
+    the symbols the process has loaded already, on first use: ctypes (and its search for
+    libraries, which runs ldconfig) stays off the start-up of every command but the watcher."""
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes
+
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        return libc.malloc_trim
+        return ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):
         return None
 
@@ -73,10 +74,23 @@ def release_free_memory() -> None:
 
 def resident_bytes() -> int:
     """This process's resident memory now (its peak where /proc is missing)."""
+    size = _statm(1)
+    if size >= 0:
+        return size
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def address_space_bytes() -> int:
+    """This process's virtual memory size now, or -1 where /proc is missing."""
+    return _statm(0)
+
+
+def _statm(field: int) -> int:
+    """Field ``field`` of /proc/self/statm in bytes (0: size, 1: resident), or -1."""
     try:
         with open("/proc/self/statm", "rb") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, AttributeError):
-        import resource
-
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+            return int(fh.read().split()[field]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError, IndexError):
+        return -1

@@ -17,6 +17,7 @@ from knoxidx.graph.layout import Layout
 from knoxidx.graph.store import FileState
 from knoxidx.indexer.discovery import SourceFile
 from knoxidx.indexer.extract import prepare
+from knoxidx.indexer.heap import address_space_bytes
 from knoxidx.indexer.reader import ReadResult, read_and_extract
 
 Progress = Callable[[str, int, int], None]
@@ -99,16 +100,16 @@ def limit_worker_memory() -> None:
     """Cap a parse worker's address space at what it has now plus WORKER_MEMORY_MB: tree-
     sitter's error recovery can allocate without bound on a few kB of mangled code (2.9 GB for
     6.4 kB, found by bench.fuzz), and a capped worker dies of it alone instead of the machine
-    running out of memory. ``KNOXIDX_WORKER_MEMORY_MB`` overrides the cap."""
+    running out of memory. ``KNOXIDX_WORKER_MEMORY_MB`` overrides the cap. (Free heap the
+    worker inherits from its parent counts as its size: it may reuse that as well.)"""
+    size = address_space_bytes()
     try:
         import resource
 
         extra = int(os.environ.get("KNOXIDX_WORKER_MEMORY_MB", WORKER_MEMORY_MB)) << 20
-        with open("/proc/self/statm", "rb") as fh:
-            size = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         soft = size + extra
-        if hard == resource.RLIM_INFINITY or soft < hard:
+        if size >= 0 and (hard == resource.RLIM_INFINITY or soft < hard):
             resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     except (ImportError, OSError, ValueError):
         pass  # no /proc, no limits: the worker runs uncapped, as before
