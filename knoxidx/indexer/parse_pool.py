@@ -11,14 +11,12 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
-import xxhash
-
 from knoxidx.graph.layout import Layout
 from knoxidx.graph.store import FileState
 from knoxidx.indexer.discovery import SourceFile
 from knoxidx.indexer.extract import prepare
 from knoxidx.indexer.heap import address_space_bytes
-from knoxidx.indexer.reader import ReadResult, read_and_extract
+from knoxidx.indexer.reader import ReadResult, file_hash, read_and_extract
 
 Progress = Callable[[str, int, int], None]
 # Below this many files, worker processes cost more than they save.
@@ -120,7 +118,7 @@ def _worker_died(root: Path, job: tuple) -> ReadResult:
     file's hash (so an unchanged file is not tried again by the next update)."""
     _, src, _, _ = job
     try:
-        digest = xxhash.xxh3_128_hexdigest((root / src.path).read_bytes())
+        digest = file_hash((root / src.path).read_bytes())
     except OSError:
         digest = ""
     return ReadResult(src.path, src.language, src.size, src.mtime_ns, "error", digest,

@@ -43,6 +43,11 @@ class ReadResult:
     names: frozenset[DefinitionName] = frozenset()
 
 
+def file_hash(data: bytes) -> str:
+    """The content hash an update keys a file on (stored in ``files.hash``)."""
+    return xxhash.xxh3_128_hexdigest(data)
+
+
 def read_and_extract(job: tuple[str, SourceFile, str | None, Any]) -> ReadResult:
     """Read one file, skip it if its hash is unchanged, else extract it. Never raises."""
     root, src, known_hash, layout = job
@@ -54,7 +59,7 @@ def read_and_extract(job: tuple[str, SourceFile, str | None, Any]) -> ReadResult
         return ReadResult(*base, "unreadable", message=exc.strerror or str(exc))
     if b"\0" in data[:BINARY_SNIFF]:
         return ReadResult(*base, "binary")
-    digest = xxhash.xxh3_128_hexdigest(data)
+    digest = file_hash(data)
     if digest == known_hash:
         return ReadResult(*base, "unchanged", digest)
     message = ""
