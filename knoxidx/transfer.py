@@ -16,7 +16,14 @@ from typing import Any
 from knoxidx.errors import IndexNotFoundError
 from knoxidx.graph.pg_store import PgStore, delete_repo
 from knoxidx.graph.store import NODE_COLUMNS, SQLiteStore, find_index_root
-from knoxidx.retrieval.store import _CHUNK_COLUMNS, _row_to_chunk, create_schema, fts_columns
+from knoxidx.retrieval.store import (
+    _CHUNK_COLUMNS,
+    NAMES_PER_CHUNK,
+    ChunkStore,
+    _row_to_chunk,
+    create_schema,
+    fts_columns,
+)
 
 _FILE_COLUMNS = "path, language, size, mtime_ns, hash, lines, status, message, iface, facts"
 _CHUNK_DATA = _CHUNK_COLUMNS.split(", ", 1)[1]  # every chunk column but its id
@@ -94,6 +101,16 @@ def _push_chunks(src: Any, dst: Any, repo: str) -> dict[str, int]:
         f"INSERT INTO knoxidx.chunk(id, repo, {_CHUNK_DATA}, fts) SELECT id, repo, {_CHUNK_DATA},"
         " setweight(to_tsvector('simple', body), 'D') || setweight(to_tsvector('simple', syms),"
         " 'A') || setweight(to_tsvector('simple', pth), 'B') FROM kx_chunk_in")
+    if _has_table(src, "chunk_name"):  # (an index chunked before it existed has none)
+        dst.execute("CREATE TEMP TABLE kx_name_in (chunk_id BIGINT, n INTEGER, name TEXT,"
+                    " scope TEXT) ON COMMIT DROP")
+        _copy(dst, "kx_name_in(chunk_id, n, name, scope)", (
+            (chunk_map[rowid // NAMES_PER_CHUNK], rowid % NAMES_PER_CHUNK, name, scope)
+            for rowid, name, scope in src.execute("SELECT rowid, name, scope FROM chunk_name")
+            if rowid // NAMES_PER_CHUNK in chunk_map), schema="")
+        dst.execute("INSERT INTO knoxidx.chunk_name(chunk_id, n, repo, name, scope, tsv)"
+                    " SELECT chunk_id, n, %s, name, scope, to_tsvector('simple', name)"
+                    " FROM kx_name_in", (repo,))
     vectors = _copy(dst, "chunk_vector(chunk_id, repo, text_hash, dim, embedding)", (
         (chunk_map[c], repo, h, len(blob) // 4, _vector_text(blob))
         for c, h, blob in src.execute("SELECT chunk_id, text_hash, vector FROM chunk_vector")))
@@ -124,6 +141,7 @@ def pull(url: str, repo: str, root: Path, *, wait: bool = False) -> dict[str, in
     try:
         with shared.read_snapshot(), local.transaction():
             counts = _pull_rows(shared.conn, local.conn, repo)
+            ChunkStore(local.conn).rebuild_names(lambda path: _definitions(local, path))
         return counts
     finally:
         lock.release()
@@ -145,7 +163,8 @@ def _pull_rows(src: Any, dst: Any, repo: str) -> dict[str, int]:
 
     create_schema(dst, cache_schema=None)
     for table in ("meta", "files", "nodes", "edges", "unresolved", "lookups", "modules",
-                  "externals", "chunk", "chunk_fts", "chunk_vector", "embed_pending",
+                  "externals", "chunk", "chunk_fts", "chunk_name", "chunk_vector",
+                  "embed_pending",
                   "embed_meta", "chunk_source"):
         dst.execute(f"DELETE FROM {table}" + (" WHERE key != 'schema_version'"
                                               if table == "meta" else ""))
@@ -182,6 +201,11 @@ def _pull_rows(src: Any, dst: Any, repo: str) -> dict[str, int]:
 
 
 # ---- helpers ---------------------------------------------------------------------------------
+
+
+def _definitions(store: SQLiteStore, path: str) -> Any:
+    facts = store.load_facts(path)
+    return facts.defs if facts is not None else None
 
 
 def _copy(conn: Any, target: str, rows: Any, schema: str = "knoxidx.") -> int:

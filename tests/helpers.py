@@ -38,3 +38,31 @@ class Backend:
     def build(self, root: Path, jobs: int = 1):
         with self.open(root, create=True) as idx:
             return idx.update(jobs=jobs)
+
+
+# An undocumented function whose name answers the question, beside documented code that
+# repeats the question's words: what the benchmark's stripped doc comments look like.
+BILLING = {
+    "billing/amounts.py": (
+        "def total_amount(invoice):\n"
+        "    return sum(line.price * line.quantity for line in invoice.lines)\n"
+    ),
+    "billing/report.py": (
+        '"""Reports on invoices."""\n\n\n'
+        "def describe(invoice):\n"
+        '    """Describe an invoice for a reader: its lines, then the total amount of the\n'
+        "    invoice, as the total amount of an invoice is printed at its foot (the total\n"
+        '    amount of each invoice line is shown on that line)."""\n'
+        "    return invoice.title\n\n\n"
+        "def footer(invoice):\n"
+        '    """The foot of a printed invoice: the total amount and the invoice number."""\n'
+        "    return invoice.number\n"
+    ),
+    "billing/model.py": (
+        "MAX_TOTAL_AMOUNT = 10 ** 9\n\n\n"
+        "class Invoice:\n"
+        "    def __init__(self, lines):\n"
+        "        self.lines = lines\n"
+    ),
+}
+BILLING_QUESTION = "Returns the total amount of an invoice"

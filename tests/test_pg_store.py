@@ -19,8 +19,9 @@ from click.testing import CliRunner
 from knoxidx.cli import main
 from knoxidx.errors import CorruptIndexError, IndexLockedError
 from knoxidx.graph import export, pg_schema
+from knoxidx.graph.pg_store import delete_repo
 from knoxidx.index import Index
-from tests.helpers import write_tree
+from tests.helpers import BILLING, BILLING_QUESTION, write_tree
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -260,7 +261,7 @@ def test_store_init_status_migrate(pg_url: str) -> None:
         Index.open_shared_reader(pg_url, None)
     result = runner.invoke(main, ["store", "migrate", "--store", pg_url, "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["applied"] == [2, 3, 4]
+    assert json.loads(result.output)["applied"] == [2, 3, 4, 5]
     result = runner.invoke(main, ["store", "init", "--store", pg_url, "--json"])
     assert json.loads(result.output)["applied"] == []
     conn = pg_schema.connect(pg_url)
@@ -462,6 +463,12 @@ def test_withheld_chunks_of_never_send_files(tmp_path: Path, pg_url: str) -> Non
         with chunks.transaction():
             assert chunks.release_withheld(lambda path: True) == 3
         assert chunks.pending_count() == before and chunks.withheld() == (0, [])
+        with chunks.transaction():
+            chunks.withhold(ids)
+        # deleting the repository takes its withheld chunks too (they were left behind)
+        delete_repo(idx.store.conn, "py")
+        assert idx.store.conn.execute("SELECT count(*) FROM knoxidx.embed_withheld"
+                                      " WHERE repo = 'py'").fetchone()[0] == 0
 
 
 def test_a_name_prefix_query_seeks_the_lowered_name_index(tmp_path: Path, pg_url: str) -> None:
@@ -477,3 +484,32 @@ def test_a_name_prefix_query_seeks_the_lowered_name_index(tmp_path: Path, pg_url
         "EXPLAIN SELECT name FROM knoxidx.nodes WHERE lower(name) LIKE lower(%s)", ("parsec%",)))
     conn.close()
     assert "nodes_name_lower" in plan, plan
+
+
+def test_the_names_source_in_the_shared_store(tmp_path: Path, pg_url: str) -> None:
+    local = write_tree(tmp_path / "local", BILLING)
+    shared = write_tree(tmp_path / "bill", BILLING)
+    with Index.open(local, create=True) as idx:
+        idx.update(jobs=1)
+        expected = idx.search(BILLING_QUESTION, k=3, mode="lexical")["results"]
+        written = idx.store.conn.execute("SELECT count(*) FROM chunk_name").fetchone()[0]
+    assert "names" in expected[0]["sources"]
+    with Index.open(shared, create=True, store=pg_url) as idx:
+        idx.update(jobs=1)
+        found = idx.search(BILLING_QUESTION, k=3, mode="lexical")["results"]
+        assert [(r["path"], r["symbol"], r["sources"]) for r in found[:1]] == \
+            [(r["path"], r["symbol"], r["sources"]) for r in expected[:1]]
+        # what the store keeps by name follows the chunks
+        (shared / "billing/amounts.py").unlink()
+        idx.update(jobs=1)
+        assert idx.search(BILLING_QUESTION, k=3, mode="lexical")["results"][0]["path"] != \
+            "billing/amounts.py"
+    import psycopg
+
+    with psycopg.connect(pg_url) as conn:
+        rows = conn.execute("SELECT count(*) FROM knoxidx.chunk_name WHERE repo = 'bill'")
+        assert rows.fetchone()[0] == written - 1
+        delete_repo(conn, "bill")
+        for table in ("chunk_name", "embed_withheld", "chunk"):
+            count = conn.execute(f"SELECT count(*) FROM knoxidx.{table} WHERE repo = 'bill'")
+            assert count.fetchone()[0] == 0, table

@@ -100,7 +100,17 @@ _V4 = """
 CREATE INDEX nodes_name_lower ON knoxidx.nodes(lower(name) text_pattern_ops);
 """
 
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4}
+# v5: the search's names source (``knoxidx.retrieval.names``): each code definition's stemmed
+# name parts and scope words, by chunk (SQLite keeps them in the FTS5 table ``chunk_name``).
+_V5 = """
+CREATE TABLE knoxidx.chunk_name(chunk_id BIGINT NOT NULL, n INTEGER NOT NULL,
+  repo TEXT NOT NULL, name TEXT NOT NULL, scope TEXT NOT NULL, tsv TSVECTOR NOT NULL,
+  PRIMARY KEY (chunk_id, n));
+CREATE INDEX chunk_name_tsv ON knoxidx.chunk_name USING gin(tsv);
+CREATE INDEX chunk_name_repo ON knoxidx.chunk_name(repo);
+"""
+
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5}
 SCHEMA_VERSION = max(MIGRATIONS)
 
 

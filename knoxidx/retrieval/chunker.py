@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
 import xxhash
@@ -86,6 +86,9 @@ class Chunk:
     doc: str
     header: str  # short context line(s) prepended for embedding
     content_hash: str  # of header and text: what the embedding depends on
+    # the kinds of ``symbols``, as the chunker made them; not stored with the chunk (what the
+    # names source needs of them is, see ``names.name_rows``): () in chunks read back
+    symbol_kinds: tuple[str, ...] = field(default=(), compare=False)
 
 
 class Piece(NamedTuple):
@@ -299,6 +302,7 @@ class _Planner:
             text=text,
             token_count=self.tokens(start, end),
             symbols=tuple(self.defs[i].qualname for i in starting),
+            symbol_kinds=tuple(self.defs[i].kind for i in starting),
             symbol=d.qualname if d else "",
             kind=d.kind if d else "",
             enclosing=scope,

@@ -29,9 +29,10 @@ from knoxidx.retrieval.chunker import Chunk, ChunkBudget, chunk_file
 from knoxidx.retrieval.store import ChunkStore, fts_columns
 
 Progress = Callable[[str, int, int], None]
-# Bump when chunk_file's output changes for the same input: every file is then re-chunked
-# (chunks whose content is unchanged keep their vectors).
-CHUNKER_VERSION = "2"
+# Bump when chunk_file's output (or what the store derives from it) changes for the same
+# input: every file is then re-chunked (chunks whose content is unchanged keep their vectors).
+# 3: the names source's table (``chunk_name``).
+CHUNKER_VERSION = "3"
 # Below this many files a pool costs more than it saves (fork + tokenizer load per worker).
 POOL_THRESHOLD = 24
 

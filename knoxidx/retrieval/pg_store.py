@@ -18,8 +18,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from knoxidx.retrieval.chunker import Chunk
+from knoxidx.retrieval.names import name_rows
 from knoxidx.retrieval.store import (
     _CHUNK_COLUMNS,
+    NAMES_PER_CHUNK,
     ChunkFilter,
     FileUpdate,
     StoredChunk,
@@ -31,6 +33,8 @@ from knoxidx.retrieval.store import (
 _RANK_WEIGHTS = "{0.25, 0, 0.5, 1.0}"
 _FTS = ("setweight(to_tsvector('simple', %s), 'D') || setweight(to_tsvector('simple', %s), 'A')"
         " || setweight(to_tsvector('simple', %s), 'B')")
+_INSERT_NAME = ("INSERT INTO knoxidx.chunk_name (chunk_id, n, repo, name, scope, tsv)"
+                " VALUES (%s, %s, %s, %s, %s, to_tsvector('simple', %s))")
 _HNSW_EF_SEARCH = 100
 _INSERT = (
     "INSERT INTO knoxidx.chunk (repo, path, start_line, end_line, language, symbol, kind,"
@@ -86,13 +90,16 @@ class PgChunkStore:
         # would otherwise cost two round trips apiece
         moved: list[tuple] = []
         new: list[tuple] = []
+        chunk_ids: list[int | None] = []  # each chunk's kept id, None for a new one
         for n, chunk in enumerate(chunks):
             reusable = old.get(chunk.content_hash)
             if reusable:
+                chunk_ids.append(reusable.pop(0))
                 moved.append((chunk.start_line, chunk.end_line, json.dumps(chunk.symbols),
                               json.dumps(chunk.enclosing), chunk.symbol, chunk.kind,
-                              chunk.signature, chunk.doc, reusable.pop(0)))
+                              chunk.signature, chunk.doc, chunk_ids[-1]))
             else:
+                chunk_ids.append(None)
                 new.append(self._insert_params(chunk, fts[n] if fts is not None else None))
         with self.conn.cursor() as cur:
             if moved:
@@ -100,12 +107,25 @@ class PgChunkStore:
                     "UPDATE knoxidx.chunk SET start_line = %s, end_line = %s, symbols = %s,"
                     " enclosing = %s, symbol = %s, kind = %s, signature = %s, doc = %s"
                     " WHERE id = %s", moved)
+            ids: list[int] = []
             if new:
                 cur.executemany(_INSERT, new, returning=True)
                 ids = [row[0] for _ in cur.results() for row in cur.fetchall()]
                 cur.executemany(
                     "INSERT INTO knoxidx.embed_pending (chunk_id, repo) VALUES (%s, %s)",
                     [(i, self._repo) for i in ids])
+            # the names of every chunk, kept ones too (their file may be another)
+            kept_ids = [m[-1] for m in moved]
+            cur.execute("DELETE FROM knoxidx.chunk_name WHERE chunk_id = ANY(%s)", (kept_ids,))
+            named = iter(ids)
+            rows = [
+                (chunk_id, n, self._repo, parts, scope, parts)
+                for chunk, chunk_id in zip(
+                    chunks, (i if i is not None else next(named) for i in chunk_ids), strict=True)
+                for n, (parts, scope) in enumerate(name_rows(chunk)[:NAMES_PER_CHUNK])
+            ]
+            if rows:
+                cur.executemany(_INSERT_NAME, rows)
         stale = [i for ids in old.values() for i in ids]
         self._delete(stale)
         return FileUpdate(added=len(new), kept=len(moved), removed=len(stale))
@@ -189,8 +209,9 @@ class PgChunkStore:
     def _delete(self, ids: Sequence[int]) -> None:
         if not ids:
             return
-        for table, column in (("chunk", "id"), ("chunk_vector", "chunk_id"),
-                              ("embed_pending", "chunk_id"), ("embed_withheld", "chunk_id")):
+        for table, column in (("chunk", "id"), ("chunk_name", "chunk_id"),
+                              ("chunk_vector", "chunk_id"), ("embed_pending", "chunk_id"),
+                              ("embed_withheld", "chunk_id")):
             self.conn.execute(f"DELETE FROM knoxidx.{table} WHERE {column} = ANY(%s)",
                               (list(ids),))
         self._bump_version()
@@ -211,6 +232,25 @@ class PgChunkStore:
             (_RANK_WEIGHTS, query, *args, *params, limit),
         )
         return [(int(i), float(r)) for i, r in rows]
+
+    def name_search(self, stems: Sequence[str], limit: int,
+                    chunk_filter: ChunkFilter | None = None) -> list[tuple[int, str, str]]:
+        """Code definitions with a name part among ``stems`` (``ChunkStore.name_search``),
+        ranked by ``ts_rank`` normalised by the name's length instead of BM25."""
+        if not stems:
+            return []
+        query = " | ".join("'" + w.replace("'", "''").replace("\\", "\\\\") + "'"
+                           for w in stems)
+        scope, args = self._scope("n")
+        where, params = _filter_sql(chunk_filter)
+        rows = self.conn.execute(
+            "SELECT n.chunk_id, n.name, n.scope FROM knoxidx.chunk_name n"
+            " JOIN knoxidx.chunk c ON c.id = n.chunk_id, to_tsquery('simple', %s) q"
+            f" WHERE n.tsv @@ q AND {scope} AND {where}"
+            " ORDER BY ts_rank(n.tsv, q, 1) DESC, n.chunk_id, n.n LIMIT %s",
+            (query, *args, *params, limit),
+        )
+        return [(int(i), str(name), str(words)) for i, name, words in rows]
 
     def document_frequencies(self, words: Sequence[str]) -> tuple[dict[str, int], int]:
         """In how many chunks each of ``words`` occurs, and how many chunks there are (IDF

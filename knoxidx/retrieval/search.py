@@ -1,5 +1,5 @@
-"""Hybrid search: lexical (FTS5/BM25), vector (cosine) and symbol-name hits, fused by
-reciprocal rank, then reranked: by a service reranker when one is configured, else, given the
+"""Hybrid search: lexical (FTS5/BM25), vector (cosine), symbol-name hits and definitions named
+with the query's words (``names.py``), fused by reciprocal rank, then reranked: by a service reranker when one is configured, else, given the
 graph's definitions, at definition level (``rerank.py``), so that results are definitions rather
 than whole merged chunks.
 
@@ -19,6 +19,7 @@ from typing import Protocol
 
 from knoxidx.retrieval.embedders import Embedder
 from knoxidx.retrieval.errors import RetrievalError
+from knoxidx.retrieval.names import PRESELECT, rank_names
 from knoxidx.retrieval.priors import path_prior
 from knoxidx.retrieval.rerank import (
     DefinitionSource,
@@ -46,9 +47,9 @@ class SymbolHit:
 
 
 SymbolSource = Callable[[str, int], Sequence[SymbolHit]]
-SOURCES = ("lexical", "vector", "symbol")
+SOURCES = ("lexical", "vector", "symbol", "names")
 # each source's weight in the fusion (see BENCHMARKS.md, "Retrieval", for what was measured)
-SOURCE_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "symbol": 1.0}
+SOURCE_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "symbol": 1.0, "names": 1.0}
 
 
 class Reranker(Protocol):
@@ -66,7 +67,7 @@ class SearchResult:
     kind: str
     score: float
     snippet: str
-    sources: tuple[str, ...]  # which of lexical / vector / symbol / rerank found it
+    sources: tuple[str, ...]  # which of lexical / vector / symbol / names / rerank found it
     chunk_id: int
     language: str = ""
     match_line: int = 0  # the line of the chunk sharing most words with the query
@@ -101,6 +102,7 @@ class HybridSearch:
         self._index_version = -1
         self.skipped: dict[str, str] = {}  # source -> why the last search went without it
         self._filter = ChunkFilter()
+        self._words: tuple[str, bool, QueryWords] | None = None  # the last query's words
 
     # ---- sources -----------------------------------------------------------------------------
 
@@ -135,6 +137,22 @@ class HybridSearch:
             for chunk_id in self.store.chunks_at(hit.path, hit.line, self._filter)[:1]:
                 out.setdefault(chunk_id, 1.0 / (rank + 1))
         return list(out.items())
+
+    def names(self, query: str) -> list[tuple[int, float]]:
+        name_search = getattr(self.store, "name_search", None)
+        if name_search is None:  # a shared store keeps no name table
+            return []
+        words = self.query_words(query, stems=True)
+        rows = name_search(list(words.weight), PRESELECT, self._filter)
+        return rank_names(rows, words, self.candidates)
+
+    def query_words(self, query: str, *, stems: bool) -> QueryWords:
+        """The query's content words with their IDF weights (kept for the last query: the
+        names source and the rerank both ask)."""
+        if self._words is None or self._words[:2] != (query, stems):
+            frequencies = self.store.document_frequencies(content_terms(query))
+            self._words = (query, stems, QueryWords(query, *frequencies, stems=stems))
+        return self._words[2]
 
     def vector_index(self) -> VectorIndex:
         version = self.store.vectors_version()
@@ -176,6 +194,7 @@ class HybridSearch:
             ("lexical", self.lexical),
             ("vector", self.vector),
             ("symbol", self.symbols),
+            ("names", self.names),
         ):
             if name not in sources:
                 continue
@@ -209,8 +228,7 @@ class HybridSearch:
                 _result(chunks[i], scores[i], query, found_by.get(i, ()))
                 for i in order[:k] if i in chunks
             ]
-        words = QueryWords(query, *self.store.document_frequencies(content_terms(query)),
-                           stems=self.weights.stems)
+        words = self.query_words(query, stems=self.weights.stems)
         if definition_rerank:
             plain = {i: chunks[i].chunk for i in order[: self.weights.depth] if i in chunks}
             # the vector source's cosines (a chunk outside its top ``candidates`` counts as the

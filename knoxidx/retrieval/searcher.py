@@ -25,10 +25,13 @@ from knoxidx.retrieval.errors import (
     SearchIndexMissingError,
     SearchInputError,
 )
-from knoxidx.retrieval.search import HybridSearch, SearchResult, SymbolHit
+from knoxidx.retrieval.search import SOURCES, HybridSearch, SearchResult, SymbolHit
 from knoxidx.retrieval.store import ChunkFilter
 
 MODES = ("hybrid", "lexical", "vector")
+# what answers without vectors: every source that matches words ("lexical" mode, and hybrid
+# while nothing is embedded yet)
+LEXICAL_SOURCES = ("lexical", "symbol", "names")
 MAX_K = 100
 DEFINITIONS_CACHED = 2000  # files whose definitions a searcher keeps between searches
 MAX_QUERY_CHARS = 2000
@@ -143,7 +146,7 @@ class Searcher:
             )
         pending = self.store.pending_count()
         used, note = mode, ""
-        sources: tuple[str, ...] = ("lexical", "symbol")
+        sources: tuple[str, ...] = LEXICAL_SOURCES
         hybrid = self.hybrid()
         hybrid.embedder = None
         if mode != "lexical":
@@ -153,10 +156,10 @@ class Searcher:
                 if mode == "vector":
                     used, note = "lexical", f"{why_not}: showing lexical results instead"
                 else:
-                    note = f"{why_not}: showing lexical and symbol results only"
+                    note = f"{why_not}: showing lexical, symbol and name results only"
             else:
                 hybrid.embedder = self._embedder
-                sources = ("vector",) if mode == "vector" else ("lexical", "vector", "symbol")
+                sources = ("vector",) if mode == "vector" else SOURCES
         # the definition rerank belongs to hybrid search (fusion, then rerank); the single-source
         # modes only narrow each chunk to its best definition
         results = hybrid.search(query, k, sources=sources, chunk_filter=chunk_filter,
@@ -165,10 +168,10 @@ class Searcher:
             reason = hybrid.skipped["vector"]
             if mode == "vector":
                 used, note = "lexical", f"vector search failed ({reason}): lexical results"
-                results = hybrid.search(query, k, sources=("lexical", "symbol"),
+                results = hybrid.search(query, k, sources=LEXICAL_SOURCES,
                                         chunk_filter=chunk_filter, definition_rerank=False)
             else:
-                note = f"vector search failed ({reason}): lexical and symbol results only"
+                note = f"vector search failed ({reason}): lexical, symbol and name results only"
         return {
             "query": query,
             "mode": used,

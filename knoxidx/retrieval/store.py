@@ -5,6 +5,9 @@ Tables (in the index database the graph store opened; names start with ``chunk``
 - ``chunk``: one row per chunk (where it is, what it covers, its text and content hash).
 - ``chunk_fts``: FTS5 over the chunk's text, symbols and path with identifiers split
   (``terms.index_text``); its rowid is the chunk id.
+- ``chunk_name``: FTS5 over the stemmed name parts and scope words of each code definition
+  that starts in a chunk (``names.name_rows``), for the names source; rowid ``chunk id x
+  NAMES_PER_CHUNK + n``.
 - ``chunk_vector``: the current model's unit vector for a chunk, and the hash of the text
   that was embedded.
 - ``embed_cache``: vectors by (model, text hash). It outlives chunks, so a chunk that comes back
@@ -33,10 +36,10 @@ import sqlite3
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from knoxidx.retrieval.chunker import Chunk
+from knoxidx.retrieval.chunker import Chunk, DefinitionLike
 from knoxidx.retrieval.terms import index_text
 
 SCHEMA = """
@@ -61,6 +64,7 @@ CREATE INDEX IF NOT EXISTS chunk_by_path ON chunk(path, start_line);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
     body, symbols, path, tokenize = "unicode61 tokenchars '_'"
 );
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_name USING fts5(name, scope);
 CREATE TABLE IF NOT EXISTS chunk_vector (
     chunk_id INTEGER PRIMARY KEY,
     text_hash TEXT NOT NULL,
@@ -97,6 +101,9 @@ _CHUNK_COLUMNS = (
     "header, token_count, content_hash, text"
 )
 _FTS_WEIGHTS = (1.0, 4.0, 2.0)  # body, symbols, path
+# chunk_name rows of one chunk: its rowids are chunk id x this + 0, 1, ... (a chunk's further
+# definitions, past this many, are not looked up by name)
+NAMES_PER_CHUNK = 1024
 
 
 def create_schema(conn: sqlite3.Connection, cache_schema: str | None = "main") -> None:
@@ -256,6 +263,9 @@ class ChunkStore:
                         chunk_id,
                     ),
                 )
+                # same text and header, but the file (and so the scope words) may be another
+                self._delete_names([chunk_id])
+                self._insert_names(chunk_id, chunk)
                 kept += 1
             else:
                 chunk_id = self._insert(chunk, fts[n] if fts is not None else None)
@@ -353,7 +363,42 @@ class ChunkStore:
             "INSERT INTO chunk_fts (rowid, body, symbols, path) VALUES (?, ?, ?, ?)",
             (chunk_id, *(fts or fts_columns(chunk))),
         )
+        self._insert_names(chunk_id, chunk)
         return chunk_id
+
+    def _insert_names(self, chunk_id: int, chunk: Chunk) -> int:
+        from knoxidx.retrieval.names import name_rows
+
+        base = chunk_id * NAMES_PER_CHUNK
+        rows = [(base + n, parts, scope)
+                for n, (parts, scope) in enumerate(name_rows(chunk)[:NAMES_PER_CHUNK])]
+        self.conn.executemany("INSERT INTO chunk_name (rowid, name, scope) VALUES (?, ?, ?)", rows)
+        return len(rows)
+
+    def rebuild_names(
+        self, definitions: Callable[[str], Sequence[DefinitionLike] | None]
+    ) -> int:
+        """Write ``chunk_name`` again from the stored chunks and their files' ``definitions``
+        (stored chunks do not keep their symbols' kinds): for chunks that arrived as rows,
+        pulled from a shared store. Returns the rows written."""
+        self.conn.execute("DELETE FROM chunk_name")
+        kinds_by_path: dict[str, dict[str, str]] = {}
+        written = 0
+        for row in self.conn.execute(f"SELECT {_CHUNK_COLUMNS} FROM chunk").fetchall():
+            chunk = _row_to_chunk(row)
+            kinds = kinds_by_path.get(chunk.path)
+            if kinds is None:
+                kinds = {d.qualname: d.kind for d in definitions(chunk.path) or ()}
+                kinds_by_path[chunk.path] = kinds
+            chunk = replace(chunk, symbol_kinds=tuple(kinds.get(s, "") for s in chunk.symbols))
+            written += self._insert_names(int(row[0]), chunk)
+        return written
+
+    def _delete_names(self, ids: Sequence[int]) -> None:
+        self.conn.executemany(
+            "DELETE FROM chunk_name WHERE rowid >= ? AND rowid < ?",
+            [(i * NAMES_PER_CHUNK, (i + 1) * NAMES_PER_CHUNK) for i in ids],
+        )
 
     def _delete(self, ids: Sequence[int]) -> None:
         if not ids:
@@ -361,6 +406,7 @@ class ChunkStore:
         rows = [(i,) for i in ids]
         self.conn.executemany("DELETE FROM chunk WHERE id = ?", rows)
         self.conn.executemany("DELETE FROM chunk_fts WHERE rowid = ?", rows)
+        self._delete_names(ids)
         self.conn.executemany("DELETE FROM chunk_vector WHERE chunk_id = ?", rows)
         self.conn.executemany("DELETE FROM embed_pending WHERE chunk_id = ?", rows)
         self.conn.executemany("DELETE FROM embed_withheld WHERE chunk_id = ?", rows)
@@ -392,6 +438,33 @@ class ChunkStore:
                 (match, limit),
             )
         return [(int(rowid), -float(rank)) for rowid, rank in rows]
+
+    def name_search(
+        self, stems: Sequence[str], limit: int, chunk_filter: ChunkFilter | None = None
+    ) -> list[tuple[int, str, str]]:
+        """Code definitions with a name part among ``stems``, best BM25 over the name parts
+        first: (chunk id, name parts, scope words), as ``names.rank_names`` scores them."""
+        if not stems:
+            return []
+        match = "name : (" + " OR ".join('"' + w.replace('"', '""') + '"' for w in stems) + ")"
+        join, where, params = "", "", []
+        if chunk_filter:
+            clause, params = chunk_filter.where("c")
+            join = f"JOIN chunk c ON c.id = chunk_name.rowid / {NAMES_PER_CHUNK}"
+            where = f"AND {clause}"
+        try:
+            rows = self.conn.execute(
+                f"SELECT chunk_name.rowid, chunk_name.name, chunk_name.scope FROM chunk_name "
+                f"{join} WHERE chunk_name MATCH ? {where} "
+                "ORDER BY bm25(chunk_name, 1.0, 0.0) LIMIT ?",
+                (match, *params, limit),
+            ).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such table" not in str(exc):
+                raise
+            return []  # an index chunked before the table existed: the next update adds it
+        return [(int(rowid) // NAMES_PER_CHUNK, str(name), str(scope))
+                for rowid, name, scope in rows]
 
     def document_frequencies(self, words: Sequence[str]) -> tuple[dict[str, int], int]:
         """In how many chunks each of ``words`` occurs, and how many chunks there are (IDF

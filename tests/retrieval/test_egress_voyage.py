@@ -164,7 +164,7 @@ def test_never_send_chunks_are_withheld_yet_found_lexically(repo: Path) -> None:
         hits = idx.search("vault_lookup", k=5, mode="hybrid")["results"]
     # first before the rerank, still first after it: the reranker never saw it
     assert hits[0]["path"] == "app/secret_store.py"
-    assert hits[0]["sources"] == ["lexical", "symbol"]
+    assert hits[0]["sources"] == ["lexical", "symbol", "names"]
     assert all("rerank" in h["sources"] for h in hits[1:])
 
 

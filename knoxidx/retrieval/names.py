@@ -1,0 +1,80 @@
+"""The ``names`` search source: definitions whose names are made of the question's words.
+
+A question says what code does in words ("Returns a copy of this period with the specified
+years subtracted"); the function that does it is often named with some of them
+(``Period.minusYears``), and its own doc comment may be missing. The lexical source ranks
+chunks by all their text, so documented neighbours that repeat the question's words
+(``minusMonths``: "... months subtracted") outrank an undocumented function whose *name* is the
+answer; the symbol source only looks up words shaped like code. This source ranks the code
+definitions (functions, classes, interfaces, types) by their names alone:
+
+- the share of the name's parts that are words of the question (``minus``, ``year``: a name
+  the question explains entirely scores 1),
+- plus the share of the question's words (IDF-weighted) that the name holds,
+- plus the share of the rest found in the names of what holds the definition (enclosing
+  definitions and the file: ``Period``).
+
+Words are compared by their stems (``terms.stem``). The store keeps each definition's stemmed
+name parts and scope words in a full-text table written with its chunk (``chunk_name``); a
+search asks it for the definitions sharing a part with the question and scores those here.
+Measured on the docstring -> code benchmark (BENCHMARKS.md, session 10).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from knoxidx.retrieval.chunker import Chunk
+from knoxidx.retrieval.rerank import QueryWords, scope_words
+from knoxidx.retrieval.terms import identifier_parts, stem
+
+# The kinds a question is answered by; fields and constants are not (measured: counting them
+# too cost R@10 / MRR@10 -0.008 / -0.012 on the held-out projects).
+NAME_KINDS = frozenset({"Function", "Class", "Interface", "Type"})
+# Definitions the store hands over for scoring, best BM25 over the name parts first.
+PRESELECT = 300
+
+
+def name_rows(chunk: Chunk) -> list[tuple[str, str]]:
+    """(stemmed name parts, stemmed scope words), space-separated, of each code definition
+    that starts in ``chunk``, in its order."""
+    rows = []
+    kinds = chunk.symbol_kinds or ("",) * len(chunk.symbols)
+    for qualname, kind in zip(chunk.symbols, kinds, strict=True):
+        if kind not in NAME_KINDS:
+            continue
+        parts = name_stems(qualname)
+        if parts:
+            scope = {stem(w) for w in scope_words(chunk.path, qualname)} - set(parts)
+            rows.append((" ".join(parts), " ".join(sorted(scope))))
+    return rows
+
+
+def name_stems(qualname: str) -> list[str]:
+    """The stems of a definition's own name's parts, each once (``Period.minusYears`` ->
+    minus, year)."""
+    name = qualname.replace("::", ".").rsplit(".", 1)[-1]
+    return list(dict.fromkeys(stem(p.lower()) for p in identifier_parts(name)))
+
+
+def name_score(parts: Sequence[str], scope: Sequence[str], words: QueryWords) -> float:
+    """How well a definition's name answers the question (see the module docstring)."""
+    if not parts:
+        return 0.0
+    named = set(parts)
+    coverage = sum(1 for p in named if p in words.weight) / len(named)
+    return coverage + words.share(named) + words.share(set(scope) - named)
+
+
+def rank_names(
+    rows: Sequence[tuple[int, str, str]], words: QueryWords, limit: int
+) -> list[tuple[int, float]]:
+    """Chunks by the best score of their definitions (``rows``: chunk id, name parts, scope
+    words, as the store returns them), best first, at most ``limit``."""
+    best: dict[int, float] = {}
+    for chunk_id, parts, scope in rows:
+        score = name_score(parts.split(), scope.split(), words)
+        if score > best.get(chunk_id, 0.0):
+            best[chunk_id] = score
+    ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ranked[:limit]

@@ -1,0 +1,130 @@
+"""The names source: code definitions whose names are made of the question's words."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from pydefs import python_definitions
+
+from knoxidx.index import Index
+from knoxidx.retrieval.chunker import chunk_file
+from knoxidx.retrieval.names import name_score, name_stems, rank_names
+from knoxidx.retrieval.pipeline import update_file
+from knoxidx.retrieval.rerank import QueryWords
+from knoxidx.retrieval.search import HybridSearch
+from knoxidx.retrieval.store import NAMES_PER_CHUNK, ChunkFilter, ChunkStore
+from tests.helpers import BILLING, BILLING_QUESTION
+
+REPO, QUESTION = BILLING, BILLING_QUESTION
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    for rel, text in REPO.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    return tmp_path
+
+
+def _chunks(path: str, text: str):
+    source = text.encode()
+    return chunk_file(path, source, "python", python_definitions(source))
+
+
+def test_name_stems_are_the_name_parts_once() -> None:
+    assert name_stems("Period.minusYears") == ["minus", "year"]
+    assert name_stems("crate::io::read_to_end") == ["read", "to", "end"]
+    assert name_stems("HTTPServer.serve_http") == ["serv", "http"]
+
+
+def test_a_name_the_question_explains_entirely_scores_highest() -> None:
+    words = QueryWords(QUESTION, {}, 0, stems=True)
+    whole = name_score(["total", "amount"], ["amount"], words)
+    half = name_score(["total", "count"], [], words)
+    none = name_score(["render", "page"], ["invoic"], words)
+    assert whole > half > none > 0  # the scope word "invoice" still counts a little
+    assert name_score([], ["invoic"], words) == 0.0
+    # per chunk, its best definition; best first, at most ``limit``; no word in common: none
+    rows = [(1, "render page", ""), (2, "total count", ""), (2, "total amount", ""),
+            (3, "page", ""), (4, "amount", "")]
+    assert rank_names(rows, words, 5) == [
+        (2, name_score(["total", "amount"], [], words)),
+        (4, name_score(["amount"], [], words)),
+    ]
+    assert [i for i, _ in rank_names(rows, words, 1)] == [2]
+
+
+def test_only_code_definitions_are_looked_up_by_name(repo: Path) -> None:
+    with Index.open(repo, create=True) as idx:
+        idx.update(jobs=1)
+        chunks = ChunkStore(idx.store.conn)
+        model = [c.chunk for c in chunks.get(chunks.chunk_ids(ChunkFilter(
+            path_glob="billing/model.py"))).values()]
+        assert {"MAX_TOTAL_AMOUNT", "Invoice"} <= {s for c in model for s in c.symbols}
+        names = {row[0] for row in idx.store.conn.execute("SELECT name FROM chunk_name")}
+    assert {"invoic", "init", "total amount", "describ", "footer"} <= names
+    assert not any("max" in n for n in names)  # the constant is not
+
+
+def test_the_table_follows_the_chunks(store: ChunkStore) -> None:
+    update_file(store, "billing/amounts.py", _chunks("billing/amounts.py",
+                                                     REPO["billing/amounts.py"]))
+    found = store.name_search(["total", "amount"], 10)
+    # (the file name "amounts" is no scope word: its stem is one of the name's parts)
+    assert [(parts, scope) for _, parts, scope in found] == [("total amount", "")]
+    chunk_id = found[0][0]
+    assert store.get([chunk_id])[chunk_id].chunk.symbols == ("total_amount",)
+    # a chunk whose text survives an edit only moves: its names stay, once
+    moved = [replace(c, start_line=c.start_line + 2, end_line=c.end_line + 2)
+             for c in _chunks("billing/amounts.py", REPO["billing/amounts.py"])]
+    assert update_file(store, "billing/amounts.py", moved).kept == 1
+    assert [i for i, _, _ in store.name_search(["total"], 10)] == [chunk_id]
+    # filters apply to it as to every source
+    assert store.name_search(["total"], 10, ChunkFilter(path_glob="billing/")) != []
+    assert store.name_search(["total"], 10, ChunkFilter(languages=("go",))) == []
+    # a renamed function: the old name is gone
+    update_file(store, "billing/amounts.py", _chunks(
+        "billing/amounts.py", REPO["billing/amounts.py"].replace("total_amount", "net_sum")))
+    assert store.name_search(["total"], 10) == []
+    assert [p for _, p, _ in store.name_search(["net"], 10)] == ["net sum"]
+    assert store.remove_file("billing/amounts.py") == 1
+    assert store.conn.execute("SELECT count(*) FROM chunk_name").fetchone()[0] == 0
+
+
+def test_rebuilt_names_are_the_names_written_with_the_chunks(repo: Path) -> None:
+    with Index.open(repo, create=True) as idx:
+        idx.update(jobs=1)
+        store = ChunkStore(idx.store.conn)
+        query = "SELECT rowid, name, scope FROM chunk_name ORDER BY rowid"
+        written = store.conn.execute(query).fetchall()
+        assert written and all(rowid % NAMES_PER_CHUNK < 4 for rowid, _, _ in written)
+
+        def definitions(path: str):
+            facts = idx.store.load_facts(path)
+            return facts.defs if facts else None
+
+        assert store.rebuild_names(definitions) == len(written)
+        assert store.conn.execute(query).fetchall() == written
+
+
+def test_the_function_named_by_the_question_comes_first(repo: Path) -> None:
+    with Index.open(repo, create=True) as idx:
+        idx.update(jobs=1)
+        found = idx.search(QUESTION, k=3, mode="lexical")["results"]
+        assert (found[0]["path"], found[0]["symbol"]) == ("billing/amounts.py", "amounts.total_amount")
+        assert "names" in found[0]["sources"]
+        # without the names source the documented neighbours that repeat the words win
+        store = ChunkStore(idx.store.conn)
+        words_only = HybridSearch(store).search(QUESTION, k=3, sources=("lexical",))
+        assert words_only[0].path != "billing/amounts.py"
+
+
+def test_an_index_chunked_before_the_table_existed_still_answers(repo: Path) -> None:
+    with Index.open(repo, create=True) as idx:
+        idx.update(jobs=1)
+        idx.store.conn.execute("DROP TABLE chunk_name")
+        idx.store.conn.commit()
+        found = idx.search(QUESTION, k=3, mode="lexical")["results"]
+        assert found and all("names" not in r["sources"] for r in found)
