@@ -1,6 +1,6 @@
 """Score-aware fusion and rerank variants on the saved rankings, without re-embedding documents.
 
-    python -m bench.retrieval_eval.scores [--stems | --grid | --queries] [LANG ...]
+    python -m bench.retrieval_eval.scores [--stems | --grid | --queries | --names] [LANG ...]
 
 ``bench.retrieval_eval.variants`` re-fuses the saved per-source rankings by rank only. This
 module also has each candidate's *scores*: the cosine of the query's vector with every stored
@@ -51,6 +51,18 @@ class ScoredLanguage:
             self._cos[view_name] = list(queries @ self.matrix.T)
         return self._cos[view_name]
 
+    def names(self, n: int) -> list[int]:
+        """Query ``n``'s names source, from the index (runs before it was saved: computed)."""
+        saved = self.data.queries[n].get("names")
+        if saved is None:
+            from knoxidx.retrieval.search import HybridSearch
+
+            saved = [i for i, _ in HybridSearch(self.data.store).names(self.data.texts[n])]
+            self.data.queries[n]["names"] = saved
+            missing = [i for i in saved if i not in self.data.chunks]
+            self.data.chunks.update(self.data.store.get(missing))
+        return saved
+
     def vector_ranking(self, cos: Any, n: int = 50) -> list[int]:
         import numpy as np
 
@@ -88,7 +100,8 @@ def rankings(
         missing = [i for i in vector if i not in data.chunks]
         if missing:
             data.chunks.update(data.store.get(missing))
-        sources = {"lexical": saved["lexical"], "vector": vector, "symbol": symbols[n]}
+        sources = {"lexical": saved["lexical"], "vector": vector, "symbol": symbols[n],
+                   "names": lang.names(n)}
         order = [i for i in fuse(sources) if i in data.chunks]
         chunks = order[: max(weights.depth, 10)]
         similarity = {i: float(cos[lang.row[i]]) for i in chunks if i in lang.row}
@@ -100,7 +113,7 @@ def table(langs: Sequence[ScoredLanguage]) -> None:
     from knoxidx.retrieval.rerank import RerankWeights
 
     base = RerankWeights()
-    equal = {"lexical": 1.0, "vector": 1.0, "symbol": 1.0}
+    equal = {"lexical": 1.0, "vector": 1.0, "symbol": 1.0, "names": 1.0}
     current = "current (text + identifier words)"
     variants: list[tuple[str, str, dict[str, float], int, Any, str]] = []
     if "--stems" in sys.argv:
@@ -116,7 +129,30 @@ def table(langs: Sequence[ScoredLanguage]) -> None:
         variants.append(("hybrid, stems, vector x1.5", current,
                          {"lexical": 1.0, "vector": 1.5, "symbol": 1.0}, 20,
                          replace(base, stems=True), "hybrid"))
-    if "--queries" in sys.argv:
+    if "--names" in sys.argv:  # session 10: with the names source
+        lexical = {"lexical": 1.0, "symbol": 1.0, "names": 1.0}
+        variants = [("hybrid", current, equal, 20, base, "hybrid"),
+                    ("lexical (lexical + symbol + names)", current, lexical, 20, base, "vector"),
+                    ("fused, each chunk narrowed (no rerank)", current, equal, 20, base,
+                     "vector")]
+        for rank_k in (3.0, 5.0, 20.0):
+            variants.append((f"hybrid, rank_k {rank_k}", current, equal, 20,
+                             replace(base, rank_k=rank_k), "hybrid"))
+        for w in (0.5, 1.5):
+            variants.append((f"hybrid, names x{w}", current, {**equal, "names": w}, 20, base,
+                             "hybrid"))
+        variants.append(("hybrid, vector x1.5", current, {**equal, "vector": 1.5}, 20, base,
+                         "hybrid"))
+        for lines_w, name_w in ((1.0, 0.5), (1.0, 1.5), (0.5, 1.0)):
+            variants.append((f"hybrid, lines {lines_w} name {name_w}", current, equal, 20,
+                             replace(base, lines=lines_w, name=name_w), "hybrid"))
+        for sim in (0.5, 1.5):
+            variants.append((f"hybrid, cosine x{sim}", current, equal, 20,
+                             replace(base, similarity=sim), "hybrid"))
+        for depth in (10, 30):
+            variants.append((f"hybrid, depth {depth}", current, equal, 20,
+                             replace(base, depth=depth), "hybrid"))
+    elif "--queries" in sys.argv:
         variants = []
         for view in QUERY_VIEWS:
             variants.append((f"vector, query view: {view}", view, {"vector": 1.0}, 20, base,
@@ -152,6 +188,7 @@ def table(langs: Sequence[ScoredLanguage]) -> None:
                           ("symbol x0.5", {"lexical": 1.0, "vector": 1.0, "symbol": 0.5})):
             variants.append((f"hybrid, stems, {label}", current, fw, 20,
                              replace(base, stems=True), "hybrid"))
+    chosen = list(variants)
     skip = any(flag in sys.argv for flag in ("--stems", "--grid", "--queries"))
     for view in ([] if skip else QUERY_VIEWS):
         variants.append((f"vector, query view: {view}", view, {"vector": 1.0}, 20, base,
@@ -176,6 +213,8 @@ def table(langs: Sequence[ScoredLanguage]) -> None:
         variants.append((f"hybrid + cosine x{sim}, vector x2", current,
                          {"lexical": 1.0, "vector": 2.0, "symbol": 1.0}, 20,
                          replace(base, similarity=sim), "hybrid"))
+    if "--names" in sys.argv:  # these alone
+        variants = chosen
     print("variant | " + " | ".join(x.data.language for x in langs) + " | mean", flush=True)
     for label, view, fuse_weights, rrf_k, weights, mode in variants:
         cells = []
