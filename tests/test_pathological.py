@@ -253,3 +253,23 @@ def test_a_name_declared_hundreds_of_times_is_not_an_edge_from_every_reference(
         assert conn.execute(
             "SELECT DISTINCT reason, candidates FROM unresolved WHERE name = 'n'").fetchall() == \
             [("ambiguous", 300)]
+
+
+def test_a_small_update_parses_in_a_capped_worker_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An edit (or a watcher's batch) of a few files used to be parsed in the calling process,
+    uncapped: the runaway parse above took the caller's memory (and, past the machine's, the
+    caller), and an update killed that way died on the same file every time it ran. Now a few
+    files go to one capped worker: the file is an error, the rest is indexed."""
+    monkeypatch.setenv("KNOXIDX_WORKER_MEMORY_MB", "150")
+    (tmp_path / "normal.py").write_text(NORMAL)
+    with Index.open(tmp_path, create=True) as idx:
+        assert idx.update(jobs=1, retrieval=False).errors == []
+        (tmp_path / "bad.py").write_bytes(b"/*" * 200 + b"EOSException\n" + b"/*" * 1500)
+        (tmp_path / "other.py").write_text("def other():\n    return 1\n")
+        report = idx.update(jobs=1, retrieval=False)
+    assert report.errors == ["bad.py: the parse worker died on this file (out of memory?); "
+                             "not indexed"]
+    assert report.changed_paths == ["other.py"]
+    assert_sound(tmp_path)

@@ -1,5 +1,6 @@
 """Reading and extracting the files an update needs, on every core: a pool of forked workers,
-each handed files in chunks of about equal bytes, largest first."""
+each handed files in chunks of about equal bytes, largest first; one worker for a few files.
+Parsing never runs in the calling process (see ``limit_worker_memory``)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from knoxidx.indexer.heap import address_space_bytes
 from knoxidx.indexer.reader import ReadResult, file_hash, read_and_extract
 
 Progress = Callable[[str, int, int], None]
-# Below this many files, worker processes cost more than they save.
+# Below this many files, more than one worker process costs more than it saves.
 POOL_THRESHOLD = 48
 # What a parse worker is handed at a time: up to this many bytes of files (one large file
 # alone), at most this many files.
@@ -36,12 +37,15 @@ def read_all(
     args = [(str(root), f, known[f.path].hash if f.path in known else None, layout)
             for f in jobs]
     total = len(args)
-    if workers <= 1 or total < POOL_THRESHOLD:
-        for i, a in enumerate(args, 1):
-            yield read_and_extract(a)
-            if progress and (i % 64 == 0 or i == total):
-                progress("parse", i, total)
+    if total == 0:
         return
+    if workers <= 1 or total < POOL_THRESHOLD:
+        # Few files (an edit, a watcher's batch) or --jobs 1: one worker, not this process.
+        # A file whose parse runs away (see limit_worker_memory) then costs that file, not the
+        # caller: a watcher killed by the OOM killer, or an update that dies on the same file
+        # every time it is run. Measured: +30 ms on a one-file update (fork and teardown;
+        # 0.103 -> 0.133 s median on the benchmark corpus, BENCHMARKS.md).
+        workers = 1
     # Largest files first, in chunks of about equal bytes: the last chunks are a few small
     # files, so no worker finishes long after the other, and the first results come as soon
     # as one large file is read (results arrive in any order anyway).
