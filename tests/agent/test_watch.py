@@ -80,8 +80,11 @@ def test_the_collector_is_left_as_it_was_found(agent_repo: Path) -> None:
         with open(agent_repo / "app" / "util.py", "a", encoding="utf-8") as fh:
             fh.write(f"\n\ndef gc_probe_{i}():\n    return {i}\n")
         wait_for(lambda i=i: names(agent_repo, f"gc_probe_{i}"), what=f"gc_probe_{i}")
-        # an update leaves a freeze made further out in place (gc.unfreeze returns it all)
-        assert gc.isenabled() and gc.get_freeze_count() > 0
+        # the collector comes back once the batch is over (its commit, which made the name
+        # visible, comes first: asserting at once failed now and then), and an update leaves
+        # a freeze made further out in place (gc.unfreeze returns it all)
+        wait_for(gc.isenabled, what="the collector after the batch")
+        assert gc.get_freeze_count() > 0
     watcher.stop()
     assert gc.isenabled() and gc.get_freeze_count() == 0
 
