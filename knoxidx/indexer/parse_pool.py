@@ -44,7 +44,7 @@ def read_all(
         # A file whose parse runs away (see limit_worker_memory) then costs that file, not the
         # caller: a watcher killed by the OOM killer, or an update that dies on the same file
         # every time it is run. Measured: +30 ms on a one-file update (fork and teardown;
-        # 0.103 -> 0.133 s median on the benchmark corpus, BENCHMARKS.md).
+        # 0.118 -> 0.147 s median on the benchmark corpus, BENCHMARKS.md).
         workers = 1
     # Largest files first, in chunks of about equal bytes: the last chunks are a few small
     # files, so no worker finishes long after the other, and the first results come as soon
