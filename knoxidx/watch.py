@@ -38,6 +38,7 @@ from typing import IO, Any, NamedTuple
 from knoxidx.errors import CorruptIndexError, IndexNotFoundError
 from knoxidx.graph.dbfile import storage_error
 from knoxidx.indexer.heap import release_free_memory
+from knoxidx.indexer.parse_pool import standing_worker
 from knoxidx.indexer.watch_filter import TRIGGER_NAMES, DiscoveryCache, RepoPathFilter
 
 DEFAULT_DEBOUNCE_MS = 150
@@ -250,7 +251,7 @@ class Watcher:
                 index = Index.open(self.root)
             except IndexNotFoundError:
                 index = Index.open(self.root, create=True)
-        with index, index.writer(wait=self.wait):
+        with index, index.writer(wait=self.wait), standing_worker():
             self.status.root = str(index.root)
             filt = RepoPathFilter(index.root)
             self._discovery = DiscoveryCache(filt)

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +41,16 @@ def read_all(
     total = len(args)
     if total == 0:
         return
+    standing = None
     if workers <= 1 or total < POOL_THRESHOLD:
         # Few files (an edit, a watcher's batch) or --jobs 1: one worker, not this process.
         # A file whose parse runs away (see limit_worker_memory) then costs that file, not the
         # caller: a watcher killed by the OOM killer, or an update that dies on the same file
-        # every time it is run. Measured: +30 ms on a one-file update (fork and teardown;
-        # 0.118 -> 0.147 s median on the benchmark corpus, BENCHMARKS.md).
+        # every time it is run. A fork costs +30 ms on a one-file update (0.118 -> 0.147 s
+        # median on the benchmark corpus, BENCHMARKS.md); a long-running process keeps one
+        # worker standing instead (see ``standing_worker``).
         workers = 1
+        standing = _STANDING.get()
     # Largest files first, in chunks of about equal bytes: the last chunks are a few small
     # files, so no worker finishes long after the other, and the first results come as soon
     # as one large file is read (results arrive in any order anyway).
@@ -53,7 +58,7 @@ def read_all(
     chunks = sized_chunks(args, _job_size, CHUNK_BYTES, CHUNK_FILES)
     prepare({job[1].language for job in args})  # the workers inherit them compiled
     done = 0
-    for results in _read_chunks(root, chunks, workers):
+    for results in _read_chunks(root, chunks, workers, standing):
         for result in results:
             yield result
         reported, done = done, done + len(results)
@@ -61,7 +66,8 @@ def read_all(
             progress("parse", done, total)
 
 
-def _read_chunks(root: Path, chunks: list[list[tuple]], workers: int) -> Iterator[list[ReadResult]]:
+def _read_chunks(root: Path, chunks: list[list[tuple]], workers: int,
+                 standing: _Standing | None = None) -> Iterator[list[ReadResult]]:
     """Every chunk's results, in any order, from ``workers`` forked processes.
 
     A worker that dies (the OOM killer; tree-sitter aborting when its memory limit, below, is
@@ -70,45 +76,145 @@ def _read_chunks(root: Path, chunks: list[list[tuple]], workers: int) -> Iterato
     the files of the chunks it did not finish are read again one by one, and a file that kills
     a worker of its own alone is recorded as an error, so the rest of the update goes on."""
     broken: list[list[tuple]] = []
-    yield from _pool_round(chunks, workers, broken)
+    yield from _pool_round(chunks, workers, broken, standing)
     if not broken:
         return
     # the files of the chunks in flight when it broke, each its own task: only those in
     # flight at a second break are left to try alone
     suspects: list[list[tuple]] = []
-    yield from _pool_round([[job] for chunk in broken for job in chunk], workers, suspects)
+    yield from _pool_round([[job] for chunk in broken for job in chunk], workers, suspects,
+                           standing)
     for single in suspects:
         died: list[list[tuple]] = []
-        yield from _pool_round([single], 1, died)
+        yield from _pool_round([single], 1, died, standing)
         if died:
             yield [_worker_died(root, single[0])]
 
 
-def _pool_round(chunks: list[list[tuple]], workers: int,
-                broken: list[list[tuple]]) -> Iterator[list[ReadResult]]:
-    """The results of the chunks a pool of ``workers`` finished; those it could not, because
-    a worker died, are added to ``broken``."""
+def _pool_round(chunks: list[list[tuple]], workers: int, broken: list[list[tuple]],
+                standing: _Standing | None = None) -> Iterator[list[ReadResult]]:
+    """The results of the chunks a pool of ``workers`` finished (the standing worker's, when
+    given); those it could not, because a worker died, are added to ``broken``."""
+    if standing is not None:
+        pool = standing.pool()
+        yield from _collect(pool, chunks, broken)
+        if broken:
+            standing.discard(pool)
+        return
     ctx = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(workers, mp_context=ctx, initializer=limit_worker_memory) as pool:
-        futures = {pool.submit(_read_chunk, chunk): chunk for chunk in chunks}
-        for future in as_completed(futures):
-            try:
-                yield future.result()
-            except BrokenProcessPool:
-                broken.append(futures[future])
+        yield from _collect(pool, chunks, broken)
 
 
-def limit_worker_memory() -> None:
-    """Cap a parse worker's address space at what it has now plus WORKER_MEMORY_MB: tree-
-    sitter's error recovery can allocate without bound on a few kB of mangled code (2.9 GB for
-    6.4 kB, found by bench.fuzz), and a capped worker dies of it alone instead of the machine
-    running out of memory. ``KNOXIDX_WORKER_MEMORY_MB`` overrides the cap. (Free heap the
-    worker inherits from its parent counts as its size: it may reuse that as well.)"""
+def _collect(pool: ProcessPoolExecutor, chunks: list[list[tuple]],
+             broken: list[list[tuple]]) -> Iterator[list[ReadResult]]:
+    futures = {pool.submit(_read_chunk, chunk): chunk for chunk in chunks}
+    for future in as_completed(futures):
+        try:
+            yield future.result()
+        except BrokenProcessPool:
+            broken.append(futures[future])
+
+
+class _Standing:
+    """One capped parse worker that outlives an update: started by a forkserver (a small,
+    single-threaded process) rather than forked from the caller, because the caller is a
+    long-running server with threads (forking one with threads may deadlock the child) whose
+    heap a forked worker would keep a copy of as the parent changes it. Replaced when it
+    dies."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pool: ProcessPoolExecutor | None = None
+
+    def pool(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                ctx = multiprocessing.get_context("forkserver")
+                ctx.set_forkserver_preload(["knoxidx.indexer.parse_pool"])
+                self._pool = ProcessPoolExecutor(1, mp_context=ctx,
+                                                 initializer=limit_worker_memory,
+                                                 initargs=(worker_memory_mb(),))
+            return self._pool
+
+    def discard(self, pool: ProcessPoolExecutor) -> None:
+        with self._lock:
+            if self._pool is pool:
+                self._pool = None
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    def warm(self) -> None:
+        """Start the worker now (in the background), not at the first update."""
+        self.pool().submit(_read_chunk, [])
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _StandingSlot:
+    """The process's standing worker while some ``standing_worker`` block is open."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._users = 0
+        self._standing: _Standing | None = None
+
+    def get(self) -> _Standing | None:
+        return self._standing
+
+    @contextmanager
+    def hold(self) -> Iterator[_Standing]:
+        with self._lock:
+            if self._standing is None:
+                self._standing = _Standing()
+            self._users += 1
+            standing = self._standing
+        try:
+            yield standing
+        finally:
+            with self._lock:
+                self._users -= 1
+                last = self._users == 0
+                if last:
+                    self._standing = None
+            if last:
+                standing.close()
+
+
+_STANDING = _StandingSlot()
+
+
+@contextmanager
+def standing_worker() -> Iterator[None]:
+    """While open (a watcher's life), small updates in this process parse in one standing
+    capped worker rather than in a worker forked per update: no fork of a threaded server,
+    and no fork's cost on each save."""
+    with _STANDING.hold() as standing:
+        standing.warm()
+        yield
+
+
+def worker_memory_mb() -> int:
+    """What a parse worker may allocate beyond its size at start, in MiB (read in the caller,
+    so that a worker started by the forkserver obeys the caller's environment)."""
+    return int(os.environ.get("KNOXIDX_WORKER_MEMORY_MB", WORKER_MEMORY_MB))
+
+
+def limit_worker_memory(extra_mb: int | None = None) -> None:
+    """Cap a parse worker's address space at what it has now plus ``extra_mb`` (default
+    ``worker_memory_mb()``): tree-sitter's error recovery can allocate without bound on a few
+    kB of mangled code (2.9 GB for 6.4 kB, found by bench.fuzz), and a capped worker dies of it
+    alone instead of the machine running out of memory. ``KNOXIDX_WORKER_MEMORY_MB`` sets the
+    cap. (Free heap the worker inherits from its parent counts as its size: it may reuse that
+    as well.)"""
     size = address_space_bytes()
     try:
         import resource
 
-        extra = int(os.environ.get("KNOXIDX_WORKER_MEMORY_MB", WORKER_MEMORY_MB)) << 20
+        extra = (worker_memory_mb() if extra_mb is None else extra_mb) << 20
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         soft = size + extra
         if size >= 0 and (hard == resource.RLIM_INFINITY or soft < hard):

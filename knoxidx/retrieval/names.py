@@ -52,9 +52,21 @@ def name_rows(chunk: Chunk) -> list[tuple[str, str]]:
 
 def name_stems(qualname: str) -> list[str]:
     """The stems of a definition's own name's parts, each once (``Period.minusYears`` ->
-    minus, year)."""
+    minus, year); not letters or numbers alone (see ``naming``)."""
     name = qualname.replace("::", ".").rsplit(".", 1)[-1]
-    return list(dict.fromkeys(stem(p.lower()) for p in identifier_parts(name)))
+    return list(dict.fromkeys(stem(p) for p in identifier_parts(name) if naming(p)))
+
+
+def naming(word: str) -> bool:
+    """Whether a word can say what a name is about: not one letter nor a number (``x``, ``1``
+    of ``sha1``, ``min_x``). A query for ``probe23x1`` split into probe, 23, x, 1 otherwise
+    ranked ``Point.x`` and ``sha1`` above the line that holds ``probe23x1`` itself."""
+    return len(word) > 1 and not word.isdigit()
+
+
+def query_stems(words: QueryWords) -> list[str]:
+    """The query's stems a name may be made of (see ``naming``)."""
+    return [w for w in words.weight if naming(w)]
 
 
 def name_score(parts: Sequence[str], scope: Sequence[str], words: QueryWords) -> float:

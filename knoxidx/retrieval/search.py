@@ -19,7 +19,7 @@ from typing import Protocol
 
 from knoxidx.retrieval.embedders import Embedder
 from knoxidx.retrieval.errors import RetrievalError
-from knoxidx.retrieval.names import PRESELECT, rank_names
+from knoxidx.retrieval.names import PRESELECT, query_stems, rank_names
 from knoxidx.retrieval.priors import path_prior
 from knoxidx.retrieval.rerank import (
     DefinitionSource,
@@ -143,7 +143,7 @@ class HybridSearch:
         if name_search is None:  # a shared store keeps no name table
             return []
         words = self.query_words(query, stems=True)
-        rows = name_search(list(words.weight), PRESELECT, self._filter)
+        rows = name_search(query_stems(words), PRESELECT, self._filter)
         return rank_names(rows, words, self.candidates)
 
     def query_words(self, query: str, *, stems: bool) -> QueryWords:

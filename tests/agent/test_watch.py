@@ -34,6 +34,10 @@ class Recorder:
         with self.lock:
             return [d for e, d in self.events if e == "batch" and d["reason"] == "changes"]
 
+    def of(self, event: str) -> list[dict[str, Any]]:
+        with self.lock:
+            return [d for e, d in self.events if e == event]
+
 
 @pytest.fixture
 def watching(agent_repo: Path) -> Iterator[tuple[Path, Watcher, Recorder]]:
@@ -282,7 +286,8 @@ def test_memory_a_mangled_file_took_goes_back_to_the_system(
 ) -> None:
     """tree-sitter's error recovery takes ~300 MB for these 2.3 kB (found by bench.fuzz) and
     frees it with the tree; the C library kept the pages, so a watcher that met such a file
-    once stayed 300 MB larger until it exited."""
+    once stayed 300 MB larger until it exited. (Since session 10 the watcher parses in its
+    standing worker, so the watcher's own memory is not where the parse happens at all.)"""
     from knoxidx.indexer.heap import resident_bytes
 
     root, _, recorder = watching
@@ -291,3 +296,47 @@ def test_memory_a_mangled_file_took_goes_back_to_the_system(
     wait_for(lambda: any(b["sample"] == ["app/mangled.py"] for b in recorder.batches()),
              what="the mangled file's batch")
     assert resident_bytes() - before < 100 << 20
+
+
+def _standing_pids() -> set[int]:
+    from knoxidx.indexer.parse_pool import _STANDING
+
+    standing = _STANDING.get()
+    pool = standing._pool if standing is not None else None
+    return set(pool._processes or ()) if pool is not None else set()
+
+
+def test_the_watcher_parses_in_one_standing_capped_worker(
+    agent_repo: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A watcher's batches parse in one worker that outlives them (not in the watcher, which a
+    runaway parse used to take down, nor in a worker forked from the threaded watcher per
+    batch); a file that kills that worker is an error, the next worker takes the next save."""
+    monkeypatch.setenv("KNOXIDX_WORKER_MEMORY_MB", "150")
+    recorder = Recorder()
+    watcher = Watcher(agent_repo, debounce_ms=50, jobs=1, reconcile_s=0, emit=recorder)
+    watcher.start()
+    try:
+        wait_for(lambda: watcher.snapshot()["phase"] == "idle", what="the initial update")
+        util = agent_repo / "app" / "util.py"
+        pids = []
+        for i in range(2):
+            with open(util, "a", encoding="utf-8") as fh:
+                fh.write(f"\n\ndef standing_{i}():\n    return {i}\n")
+            wait_for(lambda i=i: names(agent_repo, f"standing_{i}"), what=f"standing_{i}")
+            pids.append(_standing_pids())
+        assert len(pids[0]) == 1 and pids[0] == pids[1]  # the same worker, both times
+        assert os.getpid() not in pids[0]
+        # ~760 MB uncapped: over the cap, the worker dies of it
+        (agent_repo / "app" / "mangled.py").write_bytes(
+            b"/*" * 200 + b"EOSException\n" + b"/*" * 1500)
+        wait_for(lambda: any("mangled.py: the parse worker died" in w.get("message", "")
+                             for w in recorder.of("warning")), what="the dead worker's warning")
+        with open(util, "a", encoding="utf-8") as fh:
+            fh.write("\n\ndef after_the_death():\n    return 2\n")
+        wait_for(lambda: names(agent_repo, "after_the_death"), what="the save after it")
+        assert _standing_pids() and _standing_pids() != pids[0]
+        assert watcher.snapshot()["phase"] == "idle"
+    finally:
+        watcher.stop()
+    assert _standing_pids() == set()  # gone with the watcher

@@ -128,3 +128,24 @@ def test_an_index_chunked_before_the_table_existed_still_answers(repo: Path) -> 
         idx.store.conn.commit()
         found = idx.search(QUESTION, k=3, mode="lexical")["results"]
         assert found and all("names" not in r["sources"] for r in found)
+
+
+def test_letters_and_numbers_alone_name_nothing(tmp_path: Path) -> None:
+    """Found by the watch-latency benchmark: a lexical search for a token such as
+    ``probe23x1`` (split into probe, 23, x, 1) filled its first five results with ``Point.x``,
+    ``min_x`` and ``sha1`` by their names, and the line holding ``probe23x1`` fell out."""
+    files = {"geo/point.py": "".join(f"def {n}(self):\n    return self.{n}_value\n\n\n"
+                                     for n in ("x", "y", "min_x", "max_x", "x1", "sha1", "md5"))}
+    files["db/query.py"] = ("def run(sql):\n    return sql\n\n\n" * 40) + "# probe23x1\n"
+    files["utils/text.py"] = "def probe23x0():\n    return 0\n"
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    with Index.open(tmp_path, create=True) as idx:
+        idx.update(jobs=1)
+        found = idx.search("probe23x1", k=5, mode="lexical")["results"]
+    assert any("probe23x1" in r["snippet"] for r in found), found
+    named = {r["symbol"] for r in found if "names" in r["sources"]}
+    assert named == {"text.probe23x0"}
+    assert name_stems("Envelope.min_x") == ["min"] and name_stems("sha1") == ["sha"]
+    assert name_stems("probe23x0") == ["prob"]
