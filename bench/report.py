@@ -24,14 +24,17 @@ def render(r: dict[str, Any]) -> str:
     out = [
         "# knoxidx benchmarks",
         "",
-        f"Measured {r['date']} on {m['cpu']} ({m['cores']} cores), Python {m['python']}, "
-        f"{'quick mode, ' if r.get('quick') else ''}medians of {r['runs']} run(s). "
-        "Reproduce with `python -m bench` (add `--quick` for the 5-minute version); raw "
-        "figures are in `bench/results/`. Corpora: `../shared/corpus/get-corpus.sh` "
-        "(PyPI, npm and Debian releases of django, sqlalchemy, zod, tanstack-query, "
-        "radix-themes, three, eslint, x/tools, go-git, tokio, syn, javac, java.time/net).",
+        "Each section says when and where it was measured. Reproduce the generated ones with "
+        "`python -m bench` (add `--quick` for the 5-minute version; `--skip SECTION` leaves "
+        "that section as it was); raw figures are in `bench/results/`. Corpora: "
+        "`../shared/corpus/get-corpus.sh` (PyPI, npm and Debian releases of django, "
+        "sqlalchemy, zod, tanstack-query, radix-themes, three, eslint, x/tools, go-git, tokio, "
+        "syn, javac, java.time/net).",
         "",
     ]
+    measured = (f"Measured {r['date']} on {m['cpu']} ({m['cores']} cores), Python "
+                f"{m['python']}, {'quick mode, ' if r.get('quick') else ''}medians of "
+                f"{r['runs']} run(s).")
     speed = r.get("speed") or {}
     rows = list(speed.items())
     if r.get("speed_all"):
@@ -39,6 +42,8 @@ def render(r: dict[str, Any]) -> str:
     if rows:
         out += [
             "## Cold graph index (no embeddings) vs baselines measured in the same run",
+            "",
+            measured,
             "",
             "Baselines: a bare read + tree-sitter parse of the same files in one process (the "
             "physical floor) and `ctags -R` (definitions only). Target: index ≤ 2.5× bare "
@@ -77,6 +82,8 @@ def render(r: dict[str, Any]) -> str:
         out += [
             f"## Incremental re-index ({inc['corpus']})",
             "",
+            measured,
+            "",
             "Edit N files (a line inserted at the top: every definition moves), then update. "
             "Target for one file: ≤ 0.3 s in-process, ≤ 1 s for the whole `knoxidx index`.",
             "",
@@ -96,6 +103,8 @@ def render(r: dict[str, Any]) -> str:
         out += [
             "## Query latency (same corpus)",
             "",
+            measured,
+            "",
             "Targets: `knoxidx callers` ≤ 5 ms in-process and ≤ 0.3 s as a whole command.",
             "",
             "| query | in-process p50 ms | p95 ms | whole command p50 s | p95 s |",
@@ -111,7 +120,7 @@ def render(r: dict[str, Any]) -> str:
         out.append("")
     g = r.get("growth")
     if g:
-        out += ["## Growth (synthetic repos cloned from the corpora)", "",
+        out += ["## Growth (synthetic repos cloned from the corpora)", "", measured, "",
                 "| lines | index s | peak MB | lines/s |", "|---|---|---|---|"]
         for p in g["points"]:
             out.append(f"| {_f(p['lines'])} | {_f(p['seconds'])} | {_f(p['peak_mib'], 0)} | "
@@ -121,19 +130,35 @@ def render(r: dict[str, Any]) -> str:
                     "largest size (1.0 = linear).", ""]
     acc = r.get("accuracy")
     if acc:
-        out += ["## Call-graph accuracy", "", acc.get("markdown", ""), ""]
+        out += ["## Call-graph accuracy", "", measured, "", acc.get("markdown", ""), ""]
     return "\n".join(out) + "\n"
 
 
-def keep_other_sections(rendered: str, previous: str) -> str:
-    """``rendered`` plus the ``## `` sections of ``previous`` it does not produce itself (those
-    other benchmarks append, e.g. ``python -m bench.postgres``), so a re-run keeps them."""
-    own = {line for line in rendered.splitlines() if line.startswith("## ")}
-    kept: list[str] = []
-    keep = False
-    for line in previous.splitlines():
+def _sections(text: str) -> tuple[list[str], list[tuple[str, list[str]]]]:
+    """The lines before the first ``## `` heading, and each ``## `` section (heading, lines)."""
+    head: list[str] = []
+    sections: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
         if line.startswith("## "):
-            keep = line not in own
-        if keep:
-            kept.append(line)
-    return rendered.rstrip("\n") + ("\n\n" + "\n".join(kept).rstrip("\n") if kept else "") + "\n"
+            sections.append((line, [line]))
+        elif sections:
+            sections[-1][1].append(line)
+        else:
+            head.append(line)
+    return head, sections
+
+
+def keep_other_sections(rendered: str, previous: str) -> str:
+    """``previous`` with the ``## `` sections ``rendered`` produces put in their places, and
+    ``rendered``'s new ones after them: the sections a run did not produce (other benchmarks'
+    appended sections, e.g. ``python -m bench.postgres``, or a ``--skip``ped one) stay as they
+    were, where they were, each with its own "Measured" line."""
+    head, new = _sections(rendered)
+    _, old = _sections(previous)
+    produced = dict(new)
+    seen = {heading for heading, _ in old}
+    blocks = [produced.get(heading, lines) for heading, lines in old]
+    blocks += [lines for heading, lines in new if heading not in seen]
+    parts = ["\n".join(head).rstrip("\n")]
+    parts += ["\n".join(lines).rstrip("\n") for lines in blocks]
+    return "\n\n".join(parts) + "\n"

@@ -23,6 +23,31 @@ def test_regenerated_report_keeps_appended_sections() -> None:
     assert keep_other_sections(rendered, "") == rendered
 
 
+def test_a_partial_run_replaces_its_own_sections_in_place() -> None:
+    """``python -m bench --skip speed ...`` moved the incremental section above the cold-index
+    one and dated the whole file with its own day; now each section keeps its place and its
+    own "Measured" line."""
+    previous = ("# knoxidx benchmarks\n\nintro\n\n## Cold index\n\nMeasured day 1.\n\n"
+                "## Incremental\n\nMeasured day 1.\nold\n\n## PostgreSQL store\n\npg\n")
+    rendered = ("# knoxidx benchmarks\n\nintro\n\n## Incremental\n\nMeasured day 2.\nnew\n\n"
+                "## Growth\n\nMeasured day 2.\n")
+    assert keep_other_sections(rendered, previous) == (
+        "# knoxidx benchmarks\n\nintro\n\n## Cold index\n\nMeasured day 1.\n\n"
+        "## Incremental\n\nMeasured day 2.\nnew\n\n## PostgreSQL store\n\npg\n\n"
+        "## Growth\n\nMeasured day 2.\n")
+
+
+def test_every_generated_section_says_when_it_was_measured() -> None:
+    from report import render
+
+    result = {"date": "2026-12-01", "runs": 3, "machine": {"cpu": "CPU", "cores": 2,
+                                                          "python": "3.11.7"},
+              "incremental": {"corpus": "c", "1": {"in_process_s": 0.2, "command_s": 0.5}}}
+    text = render(result)
+    assert "Measured 2026-12-01" not in text.split("## ")[0]
+    assert "## Incremental re-index (c)\n\nMeasured 2026-12-01 on CPU (2 cores)" in text
+
+
 @pytest.mark.slow
 def test_postgres_bench_quick_runs_clean(tmp_path: Path) -> None:
     out = tmp_path / "pg.json"
