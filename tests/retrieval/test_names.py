@@ -149,3 +149,46 @@ def test_letters_and_numbers_alone_name_nothing(tmp_path: Path) -> None:
     assert named == {"text.probe23x0"}
     assert name_stems("Envelope.min_x") == ["min"] and name_stems("sha1") == ["sha"]
     assert name_stems("probe23x0") == ["prob"]
+
+
+def _names_by_chunk(root: Path) -> list[tuple[str, int, int, str, str]]:
+    with Index.open(root) as idx:
+        rows = idx.store.conn.execute(
+            "SELECT c.path, c.start_line, c.end_line, n.name, n.scope FROM chunk_name n "
+            "JOIN chunk c ON c.id = n.rowid / ? ORDER BY 1, 2, n.rowid", (NAMES_PER_CHUNK,)
+        ).fetchall()
+        orphans = idx.store.conn.execute(
+            "SELECT count(*) FROM chunk_name WHERE rowid / ? NOT IN (SELECT id FROM chunk)",
+            (NAMES_PER_CHUNK,)).fetchone()[0]
+    assert orphans == 0  # no names of chunks that are gone
+    return [tuple(r) for r in rows]
+
+
+def test_the_name_table_after_edits_equals_a_fresh_build(repo: Path, tmp_path: Path) -> None:
+    """Edits that keep, move, rename and delete chunks leave the table as a clean build of
+    the same files makes it."""
+    import shutil
+
+    with Index.open(repo, create=True) as idx:
+        idx.update(jobs=1)
+    report = repo / "billing" / "report.py"
+    # moved: two lines on top (every chunk of the file keeps its text, at other lines)
+    report.write_text("# moved\n\n" + report.read_text())
+    # renamed and added
+    amounts = repo / "billing" / "amounts.py"
+    amounts.write_text(amounts.read_text().replace("total_amount", "net_amount")
+                       + "\n\nclass Ledger:\n    def post_entry(self, entry):\n        return entry\n")
+    # a file renamed: its chunks' scope words change with the file name
+    (repo / "billing" / "model.py").rename(repo / "billing" / "invoices.py")
+    with Index.open(repo) as idx:
+        idx.update(jobs=1)
+    after = _names_by_chunk(repo)
+    fresh = tmp_path / "fresh"
+    shutil.copytree(repo, fresh, ignore=shutil.ignore_patterns(".knoxidx"))
+    with Index.open(fresh, create=True) as idx:
+        idx.update(jobs=1)
+    assert after == _names_by_chunk(fresh)
+    names = {name for _, _, _, name, _ in after}
+    assert {"net amount", "post entri", "ledger"} <= names and "total amount" not in names
+    assert any(scope == "invoic" or "invoic" in scope.split()
+               for path, _, _, _, scope in after if path == "billing/invoices.py")
