@@ -273,3 +273,22 @@ def test_a_small_update_parses_in_a_capped_worker_too(
                              "not indexed"]
     assert report.changed_paths == ["other.py"]
     assert_sound(tmp_path)
+
+
+def test_without_a_forkserver_a_standing_worker_falls_back_to_a_forked_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Where no forkserver can start (no Unix sockets, a sandbox), a watcher's batches still
+    parse, in a worker forked for the batch, and say why."""
+    from knoxidx.indexer import parse_pool
+
+    def no_forkserver(self):
+        raise OSError("no forkserver here")
+
+    monkeypatch.setattr(parse_pool._Standing, "pool", no_forkserver)
+    (tmp_path / "normal.py").write_text(NORMAL)
+    with parse_pool.standing_worker(), Index.open(tmp_path, create=True) as idx:
+        report = idx.update(jobs=1, retrieval=False)
+    assert report.errors == [] and report.changed == 1
+    assert "standing parse worker is not available (no forkserver here)" in caplog.text
+    assert_sound(tmp_path)

@@ -4,6 +4,7 @@ Parsing never runs in the calling process (see ``limit_worker_memory``)."""
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import threading
@@ -21,6 +22,7 @@ from knoxidx.indexer.extract import prepare
 from knoxidx.indexer.heap import address_space_bytes
 from knoxidx.indexer.reader import ReadResult, file_hash, read_and_extract
 
+log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]
 # Below this many files, more than one worker process costs more than it saves.
 POOL_THRESHOLD = 48
@@ -96,11 +98,18 @@ def _pool_round(chunks: list[list[tuple]], workers: int, broken: list[list[tuple
     """The results of the chunks a pool of ``workers`` finished (the standing worker's, when
     given); those it could not, because a worker died, are added to ``broken``."""
     if standing is not None:
-        pool = standing.pool()
-        yield from _collect(pool, chunks, broken)
-        if broken:
-            standing.discard(pool)
-        return
+        try:
+            pool = standing.pool()
+            futures = _submit(pool, chunks)
+        except (OSError, RuntimeError, BrokenProcessPool) as exc:
+            # no forkserver here (no Unix sockets, a sandbox): a forked worker, as a CLI gets
+            log.warning("the standing parse worker is not available (%s); forking one", exc)
+            standing.discard(None)
+        else:
+            yield from _results(futures, broken)
+            if broken:
+                standing.discard(pool)
+            return
     ctx = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(workers, mp_context=ctx, initializer=limit_worker_memory) as pool:
         yield from _collect(pool, chunks, broken)
@@ -108,7 +117,15 @@ def _pool_round(chunks: list[list[tuple]], workers: int, broken: list[list[tuple
 
 def _collect(pool: ProcessPoolExecutor, chunks: list[list[tuple]],
              broken: list[list[tuple]]) -> Iterator[list[ReadResult]]:
-    futures = {pool.submit(_read_chunk, chunk): chunk for chunk in chunks}
+    yield from _results(_submit(pool, chunks), broken)
+
+
+def _submit(pool: ProcessPoolExecutor, chunks: list[list[tuple]]) -> dict[Any, list[tuple]]:
+    return {pool.submit(_read_chunk, chunk): chunk for chunk in chunks}
+
+
+def _results(futures: dict[Any, list[tuple]],
+             broken: list[list[tuple]]) -> Iterator[list[ReadResult]]:
     for future in as_completed(futures):
         try:
             yield future.result()
@@ -137,15 +154,21 @@ class _Standing:
                                                  initargs=(worker_memory_mb(),))
             return self._pool
 
-    def discard(self, pool: ProcessPoolExecutor) -> None:
+    def discard(self, pool: ProcessPoolExecutor | None) -> None:
+        """Forget ``pool`` (None: whatever pool there is) and shut it down."""
         with self._lock:
-            if self._pool is pool:
-                self._pool = None
-        pool.shutdown(wait=False, cancel_futures=True)
+            if pool is None or self._pool is pool:
+                pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def warm(self) -> None:
-        """Start the worker now (in the background), not at the first update."""
-        self.pool().submit(_read_chunk, [])
+        """Start the worker now (in the background), not at the first update; if it cannot
+        start, the first update says so and forks one instead."""
+        try:
+            self.pool().submit(_read_chunk, [])
+        except (OSError, RuntimeError, BrokenProcessPool):
+            self.discard(None)
 
     def close(self) -> None:
         with self._lock:
