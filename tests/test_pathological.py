@@ -285,10 +285,24 @@ def test_without_a_forkserver_a_standing_worker_falls_back_to_a_forked_one(
     def no_forkserver(self):
         raise OSError("no forkserver here")
 
+    real_executor = parse_pool._executor
+
+    def executor(workers: int, method: str):
+        if method == "forkserver":
+            raise OSError("no forkserver here")
+        return real_executor(workers, method)
+
     monkeypatch.setattr(parse_pool._Standing, "pool", no_forkserver)
+    monkeypatch.setattr(parse_pool, "_executor", executor)
     (tmp_path / "normal.py").write_text(NORMAL)
     with parse_pool.standing_worker(), Index.open(tmp_path, create=True) as idx:
         report = idx.update(jobs=1, retrieval=False)
-    assert report.errors == [] and report.changed == 1
-    assert "standing parse worker is not available (no forkserver here)" in caplog.text
+        assert report.errors == [] and report.changed == 1
+        assert "standing parse worker is not available (no forkserver here)" in caplog.text
+        # a batch large enough for a pool of workers
+        for i in range(parse_pool.POOL_THRESHOLD + 2):
+            (tmp_path / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+        report = idx.update(jobs=2, retrieval=False)
+    assert report.errors == [] and report.changed == parse_pool.POOL_THRESHOLD + 2
+    assert "could not start from the forkserver (no forkserver here)" in caplog.text
     assert_sound(tmp_path)

@@ -60,7 +60,10 @@ def read_all(
     chunks = sized_chunks(args, _job_size, CHUNK_BYTES, CHUNK_FILES)
     prepare({job[1].language for job in args})  # the workers inherit them compiled
     done = 0
-    for results in _read_chunks(root, chunks, workers, standing):
+    # inside a watcher (a threaded server), even a large batch's pool starts from the
+    # forkserver rather than from a fork of the server
+    method = "forkserver" if _STANDING.get() is not None else "fork"
+    for results in _read_chunks(root, chunks, workers, standing, method):
         for result in results:
             yield result
         reported, done = done, done + len(results)
@@ -69,7 +72,8 @@ def read_all(
 
 
 def _read_chunks(root: Path, chunks: list[list[tuple]], workers: int,
-                 standing: _Standing | None = None) -> Iterator[list[ReadResult]]:
+                 standing: _Standing | None = None,
+                 method: str = "fork") -> Iterator[list[ReadResult]]:
     """Every chunk's results, in any order, from ``workers`` forked processes.
 
     A worker that dies (the OOM killer; tree-sitter aborting when its memory limit, below, is
@@ -78,25 +82,27 @@ def _read_chunks(root: Path, chunks: list[list[tuple]], workers: int,
     the files of the chunks it did not finish are read again one by one, and a file that kills
     a worker of its own alone is recorded as an error, so the rest of the update goes on."""
     broken: list[list[tuple]] = []
-    yield from _pool_round(chunks, workers, broken, standing)
+    yield from _pool_round(chunks, workers, broken, standing, method)
     if not broken:
         return
     # the files of the chunks in flight when it broke, each its own task: only those in
     # flight at a second break are left to try alone
     suspects: list[list[tuple]] = []
     yield from _pool_round([[job] for chunk in broken for job in chunk], workers, suspects,
-                           standing)
+                           standing, method)
     for single in suspects:
         died: list[list[tuple]] = []
-        yield from _pool_round([single], 1, died, standing)
+        yield from _pool_round([single], 1, died, standing, method)
         if died:
             yield [_worker_died(root, single[0])]
 
 
 def _pool_round(chunks: list[list[tuple]], workers: int, broken: list[list[tuple]],
-                standing: _Standing | None = None) -> Iterator[list[ReadResult]]:
-    """The results of the chunks a pool of ``workers`` finished (the standing worker's, when
-    given); those it could not, because a worker died, are added to ``broken``."""
+                standing: _Standing | None = None,
+                method: str = "fork") -> Iterator[list[ReadResult]]:
+    """The results of the chunks a pool of ``workers`` (started by ``method``: "fork" or
+    "forkserver") finished, or the standing worker, when given; those it could not, because
+    a worker died, are added to ``broken``."""
     if standing is not None:
         try:
             pool = standing.pool()
@@ -105,14 +111,35 @@ def _pool_round(chunks: list[list[tuple]], workers: int, broken: list[list[tuple
             # no forkserver here (no Unix sockets, a sandbox): a forked worker, as a CLI gets
             log.warning("the standing parse worker is not available (%s); forking one", exc)
             standing.discard(None)
+            method = "fork"
         else:
             yield from _results(futures, broken)
             if broken:
                 standing.discard(pool)
             return
-    ctx = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=limit_worker_memory) as pool:
+    if method == "forkserver":
+        started = None
+        try:
+            started = _executor(workers, "forkserver")
+            futures = _submit(started, chunks)  # starts the workers
+        except (OSError, RuntimeError, BrokenProcessPool) as exc:
+            log.warning("parse workers could not start from the forkserver (%s); forking", exc)
+            if started is not None:
+                started.shutdown(wait=False, cancel_futures=True)
+        else:
+            with started:
+                yield from _results(futures, broken)
+            return
+    with _executor(workers, "fork") as pool:
         yield from _collect(pool, chunks, broken)
+
+
+def _executor(workers: int, method: str) -> ProcessPoolExecutor:
+    ctx = multiprocessing.get_context(method)
+    if method == "forkserver":
+        ctx.set_forkserver_preload(["knoxidx.indexer.parse_pool"])
+    return ProcessPoolExecutor(workers, mp_context=ctx, initializer=limit_worker_memory,
+                               initargs=(worker_memory_mb(),))
 
 
 def _collect(pool: ProcessPoolExecutor, chunks: list[list[tuple]],
@@ -147,11 +174,7 @@ class _Standing:
     def pool(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._pool is None:
-                ctx = multiprocessing.get_context("forkserver")
-                ctx.set_forkserver_preload(["knoxidx.indexer.parse_pool"])
-                self._pool = ProcessPoolExecutor(1, mp_context=ctx,
-                                                 initializer=limit_worker_memory,
-                                                 initargs=(worker_memory_mb(),))
+                self._pool = _executor(1, "forkserver")
             return self._pool
 
     def discard(self, pool: ProcessPoolExecutor | None) -> None:
