@@ -109,6 +109,33 @@ def rankings(
     return out
 
 
+def names_variants(base: Any, equal: dict[str, float], current: str) -> list[tuple]:
+    """Session 10's levers: the rerank's weights again with the names source in the fusion."""
+    lexical = {"lexical": 1.0, "symbol": 1.0, "names": 1.0}
+    variants = [("hybrid", current, equal, 20, base, "hybrid"),
+                ("lexical (lexical + symbol + names)", current, lexical, 20, base, "vector"),
+                ("fused, each chunk narrowed (no rerank)", current, equal, 20, base,
+                 "vector")]
+    for rank_k in (3.0, 5.0, 20.0):
+        variants.append((f"hybrid, rank_k {rank_k}", current, equal, 20,
+                         replace(base, rank_k=rank_k), "hybrid"))
+    for w in (0.5, 1.5):
+        variants.append((f"hybrid, names x{w}", current, {**equal, "names": w}, 20, base,
+                         "hybrid"))
+    variants.append(("hybrid, vector x1.5", current, {**equal, "vector": 1.5}, 20, base,
+                     "hybrid"))
+    for lines_w, name_w in ((1.0, 0.5), (1.0, 1.5), (0.5, 1.0)):
+        variants.append((f"hybrid, lines {lines_w} name {name_w}", current, equal, 20,
+                         replace(base, lines=lines_w, name=name_w), "hybrid"))
+    for sim in (0.5, 1.5):
+        variants.append((f"hybrid, cosine x{sim}", current, equal, 20,
+                         replace(base, similarity=sim), "hybrid"))
+    for depth in (10, 30):
+        variants.append((f"hybrid, depth {depth}", current, equal, 20,
+                         replace(base, depth=depth), "hybrid"))
+    return variants
+
+
 def table(langs: Sequence[ScoredLanguage]) -> None:
     from knoxidx.retrieval.rerank import RerankWeights
 
@@ -129,30 +156,10 @@ def table(langs: Sequence[ScoredLanguage]) -> None:
         variants.append(("hybrid, stems, vector x1.5", current,
                          {"lexical": 1.0, "vector": 1.5, "symbol": 1.0}, 20,
                          replace(base, stems=True), "hybrid"))
-    if "--names" in sys.argv:  # session 10: with the names source
-        lexical = {"lexical": 1.0, "symbol": 1.0, "names": 1.0}
-        variants = [("hybrid", current, equal, 20, base, "hybrid"),
-                    ("lexical (lexical + symbol + names)", current, lexical, 20, base, "vector"),
-                    ("fused, each chunk narrowed (no rerank)", current, equal, 20, base,
-                     "vector")]
-        for rank_k in (3.0, 5.0, 20.0):
-            variants.append((f"hybrid, rank_k {rank_k}", current, equal, 20,
-                             replace(base, rank_k=rank_k), "hybrid"))
-        for w in (0.5, 1.5):
-            variants.append((f"hybrid, names x{w}", current, {**equal, "names": w}, 20, base,
-                             "hybrid"))
-        variants.append(("hybrid, vector x1.5", current, {**equal, "vector": 1.5}, 20, base,
-                         "hybrid"))
-        for lines_w, name_w in ((1.0, 0.5), (1.0, 1.5), (0.5, 1.0)):
-            variants.append((f"hybrid, lines {lines_w} name {name_w}", current, equal, 20,
-                             replace(base, lines=lines_w, name=name_w), "hybrid"))
-        for sim in (0.5, 1.5):
-            variants.append((f"hybrid, cosine x{sim}", current, equal, 20,
-                             replace(base, similarity=sim), "hybrid"))
-        for depth in (10, 30):
-            variants.append((f"hybrid, depth {depth}", current, equal, 20,
-                             replace(base, depth=depth), "hybrid"))
-    elif "--queries" in sys.argv:
+    if "--names" in sys.argv:  # session 10's levers, with the names source, alone
+        print_table(langs, names_variants(base, equal, current))
+        return
+    if "--queries" in sys.argv:
         variants = []
         for view in QUERY_VIEWS:
             variants.append((f"vector, query view: {view}", view, {"vector": 1.0}, 20, base,
@@ -188,7 +195,6 @@ def table(langs: Sequence[ScoredLanguage]) -> None:
                           ("symbol x0.5", {"lexical": 1.0, "vector": 1.0, "symbol": 0.5})):
             variants.append((f"hybrid, stems, {label}", current, fw, 20,
                              replace(base, stems=True), "hybrid"))
-    chosen = list(variants)
     skip = any(flag in sys.argv for flag in ("--stems", "--grid", "--queries"))
     for view in ([] if skip else QUERY_VIEWS):
         variants.append((f"vector, query view: {view}", view, {"vector": 1.0}, 20, base,
@@ -213,8 +219,10 @@ def table(langs: Sequence[ScoredLanguage]) -> None:
         variants.append((f"hybrid + cosine x{sim}, vector x2", current,
                          {"lexical": 1.0, "vector": 2.0, "symbol": 1.0}, 20,
                          replace(base, similarity=sim), "hybrid"))
-    if "--names" in sys.argv:  # these alone
-        variants = chosen
+    print_table(langs, variants)
+
+
+def print_table(langs: Sequence[ScoredLanguage], variants: Sequence[tuple]) -> None:
     print("variant | " + " | ".join(x.data.language for x in langs) + " | mean", flush=True)
     for label, view, fuse_weights, rrf_k, weights, mode in variants:
         cells = []
