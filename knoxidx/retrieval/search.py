@@ -1,7 +1,7 @@
 """Hybrid search: lexical (FTS5/BM25), vector (cosine), symbol-name hits and definitions named
-with the query's words (``names.py``), fused by reciprocal rank, then reranked: by a service reranker when one is configured, else, given the
-graph's definitions, at definition level (``rerank.py``), so that results are definitions rather
-than whole merged chunks.
+with the query's words (``names.py``), fused by reciprocal rank, then reranked: by a service
+reranker when one is configured, else, given the graph's definitions, at definition level
+(``rerank.py``), so that results are definitions rather than whole merged chunks.
 
 Each source ranks chunks on its own scale; reciprocal rank fusion adds ``1 / (rrf_k + rank)``
 per source, so a chunk that several sources agree on rises without tuning score scales. A
@@ -102,7 +102,8 @@ class HybridSearch:
         self._index_version = -1
         self.skipped: dict[str, str] = {}  # source -> why the last search went without it
         self._filter = ChunkFilter()
-        self._words: tuple[str, bool, QueryWords] | None = None  # the last query's words
+        # the query's words, made once per search (the names source and the rerank both ask)
+        self._words: tuple[str, bool, QueryWords] | None = None
 
     # ---- sources -----------------------------------------------------------------------------
 
@@ -139,16 +140,13 @@ class HybridSearch:
         return list(out.items())
 
     def names(self, query: str) -> list[tuple[int, float]]:
-        name_search = getattr(self.store, "name_search", None)
-        if name_search is None:  # a shared store keeps no name table
-            return []
         words = self.query_words(query, stems=True)
-        rows = name_search(query_stems(words), PRESELECT, self._filter)
+        rows = self.store.name_search(query_stems(words), PRESELECT, self._filter)
         return rank_names(rows, words, self.candidates)
 
     def query_words(self, query: str, *, stems: bool) -> QueryWords:
-        """The query's content words with their IDF weights (kept for the last query: the
-        names source and the rerank both ask)."""
+        """The query's content words with their IDF weights, kept until the next search (the
+        index, and so the weights, may change between searches)."""
         if self._words is None or self._words[:2] != (query, stems):
             frequencies = self.store.document_frequencies(content_terms(query))
             self._words = (query, stems, QueryWords(query, *frequencies, stems=stems))
@@ -185,6 +183,7 @@ class HybridSearch:
         ``definition_rerank`` the fused chunks' definitions are reranked (unless a service
         reranker is set), otherwise each chunk is narrowed to its best definition."""
         self.skipped = {}
+        self._words = None
         query = query.strip()
         if not query:
             return []

@@ -192,3 +192,25 @@ def test_the_name_table_after_edits_equals_a_fresh_build(repo: Path, tmp_path: P
     assert {"net amount", "post entri", "ledger"} <= names and "total amount" not in names
     assert any(scope == "invoic" or "invoic" in scope.split()
                for path, _, _, _, scope in after if path == "billing/invoices.py")
+
+
+def test_each_search_weighs_the_query_words_by_the_index_as_it_is(store: ChunkStore) -> None:
+    """The words the names source and the rerank share were kept across searches: the same
+    question asked again after an update kept the old IDF weights."""
+    from knoxidx.retrieval.terms import content_terms
+
+    def weights(question: str) -> dict[str, float]:
+        frequencies = store.document_frequencies(content_terms(question))
+        return QueryWords(question, *frequencies, stems=True).weight
+
+    update_file(store, "billing/amounts.py", _chunks("billing/amounts.py",
+                                                     REPO["billing/amounts.py"]))
+    search = HybridSearch(store)
+    search.search(QUESTION)
+    before = dict(search.query_words(QUESTION, stems=True).weight)
+    assert before == weights(QUESTION)
+    for i in range(5):
+        path = f"billing/more{i}.py"
+        update_file(store, path, _chunks(path, f"def amount_{i}(total):\n    return total\n"))
+    search.search(QUESTION)
+    assert search.query_words(QUESTION, stems=True).weight == weights(QUESTION) != before
