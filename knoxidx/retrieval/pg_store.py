@@ -114,7 +114,8 @@ class PgChunkStore:
                 cur.executemany(
                     "INSERT INTO knoxidx.embed_pending (chunk_id, repo) VALUES (%s, %s)",
                     [(i, self._repo) for i in ids])
-            # the names of every chunk, kept ones too (their file may be another)
+            # the names of every chunk, kept ones too (after a chunker version change every
+            # file is re-chunked to write them anew)
             kept_ids = [m[-1] for m in moved]
             cur.execute("DELETE FROM knoxidx.chunk_name WHERE chunk_id = ANY(%s)", (kept_ids,))
             named = iter(ids)

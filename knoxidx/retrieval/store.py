@@ -40,6 +40,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from knoxidx.retrieval.chunker import Chunk, DefinitionLike
+from knoxidx.retrieval.names import name_rows
 from knoxidx.retrieval.terms import index_text
 
 SCHEMA = """
@@ -263,7 +264,8 @@ class ChunkStore:
                         chunk_id,
                     ),
                 )
-                # same text and header, but the file (and so the scope words) may be another
+                # the same definitions, but written again: after a chunker version change
+                # (every file re-chunked) its names may be new, or missing from an old index
                 self._delete_names([chunk_id])
                 self._insert_names(chunk_id, chunk)
                 kept += 1
@@ -367,8 +369,6 @@ class ChunkStore:
         return chunk_id
 
     def _insert_names(self, chunk_id: int, chunk: Chunk) -> int:
-        from knoxidx.retrieval.names import name_rows
-
         base = chunk_id * NAMES_PER_CHUNK
         rows = [(base + n, parts, scope)
                 for n, (parts, scope) in enumerate(name_rows(chunk)[:NAMES_PER_CHUNK])]
