@@ -58,11 +58,12 @@ def read_all(
     # as one large file is read (results arrive in any order anyway).
     args.sort(key=_job_size, reverse=True)
     chunks = sized_chunks(args, _job_size, CHUNK_BYTES, CHUNK_FILES)
-    prepare({job[1].language for job in args})  # the workers inherit them compiled
-    done = 0
     # inside a watcher (a threaded server), even a large batch's pool starts from the
     # forkserver rather than from a fork of the server
     method = "forkserver" if _STANDING.get() is not None else "fork"
+    if method == "fork":
+        prepare({job[1].language for job in args})  # the forked workers inherit them compiled
+    done = 0
     for results in _read_chunks(root, chunks, workers, standing, method):
         for result in results:
             yield result
@@ -100,38 +101,47 @@ def _read_chunks(root: Path, chunks: list[list[tuple]], workers: int,
 def _pool_round(chunks: list[list[tuple]], workers: int, broken: list[list[tuple]],
                 standing: _Standing | None = None,
                 method: str = "fork") -> Iterator[list[ReadResult]]:
-    """The results of the chunks a pool of ``workers`` (started by ``method``: "fork" or
-    "forkserver") finished, or the standing worker, when given; those it could not, because
-    a worker died, are added to ``broken``."""
+    """The results of the chunks the standing worker, when given, or else a pool of
+    ``workers`` started by ``method`` ("fork" or "forkserver") finished; those it could not,
+    because a worker died, are added to ``broken``. Where the standing worker or the
+    forkserver cannot start (no Unix sockets, a sandbox), a forked pool does the work."""
     if standing is not None:
-        try:
-            pool = standing.pool()
-            futures = _submit(pool, chunks)
-        except (OSError, RuntimeError, BrokenProcessPool) as exc:
-            # no forkserver here (no Unix sockets, a sandbox): a forked worker, as a CLI gets
-            log.warning("the standing parse worker is not available (%s); forking one", exc)
-            standing.discard(None)
-            method = "fork"
-        else:
-            yield from _results(futures, broken)
+        started = _start(standing.pool, chunks,
+                         "the standing parse worker is not available (%s); forking one")
+        if started is not None:
+            yield from _results(started[1], broken)
             if broken:
-                standing.discard(pool)
+                standing.discard(started[0])
             return
-    if method == "forkserver":
-        started = None
-        try:
-            started = _executor(workers, "forkserver")
-            futures = _submit(started, chunks)  # starts the workers
-        except (OSError, RuntimeError, BrokenProcessPool) as exc:
-            log.warning("parse workers could not start from the forkserver (%s); forking", exc)
-            if started is not None:
-                started.shutdown(wait=False, cancel_futures=True)
-        else:
-            with started:
-                yield from _results(futures, broken)
+        standing.discard(None)
+    elif method == "forkserver":
+        started = _start(lambda: _executor(workers, "forkserver"), chunks,
+                         "parse workers could not start from the forkserver (%s); forking")
+        if started is not None:
+            with started[0]:
+                yield from _results(started[1], broken)
             return
     with _executor(workers, "fork") as pool:
-        yield from _collect(pool, chunks, broken)
+        yield from _results(_submit(pool, chunks), broken)
+
+
+def _start(make: Callable[[], ProcessPoolExecutor], chunks: list[list[tuple]], why: str,
+           ) -> tuple[ProcessPoolExecutor, dict[Any, list[tuple]]] | None:
+    """A pool from ``make`` with ``chunks`` submitted (which starts its workers), or None when
+    it cannot start, logged with ``why`` (a format for the error)."""
+    pool = None
+    try:
+        pool = make()
+        return pool, _submit(pool, chunks)
+    except _CANNOT_START as exc:
+        log.warning(why, exc)
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        return None
+
+
+# what starting a pool raises where processes cannot start that way (or the pool broke idle)
+_CANNOT_START = (OSError, RuntimeError, BrokenProcessPool)
 
 
 def _executor(workers: int, method: str) -> ProcessPoolExecutor:
@@ -140,11 +150,6 @@ def _executor(workers: int, method: str) -> ProcessPoolExecutor:
         ctx.set_forkserver_preload(["knoxidx.indexer.parse_pool"])
     return ProcessPoolExecutor(workers, mp_context=ctx, initializer=limit_worker_memory,
                                initargs=(worker_memory_mb(),))
-
-
-def _collect(pool: ProcessPoolExecutor, chunks: list[list[tuple]],
-             broken: list[list[tuple]]) -> Iterator[list[ReadResult]]:
-    yield from _results(_submit(pool, chunks), broken)
 
 
 def _submit(pool: ProcessPoolExecutor, chunks: list[list[tuple]]) -> dict[Any, list[tuple]]:
@@ -190,7 +195,7 @@ class _Standing:
         start, the first update says so and forks one instead."""
         try:
             self.pool().submit(_read_chunk, [])
-        except (OSError, RuntimeError, BrokenProcessPool):
+        except _CANNOT_START:
             self.discard(None)
 
     def close(self) -> None:
