@@ -375,7 +375,7 @@ class Watcher:
             jobs=self.jobs, retrieval=self.retrieval, embed=False, progress=self._progress,
             discovered=found if found is not None else self._discovery.full(),
         )
-        release_free_memory()  # what the batch's parses freed goes back to the system
+        release_free_memory()  # what the batch freed goes back to the system
         ms = (time.perf_counter() - t0) * 1000
         touched = report.changed or report.removed or report.resolved
         totals = _totals(index) if self._totals is None or touched else self._totals
