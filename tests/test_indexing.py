@@ -34,6 +34,29 @@ def test_bad_input_is_counted_not_fatal(repo) -> None:
         assert idx.symbols("latin")[0]["path"] == "latin1.py"  # still indexed
 
 
+def test_invalid_utf8_where_a_query_predicate_reads_it_loses_nothing(repo) -> None:
+    """The JS query's `#eq?`/`#match?` predicates decode what they test strictly: an invalid
+    byte in a node one tests failed the whole file with a UnicodeDecodeError, and with a second
+    one in a `require()` argument py-tree-sitter 0.26 crashed the parse worker (SIGSEGV; both
+    found by bench.fuzz). Each invalid byte now reads as one `?`, so lines and spans stay the
+    file's."""
+    root = repo({
+        "util.js": "function helper() { return 1; }\nmodule.exports = { helper };\n",
+        # a comment that lost a slash: `exports` is then a member of a regex's expression
+        "main.js": b'const { helper } = require("./util");\nconst x = require("./\xcf\xff");\n'
+                   b"/\xcf One line per note; util/text.js has an unrelated `format` here.\n"
+                   b"exports.format = function () {};\n"
+                   b"function run() {\n  return helper();\n}\nmodule.exports = { run };\n",
+    })
+    report = build(root)
+    assert not report.errors, report.errors
+    assert any("main.js" in w and "invalid UTF-8 at byte 59" in w for w in report.warnings)
+    with Index.open(root) as idx:
+        run = idx.symbols("run")[0]
+        assert (run["path"], run["start_line"], run["end_line"]) == ("main.js", 5, 7)
+        assert [c["name"] for c in idx.callers("helper")["callers"]] == ["run"]
+
+
 def test_unreadable_file_is_reported(tmp_path: Path) -> None:
     (tmp_path / "gone.py").mkdir()  # reading a directory fails like a vanished/unreadable file
     result = read_and_extract((str(tmp_path), SourceFile("gone.py", 0, 0, "python"), None, None))

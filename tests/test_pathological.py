@@ -225,9 +225,48 @@ def test_a_file_that_kills_its_parse_worker_is_an_error_and_the_rest_is_indexed(
     thread.join(60)
     assert not thread.is_alive(), "the update hung after its parse worker died"
     (report,) = reports
-    assert report.errors == ["bad.py: the parse worker died on this file (out of memory?); "
-                             "not indexed"]
+    assert report.errors == ["bad.py: the parse worker died on this file "
+                             "(out of memory or CPU time?); not indexed"]
     assert report.changed == POOL_THRESHOLD + 13
+    assert_sound(tmp_path)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_file_that_runs_past_its_cpu_bound_costs_its_worker_not_the_update(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int,
+) -> None:
+    """The parse has a deadline, the rest of reading a file had none: a query that ran for
+    hours on a mangled Go file (found by bench.fuzz) kept its worker busy and the update
+    waiting for ever. Each file now runs under a CPU bound in the worker (a real rlimit:
+    SIGXCPU); past it the worker dies, the file is an error and the others are indexed.
+    The stand-in for the runaway burns CPU in the real worker for 30 s (the bound: 1 s)."""
+    from knoxidx.indexer import parse_pool
+
+    real = parse_pool.read_and_extract
+
+    def runaway(job: tuple) -> object:
+        if job[1].path == "bad.py":
+            start = time.process_time()
+            while time.process_time() - start < 30:
+                pass
+        return real(job)
+
+    monkeypatch.setattr(parse_pool, "read_and_extract", runaway)  # the forked workers too
+    monkeypatch.setattr(parse_pool, "READ_SECONDS", 1.0, raising=False)
+    monkeypatch.setattr(parse_pool, "READ_SECONDS_PER_MB", 0.0, raising=False)
+    for i in range(3 if jobs == 1 else parse_pool.POOL_THRESHOLD + 12):
+        (tmp_path / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+    (tmp_path / "normal.py").write_text(NORMAL)
+    (tmp_path / "bad.py").write_text("def bad():\n    return 1\n")
+    start = time.monotonic()
+    with Index.open(tmp_path, create=True) as idx:
+        report = idx.update(jobs=jobs, retrieval=False)
+    assert time.monotonic() - start < 20
+    assert report.errors == ["bad.py: the parse worker died on this file "
+                             "(out of memory or CPU time?); not indexed"]
+    with Index.open(tmp_path) as idx:
+        assert idx.symbols("f2")[0]["path"] == "m2.py"
+        assert idx.symbols("bad") == []
     assert_sound(tmp_path)
 
 
@@ -269,8 +308,8 @@ def test_a_small_update_parses_in_a_capped_worker_too(
         (tmp_path / "bad.py").write_bytes(b"/*" * 200 + b"EOSException\n" + b"/*" * 1500)
         (tmp_path / "other.py").write_text("def other():\n    return 1\n")
         report = idx.update(jobs=1, retrieval=False)
-    assert report.errors == ["bad.py: the parse worker died on this file (out of memory?); "
-                             "not indexed"]
+    assert report.errors == ["bad.py: the parse worker died on this file "
+                             "(out of memory or CPU time?); not indexed"]
     assert report.changed_paths == ["other.py"]
     assert_sound(tmp_path)
 

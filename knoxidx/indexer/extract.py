@@ -209,6 +209,9 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
             node = caps[main][0]
             name_node = caps["name"][0]
             type_node = caps.get("def.type")
+            if type_node is None and node.type in plugin.TYPE_AFTER_NAMES:
+                declared = node.child_by_field_name("type")
+                type_node = [declared] if declared is not None else None
             owner_node = caps.get("def.owner")
             key = (node.start_byte, node.end_byte, name_node.start_byte)
             previous = raw_defs.get(key)

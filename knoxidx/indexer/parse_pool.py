@@ -32,6 +32,10 @@ CHUNK_BYTES = 256 * 1024
 CHUNK_FILES = 64
 # What a parse worker may allocate beyond its size when it starts (see limit_worker_memory).
 WORKER_MEMORY_MB = 1024
+# The CPU one file may take in a parse worker, read to facts (see cpu_bound): 5x and more the
+# parse's own deadline; the slowest file of the benchmark corpus takes well under a second.
+READ_SECONDS = 10.0
+READ_SECONDS_PER_MB = 20.0
 
 
 def read_all(
@@ -265,6 +269,8 @@ def limit_worker_memory(extra_mb: int | None = None) -> None:
     try:
         import resource
 
+        # a worker killed by its caps (this one, cpu_bound's) leaves no core file behind
+        resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
         extra = (worker_memory_mb() if extra_mb is None else extra_mb) << 20
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         soft = size + extra
@@ -283,7 +289,8 @@ def _worker_died(root: Path, job: tuple) -> ReadResult:
     except OSError:
         digest = ""
     return ReadResult(src.path, src.language, src.size, src.mtime_ns, "error", digest,
-                      "the parse worker died on this file (out of memory?); not indexed")
+                      "the parse worker died on this file (out of memory or CPU time?); "
+                      "not indexed")
 
 
 def sized_chunks(items: list, size: Callable[[Any], int], max_bytes: int,
@@ -305,7 +312,39 @@ def sized_chunks(items: list, size: Callable[[Any], int], max_bytes: int,
 
 
 def _read_chunk(jobs: list[tuple]) -> list[ReadResult]:
-    return [read_and_extract(job) for job in jobs]
+    """Run in a parse worker: each file under a CPU bound (``cpu_bound``)."""
+    out = []
+    for job in jobs:
+        with cpu_bound(READ_SECONDS + READ_SECONDS_PER_MB * _job_size(job) / 1e6):
+            out.append(read_and_extract(job))
+    return out
+
+
+@contextmanager
+def cpu_bound(seconds: float) -> Iterator[None]:
+    """Kill this process (SIGXCPU, no core file) if the block uses over ``seconds`` of CPU.
+
+    The parse has a deadline of its own (``extract.parse_budget``), but nothing else a worker
+    does had one: tree-sitter's query cursor can take hours on a few kB (a Go struct swallowing
+    thousands of names, found by bench.fuzz), and a worker that never returns hung the whole
+    update. Killed, it costs its file alone (``_read_chunks``). Where rlimits are missing the
+    block runs unbounded."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        limit = int(usage.ru_utime + usage.ru_stime + seconds) + 1
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, hard))
+    except (ImportError, OSError, ValueError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
 
 
 def _job_size(job: tuple[str, SourceFile, str | None, Layout]) -> int:

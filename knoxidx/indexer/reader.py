@@ -67,6 +67,9 @@ def read_and_extract(job: tuple[str, SourceFile, str | None, Any]) -> ReadResult
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         message = f"invalid UTF-8 at byte {exc.start}; read with replacement characters"
+        # The query's text predicates (`#eq?`, `#match?`) decode the nodes they test strictly:
+        # an invalid byte in one failed the whole file, or crashed py-tree-sitter (SIGSEGV).
+        data = valid_utf8(data)
     try:
         facts, notes = extract_with_notes(src.path, data, src.language)
         rules = BY_NAME[src.language].plugin.RULES
@@ -84,6 +87,12 @@ def read_and_extract(job: tuple[str, SourceFile, str | None, Any]) -> ReadResult
         *base, "ok", digest, message, dump_facts(facts), interface_fingerprint(facts),
         facts.lines, rows, keys, definition_names(facts),
     )
+
+
+def valid_utf8(data: bytes) -> bytes:
+    """``data`` with every byte that is not part of valid UTF-8 replaced by ``?``: the same
+    length, so each byte offset and line into it is the same in the file."""
+    return data.decode("utf-8", "surrogateescape").encode("utf-8", "replace")
 
 
 def node_rows(facts: FileFacts, prefix: str, joiner: str, sep: str) -> list[tuple]:

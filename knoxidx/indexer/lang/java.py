@@ -13,6 +13,8 @@ FAMILY = "java"
 MAX_QUALIFIED_NAMES = 64
 # Methods and types have namespaces of their own: a local hides only a field.
 LOCAL_SHADOWS = frozenset({RefKind.VALUE})
+# declarations whose type is read from the node, not matched (see go.py)
+TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 
 
 def _modifiers(node: Any) -> Any:

@@ -14,6 +14,8 @@ from knoxidx.indexer.lang.common import ReexportingRules, preceding_comment, tex
 FAMILY = "js"
 # One namespace for values: a local hides a function or class of the same name.
 LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL, RefKind.NEW})
+# declarations whose type is read from the node, not matched (see go.py)
+TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 REQUIRE = "="  # the imported name of `x = require(m)`: m's module.exports, whatever it is
 EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _JS_TO_TS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}

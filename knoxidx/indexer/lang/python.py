@@ -77,6 +77,8 @@ def decode_import(node: Any, scope: int) -> list[Import]:
 FAMILY = "python"
 # One namespace: a parameter or local hides any same-named definition outside.
 LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL, RefKind.NEW})
+# declarations whose type is read from the node, not matched (see go.py)
+TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 # Methods of builtin types: `x.append()` on an unknown `x` is far likelier a list than the one
 # project class that happens to define `append`, so these names are never guessed.
 _BUILTIN_METHODS = frozenset(

@@ -13,6 +13,8 @@ FAMILY = "rust"
 # A `let` hides functions and constants (the value namespace), not the struct a literal
 # names (the type namespace).
 LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL})
+# declarations whose type is read from the node, not matched (see go.py)
+TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 
 
 def classify(sub: str, name: str, node: Any) -> str | None:
@@ -56,38 +58,43 @@ def _join(prefix: str, part: str) -> str:
     return f"{prefix}::{part}" if prefix else part
 
 
-def _use_tree(node: Any, prefix: str, line: int, scope: int, out: list[Import]) -> None:
-    kind = node.type
-    if kind in ("identifier", "crate", "self", "super", "scoped_identifier"):
-        full = _join(prefix, text(node).replace(" ", ""))
-        module, _, name = full.rpartition("::")
-        if name == "self":  # `use a::b::{self}` binds b
-            module, _, name = module.rpartition("::")
-            out.append(Import(_join(module, name) if module else name, "", name, line, scope))
-        elif name in ("crate", "super"):
-            out.append(Import(full, "", "", line, scope))
-        else:
-            out.append(Import(module, name, name, line, scope))
-    elif kind == "use_as_clause":
-        path = node.child_by_field_name("path")
-        alias = node.child_by_field_name("alias")
-        full = _join(prefix, text(path).replace(" ", ""))
-        module, _, name = full.rpartition("::")
-        out.append(Import(module, name, text(alias) if alias else name, line, scope))
-    elif kind == "use_wildcard":
-        inner = node.named_children[0] if node.named_children else None
-        module = _join(prefix, text(inner).replace(" ", "")) if inner is not None else prefix
-        out.append(Import(module, "*", "", line, scope))
-    elif kind == "scoped_use_list":
-        path = node.child_by_field_name("path")
-        new_prefix = _join(prefix, text(path).replace(" ", "")) if path is not None else prefix
-        use_list = node.child_by_field_name("list")
-        if use_list is not None:
-            for child in use_list.named_children:
-                _use_tree(child, new_prefix, line, scope, out)
-    elif kind == "use_list":
-        for child in node.named_children:
-            _use_tree(child, prefix, line, scope, out)
+def _use_tree(root: Any, prefix: str, line: int, scope: int, out: list[Import]) -> None:
+    """The imports of a `use` tree, in source order. Walked with a stack, not recursion: a
+    `use a::{a::{...}}` nested a few hundred deep ran into Python's recursion limit inside
+    py-tree-sitter's ``node.text`` (which reads through our callback), and py-tree-sitter 0.26
+    crashes on an exception there (SIGSEGV) instead of raising it."""
+    stack = [(root, prefix)]
+    while stack:
+        node, prefix = stack.pop()
+        kind = node.type
+        if kind in ("identifier", "crate", "self", "super", "scoped_identifier"):
+            full = _join(prefix, text(node).replace(" ", ""))
+            module, _, name = full.rpartition("::")
+            if name == "self":  # `use a::b::{self}` binds b
+                module, _, name = module.rpartition("::")
+                out.append(Import(_join(module, name) if module else name, "", name, line, scope))
+            elif name in ("crate", "super"):
+                out.append(Import(full, "", "", line, scope))
+            else:
+                out.append(Import(module, name, name, line, scope))
+        elif kind == "use_as_clause":
+            path = node.child_by_field_name("path")
+            alias = node.child_by_field_name("alias")
+            full = _join(prefix, text(path).replace(" ", ""))
+            module, _, name = full.rpartition("::")
+            out.append(Import(module, name, text(alias) if alias else name, line, scope))
+        elif kind == "use_wildcard":
+            inner = node.named_children[0] if node.named_children else None
+            module = _join(prefix, text(inner).replace(" ", "")) if inner is not None else prefix
+            out.append(Import(module, "*", "", line, scope))
+        elif kind == "scoped_use_list":
+            path = node.child_by_field_name("path")
+            new_prefix = _join(prefix, text(path).replace(" ", "")) if path is not None else prefix
+            use_list = node.child_by_field_name("list")
+            if use_list is not None:
+                stack.extend((child, new_prefix) for child in reversed(use_list.named_children))
+        elif kind == "use_list":
+            stack.extend((child, prefix) for child in reversed(node.named_children))
 
 
 # ---- resolution ----------------------------------------------------------------------------
@@ -287,7 +294,7 @@ class _Rules(ReexportingRules):
         found = self.resolve_module(r, fi, spec, imp.scope) if spec else []
         if not found and imp.name and imp.name != "*":
             found = self.resolve_module(r, fi, imp.module, imp.scope)
-        out = []
+        out: list = []
         for m in found:
             if m[0] == "m":
                 out.extend(("f", p, 0) for p in r.module_paths(FAMILY, m[2])[:1])

@@ -15,9 +15,10 @@
 ; `type X = Y` is Y under another name (its methods too): the aliased type is the hint. A defined
 ; type `type X Y` above gets none: it has Y's fields but not its methods.
 (type_declaration (type_alias name: (type_identifier) @name type: (_) @def.type) @definition.type)
-(source_file (const_declaration (const_spec name: (identifier) @name type: (_)? @def.type) @definition.constant))
-(source_file (var_declaration (var_spec name: (identifier) @name type: (_)? @def.type) @definition.variable))
-(field_declaration name: (field_identifier) @name type: (_) @def.type) @definition.field
+; (their types are read from the node in extraction: TYPE_AFTER_NAMES in lang/go.py)
+(source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
+(source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
+(field_declaration name: (field_identifier) @name) @definition.field
 (method_elem name: (field_identifier) @name) @definition.method
 
 (call_expression function: [(identifier) (selector_expression)] @reference.call)
