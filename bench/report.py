@@ -32,8 +32,9 @@ def render(r: dict[str, Any]) -> str:
         "syn, javac, java.time/net).",
         "",
     ]
+    build = {True: "compiled build, ", False: "pure-Python build, "}.get(m.get("compiled"), "")
     measured = (f"Measured {r['date']} on {m['cpu']} ({m['cores']} cores), Python "
-                f"{m['python']}, {'quick mode, ' if r.get('quick') else ''}medians of "
+                f"{m['python']}, {build}{'quick mode, ' if r.get('quick') else ''}medians of "
                 f"{r['runs']} run(s).")
     speed = r.get("speed") or {}
     rows = list(speed.items())

@@ -41,8 +41,12 @@ def machine() -> dict[str, Any]:
                    if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
+    from knoxidx.graph import resolve
+
     return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-            "platform": platform.platform()}
+            "platform": platform.platform(),
+            # the mypyc-compiled build (setup.py: what `pip install .` gives) or pure Python
+            "compiled": not resolve.__file__.endswith(".py")}
 
 
 def main(argv: list[str] | None = None) -> int:

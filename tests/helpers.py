@@ -5,7 +5,11 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from knoxidx.graph import resolve
 from knoxidx.index import Index
+
+# the hot modules compiled by mypyc (setup.py): their classes take no monkeypatched methods
+COMPILED = not resolve.__file__.endswith(".py")
 
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:

@@ -21,7 +21,11 @@ from knoxidx.graph.store import SQLiteStore
 from knoxidx.graph.workspace import StoreWorkspace
 from knoxidx.indexer import heap
 from knoxidx.indexer.discovery import discover
-from tests.helpers import build, write_tree
+from tests.helpers import COMPILED, build, write_tree
+
+# The shortcuts are taken away by replacing methods, which a compiled resolver (setup.py)
+# never looks up: these run on the pure-Python build (the README's editable install).
+pytestmark = pytest.mark.skipif(COMPILED, reason="the resolver is compiled: no method patching")
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -342,3 +346,18 @@ def test_settle_freezes_only_inside_a_frozen_heap() -> None:
         assert not any(o is inside for o in gc.get_objects())  # out of the collector's sight
     assert gc.get_freeze_count() == 0  # the block's exit returned it
     assert any(o is inside for o in gc.get_objects())
+
+
+@pytest.mark.parametrize("fixture", sorted(p.name for p in FIXTURES.iterdir()))
+def test_a_resolver_that_forgets_file_indexes_answers_the_same(
+    tmp_path, monkeypatch, fixture,
+) -> None:
+    """The resolver keeps a bounded number of file indexes (INDEX_CACHE_FILES, 600 since the
+    whole benchmark corpus peaked over 600 MB at 1,500) and forgets the older half, with its
+    memo, when full: with room for two it forgets all the time, and answers the same."""
+    root = tmp_path / fixture
+    shutil.copytree(FIXTURES / fixture, root)
+    build(root)
+    kept = _resolve_all(root)
+    monkeypatch.setattr(resolve, "INDEX_CACHE_FILES", 2)
+    assert _resolve_all(root) == kept

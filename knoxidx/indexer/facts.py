@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import marshal
 from itertools import repeat
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 NamePath = tuple[str, ...]
 
@@ -80,12 +80,12 @@ class FileFacts(NamedTuple):
 
 
 class RefKind:
-    CALL = "call"
-    NEW = "new"  # constructor call: `new T()`, `T{}` literals are not calls
-    TYPE = "type"  # a type annotation or type position
-    VALUE = "value"  # a name used as a value (callback, constant read)
-    EXTENDS = "extends"  # base class / base interface of the enclosing definition
-    IMPLEMENTS = "implements"
+    CALL: Final = "call"
+    NEW: Final = "new"  # constructor call: `new T()`, `T{}` literals are not calls
+    TYPE: Final = "type"  # a type annotation or type position
+    VALUE: Final = "value"  # a name used as a value (callback, constant read)
+    EXTENDS: Final = "extends"  # base class / base interface of the enclosing definition
+    IMPLEMENTS: Final = "implements"
 
 
 def dump_facts(facts: FileFacts) -> bytes:

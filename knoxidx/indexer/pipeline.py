@@ -21,6 +21,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
+from knoxidx.errors import KnoxidxError
 from knoxidx.graph.layout import Layout, build_layout
 from knoxidx.graph.model import EdgeType, NodeKind, file_node_id, module_node_id
 from knoxidx.graph.protocol import GraphStore
@@ -269,6 +270,7 @@ def engine_fingerprint() -> str:
     import xxhash
 
     package = Path(__file__).resolve().parent.parent
+    check_compiled(package)
     h = xxhash.xxh3_64(sys.version.encode())  # facts are stored with marshal
     for sub in ("indexer", "graph"):
         for path in sorted((package / sub).rglob("*")):
@@ -276,6 +278,29 @@ def engine_fingerprint() -> str:
                 h.update(path.relative_to(package).as_posix().encode())
                 h.update(path.read_bytes())
     return h.hexdigest()
+
+
+def check_compiled(package: Path) -> None:
+    """Refuse to index with a module compiled by mypyc (setup.py) from a source that has changed
+    since: Python imports the compiled one, so the edit would silently not run while the
+    engine fingerprint, taken from the sources, claimed it did."""
+    stamp = package / "compiled.json"
+    if not stamp.exists():
+        return
+    import hashlib
+    import json
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    for rel, digest in json.loads(stamp.read_text()).items():
+        source = package.parent / rel
+        compiled = [source.with_suffix(suffix) for suffix in EXTENSION_SUFFIXES]
+        if not any(c.exists() for c in compiled):
+            continue  # installed pure (the compiler failed) or the compiled module deleted
+        if hashlib.sha256(source.read_bytes()).hexdigest() != digest:
+            raise KnoxidxError(
+                f"{rel} has changed since it was compiled: compile again "
+                "(`KNOXIDX_COMPILE=1 pip install -e .`) or delete the compiled modules "
+                f"(`find {package} -name '*.so' -delete`)")
 
 
 def _record_unindexable(

@@ -447,7 +447,8 @@ class ChunkStore:
         if not stems:
             return []
         match = "name : (" + " OR ".join('"' + w.replace('"', '""') + '"' for w in stems) + ")"
-        join, where, params = "", "", []
+        join, where = "", ""
+        params: list = []
         if chunk_filter:
             clause, params = chunk_filter.where("c")
             join = f"JOIN chunk c ON c.id = chunk_name.rowid / {NAMES_PER_CHUNK}"

@@ -142,9 +142,9 @@ def decode_import(node: Any, scope: int) -> list[Import]:
         is_default = any(c.type == "default" for c in node.children)
         if declaration is not None:
             if is_default:
-                name = declaration.child_by_field_name("name")
-                if name is not None:
-                    return [Import("", text(name), "default", line, scope, True)]
+                name_node = declaration.child_by_field_name("name")
+                if name_node is not None:
+                    return [Import("", text(name_node), "default", line, scope, True)]
             return []
         value = node.child_by_field_name("value")
         if value is not None and value.type == "identifier":

@@ -1,0 +1,67 @@
+"""The mypyc-compiled build (setup.py): a compiled module whose source changed since is refused,
+not silently run in the edit's place; the modules setup.py compiles are the hot path's."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+
+import pytest
+
+from knoxidx.errors import KnoxidxError
+from knoxidx.indexer.pipeline import check_compiled
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _package(tmp_path: Path, source: bytes, stamped: bytes, compiled: bool) -> Path:
+    package = tmp_path / "knoxidx"
+    (package / "graph").mkdir(parents=True)
+    (package / "graph" / "resolve.py").write_bytes(source)
+    if compiled:
+        (package / "graph" / f"resolve{EXTENSION_SUFFIXES[0]}").write_bytes(b"\x7fELF")
+    (package / "compiled.json").write_text(json.dumps(
+        {"knoxidx/graph/resolve.py": hashlib.sha256(stamped).hexdigest()}))
+    return package
+
+
+def test_a_compiled_module_edited_since_is_refused_with_the_fix(tmp_path) -> None:
+    package = _package(tmp_path, b"x = 2\n", b"x = 1\n", compiled=True)
+    with pytest.raises(KnoxidxError, match=r"knoxidx/graph/resolve.py has changed since it was "
+                                           r"compiled: compile again"):
+        check_compiled(package)
+
+
+def test_an_unchanged_compiled_module_passes(tmp_path) -> None:
+    check_compiled(_package(tmp_path, b"x = 1\n", b"x = 1\n", compiled=True))
+
+
+def test_a_pure_install_is_not_checked(tmp_path) -> None:
+    # the compiler failed (setup.py installs pure Python) or the compiled modules were deleted
+    check_compiled(_package(tmp_path, b"x = 2\n", b"x = 1\n", compiled=False))
+    check_compiled(tmp_path / "nothing-here")  # no stamp: never compiled
+
+
+def _compiled_modules() -> list[str]:
+    """setup.py's COMPILED list, read from its text (setup.py runs setup() when imported)."""
+    return [line.strip().strip('",') for line in (ROOT / "setup.py").read_text().splitlines()
+            if line.strip().startswith('"knoxidx/')]
+
+
+def test_setup_compiles_existing_modules_of_the_graph_engine() -> None:
+    listed = _compiled_modules()
+    assert "knoxidx/graph/resolve.py" in listed and "knoxidx/indexer/extract.py" in listed
+    assert all((ROOT / path).is_file() for path in listed), listed
+
+
+def test_the_compiled_modules_pass_the_type_check_their_build_runs(tmp_path) -> None:
+    """What mypyc checks before it compiles (setup.py's arguments): a type error here would
+    make a wheel build fall back to pure Python, so it fails here first, in any build."""
+    from mypy import api
+
+    listed = _compiled_modules()
+    out, err, status = api.run(["--ignore-missing-imports", "--follow-imports=silent",
+                                "--cache-dir", str(tmp_path), *[str(ROOT / p) for p in listed]])
+    assert status == 0, out + err
