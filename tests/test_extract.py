@@ -105,6 +105,27 @@ def test_go_methods_attach_to_receiver_type() -> None:
     assert facts.package == "srv"
 
 
+def test_go_declarations_of_several_names_and_var_blocks() -> None:
+    """`var a, b int` defines a and b side by side (b was read as a's child, qualified `a.b`,
+    and a struct's `u, v float64` gave `P.u.v`); `const x, y = 1, 2` defines y too (the
+    const_spec's name field spans the commas, and the pattern matched x alone); the specs of a
+    `var ( ... )` block are definitions (they sit in a var_spec_list the pattern missed), each
+    with its own doc comment or else the block's."""
+    src = (b"package main\n\nvar a, b int\n\nconst x, y = 1, 2\n\n// Errors.\nvar (\n"
+           b"\t// ErrA is a.\n\tErrA = New(\"a\")\n\tp, q *T\n)\n\n"
+           b"type P struct {\n\tu, v float64\n}\n\nfunc f() {\n\tvar m, n = g()\n}\n")
+    facts = extract("main.go", src, "go")
+    defs = {d.qualname: d for d in facts.defs}
+    assert set(defs) == {"a", "b", "x", "y", "ErrA", "p", "q", "P", "P.u", "P.v", "f"}
+    assert defs["b"].parent == -1 and defs["b"].type_hint == ("int",)
+    assert facts.defs[defs["P.v"].parent].name == "P"
+    assert (defs["ErrA"].doc, defs["q"].doc) == ("ErrA is a.", "Errors.")
+    assert defs["q"].type_hint == ("T",)
+    bound = {(b.name, b.type_path, b.is_call) for b in facts.bindings}
+    assert {("p", ("T",), False), ("q", ("T",), False), ("ErrA", ("New",), True),
+            ("m", ("g",), True), ("n", ("g",), True)} <= bound
+
+
 def test_rust_impl_methods_and_traits() -> None:
     src = b"struct S;\ntrait T { fn t(&self); }\nimpl T for S { fn t(&self) { self.u(); } }\n"
     facts = extract("src/lib.rs", src, "rust")

@@ -112,7 +112,8 @@ def _compiled(language: str) -> _Compiled:
 
 def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str]:
     """What a pattern's matches are, from the capture names of one of them: (role, kind, the
-    capture holding the node) — the role "def", "ref", "import", "binding.name", "impl",
+    capture holding the node) — the role "def", "ref", "import", "binding.name",
+    "binding.names" (a declaration binding each of its ``name`` children), "impl",
     "package", "local" (a name a function binds for itself), "global" or "ignore"."""
     for key in caps:
         head, _, tail = key.partition(".")
@@ -120,7 +121,8 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str]:
             return "def", tail, key
         if head == "reference":
             return "ref", tail, key
-    for key in ("import", "binding.name", "impl", "package", "local", "global"):
+    for key in ("import", "binding.name", "binding.names", "impl", "package", "local",
+                "global"):
         if key in caps:
             return key, "", key
     return "ignore", "", ""
@@ -234,6 +236,12 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
                 # `binding.member`: the name is a member of that type (`{ board }: Props`)
                 raw_bindings.append((caps[main][0], target[0], "binding.call" in caps,
                                      "binding.member" in caps))
+        elif kind == "binding.names":  # `var a, b *T`, `var a, b = f()`: each name bound
+            target = caps.get("binding.type") or caps.get("binding.call")
+            if target:
+                is_call = "binding.call" in caps
+                for name_node in caps[main][0].children_by_field_name("name"):
+                    raw_bindings.append((name_node, target[0], is_call, False))
         elif kind == "impl":
             trait = caps.get("impl.trait")
             raw_impls.append((caps[main][0], caps["impl.type"][0], trait[0] if trait else None))
@@ -381,7 +389,11 @@ def _build_definitions(
         kind = plugin.classify(sub, name, node)
         if kind is None:
             continue
-        while stack and defs[stack[-1]].end_byte <= start:
+        # what ends before this one starts is no parent of it; nor is a definition of the
+        # same node (`var a, b int` defines a and b side by side, not b inside a)
+        while stack and (defs[stack[-1]].end_byte <= start
+                         or (defs[stack[-1]].start_byte == start
+                             and defs[stack[-1]].end_byte == end)):
             stack.pop()
         parent = stack[-1] if stack else -1
         if sub == "field" and parent >= 0 and defs[parent].kind == _FUNCTION:

@@ -29,8 +29,15 @@ def doc_comment(node: Any, source: bytes) -> str:
     target = node
     if node.type == "type_spec" and node.parent is not None:
         target = node.parent
-    if node.type in ("const_spec", "var_spec") and node.parent is not None:
-        target = node.parent
+    if node.type in ("const_spec", "var_spec"):
+        # a spec of a `var ( ... )` block has its own comment; else the declaration's is its
+        own = preceding_comment(node)
+        if own:
+            return own
+        while target is not None and target.type not in ("const_declaration", "var_declaration"):
+            target = target.parent
+        if target is None:
+            return ""
     return preceding_comment(target)
 
 
