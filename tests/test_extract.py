@@ -126,6 +126,14 @@ def test_go_declarations_of_several_names_and_var_blocks() -> None:
             ("m", ("g",), True), ("n", ("g",), True)} <= bound
 
 
+def test_java_fields_declared_together_are_siblings() -> None:
+    """`int a, b;` declares two fields of the class: b was read as a child of a (`A.a.b`), as
+    both definitions span the one field_declaration (the same rule as Go's `var a, b int`)."""
+    facts = extract("A.java", b"class A { int a, b; static final int X = 1, Y = 2; }", "java")
+    assert [(d.qualname, d.parent) for d in facts.defs] == [
+        ("A", -1), ("A.a", 0), ("A.b", 0), ("A.X", 0), ("A.Y", 0)]
+
+
 def test_rust_impl_methods_and_traits() -> None:
     src = b"struct S;\ntrait T { fn t(&self); }\nimpl T for S { fn t(&self) { self.u(); } }\n"
     facts = extract("src/lib.rs", src, "rust")
