@@ -213,3 +213,30 @@ def test_go_var_of_twenty_thousand_names_takes_linear_time(form: str) -> None:
         assert len([b for b in facts.bindings if b.name.startswith("a")]) == 20_000
     else:
         assert len([d for d in facts.defs if d.parent == -1]) == 20_000
+
+
+def test_a_parse_stopped_by_an_exception_does_not_run_on_into_the_next_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An exception out of the parse's progress callback (a MemoryError near a worker's
+    memory cap; found by bench.fuzz) stopped the parse half-way, and tree-sitter resumed the
+    stopped parse on the next call: the worker's next file came out as the rest of this one
+    (definitions named "he" and hundreds with no name). The parser is reset now."""
+    big = b"function f() { return g(1); }\n" * 20_000
+    real = time.thread_time
+    calls = 0
+
+    def failing() -> float:
+        nonlocal calls
+        calls += 1
+        if calls == 50:  # well inside the parse: the callback reads the clock every 16th call
+            raise MemoryError("simulated")
+        return real()
+
+    monkeypatch.setattr(time, "thread_time", failing)
+    with pytest.raises((MemoryError, SystemError)):
+        extract("big.js", big, "javascript")
+    monkeypatch.setattr(time, "thread_time", real)
+    facts = extract("small.js", b"function hello() { return world(); }\n", "javascript")
+    assert [d.name for d in facts.defs] == ["hello"]
+    assert [r.path for r in facts.refs] == [("world",)]

@@ -157,8 +157,15 @@ def _parse(compiled: _Compiled, source: bytes) -> Any:
         tree = compiled.parser.parse(read, progress_callback=progress)
     except ValueError:  # how py-tree-sitter 0.26 reports a cancelled parse
         if time.thread_time() <= deadline:
+            compiled.parser.reset()
             raise
         tree = None
+    except BaseException:
+        # An exception out of a callback (a MemoryError near the worker's cap, Ctrl-C) stops
+        # the parse half-way, and tree-sitter resumes a stopped parse on the next call: the
+        # next file read as the rest of this one (found by bench.fuzz, session 12).
+        compiled.parser.reset()
+        raise
     if tree is None:
         compiled.parser.reset()
         raise ParseTimeoutError(
