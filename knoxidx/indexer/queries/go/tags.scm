@@ -67,9 +67,9 @@
 (var_spec type: (pointer_type [(type_identifier) (qualified_type)] @binding.type)) @binding.names
 (var_spec
   value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call))) @binding.names
-(parameter_declaration name: (identifier) @binding.name type: [(type_identifier) (qualified_type)] @binding.type)
-(parameter_declaration name: (identifier) @binding.name
-  type: (pointer_type [(type_identifier) (qualified_type)] @binding.type))
+; (parameters the same way: `func f(a, b *T)`; a mangled file of 43,000 nodes took 9 s)
+(parameter_declaration type: [(type_identifier) (qualified_type)] @binding.type) @binding.names
+(parameter_declaration type: (pointer_type [(type_identifier) (qualified_type)] @binding.type)) @binding.names
 
 ; @local: a name a function binds for itself (receiver, parameters, named results, `:=`, `var`,
 ; `range` variables): a bare reference to it inside the function never means a package name.
