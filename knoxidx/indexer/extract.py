@@ -243,12 +243,21 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
                 # `binding.member`: the name is a member of that type (`{ board }: Props`)
                 raw_bindings.append((caps[main][0], target[0], "binding.call" in caps,
                                      "binding.member" in caps))
-        elif kind == "binding.names":  # `var a, b *T`, `var a, b = f()`: each name bound
+        elif kind == "binding.names":  # `var a, b *T`, `({ a, b }: Props)`: each name bound
+            names = plugin.bound_names(caps[main][0])
             target = caps.get("binding.type") or caps.get("binding.call")
-            if target:
+            inline = caps.get("binding.object")
+            if inline:  # `({ a }: { a: A })`: each name typed by its own property
+                types = plugin.property_types(inline[0])
+                for name_node in names:
+                    typed = types.get(_text(source, name_node))
+                    if typed is not None:
+                        raw_bindings.append((name_node, typed, False, False))
+            elif target:
                 is_call = "binding.call" in caps
-                for name_node in caps[main][0].children_by_field_name("name"):
-                    raw_bindings.append((name_node, target[0], is_call, False))
+                is_member = "binding.member" in caps
+                for name_node in names:
+                    raw_bindings.append((name_node, target[0], is_call, is_member))
         elif kind == "impl":
             trait = caps.get("impl.trait")
             raw_impls.append((caps[main][0], caps["impl.type"][0], trait[0] if trait else None))

@@ -41,6 +41,11 @@ def doc_comment(node: Any, source: bytes) -> str:
     return preceding_comment(target)
 
 
+def bound_names(node: Any) -> list[Any]:
+    """The names a `@binding.names` node binds: a var spec's or parameter's (`a, b *T`)."""
+    return [c for c in node.children_by_field_name("name") if c.type == "identifier"]
+
+
 def is_exported(node: Any, name: str, nested: bool) -> bool | None:
     return name[:1].isupper()
 

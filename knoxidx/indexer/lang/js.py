@@ -81,6 +81,34 @@ def doc_comment(node: Any, source: bytes) -> str:
     return preceding_comment(_statement(node))
 
 
+def bound_names(node: Any) -> list[Any]:
+    """The names a `@binding.names` node binds: an object pattern's shorthand ones
+    (`{ board, size }`)."""
+    return [c for c in node.named_children if c.type == "shorthand_property_identifier_pattern"]
+
+
+_NAMED_TYPES = ("type_identifier", "nested_type_identifier")
+
+
+def property_types(object_type: Any) -> dict[str, Any]:
+    """Property name -> the node naming its type, in an inline object type (`{ board: Board;
+    items: List<Item> }`), for the properties typed by a named or generic type."""
+    out: dict[str, Any] = {}
+    for prop in object_type.named_children:
+        if prop.type != "property_signature":
+            continue
+        name = prop.child_by_field_name("name")
+        annotation = prop.child_by_field_name("type")
+        if name is None or annotation is None or not annotation.named_children:
+            continue
+        typed = annotation.named_children[0]
+        if typed.type == "generic_type":
+            typed = typed.child_by_field_name("name")
+        if typed is not None and typed.type in _NAMED_TYPES:
+            out.setdefault(text(name), typed)
+    return out
+
+
 def is_exported(node: Any, name: str, nested: bool) -> bool | None:
     if nested:
         if name.startswith("#"):
