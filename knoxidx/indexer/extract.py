@@ -113,7 +113,7 @@ def _compiled(language: str) -> _Compiled:
 def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str]:
     """What a pattern's matches are, from the capture names of one of them: (role, kind, the
     capture holding the node) — the role "def", "ref", "import", "binding.name",
-    "binding.names" (a declaration binding each of its ``name`` children), "impl",
+    "binding.names" (a declaration binding each name the plugin's ``bound_names`` lists), "impl",
     "package", "local" (a name a function binds for itself), "global" or "ignore"."""
     for key in caps:
         head, _, tail = key.partition(".")
