@@ -58,6 +58,10 @@ DEF_KINDS: dict[str, str] = {
 # repeated unterminated `/**` comments takes a minute. Real files parse at over 1 MB/s.
 PARSE_SECONDS = 1.0
 PARSE_SECONDS_PER_MB = 4.0
+# What the parse's read callback returns at a time: while parsing, large reads (memory read in
+# 256-byte ones grew by about the size of each file parsed, in py-tree-sitter 0.26: 8 kB a file,
+# for ever in a long-lived worker); afterwards, for `node.text`, short ones (see _parse).
+PARSE_READ_CHUNK = 1 << 20
 READ_CHUNK = 256
 # Query patterns start no deeper than this in the tree. tree-sitter's query cursor keeps a
 # state for each enclosing node that may begin a pattern, so on pathologically deep nesting
@@ -138,10 +142,13 @@ def _parse(compiled: _Compiled, source: bytes) -> Any:
     budget = parse_budget(size)
     deadline = time.thread_time() + budget
 
-    # The tree keeps `read` to produce each node's text: short reads keep `node.text` cheap
-    # (with 64 KiB reads, 12,000 identifiers' texts took 10 s instead of 0.1).
+    # The tree keeps `read` to produce each node's text, so once the parse is done the reads
+    # get short, which keeps `node.text` cheap (with 64 KiB reads, 12,000 identifiers' texts
+    # took 10 s instead of 0.1).
+    chunk = PARSE_READ_CHUNK
+
     def read(offset: int, _point: Any) -> bytes:
-        return source[offset : offset + READ_CHUNK] if offset < size else b""
+        return source[offset : offset + chunk] if offset < size else b""
 
     calls = 0
 
@@ -166,6 +173,8 @@ def _parse(compiled: _Compiled, source: bytes) -> Any:
         # next file read as the rest of this one (found by bench.fuzz, session 12).
         compiled.parser.reset()
         raise
+    finally:
+        chunk = READ_CHUNK
     if tree is None:
         compiled.parser.reset()
         raise ParseTimeoutError(
