@@ -8,7 +8,6 @@ per language, run in C; Python only touches the captured nodes.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -36,6 +35,7 @@ from knoxidx.indexer.name_paths import (
     reference_path,
     type_path,
 )
+from knoxidx.indexer.tree_parse import ParseTimeoutError, parse_tree
 
 # Capture-name suffix -> node kind. Methods are Functions; structs and enums are Classes.
 DEF_KINDS: dict[str, str] = {
@@ -53,16 +53,6 @@ DEF_KINDS: dict[str, str] = {
     "module": NodeKind.MODULE.value,
 }
 
-# Every parse has a deadline in CPU seconds of the parsing thread (so a busy machine does not
-# make a normal file miss it): tree-sitter's error recovery is not linear, and a 74 KB file of
-# repeated unterminated `/**` comments takes a minute. Real files parse at over 1 MB/s.
-PARSE_SECONDS = 1.0
-PARSE_SECONDS_PER_MB = 4.0
-# What the parse's read callback returns at a time: while parsing, large reads (memory read in
-# 256-byte ones grew by about the size of each file parsed, in py-tree-sitter 0.26: 8 kB a file,
-# for ever in a long-lived worker); afterwards, for `node.text`, short ones (see _parse).
-PARSE_READ_CHUNK = 1 << 20
-READ_CHUNK = 256
 # Query patterns start no deeper than this in the tree. tree-sitter's query cursor keeps a
 # state for each enclosing node that may begin a pattern, so on pathologically deep nesting
 # (10,000 nested generics, calls or blocks) a query costs depth x nodes: minutes for one file.
@@ -76,10 +66,6 @@ MAX_QUERY_DEPTH = 1000
 MAX_ERROR_WIDTH = 10_000
 _SPACES = re.compile(r"\s+")
 _TYPE_PARAMS = re.compile(r"\[[^\]]*\]")
-
-
-class ParseTimeoutError(Exception):
-    """tree-sitter did not finish within the deadline for this file's size."""
 
 
 @dataclass(slots=True)
@@ -132,54 +118,8 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str]:
     return "ignore", "", ""
 
 
-def parse_budget(size: int) -> float:
-    """CPU seconds a parse of ``size`` bytes may take."""
-    return PARSE_SECONDS + PARSE_SECONDS_PER_MB * size / 1e6
-
-
 def _parse(compiled: _Compiled, source: bytes) -> Any:
-    size = len(source)
-    budget = parse_budget(size)
-    deadline = time.thread_time() + budget
-
-    # The tree keeps `read` to produce each node's text, so once the parse is done the reads
-    # get short, which keeps `node.text` cheap (with 64 KiB reads, 12,000 identifiers' texts
-    # took 10 s instead of 0.1).
-    chunk = PARSE_READ_CHUNK
-
-    def read(offset: int, _point: Any) -> bytes:
-        return source[offset : offset + chunk] if offset < size else b""
-
-    calls = 0
-
-    def progress(_offset: int, _has_error: bool) -> bool:  # True cancels the parse
-        nonlocal calls
-        calls += 1
-        # tree-sitter calls this every ~200 bytes of input; the CPU clock is a system call
-        # (a tenth of the parse when read every time), so every 16th call reads it
-        return not calls & 15 and time.thread_time() > deadline
-
-    # (a bytes source would ignore the progress callback: tree-sitter reads through `read`)
-    try:
-        tree = compiled.parser.parse(read, progress_callback=progress)
-    except ValueError:  # how py-tree-sitter 0.26 reports a cancelled parse
-        if time.thread_time() <= deadline:
-            compiled.parser.reset()
-            raise
-        tree = None
-    except BaseException:
-        # An exception out of a callback (a MemoryError near the worker's cap, Ctrl-C) stops
-        # the parse half-way, and tree-sitter resumes a stopped parse on the next call: the
-        # next file read as the rest of this one (found by bench.fuzz, session 12).
-        compiled.parser.reset()
-        raise
-    finally:
-        chunk = READ_CHUNK
-    if tree is None:
-        compiled.parser.reset()
-        raise ParseTimeoutError(
-            f"parsing took over {budget:.1f} s of CPU (pathological input?); not indexed")
-    return tree
+    return parse_tree(compiled.parser, source)
 
 
 def extract(path: str, source: bytes, language: str) -> FileFacts:

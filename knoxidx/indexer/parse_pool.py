@@ -324,7 +324,7 @@ def _read_chunk(jobs: list[tuple]) -> list[ReadResult]:
 def cpu_bound(seconds: float) -> Iterator[None]:
     """Kill this process (SIGXCPU, no core file) if the block uses over ``seconds`` of CPU.
 
-    The parse has a deadline of its own (``extract.parse_budget``), but nothing else a worker
+    The parse has a deadline of its own (``tree_parse.parse_budget``), but nothing else a worker
     does had one: tree-sitter's query cursor can take hours on a few kB (a Go struct swallowing
     thousands of names, found by bench.fuzz), and a worker that never returns hung the whole
     update. Killed, it costs its file alone (``_read_chunks``). Where rlimits are missing the
