@@ -3,12 +3,14 @@ not silently run in the edit's place; the modules setup.py compiles are the hot 
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from knoxidx.errors import KnoxidxError
 from knoxidx.indexer.pipeline import check_compiled
@@ -72,9 +74,6 @@ def test_every_query_file_is_package_data() -> None:
     files that say which query a language extends: installed that way, JavaScript and
     TypeScript ran without the shared ECMAScript query (12,506 JavaScript matches on the
     benchmark corpus instead of 157,083). Every file of the queries folder is package data."""
-    import fnmatch
-    import tomllib
-
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
     globs = pyproject["tool"]["setuptools"]["package-data"]["knoxidx.indexer"]
     package = ROOT / "knoxidx" / "indexer"

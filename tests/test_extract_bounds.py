@@ -15,11 +15,11 @@ from knoxidx.indexer.extract import (
     MAX_QUERY_DEPTH,
     ParseTimeoutError,
     _compiled,
-    _parse,
     extract,
     extract_with_notes,
 )
 from knoxidx.indexer.reader import read_and_extract
+from knoxidx.indexer.tree_parse import parse_tree
 
 N = 10_000
 # 10,000-deep nesting in each language, in the shapes whose queries were quadratic in depth.
@@ -292,10 +292,10 @@ def test_parsing_the_same_file_again_and_again_holds_no_more_memory() -> None:
         with open("/proc/self/statm") as fh:
             return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
-    compiled = _compiled("python")
+    parser = _compiled("python").parser
     for _ in range(20):  # the allocator's own high-water mark first
-        _parse(compiled, source)
+        parse_tree(parser, source)
     before = resident_mib()
     for _ in range(200):  # 12.8 MB through the parser
-        _parse(compiled, source)
+        parse_tree(parser, source)
     assert resident_mib() - before < 4.0

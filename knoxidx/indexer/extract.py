@@ -118,10 +118,6 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str]:
     return "ignore", "", ""
 
 
-def _parse(compiled: _Compiled, source: bytes) -> Any:
-    return parse_tree(compiled.parser, source)
-
-
 def extract(path: str, source: bytes, language: str) -> FileFacts:
     return extract_with_notes(path, source, language)[0]
 
@@ -130,7 +126,7 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
     """:func:`extract`, plus what a reader should know about the result (what was left out)."""
     compiled = _compiled(language)
     plugin = compiled.plugin
-    tree = _parse(compiled, source)
+    tree = parse_tree(compiled.parser, source)
     root = tree.root_node
     roles = compiled.roles
     notes: list[str] = []
