@@ -111,6 +111,14 @@ def _push_chunks(src: Any, dst: Any, repo: str) -> dict[str, int]:
         dst.execute("INSERT INTO knoxidx.chunk_name(chunk_id, n, repo, name, scope, tsv)"
                     " SELECT chunk_id, n, %s, name, scope, to_tsvector('simple', name)"
                     " FROM kx_name_in", (repo,))
+    if _has_table(src, "chunk_declaration"):  # (nor the declarations)
+        _copy(dst, "chunk_declaration(chunk_id, n, repo, text, text_hash, dim, embedding)", (
+            (chunk_map[i // NAMES_PER_CHUNK], i % NAMES_PER_CHUNK, repo, text, h,
+             len(blob) // 4 if blob is not None else None,
+             _vector_text(blob) if blob is not None else None)
+            for i, text, h, blob in src.execute(
+                "SELECT id, text, text_hash, vector FROM chunk_declaration")
+            if i // NAMES_PER_CHUNK in chunk_map))
     vectors = _copy(dst, "chunk_vector(chunk_id, repo, text_hash, dim, embedding)", (
         (chunk_map[c], repo, h, len(blob) // 4, _vector_text(blob))
         for c, h, blob in src.execute("SELECT chunk_id, text_hash, vector FROM chunk_vector")))
@@ -163,8 +171,8 @@ def _pull_rows(src: Any, dst: Any, repo: str) -> dict[str, int]:
 
     create_schema(dst, cache_schema=None)
     for table in ("meta", "files", "nodes", "edges", "unresolved", "lookups", "modules",
-                  "externals", "chunk", "chunk_fts", "chunk_name", "chunk_vector",
-                  "embed_pending",
+                  "externals", "chunk", "chunk_fts", "chunk_name", "chunk_declaration",
+                  "chunk_vector", "embed_pending",
                   "embed_meta", "chunk_source"):
         dst.execute(f"DELETE FROM {table}" + (" WHERE key != 'schema_version'"
                                               if table == "meta" else ""))
@@ -190,6 +198,11 @@ def _pull_rows(src: Any, dst: Any, repo: str) -> dict[str, int]:
     counts["vectors"] = put("chunk_vector", "chunk_id, text_hash, vector", (
         (c, h, _vector_blob(text)) for c, h, text in fetch(
             "SELECT chunk_id, text_hash, embedding::text FROM knoxidx.chunk_vector"
+            " WHERE repo = %s")))
+    put("chunk_declaration", "id, text, text_hash, vector", (
+        (c * NAMES_PER_CHUNK + n, t, h, _vector_blob(v) if v is not None else None)
+        for c, n, t, h, v in fetch(
+            "SELECT chunk_id, n, text, text_hash, embedding::text FROM knoxidx.chunk_declaration"
             " WHERE repo = %s")))
     put("embed_pending", "chunk_id, attempts, last_error", fetch(
         "SELECT chunk_id, attempts, last_error FROM knoxidx.embed_pending WHERE repo = %s"))

@@ -170,6 +170,10 @@ def test_search_lexical_and_vector(tmp_path: Path, pg_url: str) -> None:
         scores = [r["score"] for r in vector["results"]]
         local_scores = [r["score"] for r in local_vector["results"]]
         assert scores == pytest.approx(local_scores, abs=1e-4)
+        # both vector sources answered, as they do in SQLite
+        assert [r["sources"] for r in vector["results"]] == \
+            [r["sources"] for r in local_vector["results"]]
+        assert any("declarations" in r["sources"] for r in vector["results"])
         hybrid = idx.search("parse_config", k=5, language="python", path_glob="shop/*")
         assert hybrid["results"] and all(r["path"].startswith("shop/")
                                          for r in hybrid["results"])
@@ -177,8 +181,9 @@ def test_search_lexical_and_vector(tmp_path: Path, pg_url: str) -> None:
     import psycopg
 
     with psycopg.connect(pg_url) as conn:
-        assert conn.execute("SELECT count(*) FROM pg_indexes WHERE indexname = "
-                            "'chunk_vector_hnsw_384'").fetchone()[0] == 1
+        for name in ("chunk_vector_hnsw_384", "chunk_declaration_hnsw_384"):
+            assert conn.execute("SELECT count(*) FROM pg_indexes WHERE indexname = %s",
+                                (name,)).fetchone()[0] == 1
 
 
 LEDGER = {
@@ -235,6 +240,11 @@ def test_push_then_pull_round_trip(tmp_path: Path, pg_url: str) -> None:
     with Index.open(laptop) as idx:
         assert _graph(idx) == built
         assert idx.search("parse config", k=3)["results"] == hits
+        # the declarations and their vectors came back as they were pushed
+        declared = "SELECT id, text, text_hash, vector FROM chunk_declaration ORDER BY id"
+        with Index.open(ci) as original:
+            assert idx.store.conn.execute(declared).fetchall() == \
+                original.store.conn.execute(declared).fetchall() != []
         # the pulled index updates incrementally like one built here
         (laptop / "shop" / "config.py").write_text("def parse_config2():\n    pass\n")
         report = idx.update(jobs=1)
@@ -261,7 +271,7 @@ def test_store_init_status_migrate(pg_url: str) -> None:
         Index.open_shared_reader(pg_url, None)
     result = runner.invoke(main, ["store", "migrate", "--store", pg_url, "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["applied"] == [2, 3, 4, 5]
+    assert json.loads(result.output)["applied"] == [2, 3, 4, 5, 6]
     result = runner.invoke(main, ["store", "init", "--store", pg_url, "--json"])
     assert json.loads(result.output)["applied"] == []
     conn = pg_schema.connect(pg_url)
@@ -513,3 +523,33 @@ def test_the_names_source_in_the_shared_store(tmp_path: Path, pg_url: str) -> No
         for table in ("chunk_name", "embed_withheld", "chunk"):
             count = conn.execute(f"SELECT count(*) FROM knoxidx.{table} WHERE repo = 'bill'")
             assert count.fetchone()[0] == 0, table
+
+
+def test_the_declarations_source_in_the_shared_store(tmp_path: Path, pg_url: str) -> None:
+    import psycopg
+
+    shared = write_tree(tmp_path / "dates", BILLING)
+    count = "SELECT count(*), count(embedding) FROM knoxidx.chunk_declaration WHERE repo = 'dates'"
+    with Index.open(shared, create=True, store=pg_url) as idx:
+        idx.update(jobs=1, embed=True)
+        with psycopg.connect(pg_url) as conn:
+            declared, embedded = conn.execute(count).fetchone()
+        assert declared == embedded > 0
+        found = idx.search(BILLING_QUESTION, k=3, mode="vector")["results"]
+        assert any("declarations" in r["sources"] for r in found)
+        # as a store written by the previous chunker was: no declarations; the next update
+        # writes them for the kept chunks and embeds them (from the shared cache)
+        with psycopg.connect(pg_url) as conn:
+            conn.execute("DELETE FROM knoxidx.chunk_declaration WHERE repo = 'dates'")
+            conn.execute("UPDATE knoxidx.embed_meta SET value = 'old'"
+                         " WHERE repo = 'dates' AND key = 'chunker'")
+        report = idx.update(jobs=1, embed=True)
+        assert report.retrieval["added"] == 0 and report.retrieval["pending"] == 0
+        assert report.retrieval["embedded"] == 0
+        with psycopg.connect(pg_url) as conn:
+            assert conn.execute(count).fetchone() == (declared, embedded)
+        # deleted with their chunks
+        (shared / "billing/amounts.py").unlink()
+        idx.update(jobs=1)
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute(count).fetchone()[0] < declared

@@ -106,21 +106,32 @@ def fill_synthetic(idx: Any, seed: int = 7) -> dict[str, int]:
     if len(real) == 0:
         raise SystemExit("no real vectors to copy from: embed some first (--real N, N > 0)")
     rng = np.random.default_rng(seed)
-    made = 0
+    made = declarations = 0
     while True:
         ids = store.pending(2048)
         if not ids:
             break
-        rows = real[rng.integers(0, len(real), size=len(ids))]
-        perms = np.argsort(rng.random((len(ids), embedder.dimension)), axis=1)
-        signs = rng.choice(np.array([-1.0, 1.0], dtype=np.float32), size=rows.shape)
-        made_rows = np.take_along_axis(rows, perms, axis=1) * signs
+        # the chunks' declarations too (names.declaration_texts): their matrix is searched
+        # at full size as well
+        declared = [d for found in store.declarations(ids).values() for d, _ in found]
+
+        def permuted(n: int) -> Any:
+            rows = real[rng.integers(0, len(real), size=n)]
+            perms = np.argsort(rng.random((n, embedder.dimension)), axis=1)
+            signs = rng.choice(np.array([-1.0, 1.0], dtype=np.float32), size=rows.shape)
+            return np.take_along_axis(rows, perms, axis=1) * signs
+
         with store.transaction():
             store.save_vectors(embedder.model_id, [
-                (i, f"synthetic:{i}", to_blob(v)) for i, v in zip(ids, made_rows, strict=True)
+                (i, f"synthetic:{i}", to_blob(v))
+                for i, v in zip(ids, permuted(len(ids)), strict=True)
+            ], [
+                (d, f"synthetic:d{d}", to_blob(v))
+                for d, v in zip(declared, permuted(len(declared)), strict=True)
             ])
         made += len(ids)
-    return {"real": len(real), "synthetic": made}
+        declarations += len(declared)
+    return {"real": len(real), "synthetic": made, "synthetic_declarations": declarations}
 
 
 def latency(args: argparse.Namespace) -> dict[str, Any]:

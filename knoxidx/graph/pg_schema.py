@@ -110,7 +110,17 @@ CREATE INDEX chunk_name_tsv ON knoxidx.chunk_name USING gin(tsv);
 CREATE INDEX chunk_name_repo ON knoxidx.chunk_name(repo);
 """
 
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5}
+# v6: the search's declarations source (``knoxidx.retrieval.names.declaration_texts``): each
+# code definition's declaration text and, once embedded, its vector, by chunk (searched through
+# an HNSW index per dimension, as chunk vectors are; see ``pg_store.ensure_vector_index``).
+_V6 = """
+CREATE TABLE knoxidx.chunk_declaration(chunk_id BIGINT NOT NULL, n INTEGER NOT NULL,
+  repo TEXT NOT NULL, text TEXT NOT NULL, text_hash TEXT NOT NULL DEFAULT '', dim INTEGER,
+  embedding vector, PRIMARY KEY (chunk_id, n));
+CREATE INDEX chunk_declaration_repo ON knoxidx.chunk_declaration(repo);
+"""
+
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6}
 SCHEMA_VERSION = max(MIGRATIONS)
 
 

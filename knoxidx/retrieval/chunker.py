@@ -86,9 +86,11 @@ class Chunk:
     doc: str
     header: str  # short context line(s) prepended for embedding
     content_hash: str  # of header and text: what the embedding depends on
-    # the kinds of ``symbols``, as the chunker made them; not stored with the chunk (what the
-    # names source needs of them is, see ``names.name_rows``): () in chunks read back
+    # the kinds and signatures of ``symbols``, as the chunker made them; not stored with the
+    # chunk (what the names and declarations sources need of them is, see ``names``): () in
+    # chunks read back
     symbol_kinds: tuple[str, ...] = field(default=(), compare=False)
+    symbol_signatures: tuple[str, ...] = field(default=(), compare=False)
 
 
 class Piece(NamedTuple):
@@ -303,6 +305,7 @@ class _Planner:
             token_count=self.tokens(start, end),
             symbols=tuple(self.defs[i].qualname for i in starting),
             symbol_kinds=tuple(self.defs[i].kind for i in starting),
+            symbol_signatures=tuple(self.defs[i].signature for i in starting),
             symbol=d.qualname if d else "",
             kind=d.kind if d else "",
             enclosing=scope,

@@ -123,11 +123,11 @@ def condensed_view_v2(chunk: Chunk, identifier_limit: int = 120) -> str:
         lines.append(chunk.signature.strip().splitlines()[0][:300])
     if chunk.doc:
         lines.append(chunk.doc.strip())
-    lines.append(readable_identifiers(chunk.text, identifier_limit, keep=_meaningful))
+    lines.append(readable_identifiers(chunk.text, identifier_limit, keep=meaningful_identifier))
     return "\n".join(line for line in lines if line)
 
 
-def _meaningful(token: str) -> bool:
+def meaningful_identifier(token: str) -> bool:
     """An identifier that is not one of the languages' keywords (numbers are not kept)."""
     return not token.isdigit() and token.lower() not in CODE_KEYWORDS
 

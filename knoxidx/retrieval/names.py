@@ -25,8 +25,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from knoxidx.retrieval.chunker import Chunk
+from knoxidx.retrieval.embedders import meaningful_identifier
 from knoxidx.retrieval.rerank import QueryWords, scope_words
-from knoxidx.retrieval.terms import identifier_parts, stem
+from knoxidx.retrieval.secrets import mask_secrets
+from knoxidx.retrieval.terms import identifier_parts, readable_identifiers, stem
 
 # The kinds a question is answered by; fields and constants are not (measured: counting them
 # too cost R@10 / MRR@10 -0.008 / -0.012 on the held-out projects).
@@ -90,3 +92,37 @@ def rank_names(
             best[chunk_id] = score
     ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
     return ranked[:limit]
+
+
+def declaration_texts(chunk: Chunk) -> list[str]:
+    """What the declarations source embeds of each code definition that starts in ``chunk``,
+    in its order: the kind, the name's
+    words, what holds it (enclosing names, else the file's name) and the signature's words,
+    ``function minus years in period: public period minus years long years to subtract``.
+
+    The chunk's own vector reads a condensed view of everything in it, where a short
+    definition's name is a few words among many; a question says in other words what the
+    name says ("... years subtracted" for ``minusYears``), which the names source, matching
+    words exactly, cannot see and a model reading little more than the name can. Measured on
+    the docstring -> code benchmark (BENCHMARKS.md, session 13): this text, one vector per
+    definition, a chunk ranked by its best, beat the kind and name alone, the name and its
+    holder, and the same with the doc comment's first line."""
+    kinds = chunk.symbol_kinds or ("",) * len(chunk.symbols)
+    signatures = chunk.symbol_signatures or ("",) * len(chunk.symbols)
+    texts = []
+    for qualname, kind, signature in zip(chunk.symbols, kinds, signatures, strict=True):
+        if kind not in NAME_KINDS:
+            continue
+        parts = qualname.replace("::", ".").split(".")
+        own = " ".join(identifier_parts(parts[-1]))
+        if not own:
+            continue
+        holder = " ".join(" ".join(identifier_parts(p)) for p in parts[:-1])
+        if not holder:
+            holder = " ".join(identifier_parts(chunk.path.rsplit("/", 1)[-1].split(".", 1)[0]))
+        text = f"{kind.lower()} {own} in {holder}" if holder else f"{kind.lower()} {own}"
+        # a secret in a default value would reach a remote embedder as words its masking
+        # no longer recognises: masked while it is still whole
+        words = readable_identifiers(mask_secrets(signature)[0], keep=meaningful_identifier)
+        texts.append(f"{text}: {words}" if words else text)
+    return texts

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from knoxidx.retrieval.chunker import Chunk
-from knoxidx.retrieval.names import name_rows
+from knoxidx.retrieval.names import declaration_texts, name_rows
 from knoxidx.retrieval.store import (
     _CHUNK_COLUMNS,
     NAMES_PER_CHUNK,
@@ -35,6 +35,8 @@ _FTS = ("setweight(to_tsvector('simple', %s), 'D') || setweight(to_tsvector('sim
         " || setweight(to_tsvector('simple', %s), 'B')")
 _INSERT_NAME = ("INSERT INTO knoxidx.chunk_name (chunk_id, n, repo, name, scope, tsv)"
                 " VALUES (%s, %s, %s, %s, %s, to_tsvector('simple', %s))")
+_INSERT_DECLARATION = ("INSERT INTO knoxidx.chunk_declaration (chunk_id, n, repo, text)"
+                       " VALUES (%s, %s, %s, %s)")
 _HNSW_EF_SEARCH = 100
 _INSERT = (
     "INSERT INTO knoxidx.chunk (repo, path, start_line, end_line, language, symbol, kind,"
@@ -127,6 +129,32 @@ class PgChunkStore:
             ]
             if rows:
                 cur.executemany(_INSERT_NAME, rows)
+            # declarations: a new chunk's are written; a kept chunk's again when their texts
+            # changed, and the chunk is then pending to embed them
+            declared: dict[int, list[str]] = {}
+            for chunk_id, text in cur.execute(
+                    "SELECT chunk_id, text FROM knoxidx.chunk_declaration"
+                    " WHERE chunk_id = ANY(%s) ORDER BY chunk_id, n", (kept_ids,)).fetchall():
+                declared.setdefault(chunk_id, []).append(text)
+            named = iter(ids)
+            written: list[tuple] = []
+            again: list[int] = []
+            for chunk, kept_id in zip(chunks, chunk_ids, strict=True):
+                chunk_id = kept_id if kept_id is not None else next(named)
+                texts = declaration_texts(chunk)[:NAMES_PER_CHUNK]
+                if kept_id is not None:
+                    if declared.get(chunk_id, []) == texts:
+                        continue
+                    again.append(chunk_id)
+                written.extend((chunk_id, n, self._repo, t) for n, t in enumerate(texts))
+            if again:
+                cur.execute("DELETE FROM knoxidx.chunk_declaration WHERE chunk_id = ANY(%s)",
+                            (again,))
+                cur.executemany(
+                    "INSERT INTO knoxidx.embed_pending (chunk_id, repo) VALUES (%s, %s)"
+                    " ON CONFLICT DO NOTHING", [(i, self._repo) for i in again])
+            if written:
+                cur.executemany(_INSERT_DECLARATION, written)
         stale = [i for ids in old.values() for i in ids]
         self._delete(stale)
         return FileUpdate(added=len(new), kept=len(moved), removed=len(stale))
@@ -211,6 +239,7 @@ class PgChunkStore:
         if not ids:
             return
         for table, column in (("chunk", "id"), ("chunk_name", "chunk_id"),
+                              ("chunk_declaration", "chunk_id"),
                               ("chunk_vector", "chunk_id"), ("embed_pending", "chunk_id"),
                               ("embed_withheld", "chunk_id")):
             self.conn.execute(f"DELETE FROM knoxidx.{table} WHERE {column} = ANY(%s)",
@@ -290,6 +319,33 @@ class PgChunkStore:
             ).fetchall()
         return [(int(i), float(s)) for i, s in rows]
 
+    def declaration_search(self, query: Any, limit: int,
+                           chunk_filter: ChunkFilter | None = None) -> list[tuple[int, float]]:
+        """The ``limit`` chunks whose declarations are nearest ``query`` by cosine, each by its
+        best (pgvector HNSW over the declarations; a few times ``limit`` of them are read)."""
+        from knoxidx.retrieval.vectors import normalize
+
+        vector = normalize(query).reshape(-1)
+        dim = int(vector.shape[0])
+        literal = "[" + ",".join(f"{x:.9g}" for x in vector.tolist()) + "]"
+        scope, args = self._scope("d")
+        where, params = _filter_sql(chunk_filter)
+        join = " JOIN knoxidx.chunk c ON c.id = d.chunk_id" if chunk_filter else ""
+        with self.conn.transaction():
+            self.conn.execute(f"SET LOCAL hnsw.ef_search = {_HNSW_EF_SEARCH}")
+            _iterative_scan(self.conn)
+            rows = self.conn.execute(
+                f"SELECT d.chunk_id, 1 - (d.embedding::vector({dim}) <=> %s::vector({dim}))"
+                f" FROM knoxidx.chunk_declaration d{join} WHERE d.dim = {dim} AND {scope}"
+                f" AND {where} ORDER BY d.embedding::vector({dim}) <=> %s::vector({dim})"
+                " LIMIT %s",
+                (literal, *args, *params, literal, limit * 8),
+            ).fetchall()
+        best: dict[int, float] = {}
+        for chunk_id, score in rows:
+            best.setdefault(int(chunk_id), float(score))
+        return list(best.items())[:limit]
+
     # ---- vectors, cache, pending -------------------------------------------------------------
 
     def meta(self, key: str) -> str | None:
@@ -324,6 +380,9 @@ class PgChunkStore:
     def drop_vectors(self) -> int:
         count = self.chunk_count()
         self.conn.execute("DELETE FROM knoxidx.chunk_vector WHERE repo = %s", (self._repo,))
+        self.conn.execute(
+            "UPDATE knoxidx.chunk_declaration SET text_hash = '', dim = NULL, embedding = NULL"
+            " WHERE repo = %s", (self._repo,))
         self.conn.execute(
             "INSERT INTO knoxidx.embed_pending (chunk_id, repo) SELECT id, repo FROM"
             " knoxidx.chunk WHERE repo = %s ON CONFLICT DO NOTHING", (self._repo,))
@@ -392,7 +451,19 @@ class PgChunkStore:
         return int(self.conn.execute(
             "SELECT count(*) FROM knoxidx.embed_cache WHERE model = %s", (model,)).fetchone()[0])
 
-    def save_vectors(self, model: str, items: Sequence[tuple[int, str, bytes]]) -> None:
+    def declarations(self, chunk_ids: Sequence[int]) -> dict[int, list[tuple[int, str]]]:
+        """(declaration id, text) of each chunk's declarations, in order; a declaration's id
+        is chunk id x NAMES_PER_CHUNK + n, as in SQLite."""
+        out: dict[int, list[tuple[int, str]]] = {}
+        for chunk_id, n, text in self.conn.execute(
+                "SELECT chunk_id, n, text FROM knoxidx.chunk_declaration"
+                " WHERE chunk_id = ANY(%s) ORDER BY chunk_id, n", (list(chunk_ids),)):
+            out.setdefault(int(chunk_id), []).append(
+                (int(chunk_id) * NAMES_PER_CHUNK + int(n), str(text)))
+        return out
+
+    def save_vectors(self, model: str, items: Sequence[tuple[int, str, bytes]],
+                     declarations: Sequence[tuple[int, str, bytes]] = ()) -> None:
         import numpy as np
 
         if not items:
@@ -400,7 +471,17 @@ class PgChunkStore:
         with self.conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO knoxidx.embed_cache VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-                [(model, h, blob) for _, h, blob in items])
+                [(model, h, blob) for _, h, blob in (*items, *declarations)])
+            if declarations:
+                rows = []
+                for declaration_id, text_hash, blob in declarations:
+                    vector = np.frombuffer(blob, dtype="<f4")
+                    literal = "[" + ",".join(f"{x:.9g}" for x in vector.tolist()) + "]"
+                    chunk_id, n = divmod(declaration_id, NAMES_PER_CHUNK)
+                    rows.append((text_hash, int(vector.shape[0]), literal, chunk_id, n))
+                cur.executemany(
+                    "UPDATE knoxidx.chunk_declaration SET text_hash = %s, dim = %s,"
+                    " embedding = %s::vector WHERE chunk_id = %s AND n = %s", rows)
             rows = []
             for chunk_id, text_hash, blob in items:
                 vector = np.frombuffer(blob, dtype="<f4")
@@ -428,6 +509,20 @@ class PgChunkStore:
             blobs.append(np.asarray(json.loads(text), dtype="<f4").tobytes())
         return ids, blobs
 
+    def all_declaration_vectors(self) -> tuple[list[int], list[bytes]]:
+        import numpy as np
+
+        scope, args = self._scope("d")
+        ids: list[int] = []
+        blobs: list[bytes] = []
+        for chunk_id, n, text in self.conn.execute(
+            "SELECT chunk_id, n, embedding::text FROM knoxidx.chunk_declaration d"
+            f" WHERE embedding IS NOT NULL AND {scope} ORDER BY chunk_id, n", args,
+        ):
+            ids.append(int(chunk_id) * NAMES_PER_CHUNK + int(n))
+            blobs.append(np.asarray(json.loads(text), dtype="<f4").tobytes())
+        return ids, blobs
+
     def vector_count(self) -> int:
         scope, args = self._scope("v")
         return int(self.conn.execute(
@@ -444,14 +539,15 @@ def ensure_vector_index(conn: Any, dim: int) -> None:
     """The HNSW index for vectors of ``dim`` dimensions. Made by the first writer that embeds
     with such a model, or ahead by ``knoxidx store init --vector-dim`` (a writer role that does
     not own the table cannot create it)."""
-    name = f"chunk_vector_hnsw_{int(dim)}"
-    if conn.execute("SELECT 1 FROM pg_indexes WHERE schemaname = 'knoxidx' AND indexname = %s",
-                    (name,)).fetchone():
-        return
-    conn.execute(
-        f"CREATE INDEX IF NOT EXISTS {name} ON knoxidx.chunk_vector"
-        f" USING hnsw ((embedding::vector({int(dim)})) vector_cosine_ops) WHERE dim = {int(dim)}"
-    )
+    for table in ("chunk_vector", "chunk_declaration"):
+        name = f"{table}_hnsw_{int(dim)}"
+        if conn.execute("SELECT 1 FROM pg_indexes WHERE schemaname = 'knoxidx'"
+                        " AND indexname = %s", (name,)).fetchone():
+            continue
+        conn.execute(
+            f"CREATE INDEX IF NOT EXISTS {name} ON knoxidx.{table} USING hnsw"
+            f" ((embedding::vector({int(dim)})) vector_cosine_ops) WHERE dim = {int(dim)}"
+        )
 
 
 def _filter_sql(chunk_filter: ChunkFilter | None) -> tuple[str, list[Any]]:

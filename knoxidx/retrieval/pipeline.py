@@ -2,8 +2,9 @@
 
 1. ``update_file`` replaces a file's chunks; only chunks whose content hash changed become
    *pending*.
-2. ``embed_pending`` embeds pending chunks batch by batch, through the cache first (keyed by
-   model and the hash of the exact text embedded), committing after each batch. When the
+2. ``embed_pending`` embeds pending chunks batch by batch, with their declarations (see
+   ``names.declaration_texts``), through the cache first (keyed by model and the hash of the
+   exact text embedded), committing after each batch. When the
    service is down (breaker open, retries exhausted) it stops and leaves the rest pending with
    the error noted: a later run picks them up. A chunk leaves the pending list only in the same
    transaction that stores its vector, so nothing is lost and nothing is embedded twice.
@@ -35,12 +36,13 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class EmbedReport:
-    embedded: int  # vectors made by the model in this run
-    from_cache: int  # vectors found in the cache
+    embedded: int  # chunk vectors made by the model in this run
+    from_cache: int  # chunk vectors found in the cache
     pending: int  # chunks still waiting (0 when done)
     stopped: str  # why the run stopped early, "" if it finished
     model_switch: str = ""  # set when the model changed and every chunk is being re-embedded
     withheld: int = 0  # chunks of never-send files kept from a remote embedder in this run
+    declarations: int = 0  # declaration vectors made by the model (not in the cache)
 
 
 def text_hash(text: str) -> str:
@@ -87,7 +89,7 @@ def embed_pending(
         switch = ensure_model(store, embedder) or ""
         if egress is not None:
             store.release_withheld(egress.policy.allows)
-    embedded = from_cache = done = withheld = 0
+    embedded = from_cache = done = withheld = declarations = 0
     after = 0
     stopped = ""
     total = store.pending_count()
@@ -111,13 +113,25 @@ def embed_pending(
                 rows = {i: row for i, row in rows.items() if i not in set(refused)}
         texts = {i: embedder.document_text(rows[i].chunk) for i in ids if i in rows}
         hashes = {i: text_hash(t) for i, t in texts.items()}
-        known = store.cached(embedder.model_id, list(hashes.values()))
+        # each chunk's declarations (names.declaration_texts) are embedded with it
+        declared = {
+            d: (t, rows[i].chunk.path)
+            for i, found in store.declarations(list(texts)).items() for d, t in found
+        }
+        declaration_hashes = {d: text_hash(t) for d, (t, _) in declared.items()}
+        known = store.cached(embedder.model_id,
+                             [*hashes.values(), *declaration_hashes.values()])
         wanted: dict[str, str] = {}
         wanted_paths: dict[str, str] = {}
         for i, h in hashes.items():
             if h not in known:
                 wanted.setdefault(h, texts[i])
                 wanted_paths.setdefault(h, rows[i].chunk.path)
+        chunk_texts = len(wanted)
+        for d, h in declaration_hashes.items():
+            if h not in known:
+                wanted.setdefault(h, declared[d][0])
+                wanted_paths.setdefault(h, declared[d][1])
         try:
             if not wanted:
                 fresh = None
@@ -137,10 +151,13 @@ def embed_pending(
             for h, vector in zip(wanted, fresh, strict=True):
                 known[h] = to_blob(vector)
         with store.transaction():
-            store.save_vectors(embedder.model_id, [(i, h, known[h]) for i, h in hashes.items()])
-        embedded += len(wanted)
-        from_cache += len(hashes) - len(wanted)
+            store.save_vectors(embedder.model_id, [(i, h, known[h]) for i, h in hashes.items()],
+                               [(d, h, known[h]) for d, h in declaration_hashes.items()])
+        embedded += chunk_texts
+        from_cache += len(hashes) - chunk_texts
+        declarations += len(wanted) - chunk_texts
         done += len(ids)
         if progress is not None:
             progress(done, total)
-    return EmbedReport(embedded, from_cache, store.pending_count(), stopped, switch, withheld)
+    return EmbedReport(embedded, from_cache, store.pending_count(), stopped, switch, withheld,
+                       declarations)

@@ -1,5 +1,7 @@
-"""Hybrid search: lexical (FTS5/BM25), vector (cosine), symbol-name hits and definitions named
-with the query's words (``names.py``), fused by reciprocal rank, then reranked: by a service
+"""Hybrid search: lexical (FTS5/BM25), vector (cosine), declarations (cosine with each code
+definition's declaration, ``names.declaration_texts``; a chunk ranks by its best), symbol-name
+hits and definitions named with the query's words (``names.py``), fused by reciprocal rank,
+then reranked: by a service
 reranker when one is configured, else, given the graph's definitions, at definition level
 (``rerank.py``), so that results are definitions rather than whole merged chunks.
 
@@ -15,7 +17,7 @@ import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from knoxidx.retrieval.embedders import Embedder
 from knoxidx.retrieval.errors import RetrievalError
@@ -29,7 +31,7 @@ from knoxidx.retrieval.rerank import (
     narrow,
     rerank_definitions,
 )
-from knoxidx.retrieval.store import ChunkFilter, ChunkStore, StoredChunk
+from knoxidx.retrieval.store import NAMES_PER_CHUNK, ChunkFilter, ChunkStore, StoredChunk
 from knoxidx.retrieval.terms import content_terms, line_terms
 from knoxidx.retrieval.vectors import VectorIndex, from_blobs, load_matrix
 
@@ -47,9 +49,12 @@ class SymbolHit:
 
 
 SymbolSource = Callable[[str, int], Sequence[SymbolHit]]
-SOURCES = ("lexical", "vector", "symbol", "names")
+SOURCES = ("lexical", "vector", "declarations", "symbol", "names")
+# the sources that compare the query's vector with stored ones
+VECTOR_SOURCES = ("vector", "declarations")
 # each source's weight in the fusion (see BENCHMARKS.md, "Retrieval", for what was measured)
-SOURCE_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "symbol": 1.0, "names": 1.0}
+SOURCE_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "declarations": 1.0, "symbol": 1.0,
+                  "names": 1.0}
 
 
 class Reranker(Protocol):
@@ -67,7 +72,8 @@ class SearchResult:
     kind: str
     score: float
     snippet: str
-    sources: tuple[str, ...]  # which of lexical / vector / symbol / names / rerank found it
+    # which of lexical / vector / declarations / symbol / names / rerank found it
+    sources: tuple[str, ...]
     chunk_id: int
     language: str = ""
     match_line: int = 0  # the line of the chunk sharing most words with the query
@@ -100,6 +106,9 @@ class HybridSearch:
         self.rerank_top = rerank_top
         self._index: VectorIndex | None = None
         self._index_version = -1
+        self._declarations: VectorIndex | None = None
+        self._declarations_version = -1
+        self._query_vector: tuple[str, Any] | None = None  # embedded once per search
         self.skipped: dict[str, str] = {}  # source -> why the last search went without it
         self._filter = ChunkFilter()
         # the query's words, made once per search (the names source and the rerank both ask)
@@ -111,8 +120,40 @@ class HybridSearch:
         return self.store.lexical_search(content_terms(query), self.candidates, self._filter)
 
     def vector(self, query: str) -> list[tuple[int, float]]:
-        if self.embedder is None:
+        query_vector = self.query_vector(query)
+        if query_vector is None:
             return []
+        if hasattr(self.store, "vector_search"):  # the store searches its own vector index
+            return self.store.vector_search(query_vector, self.candidates, self._filter)
+        index = self.vector_index()
+        if len(index) == 0:
+            return []
+        allowed = self.store.chunk_ids(self._filter) if self._filter else None
+        return index.top_k(query_vector, self.candidates, allowed)
+
+    def declarations(self, query: str) -> list[tuple[int, float]]:
+        """Chunks by the best cosine of the query with their declarations' vectors."""
+        query_vector = self.query_vector(query)
+        if query_vector is None:
+            return []
+        if hasattr(self.store, "declaration_search"):  # the store searches its own index
+            return self.store.declaration_search(query_vector, self.candidates, self._filter)
+        index = self.declaration_index()
+        if len(index) == 0:
+            return []
+        allowed = self.store.chunk_ids(self._filter) if self._filter else None
+        return index.top_groups(query_vector, self.candidates, NAMES_PER_CHUNK, allowed)
+
+    def query_vector(self, query: str) -> Any:
+        """The query's vector (made once per search), or None when there is no embedder or
+        the index holds another model's vectors."""
+        if self.embedder is None:
+            return None
+        if self._query_vector is not None and self._query_vector[0] == query:
+            made = self._query_vector[1]
+            if isinstance(made, RetrievalError):  # a failing service is asked once a search
+                raise made
+            return made
         recorded = self.store.recorded_model()
         if recorded is not None and recorded != self.embedder.model_id:
             log.warning(
@@ -120,15 +161,14 @@ class HybridSearch:
                 recorded,
                 self.embedder.model_id,
             )
-            return []
-        if hasattr(self.store, "vector_search"):  # the store searches its own vector index
-            query_vector = self.embedder.embed_query(query)
-            return self.store.vector_search(query_vector, self.candidates, self._filter)
-        index = self.vector_index()
-        if len(index) == 0:
-            return []
-        allowed = self.store.chunk_ids(self._filter) if self._filter else None
-        return index.top_k(self.embedder.embed_query(query), self.candidates, allowed)
+            return None
+        try:
+            vector = self.embedder.embed_query(query)
+        except RetrievalError as exc:
+            self._query_vector = (query, exc)
+            raise
+        self._query_vector = (query, vector)
+        return vector
 
     def symbols(self, query: str) -> list[tuple[int, float]]:
         if self.symbol_source is None:
@@ -167,6 +207,22 @@ class HybridSearch:
             self._index_version = version
         return self._index
 
+    def declaration_index(self) -> VectorIndex:
+        version = self.store.vectors_version()
+        if self._declarations is None or version != self._declarations_version:
+            dimension = self.embedder.dimension if self.embedder else 0
+            if hasattr(self.store, "vectors_token"):  # SQLite: a memory-mapped copy
+                ids, matrix = load_matrix(self.store.database_folder(),
+                                          self.store.vectors_token(), dimension,
+                                          self.store.all_declaration_vectors,
+                                          name="declarations")
+                self._declarations = VectorIndex(ids, matrix, normalized=True)
+            else:
+                ids, blobs = self.store.all_declaration_vectors()
+                self._declarations = VectorIndex(ids, from_blobs(blobs, dimension))
+            self._declarations_version = version
+        return self._declarations
+
     # ---- fusion ------------------------------------------------------------------------------
 
     def search(
@@ -184,6 +240,7 @@ class HybridSearch:
         reranker is set), otherwise each chunk is narrowed to its best definition."""
         self.skipped = {}
         self._words = None
+        self._query_vector = None
         query = query.strip()
         if not query:
             return []
@@ -192,6 +249,7 @@ class HybridSearch:
         for name, source in (
             ("lexical", self.lexical),
             ("vector", self.vector),
+            ("declarations", self.declarations),
             ("symbol", self.symbols),
             ("names", self.names),
         ):

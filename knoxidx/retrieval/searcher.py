@@ -25,7 +25,13 @@ from knoxidx.retrieval.errors import (
     SearchIndexMissingError,
     SearchInputError,
 )
-from knoxidx.retrieval.search import SOURCES, HybridSearch, SearchResult, SymbolHit
+from knoxidx.retrieval.search import (
+    SOURCES,
+    VECTOR_SOURCES,
+    HybridSearch,
+    SearchResult,
+    SymbolHit,
+)
 from knoxidx.retrieval.store import ChunkFilter
 
 MODES = ("hybrid", "lexical", "vector")
@@ -159,7 +165,7 @@ class Searcher:
                     note = f"{why_not}: showing lexical, symbol and name results only"
             else:
                 hybrid.embedder = self._embedder
-                sources = ("vector",) if mode == "vector" else SOURCES
+                sources = VECTOR_SOURCES if mode == "vector" else SOURCES
         # the definition rerank belongs to hybrid search (fusion, then rerank); the single-source
         # modes only narrow each chunk to its best definition
         results = hybrid.search(query, k, sources=sources, chunk_filter=chunk_filter,

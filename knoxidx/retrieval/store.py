@@ -10,6 +10,9 @@ Tables (in the index database the graph store opened; names start with ``chunk``
   NAMES_PER_CHUNK + n``.
 - ``chunk_vector``: the current model's unit vector for a chunk, and the hash of the text
   that was embedded.
+- ``chunk_declaration``: what the declarations source embeds of each code definition that
+  starts in a chunk (``names.declaration_texts``), and its vector once embedded (with the
+  chunk, in the same transaction); id ``chunk id x NAMES_PER_CHUNK + n``.
 - ``embed_cache``: vectors by (model, text hash). It outlives chunks, so a chunk that comes back
   (a revert, a moved file, a re-index) costs no model call.
 - ``embed_pending``: chunks that still need a vector (new, changed, or left over when the
@@ -40,7 +43,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from knoxidx.retrieval.chunker import Chunk, DefinitionLike
-from knoxidx.retrieval.names import name_rows
+from knoxidx.retrieval.names import declaration_texts, name_rows
 from knoxidx.retrieval.terms import index_text
 
 SCHEMA = """
@@ -70,6 +73,12 @@ CREATE TABLE IF NOT EXISTS chunk_vector (
     chunk_id INTEGER PRIMARY KEY,
     text_hash TEXT NOT NULL,
     vector BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunk_declaration (
+    id INTEGER PRIMARY KEY,
+    text TEXT NOT NULL,
+    text_hash TEXT NOT NULL DEFAULT '',
+    vector BLOB
 );
 CREATE TABLE IF NOT EXISTS embed_pending (
     chunk_id INTEGER PRIMARY KEY,
@@ -268,6 +277,10 @@ class ChunkStore:
                 # (every file re-chunked) its names may be new, or missing from an old index
                 self._delete_names([chunk_id])
                 self._insert_names(chunk_id, chunk)
+                if self._declarations_changed(chunk_id, chunk):
+                    # embedded again: the chunk's own text comes from the cache
+                    self.conn.execute(
+                        "INSERT OR IGNORE INTO embed_pending (chunk_id) VALUES (?)", (chunk_id,))
                 kept += 1
             else:
                 chunk_id = self._insert(chunk, fts[n] if fts is not None else None)
@@ -366,6 +379,7 @@ class ChunkStore:
             (chunk_id, *(fts or fts_columns(chunk))),
         )
         self._insert_names(chunk_id, chunk)
+        self._insert_declarations(chunk_id, chunk)
         return chunk_id
 
     def _insert_names(self, chunk_id: int, chunk: Chunk) -> int:
@@ -374,6 +388,45 @@ class ChunkStore:
                 for n, (parts, scope) in enumerate(name_rows(chunk)[:NAMES_PER_CHUNK])]
         self.conn.executemany("INSERT INTO chunk_name (rowid, name, scope) VALUES (?, ?, ?)", rows)
         return len(rows)
+
+    def _insert_declarations(self, chunk_id: int, chunk: Chunk) -> None:
+        base = chunk_id * NAMES_PER_CHUNK
+        self.conn.executemany(
+            "INSERT INTO chunk_declaration (id, text) VALUES (?, ?)",
+            [(base + n, text)
+             for n, text in enumerate(declaration_texts(chunk)[:NAMES_PER_CHUNK])])
+
+    def _declarations_changed(self, chunk_id: int, chunk: Chunk) -> bool:
+        """Write a kept chunk's declarations again if their texts changed (a renamed class
+        holding an unchanged method, a chunker version that adds them); whether they did."""
+        base = chunk_id * NAMES_PER_CHUNK
+        old = [row[0] for row in self.conn.execute(
+            "SELECT text FROM chunk_declaration WHERE id >= ? AND id < ? ORDER BY id",
+            (base, base + NAMES_PER_CHUNK))]
+        if old == declaration_texts(chunk)[:NAMES_PER_CHUNK]:
+            return False
+        self._delete_declarations([chunk_id])
+        self._insert_declarations(chunk_id, chunk)
+        self._bump_version()  # a kept matrix copy (vectors.load_matrix) still has the old ones
+        return True
+
+    def _delete_declarations(self, ids: Sequence[int]) -> None:
+        self.conn.executemany(
+            "DELETE FROM chunk_declaration WHERE id >= ? AND id < ?",
+            [(i * NAMES_PER_CHUNK, (i + 1) * NAMES_PER_CHUNK) for i in ids],
+        )
+
+    def declarations(self, chunk_ids: Sequence[int]) -> dict[int, list[tuple[int, str]]]:
+        """(declaration id, text) of each chunk's declarations, in order."""
+        out: dict[int, list[tuple[int, str]]] = {}
+        for i in chunk_ids:
+            base = i * NAMES_PER_CHUNK
+            rows = self.conn.execute(
+                "SELECT id, text FROM chunk_declaration WHERE id >= ? AND id < ? ORDER BY id",
+                (base, base + NAMES_PER_CHUNK)).fetchall()
+            if rows:
+                out[i] = [(int(d), str(t)) for d, t in rows]
+        return out
 
     def rebuild_names(
         self, definitions: Callable[[str], Sequence[DefinitionLike] | None]
@@ -407,6 +460,7 @@ class ChunkStore:
         self.conn.executemany("DELETE FROM chunk WHERE id = ?", rows)
         self.conn.executemany("DELETE FROM chunk_fts WHERE rowid = ?", rows)
         self._delete_names(ids)
+        self._delete_declarations(ids)
         self.conn.executemany("DELETE FROM chunk_vector WHERE chunk_id = ?", rows)
         self.conn.executemany("DELETE FROM embed_pending WHERE chunk_id = ?", rows)
         self.conn.executemany("DELETE FROM embed_withheld WHERE chunk_id = ?", rows)
@@ -535,6 +589,7 @@ class ChunkStore:
         """Forget every chunk vector (the model changed) and mark every chunk pending."""
         count = self.chunk_count()
         self.conn.execute("DELETE FROM chunk_vector")
+        self.conn.execute("UPDATE chunk_declaration SET text_hash = '', vector = NULL")
         self.conn.execute("DELETE FROM embed_withheld")
         self.conn.execute("INSERT OR IGNORE INTO embed_pending (chunk_id) SELECT id FROM chunk")
         self._bump_version()
@@ -610,14 +665,20 @@ class ChunkStore:
         row = self.conn.execute(f"SELECT count(*) FROM {self._cache} WHERE model = ?", (model,))
         return int(row.fetchone()[0])
 
-    def save_vectors(self, model: str, items: Sequence[tuple[int, str, bytes]]) -> None:
-        """Store (chunk id, text hash, vector) for the current model, fill the cache, and take the
-        chunks off the pending list."""
+    def save_vectors(self, model: str, items: Sequence[tuple[int, str, bytes]],
+                     declarations: Sequence[tuple[int, str, bytes]] = ()) -> None:
+        """Store (chunk id, text hash, vector) for the current model, and the (declaration id,
+        text hash, vector) of those chunks' declarations; fill the cache, and take the chunks
+        off the pending list."""
         if not items:
             return
         self.conn.executemany(
             f"INSERT OR IGNORE INTO {self._cache} (model, text_hash, vector) VALUES (?, ?, ?)",
-            [(model, text_hash, blob) for _, text_hash, blob in items],
+            [(model, text_hash, blob) for _, text_hash, blob in (*items, *declarations)],
+        )
+        self.conn.executemany(
+            "UPDATE chunk_declaration SET text_hash = ?, vector = ? WHERE id = ?",
+            [(text_hash, blob, i) for i, text_hash, blob in declarations],
         )
         self.conn.executemany(
             "INSERT OR REPLACE INTO chunk_vector (chunk_id, text_hash, vector) VALUES (?, ?, ?)",
@@ -638,6 +699,25 @@ class ChunkStore:
             ids.append(int(chunk_id))
             blobs.append(bytes(blob))
         return ids, blobs
+
+    def all_declaration_vectors(self) -> tuple[list[int], list[bytes]]:
+        """(declaration id, vector) of every embedded declaration; none in an index made
+        before them and opened read-only."""
+        ids: list[int] = []
+        blobs: list[bytes] = []
+        if not self._has_table("chunk_declaration"):
+            return ids, blobs
+        for declaration_id, blob in self.conn.execute(
+            "SELECT id, vector FROM chunk_declaration WHERE vector IS NOT NULL ORDER BY id"
+        ):
+            ids.append(int(declaration_id))
+            blobs.append(bytes(blob))
+        return ids, blobs
+
+    def _has_table(self, name: str) -> bool:
+        return self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+        ).fetchone() is not None
 
     def vector_count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM chunk_vector").fetchone()[0])

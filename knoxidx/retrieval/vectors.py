@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     import numpy as np
 
 log = logging.getLogger(__name__)
-MATRIX_GLOB = "vectors-*"  # every kept copy of the matrix, partial ones of a crash included
+# what a kept matrix holds: the chunks' vectors, or their declarations' (``names``)
+MATRIX_NAMES = ("vectors", "declarations")
 
 
 def normalize(matrix: np.ndarray) -> np.ndarray:
@@ -93,20 +94,57 @@ class VectorIndex:
         best = best[np.argsort(-scores[best], kind="stable")]
         return [(int(self.ids[i]), float(scores[i])) for i in best]
 
+    def top_groups(
+        self, query: np.ndarray, k: int, group: int, allowed: Sequence[int] | None = None
+    ) -> list[tuple[int, float]]:
+        """The ``k`` groups (id // ``group``: a declaration's chunk) with the vectors nearest
+        ``query``, each scored by its best cosine, best first; with ``allowed``, only those
+        groups."""
+        import numpy as np
+
+        if len(self) == 0 or k <= 0:
+            return []
+        scores = np.einsum("ij,j->i", self.matrix, normalize(query).reshape(-1))
+        groups = self.ids // group
+        if allowed is not None:
+            keep = np.isin(groups, np.asarray(allowed, dtype=np.int64))
+            if not keep.any():
+                return []
+            scores = np.where(keep, scores, -np.inf)
+        # the best few times k vectors usually hold k groups; all of them when they do not
+        head = min(len(scores), max(8 * k, 64))
+        while True:
+            if head < len(scores):
+                best = np.argpartition(-scores, head - 1)[:head]
+            else:
+                best = np.arange(len(scores))
+            best = best[np.argsort(-scores[best], kind="stable")]
+            out: dict[int, float] = {}
+            for i in best:
+                if scores[i] == -np.inf:
+                    break
+                out.setdefault(int(groups[i]), float(scores[i]))
+                if len(out) == k:
+                    return list(out.items())
+            if head >= len(scores):
+                return list(out.items())
+            head = len(scores)
+
 
 Reader = Callable[[], tuple[list[int], list[bytes]]]
 
 
 def load_matrix(
-    folder: Path | None, token: str, dimension: int, read: Reader
+    folder: Path | None, token: str, dimension: int, read: Reader, name: str = "vectors"
 ) -> tuple[np.ndarray, np.ndarray]:
     """(ids, normalised matrix) for the vectors named by ``token``: memory-mapped from
     ``folder`` when a copy for this token is there, else from ``read()`` (and saved there for
-    the next process; best effort, older copies removed). No folder or token: ``read()``."""
+    the next process; best effort, older copies of the same ``name`` removed). No folder or
+    token: ``read()``."""
     import numpy as np
 
     if folder is not None and token:
-        ids_path, matrix_path = _matrix_paths(folder, token)
+        ids_path, matrix_path = _matrix_paths(folder, token, name)
         try:
             ids = np.load(ids_path)
             matrix = np.load(matrix_path, mmap_mode="r")
@@ -121,32 +159,34 @@ def load_matrix(
     ids = np.asarray(raw_ids, dtype=np.int64)
     matrix = normalize(from_blobs(blobs, dimension))
     if folder is not None and token:
-        _save_matrix(folder, token, ids, matrix)
+        _save_matrix(folder, token, ids, matrix, name)
     return ids, matrix
 
 
 def forget_matrices(folder: Path) -> None:
     """Remove every kept matrix (a rebuilt index starts without vectors: the copies of the
     old one, 67 MB on the benchmark corpus, would otherwise stay until the next search)."""
-    for old in folder.glob(MATRIX_GLOB):
-        old.unlink(missing_ok=True)
+    for name in MATRIX_NAMES:
+        for old in folder.glob(f"{name}-*"):
+            old.unlink(missing_ok=True)
 
 
-def _matrix_paths(folder: Path, token: str) -> tuple[Path, Path]:
-    return folder / f"vectors-{token}.ids.npy", folder / f"vectors-{token}.f32.npy"
+def _matrix_paths(folder: Path, token: str, name: str) -> tuple[Path, Path]:
+    return folder / f"{name}-{token}.ids.npy", folder / f"{name}-{token}.f32.npy"
 
 
-def _save_matrix(folder: Path, token: str, ids: np.ndarray, matrix: np.ndarray) -> None:
+def _save_matrix(folder: Path, token: str, ids: np.ndarray, matrix: np.ndarray,
+                 name: str) -> None:
     import numpy as np
 
-    ids_path, matrix_path = _matrix_paths(folder, token)
+    ids_path, matrix_path = _matrix_paths(folder, token, name)
     try:
         for path, array in ((matrix_path, matrix), (ids_path, ids)):  # ids last: the marker
             partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
             with open(partial, "wb") as f:
                 np.save(f, array)
             os.replace(partial, path)
-        for old in folder.glob(MATRIX_GLOB):  # older copies, and partial ones of a crash
+        for old in folder.glob(f"{name}-*"):  # older copies, and partial ones of a crash
             if token not in old.name:
                 old.unlink(missing_ok=True)
     except OSError as exc:  # a read-only index still searches, from SQLite each time

@@ -94,8 +94,9 @@ def test_outage_mid_index_finishes_leaves_pending_and_the_next_run_embeds_them(
     embedder, _ = voyage(fake, attempts=3, clock=clock, max_texts=4)
     monkeypatch.setattr(api, "select_embedder", lambda *a, **k: embedder)
     monkeypatch.setattr(api, "EMBED_BATCH", 4)
-    # two requests answered, then the service fails: timeouts, 429s, 500s, garbage, resets
-    fake.then(("ok",), ("ok",), ("sleep", 2.5), ("status", 429, {"Retry-After": "1"}),
+    # two batches answered (each chunk goes with its declaration: two requests a batch), then
+    # the service fails: timeouts, 429s, 500s, garbage, resets
+    fake.then(("ok",), ("ok",), ("ok",), ("ok",), ("sleep", 2.5), ("status", 429, {"Retry-After": "1"}),
               ("status", 500), ("raw", 200, b"{not json"), ("reset",), *[("status", 503)] * 20)
     with Index.open(root, create=True) as idx:
         report = idx.update(jobs=1, embed=True)  # finishes, despite the outage
@@ -116,5 +117,10 @@ def test_outage_mid_index_finishes_leaves_pending_and_the_next_run_embeds_them(
         assert again["embedded"] + again["from_cache"] == chunks - 8
         status = idx.status()["retrieval"]
     assert status["embedded"] == status["chunks"] == chunks  # no chunk lost
+    conn = sqlite3.connect(root / ".knoxidx" / "index.db")
+    declared, embedded = conn.execute(
+        "SELECT count(*), count(vector) FROM chunk_declaration").fetchone()
+    conn.close()
+    assert declared == embedded == 18  # nor a declaration
     texts = fake.embedded_texts()
-    assert len(texts) == len(set(texts)) == chunks  # none embedded twice
+    assert len(texts) == len(set(texts)) == chunks + declared  # none embedded twice

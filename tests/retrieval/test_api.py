@@ -287,8 +287,9 @@ def test_embedding_resumes_after_interruption_and_nothing_is_embedded_twice(
     idx, report = indexed
     total = report.retrieval["pending"]
     monkeypatch.setattr(api, "EMBED_BATCH", 2)
-    first = api.embed_pending_chunks(idx, progress=None, limit=3,
-                                     embedder=Recording(local_embedder))
+    recording = Recording(local_embedder)
+    first = api.embed_pending_chunks(idx, progress=None, limit=3, embedder=recording)
+    first_texts = list(recording.texts)
     assert first["embedded"] == 3 and first["pending"] == total - 3
     crashing = Recording(local_embedder, fail_on_call=2)  # dies in its second batch
     with pytest.raises(KeyboardInterrupt):
@@ -302,7 +303,14 @@ def test_embedding_resumes_after_interruption_and_nothing_is_embedded_twice(
     assert last["pending"] == 0 and last["embedded"] == total - 5
     assert steps[0] == ("embed", 0, total - 5) and steps[-1] == ("embed", total - 5, total - 5)
     embedded = crashing.texts + rest.texts
-    assert len(embedded) == len(set(embedded)) == total - 3
+    assert len(embedded) == len(set(embedded))
+    # each chunk's declarations went with it (and no declaration was left without a vector)
+    conn = idx.store.conn
+    declarations = {row[0] for row in conn.execute("SELECT text FROM chunk_declaration")}
+    assert declarations and declarations <= set(first_texts + embedded)
+    assert len([t for t in embedded if t not in declarations]) == total - 3
+    assert conn.execute(
+        "SELECT count(*) FROM chunk_declaration WHERE vector IS NULL").fetchone()[0] == 0
     assert store.vector_count() == store.chunk_count() == total
 
 
@@ -315,7 +323,7 @@ def test_semantic_search_after_embedding_and_cache_survives_a_rebuild(
     answer = idx.search("wait longer between attempts after an error", mode="vector", k=3)
     assert answer["mode"] == "vector" and answer["note"] == ""
     assert answer["results"][0]["symbol"].endswith("retry_with_backoff")
-    assert answer["results"][0]["sources"] == ["vector"]
+    assert answer["results"][0]["sources"] == ["vector", "declarations"]
     hybrid = idx.search("read preferences from a json file", k=3)
     assert hybrid["mode"] == "hybrid" and hybrid["pending_embeddings"] == 0
     assert hybrid["results"][0]["path"] == "app/storage.py"

@@ -70,7 +70,7 @@ def test_hybrid_search_with_the_real_local_model(store: ChunkStore, local_embedd
     )
     first = results[0]
     assert first.start_line <= first.end_line and first.snippet and first.score > 0
-    assert set(first.sources) <= {"lexical", "vector", "symbol", "names"}
+    assert set(first.sources) <= {"lexical", "vector", "declarations", "symbol", "names"}
     # a purely semantic query still finds the prompt helpers through the vectors
     results = search.search("ask the user a yes or no question", k=5)
     assert any("confirm" in r.symbol for r in results)

@@ -135,7 +135,9 @@ def test_outage_leaves_chunks_pending_and_a_later_run_finishes_without_duplicate
     total = store.pending_count()
     assert total >= 6
     embedder, _, clock = make(fake, max_texts=1, attempts=10)
-    fake.then(("ok",), *[("status", 503)] * 5)  # first batch works, then the service goes down
+    # the first batch works (its chunk, then its one declaration: a text per request), then
+    # the service goes down
+    fake.then(("ok",), ("ok",), *[("status", 503)] * 5)
     report = embed_pending(store, embedder, batch_size=1)
     assert report.embedded == 1 and report.pending == total - 1 and report.stopped
     assert embedder.resilient.breaker.state is BreakerState.OPEN

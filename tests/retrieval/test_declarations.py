@@ -1,0 +1,207 @@
+"""The declarations source: each code definition's declaration embedded on its own, and a chunk
+ranked by the best of its declarations' cosines with the query."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from pydefs import python_definitions
+from test_secrets import SHAPES
+
+from knoxidx.index import Index
+from knoxidx.retrieval.api import embed_pending_chunks
+from knoxidx.retrieval.chunker import chunk_file
+from knoxidx.retrieval.errors import CircuitOpenError
+from knoxidx.retrieval.names import declaration_texts
+from knoxidx.retrieval.pipeline import update_file
+from knoxidx.retrieval.search import HybridSearch
+from knoxidx.retrieval.store import NAMES_PER_CHUNK, ChunkFilter, ChunkStore
+
+# No doc comments: what a method does is said by its name alone.
+PERIOD = """\
+class Period:
+    def __init__(self, years, months, days):
+        self.years = years
+        self.months = months
+        self.days = days
+
+    def plus_years(self, count):
+        return Period(self.years + count, self.months, self.days)
+
+    def minus_years(self, count):
+        return Period(self.years - count, self.months, self.days)
+
+    def plus_months(self, count):
+        return Period(self.years, self.months + count, self.days)
+
+    def is_negative(self):
+        return self.years < 0 or self.months < 0 or self.days < 0
+"""
+CALENDAR = """\
+FIRST_MONTH = 1
+
+
+def leap_year(year):
+    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+
+
+def days_in_month(year, month):
+    if month == 2:
+        return 29 if leap_year(year) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+"""
+
+
+def _chunks(path: str, text: str):
+    source = text.encode()
+    return chunk_file(path, source, "python", python_definitions(source))
+
+
+def _declarations(store: ChunkStore) -> list[tuple[int, str, bool]]:
+    return [(i, t, v is not None) for i, t, v in store.conn.execute(
+        "SELECT id, text, vector FROM chunk_declaration ORDER BY id")]
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    (tmp_path / "dates").mkdir()
+    (tmp_path / "dates/period.py").write_text(PERIOD)
+    (tmp_path / "dates/calendar.py").write_text(CALENDAR)
+    return tmp_path
+
+
+def test_a_declaration_says_the_kind_the_name_what_holds_it_and_the_signature() -> None:
+    texts = [t for c in _chunks("dates/calendar.py", CALENDAR) for t in declaration_texts(c)]
+    # the constant is not a declaration the source ranks; a top-level name is held by its file
+    assert texts == ["function leap year in calendar: leap year year",
+                     "function days in month in calendar: days in month year month"]
+    texts = [t for c in _chunks("dates/period.py", PERIOD) for t in declaration_texts(c)]
+    assert "function minus years in period: minus years count" in texts
+    assert texts[0] == "class period in period: period"
+
+
+def test_a_secret_in_a_default_value_is_masked_while_it_is_whole() -> None:
+    key = SHAPES["stripe-key"]
+    source = f'def connect(key="{key}"):\n    return key\n'
+    [text] = [t for c in _chunks("billing/api.py", source) for t in declaration_texts(c)]
+    # split into words, the key would no longer look like one to the egress gate's masking
+    assert text == "function connect in api: connect key secret stripe"
+    assert not any(part in text for part in key.split("_") if len(part) > 4)
+
+
+def test_the_table_follows_the_chunks(store: ChunkStore) -> None:
+    update_file(store, "dates/calendar.py", _chunks("dates/calendar.py", CALENDAR))
+    written = _declarations(store)
+    assert [t for _, t, _ in written] == [
+        "function leap year in calendar: leap year year",
+        "function days in month in calendar: days in month year month"]
+    assert not any(has_vector for _, _, has_vector in written)  # until embedded
+    chunk_ids = {i // NAMES_PER_CHUNK for i, _, _ in written}
+    assert set(store.pending(10)) >= chunk_ids
+    # embedded: the chunk and its declarations in one transaction, the chunk off the list
+    [chunk_id] = chunk_ids
+    store.save_vectors("m", [(chunk_id, "h", b"\0" * 8)],
+                       [(i, f"h{i}", b"\1" * 8) for i, _, _ in written])
+    assert all(has_vector for _, _, has_vector in _declarations(store))
+    assert chunk_id not in store.pending(10)
+    # a chunk whose text survives an edit only moves: its declarations and vectors stay
+    moved = [replace(c, start_line=c.start_line + 2, end_line=c.end_line + 2)
+             for c in _chunks("dates/calendar.py", CALENDAR)]
+    assert update_file(store, "dates/calendar.py", moved).kept == 1
+    assert _declarations(store) == [(i, t, True) for i, t, _ in written]
+    assert chunk_id not in store.pending(10)
+    # the same text declaring other names (the chunker's view changed): kept, declarations
+    # written again without vectors, and the chunk pending again to embed them
+    renamed = [replace(c, symbols=tuple(s.replace("leap_year", "is_leap") for s in c.symbols))
+               for c in moved]
+    assert update_file(store, "dates/calendar.py", renamed).kept == 1
+    assert [(t, v) for _, t, v in _declarations(store)] == [
+        ("function is leap in calendar: leap year year", False),
+        ("function days in month in calendar: days in month year month", False)]
+    assert chunk_id in store.pending(10)
+    # a model switch drops every declaration's vector with the chunks'
+    store.save_vectors("m", [(chunk_id, "h", b"\0" * 8)],
+                       [(i, f"h{i}", b"\1" * 8) for i, _, _ in _declarations(store)])
+    store.drop_vectors()
+    assert not any(v for _, _, v in _declarations(store)) and chunk_id in store.pending(10)
+    assert store.remove_file("dates/calendar.py") == 1
+    assert _declarations(store) == []
+
+
+def test_the_declarations_source_finds_a_method_by_what_its_name_means(
+    repo: Path, local_embedder
+) -> None:
+    with Index.open(repo, create=True) as idx:
+        idx.update(jobs=1)
+        done = embed_pending_chunks(idx, progress=None, limit=None, embedder=local_embedder)
+        assert done["pending"] == 0 and done["declarations"] == 8
+        store = ChunkStore(idx.store.conn)
+        assert all(has_vector for _, _, has_vector in _declarations(store))
+        search = HybridSearch(store, local_embedder)
+        # the words of the question are in none of the method names (nor anywhere in the code)
+        question = "Whether any part of the duration is below zero"
+        found = search.declarations(question)
+        period = store.chunks_at("dates/period.py", 16)[0]
+        assert found[0][0] == period and found[0][1] > found[1][1]
+        calendar = store.chunks_at("dates/calendar.py", 9)[0]
+        assert search.declarations("how many days a month has")[0][0] == calendar
+        # hybrid search names it as a source; a filter applies to it as to every source
+        results = search.search(question, k=2)
+        assert "declarations" in results[0].sources
+        only = search.search(question, k=5, sources=("declarations",), definition_rerank=False,
+                             chunk_filter=ChunkFilter(path_glob="dates/calendar.py"))
+        assert {r.chunk_id for r in only} == {calendar}
+
+
+def test_an_index_made_before_declarations_answers_and_its_next_update_embeds_them(
+    repo: Path, local_embedder
+) -> None:
+    with Index.open(repo, create=True) as idx:
+        idx.update(jobs=1)
+        embed_pending_chunks(idx, progress=None, limit=None, embedder=local_embedder)
+        conn = idx.store.conn
+        # as an index of the previous chunker version was: no table of declarations
+        conn.execute("DROP TABLE chunk_declaration")
+        conn.execute("UPDATE embed_meta SET value = 'old' WHERE key = 'chunker'")
+        conn.commit()
+        store = ChunkStore(conn)
+        search = HybridSearch(store, local_embedder)
+        assert search.declarations("days in a month") == []
+        assert search.search("days in a month", k=1)
+        # the next update re-chunks every file: the chunks are kept with their vectors, their
+        # declarations are written and embedded again; the embedding cache, keyed by text,
+        # has every vector, so nothing reaches the model
+        report = idx.update(jobs=1)
+        assert report.retrieval["kept"] == 2 and report.retrieval["added"] == 0
+        done = embed_pending_chunks(idx, progress=None, limit=None, embedder=local_embedder)
+        assert (done["embedded"], done["from_cache"], done["declarations"]) == (0, 2, 0)
+        assert len(_declarations(store)) == 8 and all(v for _, _, v in _declarations(store))
+        assert HybridSearch(store, local_embedder).declarations("days in a month")
+
+
+class _Down:
+    """A query embedder whose service is down: every call fails, each one counted."""
+
+    def __init__(self, inner) -> None:
+        self.model_id, self.dimension, self.calls = inner.model_id, inner.dimension, 0
+
+    def embed_query(self, text: str):
+        self.calls += 1
+        raise CircuitOpenError("service is failing; not calling it for another 60 s", 60.0)
+
+
+def test_a_failing_query_embedder_is_asked_once_and_both_vector_sources_step_aside(
+    repo: Path, local_embedder
+) -> None:
+    with Index.open(repo, create=True) as idx:
+        idx.update(jobs=1)
+        embed_pending_chunks(idx, progress=None, limit=None, embedder=local_embedder)
+        down = _Down(local_embedder)
+        search = HybridSearch(ChunkStore(idx.store.conn), down)
+        results = search.search("how many days a month has", k=3)
+        assert down.calls == 1  # not once per vector source: retries would be paid twice
+        assert set(search.skipped) == {"vector", "declarations"}
+        assert results and not any(
+            {"vector", "declarations"} & set(r.sources) for r in results)
