@@ -300,6 +300,21 @@ class PgChunkStore:
     def vector_search(self, query: Any, limit: int,
                       chunk_filter: ChunkFilter | None = None) -> list[tuple[int, float]]:
         """The ``limit`` chunks nearest ``query`` by cosine (pgvector HNSW), best first."""
+        return self._nearest("chunk_vector", query, limit, chunk_filter)
+
+    def declaration_search(self, query: Any, limit: int,
+                           chunk_filter: ChunkFilter | None = None) -> list[tuple[int, float]]:
+        """The ``limit`` chunks whose declarations are nearest ``query`` by cosine, each by its
+        best (pgvector HNSW over the declarations; a few times ``limit`` of them are read)."""
+        best: dict[int, float] = {}
+        for chunk_id, score in self._nearest("chunk_declaration", query, limit * 8,
+                                             chunk_filter):
+            best.setdefault(chunk_id, score)
+        return list(best.items())[:limit]
+
+    def _nearest(self, table: str, query: Any, limit: int,
+                 chunk_filter: ChunkFilter | None) -> list[tuple[int, float]]:
+        """(chunk id, cosine) of the ``limit`` rows of ``table`` nearest ``query``, best first."""
         from knoxidx.retrieval.vectors import normalize
 
         vector = normalize(query).reshape(-1)
@@ -313,38 +328,11 @@ class PgChunkStore:
             _iterative_scan(self.conn)
             rows = self.conn.execute(
                 f"SELECT v.chunk_id, 1 - (v.embedding::vector({dim}) <=> %s::vector({dim}))"
-                f" FROM knoxidx.chunk_vector v{join} WHERE v.dim = {dim} AND {scope} AND {where}"
+                f" FROM knoxidx.{table} v{join} WHERE v.dim = {dim} AND {scope} AND {where}"
                 f" ORDER BY v.embedding::vector({dim}) <=> %s::vector({dim}) LIMIT %s",
                 (literal, *args, *params, literal, limit),
             ).fetchall()
         return [(int(i), float(s)) for i, s in rows]
-
-    def declaration_search(self, query: Any, limit: int,
-                           chunk_filter: ChunkFilter | None = None) -> list[tuple[int, float]]:
-        """The ``limit`` chunks whose declarations are nearest ``query`` by cosine, each by its
-        best (pgvector HNSW over the declarations; a few times ``limit`` of them are read)."""
-        from knoxidx.retrieval.vectors import normalize
-
-        vector = normalize(query).reshape(-1)
-        dim = int(vector.shape[0])
-        literal = "[" + ",".join(f"{x:.9g}" for x in vector.tolist()) + "]"
-        scope, args = self._scope("d")
-        where, params = _filter_sql(chunk_filter)
-        join = " JOIN knoxidx.chunk c ON c.id = d.chunk_id" if chunk_filter else ""
-        with self.conn.transaction():
-            self.conn.execute(f"SET LOCAL hnsw.ef_search = {_HNSW_EF_SEARCH}")
-            _iterative_scan(self.conn)
-            rows = self.conn.execute(
-                f"SELECT d.chunk_id, 1 - (d.embedding::vector({dim}) <=> %s::vector({dim}))"
-                f" FROM knoxidx.chunk_declaration d{join} WHERE d.dim = {dim} AND {scope}"
-                f" AND {where} ORDER BY d.embedding::vector({dim}) <=> %s::vector({dim})"
-                " LIMIT %s",
-                (literal, *args, *params, literal, limit * 8),
-            ).fetchall()
-        best: dict[int, float] = {}
-        for chunk_id, score in rows:
-            best.setdefault(int(chunk_id), float(score))
-        return list(best.items())[:limit]
 
     # ---- vectors, cache, pending -------------------------------------------------------------
 

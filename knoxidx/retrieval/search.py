@@ -104,10 +104,8 @@ class HybridSearch:
         self.rrf_k = rrf_k
         self.source_weights = dict(SOURCE_WEIGHTS if source_weights is None else source_weights)
         self.rerank_top = rerank_top
-        self._index: VectorIndex | None = None
-        self._index_version = -1
-        self._declarations: VectorIndex | None = None
-        self._declarations_version = -1
+        # matrix name -> (the vectors' version it was read at, the index)
+        self._indexes: dict[str, tuple[int, VectorIndex]] = {}
         self._query_vector: tuple[str, Any] | None = None  # embedded once per search
         self.skipped: dict[str, str] = {}  # source -> why the last search went without it
         self._filter = ChunkFilter()
@@ -193,35 +191,27 @@ class HybridSearch:
         return self._words[2]
 
     def vector_index(self) -> VectorIndex:
-        version = self.store.vectors_version()
-        if self._index is None or version != self._index_version:
-            dimension = self.embedder.dimension if self.embedder else 0
-            if hasattr(self.store, "vectors_token"):  # SQLite: a memory-mapped copy
-                ids, matrix = load_matrix(self.store.database_folder(),
-                                          self.store.vectors_token(), dimension,
-                                          self.store.all_vectors)
-                self._index = VectorIndex(ids, matrix, normalized=True)
-            else:
-                ids, blobs = self.store.all_vectors()
-                self._index = VectorIndex(ids, from_blobs(blobs, dimension))
-            self._index_version = version
-        return self._index
+        return self._matrix("vectors", self.store.all_vectors)
 
     def declaration_index(self) -> VectorIndex:
+        return self._matrix("declarations", self.store.all_declaration_vectors)
+
+    def _matrix(self, name: str, read: Callable[[], tuple[Any, Any]]) -> VectorIndex:
+        """The ``name`` matrix (chunk or declaration vectors), read again after a vector write."""
         version = self.store.vectors_version()
-        if self._declarations is None or version != self._declarations_version:
-            dimension = self.embedder.dimension if self.embedder else 0
-            if hasattr(self.store, "vectors_token"):  # SQLite: a memory-mapped copy
-                ids, matrix = load_matrix(self.store.database_folder(),
-                                          self.store.vectors_token(), dimension,
-                                          self.store.all_declaration_vectors,
-                                          name="declarations")
-                self._declarations = VectorIndex(ids, matrix, normalized=True)
-            else:
-                ids, blobs = self.store.all_declaration_vectors()
-                self._declarations = VectorIndex(ids, from_blobs(blobs, dimension))
-            self._declarations_version = version
-        return self._declarations
+        cached = self._indexes.get(name)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        dimension = self.embedder.dimension if self.embedder else 0
+        if hasattr(self.store, "vectors_token"):  # SQLite: a memory-mapped copy
+            ids, matrix = load_matrix(self.store.database_folder(), self.store.vectors_token(),
+                                      dimension, read, name=name)
+            index = VectorIndex(ids, matrix, normalized=True)
+        else:
+            ids, blobs = read()
+            index = VectorIndex(ids, from_blobs(blobs, dimension))
+        self._indexes[name] = (version, index)
+        return index
 
     # ---- fusion ------------------------------------------------------------------------------
 

@@ -3,6 +3,8 @@ ranked by the best of its declarations' cosines with the query."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -62,6 +64,15 @@ def _chunks(path: str, text: str):
 def _declarations(store: ChunkStore) -> list[tuple[int, str, bool]]:
     return [(i, t, v is not None) for i, t, v in store.conn.execute(
         "SELECT id, text, vector FROM chunk_declaration ORDER BY id")]
+
+
+@contextmanager
+def _embedded(repo: Path, embedder) -> Iterator[Index]:
+    """``repo`` indexed and every chunk (with its declarations) embedded."""
+    with Index.open(repo, create=True) as idx:
+        idx.update(jobs=1)
+        embed_pending_chunks(idx, progress=None, limit=None, embedder=embedder)
+        yield idx
 
 
 @pytest.fixture()
@@ -158,9 +169,7 @@ def test_the_declarations_source_finds_a_method_by_what_its_name_means(
 def test_an_index_made_before_declarations_answers_and_its_next_update_embeds_them(
     repo: Path, local_embedder
 ) -> None:
-    with Index.open(repo, create=True) as idx:
-        idx.update(jobs=1)
-        embed_pending_chunks(idx, progress=None, limit=None, embedder=local_embedder)
+    with _embedded(repo, local_embedder) as idx:
         conn = idx.store.conn
         # as an index of the previous chunker version was: no table of declarations
         conn.execute("DROP TABLE chunk_declaration")
@@ -195,9 +204,7 @@ class _Down:
 def test_a_failing_query_embedder_is_asked_once_and_both_vector_sources_step_aside(
     repo: Path, local_embedder
 ) -> None:
-    with Index.open(repo, create=True) as idx:
-        idx.update(jobs=1)
-        embed_pending_chunks(idx, progress=None, limit=None, embedder=local_embedder)
+    with _embedded(repo, local_embedder) as idx:
         down = _Down(local_embedder)
         search = HybridSearch(ChunkStore(idx.store.conn), down)
         results = search.search("how many days a month has", k=3)
