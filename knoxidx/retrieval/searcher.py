@@ -45,6 +45,7 @@ MAX_QUERY_CHARS = 2000
 COMMON_NAME = 25
 _SYMBOL_KINDS = ("Function", "Class", "Interface", "Type", "Constant", "Variable")
 _KIND_ORDER = {kind: i for i, kind in enumerate(_SYMBOL_KINDS)}
+_CODE_KINDS = frozenset(_SYMBOL_KINDS[:4])
 _NAME = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
 # Language names a user may pass to --lang, and which indexed languages each covers.
 LANGUAGE_ALIASES = {
@@ -218,6 +219,11 @@ class Searcher:
         node = q.node_at(result.path, result.start_line)
         if node is None or node["end_line"] != result.end_line:  # not one definition's span
             node = q.node_at(result.path, line) if line else None
+            if line and (node is None or node["end_line"] > result.end_line
+                         or node["start_line"] < result.start_line):
+                # the line is in no definition of the result, e.g. a doc comment above one:
+                # the definition it documents, not the class around the result
+                node = self._documented(q, result, line) or node
         if node is None and result.symbol:
             node = next(
                 (n for n in q.nodes_with_suffix(result.symbol, 50)
@@ -227,6 +233,19 @@ class Searcher:
         if node is not None and node["kind"] in _KIND_ORDER:
             out["symbol"], out["kind"] = node["qualified_name"], node["kind"]
         return out
+
+    def _documented(self, q: Any, result: SearchResult, line: int) -> dict | None:
+        """The graph node of the first code definition of ``result`` that begins after
+        ``line`` (a doc comment's line belongs to what follows it)."""
+        following = [
+            d for d in self.file_definitions(result.path)
+            if d.kind in _CODE_KINDS and line < d.start_line
+            and d.end_line <= result.end_line
+        ]
+        if not following:
+            return None
+        first = min(following, key=lambda d: (d.start_line, -d.end_line))
+        return q.node_at(result.path, first.start_line)
 
     def file_definitions(self, path: str) -> list[Any]:
         """The definitions the graph holds for ``path`` (its stored facts), kept per file

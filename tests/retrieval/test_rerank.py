@@ -234,3 +234,30 @@ def test_by_default_the_vectors_cosine_breaks_a_tie_of_words() -> None:
     assert rerank_definitions(*args, RerankWeights(similarity=0.0),
                               similarity={1: 0.3, 2: 0.6})[0].chunk_id == 1
     assert rerank_definitions(*args, RerankWeights(), similarity={1: 0.3, 2: 0.6})[0].chunk_id == 2
+
+
+def test_a_result_whose_best_line_is_a_doc_comment_names_the_method_it_documents(
+    tmp_path: Path,
+) -> None:
+    """A Java class split at its members: a chunk is one method with its Javadoc above it.
+    The result used to be named after the innermost definition around its best-matching line,
+    a Javadoc line, which is the class: `Calendars` instead of `Calendars.leapDays`."""
+    methods = []
+    for name, what in [("leapDays", "the number of leap days in the given era of the calendar"),
+                       ("monthLength", "how many days a month of the lunar calendar has"),
+                       ("weekStart", "which weekday starts the week in the given locale")]:
+        methods.append(
+            "    /**\n"
+            + f"     * Computes {what}.\n"
+            + "".join(f"     * Line {i} of a long comment that says nothing more.\n"
+                      for i in range(12))
+            + "     */\n"
+            + f"    public int {name}(int year) {{\n        return year % 7;\n    }}\n"
+        )
+    (tmp_path / "Calendars.java").write_text(
+        "package cal;\n\npublic class Calendars {\n" + "\n".join(methods) + "}\n")
+    with Index.open(tmp_path, create=True) as idx:
+        idx.update(jobs=1)
+        top = idx.search("the month of the lunar calendar")["results"][0]
+        assert (top["start_line"], top["end_line"]) == (23, 41)  # Javadoc and method
+        assert (top["symbol"], top["kind"]) == ("cal.Calendars.monthLength", "Function")
