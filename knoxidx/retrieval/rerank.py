@@ -16,7 +16,8 @@ stems (``terms.stem``):
 - ``rerank_definitions`` (hybrid search, when no service reranker is configured): the units of
   the first ``depth`` fused chunks are ranked by the chunk's fused rank plus their own scores,
   so two functions of one good chunk may both be listed and a function whose name says what
-  the question asks rises.
+  the question asks rises; a unit that only declares (no function in it) yields to one that
+  does something, unless the question names a thing.
 
 Measured on the docstring -> code benchmark (``python -m bench.retrieval_eval``, where a result
 counts only if it is definition-sized); the weights are what measured best there, and the
@@ -55,7 +56,10 @@ class Unit:
 @dataclass(frozen=True, slots=True)
 class RerankWeights:
     depth: int = 20  # fused chunks whose units are ranked
-    rank_k: float = 10.0  # the chunk's rank counts (rank_k + 1) / (rank_k + rank), rank from 1
+    # the chunk's rank counts (rank_k + 1) / (rank_k + rank), rank from 1: 5 since the fifth
+    # source (10 before; 5 measured better on the held-out projects and on questions about
+    # types, BENCHMARKS.md)
+    rank_k: float = 5.0
     lines: float = 1.0  # weight of the share of query words in the unit's lines
     name: float = 1.0  # weight of the share of query words in the unit's name
     # A chunk of at most this many lines is already definition-sized (small neighbours
@@ -75,6 +79,14 @@ class RerankWeights:
     # it: enclosing definitions and the file ("... a leap year. Minguo ..." ->
     # MinguoChronology.isLeapYear rather than the same method of a sibling class)
     scope: float = 1.0
+    # what the score of a unit that only declares — a type's header, fields or variants, its
+    # doc, a file's head — is multiplied by, unless the question reads as naming a thing
+    # (``asks_for_declaration``): no function in it, nothing that does what the question
+    # describes. Such a unit's doc often sums up what its methods do ("A buffer that is
+    # incrementally filled and initialized") and outranked the method asked about. x0.8: the
+    # mildest weight on the plateau measured on the held-out projects; questions about types
+    # pay for it (BENCHMARKS.md has both)
+    declaration_only: float = 0.8
 
 
 class QueryWords:
@@ -85,6 +97,7 @@ class QueryWords:
     def __init__(
         self, query: str, frequencies: dict[str, int], total: int, *, stems: bool = False
     ) -> None:
+        self.query = query
         words = content_terms(query)
         weight = {
             w: math.log(1 + total / (1 + frequencies.get(w, 0))) if total > 0 else 1.0
@@ -196,6 +209,28 @@ def match_score(chunk: Chunk, unit: Unit, words: QueryWords, weights: RerankWeig
     return score
 
 
+_ARTICLES = frozenset({"a", "an", "the"})
+_TYPE_WORDS = frozenset({"class", "classes", "struct", "structs", "interface", "interfaces",
+                         "trait", "traits", "enum", "enums"})
+
+
+def asks_for_declaration(query: str) -> bool:
+    """Whether ``query`` reads as naming a thing rather than an action: it begins with an
+    article ("A handle to the runtime's driver") or says what kind of type it wants."""
+    words = query.lower().split()
+    if not words:
+        return False
+    return words[0] in _ARTICLES or any(w.strip(".,:;()") in _TYPE_WORDS for w in words)
+
+
+def declares_only(unit: Unit, definitions: Sequence[DefinitionSpan]) -> bool:
+    """Whether ``unit`` holds no function: a type's declaration, a file's head."""
+    return unit.kind != "Function" and not any(
+        d.kind == "Function" and unit.start_line <= d.start_line and d.end_line <= unit.end_line
+        for d in definitions
+    )
+
+
 def narrow(
     chunk_id: int, chunk: Chunk, definitions: Sequence[DefinitionSpan], words: QueryWords,
     weights: RerankWeights,
@@ -226,6 +261,7 @@ def rerank_definitions(
     unit's score is multiplied by, by its file (``priors.path_prior``: test code ranks lower)."""
     best: dict[tuple[str, int, int], Unit] = {}
     ranked = [i for i in order if i in chunks][: weights.depth]
+    declaration_factor = 1.0 if asks_for_declaration(words.query) else weights.declaration_only
     similarity = similarity if weights.similarity and similarity else {}
     floor = min(similarity.values(), default=0.0)
     for rank, chunk_id in enumerate(ranked, start=1):
@@ -233,8 +269,11 @@ def rerank_definitions(
         base = (weights.rank_k + 1) / (weights.rank_k + rank)
         base += weights.similarity * similarity.get(chunk_id, floor)
         factor = path_factor(chunk.path) if path_factor is not None else 1.0
-        for unit in query_units(chunk_id, chunk, definitions(chunk.path), words, weights):
+        defs = definitions(chunk.path)
+        for unit in query_units(chunk_id, chunk, defs, words, weights):
             score = (base + match_score(chunk, unit, words, weights)) * factor
+            if declaration_factor != 1.0 and declares_only(unit, defs):
+                score *= declaration_factor
             key = (chunk.path, unit.start_line, unit.end_line)
             if key not in best or best[key].score < score:
                 best[key] = Unit(chunk_id, unit.start_line, unit.end_line, unit.symbol,

@@ -11,6 +11,7 @@ from knoxidx.retrieval.chunker import chunk_file
 from knoxidx.retrieval.rerank import (
     QueryWords,
     RerankWeights,
+    asks_for_declaration,
     narrow,
     query_units,
     rerank_definitions,
@@ -261,3 +262,65 @@ def test_a_result_whose_best_line_is_a_doc_comment_names_the_method_it_documents
         top = idx.search("the month of the lunar calendar")["results"][0]
         assert (top["start_line"], top["end_line"]) == (23, 41)  # Javadoc and method
         assert (top["symbol"], top["kind"]) == ("cal.Calendars.monthLength", "Function")
+
+
+HEADER = (
+    "class ReadBuffer:\n"                                       # 1
+    '    """A buffer that is filled and initialized bit by bit: new buffers start\n'
+    '    uninitialized, and a reader fills them."""\n'
+    "\n"
+    "    def __init__(self, size):\n"                            # 5
+    "        self.size = size\n"
+)
+HEADER_DEFS = [D("Class", "ReadBuffer", "ReadBuffer", 1, 6),
+               D("Function", "__init__", "ReadBuffer.__init__", 5, 6)]
+METHOD = "def uninit(size):\n    return ReadBuffer(size)\n"
+METHOD_DEFS = [D("Function", "uninit", "uninit", 1, 2)]
+STRUCT = "class ReadBuffer:\n    size: int\n    filled: int\n    initialized: int\n"
+STRUCT_DEFS = [D("Class", "ReadBuffer", "ReadBuffer", 1, 4)]
+
+
+def test_a_unit_that_only_declares_yields_to_a_function_when_the_scores_are_close() -> None:
+    """A type's declaration whose doc sums up its methods outranked the method asked about
+    (tokio's `ReadBuf` struct above `ReadBuf::uninit`); it now scores x0.8 when it holds no
+    function, unless the question names a thing. A class with a method in it is not a
+    declaration only."""
+    struct = chunk_file("s.py", STRUCT.encode(), "python", [])[0]
+    method = chunk_file("m.py", METHOD.encode(), "python", [])[0]
+    header = chunk_file("h.py", HEADER.encode(), "python", [])[0]
+    defs = {"s.py": STRUCT_DEFS, "m.py": METHOD_DEFS, "h.py": HEADER_DEFS}
+    question = words("Creates a new buffer uninitialized")
+    # the struct is ranked first by the sources (and shares the query's words); the function
+    # second: the struct's lead is within what the prior takes back
+    for prior, first in ((1.0, 1), (0.8, 2)):
+        ranked = rerank_definitions([1, 2], {1: struct, 2: method}, lambda p: defs[p],
+                                    question, RerankWeights(declaration_only=prior))
+        assert ranked[0].chunk_id == first
+    # the class with a method in it keeps its score
+    plain = rerank_definitions([3, 2], {3: header, 2: method}, lambda p: defs[p], question,
+                               RerankWeights(declaration_only=1.0))
+    prior = rerank_definitions([3, 2], {3: header, 2: method}, lambda p: defs[p], question,
+                               RerankWeights(declaration_only=0.8))
+    assert [(u.chunk_id, u.score) for u in plain] == [(u.chunk_id, u.score) for u in prior]
+    # a question that names a thing leaves the struct its score
+    thing = words("The buffer that is uninitialized")
+    ranked = [rerank_definitions([1, 2], {1: struct, 2: method}, lambda p: defs[p], thing,
+                                 RerankWeights(declaration_only=w)) for w in (1.0, 0.8)]
+    assert [(u.chunk_id, u.score) for u in ranked[0]] == [(u.chunk_id, u.score) for u in ranked[1]]
+
+
+def test_what_reads_as_a_question_about_a_thing() -> None:
+    assert asks_for_declaration("A handle to the runtime's I/O driver")
+    assert asks_for_declaration("the struct holding the read buffer")
+    assert asks_for_declaration("which trait do readers implement?")
+    assert not asks_for_declaration("Creates a new ReadBuf from an uninitialized buffer")
+    assert not asks_for_declaration("parse the config file")
+    assert not asks_for_declaration("")
+
+
+def test_a_question_about_a_type_still_finds_the_type(tmp_path: Path) -> None:
+    (tmp_path / "buffers.py").write_text(STRUCT + "\n\n" + METHOD)
+    with Index.open(tmp_path, create=True) as idx:
+        idx.update(jobs=1)
+        top = idx.search("read buffer filled initialized")["results"][0]
+        assert (top["symbol"], top["kind"]) == ("buffers.ReadBuffer", "Class")
