@@ -183,6 +183,20 @@ def test_task_selects_documented_functions_and_strips_their_docs(tmp_path: Path)
     assert not (copy / ".knoxidx").exists() or (copy / ".knoxidx").is_dir()
 
 
+def test_the_types_check_asks_about_documented_classes(tmp_path: Path, monkeypatch) -> None:
+    src = toy_repo(tmp_path / "src")
+    (src / "zoo/keepers.py").write_text(
+        "class Keeper:\n"
+        '    """Looks after the striped savanna animals of the northern enclosure."""\n'
+        "\n"
+        "    def feed(self):\n"
+        "        return 1\n"
+    )
+    monkeypatch.setenv("KNOXIDX_EVAL_KINDS", "Class,Interface")
+    task, _ = build_task(src, "toy", ("python",), queries=10, min_chunks=1)
+    assert [t.qualname for t in task.targets] == ["Keeper"]
+
+
 def test_toy_repo_end_to_end_scores_the_known_answers(tmp_path: Path, monkeypatch) -> None:
     """Each query's words occur only in its own function: lexical search must put it first,
     and the scores must say so (R@10 = MRR@10 = 1)."""
