@@ -17,6 +17,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from bench.retrieval_eval.corpus import target_kinds
 from bench.retrieval_eval.report import markdown_table, summarise
 from bench.retrieval_eval.run import CORPORA, SETS, evaluate
 
@@ -65,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         out.write_text(json.dumps({
             "config": {"set": args.set, "queries": queries, "min_chunks": min_chunks,
                        "seed": args.seed,
-                       "langs": langs, "embedder": "local (default)"},
+                       "langs": langs, "embedder": "local (default)",
+                       "kinds": sorted(target_kinds())},
             "languages": [asdict(r) for r in results],
             "summary": summary,
         }, indent=2) + "\n")
