@@ -81,7 +81,8 @@ class RerankWeights:
     scope: float = 1.0
     # what the score of a unit that only declares — a type's header, fields or variants, its
     # doc, a file's head — is multiplied by, unless the question reads as naming a thing
-    # (``asks_for_declaration``): no function in it, nothing that does what the question
+    # (``asks_for_declaration``) or begins with the unit's own name (Go's doc comments do):
+    # no function in it, nothing that does what the question
     # describes. Such a unit's doc often sums up what its methods do ("A buffer that is
     # incrementally filled and initialized") and outranked the method asked about. x0.8: the
     # mildest weight on the plateau measured on the held-out projects; questions about types
@@ -194,9 +195,14 @@ def scope_words(path: str, qualname: str) -> set[str]:
     return found
 
 
+def unit_name(unit: Unit) -> str:
+    """The unit's own name: the last part of its qualified name."""
+    return unit.symbol.replace("::", ".").rsplit(".", 1)[-1]
+
+
 def match_score(chunk: Chunk, unit: Unit, words: QueryWords, weights: RerankWeights) -> float:
     found = unit_words(chunk, unit, words.stems)
-    name = unit.symbol.replace("::", ".").rsplit(".", 1)[-1]
+    name = unit_name(unit)
     name_words = set(identifier_parts(name)) | {name.lower()}
     if words.stems:
         name_words = {stem(w) for w in name_words}
@@ -262,6 +268,9 @@ def rerank_definitions(
     best: dict[tuple[str, int, int], Unit] = {}
     ranked = [i for i in order if i in chunks][: weights.depth]
     declaration_factor = 1.0 if asks_for_declaration(words.query) else weights.declaration_only
+    # nor when the question begins with the unit's own name, as Go's doc comments do
+    # ("Repository represents a git repository")
+    first_word = (words.query.split() or [""])[0].strip(".,:;()`'\"").lower()
     similarity = similarity if weights.similarity and similarity else {}
     floor = min(similarity.values(), default=0.0)
     for rank, chunk_id in enumerate(ranked, start=1):
@@ -272,7 +281,8 @@ def rerank_definitions(
         defs = definitions(chunk.path)
         for unit in query_units(chunk_id, chunk, defs, words, weights):
             score = (base + match_score(chunk, unit, words, weights)) * factor
-            if declaration_factor != 1.0 and declares_only(unit, defs):
+            if (declaration_factor != 1.0 and declares_only(unit, defs)
+                    and unit_name(unit).lower() != first_word):
                 score *= declaration_factor
             key = (chunk.path, unit.start_line, unit.end_line)
             if key not in best or best[key].score < score:

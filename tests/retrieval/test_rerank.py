@@ -3,8 +3,11 @@ symbol source's handling of sentence queries."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
+
+import pytest
 
 from knoxidx.index import Index
 from knoxidx.retrieval.chunker import chunk_file
@@ -307,6 +310,24 @@ def test_a_unit_that_only_declares_yields_to_a_function_when_the_scores_are_clos
     ranked = [rerank_definitions([1, 2], {1: struct, 2: method}, lambda p: defs[p], thing,
                                  RerankWeights(declaration_only=w)) for w in (1.0, 0.8)]
     assert [(u.chunk_id, u.score) for u in ranked[0]] == [(u.chunk_id, u.score) for u in ranked[1]]
+
+
+def test_a_question_that_begins_with_the_types_name_leaves_it_its_score() -> None:
+    """Go's doc comments begin with the name of what they document ("ReadBuffer holds ..."):
+    such a question about a type is about that type."""
+    struct = chunk_file("s.py", STRUCT.encode(), "python", [])[0]
+    method = chunk_file("m.py", METHOD.encode(), "python", [])[0]
+    defs = {"s.py": STRUCT_DEFS, "m.py": METHOD_DEFS}
+    chunks = {1: replace(struct, symbol="ReadBuffer"), 2: method}
+    go_style = words("ReadBuffer holds a new buffer, uninitialized")
+    ranked = [rerank_definitions([1, 2], chunks, lambda p: defs[p], go_style,
+                                 RerankWeights(declaration_only=w)) for w in (1.0, 0.8)]
+    assert [(u.chunk_id, u.score) for u in ranked[0]] == [(u.chunk_id, u.score) for u in ranked[1]]
+    verb = words("Holds a new buffer, uninitialized")  # the same question, a verb first
+    plain, prior = ({u.chunk_id: u.score for u in rerank_definitions(
+        [1, 2], chunks, lambda p: defs[p], verb, RerankWeights(declaration_only=w))}
+        for w in (1.0, 0.8))
+    assert prior[1] == pytest.approx(0.8 * plain[1]) and prior[2] == plain[2]
 
 
 def test_what_reads_as_a_question_about_a_thing() -> None:
