@@ -49,7 +49,11 @@ def node_for(root: Any, start_byte: int, end_byte: int) -> Any | None:
 
 
 def has_body(node: Any) -> bool:
-    """Declarations without a body (interface methods, overload signatures) are not answers."""
+    """Declarations without a body (interface methods, overload signatures) are not answers.
+    A Go struct or interface type's body is its ``type`` field."""
+    if node.type == "type_spec":
+        shape = node.child_by_field_name("type")
+        return shape is not None and shape.type in ("struct_type", "interface_type")
     return node.child_by_field_name("body") is not None
 
 
@@ -59,6 +63,9 @@ def doc_comment(node: Any, language: str, source: bytes) -> DocComment | None:
         return _python_docstring(node, source)
     family = BY_NAME[language].family
     target = node
+    if target.type == "type_spec" and target.parent is not None and (
+            target.parent.type == "type_declaration"):  # Go: the doc sits above `type`
+        target = target.parent
     if family == "js":
         if target.type == "variable_declarator" and target.parent is not None:
             target = target.parent

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bench.retrieval_eval.corpus import build_task, informative, write_copy
-from bench.retrieval_eval.docs import doc_comment, node_for, parse, summary
+from bench.retrieval_eval.docs import doc_comment, has_body, node_for, parse, summary
 from bench.retrieval_eval.metrics import Span, first_hit, is_hit, score
 from knoxidx.indexer.extract import extract
 
@@ -195,6 +195,18 @@ def test_the_types_check_asks_about_documented_classes(tmp_path: Path, monkeypat
     monkeypatch.setenv("KNOXIDX_EVAL_KINDS", "Class,Interface")
     task, _ = build_task(src, "toy", ("python",), queries=10, min_chunks=1)
     assert [t.qualname for t in task.targets] == ["Keeper"]
+
+
+def test_a_go_struct_has_a_body_and_its_doc_sits_above_type() -> None:
+    source = (b"package zoo\n\n// Keeper looks after the striped savanna animals of the enclosure.\n"
+              b"type Keeper struct {\n\tName string\n}\n\ntype Alias = Keeper\n")
+    facts = extract("zoo.go", source, "go")
+    tree = parse(source, "go")
+    nodes = {d.name: node_for(tree.root_node, d.start_byte, d.end_byte) for d in facts.defs}
+    keeper = nodes["Keeper"]
+    assert has_body(keeper) and not has_body(nodes["Alias"])
+    doc = doc_comment(keeper, "go", source)
+    assert doc is not None and "savanna animals" in summary(doc.raw)
 
 
 def test_toy_repo_end_to_end_scores_the_known_answers(tmp_path: Path, monkeypatch) -> None:
