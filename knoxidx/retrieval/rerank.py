@@ -88,6 +88,12 @@ class RerankWeights:
     # mildest weight on the plateau measured on the held-out projects; questions about types
     # pay for it (BENCHMARKS.md has both)
     declaration_only: float = 0.8
+    # added to the score of a unit whose own name is the query's first word, case and all:
+    # "Repository represents a git repository", "parseConfig reads ..." — Go's doc comments
+    # begin so, and a question that does is about that definition. x1 measured best on the
+    # held-out projects (BENCHMARKS.md); a capitalised English word at the head of a sentence
+    # ("Returns ...") is rarely a definition's exact name.
+    named_first: float = 1.0
 
 
 class QueryWords:
@@ -270,7 +276,8 @@ def rerank_definitions(
     declaration_factor = 1.0 if asks_for_declaration(words.query) else weights.declaration_only
     # nor when the question begins with the unit's own name, as Go's doc comments do
     # ("Repository represents a git repository")
-    first_word = (words.query.split() or [""])[0].strip(".,:;()`'\"").lower()
+    head = (words.query.split() or [""])[0].strip(".,:;()`'\"")
+    first_word = head.lower()
     similarity = similarity if weights.similarity and similarity else {}
     floor = min(similarity.values(), default=0.0)
     for rank, chunk_id in enumerate(ranked, start=1):
@@ -280,7 +287,10 @@ def rerank_definitions(
         factor = path_factor(chunk.path) if path_factor is not None else 1.0
         defs = definitions(chunk.path)
         for unit in query_units(chunk_id, chunk, defs, words, weights):
-            score = (base + match_score(chunk, unit, words, weights)) * factor
+            score = base + match_score(chunk, unit, words, weights)
+            if weights.named_first and head and unit_name(unit) == head:
+                score += weights.named_first
+            score *= factor
             if (declaration_factor != 1.0 and declares_only(unit, defs)
                     and unit_name(unit).lower() != first_word):
                 score *= declaration_factor

@@ -197,12 +197,12 @@ def test_similarity_lifts_the_chunk_whose_vector_is_closest() -> None:
                        [])[0]
     defs = {"v.py": DEFS, "w.py": [D("Function", "erupt_geyser", "erupt_geyser", 1, 2)]}
     args = ([2, 1], {1: chunk, 2: other}, lambda p: defs[p], words("erupt the volcano magma"))
-    without = rerank_definitions(*args, RerankWeights(similarity=2.0))
+    without = rerank_definitions(*args, RerankWeights(similarity=2.0, named_first=0.0))
     assert without[0].symbol == "Volcano.erupt"  # no cosines given: as before
-    closer = rerank_definitions(*args, RerankWeights(similarity=2.0), similarity={2: 0.9, 1: 0.1})
+    closer = rerank_definitions(*args, RerankWeights(similarity=2.0, named_first=0.0), similarity={2: 0.9, 1: 0.1})
     assert closer[0].chunk_id == 2
     # a chunk without a vector counts as the least similar one given
-    floor = rerank_definitions(*args, RerankWeights(similarity=2.0), similarity={2: 0.9, 3: 0.1})
+    floor = rerank_definitions(*args, RerankWeights(similarity=2.0, named_first=0.0), similarity={2: 0.9, 3: 0.1})
     assert [(u.chunk_id, u.start_line) for u in floor] == [
         (u.chunk_id, u.start_line) for u in closer]
 
@@ -345,3 +345,19 @@ def test_a_question_about_a_type_still_finds_the_type(tmp_path: Path) -> None:
         idx.update(jobs=1)
         top = idx.search("read buffer filled initialized")["results"][0]
         assert (top["symbol"], top["kind"]) == ("buffers.ReadBuffer", "Class")
+
+
+def test_a_question_that_begins_with_a_definitions_name_is_about_it() -> None:
+    """Go's doc comments begin with the name of what they document; so may a user's question.
+    The name must be exact, case and all: a capitalised verb heading a sentence is not one."""
+    chunk = one_chunk()
+    defs = {"v.py": DEFS}
+
+    def top(query: str, bonus: float) -> str:
+        ranked = rerank_definitions([1], {1: chunk}, lambda p: defs[p], words(query),
+                                    RerankWeights(named_first=bonus, whole_lines=0))
+        return ranked[0].symbol
+
+    assert top("erupt the lava and harden it into basalt", 0.0) == "Volcano.cool"  # more shared
+    assert top("erupt the lava and harden it into basalt", 1.0) == "Volcano.erupt"
+    assert top("Erupt the lava and harden it into basalt", 1.0) == "Volcano.cool"
