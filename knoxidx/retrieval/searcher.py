@@ -236,7 +236,10 @@ class Searcher:
 
     def _documented(self, q: Any, result: SearchResult, line: int) -> dict | None:
         """The graph node of the first code definition of ``result`` that begins after
-        ``line`` (a doc comment's line belongs to what follows it)."""
+        ``line`` (a doc comment's line belongs to what follows it). Over every repository of a
+        shared store a path names no one file: none."""
+        if getattr(self.store, "repo", "") is None:
+            return None
         following = [
             d for d in self.file_definitions(result.path)
             if d.kind in _CODE_KINDS and line < d.start_line
