@@ -219,10 +219,11 @@ class Searcher:
         node = q.node_at(result.path, result.start_line)
         if node is None or node["end_line"] != result.end_line:  # not one definition's span
             node = q.node_at(result.path, line) if line else None
-            if line and (node is None or node["end_line"] > result.end_line
-                         or node["start_line"] < result.start_line):
-                # the line is in no definition of the result, e.g. a doc comment above one:
-                # the definition it documents, not the class around the result
+            if line and (node is None or node["kind"] != "Function" and (
+                    node["end_line"] > result.end_line or node["start_line"] < result.start_line)):
+                # the line is in no definition of the result but between a type's members,
+                # e.g. a doc comment above one: the definition it documents, not the class
+                # around the result (a line of a function's body names that function)
                 node = self._documented(q, result, line) or node
         if node is None and result.symbol:
             node = next(

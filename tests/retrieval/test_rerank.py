@@ -361,3 +361,24 @@ def test_a_question_that_begins_with_a_definitions_name_is_about_it() -> None:
     assert top("erupt the lava and harden it into basalt", 0.0) == "Volcano.cool"  # more shared
     assert top("erupt the lava and harden it into basalt", 1.0) == "Volcano.erupt"
     assert top("Erupt the lava and harden it into basalt", 1.0) == "Volcano.cool"
+
+
+def test_a_part_of_a_long_function_is_named_after_it_not_after_a_closure_below(
+    tmp_path: Path,
+) -> None:
+    """A function too long for one chunk is split; a part whose best line is the function's
+    own code is that function, even when a nested definition starts further down the part."""
+    body = "".join(f"    total_{i} = ledger.post(entry_{i}, account_{i})\n" for i in range(400))
+    (tmp_path / "books.py").write_text(
+        "def reconcile_ledger(ledger):\n"
+        + body[: len(body) // 2]
+        + "    harmonise_the_quarterly_accruals = ledger.accruals()\n"
+        + "    def inner_helper(x):\n        return x\n"
+        + body[len(body) // 2 :]
+        + "    return ledger\n")
+    with Index.open(tmp_path, create=True) as idx:
+        idx.update(jobs=1)
+        found = idx.search("harmonise_the_quarterly_accruals", mode="lexical")["results"]
+        top = found[0]
+        assert top["start_line"] > 1 and top["end_line"] < 404  # a part of the function
+        assert top["symbol"].endswith("reconcile_ledger"), top
