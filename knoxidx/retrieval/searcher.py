@@ -25,6 +25,7 @@ from knoxidx.retrieval.errors import (
     SearchIndexMissingError,
     SearchInputError,
 )
+from knoxidx.retrieval.rerank import CODE_KINDS
 from knoxidx.retrieval.search import (
     SOURCES,
     VECTOR_SOURCES,
@@ -45,7 +46,6 @@ MAX_QUERY_CHARS = 2000
 COMMON_NAME = 25
 _SYMBOL_KINDS = ("Function", "Class", "Interface", "Type", "Constant", "Variable")
 _KIND_ORDER = {kind: i for i, kind in enumerate(_SYMBOL_KINDS)}
-_CODE_KINDS = frozenset(_SYMBOL_KINDS[:4])
 _NAME = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
 # Language names a user may pass to --lang, and which indexed languages each covers.
 LANGUAGE_ALIASES = {
@@ -117,6 +117,11 @@ class Searcher:
                 self._embedder_error = str(exc)
         return self._embedder
 
+    @property
+    def every_repo(self) -> bool:
+        """Searching every repository of a shared store (no one repository chosen)."""
+        return getattr(self.store, "repo", "") is None
+
     def hybrid(self) -> HybridSearch:
         if self._hybrid is None:
             config, egress = index_services(self.index)
@@ -126,10 +131,9 @@ class Searcher:
                 reranker = None
             # Over every repository of a shared store a path names no one file: results stay
             # chunks there (the definition rerank needs each file's definitions).
-            every_repo = getattr(self.store, "repo", "") is None
             self._hybrid = HybridSearch(
                 self.store, None, symbol_source=self.graph_symbols, reranker=reranker,
-                definitions=None if every_repo else self.file_definitions,
+                definitions=None if self.every_repo else self.file_definitions,
             )
         return self._hybrid
 
@@ -208,7 +212,7 @@ class Searcher:
         ``knoxidx callers`` and friends accept."""
         out = result_dict(result)
         q = self.index.q
-        if getattr(self.store, "repo", "") is None:  # a shared store, every repository
+        if self.every_repo:
             out["repo"] = self.store.repos_of([result.chunk_id]).get(result.chunk_id)
             q = q.scoped(out["repo"])
         line = result.match_line
@@ -239,11 +243,11 @@ class Searcher:
         """The graph node of the first code definition of ``result`` that begins after
         ``line`` (a doc comment's line belongs to what follows it). Over every repository of a
         shared store a path names no one file: none."""
-        if getattr(self.store, "repo", "") is None:
+        if self.every_repo:
             return None
         following = [
             d for d in self.file_definitions(result.path)
-            if d.kind in _CODE_KINDS and line < d.start_line
+            if d.kind in CODE_KINDS and line < d.start_line
             and d.end_line <= result.end_line
         ]
         if not following:
