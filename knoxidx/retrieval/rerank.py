@@ -79,14 +79,13 @@ class RerankWeights:
     # it: enclosing definitions and the file ("... a leap year. Minguo ..." ->
     # MinguoChronology.isLeapYear rather than the same method of a sibling class)
     scope: float = 1.0
-    # what the score of a unit that only declares — a type's header, fields or variants, its
-    # doc, a file's head — is multiplied by, unless the question reads as naming a thing
-    # (``asks_for_declaration``) or begins with the unit's own name (Go's doc comments do):
-    # no function in it, nothing that does what the question
-    # describes. Such a unit's doc often sums up what its methods do ("A buffer that is
-    # incrementally filled and initialized") and outranked the method asked about. x0.8: the
-    # mildest weight on the plateau measured on the held-out projects; questions about types
-    # pay for it (BENCHMARKS.md has both)
+    # what the score of a unit that only declares (a type's header, fields or variants, its
+    # doc, a file's head: no function in it, nothing that does what the question describes)
+    # is multiplied by, unless the question reads as naming a thing (``asks_for_declaration``)
+    # or begins with the unit's own name (Go's doc comments do). Such a unit's doc often sums
+    # up what its methods do ("A buffer that is incrementally filled and initialized") and
+    # outranked the method asked about. x0.8: the mildest weight on the plateau measured on
+    # the held-out projects; questions about types pay for it (BENCHMARKS.md has both)
     declaration_only: float = 0.8
     # added to the score of a unit whose own name is the query's first word, case and all:
     # "Repository represents a git repository", "parseConfig reads ..." — Go's doc comments
@@ -226,13 +225,20 @@ _TYPE_WORDS = frozenset({"class", "classes", "struct", "structs", "interface", "
                          "trait", "traits", "enum", "enums"})
 
 
+_PUNCTUATION = ".,:;()`'\"?!"
+
+
+def query_head(query: str) -> str:
+    """The query's first word without the punctuation around it, case kept."""
+    words = query.split()
+    return words[0].strip(_PUNCTUATION) if words else ""
+
+
 def asks_for_declaration(query: str) -> bool:
     """Whether ``query`` reads as naming a thing rather than an action: it begins with an
     article ("A handle to the runtime's driver") or says what kind of type it wants."""
-    words = query.lower().split()
-    if not words:
-        return False
-    return words[0] in _ARTICLES or any(w.strip(".,:;()") in _TYPE_WORDS for w in words)
+    return query_head(query).lower() in _ARTICLES or any(
+        w.strip(_PUNCTUATION) in _TYPE_WORDS for w in query.lower().split())
 
 
 def declares_only(unit: Unit, definitions: Sequence[DefinitionSpan]) -> bool:
@@ -276,7 +282,7 @@ def rerank_definitions(
     declaration_factor = 1.0 if asks_for_declaration(words.query) else weights.declaration_only
     # nor when the question begins with the unit's own name, as Go's doc comments do
     # ("Repository represents a git repository")
-    head = (words.query.split() or [""])[0].strip(".,:;()`'\"")
+    head = query_head(words.query)
     first_word = head.lower()
     similarity = similarity if weights.similarity and similarity else {}
     floor = min(similarity.values(), default=0.0)
