@@ -368,13 +368,16 @@ def test_a_part_of_a_long_function_is_named_after_it_not_after_a_closure_below(
 ) -> None:
     """A function too long for one chunk is split; a part whose best line is the function's
     own code is that function, even when a nested definition starts further down the part."""
-    body = "".join(f"    total_{i} = ledger.post(entry_{i}, account_{i})\n" for i in range(400))
+    def lines(start: int) -> str:
+        return "".join(f"    total_{i} = ledger.post(entry_{i}, account_{i})\n"
+                       for i in range(start, start + 200))
+
     (tmp_path / "books.py").write_text(
         "def reconcile_ledger(ledger):\n"
-        + body[: len(body) // 2]
+        + lines(0)
         + "    harmonise_the_quarterly_accruals = ledger.accruals()\n"
         + "    def inner_helper(x):\n        return x\n"
-        + body[len(body) // 2 :]
+        + lines(200)
         + "    return ledger\n")
     with Index.open(tmp_path, create=True) as idx:
         idx.update(jobs=1)
