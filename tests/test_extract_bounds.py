@@ -75,6 +75,32 @@ def test_the_reader_counts_a_timeout_with_a_clear_reason(tmp_path) -> None:
     assert result.status == "timeout" and "CPU" in result.message
 
 
+def _system_error_from_memory() -> SystemError:
+    # what CPython makes of a C function that fails while a MemoryError is set
+    error = SystemError("<built-in function thread_time> returned a result with an "
+                        "exception set")
+    error.__cause__ = MemoryError()
+    return error
+
+
+@pytest.mark.parametrize("failure", [MemoryError, _system_error_from_memory])
+def test_the_reader_says_a_file_ran_out_of_memory(tmp_path, monkeypatch, failure) -> None:
+    # A real failed allocation depends on where the worker's cap falls (tree-sitter aborts
+    # the worker when its own allocation fails first: parse_pool's "worker died" path), so the
+    # extraction here raises what Python raised in bench.fuzz's workers (seed 1501).
+    import knoxidx.indexer.reader as reader
+
+    def fail(*_args: object) -> None:
+        raise failure()
+
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n")
+    monkeypatch.setattr(reader, "extract_with_notes", fail)
+    result = read_and_extract((str(tmp_path), SourceFile("a.py", 1, 0, "python"), None, None))
+    assert result.status == "error"
+    assert result.message == reader.OUT_OF_MEMORY and "KNOXIDX_WORKER_MEMORY_MB" in result.message
+    assert result.hash  # an unchanged file is not tried again by the next update
+
+
 @pytest.mark.parametrize("language,source", [
     # every declarator is a definition on one shared declaration node; classify() listed that
     # node's children once per declarator: 5,000 declarators took 46-70 s

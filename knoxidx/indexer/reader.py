@@ -23,6 +23,11 @@ from knoxidx.indexer.facts import Definition, FileFacts, RefKind, dump_facts
 from knoxidx.indexer.languages import BY_NAME
 
 BINARY_SNIFF = 8192
+# A file whose parse or extraction met the parse worker's memory cap (tree-sitter's error
+# recovery can take gigabytes over a few kB of mangled code): said so, not as the bare
+# "MemoryError: " or the SystemError a C callback turns it into (found by bench.fuzz)
+OUT_OF_MEMORY = ("ran out of memory while reading (the parse worker may allocate "
+                 "KNOXIDX_WORKER_MEMORY_MB, default 1024 MiB); not indexed")
 DefinitionName = tuple[str, str, str, str, str]  # name, kind, qualname, parent kind, owner
 
 
@@ -79,6 +84,8 @@ def read_and_extract(job: tuple[str, SourceFile, str | None, Any]) -> ReadResult
     except ParseTimeoutError as exc:
         return ReadResult(*base, "timeout", digest, str(exc))
     except Exception as exc:  # noqa: BLE001 - a crash in one file must not lose the others
+        if out_of_memory(exc):
+            return ReadResult(*base, "error", digest, OUT_OF_MEMORY)
         return ReadResult(*base, "error", digest, f"{type(exc).__name__}: {exc}")
     if facts.error_nodes and not message:
         message = f"{facts.error_nodes} syntax error(s); indexed what parsed"
@@ -87,6 +94,12 @@ def read_and_extract(job: tuple[str, SourceFile, str | None, Any]) -> ReadResult
         *base, "ok", digest, message, dump_facts(facts), interface_fingerprint(facts),
         facts.lines, rows, keys, definition_names(facts),
     )
+
+
+def out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or was raised because of, a failed allocation: a MemoryError out of
+    a callback reaches the caller as a SystemError caused by it."""
+    return any(isinstance(e, MemoryError) for e in (exc, exc.__cause__, exc.__context__))
 
 
 def valid_utf8(data: bytes) -> bytes:
