@@ -18,6 +18,7 @@ from knoxidx.indexer.extract import (
     extract,
     extract_with_notes,
 )
+from knoxidx.indexer.name_paths import name_path
 from knoxidx.indexer.reader import read_and_extract
 from knoxidx.indexer.tree_parse import parse_tree
 
@@ -325,3 +326,29 @@ def test_parsing_the_same_file_again_and_again_holds_no_more_memory() -> None:
     for _ in range(200):  # 12.8 MB through the parser
         parse_tree(parser, source)
     assert resident_mib() - before < 4.0
+
+
+# A member expression holding a 48,872-character run of whitespace (a TypeScript binding's
+# call `z.preprocess(...).safeParseAsync`, 51 kB; found by bench.fuzz, seed 1502): the separator
+# regex tried `\s*` at every space of a run not followed by a separator, 11 s of CPU for one
+# file, within a second of the reader's CPU bound (which would have killed the worker).
+@pytest.mark.parametrize("text,path", [
+    ("make(" + " " * 40_000 + "x).run", ("make()", "run")),  # a run inside brackets
+    ("a.b" + "\n" * 40_000 + "c", ()),  # a run not followed by a separator: no path
+    ("self" + " " * 40_000 + "?.x", ("self", "x")),  # (a run before a separator was linear)
+])
+def test_a_name_path_split_is_linear_in_whitespace(text, path) -> None:
+    cpu = time.thread_time()
+    assert name_path(text) == path
+    assert time.thread_time() - cpu < 1.0
+
+
+def test_a_binding_over_a_long_run_of_whitespace_is_read_in_linear_time() -> None:
+    # the binding's call is `<the preprocess call>.safeParse`: its text holds the run
+    source = (b"const schema = z\n    .preprocess(async (data, ctx) => {" + b" " * 48_000
+              + b"return data;\n    }, z.string())\n    .safeParse(1);\n"
+              + b"export function check() { return schema.parse(1); }\n")
+    cpu = time.thread_time()
+    facts = extract("a.ts", source, "typescript")
+    assert time.thread_time() - cpu < 2.0
+    assert {d.name for d in facts.defs} >= {"schema", "check"}
