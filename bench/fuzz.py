@@ -4,7 +4,8 @@ Each case is a real source file (fixtures/, and with ``--corpus`` the benchmark 
 by a few random ops from ``bench/mutate.py`` (byte flips, truncations, splices, deletions,
 insertions of tokens, long repeats that build deep nesting), or plain random bytes. Cases go
 through the real path: written to a file, then ``read_and_extract`` (read, hash, extract, node
-rows), as an index worker does; every ``--repo-every`` cases a small repository of mutated files
+rows), as an index worker does, and what search indexes of it (chunks, their FTS columns, the
+texts embedded: no model runs); every ``--repo-every`` cases a small repository of mutated files
 is indexed and resolved whole, queried and checked with ``verify``.
 
 Findings: an extraction that raised (``status == "error"``, other than a deadline), a case slower
@@ -77,6 +78,9 @@ def check_case(workdir: Path, language: str, data: bytes) -> tuple[str, str, flo
     layout = build_layout(workdir, [name], [])
     result = read_and_extract((str(workdir), source, None, layout))
     status, message = result.status, result.message
+    if status == "ok":  # then what `knoxidx index` makes of it for search (no embedding)
+        message = _check_retrieval(workdir, name, result) or message
+        status = "error" if message.startswith("retrieval: ") else status
     if status == "binary":  # the extractor itself must survive NUL bytes too
         try:
             extract(name, data, language)
@@ -85,6 +89,27 @@ def check_case(workdir: Path, language: str, data: bytes) -> tuple[str, str, flo
         except Exception as exc:  # noqa: BLE001 - the finding is the exception
             status, message = "error", f"{type(exc).__name__}: {exc} (on the NUL bytes)"
     return status, message, time.perf_counter() - t0
+
+
+def _check_retrieval(workdir: Path, name: str, result: Any) -> str:
+    """The file's chunks, their FTS columns and the texts embedded of them (the condensed view,
+    the declarations), as an index with search makes them: "" or what failed."""
+    from knoxidx.indexer.facts import load_facts
+    from knoxidx.retrieval.chunker import ChunkBudget
+    from knoxidx.retrieval.embedders import condensed_view_v2
+    from knoxidx.retrieval.indexing import chunk_one
+    from knoxidx.retrieval.names import declaration_texts
+
+    chunked = chunk_one(str(workdir), name, result.hash, load_facts(result.blob), ChunkBudget())
+    if chunked.error:
+        return f"retrieval: chunking failed: {chunked.error}"
+    try:
+        for chunk in chunked.chunks:
+            condensed_view_v2(chunk)
+            declaration_texts(chunk)
+    except Exception as exc:  # noqa: BLE001 - the finding is the exception
+        return f"retrieval: {type(exc).__name__}: {exc}"
+    return ""
 
 
 def check_repo(workdir: Path, language: str, files: list[bytes]) -> str:
