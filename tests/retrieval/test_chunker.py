@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -213,6 +214,22 @@ def test_a_single_huge_line_is_its_own_chunk() -> None:
     )
     assert_covered(chunks, 3)
     assert any(c.start_line == c.end_line == 2 and c.token_count > 200 for c in chunks)
+
+
+def test_a_long_run_of_blank_lines_is_split_in_a_few_windows() -> None:
+    # 30,000 blank lines (no tokens) inside a doc comment, text beyond them: the overlap walked
+    # back to each window's second line, so windows moved one line at a time, each re-read
+    # whole (35 s for one Java file, ~30,000 chunks). The overlap now stops at a window's middle.
+    source = (b"/**\n * Doc.\n" + b"\n" * 30_000
+              + b"".join(b" * words %d and more words of the doc comment\n" % i for i in range(400))
+              + b" */\npackage p;\n")
+    cpu = time.thread_time()
+    chunks = chunk_file("package-info.java", source, "java", [])
+    assert time.thread_time() - cpu < 5.0  # (37 s before)
+    assert_covered(chunks, line_count(source))
+    assert len(chunks) < 40
+    for first, second in itertools.pairwise(chunks):
+        assert second.start_line > first.start_line and second.end_line > first.end_line
 
 
 def test_edge_inputs() -> None:
