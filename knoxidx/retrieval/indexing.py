@@ -32,8 +32,9 @@ Progress = Callable[[str, int, int], None]
 # Bump when chunk_file's output (or what the store derives from it) changes for the same
 # input: every file is then re-chunked (chunks whose content is unchanged keep their vectors).
 # 3: the names source's table (``chunk_name``); 4: its name parts leave out letters and numbers;
-# 5: the declarations source's texts (``chunk_declaration``)
-CHUNKER_VERSION = "5"
+# 5: the declarations source's texts (``chunk_declaration``); 6: a window's overlap stops at its
+# middle (a run of blank lines gave a window per line)
+CHUNKER_VERSION = "6"
 # Below this many files a pool costs more than it saves (fork + tokenizer load per worker).
 POOL_THRESHOLD = 24
 
