@@ -3,7 +3,7 @@
 Random mutation rarely builds a long run of one character, and a run is where a scan that is
 linear per position turns quadratic: a regex that tries ``\\s*`` at every space of a run, a
 window that moves one blank line at a time. Each case is a corpus file (2-30 kB) with
-``--length`` copies of one character inserted at a random offset, put through ``bench.fuzz``'s
+``--length`` copies of one character (or a pair) inserted at a random offset, put through ``bench.fuzz``'s
 case check (read, extract, node rows, chunks, FTS columns, embedded texts). Prints the slowest
 case per character and language and exits 1 if any took over ``--slow`` seconds or raised.
 Deterministic for a ``--seed``.
@@ -21,7 +21,11 @@ from bench.mutate import LANGUAGE_NAMES, corpus_files
 
 CHARACTERS = {"space": b" ", "newline": b"\n", "cr": b"\r", "tab": b"\t", "ident": b"a",
               "dot": b".", "paren": b"(", "comma": b",", "lt": b"<", "colon": b":",
-              "star": b"*", "quote": b"'", "newline-space": b"\n "}
+              "star": b"*", "quote": b"'", "newline-space": b"\n ",
+              # pairs: nesting, comments, chains, argument lists, strings
+              "parens": b"()", "braces": b"{}", "brackets": b"[]", "angles": b"<>",
+              "comment-open": b"/*", "line-comment": b"//\n", "call": b"a(", "member": b"a.",
+              "arguments": b"a,", "strings": b'""'}
 
 
 def main(argv: list[str] | None = None) -> int:
