@@ -352,3 +352,29 @@ def test_a_binding_over_a_long_run_of_whitespace_is_read_in_linear_time() -> Non
     facts = extract("a.ts", source, "typescript")
     assert time.thread_time() - cpu < 2.0
     assert {d.name for d in facts.defs} >= {"schema", "check"}
+
+
+# 30,000 line comments above a function (found by bench.long_runs, session 15): the walk up the
+# comment run asked each comment for its previous sibling, which tree-sitter finds by passing
+# over every sibling before it: 2.4-4.8 s for one file. The walk is a tree cursor's now.
+@pytest.mark.parametrize("language,source", [
+    ("go", b"package p\n// Check runs it.\n" + b"//\n" * 30_000 + b"func Check() {}\n"),
+    ("java", b"class A {\n// Checks it.\n" + b"//\n" * 30_000 + b"void check() {}\n}\n"),
+    ("rust", b"/// Checks it.\n" + b"///\n" * 30_000 + b"fn check() {}\n"),
+    ("typescript", b"// Checks it.\n" + b"//\n" * 30_000 + b"export function check() {}\n"),
+])
+def test_a_long_run_of_comment_lines_is_read_in_linear_time(language, source) -> None:
+    cpu = time.thread_time()
+    facts = extract("a", source, language)
+    assert time.thread_time() - cpu < 1.0
+    (check,) = [d for d in facts.defs if d.name.lower() == "check"]
+    assert check.doc.endswith("it.")  # the run's first line, as before
+
+
+def test_a_rust_doc_block_gives_its_first_line() -> None:
+    # A Rust line comment holds its newline (it ends at column 0 of the next line), so the walk
+    # up a `///` block stopped at once and the block's *last* line was the doc: "```", "the
+    # first use." in tokio (found with the test above)
+    source = b"/// Creates a buffer.\n///\n/// ```\n/// let b = Buf::new();\n/// ```\nfn new() {}\n"
+    (new,) = extract("a.rs", source, "rust").defs
+    assert new.doc == "Creates a buffer."
