@@ -21,9 +21,10 @@ CACHED_NAME_CHARS = 100
 
 _SUPER_CALL = re.compile(r"\bsuper\s*\([^()]*\)")
 _GENERIC_ARGS = re.compile(r"::<[^<>]*(?:<[^<>]*>[^<>]*)*>|<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>")
-# (no `\s*` around a separator: tried at every space of a long run of them, it made the split
-# quadratic in the run, 11 s for one 51 kB expression; the parts are stripped instead)
-_SEPARATOR = re.compile(r"\?\.|!\.|::|->|\.")
+# A member separator. No `\s*` around it: tried at every space of a long run of them, that
+# made the split quadratic in the run (11 s for one 51 kB expression); parts are stripped instead.
+_SEPARATORS = r"\?\.|!\.|::|->|\."
+_SEPARATOR = re.compile(_SEPARATORS)
 _IDENTIFIER = re.compile(r"(?:[^\W\d]|[$#])[\w$]*\Z")
 _CALL_SEGMENT = re.compile(r"((?:[^\W\d]|[$#])[\w$]*)\s*\(.*\)\Z", re.DOTALL)
 _NEEDS_FULL_SPLIT = re.compile(r"[^\w.]")
@@ -157,10 +158,10 @@ def _split_top_level(text: str) -> list[str]:
 
 _OPENING = frozenset("([{")
 _CLOSING = frozenset(")]}")
-_BRACKET_OR_SEPARATOR = re.compile(r"[(\[{)\]}]|\?\.|!\.|::|->|\.")  # (see _SEPARATOR)
+_BRACKET_OR_SEPARATOR = re.compile(r"[(\[{)\]}]|" + _SEPARATORS)
 
 
-_TAIL_NAME = re.compile(r"(?:\?\.|!\.|::|->|\.)\s*((?:[^\W\d]|[$#])[\w$]*)\s*\Z")
+_TAIL_NAME = re.compile(r"(?:" + _SEPARATORS + r")\s*((?:[^\W\d]|[$#])[\w$]*)\s*\Z")
 
 
 def reference_path(source: bytes, start: int, end: int) -> NamePath:
