@@ -378,3 +378,11 @@ def test_a_rust_doc_block_gives_its_first_line() -> None:
     source = b"/// Creates a buffer.\n///\n/// ```\n/// let b = Buf::new();\n/// ```\nfn new() {}\n"
     (new,) = extract("a.rs", source, "rust").defs
     assert new.doc == "Creates a buffer."
+
+
+def test_a_rust_comment_a_blank_line_above_a_definition_is_not_its_doc() -> None:
+    # the same newline (a Rust doc comment's) made one a blank line above look adjacent: a
+    # file's `//!` head ("This module contains ...") was its first item's doc (3 of tokio's)
+    source = b"//! This module holds the helpers.\n\nfn helper() {}\n"
+    (helper,) = extract("a.rs", source, "rust").defs
+    assert helper.doc == ""

@@ -32,7 +32,7 @@ def preceding_comment(node: Any) -> str:
         target, prev = prev, prev.prev_named_sibling
     if prev is None or prev.type not in COMMENT_TYPES:
         return ""
-    if prev.end_point[0] < target.start_point[0] - 1:
+    if _end_row(prev) < target.start_point[0] - 1:  # a blank line between: not its doc
         return ""
     # Walk up a run of line comments to the first one of the block.
     first = prev
@@ -52,14 +52,18 @@ def preceding_comment(node: Any) -> str:
 RUN_STEPS = 64
 
 
+def _end_row(comment: Any) -> int:
+    """The row a comment's text ends on. A Rust line comment holds its newline (it ends at
+    column 0 of the next line): taken at face value, a `///` block was never a run (its last
+    line stood for its doc), and a comment a blank line above a definition was its doc."""
+    row, column = comment.end_point
+    return int(row - (column == 0))
+
+
 def _continues_run(before: Any, after: Any) -> bool:
-    """Whether comment ``before`` ends on the line above ``after``. A Rust line comment holds
-    its newline (it ends at column 0 of the next line): taken at face value, a `///` block
-    was never a run, and its last line stood for its doc."""
-    if before is None or before.type not in COMMENT_TYPES:
-        return False
-    row, column = before.end_point
-    return row - (column == 0) == after.start_point[0] - 1
+    """Whether ``before`` is a comment ending on the line above ``after``."""
+    return (before is not None and before.type in COMMENT_TYPES
+            and _end_row(before) == after.start_point[0] - 1)
 
 
 def _run_start(node: Any) -> Any:
