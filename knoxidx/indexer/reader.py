@@ -26,8 +26,8 @@ BINARY_SNIFF = 8192
 # A file whose parse or extraction met the parse worker's memory cap (tree-sitter's error
 # recovery can take gigabytes over a few kB of mangled code): said so, not as the bare
 # "MemoryError: " or the SystemError a C callback turns it into (found by bench.fuzz)
-OUT_OF_MEMORY = ("ran out of memory while reading (the parse worker may allocate "
-                 "KNOXIDX_WORKER_MEMORY_MB, default 1024 MiB); not indexed")
+OUT_OF_MEMORY = ("ran out of memory while reading (past the parse worker's memory cap, "
+                 "which KNOXIDX_WORKER_MEMORY_MB raises); not indexed")
 DefinitionName = tuple[str, str, str, str, str]  # name, kind, qualname, parent kind, owner
 
 
