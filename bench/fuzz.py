@@ -79,8 +79,9 @@ def check_case(workdir: Path, language: str, data: bytes) -> tuple[str, str, flo
     result = read_and_extract((str(workdir), source, None, layout))
     status, message = result.status, result.message
     if status == "ok":  # then what `knoxidx index` makes of it for search (no embedding)
-        message = _check_retrieval(workdir, name, result) or message
-        status = "error" if message.startswith("retrieval: ") else status
+        problem = _check_retrieval(workdir, name, result)
+        if problem:
+            status, message = "error", problem
     if status == "binary":  # the extractor itself must survive NUL bytes too
         try:
             extract(name, data, language)

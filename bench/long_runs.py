@@ -3,11 +3,10 @@
 Random mutation rarely builds a long run of one character, and a run is where a scan that is
 linear per position turns quadratic: a regex that tries ``\\s*`` at every space of a run, a
 window that moves one blank line at a time. Each case is a corpus file (2-30 kB) with
-``--length`` copies of one character (or a pair) inserted at a random offset, put through ``bench.fuzz``'s
-case check (read, extract, node rows, chunks, FTS columns, embedded texts). Prints the slowest
-case per character and language and exits 1 if any took over ``--slow`` seconds (a parse
-stopped by its deadline aside) or raised.
-Deterministic for a ``--seed``.
+``--length`` copies of one character (or a pair) inserted at a random offset, put through
+``bench.fuzz``'s case check (read, extract, node rows, chunks, FTS columns, embedded texts).
+Prints the slowest case per character and language and exits 1 if any took over ``--slow``
+seconds (a parse stopped by its deadline aside) or raised. Deterministic for a ``--seed``.
 """
 
 from __future__ import annotations
