@@ -537,6 +537,28 @@ def test_the_declarations_source_in_the_shared_store(tmp_path: Path, pg_url: str
         assert declared == embedded > 0
         found = idx.search(BILLING_QUESTION, k=3, mode="vector")["results"]
         assert any("declarations" in r["sources"] for r in found)
+        # the rerank's per-declaration cosines, from the server: each declaration's text in
+        # order, with its stored vector's cosine (checked here against the vector read back)
+        import numpy as np
+
+        from knoxidx.graph.protocol import chunk_store_for
+
+        store = chunk_store_for(idx.store)
+        chunk_ids = sorted({i for r in found for i in store.chunks_at(r["path"], r["start_line"])})
+        query = np.random.default_rng(3).normal(size=384).astype(np.float32)
+        cosines = store.declaration_cosines(query, chunk_ids)
+        texts = store.declarations(chunk_ids)
+        assert cosines and {i: [t for t, _ in rows] for i, rows in cosines.items()} == {
+            i: [t for _, t in rows] for i, rows in texts.items()}
+        with psycopg.connect(pg_url) as conn:
+            chunk_id, n, vector = conn.execute(
+                "SELECT chunk_id, n, embedding::text FROM knoxidx.chunk_declaration"
+                " WHERE chunk_id = ANY(%s) ORDER BY chunk_id, n LIMIT 1",
+                (chunk_ids,)).fetchone()
+        stored = np.array(json.loads(vector), dtype=np.float32)
+        expected = stored @ query / np.linalg.norm(stored) / np.linalg.norm(query)
+        assert cosines[chunk_id][n][1] == pytest.approx(float(expected), abs=1e-4)
+        assert idx.search(BILLING_QUESTION, k=3, mode="hybrid")["results"]
         # as a store written by the previous chunker was: no declarations; the next update
         # writes them for the kept chunks and embeds them (from the shared cache)
         with psycopg.connect(pg_url) as conn:

@@ -113,16 +113,34 @@ def declaration_texts(chunk: Chunk) -> list[str]:
     for qualname, kind, signature in zip(chunk.symbols, kinds, signatures, strict=True):
         if kind not in NAME_KINDS:
             continue
-        parts = qualname.replace("::", ".").split(".")
-        own = " ".join(identifier_parts(parts[-1]))
-        if not own:
+        text = declaration_head(chunk.path, qualname, kind)
+        if not text:
             continue
-        holder = " ".join(" ".join(identifier_parts(p)) for p in parts[:-1])
-        if not holder:
-            holder = " ".join(identifier_parts(chunk.path.rsplit("/", 1)[-1].split(".", 1)[0]))
-        text = f"{kind.lower()} {own} in {holder}" if holder else f"{kind.lower()} {own}"
         # a secret in a default value would reach a remote embedder as words its masking
         # no longer recognises: masked while it is still whole
         words = readable_identifiers(mask_secrets(signature)[0], keep=meaningful_identifier)
-        texts.append(f"{text}: {words}" if words else text)
+        texts.append(f"{text}{DECLARATION_SEPARATOR}{words}" if words else text)
     return texts
+
+
+# between a declaration text's head and its signature's words (neither holds it)
+DECLARATION_SEPARATOR = ": "
+
+
+def declaration_head(path: str, qualname: str, kind: str) -> str:
+    """What a declaration text says before the signature: the kind, the name's words and
+    what holds it, ``function minus years in period``; "" for a name without words. A
+    search finds a definition's declaration by it (``declaration_head_of``)."""
+    parts = qualname.replace("::", ".").split(".")
+    own = " ".join(identifier_parts(parts[-1]))
+    if not own:
+        return ""
+    holder = " ".join(" ".join(identifier_parts(p)) for p in parts[:-1])
+    if not holder:
+        holder = " ".join(identifier_parts(path.rsplit("/", 1)[-1].split(".", 1)[0]))
+    return f"{kind.lower()} {own} in {holder}" if holder else f"{kind.lower()} {own}"
+
+
+def declaration_head_of(text: str) -> str:
+    """The head of a declaration text (see ``declaration_head``)."""
+    return text.split(DECLARATION_SEPARATOR, 1)[0]

@@ -312,14 +312,23 @@ class PgChunkStore:
             best.setdefault(chunk_id, score)
         return list(best.items())[:limit]
 
+    def declaration_cosines(self, query: Any, chunk_ids: Sequence[int]
+                            ) -> dict[int, list[tuple[str, float]]]:
+        """(declaration text, the query's cosine with its vector) of each embedded
+        declaration of the given chunks, in order."""
+        literal, dim = _vector_literal(query)
+        out: dict[int, list[tuple[str, float]]] = {}
+        for chunk_id, text, cosine in self.conn.execute(
+                f"SELECT chunk_id, text, 1 - (embedding::vector({dim}) <=> %s::vector({dim}))"
+                f" FROM knoxidx.chunk_declaration WHERE chunk_id = ANY(%s) AND dim = {dim}"
+                " ORDER BY chunk_id, n", (literal, list(chunk_ids))):
+            out.setdefault(int(chunk_id), []).append((str(text), float(cosine)))
+        return out
+
     def _nearest(self, table: str, query: Any, limit: int,
                  chunk_filter: ChunkFilter | None) -> list[tuple[int, float]]:
         """(chunk id, cosine) of the ``limit`` rows of ``table`` nearest ``query``, best first."""
-        from knoxidx.retrieval.vectors import normalize
-
-        vector = normalize(query).reshape(-1)
-        dim = int(vector.shape[0])
-        literal = "[" + ",".join(f"{x:.9g}" for x in vector.tolist()) + "]"
+        literal, dim = _vector_literal(query)
         scope, args = self._scope("v")
         where, params = _filter_sql(chunk_filter)
         join = " JOIN knoxidx.chunk c ON c.id = v.chunk_id" if chunk_filter else ""
@@ -600,3 +609,11 @@ def _iterative_scan(conn: Any) -> None:
         _ITERATIVE[key] = True
     except Exception:  # noqa: BLE001  (an older pgvector: plain HNSW)
         _ITERATIVE[key] = False
+
+
+def _vector_literal(query: Any) -> tuple[str, int]:
+    """``query`` normalised, as a pgvector literal, and its dimension."""
+    from knoxidx.retrieval.vectors import normalize
+
+    vector = normalize(query).reshape(-1)
+    return "[" + ",".join(f"{x:.9g}" for x in vector.tolist()) + "]", int(vector.shape[0])

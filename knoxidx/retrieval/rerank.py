@@ -17,7 +17,8 @@ stems (``terms.stem``):
   the first ``depth`` fused chunks are ranked by the chunk's fused rank plus their own scores,
   so two functions of one good chunk may both be listed and a function whose name says what
   the question asks rises; a unit that only declares (no function in it) yields to one that
-  does something, unless the question names a thing.
+  does something, unless the question names a thing; and a unit whose own declaration (kind,
+  name, holder, signature) the query's vector is close to rises.
 
 Measured on the docstring -> code benchmark (``python -m bench.retrieval_eval``, where a result
 counts only if it is definition-sized); the weights are what measured best there, and the
@@ -39,6 +40,9 @@ CODE_KINDS = frozenset({"Function", "Class", "Interface", "Type"})
 
 # A file's definitions (the graph's stored facts for that path)
 DefinitionSource = Callable[[str], Sequence[DefinitionSpan]]
+# How much closer the query is to a unit's declaration than to the least close one ranked
+# (``RerankWeights.declaration``), given the unit and the chunk it was found in
+DeclarationCloseness = Callable[["Unit", Chunk], float]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +97,15 @@ class RerankWeights:
     # held-out projects (BENCHMARKS.md); a capitalised English word at the head of a sentence
     # ("Returns ...") is rarely a definition's exact name.
     named_first: float = 1.0
+    # weight of how close the query is to the unit's own declaration vector (its kind, name,
+    # holder and signature words, ``names.declaration_texts``), above the least close of the
+    # units ranked. The chunk's cosine (``similarity``) is one figure for all the small
+    # definitions merged into it, and the declarations source ranks a chunk by its best
+    # declaration, whichever that is; this tells the siblings apart by meaning where their
+    # words cannot ("... with the specified number of years subtracted": `minusYears`).
+    # x1.5: the middle of the plateau (x1-x2) measured on the held-out projects
+    # (BENCHMARKS.md, session 16)
+    declaration: float = 1.5
 
 
 class QueryWords:
@@ -271,12 +284,14 @@ def rerank_definitions(
     weights: RerankWeights,
     similarity: dict[int, float] | None = None,
     path_factor: Callable[[str], float] | None = None,
+    declaration_closeness: DeclarationCloseness | None = None,
 ) -> list[Unit]:
     """The units of the first ``weights.depth`` chunks of ``order``, best first (see the module
     docstring); a unit reached through two overlapping chunks is listed once. ``similarity``:
     the query's cosine with each chunk's vector (a chunk without one counts as the least
     similar of those given), weighted by ``weights.similarity``. ``path_factor``: what a
-    unit's score is multiplied by, by its file (``priors.path_prior``: test code ranks lower)."""
+    unit's score is multiplied by, by its file (``priors.path_prior``: test code ranks lower).
+    ``declaration_closeness``: see ``RerankWeights.declaration`` (none: no such term)."""
     best: dict[tuple[str, int, int], Unit] = {}
     ranked = [i for i in order if i in chunks][: weights.depth]
     declaration_factor = 1.0 if asks_for_declaration(words.query) else weights.declaration_only
@@ -294,6 +309,8 @@ def rerank_definitions(
         defs = definitions(chunk.path)
         for unit in query_units(chunk_id, chunk, defs, words, weights):
             score = base + match_score(chunk, unit, words, weights)
+            if weights.declaration and declaration_closeness is not None:
+                score += weights.declaration * declaration_closeness(unit, chunk)
             if weights.named_first and head and unit_name(unit) == head:
                 score += weights.named_first
             score *= factor

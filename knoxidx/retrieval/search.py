@@ -19,11 +19,19 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.embedders import Embedder
 from knoxidx.retrieval.errors import RetrievalError
-from knoxidx.retrieval.names import PRESELECT, query_stems, rank_names
+from knoxidx.retrieval.names import (
+    PRESELECT,
+    declaration_head,
+    declaration_head_of,
+    query_stems,
+    rank_names,
+)
 from knoxidx.retrieval.priors import path_prior
 from knoxidx.retrieval.rerank import (
+    DeclarationCloseness,
     DefinitionSource,
     QueryWords,
     RerankWeights,
@@ -141,6 +149,55 @@ class HybridSearch:
             return []
         allowed = self.store.chunk_ids(self._filter) if self._filter else None
         return index.top_groups(query_vector, self.candidates, NAMES_PER_CHUNK, allowed)
+
+    def declaration_cosines(self, query: str, chunk_ids: Sequence[int]
+                            ) -> dict[int, list[tuple[str, float]]]:
+        """(declaration text, the query's cosine with its vector) of each embedded
+        declaration of the given chunks."""
+        query_vector = self.query_vector(query)
+        if query_vector is None:
+            return {}
+        if hasattr(self.store, "declaration_cosines"):  # the store compares them itself
+            return self.store.declaration_cosines(query_vector, chunk_ids)
+        texts = self.store.declarations(chunk_ids)
+        cosines = self.declaration_index().cosines(
+            query_vector, [d for rows in texts.values() for d, _ in rows])
+        return {chunk_id: [(text, cosines[d]) for d, text in rows if d in cosines]
+                for chunk_id, rows in texts.items()}
+
+    def declaration_closeness(self, query: str, chunk_ids: Sequence[int]
+                              ) -> DeclarationCloseness | None:
+        """How much closer the query is to a unit's declaration than to the least close
+        declaration of ``chunk_ids`` (``RerankWeights.declaration``): a unit is found by its
+        declaration's head (``names.declaration_head``; overloads share one, and count by the
+        best); a unit that is its whole chunk, or has no declaration of its own, counts as
+        its chunk's closest; a chunk with none embedded, as the least close. None when the
+        query has no vector."""
+        try:
+            found = self.declaration_cosines(query, chunk_ids)
+        except RetrievalError:  # the vector sources already said why they were skipped
+            return None
+        best: dict[int, dict[str, float]] = {}
+        for chunk_id, rows in found.items():
+            heads = best.setdefault(chunk_id, {})
+            for text, cosine in rows:
+                head = declaration_head_of(text)
+                heads[head] = max(heads.get(head, cosine), cosine)
+        floor = min((c for heads in best.values() for c in heads.values()), default=None)
+        if floor is None:
+            return None
+
+        def closeness(unit: Unit, chunk: Chunk) -> float:
+            heads = best.get(unit.chunk_id)
+            if not heads:
+                return 0.0
+            closest = max(heads.values())
+            if (unit.start_line, unit.end_line) == (chunk.start_line, chunk.end_line):
+                return closest - floor
+            head = declaration_head(chunk.path, unit.symbol, unit.kind)
+            return heads.get(head, closest) - floor
+
+        return closeness
 
     def query_vector(self, query: str) -> Any:
         """The query's vector (made once per search), or None when there is no embedder or
@@ -282,8 +339,11 @@ class HybridSearch:
             # least similar of them)
             similarity = dict(ranked.get("vector", ())) if self.weights.similarity else None
             # the prior again: a test's name holds the words of what it tests
+            closeness = (self.declaration_closeness(query, list(plain))
+                         if "declarations" in ranked and self.weights.declaration else None)
             units = rerank_definitions(order, plain, self.definitions, words, self.weights,
-                                       similarity=similarity, path_factor=prior)
+                                       similarity=similarity, path_factor=prior,
+                                       declaration_closeness=closeness)
             return [
                 _result(chunks[u.chunk_id], u.score, query,
                         (*found_by.get(u.chunk_id, ()), "rerank"), u)

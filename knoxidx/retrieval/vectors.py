@@ -66,6 +66,7 @@ class VectorIndex:
             self.matrix = normalize(matrix)
         if self.matrix.shape[0] != self.ids.shape[0]:
             raise ValueError("one vector per id")
+        self._order: np.ndarray | None = None  # see ``cosines``
 
     def __len__(self) -> int:
         return int(self.ids.shape[0])
@@ -93,6 +94,23 @@ class VectorIndex:
             best = np.arange(len(scores))
         best = best[np.argsort(-scores[best], kind="stable")]
         return [(int(self.ids[i]), float(scores[i])) for i in best]
+
+    def cosines(self, query: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
+        """The cosine of ``query`` with each of ``ids`` that has a vector here."""
+        import numpy as np
+
+        if len(self) == 0 or not len(ids):
+            return {}
+        if self._order is None:  # made once: the ids in order, to find rows by binary search
+            self._order = np.argsort(self.ids, kind="stable")
+        wanted = np.asarray(ids, dtype=np.int64)
+        at = np.searchsorted(self.ids, wanted, sorter=self._order)
+        at = np.minimum(at, len(self) - 1)
+        rows = self._order[at]
+        present = self.ids[rows] == wanted
+        rows = rows[present]
+        scores = np.einsum("ij,j->i", self.matrix[rows], normalize(query).reshape(-1))
+        return {int(i): float(c) for i, c in zip(wanted[present], scores, strict=True)}
 
     def top_groups(
         self, query: np.ndarray, k: int, group: int, allowed: Sequence[int] | None = None

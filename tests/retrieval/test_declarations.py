@@ -190,6 +190,54 @@ def test_an_index_made_before_declarations_answers_and_its_next_update_embeds_th
         assert HybridSearch(store, local_embedder).declarations("days in a month")
 
 
+def test_the_rerank_compares_the_query_with_each_definitions_own_declaration(
+    repo: Path, local_embedder
+) -> None:
+    import numpy as np
+
+    from knoxidx.retrieval.rerank import Unit
+
+    with _embedded(repo, local_embedder) as idx:
+        store = ChunkStore(idx.store.conn)
+        period = store.chunks_at("dates/period.py", 10)[0]
+        calendar = store.chunks_at("dates/calendar.py", 9)[0]
+        chunks = {i: c.chunk for i, c in store.get([period, calendar]).items()}
+        question = "Returns a copy of the duration with a number of years subtracted"
+        closeness = HybridSearch(store, local_embedder).declaration_closeness(
+            question, [period, calendar])
+        assert closeness is not None
+        # what the declarations' own vectors say, computed here from their texts
+        texts = {t for rows in store.declarations([period, calendar]).values() for _, t in rows}
+        query = local_embedder.embed_query(question)
+        ordered = sorted(texts)
+        vectors = local_embedder.embed_documents(ordered)
+        cosine = {t: float(v @ query / np.linalg.norm(v) / np.linalg.norm(query))
+                  for t, v in zip(ordered, vectors, strict=True)}
+        floor = min(cosine.values())
+
+        def unit(symbol: str, start: int, end: int, kind: str = "Function") -> Unit:
+            return Unit(period, start, end, symbol, kind, 0.0)
+
+        minus = closeness(unit("Period.minus_years", 10, 11), chunks[period])
+        plus = closeness(unit("Period.plus_years", 7, 8), chunks[period])
+        assert minus == pytest.approx(
+            cosine["function minus years in period: minus years count"] - floor, abs=1e-4)
+        assert plus == pytest.approx(
+            cosine["function plus years in period: plus years count"] - floor, abs=1e-4)
+        assert minus > plus  # "subtracted": what minus says, in other words
+        # the whole chunk, or a unit without a declaration of its own: the chunk's closest
+        closest = max(c for t, c in cosine.items() if "in period" in t) - floor
+        whole = chunks[period]
+        assert closeness(unit("Period", whole.start_line, whole.end_line, "Class"),
+                         whole) == pytest.approx(closest, abs=1e-4)
+        assert closeness(unit("Period.years", 3, 3, "Variable"), whole) == pytest.approx(
+            closest, abs=1e-4)
+        # a chunk with no declaration embedded counts as the least close
+        assert closeness(Unit(10**6, 1, 2, "gone", "Function", 0.0), whole) == 0.0
+        # no query vector (no embedder): no such term
+        assert HybridSearch(store, None).declaration_closeness(question, [period]) is None
+
+
 class _Down:
     """A query embedder whose service is down: every call fails, each one counted."""
 

@@ -30,6 +30,22 @@ def test_vector_top_k_is_exact_cosine() -> None:
     assert np.allclose(from_blobs([to_blob(matrix[0])], 32)[0], matrix[0])
 
 
+def test_cosines_of_some_ids_in_any_order_and_none_for_an_unknown_one() -> None:
+    rng = np.random.default_rng(1)
+    matrix = rng.normal(size=(50, 16)).astype(np.float32)
+    ids = list(rng.permutation(np.arange(1000, 1050)))  # not in order, as a matrix may be
+    index = VectorIndex(ids, matrix)
+    query = rng.normal(size=16).astype(np.float32)
+    unit = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    expected = dict(zip(ids, unit @ (query / np.linalg.norm(query)), strict=True))
+    wanted = [ids[7], 5, ids[0], ids[49], 99_999]
+    found = index.cosines(query, wanted)
+    assert set(found) == {ids[7], ids[0], ids[49]}
+    assert all(abs(found[i] - expected[i]) < 1e-5 for i in found)
+    assert index.cosines(query, []) == {}
+    assert VectorIndex([], np.zeros((0, 16))).cosines(query, [1]) == {}
+
+
 def test_reciprocal_rank_fusion_rewards_agreement() -> None:
     fused = reciprocal_rank_fusion({"a": [(1, 9.0), (2, 8.0)], "b": [(2, 0.9), (3, 0.8)]})
     assert [i for i, _ in fused] == [2, 1, 3]

@@ -385,3 +385,24 @@ def test_a_part_of_a_long_function_is_named_after_it_not_after_a_closure_below(
         top = found[0]
         assert top["start_line"] > 1 and top["end_line"] < 404  # a part of the function
         assert top["symbol"].endswith("reconcile_ledger"), top
+
+
+def test_a_unit_whose_declaration_is_closer_to_the_query_rises() -> None:
+    chunk = one_chunk()
+    args = ([1], {1: chunk}, lambda p: DEFS, words("erupt cool"))
+    split = RerankWeights(whole_lines=0, named_first=0.0)  # every definition a unit
+    plain = rerank_definitions(*args, split)
+    assert [u.symbol for u in plain[:2]] == ["Volcano.erupt", "Volcano.cool"]  # a tie: by order
+
+    def closeness(unit, held_in):
+        assert held_in is chunk
+        return {"Volcano.cool": 0.3}.get(unit.symbol, 0.0)
+
+    closer = rerank_definitions(*args, split, declaration_closeness=closeness)
+    assert [u.symbol for u in closer[:2]] == ["Volcano.cool", "Volcano.erupt"]
+    cool = next(u for u in plain if u.symbol == "Volcano.cool")
+    assert closer[0].score == pytest.approx(cool.score + split.declaration * 0.3)
+    # weight 0: no such term
+    off = rerank_definitions(*args, replace(split, declaration=0.0),
+                             declaration_closeness=closeness)
+    assert [u.symbol for u in off] == [u.symbol for u in plain]
