@@ -338,9 +338,9 @@ class HybridSearch:
             # the vector source's cosines (a chunk outside its top ``candidates`` counts as the
             # least similar of them)
             similarity = dict(ranked.get("vector", ())) if self.weights.similarity else None
-            # the prior again: a test's name holds the words of what it tests
             closeness = (self.declaration_closeness(query, list(plain))
                          if "declarations" in ranked and self.weights.declaration else None)
+            # the prior again: a test's name holds the words of what it tests
             units = rerank_definitions(order, plain, self.definitions, words, self.weights,
                                        similarity=similarity, path_factor=prior,
                                        declaration_closeness=closeness)
