@@ -130,6 +130,47 @@ def cold_index(root: Path, runs: int, jobs: int | None = None,
             "errors": len(report.get("errors", [])), "db_bytes": db.stat().st_size}
 
 
+def paired_ratios(root: Path, pairs: int, jobs: int | None = None) -> dict[str, Any]:
+    """``pairs`` cold builds of ``root``, each right after a bare parse of the same files (as
+    :func:`corpus_speed` pairs them, without its memory and ctags runs): each build's time
+    over its own parse's, their median, and where each build's time went. The quick check of
+    issue #2's ratio while working on the cold build."""
+    files = source_files(root)
+    rows = []
+    for _ in range(pairs):
+        parse_s, _ = bare_parse_seconds(root, files)
+        index_s, _, report = _cold_build(root, jobs, sampled=False)
+        rows.append({"bare_parse_s": round(parse_s, 3), "index_s": round(index_s, 3),
+                     "ratio": round(index_s / parse_s, 3),
+                     "phases": {k: round(v, 2) for k, v in report.get("timings", {}).items()}})
+    return {"root": str(root), "files": len(files), "pairs": rows,
+            "median_ratio": round(median([r["ratio"] for r in rows]), 3)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m bench.speed ratio [--corpus DIR] [--pairs N] [--jobs J]``: see
+    :func:`paired_ratios` (it writes ``DIR/.knoxidx``, as ``python -m bench`` does)."""
+    import argparse
+
+    from bench.run import DEFAULT_CORPUS
+
+    ap = argparse.ArgumentParser(prog="python -m bench.speed")
+    ap.add_argument("what", choices=["ratio"])
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--jobs", type=int, default=None)
+    args = ap.parse_args(argv)
+    if not args.corpus.is_dir():
+        raise SystemExit(f"no corpus at {args.corpus} (see ../shared/corpus/get-corpus.sh)")
+    out = paired_ratios(args.corpus, args.pairs, args.jobs)
+    for row in out["pairs"]:
+        print(f"bare parse {row['bare_parse_s']:.2f} s, index {row['index_s']:.2f} s, "
+              f"ratio {row['ratio']:.2f}, phases {row['phases']}", flush=True)
+    print(f"median ratio {out['median_ratio']:.3f} over {len(out['pairs'])} pair(s), "
+          f"{out['files']} files")
+    return 0
+
+
 def _edit(path: Path, i: int) -> None:
     # A body edit that moves lines: the common case while typing.
     text = path.read_bytes()
@@ -282,3 +323,7 @@ def corpus_speed(root: Path, runs: int, tmp: Path) -> dict[str, Any]:
 
 def cpu_count() -> int:
     return os.cpu_count() or 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

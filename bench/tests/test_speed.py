@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.speed import bare_parse_seconds, parallel_parse_seconds, source_files
+from bench.speed import bare_parse_seconds, main, parallel_parse_seconds, source_files
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "python"
 
@@ -29,3 +29,17 @@ def test_a_parallel_parse_process_that_fails_is_an_error(tmp_path: Path) -> None
     files = [*source_files(FIXTURE), ("gone.py", "python")]  # one process cannot read it
     with pytest.raises(RuntimeError, match="parallel parse"):
         parallel_parse_seconds(FIXTURE, files, 2)
+
+
+def test_the_ratio_pairs_each_cold_build_with_its_own_parse(tmp_path: Path, capsys) -> None:
+    import shutil
+
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURE, repo, ignore=shutil.ignore_patterns(".knoxidx"))
+    assert main(["ratio", "--corpus", str(repo), "--pairs", "2", "--jobs", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3 and lines[-1].startswith("median ratio ")
+    assert all("ratio" in line and "'parse':" in line for line in lines[:2])
+    assert (repo / ".knoxidx" / "index.db").exists()  # a real build each time
+    with pytest.raises(SystemExit, match="no corpus"):
+        main(["ratio", "--corpus", str(tmp_path / "missing")])
