@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from typing import Any
 
 COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
@@ -72,10 +71,9 @@ def _run_start(node: Any) -> Any:
     if parent is None:
         return node
     siblings = parent.named_children
-    i = bisect_left([s.start_byte for s in siblings], node.start_byte)
-    while i < len(siblings) and siblings[i] != node and siblings[i].start_byte == node.start_byte:
-        i += 1
-    if i == len(siblings) or siblings[i] != node:
+    try:
+        i = siblings.index(node)  # nodes compare equal when they are the same node
+    except ValueError:
         return node
     while i > 0 and _continues_run(siblings[i - 1], siblings[i]):
         i -= 1
