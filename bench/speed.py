@@ -107,7 +107,7 @@ def _cold_build(root: Path, jobs: int | None, sampled: bool) -> tuple[float, flo
 
 
 def cold_index(root: Path, runs: int, jobs: int | None = None,
-               between: Any = None) -> dict[str, Any]:
+               between: Any = None, peak: bool = True) -> dict[str, Any]:
     """Median wall time of ``knoxidx index --graph-only`` from scratch over ``runs`` builds,
     and the peak memory of one more build.
 
@@ -115,7 +115,8 @@ def cold_index(root: Path, runs: int, jobs: int | None = None,
     times a second) slowed the build it watched by 8-27 % on this 2-core machine, alternating
     sampled and unsampled builds (31.5-36.0 s against 26.3-32.7 s on the whole corpus). So the
     peak comes from a separate, sampled build. ``between``: called before each timed build (the
-    baseline measured in alternation with it, so both see the same host)."""
+    baseline measured in alternation with it, so both see the same host). ``peak`` False: no
+    memory build (``peak_mib`` None)."""
     times, report, phases = [], {}, []
     for _ in range(runs):
         if between is not None:
@@ -123,9 +124,9 @@ def cold_index(root: Path, runs: int, jobs: int | None = None,
         seconds, _, report = _cold_build(root, jobs, sampled=False)
         times.append(seconds)
         phases.append(report.get("timings", {}))  # where each build's time went
-    _, peak, _ = _cold_build(root, jobs, sampled=True)
+    peak_mib = _cold_build(root, jobs, sampled=True)[1] if peak else None
     db = root / ".knoxidx" / "index.db"
-    return {"seconds": median(times), "all_seconds": times, "phases": phases, "peak_mib": peak,
+    return {"seconds": median(times), "all_seconds": times, "phases": phases, "peak_mib": peak_mib,
             "files": report.get("files"), "lines": report.get("lines"),
             "errors": len(report.get("errors", [])), "db_bytes": db.stat().st_size}
 
@@ -136,13 +137,14 @@ def paired_ratios(root: Path, pairs: int, jobs: int | None = None) -> dict[str, 
     over its own parse's, their median, and where each build's time went. The quick check of
     issue #2's ratio while working on the cold build."""
     files = source_files(root)
-    rows = []
-    for _ in range(pairs):
-        parse_s, _ = bare_parse_seconds(root, files)
-        index_s, _, report = _cold_build(root, jobs, sampled=False)
-        rows.append({"bare_parse_s": round(parse_s, 3), "index_s": round(index_s, 3),
-                     "ratio": round(index_s / parse_s, 3),
-                     "phases": {k: round(v, 2) for k, v in report.get("timings", {}).items()}})
+    parses: list[float] = []
+    cold = cold_index(root, pairs, jobs, between=lambda: parses.append(
+        bare_parse_seconds(root, files)[0]), peak=False)
+    rows = [{"bare_parse_s": round(parse_s, 3), "index_s": round(index_s, 3),
+             "ratio": round(index_s / parse_s, 3),
+             "phases": {k: round(v, 2) for k, v in phases.items()}}
+            for parse_s, index_s, phases in zip(parses, cold["all_seconds"], cold["phases"],
+                                                strict=True)]
     return {"root": str(root), "files": len(files), "pairs": rows,
             "median_ratio": round(median([r["ratio"] for r in rows]), 3)}
 
