@@ -94,6 +94,10 @@ def rank_names(
     return ranked[:limit]
 
 
+# between a declaration text's head and its signature's words (neither holds it)
+DECLARATION_SEPARATOR = ": "
+
+
 def declaration_texts(chunk: Chunk) -> list[str]:
     """What the declarations source embeds of each code definition that starts in ``chunk``,
     in its order: the kind, the name's
@@ -121,10 +125,6 @@ def declaration_texts(chunk: Chunk) -> list[str]:
         words = readable_identifiers(mask_secrets(signature)[0], keep=meaningful_identifier)
         texts.append(f"{text}{DECLARATION_SEPARATOR}{words}" if words else text)
     return texts
-
-
-# between a declaration text's head and its signature's words (neither holds it)
-DECLARATION_SEPARATOR = ": "
 
 
 def declaration_head(path: str, qualname: str, kind: str) -> str:
