@@ -17,8 +17,9 @@ stems (``terms.stem``):
   the first ``depth`` fused chunks are ranked by the chunk's fused rank plus their own scores,
   so two functions of one good chunk may both be listed and a function whose name says what
   the question asks rises; a unit that only declares (no function in it) yields to one that
-  does something, unless the question names a thing; and a unit whose own declaration (kind,
-  name, holder, signature) the query's vector is close to rises.
+  does something, unless the question names a thing; a unit whose own declaration (kind,
+  name, holder, signature) the query's vector is close to rises; and so does one named as the
+  question's opening implies ("Checks whether ..." -> ``isEmpty``; ``intents``).
 
 Measured on the docstring -> code benchmark (``python -m bench.retrieval_eval``, where a result
 counts only if it is definition-sized); the weights are what measured best there, and the
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.chunker import DefinitionLike as DefinitionSpan
+from knoxidx.retrieval.intents import name_openings, opens_with
 from knoxidx.retrieval.terms import content_terms, identifier_parts, line_terms, stem
 
 CODE_KINDS = frozenset({"Function", "Class", "Interface", "Type"})
@@ -106,6 +108,11 @@ class RerankWeights:
     # x1.5: the middle of the plateau (x1-x2) measured on the held-out projects
     # (BENCHMARKS.md, session 16)
     declaration: float = 1.5
+    # added to the score of a unit whose name begins with a word the question's opening
+    # implies ("Checks whether ..." -> `isEmpty`, "Creates ..." -> `NewReader`, "Removes ..."
+    # -> `delete`; ``intents.name_openings``): words alone miss those pairs. x0.6 on the
+    # plateau (x0.6-x1) measured on the held-out projects (BENCHMARKS.md, session 17)
+    intent: float = 0.6
 
 
 class QueryWords:
@@ -299,6 +306,7 @@ def rerank_definitions(
     # ("Repository represents a git repository")
     head = query_head(words.query)
     first_word = head.lower()
+    openings = name_openings(words.query) if weights.intent else frozenset()
     similarity = similarity if weights.similarity and similarity else {}
     floor = min(similarity.values(), default=0.0)
     for rank, chunk_id in enumerate(ranked, start=1):
@@ -313,6 +321,8 @@ def rerank_definitions(
                 score += weights.declaration * declaration_closeness(unit, chunk)
             if weights.named_first and head and unit_name(unit) == head:
                 score += weights.named_first
+            if openings and opens_with(unit_name(unit), openings):
+                score += weights.intent
             score *= factor
             if (declaration_factor != 1.0 and declares_only(unit, defs)
                     and unit_name(unit).lower() != first_word):

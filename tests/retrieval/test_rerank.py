@@ -11,6 +11,7 @@ import pytest
 
 from knoxidx.index import Index
 from knoxidx.retrieval.chunker import chunk_file
+from knoxidx.retrieval.intents import name_openings, opens_with
 from knoxidx.retrieval.rerank import (
     QueryWords,
     RerankWeights,
@@ -406,3 +407,39 @@ def test_a_unit_whose_declaration_is_closer_to_the_query_rises() -> None:
     off = rerank_definitions(*args, replace(split, declaration=0.0),
                              declaration_closeness=closeness)
     assert [u.symbol for u in off] == [u.symbol for u in plain]
+
+
+def test_what_a_questions_opening_says_of_the_name_it_asks_for() -> None:
+    checks = name_openings("Checks whether the path is ignored.")
+    assert opens_with("isIgnored", checks) and opens_with("has_key", checks)
+    assert opens_with("IsZero", checks) and not opens_with("ignored", checks)
+    assert opens_with("NewReader", name_openings("Creates a reader over the buffer"))
+    assert opens_with("__init__", name_openings("Constructs an empty set"))
+    assert opens_with("delete", name_openings("Removes every entry of the map"))
+    assert opens_with("toString", name_openings("Returns a string representation of it"))
+    # an opening that names no kind of act implies no name, nor does a verb further on
+    assert name_openings("Returns the size of the set") == frozenset()
+    assert name_openings("The cache that checks whether entries expired") == frozenset()
+
+
+def test_a_unit_named_as_the_questions_opening_implies_rises() -> None:
+    source = (
+        "class Queue:\n"
+        "    def drained(self, tasks):\n"
+        "        return tasks.flush()\n"
+        "\n"
+        "    def is_drained(self, tasks):\n"
+        "        return not tasks.flush()\n"
+    )
+    [chunk] = chunk_file("q.py", source.encode(), "python", [])
+    defs = [D("Class", "Queue", "Queue", 1, 6), D("Function", "drained", "Queue.drained", 2, 3),
+            D("Function", "is_drained", "Queue.is_drained", 5, 6)]
+    split = RerankWeights(whole_lines=0, named_first=0.0)
+
+    def top(query: str, weights: RerankWeights) -> str:
+        return rerank_definitions([1], {1: chunk}, lambda p: defs, words(query), weights)[0].symbol
+
+    question = "Checks whether the queue tasks were drained"
+    assert top(question, replace(split, intent=0.0)) == "Queue.drained"  # a tie of words
+    assert top(question, split) == "Queue.is_drained"
+    assert top("Flush the queue tasks until drained", split) == "Queue.drained"

@@ -1,0 +1,82 @@
+"""What a question's opening words say about the name of the definition it asks for.
+
+Doc comments, and the questions an agent writes like them, open with what the code does:
+"Checks whether the path is ignored", "Creates a reader over ...", "Removes every entry ...".
+Code names those acts with a few leading words that are often not the question's own: a check
+is ``isIgnored`` / ``has_key`` / ``canRead``, a creation ``new`` / ``NewReader`` / ``of`` /
+``from_path``, a removal ``delete`` / ``drop`` / ``pop``. Word matching (``rerank.match_score``)
+misses each of these pairs; this table names them, and the definition rerank adds
+``RerankWeights.intent`` to a unit whose name begins with a word its question's opening implies.
+
+Only openings that say what kind of act it is are listed; "Returns the ..." alone says nothing
+about the name (``size``, ``getName``, ``__len__``) and is left to the words.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from knoxidx.retrieval.terms import identifier_parts
+
+# (the question's opening, the first words of the names that do it), by kind of act
+_INTENTS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
+    (  # a yes/no question: a predicate
+        re.compile(r"^(returns? (true|whether)|(checks?|tests?|determines?|indicates?|reports?"
+                   r"|tells?) (whether|if)|whether\b|(is|are|has|does) )", re.IGNORECASE),
+        frozenset({"is", "has", "can", "should", "check", "contains", "exists", "equals",
+                   "matches", "supports", "needs", "allows", "accepts", "was", "did", "are",
+                   "includes", "starts", "ends", "must", "will", "any", "all"}),
+    ),
+    (  # a new thing
+        re.compile(r"^((creates?|constructs?|builds?|makes?|instantiates?|initiali[sz]es?) "
+                   r"|returns? an? new\b|obtains? an? )", re.IGNORECASE),
+        frozenset({"new", "create", "make", "build", "of", "from", "init", "__init__",
+                   "constructor", "with", "default", "builder", "instance", "get"}),
+    ),
+    (  # taking something away
+        re.compile(r"^(removes?|deletes?|clears?|drops?|discards?|erases?|purges?) ",
+                   re.IGNORECASE),
+        frozenset({"remove", "delete", "del", "drop", "clear", "pop", "discard", "unregister",
+                   "evict", "erase", "purge", "reset", "__delitem__"}),
+    ),
+    (  # putting something in
+        re.compile(r"^(adds?|appends?|inserts?|registers?|pushes) ", re.IGNORECASE),
+        frozenset({"add", "append", "insert", "push", "put", "register", "extend",
+                   "__setitem__"}),
+    ),
+    (  # another form of the same thing
+        re.compile(r"^((converts?|transforms?|formats?|serializes?) |returns? (a|the) string "
+                   r"representation|returns? .{0,40} as an? )", re.IGNORECASE),
+        frozenset({"to", "as", "into", "convert", "format", "str", "__str__", "__repr__",
+                   "string", "serialize", "encode", "display", "repr"}),
+    ),
+    (  # changing a property
+        re.compile(r"^sets? ", re.IGNORECASE),
+        frozenset({"set", "with", "update", "put", "__setattr__"}),
+    ),
+)
+
+
+@lru_cache(maxsize=1024)
+def name_openings(query: str) -> frozenset[str]:
+    """The first words (lower case) of the names that do what the question's opening says;
+    empty when its opening names no kind of act."""
+    opening = query.strip()
+    found: frozenset[str] = frozenset()
+    for pattern, words in _INTENTS:
+        if pattern.search(opening):
+            found |= words
+    return found
+
+
+def opens_with(name: str, openings: frozenset[str]) -> bool:
+    """Whether ``name`` (a definition's own name) begins with one of ``openings``: its first
+    identifier part (``isEmpty`` -> is, ``NewReader`` -> new), or the whole name
+    (``__init__``)."""
+    if not openings:
+        return False
+    if name.lower() in openings:
+        return True
+    parts = identifier_parts(name)
+    return bool(parts) and parts[0].lower() in openings
