@@ -6,7 +6,11 @@ Code names those acts with a few leading words that are often not the question's
 is ``isIgnored`` / ``has_key`` / ``canRead``, a creation ``new`` / ``NewReader`` / ``of`` /
 ``from_path``, a removal ``delete`` / ``drop`` / ``pop``. Word matching (``rerank.match_score``)
 misses each of these pairs; this table names them, and the definition rerank adds
-``RerankWeights.intent`` to a unit whose name begins with a word its question's opening implies.
+``RerankWeights.intent`` to a unit whose name begins with a word its question's opening implies
+and goes on with a word of the question (``isIgnored`` for "Checks whether the path is
+ignored", not ``hasManifest``; a name that is the act alone, ``__init__`` or ``of``, goes on
+with what holds it). The question's own opening word is not implied: the words count it already
+(``check_case`` for "Checks whether ...").
 
 Only openings that say what kind of act it is are listed; "Returns the ..." alone says nothing
 about the name (``size``, ``getName``, ``__len__``) and is left to the words.
@@ -17,7 +21,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from knoxidx.retrieval.terms import identifier_parts
+from knoxidx.retrieval.terms import content_terms, identifier_parts, stem
 
 # (the question's opening, the first words of the names that do it), by kind of act
 _INTENTS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
@@ -31,52 +35,56 @@ _INTENTS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (  # a new thing
         re.compile(r"^((creates?|constructs?|builds?|makes?|instantiates?|initiali[sz]es?) "
                    r"|returns? an? new\b|obtains? an? )", re.IGNORECASE),
-        frozenset({"new", "create", "make", "build", "of", "from", "init", "__init__",
+        frozenset({"new", "create", "make", "build", "of", "from", "init",
                    "constructor", "with", "default", "builder", "instance", "get"}),
     ),
     (  # taking something away
         re.compile(r"^(removes?|deletes?|clears?|drops?|discards?|erases?|purges?) ",
                    re.IGNORECASE),
         frozenset({"remove", "delete", "del", "drop", "clear", "pop", "discard", "unregister",
-                   "evict", "erase", "purge", "reset", "__delitem__"}),
+                   "evict", "erase", "purge", "reset", "delitem"}),
     ),
     (  # putting something in
         re.compile(r"^(adds?|appends?|inserts?|registers?|pushes) ", re.IGNORECASE),
         frozenset({"add", "append", "insert", "push", "put", "register", "extend",
-                   "__setitem__"}),
+                   "setitem"}),
     ),
     (  # another form of the same thing
         re.compile(r"^((converts?|transforms?|formats?|serializes?) |returns? (a|the) string "
                    r"representation|returns? .{0,40} as an? )", re.IGNORECASE),
-        frozenset({"to", "as", "into", "convert", "format", "str", "__str__", "__repr__",
-                   "string", "serialize", "encode", "display", "repr"}),
+        frozenset({"to", "as", "into", "convert", "format", "str", "repr", "string",
+                   "serialize", "encode", "display"}),
     ),
     (  # changing a property
         re.compile(r"^sets? ", re.IGNORECASE),
-        frozenset({"set", "with", "update", "put", "__setattr__"}),
+        frozenset({"set", "with", "update", "put", "setattr"}),
     ),
 )
 
 
 @lru_cache(maxsize=1024)
 def name_openings(query: str) -> frozenset[str]:
-    """The first words (lower case) of the names that do what the question's opening says;
-    empty when its opening names no kind of act."""
+    """The first words (lower case) of the names that do what the question's opening says,
+    less the opening word itself; empty when its opening names no kind of act."""
     opening = query.strip()
     found: frozenset[str] = frozenset()
     for pattern, words in _INTENTS:
         if pattern.search(opening):
             found |= words
+    own = content_terms(opening.split(maxsplit=1)[0]) if found else []
+    if own:
+        found = frozenset(w for w in found if stem(w) != stem(own[0]))
     return found
 
 
-def opens_with(name: str, openings: frozenset[str]) -> bool:
-    """Whether ``name`` (a definition's own name) begins with one of ``openings``: its first
-    identifier part (``isEmpty`` -> is, ``NewReader`` -> new), or the whole name
-    (``__init__``)."""
-    if not openings:
-        return False
-    if name.lower() in openings:
-        return True
-    parts = identifier_parts(name)
-    return bool(parts) and parts[0].lower() in openings
+def act_and_object(symbol: str) -> tuple[str, list[str]]:
+    """A definition's act (its own name's first word, lower case) and the words that say what
+    it acts on: the rest of its name, or when the name is the act alone (``__init__``, ``of``,
+    ``new``) the names of what holds it (``Period.of`` -> of, [period])."""
+    path = symbol.replace("::", ".").replace(":", ".").split(".")
+    parts = identifier_parts(path[-1]) or [path[-1].lower()]
+    rest = parts[1:]
+    if not rest:
+        for outer in path[:-1]:
+            rest.extend(identifier_parts(outer))
+    return parts[0], rest

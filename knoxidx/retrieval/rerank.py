@@ -29,12 +29,12 @@ measurements are in BENCHMARKS.md.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.chunker import DefinitionLike as DefinitionSpan
-from knoxidx.retrieval.intents import name_openings, opens_with
+from knoxidx.retrieval.intents import act_and_object, name_openings
 from knoxidx.retrieval.terms import content_terms, identifier_parts, line_terms, stem
 
 CODE_KINDS = frozenset({"Function", "Class", "Interface", "Type"})
@@ -110,8 +110,10 @@ class RerankWeights:
     declaration: float = 1.5
     # added to the score of a unit whose name begins with a word the question's opening
     # implies ("Checks whether ..." -> `isEmpty`, "Creates ..." -> `NewReader`, "Removes ..."
-    # -> `delete`; ``intents.name_openings``): words alone miss those pairs. x0.6 on the
-    # plateau (x0.6-x1) measured on the held-out projects (BENCHMARKS.md, session 17)
+    # -> `delete`; ``intents``) and goes on with a word of the question (or, a name that is
+    # the act alone, `__init__`, `of`, whose holder's name does): words alone miss those
+    # pairs. x0.6 on the plateau (x0.6-x1) measured on the held-out projects (BENCHMARKS.md,
+    # session 17)
     intent: float = 0.6
 
 
@@ -140,6 +142,11 @@ class QueryWords:
 
     def share(self, words: set[str] | frozenset[str]) -> float:
         return sum(v for w, v in self.weight.items() if w in words) / self.total
+
+    def holds_any(self, words: Iterable[str]) -> bool:
+        """Whether any of ``words`` (a name's parts) is one of the query's (by stem when
+        stemmed)."""
+        return any((stem(w) if self.stems else w) in self.weight for w in words)
 
 
 def whole_unit(chunk_id: int, chunk: Chunk) -> Unit:
@@ -321,8 +328,10 @@ def rerank_definitions(
                 score += weights.declaration * declaration_closeness(unit, chunk)
             if weights.named_first and head and unit_name(unit) == head:
                 score += weights.named_first
-            if openings and opens_with(unit_name(unit), openings):
-                score += weights.intent
+            if openings:
+                act, rest = act_and_object(unit.symbol)
+                if act in openings and words.holds_any(rest):
+                    score += weights.intent
             score *= factor
             if (declaration_factor != 1.0 and declares_only(unit, defs)
                     and unit_name(unit).lower() != first_word):
