@@ -77,14 +77,15 @@ def name_openings(query: str) -> frozenset[str]:
     return found
 
 
-def act_and_object(symbol: str) -> tuple[str, list[str]]:
+@lru_cache(maxsize=65_536)  # the rerank asks for every unit of every search's best chunks
+def act_and_object(symbol: str) -> tuple[str, tuple[str, ...]]:
     """A definition's act (its own name's first word, lower case) and the words that say what
     it acts on: the rest of its name, or when the name is the act alone (``__init__``, ``of``,
-    ``new``) the names of what holds it (``Period.of`` -> of, [period])."""
+    ``new``) the names of what holds it (``Period.of`` -> of, (java, time, period))."""
     path = symbol.replace("::", ".").replace(":", ".").split(".")
     parts = identifier_parts(path[-1]) or [path[-1].lower()]
     rest = parts[1:]
     if not rest:
         for outer in path[:-1]:
             rest.extend(identifier_parts(outer))
-    return parts[0], rest
+    return parts[0], tuple(rest)

@@ -421,11 +421,11 @@ def test_what_a_questions_opening_says_of_the_name_it_asks_for() -> None:
     assert name_openings("Returns the size of the set") == frozenset()
     assert name_openings("The cache that checks whether entries expired") == frozenset()
     # a definition's act, and what it acts on: the rest of its name, else what holds it
-    assert act_and_object("pkg.Walker.isIgnored") == ("is", ["ignored"])
-    assert act_and_object("NewReader") == ("new", ["reader"])
-    assert act_and_object("java.time.Period.of") == ("of", ["java", "time", "period"])
-    assert act_and_object("tokio::io::Reader::new") == ("new", ["tokio", "io", "reader"])
-    assert act_and_object("rules/no-loop:create") == ("create", ["rules", "no", "loop"])
+    assert act_and_object("pkg.Walker.isIgnored") == ("is", ("ignored",))
+    assert act_and_object("NewReader") == ("new", ("reader",))
+    assert act_and_object("java.time.Period.of") == ("of", ("java", "time", "period"))
+    assert act_and_object("tokio::io::Reader::new") == ("new", ("tokio", "io", "reader"))
+    assert act_and_object("rules/no-loop:create") == ("create", ("rules", "no", "loop"))
 
 
 def test_a_unit_named_as_the_questions_opening_implies_rises() -> None:
