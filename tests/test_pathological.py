@@ -240,14 +240,17 @@ def test_a_file_that_runs_past_its_cpu_bound_costs_its_worker_not_the_update(
     waiting for ever. Each file now runs under a CPU bound in the worker (a real rlimit:
     SIGXCPU); past it the worker dies, the file is an error and the others are indexed.
     The stand-in for the runaway burns CPU in the real worker for 300 s (the bound: 1 s); the
-    file is tried three times (its chunk, alone in the pool, then alone), each cut at ~2 s of
-    CPU, so the wall-clock bound below leaves room for a slow or loaded machine."""
+    file is tried twice (its chunk, then alone: the worker noted that it had begun it), each cut
+    at ~2 s of CPU, so the wall-clock bound below leaves room for a slow or loaded machine."""
     from knoxidx.indexer import parse_pool
 
     real = parse_pool.read_and_extract
+    tries = tmp_path.with_name(tmp_path.name + "-tries")  # outside the repository
 
     def runaway(job: tuple) -> object:
         if job[1].path == "bad.py":
+            with open(tries, "a") as fh:  # written by the forked worker
+                fh.write("x")
             start = time.process_time()
             while time.process_time() - start < 300:
                 pass
@@ -266,6 +269,8 @@ def test_a_file_that_runs_past_its_cpu_bound_costs_its_worker_not_the_update(
     assert time.monotonic() - start < 120
     assert report.errors == ["bad.py: the parse worker died on this file "
                              "(out of memory or CPU time?); not indexed"]
+    assert tries.read_text() == "xx"  # its chunk, then alone (three times before)
+    assert report.changed == len(list(tmp_path.glob("*.py"))) - 1  # every other file read
     with Index.open(tmp_path) as idx:
         assert idx.symbols("f2")[0]["path"] == "m2.py"
         assert idx.symbols("bad") == []
