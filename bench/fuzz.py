@@ -9,8 +9,10 @@ texts embedded: no model runs); every ``--repo-every`` cases a small repository 
 is indexed and resolved whole, queried and checked with ``verify``.
 
 Findings: an extraction that raised (``status == "error"``, other than a deadline), a case slower
-than ``--slow`` seconds, a worker killed by a signal (a crash in C), a worker with no progress for
-``--hang`` seconds, and a whole-repo round that failed. Each case is derived from (language, seed,
+than ``--slow`` seconds, a case that ran past the CPU bound the indexer gives one file
+(``cpu-bound``: the worker is killed by it, as the indexer's parse worker would be, which then
+records the file as an error and goes on), a worker killed by another signal (a crash in C), a
+worker with no progress for ``--hang`` seconds, and a whole-repo round that failed. Each case is derived from (language, seed,
 number) alone, so ``--replay LANG:SEED:N`` rebuilds a finding's input (``--save`` writes it out).
 Memory: each language's worker reports its RSS after a warm-up and at the end.
 """
@@ -22,6 +24,7 @@ import json
 import multiprocessing
 import os
 import random
+import signal
 import sys
 import tempfile
 import time
@@ -152,7 +155,12 @@ def _worker(language: str, seed_paths: list[str], seed: int, first: int, seconds
     # capped as knoxidx's parse workers are: a case whose parse runs away (tree-sitter's error
     # recovery took over 6 GB for 81 kB of `*/` as Python) aborts this worker, a finding,
     # instead of the OOM killer choosing among the machine's processes
-    from knoxidx.indexer.parse_pool import limit_worker_memory
+    from knoxidx.indexer.parse_pool import (
+        READ_SECONDS,
+        READ_SECONDS_PER_MB,
+        cpu_bound,
+        limit_worker_memory,
+    )
 
     limit_worker_memory()
     seeds = [Path(p).read_bytes() for p in seed_paths]
@@ -164,7 +172,8 @@ def _worker(language: str, seed_paths: list[str], seed: int, first: int, seconds
         while time.monotonic() < deadline:
             current.value = number
             data = make_case(language, seeds, seed, number)
-            status, message, took = check_case(workdir, language, data)
+            with cpu_bound(READ_SECONDS + READ_SECONDS_PER_MB * len(data) / 1e6):
+                status, message, took = check_case(workdir, language, data)
             result.cases += 1
             result.outcomes[status] += 1
             if took > result.slowest[0]:
@@ -229,7 +238,8 @@ def fuzz_language(language: str, seed_paths: list[Path], seed: int, seconds: flo
             _merge(total, done)
             break
         if proc.exitcode and proc.exitcode < 0:
-            total.findings.append({"kind": "crash", "case": abs(current.value),
+            kind = "cpu-bound" if -proc.exitcode == signal.SIGXCPU else "crash"
+            total.findings.append({"kind": kind, "case": abs(current.value),
                                    "signal": -proc.exitcode, "repo_round": current.value < 0})
         total.cases += max(0, abs(current.value) - first)
         first = abs(current.value) + 1

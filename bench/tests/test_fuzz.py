@@ -39,3 +39,29 @@ def test_long_runs_check_real_files(tmp_path: Path, capsys: pytest.CaptureFixtur
     out = capsys.readouterr().out
     assert code == 0 and "0 finding(s)" in out
     assert "newline       python     slowest" in out and "a.py@" in out
+
+
+def test_a_case_past_the_indexers_cpu_bound_is_a_finding_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Seed 1702 found a mangled Go file whose parse runs on without calling back (tree-sitter's
+    stack merging): the fuzz worker waited on it until the hang timeout. The indexer gives one
+    file a CPU bound and kills its worker past it; the fuzz worker now has the same bound, and
+    such a case is reported as what it is."""
+    import time
+
+    from knoxidx.indexer import parse_pool
+
+    def runaway(*_args: object) -> tuple[str, str, float]:
+        start = time.process_time()
+        while time.process_time() - start < 60:
+            pass
+        return "ok", "", 0.0
+
+    monkeypatch.setattr(fuzz, "check_case", runaway)  # the forked worker inherits both
+    monkeypatch.setattr(parse_pool, "READ_SECONDS", 1.0)
+    seed = tmp_path / "a.py"
+    seed.write_text("def f():\n    return 1\n")
+    result = fuzz.fuzz_language("python", [seed], 1, seconds=4.0, repo_every=0, slow=30.0,
+                                hang=30.0)
+    assert result.findings and {f["kind"] for f in result.findings} == {"cpu-bound"}
