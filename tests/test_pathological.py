@@ -277,6 +277,39 @@ def test_a_file_that_runs_past_its_cpu_bound_costs_its_worker_not_the_update(
     assert_sound(tmp_path)
 
 
+def test_an_edit_that_runs_past_its_cpu_bound_costs_its_worker_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A one-file update (a chunk of one file, no begun-file marks): the file is its own
+    suspect, tried alone once more, then recorded; the index keeps what it had."""
+    from knoxidx.indexer import parse_pool
+
+    (tmp_path / "normal.py").write_text(NORMAL)
+    index(tmp_path)
+    real = parse_pool.read_and_extract
+    tries = tmp_path.with_name(tmp_path.name + "-tries")  # outside the repository
+
+    def runaway(job: tuple) -> object:
+        if job[1].path == "bad.py":
+            with open(tries, "a") as fh:  # written by the forked worker
+                fh.write("x")
+            start = time.process_time()
+            while time.process_time() - start < 300:
+                pass
+        return real(job)
+
+    monkeypatch.setattr(parse_pool, "read_and_extract", runaway)
+    monkeypatch.setattr(parse_pool, "READ_SECONDS", 1.0, raising=False)
+    monkeypatch.setattr(parse_pool, "READ_SECONDS_PER_MB", 0.0, raising=False)
+    (tmp_path / "bad.py").write_text("def bad():\n    return 1\n")
+    with Index.open(tmp_path) as idx:
+        report = idx.update(jobs=2, retrieval=False)
+    assert report.errors == ["bad.py: the parse worker died on this file "
+                             "(out of memory or CPU time?); not indexed"]
+    assert tries.read_text() == "xx"
+    assert_sound(tmp_path)
+
+
 def test_a_name_declared_hundreds_of_times_is_not_an_edge_from_every_reference(
     tmp_path: Path,
 ) -> None:

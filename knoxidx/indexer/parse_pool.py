@@ -95,9 +95,13 @@ def _read_chunks(root: Path, chunks: list[list[tuple]], workers: int,
     pending = chunks
     while pending:
         broken: list[list[tuple]] = []
-        with _BegunMarks(len(pending)) as marks:
-            yield from _pool_round(pending, workers, broken, standing, method, marks)
-            begun = marks.read()
+        if any(len(chunk) > 1 for chunk in pending):
+            with _BegunMarks(len(pending)) as marks:
+                yield from _pool_round(pending, workers, broken, standing, method, marks)
+                begun = marks.read()
+        else:  # one file a chunk (an edit, a watcher's save): each is its own suspect
+            yield from _pool_round(pending, workers, broken, standing, method)
+            begun = [1] * len(pending)
         if not broken:
             return
         position = {id(chunk): n for n, chunk in enumerate(pending)}
@@ -165,15 +169,12 @@ class _BegunMarks:
         return (self.path, n) if self.path is not None else None
 
     def read(self) -> list[int]:
-        if self.path is None:
-            return [0] * self.chunks
-        try:
-            with open(self.path, "rb") as fh:
-                data = fh.read(4 * self.chunks)
-        except OSError:
-            return [0] * self.chunks
-        return [int.from_bytes(data[4 * n : 4 * n + 4], "little")
-                for n in range(len(data) // 4)] + [0] * (self.chunks - len(data) // 4)
+        data = b""
+        if self.path is not None:
+            with suppress(OSError), open(self.path, "rb") as fh:
+                data = fh.read()
+        # (a count cut short or missing reads 0)
+        return [int.from_bytes(data[4 * n : 4 * n + 4], "little") for n in range(self.chunks)]
 
 
 def _pool_round(chunks: list[list[tuple]], workers: int, broken: list[list[tuple]],
