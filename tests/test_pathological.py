@@ -231,21 +231,13 @@ def test_a_file_that_kills_its_parse_worker_is_an_error_and_the_rest_is_indexed(
     assert_sound(tmp_path)
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
-def test_a_file_that_runs_past_its_cpu_bound_costs_its_worker_not_the_update(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int,
-) -> None:
-    """The parse has a deadline, the rest of reading a file had none: a query that ran for
-    hours on a mangled Go file (found by bench.fuzz) kept its worker busy and the update
-    waiting for ever. Each file now runs under a CPU bound in the worker (a real rlimit:
-    SIGXCPU); past it the worker dies, the file is an error and the others are indexed.
-    The stand-in for the runaway burns CPU in the real worker for 300 s (the bound: 1 s); the
-    file is tried twice (its chunk, then alone: the worker noted that it had begun it), each cut
-    at ~2 s of CPU, so the wall-clock bound below leaves room for a slow or loaded machine."""
+def _runaway_on_bad_py(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Reading ``bad.py`` burns CPU for 300 s in the real (forked) worker, under a bound of
+    1 s; each try is noted in the returned file, outside the repository."""
     from knoxidx.indexer import parse_pool
 
     real = parse_pool.read_and_extract
-    tries = tmp_path.with_name(tmp_path.name + "-tries")  # outside the repository
+    tries = tmp_path.with_name(tmp_path.name + "-tries")
 
     def runaway(job: tuple) -> object:
         if job[1].path == "bad.py":
@@ -259,6 +251,23 @@ def test_a_file_that_runs_past_its_cpu_bound_costs_its_worker_not_the_update(
     monkeypatch.setattr(parse_pool, "read_and_extract", runaway)  # the forked workers too
     monkeypatch.setattr(parse_pool, "READ_SECONDS", 1.0, raising=False)
     monkeypatch.setattr(parse_pool, "READ_SECONDS_PER_MB", 0.0, raising=False)
+    return tries
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_file_that_runs_past_its_cpu_bound_costs_its_worker_not_the_update(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int,
+) -> None:
+    """The parse has a deadline, the rest of reading a file had none: a query that ran for
+    hours on a mangled Go file (found by bench.fuzz) kept its worker busy and the update
+    waiting for ever. Each file now runs under a CPU bound in the worker (a real rlimit:
+    SIGXCPU); past it the worker dies, the file is an error and the others are indexed.
+    The stand-in for the runaway burns CPU in the real worker for 300 s (the bound: 1 s); the
+    file is tried twice (its chunk, then alone: the worker noted that it had begun it), each cut
+    at ~2 s of CPU, so the wall-clock bound below leaves room for a slow or loaded machine."""
+    from knoxidx.indexer import parse_pool
+
+    tries = _runaway_on_bad_py(tmp_path, monkeypatch)
     for i in range(3 if jobs == 1 else parse_pool.POOL_THRESHOLD + 12):
         (tmp_path / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
     (tmp_path / "normal.py").write_text(NORMAL)
@@ -282,25 +291,9 @@ def test_an_edit_that_runs_past_its_cpu_bound_costs_its_worker_twice(
 ) -> None:
     """A one-file update (a chunk of one file, no begun-file marks): the file is its own
     suspect, tried alone once more, then recorded; the index keeps what it had."""
-    from knoxidx.indexer import parse_pool
-
     (tmp_path / "normal.py").write_text(NORMAL)
     index(tmp_path)
-    real = parse_pool.read_and_extract
-    tries = tmp_path.with_name(tmp_path.name + "-tries")  # outside the repository
-
-    def runaway(job: tuple) -> object:
-        if job[1].path == "bad.py":
-            with open(tries, "a") as fh:  # written by the forked worker
-                fh.write("x")
-            start = time.process_time()
-            while time.process_time() - start < 300:
-                pass
-        return real(job)
-
-    monkeypatch.setattr(parse_pool, "read_and_extract", runaway)
-    monkeypatch.setattr(parse_pool, "READ_SECONDS", 1.0, raising=False)
-    monkeypatch.setattr(parse_pool, "READ_SECONDS_PER_MB", 0.0, raising=False)
+    tries = _runaway_on_bad_py(tmp_path, monkeypatch)
     (tmp_path / "bad.py").write_text("def bad():\n    return 1\n")
     with Index.open(tmp_path) as idx:
         report = idx.update(jobs=2, retrieval=False)
