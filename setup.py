@@ -26,7 +26,9 @@ from setuptools.command.build_ext import build_ext
 STAMP = "knoxidx/compiled.json"
 COMPILED = [
     "knoxidx/graph/file_index.py",
+    "knoxidx/graph/lookups.py",
     "knoxidx/graph/resolve.py",
+    "knoxidx/graph/scopes.py",
     "knoxidx/graph/workspace.py",
     "knoxidx/indexer/extract.py",
     "knoxidx/indexer/facts.py",

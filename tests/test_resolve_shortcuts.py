@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from knoxidx.graph import resolve
+from knoxidx.graph import lookups, resolve
 from knoxidx.graph.layout import build_layout
 from knoxidx.graph.store import SQLiteStore
 from knoxidx.graph.workspace import StoreWorkspace
@@ -220,7 +220,7 @@ def _plainly(monkeypatch: pytest.MonkeyPatch) -> None:
         return memo(self, key, compute, *args)
 
     monkeypatch.setattr(resolve.Resolver, "memo", fresh_memo)
-    monkeypatch.setattr(resolve, "settle", lambda: None)
+    monkeypatch.setattr(lookups, "settle", lambda: None)
 
 
 def _resolve_all(root: Path) -> dict[str, tuple]:
@@ -300,7 +300,7 @@ def test_the_shortcut_is_refused_where_a_scope_binds_the_name(tmp_path) -> None:
     store = SQLiteStore.open(root, readonly=True)
     try:
         fi = resolve.FileIndex(store.load_facts("py/pkg/mod.py"), "python",
-                               resolve.family_plugin("python").RULES)
+                               lookups.family_plugin("python").RULES)
     finally:
         store.close()
     defs = fi.facts.defs
@@ -359,5 +359,5 @@ def test_a_resolver_that_forgets_file_indexes_answers_the_same(
     shutil.copytree(FIXTURES / fixture, root)
     build(root)
     kept = _resolve_all(root)
-    monkeypatch.setattr(resolve, "INDEX_CACHE_FILES", 2)
+    monkeypatch.setattr(lookups, "INDEX_CACHE_FILES", 2)
     assert _resolve_all(root) == kept

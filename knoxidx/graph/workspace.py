@@ -1,4 +1,4 @@
-"""The :class:`~knoxidx.graph.resolve.Workspace` over a store, with per-update caches.
+"""The :class:`~knoxidx.graph.lookups.Workspace` over a store, with per-update caches.
 
 Resolution runs inside the update's transaction, after the changed files' nodes and module
 keys are written, so what the store answers is already the new state.

@@ -1,0 +1,436 @@
+"""What a name or a dotted path denotes from a scope of a file.
+
+The lexical scopes from the reference's outwards, then the module scope and the family's
+fallbacks (package scope, wildcard imports, builtins); a path's further segments as members of
+what it denotes so far (a class's own members, then its bases'; a module's names); and the
+types values hold (``x = Foo()``, ``x: Foo``, a function's return type, an alias's target),
+which members are then looked up in. Every read is recorded (:class:`~knoxidx.graph.lookups.
+Lookups`); what differs per language comes from the family module's ``RULES``.
+"""
+
+from __future__ import annotations
+
+from knoxidx.graph.file_index import FUNCTION, TYPE_KINDS, FileIndex
+from knoxidx.graph.lookups import Lookups, Symbol, Workspace
+from knoxidx.graph.model import Confidence, NodeKind
+from knoxidx.indexer.facts import Binding, Import, NamePath
+from knoxidx.indexer.languages import family_plugin
+
+VARIABLE = NodeKind.VARIABLE.value
+CONSTANT = NodeKind.CONSTANT.value
+MODULE = NodeKind.MODULE.value
+TYPE = NodeKind.TYPE.value
+# Plain strings in the hot path: an Enum member's .value is a descriptor call every time.
+EXACT = Confidence.EXACT.value
+INFERRED = Confidence.INFERRED.value
+MAX_DEPTH = 12
+
+
+class ScopeResolver(Lookups):
+    """What names and paths denote (see the module docstring)."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        super().__init__(workspace)
+        self._bases_cache: dict[tuple[str, int], tuple[list[Symbol], frozenset[str]]] = {}
+        self._typing: set[tuple[str, Binding]] = set()
+
+    def forget(self) -> None:
+        super().forget()
+        self._bases_cache.clear()
+
+    # ---- paths -------------------------------------------------------------------------
+
+    def resolve_path(
+        self, fi: FileIndex, path: NamePath, scope: int, want_type: bool = False
+    ) -> tuple[list[Symbol], str]:
+        """Symbols a dotted path denotes from ``scope`` and the confidence of the result.
+
+        A segment ending in "()" is a call: the path continues from what it returns.
+        """
+        if not path:
+            return [], EXACT
+        head = path[0]
+        inferred = False
+        if head == "?":
+            return [], EXACT
+        called = head.endswith("()")
+        if called:
+            head = head[:-2]
+        current, inferred = self._head(fi, head, scope, want_type and len(path) == 1)
+        return self._follow(path, current, inferred, called)
+
+    def _head(self, fi: FileIndex, head: str, scope: int,
+              want_type: bool = False) -> tuple[list[Symbol], bool]:
+        """What a path's first name (without its call) denotes from ``scope``, and whether
+        that went through an instance's type."""
+        rules = fi.rules
+        current = rules.special_head(self, fi, head, scope) if head in rules.special_heads \
+            else None
+        if current is not None:
+            return current, head in rules.self_names or head == "super"
+        return self.lookup(fi, head, scope, want_type)
+
+    def _follow(self, path: NamePath, current: list[Symbol], inferred: bool,
+                called: bool) -> tuple[list[Symbol], str]:
+        """The rest of :meth:`resolve_path` once its head denotes ``current``: the head's
+        call, then each further segment as a member of what the path denotes so far."""
+        if called:
+            current, inferred = self.call_results(current), True
+        for segment in path[1:]:
+            if not current:
+                break
+            called = segment.endswith("()")
+            if called:
+                segment = segment[:-2]
+            nxt: list[Symbol] = []
+            for symbol in current[:4]:
+                members, via_instance = self.member(symbol, segment)
+                nxt.extend(members)
+                inferred = inferred or via_instance
+            current = _dedupe(nxt)
+            if called:
+                current, inferred = self.call_results(current), True
+        conf = INFERRED if inferred else EXACT
+        return current, conf
+
+    def call_results(self, symbols: list[Symbol]) -> list[Symbol]:
+        """What calling each symbol yields: an instance of a class, a function's return type."""
+        out: list[Symbol] = []
+        for symbol in symbols[:4]:
+            if symbol[0] != "d":
+                continue
+            d = self.definition(symbol)
+            if d.kind in TYPE_KINDS:
+                out.extend(self.instances_of(symbol))
+            elif d.kind == FUNCTION and d.type_hint:
+                out.extend(self.returns(symbol))
+        return _dedupe(out)
+
+    def lookup(
+        self, fi: FileIndex, name: str, scope: int, want_type: bool = False
+    ) -> tuple[list[Symbol], bool]:
+        """Lexical lookup of a bare name: enclosing scopes, then the module, then the family's
+        fallbacks (package scope, wildcard imports, builtins). ``want_type``: the name is in a
+        type position, so values (fields, variables, locals) do not shadow it."""
+        if not fi.walk_needed(name, scope):
+            # straight to the module scope, recording what the walk would have: the miss in
+            # the reference's own scope when that is no function body
+            if scope >= 0:
+                self.missed(fi, scope, name)
+            return self.memo(("module-scope", fi.path, name, want_type),
+                             self._module_scope, fi, name, want_type), False
+        rules = fi.rules
+        if rules.class_members_visible and scope >= 0:
+            cls = fi.class_entry(name, scope)
+            if cls >= 0:
+                return self._class_scopes_memo(fi, cls, name, want_type), False
+        return self._walk(fi, name, scope, want_type)
+
+    def _walk(self, fi: FileIndex, name: str, scope: int,
+              want_type: bool) -> tuple[list[Symbol], bool]:
+        """:meth:`lookup` where neither of its shortcuts applies: the scopes from ``scope``
+        outwards, then the module scope."""
+        defs = fi.facts.defs
+        rules = fi.rules
+        s = scope
+        while s >= 0:
+            d = defs[s]
+            # an inline module (Rust `mod parsing { use ...; }`, a TypeScript namespace) binds
+            # names for what it holds, as a function does
+            if d.kind == FUNCTION or d.kind == MODULE or s == scope:
+                binding = None if want_type else fi.bindings.get((s, name))
+                if binding is not None and d.kind == FUNCTION:
+                    typed = self.binding_type(fi, binding)
+                    return (typed, True) if typed else ([], False)
+                found = self._scope_entry(fi, s, name, want_type)
+                if found is not None:
+                    return found, False
+                if d.kind == FUNCTION and name in rules.self_names and rules.self_binds_anywhere:
+                    cls = fi.class_of(s)
+                    if cls >= 0:
+                        return [("i", fi.path, cls)], True
+            elif d.kind in TYPE_KINDS and rules.class_members_visible:
+                if fi.outside_functions(s):
+                    return self._class_scopes_memo(fi, s, name, want_type), False
+                members = self._class_scope(fi, s, name, want_type)
+                if members:
+                    return members, False
+            s = d.parent
+        return self.memo(("module-scope", fi.path, name, want_type),
+                         self._module_scope, fi, name, want_type), False
+
+    def _class_scope(self, fi: FileIndex, s: int, name: str, want_type: bool) -> list[Symbol]:
+        """``name`` as the class at ``s`` of ``fi`` sees it: itself, or one of its members."""
+        if name == fi.facts.defs[s].name:  # a class's own name inside it is the class
+            return [("d", fi.path, s)]
+        # member()'s answer for a class, without its dispatch (it would read the class's
+        # definition to learn its kind, and record this file, which class_member does)
+        members = self.class_member(fi.path, s, name)
+        if want_type:
+            members = [m for m in members if self.definition(m).kind in TYPE_KINDS]
+        return members
+
+    def _class_scopes_memo(self, fi: FileIndex, s: int, name: str,
+                           want_type: bool) -> list[Symbol]:
+        """:meth:`_class_scopes`, once per (class, name): the walk from a class depends on
+        neither the method the name is read in nor the reference."""
+        return self.memo(("class-scope", fi.path, s, name, want_type),
+                         self._class_scopes, fi, s, name, want_type)
+
+    def _class_scopes(self, fi: FileIndex, s: int, name: str, want_type: bool) -> list[Symbol]:
+        """The lexical walk from the class at ``s``, which no function encloses, up to the
+        module scope (:meth:`lookup`'s, less the function scopes it cannot meet)."""
+        defs = fi.facts.defs
+        while s >= 0:
+            d = defs[s]
+            if d.kind in TYPE_KINDS:
+                members = self._class_scope(fi, s, name, want_type)
+                if members:
+                    return members
+            s = d.parent
+        return self.memo(("module-scope", fi.path, name, want_type),
+                         self._module_scope, fi, name, want_type)
+
+    def _module_scope(self, fi: FileIndex, name: str, want_type: bool) -> list[Symbol]:
+        found = self._scope_entry(fi, -1, name, want_type)
+        if found is not None:
+            return found
+        return fi.rules.module_fallback(self, fi, name)
+
+    def _scope_entry(
+        self, fi: FileIndex, scope: int, name: str, want_type: bool
+    ) -> list[Symbol] | None:
+        """A definition or import binding ``name`` directly in ``scope``. An import wins over a
+        variable of the same name (``const lib = require("./lib")`` is both)."""
+        hit = fi.children.get((scope, name))
+        imports = fi.imports.get((scope, name))
+        if not hit and not imports:
+            self.missed(fi, scope, name)
+        if hit:
+            kind = fi.facts.defs[hit[-1]].kind
+            value = kind in (VARIABLE, CONSTANT)
+            if not (value and (imports or want_type)):
+                return [("d", fi.path, hit[-1])]
+        if imports:
+            return self._bind_imports(fi, imports)
+        return None
+
+    def _bind_imports(self, fi: FileIndex, imports: list[Import]) -> list[Symbol]:
+        imp = imports[-1]  # the last import of a name wins, as at run time
+        return self.memo(("import", fi.path, imp),
+                         lambda: _dedupe(fi.rules.import_binding(self, fi, imp)))
+
+    # ---- members -----------------------------------------------------------------------
+
+    def member(self, symbol: Symbol, name: str, depth: int = 0) -> tuple[list[Symbol], bool]:
+        """What ``symbol.name`` denotes; the flag says it went through an instance's type."""
+        tag = symbol[0]
+        if tag == "x":
+            return [symbol], False  # a member of something external is external
+        if tag == "m" or tag == "f":
+            fi_rules = family_plugin(symbol[1] if tag == "m" else self._family(symbol[1])).RULES
+            return fi_rules.module_member(self, symbol, name), False
+        d = self.definition(symbol)
+        if d is None:
+            return [], False
+        if tag == "i":
+            found = self.class_member(symbol[1], symbol[2], name)
+            return (found or self.attribute_types(symbol[1], symbol[2], name)), True
+        kind = d.kind
+        if kind in TYPE_KINDS:
+            if kind == TYPE and d.type_hint:
+                aliased = self.aliased(symbol)
+                if aliased:  # `Alias::new()`: the aliased type's
+                    return _dedupe([m for t in aliased
+                                    for m in self.class_member(t[1], t[2], name)]), False
+            return self.class_member(symbol[1], symbol[2], name), False
+        if kind == MODULE:
+            fi = self.index(symbol[1])
+            hit = self.child(fi, symbol[2], name) if fi else None
+            return ([("d", symbol[1], hit[-1])] if hit else []), False
+        if kind in (VARIABLE, CONSTANT) and depth < MAX_DEPTH:
+            typed = self.value_type(symbol)
+            out: list[Symbol] = []
+            for t in typed:
+                members, _ = self.member(t, name, depth + 1)
+                out.extend(members)
+            return out, True
+        return [], False
+
+    def _family(self, path: str) -> str:
+        fi = self.index(path)
+        return fi.family if fi else ""
+
+    def class_member(self, path: str, index: int, name: str, depth: int = 0) -> list[Symbol]:
+        """``name`` in the class at (path, index) or, failing that, its bases in order (MRO)."""
+        if depth == 0:
+            return self.memo(("member", path, index, name),
+                             self._class_member, path, index, name, 0)
+        return self._class_member(path, index, name, depth)
+
+    def _class_member(self, path: str, index: int, name: str, depth: int) -> list[Symbol]:
+        fi = self.index(path)
+        if fi is None or depth > MAX_DEPTH:
+            return []
+        d = fi.facts.defs[index]
+        # methods declared apart (Go receivers, Rust impls) before fields of the same name:
+        # `x.len()` is the method even where a field `len` exists
+        owned = [
+            (p, i) for p, i, method in self.methods_of(fi.family, d.name)
+            if method == name and fi.rules.owner_matches(self, fi, index, p, i)
+        ] if fi.rules.out_of_line_methods else []
+        if owned:
+            return [("d", p, i) for p, i in owned]
+        hit = self.child(fi, index, name)
+        if hit:
+            return [("d", path, i) for i in hit]
+        for base in self.bases_of(path, index):
+            found = self._class_member(base[1], base[2], name, depth + 1)
+            if found:
+                return found
+        return []
+
+    def attribute_types(self, path: str, index: int, name: str, depth: int = 0) -> list[Symbol]:
+        """Types of an attribute set on the receiver in a method (``self.x = Foo()``), in the
+        class or its bases: the attribute itself is no definition, so the value's type is what
+        a further member access continues from."""
+        fi = self.index(path)
+        if fi is None or depth > MAX_DEPTH:
+            return []
+        binding = fi.attribute_binding(index, name)
+        if binding is not None:
+            typed = self.binding_type(fi, binding)
+            if typed:
+                return typed
+        for base in self.bases_of(path, index):
+            found = self.attribute_types(base[1], base[2], name, depth + 1)
+            if found:
+                return found
+        return []
+
+    def bases_of(self, path: str, index: int) -> list[Symbol]:
+        """Resolved base classes/interfaces, cached with the lookup keys their resolution
+        consulted so that a cache hit records the same dependencies as a miss."""
+        key = (path, index)
+        cached = self._bases_cache.get(key)
+        if cached is not None:
+            self.keys |= cached[1]
+            return cached[0]
+        self._bases_cache[key] = ([], frozenset())  # cycle guard
+        outer_keys, self.keys = self.keys, set()
+        fi = self.index(path)
+        out: list[Symbol] = []
+        if fi is not None:
+            parent = fi.facts.defs[index].parent
+            for ref in fi.bases.get(index, ()):
+                found, _ = self.resolve_path(fi, ref.path, parent)
+                out.extend(s for s in found if s[0] == "d" and s != ("d", path, index))
+            out.extend(fi.rules.extra_bases(self, fi, index))
+        out = _dedupe(out)
+        consulted = frozenset(self.keys)
+        self._bases_cache[key] = (out, consulted)
+        outer_keys |= consulted  # in place, as in memo()
+        self.keys = outer_keys
+        return out
+
+    # ---- types of values ---------------------------------------------------------------
+
+    def binding_type(self, fi: FileIndex, binding: Binding, depth: int = 0) -> list[Symbol]:
+        """The instance types a binding holds: ``x = Foo()`` -> Foo, ``x = make()`` -> make's
+        return type, ``x: Foo`` -> Foo. Asked afresh (no other binding's type being worked
+        out), the answer is kept for the resolver's life (see :meth:`memo`): a local is read
+        again and again (`x.a()`, `x.b()`: two paths), each read asked its type."""
+        if depth == 0 and not self._typing:
+            return self.memo(("binding", fi.path, binding), self._binding_type, fi, binding, 0)
+        return self._binding_type(fi, binding, depth)
+
+    def _binding_type(self, fi: FileIndex, binding: Binding, depth: int) -> list[Symbol]:
+        key = (fi.path, binding)
+        if depth > MAX_DEPTH or key in self._typing:
+            return []  # `x = x.next()` and other self-referential bindings
+        self._typing.add(key)
+        try:
+            found, _ = self.resolve_path(fi, binding.type_path, binding.scope,
+                                         want_type=not binding.is_call)
+        finally:
+            self._typing.discard(key)
+        out: list[Symbol] = []
+        for symbol in found[:4]:
+            if symbol[0] == "i":  # `self.x = x` where x is a typed local: the same type
+                out.append(symbol)
+                continue
+            if symbol[0] != "d":
+                continue
+            d = self.definition(symbol)
+            if d.kind in TYPE_KINDS:
+                out.extend(self.instances_of(symbol))
+            elif d.kind == FUNCTION and binding.is_call and d.type_hint:
+                out.extend(self.returns(symbol, depth + 1))
+            elif d.kind in (VARIABLE, CONSTANT) and d.type_hint and not binding.is_call:
+                # a member's declared type: `({ board }: Props)` binds board to Props.board
+                out.extend(self.value_type(symbol))
+        return _dedupe(out)
+
+    def instances_of(self, symbol: Symbol) -> list[Symbol]:
+        """An instance of the type definition ``symbol``: of what it stands for when it is an
+        alias (``input: ParseStream`` holds a ParseBuffer), else of itself."""
+        aliased = self.aliased(symbol)
+        return [("i", t[1], t[2]) for t in aliased] if aliased else [("i", symbol[1], symbol[2])]
+
+    def aliased(self, symbol: Symbol, depth: int = 0) -> list[Symbol]:
+        """The classes, interfaces or other types a type alias stands for (through aliases of
+        aliases), or [] when ``symbol`` is no alias of a named type (an object type, a union,
+        something outside the repository)."""
+        d = self.definition(symbol)
+        if d is None or d.kind != TYPE or not d.type_hint or depth > MAX_DEPTH:
+            return []
+        fi = self.index(symbol[1])
+        if fi is None:
+            return []
+        found, _ = self.resolve_path(fi, d.type_hint, d.parent, want_type=True)
+        out: list[Symbol] = []
+        for target in found[:4]:
+            if target[0] != "d" or target == symbol:
+                continue
+            t = self.definition(target)
+            if t.kind == TYPE and t.type_hint:
+                out.extend(self.aliased(target, depth + 1) or [target])
+            elif t.kind in TYPE_KINDS:
+                out.append(target)
+        return _dedupe(out)
+
+    def returns(self, symbol: Symbol, depth: int = 0) -> list[Symbol]:
+        fi = self.defining(symbol[1])
+        d = fi.facts.defs[symbol[2]]
+        hint = d.type_hint
+        if hint and hint[-1] in fi.rules.self_type_names:
+            cls = fi.class_of(d.parent) if d.parent >= 0 else -1
+            if cls >= 0:
+                return [("i", fi.path, cls)]
+            if d.owner:
+                found, _ = self.lookup(fi, d.owner, -1)
+                return [("i", s[1], s[2]) for s in found if s[0] == "d"]
+            return []
+        return self.binding_type(fi, Binding(d.parent, "", hint, False), depth + 1)  # a type
+
+    def value_type(self, symbol: Symbol) -> list[Symbol]:
+        """Instance types of a variable/constant/field definition."""
+        fi = self.defining(symbol[1])
+        d = fi.facts.defs[symbol[2]]
+        if d.type_hint:
+            return self.binding_type(fi, Binding(d.parent, "", d.type_hint, False))
+        binding = fi.bindings.get((d.parent, d.name))
+        if binding is not None:
+            return self.binding_type(fi, binding)
+        # `self.x = Foo()` inside a method of the class that declares field x
+        if d.parent >= 0:
+            for (scope, name), b in fi.bindings.items():
+                if name.endswith("." + d.name) and scope >= 0 and fi.facts.defs[scope].parent == d.parent:
+                    return self.binding_type(fi, b)
+        return []
+
+
+def _dedupe(symbols: list[Symbol]) -> list[Symbol]:
+    if len(symbols) < 2:
+        return symbols
+    return list(dict.fromkeys(symbols))
