@@ -21,9 +21,9 @@ from knoxidx.retrieval.store import (
     NAMES_PER_CHUNK,
     ChunkStore,
     _row_to_chunk,
-    create_schema,
     fts_columns,
 )
+from knoxidx.retrieval.store_schema import create_schema
 
 _FILE_COLUMNS = "path, language, size, mtime_ns, hash, lines, status, message, iface, facts"
 _CHUNK_DATA = _CHUNK_COLUMNS.split(", ", 1)[1]  # every chunk column but its id

@@ -14,7 +14,8 @@ from knoxidx.retrieval.embedders import Embedder, select_embedder
 from knoxidx.retrieval.errors import SearchIndexMissingError
 from knoxidx.retrieval.indexing import refresh_chunks
 from knoxidx.retrieval.searcher import Searcher
-from knoxidx.retrieval.store import ChunkStore, attach_cache, has_schema
+from knoxidx.retrieval.store import ChunkStore
+from knoxidx.retrieval.store_schema import attach_cache, has_schema
 
 # The embedding cache lives in its own file beside the index, so that `knoxidx index
 # --rebuild` (or a schema change that rebuilds the index) does not throw vectors away.

@@ -171,7 +171,8 @@ def egress_report(index: Any, days: int = 30) -> dict[str, Any]:
     ledger), the settings that govern it, and the chunks withheld as never-send."""
     from knoxidx.config import load_settings
     from knoxidx.retrieval.ledger import EgressLedger
-    from knoxidx.retrieval.store import ChunkStore, has_schema
+    from knoxidx.retrieval.store import ChunkStore
+    from knoxidx.retrieval.store_schema import has_schema
 
     if isinstance(days, bool) or not isinstance(days, int) or days < 1:
         from knoxidx.retrieval.errors import SearchInputError

@@ -1,32 +1,7 @@
-"""All of retrieval's SQL: chunks, their FTS5 index, vectors, the embedding cache, pending work.
-
-Tables (in the index database the graph store opened; names start with ``chunk`` or ``embed``):
-
-- ``chunk``: one row per chunk (where it is, what it covers, its text and content hash).
-- ``chunk_fts``: FTS5 over the chunk's text, symbols and path with identifiers split
-  (``terms.index_text``); its rowid is the chunk id.
-- ``chunk_name``: FTS5 over the stemmed name parts and scope words of each code definition
-  that starts in a chunk (``names.name_rows``), for the names source; rowid ``chunk id x
-  NAMES_PER_CHUNK + n``.
-- ``chunk_vector``: the current model's unit vector for a chunk, and the hash of the text
-  that was embedded.
-- ``chunk_declaration``: what the declarations source embeds of each code definition that
-  starts in a chunk (``names.declaration_texts``), and its vector once embedded (with the
-  chunk, in the same transaction); id ``chunk id x NAMES_PER_CHUNK + n``.
-- ``embed_cache``: vectors by (model, text hash). It outlives chunks, so a chunk that comes back
-  (a revert, a moved file, a re-index) costs no model call.
-- ``embed_pending``: chunks that still need a vector (new, changed, or left over when the
-  service was down), with the last error.
-- ``embed_withheld``: chunks of never-send files that a remote embedder may not see: off the
-  pending list, without a vector, found by lexical and symbol search only.
-- ``embed_meta``: which model the vectors belong to, a version bumped on each vector write, and
-  which chunker made the chunks.
-- ``chunk_source``: for each chunked file, the content hash (the graph's ``files.hash``) its
-  chunks were made from, so an update can tell which files to re-chunk without trusting that
-  the previous run finished.
-
-The embedding cache may live in another, ATTACHed database (``cache_schema``), so that it
-survives a rebuilt index; the other tables live in the main one.
+"""Retrieval's SQL over chunks: the chunks of each file, their FTS5 index, the names and
+declarations of the definitions they hold, and the lexical and name searches over them. The
+tables are ``store_schema``'s; the vectors, the embedding cache and the pending work are
+``embed_store``'s, which :class:`ChunkStore` extends.
 
 Methods never commit: the caller owns the transaction (``transaction`` wraps a unit of work;
 ``commit`` is there for long runs that save progress batch by batch).
@@ -36,75 +11,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from knoxidx.retrieval.chunker import Chunk, DefinitionLike
+from knoxidx.retrieval.embed_store import EmbeddingRows
 from knoxidx.retrieval.names import declaration_texts, name_rows
+from knoxidx.retrieval.store_schema import create_schema, has_schema, schema_name
 from knoxidx.retrieval.terms import index_text
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS chunk (
-    id INTEGER PRIMARY KEY,
-    path TEXT NOT NULL,
-    start_line INTEGER NOT NULL,
-    end_line INTEGER NOT NULL,
-    language TEXT NOT NULL,
-    symbol TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    symbols TEXT NOT NULL,
-    enclosing TEXT NOT NULL,
-    signature TEXT NOT NULL,
-    doc TEXT NOT NULL,
-    header TEXT NOT NULL,
-    token_count INTEGER NOT NULL,
-    content_hash TEXT NOT NULL,
-    text TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS chunk_by_path ON chunk(path, start_line);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
-    body, symbols, path, tokenize = "unicode61 tokenchars '_'"
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunk_name USING fts5(name, scope);
-CREATE TABLE IF NOT EXISTS chunk_vector (
-    chunk_id INTEGER PRIMARY KEY,
-    text_hash TEXT NOT NULL,
-    vector BLOB NOT NULL
-);
-CREATE TABLE IF NOT EXISTS chunk_declaration (
-    id INTEGER PRIMARY KEY,
-    text TEXT NOT NULL,
-    text_hash TEXT NOT NULL DEFAULT '',
-    vector BLOB
-);
-CREATE TABLE IF NOT EXISTS embed_pending (
-    chunk_id INTEGER PRIMARY KEY,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    last_error TEXT NOT NULL DEFAULT ''
-);
-CREATE TABLE IF NOT EXISTS embed_withheld (
-    chunk_id INTEGER PRIMARY KEY
-);
-CREATE TABLE IF NOT EXISTS embed_meta (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS chunk_source (
-    path TEXT PRIMARY KEY,
-    hash TEXT NOT NULL
-) WITHOUT ROWID;
-"""
-CACHE_SCHEMA = """
-CREATE TABLE IF NOT EXISTS {schema}.embed_cache (
-    model TEXT NOT NULL,
-    text_hash TEXT NOT NULL,
-    vector BLOB NOT NULL,
-    PRIMARY KEY (model, text_hash)
-) WITHOUT ROWID
-"""
 
 _CHUNK_COLUMNS = (
     "id, path, start_line, end_line, language, symbol, kind, symbols, enclosing, signature, doc, "
@@ -114,46 +29,6 @@ _FTS_WEIGHTS = (1.0, 4.0, 2.0)  # body, symbols, path
 # chunk_name rows of one chunk: its rowids are chunk id x this + 0, 1, ... (a chunk's further
 # definitions, past this many, are not looked up by name)
 NAMES_PER_CHUNK = 1024
-
-
-def create_schema(conn: sqlite3.Connection, cache_schema: str | None = "main") -> None:
-    """Create the tables if missing (the cache in ``cache_schema``; None: not at all).
-    Statement by statement: ``executescript`` would commit whatever transaction the caller has
-    open."""
-    for statement in SCHEMA.split(";"):
-        if statement.strip():
-            conn.execute(statement)
-    if cache_schema is not None:
-        create_cache_schema(conn, cache_schema)
-
-
-def create_cache_schema(conn: sqlite3.Connection, schema: str) -> None:
-    conn.execute(CACHE_SCHEMA.format(schema=_schema_name(schema)))
-
-
-def attach_cache(conn: sqlite3.Connection, path: str, schema: str) -> None:
-    """ATTACH the embedding-cache database at ``path`` as ``schema`` (once per connection; not
-    inside a transaction) and create its table."""
-    attached = {row[1] for row in conn.execute("PRAGMA database_list")}
-    if schema not in attached:
-        conn.execute(f"ATTACH DATABASE ? AS {_schema_name(schema)}", (path,))
-        conn.execute(f"PRAGMA {schema}.journal_mode=WAL")
-    create_cache_schema(conn, schema)
-
-
-def has_schema(conn: sqlite3.Connection) -> bool:
-    """Whether the chunk tables exist (an index built with ``--graph-only`` has none)."""
-    row = conn.execute(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
-        "AND name IN ('chunk', 'chunk_fts', 'chunk_vector', 'embed_pending', 'chunk_source')"
-    ).fetchone()
-    return int(row[0]) == 5
-
-
-def _schema_name(schema: str) -> str:
-    if not schema.replace("_", "").isalnum():
-        raise ValueError(f"bad schema name {schema!r}")
-    return schema
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,10 +74,10 @@ class FileUpdate:
     removed: int
 
 
-class ChunkStore:
+class ChunkStore(EmbeddingRows):
     def __init__(self, conn: sqlite3.Connection, cache_schema: str = "main") -> None:
         self.conn = conn
-        self._cache = f"{_schema_name(cache_schema)}.embed_cache"
+        self._cache = f"{schema_name(cache_schema)}.embed_cache"
 
     def commit(self) -> None:
         self.conn.commit()
@@ -539,193 +414,6 @@ class ChunkStore:
         except sqlite3.Error:  # no fts5vocab in this SQLite: every word weighs the same
             return {}, 0
         return {str(term): int(doc) for term, doc in rows}, total
-
-    # ---- vectors, cache, pending -------------------------------------------------------------
-
-    def meta(self, key: str) -> str | None:
-        row = self.conn.execute("SELECT value FROM embed_meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
-
-    def set_meta(self, key: str, value: str) -> None:
-        self.conn.execute(
-            "INSERT INTO embed_meta (key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
-
-    def recorded_model(self) -> str | None:
-        """The model id the stored vectors belong to (None before the first embedding run)."""
-        return self.meta("model")
-
-    def record_model(self, model_id: str, dimension: int) -> None:
-        self.set_meta("model", model_id)
-        self.set_meta("dimension", str(dimension))
-
-    def vectors_version(self) -> int:
-        return int(self.meta("vectors_version") or 0)
-
-    def _bump_version(self) -> None:
-        self.set_meta("vectors_version", str(self.vectors_version() + 1))
-        # unlike the version, never repeats (a rebuilt index starts counting again): it names
-        # the memory-mapped copy of the matrix (vectors.load_matrix)
-        self.set_meta("vectors_token", uuid.uuid4().hex)
-
-    def vectors_token(self) -> str:
-        return self.meta("vectors_token") or ""
-
-    def ensure_vectors_token(self) -> None:
-        """Name the current vectors (an index from before tokens has none: no matrix copy)."""
-        if not self.vectors_token():
-            self.set_meta("vectors_token", uuid.uuid4().hex)
-
-    def database_folder(self) -> Path | None:
-        """The folder of the index database (None in memory): where the matrix copy lives."""
-        for _, name, file in self.conn.execute("PRAGMA database_list"):
-            if name == "main":
-                return Path(file).parent if file else None
-        return None
-
-    def drop_vectors(self) -> int:
-        """Forget every chunk vector (the model changed) and mark every chunk pending."""
-        count = self.chunk_count()
-        self.conn.execute("DELETE FROM chunk_vector")
-        self.conn.execute("UPDATE chunk_declaration SET text_hash = '', vector = NULL")
-        self.conn.execute("DELETE FROM embed_withheld")
-        self.conn.execute("INSERT OR IGNORE INTO embed_pending (chunk_id) SELECT id FROM chunk")
-        self._bump_version()
-        return count
-
-    def pending(self, limit: int, after: int = 0) -> list[int]:
-        rows = self.conn.execute(
-            "SELECT chunk_id FROM embed_pending WHERE chunk_id > ? ORDER BY chunk_id LIMIT ?",
-            (after, limit),
-        )
-        return [row[0] for row in rows]
-
-    def pending_count(self) -> int:
-        return int(self.conn.execute("SELECT count(*) FROM embed_pending").fetchone()[0])
-
-    def note_pending_error(self, ids: Sequence[int], error: str) -> None:
-        self.conn.executemany(
-            "UPDATE embed_pending SET attempts = attempts + 1, last_error = ? WHERE chunk_id = ?",
-            [(error, i) for i in ids],
-        )
-
-    # ---- withheld from a remote embedder (never-send files) -----------------------------------
-
-    def withhold(self, ids: Sequence[int]) -> None:
-        """Take ``ids`` off the pending list without a vector: their files may not be sent."""
-        rows = [(i,) for i in ids]
-        self.conn.executemany("INSERT OR IGNORE INTO embed_withheld (chunk_id) VALUES (?)", rows)
-        self.conn.executemany("DELETE FROM embed_pending WHERE chunk_id = ?", rows)
-
-    def release_withheld(self, allowed: Callable[[str], bool]) -> int:
-        """Put back on the pending list the withheld chunks whose file ``allowed`` now (the
-        never-send patterns changed); how many."""
-        rows = self.conn.execute(
-            "SELECT w.chunk_id, c.path FROM embed_withheld w JOIN chunk c ON c.id = w.chunk_id"
-        ).fetchall()
-        back = [(chunk_id,) for chunk_id, path in rows if allowed(path)]
-        self.conn.executemany("DELETE FROM embed_withheld WHERE chunk_id = ?", back)
-        self.conn.executemany("INSERT OR IGNORE INTO embed_pending (chunk_id) VALUES (?)", back)
-        return len(back)
-
-    def withheld(self) -> tuple[int, list[str]]:
-        """How many chunks are withheld, and from which files (0 and none on an index made
-        before the table existed)."""
-        exists = self.conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'embed_withheld'"
-        ).fetchone()
-        if exists is None:
-            return 0, []
-        count = int(self.conn.execute("SELECT count(*) FROM embed_withheld").fetchone()[0])
-        paths = [row[0] for row in self.conn.execute(
-            "SELECT DISTINCT c.path FROM embed_withheld w JOIN chunk c ON c.id = w.chunk_id "
-            "ORDER BY c.path"
-        )]
-        return count, paths
-
-    def cached(self, model: str, text_hashes: Sequence[str]) -> dict[str, bytes]:
-        out: dict[str, bytes] = {}
-        unique = list(dict.fromkeys(text_hashes))
-        for start in range(0, len(unique), 500):
-            batch = unique[start : start + 500]
-            marks = ",".join("?" * len(batch))
-            for text_hash, blob in self.conn.execute(
-                f"SELECT text_hash, vector FROM {self._cache} "
-                f"WHERE model = ? AND text_hash IN ({marks})",
-                (model, *batch),
-            ):
-                out[text_hash] = bytes(blob)
-        return out
-
-    def cache_size(self, model: str | None = None) -> int:
-        if model is None:
-            return int(self.conn.execute(f"SELECT count(*) FROM {self._cache}").fetchone()[0])
-        row = self.conn.execute(f"SELECT count(*) FROM {self._cache} WHERE model = ?", (model,))
-        return int(row.fetchone()[0])
-
-    def save_vectors(self, model: str, items: Sequence[tuple[int, str, bytes]],
-                     declarations: Sequence[tuple[int, str, bytes]] = ()) -> None:
-        """Store (chunk id, text hash, vector) for the current model, and the (declaration id,
-        text hash, vector) of those chunks' declarations; fill the cache, and take the chunks
-        off the pending list."""
-        if not items:
-            return
-        self.conn.executemany(
-            f"INSERT OR IGNORE INTO {self._cache} (model, text_hash, vector) VALUES (?, ?, ?)",
-            [(model, text_hash, blob) for _, text_hash, blob in (*items, *declarations)],
-        )
-        self.conn.executemany(
-            "UPDATE chunk_declaration SET text_hash = ?, vector = ? WHERE id = ?",
-            [(text_hash, blob, i) for i, text_hash, blob in declarations],
-        )
-        self.conn.executemany(
-            "INSERT OR REPLACE INTO chunk_vector (chunk_id, text_hash, vector) VALUES (?, ?, ?)",
-            list(items),
-        )
-        self.conn.executemany(
-            "DELETE FROM embed_pending WHERE chunk_id = ?",
-            [(chunk_id,) for chunk_id, _, _ in items],
-        )
-        self._bump_version()
-
-    def all_vectors(self) -> tuple[list[int], list[bytes]]:
-        ids: list[int] = []
-        blobs: list[bytes] = []
-        for chunk_id, blob in self.conn.execute(
-            "SELECT chunk_id, vector FROM chunk_vector ORDER BY chunk_id"
-        ):
-            ids.append(int(chunk_id))
-            blobs.append(bytes(blob))
-        return ids, blobs
-
-    def all_declaration_vectors(self) -> tuple[list[int], list[bytes]]:
-        """(declaration id, vector) of every embedded declaration; none in an index made
-        before them and opened read-only."""
-        ids: list[int] = []
-        blobs: list[bytes] = []
-        if not self._has_table("chunk_declaration"):
-            return ids, blobs
-        for declaration_id, blob in self.conn.execute(
-            "SELECT id, vector FROM chunk_declaration WHERE vector IS NOT NULL ORDER BY id"
-        ):
-            ids.append(int(declaration_id))
-            blobs.append(bytes(blob))
-        return ids, blobs
-
-    def _has_table(self, name: str) -> bool:
-        return self.conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
-        ).fetchone() is not None
-
-    def vector_count(self) -> int:
-        return int(self.conn.execute("SELECT count(*) FROM chunk_vector").fetchone()[0])
-
-    def has_vectors(self) -> bool:
-        """Whether any chunk has a vector: one row read, where ``vector_count`` reads every page
-        of the table (~100 ms at 44k vectors on a busy machine, on every search)."""
-        return self.conn.execute("SELECT 1 FROM chunk_vector LIMIT 1").fetchone() is not None
 
 
 def fts_columns(chunk: Chunk) -> tuple[str, str, str]:

@@ -10,7 +10,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from knoxidx.retrieval.embedders import LocalEmbedder
-from knoxidx.retrieval.store import ChunkStore, create_schema
+from knoxidx.retrieval.store import ChunkStore
+from knoxidx.retrieval.store_schema import create_schema
 
 
 @pytest.fixture

@@ -30,7 +30,8 @@ from knoxidx.retrieval.embedders import (
 )
 from knoxidx.retrieval.minilm import tokenizer_path
 from knoxidx.retrieval.search import reciprocal_rank_fusion
-from knoxidx.retrieval.store import ChunkStore, create_schema
+from knoxidx.retrieval.store import ChunkStore
+from knoxidx.retrieval.store_schema import create_schema
 from knoxidx.retrieval.terms import readable_identifiers, unique_terms
 
 SITE = Path(np.__file__).parent.parent

@@ -147,7 +147,7 @@ def test_the_vector_matrix_is_memory_mapped_from_a_copy_that_follows_every_write
 ) -> None:
     import sqlite3
 
-    from knoxidx.retrieval.store import create_schema
+    from knoxidx.retrieval.store_schema import create_schema
 
     conn = sqlite3.connect(tmp_path / "index.db")
     create_schema(conn)

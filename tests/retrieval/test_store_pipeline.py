@@ -7,7 +7,8 @@ from retrieval_support import HashEmbedder
 
 from knoxidx.retrieval.chunker import ChunkBudget, chunk_file
 from knoxidx.retrieval.pipeline import embed_pending, ensure_model, update_file
-from knoxidx.retrieval.store import ChunkStore, create_schema
+from knoxidx.retrieval.store import ChunkStore
+from knoxidx.retrieval.store_schema import create_schema
 from knoxidx.retrieval.terms import identifier_parts, index_text, unique_terms
 
 BUDGET = ChunkBudget(merge_tokens=8, min_tokens=1)
