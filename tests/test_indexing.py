@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from knoxidx.errors import CorruptIndexError, IndexLockedError, IndexNotFoundError
-from knoxidx.graph.store import WriteLock
+from knoxidx.graph.write_lock import WriteLock
 from knoxidx.index import Index
 from knoxidx.indexer.discovery import SourceFile
 from knoxidx.indexer.reader import read_and_extract

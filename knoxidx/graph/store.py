@@ -8,17 +8,16 @@ they are views over ``nodes.file_id`` / ``nodes.parent_id``.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import sqlite3
-import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from knoxidx.errors import CorruptIndexError, IndexLockedError, IndexNotFoundError
+from knoxidx.errors import CorruptIndexError, IndexNotFoundError
 from knoxidx.graph.dbfile import REBUILD_FIX, check_database_file, storage_error
+from knoxidx.graph.write_lock import WriteLock
 from knoxidx.indexer.facts import FileFacts, load_facts
 
 if TYPE_CHECKING:
@@ -29,7 +28,6 @@ INDEX_DIR = ".knoxidx"
 SCRATCH_SUFFIX = ".new"  # a first build in progress (see SQLiteStore.open_scratch)
 INIT_SUFFIX = ".init"  # a new, empty index being made (see _create_file)
 DB_NAME = "index.db"
-LOCK_NAME = "write.lock"
 
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -99,57 +97,6 @@ def find_index_root(start: Path) -> Path | None:
         if (candidate / INDEX_DIR / DB_NAME).exists():
             return candidate
     return None
-
-
-class WriteLock:
-    """The single-writer lock: an advisory ``flock`` on ``.knoxidx/write.lock``.
-
-    The kernel drops it when the holder dies, so a killed indexer never leaves a stale lock.
-    """
-
-    def __init__(self, index_dir: Path) -> None:
-        self.path = index_dir / LOCK_NAME
-        self._fd: int | None = None
-
-    def acquire(self, wait: bool = False, timeout: float | None = None) -> None:
-        try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            raise storage_error(exc, self.path.parent / DB_NAME) from None
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if not wait or (deadline is not None and time.monotonic() > deadline):
-                    holder = _read_holder(self.path)
-                    os.close(fd)
-                    raise IndexLockedError(
-                        f"another knoxidx process{holder} is writing this index "
-                        f"({self.path.parent}); wait for it, or pass --wait"
-                    ) from None
-                time.sleep(0.05)
-        try:  # who holds it, for the other writer's message: nice to have, not needed
-            os.ftruncate(fd, 0)
-            os.write(fd, str(os.getpid()).encode())
-        except OSError:
-            pass
-        self._fd = fd
-
-    def release(self) -> None:
-        if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
-
-
-def _read_holder(path: Path) -> str:
-    try:
-        pid = path.read_text().strip()
-    except OSError:
-        return ""
-    return f" (pid {pid})" if pid else ""
 
 
 def _read_only_directory(exc: BaseException) -> bool:
