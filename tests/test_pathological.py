@@ -378,3 +378,54 @@ def test_without_a_forkserver_a_standing_worker_falls_back_to_a_forked_one(
     assert report.errors == [] and report.changed == parse_pool.POOL_THRESHOLD + 2
     assert "could not start from the forkserver (no forkserver here)" in caplog.text
     assert_sound(tmp_path)
+
+
+# A Java file whose tail is a comment being typed: tree-sitter's error recovery reads again from
+# the comment's start, to the end of the file, and py-tree-sitter 0.26 keeps every such read.
+LEAKING_JAVA = "class A { void f() { g(); } }\n" * 200 + "class B { /* " + "x" * 60000
+
+
+def _standing_pids(root: Path, source: str, edits: int) -> list[int]:
+    """The standing worker's process id after each of ``edits`` one-file updates of ``source``
+    (changed by a trailing number each time, so that it is parsed again)."""
+    from knoxidx.indexer import parse_pool
+
+    path = root / "A.java"
+    (root / "normal.py").write_text(NORMAL)
+    pids = []
+    with parse_pool.standing_worker(), Index.open(root, create=True) as idx:
+        idx.update(jobs=1, retrieval=False)
+        for n in range(edits):
+            path.write_text(f"{source} {n}\n")
+            report = idx.update(jobs=1, retrieval=False)
+            assert report.changed == 1
+            standing = parse_pool._STANDING.get()
+            assert standing is not None
+            pids.append(standing.pool().submit(os.getpid).result(timeout=30))
+    return pids
+
+
+def test_a_standing_worker_that_keeps_what_it_parsed_is_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found by bench.fuzz (seed 1802: a fuzz worker grew by 773 MB over 4,800 Java cases):
+    each parse of LEAKING_JAVA leaves ~240 kB behind in the worker, which in a watcher lives as
+    long as the watcher. Once it has grown past STANDING_GROWTH_MB since its first batch, the
+    next batch gets a new one; the graph is whole all along."""
+    from knoxidx.indexer import parse_pool
+
+    monkeypatch.setattr(parse_pool, "STANDING_GROWTH_MB", 4)
+    pids = _standing_pids(tmp_path, LEAKING_JAVA, 40)
+    assert len(set(pids)) >= 2, pids
+    assert_sound(tmp_path)
+
+
+def test_a_standing_worker_that_does_not_grow_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from knoxidx.indexer import parse_pool
+
+    monkeypatch.setattr(parse_pool, "STANDING_GROWTH_MB", 4)
+    pids = _standing_pids(tmp_path, "class A { void f() { g(); } }\n" * 200, 40)
+    assert len(set(pids)) == 1, pids
+    assert_sound(tmp_path)

@@ -87,10 +87,15 @@ def address_space_bytes() -> int:
     return _statm(0)
 
 
-def _statm(field: int) -> int:
-    """Field ``field`` of /proc/self/statm in bytes (0: size, 1: resident), or -1."""
+def resident_bytes_of(pid: int) -> int:
+    """Process ``pid``'s resident memory now, or -1 (gone, or no /proc)."""
+    return _statm(1, str(pid))
+
+
+def _statm(field: int, process: str = "self") -> int:
+    """Field ``field`` of /proc/<process>/statm in bytes (0: size, 1: resident), or -1."""
     try:
-        with open("/proc/self/statm", "rb") as fh:
+        with open(f"/proc/{process}/statm", "rb") as fh:
             return int(fh.read().split()[field]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, AttributeError, IndexError):
         return -1

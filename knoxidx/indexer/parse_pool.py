@@ -10,7 +10,7 @@ import os
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -20,7 +20,7 @@ from knoxidx.graph.layout import Layout
 from knoxidx.graph.store import FileState
 from knoxidx.indexer.discovery import SourceFile
 from knoxidx.indexer.extract import prepare
-from knoxidx.indexer.heap import address_space_bytes
+from knoxidx.indexer.heap import address_space_bytes, resident_bytes_of
 from knoxidx.indexer.reader import ReadResult, file_hash, read_and_extract
 
 log = logging.getLogger(__name__)
@@ -37,6 +37,9 @@ WORKER_MEMORY_MB = 1024
 # parse's own deadline; the slowest file of the benchmark corpus takes well under a second.
 READ_SECONDS = 10.0
 READ_SECONDS_PER_MB = 20.0
+# How much the standing parse worker may grow over its size after its first batch before it is
+# replaced (see _Standing.retire_if_grown).
+STANDING_GROWTH_MB = 256
 
 
 def read_all(
@@ -191,6 +194,8 @@ def _pool_round(chunks: list[list[tuple]], workers: int, broken: list[list[tuple
             yield from _results(started[1], broken)
             if broken:
                 standing.discard(started[0])
+            else:
+                standing.retire_if_grown(started[0])
             return
         standing.discard(None)
     elif method == "forkserver":
@@ -253,17 +258,41 @@ class _Standing:
     single-threaded process) rather than forked from the caller, because the caller is a
     long-running server with threads (forking one with threads may deadlock the child) whose
     heap a forked worker would keep a copy of as the parent changes it. Replaced when it
-    dies."""
+    dies, and once it has grown by ``STANDING_GROWTH_MB`` (``retire_if_grown``)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._pool: ProcessPoolExecutor | None = None
+        self._pid: Future[int] | None = None  # the worker's process id, asked when it starts
+        self._settled = -1  # its resident bytes after its first batch
 
     def pool(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._pool is None:
                 self._pool = _executor(1, "forkserver")
+                self._pid = self._pool.submit(os.getpid)
+                self._settled = -1
             return self._pool
+
+    def retire_if_grown(self, pool: ProcessPoolExecutor) -> None:
+        """After a batch: replace the worker (at the next batch) once it has grown by over
+        ``STANDING_GROWTH_MB`` since its first. py-tree-sitter 0.26 never frees what a parse's
+        read callback returns after its first read, and error recovery reads again from a
+        token that runs to the end of the file: a 66 kB Java file ending in an unclosed `/*`
+        (a comment being typed) kept 240 kB a parse, in a worker that lives as long as the
+        watcher. Growth from fragmentation after pathological parses goes the same way."""
+        pid = self._pid
+        if self._pool is not pool or pid is None or not pid.done() or pid.exception():
+            return
+        resident = resident_bytes_of(pid.result())
+        if resident < 0:
+            return
+        if self._settled < 0:
+            self._settled = resident
+        elif resident - self._settled > STANDING_GROWTH_MB << 20:
+            log.info("the standing parse worker grew from %d to %d MB; replacing it",
+                     self._settled >> 20, resident >> 20)
+            self.discard(pool)
 
     def discard(self, pool: ProcessPoolExecutor | None) -> None:
         """Forget ``pool`` (None: whatever pool there is) and shut it down."""
