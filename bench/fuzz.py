@@ -30,6 +30,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +47,11 @@ from bench.mutate import (
 
 DEFAULT_CORPUS = Path(os.environ.get("KNOXIDX_CORPUS", Path.home() / ".cache" / "knoxidx-corpus"))
 WARMUP_CASES = 100
+# A worker that has grown this much since its warm-up is retired and a new one goes on, as the
+# indexer's standing parse worker is (parse_pool.STANDING_GROWTH_MB): py-tree-sitter keeps some
+# of what a parse with syntax errors reads, and a worker near its memory cap fails cases that
+# a fresh one reads (seed 1802: +773 MB over 4,800 Java cases).
+RETIRE_GROWTH_MB = 384
 
 
 def make_case(language: str, seeds: list[bytes], seed: int, number: int) -> bytes:
@@ -189,14 +196,33 @@ def _worker(language: str, seed_paths: list[str], seed: int, first: int, seconds
             if repo_every and result.cases % repo_every == 0:
                 current.value = -number  # a negative number: a whole-repo round
                 files = [make_case(language, seeds, seed, number - k) for k in range(6)]
-                problem = check_repo(workdir, language, files + seeds[:2])
+                with _uncapped():
+                    problem = check_repo(workdir, language, files + seeds[:2])
                 result.repos += 1
                 if problem:
                     conn.send(("finding", {"kind": "repo", "case": number, "message": problem}))
             number += 1
+            if result.rss_warm_mib and rss_mib() - result.rss_warm_mib > RETIRE_GROWTH_MB:
+                break  # retired, as the indexer's standing worker is: a new one goes on
     result.rss_end_mib = rss_mib()
     current.value = number
-    conn.send(("done", result))
+    conn.send(("done" if time.monotonic() >= deadline else "retired", result))
+
+
+@contextmanager
+def _uncapped() -> Iterator[None]:
+    """The worker's own memory cap lifted for a whole-repository round: knoxidx caps its parse
+    workers, not the process that resolves and writes (here, this one), whose threads (a
+    process pool's) could not even start near the cap: seed 1802 hung a Java round for good
+    when a thread died of a MemoryError before it had started."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 def fuzz_language(language: str, seed_paths: list[Path], seed: int, seconds: float,
@@ -217,7 +243,8 @@ def fuzz_language(language: str, seed_paths: list[Path], seed: int, seconds: flo
         child.close()
         last, last_change = current.value, time.monotonic()
         done: LanguageResult | None = None
-        while done is None and (proc.is_alive() or parent.poll(0)):
+        retired: LanguageResult | None = None
+        while done is None and retired is None and (proc.is_alive() or parent.poll(0)):
             if parent.poll(0.2):
                 try:
                     kind, payload = parent.recv()
@@ -225,6 +252,8 @@ def fuzz_language(language: str, seed_paths: list[Path], seed: int, seconds: flo
                     break
                 if kind == "finding":
                     total.findings.append(payload)
+                elif kind == "retired":  # it grew too much: a new one goes on from here
+                    retired = payload
                 else:
                     done = payload
             elif current.value != last:
@@ -235,6 +264,10 @@ def fuzz_language(language: str, seed_paths: list[Path], seed: int, seconds: flo
                                        "repo_round": last < 0, "seconds": hang})
                 break
         proc.join()
+        if retired is not None:
+            _merge(total, retired)
+            first = abs(current.value)  # the case it stopped before
+            continue
         if done is not None:
             _merge(total, done)
             break

@@ -65,3 +65,50 @@ def test_a_case_past_the_indexers_cpu_bound_is_a_finding_of_its_own(
     result = fuzz.fuzz_language("python", [seed], 1, seconds=4.0, repo_every=0, slow=30.0,
                                 hang=30.0)
     assert result.findings and {f["kind"] for f in result.findings} == {"cpu-bound"}
+
+
+def test_a_whole_repository_round_runs_without_the_workers_memory_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fuzz worker caps itself as a parse worker is capped, but a whole-repository round
+    plays the indexer's own process, which knoxidx never caps: seed 1802 hung such a round near
+    the cap (a pool's thread died of a MemoryError before it had started)."""
+    import resource
+
+    def check_repo(*_args: object) -> str:
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        return "" if soft == hard else f"capped at {soft} of {hard}"
+
+    monkeypatch.setattr(fuzz, "check_repo", check_repo)  # the forked worker inherits both
+    monkeypatch.setattr(fuzz, "check_case", lambda *_args: ("ok", "", 0.0))
+    seed = tmp_path / "a.py"
+    seed.write_text("def f():\n    return 1\n")
+    result = fuzz.fuzz_language("python", [seed], 1, seconds=2.0, repo_every=50, slow=30.0,
+                                hang=30.0)
+    assert result.repos > 0 and result.findings == []
+
+
+def test_a_worker_that_has_grown_is_retired_and_the_cases_go_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker grown past RETIRE_GROWTH_MB since its warm-up hands over to a new one, which
+    goes on from the next case: none is skipped, none run twice, none is a finding."""
+    log = tmp_path / "cases.log"
+
+    def check_case(_workdir: Path, _language: str, data: bytes) -> tuple[str, str, float]:
+        with log.open("ab") as fh:
+            fh.write(data + b"\n")
+        return "ok", "", 0.0
+
+    monkeypatch.setattr(fuzz, "RETIRE_GROWTH_MB", -1)  # every worker retires after warm-up
+    monkeypatch.setattr(fuzz, "WARMUP_CASES", 3)
+    monkeypatch.setattr(fuzz, "make_case", lambda _l, _s, _seed, number: str(number).encode())
+    monkeypatch.setattr(fuzz, "check_case", check_case)
+    seed = tmp_path / "a.py"
+    seed.write_text("def f():\n    return 1\n")
+    result = fuzz.fuzz_language("python", [seed], 1, seconds=3.0, repo_every=0, slow=30.0,
+                                hang=30.0)
+    numbers = [int(line) for line in log.read_text().split()]
+    assert len(numbers) > 3 * 3  # several workers, each after its warm-up
+    assert numbers == list(range(len(numbers)))
+    assert result.cases == len(numbers) and result.findings == []
