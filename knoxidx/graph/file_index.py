@@ -10,10 +10,15 @@ from typing import Any
 from knoxidx.graph.model import NodeKind, node_id
 from knoxidx.indexer.facts import Binding, FileFacts, Import, Reference, RefKind
 
+# Plain strings in the hot paths (here and in the resolver): an Enum member's .value is a
+# descriptor call every time.
 FUNCTION = NodeKind.FUNCTION.value
 CLASS = NodeKind.CLASS.value
 INTERFACE = NodeKind.INTERFACE.value
 TYPE = NodeKind.TYPE.value
+VARIABLE = NodeKind.VARIABLE.value
+CONSTANT = NodeKind.CONSTANT.value
+MODULE = NodeKind.MODULE.value
 TYPE_KINDS = frozenset({CLASS, INTERFACE, TYPE})
 CALLER_KINDS = frozenset({FUNCTION, CLASS, INTERFACE, TYPE})
 

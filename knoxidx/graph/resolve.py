@@ -14,17 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from knoxidx.graph.file_index import CLASS, FUNCTION, INTERFACE, FileIndex
+from knoxidx.graph.file_index import CLASS, CONSTANT, FUNCTION, INTERFACE, VARIABLE, FileIndex
 from knoxidx.graph.lookups import Symbol, Workspace
 from knoxidx.graph.model import (
     Confidence,
     EdgeType,
-    NodeKind,
     external_module_id,
     module_node_id,
     node_id,
 )
-from knoxidx.graph.scopes import ScopeResolver
+from knoxidx.graph.scopes import EXACT, ScopeResolver
 from knoxidx.indexer.facts import NamePath, Reference, RefKind
 
 # what a reference yields whatever its line: source, [(target, edge type, confidence)], and
@@ -32,11 +31,7 @@ from knoxidx.indexer.facts import NamePath, Reference, RefKind
 _Outcome = tuple[int, list[tuple[int, str, str]], tuple[str, str, int] | None]
 _new = tuple.__new__  # a NamedTuple record without its Python-level __new__
 
-VARIABLE = NodeKind.VARIABLE.value
-CONSTANT = NodeKind.CONSTANT.value
-# Plain strings in the hot path: an Enum member's .value is a descriptor call every time.
-EXACT = Confidence.EXACT.value
-NAME = Confidence.NAME.value
+NAME = Confidence.NAME.value  # plain strings, as file_index's kinds
 CALLS = EdgeType.CALLS.value
 IMPORTS = EdgeType.IMPORTS.value
 EXTENDS = EdgeType.EXTENDS.value

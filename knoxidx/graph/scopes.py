@@ -10,18 +10,21 @@ Lookups`); what differs per language comes from the family module's ``RULES``.
 
 from __future__ import annotations
 
-from knoxidx.graph.file_index import FUNCTION, TYPE_KINDS, FileIndex
+from knoxidx.graph.file_index import (
+    CONSTANT,
+    FUNCTION,
+    MODULE,
+    TYPE,
+    TYPE_KINDS,
+    VARIABLE,
+    FileIndex,
+)
 from knoxidx.graph.lookups import Lookups, Symbol, Workspace
-from knoxidx.graph.model import Confidence, NodeKind
+from knoxidx.graph.model import Confidence
 from knoxidx.indexer.facts import Binding, Import, NamePath
 from knoxidx.indexer.languages import family_plugin
 
-VARIABLE = NodeKind.VARIABLE.value
-CONSTANT = NodeKind.CONSTANT.value
-MODULE = NodeKind.MODULE.value
-TYPE = NodeKind.TYPE.value
-# Plain strings in the hot path: an Enum member's .value is a descriptor call every time.
-EXACT = Confidence.EXACT.value
+EXACT = Confidence.EXACT.value  # plain strings, as file_index's kinds
 INFERRED = Confidence.INFERRED.value
 MAX_DEPTH = 12
 
