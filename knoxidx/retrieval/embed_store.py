@@ -65,7 +65,7 @@ class EmbeddingRows:
 
     def drop_vectors(self) -> int:
         """Forget every chunk vector (the model changed) and mark every chunk pending."""
-        count = int(self.conn.execute("SELECT count(*) FROM chunk").fetchone()[0])
+        count = self.chunk_count()
         self.conn.execute("DELETE FROM chunk_vector")
         self.conn.execute("UPDATE chunk_declaration SET text_hash = '', vector = NULL")
         self.conn.execute("DELETE FROM embed_withheld")
@@ -79,6 +79,10 @@ class EmbeddingRows:
             (after, limit),
         )
         return [row[0] for row in rows]
+
+    def chunk_count(self) -> int:
+        """How many chunks there are (each embedded, pending or withheld)."""
+        return int(self.conn.execute("SELECT count(*) FROM chunk").fetchone()[0])
 
     def pending_count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM embed_pending").fetchone()[0])

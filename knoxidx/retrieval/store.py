@@ -207,9 +207,6 @@ class ChunkStore(EmbeddingRows):
                 out[row[0]] = StoredChunk(row[0], _row_to_chunk(row))
         return out
 
-    def chunk_count(self) -> int:
-        return int(self.conn.execute("SELECT count(*) FROM chunk").fetchone()[0])
-
     def chunks_at(
         self, path: str, line: int, chunk_filter: ChunkFilter | None = None
     ) -> list[int]:
