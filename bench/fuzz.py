@@ -15,7 +15,8 @@ records the file as an error and goes on), a worker killed by another signal (a 
 worker with no progress for ``--hang`` seconds, and a whole-repo round that failed. Each case is
 derived from (language, seed, number) alone, so ``--replay LANG:SEED:N`` rebuilds a finding's
 input (``--save`` writes it out).
-Memory: each language's worker reports its RSS after a warm-up and at the end.
+Memory: each language's worker reports its RSS after a warm-up and at the end (the last
+worker's, when one grew by ``RETIRE_GROWTH_MB`` and handed over to a new one).
 """
 
 from __future__ import annotations
