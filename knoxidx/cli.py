@@ -134,7 +134,8 @@ def _drop_corrupt_index(path: Path) -> None:
     """--rebuild of a database SQLite cannot open: remove its files (a readable one is reset
     under the writer lock instead, so a running watcher's index is never pulled away)."""
     from knoxidx.errors import CorruptIndexError
-    from knoxidx.graph.store import DB_NAME, INDEX_DIR, SQLiteStore
+    from knoxidx.graph.sqlite_schema import DB_NAME, INDEX_DIR
+    from knoxidx.graph.store import SQLiteStore
 
     try:
         store = SQLiteStore.open(path.resolve(), create=False)

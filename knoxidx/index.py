@@ -20,7 +20,8 @@ from knoxidx.errors import (
 from knoxidx.graph import traverse
 from knoxidx.graph.dbfile import storage_error
 from knoxidx.graph.model import EdgeType
-from knoxidx.graph.store import INDEX_DIR, SQLiteStore, find_index_root
+from knoxidx.graph.sqlite_schema import INDEX_DIR, find_index_root
+from knoxidx.graph.store import SQLiteStore
 
 if TYPE_CHECKING:
     from knoxidx.graph.protocol import GraphStore

@@ -15,7 +15,8 @@ from typing import Any
 
 from knoxidx.errors import IndexNotFoundError
 from knoxidx.graph.pg_store import PgStore, delete_repo
-from knoxidx.graph.store import NODE_COLUMNS, SQLiteStore, find_index_root
+from knoxidx.graph.sqlite_schema import NODE_COLUMNS, find_index_root
+from knoxidx.graph.store import SQLiteStore
 from knoxidx.retrieval.store import (
     _CHUNK_COLUMNS,
     NAMES_PER_CHUNK,

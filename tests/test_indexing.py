@@ -192,7 +192,7 @@ def test_a_resolver_worker_that_dies_fails_the_update_and_loses_nothing(
 def test_a_cold_parallel_build_ends_with_every_index(repo) -> None:
     """A cold build drops the secondary indexes while it inserts: it must end with every one
     of them built again, and a sound database."""
-    from knoxidx.graph.store import SCHEMA
+    from knoxidx.graph.sqlite_schema import SCHEMA
 
     n = 260  # above PRELOAD_THRESHOLD: resolution forks
     root = repo({f"m{i}.py": f"def f{i}():\n    return f{(i + 1) % n}()\n" for i in range(n)})

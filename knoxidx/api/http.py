@@ -52,7 +52,7 @@ from knoxidx.errors import (
     SymbolNotFoundError,
 )
 from knoxidx.graph.dbfile import storage_error
-from knoxidx.graph.store import DB_NAME, INDEX_DIR
+from knoxidx.graph.sqlite_schema import DB_NAME, INDEX_DIR
 from knoxidx.retrieval.errors import ModelUnavailableError, SearchIndexMissingError
 from knoxidx.source import ForbiddenPathError, SourceNotFoundError
 

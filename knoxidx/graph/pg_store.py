@@ -19,7 +19,7 @@ from typing import Any
 
 from knoxidx.errors import IndexLockedError, IndexNotFoundError
 from knoxidx.graph import pg_schema
-from knoxidx.graph.store import NODE_COLUMNS, FileState
+from knoxidx.graph.sqlite_schema import NODE_COLUMNS, FileState
 from knoxidx.indexer.facts import FileFacts, load_facts
 from knoxidx.store_url import redact
 

@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
-from knoxidx.graph.store import FileState
+from knoxidx.graph.sqlite_schema import FileState
 from knoxidx.indexer.facts import FileFacts
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from knoxidx.graph.layout import Layout
-from knoxidx.graph.store import FileState
+from knoxidx.graph.sqlite_schema import FileState
 from knoxidx.indexer.discovery import SourceFile
 from knoxidx.indexer.extract import prepare
 from knoxidx.indexer.heap import address_space_bytes, resident_bytes_of

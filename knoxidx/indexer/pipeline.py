@@ -26,7 +26,7 @@ from knoxidx.graph.layout import Layout, build_layout
 from knoxidx.graph.model import EdgeType, NodeKind, file_node_id, module_node_id
 from knoxidx.graph.protocol import GraphStore
 from knoxidx.graph.resolve import FileResolution, Resolver
-from knoxidx.graph.store import FileState
+from knoxidx.graph.sqlite_schema import FileState
 from knoxidx.graph.workspace import StoreWorkspace
 from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES, Discovery, discover
 from knoxidx.indexer.facts import load_facts

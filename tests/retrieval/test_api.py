@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from knoxidx.cli import main
-from knoxidx.graph.store import DB_NAME, INDEX_DIR
+from knoxidx.graph.sqlite_schema import DB_NAME, INDEX_DIR
 from knoxidx.index import Index
 from knoxidx.retrieval import api
 from knoxidx.retrieval.errors import SearchIndexMissingError, SearchInputError

@@ -1,0 +1,82 @@
+"""The SQLite index's tables, where the file lives, and the shapes of the rows that cross its
+boundary (node rows in ``NODE_COLUMNS`` order, ``FileState``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+SCHEMA_VERSION = 3  # 3: nodes_name_nocase (a name-prefix LIKE seeks) and files_ok (covering)
+INDEX_DIR = ".knoxidx"
+SCRATCH_SUFFIX = ".new"  # a first build in progress (see SQLiteStore.open_scratch)
+INIT_SUFFIX = ".init"  # a new, empty index being made (see _create_file)
+DB_NAME = "index.db"
+
+SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files(
+  id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, language TEXT, size INTEGER,
+  mtime_ns INTEGER, hash TEXT, lines INTEGER, status TEXT NOT NULL, message TEXT,
+  iface TEXT, facts BLOB);
+CREATE TABLE nodes(
+  id INTEGER PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, qualified_name TEXT NOT NULL,
+  file_id INTEGER, def_index INTEGER, parent_id INTEGER, start_line INTEGER, end_line INTEGER,
+  start_byte INTEGER, end_byte INTEGER, language TEXT, family TEXT, signature TEXT, doc TEXT,
+  exported INTEGER, owner TEXT, member INTEGER);
+CREATE TABLE edges(
+  source INTEGER NOT NULL, target INTEGER NOT NULL, type TEXT NOT NULL,
+  confidence TEXT NOT NULL, file_id INTEGER, line INTEGER);
+CREATE TABLE unresolved(
+  file_id INTEGER NOT NULL, source INTEGER, kind TEXT, name TEXT, line INTEGER, reason TEXT,
+  candidates INTEGER);
+CREATE TABLE lookups(file_id INTEGER NOT NULL, key TEXT NOT NULL);
+CREATE TABLE modules(family TEXT NOT NULL, key TEXT NOT NULL, file_id INTEGER NOT NULL,
+  rank INTEGER NOT NULL);
+CREATE TABLE externals(id INTEGER PRIMARY KEY, family TEXT NOT NULL, name TEXT NOT NULL);
+CREATE INDEX nodes_name ON nodes(name);
+CREATE INDEX nodes_name_nocase ON nodes(name COLLATE NOCASE);
+CREATE INDEX files_ok ON files(status, path, hash);
+CREATE INDEX nodes_qualified ON nodes(qualified_name);
+CREATE INDEX nodes_file ON nodes(file_id);
+CREATE INDEX nodes_owner ON nodes(owner) WHERE owner != '';
+CREATE INDEX edges_target ON edges(target, type);
+CREATE INDEX edges_source ON edges(source, type);
+CREATE INDEX edges_file ON edges(file_id);
+CREATE INDEX unresolved_file ON unresolved(file_id);
+CREATE INDEX lookups_key ON lookups(key);
+CREATE INDEX lookups_file ON lookups(file_id);
+CREATE INDEX modules_key ON modules(family, key);
+CREATE INDEX modules_file ON modules(file_id);
+"""
+
+INDEX_STATEMENTS = [s.strip() for s in SCHEMA.split(";") if s.strip().startswith("CREATE INDEX")]
+
+# Column order of node rows as the indexer produces them: file_id comes last, appended by the
+# writer once the file row exists.
+NODE_COLUMNS = (
+    "id", "kind", "name", "qualified_name", "def_index", "parent_id", "start_line",
+    "end_line", "start_byte", "end_byte", "language", "family", "signature", "doc", "exported",
+    "owner", "member", "file_id",
+)
+NODE_INSERT = (
+    f"INSERT OR REPLACE INTO nodes({', '.join(NODE_COLUMNS)})"
+    f" VALUES ({','.join('?' * len(NODE_COLUMNS))})"
+)
+
+
+class FileState(NamedTuple):
+    id: int
+    size: int
+    mtime_ns: int
+    hash: str
+    status: str
+    iface: str
+
+
+def find_index_root(start: Path) -> Path | None:
+    """The nearest directory at or above ``start`` holding a ``.knoxidx`` index (as git does)."""
+    current = start.resolve()
+    for candidate in (current, *current.parents):
+        if (candidate / INDEX_DIR / DB_NAME).exists():
+            return candidate
+    return None
