@@ -40,7 +40,7 @@ def store_init(store: str | None, vector_dim: tuple[int, ...], as_json: bool) ->
     """Create the knoxidx schema (needs a role allowed to CREATE EXTENSION vector, or the
     extension made beforehand by an administrator)."""
     from knoxidx.graph import pg_schema
-    from knoxidx.retrieval.pg_store import ensure_vector_index
+    from knoxidx.retrieval.pg_embed_store import ensure_vector_index
 
     url = _need_url(store)
     conn = pg_schema.connect(url)

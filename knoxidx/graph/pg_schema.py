@@ -112,7 +112,7 @@ CREATE INDEX chunk_name_repo ON knoxidx.chunk_name(repo);
 
 # v6: the search's declarations source (``knoxidx.retrieval.names.declaration_texts``): each
 # code definition's declaration text and, once embedded, its vector, by chunk (searched through
-# an HNSW index per dimension, as chunk vectors are; see ``pg_store.ensure_vector_index``).
+# an HNSW index per dimension, as chunk vectors are; see ``pg_embed_store.ensure_vector_index``).
 _V6 = """
 CREATE TABLE knoxidx.chunk_declaration(chunk_id BIGINT NOT NULL, n INTEGER NOT NULL,
   repo TEXT NOT NULL, text TEXT NOT NULL, text_hash TEXT NOT NULL DEFAULT '', dim INTEGER,
