@@ -39,7 +39,8 @@ from knoxidx.errors import CorruptIndexError, IndexNotFoundError
 from knoxidx.graph.dbfile import storage_error
 from knoxidx.indexer.heap import release_free_memory
 from knoxidx.indexer.parse_pool import standing_worker
-from knoxidx.indexer.watch_filter import TRIGGER_NAMES, DiscoveryCache, RepoPathFilter
+from knoxidx.indexer.watch_events import EventHandler, PendingChanges, Watches
+from knoxidx.indexer.watch_filter import DiscoveryCache, RepoPathFilter
 
 DEFAULT_DEBOUNCE_MS = 150
 GIT_HOLD_S = 30.0  # the longest a batch waits for a git operation to finish
@@ -104,74 +105,6 @@ class _Batch(NamedTuple):
     full_scan: bool
 
 
-class _Changes:
-    """Paths seen since the last batch: the debounce state shared by the observer's thread
-    (which adds) and the watcher's loop (which takes)."""
-
-    def __init__(self) -> None:
-        self.cond = threading.Condition()
-        self.paths: dict[str, None] = {}
-        self.events = 0
-        self.first = 0.0
-        self.last = 0.0
-        self.resync = False  # the set of watched top-level directories may have changed
-        self.full_scan = False  # something structural changed: walk the whole tree again
-
-    def add(self, paths: list[str], resync: bool = False, full_scan: bool = False) -> None:
-        with self.cond:
-            self.full_scan = self.full_scan or full_scan
-            if paths:
-                now = time.monotonic()
-                if not self.paths:
-                    self.first = now
-                self.last = now
-                self.events += 1
-                self.paths.update(dict.fromkeys(paths))
-            self.resync = self.resync or resync
-            self.cond.notify_all()
-
-    def take(self) -> tuple[list[str], int, bool]:
-        paths, events, full_scan = list(self.paths), self.events, self.full_scan
-        self.paths, self.events, self.full_scan = {}, 0, False
-        return paths, events, full_scan
-
-
-class _EventHandler:
-    """The watchdog handler: drops what cannot matter before anything is scheduled."""
-
-    def __init__(self, filt: RepoPathFilter, changes: _Changes) -> None:
-        self.filt = filt
-        self.changes = changes
-
-    def dispatch(self, event: Any) -> None:
-        kind = event.event_type
-        if event.is_directory and kind not in ("created", "deleted", "moved"):
-            return
-        relevant: list[str] = []
-        resync = full_scan = False
-        for raw in (event.src_path, getattr(event, "dest_path", "")):
-            if not raw:
-                continue
-            rel = self.filt.relative(raw)
-            if not rel:
-                continue
-            if event.is_directory:
-                self.filt.reset()  # a directory came or went: cached verdicts may be stale
-                if not self.filt.dir_skipped(rel):
-                    relevant.append(rel)
-                    full_scan = True
-                resync = resync or "/" not in rel
-                continue
-            if self.filt.changes_rules(rel):
-                self.filt.reset()
-                resync = resync or "/" not in rel
-            if self.filt.wants_file(rel):
-                relevant.append(rel)
-                full_scan = full_scan or rel.rpartition("/")[2] in TRIGGER_NAMES
-        if relevant or resync:
-            self.changes.add(relevant, resync, full_scan)
-
-
 class Watcher:
     def __init__(self, root: str | os.PathLike[str], *, debounce_ms: int = DEFAULT_DEBOUNCE_MS,
                  max_delay_ms: int | None = None, retrieval: bool = True,
@@ -189,7 +122,7 @@ class Watcher:
         self.emit: Emit = emit or (lambda event, data: None)
         self.status = WatchStatus(root=str(self.root), debounce_ms=debounce_ms)
         self._status_lock = threading.Lock()
-        self._changes = _Changes()
+        self._changes = PendingChanges()
         self._stop = threading.Event()
         self._ready = threading.Event()
         self._thread: threading.Thread | None = None
@@ -273,16 +206,16 @@ class Watcher:
                 self._set(phase="stopped", progress=None)
                 self.emit("stop", {"pending_paths": left})
 
-    def _observe(self, filt: RepoPathFilter) -> tuple[Any, _Watches]:
+    def _observe(self, filt: RepoPathFilter) -> tuple[Any, Watches]:
         from watchdog.observers import Observer
 
         observer = Observer()
-        watches = _Watches(observer, _EventHandler(filt, self._changes), filt)
+        watches = Watches(observer, EventHandler(filt, self._changes), filt)
         watches.sync()
         observer.start()
         return observer, watches
 
-    def _loop(self, index: Any, watches: _Watches) -> None:
+    def _loop(self, index: Any, watches: Watches) -> None:
         failures = 0
         not_before = 0.0
         while not self._stop.is_set():
@@ -406,50 +339,6 @@ class Watcher:
         with self._status_lock:
             for key, value in values.items():
                 setattr(self.status, key, value)
-
-
-class _Watches:
-    """The root's own entries (not recursive) plus one recursive watch per top-level directory
-    that discovery does not skip: ``.git``, ``node_modules``, virtualenvs and ignored trees at
-    the top are never watched at all."""
-
-    def __init__(self, observer: Any, handler: _EventHandler, filt: RepoPathFilter) -> None:
-        from watchdog.events import (
-            DirCreatedEvent,
-            DirDeletedEvent,
-            DirMovedEvent,
-            FileClosedEvent,
-            FileCreatedEvent,
-            FileDeletedEvent,
-            FileModifiedEvent,
-            FileMovedEvent,
-        )
-
-        self.observer = observer
-        self.handler = handler
-        self.filt = filt
-        self.current: dict[str, Any] = {}
-        # opens and reads (the indexer's own among them) are not even delivered
-        self.kinds = [DirCreatedEvent, DirDeletedEvent, DirMovedEvent, FileClosedEvent,
-                      FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent]
-        self.root_watch = observer.schedule(handler, filt.root, recursive=False,
-                                            event_filter=self.kinds)
-
-    def sync(self) -> None:
-        try:
-            names = sorted(e.name for e in os.scandir(self.filt.root) if e.is_dir())
-        except OSError:
-            names = []
-        wanted = {n for n in names if not self.filt.dir_skipped(n)}
-        for name in sorted(wanted - self.current.keys()):
-            try:
-                self.current[name] = self.observer.schedule(
-                    self.handler, os.path.join(self.filt.root, name), recursive=True,
-                    event_filter=self.kinds)
-            except OSError as exc:  # vanished meanwhile, or unreadable
-                log.debug("not watching %s: %s", name, exc)
-        for name in sorted(self.current.keys() - wanted):
-            self.observer.unschedule(self.current.pop(name))
 
 
 def _totals(index: Any) -> tuple[int, int]:
