@@ -26,13 +26,8 @@ from knoxidx.retrieval.errors import (
     SearchInputError,
 )
 from knoxidx.retrieval.rerank import CODE_KINDS
-from knoxidx.retrieval.search import (
-    SOURCES,
-    VECTOR_SOURCES,
-    HybridSearch,
-    SearchResult,
-    SymbolHit,
-)
+from knoxidx.retrieval.search import SOURCES, VECTOR_SOURCES, HybridSearch, SearchResult
+from knoxidx.retrieval.sources import SymbolHit
 from knoxidx.retrieval.store import ChunkFilter
 
 MODES = ("hybrid", "lexical", "vector")

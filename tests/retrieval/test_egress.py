@@ -229,7 +229,8 @@ def test_the_voyage_client_refuses_to_exist_offline(monkeypatch: pytest.MonkeyPa
 def test_reranker_never_sees_never_send_chunks_which_keep_their_rank(store) -> None:
     from knoxidx.retrieval.chunker import chunk_file
     from knoxidx.retrieval.pipeline import update_file
-    from knoxidx.retrieval.search import HybridSearch, SymbolHit
+    from knoxidx.retrieval.search import HybridSearch
+    from knoxidx.retrieval.sources import SymbolHit
 
     order = ["a.py", "app/secrets.py", "b.py", "c.py"]
     for path in order:

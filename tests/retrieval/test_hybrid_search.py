@@ -10,7 +10,8 @@ from retrieval_support import SITE_PACKAGES, HashEmbedder
 
 from knoxidx.retrieval.chunker import chunk_file
 from knoxidx.retrieval.pipeline import embed_pending, update_file
-from knoxidx.retrieval.search import HybridSearch, SymbolHit, reciprocal_rank_fusion, snippet
+from knoxidx.retrieval.search import HybridSearch, reciprocal_rank_fusion, snippet
+from knoxidx.retrieval.sources import SymbolHit
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.vectors import VectorIndex, from_blobs, to_blob
 
