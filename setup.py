@@ -30,6 +30,7 @@ COMPILED = [
     "knoxidx/graph/resolve.py",
     "knoxidx/graph/scopes.py",
     "knoxidx/graph/workspace.py",
+    "knoxidx/indexer/definitions.py",
     "knoxidx/indexer/extract.py",
     "knoxidx/indexer/facts.py",
     "knoxidx/indexer/name_paths.py",

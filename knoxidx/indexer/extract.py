@@ -7,29 +7,28 @@ per language, run in C; Python only touches the captured nodes.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 from types import ModuleType
 from typing import Any
 
 from knoxidx.graph.model import NodeKind
-from knoxidx.indexer.facts import (
-    Binding,
-    Definition,
-    FileFacts,
-    Impl,
-    Import,
-    NamePath,
-    Reference,
+from knoxidx.indexer.definitions import (
+    SPACES,
+    binding_scope,
+    bound_locals,
+    build_definitions,
+    enclosing,
+    is_local,
+    node_text,
 )
+from knoxidx.indexer.facts import Binding, FileFacts, Impl, Import, Reference
 from knoxidx.indexer.languages import BY_NAME, query_source, ts_language
 from knoxidx.indexer.name_paths import (
     CACHED_NAME_CHARS,
     MAX_REFERENCE_CHARS,
-    alias_path,
     cached_bytes_name_path,
     name_path,
     reference_path,
@@ -64,8 +63,6 @@ MAX_QUERY_DEPTH = 1000
 # found by bench.fuzz), where a list literal of as many elements is linear. At this width a
 # query of it takes ~0.1 s.
 MAX_ERROR_WIDTH = 10_000
-_SPACES = re.compile(r"\s+")
-_TYPE_PARAMS = re.compile(r"\[[^\]]*\]")
 
 
 @dataclass(slots=True)
@@ -195,7 +192,7 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
             if inline:  # `({ a }: { a: A })`: each name typed by its own property
                 types = plugin.property_types(inline[0])
                 for name_node in names:
-                    typed = types.get(_text(source, name_node))
+                    typed = types.get(node_text(source, name_node))
                     if typed is not None:
                         raw_bindings.append((name_node, typed, False, False))
             elif target:
@@ -211,14 +208,14 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
         elif kind == "global":
             raw_globals.append(caps[main][0])
         elif kind == "package":
-            package = plugin.package_name(_text(source, caps[main][0]))
+            package = plugin.package_name(node_text(source, caps[main][0]))
 
-    defs = _build_definitions(raw_defs, raw_impls, plugin, source)
+    defs = build_definitions(raw_defs, raw_impls, plugin, source)
     spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)]
-    local_names = _local_names(raw_locals, raw_globals, raw_defs, defs, spans, source)
+    local_names = bound_locals(raw_locals, raw_globals, raw_defs, defs, spans, source)
 
     raw_refs.sort(key=_REF_ORDER)
-    ref_scopes = _scopes(spans, [r[0] for r in raw_refs])
+    ref_scopes = enclosing(spans, [r[0] for r in raw_refs])
     refs: list[Reference] = []
     last_start = last_end = -1
     last_sub = ""
@@ -235,13 +232,13 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
         if receiver is not None and ref_path:
             # `recv.name(...)` captured as two nodes (Java): the receiver's path, then the name
             if receiver.end_byte - receiver.start_byte <= MAX_REFERENCE_CHARS:
-                ref_path = name_path(_text(source, receiver) + "." + ref_path[-1])
+                ref_path = name_path(node_text(source, receiver) + "." + ref_path[-1])
             else:
                 ref_path = ("?", ref_path[-1])
             node = receiver
         if ref_path:
             if (local_names and len(ref_path) == 1 and sub in plugin.LOCAL_SHADOWS
-                    and _is_local(ref_path[0], scope, local_names, defs)):
+                    and is_local(ref_path[0], scope, local_names, defs)):
                 continue  # a parameter or local variable: nothing outside the function
             row, col = node.start_point
             refs.append(_new(Reference, (sub, ref_path, scope, row + 1, col)))
@@ -249,27 +246,27 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
     import_nodes = sorted({n.start_byte: n for n in import_nodes}.values(), key=lambda n: n.start_byte)
     imports: list[Import] = []
     for node, scope in zip(
-        import_nodes, _scopes(spans, [n.start_byte for n in import_nodes]), strict=True
+        import_nodes, enclosing(spans, [n.start_byte for n in import_nodes]), strict=True
     ):
-        imports.extend(plugin.decode_import(node, _binding_scope(defs, scope)))
+        imports.extend(plugin.decode_import(node, binding_scope(defs, scope)))
 
     raw_bindings.sort(key=lambda b: b[0].start_byte)
     bindings: list[Binding] = []
     for (name_node, type_node, is_call, is_member), scope in zip(
-        raw_bindings, _scopes(spans, [b[0].start_byte for b in raw_bindings]), strict=True
+        raw_bindings, enclosing(spans, [b[0].start_byte for b in raw_bindings]), strict=True
     ):
-        raw = _text(source, type_node)
+        raw = node_text(source, type_node)
         bound_type = name_path(raw) if is_call else type_path(raw)
         if bound_type and bound_type[0] != "?":
-            name = _SPACES.sub("", _text(source, name_node))
+            name = SPACES.sub("", node_text(source, name_node))
             if is_member:  # the type of that member: the path to it, resolved to its type
                 bound_type = (*bound_type, name)
-            bindings.append(Binding(_binding_scope(defs, scope), name, bound_type, is_call))
+            bindings.append(Binding(binding_scope(defs, scope), name, bound_type, is_call))
 
     impls = [
         Impl(
-            name_path(_text(source, type_node)),
-            name_path(_text(source, trait_node)) if trait_node else (),
+            name_path(node_text(source, type_node)),
+            name_path(node_text(source, trait_node)) if trait_node else (),
             node.start_byte, node.end_byte, node.start_point[0] + 1,
         )
         for node, type_node, trait_node in raw_impls
@@ -283,12 +280,6 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
         path, language, package, lines, errors,
         tuple(defs), tuple(refs), tuple(imports), tuple(bindings), tuple(impls),
     ), notes
-
-
-def _text(source: bytes, node: Any) -> str:
-    """A node's text, sliced from the source: ``node.text`` would read it back through the
-    parse callback, 256 bytes a call."""
-    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
 def _cursor(query: Any) -> Any:
@@ -329,154 +320,3 @@ def _sampled_shape(tree: Any) -> tuple[int, int]:
 
 _new = tuple.__new__  # a NamedTuple record without its Python-level __new__
 _REF_ORDER = itemgetter(0, 1, 2)  # (start, end, kind): nodes themselves do not compare
-
-
-def _build_definitions(
-    raw_defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]],
-    raw_impls: list[tuple[Any, Any, Any]],
-    plugin: ModuleType,
-    source: bytes,
-) -> list[Definition]:
-    impl_spans = sorted(
-        (node.start_byte, node.end_byte, name_path(_text(source, type_node)))
-        for node, type_node, _ in raw_impls
-    )
-    defs: list[Definition] = []
-    stack: list[int] = []
-    for (start, end, _), (node, sub, name_node, type_node, owner_node) in sorted(
-        raw_defs.items(), key=lambda item: (item[0][0], -item[0][1])
-    ):
-        name = _text(source, name_node)
-        kind = plugin.classify(sub, name, node)
-        if kind is None:
-            continue
-        # what ends before this one starts is no parent of it; nor is a definition of the
-        # same node (`var a, b int` defines a and b side by side, not b inside a)
-        while stack and (defs[stack[-1]].end_byte <= start
-                         or (defs[stack[-1]].start_byte == start
-                             and defs[stack[-1]].end_byte == end)):
-            stack.pop()
-        parent = stack[-1] if stack else -1
-        if sub == "field" and parent >= 0 and defs[parent].kind == _FUNCTION:
-            parent = defs[parent].parent  # `constructor(private x: T)` declares a field
-        owner = ""
-        if owner_node is not None:
-            owner_text = _TYPE_PARAMS.sub("", _text(source, owner_node))
-            owner_path = name_path(owner_text.lstrip("*&").strip())
-            owner = owner_path[-1] if owner_path else ""
-        elif impl_spans and (parent < 0 or defs[parent].kind == _FUNCTION):
-            for impl_start, impl_end, impl_type in impl_spans:
-                if impl_start <= start and end <= impl_end and impl_type:
-                    owner = impl_type[-1]
-        if parent >= 0:
-            qualname = f"{defs[parent].qualname}.{name}"
-        elif owner:
-            qualname = f"{owner}.{name}"
-        else:
-            qualname = name
-        type_hint: NamePath = ()
-        if type_node is not None:
-            text = _text(source, type_node)
-            type_hint = alias_path(text) if kind == _TYPE else type_path(text)
-        end_row, end_column = node.end_point
-        defs.append(_new(Definition, (
-            kind, name, qualname, parent,
-            node.start_point[0] + 1, end_row + 1 - (end_column == 0),
-            start, end,
-            _signature(node, source), plugin.doc_comment(node, source),
-            plugin.is_exported(node, name, parent >= 0), owner, type_hint,
-        )))
-        stack.append(len(defs) - 1)
-    return defs
-
-
-_VALUE_KINDS = frozenset({NodeKind.VARIABLE.value, NodeKind.CONSTANT.value})
-_FUNCTION = NodeKind.FUNCTION.value
-_TYPE = NodeKind.TYPE.value
-
-
-def _local_names(
-    raw_locals: list[Any], raw_globals: list[Any], raw_defs: dict[tuple[int, int, int], Any],
-    defs: list[Definition], spans: list[tuple[int, int, int]], source: bytes,
-) -> dict[int, set[str]]:
-    """The names each definition binds for itself (parameters, local variables), by the index
-    of the innermost definition around them. Not the names of definitions themselves (a nested
-    `const f = () => ...` stays a definition, found as one), nor a name that a nested
-    definition also binds there (`def f(): ...` in one branch, `f = None` in the other: the
-    definition is what a reference can be shown to mean), nothing at the top level (a
-    module-level loop variable is a module name), and not what Python's `global` hands back."""
-    if not raw_locals:
-        return {}
-    def_names = {key[2] for key in raw_defs}
-    nodes = sorted((n for n in raw_locals if n.start_byte not in def_names),
-                   key=_START_BYTE)
-    names: dict[int, set[str]] = {}
-    for node, scope in zip(nodes, _scopes(spans, [n.start_byte for n in nodes]), strict=True):
-        if scope >= 0:
-            names.setdefault(scope, set()).add(_text(source, node))
-    if names:
-        for d in defs:
-            bound = names.get(d.parent)
-            if bound is not None:
-                bound.discard(d.name)
-    if raw_globals:
-        nodes = sorted(raw_globals, key=_START_BYTE)
-        for node, scope in zip(nodes, _scopes(spans, [n.start_byte for n in nodes]),
-                               strict=True):
-            names.get(scope, set()).discard(_text(source, node))
-    return names
-
-
-def _is_local(name: str, scope: int, local_names: dict[int, set[str]],
-              defs: list[Definition]) -> bool:
-    """Whether ``name`` at ``scope`` is bound by the definition there or one around it."""
-    while scope >= 0:
-        bound = local_names.get(scope)
-        if bound is not None and name in bound:
-            return True
-        scope = defs[scope].parent
-    return False
-
-
-_START_BYTE = attrgetter("start_byte")
-
-
-def _binding_scope(defs: list[Definition], scope: int) -> int:
-    """Names bound inside a variable's initialiser (``const x = require(...)``) belong to the
-    scope the variable is declared in."""
-    while scope >= 0 and defs[scope].kind in _VALUE_KINDS:
-        scope = defs[scope].parent
-    return scope
-
-
-def _signature(node: Any, source: bytes) -> str:
-    body = node.child_by_field_name("body")
-    end = body.start_byte if body is not None else node.end_byte
-    end = min(end, node.start_byte + 400)
-    text = source[node.start_byte : end].decode("utf-8", "replace")
-    if body is None:
-        text = text.split("\n", 1)[0]
-    return _SPACES.sub(" ", text).strip().rstrip("{:").rstrip()
-
-
-def _scopes(spans: list[tuple[int, int, int]], positions: list[int]) -> list[int]:
-    """For each position (sorted), the index of the innermost span containing it, or -1.
-
-    ``spans`` are (start, end, index) sorted by start with enclosing spans first: one merge
-    pass instead of a search per position.
-    """
-    result: list[int] = []
-    stack: list[tuple[int, int, int]] = []
-    i = 0
-    n = len(spans)
-    for pos in positions:
-        while i < n and spans[i][0] <= pos:
-            span = spans[i]
-            while stack and stack[-1][1] <= span[0]:
-                stack.pop()
-            stack.append(span)
-            i += 1
-        while stack and stack[-1][1] <= pos:
-            stack.pop()
-        result.append(stack[-1][2] if stack else -1)
-    return result
