@@ -164,7 +164,7 @@ def _worker(language: str, seed_paths: list[str], seed: int, first: int, seconds
     # capped as knoxidx's parse workers are: a case whose parse runs away (tree-sitter's error
     # recovery took over 6 GB for 81 kB of `*/` as Python) aborts this worker, a finding,
     # instead of the OOM killer choosing among the machine's processes
-    from knoxidx.indexer.parse_pool import (
+    from knoxidx.indexer.worker_limits import (
         READ_SECONDS,
         READ_SECONDS_PER_MB,
         cpu_bound,

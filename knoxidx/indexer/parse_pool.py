@@ -20,8 +20,15 @@ from knoxidx.graph.layout import Layout
 from knoxidx.graph.sqlite_schema import FileState
 from knoxidx.indexer.discovery import SourceFile
 from knoxidx.indexer.extract import prepare
-from knoxidx.indexer.heap import address_space_bytes, resident_bytes_of
+from knoxidx.indexer.heap import resident_bytes_of
 from knoxidx.indexer.reader import ReadResult, file_hash, read_and_extract
+from knoxidx.indexer.worker_limits import (
+    READ_SECONDS,
+    READ_SECONDS_PER_MB,
+    cpu_bound,
+    limit_worker_memory,
+    worker_memory_mb,
+)
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]
@@ -31,12 +38,6 @@ POOL_THRESHOLD = 48
 # alone), at most this many files.
 CHUNK_BYTES = 256 * 1024
 CHUNK_FILES = 64
-# What a parse worker may allocate beyond its size when it starts (see limit_worker_memory).
-WORKER_MEMORY_MB = 1024
-# The CPU one file may take in a parse worker, read to facts (see cpu_bound): 5x and more the
-# parse's own deadline; the slowest file of the benchmark corpus takes well under a second.
-READ_SECONDS = 10.0
-READ_SECONDS_PER_MB = 20.0
 # How much the standing parse worker may grow over its size after its first batch before it is
 # replaced (see _Standing.retire_if_grown).
 STANDING_GROWTH_MB = 256
@@ -360,34 +361,6 @@ def standing_worker() -> Iterator[None]:
         yield
 
 
-def worker_memory_mb() -> int:
-    """What a parse worker may allocate beyond its size at start, in MiB (read in the caller,
-    so that a worker started by the forkserver obeys the caller's environment)."""
-    return int(os.environ.get("KNOXIDX_WORKER_MEMORY_MB", WORKER_MEMORY_MB))
-
-
-def limit_worker_memory(extra_mb: int | None = None) -> None:
-    """Cap a parse worker's address space at what it has now plus ``extra_mb`` (default
-    ``worker_memory_mb()``): tree-sitter's error recovery can allocate without bound on a few
-    kB of mangled code (2.9 GB for 6.4 kB, found by bench.fuzz), and a capped worker dies of it
-    alone instead of the machine running out of memory. ``KNOXIDX_WORKER_MEMORY_MB`` sets the
-    cap. (Free heap the worker inherits from its parent counts as its size: it may reuse that
-    as well.)"""
-    size = address_space_bytes()
-    try:
-        import resource
-
-        # a worker killed by its caps (this one, cpu_bound's) leaves no core file behind
-        resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
-        extra = (worker_memory_mb() if extra_mb is None else extra_mb) << 20
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        soft = size + extra
-        if size >= 0 and (hard == resource.RLIM_INFINITY or soft < hard):
-            resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-    except (ImportError, OSError, ValueError):
-        pass  # no /proc, no limits: the worker runs uncapped, as before
-
-
 def _worker_died(root: Path, job: tuple) -> ReadResult:
     """The record of a file whose parse killed its worker on its own: an error, with the
     file's hash (so an unchanged file is not tried again by the next update)."""
@@ -437,33 +410,6 @@ def _read_chunk(jobs: list[tuple], slot: tuple[str, int] | None = None) -> list[
     finally:
         if fd >= 0:
             os.close(fd)
-
-
-@contextmanager
-def cpu_bound(seconds: float) -> Iterator[None]:
-    """Kill this process (SIGXCPU, no core file) if the block uses over ``seconds`` of CPU.
-
-    The parse has a deadline of its own (``tree_parse.parse_budget``), but nothing else a worker
-    does had one: tree-sitter's query cursor can take hours on a few kB (a Go struct swallowing
-    thousands of names, found by bench.fuzz), and a worker that never returns hung the whole
-    update. Killed, it costs its file alone (``_read_chunks``). Where rlimits are missing the
-    block runs unbounded."""
-    try:
-        import resource
-
-        soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        limit = int(usage.ru_utime + usage.ru_stime + seconds) + 1
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_CPU, (limit, hard))
-    except (ImportError, OSError, ValueError):
-        yield
-        return
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
 
 
 def _job_size(job: tuple[str, SourceFile, str | None, Layout]) -> int:
