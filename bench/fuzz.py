@@ -11,10 +11,11 @@ is indexed and resolved whole, queried and checked with ``verify``.
 Findings: an extraction that raised (``status == "error"``, other than a deadline), a case slower
 than ``--slow`` seconds, a case that ran past the CPU bound the indexer gives one file
 (``cpu-bound``: the worker is killed by it, as the indexer's parse worker would be, which then
-records the file as an error and goes on), a worker killed by another signal (a crash in C), a
-worker with no progress for ``--hang`` seconds, and a whole-repo round that failed. Each case is
-derived from (language, seed, number) alone, so ``--replay LANG:SEED:N`` rebuilds a finding's
-input (``--save`` writes it out).
+records the file as an error and goes on), a worker killed by another signal (``crash``: a
+crash in C; ``memory`` when the case replayed alone grew to the worker's memory cap first, see
+``crash_cause``), a worker with no progress for ``--hang`` seconds, and a whole-repo round that
+failed. Each case is derived from (language, seed, number) alone, so ``--replay LANG:SEED:N``
+rebuilds a finding's input (``--save`` writes it out).
 Memory: each language's worker reports its RSS after a warm-up and at the end (the last
 worker's, when one grew by ``RETIRE_GROWTH_MB`` and handed over to a new one).
 """
@@ -274,11 +275,46 @@ def fuzz_language(language: str, seed_paths: list[Path], seed: int, seconds: flo
             break
         if proc.exitcode and proc.exitcode < 0:
             kind = "cpu-bound" if -proc.exitcode == signal.SIGXCPU else "crash"
-            total.findings.append({"kind": kind, "case": abs(current.value),
-                                   "signal": -proc.exitcode, "repo_round": current.value < 0})
+            finding = {"kind": kind, "case": abs(current.value), "signal": -proc.exitcode,
+                       "repo_round": current.value < 0}
+            if kind == "crash" and current.value >= 0:  # a case alone: replayed to say why
+                seeds = [p.read_bytes() for p in seed_paths]
+                cause, peak_mib = crash_cause(
+                    language, make_case(language, seeds, seed, current.value))
+                finding.update(kind=cause, peak_mib=peak_mib)
+            total.findings.append(finding)
         total.cases += max(0, abs(current.value) - first)
         first = abs(current.value) + 1
     return total
+
+
+def crash_cause(language: str, data: bytes) -> tuple[str, int]:
+    """Why a case killed its worker: replayed alone in a fresh child capped as the worker was,
+    ("memory", peak MiB) when the child died after growing by half its cap or more: tree-sitter's
+    error recovery allocating without bound (`/*/*/*...` as Python needs GBs; py-tree-sitter's
+    allocator then returns NULL and tree-sitter reads through it), which the indexer survives
+    as designed: the capped parse worker dies alone and the file is recorded as an error
+    (tests/test_pathological.py). ("crash", peak) when it died otherwise: a crash in C to
+    look into; ("survived", peak) when the replay did not die."""
+    from knoxidx.indexer.heap import resident_bytes
+    from knoxidx.indexer.worker_limits import cpu_bound, limit_worker_memory, worker_memory_mb
+
+    before = resident_bytes()
+    with tempfile.TemporaryDirectory(prefix="knoxidx-fuzz-") as tmp:
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            try:
+                limit_worker_memory()
+                with cpu_bound(60):
+                    check_case(Path(tmp), language, data)
+            finally:
+                os._exit(0)
+        _, status, usage = os.wait4(pid, 0)
+    peak = usage.ru_maxrss * 1024  # kB on Linux
+    if not os.WIFSIGNALED(status):
+        return "survived", peak >> 20
+    grown = peak - before >= (worker_memory_mb() << 20) // 2
+    return ("memory" if grown else "crash"), peak >> 20
 
 
 def _merge(total: LanguageResult, part: LanguageResult) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -112,3 +114,22 @@ def test_a_worker_that_has_grown_is_retired_and_the_cases_go_on(
     assert len(numbers) > 3 * 3  # several workers, each after its warm-up
     assert numbers == list(range(len(numbers)))
     assert result.cases == len(numbers) and result.findings == []
+
+
+def test_a_case_that_grows_to_the_workers_cap_is_told_from_a_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Seed 1901 killed a Python worker with SIGSEGV: 56 kB of `/*/*/*...` that tree-sitter's
+    error recovery parses in over 24 GB. Replayed alone under the worker's cap it is told apart
+    from a crash in C, which is still called one."""
+    monkeypatch.setenv("KNOXIDX_WORKER_MEMORY_MB", "150")
+    runaway = b"/*" * 200 + b"EOSException\n" + b"/*" * 1500  # ~760 MB uncapped
+    kind, peak_mib = fuzz.crash_cause("python", runaway)
+    assert kind == "memory" and peak_mib >= 75
+    assert fuzz.crash_cause("python", b"def f():\n    return 1\n")[0] == "survived"
+
+    def segfault(*_: object) -> None:
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+    monkeypatch.setattr(fuzz, "check_case", segfault)
+    assert fuzz.crash_cause("python", b"x = 1\n")[0] == "crash"
