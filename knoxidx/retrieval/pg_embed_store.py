@@ -1,8 +1,8 @@
 """Retrieval's vectors in PostgreSQL: :class:`PgEmbeddingRows` is the part of
 :class:`~knoxidx.retrieval.pg_store.PgChunkStore` that keeps the model and vector version, the
 chunks' and declarations' vectors (pgvector, an HNSW index per dimension), the shared embedding
-cache, and the pending and withheld chunks — :class:`~knoxidx.retrieval.embed_store.EmbeddingRows`'s
-methods, for one repository of the shared store."""
+cache, and the pending and withheld chunks: the methods of
+:class:`~knoxidx.retrieval.embed_store.EmbeddingRows`, for one repository of the shared store."""
 
 from __future__ import annotations
 
