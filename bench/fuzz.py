@@ -289,32 +289,43 @@ def fuzz_language(language: str, seed_paths: list[Path], seed: int, seconds: flo
 
 
 def crash_cause(language: str, data: bytes) -> tuple[str, int]:
-    """Why a case killed its worker: replayed alone in a fresh child capped as the worker was,
-    ("memory", peak MiB) when the child died after growing by half its cap or more: tree-sitter's
-    error recovery allocating without bound (`/*/*/*...` as Python needs GBs; py-tree-sitter's
-    allocator then returns NULL and tree-sitter reads through it), which the indexer survives
-    as designed: the capped parse worker dies alone and the file is recorded as an error
-    (tests/test_pathological.py). ("crash", peak) when it died otherwise: a crash in C to
-    look into; ("survived", peak) when the replay did not die."""
-    from knoxidx.indexer.heap import resident_bytes
-    from knoxidx.indexer.worker_limits import cpu_bound, limit_worker_memory, worker_memory_mb
+    """Why a case killed its worker: replayed alone in a fresh child without the worker's cap,
+    watched from here. ("memory", peak MiB) when it grows by more than the cap (the child is
+    then killed): tree-sitter's error recovery allocating without bound (`/*/*/*...` as
+    Python wants GBs; under the cap py-tree-sitter's allocator returns NULL and tree-sitter
+    reads through it), which the indexer survives as designed: the capped parse worker dies
+    alone and the file is recorded as an error (tests/test_pathological.py). ("crash", peak)
+    when it dies of a signal under the cap: a crash in C to look into. ("survived", peak) when
+    it ends well: the worker that died had grown, or the crash does not replay."""
+    # what check_case imports, imported before the fork: no part of the child's growth
+    import knoxidx.indexer.reader  # noqa: F401
+    import knoxidx.retrieval.indexing  # noqa: F401
+    from knoxidx.indexer.heap import resident_bytes, resident_bytes_of
+    from knoxidx.indexer.worker_limits import cpu_bound, worker_memory_mb
 
-    before = resident_bytes()
+    # resident memory, not address space: what the child reserves (thread stacks, mappings)
+    # is not what it uses, and what a runaway parse allocates it also writes
+    cap = resident_bytes() + (worker_memory_mb() << 20)
+    peak = 0
     with tempfile.TemporaryDirectory(prefix="knoxidx-fuzz-") as tmp:
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child
             try:
-                limit_worker_memory()
                 with cpu_bound(60):
                     check_case(Path(tmp), language, data)
             finally:
                 os._exit(0)
-        _, status, usage = os.wait4(pid, 0)
-    peak = usage.ru_maxrss * 1024  # kB on Linux
-    if not os.WIFSIGNALED(status):
-        return "survived", peak >> 20
-    grown = peak - before >= (worker_memory_mb() << 20) // 2
-    return ("memory" if grown else "crash"), peak >> 20
+        while True:  # polled from here: the parse holds the child's GIL
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            peak = max(peak, resident_bytes_of(pid))
+            if peak > cap:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return "memory", peak >> 20
+            time.sleep(0.002)
+    return ("crash" if os.WIFSIGNALED(status) else "survived"), peak >> 20
 
 
 def _merge(total: LanguageResult, part: LanguageResult) -> None:

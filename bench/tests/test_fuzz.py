@@ -120,12 +120,14 @@ def test_a_case_that_grows_to_the_workers_cap_is_told_from_a_crash(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Seed 1901 killed a Python worker with SIGSEGV: 56 kB of `/*/*/*...` that tree-sitter's
-    error recovery parses in over 24 GB. Replayed alone under the worker's cap it is told apart
-    from a crash in C, which is still called one."""
+    error recovery parses in over 24 GB. Replayed alone, watched, it is told apart from a crash
+    in C, which is still called one. (The first version replayed it under the cap and read the
+    child's peak RSS afterwards: in CI's second test run it called this a crash, the child
+    having died of the cap before its RSS had grown by half of it.)"""
     monkeypatch.setenv("KNOXIDX_WORKER_MEMORY_MB", "150")
-    runaway = b"/*" * 200 + b"EOSException\n" + b"/*" * 1500  # ~760 MB uncapped
+    runaway = b"/*" * 200 + b"EOSException\n" + b"/*" * 1500  # ~760 MB: killed past 150
     kind, peak_mib = fuzz.crash_cause("python", runaway)
-    assert kind == "memory" and peak_mib >= 75
+    assert kind == "memory" and peak_mib >= 150
     assert fuzz.crash_cause("python", b"def f():\n    return 1\n")[0] == "survived"
 
     def segfault(*_: object) -> None:
