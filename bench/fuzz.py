@@ -12,8 +12,8 @@ Findings: an extraction that raised (``status == "error"``, other than a deadlin
 than ``--slow`` seconds, a case that ran past the CPU bound the indexer gives one file
 (``cpu-bound``: the worker is killed by it, as the indexer's parse worker would be, which then
 records the file as an error and goes on), a worker killed by another signal (``crash``: a
-crash in C; ``memory`` when the case replayed alone grew to the worker's memory cap first, see
-``crash_cause``), a worker with no progress for ``--hang`` seconds, and a whole-repo round that
+crash in C; ``memory`` when the case replayed alone grows by more than the worker's memory cap,
+see ``crash_cause``), a worker with no progress for ``--hang`` seconds, and a whole-repo round that
 failed. Each case is derived from (language, seed, number) alone, so ``--replay LANG:SEED:N``
 rebuilds a finding's input (``--save`` writes it out).
 Memory: each language's worker reports its RSS after a warm-up and at the end (the last
