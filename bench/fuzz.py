@@ -295,8 +295,9 @@ def crash_cause(language: str, data: bytes) -> tuple[str, int]:
     Python wants GBs; under the cap py-tree-sitter's allocator returns NULL and tree-sitter
     reads through it), which the indexer survives as designed: the capped parse worker dies
     alone and the file is recorded as an error (tests/test_pathological.py). ("crash", peak)
-    when it dies of a signal under the cap: a crash in C to look into. ("survived", peak) when
-    it ends well: the worker that died had grown, or the crash does not replay."""
+    when it dies of a signal before growing that much: a crash in C to look into.
+    ("survived", peak) when it ends well: the worker that died had grown, or the crash does not
+    replay."""
     # what check_case imports, imported before the fork: no part of the child's growth
     import knoxidx.indexer.reader  # noqa: F401
     import knoxidx.retrieval.indexing  # noqa: F401

@@ -107,12 +107,13 @@ def same_matches(native: ModuleType, query: Any, trees: list[Any], depth: int) -
     from tree_sitter import QueryCursor
 
     checked = {p for p in range(query.pattern_count) if native.predicate_steps(query, p) == 0}
+    capture_id = {query.capture_name(i): i for i in range(query.capture_count)}
     compared = 0
     for tree in trees:
         cursor = QueryCursor(query)
         cursor.set_max_start_depth(depth)
         expected = sorted(
-            (p, tuple(sorted((query_capture_id(query, name), n.start_byte, n.end_byte)
+            (p, tuple(sorted((capture_id[name], n.start_byte, n.end_byte)
                              for name, nodes in caps.items() for n in nodes)))
             for p, caps in cursor.matches(tree.root_node) if p in checked)
         got = sorted(
@@ -123,10 +124,6 @@ def same_matches(native: ModuleType, query: Any, trees: list[Any], depth: int) -
             raise AssertionError("native matches differ from py-tree-sitter's")
         compared += len(got)
     return compared
-
-
-def query_capture_id(query: Any, name: str) -> int:
-    return next(i for i in range(query.capture_count) if query.capture_name(i) == name)
 
 
 def measure(root: Path, rounds: int) -> dict[str, Any]:
