@@ -50,7 +50,7 @@ from bench.mutate import (
 DEFAULT_CORPUS = Path(os.environ.get("KNOXIDX_CORPUS", Path.home() / ".cache" / "knoxidx-corpus"))
 WARMUP_CASES = 100
 # A worker that has grown this much since its warm-up is retired and a new one goes on, as the
-# indexer's standing parse worker is (parse_pool.STANDING_GROWTH_MB): py-tree-sitter keeps some
+# indexer's standing parse worker is (knoxidx.indexer.standing.STANDING_GROWTH_MB): py-tree-sitter keeps some
 # of what a parse with syntax errors reads, and a worker near its memory cap fails cases that
 # a fresh one reads (seed 1802: +773 MB over 4,800 Java cases).
 RETIRE_GROWTH_MB = 384

@@ -38,7 +38,7 @@ from typing import IO, Any, NamedTuple
 from knoxidx.errors import CorruptIndexError, IndexNotFoundError
 from knoxidx.graph.dbfile import storage_error
 from knoxidx.indexer.heap import release_free_memory
-from knoxidx.indexer.parse_pool import standing_worker
+from knoxidx.indexer.standing import standing_worker
 from knoxidx.indexer.watch_events import EventHandler, PendingChanges, Watches
 from knoxidx.indexer.watch_filter import DiscoveryCache, RepoPathFilter
 

@@ -5,6 +5,7 @@ are behind the slow marker; the default run has cheaper ones of the same shape."
 from __future__ import annotations
 
 import os
+import re
 import time
 import unicodedata
 from pathlib import Path
@@ -196,6 +197,17 @@ def test_a_java_name_of_thousands_of_parts_costs_its_file_nothing(
         assert [c["name"] for c in idx.callers("Main.helper")["callers"]] == ["caller"]
 
 
+def assert_died_of_memory(errors: list[str]) -> None:
+    """``bad.py`` killed its parse worker by running out of the worker's 150 MB cap, and the
+    error says so (tree-sitter crashes or aborts when an allocation fails: the signal is one
+    of these)."""
+    assert len(errors) == 1
+    assert re.fullmatch(
+        r"bad\.py: the parse worker died on this file: SIG(SEGV|ABRT|BUS), most likely out of "
+        r"memory under its 150 MB cap \(KNOXIDX_WORKER_MEMORY_MB\); not indexed", errors[0]), \
+        errors[0]
+
+
 def test_a_file_that_kills_its_parse_worker_is_an_error_and_the_rest_is_indexed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -225,8 +237,7 @@ def test_a_file_that_kills_its_parse_worker_is_an_error_and_the_rest_is_indexed(
     thread.join(60)
     assert not thread.is_alive(), "the update hung after its parse worker died"
     (report,) = reports
-    assert report.errors == ["bad.py: the parse worker died on this file "
-                             "(out of memory or CPU time?); not indexed"]
+    assert_died_of_memory(report.errors)
     assert report.changed == POOL_THRESHOLD + 13
     assert_sound(tmp_path)
 
@@ -234,9 +245,9 @@ def test_a_file_that_kills_its_parse_worker_is_an_error_and_the_rest_is_indexed(
 def _runaway_on_bad_py(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Reading ``bad.py`` burns CPU for 300 s in the real (forked) worker, under a bound of
     1 s; each try is noted in the returned file, outside the repository."""
-    from knoxidx.indexer import parse_pool
+    from knoxidx.indexer import parse_worker
 
-    real = parse_pool.read_and_extract
+    real = parse_worker.read_and_extract
     tries = tmp_path.with_name(tmp_path.name + "-tries")
 
     def runaway(job: tuple) -> object:
@@ -248,9 +259,9 @@ def _runaway_on_bad_py(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                 pass
         return real(job)
 
-    monkeypatch.setattr(parse_pool, "read_and_extract", runaway)  # the forked workers too
-    monkeypatch.setattr(parse_pool, "READ_SECONDS", 1.0, raising=False)
-    monkeypatch.setattr(parse_pool, "READ_SECONDS_PER_MB", 0.0, raising=False)
+    monkeypatch.setattr(parse_worker, "read_and_extract", runaway)  # the forked workers too
+    monkeypatch.setattr(parse_worker, "READ_SECONDS", 1.0)
+    monkeypatch.setattr(parse_worker, "READ_SECONDS_PER_MB", 0.0)
     return tries
 
 
@@ -276,8 +287,8 @@ def test_a_file_that_runs_past_its_cpu_bound_costs_its_worker_not_the_update(
     with Index.open(tmp_path, create=True) as idx:
         report = idx.update(jobs=jobs, retrieval=False)
     assert time.monotonic() - start < 120
-    assert report.errors == ["bad.py: the parse worker died on this file "
-                             "(out of memory or CPU time?); not indexed"]
+    assert report.errors == ["bad.py: the parse worker died on this file: it ran past its "
+                             "CPU bound of 1 s; not indexed"]
     assert tries.read_text() == "xx"  # its chunk, then alone (three times before)
     assert report.changed == len(list(tmp_path.glob("*.py"))) - 1  # every other file read
     with Index.open(tmp_path) as idx:
@@ -297,10 +308,26 @@ def test_an_edit_that_runs_past_its_cpu_bound_costs_its_worker_twice(
     (tmp_path / "bad.py").write_text("def bad():\n    return 1\n")
     with Index.open(tmp_path) as idx:
         report = idx.update(jobs=2, retrieval=False)
-    assert report.errors == ["bad.py: the parse worker died on this file "
-                             "(out of memory or CPU time?); not indexed"]
+    assert report.errors == ["bad.py: the parse worker died on this file: it ran past its "
+                             "CPU bound of 1 s; not indexed"]
     assert tries.read_text() == "xx"
     assert_sound(tmp_path)
+
+
+def test_a_dead_workers_exit_status_names_the_cause() -> None:
+    """The signal that killed a parse worker says which bound it hit; the tests above kill real
+    workers by memory (SIGSEGV) and by CPU (SIGXCPU), the OOM killer's SIGKILL and an exit
+    without a result are read from the status alone."""
+    import signal
+
+    from knoxidx.indexer.discovery import SourceFile
+    from knoxidx.indexer.parse_worker import death_cause
+
+    job = ("/repo", SourceFile("big.py", 2_000_000, 0, "python"), None, None)
+    assert death_cause(-signal.SIGXCPU, job) == "it ran past its CPU bound of 50 s"
+    assert death_cause(-signal.SIGKILL, job) == "SIGKILL, most likely from the out-of-memory killer"
+    assert death_cause(-signal.SIGABRT, job).startswith("SIGABRT, most likely out of memory under")
+    assert death_cause(1, job) == "it exited with status 1 and no result"
 
 
 def test_a_name_declared_hundreds_of_times_is_not_an_edge_from_every_reference(
@@ -341,8 +368,7 @@ def test_a_small_update_parses_in_a_capped_worker_too(
         (tmp_path / "bad.py").write_bytes(b"/*" * 200 + b"EOSException\n" + b"/*" * 1500)
         (tmp_path / "other.py").write_text("def other():\n    return 1\n")
         report = idx.update(jobs=1, retrieval=False)
-    assert report.errors == ["bad.py: the parse worker died on this file "
-                             "(out of memory or CPU time?); not indexed"]
+    assert_died_of_memory(report.errors)
     assert report.changed_paths == ["other.py"]
     assert_sound(tmp_path)
 
@@ -352,22 +378,22 @@ def test_without_a_forkserver_a_standing_worker_falls_back_to_a_forked_one(
 ) -> None:
     """Where no forkserver can start (no Unix sockets, a sandbox), a watcher's batches still
     parse, in a worker forked for the batch, and say why."""
-    from knoxidx.indexer import parse_pool
+    from knoxidx.indexer import parse_pool, standing
 
     def no_forkserver(self):
         raise OSError("no forkserver here")
 
-    real_executor = parse_pool._executor
+    real_new_pool = parse_pool.new_pool
 
-    def executor(workers: int, method: str):
+    def new_pool(workers: int, method: str):
         if method == "forkserver":
             raise OSError("no forkserver here")
-        return real_executor(workers, method)
+        return real_new_pool(workers, method)
 
-    monkeypatch.setattr(parse_pool._Standing, "pool", no_forkserver)
-    monkeypatch.setattr(parse_pool, "_executor", executor)
+    monkeypatch.setattr(standing.Standing, "pool", no_forkserver)
+    monkeypatch.setattr(parse_pool, "new_pool", new_pool)
     (tmp_path / "normal.py").write_text(NORMAL)
-    with parse_pool.standing_worker(), Index.open(tmp_path, create=True) as idx:
+    with standing.standing_worker(), Index.open(tmp_path, create=True) as idx:
         report = idx.update(jobs=1, retrieval=False)
         assert report.errors == [] and report.changed == 1
         assert "standing parse worker is not available (no forkserver here)" in caplog.text
@@ -388,18 +414,18 @@ LEAKING_JAVA = "class A { void f() { g(); } }\n" * 200 + "class B { /* " + "x" *
 def _standing_pids(root: Path, source: str, edits: int) -> list[int]:
     """The standing worker's process id after each of ``edits`` one-file updates of ``source``
     (changed by a trailing number each time, so that it is parsed again)."""
-    from knoxidx.indexer import parse_pool
+    from knoxidx.indexer import standing as standing_module
 
     path = root / "A.java"
     (root / "normal.py").write_text(NORMAL)
     pids = []
-    with parse_pool.standing_worker(), Index.open(root, create=True) as idx:
+    with standing_module.standing_worker(), Index.open(root, create=True) as idx:
         idx.update(jobs=1, retrieval=False)
         for n in range(edits):
             path.write_text(f"{source} {n}\n")
             report = idx.update(jobs=1, retrieval=False)
             assert report.changed == 1
-            standing = parse_pool._STANDING.get()
+            standing = standing_module.STANDING.get()
             assert standing is not None
             pids.append(standing.pool().submit(os.getpid).result(timeout=30))
     return pids
@@ -412,9 +438,9 @@ def test_a_standing_worker_that_keeps_what_it_parsed_is_replaced(
     each parse of LEAKING_JAVA leaves ~240 kB behind in the worker, which in a watcher lives as
     long as the watcher. Once it has grown past STANDING_GROWTH_MB since its first batch, the
     next batch gets a new one; the graph is whole all along."""
-    from knoxidx.indexer import parse_pool
+    from knoxidx.indexer import standing
 
-    monkeypatch.setattr(parse_pool, "STANDING_GROWTH_MB", 4)
+    monkeypatch.setattr(standing, "STANDING_GROWTH_MB", 4)
     pids = _standing_pids(tmp_path, LEAKING_JAVA, 40)
     assert len(set(pids)) >= 2, pids
     assert_sound(tmp_path)
@@ -423,9 +449,9 @@ def test_a_standing_worker_that_keeps_what_it_parsed_is_replaced(
 def test_a_standing_worker_that_does_not_grow_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from knoxidx.indexer import parse_pool
+    from knoxidx.indexer import standing
 
-    monkeypatch.setattr(parse_pool, "STANDING_GROWTH_MB", 4)
+    monkeypatch.setattr(standing, "STANDING_GROWTH_MB", 4)
     pids = _standing_pids(tmp_path, "class A { void f() { g(); } }\n" * 200, 40)
     assert len(set(pids)) == 1, pids
     assert_sound(tmp_path)

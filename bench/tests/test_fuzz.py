@@ -52,7 +52,7 @@ def test_a_case_past_the_indexers_cpu_bound_is_a_finding_of_its_own(
     such a case is reported as what it is."""
     import time
 
-    from knoxidx.indexer import parse_pool
+    from knoxidx.indexer import worker_limits
 
     def runaway(*_args: object) -> tuple[str, str, float]:
         start = time.process_time()
@@ -61,7 +61,7 @@ def test_a_case_past_the_indexers_cpu_bound_is_a_finding_of_its_own(
         return "ok", "", 0.0
 
     monkeypatch.setattr(fuzz, "check_case", runaway)  # the forked worker inherits both
-    monkeypatch.setattr(parse_pool, "READ_SECONDS", 1.0)
+    monkeypatch.setattr(worker_limits, "READ_SECONDS", 1.0)
     seed = tmp_path / "a.py"
     seed.write_text("def f():\n    return 1\n")
     result = fuzz.fuzz_language("python", [seed], 1, seconds=4.0, repo_every=0, slow=30.0,

@@ -1,7 +1,7 @@
 """The caps a parse worker runs under: its address space (tree-sitter's error recovery can
 allocate without bound on a few kB of mangled code) and the CPU one file may take (its query
 cursor can run for hours on a pathological file). A worker that hits one dies alone, and the
-pool records its file as an error (:mod:`knoxidx.indexer.parse_pool`)."""
+pool records its file as an error (:mod:`knoxidx.indexer.parse_worker`)."""
 
 from __future__ import annotations
 

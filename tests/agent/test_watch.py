@@ -299,9 +299,9 @@ def test_memory_a_mangled_file_took_goes_back_to_the_system(
 
 
 def _standing_pids() -> set[int]:
-    from knoxidx.indexer.parse_pool import _STANDING
+    from knoxidx.indexer.standing import STANDING
 
-    standing = _STANDING.get()
+    standing = STANDING.get()
     pool = standing._pool if standing is not None else None
     return set(pool._processes or ()) if pool is not None else set()
 

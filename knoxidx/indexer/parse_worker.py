@@ -1,0 +1,147 @@
+"""What runs in a parse worker, and how one is started: a pool's task (a chunk of files, each
+under a CPU bound), a file read once more in a worker of its own, and the error a file that
+kills its worker is recorded with (:mod:`knoxidx.indexer.parse_pool` schedules them)."""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import signal
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+from knoxidx.graph.layout import Layout
+from knoxidx.indexer.discovery import SourceFile
+from knoxidx.indexer.reader import ReadResult, file_hash, read_and_extract
+from knoxidx.indexer.worker_limits import (
+    READ_SECONDS,
+    READ_SECONDS_PER_MB,
+    cpu_bound,
+    limit_worker_memory,
+    worker_memory_mb,
+)
+
+log = logging.getLogger(__name__)
+
+# what starting a pool raises where processes cannot start that way (or the pool broke idle)
+CANNOT_START = (OSError, RuntimeError, BrokenProcessPool)
+
+
+def new_pool(workers: int, method: str) -> ProcessPoolExecutor:
+    """A pool of ``workers`` capped parse workers, started by ``method``."""
+    ctx = multiprocessing.get_context(method)
+    if method == "forkserver":
+        ctx.set_forkserver_preload([__name__])
+    return ProcessPoolExecutor(workers, mp_context=ctx, initializer=limit_worker_memory,
+                               initargs=(worker_memory_mb(),))
+
+
+def read_chunk(jobs: list[tuple], slot: tuple[str, int] | None = None) -> list[ReadResult]:
+    """Run in a parse worker: each file under a CPU bound (``cpu_bound``), its start noted in
+    ``slot`` (``_BegunMarks``) first."""
+    fd = -1
+    if slot is not None:
+        with suppress(OSError):
+            fd = os.open(slot[0], os.O_WRONLY)
+    try:
+        out = []
+        for begun, job in enumerate(jobs, 1):
+            if fd >= 0:
+                os.pwrite(fd, begun.to_bytes(4, "little"), 4 * slot[1])  # type: ignore[index]
+            with cpu_bound(cpu_seconds(job)):
+                out.append(read_and_extract(job))
+        return out
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def job_size(job: tuple[str, SourceFile, str | None, Layout]) -> int:
+    return job[1].size
+
+
+def cpu_seconds(job: tuple[str, SourceFile, str | None, Layout]) -> float:
+    """The CPU a worker may spend reading ``job``'s file (see ``cpu_bound``)."""
+    return READ_SECONDS + READ_SECONDS_PER_MB * job_size(job) / 1e6
+
+
+def read_alone(root: Path, job: tuple, forkserver: bool) -> list[ReadResult]:
+    """``job`` read once more in a worker of its own: a plain process rather than a pool's, so
+    that when the file kills this one too, its exit status tells how (a pool hides it), and
+    the file is recorded as an error that says so. Started from the forkserver when
+    ``forkserver`` (in a long-running process, as the round's workers were), or forked where
+    that cannot start."""
+    methods = ["forkserver", "fork"] if forkserver else ["fork"]
+    for start_method in methods:
+        ctx = multiprocessing.get_context(start_method)
+        if start_method == "forkserver":
+            ctx.set_forkserver_preload([__name__])
+        receiver, sender = ctx.Pipe(duplex=False)
+        worker = ctx.Process(target=run_alone, args=(sender, job, worker_memory_mb()),
+                             daemon=True)
+        try:
+            worker.start()
+        except CANNOT_START as exc:
+            receiver.close()
+            sender.close()
+            if start_method == methods[-1]:
+                raise
+            log.warning("a parse worker could not start from the forkserver (%s); forking", exc)
+            continue
+        sender.close()  # so that recv() ends when the worker does, results or not
+        try:
+            results: list[ReadResult] | None = receiver.recv()
+        except EOFError:
+            results = None
+        finally:
+            receiver.close()
+        worker.join()
+        if results is not None:
+            return results
+        return [worker_died(root, job, worker.exitcode)]
+    raise AssertionError("unreachable: the last start method raises")
+
+
+def run_alone(sender: Any, job: tuple, memory_mb: int) -> None:
+    """Run in the worker :func:`read_alone` starts: capped as a pool's workers are."""
+    limit_worker_memory(memory_mb)
+    sender.send(read_chunk([job]))
+    sender.close()
+
+
+def worker_died(root: Path, job: tuple, exitcode: int | None) -> ReadResult:
+    """The record of a file whose parse killed its worker on its own: an error that says how
+    (``exitcode``: the worker's, as multiprocessing reports it), with the file's hash (so an
+    unchanged file is not tried again by the next update)."""
+    _, src, _, _ = job
+    try:
+        digest = file_hash((root / src.path).read_bytes())
+    except OSError:
+        digest = ""
+    return ReadResult(src.path, src.language, src.size, src.mtime_ns, "error", digest,
+                      f"the parse worker died on this file: {death_cause(exitcode, job)}; "
+                      "not indexed")
+
+
+def death_cause(exitcode: int | None, job: tuple) -> str:
+    """Why a parse worker died, from its exit status: a negative one is the signal that killed
+    it. SIGXCPU is its CPU bound (``cpu_bound``); SIGKILL, sent from outside, most likely the
+    kernel's out-of-memory killer; tree-sitter crashes or aborts when an allocation fails,
+    which under the worker's address-space cap (``limit_worker_memory``) means its memory ran
+    out."""
+    if exitcode == -signal.SIGXCPU:
+        return f"it ran past its CPU bound of {cpu_seconds(job):.0f} s"
+    if exitcode == -signal.SIGKILL:
+        return "SIGKILL, most likely from the out-of-memory killer"
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return (f"{name}, most likely out of memory under its {worker_memory_mb():,} MB cap "
+                "(KNOXIDX_WORKER_MEMORY_MB)")
+    return f"it exited with status {exitcode} and no result"
