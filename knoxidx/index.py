@@ -3,7 +3,6 @@ return the shapes its methods return."""
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,29 +10,25 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.errors import (
-    AmbiguousSymbolError,
-    BadPathError,
-    IndexNotFoundError,
-    SymbolNotFoundError,
-)
-from knoxidx.graph import traverse
+from knoxidx.errors import BadPathError, IndexNotFoundError
 from knoxidx.graph.dbfile import storage_error
-from knoxidx.graph.model import EdgeType
 from knoxidx.graph.sqlite_schema import INDEX_DIR, find_index_root
 from knoxidx.graph.store import SQLiteStore
+from knoxidx.questions import GraphQuestions
 
 if TYPE_CHECKING:
     from knoxidx.graph.protocol import GraphStore
 
-_PATH_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
-CALL_TYPES = (EdgeType.CALLS.value,)
 # An update checks the whole database first only up to this size (~0.05 s): beyond it the
 # check would cost more than a typical incremental update (see SQLiteStore.quick_check).
 QUICK_CHECK_MAX_BYTES = 8 * 1024 * 1024
 
 
-class Index:
+class Index(GraphQuestions):
+    """The index of one repository: opening and updating it (here), its graph questions
+    (:class:`~knoxidx.questions.GraphQuestions`), search and context (:mod:`knoxidx.retrieval`),
+    each a call that returns plain JSON-ready shapes."""
+
     def __init__(self, root: Path, store: GraphStore) -> None:
         self.root = root
         self.store = store
@@ -203,122 +198,6 @@ class Index:
         if session is not None:
             session.clear()
 
-    # ---- finding symbols ---------------------------------------------------------------
-
-    def symbols(self, name: str, kind: str | None = None, limit: int = 50) -> list[dict]:
-        """Exact name matches, else qualified-name suffix, else prefix matches; a NAME with
-        ``*`` or ``?`` is a wildcard pattern over names instead (``resolve*``, ``*Error``)."""
-        if "*" in name or "?" in name:
-            pattern = _like_escaped(name).replace("*", "%").replace("?", "_")
-            return [_public(h) for h in self.q.nodes_like(pattern, kind, limit)]
-        hits = self.q.nodes_named(name, kind, limit)
-        if not hits:
-            hits = [h for h in self.q.nodes_with_suffix(name, limit) if not kind or h["kind"] == kind]
-        if not hits:
-            hits = self.q.nodes_like(_like_escaped(name) + "%", kind, limit)
-        return [_public(h) for h in hits]
-
-    def find(self, spec: str) -> dict:
-        """A SYMBOL: a name, a qualified name, or ``path:line``. Ambiguity is an error that
-        lists the candidates, never a silent pick."""
-        match = _PATH_LINE.match(spec)
-        if match:
-            path, line = match["path"], int(match["line"])
-            if line > 2**31:  # no file has that many lines (and SQLite's integers end at 2**63)
-                raise SymbolNotFoundError(f"no definition at {spec}")
-            node = self.q.node_at(path, line) or (
-                self.q.file_node(path) if line <= 1 else None
-            )
-            if node is None:
-                raise SymbolNotFoundError(f"no definition at {spec}")
-            return node
-        hits = self.q.nodes_qualified(spec)
-        if not hits:
-            hits = [h for h in self.q.nodes_named(spec) if h["kind"] != "Module"] or \
-                self.q.nodes_named(spec)
-        if not hits:
-            hits = self.q.nodes_with_suffix(spec)
-        if not hits:
-            near = self.symbols(spec, limit=5)
-            hint = f"; did you mean {', '.join(h['qualified_name'] for h in near)}?" if near else ""
-            raise SymbolNotFoundError(f"no symbol {spec!r} in the index{hint}")
-        if len(hits) > 1:
-            candidates = [_public(h) for h in hits]
-            listing = "; ".join(
-                f"{c['qualified_name']} ({c['kind']}, {c['path']}:{c['start_line']})"
-                for c in candidates[:10]
-            )
-            raise AmbiguousSymbolError(
-                f"{spec!r} names {len(hits)} symbols: {listing}; pass a qualified name or path:line",
-                candidates,
-            )
-        return hits[0]
-
-    # ---- graph questions ---------------------------------------------------------------
-
-    def callers(self, spec: str, depth: int = 1) -> dict:
-        node = self.find(spec)
-        hits = traverse.walk(self._q_of(node), node["id"], "in", CALL_TYPES, depth)
-        out = {"symbol": _public(node), "callers": hits}
-        if hasattr(self.q, "external_callers"):  # a shared store: other repositories too
-            from knoxidx.shared import external_callers
-
-            out["external_callers"] = external_callers(self, node)
-        return out
-
-    def callees(self, spec: str, depth: int = 1) -> dict:
-        node = self.find(spec)
-        hits = traverse.walk(self._q_of(node), node["id"], "out", CALL_TYPES, depth)
-        return {"symbol": _public(node), "callees": hits}
-
-    def refs(self, spec: str) -> dict:
-        node = self.find(spec)
-        return {"symbol": _public(node),
-                "incoming": traverse.incoming_by_type(self._q_of(node), node)}
-
-    def deps(self, target: str, reverse: bool = False, depth: int = 1) -> dict:
-        node = self._file_or_module(target)
-        types = (EdgeType.IMPORTS.value, EdgeType.DEPENDS_ON.value)
-        hits = traverse.walk(self._q_of(node), node["id"], "in" if reverse else "out", types,
-                             depth)
-        out = {"symbol": _public(node), "reverse": reverse, "dependencies": hits}
-        if reverse and hasattr(self.q, "external_importers"):
-            from knoxidx.shared import external_importers
-
-            out["external_importers"] = external_importers(self, node)
-        return out
-
-    def impact(self, spec: str, depth: int = 3) -> dict:
-        """What may break if ``spec`` changes: transitive callers, users, subclasses and
-        importers, nearest first, with the files they live in."""
-        node = self.find(spec)
-        hits = traverse.walk(self._q_of(node), node["id"], "in", traverse.IMPACT_TYPES, depth)
-        files = sorted({h["path"] for h in hits if h["path"]})
-        return {"symbol": _public(node), "impacted": hits, "files": files}
-
-    def stats(self) -> dict:
-        return {"root": str(self.root), **self.q.counts()}
-
-    def _file_or_module(self, target: str) -> dict:
-        path = target
-        candidate = Path(target)
-        if candidate.is_absolute():
-            try:
-                path = candidate.resolve().relative_to(self.root).as_posix()
-            except ValueError:
-                raise BadPathError(f"{target} is outside the indexed repository") from None
-        node = self.q.file_node(path.removeprefix("./"))
-        if node is not None:
-            return node
-        modules = self.q.module_nodes(target)
-        if len(modules) == 1:
-            return modules[0]
-        if len(modules) > 1:
-            raise AmbiguousSymbolError(
-                f"{target!r} names {len(modules)} modules", [_public(m) for m in modules]
-            )
-        raise SymbolNotFoundError(f"no indexed file or module {target!r}")
-
     # ---- the agent side: holding the lock, reading code, context (appended) ------------
 
     @classmethod
@@ -356,11 +235,6 @@ class Index:
             repo = repo_id(repo, root)
         return cls(root, PgStore.open(url, repo, create=create, readonly=readonly))
 
-    def _q_of(self, node: dict) -> Any:
-        """The queries for walks from ``node``: edges join within one repository."""
-        repo = node.get("repo")
-        return self.q.scoped(repo) if repo is not None else self.q
-
     @contextmanager
     def writer(self, *, wait: bool = False) -> Iterator[Index]:
         """Hold the single-writer lock until the block ends (a watcher holds it for its whole
@@ -386,13 +260,6 @@ class Index:
             raise RuntimeError("update_held() needs the writer lock: use `with index.writer():`")
         return self._update_locked(jobs=jobs, max_bytes=max_bytes, progress=progress,
                                    retrieval=retrieval, embed=embed, discovered=discovered)
-
-    def node(self, node_id: int) -> dict:
-        """One node by its id (the ``id`` field of every answer)."""
-        node = self.q.nodes_by_id([node_id]).get(node_id)
-        if node is None:
-            raise SymbolNotFoundError(f"no node with id {node_id} in the index")
-        return _public(node)
 
     def status(self) -> dict:
         """Totals for a dashboard or an agent: files, nodes, edges, chunks, the embedding
@@ -452,13 +319,3 @@ class Index:
 def _note_root(store: Any, root: Path) -> None:
     if hasattr(store, "set_root"):  # a shared store remembers where each repository lives
         store.set_root(root)
-
-
-def _public(node: dict) -> dict:
-    return {k: v for k, v in node.items() if k not in ("file_id", "parent_id", "start_byte",
-                                                      "end_byte")}
-
-
-def _like_escaped(text: str) -> str:
-    """``text`` matching itself in a LIKE pattern with ``ESCAPE '\\'``."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
