@@ -74,7 +74,7 @@ def _ext_modules() -> list:
 
 def _stamp() -> None:
     """What was compiled, by content: knoxidx refuses to index with compiled modules whose
-    sources have changed since (``knoxidx.indexer.pipeline.check_compiled``)."""
+    sources have changed since (``knoxidx.indexer.engine.check_compiled``)."""
     digests = {path: hashlib.sha256(open(path, "rb").read()).hexdigest() for path in COMPILED}
     with open(STAMP, "w") as fh:
         json.dump(digests, fh, indent=1, sort_keys=True)

@@ -17,14 +17,8 @@ from knoxidx.errors import IndexNotFoundError
 from knoxidx.graph.pg_store import PgStore, delete_repo
 from knoxidx.graph.sqlite_schema import NODE_COLUMNS, find_index_root
 from knoxidx.graph.store import SQLiteStore
-from knoxidx.retrieval.store import (
-    _CHUNK_COLUMNS,
-    NAMES_PER_CHUNK,
-    ChunkStore,
-    _row_to_chunk,
-    fts_columns,
-)
-from knoxidx.retrieval.store_schema import create_schema
+from knoxidx.retrieval.store import _CHUNK_COLUMNS, ChunkStore, _row_to_chunk, fts_columns
+from knoxidx.retrieval.store_schema import NAMES_PER_CHUNK, create_schema
 
 _FILE_COLUMNS = "path, language, size, mtime_ns, hash, lines, status, message, iface, facts"
 _CHUNK_DATA = _CHUNK_COLUMNS.split(", ", 1)[1]  # every chunk column but its id

@@ -13,7 +13,7 @@ import pytest
 import tomllib
 
 from knoxidx.errors import KnoxidxError
-from knoxidx.indexer.pipeline import check_compiled
+from knoxidx.indexer.engine import check_compiled
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -33,8 +33,8 @@ from bench.retrieval_eval.metrics import score
 from bench.retrieval_eval.scores import QUERY_VIEWS, ScoredLanguage
 from bench.retrieval_eval.variants import print_row, reranked_spans, rrf
 from knoxidx.retrieval.embedders import meaningful_identifier
+from knoxidx.retrieval.lexical_rows import ChunkFilter
 from knoxidx.retrieval.names import NAME_KINDS
-from knoxidx.retrieval.store import ChunkFilter
 from knoxidx.retrieval.terms import identifier_parts, readable_identifiers
 
 CURRENT_VIEW = "current (text + identifier words)"

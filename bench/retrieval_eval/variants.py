@@ -73,7 +73,7 @@ class LanguageData:
     def df(self) -> dict[str, int]:
         """In how many chunks each term occurs (for IDF weights)."""
         if self._df is None:
-            from knoxidx.retrieval.store import ChunkFilter
+            from knoxidx.retrieval.lexical_rows import ChunkFilter
 
             counts: dict[str, int] = {}
             all_ids = self.store.chunk_ids(ChunkFilter())

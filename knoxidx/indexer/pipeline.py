@@ -10,18 +10,15 @@ from __future__ import annotations
 
 import gc
 import os
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cache
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-from knoxidx.errors import KnoxidxError
 from knoxidx.graph.layout import Layout, build_layout
 from knoxidx.graph.model import EdgeType, NodeKind, file_node_id, module_node_id
 from knoxidx.graph.protocol import GraphStore
@@ -29,6 +26,7 @@ from knoxidx.graph.resolve import FileResolution, Resolver
 from knoxidx.graph.sqlite_schema import FileState
 from knoxidx.graph.workspace import StoreWorkspace
 from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES, Discovery, discover
+from knoxidx.indexer.engine import engine_fingerprint
 from knoxidx.indexer.facts import load_facts
 from knoxidx.indexer.heap import frozen_heap
 from knoxidx.indexer.languages import BY_NAME
@@ -261,46 +259,6 @@ def _lazy_collector() -> Iterator[None]:
             yield
     finally:
         gc.set_threshold(*threshold)
-
-
-@cache
-def engine_fingerprint() -> str:
-    """A hash of the code that decides what the graph contains (queries, extraction,
-    resolution), so an upgraded knoxidx never leaves a graph built by the old rules."""
-    import xxhash
-
-    package = Path(__file__).resolve().parent.parent
-    check_compiled(package)
-    h = xxhash.xxh3_64(sys.version.encode())  # facts are stored with marshal
-    for sub in ("indexer", "graph"):
-        for path in sorted((package / sub).rglob("*")):
-            if path.suffix in (".py", ".scm") or path.name == "BASE":
-                h.update(path.relative_to(package).as_posix().encode())
-                h.update(path.read_bytes())
-    return h.hexdigest()
-
-
-def check_compiled(package: Path) -> None:
-    """Refuse to index with a module compiled by mypyc (setup.py) from a source that has changed
-    since: Python imports the compiled one, so the edit would silently not run while the
-    engine fingerprint, taken from the sources, claimed it did."""
-    stamp = package / "compiled.json"
-    if not stamp.exists():
-        return
-    import hashlib
-    import json
-    from importlib.machinery import EXTENSION_SUFFIXES
-
-    for rel, digest in json.loads(stamp.read_text()).items():
-        source = package.parent / rel
-        compiled = [source.with_suffix(suffix) for suffix in EXTENSION_SUFFIXES]
-        if not any(c.exists() for c in compiled):
-            continue  # installed pure (the compiler failed) or the compiled module deleted
-        if hashlib.sha256(source.read_bytes()).hexdigest() != digest:
-            raise KnoxidxError(
-                f"{rel} has changed since it was compiled: compile again "
-                "(`KNOXIDX_COMPILE=1 pip install -e .`) or delete the compiled modules "
-                f"(`find {package} -name '*.so' -delete`)")
 
 
 def _record_unindexable(

@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from knoxidx.retrieval.store import NAMES_PER_CHUNK
+from knoxidx.retrieval.store_schema import NAMES_PER_CHUNK
 
 
 class PgEmbeddingRows:

@@ -18,17 +18,17 @@ from contextlib import contextmanager
 from typing import Any
 
 from knoxidx.retrieval.chunker import Chunk
+from knoxidx.retrieval.lexical_rows import ChunkFilter
 from knoxidx.retrieval.names import declaration_texts, name_rows
 from knoxidx.retrieval.pg_embed_store import PgEmbeddingRows, vector_literal
 from knoxidx.retrieval.store import (
     _CHUNK_COLUMNS,
-    NAMES_PER_CHUNK,
-    ChunkFilter,
     FileUpdate,
     StoredChunk,
     _row_to_chunk,
     fts_columns,
 )
+from knoxidx.retrieval.store_schema import NAMES_PER_CHUNK
 
 # ts_rank's weights, in {D, C, B, A} order: body D, path B, symbols A
 _RANK_WEIGHTS = "{0.25, 0, 0.5, 1.0}"

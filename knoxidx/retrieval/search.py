@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from knoxidx.retrieval.embedders import Embedder
 from knoxidx.retrieval.errors import RetrievalError
+from knoxidx.retrieval.lexical_rows import ChunkFilter
 from knoxidx.retrieval.priors import path_prior
 from knoxidx.retrieval.rerank import (
     DefinitionSource,
@@ -31,7 +32,7 @@ from knoxidx.retrieval.rerank import (
     rerank_definitions,
 )
 from knoxidx.retrieval.sources import SearchSources, SymbolSource
-from knoxidx.retrieval.store import ChunkFilter, ChunkStore, StoredChunk
+from knoxidx.retrieval.store import ChunkStore, StoredChunk
 from knoxidx.retrieval.terms import content_terms, line_terms
 from knoxidx.retrieval.vectors import VectorIndex
 

@@ -25,10 +25,10 @@ from knoxidx.retrieval.errors import (
     SearchIndexMissingError,
     SearchInputError,
 )
+from knoxidx.retrieval.lexical_rows import ChunkFilter
 from knoxidx.retrieval.rerank import CODE_KINDS
 from knoxidx.retrieval.search import SOURCES, VECTOR_SOURCES, HybridSearch, SearchResult
 from knoxidx.retrieval.sources import SymbolHit
-from knoxidx.retrieval.store import ChunkFilter
 
 MODES = ("hybrid", "lexical", "vector")
 # what answers without vectors: every source that matches words ("lexical" mode, and hybrid

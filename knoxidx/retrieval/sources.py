@@ -15,6 +15,7 @@ from typing import Any
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.embedders import Embedder
 from knoxidx.retrieval.errors import RetrievalError
+from knoxidx.retrieval.lexical_rows import ChunkFilter
 from knoxidx.retrieval.names import (
     PRESELECT,
     declaration_head,
@@ -23,7 +24,8 @@ from knoxidx.retrieval.names import (
     rank_names,
 )
 from knoxidx.retrieval.rerank import DeclarationCloseness, QueryWords, Unit
-from knoxidx.retrieval.store import NAMES_PER_CHUNK, ChunkFilter, ChunkStore
+from knoxidx.retrieval.store import ChunkStore
+from knoxidx.retrieval.store_schema import NAMES_PER_CHUNK
 from knoxidx.retrieval.terms import content_terms
 from knoxidx.retrieval.vectors import VectorIndex, from_blobs, load_matrix
 

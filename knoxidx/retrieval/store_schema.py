@@ -33,6 +33,9 @@ from __future__ import annotations
 
 import sqlite3
 
+# chunk_name and chunk_declaration rows of one chunk: their ids are chunk id x this + 0, 1, ...
+# (a chunk's further definitions, past this many, are not looked up by name)
+NAMES_PER_CHUNK = 1024
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunk (
     id INTEGER PRIMARY KEY,

@@ -16,10 +16,12 @@ from knoxidx.index import Index
 from knoxidx.retrieval.api import embed_pending_chunks
 from knoxidx.retrieval.chunker import chunk_file
 from knoxidx.retrieval.errors import CircuitOpenError
+from knoxidx.retrieval.lexical_rows import ChunkFilter
 from knoxidx.retrieval.names import declaration_texts
 from knoxidx.retrieval.pipeline import update_file
 from knoxidx.retrieval.search import HybridSearch
-from knoxidx.retrieval.store import NAMES_PER_CHUNK, ChunkFilter, ChunkStore
+from knoxidx.retrieval.store import ChunkStore
+from knoxidx.retrieval.store_schema import NAMES_PER_CHUNK
 
 # No doc comments: what a method does is said by its name alone.
 PERIOD = """\
