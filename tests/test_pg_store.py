@@ -90,7 +90,7 @@ def test_a_released_lock_is_free_at_once(pg_url: str) -> None:
     session's advisory locks after the client has moved on, so a writer's next update (the
     watcher's, a script's second `knoxidx index`) could be refused as "another writer" by its
     own departed session. Released explicitly, the lock is free when release returns."""
-    from knoxidx.graph.pg_store import PgWriteLock
+    from knoxidx.graph.pg_write_lock import PgWriteLock
 
     for _ in range(300):
         lock = PgWriteLock(pg_url, "r")

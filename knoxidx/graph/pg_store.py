@@ -3,22 +3,20 @@ repository (``repo``) of a database shared by many.
 
 The write side mirrors the SQLite store statement for statement, with every row tagged by
 ``repo`` and every query restricted to it, so the indexer's incremental rules (and therefore
-its results) are the same. The single writer per repository is a session advisory lock on a
-connection of its own: PostgreSQL drops it when the holder's connection dies, so a killed
-indexer never leaves a stale lock, and writers of different repositories never wait for each
-other. An update is one transaction (MVCC): readers see the old graph or the new one.
+its results) are the same. The single writer per repository is ``pg_write_lock``'s. An update
+is one transaction (MVCC): readers see the old graph or the new one.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from knoxidx.errors import IndexLockedError, IndexNotFoundError
+from knoxidx.errors import IndexNotFoundError
 from knoxidx.graph import pg_schema
+from knoxidx.graph.pg_write_lock import PgWriteLock
 from knoxidx.graph.sqlite_schema import NODE_COLUMNS, FileState
 from knoxidx.indexer.facts import FileFacts, load_facts
 from knoxidx.store_url import redact
@@ -34,60 +32,6 @@ _NODE_UPSERT = _NODE_INSERT + " ON CONFLICT (repo, id) DO UPDATE SET " + ", ".jo
 REPO_TABLES = ("edges", "unresolved", "lookups", "modules", "externals", "nodes", "files",
                "repo_meta", "embed_pending", "embed_withheld", "chunk_vector", "chunk_name",
                "chunk_declaration", "chunk", "chunk_source", "embed_meta")
-
-
-class PgWriteLock:
-    """One writer per repository: ``pg_try_advisory_lock`` keyed by the repository id, held on
-    a connection of its own for as long as the writer runs."""
-
-    def __init__(self, url: str, repo: str) -> None:
-        self.url = url
-        self.repo = repo
-        self._conn: Any = None
-
-    def acquire(self, wait: bool = False, timeout: float | None = None) -> None:
-        conn = pg_schema.connect(self.url, role=f"writer {self.repo}")
-        key = self._key
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while not conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone()[0]:
-            if not wait or (deadline is not None and time.monotonic() > deadline):
-                holder = _lock_holder(conn, key)
-                conn.close()
-                raise IndexLockedError(
-                    f"another knoxidx writer{holder} is writing repository {self.repo!r} in "
-                    f"{redact(self.url)}; wait for it, or pass --wait"
-                )
-            time.sleep(0.1)
-        self._conn = conn
-
-    @property
-    def _key(self) -> str:
-        return f"knoxidx:write:{self.repo}"
-
-    def release(self) -> None:
-        if self._conn is None:
-            return
-        conn, self._conn = self._conn, None
-        import psycopg
-
-        try:
-            # Unlocked in the session, so the lock is free when this returns. Closing the
-            # session releases it too, but the server does that after the client has moved
-            # on: the same writer's next update could find its own old lock still held.
-            conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (self._key,))
-        except psycopg.Error:
-            pass  # a broken session: closing it (or its death) is what releases the lock
-        finally:
-            conn.close()
-
-
-def _lock_holder(conn: Any, key: str) -> str:
-    row = conn.execute(
-        "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
-        " WHERE l.locktype = 'advisory' AND l.granted AND l.objid = (hashtext(%s)::bigint"
-        " & 4294967295) LIMIT 1", (key,),
-    ).fetchone()
-    return f" ({row[0]})" if row and row[0] else ""
 
 
 class PgStore:

@@ -2,7 +2,7 @@
 
 Readers never take it (WAL lets them read while the writer writes); a second writer gets a
 clear error, or waits with ``--wait``. The PostgreSQL store's counterpart is an advisory lock
-(``pg_store.PgWriteLock``).
+(``pg_write_lock.PgWriteLock``).
 """
 
 from __future__ import annotations
