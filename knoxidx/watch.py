@@ -39,13 +39,20 @@ from knoxidx.errors import CorruptIndexError, IndexNotFoundError
 from knoxidx.graph.dbfile import storage_error
 from knoxidx.indexer.heap import release_free_memory
 from knoxidx.indexer.standing import standing_worker
-from knoxidx.indexer.watch_events import EventHandler, PendingChanges, Watches
+from knoxidx.indexer.watch_events import (
+    EventHandler,
+    PendingChanges,
+    Watches,
+    max_user_watches,
+)
 from knoxidx.indexer.watch_filter import DiscoveryCache, RepoPathFilter
 
 DEFAULT_DEBOUNCE_MS = 150
 GIT_HOLD_S = 30.0  # the longest a batch waits for a git operation to finish
 RETRY_DELAYS_S = (1.0, 2.0, 5.0, 10.0, 30.0)
 DEFAULT_RECONCILE_S = 120.0  # an idle watcher re-walks the tree this often (missed events)
+# ... and this often when the kernel's inotify limits left part of the tree unwatched
+LIMITED_RECONCILE_S = 5.0
 # A batch of at most this many paths runs with Python's cyclic collector paused (see _apply).
 GC_PAUSED_BATCH_PATHS = 64
 SAMPLE_PATHS = 20
@@ -96,6 +103,9 @@ class WatchStatus:
     error: str = ""
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
     started_at: str = field(default_factory=lambda: _now())
+    # the kernel's inotify limits left part of the tree unwatched: changes there are found by
+    # a re-walk every LIMITED_RECONCILE_S, not at once
+    watch_limited: bool = False
 
 
 class _Batch(NamedTuple):
@@ -110,7 +120,8 @@ class Watcher:
                  max_delay_ms: int | None = None, retrieval: bool = True,
                  jobs: int | None = None, wait: bool = False,
                  reconcile_s: float = DEFAULT_RECONCILE_S, emit: Emit | None = None,
-                 store: str | None = None, repo: str | None = None) -> None:
+                 store: str | None = None, repo: str | None = None,
+                 limited_reconcile_s: float = LIMITED_RECONCILE_S) -> None:
         self.root = Path(root)
         self.store, self.repo = store, repo  # a shared PostgreSQL store's URL and repository
         self.debounce = debounce_ms / 1000
@@ -119,6 +130,7 @@ class Watcher:
         self.jobs = jobs
         self.wait = wait
         self.reconcile_s = reconcile_s
+        self.limited_reconcile_s = limited_reconcile_s
         self.emit: Emit = emit or (lambda event, data: None)
         self.status = WatchStatus(root=str(self.root), debounce_ms=debounce_ms)
         self._status_lock = threading.Lock()
@@ -191,7 +203,9 @@ class Watcher:
             observer, watches = self._observe(filt)
             try:
                 self.emit("start", {"root": str(index.root), "debounce_ms": round(
-                    self.debounce * 1000), "watched_dirs": len(watches.current) + 1})
+                    self.debounce * 1000), "watched_dirs": len(watches.current) + (
+                    watches.root_watch is not None)})
+                self._check_limits(watches)
                 self._ready.set()
                 self._set(phase="reconciling")
                 self._totals = _totals(index)  # so the first line shows what it changed
@@ -210,10 +224,33 @@ class Watcher:
         from watchdog.observers import Observer
 
         observer = Observer()
-        watches = Watches(observer, EventHandler(filt, self._changes), filt)
-        watches.sync()
-        observer.start()
+        observer.start()  # first: each watch is then placed (or refused) as it is scheduled
+        try:
+            watches = Watches(observer, EventHandler(filt, self._changes), filt)
+            watches.sync()
+        except BaseException:
+            observer.stop()
+            raise
         return observer, watches
+
+    def _check_limits(self, watches: Watches) -> None:
+        """Say so, once, when the kernel's inotify limits leave part of the tree unwatched:
+        the watcher keeps going, and re-walks the tree every ``limited_reconcile_s`` instead
+        (it used to stop with a traceback, or miss the changes there until the next
+        reconcile)."""
+        limited = watches.limited()
+        if limited and not self.status.watch_limited:
+            unwatched = sorted(watches.unwatched)
+            where = ", ".join(unwatched[:5]) + (
+                f" and {len(unwatched) - 5} more" if len(unwatched) > 5 else "")
+            self.emit("warning", {"message": (
+                "the inotify watch limit is reached (fs.inotify.max_user_watches = "
+                f"{max_user_watches()}): part of the tree is not watched"
+                f"{f' (top-level: {where})' if where else ''}, so changes there are found "
+                f"by a re-walk every {self.limited_reconcile_s:g} s rather than at once; raise "
+                "the limit (`sudo sysctl fs.inotify.max_user_watches=524288`) and restart "
+                "the watcher")})
+        self._set(watch_limited=limited)
 
     def _loop(self, index: Any, watches: Watches) -> None:
         failures = 0
@@ -224,6 +261,7 @@ class Watcher:
                 continue
             if batch.reason == "resync":
                 watches.sync()
+                self._check_limits(watches)
                 continue
             try:
                 self._apply(index, batch)
@@ -260,7 +298,10 @@ class Watcher:
                     changes.resync = False  # the rest of a burst inside it then counts
                     return _Batch("resync", [], 0, True)
                 if not changes.paths:
-                    if self.reconcile_s and now - idle_since >= self.reconcile_s:
+                    every = self.reconcile_s
+                    if self.status.watch_limited:
+                        every = min(every or self.limited_reconcile_s, self.limited_reconcile_s)
+                    if every and now - idle_since >= every:
                         return _Batch("reconcile", [], 0, True)
                     changes.cond.wait(0.5)
                     continue

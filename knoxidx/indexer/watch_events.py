@@ -4,6 +4,8 @@ directories watched. :class:`~knoxidx.watch.Watcher` decides when a batch is due
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import logging
 import os
 import threading
@@ -86,7 +88,8 @@ class EventHandler:
 class Watches:
     """The root's own entries (not recursive) plus one recursive watch per top-level directory
     that discovery does not skip: ``.git``, ``node_modules``, virtualenvs and ignored trees at
-    the top are never watched at all."""
+    the top are never watched at all. Scheduled on a running observer, so that a watch the
+    kernel refuses fails here, one directory at a time (see :attr:`limited`)."""
 
     def __init__(self, observer: Any, handler: EventHandler, filt: RepoPathFilter) -> None:
         from watchdog.events import (
@@ -104,11 +107,27 @@ class Watches:
         self.handler = handler
         self.filt = filt
         self.current: dict[str, Any] = {}
+        # what the kernel's inotify limits left unwatched: top-level directories, "." for the
+        # root's own entries
+        self.unwatched: set[str] = set()
         # opens and reads (the indexer's own among them) are not even delivered
         self.kinds = [DirCreatedEvent, DirDeletedEvent, DirMovedEvent, FileClosedEvent,
                       FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent]
-        self.root_watch = observer.schedule(handler, filt.root, recursive=False,
-                                            event_filter=self.kinds)
+        self.root_watch = self._schedule(".", filt.root, recursive=False)
+
+    def _schedule(self, name: str, path: str, recursive: bool) -> Any:
+        """The watch of ``path``, or None when it could not be placed."""
+        try:
+            watch = self.observer.schedule(self.handler, path, recursive=recursive,
+                                           event_filter=self.kinds)
+        except OSError as exc:
+            if exc.errno in LIMIT_ERRNOS:
+                self.unwatched.add(name)
+            else:  # vanished meanwhile, or unreadable
+                log.debug("not watching %s: %s", name, exc)
+            return None
+        self.unwatched.discard(name)
+        return watch
 
     def sync(self) -> None:
         try:
@@ -117,11 +136,50 @@ class Watches:
             names = []
         wanted = {n for n in names if not self.filt.dir_skipped(n)}
         for name in sorted(wanted - self.current.keys()):
-            try:
-                self.current[name] = self.observer.schedule(
-                    self.handler, os.path.join(self.filt.root, name), recursive=True,
-                    event_filter=self.kinds)
-            except OSError as exc:  # vanished meanwhile, or unreadable
-                log.debug("not watching %s: %s", name, exc)
+            watch = self._schedule(name, os.path.join(self.filt.root, name), recursive=True)
+            if watch is not None:
+                self.current[name] = watch
         for name in sorted(self.current.keys() - wanted):
             self.observer.unschedule(self.current.pop(name))
+        self.unwatched &= wanted | {"."}
+        if self.root_watch is None:
+            self.root_watch = self._schedule(".", self.filt.root, recursive=False)
+
+    def limited(self) -> bool:
+        """Whether the kernel's inotify limits left something unwatched: a directory whose
+        watch was refused, or (watchdog leaves a subdirectory it cannot watch unwatched
+        without a word) no room for a single watch more once ours are placed."""
+        return bool(self.unwatched) or watch_limit_reached(self.filt.root)
+
+
+# what watchdog's OSError carries when the kernel refuses a watch for its limits: the per-user
+# watch limit (fs.inotify.max_user_watches), the per-user instance limit
+LIMIT_ERRNOS = frozenset({errno.ENOSPC, errno.EMFILE})
+MAX_WATCHES_FILE = "/proc/sys/fs/inotify/max_user_watches"
+
+
+def watch_limit_reached(path: str) -> bool:
+    """Whether the kernel refuses one more inotify watch now, tried on ``path`` with an inotify
+    instance of its own (closed at once). False where there is no inotify."""
+    try:
+        from watchdog.observers import inotify_c
+    except (ImportError, OSError):  # not Linux
+        return False
+    fd = inotify_c.inotify_init()
+    if fd < 0:
+        return False  # no instance to try with: that limit is not the watches'
+    try:
+        wd = inotify_c.inotify_add_watch(fd, os.fsencode(path),
+                                         inotify_c.InotifyConstants.IN_ATTRIB)
+        return wd < 0 and ctypes.get_errno() == errno.ENOSPC
+    finally:
+        os.close(fd)
+
+
+def max_user_watches() -> str:
+    """The kernel's per-user inotify watch limit, as a user would set it ("?" unknown)."""
+    try:
+        with open(MAX_WATCHES_FILE) as fh:
+            return fh.read().strip()
+    except OSError:
+        return "?"

@@ -342,3 +342,71 @@ def test_the_watcher_parses_in_one_standing_capped_worker(
     finally:
         watcher.stop()
     assert _standing_pids() == set()  # gone with the watcher
+
+
+def _kernel_watch_limit(monkeypatch: pytest.MonkeyPatch, allowed: int) -> None:
+    """The kernel's per-user inotify watch limit, reached after ``allowed`` more watches: from
+    then on ``inotify_add_watch`` fails with ENOSPC, as the kernel's does once
+    ``fs.inotify.max_user_watches`` is reached (a system-wide setting a test cannot lower).
+    The observer, its inotify instance and every watch placed before are real."""
+    import ctypes
+    import errno
+
+    from watchdog.observers import inotify_c
+
+    real = inotify_c.inotify_add_watch
+    left = [allowed]
+
+    def add_watch(fd: int, path: bytes, mask: int) -> int:
+        if left[0] <= 0:
+            ctypes.set_errno(errno.ENOSPC)
+            return -1
+        left[0] -= 1
+        return real(fd, path, mask)
+
+    monkeypatch.setattr(inotify_c, "inotify_add_watch", add_watch)
+
+
+def test_the_inotify_watch_limit_is_a_warning_and_a_re_walk_not_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a repository with more directories than the kernel lets one user watch, the watcher
+    stopped with a traceback ("OSError: inotify watch limit reached") when a top-level
+    directory could not be watched; and watchdog leaves a subdirectory it cannot watch
+    unwatched without a word. Now the watcher starts, says which limit and how to raise it,
+    and re-walks the tree every ``limited_reconcile_s`` to find what changed where nothing is
+    watched; what is watched still arrives at once."""
+    for rel in ("a/x", "a/y", "b/x", "c"):
+        (tmp_path / rel).mkdir(parents=True)
+    (tmp_path / "a" / "x" / "ax.py").write_text("def ax():\n    return 1\n")
+    (tmp_path / "b" / "bx.py").write_text("def bx():\n    return 1\n")
+    with Index.open(tmp_path, create=True) as idx:
+        idx.update(jobs=1, retrieval=False)
+    # the root, a and a/x are watched; a/y (silently, by watchdog), b and c are not
+    _kernel_watch_limit(monkeypatch, allowed=3)
+    recorder = Recorder()
+    watcher = Watcher(tmp_path, debounce_ms=50, jobs=1, reconcile_s=0, emit=recorder,
+                      retrieval=False, limited_reconcile_s=0.5)
+    watcher.start()
+    try:
+        wait_for(lambda: watcher.snapshot()["phase"] == "idle", what="the initial update")
+        (warning,) = [w["message"] for w in recorder.of("warning")]
+        assert warning.startswith("the inotify watch limit is reached "
+                                  "(fs.inotify.max_user_watches = ")
+        assert "(top-level: b, c)" in warning and "every 0.5 s" in warning
+        assert watcher.snapshot()["watch_limited"] is True
+        (tmp_path / "a" / "x" / "watched.py").write_text("def watched():\n    return 1\n")
+        (tmp_path / "a" / "y" / "silent.py").write_text("def silent():\n    return 1\n")
+        (tmp_path / "c" / "refused.py").write_text("def refused():\n    return 1\n")
+        for name in ("watched", "silent", "refused"):
+            wait_for(lambda name=name: names(tmp_path, name), what=name, timeout=20)
+        reasons = [b["reason"] for b in recorder.of("batch")]
+        assert "changes" in reasons and "reconcile" in reasons
+    finally:
+        watcher.stop()
+
+
+def test_without_the_limit_everything_is_watched(watching: tuple[Path, Watcher, Recorder]) -> None:
+    _, watcher, recorder = watching
+    assert watcher.snapshot()["watch_limited"] is False
+    assert not [w for w in recorder.of("warning") if "inotify" in w["message"]]
