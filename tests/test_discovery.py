@@ -83,6 +83,38 @@ def test_odd_file_names(repo) -> None:
     assert paths(root) == {"with space.py", "ünïcode.py", "new\nline.py"}
 
 
+def test_names_that_are_not_utf8_are_skipped_counted_and_the_rest_indexed(repo) -> None:
+    """A file (or directory) name that is not valid UTF-8 stopped the whole index with a
+    traceback (the path could not be stored as text). Now each is skipped with a counted
+    reason, shown with its bad bytes escaped, on every walk (the walk cache does not hide it),
+    and the watcher's per-file path agrees."""
+    from knoxidx.index import Index
+    from knoxidx.indexer.walk_cache import WalkCache
+    from knoxidx.indexer.watch_filter import DiscoveryCache, RepoPathFilter
+
+    root = repo({"ok.py": "def ok():\n    return bad()\n", "pkg/fine.py": "x = 1\n"})
+    base = os.fsencode(root)
+    with open(os.path.join(base, b"bad\xff.py"), "wb") as fh:
+        fh.write(b"def bad():\n    return 1\n")
+    os.mkdir(os.path.join(base, b"dir\xfe"))
+    with open(os.path.join(base, b"dir\xfe", b"inner.py"), "wb") as fh:
+        fh.write(b"y = 2\n")
+    cache = WalkCache(root / "walk.cache", "engine")
+    for _ in range(2):  # listed, then from the walk cache
+        found = discover(root, cache=cache)
+        assert {f.path for f in found.files} == {"ok.py", "pkg/fine.py"}
+        assert found.skipped["undecodable_name"] == 2
+        assert set(found.skipped_paths) == {"bad\\xff.py", "dir\\xfe"}
+    with Index.open(root, create=True) as idx:
+        report = idx.update(jobs=1, retrieval=False)
+        assert report.errors == [] and report.skipped["undecodable_name"] == 2
+        assert [s["path"] for s in idx.symbols("ok", kind="Function")] == ["ok.py"]
+    watched = DiscoveryCache(RepoPathFilter(root))
+    watched.full()
+    patched = watched.patched([os.fsdecode(b"bad\xff.py"), "ok.py"])
+    assert patched is not None and {f.path for f in patched.files} == {"ok.py", "pkg/fine.py"}
+
+
 def test_symlink_to_a_non_root_ancestor_is_walked_once(repo) -> None:
     root = repo({"a/b/x.py": "x = 1\n", "a/y.py": "y = 1\n"})
     os.symlink("..", root / "a" / "b" / "up")  # a/b/up -> a

@@ -270,6 +270,10 @@ class _Walker:
                 rel = prefix + name
                 if specs and _ignored(specs, rel, True):
                     continue
+                if not name.isascii() and undecodable(name):
+                    skip(shown(rel), "undecodable_name")
+                    cacheable = False
+                    continue
                 if is_link and not _inside(root, entry.path):
                     skip(rel, "symlink_outside_root")
                     continue
@@ -285,6 +289,10 @@ class _Walker:
                 continue
             rel = prefix + name
             if specs and _ignored(specs, rel, False):
+                continue
+            if not name.isascii() and undecodable(name):
+                skip(shown(rel), "undecodable_name")
+                cacheable = False
                 continue
             sources.append((name, spec.name))
             try:
@@ -339,6 +347,22 @@ class _Walker:
             pending.append((base + name, prefix + name + "/", specs, None))
         self.cache.keep(prefix, listing)
         return True
+
+
+def undecodable(name: str) -> bool:
+    """Whether a file or directory name is not valid UTF-8 (Python decodes its bytes with
+    surrogate escapes): the index could neither store it as text nor show it, and indexing a
+    repository holding one stopped with a traceback. Such a file is skipped, counted."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def shown(path: str) -> str:
+    """``path`` as a user can read it: a byte that is not UTF-8 as ``\\xff``."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _rules_key(specs: Specs) -> tuple:

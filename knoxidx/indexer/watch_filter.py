@@ -30,6 +30,7 @@ from knoxidx.indexer.discovery import (
     _ignored,
     _load_ignore,
     discover,
+    undecodable,
 )
 from knoxidx.indexer.languages import language_for_path
 
@@ -207,7 +208,7 @@ class DiscoveryCache:
         """What discovery's walk would record for this file, or None (as ``_Walker._entry``:
         a known language, not ignored, a regular file, inside the root, not too large)."""
         spec = language_for_path(rel.rpartition("/")[2])
-        if spec is None or self.filt.file_ignored(rel):
+        if spec is None or undecodable(rel) or self.filt.file_ignored(rel):
             return None
         full = os.path.join(self.filt.root, rel)
         try:
