@@ -53,14 +53,19 @@ class RepoPathFilter:
     # ---- paths -------------------------------------------------------------------------
 
     def relative(self, path: str | bytes) -> str | None:
-        """``path`` (absolute) relative to the root, or None when it is not under it."""
+        """``path`` (absolute) relative to the root, or None when it is not under it or its
+        name is not valid UTF-8 (discovery skips it: in a batch, it made the watcher's log
+        line fail, and the batch with it, again and again)."""
         text = os.fsdecode(path)
         if text == self.root:
             return ""
         prefix = self.root + os.sep
         if not text.startswith(prefix):
             return None
-        return text[len(prefix):].replace(os.sep, "/")
+        rel = text[len(prefix):]
+        if not rel.isascii() and undecodable(rel):
+            return None
+        return rel.replace(os.sep, "/")
 
     def reset(self) -> None:
         with self._lock:

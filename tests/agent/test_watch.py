@@ -410,3 +410,35 @@ def test_without_the_limit_everything_is_watched(watching: tuple[Path, Watcher, 
     _, watcher, recorder = watching
     assert watcher.snapshot()["watch_limited"] is False
     assert not [w for w in recorder.of("warning") if "inotify" in w["message"]]
+
+
+def test_a_file_whose_name_is_not_utf8_does_not_stall_the_watcher(tmp_path: Path) -> None:
+    """Saving a file whose name is not valid UTF-8 put its path in the batch; the JSON log line
+    of the batch (``knoxidx watch --json``, written to a strict UTF-8 stream) then failed, so
+    the batch failed and was retried for ever, with every later edit behind it. Such a path is
+    now dropped where events arrive (discovery skips it anyway)."""
+    import io
+
+    from knoxidx.watch import line_emitter
+
+    (tmp_path / "a.py").write_text("def a():\n    return 1\n")
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")  # as strict as a real stdout
+    emitted: list[str] = []
+    log_line = line_emitter(out, True)
+
+    def emit(event: str, data: dict[str, Any]) -> None:
+        log_line(event, data)
+        emitted.append(event)
+
+    watcher = Watcher(tmp_path, debounce_ms=50, jobs=1, reconcile_s=0, emit=emit,
+                      retrieval=False)
+    watcher.start()
+    try:
+        wait_for(lambda: watcher.snapshot()["phase"] == "idle", what="the initial update")
+        with open(os.path.join(os.fsencode(tmp_path), b"bad\xff.py"), "wb") as fh:
+            fh.write(b"def bad():\n    return 1\n")
+        (tmp_path / "good.py").write_text("def good_after():\n    return 1\n")
+        wait_for(lambda: names(tmp_path, "good_after"), what="the edit after it")
+        assert "error" not in emitted and watcher.snapshot()["error"] == ""
+    finally:
+        watcher.stop()
