@@ -39,6 +39,12 @@ class BadPathError(KnoxidxError):
     exit_code = 2
 
 
+class BadInputError(KnoxidxError):
+    """An argument that cannot name anything (an empty symbol or name): HTTP 400."""
+
+    exit_code = 2
+
+
 class IndexWriteError(KnoxidxError):
     """The index cannot be written: the disk is full, or ``.knoxidx/`` is read-only. The
     index is left as it was before the update."""

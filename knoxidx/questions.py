@@ -8,7 +8,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from knoxidx.errors import AmbiguousSymbolError, BadPathError, SymbolNotFoundError
+from knoxidx.errors import (
+    AmbiguousSymbolError,
+    BadInputError,
+    BadPathError,
+    SymbolNotFoundError,
+)
 from knoxidx.graph import traverse
 from knoxidx.graph.model import EdgeType
 
@@ -27,6 +32,8 @@ class GraphQuestions:
     def symbols(self, name: str, kind: str | None = None, limit: int = 50) -> list[dict]:
         """Exact name matches, else qualified-name suffix, else prefix matches; a NAME with
         ``*`` or ``?`` is a wildcard pattern over names instead (``resolve*``, ``*Error``)."""
+        if not name.strip():
+            raise BadInputError("the name is empty")
         if "*" in name or "?" in name:
             pattern = _like_escaped(name).replace("*", "%").replace("?", "_")
             return [_public(h) for h in self.q.nodes_like(pattern, kind, limit)]
@@ -40,6 +47,9 @@ class GraphQuestions:
     def find(self, spec: str) -> dict:
         """A SYMBOL: a name, a qualified name, or ``path:line``. Ambiguity is an error that
         lists the candidates, never a silent pick."""
+        if not spec.strip():
+            raise BadInputError(
+                "the symbol is empty: pass a name, a qualified name or path:line")
         match = _PATH_LINE.match(spec)
         if match:
             path, line = match["path"], int(match["line"])
@@ -119,6 +129,8 @@ class GraphQuestions:
         return {"root": str(self.root), **self.q.counts()}
 
     def _file_or_module(self, target: str) -> dict:
+        if not target.strip():
+            raise BadInputError("the file or module is empty")
         path = target
         candidate = Path(target)
         if candidate.is_absolute():

@@ -90,6 +90,10 @@ def test_errors_are_one_line_with_exit_codes(indexed: Path, tmp_path: Path) -> N
     assert "app.service.Service.start" in err and "app.service.start" in err
     code, _, err = run("callers", "nope_nothing", str(indexed))
     assert code == 3 and err.count("\n") == 1 and "Traceback" not in err
+    # an empty one is bad input, not an unknown symbol with "did you mean" five random names
+    for command in ("callers", "refs", "impact", "symbols", "deps"):
+        code, _, err = run(command, " ", str(indexed))
+        assert code == 2 and err.count("\n") == 1 and " is empty" in err, (command, err)
     code, _, err = run("stats", str(tmp_path / "does-not-exist"))
     assert code == 2 and "no such directory" in err
     empty = tmp_path / "empty"

@@ -100,6 +100,8 @@ def test_search_and_context(client: httpx.Client, index: Index) -> None:
     ("/symbols/-1", 400, "bad_request"),
     ("/callers", 400, "bad_request"),
     ("/callers?symbol=", 400, "bad_request"),
+    ("/callers?symbol=%20%20", 400, "bad_request"),
+    ("/deps?target=%20", 400, "bad_request"),
     ("/callers?symbol=parse_config&depth=0", 400, "bad_request"),
     ("/callers?symbol=parse_config&depth=11", 400, "bad_request"),
     ("/callers?symbol=parse_config&depth=two", 400, "bad_request"),
