@@ -115,6 +115,39 @@ def test_names_that_are_not_utf8_are_skipped_counted_and_the_rest_indexed(repo) 
     assert patched is not None and {f.path for f in patched.files} == {"ok.py", "pkg/fine.py"}
 
 
+def test_a_symlink_inside_the_root_is_indexed_once_at_its_real_path(repo) -> None:
+    """A symlink inside the root to a file or directory the walk reaches anyway made a second
+    copy of every definition there (so every name in it was ambiguous), and a directory link
+    that sorted first took the real directory's place, which was then called a loop. Now
+    links are followed after the real tree: such a link is an alias, skipped and counted; a
+    link into what the walk skips (an ignored directory) is still followed."""
+    from knoxidx.index import Index
+    from knoxidx.indexer.watch_filter import DiscoveryCache, RepoPathFilter
+
+    root = repo({
+        "real/lib.py": "def helper():\n    return 1\n",
+        "app.py": "from real.lib import helper\n\ndef main():\n    return helper()\n",
+        ".gitignore": "vendor/\n",
+        "vendor/v.py": "def vendored():\n    return 2\n",
+    })
+    os.symlink("real", root / "alias")  # sorts before its target
+    os.symlink("real/lib.py", root / "lib.py")
+    os.symlink("vendor/v.py", root / "v.py")  # into an ignored directory: followed
+    found = discover(root)
+    assert {f.path for f in found.files} == {"app.py", "real/lib.py", "v.py"}
+    assert found.skipped["symlink_alias"] == 2 and not found.skipped["symlink_loop"]
+    with Index.open(root, create=True) as idx:
+        idx.update(jobs=1, retrieval=False)
+        callers = idx.callers("helper")  # one definition, not two
+        assert callers["symbol"]["path"] == "real/lib.py"
+        assert [c["qualified_name"] for c in callers["callers"]] == ["app.main"]
+    # the watcher's per-file path cannot tell an alias alone: a link's event walks the tree
+    watched = DiscoveryCache(RepoPathFilter(root))
+    watched.full()
+    assert watched.patched(["lib.py"]) is None
+    assert watched.patched(["app.py"]) is not None
+
+
 def test_symlink_to_a_non_root_ancestor_is_walked_once(repo) -> None:
     root = repo({"a/b/x.py": "x = 1\n", "a/y.py": "y = 1\n"})
     os.symlink("..", root / "a" / "b" / "up")  # a/b/up -> a

@@ -195,14 +195,56 @@ class _Walker:
         self.device = os.stat(root).st_dev
         self.cache = cache
         self.start_ns = time.time_ns()
+        # Symlinks inside the root, followed once the real tree is walked: (link path, rel,
+        # specs, the link's directory) for directories, (rel, language, target stat) for files.
+        self.linked_dirs: list[tuple[str, str, Specs, str]] = []
+        self.linked_files: list[tuple[str, str, os.stat_result]] = []
+        self.file_ids: set[tuple[int, int]] = set()  # (device, inode) of every file taken
 
     def walk(self, directory: str, prefix: str, specs: Specs,
              inode: int | None = None) -> None:
         """Depth first, with a stack rather than recursion: a tree may nest deeper than
-        Python's recursion limit."""
+        Python's recursion limit. Symlinks inside the root are followed last, so that what
+        one leads to is indexed once, at its own path, whatever the names sort like: a link
+        to a directory or file the walk reached anyway is an alias (``symlink_alias``: it
+        made every definition there a second, same-named one), and one to an ancestor a loop
+        (``symlink_loop``); a link into what the walk skips is followed."""
         self.pending: list[tuple[str, str, list, int | None]] = [(directory, prefix, specs, inode)]
-        while self.pending:
-            self._walk_one(*self.pending.pop())
+        while self.pending or self.linked_dirs:
+            while self.pending:
+                self._walk_one(*self.pending.pop())
+            linked, self.linked_dirs = self.linked_dirs, []
+            for path, rel, link_specs, parent in reversed(linked):
+                self._follow_dir(path, rel, link_specs, parent)
+        for rel, language, st in self.linked_files:
+            if (st.st_dev, st.st_ino) in self.file_ids:
+                self.result.skip(rel, "symlink_alias")
+                continue
+            self.file_ids.add((st.st_dev, st.st_ino))
+            self._take(rel, language, st)
+
+    def _follow_dir(self, path: str, rel: str, specs: Specs, parent: str) -> None:
+        try:
+            st = os.stat(path)
+            target = os.path.realpath(path)
+        except (OSError, ValueError):
+            self.result.skip(rel, "symlink_loop")
+            return
+        if (st.st_dev, st.st_ino) in self.visited:
+            real_parent = os.path.realpath(parent)
+            loop = real_parent == target or real_parent.startswith(target + os.sep)
+            self.result.skip(rel, "symlink_loop" if loop else "symlink_alias")
+            return
+        self.pending.append((path, rel + "/", specs, None))
+
+    def _take(self, rel: str, language: str, st: os.stat_result) -> None:
+        """Record a source file found at ``rel`` (``st``: what it leads to)."""
+        if not S_ISREG(st.st_mode):
+            return
+        if st.st_size > self.max_bytes:
+            self.result.skip(rel, "too_large")
+            return
+        self.result.files.append(SourceFile(rel, st.st_size, st.st_mtime_ns, language))
 
     def _walk_one(self, directory: str, prefix: str,
                   specs: Specs, inode: int | None) -> None:
@@ -253,6 +295,7 @@ class _Walker:
         skip = result.skip
         root = self.root
         max_bytes = self.max_bytes
+        file_ids = self.file_ids
         for entry in entries:
             name = entry.name
             try:
@@ -274,12 +317,14 @@ class _Walker:
                     skip(shown(rel), "undecodable_name")
                     cacheable = False
                     continue
-                if is_link and not _inside(root, entry.path):
-                    skip(rel, "symlink_outside_root")
+                if is_link:
+                    if _inside(root, entry.path):
+                        self.linked_dirs.append((entry.path, rel, specs, directory))
+                    else:
+                        skip(rel, "symlink_outside_root")
                     continue
                 subdirs.append(name)
-                pending.append((entry.path, rel + "/", specs,
-                                None if is_link else entry.inode()))
+                pending.append((entry.path, rel + "/", specs, entry.inode()))
                 continue
             if name in CONFIG_NAMES:
                 configs.append(name)
@@ -303,9 +348,13 @@ class _Walker:
                 continue
             if not S_ISREG(st.st_mode):
                 continue
-            if is_link and not _inside(root, entry.path):
-                skip(rel, "symlink_outside_root")
+            if is_link:
+                if _inside(root, entry.path):
+                    self.linked_files.append((rel, spec.name, st))
+                else:
+                    skip(rel, "symlink_outside_root")
                 continue
+            file_ids.add((st.st_dev, st.st_ino))
             if st.st_size > max_bytes:
                 skip(rel, "too_large")
                 continue
@@ -335,9 +384,11 @@ class _Walker:
             result.config_paths.append(prefix + name)
         files = result.files
         max_bytes = self.max_bytes
+        file_ids = self.file_ids
         for (name, language), st in zip(listing.files, stats, strict=True):
             if not S_ISREG(st.st_mode):
                 continue
+            file_ids.add((st.st_dev, st.st_ino))
             if st.st_size > max_bytes:
                 result.skip(prefix + name, "too_large")
                 continue

@@ -199,6 +199,8 @@ class DiscoveryCache:
         for rel in paths:
             if rel.rpartition("/")[2] in TRIGGER_NAMES:
                 return None
+            if os.path.islink(os.path.join(self.filt.root, rel)):
+                return None  # a link is an alias or not by what the whole walk reaches
             source = self._source_file(rel)
             if source is None:
                 self._files.pop(rel, None)
