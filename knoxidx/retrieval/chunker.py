@@ -6,7 +6,8 @@ fits ``max_tokens`` stays whole, except a class (any non-function definition wit
 ``member_tokens``, which is split at its members so that each method gets a chunk and a vector
 of its own; a bigger one is split at its child definitions, and a stretch with no children left
 to split at (a long function body, a data table) is cut between lines, preferring
-statement-looking boundaries, with ``overlap_tokens`` of repeated context. Adjacent pieces are
+statement-looking boundaries, with ``overlap_tokens`` of repeated context (and a single line
+over ``max_tokens``, minified code, within the line at word boundaries). Adjacent pieces are
 merged while the result stays within ``merge_tokens`` (``definition_merge_tokens`` when both
 hold whole definitions), or when one of them is a scrap under ``min_tokens``, such as a closing
 brace. Comment or decorator lines directly above a definition travel with it. Every line of the
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple, Protocol
 
 import xxhash
@@ -129,7 +130,35 @@ def chunk_file(
     counter = counter or default_counter()
     plan = _Planner(lines, counter.count_many(lines), definitions, budget)
     spans = plan.merge(plan.pieces(1, len(lines), plan.top_level, floor=1))
-    return [plan.make_chunk(path, language, start, end) for start, end in spans]
+    chunks: list[Chunk] = []
+    for start, end in spans:
+        chunk = plan.make_chunk(path, language, start, end)
+        if start == end and chunk.token_count > budget.max_tokens:
+            chunks.extend(_cut_line(chunk, budget, counter))
+        else:
+            chunks.append(chunk)
+    return chunks
+
+
+def _cut_line(chunk: Chunk, budget: ChunkBudget, counter: TokenCounter) -> list[Chunk]:
+    """A one-line chunk over the budget (minified or generated code) cut within the line, at
+    word boundaries, into chunks of the same line of at most ``max_tokens`` with
+    ``overlap_tokens`` repeated: whole, a 677 kB line of minified JavaScript was one chunk of
+    315,000 tokens, which no embedding model reads past its first few hundred (and Voyage's
+    per-request limit refuses). The definitions starting on the line are the first piece's."""
+    pieces = []
+    for n, (a, b) in enumerate(counter.cut(chunk.text, budget.max_tokens,
+                                            budget.overlap_tokens)):
+        text = chunk.text[a:b]
+        first = n == 0
+        pieces.append(replace(
+            chunk, text=text, token_count=counter.count(text),
+            symbols=chunk.symbols if first else (),
+            symbol_kinds=chunk.symbol_kinds if first else (),
+            symbol_signatures=chunk.symbol_signatures if first else (),
+            content_hash=xxhash.xxh3_128_hexdigest(f"{chunk.header}\x00{text}".encode()),
+        ))
+    return pieces
 
 
 class _Planner:
@@ -219,7 +248,8 @@ class _Planner:
         )
 
     def split_lines(self, lo: int, hi: int) -> list[tuple[int, int]]:
-        """Windows of at most max_tokens (a single longer line is its own window), overlapping."""
+        """Windows of at most max_tokens (a single longer line is its own window, cut later by
+        ``_cut_line``), overlapping."""
         budget = self.budget
         base_indent = min((_indent(line) for line in self.lines[lo:hi] if line.strip()), default=0)
         windows: list[tuple[int, int]] = []

@@ -33,8 +33,9 @@ Progress = Callable[[str, int, int], None]
 # input: every file is then re-chunked (chunks whose content is unchanged keep their vectors).
 # 3: the names source's table (``chunk_name``); 4: its name parts leave out letters and numbers;
 # 5: the declarations source's texts (``chunk_declaration``); 6: a window's overlap stops at its
-# middle (a run of blank lines gave a window per line)
-CHUNKER_VERSION = "6"
+# middle (a run of blank lines gave a window per line); 7: a line over the budget is cut within
+# the line
+CHUNKER_VERSION = "7"
 # Below this many files a pool costs more than it saves (fork + tokenizer load per worker).
 POOL_THRESHOLD = 24
 

@@ -97,6 +97,36 @@ class TokenCounter:
                 counts[i] = n
         return counts
 
+    def cut(self, text: str, max_tokens: int, overlap: int) -> list[tuple[int, int]]:
+        """``text`` as character spans of at most ``max_tokens`` tokens each, covering it, each
+        repeating up to ``overlap`` tokens of the one before; spans begin and end where a word
+        does (within a word only when one word is longer than the budget), so that each span,
+        tokenized alone, is the tokens it was cut from."""
+        encoding = self._tokenizer.encode(text, add_special_tokens=False)
+        offsets, words = encoding.offsets, encoding.word_ids
+        n = len(offsets)
+        if n <= max_tokens:
+            return [(0, len(text))]
+
+        def word_start(i: int, floor: int) -> int:
+            """``i``, or the first token of the word it is inside, if that is above ``floor``."""
+            j = i
+            while j > floor and words[j] is not None and words[j] == words[j - 1]:
+                j -= 1
+            return j if j > floor else i
+
+        spans: list[tuple[int, int]] = []
+        start = 0
+        while True:
+            end = min(start + max_tokens, n)
+            if end < n:
+                end = word_start(end, start)
+            spans.append((offsets[start][0] if start else 0,
+                          offsets[end][0] if end < n else len(text)))
+            if end >= n:
+                return spans
+            start = word_start(max(end - overlap, start + 1), start)
+
     def _encode_counts(self, texts: Sequence[str]) -> list[int]:
         encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
         return [len(e.ids) for e in encodings]

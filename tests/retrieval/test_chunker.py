@@ -203,17 +203,42 @@ def test_oversized_function_is_split_between_lines_with_overlap() -> None:
     assert all(c.token_count <= 500 for c in chunks)
 
 
-def test_a_single_huge_line_is_its_own_chunk() -> None:
-    source = b"x = 1\n" + b"data = [" + b"1, " * 5000 + b"]\ny = 2\n"
-    chunks = chunk_file(
-        "min.js",
-        source,
-        "javascript",
-        [],
-        budget=ChunkBudget(max_tokens=200, overlap_tokens=20, merge_tokens=100),
-    )
+def test_a_line_over_the_budget_is_cut_within_the_line() -> None:
+    """A line longer than ``max_tokens`` was one chunk over the budget (a 677 kB line of
+    minified JavaScript: one chunk of 315,000 tokens). It is now cut within the line, at word
+    boundaries, into chunks of that line within the budget that overlap and cover it; the
+    definitions starting on the line are the first piece's."""
+    source = (b"x = 1\n" + b"var data = [" + b", ".join(b"item%d" % i for i in range(3000))
+              + b"];\ny = 2\n")
+    budget = ChunkBudget(max_tokens=200, overlap_tokens=20, merge_tokens=100)
+    defs = [Def("Variable", "data", "data", -1, 2, 2, 6, 6 + 12, "var data", "")]
+    chunks = chunk_file("min.js", source, "javascript", defs, budget=budget)
     assert_covered(chunks, 3)
-    assert any(c.start_line == c.end_line == 2 and c.token_count > 200 for c in chunks)
+    counter = default_counter()
+    pieces = [c for c in chunks if c.start_line == c.end_line == 2]
+    assert len(pieces) > 20
+    assert all(c.token_count <= 200 and c.token_count == counter.count(c.text) for c in pieces)
+    line = source.decode().split("\n")[1] + "\n"
+    assert line.startswith(pieces[0].text) and line.endswith(pieces[-1].text)
+    at = 0
+    for before, piece in itertools.pairwise(pieces):
+        start = line.index(piece.text, at)  # in order, each overlapping the one before
+        assert at < start < at + len(before.text)
+        assert not (line[start - 1].isalnum() and piece.text[0].isalnum())  # not mid-word
+        at = start
+    assert pieces[0].symbols == ("data",) and all(p.symbols == () for p in pieces[1:])
+    assert len({p.content_hash for p in pieces}) == len(pieces)
+
+
+def test_cut_spans_cover_the_text_within_the_budget() -> None:
+    counter = default_counter()
+    text = " ".join(f"word{i} (x, y)" for i in range(500)) + " " + "z" * 3000
+    spans = counter.cut(text, 100, 10)
+    assert spans[0][0] == 0 and spans[-1][1] == len(text)
+    for (a, b), (c, d) in itertools.pairwise(spans):
+        assert a < c < b <= d  # overlapping, moving on
+    assert all(counter.count(text[a:b]) <= 100 for a, b in spans)
+    assert counter.cut("short text", 100, 10) == [(0, 10)]
 
 
 def test_a_long_run_of_blank_lines_is_split_in_a_few_windows() -> None:
@@ -321,7 +346,7 @@ def test_property_every_line_covered_and_budget_kept(
     chunks = chunk_file("p.py", source, "python", defs, budget=budget)
     assert_covered(chunks, line_count(source))
     for c in chunks:
-        assert c.token_count <= max_tokens or c.start_line == c.end_line
+        assert c.token_count <= max_tokens
 
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
