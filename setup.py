@@ -15,6 +15,7 @@ modules and are what runs wherever these are missing.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
@@ -68,8 +69,22 @@ def _ext_modules() -> list:
         return mypycify(["--ignore-missing-imports", "--follow-imports=silent", *COMPILED],
                         opt_level="3")
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - mypy's type errors exit
-        print(f"knoxidx: mypyc failed ({exc}); installing pure Python", file=sys.stderr)
-        return []
+        return _pure(f"mypyc failed ({exc})")
+
+
+def _pure(why: str) -> list:
+    """Install pure Python, and take away what an earlier compile left beside the sources (an
+    editable install's ``*.so``) with the stamp written for this one: Python imports a
+    compiled module before its source, and the stamp vouched for it, so a failed compile
+    after an edit silently ran the old code."""
+    print(f"knoxidx: {why}; installing pure Python", file=sys.stderr)
+    for path in COMPILED:
+        for built in glob.glob(glob.escape(path[:-3]) + ".*.so") + glob.glob(
+                glob.escape(path[:-3]) + ".*.pyd"):
+            os.remove(built)
+    if os.path.exists(STAMP):
+        os.remove(STAMP)
+    return []
 
 
 def _stamp() -> None:
@@ -87,8 +102,7 @@ class _BuildExt(build_ext):
         try:
             super().run()
         except Exception as exc:  # noqa: BLE001 - any compiler failure: fall back
-            print(f"knoxidx: compiling failed ({exc}); installing pure Python", file=sys.stderr)
-            self.extensions = []
+            self.extensions = _pure(f"compiling failed ({exc})")
 
 
 setup(ext_modules=_ext_modules(), cmdclass={"build_ext": _BuildExt})

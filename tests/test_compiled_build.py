@@ -82,3 +82,33 @@ def test_every_query_file_is_package_data() -> None:
     assert files
     missing = [f for f in files if not any(fnmatch.fnmatch(f, g) for g in globs)]
     assert missing == []
+
+
+def test_a_failed_compile_takes_away_what_an_earlier_one_left(tmp_path) -> None:
+    """``KNOXIDX_COMPILE=1 pip install -e .`` after an edit that mypyc rejects installed pure
+    Python but left the earlier build's modules beside the sources, and wrote the stamp for
+    the edited sources: Python imported the stale compiled module, and ``check_compiled``
+    vouched for it, so the old code ran in silence. setup.py now deletes both. Run here as a
+    real ``setup.py build_ext`` against a mypyc whose compile fails."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    for path in _compiled_modules():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x = 1\n")
+    shutil.copy(ROOT / "setup.py", tmp_path)
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    stale = tmp_path / f"knoxidx/graph/resolve{EXTENSION_SUFFIXES[0]}"
+    stale.write_bytes(b"\x7fELF stale")
+    fake = tmp_path / "fake_mypyc" / "mypyc"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "build.py").write_text("def mypycify(*args, **kwargs):\n    raise SystemExit(1)\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "fake_mypyc")}
+    done = subprocess.run([sys.executable, "setup.py", "build_ext"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert "mypyc failed" in done.stderr and "installing pure Python" in done.stderr, done.stderr
+    assert not stale.exists()
+    assert not (tmp_path / "knoxidx" / "compiled.json").exists()
