@@ -199,8 +199,9 @@ class DiscoveryCache:
         for rel in paths:
             if rel.rpartition("/")[2] in TRIGGER_NAMES:
                 return None
-            if os.path.islink(os.path.join(self.filt.root, rel)):
-                return None  # a link is an alias or not by what the whole walk reaches
+            full = os.path.join(self.filt.root, rel)
+            if os.path.islink(full) and os.path.realpath(full).startswith(self.filt.root + os.sep):
+                return None  # a link inside is an alias or not by what the whole walk reaches
             source = self._source_file(rel)
             if source is None:
                 self._files.pop(rel, None)
