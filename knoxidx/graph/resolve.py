@@ -215,6 +215,8 @@ class Resolver(ScopeResolver):
             resolved[(path, shared)] = answer
         found, confidence = answer
         targets = [s for s in found if s[0] == "d"]
+        if len(targets) > 1 and len(path) > 1 and kind in CALL_LIKE:
+            targets = self._by_use(targets, kind)
         if not targets:
             candidates = 0
             if kind in (RefKind.CALL, RefKind.NEW):
@@ -247,6 +249,18 @@ class Resolver(ScopeResolver):
             if edge_type is not None:
                 out.append((target_id, edge_type, confidence))
         return source, out, None
+
+    def _by_use(self, targets: list[Symbol], kind: str) -> list[Symbol]:
+        """Members of one name that are a method and a field (Java keeps them apart, a Rust
+        getter is named after its field): a call means the methods, a read the fields."""
+        functions: list[Symbol] = []
+        others: list[Symbol] = []
+        for target in targets:
+            d = self.definition(target)
+            (functions if d is not None and d.kind == FUNCTION else others).append(target)
+        if not functions or not others:
+            return targets
+        return others if kind == RefKind.VALUE else functions
 
     def _target(self, symbol: Symbol) -> tuple[int, str]:
         """Node id and kind of the definition an edge points to. Kept for the resolver's life

@@ -282,9 +282,13 @@ class ScopeResolver(Lookups):
             (p, i) for p, i, method in self.methods_of(fi.family, d.name)
             if method == name and fi.rules.owner_matches(self, fi, index, p, i)
         ] if fi.rules.out_of_line_methods else []
-        if owned:
-            return [("d", p, i) for p, i in owned]
         hit = self.child(fi, index, name)
+        if owned:
+            # and a field of the same name (a Rust getter: `fn title(&self) -> &str {
+            # &self.title }`): both, and the reference picks (see Resolver._by_use)
+            defs = fi.facts.defs
+            return [("d", p, i) for p, i in owned] + [
+                ("d", path, i) for i in hit or () if defs[i].kind != FUNCTION]
         if hit:
             return [("d", path, i) for i in hit]
         for base in self.bases_of(path, index):

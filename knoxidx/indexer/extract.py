@@ -24,7 +24,7 @@ from knoxidx.indexer.definitions import (
     is_local,
     node_text,
 )
-from knoxidx.indexer.facts import Binding, FileFacts, Impl, Import, Reference
+from knoxidx.indexer.facts import Binding, FileFacts, Impl, Import, Reference, RefKind
 from knoxidx.indexer.languages import BY_NAME, query_source, ts_language
 from knoxidx.indexer.name_paths import (
     CACHED_NAME_CHARS,
@@ -222,8 +222,10 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
     # the hot loop of extraction (hundreds of thousands of references): short texts go
     # straight to the cached split, keyed by their bytes (most are repeats: no decoding)
     for (start, end, sub, node, receiver), scope in zip(raw_refs, ref_scopes, strict=True):
-        if start == last_start and end == last_end and sub == last_sub:
-            continue  # matched by two patterns
+        if start == last_start and end == last_end and (sub == last_sub or sub == _VALUE):
+            # matched by two patterns; a value reading adds nothing to a more specific reading
+            # of the same expression (every other kind sorts before "value")
+            continue
         last_start, last_end, last_sub = start, end, sub
         if end - start <= CACHED_NAME_CHARS:
             ref_path = cached_bytes_name_path(source[start:end])
@@ -320,3 +322,4 @@ def _sampled_shape(tree: Any) -> tuple[int, int]:
 
 _new = tuple.__new__  # a NamedTuple record without its Python-level __new__
 _REF_ORDER = itemgetter(0, 1, 2)  # (start, end, kind): nodes themselves do not compare
+_VALUE = RefKind.VALUE

@@ -34,6 +34,20 @@
 (object (shorthand_property_identifier) @reference.value)
 (pair value: (identifier) @reference.value)
 
+; what an expression reads: operands, conditions, indexes, elements, interpolations
+(binary_expression left: [(identifier) (member_expression)] @reference.value)
+(binary_expression right: [(identifier) (member_expression)] @reference.value)
+(unary_expression argument: [(identifier) (member_expression)] @reference.value)
+(ternary_expression [(identifier) (member_expression)] @reference.value)
+(subscript_expression object: (identifier) @reference.value)
+(subscript_expression index: [(identifier) (member_expression)] @reference.value)
+(array [(identifier) (member_expression)] @reference.value)
+(spread_element (identifier) @reference.value)
+(template_substitution [(identifier) (member_expression)] @reference.value)
+(augmented_assignment_expression right: [(identifier) (member_expression)] @reference.value)
+(parenthesized_expression [(identifier) (member_expression)] @reference.value)
+(return_statement (member_expression) @reference.value)
+
 (import_statement) @import
 (export_statement source: (_)) @import
 (export_statement (export_clause)) @import
@@ -67,3 +81,4 @@
 (variable_declaration (variable_declarator name: (identifier) @local))
 (for_in_statement left: (identifier) @local)
 (catch_clause parameter: (identifier) @local)
+(arrow_function parameter: (identifier) @local)

@@ -49,6 +49,20 @@
 (keyed_element (literal_element [(identifier) (selector_expression)] @reference.value))
 (return_statement (expression_list [(identifier) (selector_expression)] @reference.value))
 
+; what an expression reads: operands, conditions, indexes, elements, assigned values
+(binary_expression left: [(identifier) (selector_expression)] @reference.value)
+(binary_expression right: [(identifier) (selector_expression)] @reference.value)
+(unary_expression operand: [(identifier) (selector_expression)] @reference.value)
+(index_expression operand: [(identifier) (selector_expression)] @reference.value)
+(index_expression index: [(identifier) (selector_expression)] @reference.value)
+(literal_value (literal_element [(identifier) (selector_expression)] @reference.value))
+(if_statement condition: [(identifier) (selector_expression)] @reference.value)
+(assignment_statement right: (expression_list [(identifier) (selector_expression)] @reference.value))
+(short_var_declaration right: (expression_list [(identifier) (selector_expression)] @reference.value))
+(var_spec value: (expression_list [(identifier) (selector_expression)] @reference.value))
+(expression_switch_statement value: [(identifier) (selector_expression)] @reference.value)
+(range_clause right: [(identifier) (selector_expression)] @reference.value)
+
 (import_declaration) @import
 
 (short_var_declaration
@@ -83,3 +97,6 @@
 (short_var_declaration left: (expression_list (identifier) @local))
 (var_spec name: (identifier) @local)
 (range_clause left: (expression_list (identifier) @local))
+(func_literal parameters: (parameter_list [(parameter_declaration name: (identifier) @local)
+  (variadic_parameter_declaration name: (identifier) @local)]))
+(type_switch_statement alias: (expression_list (identifier) @local))

@@ -36,6 +36,19 @@
 (argument_list [(identifier) (field_access)] @reference.value)
 (method_reference . [(identifier) (field_access) (type_identifier)] @reference.value)
 
+; what an expression reads: operands, conditions, indexes, elements, returned and assigned values
+(binary_expression left: [(identifier) (field_access)] @reference.value)
+(binary_expression right: [(identifier) (field_access)] @reference.value)
+(unary_expression operand: [(identifier) (field_access)] @reference.value)
+(ternary_expression [(identifier) (field_access)] @reference.value)
+(array_access array: [(identifier) (field_access)] @reference.value)
+(array_access index: [(identifier) (field_access)] @reference.value)
+(array_initializer [(identifier) (field_access)] @reference.value)
+(return_statement [(identifier) (field_access)] @reference.value)
+(assignment_expression right: [(identifier) (field_access)] @reference.value)
+(variable_declarator value: [(identifier) (field_access)] @reference.value)
+(parenthesized_expression [(identifier) (field_access)] @reference.value)
+
 (import_declaration) @import
 
 (local_variable_declaration
@@ -60,3 +73,6 @@
 (enhanced_for_statement name: (identifier) @local)
 (catch_formal_parameter name: (identifier) @local)
 (resource name: (identifier) @local)
+(lambda_expression parameters: (identifier) @local)
+(lambda_expression parameters: (inferred_parameters (identifier) @local))
+(lambda_expression parameters: (formal_parameters (formal_parameter name: (identifier) @local)))

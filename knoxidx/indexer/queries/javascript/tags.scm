@@ -20,3 +20,7 @@
   (function_expression parameters: (formal_parameters [(identifier) @local
     (assignment_pattern left: (identifier) @local) (rest_pattern (identifier) @local)]))])
 (variable_declarator value: (arrow_function parameter: (identifier) @local))
+(arrow_function parameters: (formal_parameters [(identifier) @local
+  (assignment_pattern left: (identifier) @local) (rest_pattern (identifier) @local)]))
+(function_expression parameters: (formal_parameters [(identifier) @local
+  (assignment_pattern left: (identifier) @local) (rest_pattern (identifier) @local)]))

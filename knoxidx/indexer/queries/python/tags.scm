@@ -23,6 +23,9 @@
 (class_definition superclasses: (argument_list [(identifier) (attribute)] @reference.extends))
 
 (type [(identifier) (attribute)] @reference.type)
+(type (binary_operator [(identifier) (attribute)] @reference.type))  ; `A | None`
+(type (binary_operator (binary_operator [(identifier) (attribute)] @reference.type)))
+(type (binary_operator (binary_operator (binary_operator [(identifier) (attribute)] @reference.type))))
 (type (generic_type (identifier) @reference.type))
 (type (subscript value: [(identifier) (attribute)] @reference.type))
 
@@ -31,6 +34,28 @@
 (assignment right: [(identifier) (attribute)] @reference.value)
 (return_statement [(identifier) (attribute)] @reference.value)
 (decorator [(identifier) (attribute)] @reference.value)
+
+; what an expression reads: operands, conditions, subscripts, elements, interpolations (a
+; constant or module variable compared, added, indexed or listed is used as much as one passed)
+(binary_operator left: [(identifier) (attribute)] @reference.value)
+(binary_operator right: [(identifier) (attribute)] @reference.value)
+(comparison_operator [(identifier) (attribute)] @reference.value)
+(boolean_operator left: [(identifier) (attribute)] @reference.value)
+(boolean_operator right: [(identifier) (attribute)] @reference.value)
+(not_operator argument: [(identifier) (attribute)] @reference.value)
+(unary_operator argument: [(identifier) (attribute)] @reference.value)
+(conditional_expression [(identifier) (attribute)] @reference.value)
+(subscript value: [(identifier) (attribute)] @reference.value)
+(subscript subscript: [(identifier) (attribute)] @reference.value)
+([(list) (tuple) (set)] [(identifier) (attribute)] @reference.value)
+(pair value: [(identifier) (attribute)] @reference.value)
+(augmented_assignment right: [(identifier) (attribute)] @reference.value)
+(for_statement right: [(identifier) (attribute)] @reference.value)
+(for_in_clause right: [(identifier) (attribute)] @reference.value)
+(if_statement condition: [(identifier) (attribute)] @reference.value)
+(elif_clause condition: [(identifier) (attribute)] @reference.value)
+(while_statement condition: [(identifier) (attribute)] @reference.value)
+(interpolation expression: [(identifier) (attribute)] @reference.value)
 
 (import_statement) @import
 (import_from_statement) @import
@@ -43,6 +68,11 @@
   type: (type [(identifier) (attribute)] @binding.type))
 (typed_parameter (identifier) @binding.name type: (type [(identifier) (attribute)] @binding.type))
 (typed_default_parameter name: (identifier) @binding.name type: (type [(identifier) (attribute)] @binding.type))
+; `x: T | None` (Optional): what x holds when it holds anything is a T
+(typed_parameter (identifier) @binding.name
+  type: (type (binary_operator left: [(identifier) (attribute)] @binding.type right: (none))))
+(typed_default_parameter name: (identifier) @binding.name
+  type: (type (binary_operator left: [(identifier) (attribute)] @binding.type right: (none))))
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @binding.call)
   alias: (as_pattern_target (identifier) @binding.name)))
 (assignment
@@ -66,3 +96,7 @@
 (for_statement left: [(pattern_list (identifier) @local) (tuple_pattern (identifier) @local)])
 (as_pattern_target (identifier) @local)
 (global_statement (identifier) @global)
+(for_in_clause left: (identifier) @local)
+(for_in_clause left: [(pattern_list (identifier) @local) (tuple_pattern (identifier) @local)])
+(lambda_parameters [(identifier) @local (default_parameter name: (identifier) @local)])
+(named_expression name: (identifier) @local)

@@ -31,8 +31,25 @@
 (let_declaration type: [(type_identifier) (scoped_type_identifier)] @reference.type)
 (trait_bounds [(type_identifier) (scoped_type_identifier)] @reference.type)
 
-(arguments [(identifier) (scoped_identifier)] @reference.value)
-(let_declaration value: [(identifier) (scoped_identifier)] @reference.value)
+(arguments [(identifier) (scoped_identifier) (field_expression)] @reference.value)
+(let_declaration value: [(identifier) (scoped_identifier) (field_expression)] @reference.value)
+
+; what an expression reads (a field too: `self.x`, `&config.owner`): operands, conditions,
+; indexes, elements, returned and assigned values
+(binary_expression left: [(identifier) (scoped_identifier) (field_expression)] @reference.value)
+(binary_expression right: [(identifier) (scoped_identifier) (field_expression)] @reference.value)
+(unary_expression [(identifier) (scoped_identifier) (field_expression)] @reference.value)
+(index_expression [(identifier) (scoped_identifier) (field_expression)] @reference.value)
+(array_expression [(identifier) (scoped_identifier) (field_expression)] @reference.value)
+(return_expression [(identifier) (scoped_identifier) (field_expression)] @reference.value)
+(assignment_expression right: [(identifier) (scoped_identifier) (field_expression)] @reference.value)
+(compound_assignment_expr right: [(identifier) (scoped_identifier) (field_expression)] @reference.value)
+(field_initializer value: [(identifier) (scoped_identifier) (field_expression)] @reference.value)
+(if_expression condition: [(identifier) (scoped_identifier) (field_expression)] @reference.value)
+(while_expression condition: [(identifier) (scoped_identifier) (field_expression)] @reference.value)
+(match_expression value: [(identifier) (scoped_identifier) (field_expression)] @reference.value)
+(tuple_expression [(identifier) (scoped_identifier) (field_expression)] @reference.value)
+(reference_expression value: [(identifier) (scoped_identifier) (field_expression)] @reference.value)
 
 (use_declaration) @import
 (mod_item name: (identifier) !body) @import
@@ -58,3 +75,9 @@
 (let_declaration pattern: (identifier) @local)
 (let_declaration pattern: (mut_pattern (identifier) @local))
 (for_expression pattern: (identifier) @local)
+(closure_parameters (identifier) @local)
+(closure_parameters (parameter pattern: (identifier) @local))
+(let_declaration pattern: (tuple_pattern (identifier) @local))
+(let_condition pattern: (tuple_struct_pattern (identifier) @local))
+(match_pattern (identifier) @local)
+(match_pattern (tuple_struct_pattern (identifier) @local))

@@ -95,3 +95,7 @@
 (variable_declarator value: (arrow_function parameter: (identifier) @local))
 (function_declaration parameters: (formal_parameters (required_parameter pattern: (rest_pattern (identifier) @local))))
 (method_definition parameters: (formal_parameters (required_parameter pattern: (rest_pattern (identifier) @local))))
+(arrow_function parameters: (formal_parameters
+  [(required_parameter pattern: (identifier) @local) (optional_parameter pattern: (identifier) @local)]))
+(function_expression parameters: (formal_parameters
+  [(required_parameter pattern: (identifier) @local) (optional_parameter pattern: (identifier) @local)]))
