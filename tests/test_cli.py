@@ -177,3 +177,13 @@ def test_wildcards_mean_the_same_on_both_stores(repo, backend) -> None:
         assert names("PARSE*") == names("parse*") == ["app.config.parse_config"]
         assert names("st?rt") == ["app.service.Service.start", "app.service.start"]
         assert names("pars_config*") == [] and names("100%*") == []
+
+
+def test_a_file_where_the_index_directory_goes_is_a_clear_error(repo) -> None:
+    """``.knoxidx`` that is a file (a stray download, a bad copy): "cannot use
+    .knoxidx/index.db (File exists)" before; now what is wrong and what to do."""
+    root = repo({"a.py": "def a():\n    return 1\n"})
+    (root / ".knoxidx").write_text("not a directory\n")
+    code, _, err = run("index", "--jobs", "1", str(root))
+    assert code == 7 and err.count("\n") == 1 and "Traceback" not in err
+    assert ".knoxidx is a file, not the directory knoxidx keeps its index in" in err

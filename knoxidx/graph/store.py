@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from knoxidx.errors import CorruptIndexError, IndexNotFoundError
+from knoxidx.errors import CorruptIndexError, IndexNotFoundError, IndexWriteError
 from knoxidx.graph.dbfile import REBUILD_FIX, check_database_file, storage_error
 from knoxidx.graph.graph_rows import GraphRows
 from knoxidx.graph.sqlite_schema import (
@@ -125,6 +125,10 @@ class SQLiteStore(GraphRows):
         if not db_path.exists():
             if not create:
                 raise IndexNotFoundError(f"no knoxidx index at {db_path}")
+            if db_path.parent.exists() and not db_path.parent.is_dir():
+                raise IndexWriteError(
+                    f"{db_path.parent} is a file, not the directory knoxidx keeps its index in; "
+                    "move it away and index again")
             try:
                 db_path.parent.mkdir(parents=True, exist_ok=True)
                 _create_file(db_path)
