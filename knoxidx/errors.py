@@ -13,6 +13,10 @@ class IndexNotFoundError(KnoxidxError):
     exit_code = 2
 
 
+class IndexGoneError(IndexNotFoundError):
+    """The index file a watcher held was deleted or replaced by something else."""
+
+
 class SymbolNotFoundError(KnoxidxError):
     exit_code = 3
 

@@ -35,7 +35,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
-from knoxidx.errors import CorruptIndexError, IndexNotFoundError
+from knoxidx.errors import CorruptIndexError, IndexGoneError, IndexNotFoundError
 from knoxidx.graph.dbfile import storage_error
 from knoxidx.indexer.heap import release_free_memory
 from knoxidx.indexer.standing import standing_worker
@@ -141,6 +141,7 @@ class Watcher:
         self._failure: BaseException | None = None
         self._totals: tuple[int, int] | None = None
         self._batches = 0
+        self._index_file: tuple[int, int] | None = None  # (device, inode) after the last batch
         self._discovery: DiscoveryCache  # made in run(), for the index's root
 
     # ---- running -----------------------------------------------------------------------
@@ -266,7 +267,7 @@ class Watcher:
             try:
                 self._apply(index, batch)
                 failures = 0
-            except CorruptIndexError:
+            except (CorruptIndexError, IndexGoneError):
                 raise
             except Exception as exc:  # logged, and the batch retried: never lost
                 if isinstance(exc, sqlite3.DatabaseError):
@@ -327,6 +328,7 @@ class Watcher:
         reference counting anyway. The heap that exists between batches (caches, the writer
         session, the server's state) is frozen out of the collector's sight after every batch
         that was not paused, and a paused batch leaves its collections to after it is done."""
+        self._check_index_file(index)
         pause = (batch.reason == "changes" and len(batch.paths) <= GC_PAUSED_BATCH_PATHS
                  and gc.isenabled())
         if pause:
@@ -366,12 +368,22 @@ class Watcher:
             chunks_added=retrieval.get("added", 0), chunks_removed=retrieval.get("removed", 0),
             ms=round(ms, 1),
         )
+        self._index_file = _file_identity(index)
         self._set(phase="idle", progress=None, batches=self._batches,
                   last_batch=result.as_dict(), last_update=_now())
         if batch.reason != "reconcile" or touched:
             self.emit("batch", result.as_dict())
         for warning in report.errors[:20]:
             self.emit("warning", {"message": warning})
+
+    def _check_index_file(self, index: Any) -> None:
+        """Stop when the index file this watcher writes is no longer the one on disk (``rm -rf
+        .knoxidx``, ``git clean -xdf``): it went on writing into the deleted file, idle and
+        content, while every reader found no index."""
+        if self._index_file is not None and _file_identity(index) != self._index_file:
+            raise IndexGoneError(
+                f"the index {index.store.path} was deleted or replaced while this watcher "
+                "held it; start `knoxidx watch` again, which rebuilds it")
 
     def _progress(self, phase: str, done: int, total: int) -> None:
         self._set(progress={"phase": phase, "done": done, "total": total})
@@ -380,6 +392,19 @@ class Watcher:
         with self._status_lock:
             for key, value in values.items():
                 setattr(self.status, key, value)
+
+
+def _file_identity(index: Any) -> tuple[int, int] | None:
+    """The (device, inode) of a SQLite index's file, (0, 0) when it is gone; None for a store
+    without a file (PostgreSQL)."""
+    path = getattr(index.store, "path", None)
+    if path is None or getattr(index.store, "url", None) is not None:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (0, 0)
+    return (st.st_dev, st.st_ino)
 
 
 def _totals(index: Any) -> tuple[int, int]:

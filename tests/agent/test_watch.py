@@ -442,3 +442,34 @@ def test_a_file_whose_name_is_not_utf8_does_not_stall_the_watcher(tmp_path: Path
         assert "error" not in emitted and watcher.snapshot()["error"] == ""
     finally:
         watcher.stop()
+
+
+def test_a_deleted_index_stops_the_watcher_with_the_fix(tmp_path: Path) -> None:
+    """``rm -rf .knoxidx`` (or ``git clean -xdf``) under a running watcher: it went on writing
+    into the deleted file, idle and content, while every reader found no index. It now stops
+    at the next batch and says what happened and what to do."""
+    import shutil
+
+    (tmp_path / "a.py").write_text("def a():\n    return 1\n")
+    recorder = Recorder()
+    watcher = Watcher(tmp_path, debounce_ms=50, jobs=1, reconcile_s=0, emit=recorder,
+                      retrieval=False)
+    watcher.start()
+    try:
+        wait_for(lambda: watcher.snapshot()["phase"] == "idle", what="the initial update")
+        shutil.rmtree(tmp_path / ".knoxidx")
+        (tmp_path / "b.py").write_text("def b():\n    return 1\n")
+        wait_for(lambda: watcher.snapshot()["phase"] == "failed", what="the watcher to stop")
+        (error,) = [e for e in recorder.of("error") if e["fatal"]]
+        assert "was deleted or replaced while this watcher held it" in error["error"]
+        assert "start `knoxidx watch` again" in error["error"]
+    finally:
+        watcher.stop()
+    # and a new watcher rebuilds it
+    restarted = Watcher(tmp_path, debounce_ms=50, jobs=1, reconcile_s=0, retrieval=False)
+    restarted.start()
+    try:
+        wait_for(lambda: restarted.snapshot()["phase"] == "idle", what="the rebuild")
+        assert names(tmp_path, "b") == ["b.b"]
+    finally:
+        restarted.stop()
