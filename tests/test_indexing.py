@@ -316,3 +316,21 @@ def test_parse_workers_inherit_the_parents_compiled_queries(tmp_path: Path) -> N
     assert sorted(r.status for r in results) == ["ok"] * (2 * POOL_THRESHOLD)
     # compiled here before the pool forked (each worker compiled them again before)
     assert _compiled.cache_info().currsize == 2
+
+
+def test_a_file_that_grew_since_discovery_is_not_read_whole(tmp_path: Path) -> None:
+    """Discovery checks a file's size, but the read came later and took everything there was
+    then: a file being appended to (a log that ends in ``.js``) could be read at any size. It
+    is read up to what discovery saw plus GROWTH_BYTES, and past that left for the next update
+    (whose discovery sees the new size)."""
+    from knoxidx.indexer.discovery import SourceFile
+    from knoxidx.indexer.reader import GROWTH_BYTES, read_and_extract
+
+    path = tmp_path / "log.js"
+    path.write_text("var x = 1;\n")
+    seen = SourceFile("log.js", path.stat().st_size, path.stat().st_mtime_ns, "javascript")
+    assert read_and_extract((str(tmp_path), seen, None, None)).status != "unreadable"
+    with open(path, "a") as fh:  # written on after discovery's stat
+        fh.write("// more\n" * (GROWTH_BYTES // 8 + 10))
+    result = read_and_extract((str(tmp_path), seen, None, None))
+    assert result.status == "unreadable" and "grew by over 1 MiB" in result.message

@@ -52,6 +52,8 @@ def file_hash(data: bytes) -> str:
     """The content hash an update keys a file on (stored in ``files.hash``)."""
     return xxhash.xxh3_128_hexdigest(data)
 
+# How much a file may have grown between discovery's stat and its read (see read_and_extract).
+GROWTH_BYTES = 1 << 20
 
 def read_and_extract(job: tuple[str, SourceFile, str | None, Any]) -> ReadResult:
     """Read one file, skip it if its hash is unchanged, else extract it. Never raises."""
@@ -59,9 +61,15 @@ def read_and_extract(job: tuple[str, SourceFile, str | None, Any]) -> ReadResult
     base = (src.path, src.language, src.size, src.mtime_ns)
     try:
         with open(os.path.join(root, src.path), "rb") as fh:
-            data = fh.read()
+            # no more than discovery saw, and some growth: a file rewritten or appended to
+            # since (a log that ends in .js) was read whole, whatever its size now
+            data = fh.read(src.size + GROWTH_BYTES + 1)
     except OSError as exc:
         return ReadResult(*base, "unreadable", message=exc.strerror or str(exc))
+    if len(data) > src.size + GROWTH_BYTES:
+        return ReadResult(*base, "unreadable", message=(
+            f"the file grew by over {GROWTH_BYTES >> 20} MiB while it was being indexed (still "
+            "being written?); not indexed this time"))
     if b"\0" in data[:BINARY_SNIFF]:
         return ReadResult(*base, "binary")
     digest = file_hash(data)
