@@ -144,8 +144,9 @@ def _cut_line(chunk: Chunk, budget: ChunkBudget, counter: TokenCounter) -> list[
     """A one-line chunk over the budget (minified or generated code) cut within the line, at
     word boundaries, into chunks of the same line of at most ``max_tokens`` with
     ``overlap_tokens`` repeated: whole, a 677 kB line of minified JavaScript was one chunk of
-    315,000 tokens, which no embedding model reads past its first few hundred (and Voyage's
-    per-request limit refuses). The definitions starting on the line are the first piece's."""
+    315,000 tokens, of which an embedding model reads only the start (the local one a few
+    hundred tokens, voyage-code-3 32,000). The definitions starting on the line are the first
+    piece's."""
     pieces = []
     for n, (a, b) in enumerate(counter.cut(chunk.text, budget.max_tokens,
                                             budget.overlap_tokens)):
