@@ -71,7 +71,7 @@ def read_all(
 
 
 def _read_chunks(root: Path, chunks: list[list[tuple]], workers: int,
-                  standing: Standing | None = None,
+                 standing: Standing | None = None,
                  method: str = "fork") -> Iterator[list[ReadResult]]:
     """Every chunk's results, in any order, from ``workers`` forked processes.
 
@@ -111,7 +111,7 @@ def _read_chunks(root: Path, chunks: list[list[tuple]], workers: int,
             yield from _one_by_one(root, others, workers, standing, method)
             return
         for job in suspects:
-            yield read_alone(root, job, standing is not None or method == "forkserver")
+            yield read_alone(root, job, _from_forkserver(standing, method))
         others.sort(key=job_size, reverse=True)
         pending = sized_chunks(others, job_size, CHUNK_BYTES, CHUNK_FILES)
 
@@ -123,7 +123,13 @@ def _one_by_one(root: Path, jobs: list[tuple], workers: int, standing: Standing 
     suspects: list[list[tuple]] = []
     yield from _pool_round([[job] for job in jobs], workers, suspects, standing, method)
     for single in suspects:
-        yield read_alone(root, single[0], standing is not None or method == "forkserver")
+        yield read_alone(root, single[0], _from_forkserver(standing, method))
+
+
+def _from_forkserver(standing: Standing | None, method: str) -> bool:
+    """Whether a worker of this update starts from the forkserver (a long-running process
+    that must not fork itself) rather than by a fork."""
+    return standing is not None or method == "forkserver"
 
 
 class _BegunMarks:

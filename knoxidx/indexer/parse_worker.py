@@ -33,11 +33,17 @@ CANNOT_START = (OSError, RuntimeError, BrokenProcessPool)
 
 def new_pool(workers: int, method: str) -> ProcessPoolExecutor:
     """A pool of ``workers`` capped parse workers, started by ``method``."""
+    return ProcessPoolExecutor(workers, mp_context=_context(method),
+                               initializer=limit_worker_memory, initargs=(worker_memory_mb(),))
+
+
+def _context(method: str) -> Any:
+    """The multiprocessing context a parse worker starts from; a forkserver's preloads this
+    module (and with it extraction and the grammars)."""
     ctx = multiprocessing.get_context(method)
     if method == "forkserver":
         ctx.set_forkserver_preload([__name__])
-    return ProcessPoolExecutor(workers, mp_context=ctx, initializer=limit_worker_memory,
-                               initargs=(worker_memory_mb(),))
+    return ctx
 
 
 def read_chunk(jobs: list[tuple], slot: tuple[str, int] | None = None) -> list[ReadResult]:
@@ -75,35 +81,36 @@ def read_alone(root: Path, job: tuple, forkserver: bool) -> list[ReadResult]:
     the file is recorded as an error that says so. Started from the forkserver when
     ``forkserver`` (in a long-running process, as the round's workers were), or forked where
     that cannot start."""
-    methods = ["forkserver", "fork"] if forkserver else ["fork"]
-    for start_method in methods:
-        ctx = multiprocessing.get_context(start_method)
-        if start_method == "forkserver":
-            ctx.set_forkserver_preload([__name__])
-        receiver, sender = ctx.Pipe(duplex=False)
-        worker = ctx.Process(target=run_alone, args=(sender, job, worker_memory_mb()),
-                             daemon=True)
+    started = None
+    if forkserver:
         try:
-            worker.start()
+            started = _start_alone(job, "forkserver")
         except CANNOT_START as exc:
-            receiver.close()
-            sender.close()
-            if start_method == methods[-1]:
-                raise
             log.warning("a parse worker could not start from the forkserver (%s); forking", exc)
-            continue
-        sender.close()  # so that recv() ends when the worker does, results or not
-        try:
-            results: list[ReadResult] | None = receiver.recv()
-        except EOFError:
-            results = None
-        finally:
-            receiver.close()
-        worker.join()
-        if results is not None:
-            return results
-        return [worker_died(root, job, worker.exitcode)]
-    raise AssertionError("unreachable: the last start method raises")
+    worker, receiver = started or _start_alone(job, "fork")
+    try:
+        results: list[ReadResult] | None = receiver.recv()
+    except EOFError:  # the worker died before it sent anything
+        results = None
+    finally:
+        receiver.close()
+    worker.join()
+    return results if results is not None else [worker_died(root, job, worker.exitcode)]
+
+
+def _start_alone(job: tuple, method: str) -> tuple[Any, Any]:
+    """A started worker reading ``job`` and the end of the pipe its results come back on."""
+    ctx = _context(method)
+    receiver, sender = ctx.Pipe(duplex=False)
+    worker = ctx.Process(target=run_alone, args=(sender, job, worker_memory_mb()), daemon=True)
+    try:
+        worker.start()
+    except BaseException:
+        receiver.close()
+        raise
+    finally:
+        sender.close()  # the worker's copy only: recv() then ends when the worker does
+    return worker, receiver
 
 
 def run_alone(sender: Any, job: tuple, memory_mb: int) -> None:
