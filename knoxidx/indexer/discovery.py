@@ -216,12 +216,14 @@ class _Walker:
             linked, self.linked_dirs = self.linked_dirs, []
             for path, rel, link_specs, parent in reversed(linked):
                 self._follow_dir(path, rel, link_specs, parent)
-        for rel, language, st in self.linked_files:
+        for rel, language, st in self.linked_files:  # each a regular file (see _walk_one)
             if (st.st_dev, st.st_ino) in self.file_ids:
                 self.result.skip(rel, "symlink_alias")
-                continue
-            self.file_ids.add((st.st_dev, st.st_ino))
-            self._take(rel, language, st)
+            elif st.st_size > self.max_bytes:
+                self.result.skip(rel, "too_large")
+            else:
+                self.file_ids.add((st.st_dev, st.st_ino))
+                self.result.files.append(SourceFile(rel, st.st_size, st.st_mtime_ns, language))
 
     def _follow_dir(self, path: str, rel: str, specs: Specs, parent: str) -> None:
         try:
@@ -236,15 +238,6 @@ class _Walker:
             self.result.skip(rel, "symlink_loop" if loop else "symlink_alias")
             return
         self.pending.append((path, rel + "/", specs, None))
-
-    def _take(self, rel: str, language: str, st: os.stat_result) -> None:
-        """Record a source file found at ``rel`` (``st``: what it leads to)."""
-        if not S_ISREG(st.st_mode):
-            return
-        if st.st_size > self.max_bytes:
-            self.result.skip(rel, "too_large")
-            return
-        self.result.files.append(SourceFile(rel, st.st_size, st.st_mtime_ns, language))
 
     def _walk_one(self, directory: str, prefix: str,
                   specs: Specs, inode: int | None) -> None:
@@ -313,12 +306,12 @@ class _Walker:
                 rel = prefix + name
                 if specs and _ignored(specs, rel, True):
                     continue
-                if not name.isascii() and undecodable(name):
+                if undecodable(name):
                     skip(shown(rel), "undecodable_name")
                     cacheable = False
                     continue
                 if is_link:
-                    if _inside(root, entry.path):
+                    if inside(root, entry.path):
                         self.linked_dirs.append((entry.path, rel, specs, directory))
                     else:
                         skip(rel, "symlink_outside_root")
@@ -335,7 +328,7 @@ class _Walker:
             rel = prefix + name
             if specs and _ignored(specs, rel, False):
                 continue
-            if not name.isascii() and undecodable(name):
+            if undecodable(name):
                 skip(shown(rel), "undecodable_name")
                 cacheable = False
                 continue
@@ -349,7 +342,7 @@ class _Walker:
             if not S_ISREG(st.st_mode):
                 continue
             if is_link:
-                if _inside(root, entry.path):
+                if inside(root, entry.path):
                     self.linked_files.append((rel, spec.name, st))
                 else:
                     skip(rel, "symlink_outside_root")
@@ -404,6 +397,8 @@ def undecodable(name: str) -> bool:
     """Whether a file or directory name is not valid UTF-8 (Python decodes its bytes with
     surrogate escapes): the index could neither store it as text nor show it, and indexing a
     repository holding one stopped with a traceback. Such a file is skipped, counted."""
+    if name.isascii():
+        return False
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
@@ -420,7 +415,8 @@ def _rules_key(specs: Specs) -> tuple:
     return tuple((prefix, rules.digest) for prefix, rules in specs)
 
 
-def _inside(root: str, path: str) -> bool:
+def inside(root: str, path: str) -> bool:
+    """Whether ``path``, symlinks resolved, is ``root`` or lies under it."""
     try:
         real = os.path.realpath(path)
     except (OSError, ValueError):

@@ -30,6 +30,7 @@ from knoxidx.indexer.discovery import (
     _ignored,
     _load_ignore,
     discover,
+    inside,
     undecodable,
 )
 from knoxidx.indexer.languages import language_for_path
@@ -63,7 +64,7 @@ class RepoPathFilter:
         if not text.startswith(prefix):
             return None
         rel = text[len(prefix):]
-        if not rel.isascii() and undecodable(rel):
+        if undecodable(rel):
             return None
         return rel.replace(os.sep, "/")
 
@@ -200,7 +201,7 @@ class DiscoveryCache:
             if rel.rpartition("/")[2] in TRIGGER_NAMES:
                 return None
             full = os.path.join(self.filt.root, rel)
-            if os.path.islink(full) and os.path.realpath(full).startswith(self.filt.root + os.sep):
+            if os.path.islink(full) and inside(self.filt.root, full):
                 return None  # a link inside is an alias or not by what the whole walk reaches
             source = self._source_file(rel)
             if source is None:
@@ -226,9 +227,7 @@ class DiscoveryCache:
         if not stat.S_ISREG(st.st_mode) or st.st_size > self.max_bytes:
             return None
         if os.path.islink(full):
-            real = os.path.realpath(full)
-            if not real.startswith(self.filt.root + os.sep):
-                return None
+            return None  # one out of the root (one inside made ``patched`` walk the tree)
         return SourceFile(rel, st.st_size, st.st_mtime_ns, spec.name)
 
 
