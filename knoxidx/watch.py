@@ -396,12 +396,13 @@ class Watcher:
 
 def _file_identity(index: Any) -> tuple[int, int] | None:
     """The (device, inode) of a SQLite index's file, (0, 0) when it is gone; None for a store
-    without a file (PostgreSQL)."""
-    path = getattr(index.store, "path", None)
-    if path is None or getattr(index.store, "url", None) is not None:
+    without one (PostgreSQL)."""
+    from knoxidx.graph.store import SQLiteStore
+
+    if not isinstance(index.store, SQLiteStore):
         return None
     try:
-        st = os.stat(path)
+        st = os.stat(index.store.path)
     except OSError:
         return (0, 0)
     return (st.st_dev, st.st_ino)

@@ -89,7 +89,7 @@ class Watches:
     """The root's own entries (not recursive) plus one recursive watch per top-level directory
     that discovery does not skip: ``.git``, ``node_modules``, virtualenvs and ignored trees at
     the top are never watched at all. Scheduled on a running observer, so that a watch the
-    kernel refuses fails here, one directory at a time (see :attr:`limited`)."""
+    kernel refuses fails here, one directory at a time (see :meth:`limited`)."""
 
     def __init__(self, observer: Any, handler: EventHandler, filt: RepoPathFilter) -> None:
         from watchdog.events import (
