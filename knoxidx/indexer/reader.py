@@ -23,6 +23,8 @@ from knoxidx.indexer.facts import Definition, FileFacts, RefKind, dump_facts
 from knoxidx.indexer.languages import BY_NAME
 
 BINARY_SNIFF = 8192
+# How much a file may have grown between discovery's stat and its read (see read_and_extract).
+GROWTH_BYTES = 1 << 20
 # A file whose parse or extraction met the parse worker's memory cap (tree-sitter's error
 # recovery can take gigabytes over a few kB of mangled code): said so, not as the bare
 # "MemoryError: " or the SystemError a C callback turns it into (found by bench.fuzz)
@@ -52,8 +54,6 @@ def file_hash(data: bytes) -> str:
     """The content hash an update keys a file on (stored in ``files.hash``)."""
     return xxhash.xxh3_128_hexdigest(data)
 
-# How much a file may have grown between discovery's stat and its read (see read_and_extract).
-GROWTH_BYTES = 1 << 20
 
 def read_and_extract(job: tuple[str, SourceFile, str | None, Any]) -> ReadResult:
     """Read one file, skip it if its hash is unchanged, else extract it. Never raises."""
