@@ -217,6 +217,13 @@ def test_graphml_export_is_streamed_typed_and_reads_back(repo) -> None:
                    for s, t, a in graph.edges(data=True))
     assert edges == sorted((e["source"], e["target"], e["type"], e["confidence"], e["path"],
                             e["line"]) for e in data["edges"])
+    from knoxidx.graph.export import to_networkx
+    from knoxidx.index import Index
+
+    with Index.open(root) as idx:
+        direct = to_networkx(idx.q)
+    assert {str(n): {k: as_xml(v) for k, v in a.items()} for n, a in direct.nodes(data=True)} \
+        == dict(graph.nodes(data=True))
     f = next(n for n in data["nodes"] if n["name"] == "f")
     assert f["doc"] == "An \x1b[1mescape\x1b[0m."
     assert graph.nodes[str(f["id"])]["doc"] == "An \ufffd[1mescape\ufffd[0m."
