@@ -6,7 +6,7 @@ restricted by a :class:`ChunkFilter`; and the document frequencies the rerank we
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from knoxidx.retrieval.store_schema import NAMES_PER_CHUNK
@@ -48,9 +48,7 @@ class LexicalRows:
     """The searches of one connection's chunk tables."""
 
     conn: sqlite3.Connection
-
-    def chunk_count(self) -> int:  # (EmbeddingRows has it)
-        raise NotImplementedError
+    chunk_count: Callable[[], int]  # EmbeddingRows's, beside this in ChunkStore
 
     def lexical_search(
         self, words: Sequence[str], limit: int, chunk_filter: ChunkFilter | None = None
