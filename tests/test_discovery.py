@@ -78,6 +78,31 @@ def test_symlink_loop_and_outside_root(repo, tmp_path: Path) -> None:
     assert found.skipped["symlink_loop"] >= 1
 
 
+def test_a_source_name_that_is_not_a_regular_file_is_skipped_counted(repo) -> None:
+    """A FIFO or a socket named like a source file (a dev server's `app.sock.js`, a named pipe
+    `gen.py`) was left out without a word: every other file left out is counted by reason.
+    Now it is `not_a_file`, listed and from the walk cache alike, and nothing opens it (opening
+    a FIFO for reading blocks until a writer comes)."""
+    import socket
+
+    from knoxidx.indexer.walk_cache import WalkCache
+
+    root = repo({"ok.py": "x = 1\n", "pkg/fine.py": "y = 2\n"})
+    os.mkfifo(root / "gen.py")
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(root / "pkg" / "app.sock.js"))
+        cache = WalkCache(root / "walk.cache", "engine")
+        for _ in range(2):  # listed, then from the walk cache
+            found = discover(root, cache=cache)
+            assert {f.path for f in found.files} == {"ok.py", "pkg/fine.py"}
+            assert found.skipped["not_a_file"] == 2
+            assert {p: r for p, r in found.skipped_paths.items()} == {
+                "gen.py": "not_a_file", "pkg/app.sock.js": "not_a_file"}
+    finally:
+        server.close()
+
+
 def test_odd_file_names(repo) -> None:
     root = repo({"with space.py": "x = 1\n", "ünïcode.py": "y = 2\n", "new\nline.py": "z = 3\n"})
     assert paths(root) == {"with space.py", "ünïcode.py", "new\nline.py"}

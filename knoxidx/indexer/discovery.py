@@ -339,7 +339,8 @@ class _Walker:
                 skip(rel, "symlink_loop" if is_link else "unreadable")
                 cacheable = False
                 continue
-            if not S_ISREG(st.st_mode):
+            if not S_ISREG(st.st_mode):  # a FIFO, socket or device: never opened
+                skip(rel, "not_a_file")
                 continue
             if is_link:
                 if inside(root, entry.path):
@@ -380,6 +381,7 @@ class _Walker:
         file_ids = self.file_ids
         for (name, language), st in zip(listing.files, stats, strict=True):
             if not S_ISREG(st.st_mode):
+                result.skip(prefix + name, "not_a_file")
                 continue
             file_ids.add((st.st_dev, st.st_ino))
             if st.st_size > max_bytes:
