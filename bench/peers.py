@@ -40,6 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.accuracy import DEF_KINDS, Export, Oracle, considered, evaluate
+from bench.accuracy_suite import FULL_PYTHON_MAX_FILES
+from bench.accuracy_suite import oracle as run_oracle
 from bench.procmon import run_measured
 from bench.speed import median, source_files
 
@@ -50,8 +52,12 @@ OFFLINE_ENV = {
     "GITNEXUS_TELEMETRY": "0", "NO_COLOR": "1",
 }
 # Oracle corpora (copies of ~/.cache/knoxidx-corpus/python/django and ts/zod under
-# --accuracy) -> their cached oracle rows in bench/.cache
-ORACLES = {"django": "oracle-django.jsonl", "zod": "oracle-zod.jsonl"}
+# --accuracy) -> (their oracle rows in bench/.cache, the oracle's kind, the files it examines:
+# the accuracy suite's sample, so both judge the same call sites)
+ORACLES = {
+    "django": ("oracle-django.jsonl", "python", FULL_PYTHON_MAX_FILES),
+    "zod": ("oracle-zod.jsonl", "ts", None),
+}
 QUERY_RUNS = 5
 
 
@@ -259,11 +265,12 @@ def accuracy(tool: Tool, corpora: Path) -> dict[str, Any]:
     if tool.calls_export is None:
         return {}
     out: dict[str, Any] = {}
-    for name, oracle_file in ORACLES.items():
+    for name in ORACLES:
         root = corpora / name
-        oracle = BENCH / ".cache" / oracle_file
-        if not root.is_dir() or not oracle.is_file():
+        if not root.is_dir():
+            print(f"accuracy: no {root}; {tool.name} is not judged on {name}", file=sys.stderr)
             continue
+        oracle = oracle_rows(name, root)
         _clean(tool, root)
         _checked(run_measured(tool.build(root), env=_env(), sample=False), f"{tool.name} build")
         data = tool.calls_export(root)
@@ -276,6 +283,21 @@ def accuracy(tool: Tool, corpora: Path) -> dict[str, Any]:
             out[name]["sites"] = {key: calls[key] for key in ("precision", "recall", "edges",
                                                               "rows")}
     return out
+
+
+def oracle_rows(name: str, root: Path, cache_dir: Path = BENCH / ".cache") -> Path:
+    """The oracle's rows for the corpus copy ``root``, made on first use (jedi's per-file
+    results are cached by the accuracy suite, so a second corpus copy costs little). Before,
+    a missing file left every tool's accuracy columns empty without a word."""
+    file, kind, max_files = ORACLES[name]
+    path = cache_dir / file
+    if not path.is_file():
+        print(f"accuracy: building the {name} oracle ({kind}) into {path}", file=sys.stderr)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".part")
+        run_oracle(root, kind, partial, max_files)
+        partial.replace(path)
+    return path
 
 
 @cache

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from bench.accuracy import Export, Oracle
-from bench.peers import codegraph_export, pair_accuracy
+from bench.peers import codegraph_export, oracle_rows, pair_accuracy
 
 
 def node(id: str, kind: str, name: str, path: str, start: int, end: int) -> dict[str, Any]:
@@ -97,3 +97,19 @@ def test_an_empty_side_scores_none(missing: str) -> None:
     score = pair_accuracy(ORACLE, Export(data))
     assert score["pairs"] == 0
     assert score["precision"] is None
+
+
+def test_a_missing_oracle_file_is_built_not_skipped(tmp_path: Path) -> None:
+    """``bench.peers`` read the oracle rows from files the accuracy suite no longer writes, and
+    with them missing left every tool's accuracy columns empty without a word; now the rows are
+    made on first use (and reused after)."""
+    pytest.importorskip("jedi")
+    corpus = tmp_path / "django"
+    corpus.mkdir()
+    (corpus / "a.py").write_text("def helper():\n    return 1\n\n\ndef main():\n    return helper()\n")
+    path = oracle_rows("django", corpus, cache_dir=tmp_path / "cache")
+    rows = Oracle.load(path)
+    assert [(c.path, c.line) for c in rows.calls] == [("a.py", 6)]
+    made = path.stat().st_mtime_ns
+    assert oracle_rows("django", corpus, cache_dir=tmp_path / "cache") == path
+    assert path.stat().st_mtime_ns == made
