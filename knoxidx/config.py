@@ -35,6 +35,7 @@ from typing import Any
 import tomllib
 
 from knoxidx.errors import KnoxidxError
+from knoxidx.files import read_regular
 
 CONFIG_FILES = ("knoxidx.toml", ".knoxidx.toml")
 EMBEDDER_ENV = "KNOXIDX_EMBEDDER"
@@ -101,6 +102,8 @@ def find_config(root: Path) -> Path | None:
         candidate = root / name
         if candidate.is_file():
             return candidate
+        if candidate.exists():  # its never-send patterns would go unapplied without a word
+            raise ConfigError(f"{candidate}: not a regular file; the settings are not read")
     return None
 
 
@@ -133,11 +136,12 @@ def load_settings(root: Path | str | None, env: Mapping[str, str] | None = None)
 
 
 def _read(path: Path) -> dict[str, Any]:
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
+    try:  # not a FIFO (it would wait for a writer for ever), not over a MiB
+        data = tomllib.loads(read_regular(path).decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: invalid UTF-8 at byte {exc.start}") from None
     except OSError as exc:
         raise ConfigError(f"{path}: unreadable: {exc.strerror or exc}") from None
     _check(path, data)

@@ -14,6 +14,8 @@ from pathlib import Path, PurePosixPath
 
 import xxhash
 
+from knoxidx.files import read_regular_text
+
 CONFIG_NAMES = frozenset({"go.mod", "tsconfig.json", "jsconfig.json", "Cargo.toml"})
 _GO_MODULE = re.compile(r"^\s*module\s+(\S+)", re.MULTILINE)
 _CARGO_NAME = re.compile(r'^\s*name\s*=\s*"([^"]+)"', re.MULTILINE)
@@ -72,8 +74,8 @@ def read_configs(root: Path, config_paths: list[str]) -> tuple[tuple[str, str], 
     directories, everything a layout is made from."""
     out = []
     for rel in sorted(config_paths):
-        try:
-            out.append((rel, (root / rel).read_text(encoding="utf-8", errors="replace")))
+        try:  # discovery listed regular files; one replaced since by a FIFO is not waited on
+            out.append((rel, read_regular_text(root / rel)))
         except OSError:
             continue
     return tuple(out)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
@@ -17,6 +18,7 @@ from stat import S_ISREG
 import pathspec
 import xxhash
 
+from knoxidx.files import FileTooLargeError, NotRegularFileError, read_regular_text
 from knoxidx.graph.layout import CONFIG_NAMES
 from knoxidx.indexer.languages import language_for_path
 from knoxidx.indexer.walk_cache import Listing, WalkCache
@@ -155,18 +157,29 @@ def _rules_for(text: str) -> IgnoreRules:
     return rules
 
 
-def _load_ignore(directory: str, names: set[str], prefix: str) -> Specs:
+def _load_ignore(directory: str, names: set[str], prefix: str,
+                 skip: Callable[[str, str], None] | None = None) -> Specs:
+    """The rules of the ignore files among ``names``; one that is not a regular file (never
+    opened for reading: a FIFO would wait for a writer for ever), is over a MiB or cannot be
+    read is left out, and said to ``skip`` with its reason."""
     specs = []
     for name in IGNORE_FILES:
         if name not in names:
             continue
         try:
-            with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
-        except OSError:
+            text = read_regular_text(os.path.join(directory, name))
+        except OSError as exc:
+            if skip is not None:
+                skip(prefix + name, _reason(exc))
             continue
         specs.append((prefix, _rules_for(text)))
     return specs
+
+
+def _reason(exc: OSError) -> str:
+    if isinstance(exc, NotRegularFileError):
+        return "not_a_file"
+    return "too_large" if isinstance(exc, FileTooLargeError) else "unreadable"
 
 
 def _ignored(specs: Specs, rel: str, is_dir: bool) -> bool:
@@ -269,7 +282,7 @@ class _Walker:
         names = {e.name for e in entries}
         ignore_files = tuple(n for n in IGNORE_FILES if n in names)
         if ignore_files:
-            specs = specs + _load_ignore(directory, names, prefix)
+            specs = specs + _load_ignore(directory, names, prefix, result.skip)
         has_manifest = not prefix or bool(names & MANIFESTS)
         # What the cache will record (names only: sizes and mtimes are stat'ed every walk);
         # a directory with a symlink or an entry that failed is not recorded.
@@ -320,6 +333,14 @@ class _Walker:
                 pending.append((entry.path, rel + "/", specs, entry.inode()))
                 continue
             if name in CONFIG_NAMES:
+                try:
+                    regular = entry.is_file()  # follows a symlink
+                except OSError:
+                    regular = False
+                if not regular:  # a FIFO named go.mod would block the layout's read
+                    skip(prefix + name, "not_a_file")
+                    cacheable = False
+                    continue
                 configs.append(name)
                 result.config_paths.append(prefix + name)
             spec = language_for_path(name)
@@ -363,7 +384,8 @@ class _Walker:
         """Answer a directory from its cached listing; False (nothing added to the result)
         when the listing no longer holds and the directory must be listed again."""
         if listing.ignore_files:
-            specs = specs + _load_ignore(directory, set(listing.ignore_files), prefix)
+            specs = specs + _load_ignore(directory, set(listing.ignore_files), prefix,
+                                         self.result.skip)
         if _rules_key(specs) != listing.rules:
             return False
         stats = []

@@ -14,6 +14,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from knoxidx.files import NO_LIMIT, read_regular
 from knoxidx.graph.layout import Layout
 from knoxidx.indexer.discovery import SourceFile
 from knoxidx.indexer.reader import ReadResult, file_hash, read_and_extract
@@ -126,7 +127,7 @@ def worker_died(root: Path, job: tuple, exitcode: int | None) -> ReadResult:
     unchanged file is not tried again by the next update)."""
     _, src, _, _ = job
     try:
-        digest = file_hash((root / src.path).read_bytes())
+        digest = file_hash(read_regular(root / src.path, NO_LIMIT))
     except OSError:
         digest = ""
     return ReadResult(src.path, src.language, src.size, src.mtime_ns, "error", digest,

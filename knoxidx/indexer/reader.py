@@ -15,6 +15,7 @@ from typing import Any
 
 import xxhash
 
+from knoxidx.files import FileTooLargeError, read_regular
 from knoxidx.graph.file_index import FUNCTION, TYPE_KINDS, definition_ids
 from knoxidx.graph.model import NodeKind, file_node_id
 from knoxidx.indexer.discovery import SourceFile
@@ -60,16 +61,16 @@ def read_and_extract(job: tuple[str, SourceFile, str | None, Any]) -> ReadResult
     root, src, known_hash, layout = job
     base = (src.path, src.language, src.size, src.mtime_ns)
     try:
-        with open(os.path.join(root, src.path), "rb") as fh:
-            # no more than discovery saw, and some growth: a file rewritten or appended to
-            # since (a log that ends in .js) was read whole, whatever its size now
-            data = fh.read(src.size + GROWTH_BYTES + 1)
-    except OSError as exc:
-        return ReadResult(*base, "unreadable", message=exc.strerror or str(exc))
-    if len(data) > src.size + GROWTH_BYTES:
+        # no more than discovery saw, and some growth: a file rewritten or appended to since
+        # (a log that ends in .js) was read whole, whatever its size now; and a regular file
+        # still (a FIFO put in its place kept a worker waiting for a writer for ever)
+        data = read_regular(os.path.join(root, src.path), src.size + GROWTH_BYTES)
+    except FileTooLargeError:
         return ReadResult(*base, "unreadable", message=(
             f"the file grew by over {GROWTH_BYTES >> 20} MiB while it was being indexed (still "
             "being written?); not indexed this time"))
+    except OSError as exc:
+        return ReadResult(*base, "unreadable", message=exc.strerror or str(exc))
     if b"\0" in data[:BINARY_SNIFF]:
         return ReadResult(*base, "binary")
     digest = file_hash(data)

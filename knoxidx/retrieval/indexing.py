@@ -25,6 +25,7 @@ from typing import Any
 
 import xxhash
 
+from knoxidx.files import NO_LIMIT, read_regular
 from knoxidx.retrieval.chunker import Chunk, ChunkBudget, chunk_file
 from knoxidx.retrieval.store import ChunkStore, fts_columns
 
@@ -192,9 +193,8 @@ def chunk_one(
     reported and the file retried by the next update."""
     if facts is None:
         return ChunkedFile(path, [], [], "", gone=True)
-    try:
-        with open(os.path.join(root, path), "rb") as handle:
-            source = handle.read()
+    try:  # a FIFO put in the file's place is not waited on
+        source = read_regular(os.path.join(root, path), NO_LIMIT)
     except FileNotFoundError:
         return ChunkedFile(path, [], [], "", gone=True)
     except OSError as exc:

@@ -13,6 +13,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from knoxidx.files import NO_LIMIT, read_regular_text
 from knoxidx.graph.file_index import TYPE_KINDS
 from knoxidx.retrieval.tokens import TokenCounter
 
@@ -41,7 +42,7 @@ class Files:
         lines = self._lines.get(path)
         if lines is None:
             try:
-                text = (self.root / path).read_text(encoding="utf-8", errors="replace")
+                text = read_regular_text(self.root / path, NO_LIMIT)  # never a FIFO's wait
             except OSError:
                 text = ""
             lines = self._lines[path] = text.split("\n")

@@ -1,0 +1,137 @@
+"""Names in a repository that are not regular files: a FIFO named like an ignore file, a build
+configuration, the settings file, or put in a source file's place after discovery.
+
+Opening a FIFO for reading blocks until a writer comes, and a blocked open uses no CPU, so no
+CPU bound ends it: each of these made `knoxidx index` (or a parse worker, or the process that
+chunks and quotes source) wait for ever. Each case runs where a hang fails the test instead of
+stopping the run: in a subprocess with a timeout, or under an alarm."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from knoxidx.files import (
+    FileTooLargeError,
+    NotRegularFileError,
+    read_regular,
+    read_regular_text,
+)
+
+HANG_SECONDS = 60
+
+
+def index_json(root: Path, *args: str) -> tuple[int, dict, str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", "from knoxidx.cli import run; run()", "index", "--json", *args,
+         str(root)],
+        capture_output=True, text=True, timeout=HANG_SECONDS, check=False)
+    return proc.returncode, (json.loads(proc.stdout) if proc.stdout.strip() else {}), proc.stderr
+
+
+class Hung(BaseException):
+    """Raised by the alarm; not an OSError, which the code under test would take for an
+    unreadable file and go on to the next blocking open."""
+
+
+@contextmanager
+def no_hang(seconds: int = 10) -> Iterator[None]:
+    """Fail instead of waiting for ever: the alarm interrupts a blocked open()."""
+
+    def fail(_signum: int, _frame: object) -> None:
+        raise Hung(f"still waiting after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, fail)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_read_regular_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    with no_hang():
+        for path in (tmp_path / "pipe", tmp_path, Path("/dev/zero")):
+            with pytest.raises(NotRegularFileError):
+                read_regular(path)
+    (tmp_path / "ten").write_bytes(b"0123456789")
+    assert read_regular(tmp_path / "ten", 10) == b"0123456789"
+    with pytest.raises(FileTooLargeError):
+        read_regular(tmp_path / "ten", 9)
+    (tmp_path / "empty").write_bytes(b"")
+    assert read_regular(tmp_path / "empty") == b""
+    (tmp_path / "crlf").write_bytes(b"a\r\nb\rc\n\xff")
+    assert read_regular_text(tmp_path / "crlf") == "a\nb\nc\n\ufffd"  # as open() reads text
+
+
+def test_a_fifo_named_like_an_ignore_file_or_a_build_configuration_is_skipped_counted(
+        repo) -> None:
+    root = repo({
+        "app/main.py": "def main():\n    return 1\n",
+        "web/b.ts": "export function b() { return 1; }\n",
+        "web/a.ts": "import { b } from './b';\nexport function a() { return b(); }\n",
+    })
+    os.mkfifo(root / "app" / ".gitignore")
+    os.mkfifo(root / ".knoxidxignore")
+    os.mkfifo(root / "tsconfig.json")
+    os.mkfifo(root / "go.mod")
+    code, report, err = index_json(root, "--graph-only")
+    assert code == 0, err
+    assert report["files"] == 3
+    assert report["skipped"] == {"not_a_file": 4}
+    again, report, err = index_json(root, "--graph-only")  # the walk cache's turn
+    assert again == 0 and report["skipped"] == {"not_a_file": 4}, err
+
+
+def test_a_settings_file_that_is_not_a_regular_file_is_a_clear_error(repo) -> None:
+    """It was passed over as absent, and with it any never-send patterns it holds."""
+    root = repo({"main.py": "def main():\n    return 1\n"})
+    assert index_json(root)[0] == 0
+    os.mkfifo(root / "knoxidx.toml")
+    proc = subprocess.run(
+        [sys.executable, "-c", "from knoxidx.cli import run; run()", "search", "main", str(root)],
+        capture_output=True, text=True, timeout=HANG_SECONDS, check=False)
+    assert proc.returncode != 0
+    assert "knoxidx.toml: not a regular file" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_source_file_replaced_by_a_fifo_after_discovery_is_unreadable_not_waited_on(
+        repo) -> None:
+    from knoxidx.indexer.discovery import discover
+    from knoxidx.indexer.reader import read_and_extract
+
+    root = repo({"main.py": "def main():\n    return 1\n"})
+    [found] = discover(root).files
+    (root / "main.py").unlink()
+    os.mkfifo(root / "main.py")
+    with no_hang():
+        result = read_and_extract((str(root), found, None, None))
+    assert result.status == "unreadable" and result.message == "not a regular file"
+
+
+def test_chunking_and_context_do_not_wait_on_a_fifo_in_an_indexed_file_s_place(repo) -> None:
+    from knoxidx.index import Index
+    from knoxidx.retrieval.indexing import chunk_one
+    from knoxidx.retrieval.packing import Files
+
+    root = repo({"main.py": "def main():\n    return 1\n"})
+    with Index.open(root, create=True) as idx:
+        idx.update(jobs=1)
+        facts = idx.store.load_facts("main.py")
+    (root / "main.py").unlink()
+    os.mkfifo(root / "main.py")
+    with no_hang():
+        chunked = chunk_one(str(root), "main.py", "", facts, None)  # type: ignore[arg-type]
+        lines = Files(root, None).lines("main.py")  # type: ignore[arg-type]
+    assert chunked.error == "unreadable: not a regular file"
+    assert lines == [""]
