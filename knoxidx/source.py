@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from knoxidx.errors import BadPathError, KnoxidxError
+from knoxidx.files import FileTooLargeError, NotRegularFileError, read_regular
 from knoxidx.indexer.languages import language_for_path
 from knoxidx.indexer.watch_filter import RepoPathFilter
 
@@ -97,25 +97,17 @@ def read_source(root: Path, path: Any, start: int | None = None, end: int | None
 
 
 def _read_text(real: str, rel: str) -> str:
-    try:
-        st = os.stat(real)
-        size = st.st_size
-        if stat.S_ISDIR(st.st_mode):
-            raise BadPathError(f"{rel!r} is a directory, not a file")
-        if not stat.S_ISREG(st.st_mode):  # a FIFO would block the reader forever
-            raise BadPathError(f"{rel!r} is not a regular file")
-        if size > MAX_SOURCE_BYTES:
-            raise BadPathError(
-                f"{rel!r} is {size} bytes; files over {MAX_SOURCE_BYTES} bytes are not served"
-            )
-        with open(real, "rb") as fh:
-            data = fh.read(MAX_SOURCE_BYTES + 1)
-    except FileNotFoundError:
+    try:  # opened without blocking, read only if regular: a FIFO would block the reader for ever
+        data = read_regular(real, MAX_SOURCE_BYTES)
+    except (FileNotFoundError, NotADirectoryError):
         raise SourceNotFoundError(f"no file {rel!r} in the repository") from None
-    except NotADirectoryError:
-        raise SourceNotFoundError(f"no file {rel!r} in the repository") from None
-    except IsADirectoryError:
-        raise BadPathError(f"{rel!r} is a directory, not a file") from None
+    except NotRegularFileError:
+        if os.path.isdir(real):
+            raise BadPathError(f"{rel!r} is a directory, not a file") from None
+        raise BadPathError(f"{rel!r} is not a regular file") from None
+    except FileTooLargeError:
+        raise BadPathError(
+            f"{rel!r} is over {MAX_SOURCE_BYTES} bytes; larger files are not served") from None
     except PermissionError:
         raise ForbiddenPathError(f"{rel!r} is not readable") from None
     if b"\x00" in data[:8192]:
