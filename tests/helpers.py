@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -21,6 +24,17 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
         else:
             path.write_text(textwrap.dedent(content), encoding="utf-8")
     return root
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None,
+            timeout: float = 120) -> tuple[int, str, str]:
+    """The real ``knoxidx`` entry point in a subprocess: (exit code, stdout, stderr). A
+    command still running after ``timeout`` seconds fails the test (subprocess.TimeoutExpired)
+    instead of hanging the run."""
+    proc = subprocess.run([sys.executable, "-c", "from knoxidx.cli import run; run()", *args],
+                          check=False, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
+    return proc.returncode, proc.stdout, proc.stderr
 
 
 def build(root: Path, jobs: int = 1):

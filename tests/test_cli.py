@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -13,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from knoxidx.cli import main
+from tests.helpers import run_cli as run
 
 FILES = {
     "app/__init__.py": "",
@@ -43,12 +42,6 @@ def indexed(repo) -> Path:
     result = CliRunner().invoke(main, ["index", "--jobs", "1", str(root)])
     assert result.exit_code == 0, result.output
     return root
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    proc = subprocess.run([sys.executable, "-c", "from knoxidx.cli import run; run()", *args],
-                          capture_output=True, text=True, timeout=120)
-    return proc.returncode, proc.stdout, proc.stderr
 
 
 def test_index_json_report(repo) -> None:

@@ -22,6 +22,7 @@ from knoxidx.graph import export, pg_schema
 from knoxidx.graph.pg_store import delete_repo
 from knoxidx.index import Index
 from tests.helpers import BILLING, BILLING_QUESTION, write_tree
+from tests.helpers import run_cli as cli
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -29,16 +30,6 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 def _copy(src: Path, dst: Path) -> Path:
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".knoxidx"))
     return dst
-
-
-def cli(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    """The real ``knoxidx`` entry point in a subprocess: exit codes and one-line errors."""
-    import os
-
-    proc = subprocess.run([sys.executable, "-c", "from knoxidx.cli import run; run()", *args],
-                          check=False, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **(env or {})})
-    return proc.returncode, proc.stdout, proc.stderr
 
 
 def _graph(idx: Index) -> tuple[list, list]:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,16 +23,14 @@ from knoxidx.files import (
     read_regular,
     read_regular_text,
 )
+from tests.helpers import run_cli
 
 HANG_SECONDS = 60
 
 
 def index_json(root: Path, *args: str) -> tuple[int, dict, str]:
-    proc = subprocess.run(
-        [sys.executable, "-c", "from knoxidx.cli import run; run()", "index", "--json", *args,
-         str(root)],
-        capture_output=True, text=True, timeout=HANG_SECONDS, check=False)
-    return proc.returncode, (json.loads(proc.stdout) if proc.stdout.strip() else {}), proc.stderr
+    code, out, err = run_cli("index", "--json", *args, str(root), timeout=HANG_SECONDS)
+    return code, (json.loads(out) if out.strip() else {}), err
 
 
 class Hung(BaseException):
@@ -99,11 +95,9 @@ def test_a_settings_file_that_is_not_a_regular_file_is_a_clear_error(repo) -> No
     root = repo({"main.py": "def main():\n    return 1\n"})
     assert index_json(root)[0] == 0
     os.mkfifo(root / "knoxidx.toml")
-    proc = subprocess.run(
-        [sys.executable, "-c", "from knoxidx.cli import run; run()", "search", "main", str(root)],
-        capture_output=True, text=True, timeout=HANG_SECONDS, check=False)
-    assert proc.returncode != 0
-    assert "knoxidx.toml: not a regular file" in proc.stderr and "Traceback" not in proc.stderr
+    code, _, err = run_cli("search", "main", str(root), timeout=HANG_SECONDS)
+    assert code != 0
+    assert "knoxidx.toml: not a regular file" in err and "Traceback" not in err
 
 
 def test_a_source_file_replaced_by_a_fifo_after_discovery_is_unreadable_not_waited_on(
