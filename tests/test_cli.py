@@ -220,3 +220,33 @@ def test_graphml_export_is_streamed_typed_and_reads_back(repo) -> None:
     f = next(n for n in data["nodes"] if n["name"] == "f")
     assert f["doc"] == "An \x1b[1mescape\x1b[0m."
     assert graph.nodes[str(f["id"])]["doc"] == "An \ufffd[1mescape\ufffd[0m."
+
+
+def test_a_symbol_is_listed_at_the_depth_it_is_first_reached(repo) -> None:
+    # `caller` calls `target` itself and through `helper`: it is impacted at depth 1, and its
+    # path through `helper` (depth 2) added it again, as did `rec`'s call of itself. Calls at
+    # one depth still each have their entry (each call site).
+    root = repo({"m.py": """\
+        def target():
+            return 1
+
+        def helper():
+            return target()
+
+        def caller():
+            target()
+            target()
+            return helper()
+
+        def rec(n):
+            return rec(n - 1) if n else target()
+        """})
+    assert CliRunner().invoke(main, ["index", "--jobs", "1", str(root)]).exit_code == 0
+    impact = json.loads(CliRunner().invoke(
+        main, ["impact", "target", str(root), "--depth", "3", "--json"]).output)
+    assert sorted((h["name"], h["depth"], h["site"]["line"]) for h in impact["impacted"]) == [
+        ("caller", 1, 8), ("caller", 1, 9), ("helper", 1, 5), ("rec", 1, 13)]
+    callers = json.loads(CliRunner().invoke(
+        main, ["callers", "rec", str(root), "--depth", "2", "--json"]).output)
+    # a recursive function is its own caller, once
+    assert [(h["name"], h["depth"]) for h in callers["callers"]] == [("rec", 1)]

@@ -28,17 +28,24 @@ def walk(
     q: GraphQueries, start: int, direction: str, types: tuple[str, ...], depth: int,
     limit: int = 5000,
 ) -> list[dict[str, Any]]:
-    """Breadth-first over ``types`` edges; one entry per (node, site) reached, nearest first."""
+    """Breadth-first over ``types`` edges, nearest first: one entry per (node, site) at the
+    depth the node is first reached. A node already listed nearer is not listed again for a
+    longer path to it (a caller that also calls through a helper), nor is ``start`` past
+    depth 1 (a recursive function is its own caller once)."""
     seen = {start}
     frontier = [start]
     hits: list[dict[str, Any]] = []
     for level in range(1, depth + 1):
         edges = q.edges(frontier, direction, types)
         other = "source" if direction == "in" else "target"
-        nodes = q.nodes_by_id({e[other] for e in edges})
+        nodes = q.nodes_by_id({e[other] for e in edges if e[other] not in seen or level == 1})
         nxt: list[int] = []
+        reached: set[int] = set()  # first reached at this level
         for e in edges:
-            node = nodes.get(e[other])
+            node_id = e[other]
+            if node_id in seen and node_id not in reached and (level > 1 or node_id != start):
+                continue  # listed at a shallower depth
+            node = nodes.get(node_id)
             if node is None:
                 continue
             hits.append({
@@ -49,9 +56,10 @@ def walk(
                 "depth": level,
                 "from": e["target"] if direction == "in" else e["source"],
             })
-            if e[other] not in seen:
-                seen.add(e[other])
-                nxt.append(e[other])
+            if node_id not in seen:
+                seen.add(node_id)
+                reached.add(node_id)
+                nxt.append(node_id)
             if len(hits) >= limit:
                 return hits
         frontier = nxt
