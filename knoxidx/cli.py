@@ -204,7 +204,7 @@ def _print_report(data: dict) -> None:
 @main.command()
 @click.argument("name")
 @path_argument
-@click.option("--kind", type=click.Choice(NODE_KINDS), default=None)
+@click.option("--kind", type=click.Choice(NODE_KINDS, case_sensitive=False), default=None)
 @click.option("--limit", type=click.IntRange(1, 10000), default=50, show_default=True)
 @json_option
 @store_options
@@ -327,7 +327,7 @@ def verify(path: str, as_json: bool) -> None:
 
 @main.command()
 @path_argument
-@click.option("--format", "fmt", type=click.Choice(["json", "graphml", "dot"]), default="json",
+@click.option("--format", "fmt", type=click.Choice(["json", "graphml", "dot"], case_sensitive=False), default="json",
               show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default="-",
               help="File to write (default: stdout).")

@@ -250,3 +250,18 @@ def test_a_symbol_is_listed_at_the_depth_it_is_first_reached(repo) -> None:
         main, ["callers", "rec", str(root), "--depth", "2", "--json"]).output)
     # a recursive function is its own caller, once
     assert [(h["name"], h["depth"]) for h in callers["callers"]] == [("rec", 1)]
+
+
+def test_choices_are_taken_in_any_case(indexed: Path) -> None:
+    # `--kind class`, `--format GraphML` and `--mode Lexical` were refused ("'class' is not one
+    # of 'Function', 'Class', ..."): a person types the word, not the enum's spelling
+    runner = CliRunner()
+    result = runner.invoke(main, ["symbols", "Service", str(indexed), "--kind", "class", "--json"])
+    assert result.exit_code == 0, result.output
+    assert [(s["name"], s["kind"]) for s in json.loads(result.output)] == [("Service", "Class")]
+    result = runner.invoke(main, ["export", str(indexed), "--format", "GraphML"])
+    assert result.exit_code == 0 and result.output.startswith("<?xml"), result.output[:200]
+    result = runner.invoke(main, ["search", "parse config", str(indexed), "--mode", "Lexical",
+                                  "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["mode"] == "lexical"
