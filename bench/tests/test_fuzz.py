@@ -135,3 +135,27 @@ def test_a_case_that_grows_to_the_workers_cap_is_told_from_a_crash(
 
     monkeypatch.setattr(fuzz, "check_case", segfault)
     assert fuzz.crash_cause("python", b"x = 1\n")[0] == "crash"
+
+
+def test_a_worker_that_crashes_keeps_the_tallies_of_the_cases_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Seed 2201's Java run reported 3,986 cases and the outcomes of 1,600: the 2,386 cases run
+    by the worker that a case killed were counted, their outcomes lost with it. The worker now
+    reports its tallies as it goes; what it ran after its last report is said to be
+    unrecorded."""
+    def check_case(_workdir: Path, _language: str, data: bytes) -> tuple[str, str, float]:
+        if data == b"7":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return "ok", "", 0.0
+
+    monkeypatch.setattr(fuzz, "PROGRESS_EVERY", 2, raising=False)
+    monkeypatch.setattr(fuzz, "make_case", lambda _l, _s, _seed, number: str(number).encode())
+    monkeypatch.setattr(fuzz, "check_case", check_case)  # the forked worker inherits these
+    seed = tmp_path / "a.py"
+    seed.write_text("def f():\n    return 1\n")
+    result = fuzz.fuzz_language("python", [seed], 1, seconds=3.0, repo_every=0, slow=30.0,
+                                hang=30.0)
+    assert [(f["kind"], f["case"]) for f in result.findings] == [("crash", 7)]
+    assert sum(result.outcomes.values()) == result.cases > 8
+    assert result.outcomes["unrecorded"] == 1  # case 6, run after the report at 6 cases
