@@ -327,8 +327,8 @@ def verify(path: str, as_json: bool) -> None:
 
 @main.command()
 @path_argument
-@click.option("--format", "fmt", type=click.Choice(["json", "graphml", "dot"], case_sensitive=False), default="json",
-              show_default=True)
+@click.option("--format", "fmt", default="json", show_default=True,
+              type=click.Choice(["json", "graphml", "dot"], case_sensitive=False))
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default="-",
               help="File to write (default: stdout).")
 @store_options

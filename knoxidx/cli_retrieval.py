@@ -31,7 +31,8 @@ SNIPPET_WIDTH = 100
 @click.argument("path", required=False, default=".", type=click.Path())
 @click.option("-k", "k", type=click.IntRange(1, 100), default=10, show_default=True,
               help="How many results.")
-@click.option("--mode", type=click.Choice(MODES, case_sensitive=False), default="hybrid", show_default=True,
+@click.option("--mode", type=click.Choice(MODES, case_sensitive=False), default="hybrid",
+              show_default=True,
               help="hybrid: words + meaning + symbol names; lexical: words and names only "
                    "(no model); vector: meaning only.")
 @click.option("--lang", "language", default=None,
