@@ -89,6 +89,11 @@ class Param:
         if self.max_length is not None and len(value) > self.max_length:
             raise InputError(f"{label!r} is longer than {self.max_length} characters")
         if self.enum and value not in self.enum:
+            # in any case (an agent writes `kind=class`): answered as the listed spelling
+            folded = value.casefold()
+            for choice in self.enum:
+                if choice.casefold() == folded:
+                    return choice
             raise InputError(f"{label!r} must be one of {', '.join(self.enum)}, not {value!r}")
         return value
 

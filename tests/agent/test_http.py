@@ -77,6 +77,15 @@ def test_answers_are_the_index_calls(client: httpx.Client, index: Index) -> None
     assert get(client, f"/symbols/{node['id']}") == same(index.node(node["id"]))
 
 
+def test_a_choice_is_taken_in_any_case(client: httpx.Client, index: Index) -> None:
+    # an agent writes `kind=class` as often as `kind=Class`; it was a 400 ("must be one of
+    # Function, Class, ..."). A value that matches no choice in any case still is.
+    assert get(client, "/symbols?q=Config&kind=class") == same(index.symbols("Config", "Class"))
+    assert get(client, "/search?q=parse%20config&mode=LEXICAL")["mode"] == "lexical"
+    error = get(client, "/symbols?q=Config&kind=klass", 400)["error"]
+    assert "must be one of Function, Class" in error["message"]
+
+
 def test_search_and_context(client: httpx.Client, index: Index) -> None:
     found = get(client, "/search?q=parse%20configuration&k=3&mode=lexical")
     assert found == same(index.search("parse configuration", k=3, mode="lexical"))
