@@ -455,3 +455,28 @@ def test_a_standing_worker_that_does_not_grow_is_kept(
     pids = _standing_pids(tmp_path, "class A { void f() { g(); } }\n" * 200, 40)
     assert len(set(pids)) == 1, pids
     assert_sound(tmp_path)
+
+
+def test_a_go_receiver_list_of_thousands_of_entries_costs_its_file_nothing(
+    tmp_path: Path,
+) -> None:
+    """Found by ``bench.long_runs`` (`a,` 30,000 times inside a receiver): tree-sitter parses
+    `func (a, a, ... t *T) M()` without an error, and the tags query took time cubic in the
+    receiver's entries (23 s of CPU for 2,000), so the file ran past its worker's CPU bound twice
+    (24 s) and was not indexed. The query now reads a receiver as its list's first entry, or
+    the first after a comment (as `N`'s is)."""
+    (tmp_path / "go.mod").write_text("module example.com/m\n\ngo 1.21\n")
+    (tmp_path / "t.go").write_text(
+        "package m\n\ntype T struct{}\n\n"
+        "func (" + "a, " * 30_000 + "t *T) Broken() {}\n\n"
+        "func (t *T) M() int { return helper() }\n\n"
+        "func (/* the receiver */ t *T) N() int { return t.M() }\n\n"
+        "func helper() int { return 1 }\n")
+    report = index(tmp_path)
+    assert report.errors == []
+    with Index.open(tmp_path) as idx:
+        assert [s["kind"] for s in idx.symbols("Broken")] == ["Function"]
+        assert [c["qualified_name"] for c in idx.callers("helper")["callers"]] == [
+            "example.com/m.T.M"]
+        assert [c["qualified_name"] for c in idx.callers("example.com/m.T.M")["callers"]] == [
+            "example.com/m.T.N"]
