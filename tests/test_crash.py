@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from knoxidx.graph.queries import GraphQueries
 from knoxidx.index import Index
 from knoxidx.verify import verify_index
@@ -53,3 +55,41 @@ def test_sigkill_mid_index_then_recover(tmp_path: Path) -> None:
         result = verify_index(idx)
         assert result["equal"], result
         assert idx.callees("pkg.m5.f5")["callees"] == []
+
+
+OWNER = """\
+import os, sys
+from knoxidx.indexer.parse_worker import new_pool
+pool = new_pool(2, sys.argv[1])
+pids = {pool.submit(os.getpid).result() for _ in range(8)}
+print(" ".join(map(str, sorted(pids))), flush=True)
+sys.stdin.read()  # until killed
+"""
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie, ended but not reaped, is not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize("method", ["fork", "forkserver"])
+def test_parse_workers_end_with_a_killed_owner(method: str) -> None:
+    """A `knoxidx index` or watcher killed outright (SIGKILL, the OOM killer) left its parse
+    workers waiting on their queue for ever, and a standing worker kept its forkserver alive
+    too (found in session 22: nine such pairs after nine test runs)."""
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, method], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        workers = [int(p) for p in owner.stdout.readline().split()]  # type: ignore[union-attr]
+        assert workers and all(_running(p) for p in workers)
+    finally:
+        owner.kill()
+        owner.wait()
+    deadline = time.monotonic() + 30
+    while any(_running(p) for p in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_running(p) for p in workers)
