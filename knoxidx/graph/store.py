@@ -30,6 +30,7 @@ from knoxidx.graph.sqlite_schema import (
     SCRATCH_SUFFIX,
 )
 from knoxidx.graph.write_lock import WriteLock
+from knoxidx.indexer.heap import process_alive
 
 if TYPE_CHECKING:
     from knoxidx.graph.queries import GraphQueries
@@ -61,7 +62,7 @@ def _create_file(db_path: Path) -> None:
     connection may replay: readers failed with "attempt to write a readonly database"."""
     for stale in db_path.parent.glob(db_path.name + ".*" + INIT_SUFFIX + "*"):
         pid = stale.name[len(db_path.name) + 1 :].split(".", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):  # left by a process killed while creating
+        if pid.isdigit() and not process_alive(int(pid)):  # left by a process killed while creating
             stale.unlink(missing_ok=True)
     made = db_path.with_name(f"{db_path.name}.{os.getpid()}{INIT_SUFFIX}")
     try:
@@ -80,16 +81,6 @@ def _create_file(db_path: Path) -> None:
     finally:
         for path in (made, *_sidecars(made)):
             path.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _sidecars(db_path: Path) -> tuple[Path, ...]:

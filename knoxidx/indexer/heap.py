@@ -99,3 +99,14 @@ def _statm(field: int, process: str = "self") -> int:
             return int(fh.read().split()[field]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, AttributeError, IndexError):
         return -1
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

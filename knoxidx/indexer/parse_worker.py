@@ -7,10 +7,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
-import select
 import signal
-import threading
-import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import suppress
@@ -25,6 +22,7 @@ from knoxidx.indexer.worker_limits import (
     READ_SECONDS,
     READ_SECONDS_PER_MB,
     cpu_bound,
+    end_with,
     limit_worker_memory,
     worker_memory_mb,
 )
@@ -42,34 +40,9 @@ def new_pool(workers: int, method: str) -> ProcessPoolExecutor:
 
 
 def start_worker(memory_mb: int, owner: int) -> None:
-    """Run first in a pool's worker: cap it, and end it when ``owner`` (the process that made
-    the pool) ends. A worker waits for work on a queue whose write end it holds too, so an owner
-    killed outright (SIGKILL, the OOM killer) left its workers waiting for ever: ~35 MB each,
-    and beside a standing worker its forkserver, whose pipe the worker keeps open."""
+    """Run first in a pool's worker: its caps, and its end with ``owner`` (``end_with``)."""
     limit_worker_memory(memory_mb)
-    with suppress(RuntimeError):  # no thread near the memory cap: the worker works as before
-        threading.Thread(target=_exit_with, args=(owner,), name="knoxidx-owner", daemon=True
-                         ).start()
-
-
-def _exit_with(owner: int) -> None:
-    """Wait until process ``owner`` has ended, then end this one."""
-    try:
-        fd = os.pidfd_open(owner)  # Linux 5.3+: readable once the process has ended
-    except (AttributeError, OSError):
-        fd = -1
-    if fd >= 0:
-        select.select([fd], [], [])
-    else:
-        while True:
-            time.sleep(1.0)
-            try:
-                os.kill(owner, 0)
-            except ProcessLookupError:
-                break
-            except PermissionError:
-                pass
-    os._exit(0)
+    end_with(owner)
 
 
 def _context(method: str) -> Any:

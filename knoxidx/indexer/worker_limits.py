@@ -6,10 +6,13 @@ pool records its file as an error (:mod:`knoxidx.indexer.parse_worker`)."""
 from __future__ import annotations
 
 import os
+import select
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from knoxidx.indexer.heap import address_space_bytes
+from knoxidx.indexer.heap import address_space_bytes, process_alive
 
 # What a parse worker may allocate beyond its size when it starts (see limit_worker_memory).
 WORKER_MEMORY_MB = 1024
@@ -72,3 +75,24 @@ def cpu_bound(seconds: float) -> Iterator[None]:
         yield
     finally:
         resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+
+
+def end_with(owner: int) -> None:
+    """End this worker when process ``owner`` (the one that made its pool) ends. A pool's
+    worker waits for work on a queue whose write end it holds too, so an owner killed outright
+    (SIGKILL, the OOM killer) left its workers waiting for ever: ~35 MB each, and beside a
+    standing worker its forkserver, whose pipe the worker keeps open."""
+    def wait() -> None:
+        try:
+            fd = os.pidfd_open(owner)  # Linux 5.3+: readable once the process has ended
+        except (AttributeError, OSError):
+            while process_alive(owner):
+                time.sleep(1.0)
+        else:
+            select.select([fd], [], [])
+        os._exit(0)
+
+    try:
+        threading.Thread(target=wait, name="knoxidx-owner", daemon=True).start()
+    except RuntimeError:  # no thread near the memory cap: the worker works as before
+        pass
