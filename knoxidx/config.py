@@ -12,6 +12,7 @@ with the environment. Every key is optional::
 
     [local]
     view = "condensed-v2"     # condensed-v2 (default) | condensed | full
+    adapter = "code-v1"       # code-v1 (default) | none;  $KNOXIDX_LOCAL_ADAPTER overrides
 
     [egress]
     never_send = ["internal/**", "*.sql"]  # gitignore patterns, added to the defaults
@@ -51,7 +52,8 @@ _TOP: dict[str, tuple[type, tuple[Any, ...] | None]] = {
 _SECTIONS: dict[str, dict[str, tuple[type, tuple[Any, ...] | None]]] = {
     "voyage": {"model": (str, None), "dimension": (int, (256, 512, 1024, 2048)),
                "base_url": (str, None)},
-    "local": {"view": (str, ("condensed-v2", "condensed", "full"))},
+    "local": {"view": (str, ("condensed-v2", "condensed", "full")),
+              "adapter": (str, ("code-v1", "none"))},
     "egress": {"never_send": (list, None), "mask_secrets": (bool, None)},
 }
 
@@ -78,6 +80,7 @@ class Settings:
     voyage_dimension: int | None = None
     voyage_base_url: str | None = None
     local_view: str = "condensed-v2"
+    local_adapter: str | None = None  # None: the default adapter
     never_send: tuple[str, ...] = ()  # extra patterns (the defaults always apply)
     mask_secrets: bool = True
     source: str | None = None  # the file read, if any
@@ -88,6 +91,8 @@ class Settings:
             "embedder": self.embedder, "local_view": self.local_view,
             "voyage_model": self.voyage_model, "offline": self.offline,
         }
+        if self.local_adapter:
+            config["local_adapter"] = self.local_adapter
         if self.reranker:
             config["reranker"] = self.reranker
         if self.voyage_dimension:
@@ -129,6 +134,7 @@ def load_settings(root: Path | str | None, env: Mapping[str, str] | None = None)
         voyage_dimension=voyage.get("dimension"),
         voyage_base_url=voyage.get("base_url"),
         local_view=local.get("view", "condensed-v2"),
+        local_adapter=local.get("adapter"),
         never_send=(*egress.get("never_send", ()), *extra),
         mask_secrets=egress.get("mask_secrets", True),
         source=str(path) if path else None,

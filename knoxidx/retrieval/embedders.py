@@ -7,7 +7,9 @@
   identifiers split into words, syntax keywords left out), which measured better and ~2x
   faster than the raw text cut at 256 tokens; ``condensed`` (path, scope, signature, doc,
   identifiers) was the default before it (MODELS.md, BENCHMARKS.md). ``$KNOXIDX_LOCAL_VIEW``
-  or ``[local] view`` in ``knoxidx.toml`` chooses.
+  or ``[local] view`` in ``knoxidx.toml`` chooses. A low-rank adapter fitted to doc comment ->
+  code pairs (``code-v1``, ``adapters/``) is merged into the weights at load; ``none`` (or
+  ``[local] adapter``, ``$KNOXIDX_LOCAL_ADAPTER``) leaves the plain model.
 - ``voyage``: ``voyage-code-3`` through the official ``voyageai`` client (see ``voyage.py``);
   opt-in with ``KNOXIDX_EMBEDDER=voyage`` and ``VOYAGE_API_KEY``, because it sends code off the
   machine.
@@ -18,9 +20,11 @@ different id means every vector is re-made.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from knoxidx.retrieval.chunker import Chunk
@@ -38,6 +42,13 @@ EMBEDDER_ENV = "KNOXIDX_EMBEDDER"
 LOCAL_VIEWS = ("condensed-v2", "condensed", "full")
 DEFAULT_VIEW = "condensed-v2"
 LOCAL_VIEW_ENV = "KNOXIDX_LOCAL_VIEW"
+# A low-rank adapter merged into MiniLM's weights (``minilm.merge_adapter``): ``code-v1`` was
+# fitted to doc comment -> code pairs of projects outside the benchmark (MODELS.md, session 23;
+# ``bench/finetune``). ``$KNOXIDX_LOCAL_ADAPTER`` or ``[local] adapter``: a bundled name, a
+# .safetensors file of ``bench/finetune/train.py``, or ``none`` for the plain model.
+LOCAL_ADAPTER_ENV = "KNOXIDX_LOCAL_ADAPTER"
+DEFAULT_ADAPTER = "code-v1"
+ADAPTERS_DIR = Path(__file__).with_name("adapters")
 
 
 class Embedder(Protocol):
@@ -136,16 +147,35 @@ def full_view(chunk: Chunk) -> str:
     return f"{chunk.header}\n{chunk.text}"
 
 
-class LocalEmbedder:
-    """The bundled MiniLM; loads lazily on first use (about 1-2 s)."""
+def adapter_path(choice: str | None) -> Path | None:
+    """The adapter file for a choice: None means the default (``DEFAULT_ADAPTER``), ``none``
+    the plain model, a name one of the bundled adapters, else a ``.safetensors`` file."""
+    choice = (choice or DEFAULT_ADAPTER).strip()
+    if choice.lower() == "none":
+        return None
+    bundled = ADAPTERS_DIR / f"{choice}.safetensors"
+    if "/" not in choice and bundled.is_file():
+        return bundled
+    path = Path(choice).expanduser()
+    if path.suffix == ".safetensors" and path.is_file():
+        return path
+    names = sorted(p.stem for p in ADAPTERS_DIR.glob("*.safetensors"))
+    raise EmbeddingConfigError(
+        f"unknown local adapter {choice!r}: use none, a bundled one ({', '.join(names)}) or a "
+        ".safetensors file written by bench/finetune/train.py")
 
-    model_name = "all-MiniLM-L6-v2"
+
+class LocalEmbedder:
+    """The bundled MiniLM (with its adapter); loads lazily on first use (about 1-2 s)."""
+
+    base_model = "all-MiniLM-L6-v2"
     dimension = 384
 
     def __init__(
         self,
         view: str = DEFAULT_VIEW,
         *,
+        adapter: str | None = None,
         max_tokens: int = 256,
         batch_size: int = 16,
         threads: int = 0,
@@ -153,9 +183,16 @@ class LocalEmbedder:
         if view not in LOCAL_VIEWS:
             raise EmbeddingConfigError(f"unknown local view {view!r}; use one of {LOCAL_VIEWS}")
         self.view = view
+        # None: $KNOXIDX_LOCAL_ADAPTER, else the default (``select_embedder`` passes its choice)
+        self.adapter = adapter_path(adapter if adapter is not None
+                                    else os.environ.get(LOCAL_ADAPTER_ENV))
         self.max_tokens = max_tokens
         self.batch_size = batch_size
         self.threads = threads
+        self.model_name = self.base_model
+        if self.adapter is not None:  # the content, not the name: a refit re-embeds
+            digest = hashlib.sha256(self.adapter.read_bytes()).hexdigest()[:8]
+            self.model_name = f"{self.base_model}+{self.adapter.stem}.{digest}"
         self.model_id = f"local/{self.model_name}/{view}/{max_tokens}"
         self._model: MiniLM | None = None
 
@@ -163,7 +200,7 @@ class LocalEmbedder:
     def model(self) -> MiniLM:
         """The model for documents: ``threads`` (0: all cores) onnxruntime threads."""
         if self._model is None:
-            self._model = _shared_model(self.max_tokens, self.threads)
+            self._model = _shared_model(self.max_tokens, self.threads, self.adapter)
         return self._model
 
     def query_model(self) -> MiniLM:
@@ -173,9 +210,9 @@ class LocalEmbedder:
         if self._model is not None:
             return self._model
         for threads in (self.threads, QUERY_THREADS):
-            if (self.max_tokens, threads) in _LOADED:
-                return _shared_model(self.max_tokens, threads)
-        return _shared_model(self.max_tokens, QUERY_THREADS)
+            if (self.max_tokens, threads, self.adapter) in _LOADED:
+                return _shared_model(self.max_tokens, threads, self.adapter)
+        return _shared_model(self.max_tokens, QUERY_THREADS, self.adapter)
 
     def document_text(self, chunk: Chunk) -> str:
         if self.view == "condensed":
@@ -187,25 +224,30 @@ class LocalEmbedder:
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         return self.model.encode(texts, batch_size=self.batch_size)
 
-    def embed_query(self, text: str) -> np.ndarray:
+    def query_text(self, text: str) -> str:
+        """What the model reads of a query: for the condensed views, the query followed by its
+        identifiers split into words, as the documents have theirs."""
         if self.view.startswith("condensed"):
-            text = f"{text}\n{readable_identifiers(text)}"
-        return self.query_model().encode([text])[0]
+            return f"{text}\n{readable_identifiers(text)}"
+        return text
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.query_model().encode([self.query_text(text)])[0]
 
 
 QUERY_THREADS = 1
-_LOADED: dict[tuple[int, int], MiniLM] = {}
+_LOADED: dict[tuple[int, int, Path | None], MiniLM] = {}
 
 
-def _shared_model(max_tokens: int, threads: int) -> MiniLM:
+def _shared_model(max_tokens: int, threads: int, adapter: Path | None) -> MiniLM:
     """One loaded model per process and setting (for the model folder of the first load): a
     server with several indexes open, or a search after an embedding run, does not pay the
     load twice."""
-    key = (max_tokens, threads)
+    key = (max_tokens, threads, adapter)
     if key not in _LOADED:
         from knoxidx.retrieval.minilm import MiniLM
 
-        _LOADED[key] = MiniLM(max_tokens=max_tokens, threads=threads)
+        _LOADED[key] = MiniLM(max_tokens=max_tokens, threads=threads, adapter=adapter)
     return _LOADED[key]
 
 
@@ -238,7 +280,8 @@ def select_embedder(
     created, whatever key is set.
 
     Keys read: ``embedder`` (local | voyage), ``local_view`` (condensed-v2 | condensed | full;
-    ``$KNOXIDX_LOCAL_VIEW`` overrides it),
+    ``$KNOXIDX_LOCAL_VIEW`` overrides it), ``local_adapter`` (``adapter_path``;
+    ``$KNOXIDX_LOCAL_ADAPTER`` overrides it),
     ``voyage_model``, ``voyage_dimension``, ``voyage_base_url``, ``offline``. ``egress``: the
     gate (never-send, masking, ledger) a remote embedder sends through.
     """
@@ -250,7 +293,8 @@ def select_embedder(
         choice = "local"
     if choice == "local":
         view = env.get(LOCAL_VIEW_ENV) or config.get("local_view") or DEFAULT_VIEW
-        return LocalEmbedder(view=view)
+        adapter = env.get(LOCAL_ADAPTER_ENV) or config.get("local_adapter") or DEFAULT_ADAPTER
+        return LocalEmbedder(view=view, adapter=adapter)
     if choice == "voyage":
         from knoxidx.retrieval.voyage import VoyageEmbedder
 

@@ -249,10 +249,11 @@ def cache_dir() -> Path:
     return Path(base) / "knoxidx"
 
 
-def cached_graph_path(folder: Path) -> Path:
-    """Where the optimised graph of the weights in ``folder`` is cached: a folder holding
-    ``model.onnx`` and its weights beside it in ``model.data`` (external initialisers load
-    about 3x faster than weights inside the protobuf)."""
+def cached_graph_path(folder: Path, adapter: Path | None = None) -> Path:
+    """Where the optimised graph of the weights in ``folder`` (with ``adapter`` merged into
+    them) is cached: a folder holding ``model.onnx`` and its weights beside it in
+    ``model.data`` (external initialisers load about 3x faster than weights inside the
+    protobuf)."""
     import onnxruntime as ort
 
     weights = (folder / "model.safetensors").stat()
@@ -261,12 +262,39 @@ def cached_graph_path(folder: Path) -> Path:
             str((folder / "model.safetensors").resolve()), str(weights.st_size),
             str(weights.st_mtime_ns), (folder / "config.json").read_text(encoding="utf-8"),
             GRAPH_VERSION, ort.__version__, platform.machine(),
+            adapter_digest(adapter) if adapter is not None else "",
         )).encode()
     ).hexdigest()[:24]
     return cache_dir() / "onnx" / f"minilm-{key}" / "model.onnx"
 
 
-def _session(folder: Path, config: BertConfig, threads: int) -> Any:
+def adapter_digest(adapter: Path) -> str:
+    """The adapter file's content hash (what a cached graph and an index's vectors depend on)."""
+    return hashlib.sha256(adapter.read_bytes()).hexdigest()[:16]
+
+
+def merge_adapter(weights: Mapping[str, np.ndarray], adapter: Path) -> dict[str, np.ndarray]:
+    """``weights`` with a low-rank adapter added: for each ``<name>.lora_a`` (rank x in) and
+    ``<name>.lora_b`` (out x rank, already scaled) in ``adapter``, ``<name>`` becomes
+    ``W + B @ A`` (``bench/finetune/train.py`` writes such files)."""
+    import numpy as np
+
+    factors = read_safetensors(adapter)
+    merged = dict(weights)
+    names = {key.rsplit(".", 1)[0] for key in factors}
+    for name in sorted(names):
+        a, b = factors.get(f"{name}.lora_a"), factors.get(f"{name}.lora_b")
+        base = merged.get(name)
+        if a is None or b is None or base is None or base.shape != (b.shape[0], a.shape[1]):
+            raise ModelUnavailableError(
+                f"the adapter {adapter} does not fit the model: {name} "
+                f"{'is not in the model' if base is None else 'has another shape'}")
+        merged[name] = (base.astype(np.float32)
+                        + b.astype(np.float32) @ a.astype(np.float32)).astype(np.float32)
+    return merged
+
+
+def _session(folder: Path, config: BertConfig, threads: int, adapter: Path | None = None) -> Any:
     """An onnxruntime session: from the cached optimised graph when there is one, else built
     from the weights (and cached for next time)."""
     import onnxruntime as ort
@@ -281,7 +309,7 @@ def _session(folder: Path, config: BertConfig, threads: int) -> Any:
     providers = ["CPUExecutionProvider"]
     levels = ort.GraphOptimizationLevel
     try:
-        cached: Path | None = cached_graph_path(folder)
+        cached: Path | None = cached_graph_path(folder, adapter)
     except OSError as exc:
         log.debug("no graph cache: %s", exc)
         cached = None
@@ -291,7 +319,10 @@ def _session(folder: Path, config: BertConfig, threads: int) -> Any:
         except Exception as exc:  # noqa: BLE001  (a damaged cache is rebuilt, not fatal)
             log.warning("rebuilding the cached model graph %s: %s", cached, exc)
             shutil.rmtree(cached.parent, ignore_errors=True)
-    graph = build_bert_onnx(read_safetensors(folder / "model.safetensors"), config)
+    weights = read_safetensors(folder / "model.safetensors")
+    if adapter is not None:
+        weights = merge_adapter(weights, adapter)
+    graph = build_bert_onnx(weights, config)
     # "extended" fusions are the CPU provider's own ops, valid on any CPU of this architecture
     # (the key has it); "all" adds hardware-specific layouts, which concern convolutions only
     opts = options(levels.ORT_ENABLE_EXTENDED)
@@ -324,8 +355,10 @@ class MiniLM:
     """Mean-pooled, L2-normalised sentence embeddings from a BERT checkpoint folder."""
 
     def __init__(
-        self, folder: Path | None = None, *, max_tokens: int = 256, threads: int = 0
+        self, folder: Path | None = None, *, max_tokens: int = 256, threads: int = 0,
+        adapter: Path | None = None,
     ) -> None:
+        """``adapter``: a low-rank adapter merged into the weights (``merge_adapter``)."""
         try:
             import onnxruntime  # noqa: F401  (here for the message below; used in _session)
             from tokenizers import Tokenizer
@@ -340,7 +373,7 @@ class MiniLM:
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(self.max_tokens)
-        self._session = _session(folder, config, threads)
+        self._session = _session(folder, config, threads, adapter)
 
     def encode(self, texts: Sequence[str], batch_size: int = 16) -> np.ndarray:
         """One unit-length float32 row per text; texts are batched by length to limit padding."""

@@ -31,7 +31,14 @@ def test_onnx_graph_matches_a_plain_numpy_bert(local_embedder) -> None:
 
     from knoxidx.retrieval.minilm import model_dir, read_safetensors
 
-    weights = read_safetensors(model_dir() / "model.safetensors")
+    weights = dict(read_safetensors(model_dir() / "model.safetensors"))
+    assert local_embedder.adapter is not None  # the default model is MiniLM with its adapter
+    factors = read_safetensors(local_embedder.adapter)
+    for key in factors:
+        if key.endswith(".lora_a"):  # W + B @ A, written out here rather than by merge_adapter
+            name = key.removesuffix(".lora_a")
+            lora_b = factors[f"{name}.lora_b"].astype(np.float64)
+            weights[name] = weights[name] + lora_b @ factors[key].astype(np.float64)
     texts = ["def parse_http_response(raw): return raw.split()", "a short sentence"]
     got = local_embedder.embed_documents(texts)
     tokenizer = local_embedder.model._tokenizer

@@ -79,9 +79,11 @@ def test_the_default_view_is_v2_and_knoxidx_toml_can_choose_another(tmp_path) ->
     from knoxidx.config import load_settings
     from knoxidx.errors import KnoxidxError
 
-    assert select_embedder({}, {}).model_id == "local/all-MiniLM-L6-v2/condensed-v2/256"
+    default = select_embedder({}, {}).model_id  # the model is MiniLM with its adapter
+    assert default.startswith("local/all-MiniLM-L6-v2+code-v1.")
+    assert default.endswith("/condensed-v2/256")
     assert load_settings(tmp_path, {}).local_view == "condensed-v2"
-    (tmp_path / "knoxidx.toml").write_text('[local]\nview = "condensed"\n')
+    (tmp_path / "knoxidx.toml").write_text('[local]\nview = "condensed"\nadapter = "none"\n')
     config = load_settings(tmp_path, {}).embedder_config()
     assert select_embedder(config, {}).model_id == "local/all-MiniLM-L6-v2/condensed/256"
     (tmp_path / "knoxidx.toml").write_text('[local]\nview = "everything"\n')
