@@ -20,6 +20,7 @@ from pathlib import Path
 from bench.retrieval_eval.corpus import target_kinds
 from bench.retrieval_eval.report import markdown_table, summarise
 from bench.retrieval_eval.run import CORPORA, SETS, evaluate
+from knoxidx.retrieval.embedders import select_embedder
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 
@@ -67,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             "config": {"set": args.set, "queries": queries, "min_chunks": min_chunks,
                        "seed": args.seed,
                        "langs": langs, "embedder": "local (default)",
+                       "model": select_embedder().model_id,
                        "kinds": sorted(target_kinds())},
             "languages": [asdict(r) for r in results],
             "summary": summary,
