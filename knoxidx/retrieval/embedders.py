@@ -20,7 +20,6 @@ different id means every vector is re-made.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 from collections.abc import Mapping, Sequence
@@ -191,7 +190,14 @@ class LocalEmbedder:
         self.threads = threads
         self.model_name = self.base_model
         if self.adapter is not None:  # the content, not the name: a refit re-embeds
-            digest = hashlib.sha256(self.adapter.read_bytes()).hexdigest()[:8]
+            from knoxidx.retrieval.minilm import adapter_digest
+
+            try:
+                digest = adapter_digest(self.adapter)[:8]
+            except OSError as exc:
+                raise EmbeddingConfigError(
+                    f"cannot read the local adapter {self.adapter}: {exc.strerror or exc}"
+                ) from exc
             self.model_name = f"{self.base_model}+{self.adapter.stem}.{digest}"
         self.model_id = f"local/{self.model_name}/{view}/{max_tokens}"
         self._model: MiniLM | None = None

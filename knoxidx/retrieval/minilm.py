@@ -279,7 +279,12 @@ def merge_adapter(weights: Mapping[str, np.ndarray], adapter: Path) -> dict[str,
     ``W + B @ A`` (``bench/finetune/train.py`` writes such files)."""
     import numpy as np
 
-    factors = read_safetensors(adapter)
+    try:
+        factors = read_safetensors(adapter)
+    except (OSError, ValueError, KeyError, TypeError, struct.error) as exc:
+        raise ModelUnavailableError(
+            f"the adapter {adapter} cannot be read as safetensors: {type(exc).__name__}: {exc}"
+        ) from exc
     merged = dict(weights)
     names = {key.rsplit(".", 1)[0] for key in factors}
     for name in sorted(names):

@@ -58,6 +58,10 @@ def test_the_setting_chooses_the_adapter_file(tmp_path: Path) -> None:
         adapter_path("code-v9")
     with pytest.raises(EmbeddingConfigError, match="unknown local adapter"):
         adapter_path(str(tmp_path / "missing.safetensors"))
+    unreadable = tmp_path / "locked.safetensors"
+    unreadable.mkdir()  # a folder by that name: there, but not a file to read
+    with pytest.raises(EmbeddingConfigError, match="unknown local adapter"):
+        LocalEmbedder(adapter=str(unreadable))
 
 
 def test_each_adapter_is_its_own_model_id(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -109,6 +113,11 @@ def test_merge_adds_the_low_rank_product_and_refuses_a_misfit(tmp_path: Path) ->
                         {f"{name}.lora_a": a[:, :100], f"{name}.lora_b": b})
     with pytest.raises(ModelUnavailableError, match="does not fit the model.*another shape"):
         merge_adapter(weights, bad)
+    garbage = tmp_path / "garbage.safetensors"
+    for content in (b"", b"\x10\x00\x00\x00\x00\x00\x00\x00not json at all!", b"\xff" * 64):
+        garbage.write_bytes(content)
+        with pytest.raises(ModelUnavailableError, match="cannot be read as safetensors"):
+            merge_adapter(weights, garbage)
     unknown = write_adapter(tmp_path / "unknown.safetensors",
                             {"no.such.weight.lora_a": a, "no.such.weight.lora_b": b})
     with pytest.raises(ModelUnavailableError, match="no.such.weight is not in the model"):
