@@ -20,6 +20,7 @@ different id means every vector is re-made.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from collections.abc import Mapping, Sequence
@@ -190,10 +191,8 @@ class LocalEmbedder:
         self.threads = threads
         self.model_name = self.base_model
         if self.adapter is not None:  # the content, not the name: a refit re-embeds
-            from knoxidx.retrieval.minilm import adapter_digest
-
-            try:
-                digest = adapter_digest(self.adapter)[:8]
+            try:  # (hashed here: graph-only commands never import minilm)
+                digest = hashlib.sha256(self.adapter.read_bytes()).hexdigest()[:8]
             except OSError as exc:
                 raise EmbeddingConfigError(
                     f"cannot read the local adapter {self.adapter}: {exc.strerror or exc}"
