@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     :func:`paired_ratios` (it writes ``DIR/.knoxidx``, as ``python -m bench`` does)."""
     import argparse
 
-    from bench.run import DEFAULT_CORPUS
+    from bench.run import DEFAULT_CORPUS, downloads_aside
 
     ap = argparse.ArgumentParser(prog="python -m bench.speed")
     ap.add_argument("what", choices=["ratio"])
@@ -164,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if not args.corpus.is_dir():
         raise SystemExit(f"no corpus at {args.corpus} (see ../shared/corpus/get-corpus.sh)")
+    downloads_aside(args.corpus)
     out = paired_ratios(args.corpus, args.pairs, args.jobs)
     for row in out["pairs"]:
         print(f"bare parse {row['bare_parse_s']:.2f} s, index {row['index_s']:.2f} s, "

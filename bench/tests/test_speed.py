@@ -43,3 +43,22 @@ def test_the_ratio_pairs_each_cold_build_with_its_own_parse(tmp_path: Path, caps
     assert (repo / ".knoxidx" / "index.db").exists()  # a real build each time
     with pytest.raises(SystemExit, match="no corpus"):
         main(["ratio", "--corpus", str(tmp_path / "missing")])
+
+
+def test_the_fetch_scripts_downloads_are_not_measured_as_corpus(tmp_path: Path, capsys) -> None:
+    """get-corpus.sh keeps its downloads in <corpus>/.downloads: the ratio counted their
+    unpacked sources as corpus files (14,267 files instead of 5,422) until they were moved."""
+    import shutil
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(FIXTURE, corpus / "python" / "app",
+                    ignore=shutil.ignore_patterns(".knoxidx"))
+    unpacked = corpus / ".downloads" / "x_pkg"
+    shutil.copytree(FIXTURE, unpacked, ignore=shutil.ignore_patterns(".knoxidx"))
+    files = len(source_files(corpus / "python"))
+    assert main(["ratio", "--corpus", str(corpus), "--pairs", "1", "--jobs", "1"]) == 0
+    out = capsys.readouterr()
+    assert out.out.splitlines()[-1].endswith(f" {files} files")
+    assert not (corpus / ".downloads").exists()
+    assert (tmp_path / "corpus-downloads" / "x_pkg").is_dir()  # moved, not deleted
+    assert "corpus-downloads" in out.err
