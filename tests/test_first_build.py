@@ -135,3 +135,51 @@ def test_an_index_is_created_where_hard_links_are_not_allowed(repo, monkeypatch)
     assert not list((root / ".knoxidx").glob("index.db.*.init*"))
     with Index.open(root) as idx:
         assert idx.callers("f1")["callers"]
+
+
+@pytest.mark.parametrize("language", ["python", "typescript", "javascript", "go", "rust", "java"])
+def test_a_first_builds_module_layer_equals_the_general_rebuild(language: str, tmp_path: Path) \
+        -> None:
+    """A first build aggregates DependsOn (and keeps the imported external modules) itself,
+    from the Imports edges it wrote; the store's SQL does it on every other update. Both give
+    the same module layer: module nodes, module -> file Contains, DependsOn, externals."""
+    import shutil
+
+    from knoxidx.graph import export
+    from knoxidx.indexer import pipeline
+
+    root = tmp_path / language
+    shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / language, root,
+                    ignore=shutil.ignore_patterns(".knoxidx"))
+    build(root)
+    with Index.open(root) as idx:
+        first = export.canonical(idx.q)
+        layer = [e for e in first[1] if e[2] in ("DependsOn", "Contains") and e[4] is None]
+        assert any(e[2] == "DependsOn" for e in layer)
+        with idx.store.transaction():
+            pipeline._rebuild_module_layer(idx.store)
+        assert export.canonical(idx.q) == first
+
+
+def test_a_first_build_gives_no_module_a_dependency_on_itself(repo) -> None:
+    """A Java file importing a class of its own package imports a file of its own module:
+    no DependsOn app -> app, from either path."""
+    from knoxidx.graph import export
+    from knoxidx.indexer import pipeline
+
+    root = repo({
+        "app/A.java": "package app;\nimport app.B;\nimport lib.C;\nimport java.util.List;\n"
+                      "public class A { B b; C c; List<B> bs; }\n",
+        "app/B.java": "package app;\npublic class B {}\n",
+        "lib/C.java": "package lib;\npublic class C {}\n",
+    })
+    build(root)
+    with Index.open(root) as idx:
+        first = export.canonical(idx.q)
+        imports = {(e[0], e[1]) for e in first[1] if e[2] == "Imports"}
+        depends = {(e[0], e[1]) for e in first[1] if e[2] == "DependsOn"}
+        assert len(imports) == 3 and len(depends) == 2, (imports, depends)
+        assert all(source != target for source, target in depends)
+        with idx.store.transaction():
+            pipeline._rebuild_module_layer(idx.store)
+        assert export.canonical(idx.q) == first

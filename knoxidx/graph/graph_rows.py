@@ -230,6 +230,36 @@ class GraphRows:
             " WHERE e.type='Imports' AND COALESCE(mt.source, e.target) != ms.source"
         )
 
+    def write_first_module_layer(
+        self, module_rows: list[tuple], contains_rows: list[tuple],
+        depends_rows: list[tuple[int, int]], imported: set[int],
+    ) -> None:
+        """:meth:`rebuild_module_layer` for a first build, where the caller has every Imports
+        edge in hand: nothing to delete, external modules kept by ``imported`` (every Imports
+        target) and DependsOn given. Its SQL would join the edges with themselves before they
+        are indexed (0.2 s at the end of a cold build of the benchmark corpus, on one core)."""
+        conn = self.conn
+        conn.executemany(NODE_INSERT.replace("OR REPLACE", "OR IGNORE"), module_rows)
+        conn.executemany(
+            "INSERT OR IGNORE INTO nodes(id, kind, name, qualified_name, file_id, language, family,"
+            " signature, doc, exported, owner) VALUES (?, 'Module', ?, ?, NULL, NULL, ?, '', '',"
+            " 1, '')",
+            [(i, name, name, family)
+             for i, family, name in conn.execute("SELECT id, family, name FROM externals")
+             if i in imported],
+        )
+        conn.execute("DELETE FROM externals WHERE id NOT IN (SELECT id FROM nodes)")
+        conn.executemany(
+            "INSERT INTO edges(source, target, type, confidence, file_id, line)"
+            " VALUES (?,?,'Contains','exact',NULL,NULL)",
+            contains_rows,
+        )
+        conn.executemany(
+            "INSERT INTO edges(source, target, type, confidence, file_id, line)"
+            " VALUES (?,?,'DependsOn','exact',NULL,NULL)",
+            depends_rows,
+        )
+
     def primary_modules(self) -> list[tuple[str, str, str, str]]:
         """(path, language, family, key): the module each file belongs to."""
         return list(self.conn.execute(

@@ -352,6 +352,15 @@ class PgStore:
                 " != ms.source", (repo, repo),
             )
 
+    def write_first_module_layer(
+        self, module_rows: list[tuple], contains_rows: list[tuple],
+        depends_rows: list[tuple[int, int]], imported: set[int],
+    ) -> None:
+        """A first build's module layer: PostgreSQL keeps its edge indexes while a build
+        inserts, so the general rebuild's SQL serves (DependsOn and ``imported`` are what it
+        computes)."""
+        self.rebuild_module_layer(module_rows, contains_rows)
+
     def primary_modules(self) -> list[tuple[str, str, str, str]]:
         return [tuple(r) for r in self._q(
             "SELECT f.path, f.language, m.family, m.key FROM knoxidx.modules m"

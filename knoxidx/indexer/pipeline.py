@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 import os
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -218,8 +218,12 @@ def update_index(
         # A cold build's nodes table is indexed once the resolver workers have started
         # (nothing they consult is in it: the workspace has every name in memory); otherwise
         # flush_nodes has nothing to do.
+        # a first build's Imports edges, for its module layer (see _rebuild_module_layer)
+        first_imports: list[tuple[int, int]] | None = [] if cold else None
         for i, res in enumerate(_resolve_all(workspace, ordered, workers, store.flush_nodes), 1):
             file_id = ids[res.path]
+            if first_imports is not None:
+                first_imports.extend((e[0], e[1]) for e in res.edges if e[2] == IMPORTS)
             if res.error:
                 report.errors.append(f"{res.path}: resolution failed ({res.error})")
             if not cold:
@@ -235,7 +239,7 @@ def update_index(
 
         t3 = time.perf_counter()
         if module_layer_stale:
-            _rebuild_module_layer(store)
+            _rebuild_module_layer(store, first_imports)
         store.set_meta("layout", fingerprint)
         store.set_meta("engine", engine)
         store.set_meta("max_bytes", str(max_bytes))  # so `verify` rebuilds the same files
@@ -359,8 +363,11 @@ def _resolve_all(
     yield from resolve_in_parallel(workspace, paths, workers, first)
 
 
-def _rebuild_module_layer(store: GraphStore) -> None:
-    """Module nodes (one per module/package key), Contains module -> file, and DependsOn."""
+def _rebuild_module_layer(store: GraphStore,
+                          first_imports: list[tuple[int, int]] | None = None) -> None:
+    """Module nodes (one per module/package key), Contains module -> file, and DependsOn.
+    ``first_imports``: a first build's every Imports edge (source, target), from which
+    DependsOn is aggregated here rather than by the store."""
     modules: dict[tuple[str, str], str] = {}
     contains: list[tuple[int, int]] = []
     for path, language, family, key in store.primary_modules():
@@ -371,7 +378,22 @@ def _rebuild_module_layer(store: GraphStore) -> None:
          None, None, None, None, None, None, language, family, "", "", 1, "", 0, None)
         for (family, key), language in modules.items()
     ]
-    store.rebuild_module_layer(rows, contains)
+    if first_imports is None:
+        store.rebuild_module_layer(rows, contains)
+        return
+    # DependsOn: the module of an importing file -> the module of the file it imports (or
+    # the external module itself), never to itself
+    modules_of: dict[int, list[int]] = defaultdict(list)
+    for module, file in contains:
+        modules_of[file].append(module)
+    depends: set[tuple[int, int]] = set()
+    for source, target in first_imports:
+        for from_module in modules_of.get(source, ()):
+            for to_module in modules_of.get(target) or (target,):
+                if to_module != from_module:
+                    depends.add((from_module, to_module))
+    store.write_first_module_layer(rows, contains, sorted(depends),
+                                   {target for _, target in first_imports})
 
 
 def _module_name(family: str, key: str) -> str:
