@@ -176,7 +176,7 @@ def _check_value(path: Path, key: str, rule: tuple[type, tuple[Any, ...] | None]
     kind, allowed = rule
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise ConfigError(f"{path}: {key} must be a {kind.__name__}, not {value!r}")
-    if kind is list and not all(isinstance(v, str) and v.strip() for v in value):
+    if isinstance(value, list) and not all(isinstance(v, str) and v.strip() for v in value):
         raise ConfigError(f"{path}: {key} must be a list of non-empty strings")
     if allowed is not None and value not in allowed:
         raise ConfigError(f"{path}: {key} must be one of {', '.join(map(str, allowed))}, "

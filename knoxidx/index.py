@@ -217,23 +217,22 @@ class Index(GraphQuestions):
         """Repository ``repo`` (None: every repository) of a PostgreSQL store, read-only.
         Its root (for reading source) is where it was indexed from, when that is on this
         machine, else ``root``."""
-        index = cls._open_shared(root or Path.cwd(), url, repo, create=False, readonly=True,
-                                 resolve_repo=False)
-        index.root = index.store.recorded_root() or index.root
-        return index
+        from knoxidx.graph.pg_store import PgStore
+
+        fallback = (root or Path.cwd()).resolve()
+        store = PgStore.open(url, repo, create=False, readonly=True)
+        return cls(store.recorded_root() or fallback, store)
 
     @classmethod
     def _open_shared(cls, path: str | Path, url: str, repo: str | None, *, create: bool,
-                     readonly: bool, resolve_repo: bool = True) -> Index:
+                     readonly: bool) -> Index:
         from knoxidx.graph.pg_store import PgStore
         from knoxidx.store_url import repo_id
 
         root = Path(path).resolve()
         if create and not root.is_dir():
             raise BadPathError(f"not a directory: {path}")
-        if resolve_repo:
-            repo = repo_id(repo, root)
-        return cls(root, PgStore.open(url, repo, create=create, readonly=readonly))
+        return cls(root, PgStore.open(url, repo_id(repo, root), create=create, readonly=readonly))
 
     @contextmanager
     def writer(self, *, wait: bool = False) -> Iterator[Index]:

@@ -58,19 +58,14 @@ class ReaderPool:
                 with index.store.read_snapshot():
                     return fn(index)
             finally:
-                if index.store.conn.broken:  # the server went away: reconnect next call
+                if index.store.broken:  # the server went away: reconnect next call
                     self._local.shared.pop(None if key in (None, "*", "") else key, None)
                     index.close()
         if repo is not None:
             raise InputError("'repo' needs a shared store (serve --store postgresql://...)")
         index = self._index()
-        conn = index.store.conn
-        conn.execute("BEGIN")  # one snapshot for every query of this call
-        try:
+        with index.store.read_snapshot():  # one snapshot for every query of this call
             return fn(index)
-        finally:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
 
     def _shared_index(self, repo: str | None) -> Index:
         key = None if repo in (None, "*", "") else repo

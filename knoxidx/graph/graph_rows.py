@@ -7,7 +7,7 @@ first build)."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from knoxidx.graph.sqlite_schema import NODE_INSERT, FileState
 from knoxidx.indexer.facts import FileFacts, load_facts
@@ -138,7 +138,7 @@ class GraphRows:
         self.conn.execute("DELETE FROM lookups WHERE file_id=?", (file_id,))
 
     def insert_resolution(
-        self, file_id: int, edges: list[tuple], unresolved: list[tuple], keys: Iterable[str],
+        self, file_id: int, edges: Sequence[tuple], unresolved: Sequence[tuple], keys: Iterable[str],
         externals: dict[int, tuple[str, str]],
     ) -> None:
         conn = self.conn

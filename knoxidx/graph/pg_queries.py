@@ -117,7 +117,8 @@ class PgGraphQueries:
         if not ids:
             return []
         column = "target" if direction == "in" else "source"
-        clause, params = f"e.{column} = ANY(%s)", [ids]
+        clause = f"e.{column} = ANY(%s)"
+        params: list[list[Any]] = [ids]
         type_list = list(types) if types else None
         if type_list:
             clause += " AND e.type = ANY(%s)"

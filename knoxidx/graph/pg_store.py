@@ -9,7 +9,7 @@ is one transaction (MVCC): readers see the old graph or the new one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -104,6 +104,11 @@ class PgStore:
         finally:
             if not self.conn.broken:
                 self.conn.execute("ROLLBACK")
+
+    @property
+    def broken(self) -> bool:
+        """Whether the server went away: the caller reconnects."""
+        return bool(self.conn.broken)
 
     @contextmanager
     def bulk_load(self, enabled: bool) -> Iterator[None]:
@@ -259,7 +264,7 @@ class PgStore:
             self.conn.execute(f"DELETE FROM knoxidx.{table} WHERE file_id=%s", (file_id,))
 
     def insert_resolution(
-        self, file_id: int, edges: list[tuple], unresolved: list[tuple], keys: Iterable[str],
+        self, file_id: int, edges: Sequence[tuple], unresolved: Sequence[tuple], keys: Iterable[str],
         externals: dict[int, tuple[str, str]],
     ) -> None:
         repo = self._repo

@@ -8,7 +8,7 @@ Written down from what ``indexer.pipeline``, ``graph.workspace``, ``retrieval.in
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
@@ -28,6 +28,9 @@ class GraphStore(Protocol):
 
     def close(self) -> None: ...
     def transaction(self) -> AbstractContextManager[None]: ...
+    def read_snapshot(self) -> AbstractContextManager[None]: ...  # one state for every query
+    @property
+    def broken(self) -> bool: ...  # the connection is lost: open the store again
     def bulk_load(self, enabled: bool) -> AbstractContextManager[None]: ...
     def reset(self) -> None: ...
     def write_lock(self) -> WriterLock: ...
@@ -58,7 +61,7 @@ class GraphStore(Protocol):
 
     # resolution
     def clear_file_graph(self, file_id: int) -> None: ...
-    def insert_resolution(self, file_id: int, edges: list[tuple], unresolved: list[tuple],
+    def insert_resolution(self, file_id: int, edges: Sequence[tuple], unresolved: Sequence[tuple],
                           keys: Iterable[str], externals: dict[int, tuple[str, str]]) -> None: ...
     def dependents(self, keys: Iterable[str]) -> set[str]: ...
     def import_targets(self, file_id: int) -> set[int]: ...  # its Imports edges' targets

@@ -287,6 +287,22 @@ class SQLiteStore(GraphRows):
         self.conn.execute("COMMIT")
 
     @contextmanager
+    def read_snapshot(self) -> Iterator[None]:
+        """Every query of the block sees one committed state (the HTTP API's calls): a read
+        transaction, which a writer's commit does not change under it (WAL)."""
+        self.conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+
+    @property
+    def broken(self) -> bool:
+        """Whether the connection is lost for good (never, for a file)."""
+        return False
+
+    @contextmanager
     def bulk_load(self, enabled: bool) -> Iterator[None]:
         """Drop the secondary indexes while a cold build inserts, and build them once after:
         cheaper than maintaining them row by row."""

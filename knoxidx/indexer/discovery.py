@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
+from typing import Any
 
 import pathspec
 import xxhash
@@ -98,17 +99,18 @@ class IgnoreRules:
             # line in a .gitignore must not stop the index (it was a traceback).
             self.spec = pathspec.GitIgnoreSpec.from_lines(
                 [line for line in lines if _compiles(line)])
-        searches = []
+        searches: list[Any] = []
+        prefilter = True
         for pattern in self.spec.patterns:
             if pattern.include is None:
                 continue  # a comment or blank line: pathspec skips it too
             regex = getattr(pattern, "regex", None)
             if regex is None:  # not a regex pattern: no pre-filter, pathspec decides
-                searches = None
+                prefilter = False
                 break
             searches.append(regex.search)
         # None: every path goes to pathspec. () : no pattern can match (an empty file).
-        self.searches: tuple | None = tuple(searches) if searches is not None else None
+        self.searches: tuple | None = tuple(searches) if prefilter else None
         # Verdicts already given: a pure function of these rules and the path, and a process
         # that updates again (a watcher, a server, a second Index.update) walks the same tree.
         self._verdicts: dict[str, bool | None] = {}
@@ -270,7 +272,7 @@ class _Walker:
                 result.skip(prefix or ".", "symlink_loop")
                 return
             self.visited.add(identity)
-            if cache is not None:
+            if cache is not None and dir_st is not None:
                 listing = cache.lookup(prefix, dir_st, self.start_ns)
                 if listing is not None and self._replay(listing, directory, prefix, specs):
                     return
@@ -375,7 +377,7 @@ class _Walker:
                 continue
             files.append(SourceFile(rel, st.st_size, st.st_mtime_ns, spec.name))
         pending[first:] = reversed(pending[first:])  # the recursive walk's order
-        if cacheable and dir_st is not None:
+        if cacheable and cache is not None and dir_st is not None:
             cache.record(prefix, Listing(
                 identity[0], identity[1], dir_st.st_mtime_ns, _rules_key(specs),
                 ignore_files, tuple(subdirs), tuple(sources), tuple(configs)), self.start_ns)
@@ -383,6 +385,8 @@ class _Walker:
     def _replay(self, listing: Listing, directory: str, prefix: str, specs: Specs) -> bool:
         """Answer a directory from its cached listing; False (nothing added to the result)
         when the listing no longer holds and the directory must be listed again."""
+        cache = self.cache
+        assert cache is not None  # a listing comes from it
         if listing.ignore_files:
             specs = specs + _load_ignore(directory, set(listing.ignore_files), prefix,
                                          self.result.skip)
@@ -413,7 +417,7 @@ class _Walker:
         pending = self.pending
         for name in reversed(listing.subdirs):
             pending.append((base + name, prefix + name + "/", specs, None))
-        self.cache.keep(prefix, listing)
+        cache.keep(prefix, listing)
         return True
 
 

@@ -141,17 +141,18 @@ def update_index(
     membership_changed = False  # a file joined or left a module: the module layer follows
     with _lazy_collector(), store.transaction(), store.bulk_load(enabled=cold):
         for path in removed:  # deleted files take their nodes, edges and module keys along
-            state = known[path]
-            invalidate |= _keys_for(path, _old_names(store, path, state), frozenset(),
-                                    store.module_keys_of(state.id), ())
-            store.delete_file(state.id)
+            gone = known[path]
+            invalidate |= _keys_for(path, _old_names(store, path, gone), frozenset(),
+                                    store.module_keys_of(gone.id), ())
+            store.delete_file(gone.id)
         report.removed = len(removed)
         report.removed_paths.extend(removed)
 
         for result in read_all(root, to_read, known, layout, workers, progress):
             report.read += 1
             state = known.get(result.path)
-            if result.status == "unchanged":
+            if result.status == "unchanged":  # its hash was known: so was its row
+                assert state is not None
                 store.touch_file(state.id, result.size, result.mtime_ns)
                 continue
             if result.status != "ok":

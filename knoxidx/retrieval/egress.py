@@ -180,7 +180,7 @@ def egress_report(index: Any, days: int = 30) -> dict[str, Any]:
         raise SearchInputError(f"days must be a whole number of 1 or more, not {days!r}")
     settings = load_settings(index.root)
     path = ledger_path(index.store.path.parent)
-    withheld, withheld_files = (0, [])
+    withheld, withheld_files = 0, list[str]()
     if has_schema(index.store.conn):
         withheld, withheld_files = ChunkStore(index.store.conn).withheld()
     return {

@@ -167,15 +167,16 @@ class PgEmbeddingRows:
                 cur.executemany(
                     "UPDATE knoxidx.chunk_declaration SET text_hash = %s, dim = %s,"
                     " embedding = %s::vector WHERE chunk_id = %s AND n = %s", rows)
-            rows = []
+            vector_rows = []
             for chunk_id, text_hash, blob in items:
                 vector = np.frombuffer(blob, dtype="<f4")
                 literal = vector_literal(vector)
-                rows.append((chunk_id, self._repo, text_hash, int(vector.shape[0]), literal))
+                vector_rows.append((chunk_id, self._repo, text_hash, int(vector.shape[0]),
+                                    literal))
             cur.executemany(
                 "INSERT INTO knoxidx.chunk_vector VALUES (%s, %s, %s, %s, %s::vector)"
                 " ON CONFLICT (chunk_id) DO UPDATE SET text_hash = excluded.text_hash,"
-                " dim = excluded.dim, embedding = excluded.embedding", rows)
+                " dim = excluded.dim, embedding = excluded.embedding", vector_rows)
             cur.execute("DELETE FROM knoxidx.embed_pending WHERE chunk_id = ANY(%s)",
                         ([i for i, _, _ in items],))
         self._bump_version()

@@ -44,8 +44,6 @@ class SymbolHit:
 
 SymbolSource = Callable[[str, int], Sequence[SymbolHit]]
 
-SymbolSource = Callable[[str, int], Sequence[SymbolHit]]
-
 
 class SearchSources:
     store: ChunkStore

@@ -54,7 +54,8 @@ def from_blobs(blobs: Sequence[bytes], dimension: int) -> np.ndarray:
 class VectorIndex:
     """Ids and their unit vectors; ``top_k`` returns (id, cosine) best first."""
 
-    def __init__(self, ids: Sequence[int], matrix: np.ndarray, *, normalized: bool = False) -> None:
+    def __init__(self, ids: Sequence[int] | np.ndarray, matrix: np.ndarray, *,
+                 normalized: bool = False) -> None:
         import numpy as np
 
         self.ids = np.asarray(ids, dtype=np.int64)
