@@ -216,11 +216,11 @@ def update_index(
         # and Imports edges only: rebuilding it costs more than a one-file update otherwise.
         module_layer_stale = (report.full_resolve or membership_changed
                               or bool(report.removed_paths))
+        # a first build's Imports edges, for its module layer (see _rebuild_module_layer)
+        first_imports: list[tuple[int, int]] | None = [] if cold else None
         # A cold build's nodes table is indexed once the resolver workers have started
         # (nothing they consult is in it: the workspace has every name in memory); otherwise
         # flush_nodes has nothing to do.
-        # a first build's Imports edges, for its module layer (see _rebuild_module_layer)
-        first_imports: list[tuple[int, int]] | None = [] if cold else None
         for i, res in enumerate(_resolve_all(workspace, ordered, workers, store.flush_nodes), 1):
             file_id = ids[res.path]
             if first_imports is not None:
