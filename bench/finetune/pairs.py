@@ -37,7 +37,7 @@ import random
 import re
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +77,7 @@ def benchmark_summaries(corpus: Path) -> set[str]:
 
 
 def project_pairs(root: Path, name: str, language: str, *, per_project: int,
-                  seed: int, exclude: set[str] = frozenset()) -> Iterator[dict[str, Any]]:
+                  seed: int, exclude: Collection[str] = frozenset()) -> Iterator[dict[str, Any]]:
     """The training pairs of one project (see the module docstring), less any whose summary
     is in ``exclude`` (normalised as ``benchmark_summaries`` has them)."""
     task, chosen = build_task(root, name, (language,), queries=per_project, min_chunks=0,

@@ -147,6 +147,12 @@ def full_view(chunk: Chunk) -> str:
     return f"{chunk.header}\n{chunk.text}"
 
 
+def adapter_digest(adapter: Path) -> str:
+    """The adapter file's content hash, what an index's vectors and the cached model graph
+    depend on (here rather than in ``minilm``: graph-only commands never import that)."""
+    return hashlib.sha256(adapter.read_bytes()).hexdigest()
+
+
 def adapter_path(choice: str | None) -> Path | None:
     """The adapter file for a choice: None means the default (``DEFAULT_ADAPTER``), ``none``
     the plain model, a name one of the bundled adapters, else a ``.safetensors`` file."""
@@ -191,8 +197,8 @@ class LocalEmbedder:
         self.threads = threads
         self.model_name = self.base_model
         if self.adapter is not None:  # the content, not the name: a refit re-embeds
-            try:  # (hashed here: graph-only commands never import minilm)
-                digest = hashlib.sha256(self.adapter.read_bytes()).hexdigest()[:8]
+            try:
+                digest = adapter_digest(self.adapter)[:8]
             except OSError as exc:
                 raise EmbeddingConfigError(
                     f"cannot read the local adapter {self.adapter}: {exc.strerror or exc}"

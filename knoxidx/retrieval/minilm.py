@@ -256,21 +256,18 @@ def cached_graph_path(folder: Path, adapter: Path | None = None) -> Path:
     protobuf)."""
     import onnxruntime as ort
 
+    from knoxidx.retrieval.embedders import adapter_digest
+
     weights = (folder / "model.safetensors").stat()
     key = hashlib.sha256(
         "\0".join((
             str((folder / "model.safetensors").resolve()), str(weights.st_size),
             str(weights.st_mtime_ns), (folder / "config.json").read_text(encoding="utf-8"),
             GRAPH_VERSION, ort.__version__, platform.machine(),
-            adapter_digest(adapter) if adapter is not None else "",
+            adapter_digest(adapter)[:16] if adapter is not None else "",
         )).encode()
     ).hexdigest()[:24]
     return cache_dir() / "onnx" / f"minilm-{key}" / "model.onnx"
-
-
-def adapter_digest(adapter: Path) -> str:
-    """The adapter file's content hash (what a cached graph and an index's vectors depend on)."""
-    return hashlib.sha256(adapter.read_bytes()).hexdigest()[:16]
 
 
 def merge_adapter(weights: Mapping[str, np.ndarray], adapter: Path) -> dict[str, np.ndarray]:
