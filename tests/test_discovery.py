@@ -204,7 +204,7 @@ def test_ignore_prefilter_agrees_with_pathspec_everywhere() -> None:
     and directory-only patterns included, is pathspec's own."""
     import pathspec
 
-    from knoxidx.indexer.discovery import IgnoreRules
+    from knoxidx.indexer.ignore_rules import IgnoreRules
 
     for lines in IGNORE_FILES_SEEN:
         rules = IgnoreRules(lines)

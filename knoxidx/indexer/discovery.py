@@ -10,17 +10,18 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any
 
-import pathspec
-import xxhash
-
-from knoxidx.files import FileTooLargeError, NotRegularFileError, read_regular_text
 from knoxidx.graph.layout import CONFIG_NAMES
+from knoxidx.indexer.ignore_rules import (
+    IGNORE_FILES,
+    Specs,
+    is_ignored,
+    load_ignore_files,
+    rules_key,
+)
 from knoxidx.indexer.languages import language_for_path
 from knoxidx.indexer.walk_cache import Listing, WalkCache
 
@@ -36,8 +37,6 @@ MANIFESTS = frozenset({
     "pyproject.toml", "setup.py", "setup.cfg", "package.json", "Cargo.toml", "pom.xml",
     "build.gradle", "build.gradle.kts", "go.mod",
 })
-IGNORE_FILES = (".gitignore", ".knoxidxignore")
-IGNORE_NAMES = frozenset(IGNORE_FILES)
 DEFAULT_MAX_BYTES = 1024 * 1024
 
 
@@ -75,126 +74,6 @@ def discover(root: Path, max_bytes: int = DEFAULT_MAX_BYTES,
     if cache is not None:
         cache.save()
     return result
-
-
-class IgnoreRules:
-    """One ignore file's patterns, compiled once per content (a walk runs on every update and
-    may meet the same files thousands of times).
-
-    Checking a path with pathspec costs ~8 us of Python per call, and discovery asks for every
-    directory and source file under an ignore file (8,700 times a walk on the whole corpus,
-    for a root ``.knoxidxignore`` of one line). Most paths match no pattern at all, which the
-    patterns' own compiled regexes say in one C call each; only a path some pattern matches
-    goes through pathspec's gitignore precedence rules. The answer is pathspec's either way.
-    """
-
-    __slots__ = ("_verdicts", "digest", "searches", "spec")
-
-    def __init__(self, lines: list[str], digest: str = "") -> None:
-        self.digest = digest  # names the content in a walk cache's record of the rules
-        try:
-            self.spec = pathspec.GitIgnoreSpec.from_lines(lines)
-        except ValueError:
-            # A line pathspec cannot compile (a lone "!"): git ignores such a line, and one bad
-            # line in a .gitignore must not stop the index (it was a traceback).
-            self.spec = pathspec.GitIgnoreSpec.from_lines(
-                [line for line in lines if _compiles(line)])
-        searches: list[Any] = []
-        prefilter = True
-        for pattern in self.spec.patterns:
-            if pattern.include is None:
-                continue  # a comment or blank line: pathspec skips it too
-            regex = getattr(pattern, "regex", None)
-            if regex is None:  # not a regex pattern: no pre-filter, pathspec decides
-                prefilter = False
-                break
-            searches.append(regex.search)
-        # None: every path goes to pathspec. () : no pattern can match (an empty file).
-        self.searches: tuple | None = tuple(searches) if prefilter else None
-        # Verdicts already given: a pure function of these rules and the path, and a process
-        # that updates again (a watcher, a server, a second Index.update) walks the same tree.
-        self._verdicts: dict[str, bool | None] = {}
-
-    def verdict(self, local: str) -> bool | None:
-        """True: ignored, False: re-included (negation), None: this file says nothing.
-        ``local`` is relative to the ignore file's directory, posix, no leading ``/`` or
-        ``./`` (what pathspec's normalisation would leave unchanged)."""
-        try:
-            return self._verdicts[local]
-        except KeyError:
-            pass
-        verdict = None
-        searches = self.searches
-        if searches is None or any(search(local) is not None for search in searches):
-            verdict = self.spec.check_file(local).include
-        if len(self._verdicts) >= VERDICTS_KEPT:
-            self._verdicts.clear()
-        self._verdicts[local] = verdict
-        return verdict
-
-
-def _compiles(line: str) -> bool:
-    try:
-        pathspec.GitIgnoreSpec.from_lines([line])
-    except ValueError:
-        return False
-    return True
-
-
-Specs = list[tuple[str, IgnoreRules]]
-VERDICTS_KEPT = 200_000  # per ignore file: ~20 MB at worst, then forgotten all at once
-# Compiled rules by ignore-file content: bounded, since a long-lived process (a watcher, a
-# server re-indexing) may see many versions of many files.
-_RULES_CACHE: dict[str, IgnoreRules] = {}
-_RULES_CACHE_MAX = 512
-
-
-def _rules_for(text: str) -> IgnoreRules:
-    rules = _RULES_CACHE.get(text)
-    if rules is None:
-        if len(_RULES_CACHE) >= _RULES_CACHE_MAX:
-            _RULES_CACHE.clear()
-        digest = xxhash.xxh3_64_hexdigest(text.encode("utf-8", "surrogatepass"))
-        rules = _RULES_CACHE[text] = IgnoreRules(text.splitlines(), digest)
-    return rules
-
-
-def _load_ignore(directory: str, names: set[str], prefix: str,
-                 skip: Callable[[str, str], None] | None = None) -> Specs:
-    """The rules of the ignore files among ``names``; one that is not a regular file (never
-    opened for reading: a FIFO would wait for a writer for ever), is over a MiB or cannot be
-    read is left out, and said to ``skip`` with its reason."""
-    specs = []
-    for name in IGNORE_FILES:
-        if name not in names:
-            continue
-        try:
-            text = read_regular_text(os.path.join(directory, name))
-        except OSError as exc:
-            if skip is not None:
-                skip(prefix + name, _reason(exc))
-            continue
-        specs.append((prefix, _rules_for(text)))
-    return specs
-
-
-def _reason(exc: OSError) -> str:
-    if isinstance(exc, NotRegularFileError):
-        return "not_a_file"
-    return "too_large" if isinstance(exc, FileTooLargeError) else "unreadable"
-
-
-def _ignored(specs: Specs, rel: str, is_dir: bool) -> bool:
-    ignored = False
-    for prefix, rules in specs:
-        local = rel[len(prefix):] if prefix else rel
-        if is_dir:
-            local += "/"
-        # Later (deeper) files override earlier ones, as in git; negations included.
-        include = rules.verdict(local)
-        if include is not None:
-            ignored = include
-    return ignored
 
 
 class _Walker:
@@ -284,7 +163,7 @@ class _Walker:
         names = {e.name for e in entries}
         ignore_files = tuple(n for n in IGNORE_FILES if n in names)
         if ignore_files:
-            specs = specs + _load_ignore(directory, names, prefix, result.skip)
+            specs = specs + load_ignore_files(directory, names, prefix, result.skip)
         has_manifest = not prefix or bool(names & MANIFESTS)
         # What the cache will record (names only: sizes and mtimes are stat'ed every walk);
         # a directory with a symlink or an entry that failed is not recorded.
@@ -319,7 +198,7 @@ class _Walker:
                 if name in ALWAYS_SKIP_DIRS or (has_manifest and name in BUILD_DIRS):
                     continue
                 rel = prefix + name
-                if specs and _ignored(specs, rel, True):
+                if specs and is_ignored(specs, rel, True):
                     continue
                 if undecodable(name):
                     skip(shown(rel), "undecodable_name")
@@ -349,7 +228,7 @@ class _Walker:
             if spec is None:
                 continue
             rel = prefix + name
-            if specs and _ignored(specs, rel, False):
+            if specs and is_ignored(specs, rel, False):
                 continue
             if undecodable(name):
                 skip(shown(rel), "undecodable_name")
@@ -379,7 +258,7 @@ class _Walker:
         pending[first:] = reversed(pending[first:])  # the recursive walk's order
         if cacheable and cache is not None and dir_st is not None:
             cache.record(prefix, Listing(
-                identity[0], identity[1], dir_st.st_mtime_ns, _rules_key(specs),
+                identity[0], identity[1], dir_st.st_mtime_ns, rules_key(specs),
                 ignore_files, tuple(subdirs), tuple(sources), tuple(configs)), self.start_ns)
 
     def _replay(self, listing: Listing, directory: str, prefix: str, specs: Specs) -> bool:
@@ -388,9 +267,9 @@ class _Walker:
         cache = self.cache
         assert cache is not None  # a listing comes from it
         if listing.ignore_files:
-            specs = specs + _load_ignore(directory, set(listing.ignore_files), prefix,
+            specs = specs + load_ignore_files(directory, set(listing.ignore_files), prefix,
                                          self.result.skip)
-        if _rules_key(specs) != listing.rules:
+        if rules_key(specs) != listing.rules:
             return False
         stats = []
         base = directory + os.sep
@@ -437,10 +316,6 @@ def undecodable(name: str) -> bool:
 def shown(path: str) -> str:
     """``path`` as a user can read it: a byte that is not UTF-8 as ``\\xff``."""
     return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-
-
-def _rules_key(specs: Specs) -> tuple:
-    return tuple((prefix, rules.digest) for prefix, rules in specs)
 
 
 def inside(root: str, path: str) -> bool:

@@ -22,17 +22,14 @@ from knoxidx.indexer.discovery import (
     ALWAYS_SKIP_DIRS,
     BUILD_DIRS,
     DEFAULT_MAX_BYTES,
-    IGNORE_NAMES,
     MANIFESTS,
     Discovery,
     SourceFile,
-    Specs,
-    _ignored,
-    _load_ignore,
     discover,
     inside,
     undecodable,
 )
+from knoxidx.indexer.ignore_rules import IGNORE_NAMES, Specs, is_ignored, load_ignore_files
 from knoxidx.indexer.languages import language_for_path
 
 # Files whose change can change what discovery finds, or how imports resolve.
@@ -90,7 +87,7 @@ class RepoPathFilter:
             if parent and self._dir_skipped_locked(parent):
                 return True
             specs = self._specs_locked(parent)
-            return bool(specs) and _ignored(specs, rel, False)
+            return bool(specs) and is_ignored(specs, rel, False)
 
     def wants_file(self, rel: str) -> bool:
         """Whether a change to this file can change the index: an indexable source file, or a
@@ -137,7 +134,7 @@ class RepoPathFilter:
 
     def _ignored_dir(self, parent: str, rel_dir: str) -> bool:
         specs = self._specs_locked(parent)
-        return bool(specs) and _ignored(specs, rel_dir, True)
+        return bool(specs) and is_ignored(specs, rel_dir, True)
 
     def _has_manifest(self, rel_dir: str) -> bool:
         if not rel_dir:
@@ -170,7 +167,7 @@ class RepoPathFilter:
                 inherited, prefix = [], ""
             directory = os.path.join(self.root, current) if current else self.root
             present = {n for n in IGNORE_NAMES if os.path.isfile(os.path.join(directory, n))}
-            specs = inherited + _load_ignore(directory, present, prefix) if present else inherited
+            specs = inherited + load_ignore_files(directory, present, prefix) if present else inherited
             self._specs[current] = specs
         return specs
 
