@@ -73,7 +73,8 @@ def build_definitions(
         type_hint: NamePath = ()
         if type_node is not None:
             text = node_text(source, type_node)
-            type_hint = alias_path(text) if kind == _TYPE else type_path(text)
+            square = plugin.SQUARE_TYPE_ARGS
+            type_hint = alias_path(text, square) if kind == _TYPE else type_path(text, square)
         end_row, end_column = node.end_point
         defs.append(_new(Definition, (
             kind, name, qualname, parent,

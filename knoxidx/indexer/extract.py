@@ -228,21 +228,26 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
             continue
         last_start, last_end, last_sub = start, end, sub
         if end - start <= CACHED_NAME_CHARS:
-            ref_path = cached_bytes_name_path(source[start:end])
+            text = source[start:end]
+            ref_path = cached_bytes_name_path(text)
+            spans_lines = b"\n" in text
         else:
             ref_path = reference_path(source, start, end)
+            spans_lines = source.find(b"\n", start, end) >= 0
         if receiver is not None and ref_path:
             # `recv.name(...)` captured as two nodes (Java): the receiver's path, then the name
             if receiver.end_byte - receiver.start_byte <= MAX_REFERENCE_CHARS:
                 ref_path = name_path(node_text(source, receiver) + "." + ref_path[-1])
             else:
                 ref_path = ("?", ref_path[-1])
-            node = receiver
         if ref_path:
             if (local_names and len(ref_path) == 1 and sub in plugin.LOCAL_SHADOWS
                     and is_local(ref_path[0], scope, local_names, defs)):
                 continue  # a parameter or local variable: nothing outside the function
-            row, col = node.start_point
+            if spans_lines:  # a chain over several lines: the site is where its last name is
+                row, col = _name_position(source, start, end, ref_path[-1], node)
+            else:
+                row, col = node.start_point
             refs.append(_new(Reference, (sub, ref_path, scope, row + 1, col)))
 
     import_nodes = sorted({n.start_byte: n for n in import_nodes}.values(), key=lambda n: n.start_byte)
@@ -258,7 +263,7 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
         raw_bindings, enclosing(spans, [b[0].start_byte for b in raw_bindings]), strict=True
     ):
         raw = node_text(source, type_node)
-        bound_type = name_path(raw) if is_call else type_path(raw)
+        bound_type = name_path(raw) if is_call else type_path(raw, plugin.SQUARE_TYPE_ARGS)
         if bound_type and bound_type[0] != "?":
             name = SPACES.sub("", node_text(source, name_node))
             if is_member:  # the type of that member: the path to it, resolved to its type
@@ -282,6 +287,19 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
         path, language, package, lines, errors,
         tuple(defs), tuple(refs), tuple(imports), tuple(bindings), tuple(impls),
     ), notes
+
+
+def _name_position(source: bytes, start: int, end: int, name: str, node: Any) -> tuple[int, int]:
+    """Where a reference written over several lines names what it refers to (``where`` in
+    ``select(...)\\n    .where(...)``): its last name, which ends the expression; the
+    expression's start when it does not (``Foo<\\n T>``). A call's site is the line a reader
+    sees the called name on, as a compiler's or a language server's is."""
+    encoded = name.encode("utf-8")
+    at = end - len(encoded)
+    row, col = node.start_point
+    if at <= start or not source.startswith(encoded, at):
+        return row, col
+    return row + source.count(b"\n", start, at), at - source.rfind(b"\n", 0, at) - 1
 
 
 def _cursor(query: Any) -> Any:

@@ -32,9 +32,12 @@ _NULL_TYPES = frozenset({"None", "null", "undefined", "nil", "void"})
 _TYPE_PREFIX = re.compile(r"^(?:[&*]\s*|'\w+\s+|(?:mut|dyn|impl|const|readonly)\s+)*")
 _WRAPPER = re.compile(
     r"^(?:Option|Result|Box|Arc|Rc|RefCell|Cell|Mutex|RwLock|Promise|Optional|"
-    r"CompletableFuture|Future|Awaitable|Readonly)\s*[<\[](.*)[>\]]$",
+    r"CompletableFuture|Future|Awaitable|Readonly|ClassVar|Final|Annotated)\s*[<\[](.*)[>\]]$",
     re.DOTALL,
 )
+# A generic written with square brackets (Python's `Select[Any]`, Go's `List[T]`): the name
+# before them. Not `Foo[]` (an array elsewhere) nor `Literal["a"]` (values, not types).
+_SQUARE_ARGS = re.compile(r"((?:[^\W\d]|[$#])[\w$.]*)\s*\[\s*[^\s\]'\"\d].*\]\Z", re.DOTALL)
 
 
 def name_path(text: str) -> NamePath:
@@ -88,11 +91,13 @@ def cached_bytes_name_path(text: bytes) -> NamePath:
     return _split_name_path(text.decode("utf-8", "replace"))
 
 
-def type_path(text: str) -> NamePath:
+def type_path(text: str, square_args: bool = False) -> NamePath:
     """The named type a type annotation denotes, through pointers, references and the usual
     single-value wrappers: ``*Server``, ``&'a mut Foo``, ``Option<Foo>``, ``Promise<Foo>``,
-    ``(*T, error)`` all give the path of the inner type."""
-    text = text.strip()
+    ``(*T, error)`` all give the path of the inner type. ``square_args``: the language writes
+    type arguments in square brackets (Python, Go), so ``Select[Any]`` is a ``Select``; and
+    (Python) an annotation may be a string, a forward reference: ``"Select[T]"`` is one too."""
+    text = _unquoted(text.strip()) if square_args else text.strip()
     if "|" in text:  # `Foo | None`, `Foo | undefined`: the named alternative
         parts = [p.strip() for p in _split_args(text.replace("|", ","))]
         named = [p for p in parts if p and p not in _NULL_TYPES]
@@ -105,11 +110,23 @@ def type_path(text: str) -> NamePath:
         if not wrapped:
             break
         text = _split_args(wrapped.group(1))[0].strip()
+        if square_args:
+            text = _unquoted(text)
+    if square_args and text.endswith("]"):
+        generic = _SQUARE_ARGS.match(text)
+        if generic:
+            text = generic.group(1)
     path = name_path(text)
     return path if path and path[0] != "?" else ()
 
 
-def alias_path(text: str) -> NamePath:
+def _unquoted(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1].strip()
+    return text
+
+
+def alias_path(text: str, square_args: bool = False) -> NamePath:
     """The named type a type alias stands for (``type ParseStream<'a> = &'a ParseBuffer<'a>``
     -> ParseBuffer), or nothing when it is a choice of several (``type Id = number | Key``:
     a member of it could belong to either; :func:`type_path` picks the first for a binding's
@@ -118,7 +135,7 @@ def alias_path(text: str) -> NamePath:
         parts = [p.strip() for p in _split_args(text.replace("|", ","))]
         if sum(1 for p in parts if p and p not in _NULL_TYPES) > 1:
             return ()
-    return type_path(text)
+    return type_path(text, square_args)
 
 
 def _split_args(text: str) -> list[str]:

@@ -17,6 +17,7 @@ LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL, RefKind.NEW})
 # query cursor cubic in the names (1,000 in one `var`: 6.4 s; a mangled struct of 4,000: hours;
 # found by bench.fuzz), as each name's match state scans the rest for the type.
 TYPE_AFTER_NAMES: frozenset[str] = frozenset({"field_declaration", "var_spec", "const_spec"})
+SQUARE_TYPE_ARGS = True  # type arguments in square brackets: `List[T]`
 
 
 def classify(sub: str, name: str, node: Any) -> str | None:

@@ -16,6 +16,7 @@ FAMILY = "js"
 LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL, RefKind.NEW})
 # declarations whose type is read from the node, not matched (see go.py)
 TYPE_AFTER_NAMES: frozenset[str] = frozenset()
+SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
 REQUIRE = "="  # the imported name of `x = require(m)`: m's module.exports, whatever it is
 EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _JS_TO_TS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}

@@ -79,6 +79,7 @@ FAMILY = "python"
 LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL, RefKind.NEW})
 # declarations whose type is read from the node, not matched (see go.py)
 TYPE_AFTER_NAMES: frozenset[str] = frozenset()
+SQUARE_TYPE_ARGS = True  # type arguments in square brackets: `Select[Any]`, and string annotations
 # Methods of builtin types: `x.append()` on an unknown `x` is far likelier a list than the one
 # project class that happens to define `append`, so these names are never guessed.
 _BUILTIN_METHODS = frozenset(

@@ -15,6 +15,7 @@ FAMILY = "rust"
 LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL})
 # declarations whose type is read from the node, not matched (see go.py)
 TYPE_AFTER_NAMES: frozenset[str] = frozenset()
+SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
 
 
 def classify(sub: str, name: str, node: Any) -> str | None:

@@ -63,16 +63,20 @@
 (assignment
   left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @binding.name
   right: (call function: [(identifier) (attribute)] @binding.call))
+; an annotation: a name, a generic (`Select[Any]`, `Optional[T]`) or a forward reference
+; (`"Select"`); name_paths.type_path reads the type out of it
 (assignment
   left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @binding.name
-  type: (type [(identifier) (attribute)] @binding.type))
-(typed_parameter (identifier) @binding.name type: (type [(identifier) (attribute)] @binding.type))
-(typed_default_parameter name: (identifier) @binding.name type: (type [(identifier) (attribute)] @binding.type))
+  type: (type [(identifier) (attribute) (generic_type) (subscript) (string)] @binding.type))
+(typed_parameter (identifier) @binding.name
+  type: (type [(identifier) (attribute) (generic_type) (subscript) (string)] @binding.type))
+(typed_default_parameter name: (identifier) @binding.name
+  type: (type [(identifier) (attribute) (generic_type) (subscript) (string)] @binding.type))
 ; `x: T | None` (Optional): what x holds when it holds anything is a T
 (typed_parameter (identifier) @binding.name
-  type: (type (binary_operator left: [(identifier) (attribute)] @binding.type right: (none))))
+  type: (type (binary_operator left: [(identifier) (attribute) (generic_type) (subscript) (string)] @binding.type right: (none))))
 (typed_default_parameter name: (identifier) @binding.name
-  type: (type (binary_operator left: [(identifier) (attribute)] @binding.type right: (none))))
+  type: (type (binary_operator left: [(identifier) (attribute) (generic_type) (subscript) (string)] @binding.type right: (none))))
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @binding.call)
   alias: (as_pattern_target (identifier) @binding.name)))
 (assignment

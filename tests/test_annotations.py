@@ -1,0 +1,188 @@
+"""What an annotation says a value is, whatever its spelling, and where a call written over
+several lines is made.
+
+A generic written with square brackets (Python's ``Select[Any]``, Go's ``List[T]``) is a value of
+that class, and so is a Python forward reference (``"Select[T]"``): before, either typed nothing,
+and ``select(...).where(...)`` on SQLAlchemy's ``-> Select[Any]`` was no call of ``Select.where``.
+A method called at the end of a chain that spans lines is called on the line of its name (where
+a reader, a compiler or a language server sees it), not on the line where the chain begins.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from knoxidx.index import Index
+from knoxidx.indexer.name_paths import type_path
+from tests.helpers import build
+
+
+@pytest.mark.parametrize(("text", "square", "expected"), [
+    ("Select[Any]", True, ("Select",)),
+    ("sql.Select[Tuple[int, str]]", True, ("sql", "Select")),
+    ('"Select[T]"', True, ("Select",)),
+    ("'Select'", True, ("Select",)),
+    ("Optional['Select']", True, ("Select",)),
+    ("Select[Any] | None", True, ("Select",)),
+    ("ClassVar[Registry]", True, ("Registry",)),
+    ("Final[Registry]", True, ("Registry",)),
+    ("Literal['a']", True, ()),  # values, not a type
+    ("Foo[]", True, ()),
+    ("map[string]Foo", True, ()),  # Go: the map, not the value type
+    ("[]Foo", True, ()),
+    ("List[T]", True, ("List",)),  # Go generics
+    # languages whose type arguments are angle brackets are as before
+    ("Select[Any]", False, ()),
+    ('"Select"', False, ()),
+    ("Foo[]", False, ()),
+])
+def test_the_type_an_annotation_names(text: str, square: bool, expected: tuple[str, ...]) -> None:
+    assert type_path(text, square) == expected
+
+
+PY_SELECT = '''
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Select(Generic[T]):
+    def where(self, *clauses: Any) -> "Select[T]":
+        return self
+
+    def order_by(self, *clauses: Any) -> "Select[T]":
+        return self
+
+
+def select(*columns: Any) -> Select[Any]:
+    return Select()
+
+
+def forward() -> "Select[Any]":
+    return Select()
+'''
+PY_USE = '''
+from typing import Any, Optional
+
+from sel import Select, forward, select
+
+
+def chained():
+    return select(1).where(2).order_by(3)
+
+
+def assigned():
+    s = select(1)
+    s.where(2)
+
+
+def annotated(s: Optional["Select[Any]"]):
+    s.order_by(1)
+
+
+def declared():
+    s: Select[Any] = forward()
+    s.where(1)
+
+
+def over_lines():
+    return (
+        select(1)
+        .where(2)
+        .order_by(
+            3)
+    )
+'''
+
+
+def _calls(idx: Index, name: str) -> set[tuple[str, int, str]]:
+    return {(c["qualified_name"], c["site"]["line"], c["confidence"])
+            for c in idx.callees(name)["callees"]}
+
+
+def test_python_values_typed_by_a_generic_or_a_forward_reference(repo) -> None:
+    root = repo({"sel.py": PY_SELECT, "use.py": PY_USE})
+    build(root)
+    with Index.open(root) as idx:
+        assert _calls(idx, "chained") == {("sel.select", 8, "exact"),
+                                          ("sel.Select.where", 8, "inferred"),
+                                          ("sel.Select.order_by", 8, "inferred")}
+        assert ("sel.Select.where", 13, "inferred") in _calls(idx, "assigned")
+        assert _calls(idx, "annotated") == {("sel.Select.order_by", 17, "inferred")}
+        assert ("sel.Select.where", 22, "inferred") in _calls(idx, "declared")
+
+
+def test_a_call_over_several_lines_is_made_on_the_line_of_its_name(repo) -> None:
+    root = repo({"sel.py": PY_SELECT, "use.py": PY_USE})
+    build(root)
+    with Index.open(root) as idx:
+        assert _calls(idx, "over_lines") == {("sel.select", 27, "exact"),
+                                             ("sel.Select.where", 28, "inferred"),
+                                             ("sel.Select.order_by", 29, "inferred")}
+
+
+TS_CHAIN = '''
+export class Query {
+  where(x: number): Query { return this; }
+  limit(n: number): Query { return this; }
+}
+export function query(): Query { return new Query(); }
+
+export function run(): Query {
+  return query()
+    .where(1)
+    .limit(
+      2);
+}
+'''
+JAVA_CHAIN = '''
+package p;
+
+public class Builder {
+    public Builder add(int x) { return this; }
+    public Builder done() { return this; }
+
+    static Builder make() {
+        Builder b = new Builder();
+        return b
+            .add(1)
+            .done();
+    }
+}
+'''
+GO_GENERIC = '''package p
+
+type List[T any] struct{ items []T }
+
+func (l *List[T]) Push(x T) { l.items = append(l.items, x) }
+
+func NewList[T any]() *List[T] { return &List[T]{} }
+
+func Fill() {
+	l := NewList[int]()
+	l.Push(1)
+}
+
+func Typed(l *List[string]) {
+	l.Push("a")
+}
+'''
+
+
+@pytest.mark.parametrize(("files", "caller", "expected"), [
+    ({"q.ts": TS_CHAIN}, "run", {("q:query", 9), ("q:Query.where", 10), ("q:Query.limit", 11)}),
+    ({"p/Builder.java": JAVA_CHAIN}, "make",
+     {("p.Builder", 9), ("p.Builder.add", 11), ("p.Builder.done", 12)}),
+], ids=["typescript", "java"])
+def test_chains_over_lines_in_other_languages(repo, files, caller, expected) -> None:
+    root = repo(files)
+    build(root)
+    with Index.open(root) as idx:
+        assert {(q, line) for q, line, _ in _calls(idx, caller)} == expected
+
+
+def test_go_values_of_a_generic_type_have_its_methods(repo) -> None:
+    root = repo({"go.mod": "module example.com/g\n", "p/list.go": GO_GENERIC})
+    build(root)
+    with Index.open(root) as idx:
+        assert ("example.com/g/p.List.Push", 15, "inferred") in _calls(idx, "Typed")
