@@ -186,3 +186,97 @@ def test_go_values_of_a_generic_type_have_its_methods(repo) -> None:
     build(root)
     with Index.open(root) as idx:
         assert ("example.com/g/p.List.Push", 15, "inferred") in _calls(idx, "Typed")
+
+
+PY_TYPES = '''
+from typing import Generic, TypeVar, overload
+
+N = TypeVar("N")
+
+
+class Numeric(Generic[N]):
+    @overload
+    def __init__(self, precision: int) -> None: ...
+
+    @overload
+    def __init__(self, precision: None = None) -> None: ...
+
+    def __init__(self, precision=None):
+        self.precision = precision
+
+    def adapt(self):
+        return self
+
+
+class Float(Numeric[N]):
+    pass
+
+
+class Real(Float[float]):
+    def __init__(self, **kw):
+        super().__init__(**kw)
+
+    def copy(self):
+        return self.adapt()
+
+
+@overload
+def parse(text: str) -> int: ...
+@overload
+def parse(text: bytes) -> int: ...
+def parse(text):
+    return int(text)
+
+
+def use():
+    return parse("1")
+'''
+PY_STUB = '''
+from typing import overload
+
+@overload
+def parse(text: str) -> int: ...
+@overload
+def parse(text: bytes) -> int: ...
+'''
+
+
+def test_a_generic_base_is_a_base(repo) -> None:
+    root = repo({"types.py": PY_TYPES})
+    build(root)
+    with Index.open(root) as idx:
+        bases = {(e["qualified_name"], e["confidence"])
+                 for e in idx.refs("types.Numeric")["incoming"].get("SubclassedBy", [])}
+        assert bases == {("types.Float", "exact")}
+        # through Float[float] and Numeric[N]: the implementation of __init__, not its stubs
+        assert _calls(idx, "types.Real.__init__") == {("types.Numeric.__init__", 27, "inferred")}
+        assert _calls(idx, "types.Real.copy") == {("types.Numeric.adapt", 30, "inferred")}
+
+
+def test_overload_stubs_are_one_symbol_the_implementation(repo) -> None:
+    root = repo({"types.py": PY_TYPES, "stubs.pyi": PY_STUB})
+    build(root)
+    with Index.open(root) as idx:
+        inits = [s for s in idx.symbols("__init__") if s["path"] == "types.py"]
+        assert sorted(s["start_line"] for s in inits) == [14, 26]  # Numeric's body, Real's
+        assert _calls(idx, "types.use") == {("types.parse", 42, "exact")}
+        # a stub file's signatures are all there is: each stays a definition
+        assert len([s for s in idx.symbols("parse") if s["path"] == "stubs.pyi"]) == 2
+
+
+def test_a_class_body_binds_nothing_its_methods_see(repo) -> None:
+    root = repo({"m.py": '''
+def helper():
+    return 1
+
+
+class A:
+    for helper in range(2):
+        pass
+
+    def f(self):
+        return helper()
+'''})
+    build(root)
+    with Index.open(root) as idx:
+        assert _calls(idx, "m.A.f") == {("m.helper", 11, "exact")}

@@ -88,6 +88,7 @@ def build_definitions(
 
 
 _VALUE_KINDS = frozenset({NodeKind.VARIABLE.value, NodeKind.CONSTANT.value})
+_CLASS_KINDS = frozenset({NodeKind.CLASS.value, NodeKind.INTERFACE.value})
 _FUNCTION = NodeKind.FUNCTION.value
 _TYPE = NodeKind.TYPE.value
 
@@ -109,7 +110,9 @@ def bound_locals(
                    key=_START_BYTE)
     names: dict[int, set[str]] = {}
     for node, scope in zip(nodes, enclosing(spans, [n.start_byte for n in nodes]), strict=True):
-        if scope >= 0:
+        # a class body binds nothing its methods see (nor do the parameters of a signature
+        # that is no definition of its own, an `@overload` stub's)
+        if scope >= 0 and defs[scope].kind not in _CLASS_KINDS:
             names.setdefault(scope, set()).add(node_text(source, node))
     if names:
         for d in defs:

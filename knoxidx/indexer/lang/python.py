@@ -11,6 +11,8 @@ from knoxidx.indexer.lang.common import ReexportingRules, first_doc_line, text
 
 
 def classify(sub: str, name: str, node: Any) -> str | None:
+    if sub in ("function", "method") and _is_overload_stub(node, name):
+        return None  # `@overload def f(...): ...` before its implementation: one symbol, the body
     if sub == "variable":
         if name.isupper() or (name[:1].isupper() and name.replace("_", "").isupper()):
             return NodeKind.CONSTANT.value
@@ -20,6 +22,41 @@ def classify(sub: str, name: str, node: Any) -> str | None:
     from knoxidx.indexer.extract import DEF_KINDS
 
     return DEF_KINDS.get(sub)
+
+
+def _is_overload_stub(node: Any, name: str) -> bool:
+    """A ``@typing.overload`` signature followed, in the same body, by the ``def`` it
+    describes (not in a stub file or a Protocol, where the signatures are all there is)."""
+    decorated = node.parent
+    if decorated is None or decorated.type != "decorated_definition" \
+            or not _has_overload_decorator(decorated):
+        return False
+    sibling = decorated.next_named_sibling
+    while sibling is not None:
+        if sibling.type == "decorated_definition":
+            definition = sibling.child_by_field_name("definition")
+            if _defines(definition, name) and not _has_overload_decorator(sibling):
+                return True
+        elif _defines(sibling, name):
+            return True
+        sibling = sibling.next_named_sibling
+    return False
+
+
+def _has_overload_decorator(decorated: Any) -> bool:
+    for child in decorated.named_children:
+        if child.type == "decorator":
+            written = text(child).lstrip("@").strip()
+            if written == "overload" or written.endswith(".overload"):
+                return True
+    return False
+
+
+def _defines(node: Any, name: str) -> bool:
+    if node is None or node.type != "function_definition":
+        return False
+    defined = node.child_by_field_name("name")
+    return defined is not None and text(defined) == name
 
 
 def doc_comment(node: Any, source: bytes) -> str:

@@ -21,6 +21,8 @@
 (call function: [(identifier) (attribute)] @reference.call)
 
 (class_definition superclasses: (argument_list [(identifier) (attribute)] @reference.extends))
+; a generic base (`class REAL(Float[_N])`): the class it parameterises
+(class_definition superclasses: (argument_list (subscript value: [(identifier) (attribute)] @reference.extends)))
 
 (type [(identifier) (attribute)] @reference.type)
 (type (binary_operator [(identifier) (attribute)] @reference.type))  ; `A | None`
