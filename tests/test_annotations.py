@@ -280,3 +280,26 @@ class A:
     build(root)
     with Index.open(root) as idx:
         assert _calls(idx, "m.A.f") == {("m.helper", 11, "exact")}
+
+
+@pytest.mark.parametrize(("files", "caller", "base"), [
+    ({"a.ts": "export class A { constructor(x: number) {} }\n"
+              "export class B extends A {\n  constructor(x: number) {\n    super(x);\n  }\n}\n"},
+     "B.constructor", ("a:A", 4)),
+    ({"p/B.java": "package p;\nclass A { A(int x) {} }\n"
+                  "class B extends A {\n  B(int x) {\n    super(x);\n  }\n}\n"},
+     "p.B.B", ("p.A", 5)),
+], ids=["typescript", "java"])
+def test_super_in_a_constructor_calls_the_base_class(repo, files, caller, base) -> None:
+    root = repo(files)
+    build(root)
+    with Index.open(root) as idx:
+        assert {(q, line) for q, line, _ in _calls(idx, caller)} == {base}
+
+
+def test_pythons_super_is_no_call_of_the_base_class(repo) -> None:
+    root = repo({"m.py": "class A:\n    def __init__(self):\n        pass\n\n\n"
+                         "class B(A):\n    def __init__(self):\n        super().__init__()\n"})
+    build(root)
+    with Index.open(root) as idx:
+        assert _calls(idx, "m.B.__init__") == {("m.A.__init__", 8, "inferred")}

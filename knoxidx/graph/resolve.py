@@ -40,6 +40,7 @@ USES = EdgeType.USES.value
 REFERENCES = EdgeType.REFERENCES.value
 CALL_LIKE = frozenset({RefKind.CALL, RefKind.NEW, RefKind.VALUE})  # see _outcome's source
 BASE_KINDS = frozenset({RefKind.EXTENDS, RefKind.IMPLEMENTS})
+_SUPER = ("super",)
 # More definitions than this for one reference is no set of overloads (java.lang.StringBuilder
 # has 13 `append`s): a mangled file that declares one name thousands of times, whose every
 # reference would otherwise make an edge to each (4,438 x 4,536 edges in one fuzzed file, found
@@ -214,6 +215,8 @@ class Resolver(ScopeResolver):
                 answer = self._follow(path, got[0], got[1], path[0].endswith("()"))
             resolved[(path, shared)] = answer
         found, confidence = answer
+        if path == _SUPER and kind == RefKind.CALL and rules.super_call_constructs:
+            found = self._base_classes(found)
         targets = [s for s in found if s[0] == "d"]
         if len(targets) > 1 and len(path) > 1 and kind in CALL_LIKE:
             targets = self._by_use(targets, kind)
@@ -249,6 +252,18 @@ class Resolver(ScopeResolver):
             if edge_type is not None:
                 out.append((target_id, edge_type, confidence))
         return source, out, None
+
+    def _base_classes(self, bases: list[Symbol]) -> list[Symbol]:
+        """What ``super(...)`` in a constructor calls: the base class (not an interface the
+        class implements, which the bases also list)."""
+        out: list[Symbol] = []
+        for base in bases:
+            if base[0] == "i":
+                symbol = ("d", base[1], base[2])
+                d = self.definition(symbol)
+                if d is not None and d.kind == CLASS:
+                    out.append(symbol)
+        return out
 
     def _by_use(self, targets: list[Symbol], kind: str) -> list[Symbol]:
         """Members of one name that are a method and a field (Java keeps them apart, a Rust

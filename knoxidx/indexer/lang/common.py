@@ -88,6 +88,9 @@ class BaseRules:
     self_binds_anywhere = False
     class_members_visible = False
     out_of_line_methods = False
+    # `super(...)` alone constructs the instance's base part (JS/TS, Java): a call of the base
+    # class, where Python's `super()` is a proxy to call methods on
+    super_call_constructs = False
     guess_bare_names = False
     guess_members = False
     builtin_method_names: frozenset[str] = frozenset()

@@ -78,6 +78,7 @@ _OBJECT_METHODS = frozenset(["equals", "hashCode", "toString", "getClass", "noti
 
 
 class _Rules(BaseRules):
+    super_call_constructs = True
     self_names = frozenset({"this"})
     self_binds_anywhere = True
     class_members_visible = True

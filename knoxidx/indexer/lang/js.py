@@ -239,6 +239,7 @@ _BUILTIN_METHODS = frozenset(["push", "pop", "shift", "unshift", "map", "filter"
 
 
 class _Rules(ReexportingRules):
+    super_call_constructs = True
     self_names = frozenset({"this"})
     self_type_names = frozenset({"this"})
     self_binds_anywhere = True

@@ -24,6 +24,8 @@
   (#match? @_exports "^(module\\.)?exports$"))
 
 (call_expression function: [(identifier) (member_expression)] @reference.call)
+; `super(...)` in a constructor: the base class's (a call of the class, as `new T()` is)
+(call_expression function: (super) @reference.call)
 (new_expression constructor: [(identifier) (member_expression)] @reference.new)
 
 (arguments (identifier) @reference.value)

@@ -14,6 +14,8 @@
 
 (method_invocation object: (_) @receiver name: (identifier) @reference.call)
 (method_invocation !object name: (identifier) @reference.call)
+; `super(...)` in a constructor: the base class's (a call of the class, as `new T()` is)
+(explicit_constructor_invocation constructor: (super) @reference.call)
 (object_creation_expression type: [(type_identifier) (scoped_type_identifier)] @reference.new)
 (object_creation_expression type: (generic_type [(type_identifier) (scoped_type_identifier)] @reference.new))
 
