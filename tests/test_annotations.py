@@ -10,6 +10,8 @@ a reader, a compiler or a language server sees it), not on the line where the ch
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from knoxidx.index import Index
@@ -100,23 +102,25 @@ def _calls(idx: Index, name: str) -> set[tuple[str, int, str]]:
             for c in idx.callees(name)["callees"]}
 
 
-def test_python_values_typed_by_a_generic_or_a_forward_reference(repo) -> None:
+@pytest.fixture
+def selects(repo) -> Iterator[Index]:
     root = repo({"sel.py": PY_SELECT, "use.py": PY_USE})
     build(root)
     with Index.open(root) as idx:
-        assert _calls(idx, "chained") == {("sel.select", 8, "exact"),
+        yield idx
+
+
+def test_python_values_typed_by_a_generic_or_a_forward_reference(selects: Index) -> None:
+    assert _calls(selects, "chained") == {("sel.select", 8, "exact"),
                                           ("sel.Select.where", 8, "inferred"),
                                           ("sel.Select.order_by", 8, "inferred")}
-        assert ("sel.Select.where", 13, "inferred") in _calls(idx, "assigned")
-        assert _calls(idx, "annotated") == {("sel.Select.order_by", 17, "inferred")}
-        assert ("sel.Select.where", 22, "inferred") in _calls(idx, "declared")
+    assert ("sel.Select.where", 13, "inferred") in _calls(selects, "assigned")
+    assert _calls(selects, "annotated") == {("sel.Select.order_by", 17, "inferred")}
+    assert ("sel.Select.where", 22, "inferred") in _calls(selects, "declared")
 
 
-def test_a_call_over_several_lines_is_made_on_the_line_of_its_name(repo) -> None:
-    root = repo({"sel.py": PY_SELECT, "use.py": PY_USE})
-    build(root)
-    with Index.open(root) as idx:
-        assert _calls(idx, "over_lines") == {("sel.select", 27, "exact"),
+def test_a_call_over_several_lines_is_made_on_the_line_of_its_name(selects: Index) -> None:
+    assert _calls(selects, "over_lines") == {("sel.select", 27, "exact"),
                                              ("sel.Select.where", 28, "inferred"),
                                              ("sel.Select.order_by", 29, "inferred")}
 
