@@ -26,19 +26,27 @@ def classify(sub: str, name: str, node: Any) -> str | None:
 
 def _is_overload_stub(node: Any, name: str) -> bool:
     """A ``@typing.overload`` signature followed, in the same body, by the ``def`` it
-    describes (not in a stub file or a Protocol, where the signatures are all there is)."""
+    describes (not in a stub file or a Protocol, where the signatures are all there is). The
+    signatures and the body come one after the other; the walk looks at most
+    ``OVERLOAD_RUN`` of them ahead, so that a file of thousands of stubs costs linear time
+    (3,000 of them took 12 s unbounded)."""
     decorated = node.parent
     if decorated is None or decorated.type != "decorated_definition" \
             or not _has_overload_decorator(decorated):
         return False
     sibling = decorated.next_named_sibling
-    while sibling is not None:
+    for _ in range(OVERLOAD_RUN):
+        if sibling is None:
+            return False
         if sibling.type == "decorated_definition":
-            definition = sibling.child_by_field_name("definition")
-            if _defines(definition, name) and not _has_overload_decorator(sibling):
-                return True
-        elif _defines(sibling, name):
-            return True
+            if not _defines(sibling.child_by_field_name("definition"), name):
+                return False
+            if not _has_overload_decorator(sibling):
+                return True  # the body, decorated otherwise
+        elif sibling.type == "function_definition":
+            return _defines(sibling, name)
+        elif sibling.type != "comment":
+            return False
         sibling = sibling.next_named_sibling
     return False
 
@@ -116,6 +124,7 @@ FAMILY = "python"
 LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL, RefKind.NEW})
 # declarations whose type is read from the node, not matched (see go.py)
 TYPE_AFTER_NAMES: frozenset[str] = frozenset()
+OVERLOAD_RUN = 64  # signatures of one overloaded function looked ahead at most
 SQUARE_TYPE_ARGS = True  # type arguments in square brackets: `Select[Any]`, and string annotations
 # Methods of builtin types: `x.append()` on an unknown `x` is far likelier a list than the one
 # project class that happens to define `append`, so these names are never guessed.
