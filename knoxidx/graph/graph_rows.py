@@ -138,8 +138,8 @@ class GraphRows:
         self.conn.execute("DELETE FROM lookups WHERE file_id=?", (file_id,))
 
     def insert_resolution(
-        self, file_id: int, edges: Sequence[tuple], unresolved: Sequence[tuple], keys: Iterable[str],
-        externals: dict[int, tuple[str, str]],
+        self, file_id: int, edges: Sequence[tuple], unresolved: Sequence[tuple],
+        keys: Iterable[str], externals: dict[int, tuple[str, str]],
     ) -> None:
         conn = self.conn
         conn.executemany(

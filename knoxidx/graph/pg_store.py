@@ -264,8 +264,8 @@ class PgStore:
             self.conn.execute(f"DELETE FROM knoxidx.{table} WHERE file_id=%s", (file_id,))
 
     def insert_resolution(
-        self, file_id: int, edges: Sequence[tuple], unresolved: Sequence[tuple], keys: Iterable[str],
-        externals: dict[int, tuple[str, str]],
+        self, file_id: int, edges: Sequence[tuple], unresolved: Sequence[tuple],
+        keys: Iterable[str], externals: dict[int, tuple[str, str]],
     ) -> None:
         repo = self._repo
         with self.conn.cursor() as cur:

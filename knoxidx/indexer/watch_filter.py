@@ -167,7 +167,8 @@ class RepoPathFilter:
                 inherited, prefix = [], ""
             directory = os.path.join(self.root, current) if current else self.root
             present = {n for n in IGNORE_NAMES if os.path.isfile(os.path.join(directory, n))}
-            specs = inherited + load_ignore_files(directory, present, prefix) if present else inherited
+            specs = (inherited + load_ignore_files(directory, present, prefix) if present
+                     else inherited)
             self._specs[current] = specs
         return specs
 

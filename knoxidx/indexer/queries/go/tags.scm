@@ -79,21 +79,26 @@
   right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call)))
 (short_var_declaration
   left: (expression_list . (identifier) @binding.name)
-  right: (expression_list . (composite_literal type: [(type_identifier) (qualified_type) (generic_type)] @binding.type)))
+  right: (expression_list . (composite_literal
+    type: [(type_identifier) (qualified_type) (generic_type)] @binding.type)))
 (short_var_declaration
   left: (expression_list . (identifier) @binding.name)
-  right: (expression_list . (unary_expression operand: (composite_literal type: [(type_identifier) (qualified_type) (generic_type)] @binding.type))))
+  right: (expression_list . (unary_expression operand: (composite_literal
+    type: [(type_identifier) (qualified_type) (generic_type)] @binding.type))))
 ; `var a, b *T` binds every name to T, `var a, b = f()` to what f returns: the names are read from
 ; the node (`@binding.names`), as a pattern holding a name and the type or value made the query
 ; cursor quadratic in the names (8,000 in one `var`: 0.8 s for the value pattern alone)
 (var_spec type: [(type_identifier) (qualified_type) (generic_type)] @binding.type) @binding.names
-(var_spec type: (pointer_type [(type_identifier) (qualified_type) (generic_type)] @binding.type)) @binding.names
+(var_spec
+  type: (pointer_type [(type_identifier) (qualified_type) (generic_type)] @binding.type)) @binding.names
 (var_spec
   value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call))) @binding.names
 ; (parameters the same way: `func f(a, b *T)`; a mangled file of 43,000 nodes took 9 s). A
 ; generic type (`List[T]`) binds as its type does: name_paths.type_path reads `List` out of it.
-(parameter_declaration type: [(type_identifier) (qualified_type) (generic_type)] @binding.type) @binding.names
-(parameter_declaration type: (pointer_type [(type_identifier) (qualified_type) (generic_type)] @binding.type)) @binding.names
+(parameter_declaration
+  type: [(type_identifier) (qualified_type) (generic_type)] @binding.type) @binding.names
+(parameter_declaration
+  type: (pointer_type [(type_identifier) (qualified_type) (generic_type)] @binding.type)) @binding.names
 
 ; @local: a name a function binds for itself (receiver, parameters, named results, `:=`, `var`,
 ; `range` variables): a bare reference to it inside the function never means a package name.

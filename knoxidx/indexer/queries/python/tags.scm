@@ -22,7 +22,8 @@
 
 (class_definition superclasses: (argument_list [(identifier) (attribute)] @reference.extends))
 ; a generic base (`class REAL(Float[_N])`): the class it parameterises
-(class_definition superclasses: (argument_list (subscript value: [(identifier) (attribute)] @reference.extends)))
+(class_definition
+  superclasses: (argument_list (subscript value: [(identifier) (attribute)] @reference.extends)))
 
 (type [(identifier) (attribute)] @reference.type)
 (type (binary_operator [(identifier) (attribute)] @reference.type))  ; `A | None`
@@ -76,9 +77,13 @@
   type: (type [(identifier) (attribute) (generic_type) (subscript) (string)] @binding.type))
 ; `x: T | None` (Optional): what x holds when it holds anything is a T
 (typed_parameter (identifier) @binding.name
-  type: (type (binary_operator left: [(identifier) (attribute) (generic_type) (subscript) (string)] @binding.type right: (none))))
+  type: (type (binary_operator
+    left: [(identifier) (attribute) (generic_type) (subscript) (string)] @binding.type
+    right: (none))))
 (typed_default_parameter name: (identifier) @binding.name
-  type: (type (binary_operator left: [(identifier) (attribute) (generic_type) (subscript) (string)] @binding.type right: (none))))
+  type: (type (binary_operator
+    left: [(identifier) (attribute) (generic_type) (subscript) (string)] @binding.type
+    right: (none))))
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @binding.call)
   alias: (as_pattern_target (identifier) @binding.name)))
 (assignment
