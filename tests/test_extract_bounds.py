@@ -72,7 +72,7 @@ def test_a_parse_that_runs_away_is_cancelled_by_cpu_deadline() -> None:
 
 def test_the_reader_counts_a_timeout_with_a_clear_reason(tmp_path) -> None:
     (tmp_path / "A.java").write_bytes(b"package p;\n" + b"\n/** It\xe2" * 8300)
-    result = read_and_extract((str(tmp_path), SourceFile("A.java", 1, 0, "java"), None, None))
+    result = read_and_extract((str(tmp_path), SourceFile("A.java", 1, 0, "java"), None, None, True))
     assert result.status == "timeout" and "CPU" in result.message
 
 
@@ -96,7 +96,7 @@ def test_the_reader_says_a_file_ran_out_of_memory(tmp_path, monkeypatch, failure
 
     (tmp_path / "a.py").write_text("def f():\n    return 1\n")
     monkeypatch.setattr(reader, "extract_with_notes", fail)
-    result = read_and_extract((str(tmp_path), SourceFile("a.py", 1, 0, "python"), None, None))
+    result = read_and_extract((str(tmp_path), SourceFile("a.py", 1, 0, "python"), None, None, True))
     assert result.status == "error"
     assert result.message == reader.OUT_OF_MEMORY and "KNOXIDX_WORKER_MEMORY_MB" in result.message
     assert result.hash  # an unchanged file is not tried again by the next update

@@ -59,7 +59,8 @@ def test_invalid_utf8_where_a_query_predicate_reads_it_loses_nothing(repo) -> No
 
 def test_unreadable_file_is_reported(tmp_path: Path) -> None:
     (tmp_path / "gone.py").mkdir()  # reading a directory fails like a vanished/unreadable file
-    result = read_and_extract((str(tmp_path), SourceFile("gone.py", 0, 0, "python"), None, None))
+    job = (str(tmp_path), SourceFile("gone.py", 0, 0, "python"), None, None, True)
+    result = read_and_extract(job)
     assert result.status == "unreadable"
     assert result.message
 
@@ -329,8 +330,43 @@ def test_a_file_that_grew_since_discovery_is_not_read_whole(tmp_path: Path) -> N
     path = tmp_path / "log.js"
     path.write_text("var x = 1;\n")
     seen = SourceFile("log.js", path.stat().st_size, path.stat().st_mtime_ns, "javascript")
-    assert read_and_extract((str(tmp_path), seen, None, None)).status != "unreadable"
+    assert read_and_extract((str(tmp_path), seen, None, None, True)).status != "unreadable"
     with open(path, "a") as fh:  # written on after discovery's stat
         fh.write("// more\n" * (GROWTH_BYTES // 8 + 10))
-    result = read_and_extract((str(tmp_path), seen, None, None))
+    result = read_and_extract((str(tmp_path), seen, None, None, True))
     assert result.status == "unreadable" and "grew by over 1 MiB" in result.message
+
+
+def test_definition_names_are_made_only_for_updates_that_use_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A parse worker's definition names serve only to invalidate other files' resolutions:
+    an update that re-resolves every file (a first build, a new layout) asks for none, and
+    one that re-resolves selectively still gets them for what it reads."""
+    import knoxidx.indexer.pipeline as pipeline
+
+    asked: list[bool] = []
+    real = pipeline.read_all
+
+    def spy(*args, **kwargs):
+        asked.append(kwargs["names"])
+        yield from real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "read_all", spy)
+    (tmp_path / "a.py").write_text("from b import helper\n\ndef main():\n    return helper()\n")
+    (tmp_path / "b.py").write_text("def other():\n    return 1\n")
+    with Index.open(tmp_path, create=True) as idx:
+        idx.update(jobs=1, retrieval=False)
+        (tmp_path / "b.py").write_text("def other():\n    return 1\n\ndef helper():\n    return 2\n")
+        idx.update(jobs=1, retrieval=False)
+        callers = idx.callers("helper")
+    assert asked == [False, True]
+    assert [c["name"] for c in callers["callers"]] == ["main"]  # found through b's new name
+
+    from knoxidx.graph.layout import build_layout
+
+    layout = build_layout(tmp_path, ["a.py", "b.py"], [])
+    job = (str(tmp_path), SourceFile("b.py", 1, 0, "python"), None, layout, False)
+    assert read_and_extract(job).status == "ok"
+    assert read_and_extract(job).names == frozenset()
+    assert {n[0] for n in read_and_extract(job[:4] + (True,)).names} == {"other", "helper"}

@@ -110,7 +110,7 @@ def test_a_source_file_replaced_by_a_fifo_after_discovery_is_unreadable_not_wait
     (root / "main.py").unlink()
     os.mkfifo(root / "main.py")
     with no_hang():
-        result = read_and_extract((str(root), found, None, None))
+        result = read_and_extract((str(root), found, None, None, True))
     assert result.status == "unreadable" and result.message == "not a regular file"
 
 

@@ -34,9 +34,11 @@ CHUNK_FILES = 64
 
 def read_all(
     root: Path, jobs: list[SourceFile], known: dict[str, FileState], layout: Layout,
-    workers: int, progress: Progress | None,
+    workers: int, progress: Progress | None, names: bool = True,
 ) -> Iterator[ReadResult]:
-    args = [(str(root), f, known[f.path].hash if f.path in known else None, layout)
+    """Each file of ``jobs`` read and extracted; ``names``: whether the results need their
+    definition names (``ReadResult.names``)."""
+    args = [(str(root), f, known[f.path].hash if f.path in known else None, layout, names)
             for f in jobs]
     total = len(args)
     if total == 0:

@@ -15,9 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from knoxidx.files import NO_LIMIT, read_regular
-from knoxidx.graph.layout import Layout
-from knoxidx.indexer.discovery import SourceFile
-from knoxidx.indexer.reader import ReadResult, file_hash, read_and_extract
+from knoxidx.indexer.reader import Job, ReadResult, file_hash, read_and_extract
 from knoxidx.indexer.worker_limits import (
     READ_SECONDS,
     READ_SECONDS_PER_MB,
@@ -74,11 +72,11 @@ def read_chunk(jobs: list[tuple], slot: tuple[str, int] | None = None) -> list[R
             os.close(fd)
 
 
-def job_size(job: tuple[str, SourceFile, str | None, Layout]) -> int:
+def job_size(job: Job) -> int:
     return job[1].size
 
 
-def cpu_seconds(job: tuple[str, SourceFile, str | None, Layout]) -> float:
+def cpu_seconds(job: Job) -> float:
     """The CPU a worker may spend reading ``job``'s file (see ``cpu_bound``)."""
     return READ_SECONDS + READ_SECONDS_PER_MB * job_size(job) / 1e6
 
@@ -132,7 +130,7 @@ def worker_died(root: Path, job: tuple, exitcode: int | None) -> ReadResult:
     """The record of a file whose parse killed its worker on its own: an error that says how
     (``exitcode``: the worker's, as multiprocessing reports it), with the file's hash (so an
     unchanged file is not tried again by the next update)."""
-    _, src, _, _ = job
+    src = job[1]
     try:
         digest = file_hash(read_regular(root / src.path, NO_LIMIT))
     except OSError:

@@ -148,7 +148,9 @@ def update_index(
         report.removed = len(removed)
         report.removed_paths.extend(removed)
 
-        for result in read_all(root, to_read, known, layout, workers, progress):
+        # a full resolve needs no invalidation keys, so no definition names
+        for result in read_all(root, to_read, known, layout, workers, progress,
+                               names=not report.full_resolve):
             report.read += 1
             state = known.get(result.path)
             if result.status == "unchanged":  # its hash was known: so was its row
@@ -173,7 +175,7 @@ def update_index(
             else:
                 old_modules = store.module_keys_of(state.id)
                 membership_changed = membership_changed or old_modules != modules
-                if state.iface != result.iface:
+                if state.iface != result.iface and not report.full_resolve:
                     invalidate |= _interface_keys(store, result, old_modules, modules)
             file_id = store.upsert_file(
                 result.path, result.language, result.size, result.mtime_ns, result.hash,

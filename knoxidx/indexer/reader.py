@@ -32,6 +32,10 @@ GROWTH_BYTES = 1 << 20
 OUT_OF_MEMORY = ("ran out of memory while reading (past the parse worker's memory cap, "
                  "which KNOXIDX_WORKER_MEMORY_MB raises); not indexed")
 DefinitionName = tuple[str, str, str, str, str]  # name, kind, qualname, parent kind, owner
+# What a parse worker is handed for one file: the root, the file, the content hash the index
+# has for it (None: new), the layout, and whether the update needs the file's definition names
+# (``ReadResult.names``; an update that re-resolves every file consults none).
+Job = tuple[str, SourceFile, str | None, Any, bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,9 +60,9 @@ def file_hash(data: bytes) -> str:
     return xxhash.xxh3_128_hexdigest(data)
 
 
-def read_and_extract(job: tuple[str, SourceFile, str | None, Any]) -> ReadResult:
+def read_and_extract(job: Job) -> ReadResult:
     """Read one file, skip it if its hash is unchanged, else extract it. Never raises."""
-    root, src, known_hash, layout = job
+    root, src, known_hash, layout, names = job
     base = (src.path, src.language, src.size, src.mtime_ns)
     try:
         # no more than discovery saw, and some growth: a file rewritten or appended to since
@@ -101,7 +105,7 @@ def read_and_extract(job: tuple[str, SourceFile, str | None, Any]) -> ReadResult
     message = "; ".join([message, *notes]) if message else "; ".join(notes)
     return ReadResult(
         *base, "ok", digest, message, dump_facts(facts), interface_fingerprint(facts),
-        facts.lines, rows, keys, definition_names(facts),
+        facts.lines, rows, keys, definition_names(facts) if names else frozenset(),
     )
 
 
