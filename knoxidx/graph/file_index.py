@@ -8,7 +8,14 @@ from collections import defaultdict
 from typing import Any
 
 from knoxidx.graph.model import NodeKind, node_id
-from knoxidx.indexer.facts import Binding, FileFacts, Import, Reference, RefKind
+from knoxidx.indexer.facts import (
+    BASE_KINDS,
+    Binding,
+    FileFacts,
+    Import,
+    Reference,
+    load_references,
+)
 
 # Plain strings in the hot paths (here and in the resolver): an Enum member's .value is a
 # descriptor call every time.
@@ -35,6 +42,7 @@ class FileIndex:
         "_ids",
         "_local_names",
         "_outside",
+        "_refs",
         "_walk_needed",
         "bindings",
         "children",
@@ -47,8 +55,12 @@ class FileIndex:
         "wildcards",
     )
 
-    def __init__(self, facts: FileFacts, family: str, rules: Any) -> None:
+    def __init__(self, facts: FileFacts, family: str, rules: Any,
+                 refs: bytes | None = None) -> None:
+        """``refs``: every reference of the file, still marshalled, when ``facts`` came as an
+        interface (``facts.load_interface``: its ``refs`` are the base-class ones only)."""
         self.facts = facts
+        self._refs = refs
         self.path = facts.path
         self.file_key = "file:" + facts.path  # the lookup key reading this file records
         self.family = family
@@ -88,13 +100,18 @@ class FileIndex:
             self._ids = definition_ids(self.facts)
         return self._ids
 
+    def references(self) -> tuple[Reference, ...]:
+        """Every reference of the file: decoded on each call (the file's own resolution, once
+        an update), so that a resolver's cache of indexes holds none of them."""
+        return self.facts.refs if self._refs is None else load_references(self._refs)
+
     @property
     def bases(self) -> dict[int, list[Reference]]:
         """Extends/implements references by the definition they belong to."""
         if self._bases is None:
             bases: dict[int, list[Reference]] = defaultdict(list)
             for ref in self.facts.refs:
-                if ref.kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS) and ref.scope >= 0:
+                if ref.kind in BASE_KINDS and ref.scope >= 0:
                     bases[ref.scope].append(ref)
             self._bases = bases
         return self._bases

@@ -40,7 +40,9 @@ class Workspace(Protocol):
 
     layout: Any
 
-    def facts(self, path: str) -> FileFacts | None: ...
+    def interface(self, path: str) -> tuple[FileFacts, bytes | None] | None:
+        """A file's facts, whose ``refs`` may hold only its base-class references, and then
+        all of them still marshalled (``facts.load_references``); None: no facts."""
     def module_paths(self, family: str, key: str) -> tuple[str, ...]: ...
     def defs_named(self, family: str, name: str) -> list[tuple[str, int, str, bool]]: ...
     def methods_of(self, family: str, owner: str) -> list[tuple[str, int, str]]: ...
@@ -144,11 +146,12 @@ class Lookups:
         self.keys.add(self._file_key(path))
         if path in self._indexes:
             return None
-        facts = self.ws.facts(path)
+        loaded = self.ws.interface(path)
         fi = None
-        if facts is not None:
+        if loaded is not None:
+            facts, refs = loaded
             family = family_of_language(facts.language)
-            fi = FileIndex(facts, family, family_plugin(family).RULES)
+            fi = FileIndex(facts, family, family_plugin(family).RULES, refs)
         if len(self._indexes) >= INDEX_CACHE_FILES:
             # Bounded memory on huge repos: forget the oldest half (paths are resolved in
             # order, so what a package's files share is still warm).

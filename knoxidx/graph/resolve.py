@@ -24,7 +24,7 @@ from knoxidx.graph.model import (
     node_id,
 )
 from knoxidx.graph.scopes import EXACT, ScopeResolver
-from knoxidx.indexer.facts import NamePath, Reference, RefKind
+from knoxidx.indexer.facts import BASE_KINDS, NamePath, Reference, RefKind
 
 # what a reference yields whatever its line: source, [(target, edge type, confidence)], and
 # (name, reason, candidates) when a call stays unresolved
@@ -39,7 +39,6 @@ IMPLEMENTS = EdgeType.IMPLEMENTS.value
 USES = EdgeType.USES.value
 REFERENCES = EdgeType.REFERENCES.value
 CALL_LIKE = frozenset({RefKind.CALL, RefKind.NEW, RefKind.VALUE})  # see _outcome's source
-BASE_KINDS = frozenset({RefKind.EXTENDS, RefKind.IMPLEMENTS})
 _SUPER = ("super",)
 # More definitions than this for one reference is no set of overloads (java.lang.StringBuilder
 # has 13 `append`s): a mangled file that declares one name thousands of times, whose every
@@ -120,7 +119,7 @@ class Resolver(ScopeResolver):
         result.edges = edges = _unique_edges(result.edges)
         seen: set[tuple[int, int, str, int]] = set()
         unresolved = result.unresolved
-        for ref in fi.facts.refs:
+        for ref in fi.references():
             kind, name_path, scope, line, _ = ref  # unpacked: four attribute reads cost more
             key = (name_path, scope, kind)
             outcome = outcomes.get(key)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from knoxidx.graph.protocol import GraphStore
-from knoxidx.indexer.facts import FileFacts, load_facts
+from knoxidx.indexer.facts import FileFacts, load_interface
 
 
 class StoreWorkspace:
@@ -57,10 +57,15 @@ class StoreWorkspace:
         self._named = named
         self._owned = owned
 
-    def facts(self, path: str) -> FileFacts | None:
-        """Loaded on each call: the resolver keeps what it uses (a bounded cache)."""
+    def interface(self, path: str) -> tuple[FileFacts, bytes | None] | None:
+        """Loaded on each call: the resolver keeps what it uses (a bounded cache). A file this
+        update wrote comes as its interface; another as its whole facts, the way ``load``
+        (which may cache them) reads them."""
         blob = self._blobs.get(path)
-        return load_facts(blob) if blob is not None else self._load(path)
+        if blob is not None:
+            return load_interface(blob)
+        facts = self._load(path)
+        return (facts, None) if facts is not None else None
 
     def module_paths(self, family: str, key: str) -> tuple[str, ...]:
         k = (family, key)

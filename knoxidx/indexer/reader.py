@@ -20,7 +20,7 @@ from knoxidx.graph.file_index import FUNCTION, TYPE_KINDS, definition_ids
 from knoxidx.graph.model import NodeKind, file_node_id
 from knoxidx.indexer.discovery import SourceFile
 from knoxidx.indexer.extract import ParseTimeoutError, extract_with_notes
-from knoxidx.indexer.facts import Definition, FileFacts, RefKind, dump_facts
+from knoxidx.indexer.facts import BASE_KINDS, Definition, FileFacts, dump_facts
 from knoxidx.indexer.languages import BY_NAME
 
 BINARY_SNIFF = 8192
@@ -153,7 +153,6 @@ def named_definitions(path: str, rows: list[tuple]) -> list[tuple]:
 _INTERFACE_DEF = itemgetter(0, 1, 2, 3, 11, 12, 10)  # kind, name, qualname, parent, owner,
 #                                                      type_hint, exported
 _INTERFACE_IMPORT = itemgetter(0, 1, 2, 4, 5)  # module, name, alias, scope, reexport
-_BASE_KINDS = (RefKind.EXTENDS, RefKind.IMPLEMENTS)
 
 
 def interface_fingerprint(facts: FileFacts) -> str:
@@ -171,7 +170,7 @@ def interface_fingerprint(facts: FileFacts) -> str:
         tuple(tuple(b) for b in facts.bindings
               if b.scope < 0 or "." in b.name or defs[b.scope].kind != FUNCTION
               or b.scope in has_children),
-        tuple((r.path, r.scope) for r in facts.refs if r.kind in _BASE_KINDS),
+        tuple((r.path, r.scope) for r in facts.refs if r.kind in BASE_KINDS),
         tuple((i.type_path, i.trait_path) for i in facts.impls),
     ), 0))
 
@@ -228,7 +227,7 @@ def _interface_view(facts: FileFacts, keep: Any) -> tuple:
          if visible(b.scope) and (b.scope < 0 or "." in b.name or defs[b.scope].kind != FUNCTION
                                   or b.scope in has_children)],
         [(r.path, qual(r.scope)) for r in facts.refs
-         if r.kind in (RefKind.EXTENDS, RefKind.IMPLEMENTS) and visible(r.scope)],
+         if r.kind in BASE_KINDS and visible(r.scope)],
         [(i.type_path, i.trait_path) for i in facts.impls],
     )
 

@@ -1,0 +1,85 @@
+"""The stored facts: a file's references are marshalled apart inside its blob, so that another
+file's resolution reads only the file's interface and a resolver's cache holds no references."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from knoxidx.graph import resolve
+from knoxidx.graph.layout import build_layout
+from knoxidx.graph.store import SQLiteStore
+from knoxidx.graph.workspace import StoreWorkspace
+from knoxidx.indexer import heap
+from knoxidx.indexer.discovery import discover
+from knoxidx.indexer.extract import extract
+from knoxidx.indexer.facts import (
+    BASE_KINDS,
+    dump_facts,
+    load_facts,
+    load_interface,
+    load_references,
+)
+from tests.helpers import build
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SOURCE = b"""\
+import os
+
+class Base:
+    pass
+
+class Child(Base, os.PathLike):
+    def run(self):
+        return helper(os.getcwd())
+
+def helper(x):
+    return len(x)
+"""
+
+
+def test_the_interface_has_the_base_references_and_the_rest_stays_marshalled() -> None:
+    facts = extract("m.py", SOURCE, "python")
+    blob = dump_facts(facts)
+    assert load_facts(blob) == facts
+    interface, refs = load_interface(blob)
+    assert interface == facts._replace(refs=tuple(r for r in facts.refs if r.kind in BASE_KINDS))
+    assert [r.path for r in interface.refs] == [("Base",), ("os", "PathLike")]
+    assert load_references(refs) == facts.refs  # every one, in order
+
+
+def _resolve_all(root: Path, from_blobs: bool) -> dict[str, tuple]:
+    found = discover(root, 1 << 20)
+    layout = build_layout(root, [f.path for f in found.files], found.config_paths)
+    store = SQLiteStore.open(root, readonly=True)
+    try:
+        workspace = StoreWorkspace(store, layout, {})
+        # with every blob in hand, files come as interfaces; else as the store's whole facts
+        workspace.preload(load_all_facts=from_blobs)
+        resolver = resolve.Resolver(workspace)
+        out = {}
+        with heap.frozen_heap():
+            for path in sorted(store.ok_file_hashes()):
+                res = resolver.resolve_file(path)
+                assert not res.error, (path, res.error)
+                out[path] = (sorted(map(tuple, res.edges)), sorted(map(tuple, res.unresolved)),
+                             sorted(res.keys))
+        if from_blobs:  # what the resolver keeps of a file holds its base references only
+            cached = [fi for fi in resolver._indexes.values() if fi is not None]
+            assert cached
+            assert all(r.kind in BASE_KINDS for fi in cached for r in fi.facts.refs)
+            assert sum(len(fi.references()) for fi in cached) > sum(
+                len(fi.facts.refs) for fi in cached)
+        return out
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("fixture", sorted(p.name for p in FIXTURES.iterdir()))
+def test_resolving_from_interfaces_answers_as_from_whole_facts(tmp_path, fixture) -> None:
+    root = tmp_path / fixture
+    shutil.copytree(FIXTURES / fixture, root)
+    build(root)
+    assert _resolve_all(root, from_blobs=True) == _resolve_all(root, from_blobs=False)
