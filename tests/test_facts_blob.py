@@ -3,6 +3,7 @@ file's resolution reads only the file's interface and a resolver's cache holds n
 
 from __future__ import annotations
 
+import marshal
 import shutil
 from pathlib import Path
 
@@ -48,6 +49,18 @@ def test_the_interface_has_the_base_references_and_the_rest_stays_marshalled() -
     assert interface == facts._replace(refs=tuple(r for r in facts.refs if r.kind in BASE_KINDS))
     assert [r.path for r in interface.refs] == [("Base",), ("os", "PathLike")]
     assert load_references(refs) == facts.refs  # every one, in order
+
+
+def test_a_blob_an_earlier_knoxidx_wrote_still_loads() -> None:
+    """An index built before the references moved apart, read by a query before the next
+    update rewrites it (``knoxidx search`` after an upgrade): it crashed on the blob's shape."""
+    facts = extract("m.py", SOURCE, "python")
+    earlier = marshal.dumps((
+        facts.path, facts.language, facts.package, facts.lines, facts.error_nodes,
+        *(tuple(map(tuple, records)) for records in facts[5:]),
+    ))
+    assert load_facts(earlier) == facts
+    assert load_interface(earlier) == (facts, None)
 
 
 def _resolve_all(root: Path, from_blobs: bool) -> dict[str, tuple]:

@@ -89,6 +89,8 @@ class RefKind:
 
 
 BASE_KINDS: Final = frozenset({RefKind.EXTENDS, RefKind.IMPLEMENTS})
+# how many fields the blob of an earlier knoxidx has, with every reference inline
+_INLINE_REFS_FIELDS: Final = 10
 
 
 def dump_facts(facts: FileFacts) -> bytes:
@@ -110,21 +112,25 @@ def dump_facts(facts: FileFacts) -> bytes:
 
 def load_facts(blob: bytes) -> FileFacts:
     facts, refs = load_interface(blob)
-    return facts._replace(refs=load_references(refs))
+    return facts if refs is None else facts._replace(refs=load_references(refs))
 
 
-def load_interface(blob: bytes) -> tuple[FileFacts, bytes]:
+def load_interface(blob: bytes) -> tuple[FileFacts, bytes | None]:
     """What other files' resolution can consult in a file: its facts with only the base-class
     references (``extends``/``implements``) in ``refs``, and every reference still marshalled
     (:func:`load_references`). A third of the work of :func:`load_facts` on the benchmark
-    corpus (most records are references), and what a resolver keeps cached is as much lighter."""
-    path, language, package, lines, errors, defs, bases, imports, bindings, impls, refs = \
-        marshal.loads(blob)
+    corpus (most records are references), and what a resolver keeps cached is as much lighter.
+
+    A blob an earlier knoxidx wrote (every reference inline: an index not updated since the
+    upgrade, read by a query) loads whole, with None for the marshalled references."""
+    fields = marshal.loads(blob)
+    # the base references, or every reference in an earlier knoxidx's blob (no 11th field)
+    path, language, package, lines, errors, defs, refs, imports, bindings, impls = fields[:10]
     return FileFacts(
         path, language, package, lines, errors, _records(Definition, defs),
-        _records(Reference, bases), _records(Import, imports), _records(Binding, bindings),
+        _records(Reference, refs), _records(Import, imports), _records(Binding, bindings),
         _records(Impl, impls),
-    ), refs
+    ), fields[10] if len(fields) > _INLINE_REFS_FIELDS else None
 
 
 def load_references(refs: bytes) -> tuple[Reference, ...]:
