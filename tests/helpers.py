@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 from knoxidx.graph import resolve
 from knoxidx.index import Index
@@ -84,3 +85,33 @@ BILLING = {
     ),
 }
 BILLING_QUESTION = "Returns the total amount of an invoice"
+
+
+def resolve_every_file(root: Path, load_all_facts: bool = True) -> tuple[dict[str, tuple], Any]:
+    """Every file's resolution of an index built at ``root``, as comparable data, from a fresh
+    resolver in path order, and the resolver. ``load_all_facts``: the workspace holds every
+    file's blob (files come as interfaces), else it reads each file's whole facts from the
+    store."""
+    from knoxidx.graph.layout import build_layout
+    from knoxidx.graph.store import SQLiteStore
+    from knoxidx.graph.workspace import StoreWorkspace
+    from knoxidx.indexer import heap
+    from knoxidx.indexer.discovery import discover
+
+    found = discover(root, 1 << 20)
+    layout = build_layout(root, [f.path for f in found.files], found.config_paths)
+    store = SQLiteStore.open(root, readonly=True)
+    try:
+        workspace = StoreWorkspace(store, layout, {})
+        workspace.preload(load_all_facts=load_all_facts)
+        resolver = resolve.Resolver(workspace)
+        out = {}
+        with heap.frozen_heap():  # as in an update, where settle() acts
+            for path in sorted(store.ok_file_hashes()):
+                res = resolver.resolve_file(path)
+                assert not res.error, (path, res.error)
+                out[path] = (sorted(map(tuple, res.edges)), sorted(map(tuple, res.unresolved)),
+                             sorted(res.keys), sorted(res.externals.items()))
+        return out, resolver
+    finally:
+        store.close()

@@ -9,12 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from knoxidx.graph import resolve
-from knoxidx.graph.layout import build_layout
-from knoxidx.graph.store import SQLiteStore
-from knoxidx.graph.workspace import StoreWorkspace
-from knoxidx.indexer import heap
-from knoxidx.indexer.discovery import discover
 from knoxidx.indexer.extract import extract
 from knoxidx.indexer.facts import (
     BASE_KINDS,
@@ -23,7 +17,7 @@ from knoxidx.indexer.facts import (
     load_interface,
     load_references,
 )
-from tests.helpers import build
+from tests.helpers import build, resolve_every_file
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SOURCE = b"""\
@@ -63,36 +57,16 @@ def test_a_blob_an_earlier_knoxidx_wrote_still_loads() -> None:
     assert load_interface(earlier) == (facts, None)
 
 
-def _resolve_all(root: Path, from_blobs: bool) -> dict[str, tuple]:
-    found = discover(root, 1 << 20)
-    layout = build_layout(root, [f.path for f in found.files], found.config_paths)
-    store = SQLiteStore.open(root, readonly=True)
-    try:
-        workspace = StoreWorkspace(store, layout, {})
-        # with every blob in hand, files come as interfaces; else as the store's whole facts
-        workspace.preload(load_all_facts=from_blobs)
-        resolver = resolve.Resolver(workspace)
-        out = {}
-        with heap.frozen_heap():
-            for path in sorted(store.ok_file_hashes()):
-                res = resolver.resolve_file(path)
-                assert not res.error, (path, res.error)
-                out[path] = (sorted(map(tuple, res.edges)), sorted(map(tuple, res.unresolved)),
-                             sorted(res.keys))
-        if from_blobs:  # what the resolver keeps of a file holds its base references only
-            cached = [fi for fi in resolver._indexes.values() if fi is not None]
-            assert cached
-            assert all(r.kind in BASE_KINDS for fi in cached for r in fi.facts.refs)
-            assert sum(len(fi.references()) for fi in cached) > sum(
-                len(fi.facts.refs) for fi in cached)
-        return out
-    finally:
-        store.close()
-
-
 @pytest.mark.parametrize("fixture", sorted(p.name for p in FIXTURES.iterdir()))
 def test_resolving_from_interfaces_answers_as_from_whole_facts(tmp_path, fixture) -> None:
     root = tmp_path / fixture
     shutil.copytree(FIXTURES / fixture, root)
     build(root)
-    assert _resolve_all(root, from_blobs=True) == _resolve_all(root, from_blobs=False)
+    # with every blob in hand, files come as interfaces; else as the store's whole facts
+    from_blobs, resolver = resolve_every_file(root, load_all_facts=True)
+    assert from_blobs == resolve_every_file(root, load_all_facts=False)[0]
+    # what the resolver keeps of a file holds its base references only
+    cached = [fi for fi in resolver._indexes.values() if fi is not None]
+    assert cached
+    assert all(r.kind in BASE_KINDS for fi in cached for r in fi.facts.refs)
+    assert sum(len(fi.references()) for fi in cached) > sum(len(fi.facts.refs) for fi in cached)

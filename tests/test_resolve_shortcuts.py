@@ -21,7 +21,7 @@ from knoxidx.graph.store import SQLiteStore
 from knoxidx.graph.workspace import StoreWorkspace
 from knoxidx.indexer import heap
 from knoxidx.indexer.discovery import discover
-from tests.helpers import COMPILED, build, write_tree
+from tests.helpers import COMPILED, build, resolve_every_file, write_tree
 
 # The shortcuts are taken away by replacing methods, which a compiled resolver (setup.py)
 # never looks up: these run on the pure-Python build (the README's editable install).
@@ -225,23 +225,7 @@ def _plainly(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _resolve_all(root: Path) -> dict[str, tuple]:
     """Every file's resolution, as comparable data, from a fresh resolver in path order."""
-    found = discover(root, 1 << 20)
-    layout = build_layout(root, [f.path for f in found.files], found.config_paths)
-    store = SQLiteStore.open(root, readonly=True)
-    try:
-        workspace = StoreWorkspace(store, layout, {})
-        workspace.preload(load_all_facts=True)
-        resolver = resolve.Resolver(workspace)
-        out = {}
-        with heap.frozen_heap():  # as in an update, where settle() acts
-            for path in sorted(store.ok_file_hashes()):
-                res = resolver.resolve_file(path)
-                assert not res.error, (path, res.error)
-                out[path] = (sorted(map(tuple, res.edges)), sorted(map(tuple, res.unresolved)),
-                             sorted(res.keys), sorted(res.externals.items()))
-        return out
-    finally:
-        store.close()
+    return resolve_every_file(root)[0]
 
 
 def _compare(root: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, tuple]:
