@@ -111,8 +111,10 @@ def dump_facts(facts: FileFacts) -> bytes:
 
 
 def load_facts(blob: bytes) -> FileFacts:
-    facts, refs = load_interface(blob)
-    return facts if refs is None else facts._replace(refs=load_references(refs))
+    fields = marshal.loads(blob)
+    if len(fields) == _INLINE_REFS_FIELDS:  # an earlier knoxidx's: every reference inline
+        return _facts(fields, fields[6])
+    return _facts(fields, marshal.loads(fields[10]))
 
 
 def load_interface(blob: bytes) -> tuple[FileFacts, bytes | None]:
@@ -125,12 +127,18 @@ def load_interface(blob: bytes) -> tuple[FileFacts, bytes | None]:
     upgrade, read by a query) loads whole, with None for the marshalled references."""
     fields = marshal.loads(blob)
     # the base references, or every reference in an earlier knoxidx's blob (no 11th field)
-    path, language, package, lines, errors, defs, refs, imports, bindings, impls = fields[:10]
+    return _facts(fields, fields[6]), (
+        fields[10] if len(fields) > _INLINE_REFS_FIELDS else None)
+
+
+def _facts(fields: tuple, refs: tuple) -> FileFacts:
+    """A blob's fields as records, with ``refs`` as the references."""
+    path, language, package, lines, errors, defs, _, imports, bindings, impls = fields[:10]
     return FileFacts(
         path, language, package, lines, errors, _records(Definition, defs),
         _records(Reference, refs), _records(Import, imports), _records(Binding, bindings),
         _records(Impl, impls),
-    ), fields[10] if len(fields) > _INLINE_REFS_FIELDS else None
+    )
 
 
 def load_references(refs: bytes) -> tuple[Reference, ...]:

@@ -52,7 +52,7 @@ def _context(method: str) -> Any:
     return ctx
 
 
-def read_chunk(jobs: list[tuple], slot: tuple[str, int] | None = None) -> list[ReadResult]:
+def read_chunk(jobs: list[Job], slot: tuple[str, int] | None = None) -> list[ReadResult]:
     """Run in a parse worker: each file under a CPU bound (``cpu_bound``), its start noted in
     ``slot`` (``_BegunMarks``) first."""
     fd = -1
@@ -81,7 +81,7 @@ def cpu_seconds(job: Job) -> float:
     return READ_SECONDS + READ_SECONDS_PER_MB * job_size(job) / 1e6
 
 
-def read_alone(root: Path, job: tuple, forkserver: bool) -> list[ReadResult]:
+def read_alone(root: Path, job: Job, forkserver: bool) -> list[ReadResult]:
     """``job`` read once more in a worker of its own: a plain process rather than a pool's, so
     that when the file kills this one too, its exit status tells how (a pool hides it), and
     the file is recorded as an error that says so. Started from the forkserver when
@@ -104,7 +104,7 @@ def read_alone(root: Path, job: tuple, forkserver: bool) -> list[ReadResult]:
     return results if results is not None else [worker_died(root, job, worker.exitcode)]
 
 
-def _start_alone(job: tuple, method: str) -> tuple[Any, Any]:
+def _start_alone(job: Job, method: str) -> tuple[Any, Any]:
     """A started worker reading ``job`` and the end of the pipe its results come back on."""
     ctx = _context(method)
     receiver, sender = ctx.Pipe(duplex=False)
@@ -119,14 +119,14 @@ def _start_alone(job: tuple, method: str) -> tuple[Any, Any]:
     return worker, receiver
 
 
-def run_alone(sender: Any, job: tuple, memory_mb: int) -> None:
+def run_alone(sender: Any, job: Job, memory_mb: int) -> None:
     """Run in the worker :func:`read_alone` starts: capped as a pool's workers are."""
     limit_worker_memory(memory_mb)
     sender.send(read_chunk([job]))
     sender.close()
 
 
-def worker_died(root: Path, job: tuple, exitcode: int | None) -> ReadResult:
+def worker_died(root: Path, job: Job, exitcode: int | None) -> ReadResult:
     """The record of a file whose parse killed its worker on its own: an error that says how
     (``exitcode``: the worker's, as multiprocessing reports it), with the file's hash (so an
     unchanged file is not tried again by the next update)."""
@@ -140,7 +140,7 @@ def worker_died(root: Path, job: tuple, exitcode: int | None) -> ReadResult:
                       "not indexed")
 
 
-def death_cause(exitcode: int | None, job: tuple) -> str:
+def death_cause(exitcode: int | None, job: Job) -> str:
     """Why a parse worker died, from its exit status: a negative one is the signal that killed
     it. SIGXCPU is its CPU bound (``cpu_bound``); SIGKILL, sent from outside, most likely the
     kernel's out-of-memory killer; tree-sitter crashes or aborts when an allocation fails,
