@@ -370,3 +370,33 @@ def test_definition_names_are_made_only_for_updates_that_use_them(
     assert read_and_extract(job).status == "ok"
     assert read_and_extract(job).names == frozenset()
     assert {n[0] for n in read_and_extract(job[:4] + (True,)).names} == {"other", "helper"}
+
+
+def test_a_first_build_sorts_its_indexes_in_a_small_cache_and_restores_it(tmp_path: Path) -> None:
+    """SQLite's sorter works in the page cache's size: the indexes of a bulk load are built
+    with SORT_CACHE_KIB (faster than in 16 MiB), and the cache is as before afterwards."""
+    from knoxidx.graph.sqlite_schema import INDEX_STATEMENTS
+    from knoxidx.graph.store import SORT_CACHE_KIB, SQLiteStore
+
+    store = SQLiteStore.open(tmp_path, create=True).open_scratch()
+    try:
+        before = store.conn.execute("PRAGMA cache_size").fetchone()[0]
+        seen: list[tuple[str, int]] = []
+
+        def trace(statement: str) -> None:
+            if statement.startswith("CREATE INDEX"):
+                seen.append((statement.split()[5], store.conn.execute(
+                    "PRAGMA cache_size").fetchone()[0]))
+
+        with store.bulk_load(enabled=True):
+            store.conn.set_trace_callback(trace)
+            store.flush_nodes()
+        store.conn.set_trace_callback(None)
+        assert {name for name, _ in seen} == {s.split()[2] for s in INDEX_STATEMENTS}
+        assert {cache for _, cache in seen} == {-SORT_CACHE_KIB}
+        assert store.conn.execute("PRAGMA cache_size").fetchone()[0] == before != -SORT_CACHE_KIB
+        names = {r[0] for r in store.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='index'")}
+        assert {s.split()[2] for s in INDEX_STATEMENTS} <= names
+    finally:
+        store.discard()

@@ -42,6 +42,10 @@ def _read_only_directory(exc: BaseException) -> bool:
                             "SQLITE_CANTOPEN")) or (name == "SQLITE_READONLY")
 
 
+# The page cache while indexes are built (see SQLiteStore._create_indexes), in KiB.
+SORT_CACHE_KIB = 1024
+
+
 def _connect(db_path: Path, readonly: bool) -> sqlite3.Connection:
     if readonly:
         conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)
@@ -319,8 +323,19 @@ class SQLiteStore(GraphRows):
             self._create_indexes(INDEX_STATEMENTS)
 
     def _create_indexes(self, statements: Iterable[str]) -> None:
-        for statement in statements:
-            self.conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS", 1))
+        """Build ``statements``' indexes with the page cache cut to SORT_CACHE_KIB: SQLite's
+        sorter takes its working memory from the cache size, and sorts runs that fit in the
+        CPU's caches, then merges them, faster than in one large run. A first build of the
+        benchmark corpus: the nodes table's indexes 0.36-0.40 -> 0.30 s, the rest (built at
+        its end, on one core) 0.72-0.77 -> 0.58 s; 512 KiB is no faster, 4 MiB slower."""
+        conn = self.conn
+        cache = conn.execute("PRAGMA cache_size").fetchone()[0]
+        conn.execute(f"PRAGMA cache_size=-{SORT_CACHE_KIB}")
+        try:
+            for statement in statements:
+                conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS", 1))
+        finally:
+            conn.execute(f"PRAGMA cache_size={int(cache)}")
 
     def flush_nodes(self) -> None:
         """Every node row of a cold build is in: in a bulk load, the table is indexed now, while
