@@ -400,3 +400,32 @@ def test_a_first_build_sorts_its_indexes_in_a_small_cache_and_restores_it(tmp_pa
         assert {s.split()[2] for s in INDEX_STATEMENTS} <= names
     finally:
         store.discard()
+
+
+def test_a_first_build_whose_install_fails_removes_its_scratch_database(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first build whose flush to disk fails (a full disk, an I/O error) says so, leaves the
+    empty index as it was, and removes the scratch database it built, which held the disk's
+    space until the next build."""
+    import knoxidx.graph.store as store_module
+    from knoxidx.errors import KnoxidxError
+    from knoxidx.index import Index
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "m.py").write_text("def f():\n    return g()\n\ndef g():\n    pass\n")
+    with Index.open(root, create=True):
+        pass  # an empty index
+
+    def failing(path: Path) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(store_module, "_fsync", failing)
+    with Index.open(root) as idx, pytest.raises(KnoxidxError, match="disk is full"):
+        idx.update(retrieval=False)
+    monkeypatch.undo()
+    assert not [p.name for p in (root / ".knoxidx").iterdir() if ".new" in p.name]
+    with Index.open(root) as idx:
+        assert not idx.symbols("f")  # the empty index, as it was
+        idx.update(retrieval=False)
+        assert idx.symbols("f")

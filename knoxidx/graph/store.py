@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -255,6 +255,9 @@ class SQLiteStore(GraphRows):
             os.replace(scratch.path, self.path)
             _fsync(self.path.parent)
         except OSError as exc:  # the old (empty) index stays; the next build starts over
+            for path in (scratch.path, *_sidecars(scratch.path)):  # (on a full disk, at once)
+                with suppress(OSError):
+                    path.unlink(missing_ok=True)
             raise storage_error(exc, self.path) from None
         finally:
             self.conn = _connect(self.path, readonly=False)
