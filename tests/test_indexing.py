@@ -429,3 +429,50 @@ def test_a_first_build_whose_install_fails_removes_its_scratch_database(
         assert not idx.symbols("f")  # the empty index, as it was
         idx.update(retrieval=False)
         assert idx.symbols("f")
+
+
+def test_a_first_build_flushes_behind_and_a_failed_flush_fails_its_install(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first build flushes its scratch database to disk in threads while it goes on (after
+    the parse phase, before the last indexes): the install then waits for them. When one
+    fails, the install fails as its own flush would (a later fsync of the file can succeed
+    after the pages the failed one could not write were dropped): the empty index stays."""
+    import threading
+
+    import knoxidx.graph.store as store_module
+    from knoxidx.errors import KnoxidxError
+    from knoxidx.index import Index
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    for i in range(3):
+        (root / f"m{i}.py").write_text(f"def f{i}():\n    return g()\n\ndef g():\n    pass\n")
+    real_fsync = store_module._fsync
+    flushed: list[tuple[str, str]] = []
+
+    def fsync(path: Path) -> None:
+        flushed.append((threading.current_thread().name, Path(path).name))
+        real_fsync(path)
+
+    monkeypatch.setattr(store_module, "_fsync", fsync)
+    with Index.open(root, create=True) as idx:
+        idx.update(retrieval=False)
+        assert idx.symbols("f1")
+    assert flushed[:2] == [("knoxidx-flush", "index.db.new")] * 2
+    assert flushed[2] == (threading.main_thread().name, "index.db.new")  # install's own
+
+    (root / ".knoxidx").rename(tmp_path / "built")
+    with Index.open(root, create=True):
+        pass  # an empty index
+
+    def failing(path: Path) -> None:
+        if threading.current_thread().name == "knoxidx-flush":
+            raise OSError(5, "Input/output error")
+        real_fsync(path)
+
+    monkeypatch.setattr(store_module, "_fsync", failing)
+    with Index.open(root) as idx, pytest.raises(KnoxidxError, match="Input/output error"):
+        idx.update(retrieval=False)
+    monkeypatch.undo()
+    with Index.open(root) as idx:
+        assert not idx.symbols("f0")  # the empty index, as it was

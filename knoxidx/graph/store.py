@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -104,6 +105,9 @@ class SQLiteStore(GraphRows):
         self.path = db_path
         self.conn = conn
         self.rebuilt_reason: str | None = None
+        # a scratch database's flushes running behind the build (see _flush_behind); None in
+        # any other database
+        self._flushes: list[tuple[threading.Thread, list[OSError]]] | None = None
         self._bulk = False  # inside bulk_load(enabled=True): secondary indexes are dropped
 
     # ---- opening -----------------------------------------------------------------------
@@ -238,6 +242,7 @@ class SQLiteStore(GraphRows):
         conn.execute("PRAGMA cache_size=-16384")
         scratch = SQLiteStore(path, conn)
         scratch._create_schema()
+        scratch._flushes = []
         return scratch
 
     def install(self, scratch: SQLiteStore) -> None:
@@ -249,6 +254,7 @@ class SQLiteStore(GraphRows):
         scratch.conn.close()
         self.conn.close()
         try:
+            scratch._join_flushes()
             _fsync(scratch.path)
             for sidecar in _sidecars(self.path):
                 sidecar.unlink(missing_ok=True)
@@ -265,6 +271,8 @@ class SQLiteStore(GraphRows):
     def discard(self) -> None:
         """Close and delete a scratch database (a first build that failed)."""
         self.conn.close()
+        with suppress(OSError):
+            self._join_flushes()
         for path in (self.path, *_sidecars(self.path)):
             path.unlink(missing_ok=True)
 
@@ -323,6 +331,7 @@ class SQLiteStore(GraphRows):
             yield
         finally:
             self._bulk = False
+            self._flush_behind()
             self._create_indexes(INDEX_STATEMENTS)
 
     def _create_indexes(self, statements: Iterable[str]) -> None:
@@ -344,7 +353,37 @@ class SQLiteStore(GraphRows):
         """Every node row of a cold build is in: in a bulk load, the table is indexed now, while
         the resolver workers run beside."""
         if self._bulk:
+            self._flush_behind()
             self._create_indexes(i for i in INDEX_STATEMENTS if " ON nodes(" in i)
+
+    def _flush_behind(self) -> None:
+        """Flush a scratch database's pages written so far to disk in a thread, while the build
+        goes on (on one core, at its end), so that :meth:`install` finds little left to flush:
+        0.11-0.13 -> 0.04-0.05 s for the benchmark corpus's 167 MB. A failed flush is raised
+        by the install (a later flush of the file could succeed after the pages it failed to
+        write were dropped)."""
+        if self._flushes is None:
+            return
+        failed: list[OSError] = []
+
+        def flush() -> None:
+            try:
+                _fsync(self.path)
+            except OSError as exc:
+                failed.append(exc)
+
+        thread = threading.Thread(target=flush, name="knoxidx-flush", daemon=True)
+        thread.start()
+        self._flushes.append((thread, failed))
+
+    def _join_flushes(self) -> None:
+        """Wait for the flushes :meth:`_flush_behind` started; raise the first that failed."""
+        flushes, self._flushes = self._flushes or [], []
+        for thread, _ in flushes:
+            thread.join()
+        for _, failed in flushes:
+            if failed:
+                raise failed[0]
 
     # ---- the store interface's remaining parts (knoxidx.graph.protocol) ----------------
 
