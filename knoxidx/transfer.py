@@ -144,6 +144,7 @@ def pull(url: str, repo: str, root: Path, *, wait: bool = False) -> dict[str, in
     try:
         with shared.read_snapshot(), local.transaction():
             counts = _pull_rows(shared.conn, local.conn, repo)
+            local.index_file_rows()
             ChunkStore(local.conn).rebuild_names(lambda path: _definitions(local, path))
         return counts
     finally:
@@ -165,8 +166,8 @@ def _pull_rows(src: Any, dst: Any, repo: str) -> dict[str, int]:
         return len(rows)
 
     create_schema(dst, cache_schema=None)
-    for table in ("meta", "files", "nodes", "edges", "unresolved", "lookups", "modules",
-                  "externals", "chunk", "chunk_fts", "chunk_name", "chunk_declaration",
+    for table in ("meta", "files", "nodes", "edges", "unresolved", "lookups", "file_rows",
+                  "modules", "externals", "chunk", "chunk_fts", "chunk_name", "chunk_declaration",
                   "chunk_vector", "embed_pending",
                   "embed_meta", "chunk_source"):
         dst.execute(f"DELETE FROM {table}" + (" WHERE key != 'schema_version'"
@@ -177,15 +178,19 @@ def _pull_rows(src: Any, dst: Any, repo: str) -> dict[str, int]:
     columns = ", ".join(NODE_COLUMNS)
     counts["nodes"] = put("nodes", columns,
                           fetch(f"SELECT {columns} FROM knoxidx.nodes WHERE repo = %s"))
+    # a file's edges, unresolved references and lookup keys one run of rowids each, in file
+    # order (see ``index_file_rows``)
     counts["edges"] = put("edges", "source, target, type, confidence, file_id, line", fetch(
         "SELECT source, target, type, confidence, file_id, line FROM knoxidx.edges"
-        " WHERE repo = %s"))
-    for table, columns in (
-        ("unresolved", "file_id, source, kind, name, line, reason, candidates"),
-        ("lookups", "file_id, key"), ("modules", "family, key, file_id, rank"),
-        ("externals", "id, family, name"),
+        " WHERE repo = %s ORDER BY file_id NULLS FIRST"))
+    for table, columns, order in (
+        ("unresolved", "file_id, source, kind, name, line, reason, candidates",
+         " ORDER BY file_id"),
+        ("lookups", "file_id, key", " ORDER BY file_id"),
+        ("modules", "family, key, file_id, rank", ""), ("externals", "id, family, name", ""),
     ):
-        put(table, columns, fetch(f"SELECT {columns} FROM knoxidx.{table} WHERE repo = %s"))
+        put(table, columns,
+            fetch(f"SELECT {columns} FROM knoxidx.{table} WHERE repo = %s{order}"))
     chunks = fetch(f"SELECT {_CHUNK_COLUMNS} FROM knoxidx.chunk WHERE repo = %s").fetchall()
     counts["chunks"] = put("chunk", _CHUNK_COLUMNS, chunks)
     dst.executemany("INSERT INTO chunk_fts (rowid, body, symbols, path) VALUES (?, ?, ?, ?)",

@@ -115,3 +115,22 @@ def resolve_every_file(root: Path, load_all_facts: bool = True) -> tuple[dict[st
         return out, resolver
     finally:
         store.close()
+
+
+def assert_row_runs(conn: Any) -> None:
+    """Every row of the edges, unresolved and lookups tables of an SQLite index lies in the run
+    of rowids ``file_rows`` records for its file (the module layer's edges: the pseudo file
+    ``MODULE_LAYER_ROWS``), and every run holds only that file's rows, all of them there."""
+    from knoxidx.graph.sqlite_schema import MODULE_LAYER_ROWS
+
+    runs = {r[0]: r[1:] for r in conn.execute("SELECT * FROM file_rows")}
+    for n, table in enumerate(("edges", "unresolved", "lookups")):
+        by_file: dict[int, list[int]] = {}
+        for rowid, file_id in conn.execute(f"SELECT rowid, file_id FROM {table}"):
+            by_file.setdefault(MODULE_LAYER_ROWS if file_id is None else file_id, []).append(rowid)
+        for file_id, rowids in by_file.items():
+            lo, hi = runs[file_id][2 * n : 2 * n + 2]
+            assert sorted(rowids) == list(range(lo, hi + 1)), (table, file_id, lo, hi)
+        for file_id, run in runs.items():
+            lo, hi = run[2 * n : 2 * n + 2]
+            assert hi < lo or file_id in by_file, (table, file_id, lo, hi)

@@ -8,8 +8,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from knoxidx.graph.store import SQLiteStore
 from knoxidx.verify import verify_index
-from tests.helpers import Backend
+from tests.helpers import Backend, assert_row_runs
 
 N_FILES = 6
 
@@ -103,6 +104,8 @@ def check_incremental_equals_rebuild(root: Path, backend: Backend, ops: list) ->
         backend.build(root)
     with backend.open(root) as idx:
         result = verify_index(idx)
+        if isinstance(idx.store, SQLiteStore):
+            assert_row_runs(idx.store.conn)
     assert result["integrity"] == "ok"
     assert result["equal"], result
     shutil.rmtree(root)

@@ -476,3 +476,37 @@ def test_a_first_build_flushes_behind_and_a_failed_flush_fails_its_install(
     monkeypatch.undo()
     with Index.open(root) as idx:
         assert not idx.symbols("f0")  # the empty index, as it was
+
+
+def test_a_file_s_resolution_rows_are_one_run_and_go_by_it(repo) -> None:
+    """Each file's edges, unresolved references and lookup keys are one run of rowids per
+    table (``file_rows``), by which an update deletes them: after edits, removals and a module
+    layer rebuilt, every run holds exactly its file's rows; the runs can also be made anew
+    from rows written in file order (a pulled index) and refuse rows that are not."""
+    from knoxidx.index import Index
+    from tests.helpers import assert_row_runs
+
+    root = repo({
+        "pkg/__init__.py": "",
+        "pkg/a.py": "import os\nfrom pkg.b import g\n\ndef f():\n    return g() + missing()\n",
+        "pkg/b.py": "def g():\n    return os.getcwd()\n",
+        "pkg/c.py": "from pkg.a import f\n\ndef h():\n    return f()\n",
+    })
+    with Index.open(root, create=True) as idx:
+        idx.update(jobs=1, retrieval=False)
+        assert_row_runs(idx.store.conn)
+        (root / "pkg" / "a.py").write_text("from pkg.b import g\n\ndef f():\n    return g()\n")
+        (root / "pkg" / "c.py").unlink()
+        (root / "pkg" / "d.py").write_text("from pkg.a import f\n\nf()\n")
+        idx.update(jobs=1, retrieval=False)
+        conn = idx.store.conn
+        assert_row_runs(conn)
+        assert conn.execute("SELECT count(*) FROM file_rows").fetchone()[0] == 5  # + modules
+        before = sorted(conn.execute("SELECT * FROM file_rows"))
+        idx.store.index_file_rows()
+        assert sorted(conn.execute("SELECT * FROM file_rows")) == before
+        # a row of the first file written after the others: its run is no run
+        conn.execute("INSERT INTO lookups SELECT file_id, key || '!' FROM lookups"
+                     " WHERE rowid = (SELECT min(rowid) FROM lookups)")
+        with pytest.raises(ValueError, match="lookups rows of file .* are not one run"):
+            idx.store.index_file_rows()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 
-from knoxidx.graph.sqlite_schema import NODE_INSERT, FileState
+from knoxidx.graph.sqlite_schema import MODULE_LAYER_ROWS, NODE_INSERT, FileState
 from knoxidx.indexer.facts import FileFacts, load_facts
 
 
@@ -129,35 +129,81 @@ class GraphRows:
     # ---- resolution results ------------------------------------------------------------
 
     def import_targets(self, file_id: int) -> set[int]:
+        run = self._rows_of(file_id)
+        if run is None:
+            return set()
         return {row[0] for row in self.conn.execute(
-            "SELECT target FROM edges WHERE file_id=? AND type='Imports'", (file_id,))}
+            "SELECT target FROM edges WHERE rowid BETWEEN ? AND ? AND type='Imports'", run[:2])}
 
     def clear_file_graph(self, file_id: int) -> None:
-        self.conn.execute("DELETE FROM edges WHERE file_id=?", (file_id,))
-        self.conn.execute("DELETE FROM unresolved WHERE file_id=?", (file_id,))
-        self.conn.execute("DELETE FROM lookups WHERE file_id=?", (file_id,))
+        """A file's edges, unresolved references and lookup keys, by their runs of rowids
+        (see ``MODULE_LAYER_ROWS``)."""
+        run = self._rows_of(file_id)
+        if run is None:
+            return
+        conn = self.conn
+        conn.execute("DELETE FROM edges WHERE rowid BETWEEN ? AND ?", run[0:2])
+        conn.execute("DELETE FROM unresolved WHERE rowid BETWEEN ? AND ?", run[2:4])
+        conn.execute("DELETE FROM lookups WHERE rowid BETWEEN ? AND ?", run[4:6])
+        conn.execute("DELETE FROM file_rows WHERE file_id=?", (file_id,))
+
+    def _rows_of(self, file_id: int) -> tuple[int, int, int, int, int, int] | None:
+        return self.conn.execute(  # type: ignore[no-any-return]
+            "SELECT edges_lo, edges_hi, unresolved_lo, unresolved_hi, lookups_lo, lookups_hi"
+            " FROM file_rows WHERE file_id=?", (file_id,)).fetchone()
+
+    def _next_rowids(self) -> tuple[int, int, int]:
+        """The rowid the next row of the edges, unresolved and lookups tables gets: SQLite gives
+        a row one more than the table's largest (1 in an empty table) when no rowid is given."""
+        row = self.conn.execute(
+            "SELECT (SELECT max(rowid) FROM edges), (SELECT max(rowid) FROM unresolved),"
+            " (SELECT max(rowid) FROM lookups)").fetchone()
+        return (row[0] or 0) + 1, (row[1] or 0) + 1, (row[2] or 0) + 1
 
     def insert_resolution(
         self, file_id: int, edges: Sequence[tuple], unresolved: Sequence[tuple],
         keys: Iterable[str], externals: dict[int, tuple[str, str]],
     ) -> None:
+        """A file's resolution, after :meth:`clear_file_graph`: its rows in each table one run
+        of rowids, recorded in ``file_rows``."""
         conn = self.conn
+        edge_rows = [(e[0], e[1], e[2], e[3], e[4], file_id) for e in edges]
+        unresolved_rows = [(file_id, *u) for u in unresolved]
+        key_rows = [(file_id, k) for k in keys]
+        edges_lo, unresolved_lo, lookups_lo = self._next_rowids()
         conn.executemany(
             "INSERT INTO edges(source, target, type, confidence, line, file_id)"
-            " VALUES (?,?,?,?,?,?)",
-            [(e[0], e[1], e[2], e[3], e[4], file_id) for e in edges],
-        )
+            " VALUES (?,?,?,?,?,?)", edge_rows)
         conn.executemany(
             "INSERT INTO unresolved(file_id, source, kind, name, line, reason, candidates)"
-            " VALUES (?,?,?,?,?,?,?)",
-            [(file_id, *u) for u in unresolved],
-        )
-        conn.executemany("INSERT INTO lookups VALUES (?,?)", [(file_id, k) for k in keys])
+            " VALUES (?,?,?,?,?,?,?)", unresolved_rows)
+        conn.executemany("INSERT INTO lookups VALUES (?,?)", key_rows)
+        conn.execute("INSERT INTO file_rows VALUES (?,?,?,?,?,?,?)", (
+            file_id, *_run(edges_lo, len(edge_rows)), *_run(unresolved_lo, len(unresolved_rows)),
+            *_run(lookups_lo, len(key_rows))))
         if externals:
             conn.executemany(
                 "INSERT OR IGNORE INTO externals VALUES (?,?,?)",
                 [(i, f, n) for i, (f, n) in externals.items()],
             )
+
+    def index_file_rows(self) -> None:
+        """``file_rows`` made anew from the edges, unresolved and lookups tables, where rows were
+        written otherwise than by :meth:`insert_resolution` (copied from another store): each
+        file's rows must be one run of rowids in each table (written in file order)."""
+        conn = self.conn
+        runs: dict[int, list[int]] = {}
+        for n, table in enumerate(("edges", "unresolved", "lookups")):
+            for file_id, lo, hi, count in conn.execute(
+                    f"SELECT coalesce(file_id, {MODULE_LAYER_ROWS}), min(rowid), max(rowid),"
+                    f" count(*) FROM {table} GROUP BY 1"):
+                if hi - lo + 1 != count:
+                    raise ValueError(f"the {table} rows of file {file_id} are not one run")
+                runs.setdefault(file_id, [*_NO_ROWS, *_NO_ROWS, *_NO_ROWS])[2 * n : 2 * n + 2] = [
+                    lo, hi]
+        conn.execute("DELETE FROM file_rows")
+        conn.executemany("INSERT INTO file_rows VALUES (?,?,?,?,?,?,?)",
+                         [(file_id, *run) for file_id, run in runs.items()])
 
     def dependents(self, keys: Iterable[str]) -> set[str]:
         """Paths of files whose last resolution consulted any of ``keys``."""
@@ -205,7 +251,7 @@ class GraphRows:
     def rebuild_module_layer(self, module_rows: list[tuple], contains_rows: list[tuple]) -> None:
         conn = self.conn
         conn.execute("DELETE FROM nodes WHERE file_id IS NULL")
-        conn.execute("DELETE FROM edges WHERE file_id IS NULL")
+        self.clear_file_graph(MODULE_LAYER_ROWS)
         conn.executemany(NODE_INSERT.replace("OR REPLACE", "OR IGNORE"), module_rows)
         # external modules that something still imports
         conn.execute(
@@ -215,20 +261,22 @@ class GraphRows:
             " WHERE x.id IN (SELECT target FROM edges WHERE type='Imports')"
         )
         conn.execute("DELETE FROM externals WHERE id NOT IN (SELECT id FROM nodes)")
+        first = self._next_rowids()[0]
         conn.executemany(
             "INSERT INTO edges(source, target, type, confidence, file_id, line)"
             " VALUES (?,?,'Contains','exact',NULL,NULL)",
             contains_rows,
         )
         # DependsOn: module -> module, aggregated from file imports
-        conn.execute(
+        depends = conn.execute(
             "INSERT INTO edges(source, target, type, confidence, file_id, line)"
             " SELECT DISTINCT ms.source, COALESCE(mt.source, e.target), 'DependsOn', 'exact',"
             " NULL, NULL FROM edges e"
             " JOIN edges ms ON ms.type='Contains' AND ms.file_id IS NULL AND ms.target=e.source"
             " LEFT JOIN edges mt ON mt.type='Contains' AND mt.file_id IS NULL AND mt.target=e.target"
             " WHERE e.type='Imports' AND COALESCE(mt.source, e.target) != ms.source"
-        )
+        ).rowcount
+        self._module_layer_rows(first, len(contains_rows) + depends)
 
     def write_first_module_layer(
         self, module_rows: list[tuple], contains_rows: list[tuple],
@@ -249,6 +297,7 @@ class GraphRows:
              if i in imported],
         )
         conn.execute("DELETE FROM externals WHERE id NOT IN (SELECT id FROM nodes)")
+        first = self._next_rowids()[0]
         conn.executemany(
             "INSERT INTO edges(source, target, type, confidence, file_id, line)"
             " VALUES (?,?,'Contains','exact',NULL,NULL)",
@@ -259,6 +308,13 @@ class GraphRows:
             " VALUES (?,?,'DependsOn','exact',NULL,NULL)",
             depends_rows,
         )
+        self._module_layer_rows(first, len(contains_rows) + len(depends_rows))
+
+    def _module_layer_rows(self, first: int, count: int) -> None:
+        """The module layer's edges, ``count`` of them from rowid ``first``, as the run of the
+        pseudo file ``MODULE_LAYER_ROWS`` (it has no unresolved references nor lookup keys)."""
+        self.conn.execute("INSERT INTO file_rows VALUES (?,?,?,?,?,?,?)",
+                          (MODULE_LAYER_ROWS, *_run(first, count), *_NO_ROWS, *_NO_ROWS))
 
     def primary_modules(self) -> list[tuple[str, str, str, str]]:
         """(path, language, family, key): the module each file belongs to."""
@@ -280,3 +336,11 @@ class GraphRows:
             " JOIN files f ON f.id = n.file_id WHERE n.def_index IS NOT NULL"
             " ORDER BY f.path, n.def_index"
         ))
+
+
+_NO_ROWS = (0, -1)  # an empty run of rowids, written one way however it was made
+
+
+def _run(first: int, count: int) -> tuple[int, int]:
+    """The run of ``count`` rowids from ``first``: (first, last)."""
+    return (first, first + count - 1) if count else _NO_ROWS
