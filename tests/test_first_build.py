@@ -65,7 +65,7 @@ def test_a_failed_first_build_leaves_the_empty_index_and_no_scratch(repo, monkey
     def fail(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(pipeline, "_rebuild_module_layer", fail)  # late in the update
+    monkeypatch.setattr(pipeline, "_first_module_layer", fail)  # late in the update
     with Index.open(root, create=True) as idx, pytest.raises(RuntimeError, match="on fire"):
         idx.update(jobs=2)
     assert not list((root / ".knoxidx").glob("index.db.new*"))

@@ -45,6 +45,7 @@ class PgStore:
         self.readonly = readonly
         self.rebuilt_reason: str | None = None
         self._pending_nodes: list[tuple] = []  # a cold build's node rows (insert_nodes)
+        self._first_module_rows: list[tuple] = []  # see write_first_module_nodes
         self._reset_pending = False
         # where per-repository caches that are not the index itself (PageRank) are kept
         self.path = _cache_dir(url, repo or "_all") / "index.db"
@@ -357,14 +358,18 @@ class PgStore:
                 " != ms.source", (repo, repo),
             )
 
+    def write_first_module_nodes(self, module_rows: list[tuple]) -> None:
+        self._first_module_rows = module_rows  # written by write_first_module_layer
+
     def write_first_module_layer(
-        self, module_rows: list[tuple], contains_rows: list[tuple],
-        depends_rows: list[tuple[int, int]], imported: set[int],
+        self, contains_rows: list[tuple], depends_rows: list[tuple[int, int]],
+        imported: set[int],
     ) -> None:
         """A first build's module layer: PostgreSQL keeps its edge indexes while a build
         inserts, so the general rebuild's SQL serves (DependsOn and ``imported`` are what it
-        computes)."""
-        self.rebuild_module_layer(module_rows, contains_rows)
+        computes), with the module nodes given to :meth:`write_first_module_nodes`."""
+        rows, self._first_module_rows = self._first_module_rows, []
+        self.rebuild_module_layer(rows, contains_rows)
 
     def primary_modules(self) -> list[tuple[str, str, str, str]]:
         return [tuple(r) for r in self._q(

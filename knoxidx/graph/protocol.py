@@ -72,7 +72,8 @@ class GraphStore(Protocol):
     # the module layer
     def rebuild_module_layer(self, module_rows: list[tuple],
                              contains_rows: list[tuple]) -> None: ...
-    def write_first_module_layer(self, module_rows: list[tuple], contains_rows: list[tuple],
+    def write_first_module_nodes(self, module_rows: list[tuple]) -> None: ...  # (then:)
+    def write_first_module_layer(self, contains_rows: list[tuple],
                                  depends_rows: list[tuple[int, int]],
                                  imported: set[int]) -> None: ...
     def primary_modules(self) -> list[tuple[str, str, str, str]]: ...

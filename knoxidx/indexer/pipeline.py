@@ -218,12 +218,21 @@ def update_index(
         # and Imports edges only: rebuilding it costs more than a one-file update otherwise.
         module_layer_stale = (report.full_resolve or membership_changed
                               or bool(report.removed_paths))
-        # a first build's Imports edges, for its module layer (see _rebuild_module_layer)
+        # a first build's Imports edges, for its module layer (see _first_module_layer)
         first_imports: list[tuple[int, int]] | None = [] if cold else None
-        # A cold build's nodes table is indexed once the resolver workers have started
-        # (nothing they consult is in it: the workspace has every name in memory); otherwise
-        # flush_nodes has nothing to do.
-        for i, res in enumerate(_resolve_all(workspace, ordered, workers, store.flush_nodes), 1):
+        contains: list[tuple[int, int]] = []  # and its module -> file edges
+
+        def first() -> None:
+            """Once the resolver workers have started: a cold build's module nodes, then its
+            nodes table indexed (nothing the workers consult is in it: the workspace has every
+            name in memory); otherwise flush_nodes has nothing to do."""
+            if cold:
+                rows, made = _module_nodes(store)
+                store.write_first_module_nodes(rows)
+                contains.extend(made)
+            store.flush_nodes()
+
+        for i, res in enumerate(_resolve_all(workspace, ordered, workers, first), 1):
             file_id = ids[res.path]
             if first_imports is not None:
                 first_imports.extend((e[0], e[1]) for e in res.edges if e[2] == IMPORTS)
@@ -241,8 +250,10 @@ def update_index(
         report.timings["resolve"] = time.perf_counter() - t2
 
         t3 = time.perf_counter()
-        if module_layer_stale:
-            _rebuild_module_layer(store, first_imports)
+        if first_imports is not None:
+            _first_module_layer(store, contains, first_imports)
+        elif module_layer_stale:
+            _rebuild_module_layer(store)
         store.set_meta("layout", fingerprint)
         store.set_meta("engine", engine)
         store.set_meta("max_bytes", str(max_bytes))  # so `verify` rebuilds the same files
@@ -366,11 +377,9 @@ def _resolve_all(
     yield from resolve_in_parallel(workspace, paths, workers, first)
 
 
-def _rebuild_module_layer(store: GraphStore,
-                          first_imports: list[tuple[int, int]] | None = None) -> None:
-    """Module nodes (one per module/package key), Contains module -> file, and DependsOn.
-    ``first_imports``: a first build's every Imports edge (source, target), from which
-    DependsOn is aggregated here rather than by the store."""
+def _module_nodes(store: GraphStore) -> tuple[list[tuple], list[tuple[int, int]]]:
+    """The module layer's nodes (one per module/package key) and its Contains module -> file
+    edges, from module membership."""
     modules: dict[tuple[str, str], str] = {}
     contains: list[tuple[int, int]] = []
     for path, language, family, key in store.primary_modules():
@@ -381,9 +390,20 @@ def _rebuild_module_layer(store: GraphStore,
          None, None, None, None, None, None, language, family, "", "", 1, "", 0, None)
         for (family, key), language in modules.items()
     ]
-    if first_imports is None:
-        store.rebuild_module_layer(rows, contains)
-        return
+    return rows, contains
+
+
+def _rebuild_module_layer(store: GraphStore) -> None:
+    """The module layer anew: its nodes, Contains module -> file, and DependsOn (the store's
+    SQL aggregates it from the Imports edges)."""
+    store.rebuild_module_layer(*_module_nodes(store))
+
+
+def _first_module_layer(store: GraphStore, contains: list[tuple[int, int]],
+                        first_imports: list[tuple[int, int]]) -> None:
+    """The rest of a first build's module layer, its module nodes written (see
+    ``write_first_module_nodes``): Contains, and DependsOn aggregated here from every Imports
+    edge (source, target) rather than by the store."""
     # DependsOn: the module of an importing file -> the module of the file it imports (or
     # the external module itself), never to itself
     modules_of: dict[int, list[int]] = defaultdict(list)
@@ -395,7 +415,7 @@ def _rebuild_module_layer(store: GraphStore,
             for to_module in modules_of.get(target) or (target,):
                 if to_module != from_module:
                     depends.add((from_module, to_module))
-    store.write_first_module_layer(rows, contains, sorted(depends),
+    store.write_first_module_layer(contains, sorted(depends),
                                    {target for _, target in first_imports})
 
 
