@@ -350,11 +350,12 @@ class SQLiteStore(GraphRows):
             conn.execute(f"PRAGMA cache_size={int(cache)}")
 
     def flush_nodes(self) -> None:
-        """Every node row of a cold build is in: in a bulk load, the table is indexed now, while
-        the resolver workers run beside."""
+        """Every node row of a cold build is in, and so is every row of the files and modules
+        tables: in a bulk load, they are indexed now, while the resolver workers run beside."""
         if self._bulk:
             self._flush_behind()
-            self._create_indexes(i for i in INDEX_STATEMENTS if " ON nodes(" in i)
+            self._create_indexes(i for i in INDEX_STATEMENTS if i.split()[4].startswith(
+                ("nodes(", "files(", "modules(")))
 
     def _flush_behind(self) -> None:
         """Flush a scratch database's pages written so far to disk in a thread, while the build
