@@ -438,10 +438,13 @@ def test_a_first_build_flushes_behind_and_a_failed_flush_fails_its_install(
     fails, the install fails as its own flush would (a later fsync of the file can succeed
     after the pages the failed one could not write were dropped): the empty index stays."""
     import threading
+    import time
+    from typing import Any
 
     import knoxidx.graph.store as store_module
     from knoxidx.errors import KnoxidxError
     from knoxidx.index import Index
+    from knoxidx.indexer import pipeline
 
     root = tmp_path / "repo"
     root.mkdir()
@@ -452,11 +455,21 @@ def test_a_first_build_flushes_behind_and_a_failed_flush_fails_its_install(
 
     def fsync(path: Path) -> None:
         flushed.append((threading.current_thread().name, Path(path).name))
+        if threading.current_thread().name == "knoxidx-flush":
+            time.sleep(0.3)  # a slow disk
         real_fsync(path)
 
+    def graph_update(*args: Any, **kwargs: Any) -> Any:
+        report = update_index(*args, **kwargs)
+        # none left running when the graph's update ends: the chunking after it forks
+        assert not [t for t in threading.enumerate() if t.name == "knoxidx-flush"]
+        return report
+
+    update_index = pipeline.update_index
     monkeypatch.setattr(store_module, "_fsync", fsync)
+    monkeypatch.setattr(pipeline, "update_index", graph_update)
     with Index.open(root, create=True) as idx:
-        idx.update(retrieval=False)
+        idx.update()
         assert idx.symbols("f1")
     assert flushed[:2] == [("knoxidx-flush", "index.db.new")] * 2
     assert flushed[2] == (threading.main_thread().name, "index.db.new")  # install's own

@@ -333,13 +333,17 @@ class SQLiteStore(GraphRows):
             self._bulk = False
             self._flush_behind()
             self._create_indexes(INDEX_STATEMENTS)
+            # no flush left running behind the update: what follows it may fork (chunking)
+            for thread, _ in self._flushes or ():
+                thread.join()
 
     def _create_indexes(self, statements: Iterable[str]) -> None:
         """Build ``statements``' indexes with the page cache cut to SORT_CACHE_KIB: SQLite's
         sorter takes its working memory from the cache size, and sorts runs that fit in the
         CPU's caches, then merges them, faster than in one large run. A first build of the
-        benchmark corpus: the nodes table's indexes 0.36-0.40 -> 0.30 s, the rest (built at
-        its end, on one core) 0.72-0.77 -> 0.58 s; 512 KiB is no faster, 4 MiB slower."""
+        benchmark corpus (session 27, BENCHMARKS.md): the nodes table's indexes 0.36-0.40 ->
+        0.30 s, those built at its end, on one core, 0.72-0.77 -> 0.58 s; 512 KiB is no
+        faster, 4 MiB slower."""
         conn = self.conn
         cache = conn.execute("PRAGMA cache_size").fetchone()[0]
         conn.execute(f"PRAGMA cache_size=-{SORT_CACHE_KIB}")
@@ -358,10 +362,10 @@ class SQLiteStore(GraphRows):
                 ("nodes(", "files(", "modules(")))
 
     def _flush_behind(self) -> None:
-        """Flush a scratch database's pages written so far to disk in a thread, while the build
-        goes on (on one core, at its end), so that :meth:`install` finds little left to flush:
-        0.11-0.13 -> 0.04-0.05 s for the benchmark corpus's 167 MB. A failed flush is raised
-        by the install (a later flush of the file could succeed after the pages it failed to
+        """Flush a scratch database's pages written so far to disk in a thread while the build
+        goes on, so that :meth:`install` (on one core, at the build's end) finds little left to
+        flush: 0.11-0.13 -> 0.04-0.05 s on the benchmark corpus. A failed flush is raised by
+        the install (a later flush of the file could succeed after the pages it failed to
         write were dropped)."""
         if self._flushes is None:
             return
