@@ -434,9 +434,10 @@ def test_a_first_build_whose_install_fails_removes_its_scratch_database(
 def test_a_first_build_flushes_behind_and_a_failed_flush_fails_its_install(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A first build flushes its scratch database to disk in threads while it goes on (after
-    the parse phase, before the last indexes): the install then waits for them. When one
-    fails, the install fails as its own flush would (a later fsync of the file can succeed
-    after the pages the failed one could not write were dropped): the empty index stays."""
+    the parse phase, before the last indexes), and waits for them before its graph update
+    ends (the chunking after it forks). When one failed, the install fails as its own flush
+    would (a later fsync of the file can succeed after the pages the failed one could not
+    write were dropped): the empty index stays."""
     import threading
     import time
     from typing import Any
