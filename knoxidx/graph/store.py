@@ -333,9 +333,7 @@ class SQLiteStore(GraphRows):
             self._bulk = False
             self._flush_behind()
             self._create_indexes(INDEX_STATEMENTS)
-            # no flush left running behind the update: what follows it may fork (chunking)
-            for thread, _ in self._flushes or ():
-                thread.join()
+            self._wait_for_flushes()  # none left running: what follows may fork (chunking)
 
     def _create_indexes(self, statements: Iterable[str]) -> None:
         """Build ``statements``' indexes with the page cache cut to SORT_CACHE_KIB: SQLite's
@@ -381,11 +379,15 @@ class SQLiteStore(GraphRows):
         thread.start()
         self._flushes.append((thread, failed))
 
-    def _join_flushes(self) -> None:
-        """Wait for the flushes :meth:`_flush_behind` started; raise the first that failed."""
-        flushes, self._flushes = self._flushes or [], []
-        for thread, _ in flushes:
+    def _wait_for_flushes(self) -> None:
+        """Wait for the flushes :meth:`_flush_behind` started (their failures kept)."""
+        for thread, _ in self._flushes or ():
             thread.join()
+
+    def _join_flushes(self) -> None:
+        """:meth:`_wait_for_flushes`, then forget them; raise the first that failed."""
+        self._wait_for_flushes()
+        flushes, self._flushes = self._flushes or [], []
         for _, failed in flushes:
             if failed:
                 raise failed[0]
