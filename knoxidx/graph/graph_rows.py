@@ -287,12 +287,12 @@ class GraphRows:
         self, contains_rows: list[tuple], depends_rows: list[tuple[int, int]],
         imported: set[int],
     ) -> None:
-        """:meth:`rebuild_module_layer` for a first build, its module nodes written, where the
-        caller has every Imports edge in hand: nothing to delete, external modules kept by
-        ``imported`` (every Imports target) and DependsOn given. Its SQL would join the edges
-        with themselves before they are indexed (0.2 s at the end of a cold build of the
-        benchmark corpus, on one core); the module nodes, written here with the nodes table
-        indexed, cost another 0.06-0.08 s there."""
+        """:meth:`rebuild_module_layer` for a first build, where the caller has every Imports
+        edge in hand: nothing to delete, external modules kept by ``imported`` (every Imports
+        target) and DependsOn given. Its SQL would join the edges with themselves before they
+        are indexed (0.2 s at the end of a cold build of the benchmark corpus, on one core).
+        The module nodes came earlier (:meth:`write_first_module_nodes`): written here, into
+        the indexed nodes table, they cost that end another 0.06-0.08 s."""
         conn = self.conn
         conn.executemany(
             "INSERT OR IGNORE INTO nodes(id, kind, name, qualified_name, file_id, language, family,"
