@@ -386,3 +386,18 @@ def test_a_rust_comment_a_blank_line_above_a_definition_is_not_its_doc() -> None
     source = b"//! This module holds the helpers.\n\nfn helper() {}\n"
     (helper,) = extract("a.rs", source, "rust").defs
     assert helper.doc == ""
+
+
+def test_the_name_path_caches_stay_bounded(monkeypatch) -> None:
+    """The remembered splits are forgotten all at once past CACHED_NAMES (a long-lived parse
+    worker or watcher meets ever new names), and a name looked up again after that is split
+    afresh, to the same path."""
+    from knoxidx.indexer import name_paths
+
+    monkeypatch.setattr(name_paths, "CACHED_NAMES", 8)
+    for n in range(40):
+        assert name_path(f"pkg.mod{n}.run") == ("pkg", f"mod{n}", "run")
+        assert name_paths.cached_bytes_name_path(f"obj{n}.go".encode()) == (f"obj{n}", "go")
+        assert len(name_paths._PATHS) <= 8
+        assert len(name_paths._BYTES_PATHS) <= 8
+    assert name_path("pkg.mod0.run") == ("pkg", "mod0", "run")

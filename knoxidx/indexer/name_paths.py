@@ -8,7 +8,6 @@ what the resolver follows; pure string functions, cached per process.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from knoxidx.indexer.facts import NamePath
 
@@ -16,8 +15,12 @@ from knoxidx.indexer.facts import NamePath
 # chain of 10,000 calls) never resolves, and re-reading it for every call in the chain is
 # quadratic.
 MAX_REFERENCE_CHARS = 2000
-# Name paths of texts up to this long are cached per process (bounded: 32k entries).
+# Name paths of texts up to this long are remembered per process, up to CACHED_NAMES of them,
+# then all forgotten at once. A plain dict rather than functools.lru_cache: most lookups are
+# hits (771k of 937k over the benchmark corpus), and the LRU's reordering on each hit cost
+# more than the split it saved on a miss (session 28, BENCHMARKS.md).
 CACHED_NAME_CHARS = 100
+CACHED_NAMES = 1 << 16
 
 _SUPER_CALL = re.compile(r"\bsuper\s*\([^()]*\)")
 _GENERIC_ARGS = re.compile(r"::<[^<>]*(?:<[^<>]*>[^<>]*)*>|<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>")
@@ -43,9 +46,14 @@ _SQUARE_ARGS = re.compile(r"((?:[^\W\d]|[$#])[\w$.]*)\s*\[\s*[^\s\]'\"\d].*\]\Z"
 def name_path(text: str) -> NamePath:
     """The segments of an expression naming something: see :func:`_split_name_path`. Short
     texts repeat (``self.assertEqual``, ``fmt.Sprintf``): their splits are remembered."""
-    if len(text) <= CACHED_NAME_CHARS:
-        return _cached_name_path(text)
-    return _split_name_path(text)
+    if len(text) > CACHED_NAME_CHARS:
+        return _split_name_path(text)
+    hit = _PATHS.get(text)
+    if hit is None:
+        if len(_PATHS) >= CACHED_NAMES:
+            _PATHS.clear()
+        hit = _PATHS[text] = _split_name_path(text)
+    return hit
 
 
 def _split_name_path(text: str) -> NamePath:
@@ -83,12 +91,19 @@ def _split_name_path(text: str) -> NamePath:
     return tuple(parts) if i == 0 else ("?", *parts[i:])
 
 
-_cached_name_path = lru_cache(maxsize=1 << 15)(_split_name_path)
+_PATHS: dict[str, NamePath] = {}
+_BYTES_PATHS: dict[bytes, NamePath] = {}
 
 
-@lru_cache(maxsize=1 << 15)
 def cached_bytes_name_path(text: bytes) -> NamePath:
-    return _split_name_path(text.decode("utf-8", "replace"))
+    """:func:`name_path` of a reference's bytes (at most CACHED_NAME_CHARS long), remembered
+    by the bytes themselves: a repeated name is not even decoded."""
+    hit = _BYTES_PATHS.get(text)
+    if hit is None:
+        if len(_BYTES_PATHS) >= CACHED_NAMES:
+            _BYTES_PATHS.clear()
+        hit = _BYTES_PATHS[text] = _split_name_path(text.decode("utf-8", "replace"))
+    return hit
 
 
 def type_path(text: str, square_args: bool = False) -> NamePath:
