@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -375,7 +376,7 @@ def test_definition_names_are_made_only_for_updates_that_use_them(
 def test_a_first_build_sorts_its_indexes_in_a_small_cache_and_restores_it(tmp_path: Path) -> None:
     """SQLite's sorter works in the page cache's size: the indexes of a bulk load are built
     with SORT_CACHE_KIB (faster than in 16 MiB), and the cache is as before afterwards."""
-    from knoxidx.graph.sqlite_schema import INDEX_STATEMENTS
+    from knoxidx.graph.sqlite_schema import INDEX_STATEMENTS, index_name
     from knoxidx.graph.store import SORT_CACHE_KIB, SQLiteStore
 
     store = SQLiteStore.open(tmp_path, create=True).open_scratch()
@@ -384,20 +385,48 @@ def test_a_first_build_sorts_its_indexes_in_a_small_cache_and_restores_it(tmp_pa
         seen: list[tuple[str, int]] = []
 
         def trace(statement: str) -> None:
-            if statement.startswith("CREATE INDEX"):
-                seen.append((statement.split()[5], store.conn.execute(
+            made = re.match(r"CREATE (?:UNIQUE )?INDEX IF NOT EXISTS (\w+)", statement)
+            if made:
+                seen.append((made.group(1), store.conn.execute(
                     "PRAGMA cache_size").fetchone()[0]))
 
         with store.bulk_load(enabled=True):
             store.conn.set_trace_callback(trace)
             store.flush_nodes()
         store.conn.set_trace_callback(None)
-        assert {name for name, _ in seen} == {s.split()[2] for s in INDEX_STATEMENTS}
+        assert {name for name, _ in seen} == {index_name(s) for s in INDEX_STATEMENTS}
         assert {cache for _, cache in seen} == {-SORT_CACHE_KIB}
         assert store.conn.execute("PRAGMA cache_size").fetchone()[0] == before != -SORT_CACHE_KIB
         names = {r[0] for r in store.conn.execute(
             "SELECT name FROM sqlite_master WHERE type='index'")}
-        assert {s.split()[2] for s in INDEX_STATEMENTS} <= names
+        assert {index_name(s) for s in INDEX_STATEMENTS} <= names
+    finally:
+        store.discard()
+
+
+def test_a_bulk_load_keeps_the_later_row_of_an_id_written_twice(tmp_path: Path) -> None:
+    """Nodes are appended unindexed in a bulk load, and their unique index on id is built
+    afterwards: two rows of one id (two 63-bit ids colliding) leave the later one, as INSERT OR
+    REPLACE does once the index is there, rather than failing the build."""
+    from knoxidx.graph.sqlite_schema import NODE_COLUMNS
+    from knoxidx.graph.store import SQLiteStore
+
+    def row(node_id: int, name: str) -> tuple:
+        values = dict.fromkeys(NODE_COLUMNS, None)
+        values.update(id=node_id, kind="Function", name=name, qualified_name=name, file_id=1)
+        return tuple(values[c] for c in NODE_COLUMNS)
+
+    store = SQLiteStore.open(tmp_path, create=True).open_scratch()
+    try:
+        with store.bulk_load(enabled=True):
+            store.insert_nodes([row(7, "first"), row(8, "other")])
+            store.insert_nodes([row(7, "second")])
+            store.flush_nodes()
+            assert sorted(store.conn.execute("SELECT id, name FROM nodes")) == [
+                (7, "second"), (8, "other")]
+            store.replace_nodes(2, [row(8, "moved")[:-1]])  # the index is in place now
+        assert sorted(store.conn.execute("SELECT id, name, file_id FROM nodes")) == [
+            (7, "second", 1), (8, "moved", 2)]
     finally:
         store.discard()
 

@@ -104,10 +104,9 @@ class GraphRows:
 
     def insert_nodes(self, rows: list[tuple]) -> None:
         """A cold build's node rows (NODE_COLUMNS order, file_id last), file by file as they
-        are read: no delete first, as :meth:`replace_nodes` does. Ids are hashes, so rows land
-        on random pages of the table: ~25 % more CPU than one insert of every row sorted by id
-        (1.34 against 1.07 s on the benchmark corpus), but spent while the parse workers run,
-        and no process holds every row (see :meth:`flush_nodes`)."""
+        are read: no delete first, as :meth:`replace_nodes` does. In a bulk load the table has
+        no index yet, so they are appended (see ``sqlite_schema``: nodes are not keyed by
+        their hashed ids); :meth:`flush_nodes` indexes them."""
         self.conn.executemany(NODE_INSERT, rows)
 
     def replace_modules(

@@ -29,6 +29,8 @@ from knoxidx.graph.sqlite_schema import (
     SCHEMA,
     SCHEMA_VERSION,
     SCRATCH_SUFFIX,
+    index_name,
+    index_table,
 )
 from knoxidx.graph.write_lock import WriteLock
 from knoxidx.indexer.heap import process_alive
@@ -325,7 +327,7 @@ class SQLiteStore(GraphRows):
             yield
             return
         for statement in INDEX_STATEMENTS:
-            self.conn.execute(f"DROP INDEX IF EXISTS {statement.split()[2]}")
+            self.conn.execute(f"DROP INDEX IF EXISTS {index_name(statement)}")
         self._bulk = True
         try:
             yield
@@ -347,7 +349,17 @@ class SQLiteStore(GraphRows):
         conn.execute(f"PRAGMA cache_size=-{SORT_CACHE_KIB}")
         try:
             for statement in statements:
-                conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS", 1))
+                create = statement.replace("INDEX", "INDEX IF NOT EXISTS", 1)
+                try:
+                    conn.execute(create)
+                except sqlite3.IntegrityError:
+                    if index_name(statement) != "nodes_id":
+                        raise
+                    # two rows of one id in a bulk load (two 63-bit ids colliding): the later
+                    # one stands, as INSERT OR REPLACE keeps it where the index is in place
+                    conn.execute("DELETE FROM nodes WHERE rowid NOT IN"
+                                 " (SELECT max(rowid) FROM nodes GROUP BY id)")
+                    conn.execute(create)
         finally:
             conn.execute(f"PRAGMA cache_size={int(cache)}")
 
@@ -356,8 +368,8 @@ class SQLiteStore(GraphRows):
         tables: in a bulk load, they are indexed now, while the resolver workers run beside."""
         if self._bulk:
             self._flush_behind()
-            self._create_indexes(i for i in INDEX_STATEMENTS if i.split()[4].startswith(
-                ("nodes(", "files(", "modules(")))
+            self._create_indexes(i for i in INDEX_STATEMENTS
+                                 if index_table(i) in ("nodes", "files", "modules"))
 
     def _flush_behind(self) -> None:
         """Flush a scratch database's pages written so far to disk in a thread while the build
