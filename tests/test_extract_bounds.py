@@ -397,7 +397,8 @@ def test_the_name_path_caches_stay_bounded(monkeypatch) -> None:
     monkeypatch.setattr(name_paths, "CACHED_NAMES", 8)
     for n in range(40):
         assert name_path(f"pkg.mod{n}.run") == ("pkg", f"mod{n}", "run")
-        assert name_paths.cached_bytes_name_path(f"obj{n}.go".encode()) == (f"obj{n}", "go")
+        assert name_paths.short_reference(f"obj{n}.go".encode()) == ((f"obj{n}", "go"), False)
+        assert name_paths.short_reference(f"obj{n}\n.go".encode()) == ((f"obj{n}", "go"), True)
         assert len(name_paths._PATHS) <= 8
         assert len(name_paths._BYTES_PATHS) <= 8
     assert name_path("pkg.mod0.run") == ("pkg", "mod0", "run")

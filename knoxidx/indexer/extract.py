@@ -29,9 +29,9 @@ from knoxidx.indexer.languages import BY_NAME, query_source, ts_language
 from knoxidx.indexer.name_paths import (
     CACHED_NAME_CHARS,
     MAX_REFERENCE_CHARS,
-    cached_bytes_name_path,
     name_path,
     reference_path,
+    short_reference,
     type_path,
 )
 from knoxidx.indexer.tree_parse import ParseTimeoutError, parse_tree
@@ -228,9 +228,7 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
             continue
         last_start, last_end, last_sub = start, end, sub
         if end - start <= CACHED_NAME_CHARS:
-            text = source[start:end]
-            ref_path = cached_bytes_name_path(text)
-            spans_lines = b"\n" in text
+            ref_path, spans_lines = short_reference(source[start:end])
         else:
             ref_path = reference_path(source, start, end)
             spans_lines = source.find(b"\n", start, end) >= 0

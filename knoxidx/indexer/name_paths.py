@@ -92,17 +92,19 @@ def _split_name_path(text: str) -> NamePath:
 
 
 _PATHS: dict[str, NamePath] = {}
-_BYTES_PATHS: dict[bytes, NamePath] = {}
+_BYTES_PATHS: dict[bytes, tuple[NamePath, bool]] = {}
 
 
-def cached_bytes_name_path(text: bytes) -> NamePath:
-    """:func:`name_path` of a reference's bytes (at most CACHED_NAME_CHARS long), remembered
-    by the bytes themselves: a repeated name is not even decoded."""
+def short_reference(text: bytes) -> tuple[NamePath, bool]:
+    """The :func:`name_path` of a reference's bytes (at most CACHED_NAME_CHARS long), and
+    whether they span lines, remembered by the bytes themselves: a repeated name is neither
+    decoded nor searched for a newline again."""
     hit = _BYTES_PATHS.get(text)
     if hit is None:
         if len(_BYTES_PATHS) >= CACHED_NAMES:
             _BYTES_PATHS.clear()
-        hit = _BYTES_PATHS[text] = _split_name_path(text.decode("utf-8", "replace"))
+        hit = _BYTES_PATHS[text] = (
+            _split_name_path(text.decode("utf-8", "replace")), b"\n" in text)
     return hit
 
 
