@@ -16,6 +16,11 @@ SCRATCH_SUFFIX = ".new"  # a first build in progress (see SQLiteStore.open_scrat
 INIT_SUFFIX = ".init"  # a new, empty index being made (see _create_file)
 DB_NAME = "index.db"
 
+# A node's id is a hash of what identifies it (knoxidx.graph.model.node_id), so as the table's
+# key (``id INTEGER PRIMARY KEY``) it put each row a first build writes on a random page: the
+# rows are appended in the order they are written instead, and found by id through nodes_id.
+# On the benchmark corpus's 118,654 node rows (/tmp script, session 28): inserts 0.52 -> 0.26
+# CPU-s, the other node indexes 0.21 -> 0.14 s, for 0.05 s to build nodes_id.
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files(
@@ -75,11 +80,6 @@ def _index_parts(statement: str) -> tuple[str, str]:
     assert found is not None, statement
     return found.group(1), found.group(2)
 
-# A node's id is a hash of what identifies it (knoxidx.graph.model.node_id), so as the table's
-# key (``id INTEGER PRIMARY KEY``) it put each row a first build writes on a random page: the
-# rows are appended in the order they are written instead, and found by id through nodes_id.
-# On the benchmark corpus's 118,654 node rows (/tmp script, session 28): inserts 0.52 -> 0.26
-# CPU-s, the other node indexes 0.21 -> 0.14 s, for 0.05 s to build nodes_id.
 
 # A file's rows in the edges, unresolved and lookups tables are one run of rowids each, since
 # they are written together (GraphRows.insert_resolution): ``file_rows`` holds the runs, and a
