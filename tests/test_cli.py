@@ -131,6 +131,26 @@ def test_export_formats(indexed: Path) -> None:
     assert dot.startswith("digraph knoxidx {") and "->" in dot
 
 
+def test_the_same_graph_exports_the_same_bytes_however_its_rows_were_written(
+        indexed: Path, tmp_path: Path) -> None:
+    """An update appends an edited file's edges and nodes anew, so its rows sit elsewhere than
+    a clean build's: the export is ordered, not in storage order, and so is byte for byte the
+    same as the clean build's of the same tree."""
+    import shutil
+
+    service = indexed / "app" / "service.py"
+    service.write_text("# moved down a line\n" + service.read_text())
+    runner = CliRunner()
+    assert runner.invoke(main, ["index", "--jobs", "1", str(indexed)]).exit_code == 0
+    clean = tmp_path / "clean"
+    shutil.copytree(indexed, clean, ignore=shutil.ignore_patterns(".knoxidx"))
+    assert runner.invoke(main, ["index", "--jobs", "1", str(clean)]).exit_code == 0
+    for fmt in ("json", "dot"):
+        updated = runner.invoke(main, ["export", str(indexed), "--format", fmt]).output
+        rebuilt = runner.invoke(main, ["export", str(clean), "--format", fmt]).output
+        assert updated == rebuilt, fmt
+
+
 def test_verify_and_find_index_upwards(indexed: Path, monkeypatch) -> None:
     monkeypatch.chdir(indexed / "app")
     result = CliRunner().invoke(main, ["verify", "--json"])

@@ -22,6 +22,7 @@ _NODE_SELECT = (
     " n.file_id, n.repo FROM knoxidx.nodes n LEFT JOIN knoxidx.files f ON f.id = n.file_id"
 )
 _PATH = 'f.path COLLATE "C" NULLS FIRST'
+_EDGE_ORDER = f" ORDER BY {_PATH}, 6 NULLS FIRST, 1, 2, 3"  # queries.EDGE_ORDER's, in byte order
 _EDGE_FIELDS = ("source", "target", "type", "confidence", "path", "line")
 
 
@@ -177,7 +178,7 @@ class PgGraphQueries:
         where, args = self._where("TRUE", [], "e")
         yield from self.conn.execute(
             "SELECT e.source, e.target, e.type, e.confidence, f.path, e.line FROM knoxidx.edges e"
-            " LEFT JOIN knoxidx.files f ON f.id = e.file_id" + where, args
+            " LEFT JOIN knoxidx.files f ON f.id = e.file_id" + where + _EDGE_ORDER, args
         )
         where, args = self._where("n.def_index IS NOT NULL", [])
         structural = (
@@ -185,11 +186,12 @@ class PgGraphQueries:
             " ON fn.repo = n.repo AND fn.file_id = n.file_id AND fn.kind = 'File'" + where
         )
         yield from self.conn.execute(
-            "SELECT fn.id, n.id, 'Defines', 'exact', f.path, n.start_line" + structural, args
+            "SELECT fn.id, n.id, 'Defines', 'exact', f.path, n.start_line" + structural
+            + _EDGE_ORDER, args
         )
         yield from self.conn.execute(
             "SELECT coalesce(n.parent_id, fn.id), n.id, 'Contains', 'exact', f.path, n.start_line"
-            + structural, args
+            + structural + _EDGE_ORDER, args
         )
 
     def integrity(self) -> str:

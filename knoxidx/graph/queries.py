@@ -15,6 +15,10 @@ NODE_SELECT = (
     " n.start_byte, n.end_byte, n.language, n.signature, n.doc, n.exported, n.parent_id,"
     " n.file_id FROM nodes n LEFT JOIN files f ON f.id = n.file_id"
 )
+# The order of each part of GraphQueries.all_edges (source, target, type, confidence, path,
+# line): by site, edges without one (the module layer's) first, then by the ids and the type,
+# which no two edges share all of. The PostgreSQL store's is the same, in byte order.
+EDGE_ORDER = " ORDER BY f.path IS NOT NULL, f.path, 6, 1, 2, 3"
 NODE_FIELDS = (
     "id", "kind", "name", "qualified_name", "path", "start_line", "end_line", "start_byte",
     "end_byte", "language", "signature", "doc", "exported", "parent_id", "file_id",
@@ -163,20 +167,24 @@ class GraphQueries:
             yield dict(zip(NODE_FIELDS, row, strict=True))
 
     def all_edges(self) -> Iterator[tuple]:
-        """Stored edges plus the structural ones (Defines, Contains) derived from nodes."""
+        """Stored edges plus the structural ones (Defines, Contains) derived from nodes, each
+        part in a fixed order (``EDGE_ORDER``): the same graph exports the same bytes, however
+        its rows were written (resolution results arrive in any order from the processes that
+        resolve them; an update appends a file's edges anew)."""
         yield from self.conn.execute(
             "SELECT e.source, e.target, e.type, e.confidence, f.path, e.line FROM edges e"
-            " LEFT JOIN files f ON f.id = e.file_id"
+            " LEFT JOIN files f ON f.id = e.file_id" + EDGE_ORDER
         )
         yield from self.conn.execute(
             "SELECT fn.id, n.id, 'Defines', 'exact', f.path, n.start_line FROM nodes n"
             " JOIN files f ON f.id = n.file_id JOIN nodes fn ON fn.file_id = n.file_id"
-            " AND fn.kind = 'File' WHERE n.def_index IS NOT NULL"
+            " AND fn.kind = 'File' WHERE n.def_index IS NOT NULL" + EDGE_ORDER
         )
         yield from self.conn.execute(
             "SELECT coalesce(n.parent_id, fn.id), n.id, 'Contains', 'exact', f.path, n.start_line"
             " FROM nodes n JOIN files f ON f.id = n.file_id JOIN nodes fn"
             " ON fn.file_id = n.file_id AND fn.kind = 'File' WHERE n.def_index IS NOT NULL"
+            + EDGE_ORDER
         )
 
     def integrity(self) -> str:
