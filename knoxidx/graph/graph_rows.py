@@ -251,7 +251,7 @@ class GraphRows:
         conn = self.conn
         conn.execute("DELETE FROM nodes WHERE file_id IS NULL")
         self.clear_file_graph(MODULE_LAYER_ROWS)
-        conn.executemany(NODE_INSERT.replace("OR REPLACE", "OR IGNORE"), module_rows)
+        conn.executemany(_MODULE_NODE_INSERT, module_rows)
         # external modules that something still imports
         conn.execute(
             "INSERT OR IGNORE INTO nodes(id, kind, name, qualified_name, file_id, language, family,"
@@ -260,27 +260,12 @@ class GraphRows:
             " WHERE x.id IN (SELECT target FROM edges WHERE type='Imports')"
         )
         conn.execute("DELETE FROM externals WHERE id NOT IN (SELECT id FROM nodes)")
-        first = self._next_rowids()[0]
-        conn.executemany(
-            "INSERT INTO edges(source, target, type, confidence, file_id, line)"
-            " VALUES (?,?,'Contains','exact',NULL,NULL)",
-            contains_rows,
-        )
-        # DependsOn: module -> module, aggregated from file imports
-        depends = conn.execute(
-            "INSERT INTO edges(source, target, type, confidence, file_id, line)"
-            " SELECT DISTINCT ms.source, COALESCE(mt.source, e.target), 'DependsOn', 'exact',"
-            " NULL, NULL FROM edges e"
-            " JOIN edges ms ON ms.type='Contains' AND ms.file_id IS NULL AND ms.target=e.source"
-            " LEFT JOIN edges mt ON mt.type='Contains' AND mt.file_id IS NULL AND mt.target=e.target"
-            " WHERE e.type='Imports' AND COALESCE(mt.source, e.target) != ms.source"
-        ).rowcount
-        self._module_layer_rows(first, len(contains_rows) + depends)
+        self._write_module_edges(contains_rows, None)
 
     def write_first_module_nodes(self, module_rows: list[tuple]) -> None:
         """A first build's module nodes, once module membership is known (after its parse
         phase), before the nodes table is indexed (see :meth:`write_first_module_layer`)."""
-        self.conn.executemany(NODE_INSERT.replace("OR REPLACE", "OR IGNORE"), module_rows)
+        self.conn.executemany(_MODULE_NODE_INSERT, module_rows)
 
     def write_first_module_layer(
         self, contains_rows: list[tuple], depends_rows: list[tuple[int, int]],
@@ -302,24 +287,40 @@ class GraphRows:
              if i in imported],
         )
         conn.execute("DELETE FROM externals WHERE id NOT IN (SELECT id FROM nodes)")
+        self._write_module_edges(contains_rows, depends_rows)
+
+    def _write_module_edges(self, contains_rows: list[tuple],
+                            depends_rows: list[tuple[int, int]] | None) -> None:
+        """The module layer's edges: Contains module -> file, then DependsOn module -> module,
+        as given or (None) aggregated here from the Imports edges; recorded as the run of rowids
+        of the pseudo file ``MODULE_LAYER_ROWS`` (it has no unresolved references nor lookup
+        keys)."""
+        conn = self.conn
         first = self._next_rowids()[0]
         conn.executemany(
             "INSERT INTO edges(source, target, type, confidence, file_id, line)"
             " VALUES (?,?,'Contains','exact',NULL,NULL)",
             contains_rows,
         )
-        conn.executemany(
-            "INSERT INTO edges(source, target, type, confidence, file_id, line)"
-            " VALUES (?,?,'DependsOn','exact',NULL,NULL)",
-            depends_rows,
-        )
-        self._module_layer_rows(first, len(contains_rows) + len(depends_rows))
-
-    def _module_layer_rows(self, first: int, count: int) -> None:
-        """The module layer's edges, ``count`` of them from rowid ``first``, as the run of the
-        pseudo file ``MODULE_LAYER_ROWS`` (it has no unresolved references nor lookup keys)."""
-        self.conn.execute("INSERT INTO file_rows VALUES (?,?,?,?,?,?,?)",
-                          (MODULE_LAYER_ROWS, *_run(first, count), *_NO_ROWS, *_NO_ROWS))
+        if depends_rows is None:
+            depends = conn.execute(
+                "INSERT INTO edges(source, target, type, confidence, file_id, line)"
+                " SELECT DISTINCT ms.source, COALESCE(mt.source, e.target), 'DependsOn',"
+                " 'exact', NULL, NULL FROM edges e"
+                " JOIN edges ms ON ms.type='Contains' AND ms.file_id IS NULL AND ms.target=e.source"
+                " LEFT JOIN edges mt ON mt.type='Contains' AND mt.file_id IS NULL"
+                " AND mt.target=e.target"
+                " WHERE e.type='Imports' AND COALESCE(mt.source, e.target) != ms.source"
+            ).rowcount
+        else:
+            conn.executemany(
+                "INSERT INTO edges(source, target, type, confidence, file_id, line)"
+                " VALUES (?,?,'DependsOn','exact',NULL,NULL)",
+                depends_rows,
+            )
+            depends = len(depends_rows)
+        conn.execute("INSERT INTO file_rows VALUES (?,?,?,?,?,?,?)", (
+            MODULE_LAYER_ROWS, *_run(first, len(contains_rows) + depends), *_NO_ROWS, *_NO_ROWS))
 
     def primary_modules(self) -> list[tuple[str, str, str, str]]:
         """(path, language, family, key): the module each file belongs to."""
@@ -344,6 +345,8 @@ class GraphRows:
 
 
 _NO_ROWS = (0, -1)  # an empty run of rowids, written one way however it was made
+# a module node is written once: the first row of its id stands
+_MODULE_NODE_INSERT = NODE_INSERT.replace("OR REPLACE", "OR IGNORE")
 
 
 def _run(first: int, count: int) -> tuple[int, int]:
