@@ -62,7 +62,7 @@ CREATE INDEX modules_file ON modules(file_id);
 
 INDEX_STATEMENTS = [s.strip() for s in SCHEMA.split(";")
                     if s.strip().startswith(("CREATE INDEX", "CREATE UNIQUE INDEX"))]
-_INDEX_STATEMENT = re.compile(r"CREATE (?:UNIQUE )?INDEX (\w+) ON (\w+)\(")
+_INDEX_STATEMENT = re.compile(r"CREATE (?:UNIQUE )?INDEX (\w+) ON (\w+)\(([^)]*)\)")
 
 
 def index_name(statement: str) -> str:
@@ -75,10 +75,15 @@ def index_table(statement: str) -> str:
     return _index_parts(statement)[1]
 
 
-def _index_parts(statement: str) -> tuple[str, str]:
+def index_columns(statement: str) -> str:
+    """What a ``CREATE [UNIQUE] INDEX`` statement of SCHEMA indexes the table by, as written."""
+    return _index_parts(statement)[2]
+
+
+def _index_parts(statement: str) -> tuple[str, str, str]:
     found = _INDEX_STATEMENT.match(statement)
     assert found is not None, statement
-    return found.group(1), found.group(2)
+    return found.group(1), found.group(2), found.group(3)
 
 
 # A file's rows in the edges, unresolved and lookups tables are one run of rowids each, since

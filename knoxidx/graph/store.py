@@ -29,6 +29,7 @@ from knoxidx.graph.sqlite_schema import (
     SCHEMA,
     SCHEMA_VERSION,
     SCRATCH_SUFFIX,
+    index_columns,
     index_name,
     index_table,
 )
@@ -353,12 +354,12 @@ class SQLiteStore(GraphRows):
                 try:
                     conn.execute(create)
                 except sqlite3.IntegrityError:
-                    if index_name(statement) != "nodes_id":
-                        raise
-                    # two rows of one id in a bulk load (two 63-bit ids colliding): the later
-                    # one stands, as INSERT OR REPLACE keeps it where the index is in place
-                    conn.execute("DELETE FROM nodes WHERE rowid NOT IN"
-                                 " (SELECT max(rowid) FROM nodes GROUP BY id)")
+                    # A unique index built after a bulk load, over two rows of one key (two
+                    # 63-bit node ids colliding): the row written last stands, as INSERT OR
+                    # REPLACE keeps it where the index is in place.
+                    table, key = index_table(statement), index_columns(statement)
+                    conn.execute(f"DELETE FROM {table} WHERE rowid NOT IN"
+                                 f" (SELECT max(rowid) FROM {table} GROUP BY {key})")
                     conn.execute(create)
         finally:
             conn.execute(f"PRAGMA cache_size={int(cache)}")
