@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from knoxidx.graph import store as store_module
+from knoxidx.graph.workspace import NamedDefinitions
 from knoxidx.index import Index
 from tests.helpers import build
 
@@ -183,3 +184,29 @@ def test_a_first_build_gives_no_module_a_dependency_on_itself(repo) -> None:
         with idx.store.transaction():
             pipeline._rebuild_module_layer(idx.store)
         assert export.canonical(idx.q) == first
+
+
+def test_definitions_gathered_file_by_file_in_any_order_answer_in_the_stores_order(repo) -> None:
+    """A first build hands the resolver its definitions by name as the parse results came
+    (in any order of files): they must be listed as the store lists them, by path and index,
+    or the resolver's candidates would follow the workers' timing."""
+    sources = {f"m{i}.py": "class C:\n    def f(self):\n        pass\n\ndef f():\n    pass\n"
+               for i in range(4)}
+    sources.update({f"g{i}.go": f"package p\n\nfunc (t *T) M{i}() {{}}\n" for i in range(3)})
+    root = repo(sources)
+    with Index.open(root, create=True) as idx:
+        idx.update(jobs=1)
+        rows = idx.store.all_named_defs()
+    by_path: dict[str, list[tuple]] = {}
+    for row in rows:
+        by_path.setdefault(row[3], []).append(row)
+    gathered = NamedDefinitions()
+    for path in sorted(by_path, reverse=True):
+        gathered.add(by_path[path])
+    expected = NamedDefinitions()
+    expected.add(rows)
+    assert gathered.tables() == expected.tables()
+    named, owned = gathered.tables()
+    assert [path for path, *_ in named[("python", "f")]] == [
+        "m0.py", "m0.py", "m1.py", "m1.py", "m2.py", "m2.py", "m3.py", "m3.py"]
+    assert [path for path, *_ in owned[("go", "T")]] == ["g0.go", "g1.go", "g2.go"]

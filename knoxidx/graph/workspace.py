@@ -7,7 +7,8 @@ keys are written, so what the store answers is already the new state.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from operator import itemgetter
 from typing import Any
 
 from knoxidx.graph.protocol import GraphStore
@@ -32,12 +33,12 @@ class StoreWorkspace:
         self._preloaded_modules = False
 
     def preload(self, load_all_facts: bool = False,
-                named_defs: list[tuple[str, str, str, str, int, str, int]] | None = None) -> None:
+                named_defs: NamedDefinitions | None = None) -> None:
         """Load every index at once: far cheaper than one query per name on a full build.
         With ``load_all_facts`` every file's facts are read too, so the workspace never needs
         the database again (it can be used from forked workers). ``named_defs``: what
-        ``store.all_named_defs()`` would answer, when the caller has it in hand (a cold build
-        made every row), in the same order."""
+        ``store.all_named_defs()`` would answer, gathered by the caller as it wrote the rows
+        (a cold build made every row)."""
         if load_all_facts:
             for path, blob in self.store.all_fact_blobs():
                 self._blobs.setdefault(path, blob)
@@ -46,16 +47,10 @@ class StoreWorkspace:
             modules[(family, key)].append(path)
         self._modules = {k: tuple(sorted(v)) for k, v in modules.items()}
         self._preloaded_modules = True
-        named: dict[tuple[str, str], list[tuple[str, int, str, bool]]] = defaultdict(list)
-        owned: dict[tuple[str, str], list[tuple[str, int, str]]] = defaultdict(list)
         if named_defs is None:
-            named_defs = self.store.all_named_defs()
-        for family, name, owner, path, index, kind, member in named_defs:
-            named[(family, name)].append((path, index, kind, bool(member)))
-            if owner:
-                owned[(family, owner)].append((path, index, name))
-        self._named = named
-        self._owned = owned
+            named_defs = NamedDefinitions()
+            named_defs.add(self.store.all_named_defs())
+        self._named, self._owned = named_defs.tables()
 
     def interface(self, path: str) -> tuple[FileFacts, bytes | None] | None:
         """Loaded on each call: the resolver keeps what it uses (a bounded cache). A file this
@@ -92,3 +87,36 @@ class StoreWorkspace:
         if hit is None:
             hit = self._owned_cache[k] = self.store.methods_of(family, owner)
         return hit
+
+
+_PATH_AND_INDEX = itemgetter(0, 1)
+
+
+class NamedDefinitions:
+    """Definitions by (family, name) and by (family, owner), as :meth:`StoreWorkspace.preload`
+    keeps them, gathered from ``(family, name, owner, path, def_index, kind, member)`` tuples
+    (``store.all_named_defs``, ``reader.named_definitions``) one file at a time, in any order
+    of files. A cold build adds each file's as its rows are written, while the parse workers
+    run, rather than all of them at the hand-over to resolution, on one core."""
+
+    def __init__(self) -> None:
+        self.named: dict[tuple[str, str], list[tuple[str, int, str, bool]]] = defaultdict(list)
+        self.owned: dict[tuple[str, str], list[tuple[str, int, str]]] = defaultdict(list)
+
+    def add(self, defs: Iterable[tuple[str, str, str, str, int, str, int]]) -> None:
+        """One file's definitions in index order (or many files' in path order)."""
+        named, owned = self.named, self.owned
+        for family, name, owner, path, index, kind, member in defs:
+            named[(family, name)].append((path, index, kind, bool(member)))
+            if owner:
+                owned[(family, owner)].append((path, index, name))
+
+    def tables(self) -> tuple[dict[tuple[str, str], list[tuple]],
+                              dict[tuple[str, str], list[tuple]]]:
+        """The two tables, each list in (path, index) order: the order the store answers in,
+        whatever order the files were added in."""
+        for table in (self.named, self.owned):
+            for entries in table.values():
+                if len(entries) > 1:
+                    entries.sort(key=_PATH_AND_INDEX)
+        return self.named, self.owned

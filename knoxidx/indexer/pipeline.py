@@ -15,7 +15,6 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from knoxidx.graph.model import EdgeType, NodeKind, file_node_id, module_node_id
 from knoxidx.graph.protocol import GraphStore
 from knoxidx.graph.resolve import FileResolution, Resolver
 from knoxidx.graph.sqlite_schema import FileState
-from knoxidx.graph.workspace import StoreWorkspace
+from knoxidx.graph.workspace import NamedDefinitions, StoreWorkspace
 from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES, Discovery, discover
 from knoxidx.indexer.engine import engine_fingerprint
 from knoxidx.indexer.facts import load_facts
@@ -46,7 +45,6 @@ from knoxidx.indexer.walk_cache import WalkCache
 # Resolving more files than this loads every index at once and forks resolver workers.
 PRELOAD_THRESHOLD = 200
 IMPORTS = EdgeType.IMPORTS.value
-_PATH_AND_INDEX = itemgetter(3, 4)
 # The collector's thresholds during an update (CPython's default: 700, 10, 10).
 GC_THRESHOLDS = (50_000, 50, 100)
 
@@ -136,7 +134,7 @@ def update_index(
 
     t1 = time.perf_counter()
     blobs: dict[str, bytes] = {}
-    named_defs: list[tuple] = []  # and its definitions by name, for the resolver's tables
+    named_defs = NamedDefinitions()  # and its definitions by name, for the resolver's tables
     invalidate: set[str] = set()
     membership_changed = False  # a file joined or left a module: the module layer follows
     with _lazy_collector(), store.transaction(), store.bulk_load(enabled=cold):
@@ -187,7 +185,7 @@ def update_index(
             if cold:
                 suffix = (file_id,)
                 store.insert_nodes([row + suffix for row in result.rows])
-                named_defs.extend(named_definitions(result.path, result.rows))
+                named_defs.add(named_definitions(result.path, result.rows))
             else:
                 store.replace_nodes(file_id, result.rows)
         if report.full_resolve and not stale_engine and not cold:
@@ -211,8 +209,8 @@ def update_index(
                                    session.facts_loader(store) if session is not None else None)
         ordered = sorted(affected)
         if len(ordered) > PRELOAD_THRESHOLD:
-            workspace.preload(load_all_facts=not ok_paths <= blobs.keys(),  # store's order:
-                              named_defs=sorted(named_defs, key=_PATH_AND_INDEX) if cold else None)
+            workspace.preload(load_all_facts=not ok_paths <= blobs.keys(),
+                              named_defs=named_defs if cold else None)
         del named_defs
         # The module layer (module nodes, module -> file, DependsOn) follows module membership
         # and Imports edges only: rebuilding it costs more than a one-file update otherwise.
