@@ -1,6 +1,7 @@
-"""Reading and extracting the files an update needs, on every core: a pool of forked workers,
-each handed files in chunks of about equal bytes, largest first; one worker for a few files.
-Parsing never runs in the calling process (see ``limit_worker_memory``)."""
+"""Reading and extracting the files an update needs, on every core: a pool of forked workers
+reading files in chunks of about equal bytes, largest first, each worker claiming chunks in
+the languages whose queries it has compiled (``parse_worker.read_claimed``); one worker for a
+few files. Parsing never runs in the calling process (see ``limit_worker_memory``)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from typing import Any
 
 from knoxidx.graph.layout import Layout
 from knoxidx.graph.sqlite_schema import FileState
+from knoxidx.indexer import parse_worker
 from knoxidx.indexer.discovery import SourceFile
 from knoxidx.indexer.extract import prepare
 from knoxidx.indexer.parse_worker import CANNOT_START, job_size, new_pool, read_alone, read_chunk
@@ -57,14 +59,17 @@ def read_all(
     # files, so no worker finishes long after the other, and the first results come as soon
     # as one large file is read (results arrive in any order anyway).
     args.sort(key=job_size, reverse=True)
-    chunks = sized_chunks(args, job_size, CHUNK_BYTES, CHUNK_FILES)
     # inside a watcher (a threaded server), even a large batch's pool starts from the
     # forkserver rather than from a fork of the server
     method = "forkserver" if STANDING.get() is not None else "fork"
-    if method == "fork":
-        prepare({job[1].language for job in args})  # the forked workers inherit them compiled
+    routed = method == "fork" and workers > 1 and hasattr(os, "pread")
+    if method == "fork" and not routed:
+        # one worker: it inherits them compiled, and so do the next update's in a long-lived
+        # process; a pool's workers each compile the languages of the chunks they claim
+        prepare({job[1].language for job in args})
     done = 0
-    for results in _read_chunks(root, chunks, workers, standing, method):
+    for results in _read_chunks(root, _chunks(args, routed), workers, standing, method,
+                                routed):
         for result in results:
             yield result
         reported, done = done, done + len(results)
@@ -72,9 +77,23 @@ def read_all(
             progress("parse", done, total)
 
 
+def _chunks(jobs: list[tuple], routed: bool) -> list[list[tuple]]:
+    """``jobs`` (largest first) in chunks of about equal bytes; ``routed``: each chunk of one
+    language (see ``parse_worker.read_claimed``), the chunks still largest files first."""
+    if not routed:
+        return sized_chunks(jobs, job_size, CHUNK_BYTES, CHUNK_FILES)
+    by_language: dict[str, list[tuple]] = {}
+    for job in jobs:
+        by_language.setdefault(job[1].language, []).append(job)
+    chunks = [chunk for same in by_language.values()
+              for chunk in sized_chunks(same, job_size, CHUNK_BYTES, CHUNK_FILES)]
+    chunks.sort(key=lambda chunk: job_size(chunk[0]), reverse=True)
+    return chunks
+
+
 def _read_chunks(root: Path, chunks: list[list[tuple]], workers: int,
-                 standing: Standing | None = None,
-                 method: str = "fork") -> Iterator[list[ReadResult]]:
+                 standing: Standing | None = None, method: str = "fork",
+                 routed: bool = False) -> Iterator[list[ReadResult]]:
     """Every chunk's results, in any order, from ``workers`` forked processes.
 
     A worker that dies (the OOM killer; tree-sitter aborting when its memory limit, below, is
@@ -90,8 +109,8 @@ def _read_chunks(root: Path, chunks: list[list[tuple]], workers: int,
     pending = chunks
     while pending:
         broken: list[list[tuple]] = []
-        if any(len(chunk) > 1 for chunk in pending):
-            with _BegunMarks(len(pending)) as marks:
+        if routed or any(len(chunk) > 1 for chunk in pending):
+            with _BegunMarks(pending, claims=routed) as marks:
                 yield from _pool_round(pending, workers, broken, standing, method, marks)
                 begun = marks.read()
         else:  # one file a chunk (an edit, a watcher's save): each is its own suspect
@@ -115,7 +134,7 @@ def _read_chunks(root: Path, chunks: list[list[tuple]], workers: int,
         for job in suspects:
             yield read_alone(root, job, _from_forkserver(standing, method))
         others.sort(key=job_size, reverse=True)
-        pending = sized_chunks(others, job_size, CHUNK_BYTES, CHUNK_FILES)
+        pending = _chunks(others, routed)
 
 
 def _one_by_one(root: Path, jobs: list[tuple], workers: int, standing: Standing | None,
@@ -138,18 +157,23 @@ class _BegunMarks:
     """A file the parent shares with its parse workers: for the n-th chunk of a round, a 4-byte
     count of the files of it the worker has begun (0: none). A worker that dies leaves its
     count behind, which names the file it died on. Unavailable (no ``pwrite``, no temporary
-    file): every count reads 0."""
+    file): every count reads 0. With ``claims``, the table a forked pool's workers claim the
+    chunks by follows (``parse_worker.read_claimed``): a byte per chunk, a byte per language."""
 
-    def __init__(self, chunks: int) -> None:
-        self.chunks = chunks
+    def __init__(self, chunks: list[list[tuple]], claims: bool = False) -> None:
+        self.chunks = len(chunks)
         self.path: str | None = None
+        self.size = 4 * self.chunks
+        self.claims = claims
+        if claims:
+            self.size += self.chunks + len({chunk[0][1].language for chunk in chunks})
 
     def __enter__(self) -> _BegunMarks:
         if hasattr(os, "pwrite"):
             try:
                 fd, self.path = tempfile.mkstemp(prefix="knoxidx-begun-")
                 with os.fdopen(fd, "wb") as fh:
-                    fh.write(bytes(4 * self.chunks))
+                    fh.write(bytes(self.size))
             except OSError:
                 self.path = None
         return self
@@ -198,8 +222,34 @@ def _pool_round(chunks: list[list[tuple]], workers: int, broken: list[list[tuple
             with started[0]:
                 yield from _results(started[1], broken)
             return
+    if marks is not None and marks.claims and marks.path is not None:
+        yield from _claimed_round(chunks, workers, broken, marks.path)
+        return
     with new_pool(workers, "fork") as pool:
         yield from _results(_submit(pool, chunks, marks), broken)
+
+
+def _claimed_round(chunks: list[list[tuple]], workers: int, broken: list[list[tuple]],
+                   path: str) -> Iterator[list[ReadResult]]:
+    """``_pool_round`` for a forked pool whose workers claim the chunks themselves
+    (``parse_worker.read_claimed``, the table at ``path``): as many tasks as chunks, each
+    answering which chunk it read; those not answered when the pool broke are ``broken``."""
+    parse_worker.ROUTED = chunks  # inherited by the workers, forked at the first submit
+    done: set[int] = set()
+    try:
+        with new_pool(workers, "fork") as pool:
+            futures = [pool.submit(parse_worker.read_claimed, path) for _ in chunks]
+            for future in as_completed(futures):
+                try:
+                    k, results = future.result()
+                except BrokenProcessPool:
+                    continue
+                if k >= 0:
+                    done.add(k)
+                    yield results
+    finally:
+        parse_worker.ROUTED = []
+    broken.extend(chunk for k, chunk in enumerate(chunks) if k not in done)
 
 
 def _start(make: Callable[[], ProcessPoolExecutor], chunks: list[list[tuple]], why: str,
