@@ -325,6 +325,32 @@ def test_a_forked_pool_compiles_queries_in_its_workers_not_before_it_forks(
     assert not COMPILED
 
 
+def test_without_file_locks_a_forked_pool_takes_chunks_in_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The workers claim chunks under ``flock`` on a temporary file; where the temporary
+    directory refuses locks, the chunks are handed out in turn instead, and every file is
+    still read."""
+    import fcntl
+
+    from knoxidx.graph.layout import build_layout
+    from knoxidx.indexer.discovery import discover
+    from knoxidx.indexer.parse_pool import POOL_THRESHOLD, read_all
+
+    def refuse(fd: int, operation: int) -> None:
+        raise OSError(38, "Function not implemented")
+
+    for i in range(POOL_THRESHOLD):
+        (tmp_path / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+    found = discover(tmp_path)
+    layout = build_layout(tmp_path, [f.path for f in found.files], found.config_paths)
+    monkeypatch.setattr(fcntl, "flock", refuse)  # the forked workers inherit it too
+    results = list(read_all(tmp_path, found.files, {}, layout, 2, None))
+    assert sorted(r.path for r in results) == sorted(f.path for f in found.files)
+    assert {r.status for r in results} == {"ok"}
+    assert "refuses file locks" in caplog.text
+
+
 def test_a_worker_claims_chunks_of_its_compiled_languages_first(tmp_path: Path) -> None:
     """``read_claimed``'s choice: the first unclaimed chunk in a language this process has
     compiled, else in one no worker has taken, else any; each chunk once."""

@@ -174,6 +174,8 @@ class _BegunMarks:
                 fd, self.path = tempfile.mkstemp(prefix="knoxidx-begun-")
                 with os.fdopen(fd, "wb") as fh:
                     fh.write(bytes(self.size))
+                    if self.claims:
+                        self.claims = _lockable(fh.fileno())
             except OSError:
                 self.path = None
         return self
@@ -194,6 +196,21 @@ class _BegunMarks:
                 data = fh.read()
         # (a count cut short or missing reads 0)
         return [int.from_bytes(data[4 * n : 4 * n + 4], "little") for n in range(self.chunks)]
+
+
+def _lockable(fd: int) -> bool:
+    """Whether the workers can lock the file of claims (a temporary directory whose file
+    system refuses ``flock`` makes a pool's workers take chunks in turn, as before claims)."""
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    except OSError as exc:
+        log.warning("parse workers take chunks in turn: the temporary directory refuses "
+                    "file locks (%s)", exc)
+        return False
+    return True
 
 
 def _pool_round(chunks: list[list[tuple]], workers: int, broken: list[list[tuple]],
