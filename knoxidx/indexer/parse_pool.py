@@ -158,15 +158,13 @@ class _BegunMarks:
     count of the files of it the worker has begun (0: none). A worker that dies leaves its
     count behind, which names the file it died on. Unavailable (no ``pwrite``, no temporary
     file): every count reads 0. With ``claims``, the table a forked pool's workers claim the
-    chunks by follows (``parse_worker.read_claimed``): a byte per chunk, a byte per language."""
+    chunks by follows (``parse_worker.read_claimed``, ``parse_worker.claims_size``)."""
 
     def __init__(self, chunks: list[list[tuple]], claims: bool = False) -> None:
         self.chunks = len(chunks)
         self.path: str | None = None
-        self.size = 4 * self.chunks
+        self.size = 4 * self.chunks + (parse_worker.claims_size(chunks) if claims else 0)
         self.claims = claims
-        if claims:
-            self.size += self.chunks + len({chunk[0][1].language for chunk in chunks})
 
     def __enter__(self) -> _BegunMarks:
         if hasattr(os, "pwrite"):

@@ -95,6 +95,16 @@ def read_claimed(path: str) -> tuple[int, list[ReadResult]]:
     return (k, read_chunk(chunks[k], (path, k))) if k >= 0 else (k, [])
 
 
+def claims_size(chunks: list[list[Job]]) -> int:
+    """The bytes of the table of claims ``read_claimed`` reads after the begun counts: a byte
+    per chunk (claimed), then a byte per language of ``chunk_languages`` (taken)."""
+    return len(chunks) + len(chunk_languages(chunks))
+
+
+def chunk_languages(chunks: list[list[Job]]) -> list[str]:
+    return sorted({chunk[0][1].language for chunk in chunks})
+
+
 def _claim(fd: int, chunks: list[list[Job]]) -> int:
     """The chunk this worker reads next, marked claimed: the first unclaimed one (they come
     largest files first) in a language it has compiled, else in one no worker has taken yet,
@@ -103,8 +113,8 @@ def _claim(fd: int, chunks: list[list[Job]]) -> int:
     claims, about half the languages, and shares one only at the end, when its chunks are
     what is left."""
     count = len(chunks)
-    languages = sorted({chunk[0][1].language for chunk in chunks})
-    table = os.pread(fd, count + len(languages), 4 * count)
+    languages = chunk_languages(chunks)
+    table = os.pread(fd, claims_size(chunks), 4 * count)
     claimed, taken = table[:count], table[count:]
     mine = compiled_languages()
     for rule in range(3):
