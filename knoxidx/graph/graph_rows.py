@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 
+from knoxidx.graph.spool import TABLES as SPOOL_TABLES
+from knoxidx.graph.spool import ResolutionSpool
 from knoxidx.graph.sqlite_schema import MODULE_LAYER_ROWS, NODE_INSERT, FileState
 from knoxidx.indexer.facts import FileFacts, load_facts
 
 
 class GraphRows:
     conn: sqlite3.Connection
+    path: Path
+    _spool_attached = False
 
     def get_meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
@@ -186,6 +191,30 @@ class GraphRows:
                 [(i, f, n) for i, (f, n) in externals.items()],
             )
 
+    def resolution_spool(self) -> ResolutionSpool | None:
+        """Where forked resolver children write their rows (see :mod:`knoxidx.graph.spool`)."""
+        return ResolutionSpool(self)
+
+    def insert_spooled(self, spool: ResolutionSpool,
+                       placed: Sequence[tuple[int, tuple[int, ...]]]) -> None:
+        """Copy the rows the children wrote into ``spool`` after this store's own, and record
+        the runs of rowids of each file in ``placed`` (file_id, its runs in the spool). The
+        spool stays attached until the update's transaction ends (SQLite detaches no database
+        a transaction has read)."""
+        conn = self.conn
+        conn.execute("ATTACH DATABASE ? AS spool", (str(spool.path),))
+        self._spool_attached = True
+        offsets = [first - 1 for first in self._next_rowids()]
+        # a table's rows get the rowids that follow its last, in the spool's order: each
+        # spooled run moves by that table's offset (the spool's rowids start at 1, no gaps)
+        for table in SPOOL_TABLES:
+            conn.execute(f"INSERT INTO main.{table} SELECT * FROM spool.{table}")
+        conn.execute("INSERT OR IGNORE INTO main.externals SELECT * FROM spool.externals")
+        conn.executemany("INSERT INTO file_rows VALUES (?,?,?,?,?,?,?)", [
+            (file_id, *_shifted(runs[0:2], offsets[0]), *_shifted(runs[2:4], offsets[1]),
+             *_shifted(runs[4:6], offsets[2]))
+            for file_id, runs in placed])
+
     def index_file_rows(self) -> None:
         """``file_rows`` made anew from the edges, unresolved and lookups tables, where rows were
         written otherwise than by :meth:`insert_resolution` (copied from another store): each
@@ -347,6 +376,11 @@ class GraphRows:
 _NO_ROWS = (0, -1)  # an empty run of rowids, written one way however it was made
 # a module node is written once: the first row of its id stands
 _MODULE_NODE_INSERT = NODE_INSERT.replace("OR REPLACE", "OR IGNORE")
+
+
+def _shifted(run: tuple[int, ...], offset: int) -> tuple[int, int]:
+    """A run of rowids moved by ``offset`` (an empty run stays as it is)."""
+    return (run[0] + offset, run[1] + offset) if run[1] >= run[0] else _NO_ROWS
 
 
 def _run(first: int, count: int) -> tuple[int, int]:

@@ -288,6 +288,11 @@ class PgStore:
                     [(repo, i, f, n) for i, (f, n) in externals.items()],
                 )
 
+    def resolution_spool(self) -> None:
+        """None: forked resolvers send their rows to the parent, which copies them in (a
+        spool is a SQLite file beside a SQLite index)."""
+        return None
+
     def dependents(self, keys: Iterable[str]) -> set[str]:
         keys = list(keys)
         if not keys:

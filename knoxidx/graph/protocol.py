@@ -13,6 +13,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
+from knoxidx.graph.spool import ResolutionSpool
 from knoxidx.graph.sqlite_schema import FileState
 from knoxidx.indexer.facts import FileFacts
 
@@ -63,6 +64,9 @@ class GraphStore(Protocol):
     def clear_file_graph(self, file_id: int) -> None: ...
     def insert_resolution(self, file_id: int, edges: Sequence[tuple], unresolved: Sequence[tuple],
                           keys: Iterable[str], externals: dict[int, tuple[str, str]]) -> None: ...
+    # where forked resolvers write their rows (copied in by ResolutionSpool.copy_in), or
+    # None: they send them to the parent
+    def resolution_spool(self) -> ResolutionSpool | None: ...
     def dependents(self, keys: Iterable[str]) -> set[str]: ...
     def import_targets(self, file_id: int) -> set[int]: ...  # its Imports edges' targets
     def module_paths(self, family: str, key: str) -> tuple[str, ...]: ...

@@ -62,6 +62,16 @@ CREATE INDEX modules_file ON modules(file_id);
 
 INDEX_STATEMENTS = [s.strip() for s in SCHEMA.split(";")
                     if s.strip().startswith(("CREATE INDEX", "CREATE UNIQUE INDEX"))]
+
+
+def table_statement(table: str) -> str:
+    """SCHEMA's ``CREATE TABLE`` statement of ``table``."""
+    for statement in SCHEMA.split(";"):
+        if statement.strip().startswith(f"CREATE TABLE {table}("):
+            return statement.strip()
+    raise KeyError(table)
+
+
 _INDEX_STATEMENT = re.compile(r"CREATE (?:UNIQUE )?INDEX (\w+) ON (\w+)\(([^)]*)\)")
 
 

@@ -295,14 +295,19 @@ class SQLiteStore(GraphRows):
             return
         self.conn.execute("BEGIN IMMEDIATE")
         try:
-            yield
-        except BaseException:
-            # SQLite rolls back by itself on some errors (a full disk): a second ROLLBACK
-            # would raise and hide the error that matters
-            if self.conn.in_transaction:
-                self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+            try:
+                yield
+            except BaseException:
+                # SQLite rolls back by itself on some errors (a full disk): a second ROLLBACK
+                # would raise and hide the error that matters
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+        finally:
+            if self._spool_attached and not self.conn.in_transaction:
+                self._spool_attached = False
+                self.conn.execute("DETACH DATABASE spool")
 
     @contextmanager
     def read_snapshot(self) -> Iterator[None]:

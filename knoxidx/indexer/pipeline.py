@@ -22,6 +22,7 @@ from knoxidx.graph.layout import Layout, build_layout
 from knoxidx.graph.model import EdgeType, NodeKind, file_node_id, module_node_id
 from knoxidx.graph.protocol import GraphStore
 from knoxidx.graph.resolve import FileResolution, Resolver
+from knoxidx.graph.spool import ResolutionSpool
 from knoxidx.graph.sqlite_schema import FileState
 from knoxidx.graph.workspace import NamedDefinitions, StoreWorkspace
 from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES, Discovery, discover
@@ -230,20 +231,35 @@ def update_index(
                 contains.extend(made)
             store.flush_nodes()
 
-        for i, res in enumerate(_resolve_all(workspace, ordered, workers, first), 1):
-            file_id = ids[res.path]
-            if first_imports is not None:
-                first_imports.extend((e[0], e[1]) for e in res.edges if e[2] == IMPORTS)
-            if res.error:
-                report.errors.append(f"{res.path}: resolution failed ({res.error})")
-            if not cold:
-                if not module_layer_stale:
-                    imports = {e[1] for e in res.edges if e[2] == IMPORTS}
-                    module_layer_stale = imports != store.import_targets(file_id)
-                store.clear_file_graph(file_id)
-            store.insert_resolution(file_id, res.edges, res.unresolved, res.keys, res.externals)
-            if progress and (i % 256 == 0 or i == len(ordered)):
-                progress("resolve", i, len(ordered))
+        # forked resolvers write their rows into a spool, copied in once they are done
+        parallel = workers > 1 and len(ordered) > PRELOAD_THRESHOLD
+        spool = store.resolution_spool() if parallel else None
+        spooled: list[tuple[int, tuple[int, ...]]] = []  # (file_id, its runs in the spool)
+        try:
+            for i, res in enumerate(_resolve_all(workspace, ordered, workers if parallel else 1,
+                                                 first, spool, ids), 1):
+                file_id = ids[res.path]
+                if first_imports is not None:
+                    first_imports.extend((e[0], e[1]) for e in res.edges if e[2] == IMPORTS)
+                if res.error:
+                    report.errors.append(f"{res.path}: resolution failed ({res.error})")
+                if not cold:
+                    if not module_layer_stale:
+                        imports = {e[1] for e in res.edges if e[2] == IMPORTS}
+                        module_layer_stale = imports != store.import_targets(file_id)
+                    store.clear_file_graph(file_id)
+                if res.spooled:
+                    spooled.append((file_id, res.spooled))
+                else:
+                    store.insert_resolution(file_id, res.edges, res.unresolved, res.keys,
+                                            res.externals)
+                if progress and (i % 256 == 0 or i == len(ordered)):
+                    progress("resolve", i, len(ordered))
+            if spool is not None:
+                spool.copy_in(spooled)
+        finally:
+            if spool is not None:
+                spool.remove()
         report.resolved = len(affected)
         report.timings["resolve"] = time.perf_counter() - t2
 
@@ -362,17 +378,18 @@ def _keys_for(
 
 
 def _resolve_all(
-    workspace: StoreWorkspace, paths: list[str], workers: int, first: Callable[[], None]
+    workspace: StoreWorkspace, paths: list[str], workers: int, first: Callable[[], None],
+    spool: ResolutionSpool | None, ids: dict[str, int],
 ) -> Iterator[FileResolution]:
-    """Resolve files, on every core when there are many (see :mod:`resolve_workers`); the
-    parent runs ``first`` before it resolves anything itself."""
-    if workers <= 1 or len(paths) <= PRELOAD_THRESHOLD:
+    """Resolve files, on ``workers`` cores (see :mod:`resolve_workers`); the parent runs
+    ``first`` before it resolves anything itself."""
+    if workers <= 1:
         first()
         resolver = Resolver(workspace)
         for path in paths:
             yield resolver.resolve_file(path)
         return
-    yield from resolve_in_parallel(workspace, paths, workers, first)
+    yield from resolve_in_parallel(workspace, paths, workers, first, spool, ids)
 
 
 def _module_nodes(store: GraphStore) -> tuple[list[tuple], list[tuple[int, int]]]:

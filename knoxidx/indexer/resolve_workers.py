@@ -11,11 +11,15 @@ from __future__ import annotations
 import multiprocessing
 import queue
 import signal
+import sqlite3
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from knoxidx.errors import KnoxidxError
+from knoxidx.graph.dbfile import storage_error
+from knoxidx.graph.model import EdgeType
 from knoxidx.graph.resolve import FileResolution, Resolver
+from knoxidx.graph.spool import ResolutionSpool
 from knoxidx.graph.workspace import StoreWorkspace
 from knoxidx.indexer.heap import frozen_heap
 
@@ -28,21 +32,27 @@ MIN_SLICE = 16
 DRAIN_EVERY = 32  # files per batch a child sends, and the parent resolves between collecting
 POLL_SECONDS = 0.5
 
-_FORKED: tuple[StoreWorkspace, list[list[str]], Any] | None = None  # what children inherit
+# what children inherit
+_FORKED: tuple[StoreWorkspace, list[list[str]], Any, ResolutionSpool | None,
+              dict[str, int] | None] | None = None
+IMPORTS = EdgeType.IMPORTS.value
 
 
 def resolve_in_parallel(
     workspace: StoreWorkspace, paths: list[str], workers: int, first: Callable[[], None],
+    spool: ResolutionSpool | None = None, ids: dict[str, int] | None = None,
 ) -> Iterator[FileResolution]:
     """Every path's resolution, in no particular order, from the parent and ``workers - 1``
     forked children. The parent runs ``first`` once the children have started: its own
-    serial work, done while they resolve."""
+    serial work, done while they resolve. With a ``spool`` (and the file ``ids``), the
+    children write their rows into it and send back what the parent reads besides
+    (``FileResolution.spooled``); a child that cannot write there fails the update."""
     global _FORKED
     slices = guided_slices(paths, workers)
     ctx = multiprocessing.get_context("fork")
     counter = ctx.Value("i", 0)
     results = ctx.Queue()
-    _FORKED = (workspace, slices, counter)
+    _FORKED = (workspace, slices, counter, spool, ids)
     children = [ctx.Process(target=_child, args=(results,), daemon=True)
                 for _ in range(workers - 1)]
     # Out of the collector's sight, what the children inherit: its traversals would otherwise
@@ -66,7 +76,7 @@ def resolve_in_parallel(
                             except queue.Empty:
                                 break
                             running -= batch is None
-                            yield from batch or ()
+                            yield from _received(batch)
             del resolver
             while running:
                 try:
@@ -78,7 +88,7 @@ def resolve_in_parallel(
                             "unchanged, run `knoxidx index` again") from None
                     continue
                 running -= batch is None
-                yield from batch or ()
+                yield from _received(batch)
         finally:
             for child in children:
                 if child.is_alive():
@@ -112,14 +122,43 @@ def _child(results: Any) -> None:
     # Ctrl-C reaches the whole process group: the parent stops the children itself (and
     # rolls the update back); a child's own KeyboardInterrupt would only print a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    workspace, slices, counter = _FORKED
+    workspace, slices, counter, spool, ids = _FORKED
     resolver = Resolver(workspace)  # one for every slice: its caches stay warm
-    while (i := _claim(counter)) < len(slices):
-        paths = slices[i]
-        for start in range(0, len(paths), DRAIN_EVERY):  # a large first slice is not held whole
-            results.put([_plain(resolver.resolve_file(p))
-                         for p in paths[start : start + DRAIN_EVERY]])
+    writer = None
+    try:
+        writer = spool.writer() if spool is not None else None
+        while (i := _claim(counter)) < len(slices):
+            paths = slices[i]
+            for start in range(0, len(paths), DRAIN_EVERY):  # a large first slice is not held
+                batch = [resolver.resolve_file(p) for p in paths[start : start + DRAIN_EVERY]]
+                if writer is None:
+                    results.put([_plain(res) for res in batch])
+                    continue
+                assert ids is not None
+                runs = writer.write([(ids[res.path], res) for res in batch])
+                results.put([_spooled(res, run) for res, run in zip(batch, runs, strict=True)])
+        if writer is not None:
+            writer.close()
+    except (OSError, sqlite3.Error) as exc:  # the spool's disk is full, say
+        assert spool is not None
+        results.put(str(storage_error(exc, spool.path)))
+        return
     results.put(None)
+
+
+def _received(batch: list[FileResolution] | str | None) -> list[FileResolution]:
+    """A child's batch, or the error it stopped at, raised."""
+    if isinstance(batch, str):
+        raise KnoxidxError(batch)
+    return batch or []
+
+
+def _spooled(res: FileResolution, runs: tuple[int, ...]) -> FileResolution:
+    """What the parent needs of a resolution whose rows are in the spool: its Imports edges
+    (the module layer is built from them), its error and its runs there."""
+    return FileResolution(
+        res.path, [tuple(e) for e in res.edges if e[2] == IMPORTS],  # type: ignore[misc]
+        error=res.error, spooled=runs)
 
 
 def _plain(res: FileResolution) -> FileResolution:
