@@ -51,6 +51,17 @@ def test_deep_nesting_is_bounded(language: str) -> None:
     assert any(f"deeper than {MAX_QUERY_DEPTH}" in n for n in notes), notes
 
 
+def test_a_deep_stretch_among_ordinary_code_still_gets_its_note() -> None:
+    """A tree without syntax errors is sampled at 16 nodes for its depth: a deep stretch that
+    holds a third of the nodes is found, wherever in the file it lies."""
+    ordinary = "".join(f"def f{i}(a, b):\n    return g(a + b, {i})\n" for i in range(800))
+    deep = "x = " + "[" * 3000 + "]" * 3000 + "\n"
+    for source in (ordinary + deep, deep + ordinary):
+        facts, notes = extract_with_notes("mixed.py", source.encode(), "python")
+        assert not facts.error_nodes and len(facts.defs) >= 800
+        assert any(f"deeper than {MAX_QUERY_DEPTH}" in n for n in notes), notes
+
+
 def test_shallow_code_is_unaffected_by_the_depth_bound() -> None:
     source = b"class A:\n    def f(self):\n        return [[[g(x) for x in y]]]\n"
     facts, notes = extract_with_notes("a.py", source, "python")

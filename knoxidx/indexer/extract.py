@@ -62,6 +62,12 @@ MAX_QUERY_DEPTH = 1000
 # found by bench.fuzz), where a list literal of as many elements is linear. At this width a
 # query of it takes ~0.1 s.
 MAX_ERROR_WIDTH = 10_000
+# How many nodes _sampled_shape looks at in a tree with syntax errors, and in one without.
+# Each sample costs a walk from the root (tree-sitter scans each node's children on the way
+# down): at 256 a tree, sampling took 0.39 CPU-s over the benchmark corpus, 3.6 % of
+# extraction, for a note; at 16, 0.12 s (session 30).
+ERROR_SAMPLES = 1024
+DEPTH_SAMPLES = 16
 
 
 @dataclass(slots=True)
@@ -326,10 +332,12 @@ def _cursor(query: Any) -> Any:
 def _sampled_shape(tree: Any) -> tuple[int, int]:
     """The deepest of the nodes sampled evenly over the tree, and (when the tree holds syntax
     errors) the most children an ERROR node among their parents has; (0, 0) for a tree too
-    small to reach either limit. A deep stretch that no sample hits holds under 1/256 of the
-    nodes, too few to make the queries slow; an ERROR node wide enough to (over MAX_ERROR_WIDTH
-    children) holds over 1 % of the nodes of any file under the size limit, which 1,024
-    samples all miss once in 30,000."""
+    small to reach either limit. An ERROR node wide enough to slow the query (over
+    MAX_ERROR_WIDTH children) holds over 1 % of the nodes of any file under the size limit,
+    which ERROR_SAMPLES samples all miss once in 30,000. The depth only decides the note that
+    nesting past MAX_QUERY_DEPTH went unindexed (the query's start depth is bounded whatever
+    it says), so a tree without errors is sampled DEPTH_SAMPLES times: a deep stretch that
+    holds under 1/16 of the nodes goes without the note."""
     root = tree.root_node
     count = root.descendant_count
     errors = root.has_error
@@ -338,7 +346,7 @@ def _sampled_shape(tree: Any) -> tuple[int, int]:
     cursor = tree.walk()
     goto, parent = cursor.goto_descendant, cursor.goto_parent
     deepest = widest = 0
-    step = max(1, count // (1024 if errors else 256))
+    step = max(1, count // (ERROR_SAMPLES if errors else DEPTH_SAMPLES))
     for index in range(0, count, step):
         goto(index)
         depth = cursor.depth
