@@ -307,7 +307,8 @@ class SQLiteStore(GraphRows):
         finally:
             if self._spool_attached and not self.conn.in_transaction:
                 self._spool_attached = False
-                self.conn.execute("DETACH DATABASE spool")
+                with suppress(sqlite3.Error):  # (never hides the error that ended the block)
+                    self.conn.execute("DETACH DATABASE spool")
 
     @contextmanager
     def read_snapshot(self) -> Iterator[None]:
