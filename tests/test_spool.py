@@ -60,11 +60,12 @@ def _spooled_files(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return copied
 
 
+@pytest.mark.parametrize("jobs", [2, 4])  # one child; three taking turns at the spool
 def test_a_cold_build_copies_the_childs_rows_in_and_equals_a_serial_one(
-        repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int) -> None:
     root = repo(_files())
     copied = _spooled_files(monkeypatch)
-    build(root, jobs=2)
+    build(root, jobs=jobs)
     assert copied and 0 < copied[0] <= N + 1  # the child resolved files, through the spool
     index_dir = root / ".knoxidx"
     assert not list(index_dir.glob("*.spool.*"))  # removed after the copy
@@ -80,7 +81,7 @@ def test_a_cold_build_copies_the_childs_rows_in_and_equals_a_serial_one(
                    for t in ("unresolved", "lookups", "externals")]
     conn.close()
     build_again = write_tree(tmp_path / "again", _files())
-    build(build_again, jobs=2)
+    build(build_again, jobs=jobs)
     conn = sqlite3.connect(build_again / ".knoxidx" / "index.db")
     assert [list(conn.execute(f"SELECT count(*) FROM {t}"))
             for t in ("unresolved", "lookups", "externals")] == serial_rows
