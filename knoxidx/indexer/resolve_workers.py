@@ -140,7 +140,8 @@ def _child(results: Any) -> None:
         if writer is not None:
             writer.close()
     except (OSError, sqlite3.Error) as exc:  # the spool's disk is full, say
-        assert spool is not None
+        if spool is None:  # not the spool's: the child dies, and the parent says so
+            raise
         results.put(str(storage_error(exc, spool.path)))
         return
     results.put(None)
