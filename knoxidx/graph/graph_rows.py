@@ -9,11 +9,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from knoxidx.graph.spool import TABLES as SPOOL_TABLES
-from knoxidx.graph.spool import ResolutionSpool
 from knoxidx.graph.sqlite_schema import MODULE_LAYER_ROWS, NODE_INSERT, FileState
 from knoxidx.indexer.facts import FileFacts, load_facts
+
+if TYPE_CHECKING:
+    from knoxidx.graph.spool import ResolutionSpool
 
 
 class GraphRows:
@@ -193,27 +195,27 @@ class GraphRows:
 
     def resolution_spool(self) -> ResolutionSpool | None:
         """Where forked resolver children write their rows (see :mod:`knoxidx.graph.spool`)."""
+        from knoxidx.graph.spool import ResolutionSpool
+
         return ResolutionSpool(self)
 
-    def insert_spooled(self, spool: ResolutionSpool,
-                       placed: Sequence[tuple[int, tuple[int, ...]]]) -> None:
-        """Copy the rows the children wrote into ``spool`` after this store's own, and record
-        the runs of rowids of each file in ``placed`` (file_id, its runs in the spool). The
-        spool stays attached until the update's transaction ends (SQLite detaches no database
-        a transaction has read)."""
+    def insert_spooled(self, spool_path: Path) -> None:
+        """Copy the rows resolver children wrote into the spool at ``spool_path`` after this
+        store's own: each table's rows get the rowids that follow its last, in the spool's
+        order, so each file's runs in ``file_rows`` move by that table's offset (the spool's
+        rowids start at 1, without gaps). The spool stays attached until the update's
+        transaction ends (SQLite detaches no database a transaction has read)."""
         conn = self.conn
-        conn.execute("ATTACH DATABASE ? AS spool", (str(spool.path),))
+        conn.execute("ATTACH DATABASE ? AS spool", (str(spool_path),))
         self._spool_attached = True
         offsets = [first - 1 for first in self._next_rowids()]
-        # a table's rows get the rowids that follow its last, in the spool's order: each
-        # spooled run moves by that table's offset (the spool's rowids start at 1, no gaps)
-        for table in SPOOL_TABLES:
+        for table in ("edges", "unresolved", "lookups"):
             conn.execute(f"INSERT INTO main.{table} SELECT * FROM spool.{table}")
         conn.execute("INSERT OR IGNORE INTO main.externals SELECT * FROM spool.externals")
         conn.executemany("INSERT INTO file_rows VALUES (?,?,?,?,?,?,?)", [
             (file_id, *_shifted(runs[0:2], offsets[0]), *_shifted(runs[2:4], offsets[1]),
              *_shifted(runs[4:6], offsets[2]))
-            for file_id, runs in placed])
+            for file_id, *runs in conn.execute("SELECT * FROM spool.file_rows")])
 
     def index_file_rows(self) -> None:
         """``file_rows`` made anew from the edges, unresolved and lookups tables, where rows were

@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from knoxidx.graph.spool import ResolutionSpool
 from knoxidx.graph.sqlite_schema import FileState
 from knoxidx.indexer.facts import FileFacts
+
+if TYPE_CHECKING:
+    from knoxidx.graph.spool import ResolutionSpool
 
 
 class WriterLock(Protocol):

@@ -72,9 +72,9 @@ class FileResolution:
     externals: dict[int, tuple[str, str]] = field(default_factory=dict)  # id -> (family, name)
     keys: set[str] = field(default_factory=set)
     error: str = ""
-    # written to a spool by a resolver child (knoxidx.graph.spool): its runs of rowids there,
-    # and only its Imports edges kept here, what the parent reads besides
-    spooled: tuple[int, ...] = ()
+    # its rows written to a spool by a resolver child (knoxidx.graph.spool): only its Imports
+    # edges kept here, what the parent reads besides
+    spooled: bool = False
 
 
 class Resolver(ScopeResolver):

@@ -13,16 +13,16 @@ resolves two thirds of the files itself, and copying the child's in (a 17 MB spo
 0.27-0.35 s for every row). Cold builds side by side, five interleaved pairs: 9.16 -> 9.01 s
 (median).
 
-The children take turns at the one spool (a lock around each batch of files), so the parent
-attaches one file whatever their number (SQLite attaches ten at most); a batch's files get the
-runs of rowids that follow the spool's last, read inside the batch's write transaction. Nobody
+A child writes its files' rows as the parent writes its own (``GraphRows.insert_resolution``),
+runs of rowids in ``file_rows`` included, which the parent moves by each table's offset. The
+children take turns at the one spool (a lock around each batch of files), so the parent
+attaches one file whatever their number (SQLite attaches ten at most). Nobody
 reads the spool until every child has closed it, so it is written without a journal; it is
 removed after the copy, and one left by a killed build is removed by the next.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sqlite3
 from collections.abc import Sequence
@@ -30,14 +30,13 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from knoxidx.graph.graph_rows import GraphRows
 from knoxidx.graph.sqlite_schema import table_statement
 from knoxidx.indexer.heap import process_alive
 
 SPOOL_SUFFIX = ".spool."
-TABLES = ("edges", "unresolved", "lookups")  # and externals, copied apart (OR IGNORE)
-# A file's runs of rowids in the spool's edges, unresolved and lookups tables: (first, last)
-# each, (0, -1) for none (graph_rows' file_rows).
-Runs = tuple[int, int, int, int, int, int]
+# What a spool holds: the tables GraphRows.insert_resolution writes, each the index's own.
+TABLES = ("edges", "unresolved", "lookups", "externals", "file_rows")
 
 
 class ResolutionSpool:
@@ -45,6 +44,8 @@ class ResolutionSpool:
     store's :class:`~knoxidx.graph.graph_rows.GraphRows`, which copies the rows in."""
 
     def __init__(self, rows: Any) -> None:
+        import multiprocessing  # (off the import path of the query commands)
+
         self.rows = rows
         db_path: Path = rows.path
         # left by a killed update, of this index or of a first build of it (index.db.new)
@@ -56,16 +57,15 @@ class ResolutionSpool:
         self.path.unlink(missing_ok=True)
         conn = _connect(self.path)
         try:
-            for table in (*TABLES, "externals"):
+            for table in TABLES:
                 conn.execute(table_statement(table))
         finally:
             conn.close()
         self.lock = multiprocessing.get_context("fork").Lock()
 
-    def copy_in(self, placed: Sequence[tuple[int, tuple[int, ...]]]) -> None:
-        """The children's rows into the store, once every child is done: ``placed`` holds each
-        spooled file's id and runs (``FileResolution.spooled``)."""
-        self.rows.insert_spooled(self, placed)
+    def copy_in(self) -> None:
+        """The children's rows into the store, once every child is done."""
+        self.rows.insert_spooled(self.path)
 
     def writer(self) -> SpoolWriter:
         """A child's connection to the spool."""
@@ -79,47 +79,23 @@ class ResolutionSpool:
 class SpoolWriter:
     def __init__(self, path: Path, lock: Any) -> None:
         self.lock = lock
-        self.conn = _connect(path)
+        self.rows = GraphRows()
+        self.rows.conn = _connect(path)
 
-    def write(self, files: Sequence[tuple[int, Any]]) -> list[Runs]:
-        """Insert the rows of ``files`` ((file_id, FileResolution) each) in one transaction;
-        each file's runs of rowids, in order."""
-        edges: list[tuple] = []
-        unresolved: list[tuple] = []
-        keys: list[tuple[int, str]] = []
-        externals: dict[int, tuple[str, str]] = {}
-        counts = []
-        for file_id, res in files:
-            edges.extend([(e[0], e[1], e[2], e[3], file_id, e[4]) for e in res.edges])
-            unresolved.extend([(file_id, *u) for u in res.unresolved])
-            keys.extend([(file_id, k) for k in res.keys])
-            externals.update(res.externals)
-            counts.append((len(res.edges), len(res.unresolved), len(res.keys)))
-        conn = self.conn
+    def write(self, files: Sequence[tuple[int, Any]]) -> None:
+        """The rows of ``files`` ((file_id, FileResolution) each), in one transaction, as the
+        index's own are written (``GraphRows.insert_resolution``: each file's rows one run of
+        rowids per table, recorded in ``file_rows``)."""
+        rows = self.rows
         with self.lock:
-            conn.execute("BEGIN IMMEDIATE")
-            last = conn.execute(
-                "SELECT (SELECT max(rowid) FROM edges), (SELECT max(rowid) FROM unresolved),"
-                " (SELECT max(rowid) FROM lookups)").fetchone()
-            conn.executemany("INSERT INTO edges VALUES (?,?,?,?,?,?)", edges)
-            conn.executemany("INSERT INTO unresolved VALUES (?,?,?,?,?,?,?)", unresolved)
-            conn.executemany("INSERT INTO lookups VALUES (?,?)", keys)
-            if externals:
-                conn.executemany("INSERT OR IGNORE INTO externals VALUES (?,?,?)",
-                                 [(i, f, n) for i, (f, n) in externals.items()])
-            conn.execute("COMMIT")
-        runs: list[Runs] = []
-        following = [(n or 0) + 1 for n in last]
-        for count in counts:
-            run: list[int] = []
-            for table, n in enumerate(count):
-                run += (following[table], following[table] + n - 1) if n else (0, -1)
-                following[table] += n
-            runs.append(tuple(run))  # type: ignore[arg-type]
-        return runs
+            rows.conn.execute("BEGIN IMMEDIATE")
+            for file_id, res in files:
+                rows.insert_resolution(file_id, res.edges, res.unresolved, res.keys,
+                                       res.externals)
+            rows.conn.execute("COMMIT")
 
     def close(self) -> None:
-        self.conn.close()
+        self.rows.conn.close()
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -16,13 +16,12 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knoxidx.graph.layout import Layout, build_layout
 from knoxidx.graph.model import EdgeType, NodeKind, file_node_id, module_node_id
 from knoxidx.graph.protocol import GraphStore
 from knoxidx.graph.resolve import FileResolution, Resolver
-from knoxidx.graph.spool import ResolutionSpool
 from knoxidx.graph.sqlite_schema import FileState
 from knoxidx.graph.workspace import NamedDefinitions, StoreWorkspace
 from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES, Discovery, discover
@@ -42,6 +41,9 @@ from knoxidx.indexer.reader import (
 from knoxidx.indexer.resolve_workers import resolve_in_parallel
 from knoxidx.indexer.session import WriterSession
 from knoxidx.indexer.walk_cache import WalkCache
+
+if TYPE_CHECKING:
+    from knoxidx.graph.spool import ResolutionSpool
 
 # Resolving more files than this loads every index at once and forks resolver workers.
 PRELOAD_THRESHOLD = 200
@@ -234,7 +236,6 @@ def update_index(
         # forked resolvers write their rows into a spool, copied in once they are done
         parallel = workers > 1 and len(ordered) > PRELOAD_THRESHOLD
         spool = store.resolution_spool() if parallel else None
-        spooled: list[tuple[int, tuple[int, ...]]] = []  # (file_id, its runs in the spool)
         try:
             for i, res in enumerate(_resolve_all(workspace, ordered, workers if parallel else 1,
                                                  first, spool, ids), 1):
@@ -248,15 +249,13 @@ def update_index(
                         imports = {e[1] for e in res.edges if e[2] == IMPORTS}
                         module_layer_stale = imports != store.import_targets(file_id)
                     store.clear_file_graph(file_id)
-                if res.spooled:
-                    spooled.append((file_id, res.spooled))
-                else:
+                if not res.spooled:
                     store.insert_resolution(file_id, res.edges, res.unresolved, res.keys,
                                             res.externals)
                 if progress and (i % 256 == 0 or i == len(ordered)):
                     progress("resolve", i, len(ordered))
             if spool is not None:
-                spool.copy_in(spooled)
+                spool.copy_in()
         finally:
             if spool is not None:
                 spool.remove()

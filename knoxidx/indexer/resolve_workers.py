@@ -13,15 +13,17 @@ import queue
 import signal
 import sqlite3
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knoxidx.errors import KnoxidxError
 from knoxidx.graph.dbfile import storage_error
 from knoxidx.graph.model import EdgeType
 from knoxidx.graph.resolve import FileResolution, Resolver
-from knoxidx.graph.spool import ResolutionSpool
 from knoxidx.graph.workspace import StoreWorkspace
 from knoxidx.indexer.heap import frozen_heap
+
+if TYPE_CHECKING:
+    from knoxidx.graph.spool import ResolutionSpool
 
 # Each slice takes this share of the paths left per process (guided scheduling): large slices
 # first, whose files (a package's, in path order) share the resolver's warm caches, then ever
@@ -135,8 +137,8 @@ def _child(results: Any) -> None:
                     results.put([_plain(res) for res in batch])
                     continue
                 assert ids is not None
-                runs = writer.write([(ids[res.path], res) for res in batch])
-                results.put([_spooled(res, run) for res, run in zip(batch, runs, strict=True)])
+                writer.write([(ids[res.path], res) for res in batch])
+                results.put([_spooled(res) for res in batch])
         if writer is not None:
             writer.close()
     except (OSError, sqlite3.Error) as exc:  # the spool's disk is full, say
@@ -154,12 +156,12 @@ def _received(batch: list[FileResolution] | str | None) -> list[FileResolution]:
     return batch or []
 
 
-def _spooled(res: FileResolution, runs: tuple[int, ...]) -> FileResolution:
+def _spooled(res: FileResolution) -> FileResolution:
     """What the parent needs of a resolution whose rows are in the spool: its Imports edges
-    (the module layer is built from them), its error and its runs there."""
+    (the module layer is built from them) and its error."""
     return FileResolution(
         res.path, [tuple(e) for e in res.edges if e[2] == IMPORTS],  # type: ignore[misc]
-        error=res.error, spooled=runs)
+        error=res.error, spooled=True)
 
 
 def _plain(res: FileResolution) -> FileResolution:
