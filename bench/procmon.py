@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import threading
 import time
@@ -51,13 +52,23 @@ class Run:
     returncode: int
     stdout: str
     stderr: str
+    # user + system CPU of the process and every descendant it waited for (its workers)
+    cpu_seconds: float = float("nan")
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def run_measured(cmd: list[str], env: dict[str, str] | None = None, timeout: float = 3600,
                  cwd: str | None = None, sample: bool = True) -> Run:
     """Run ``cmd``; wall time and the peak of the summed PSS of it and its children. Reading
     ``smaps_rollup`` 20 times a second slows what it watches (8-27 % for a cold build on 2
-    cores): ``sample=False`` only times it (peak NaN)."""
+    cores): ``sample=False`` only times it (peak NaN). Also the CPU the command's process tree
+    used (what this process's reaped children used before and after it, so no other child
+    may end meanwhile)."""
+    cpu = _children_cpu()
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env, cwd=cwd)
@@ -80,4 +91,4 @@ def run_measured(cmd: list[str], env: dict[str, str] | None = None, timeout: flo
         if sample:
             sampler.join()
     return Run(time.perf_counter() - start, peak / 1024 if sample else float("nan"),
-               proc.returncode, out, err)
+               proc.returncode, out, err, _children_cpu() - cpu)

@@ -78,6 +78,15 @@ def render(r: dict[str, Any]) -> str:
                 "single-core work, however well it spreads over the cores.",
                 "",
             ]
+        if s.get("cpu_ratio_to_parse"):
+            out += [
+                f"The work ({name}): each timed build's CPU (user and system time of its "
+                f"process tree) over its bare parse's was {_f(s['cpu_ratio_to_parse'])}x "
+                "(median of the pairs). The wall ratio is about this over what the cores give; "
+                "the work ratio moves less from host to host, and less with a host's "
+                "neighbours.",
+                "",
+            ]
     inc = r.get("incremental")
     if inc:
         out += [

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from bench.procmon import run_measured
 
@@ -39,7 +39,13 @@ def source_files(root: Path) -> list[tuple[str, str]]:
     return [(f.path, f.language) for f in discover(root).files]
 
 
-def bare_parse_seconds(root: Path, files: list[tuple[str, str]]) -> tuple[float, int]:
+class BareParse(NamedTuple):
+    seconds: float
+    lines: int
+    cpu_seconds: float  # of this process: the parse's work, whatever else the host ran
+
+
+def bare_parse_seconds(root: Path, files: list[tuple[str, str]]) -> BareParse:
     """Read every file and parse it with tree-sitter, one process: the floor."""
     from tree_sitter import Parser
 
@@ -47,13 +53,14 @@ def bare_parse_seconds(root: Path, files: list[tuple[str, str]]) -> tuple[float,
 
     parsers = {lang: Parser(ts_language(lang)) for lang in {lang for _, lang in files}}
     lines = 0
+    cpu = time.process_time()
     start = time.perf_counter()
     for path, lang in files:
         with open(root / path, "rb") as fh:
             data = fh.read()
         parsers[lang].parse(data)
         lines += data.count(b"\n")
-    return time.perf_counter() - start, lines
+    return BareParse(time.perf_counter() - start, lines, time.process_time() - cpu)
 
 
 def parallel_parse_seconds(root: Path, files: list[tuple[str, str]], procs: int) -> float:
@@ -62,7 +69,7 @@ def parallel_parse_seconds(root: Path, files: list[tuple[str, str]], procs: int)
     machine two such processes finished 1.3-1.6x faster than one, not 2x, so a build may do
     at most ~1.5 x 2.5 = 3.7x the bare parse's single-core work to stay within 2.5x."""
     if procs <= 1 or not hasattr(os, "fork"):
-        return bare_parse_seconds(root, files)[0]
+        return bare_parse_seconds(root, files).seconds
     start = time.perf_counter()
     children = []
     for k in range(procs):
@@ -95,7 +102,8 @@ def drop_index(root: Path) -> None:
     shutil.rmtree(root / ".knoxidx", ignore_errors=True)
 
 
-def _cold_build(root: Path, jobs: int | None, sampled: bool) -> tuple[float, float, dict]:
+def _cold_build(root: Path, jobs: int | None, sampled: bool) -> tuple[float, float, dict, float]:
+    """Wall seconds, peak MiB (``sampled``), the ``--json`` report and CPU seconds of one."""
     drop_index(root)
     cmd = [*KNOXIDX, "index", "--graph-only", "--json", str(root)]
     if jobs:
@@ -103,7 +111,7 @@ def _cold_build(root: Path, jobs: int | None, sampled: bool) -> tuple[float, flo
     r = run_measured(cmd, sample=sampled)
     if r.returncode != 0:
         raise RuntimeError(f"knoxidx index failed: {r.stderr[-2000:]}")
-    return r.seconds, r.peak_mib, json.loads(r.stdout)
+    return r.seconds, r.peak_mib, json.loads(r.stdout), r.cpu_seconds
 
 
 def cold_index(root: Path, runs: int, jobs: int | None = None,
@@ -116,17 +124,21 @@ def cold_index(root: Path, runs: int, jobs: int | None = None,
     sampled and unsampled builds (31.5-36.0 s against 26.3-32.7 s on the whole corpus). So the
     peak comes from a separate, sampled build. ``between``: called before each timed build (the
     baseline measured in alternation with it, so both see the same host). ``peak`` False: no
-    memory build (``peak_mib`` None)."""
-    times, report, phases = [], {}, []
+    memory build (``peak_mib`` None). Each timed build's CPU too (its process tree's user and
+    system time): the work it did, which a host's cores and neighbours change less than the
+    wall time."""
+    times, cpus, report, phases = [], [], {}, []
     for _ in range(runs):
         if between is not None:
             between()
-        seconds, _, report = _cold_build(root, jobs, sampled=False)
+        seconds, _, report, cpu = _cold_build(root, jobs, sampled=False)
         times.append(seconds)
+        cpus.append(cpu)
         phases.append(report.get("timings", {}))  # where each build's time went
     peak_mib = _cold_build(root, jobs, sampled=True)[1] if peak else None
     db = root / ".knoxidx" / "index.db"
-    return {"seconds": median(times), "all_seconds": times, "phases": phases, "peak_mib": peak_mib,
+    return {"seconds": median(times), "all_seconds": times, "all_cpu_seconds": cpus,
+            "phases": phases, "peak_mib": peak_mib,
             "files": report.get("files"), "lines": report.get("lines"),
             "errors": len(report.get("errors", [])), "db_bytes": db.stat().st_size}
 
@@ -135,18 +147,24 @@ def paired_ratios(root: Path, pairs: int, jobs: int | None = None) -> dict[str, 
     """``pairs`` cold builds of ``root``, each right after a bare parse of the same files (as
     :func:`corpus_speed` pairs them, without its memory and ctags runs): each build's time
     over its own parse's, their median, and where each build's time went. The quick check of
-    issue #2's ratio while working on the cold build."""
+    issue #2's ratio while working on the cold build. Also each build's CPU over its parse's
+    (``cpu_ratio``): the work ratio, which moves less from host to host than the wall ratio
+    (one session's host measured 2.53x by the wall, the next one's 2.86x for the same code),
+    so a change that does less work shows there when a noisy host hides it from the wall."""
     files = source_files(root)
-    parses: list[float] = []
+    parses: list[BareParse] = []
     cold = cold_index(root, pairs, jobs, between=lambda: parses.append(
-        bare_parse_seconds(root, files)[0]), peak=False)
-    rows = [{"bare_parse_s": round(parse_s, 3), "index_s": round(index_s, 3),
-             "ratio": round(index_s / parse_s, 3),
+        bare_parse_seconds(root, files)), peak=False)
+    rows = [{"bare_parse_s": round(parse.seconds, 3), "index_s": round(index_s, 3),
+             "ratio": round(index_s / parse.seconds, 3),
+             "index_cpu_s": round(cpu, 3), "cpu_ratio": round(cpu / parse.cpu_seconds, 3),
              "phases": {k: round(v, 2) for k, v in phases.items()}}
-            for parse_s, index_s, phases in zip(parses, cold["all_seconds"], cold["phases"],
-                                                strict=True)]
+            for parse, index_s, cpu, phases in zip(parses, cold["all_seconds"],
+                                                   cold["all_cpu_seconds"], cold["phases"],
+                                                   strict=True)]
     return {"root": str(root), "files": len(files), "pairs": rows,
-            "median_ratio": round(median([r["ratio"] for r in rows]), 3)}
+            "median_ratio": round(median([r["ratio"] for r in rows]), 3),
+            "median_cpu_ratio": round(median([r["cpu_ratio"] for r in rows]), 3)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,9 +186,10 @@ def main(argv: list[str] | None = None) -> int:
     out = paired_ratios(args.corpus, args.pairs, args.jobs)
     for row in out["pairs"]:
         print(f"bare parse {row['bare_parse_s']:.2f} s, index {row['index_s']:.2f} s, "
-              f"ratio {row['ratio']:.2f}, phases {row['phases']}", flush=True)
-    print(f"median ratio {out['median_ratio']:.3f} over {len(out['pairs'])} pair(s), "
-          f"{out['files']} files")
+              f"ratio {row['ratio']:.2f}, CPU {row['index_cpu_s']:.2f} s (ratio "
+              f"{row['cpu_ratio']:.2f}), phases {row['phases']}", flush=True)
+    print(f"median ratio {out['median_ratio']:.3f} (CPU {out['median_cpu_ratio']:.3f}) over "
+          f"{len(out['pairs'])} pair(s), {out['files']} files")
     return 0
 
 
@@ -296,24 +315,27 @@ def corpus_speed(root: Path, runs: int, tmp: Path) -> dict[str, Any]:
     files, so that a host that drifts (the bare parse alone took 7.0 and 8.8 s within ten
     minutes here) moves the numerator and the denominator of the ratio together."""
     files = source_files(root)
-    parses: list[tuple[float, int]] = []
+    parses: list[BareParse] = []
     cold = cold_index(root, runs, between=lambda: parses.append(bare_parse_seconds(root, files)))
-    parse_s = median([p[0] for p in parses])
-    lines = parses[0][1]
+    parse_s = median([p.seconds for p in parses])
+    lines = parses[0].lines
     ctags = median([ctags_seconds(root, tmp) for _ in range(runs)])
     # the same parse on every core, against the one-process parse just before it
     parallel: list[tuple[float, float]] = []
     for _ in range(runs):
-        one = bare_parse_seconds(root, files)[0]
+        one = bare_parse_seconds(root, files).seconds
         parallel.append((one, parallel_parse_seconds(root, files, cpu_count())))
     return {
         "files": len(files), "lines": lines, "bare_parse_s": parse_s,
-        "bare_parse_all_s": [p[0] for p in parses], "ctags_s": ctags,
+        "bare_parse_all_s": [p.seconds for p in parses], "ctags_s": ctags,
         "index_s": cold["seconds"], "index_all_s": cold["all_seconds"],
-        "index_phases": cold["phases"],
+        "index_cpu_all_s": cold["all_cpu_seconds"], "index_phases": cold["phases"],
         "ratio_to_parse": cold["seconds"] / parse_s if parse_s else None,
-        "ratio_to_parse_paired": median([c / p[0] for c, p in zip(cold["all_seconds"], parses,
-                                                                   strict=True)]),
+        "ratio_to_parse_paired": median([c / p.seconds for c, p in zip(cold["all_seconds"],
+                                                                       parses, strict=True)]),
+        # the work ratio: the build's CPU over its parse's (see paired_ratios)
+        "cpu_ratio_to_parse": median([c / p.cpu_seconds for c, p in zip(
+            cold["all_cpu_seconds"], parses, strict=True)]),
         "ratio_to_ctags": cold["seconds"] / ctags if ctags else None,
         "lines_per_s": lines / cold["seconds"], "peak_mib": cold["peak_mib"],
         "db_bytes_per_kloc": cold["db_bytes"] / max(lines / 1000, 1),

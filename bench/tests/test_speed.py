@@ -14,9 +14,9 @@ FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "python"
 
 def test_the_bare_parse_reads_every_indexed_file() -> None:
     files = source_files(FIXTURE)
-    seconds, lines = bare_parse_seconds(FIXTURE, files)
-    assert files and seconds > 0
-    assert lines == sum((FIXTURE / p).read_bytes().count(b"\n") for p, _ in files)
+    parse = bare_parse_seconds(FIXTURE, files)
+    assert files and parse.seconds > 0 and parse.cpu_seconds > 0
+    assert parse.lines == sum((FIXTURE / p).read_bytes().count(b"\n") for p, _ in files)
 
 
 def test_the_parallel_parse_splits_the_files_over_processes() -> None:
@@ -40,6 +40,11 @@ def test_the_ratio_pairs_each_cold_build_with_its_own_parse(tmp_path: Path, caps
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 3 and lines[-1].startswith("median ratio ")
     assert all("ratio" in line and "'parse':" in line for line in lines[:2])
+    # the build's CPU, its workers' included: more than the wall time of its one-process parse
+    # share could explain, and a work ratio beside the wall ratio
+    cpu = [float(line.split(", CPU ")[1].split(" s")[0]) for line in lines[:2]]
+    assert all(c > 0.1 for c in cpu), lines
+    assert "(CPU " in lines[-1]
     assert (repo / ".knoxidx" / "index.db").exists()  # a real build each time
     with pytest.raises(SystemExit, match="no corpus"):
         main(["ratio", "--corpus", str(tmp_path / "missing")])
