@@ -37,6 +37,13 @@ from tests.helpers import build
     ("Select[Any]", False, ()),
     ('"Select"', False, ()),
     ("Foo[]", False, ()),
+    # pointers, references, lifetimes and modifiers in front, however spaced
+    ("&'a mut  Foo", False, ("Foo",)),
+    ("* Foo", False, ("Foo",)),
+    ("Box<&dyn\tTrait>", False, ("Trait",)),
+    ("readonly Item[]", False, ()),
+    ("Promise< impl  Foo >", False, ("Foo",)),
+    ("mutable", False, ("mutable",)),  # a name that starts like a modifier
 ])
 def test_the_type_an_annotation_names(text: str, square: bool, expected: tuple[str, ...]) -> None:
     assert type_path(text, square) == expected

@@ -214,3 +214,13 @@ def test_interface_and_type_alias_properties_are_fields_inline_object_types_are_
     assert fields == [("Opts.logger", "Variable", ("Logger",)),
                       ("Opts.retries", "Variable", ("number",)),
                       ("Shape.width", "Variable", ("Size",))]
+
+
+def test_a_signature_over_several_lines_is_one_line_with_single_spaces() -> None:
+    src = (b"def load(\n    path:\tstr,\n    *,\xc2\xa0strict: bool = False,\n) -> Config:\n"
+           b"    return Config()\n"
+           b"class  Config :\n    pass\n")
+    facts = extract("cfg.py", src, "python")
+    signatures = {d.name: d.signature for d in facts.defs}
+    assert signatures["load"] == "def load( path: str, *, strict: bool = False, ) -> Config"
+    assert signatures["Config"] == "class Config"

@@ -14,7 +14,6 @@ from knoxidx.graph.model import NodeKind
 from knoxidx.indexer.facts import Definition, NamePath
 from knoxidx.indexer.name_paths import alias_path, name_path, type_path
 
-SPACES = re.compile(r"\s+")
 _TYPE_PARAMS = re.compile(r"\[[^\]]*\]")
 _new = tuple.__new__  # a NamedTuple record without its Python-level __new__
 
@@ -156,7 +155,9 @@ def signature(node: Any, source: bytes) -> str:
     text = source[node.start_byte : end].decode("utf-8", "replace")
     if body is None:
         text = text.split("\n", 1)[0]
-    return SPACES.sub(" ", text).strip().rstrip("{:").rstrip()
+    # whitespace runs as one space (str.split: C, where a regex substitution cost ~4 % of
+    # extraction with the other substitutions on short texts, session 31)
+    return " ".join(text.split()).rstrip("{:").rstrip()
 
 
 def enclosing(spans: list[tuple[int, int, int]], positions: list[int]) -> list[int]:

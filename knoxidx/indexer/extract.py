@@ -15,7 +15,6 @@ from typing import Any
 
 from knoxidx.graph.model import NodeKind
 from knoxidx.indexer.definitions import (
-    SPACES,
     binding_scope,
     bound_locals,
     build_definitions,
@@ -284,7 +283,7 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
         raw = node_text(source, type_node)
         bound_type = name_path(raw) if is_call else type_path(raw, plugin.SQUARE_TYPE_ARGS)
         if bound_type and bound_type[0] != "?":
-            name = SPACES.sub("", node_text(source, name_node))
+            name = "".join(node_text(source, name_node).split())  # without whitespace
             if is_member:  # the type of that member: the path to it, resolved to its type
                 bound_type = (*bound_type, name)
             bindings.append(Binding(binding_scope(defs, scope), name, bound_type, is_call))

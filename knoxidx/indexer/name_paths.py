@@ -33,6 +33,8 @@ _CALL_SEGMENT = re.compile(r"((?:[^\W\d]|[$#])[\w$]*)\s*\(.*\)\Z", re.DOTALL)
 _NEEDS_FULL_SPLIT = re.compile(r"[^\w.]")
 _NULL_TYPES = frozenset({"None", "null", "undefined", "nil", "void"})
 _TYPE_PREFIX = re.compile(r"^(?:[&*]\s*|'\w+\s+|(?:mut|dyn|impl|const|readonly)\s+)*")
+# what a text _TYPE_PREFIX removes something from starts with (most start with none)
+_TYPE_PREFIX_STARTS = ("&", "*", "'", "mut", "dyn", "impl", "const", "readonly")
 _WRAPPER = re.compile(
     r"^(?:Option|Result|Box|Arc|Rc|RefCell|Cell|Mutex|RwLock|Promise|Optional|"
     r"CompletableFuture|Future|Awaitable|Readonly|ClassVar|Final|Annotated)\s*[<\[](.*)[>\]]$",
@@ -122,7 +124,9 @@ def type_path(text: str, square_args: bool = False) -> NamePath:
     for _ in range(4):
         if text.startswith("("):
             text = _split_args(text[1:].rstrip(")"))[0]
-        text = _TYPE_PREFIX.sub("", text).strip()
+        if text.startswith(_TYPE_PREFIX_STARTS):
+            text = _TYPE_PREFIX.sub("", text)
+        text = text.strip()
         wrapped = _WRAPPER.match(text)
         if not wrapped:
             break
