@@ -31,14 +31,24 @@ def summarize(db_path: Path) -> dict[str, tuple[int, str]]:
     db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
         out = {part: _digest(db.execute(query)) for part, query in QUERIES.items()}
-        files = ((path, digest, status, message, iface,
-                  marshal.loads(blob) if blob is not None else None)
+        files = ((path, digest, status, message, iface, _facts(blob))
                  for path, digest, status, message, iface, blob in db.execute(
                      "SELECT path, hash, status, message, iface, facts FROM files"))
         out["files"] = _digest(files)
     finally:
         db.close()
     return out
+
+
+def _facts(blob: bytes | None) -> tuple | None:
+    """A file's stored facts decoded, the references too (``dump_facts`` marshals them on their
+    own, inside: compared as bytes, equal references of two builds differed)."""
+    if blob is None:
+        return None
+    facts = marshal.loads(blob)
+    if facts and isinstance(facts[-1], bytes):
+        facts = (*facts[:-1], marshal.loads(facts[-1]))
+    return facts
 
 
 def _digest(rows) -> tuple[int, str]:

@@ -25,3 +25,28 @@ def test_two_builds_of_one_tree_sum_equal_and_an_edit_shows(tmp_path: Path) -> N
     build(two)
     second = summarize(two / ".knoxidx" / "index.db")
     assert second["nodes"] != first["nodes"] and second["files"] != first["files"]
+
+
+def test_facts_stored_in_other_bytes_but_equal_sum_equal(tmp_path: Path) -> None:
+    """marshal writes a value shared by reference where its reference count says so: two
+    builds' facts could be equal and their bytes not, the references' (marshalled on their own
+    inside the facts) included. Found comparing two builds of the benchmark corpus."""
+    import marshal
+    import sqlite3
+
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURE, repo)
+    build(repo)
+    db_path = repo / ".knoxidx" / "index.db"
+    before = summarize(db_path)
+    db = sqlite3.connect(db_path)
+    with db:
+        for file_id, blob in db.execute("SELECT id, facts FROM files").fetchall():
+            facts = marshal.loads(blob)
+            refs = marshal.loads(facts[-1])
+            # version 2 writes no back-references: other bytes, the same values
+            recoded = marshal.dumps((*facts[:-1], marshal.dumps(refs, 2)), 2)
+            assert recoded != blob
+            db.execute("UPDATE files SET facts=? WHERE id=?", (recoded, file_id))
+    db.close()
+    assert summarize(db_path) == before
