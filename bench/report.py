@@ -82,9 +82,9 @@ def render(r: dict[str, Any]) -> str:
             out += [
                 f"The work ({name}): each timed build's CPU (user and system time of its "
                 f"process tree) over its bare parse's was {_f(s['cpu_ratio_to_parse'])}x "
-                "(median of the pairs). The wall ratio is about this over what the cores give; "
-                "the work ratio moves less from host to host, and less with a host's "
-                "neighbours.",
+                f"(median of the pairs), and a build kept {_f(s['index_cores_busy'])} cores "
+                "busy (its CPU over its wall time): the wall ratio is the one over the other, "
+                "so they tell a build that does too much from one that spreads badly.",
                 "",
             ]
     inc = r.get("incremental")

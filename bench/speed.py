@@ -125,8 +125,7 @@ def cold_index(root: Path, runs: int, jobs: int | None = None,
     peak comes from a separate, sampled build. ``between``: called before each timed build (the
     baseline measured in alternation with it, so both see the same host). ``peak`` False: no
     memory build (``peak_mib`` None). Each timed build's CPU too (its process tree's user and
-    system time): the work it did, which a host's cores and neighbours change less than the
-    wall time."""
+    system time): the work it did."""
     times, cpus, report, phases = [], [], {}, []
     for _ in range(runs):
         if between is not None:
@@ -148,9 +147,9 @@ def paired_ratios(root: Path, pairs: int, jobs: int | None = None) -> dict[str, 
     :func:`corpus_speed` pairs them, without its memory and ctags runs): each build's time
     over its own parse's, their median, and where each build's time went. The quick check of
     issue #2's ratio while working on the cold build. Also each build's CPU over its parse's
-    (``cpu_ratio``): the work ratio, which moves less from host to host than the wall ratio
-    (one session's host measured 2.53x by the wall, the next one's 2.86x for the same code),
-    so a change that does less work shows there when a noisy host hides it from the wall."""
+    (``cpu_ratio``): the work ratio. The wall ratio is the work ratio over the cores the build
+    kept busy, so the two tell apart a build that does too much from one that spreads badly
+    (session 31's host: 1.86-1.90 of 2 cores busy in every build, whatever its speed)."""
     files = source_files(root)
     parses: list[BareParse] = []
     cold = cold_index(root, pairs, jobs, between=lambda: parses.append(
@@ -158,6 +157,7 @@ def paired_ratios(root: Path, pairs: int, jobs: int | None = None) -> dict[str, 
     rows = [{"bare_parse_s": round(parse.seconds, 3), "index_s": round(index_s, 3),
              "ratio": round(index_s / parse.seconds, 3),
              "index_cpu_s": round(cpu, 3), "cpu_ratio": round(cpu / parse.cpu_seconds, 3),
+             "cores_busy": round(cpu / index_s, 2),
              "phases": {k: round(v, 2) for k, v in phases.items()}}
             for parse, index_s, cpu, phases in zip(parses, cold["all_seconds"],
                                                    cold["all_cpu_seconds"], cold["phases"],
@@ -187,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     for row in out["pairs"]:
         print(f"bare parse {row['bare_parse_s']:.2f} s, index {row['index_s']:.2f} s, "
               f"ratio {row['ratio']:.2f}, CPU {row['index_cpu_s']:.2f} s (ratio "
-              f"{row['cpu_ratio']:.2f}), phases {row['phases']}", flush=True)
+              f"{row['cpu_ratio']:.2f}, {row['cores_busy']:.2f} cores busy), "
+              f"phases {row['phases']}", flush=True)
     print(f"median ratio {out['median_ratio']:.3f} (CPU {out['median_cpu_ratio']:.3f}) over "
           f"{len(out['pairs'])} pair(s), {out['files']} files")
     return 0
@@ -333,9 +334,12 @@ def corpus_speed(root: Path, runs: int, tmp: Path) -> dict[str, Any]:
         "ratio_to_parse": cold["seconds"] / parse_s if parse_s else None,
         "ratio_to_parse_paired": median([c / p.seconds for c, p in zip(cold["all_seconds"],
                                                                        parses, strict=True)]),
-        # the work ratio: the build's CPU over its parse's (see paired_ratios)
+        # the work ratio: the build's CPU over its parse's (see paired_ratios), and the cores
+        # the build kept busy (its CPU over its wall time)
         "cpu_ratio_to_parse": median([c / p.cpu_seconds for c, p in zip(
             cold["all_cpu_seconds"], parses, strict=True)]),
+        "index_cores_busy": median([c / s for c, s in zip(
+            cold["all_cpu_seconds"], cold["all_seconds"], strict=True)]),
         "ratio_to_ctags": cold["seconds"] / ctags if ctags else None,
         "lines_per_s": lines / cold["seconds"], "peak_mib": cold["peak_mib"],
         "db_bytes_per_kloc": cold["db_bytes"] / max(lines / 1000, 1),
