@@ -24,7 +24,6 @@ removed after the copy, and one left by a killed build is removed by the next.
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
@@ -32,6 +31,7 @@ from typing import Any
 
 from knoxidx.graph.graph_rows import GraphRows
 from knoxidx.graph.sqlite_schema import table_statement
+from knoxidx.graph.store import unjournaled_connection
 from knoxidx.indexer.heap import process_alive
 
 SPOOL_SUFFIX = ".spool."
@@ -43,11 +43,11 @@ class ResolutionSpool:
     """One update's spool, made by the parent before it forks the children; ``rows`` is the
     store's :class:`~knoxidx.graph.graph_rows.GraphRows`, which copies the rows in."""
 
-    def __init__(self, rows: Any) -> None:
+    def __init__(self, rows: GraphRows) -> None:
         import multiprocessing  # (off the import path of the query commands)
 
         self.rows = rows
-        db_path: Path = rows.path
+        db_path = rows.path
         # left by a killed update, of this index or of a first build of it (index.db.new)
         for stale in db_path.parent.glob(f"*{SPOOL_SUFFIX}*"):
             pid = stale.name.rsplit(".", 1)[-1]
@@ -55,7 +55,7 @@ class ResolutionSpool:
                 stale.unlink(missing_ok=True)
         self.path = db_path.with_name(f"{db_path.name}{SPOOL_SUFFIX}{os.getpid()}")
         self.path.unlink(missing_ok=True)
-        conn = _connect(self.path)
+        conn = unjournaled_connection(self.path)
         try:
             for table in TABLES:
                 conn.execute(table_statement(table))
@@ -80,7 +80,7 @@ class SpoolWriter:
     def __init__(self, path: Path, lock: Any) -> None:
         self.lock = lock
         self.rows = GraphRows()
-        self.rows.conn = _connect(path)
+        self.rows.conn = unjournaled_connection(path)
 
     def write(self, files: Sequence[tuple[int, Any]]) -> None:
         """The rows of ``files`` ((file_id, FileResolution) each), in one transaction, as the
@@ -97,10 +97,3 @@ class SpoolWriter:
     def close(self) -> None:
         self.rows.conn.close()
 
-
-def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, timeout=60, isolation_level=None)
-    conn.execute("PRAGMA journal_mode=OFF")  # discarded on any failure: nothing to roll back
-    conn.execute("PRAGMA synchronous=OFF")  # read back long before a crash could lose it
-    conn.execute("PRAGMA cache_size=-16384")
-    return conn

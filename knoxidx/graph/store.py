@@ -63,6 +63,17 @@ def _connect(db_path: Path, readonly: bool) -> sqlite3.Connection:
     return conn
 
 
+def unjournaled_connection(path: Path) -> sqlite3.Connection:
+    """A connection to a file nobody reads until it is complete (a first build's scratch
+    database, a resolution spool): no journal and no syncs, since on any failure the file is
+    discarded whole, not rolled back."""
+    conn = sqlite3.connect(path, timeout=60, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=OFF")
+    conn.execute("PRAGMA synchronous=OFF")  # flushed once, when it is installed or copied
+    conn.execute("PRAGMA cache_size=-16384")
+    return conn
+
+
 def _create_file(db_path: Path) -> None:
     """A new index appears whole, schema and WAL mode included: made beside its name, then
     linked into place (or left, if another process made one meanwhile). Made in place, a kill
@@ -238,11 +249,8 @@ class SQLiteStore(GraphRows):
         path = self.path.with_name(self.path.name + SCRATCH_SUFFIX)
         for leftover in (path, *_sidecars(path)):
             leftover.unlink(missing_ok=True)
-        conn = sqlite3.connect(path, timeout=30, isolation_level=None)
-        conn.execute("PRAGMA journal_mode=OFF")
-        conn.execute("PRAGMA synchronous=OFF")  # flushed once, by install()
+        conn = unjournaled_connection(path)  # flushed once, by install()
         conn.execute("PRAGMA locking_mode=EXCLUSIVE")
-        conn.execute("PRAGMA cache_size=-16384")
         scratch = SQLiteStore(path, conn)
         scratch._create_schema()
         scratch._flushes = []
