@@ -434,30 +434,44 @@ def test_definition_names_are_made_only_for_updates_that_use_them(
     assert {n[0] for n in read_and_extract(job[:4] + (True,)).names} == {"other", "helper"}
 
 
-def test_a_first_build_sorts_its_indexes_in_a_small_cache_and_restores_it(tmp_path: Path) -> None:
+def test_a_first_build_sorts_its_indexes_in_a_small_cache_and_restores_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """SQLite's sorter works in the page cache's size: the indexes of a bulk load are built
-    with SORT_CACHE_KIB (faster than in 16 MiB), and the cache is as before afterwards."""
-    from knoxidx.graph.sqlite_schema import INDEX_STATEMENTS, index_name
+    with SORT_CACHE_KIB (faster than in 16 MiB), and the cache is as before afterwards. Those
+    built at the end, when no resolver works beside, sort with SORT_THREADS helper threads;
+    those built while the resolvers run, with none; the connection keeps none afterwards."""
+    from knoxidx.graph import store as store_module
+    from knoxidx.graph.sqlite_schema import INDEX_STATEMENTS, index_name, index_table
     from knoxidx.graph.store import SORT_CACHE_KIB, SQLiteStore
 
+    monkeypatch.setattr(store_module, "SORT_THREADS", 2)
     store = SQLiteStore.open(tmp_path, create=True).open_scratch()
     try:
         before = store.conn.execute("PRAGMA cache_size").fetchone()[0]
-        seen: list[tuple[str, int]] = []
+        seen: list[tuple[str, int, int]] = []
 
         def trace(statement: str) -> None:
             made = re.match(r"CREATE (?:UNIQUE )?INDEX IF NOT EXISTS (\w+)", statement)
             if made:
-                seen.append((made.group(1), store.conn.execute(
-                    "PRAGMA cache_size").fetchone()[0]))
+                seen.append((made.group(1),
+                             store.conn.execute("PRAGMA cache_size").fetchone()[0],
+                             store.conn.execute("PRAGMA threads").fetchone()[0]))
 
         with store.bulk_load(enabled=True):
             store.conn.set_trace_callback(trace)
             store.flush_nodes()
         store.conn.set_trace_callback(None)
-        assert {name for name, _ in seen} == {index_name(s) for s in INDEX_STATEMENTS}
-        assert {cache for _, cache in seen} == {-SORT_CACHE_KIB}
+        assert {name for name, _, _ in seen} == {index_name(s) for s in INDEX_STATEMENTS}
+        assert {cache for _, cache, _ in seen} == {-SORT_CACHE_KIB}
+        early = {index_name(s) for s in INDEX_STATEMENTS
+                 if index_table(s) in ("nodes", "files", "modules")}
+        first: dict[str, int] = {}  # (the end asks for every index again: IF NOT EXISTS)
+        for name, _, threads in seen:
+            first.setdefault(name, threads)
+        assert first == {
+            index_name(s): 0 if index_name(s) in early else 2 for s in INDEX_STATEMENTS}
         assert store.conn.execute("PRAGMA cache_size").fetchone()[0] == before != -SORT_CACHE_KIB
+        assert store.conn.execute("PRAGMA threads").fetchone()[0] == 0
         names = {r[0] for r in store.conn.execute(
             "SELECT name FROM sqlite_master WHERE type='index'")}
         assert {index_name(s) for s in INDEX_STATEMENTS} <= names

@@ -48,6 +48,11 @@ def _read_only_directory(exc: BaseException) -> bool:
 
 # The page cache while indexes are built (see SQLiteStore._create_indexes), in KiB.
 SORT_CACHE_KIB = 1024
+# Helper threads for the sorts of the indexes a first build makes at its end, on an otherwise
+# idle machine: the edges and lookups indexes of the benchmark corpus (348k and 284k rows) took
+# 0.378 s with none, 0.314 s with 2 on 2 cores (median of 9 each, session 33). One per core, at
+# most 4 (not measured beyond 2 cores).
+SORT_THREADS = min(4, os.cpu_count() or 1)
 
 
 def _connect(db_path: Path, readonly: bool) -> sqlite3.Connection:
@@ -349,19 +354,22 @@ class SQLiteStore(GraphRows):
         finally:
             self._bulk = False
             self._flush_behind()
-            self._create_indexes(INDEX_STATEMENTS)
+            # nothing else runs now (the resolver workers are done): the sort may use the cores
+            self._create_indexes(INDEX_STATEMENTS, threads=SORT_THREADS)
             self._wait_for_flushes()  # none left running: what follows may fork (chunking)
 
-    def _create_indexes(self, statements: Iterable[str]) -> None:
+    def _create_indexes(self, statements: Iterable[str], threads: int = 0) -> None:
         """Build ``statements``' indexes with the page cache cut to SORT_CACHE_KIB: SQLite's
         sorter takes its working memory from the cache size, and sorts runs that fit in the
         CPU's caches, then merges them, faster than in one large run. A first build of the
         benchmark corpus (session 27, BENCHMARKS.md): the nodes table's indexes 0.36-0.40 ->
         0.30 s, those built at its end, on one core, 0.72-0.77 -> 0.58 s; 512 KiB is no
-        faster, 4 MiB slower."""
+        faster, 4 MiB slower. ``threads``: the helper threads SQLite's sorter may start (its
+        ``threads`` pragma), for the indexes built when no other process works beside."""
         conn = self.conn
         cache = conn.execute("PRAGMA cache_size").fetchone()[0]
         conn.execute(f"PRAGMA cache_size=-{SORT_CACHE_KIB}")
+        conn.execute(f"PRAGMA threads={int(threads)}")
         try:
             for statement in statements:
                 create = statement.replace("INDEX", "INDEX IF NOT EXISTS", 1)
@@ -377,6 +385,7 @@ class SQLiteStore(GraphRows):
                     conn.execute(create)
         finally:
             conn.execute(f"PRAGMA cache_size={int(cache)}")
+            conn.execute("PRAGMA threads=0")
 
     def flush_nodes(self) -> None:
         """Every node row of a cold build is in, and so is every row of the files and modules
