@@ -22,6 +22,12 @@ from knoxidx.errors import AmbiguousSymbolError, KnoxidxError
 
 NODE_KINDS = ("Function", "Class", "Interface", "Type", "Variable", "Constant", "Module", "File")
 
+# Set by a command that has closed every file, connection and process it opened: run() then
+# ends the process at once, without Python's teardown, which frees every object one by one
+# (after a first build of the benchmark corpus, ~50 ms on one core: the facts, tables and
+# caches of the update).
+_closed_everything = False
+
 
 def _emit(data: Any, as_json: bool, human: Callable[[Any], None]) -> None:
     if as_json:
@@ -128,6 +134,7 @@ def index_cmd(path: str, jobs: int | None, max_file_size: int, wait: bool, rebui
             finish()
         data = {"root": str(idx.root), **report.as_dict()}
     _emit(data, as_json, _print_report)
+    _may_leave_at_once()
 
 
 def _drop_corrupt_index(path: Path) -> None:
@@ -345,9 +352,30 @@ def export(path: str, fmt: str, output: str) -> None:
                 (ex.write_json if fmt == "json" else ex.write_dot)(idx.q, out)
 
 
+def _may_leave_at_once() -> None:
+    global _closed_everything
+    _closed_everything = True
+
+
+def _leave_at_once() -> None:
+    """End the process now, its output flushed: what the interpreter's exit would do after
+    a command that left nothing open (no atexit handler of ours, no child, no thread)."""
+    import logging
+
+    logging.shutdown()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:  # a closed pipe (`| head`): as Python's own exit reports it
+        os._exit(120)
+    os._exit(0)
+
+
 def run() -> None:
     try:
         main(standalone_mode=False)
+        if _closed_everything:
+            _leave_at_once()
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)

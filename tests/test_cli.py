@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -49,6 +51,30 @@ def test_index_json_report(repo) -> None:
     result = CliRunner().invoke(main, ["index", "--json", "--jobs", "1", str(root)])
     data = json.loads(result.output)
     assert data["files"] == 4 and data["added"] == 4 and data["skipped"] == {}
+
+
+def test_index_ends_its_process_without_the_interpreter_teardown(repo) -> None:
+    """`knoxidx index` closes all it opened, then leaves at once (os._exit, its output
+    flushed), skipping the teardown that frees every object of the update: a handler of
+    Python's exit does not run after it, as it does after any other command."""
+    root = repo(FILES)
+    script = ("import atexit; atexit.register(print, 'TEARDOWN', flush=True); "
+              "from knoxidx.cli import run; run()")
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", script, *args], capture_output=True,
+                              text=True, timeout=120, check=False)
+
+    done = cli("index", "--json", "--jobs", "1", str(root))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["added"] == 4  # every byte of the report came out
+    assert "TEARDOWN" not in done.stdout
+    again = cli("index", "--jobs", "1", str(root))  # the human report too, and a no-op update
+    assert again.returncode == 0 and "TEARDOWN" not in again.stdout and again.stdout.strip()
+    assert run("callers", "parse_config", "--json", str(root))[0] == 0  # the index is whole
+    other = cli("stats", "--json", str(root))
+    assert other.returncode == 0 and other.stdout.rstrip().endswith("TEARDOWN")
+    assert not (root / ".knoxidx" / "index.db-wal").exists() or (
+        root / ".knoxidx" / "index.db-wal").stat().st_size == 0
 
 
 def test_callers_human_and_json(indexed: Path) -> None:
