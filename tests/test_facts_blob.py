@@ -69,4 +69,4 @@ def test_resolving_from_interfaces_answers_as_from_whole_facts(tmp_path, fixture
     cached = [fi for fi in resolver._indexes.values() if fi is not None]
     assert cached
     assert all(r.kind in BASE_KINDS for fi in cached for r in fi.facts.refs)
-    assert sum(len(fi.references()) for fi in cached) > sum(len(fi.facts.refs) for fi in cached)
+    assert sum(len(fi.reference_rows()) for fi in cached) > sum(len(fi.facts.refs) for fi in cached)

@@ -24,7 +24,7 @@ from knoxidx.graph.model import (
     node_id,
 )
 from knoxidx.graph.scopes import EXACT, ScopeResolver
-from knoxidx.indexer.facts import BASE_KINDS, NamePath, Reference, RefKind
+from knoxidx.indexer.facts import BASE_KINDS, NamePath, RefKind
 
 # what a reference yields whatever its line: source, [(target, edge type, confidence)], and
 # (name, reason, candidates) when a call stays unresolved
@@ -122,12 +122,12 @@ class Resolver(ScopeResolver):
         result.edges = edges = _unique_edges(result.edges)
         seen: set[tuple[int, int, str, int]] = set()
         unresolved = result.unresolved
-        for ref in fi.references():
-            kind, name_path, scope, line, _ = ref  # unpacked: four attribute reads cost more
+        for kind, name_path, scope, line, _ in fi.reference_rows():
             key = (name_path, scope, kind)
             outcome = outcomes.get(key)
             if outcome is None:
-                outcome = outcomes[key] = self._outcome(fi, ref, file_id, resolved, heads)
+                outcome = outcomes[key] = self._outcome(fi, kind, name_path, scope, file_id,
+                                                        resolved, heads)
             source, targets, missing = outcome
             if missing is not None:
                 name, reason, candidates = missing
@@ -152,7 +152,7 @@ class Resolver(ScopeResolver):
         result.keys = self.keys
         return result
 
-    def _outcome(self, fi: FileIndex, ref: Reference, file_id: int,
+    def _outcome(self, fi: FileIndex, kind: str, path: NamePath, ref_scope: int, file_id: int,
                  resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]],
                  heads: dict[tuple[str, int], tuple[list[Symbol], bool]]) -> _Outcome:
         """What a reference yields, whatever its line: (source node, [(target node, edge type,
@@ -160,8 +160,7 @@ class Resolver(ScopeResolver):
         ``resolved``: what a path denotes, by where its lookup goes; ``heads``: what a head
         denotes from a scope the walk starts at (the file's lookup keys have it already)."""
         defs = fi.facts.defs
-        kind = ref.kind
-        scope = ref.scope
+        scope = ref_scope
         # the source: calls come from the enclosing function (or class), other edges from any
         # definition
         if scope < 0:
@@ -171,7 +170,6 @@ class Resolver(ScopeResolver):
             source = fi.ids[s] if s >= 0 else file_id
         if kind in BASE_KINDS:
             scope = defs[scope].parent if scope >= 0 else -1
-        path = ref.path
         head = path[0].removesuffix("()") if path else "?"
         rules = fi.rules
         # Where the head's lookup goes, learned here once per outcome rather than again by
@@ -225,23 +223,23 @@ class Resolver(ScopeResolver):
         if not targets:
             candidates = 0
             if kind in (RefKind.CALL, RefKind.NEW):
-                guessed, candidates = self._guess(fi, ref, found)
+                guessed, candidates = self._guess(fi, path, found)
                 if guessed:
                     targets, confidence = guessed, NAME
             if not targets:
                 if kind in (RefKind.CALL, RefKind.NEW):
                     reason = "external" if any(s[0] == "x" for s in found) else (
                         "ambiguous" if candidates > 1 else "unknown")
-                    return source, [], (".".join(ref.path), reason, candidates)
+                    return source, [], (".".join(path), reason, candidates)
                 return source, [], None
         if len(targets) > 1 and confidence != NAME:
             confidence = NAME  # several candidates: never silently pick one
             if len(targets) > MAX_CANDIDATES:  # not a set of overloads: a mangled file
                 if kind in (RefKind.CALL, RefKind.NEW):
-                    return source, [], (".".join(ref.path), "ambiguous", len(targets))
+                    return source, [], (".".join(path), "ambiguous", len(targets))
                 return source, [], None
         out: list[tuple[int, str, str]] = []
-        scope_def = defs[ref.scope] if ref.scope >= 0 else None
+        scope_def = defs[ref_scope] if ref_scope >= 0 else None
         known = self._targets
         for target in targets:
             info = known.get(target)
@@ -345,21 +343,22 @@ class Resolver(ScopeResolver):
 
     # ---- the unique-name guess ---------------------------------------------------------
 
-    def _guess(self, fi: FileIndex, ref: Reference, found: list[Symbol]) -> tuple[list[Symbol], int]:
+    def _guess(self, fi: FileIndex, path: NamePath, found: list[Symbol]
+               ) -> tuple[list[Symbol], int]:
         """The unique-name guess: (the one candidate or nothing, how many candidates)."""
         if any(s[0] == "x" for s in found):
             return [], 0  # it names something external: no guessing
-        name = ref.path[-1]
+        name = path[-1]
         rules = fi.rules
-        head = ref.path[0]
-        if len(ref.path) == 2 and (head in rules.self_names or head in ("super", "Self")):
+        head = path[0]
+        if len(path) == 2 and (head in rules.self_names or head in ("super", "Self")):
             return [], 0  # the receiver's class is known: the method is inherited from outside
-        if len(ref.path) == 1:
+        if len(path) == 1:
             if not rules.guess_bare_names:
                 return [], 0
         elif not rules.guess_members or name in rules.builtin_method_names:
             return [], 0
-        member = len(ref.path) > 1
+        member = len(path) > 1
         key = (fi.family, name, member)
         cached = self._guesses.get(key)
         if cached is None:
