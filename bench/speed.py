@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from bench.procmon import run_measured
 
-KNOXIDX = [sys.executable, "-c", "from knoxidx.cli import run; run()"]
+KNOXIDX = [sys.executable, "-c", "from knoxidx.cli import script; script()"]  # as installed
 CTAGS_LANGS = "Python,JavaScript,TypeScript,Go,Rust,Java"
 
 

@@ -22,10 +22,10 @@ from knoxidx.errors import AmbiguousSymbolError, KnoxidxError
 
 NODE_KINDS = ("Function", "Class", "Interface", "Type", "Variable", "Constant", "Module", "File")
 
-# Set by a command that has closed every file, connection and process it opened: run() then
-# ends the process at once, without Python's teardown, which frees every object one by one
-# (after a first build of the benchmark corpus, ~50 ms on one core: the facts, tables and
-# caches of the update).
+# Set by a command that has closed every file, connection and process it opened: the console
+# script then ends its process at once, without Python's teardown, which frees every object one
+# by one (after a first build of the benchmark corpus, ~40 ms on one core: the facts, tables
+# and caches of the update). Never run(): a caller of it in its own process goes on after it.
 _closed_everything = False
 
 
@@ -371,11 +371,18 @@ def _leave_at_once() -> None:
     os._exit(0)
 
 
+def script() -> None:
+    """The ``knoxidx`` console script: :func:`run`, and the process ends as soon as a command
+    that closed everything it opened (``index``) has printed its report."""
+    run()
+    if _closed_everything:
+        _leave_at_once()
+
+
 def run() -> None:
+    """The command line in this process: errors as one line and an exit code (SystemExit)."""
     try:
         main(standalone_mode=False)
-        if _closed_everything:
-            _leave_at_once()
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)

@@ -54,12 +54,13 @@ def test_index_json_report(repo) -> None:
 
 
 def test_index_ends_its_process_without_the_interpreter_teardown(repo) -> None:
-    """`knoxidx index` closes all it opened, then leaves at once (os._exit, its output
-    flushed), skipping the teardown that frees every object of the update: a handler of
-    Python's exit does not run after it, as it does after any other command."""
+    """The `knoxidx` script's index closes all it opened, then leaves at once (os._exit, its
+    output flushed), skipping the teardown that frees every object of the update: a handler
+    of Python's exit does not run after it, as it does after any other command. run(), called
+    in a process of the caller's (tests do), returns: it ended pytest (exit code 0) once."""
     root = repo(FILES)
     script = ("import atexit; atexit.register(print, 'TEARDOWN', flush=True); "
-              "from knoxidx.cli import run; run()")
+              "from knoxidx.cli import script; script()")
     def cli(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-c", script, *args], capture_output=True,
                               text=True, timeout=120, check=False)
@@ -75,6 +76,11 @@ def test_index_ends_its_process_without_the_interpreter_teardown(repo) -> None:
     assert other.returncode == 0 and other.stdout.rstrip().endswith("TEARDOWN")
     assert not (root / ".knoxidx" / "index.db-wal").exists() or (
         root / ".knoxidx" / "index.db-wal").stat().st_size == 0
+    in_process = subprocess.run([sys.executable, "-c", (
+        "import sys; from knoxidx.cli import run; "
+        f"sys.argv = ['knoxidx', 'index', '--jobs', '1', '--json', {str(root)!r}]; "
+        "run(); print('AFTER')")], capture_output=True, text=True, timeout=120, check=False)
+    assert in_process.returncode == 0 and in_process.stdout.rstrip().endswith("AFTER")
 
 
 def test_callers_human_and_json(indexed: Path) -> None:
