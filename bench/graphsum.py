@@ -46,8 +46,8 @@ def _facts(blob: bytes | None) -> tuple | None:
     if blob is None:
         return None
     facts = marshal.loads(blob)
-    if facts and isinstance(facts[-1], bytes):
-        facts = (*facts[:-1], marshal.loads(facts[-1]))
+    if len(facts) > 10 and isinstance(facts[10], bytes):  # (the node ids may follow)
+        facts = (*facts[:10], marshal.loads(facts[10]), *facts[11:])
     return facts
 
 

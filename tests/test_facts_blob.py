@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from knoxidx.graph.file_index import FileIndex, definition_ids
 from knoxidx.indexer.extract import extract
 from knoxidx.indexer.facts import (
     BASE_KINDS,
@@ -37,12 +38,17 @@ def helper(x):
 
 def test_the_interface_has_the_base_references_and_the_rest_stays_marshalled() -> None:
     facts = extract("m.py", SOURCE, "python")
-    blob = dump_facts(facts)
+    ids = definition_ids(facts)
+    blob = dump_facts(facts, ids)
     assert load_facts(blob) == facts
-    interface, refs = load_interface(blob)
+    interface, refs, stored_ids = load_interface(blob)
     assert interface == facts._replace(refs=tuple(r for r in facts.refs if r.kind in BASE_KINDS))
     assert [r.path for r in interface.refs] == [("Base",), ("os", "PathLike")]
     assert load_references(refs) == facts.refs  # every one, in order
+    # the node ids come with the interface: a resolver that loads it hashes none of them
+    assert stored_ids == tuple(ids) and len(ids) == len(facts.defs) > 1
+    fi = FileIndex(interface, "python", None, refs, stored_ids)
+    assert fi._ids == ids and fi.ids == ids
 
 
 def test_a_blob_an_earlier_knoxidx_wrote_still_loads() -> None:
@@ -54,7 +60,19 @@ def test_a_blob_an_earlier_knoxidx_wrote_still_loads() -> None:
         *(tuple(map(tuple, records)) for records in facts[5:]),
     ))
     assert load_facts(earlier) == facts
-    assert load_interface(earlier) == (facts, None)
+    assert load_interface(earlier) == (facts, None, None)
+    # ... and one with the references apart, but no node ids: they are hashed on first use
+    refs = tuple(map(tuple, facts.refs))
+    without_ids = marshal.dumps((
+        facts.path, facts.language, facts.package, facts.lines, facts.error_nodes,
+        *(tuple(map(tuple, records)) for records in facts[5:6]),
+        tuple(r for r in refs if r[0] in BASE_KINDS),
+        *(tuple(map(tuple, records)) for records in facts[7:]), marshal.dumps(refs),
+    ))
+    assert load_facts(without_ids) == facts
+    interface, stored_refs, ids = load_interface(without_ids)
+    assert ids is None and load_references(stored_refs) == facts.refs
+    assert FileIndex(interface, "python", None, stored_refs, ids).ids == definition_ids(facts)
 
 
 @pytest.mark.parametrize("fixture", sorted(p.name for p in FIXTURES.iterdir()))

@@ -57,9 +57,11 @@ class FileIndex:
     )
 
     def __init__(self, facts: FileFacts, family: str, rules: Any,
-                 refs: bytes | None = None) -> None:
+                 refs: bytes | None = None, ids: tuple[int, ...] | None = None) -> None:
         """``refs``: every reference of the file, still marshalled, when ``facts`` came as an
-        interface (``facts.load_interface``: its ``refs`` are the base-class ones only)."""
+        interface (``facts.load_interface``: its ``refs`` are the base-class ones only).
+        ``ids``: its definitions' node ids, when the interface had them (else hashed on first
+        use)."""
         self.facts = facts
         self._refs = refs
         self.path = facts.path
@@ -70,7 +72,7 @@ class FileIndex:
         children: dict[tuple[int, str], list[int]] = defaultdict(list)
         for i, d in enumerate(defs):
             children[(d.parent, d.name)].append(i)
-        self._ids: list[int] | None = None
+        self._ids: list[int] | None = list(ids) if ids is not None else None
         self.children = children
         self.bindings: dict[tuple[int, str], Binding] = {}
         for b in facts.bindings:

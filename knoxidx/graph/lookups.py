@@ -40,9 +40,11 @@ class Workspace(Protocol):
 
     layout: Any
 
-    def interface(self, path: str) -> tuple[FileFacts, bytes | None] | None:
+    def interface(self, path: str
+                  ) -> tuple[FileFacts, bytes | None, tuple[int, ...] | None] | None:
         """A file's facts, whose ``refs`` may hold only its base-class references, and then
-        all of them still marshalled (``facts.load_references``); None: no facts."""
+        all of them still marshalled (``facts.load_references``), and its definitions' node
+        ids when known (``facts.load_interface``); None: no facts."""
     def module_paths(self, family: str, key: str) -> tuple[str, ...]: ...
     def defs_named(self, family: str, name: str) -> list[tuple[str, int, str, bool]]: ...
     def methods_of(self, family: str, owner: str) -> list[tuple[str, int, str]]: ...
@@ -149,9 +151,9 @@ class Lookups:
         loaded = self.ws.interface(path)
         fi = None
         if loaded is not None:
-            facts, refs = loaded
+            facts, refs, ids = loaded
             family = family_of_language(facts.language)
-            fi = FileIndex(facts, family, family_plugin(family).RULES, refs)
+            fi = FileIndex(facts, family, family_plugin(family).RULES, refs, ids)
         if len(self._indexes) >= INDEX_CACHE_FILES:
             # Bounded memory on huge repos: forget the oldest half (paths are resolved in
             # order, so what a package's files share is still warm).

@@ -52,15 +52,16 @@ class StoreWorkspace:
             named_defs.add(self.store.all_named_defs())
         self._named, self._owned = named_defs.tables()
 
-    def interface(self, path: str) -> tuple[FileFacts, bytes | None] | None:
+    def interface(self, path: str
+                  ) -> tuple[FileFacts, bytes | None, tuple[int, ...] | None] | None:
         """Loaded on each call: the resolver keeps what it uses (a bounded cache). A file this
-        update wrote comes as its interface; another as its whole facts, the way ``load``
-        (which may cache them) reads them."""
+        update wrote comes as its interface, with its definitions' node ids; another as its
+        whole facts, the way ``load`` (which may cache them) reads them."""
         blob = self._blobs.get(path)
         if blob is not None:
             return load_interface(blob)
         facts = self._load(path)
-        return (facts, None) if facts is not None else None
+        return (facts, None, None) if facts is not None else None
 
     def module_paths(self, family: str, key: str) -> tuple[str, ...]:
         k = (family, key)

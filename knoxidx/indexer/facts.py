@@ -8,6 +8,7 @@ serialised several times faster while reading the same way.
 from __future__ import annotations
 
 import marshal
+from collections.abc import Sequence
 from itertools import repeat
 from typing import Any, Final, NamedTuple
 
@@ -93,20 +94,22 @@ BASE_KINDS: Final = frozenset({RefKind.EXTENDS, RefKind.IMPLEMENTS})
 _INLINE_REFS_FIELDS: Final = 10
 
 
-def dump_facts(facts: FileFacts) -> bytes:
+def dump_facts(facts: FileFacts, ids: Sequence[int]) -> bytes:
     """Facts as bytes for the index: ``marshal`` of plain tuples, several times faster than
     pickling NamedTuples (pickle calls ``__getnewargs__`` in Python for every record). The
     format is tied to the Python version, which the engine fingerprint includes.
 
     The references, most of a file's records, are marshalled on their own inside: only the
     file's own resolution reads them. Another file's resolution reads its interface
-    (:func:`load_interface`), which has the base-class references besides, repeated outside."""
+    (:func:`load_interface`), which has the base-class references besides, repeated outside.
+    Last, ``ids``: the definitions' node ids (``file_index.definition_ids``), which the
+    resolver of another file would otherwise hash again each time it loads the interface."""
     refs: tuple[Any, ...] = tuple(map(tuple, facts.refs))
     return marshal.dumps((
         facts.path, facts.language, facts.package, facts.lines, facts.error_nodes,
         tuple(map(tuple, facts.defs)), tuple(r for r in refs if r[0] in BASE_KINDS),
         tuple(map(tuple, facts.imports)), tuple(map(tuple, facts.bindings)),
-        tuple(map(tuple, facts.impls)), marshal.dumps(refs),
+        tuple(map(tuple, facts.impls)), marshal.dumps(refs), tuple(ids),
     ))
 
 
@@ -117,18 +120,21 @@ def load_facts(blob: bytes) -> FileFacts:
     return _facts(fields, marshal.loads(fields[10]))
 
 
-def load_interface(blob: bytes) -> tuple[FileFacts, bytes | None]:
+def load_interface(blob: bytes) -> tuple[FileFacts, bytes | None, tuple[int, ...] | None]:
     """What other files' resolution can consult in a file: its facts with only the base-class
     references (``extends``/``implements``) in ``refs``, and every reference still marshalled
     (:func:`load_references`). A third of the work of :func:`load_facts` on the benchmark
     corpus (most records are references), and what a resolver keeps cached is as much lighter.
+    Third, the definitions' node ids.
 
-    A blob an earlier knoxidx wrote (every reference inline: an index not updated since the
-    upgrade, read by a query) loads whole, with None for the marshalled references."""
+    A blob an earlier knoxidx wrote (an index not updated since the upgrade, read by a query)
+    loads too: with every reference inline, whole, with None for the marshalled references;
+    without the ids, with None for them."""
     fields = marshal.loads(blob)
     # the base references, or every reference in an earlier knoxidx's blob (no 11th field)
     return _facts(fields, fields[6]), (
-        fields[10] if len(fields) > _INLINE_REFS_FIELDS else None)
+        fields[10] if len(fields) > _INLINE_REFS_FIELDS else None), (
+        fields[11] if len(fields) > _INLINE_REFS_FIELDS + 1 else None)
 
 
 def _facts(fields: tuple, refs: tuple) -> FileFacts:

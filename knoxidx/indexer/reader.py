@@ -92,8 +92,9 @@ def read_and_extract(job: Job) -> ReadResult:
         facts, notes = extract_with_notes(src.path, data, src.language)
         rules = BY_NAME[src.language].plugin.RULES
         keys = tuple(rules.module_keys(src.path, facts, layout))
+        ids = definition_ids(facts)
         rows = node_rows(facts, rules.qualified_prefix(src.path, list(keys)),
-                         rules.module_joiner, rules.separator)
+                         rules.module_joiner, rules.separator, ids)
     except ParseTimeoutError as exc:
         return ReadResult(*base, "timeout", digest, str(exc))
     except Exception as exc:  # noqa: BLE001 - a crash in one file must not lose the others
@@ -104,7 +105,7 @@ def read_and_extract(job: Job) -> ReadResult:
         message = f"{facts.error_nodes} syntax error(s); indexed what parsed"
     message = "; ".join([message, *notes]) if message else "; ".join(notes)
     return ReadResult(
-        *base, "ok", digest, message, dump_facts(facts), interface_fingerprint(facts),
+        *base, "ok", digest, message, dump_facts(facts, ids), interface_fingerprint(facts),
         facts.lines, rows, keys, definition_names(facts) if names else frozenset(),
     )
 
@@ -121,15 +122,18 @@ def valid_utf8(data: bytes) -> bytes:
     return data.decode("utf-8", "surrogateescape").encode("utf-8", "replace")
 
 
-def node_rows(facts: FileFacts, prefix: str, joiner: str, sep: str) -> list[tuple]:
-    """Rows for the nodes table in NODE_COLUMNS order, without the trailing file_id."""
+def node_rows(facts: FileFacts, prefix: str, joiner: str, sep: str,
+              ids: list[int] | None = None) -> list[tuple]:
+    """Rows for the nodes table in NODE_COLUMNS order, without the trailing file_id; ``ids``:
+    the definitions' node ids, when the caller has them (``definition_ids``)."""
     spec = BY_NAME[facts.language]
     family, language, path = spec.family, facts.language, facts.path
     rows: list[tuple] = [(
         file_node_id(path), NodeKind.FILE.value, path.rsplit("/", 1)[-1], path, None, None,
         1, max(facts.lines, 1), 0, None, language, family, "", "", 1, "", 0,
     )]
-    ids = definition_ids(facts)
+    if ids is None:
+        ids = definition_ids(facts)
     defs = facts.defs
     for i, d in enumerate(defs):
         member = bool(d.owner) or (d.parent >= 0 and defs[d.parent].kind in TYPE_KINDS)
