@@ -32,7 +32,7 @@ def make_repo(root: Path, n: int) -> None:
 
 
 def index_command(root: Path) -> list[str]:
-    return [sys.executable, "-c", "from knoxidx.cli import run; run()", "index", "--jobs", "2",
+    return [sys.executable, "-c", "from knoxidx.cli import script; script()", "index", "--jobs", "2",
             str(root)]
 
 
