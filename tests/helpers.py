@@ -27,13 +27,17 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
     return root
 
 
+# The ``knoxidx`` console script as a command line: ``script()``, what users run, whose fast
+# exit after ``index`` must lose no output.
+CLI = [sys.executable, "-c", "from knoxidx.cli import script; script()"]
+
+
 def run_cli(*args: str, env: dict[str, str] | None = None,
             timeout: float = 120) -> tuple[int, str, str]:
-    """The real ``knoxidx`` entry point (the console script's ``script()``, whose fast exit
-    after ``index`` must lose no output) in a subprocess: (exit code, stdout, stderr). A
+    """The real ``knoxidx`` entry point (``CLI``) in a subprocess: (exit code, stdout, stderr). A
     command still running after ``timeout`` seconds fails the test (subprocess.TimeoutExpired)
     instead of hanging the run."""
-    proc = subprocess.run([sys.executable, "-c", "from knoxidx.cli import script; script()", *args],
+    proc = subprocess.run([*CLI, *args],
                           check=False, capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, **(env or {})})
     return proc.returncode, proc.stdout, proc.stderr

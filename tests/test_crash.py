@@ -15,6 +15,7 @@ import pytest
 from knoxidx.graph.queries import GraphQueries
 from knoxidx.index import Index
 from knoxidx.verify import verify_index
+from tests.helpers import CLI
 
 
 def make_repo(root: Path, n: int) -> None:
@@ -32,8 +33,7 @@ def make_repo(root: Path, n: int) -> None:
 
 
 def index_command(root: Path) -> list[str]:
-    return [sys.executable, "-c", "from knoxidx.cli import script; script()", "index", "--jobs", "2",
-            str(root)]
+    return [*CLI, "index", "--jobs", "2", str(root)]
 
 
 def test_sigkill_mid_index_then_recover(tmp_path: Path) -> None:
