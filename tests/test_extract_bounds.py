@@ -106,7 +106,7 @@ def test_the_reader_says_a_file_ran_out_of_memory(tmp_path, monkeypatch, failure
         raise failure()
 
     (tmp_path / "a.py").write_text("def f():\n    return 1\n")
-    monkeypatch.setattr(reader, "extract_with_notes", fail)
+    monkeypatch.setattr(reader, "extract_rows", fail)
     result = read_and_extract((str(tmp_path), SourceFile("a.py", 1, 0, "python"), None, None, True))
     assert result.status == "error"
     assert result.message == reader.OUT_OF_MEMORY and "KNOXIDX_WORKER_MEMORY_MB" in result.message

@@ -88,3 +88,44 @@ def test_resolving_from_interfaces_answers_as_from_whole_facts(tmp_path, fixture
     assert cached
     assert all(r.kind in BASE_KINDS for fi in cached for r in fi.facts.refs)
     assert sum(len(fi.reference_rows()) for fi in cached) > sum(len(fi.facts.refs) for fi in cached)
+
+
+def test_a_workers_plain_reference_rows_store_as_the_records_do() -> None:
+    """``extract_rows`` (what an index worker calls) leaves the references as plain tuples,
+    which ``dump_facts`` marshals without converting them; the blob (decoded: marshal's bytes
+    follow reference counts) and the interface fingerprint are the same as from ``extract``'s
+    records."""
+    from knoxidx.indexer.extract import extract_rows
+    from knoxidx.indexer.facts import Reference
+    from knoxidx.indexer.reader import interface_fingerprint
+
+    rows, _ = extract_rows("m.py", SOURCE, "python")
+    facts = extract("m.py", SOURCE, "python")
+    assert rows.refs and all(type(r) is tuple for r in rows.refs)
+    assert all(type(r) is Reference for r in facts.refs)
+    assert rows.refs == tuple(map(tuple, facts.refs))
+    ids = definition_ids(facts)
+    plain, records = marshal.loads(dump_facts(rows, ids)), marshal.loads(dump_facts(facts, ids))
+    assert plain[:10] == records[:10] and plain[11] == records[11]
+    assert marshal.loads(plain[10]) == marshal.loads(records[10])
+    assert interface_fingerprint(rows) == interface_fingerprint(facts)
+    assert load_facts(dump_facts(rows, ids)) == facts
+
+
+def test_references_of_one_expression_keep_their_order_and_a_value_reading_yields() -> None:
+    """The references are ordered by (start, end, kind) — one integer key in extraction — and
+    a value reading of an expression another pattern read more specifically is dropped: the
+    base class `Base` is read as `extends` (and by the value pattern of arguments)."""
+    facts = extract("m.py", SOURCE, "python")
+    keys = [(r.line, r.col) for r in facts.refs]
+    assert keys == sorted(keys)
+    at_base = [r.kind for r in facts.refs if r.path == ("Base",)]
+    assert at_base == ["extends"]
+
+
+def test_a_query_capturing_an_unknown_reference_kind_fails_loudly() -> None:
+    from knoxidx.indexer.extract import _role
+
+    assert _role({"reference.call": []})[:2] == ("ref", "call")
+    with pytest.raises(ValueError, match="unknown reference kind"):
+        _role({"reference.calls": []})

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from operator import itemgetter
 from types import ModuleType
-from typing import Any
+from typing import Any, Final, cast
 
 from knoxidx.graph.model import NodeKind
 from knoxidx.indexer.definitions import (
@@ -22,7 +22,16 @@ from knoxidx.indexer.definitions import (
     is_local,
     node_text,
 )
-from knoxidx.indexer.facts import Binding, FileFacts, Impl, Import, Reference, RefKind
+from knoxidx.indexer.facts import (
+    REF_KINDS,
+    Binding,
+    FileFacts,
+    Impl,
+    Import,
+    NamePath,
+    RefKind,
+    as_references,
+)
 from knoxidx.indexer.languages import BY_NAME, query_source, ts_language
 from knoxidx.indexer.name_paths import (
     CACHED_NAME_CHARS,
@@ -75,7 +84,8 @@ class _Compiled:
     query: Any  # the language's whole tags file: one pass over the tree, run with matches()
     errors_query: Any
     plugin: ModuleType
-    roles: dict[int, tuple[str, str, str]]  # pattern index -> (role, kind, main capture)
+    # pattern index -> (role, kind, main capture, the kind's rank among reference kinds)
+    roles: dict[int, tuple[str, str, str, int]]
 
 
 def prepare(languages: Iterable[str]) -> None:
@@ -117,22 +127,26 @@ def _compile(language: str) -> _Compiled:
     )
 
 
-def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str]:
+def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
     """What a pattern's matches are, from the capture names of one of them: (role, kind, the
-    capture holding the node) — the role "def", "ref", "import", "binding.name",
-    "binding.names" (a declaration binding each name the plugin's ``bound_names`` lists), "impl",
-    "package", "local" (a name a function binds for itself), "global" or "ignore"."""
+    capture holding the node, the kind's rank in the references' order) — the role "def",
+    "ref", "import", "binding.name", "binding.names" (a declaration binding each name the
+    plugin's ``bound_names`` lists), "impl", "package", "local" (a name a function binds for
+    itself), "global" or "ignore"."""
     for key in caps:
         head, _, tail = key.partition(".")
         if head == "definition":
-            return "def", tail, key
+            return "def", tail, key, 0
         if head == "reference":
-            return "ref", tail, key
+            rank = _REF_RANKS.get(tail)
+            if rank is None:
+                raise ValueError(f"the query captures an unknown reference kind: @{key}")
+            return "ref", tail, key, rank
     for key in ("import", "binding.name", "binding.names", "impl", "package", "local",
                 "global"):
         if key in caps:
-            return key, "", key
-    return "ignore", "", ""
+            return key, "", key, 0
+    return "ignore", "", "", 0
 
 
 def extract(path: str, source: bytes, language: str) -> FileFacts:
@@ -141,6 +155,14 @@ def extract(path: str, source: bytes, language: str) -> FileFacts:
 
 def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFacts, list[str]]:
     """:func:`extract`, plus what a reader should know about the result (what was left out)."""
+    facts, notes = extract_rows(path, source, language)
+    return facts._replace(refs=as_references(facts.refs)), notes
+
+
+def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, list[str]]:
+    """:func:`extract_with_notes` as an index worker calls it: the references (most of a
+    file's records) left as plain tuples in :class:`Reference`'s field order, which
+    ``dump_facts`` marshals as they are. Read them by index, not by field name."""
     compiled = _compiled(language)
     plugin = compiled.plugin
     tree = parse_tree(compiled.parser, source)
@@ -157,7 +179,8 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
                      f"{MAX_QUERY_DEPTH} is not indexed")
 
     raw_defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]] = {}
-    raw_refs: list[tuple[int, int, str, Any, Any]] = []
+    # (sort key, start, end, kind, node, receiver); the key orders by (start, end, kind)
+    raw_refs: list[tuple[int, Any, Any, str, Any, Any]] = []
     import_nodes: list[Any] = []
     raw_bindings: list[tuple[Any, Any, bool, bool]] = []
     raw_impls: list[tuple[Any, Any, Any]] = []
@@ -170,12 +193,17 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
         role = roles.get(pattern)
         if role is None:
             role = roles[pattern] = _role(caps)
-        kind, sub, main = role
+        kind, sub, main, rank = role
         if kind == "ref":
             node = caps[main][0]
             receiver = caps.get("receiver")  # `recv.name(...)` captured apart (Java)
-            raw_refs.append((node.start_byte, node.end_byte, sub, node,
-                             receiver[0] if receiver else None))
+            start_at = node.start_byte
+            end_at = node.end_byte
+            start: int = start_at  # (typed: compiled, the key is native arithmetic)
+            end: int = end_at
+            # one integer orders by (start, end, kind): tree-sitter's offsets are 32-bit
+            raw_refs.append(((start << _START_SHIFT) | (end << _END_SHIFT) | rank,
+                             start_at, end_at, sub, node, receiver[0] if receiver else None))
         elif kind == "def":
             node = caps[main][0]
             name_node = caps["name"][0]
@@ -234,14 +262,14 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
     spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)]
     local_names = bound_locals(raw_locals, raw_globals, raw_defs, defs, spans, source)
 
-    raw_refs.sort(key=_REF_ORDER)
-    ref_scopes = enclosing(spans, [r[0] for r in raw_refs])
-    refs: list[Reference] = []
+    raw_refs.sort(key=_FIRST)  # integers compared, no key tuples made
+    ref_scopes = enclosing(spans, [r[1] for r in raw_refs])
+    refs: list[tuple[str, NamePath, int, int, int]] = []  # Reference's fields, plain
     last_start = last_end = -1
     last_sub = ""
     # the hot loop of extraction (hundreds of thousands of references): short texts go
     # straight to the cached split, keyed by their bytes (most are repeats: no decoding)
-    for (start, end, sub, node, receiver), scope in zip(raw_refs, ref_scopes, strict=True):
+    for (_, start, end, sub, node, receiver), scope in zip(raw_refs, ref_scopes, strict=True):
         if start == last_start and end == last_end and (sub == last_sub or sub == _VALUE):
             # matched by two patterns; a value reading adds nothing to a more specific reading
             # of the same expression (every other kind sorts before "value")
@@ -266,7 +294,7 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
                 row, col = _name_position(source, start, end, ref_path[-1], node)
             else:
                 row, col = node.start_point
-            refs.append(_new(Reference, (sub, ref_path, scope, row + 1, col)))
+            refs.append((sub, ref_path, scope, row + 1, col))
 
     import_nodes = sorted({n.start_byte: n for n in import_nodes}.values(), key=lambda n: n.start_byte)
     imports: list[Import] = []
@@ -303,7 +331,7 @@ def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFac
     lines = source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0)
     return FileFacts(
         path, language, package, lines, errors,
-        tuple(defs), tuple(refs), tuple(imports), tuple(bindings), tuple(impls),
+        tuple(defs), cast(Any, tuple(refs)), tuple(imports), tuple(bindings), tuple(impls),
     ), notes
 
 
@@ -358,6 +386,11 @@ def _sampled_shape(tree: Any) -> tuple[int, int]:
     return deepest, widest
 
 
-_new = tuple.__new__  # a NamedTuple record without its Python-level __new__
-_REF_ORDER = itemgetter(0, 1, 2)  # (start, end, kind): nodes themselves do not compare
+_FIRST = itemgetter(0)
+# The reference kinds in the order the references of one expression are kept (see the loop
+# over raw_refs: a value reading sorts after every more specific reading of the same span).
+_REF_RANKS: dict[str, int] = {kind: i for i, kind in enumerate(sorted(REF_KINDS))}
+_END_SHIFT: Final = 3
+_START_SHIFT: Final = _END_SHIFT + 32
+assert len(_REF_RANKS) <= 1 << _END_SHIFT
 _VALUE = RefKind.VALUE

@@ -90,6 +90,8 @@ class RefKind:
 
 
 BASE_KINDS: Final = frozenset({RefKind.EXTENDS, RefKind.IMPLEMENTS})
+REF_KINDS: Final = frozenset({RefKind.CALL, RefKind.NEW, RefKind.TYPE, RefKind.VALUE,
+                              RefKind.EXTENDS, RefKind.IMPLEMENTS})
 # how many fields the blob of an earlier knoxidx has, with every reference inline
 _INLINE_REFS_FIELDS: Final = 10
 
@@ -104,13 +106,26 @@ def dump_facts(facts: FileFacts, ids: Sequence[int]) -> bytes:
     (:func:`load_interface`), which has the base-class references besides, repeated outside.
     Last, ``ids``: the definitions' node ids (``file_index.definition_ids``), which the
     resolver of another file would otherwise hash again each time it loads the interface."""
-    refs: tuple[Any, ...] = tuple(map(tuple, facts.refs))
+    refs: tuple[Any, ...] = facts.refs
+    if refs and type(refs[0]) is not tuple:  # records (``extract_rows`` gives plain rows)
+        refs = tuple(map(tuple, refs))
     return marshal.dumps((
         facts.path, facts.language, facts.package, facts.lines, facts.error_nodes,
-        tuple(map(tuple, facts.defs)), tuple(r for r in refs if r[0] in BASE_KINDS),
+        tuple(map(tuple, facts.defs)), base_references(refs),
         tuple(map(tuple, facts.imports)), tuple(map(tuple, facts.bindings)),
         tuple(map(tuple, facts.impls)), marshal.dumps(refs), tuple(ids),
     ))
+
+
+def base_references(refs: Sequence[Any]) -> tuple[Any, ...]:
+    """The base-class references (``extends``/``implements``) among ``refs``, records or
+    plain rows alike."""
+    return tuple([r for r in refs if r[0] in BASE_KINDS])
+
+
+def as_references(rows: tuple[tuple, ...]) -> tuple[Reference, ...]:
+    """Plain reference rows (``extract_rows``) as :class:`Reference` records."""
+    return _records(Reference, rows)
 
 
 def load_facts(blob: bytes) -> FileFacts:

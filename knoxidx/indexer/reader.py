@@ -19,8 +19,8 @@ from knoxidx.files import FileTooLargeError, read_regular
 from knoxidx.graph.file_index import FUNCTION, TYPE_KINDS, definition_ids
 from knoxidx.graph.model import NodeKind, file_node_id
 from knoxidx.indexer.discovery import SourceFile
-from knoxidx.indexer.extract import ParseTimeoutError, extract_with_notes
-from knoxidx.indexer.facts import BASE_KINDS, Definition, FileFacts, dump_facts
+from knoxidx.indexer.extract import ParseTimeoutError, extract_rows
+from knoxidx.indexer.facts import BASE_KINDS, Definition, FileFacts, base_references, dump_facts
 from knoxidx.indexer.languages import BY_NAME
 
 BINARY_SNIFF = 8192
@@ -89,7 +89,7 @@ def read_and_extract(job: Job) -> ReadResult:
         # an invalid byte in one failed the whole file, or crashed py-tree-sitter (SIGSEGV).
         data = valid_utf8(data)
     try:
-        facts, notes = extract_with_notes(src.path, data, src.language)
+        facts, notes = extract_rows(src.path, data, src.language)  # references as rows
         rules = BY_NAME[src.language].plugin.RULES
         keys = tuple(rules.module_keys(src.path, facts, layout))
         ids = definition_ids(facts)
@@ -174,7 +174,7 @@ def interface_fingerprint(facts: FileFacts) -> str:
         tuple(tuple(b) for b in facts.bindings
               if b.scope < 0 or "." in b.name or defs[b.scope].kind != FUNCTION
               or b.scope in has_children),
-        tuple((r.path, r.scope) for r in facts.refs if r.kind in BASE_KINDS),
+        tuple([(r[1], r[2]) for r in base_references(facts.refs)]),  # (path, scope); rows too
         tuple((i.type_path, i.trait_path) for i in facts.impls),
     ), 0))
 
