@@ -189,41 +189,47 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     package = ""
     # One pass of the whole query over the tree: each pass walks every node, which costs a
     # quarter of the parse before any pattern matches.
-    for pattern, caps in _cursor(compiled.query).matches(root):
+    # typed, so that the compiled loop indexes the list and unpacks each match as a tuple
+    # (as Any, every match was unpacked through the iterator protocol)
+    matches: list[tuple[int, dict[str, list[Any]]]] = _cursor(compiled.query).matches(root)
+    for pattern, caps in matches:
         role = roles.get(pattern)
         if role is None:
             role = roles[pattern] = _role(caps)
         kind, sub, main, rank = role
         if kind == "ref":
             node = caps[main][0]
-            receiver = caps.get("receiver")  # `recv.name(...)` captured apart (Java)
+            receiver_caps = caps.get("receiver")  # `recv.name(...)` captured apart (Java)
             start_at = node.start_byte
             end_at = node.end_byte
             start: int = start_at  # (typed: compiled, the key is native arithmetic)
             end: int = end_at
             # one integer orders by (start, end, kind): tree-sitter's offsets are 32-bit
             raw_refs.append(((start << _START_SHIFT) | (end << _END_SHIFT) | rank,
-                             start_at, end_at, sub, node, receiver[0] if receiver else None))
+                             start_at, end_at, sub, node,
+                             receiver_caps[0] if receiver_caps else None))
         elif kind == "def":
             node = caps[main][0]
             name_node = caps["name"][0]
-            type_node = caps.get("def.type")
-            if type_node is None and node.type in plugin.TYPE_AFTER_NAMES:
+            # (the captures' lists named apart from the nodes below: compiled, a name keeps
+            # one type)
+            type_caps = caps.get("def.type")
+            if type_caps is None and node.type in plugin.TYPE_AFTER_NAMES:
                 declared = node.child_by_field_name("type")
-                type_node = [declared] if declared is not None else None
-            owner_node = caps.get("def.owner")
+                type_caps = [declared] if declared is not None else None
+            owner_caps = caps.get("def.owner")
             key = (node.start_byte, node.end_byte, name_node.start_byte)
             previous = raw_defs.get(key)
             # The same node may match several patterns: keep the most specific reading
             # (a function beats a constant; one with a declared type beats one without).
             if previous is None or (
                 (sub in ("function", "method") and previous[1] not in ("function", "method"))
-                or (previous[3] is None and type_node)
+                or (previous[3] is None and type_caps)
             ):
                 raw_defs[key] = (
                     node, sub, name_node,
-                    type_node[0] if type_node else None,
-                    owner_node[0] if owner_node else None,
+                    type_caps[0] if type_caps else None,
+                    owner_caps[0] if owner_caps else None,
                 )
         elif kind == "import":
             import_nodes.append(caps[main][0])
@@ -269,7 +275,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     last_sub = ""
     # the hot loop of extraction (hundreds of thousands of references): short texts go
     # straight to the cached split, keyed by their bytes (most are repeats: no decoding)
-    for (_, start, end, sub, node, receiver), scope in zip(raw_refs, ref_scopes, strict=True):
+    for i, (_, start, end, sub, node, receiver) in enumerate(raw_refs):
+        scope = ref_scopes[i]  # (indexed: zip's tuples go through the iterator protocol)
         if start == last_start and end == last_end and (sub == last_sub or sub == _VALUE):
             # matched by two patterns; a value reading adds nothing to a more specific reading
             # of the same expression (every other kind sorts before "value")
