@@ -96,7 +96,8 @@ REF_KINDS: Final = frozenset({RefKind.CALL, RefKind.NEW, RefKind.TYPE, RefKind.V
 _INLINE_REFS_FIELDS: Final = 10
 
 
-def dump_facts(facts: FileFacts, ids: Sequence[int]) -> bytes:
+def dump_facts(facts: FileFacts, ids: Sequence[int],
+               base: tuple[Any, ...] | None = None) -> bytes:
     """Facts as bytes for the index: ``marshal`` of plain tuples, several times faster than
     pickling NamedTuples (pickle calls ``__getnewargs__`` in Python for every record). The
     format is tied to the Python version, which the engine fingerprint includes.
@@ -105,13 +106,14 @@ def dump_facts(facts: FileFacts, ids: Sequence[int]) -> bytes:
     file's own resolution reads them. Another file's resolution reads its interface
     (:func:`load_interface`), which has the base-class references besides, repeated outside.
     Last, ``ids``: the definitions' node ids (``file_index.definition_ids``), which the
-    resolver of another file would otherwise hash again each time it loads the interface."""
+    resolver of another file would otherwise hash again each time it loads the interface.
+    ``base``: :func:`base_references` of the references, when the caller has them already."""
     refs: tuple[Any, ...] = facts.refs
     if refs and type(refs[0]) is not tuple:  # records (``extract_rows`` gives plain rows)
         refs = tuple(map(tuple, refs))
     return marshal.dumps((
         facts.path, facts.language, facts.package, facts.lines, facts.error_nodes,
-        tuple(map(tuple, facts.defs)), base_references(refs),
+        tuple(map(tuple, facts.defs)), base_references(refs) if base is None else base,
         tuple(map(tuple, facts.imports)), tuple(map(tuple, facts.bindings)),
         tuple(map(tuple, facts.impls)), marshal.dumps(refs), tuple(ids),
     ))
@@ -164,7 +166,7 @@ def _facts(fields: tuple, refs: tuple) -> FileFacts:
 
 def load_references(refs: bytes) -> tuple[Reference, ...]:
     """Every reference of a file, in order, from the bytes :func:`load_interface` left."""
-    return _records(Reference, marshal.loads(refs))
+    return as_references(marshal.loads(refs))
 
 
 def _records(cls: type, rows: tuple[tuple, ...]) -> tuple:

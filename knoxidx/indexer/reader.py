@@ -104,8 +104,10 @@ def read_and_extract(job: Job) -> ReadResult:
     if facts.error_nodes and not message:
         message = f"{facts.error_nodes} syntax error(s); indexed what parsed"
     message = "; ".join([message, *notes]) if message else "; ".join(notes)
+    base_refs = base_references(facts.refs)  # the blob and the fingerprint both hold them
     return ReadResult(
-        *base, "ok", digest, message, dump_facts(facts, ids), interface_fingerprint(facts),
+        *base, "ok", digest, message, dump_facts(facts, ids, base_refs),
+        interface_fingerprint(facts, base_refs),
         facts.lines, rows, keys, definition_names(facts) if names else frozenset(),
     )
 
@@ -159,12 +161,15 @@ _INTERFACE_DEF = itemgetter(0, 1, 2, 3, 11, 12, 10)  # kind, name, qualname, par
 _INTERFACE_IMPORT = itemgetter(0, 1, 2, 4, 5)  # module, name, alias, scope, reexport
 
 
-def interface_fingerprint(facts: FileFacts) -> str:
+def interface_fingerprint(facts: FileFacts, base_refs: tuple[Any, ...] | None = None) -> str:
     """A hash of what other files' resolution can consult in this one (not line numbers or
     function bodies): if it is unchanged, no other file needs re-resolving. ``marshal`` of
     plain tuples, built in C (``repr`` cost three times as much), in format version 0: later
     versions write shared objects as back-references and mark interned strings, so equal
-    facts could give different bytes."""
+    facts could give different bytes. ``base_refs``: ``facts.base_references`` of the
+    references, when the caller has them already."""
+    if base_refs is None:
+        base_refs = base_references(facts.refs)
     defs = facts.defs
     has_children = {d.parent for d in defs}
     return xxhash.xxh3_64_hexdigest(marshal.dumps((
@@ -174,7 +179,7 @@ def interface_fingerprint(facts: FileFacts) -> str:
         tuple(tuple(b) for b in facts.bindings
               if b.scope < 0 or "." in b.name or defs[b.scope].kind != FUNCTION
               or b.scope in has_children),
-        tuple([(r[1], r[2]) for r in base_references(facts.refs)]),  # (path, scope); rows too
+        tuple([(r[1], r[2]) for r in base_refs]),  # (path, scope): records or plain rows
         tuple((i.type_path, i.trait_path) for i in facts.impls),
     ), 0))
 
