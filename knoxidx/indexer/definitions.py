@@ -42,7 +42,7 @@ def build_definitions(
         raw_defs.items(), key=lambda item: (item[0][0], -item[0][1])
     ):
         name = node_text(source, name_node)
-        kind = plugin.classify(sub, name, node)
+        kind = plugin.classify(sub, name, node, source)
         if kind is None:
             continue
         # what ends before this one starts is no parent of it; nor is a definition of the
@@ -80,7 +80,7 @@ def build_definitions(
             node.start_point[0] + 1, end_row + 1 - (end_column == 0),
             start, end,
             signature(node, source), plugin.doc_comment(node, source),
-            plugin.is_exported(node, name, parent >= 0), owner, type_hint,
+            plugin.is_exported(node, name, parent >= 0, source), owner, type_hint,
         )))
         stack.append(len(defs) - 1)
     return defs

@@ -244,7 +244,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             target = caps.get("binding.type") or caps.get("binding.call")
             inline = caps.get("binding.object")
             if inline:  # `({ a }: { a: A })`: each name typed by its own property
-                types = plugin.property_types(inline[0])
+                types = plugin.property_types(inline[0], source)
                 for name_node in names:
                     typed = types.get(node_text(source, name_node))
                     if typed is not None:
@@ -308,7 +308,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     for node, scope in zip(
         import_nodes, enclosing(spans, [n.start_byte for n in import_nodes]), strict=True
     ):
-        imports.extend(plugin.decode_import(node, binding_scope(defs, scope)))
+        imports.extend(plugin.decode_import(node, binding_scope(defs, scope), source))
 
     raw_bindings.sort(key=lambda b: b[0].start_byte)
     bindings: list[Binding] = []

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from knoxidx.indexer.definitions import node_text
+
 COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
 
 
-def text(node: Any) -> str:
-    return node.text.decode("utf-8", "replace")
 
 
 def first_doc_line(raw: str) -> str:
@@ -23,7 +23,7 @@ def first_doc_line(raw: str) -> str:
     return ""
 
 
-def preceding_comment(node: Any) -> str:
+def preceding_comment(node: Any, source: bytes) -> str:
     """The doc comment right above ``node`` (or above its wrapping export/decorator)."""
     target = node
     prev = target.prev_named_sibling
@@ -38,9 +38,11 @@ def preceding_comment(node: Any) -> str:
     for _ in range(RUN_STEPS):
         before = first.prev_named_sibling
         if not _continues_run(before, first):
-            return first_doc_line(text(first)) or first_doc_line(text(prev))
+            return (first_doc_line(node_text(source, first))
+                    or first_doc_line(node_text(source, prev)))
         first = before
-    return first_doc_line(text(_run_start(first))) or first_doc_line(text(prev))
+    return (first_doc_line(node_text(source, _run_start(first)))
+            or first_doc_line(node_text(source, prev)))
 
 
 # Comments of a run walked up one sibling at a time; tree-sitter finds a node's previous sibling

@@ -6,8 +6,9 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
+from knoxidx.indexer.definitions import node_text
 from knoxidx.indexer.facts import Import, RefKind
-from knoxidx.indexer.lang.common import BaseRules, preceding_comment, text
+from knoxidx.indexer.lang.common import BaseRules, preceding_comment
 
 FAMILY = "go"
 # Locals, functions and types share a scope: a local hides all three.
@@ -20,7 +21,7 @@ TYPE_AFTER_NAMES: frozenset[str] = frozenset({"field_declaration", "var_spec", "
 SQUARE_TYPE_ARGS = True  # type arguments in square brackets: `List[T]`
 
 
-def classify(sub: str, name: str, node: Any) -> str | None:
+def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
     from knoxidx.indexer.extract import DEF_KINDS
 
     return DEF_KINDS.get(sub)
@@ -32,14 +33,14 @@ def doc_comment(node: Any, source: bytes) -> str:
         target = node.parent
     if node.type in ("const_spec", "var_spec"):
         # a spec of a `var ( ... )` block has its own comment; else the declaration's is its
-        own = preceding_comment(node)
+        own = preceding_comment(node, source)
         if own:
             return own
         while target is not None and target.type not in ("const_declaration", "var_declaration"):
             target = target.parent
         if target is None:
             return ""
-    return preceding_comment(target)
+    return preceding_comment(target, source)
 
 
 def bound_names(node: Any) -> list[Any]:
@@ -47,7 +48,7 @@ def bound_names(node: Any) -> list[Any]:
     return [c for c in node.children_by_field_name("name") if c.type == "identifier"]
 
 
-def is_exported(node: Any, name: str, nested: bool) -> bool | None:
+def is_exported(node: Any, name: str, nested: bool, source: bytes) -> bool | None:
     return name[:1].isupper()
 
 
@@ -55,24 +56,24 @@ def package_name(raw: str) -> str:
     return raw
 
 
-def decode_import(node: Any, scope: int) -> list[Import]:
+def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
     out: list[Import] = []
     specs = [c for c in _descendants(node) if c.type == "import_spec"]
     for spec in specs:
         path_node = spec.child_by_field_name("path")
         if path_node is None:
             continue
-        path = text(path_node).strip('"`')
+        path = node_text(source, path_node).strip('"`')
         line = spec.start_point[0] + 1
         name_node = spec.child_by_field_name("name")
         if name_node is None:
             out.append(Import(path, "", default_alias(path), line, scope))
         elif name_node.type == "dot":
             out.append(Import(path, "*", "", line, scope))
-        elif text(name_node) == "_":
+        elif node_text(source, name_node) == "_":
             out.append(Import(path, "", "", line, scope))
         else:
-            out.append(Import(path, "", text(name_node), line, scope))
+            out.append(Import(path, "", node_text(source, name_node), line, scope))
     return out
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from knoxidx.indexer.definitions import node_text
 from knoxidx.indexer.facts import Import, RefKind
-from knoxidx.indexer.lang.common import BaseRules, preceding_comment, text
+from knoxidx.indexer.lang.common import BaseRules, preceding_comment
 
 FAMILY = "java"
 # More names than this in a qualified name is no class of any real program.
@@ -26,10 +27,10 @@ def _modifiers(node: Any) -> Any:
     return first if first is not None and first.type == "modifiers" else None
 
 
-def classify(sub: str, name: str, node: Any) -> str | None:
+def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
     if sub == "field":
         modifiers = _modifiers(node)
-        words = text(modifiers).split() if modifiers is not None else []
+        words = node_text(source, modifiers).split() if modifiers is not None else []
         if "static" in words and "final" in words:
             from knoxidx.graph.model import NodeKind
 
@@ -40,14 +41,14 @@ def classify(sub: str, name: str, node: Any) -> str | None:
 
 
 def doc_comment(node: Any, source: bytes) -> str:
-    return preceding_comment(node)
+    return preceding_comment(node, source)
 
 
-def is_exported(node: Any, name: str, nested: bool) -> bool | None:
+def is_exported(node: Any, name: str, nested: bool, source: bytes) -> bool | None:
     modifiers = _modifiers(node)
     if modifiers is None:
         return None if nested else False
-    words = text(modifiers).split()
+    words = node_text(source, modifiers).split()
     if "public" in words or "protected" in words:
         return True
     return False if "private" in words else None
@@ -57,7 +58,7 @@ def package_name(raw: str) -> str:
     return raw.replace(" ", "")
 
 
-def decode_import(node: Any, scope: int) -> list[Import]:
+def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
     line = node.start_point[0] + 1
     is_static = any(c.type == "static" for c in node.children)
     wildcard = any(c.type == "asterisk" for c in node.children)
@@ -65,7 +66,7 @@ def decode_import(node: Any, scope: int) -> list[Import]:
                       if c.type in ("scoped_identifier", "identifier")), None)
     if path_node is None:
         return []
-    path = text(path_node).replace(" ", "")
+    path = node_text(source, path_node).replace(" ", "")
     if wildcard:
         return [Import(path, "*", "", line, scope, is_static)]
     module, _, name = path.rpartition(".")

@@ -8,8 +8,9 @@ import posixpath
 from typing import Any
 
 from knoxidx.graph.model import NodeKind
+from knoxidx.indexer.definitions import node_text
 from knoxidx.indexer.facts import Import, RefKind
-from knoxidx.indexer.lang.common import ReexportingRules, preceding_comment, text
+from knoxidx.indexer.lang.common import ReexportingRules, preceding_comment
 
 FAMILY = "js"
 # One namespace for values: a local hides a function or class of the same name.
@@ -23,8 +24,8 @@ _JS_TO_TS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function"})
 
 
-def classify(sub: str, name: str, node: Any) -> str | None:
-    if _is_overload_signature(node, name):
+def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
+    if _is_overload_signature(node, name, source):
         return None  # `f(a: string): X;` before its implementation: one symbol, the body
     if sub in ("constant", "variable"):
         value = node.child_by_field_name("value")
@@ -52,7 +53,7 @@ def classify(sub: str, name: str, node: Any) -> str | None:
     return DEF_KINDS.get(sub)
 
 
-def _is_overload_signature(node: Any, name: str) -> bool:
+def _is_overload_signature(node: Any, name: str, source: bytes) -> bool:
     if node.type == "method_signature":
         return node.parent is not None and node.parent.type == "class_body"
     if node.type != "function_signature":
@@ -65,7 +66,7 @@ def _is_overload_signature(node: Any, name: str) -> bool:
     if sibling is None or sibling.type not in ("function_declaration", "function_signature"):
         return False
     sibling_name = sibling.child_by_field_name("name")
-    return sibling_name is not None and text(sibling_name) == name
+    return sibling_name is not None and node_text(source, sibling_name) == name
 
 
 def _statement(node: Any) -> Any:
@@ -79,7 +80,7 @@ def _statement(node: Any) -> Any:
 
 
 def doc_comment(node: Any, source: bytes) -> str:
-    return preceding_comment(_statement(node))
+    return preceding_comment(_statement(node), source)
 
 
 def bound_names(node: Any) -> list[Any]:
@@ -91,7 +92,7 @@ def bound_names(node: Any) -> list[Any]:
 _NAMED_TYPES = ("type_identifier", "nested_type_identifier")
 
 
-def property_types(object_type: Any) -> dict[str, Any]:
+def property_types(object_type: Any, source: bytes) -> dict[str, Any]:
     """Property name -> the node naming its type, in an inline object type (`{ board: Board;
     items: List<Item> }`), for the properties typed by a named or generic type."""
     out: dict[str, Any] = {}
@@ -106,17 +107,17 @@ def property_types(object_type: Any) -> dict[str, Any]:
         if typed.type == "generic_type":
             typed = typed.child_by_field_name("name")
         if typed is not None and typed.type in _NAMED_TYPES:
-            out.setdefault(text(name), typed)
+            out.setdefault(node_text(source, name), typed)
     return out
 
 
-def is_exported(node: Any, name: str, nested: bool) -> bool | None:
+def is_exported(node: Any, name: str, nested: bool, source: bytes) -> bool | None:
     if nested:
         if name.startswith("#"):
             return False
         for child in node.children:
             if child.type == "accessibility_modifier":
-                return text(child) == "public"
+                return node_text(source, child) == "public"
         return True
     return _statement(node).type == "export_statement"
 
@@ -125,19 +126,19 @@ def package_name(raw: str) -> str:
     return raw
 
 
-def _string(node: Any) -> str:
-    return text(node).strip("'\"`")
+def _string(source: bytes, node: Any) -> str:
+    return node_text(source, node).strip("'\"`")
 
 
-def decode_import(node: Any, scope: int) -> list[Import]:
+def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
     line = node.start_point[0] + 1
     if node.type == "expression_statement" and node.named_child_count:
         node = node.named_child(0)  # module.exports = ...
     kind = node.type
     out: list[Import] = []
     if kind == "import_statement":
-        source = node.child_by_field_name("source")
-        module = _string(source) if source is not None else ""
+        specifier = node.child_by_field_name("source")
+        module = _string(source, specifier) if specifier is not None else ""
         clause = next((c for c in node.named_children if c.type == "import_clause"), None)
         if clause is None:
             require = next((c for c in node.named_children if c.type == "import_require_clause"),
@@ -146,53 +147,54 @@ def decode_import(node: Any, scope: int) -> list[Import]:
                 alias = next((c for c in require.named_children if c.type == "identifier"), None)
                 src = require.child_by_field_name("source")
                 if alias is not None and src is not None:
-                    return [Import(_string(src), "", text(alias), line, scope)]
+                    return [Import(_string(source, src), "", node_text(source, alias), line, scope)]
             return [Import(module, "", "", line, scope)]
         for part in clause.named_children:
             if part.type == "identifier":
-                out.append(Import(module, "default", text(part), line, scope))
+                out.append(Import(module, "default", node_text(source, part), line, scope))
             elif part.type == "namespace_import":
                 ident = next((c for c in part.named_children if c.type == "identifier"), None)
                 if ident is not None:
-                    out.append(Import(module, "", text(ident), line, scope))
+                    out.append(Import(module, "", node_text(source, ident), line, scope))
             elif part.type == "named_imports":
                 for spec in part.named_children:
                     if spec.type != "import_specifier":
                         continue
-                    name = text(spec.child_by_field_name("name"))
+                    name = node_text(source, spec.child_by_field_name("name"))
                     alias_node = spec.child_by_field_name("alias")
-                    out.append(Import(module, name, text(alias_node) if alias_node else name,
-                                      line, scope))
+                    bound = node_text(source, alias_node) if alias_node else name
+                    out.append(Import(module, name, bound, line, scope))
         return out
     if kind == "export_statement":
-        source = node.child_by_field_name("source")
-        module = _string(source) if source is not None else ""
+        specifier = node.child_by_field_name("source")
+        module = _string(source, specifier) if specifier is not None else ""
         declaration = node.child_by_field_name("declaration")
         is_default = any(c.type == "default" for c in node.children)
         if declaration is not None:
             if is_default:
                 name_node = declaration.child_by_field_name("name")
                 if name_node is not None:
-                    return [Import("", text(name_node), "default", line, scope, True)]
+                    return [Import("", node_text(source, name_node), "default", line, scope, True)]
             return []
         value = node.child_by_field_name("value")
         if value is not None and value.type == "identifier":
-            return [Import("", text(value), "default", line, scope, True)]
+            return [Import("", node_text(source, value), "default", line, scope, True)]
         clause = next((c for c in node.named_children if c.type == "export_clause"), None)
         if clause is not None:
             for spec in clause.named_children:
                 if spec.type != "export_specifier":
                     continue
-                name = text(spec.child_by_field_name("name"))
+                name = node_text(source, spec.child_by_field_name("name"))
                 alias_node = spec.child_by_field_name("alias")
-                out.append(Import(module, name, text(alias_node) if alias_node else name,
-                                  line, scope, True))
+                bound = node_text(source, alias_node) if alias_node else name
+                out.append(Import(module, name, bound, line, scope, True))
             return out
         namespace = next((c for c in node.named_children if c.type == "namespace_export"), None)
-        if namespace is not None and source is not None:
+        if namespace is not None and specifier is not None:
             ident = namespace.named_children[-1] if namespace.named_children else None
-            return [Import(module, "", text(ident) if ident else "", line, scope, True)]
-        if source is not None:
+            name = node_text(source, ident) if ident else ""
+            return [Import(module, "", name, line, scope, True)]
+        if specifier is not None:
             return [Import(module, "*", "", line, scope, True)]
         return []
     if kind == "variable_declarator":  # const x = require("y"), const {a, b: c} = require("y")
@@ -201,34 +203,38 @@ def decode_import(node: Any, scope: int) -> list[Import]:
         strings = [c for c in args.named_children if c.type == "string"] if args else []
         if not strings:
             return []
-        module = _string(strings[0])
+        module = _string(source, strings[0])
         target = node.child_by_field_name("name")
         if target is None:
             return []
         if target.type == "identifier":  # binds what the module assigned to module.exports
-            return [Import(module, REQUIRE, text(target), line, scope)]
+            return [Import(module, REQUIRE, node_text(source, target), line, scope)]
         if target.type == "object_pattern":
             for prop in target.named_children:
                 if prop.type == "shorthand_property_identifier_pattern":
-                    out.append(Import(module, text(prop), text(prop), line, scope))
+                    name = node_text(source, prop)
+                    out.append(Import(module, name, name, line, scope))
                 elif prop.type == "pair_pattern":
                     key, value = prop.child_by_field_name("key"), prop.child_by_field_name("value")
                     if key is not None and value is not None and value.type == "identifier":
-                        out.append(Import(module, text(key), text(value), line, scope))
+                        out.append(Import(module, node_text(source, key),
+                                          node_text(source, value), line, scope))
         return out
     if kind == "assignment_expression":  # module.exports = {a, b: c} / module.exports = X
         right = node.child_by_field_name("right")
         if right is None:
             return []
         if right.type == "identifier":
-            return [Import("", text(right), "default", line, scope, True)]
+            return [Import("", node_text(source, right), "default", line, scope, True)]
         for prop in right.named_children:
             if prop.type == "shorthand_property_identifier":
-                out.append(Import("", text(prop), text(prop), line, scope, True))
+                name = node_text(source, prop)
+                out.append(Import("", name, name, line, scope, True))
             elif prop.type == "pair":
                 key, value = prop.child_by_field_name("key"), prop.child_by_field_name("value")
                 if key is not None and value is not None and value.type == "identifier":
-                    out.append(Import("", text(value), _string(key), line, scope, True))
+                    out.append(Import("", node_text(source, value), _string(source, key), line,
+                                      scope, True))
         return out
     return out
 

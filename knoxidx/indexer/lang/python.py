@@ -6,12 +6,13 @@ import io
 from typing import Any
 
 from knoxidx.graph.model import NodeKind
+from knoxidx.indexer.definitions import node_text
 from knoxidx.indexer.facts import Import, RefKind
-from knoxidx.indexer.lang.common import ReexportingRules, first_doc_line, text
+from knoxidx.indexer.lang.common import ReexportingRules, first_doc_line
 
 
-def classify(sub: str, name: str, node: Any) -> str | None:
-    if sub in ("function", "method") and _is_overload_stub(node, name):
+def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
+    if sub in ("function", "method") and _is_overload_stub(node, name, source):
         return None  # `@overload def f(...): ...` before its implementation: one symbol, the body
     if sub == "variable":
         if name.isupper() or (name[:1].isupper() and name.replace("_", "").isupper()):
@@ -24,7 +25,7 @@ def classify(sub: str, name: str, node: Any) -> str | None:
     return DEF_KINDS.get(sub)
 
 
-def _is_overload_stub(node: Any, name: str) -> bool:
+def _is_overload_stub(node: Any, name: str, source: bytes) -> bool:
     """A ``@typing.overload`` signature followed, in the same body, by the ``def`` it
     describes (not in a stub file or a Protocol, where the signatures are all there is). The
     signatures and the body come one after the other; the walk looks at most
@@ -32,39 +33,39 @@ def _is_overload_stub(node: Any, name: str) -> bool:
     (3,000 of them took 12 s unbounded)."""
     decorated = node.parent
     if decorated is None or decorated.type != "decorated_definition" \
-            or not _has_overload_decorator(decorated):
+            or not _has_overload_decorator(decorated, source):
         return False
     sibling = decorated.next_named_sibling
     for _ in range(OVERLOAD_RUN):
         if sibling is None:
             return False
         if sibling.type == "decorated_definition":
-            if not _defines(sibling.child_by_field_name("definition"), name):
+            if not _defines(sibling.child_by_field_name("definition"), name, source):
                 return False
-            if not _has_overload_decorator(sibling):
+            if not _has_overload_decorator(sibling, source):
                 return True  # the body, decorated otherwise
         elif sibling.type == "function_definition":
-            return _defines(sibling, name)
+            return _defines(sibling, name, source)
         elif sibling.type != "comment":
             return False
         sibling = sibling.next_named_sibling
     return False
 
 
-def _has_overload_decorator(decorated: Any) -> bool:
+def _has_overload_decorator(decorated: Any, source: bytes) -> bool:
     for child in decorated.named_children:
         if child.type == "decorator":
-            written = text(child).lstrip("@").strip()
+            written = node_text(source, child).lstrip("@").strip()
             if written == "overload" or written.endswith(".overload"):
                 return True
     return False
 
 
-def _defines(node: Any, name: str) -> bool:
+def _defines(node: Any, name: str, source: bytes) -> bool:
     if node is None or node.type != "function_definition":
         return False
     defined = node.child_by_field_name("name")
-    return defined is not None and text(defined) == name
+    return defined is not None and node_text(source, defined) == name
 
 
 def doc_comment(node: Any, source: bytes) -> str:
@@ -73,11 +74,11 @@ def doc_comment(node: Any, source: bytes) -> str:
     if first is not None and first.type == "expression_statement":
         inner = first.named_child(0) if first.named_child_count else None
         if inner is not None and inner.type == "string":
-            return first_doc_line(text(inner))
+            return first_doc_line(node_text(source, inner))
     return ""
 
 
-def is_exported(node: Any, name: str, nested: bool) -> bool | None:
+def is_exported(node: Any, name: str, nested: bool, source: bytes) -> bool | None:
     return not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
 
 
@@ -85,23 +86,24 @@ def package_name(raw: str) -> str:
     return raw
 
 
-def decode_import(node: Any, scope: int) -> list[Import]:
+def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
     line = node.start_point[0] + 1
     out: list[Import] = []
     if node.type == "import_statement":
         for child in node.children_by_field_name("name"):
             if child.type == "aliased_import":
-                module = text(child.child_by_field_name("name"))
-                out.append(Import(module, "", text(child.child_by_field_name("alias")), line, scope))
+                module = node_text(source, child.child_by_field_name("name"))
+                alias = node_text(source, child.child_by_field_name("alias"))
+                out.append(Import(module, "", alias, line, scope))
             else:
-                module = text(child)
+                module = node_text(source, child)
                 top = module.split(".", 1)[0]
                 out.append(Import(top, "", top, line, scope))
                 if module != top:  # `import a.b` binds `a` but also loads a.b
                     out.append(Import(module, "", "", line, scope))
         return out
     module_node = node.child_by_field_name("module_name")
-    module = text(module_node).replace(" ", "") if module_node is not None else ""
+    module = node_text(source, module_node).replace(" ", "") if module_node is not None else ""
     names = node.children_by_field_name("name")
     if not names:
         if any(c.type == "wildcard_import" for c in node.children):
@@ -109,10 +111,11 @@ def decode_import(node: Any, scope: int) -> list[Import]:
         return out
     for child in names:
         if child.type == "aliased_import":
-            name = text(child.child_by_field_name("name"))
-            out.append(Import(module, name, text(child.child_by_field_name("alias")), line, scope))
+            name = node_text(source, child.child_by_field_name("name"))
+            alias = node_text(source, child.child_by_field_name("alias"))
+            out.append(Import(module, name, alias, line, scope))
         else:
-            name = text(child)
+            name = node_text(source, child)
             out.append(Import(module, name, name, line, scope))
     return out
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
+from knoxidx.indexer.definitions import node_text
 from knoxidx.indexer.facts import Import, RefKind
-from knoxidx.indexer.lang.common import ReexportingRules, preceding_comment, text
+from knoxidx.indexer.lang.common import ReexportingRules, preceding_comment
 
 FAMILY = "rust"
 # A `let` hides functions and constants (the value namespace), not the struct a literal
@@ -18,17 +19,17 @@ TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
 
 
-def classify(sub: str, name: str, node: Any) -> str | None:
+def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
     from knoxidx.indexer.extract import DEF_KINDS
 
     return DEF_KINDS.get(sub)
 
 
 def doc_comment(node: Any, source: bytes) -> str:
-    return preceding_comment(node)
+    return preceding_comment(node, source)
 
 
-def is_exported(node: Any, name: str, nested: bool) -> bool | None:
+def is_exported(node: Any, name: str, nested: bool, source: bytes) -> bool | None:
     return any(c.type == "visibility_modifier" for c in node.children)
 
 
@@ -36,22 +37,23 @@ def package_name(raw: str) -> str:
     return raw
 
 
-def decode_import(node: Any, scope: int) -> list[Import]:
+def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
     line = node.start_point[0] + 1
     if node.type == "mod_item":  # `mod foo;` loads foo.rs / foo/mod.rs
-        name = text(node.child_by_field_name("name"))
+        name = node_text(source, node.child_by_field_name("name"))
         return [Import("self::" + name, "", name, line, scope)]
     if node.type == "extern_crate_declaration":
         name_node = node.child_by_field_name("name")
         alias_node = node.child_by_field_name("alias")
         if name_node is None:
             return []
-        name = text(name_node)
-        return [Import(name, "", text(alias_node) if alias_node else name, line, scope)]
+        name = node_text(source, name_node)
+        alias = node_text(source, alias_node) if alias_node else name
+        return [Import(name, "", alias, line, scope)]
     argument = node.child_by_field_name("argument")
     out: list[Import] = []
     if argument is not None:
-        _use_tree(argument, "", line, scope, out)
+        _use_tree(argument, "", line, scope, out, source)
     return out
 
 
@@ -59,17 +61,18 @@ def _join(prefix: str, part: str) -> str:
     return f"{prefix}::{part}" if prefix else part
 
 
-def _use_tree(root: Any, prefix: str, line: int, scope: int, out: list[Import]) -> None:
+def _use_tree(root: Any, prefix: str, line: int, scope: int, out: list[Import],
+              source: bytes) -> None:
     """The imports of a `use` tree, in source order. Walked with a stack, not recursion: a
-    `use a::{a::{...}}` nested a few hundred deep ran into Python's recursion limit inside
-    py-tree-sitter's ``node.text`` (which reads through our callback), and py-tree-sitter 0.26
-    crashes on an exception there (SIGSEGV) instead of raising it."""
+    `use a::{a::{...}}` nested a few hundred deep ran into Python's recursion limit (inside
+    py-tree-sitter's ``node.text`` when the text was read through it: py-tree-sitter 0.26
+    crashes on an exception there, SIGSEGV, instead of raising it)."""
     stack = [(root, prefix)]
     while stack:
         node, prefix = stack.pop()
         kind = node.type
         if kind in ("identifier", "crate", "self", "super", "scoped_identifier"):
-            full = _join(prefix, text(node).replace(" ", ""))
+            full = _join(prefix, node_text(source, node).replace(" ", ""))
             module, _, name = full.rpartition("::")
             if name == "self":  # `use a::b::{self}` binds b
                 module, _, name = module.rpartition("::")
@@ -81,16 +84,19 @@ def _use_tree(root: Any, prefix: str, line: int, scope: int, out: list[Import]) 
         elif kind == "use_as_clause":
             path = node.child_by_field_name("path")
             alias = node.child_by_field_name("alias")
-            full = _join(prefix, text(path).replace(" ", ""))
+            full = _join(prefix, node_text(source, path).replace(" ", ""))
             module, _, name = full.rpartition("::")
-            out.append(Import(module, name, text(alias) if alias else name, line, scope))
+            bound = node_text(source, alias) if alias else name
+            out.append(Import(module, name, bound, line, scope))
         elif kind == "use_wildcard":
             inner = node.named_children[0] if node.named_children else None
-            module = _join(prefix, text(inner).replace(" ", "")) if inner is not None else prefix
+            module = (_join(prefix, node_text(source, inner).replace(" ", ""))
+                      if inner is not None else prefix)
             out.append(Import(module, "*", "", line, scope))
         elif kind == "scoped_use_list":
             path = node.child_by_field_name("path")
-            new_prefix = _join(prefix, text(path).replace(" ", "")) if path is not None else prefix
+            new_prefix = (_join(prefix, node_text(source, path).replace(" ", ""))
+                          if path is not None else prefix)
             use_list = node.child_by_field_name("list")
             if use_list is not None:
                 stack.extend((child, new_prefix) for child in reversed(use_list.named_children))
