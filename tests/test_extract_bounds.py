@@ -399,6 +399,25 @@ def test_a_rust_comment_a_blank_line_above_a_definition_is_not_its_doc() -> None
     assert helper.doc == ""
 
 
+@pytest.mark.parametrize(("language", "source", "name", "doc"), [
+    ("rust", b"/// Doc.\n#[derive(Debug)]\nstruct S;\n", "S", "Doc."),
+    ("rust", b"/// Doc.\n#[cfg_attr(\n    docsrs,\n    doc(cfg(feature = \"x\"))\n)]\npub struct S;\n",
+     "S", "Doc."),
+    ("typescript", b"/* Doc. */ export function f() {}\n", "f", "Doc."),
+    ("java", b"class A {\n  // Doc.\n  @Override\n  public String toString() { return \"\"; }\n}\n",
+     "toString", "Doc."),
+    ("javascript", b"const a = 1;\n/**\n * Adds.\n */\nfunction add() {}\n", "add", "Adds."),
+    ("java", b"class A {\n  int x;\n  void f() {}\n}\n", "f", ""),
+    ("go", b"package p\n\n// Doc\n\nfunc f() {}\n", "f", ""),
+])
+def test_a_doc_comment_is_found_through_decorators_and_on_the_same_line(
+        language: str, source: bytes, name: str, doc: str) -> None:
+    # the comment above a definition, above its attributes or decorators (over several
+    # lines, too: tokio's `#[cfg_attr(...)]`), or before it on its own line
+    (found,) = [d for d in extract("a", source, language).defs if d.name == name]
+    assert found.doc == doc
+
+
 def test_the_name_path_caches_stay_bounded(monkeypatch) -> None:
     """The remembered splits are forgotten all at once past CACHED_NAMES (a long-lived parse
     worker or watcher meets ever new names), and a name looked up again after that is split
