@@ -37,8 +37,7 @@
 (pair value: (identifier) @reference.value)
 
 ; what an expression reads: operands, conditions, indexes, elements, interpolations
-(binary_expression left: [(identifier) (member_expression)] @reference.value)
-(binary_expression right: [(identifier) (member_expression)] @reference.value)
+(binary_expression [(identifier) (member_expression)] @reference.value)  ; left or right
 (unary_expression argument: [(identifier) (member_expression)] @reference.value)
 (ternary_expression [(identifier) (member_expression)] @reference.value)
 (subscript_expression object: (identifier) @reference.value)

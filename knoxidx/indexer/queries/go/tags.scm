@@ -59,8 +59,7 @@
 (return_statement (expression_list [(identifier) (selector_expression)] @reference.value))
 
 ; what an expression reads: operands, conditions, indexes, elements, assigned values
-(binary_expression left: [(identifier) (selector_expression)] @reference.value)
-(binary_expression right: [(identifier) (selector_expression)] @reference.value)
+(binary_expression [(identifier) (selector_expression)] @reference.value)  ; left or right
 (unary_expression operand: [(identifier) (selector_expression)] @reference.value)
 (index_expression operand: [(identifier) (selector_expression)] @reference.value)
 (index_expression index: [(identifier) (selector_expression)] @reference.value)

@@ -39,8 +39,7 @@
 (method_reference . [(identifier) (field_access) (type_identifier)] @reference.value)
 
 ; what an expression reads: operands, conditions, indexes, elements, returned and assigned values
-(binary_expression left: [(identifier) (field_access)] @reference.value)
-(binary_expression right: [(identifier) (field_access)] @reference.value)
+(binary_expression [(identifier) (field_access)] @reference.value)  ; left or right
 (unary_expression operand: [(identifier) (field_access)] @reference.value)
 (ternary_expression [(identifier) (field_access)] @reference.value)
 (array_access array: [(identifier) (field_access)] @reference.value)

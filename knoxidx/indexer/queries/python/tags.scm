@@ -40,11 +40,9 @@
 
 ; what an expression reads: operands, conditions, subscripts, elements, interpolations (a
 ; constant or module variable compared, added, indexed or listed is used as much as one passed)
-(binary_operator left: [(identifier) (attribute)] @reference.value)
-(binary_operator right: [(identifier) (attribute)] @reference.value)
+(binary_operator [(identifier) (attribute)] @reference.value)  ; left or right
 (comparison_operator [(identifier) (attribute)] @reference.value)
-(boolean_operator left: [(identifier) (attribute)] @reference.value)
-(boolean_operator right: [(identifier) (attribute)] @reference.value)
+(boolean_operator [(identifier) (attribute)] @reference.value)  ; left or right
 (not_operator argument: [(identifier) (attribute)] @reference.value)
 (unary_operator argument: [(identifier) (attribute)] @reference.value)
 (conditional_expression [(identifier) (attribute)] @reference.value)

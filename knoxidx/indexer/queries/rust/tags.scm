@@ -36,8 +36,7 @@
 
 ; what an expression reads (a field too: `self.x`, `&config.owner`): operands, conditions,
 ; indexes, elements, returned and assigned values
-(binary_expression left: [(identifier) (scoped_identifier) (field_expression)] @reference.value)
-(binary_expression right: [(identifier) (scoped_identifier) (field_expression)] @reference.value)
+(binary_expression [(identifier) (scoped_identifier) (field_expression)] @reference.value)  ; left or right
 (unary_expression [(identifier) (scoped_identifier) (field_expression)] @reference.value)
 (index_expression [(identifier) (scoped_identifier) (field_expression)] @reference.value)
 (array_expression [(identifier) (scoped_identifier) (field_expression)] @reference.value)
