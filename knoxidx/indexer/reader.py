@@ -166,8 +166,8 @@ def interface_fingerprint(facts: FileFacts, base_refs: tuple[Any, ...] | None = 
     function bodies): if it is unchanged, no other file needs re-resolving. ``marshal`` of
     plain tuples, built in C (``repr`` cost three times as much), in format version 0: later
     versions write shared objects as back-references and mark interned strings, so equal
-    facts could give different bytes. ``base_refs``: ``facts.base_references`` of the
-    references, when the caller has them already."""
+    facts could give different bytes. ``base_refs``: ``base_references(facts.refs)``, when the
+    caller has them already."""
     if base_refs is None:
         base_refs = base_references(facts.refs)
     defs = facts.defs

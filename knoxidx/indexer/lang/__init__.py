@@ -2,7 +2,9 @@
 
 Each module provides the extraction hooks ``classify``, ``doc_comment``, ``is_exported``,
 ``decode_import`` and ``package_name``, and the resolution hooks used by
-``knoxidx.graph.resolve`` (module naming and import-path mapping). The extraction hooks that
-read a node's text take the file's ``source`` and slice it (``definitions.node_text``):
-``node.text`` reads it back through the parse's read callback, a Python call per 256 bytes.
+``knoxidx.graph.resolve`` (module naming and import-path mapping). ``classify``,
+``doc_comment``, ``is_exported`` and ``decode_import`` (and JS's ``property_types``) take the
+file's ``source`` too, whether or not a language needs it: a node's text is sliced from it
+(``definitions.node_text``), never read as ``node.text``, which goes back through the parse's
+read callback, a Python call per 256 bytes.
 """

@@ -9,8 +9,6 @@ from knoxidx.indexer.definitions import node_text
 COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
 
 
-
-
 def first_doc_line(raw: str) -> str:
     """The first non-empty line of a comment or docstring, without comment markers."""
     for line in raw.splitlines():
