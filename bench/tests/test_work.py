@@ -1,0 +1,90 @@
+"""bench/work.py on a fixture: both loops do the work a build does (every file read and
+extracted; the index's edges resolved again), and callgrind's figures are read right."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bench.work import extract_work, inclusive, main, resolve_work, total_instructions
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def _copy(tmp_path: Path, name: str) -> Path:
+    repo = tmp_path / name
+    shutil.copytree(FIXTURES / name, repo, ignore=shutil.ignore_patterns(".knoxidx"))
+    return repo
+
+
+def test_extract_reads_every_step_th_file(tmp_path: Path) -> None:
+    repo = _copy(tmp_path, "go")
+    every = extract_work(repo, 1)
+    assert every["files"] == every["ok"] == len([p for p in repo.rglob("*.go")])
+    assert extract_work(repo, 2)["files"] == (every["files"] + 1) // 2
+
+
+def test_resolve_builds_the_index_and_resolves_what_it_holds(tmp_path: Path) -> None:
+    repo = _copy(tmp_path, "python")
+    done = resolve_work(repo)  # no index yet: built first
+    db = sqlite3.connect(repo / ".knoxidx" / "index.db")
+    try:
+        files = db.execute("SELECT count(*) FROM files WHERE status = 'ok'").fetchone()[0]
+        # the module layer's edges (DependsOn, module -> file Contains) are not resolved
+        resolved = db.execute("SELECT count(*) FROM edges WHERE file_id IS NOT NULL"
+                              ).fetchone()[0]
+    finally:
+        db.close()
+    assert done["files"] == files > 0
+    assert done["edges"] == resolved > 0
+
+
+def test_the_command_prints_its_figures(tmp_path: Path, capsys) -> None:
+    repo = _copy(tmp_path, "rust")
+    assert main(["extract", "--corpus", str(repo), "--step", "1"]) == 0
+    assert capsys.readouterr().out.startswith("files ")
+    with pytest.raises(SystemExit, match="no corpus"):
+        main(["resolve", "--corpus", str(tmp_path / "missing")])
+
+
+# the head of a callgrind output file and lines of callgrind_annotate --inclusive=yes, as
+# valgrind 3.19 writes them
+CALLGRIND_OUT = """# callgrind format
+version: 1
+creator: callgrind-3.19.0
+cmd:  python -m bench.work extract
+events: Ir
+summary: 16916112420
+"""
+ANNOTATED = """\
+16,916,112,420 (100.0%)  PROGRAM TOTALS
+ 7,058,942,085 (41.73%)  /project/tree_sitter/core/lib/src/./parser.c:ts_parser_parse [/x/_binding.so]
+ 5,232,532,850 (30.93%)  /project/tree_sitter/binding/query_cursor.c:query_cursor_matches [/x/_binding.so]
+ 1,346,314,627 ( 8.12%)  /project/tree_sitter/core/lib/src/./stack.c:ts_parser_parse
+"""
+
+
+def test_the_callgrind_figures_are_read() -> None:
+    assert total_instructions(CALLGRIND_OUT) == 16_916_112_420
+    assert total_instructions("totals: 12\n") == 12
+    with pytest.raises(ValueError):
+        total_instructions("events: Ir\n")
+    assert inclusive(ANNOTATED, "ts_parser_parse") == 7_058_942_085  # not the inlined one
+    assert inclusive(ANNOTATED, "query_cursor_matches") == 5_232_532_850
+    assert inclusive(ANNOTATED, "query_cursor") is None  # a prefix names nothing
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="needs valgrind")
+def test_the_instructions_of_the_loop_are_counted(tmp_path: Path, capsys) -> None:
+    repo = _copy(tmp_path, "go")
+    out = tmp_path / "cg.out"
+    assert main(["extract", "--corpus", str(repo), "--step", "1", "--instructions",
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    total = total_instructions(out.read_text())
+    assert f"instructions {total:,}" in printed
+    assert 0 < total < 5_000_000_000  # the loop over a few files, not the interpreter's start

@@ -1,0 +1,190 @@
+"""``python -m bench.work extract|resolve``: the work of a cold build's two hot loops, counted.
+
+A build's time on a 2-core host moves by ±10 % from one run to the next, more than any one
+change to extraction or resolution does, so each such change is measured as work instead:
+
+- ``extract``: what a parse worker does for a file (``reader.read_and_extract``: read, hash,
+  parse, query, extraction, node rows, the facts' blob), for every ``--step``-th file of the
+  corpus, in this process;
+- ``resolve``: the resolution of every indexed file of the corpus by one resolver, as a
+  resolver process does it (the workspace preloaded first; the corpus's index is built if
+  it has none).
+
+Each prints its CPU seconds. With ``--instructions`` it runs again under valgrind's callgrind
+and prints the instructions of the loop alone (collection is switched on only inside it),
+which repeat to the instruction whatever the host does, with what the parse and the query
+took of them, and where callgrind's file is (for ``callgrind_annotate``). Compare the figures
+of two checkouts, each on its own build (the benchmarks are of the compiled build).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import gc
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+# Collection is switched on inside this C function only: the loop runs in it (see _loop).
+TOGGLE = "functools_reduce"
+# Inclusive instructions of these functions, reported beside extract's total.
+PARTS = {"parse": "ts_parser_parse", "query": "query_cursor_matches"}
+
+
+def _loop(items: Iterable[Any], step: Callable[[Any], Any]) -> None:
+    """``step(item)`` for each item, called from C (``functools.reduce``), so that callgrind
+    can count this loop and nothing else (``--toggle-collect``)."""
+    functools.reduce(lambda _, item: step(item), items, None)
+
+
+def extract_work(root: Path, step: int) -> dict[str, Any]:
+    """A parse worker's work for every ``step``-th file of ``root``, in this process, with
+    the collector set as in a worker (see :func:`_as_in_an_update`)."""
+    from knoxidx.graph.layout import build_layout
+    from knoxidx.indexer import extract
+    from knoxidx.indexer.discovery import discover
+    from knoxidx.indexer.reader import read_and_extract
+
+    found = discover(root)
+    layout = build_layout(root, [f.path for f in found.files], found.config_paths)
+    files = found.files[::step]
+    extract.prepare({f.language for f in files})  # compiled before the count, as a worker's
+    base = str(root)
+    results: list[Any] = []
+    with _as_in_an_update():
+        cpu = time.process_time()
+        _loop(files, lambda f: results.append(
+            read_and_extract((base, f, None, layout, False)).status))
+        cpu = time.process_time() - cpu
+    return {"files": len(files), "ok": results.count("ok"), "cpu_s": round(cpu, 3)}
+
+
+@contextmanager
+def _as_in_an_update() -> Iterator[None]:
+    """The collector as an update sets it in its own process and the workers it forks
+    (``pipeline._lazy_collector``): with CPython's default thresholds, ``extract`` counted
+    1.7 % more instructions over every 6th file of the benchmark corpus (16.92G against
+    16.64G), most of them collections inside the queries, which a worker does not make."""
+    from knoxidx.indexer.heap import frozen_heap
+    from knoxidx.indexer.pipeline import GC_THRESHOLDS
+
+    thresholds = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLDS)
+    try:
+        with frozen_heap():
+            yield
+    finally:
+        gc.set_threshold(*thresholds)
+
+
+def resolve_work(root: Path) -> dict[str, Any]:
+    """One resolver over every indexed file of ``root``, as a resolver process runs it (the
+    workspace preloaded, the collector as in an update); the index is built first when
+    ``root`` has none."""
+    from knoxidx.graph.layout import build_layout
+    from knoxidx.graph.resolve import Resolver
+    from knoxidx.graph.store import SQLiteStore
+    from knoxidx.graph.workspace import StoreWorkspace
+    from knoxidx.indexer.discovery import discover
+
+    if not (root / ".knoxidx" / "index.db").exists():
+        subprocess.run([sys.executable, "-c", "from knoxidx.cli import script; script()",
+                        "index", "--graph-only", str(root)], check=True, capture_output=True)
+    store = SQLiteStore.open(root)
+    try:
+        found = discover(root)
+        layout = build_layout(root, [f.path for f in found.files], found.config_paths)
+        workspace = StoreWorkspace(store, layout, {})
+        workspace.preload(load_all_facts=True)
+        paths = sorted(store.ok_file_hashes())
+        edges = [0]
+        with _as_in_an_update():
+            resolver = Resolver(workspace)
+
+            def resolve(path: str) -> None:
+                edges[0] += len(resolver.resolve_file(path).edges)
+
+            cpu = time.process_time()
+            _loop(paths, resolve)
+            cpu = time.process_time() - cpu
+    finally:
+        store.close()
+    return {"files": len(paths), "edges": edges[0], "cpu_s": round(cpu, 3)}
+
+
+def instructions(argv: list[str], out: Path) -> dict[str, Any]:
+    """Run ``python -m bench.work ARGV`` under callgrind, counting inside the loop alone:
+    its instructions, and for ``extract`` the inclusive instructions of PARTS where
+    callgrind_annotate is installed."""
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (apt install valgrind)")
+    cmd = ["valgrind", "--tool=callgrind", f"--toggle-collect={TOGGLE}",
+           f"--callgrind-out-file={out}", sys.executable, "-m", "bench.work", *argv]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"the run under valgrind failed:\n{proc.stderr[-2000:]}")
+    result: dict[str, Any] = {"instructions": total_instructions(out.read_text()),
+                              "callgrind_out": str(out)}
+    if argv[0] == "extract" and shutil.which("callgrind_annotate"):
+        annotated = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--auto=no",
+                                    str(out)], capture_output=True, text=True).stdout
+        result.update({name: inclusive(annotated, fn) for name, fn in PARTS.items()})
+    return result
+
+
+def total_instructions(callgrind_out: str) -> int:
+    """The event total of a callgrind output file (its ``summary:`` or ``totals:`` line)."""
+    found = re.search(r"^(?:summary|totals):\s*(\d+)", callgrind_out, re.MULTILINE)
+    if found is None:
+        raise ValueError("no summary or totals line: not a callgrind output file")
+    return int(found.group(1))
+
+
+def inclusive(annotated: str, function: str) -> int | None:
+    """The inclusive count of ``function`` in ``callgrind_annotate --inclusive=yes`` output
+    (its first line naming the function: the one without a caller's context)."""
+    name = re.escape(function)
+    found = re.search(rf"^\s*([\d,]+)\s+\([^)]*\)\s+\S*:{name}(?:\s|$)", annotated,
+                      re.MULTILINE)
+    return int(found.group(1).replace(",", "")) if found else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bench.run import DEFAULT_CORPUS, downloads_aside
+
+    ap = argparse.ArgumentParser(prog="python -m bench.work", description=__doc__.split("\n")[0])
+    ap.add_argument("what", choices=["extract", "resolve"])
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    ap.add_argument("--step", type=int, default=6, help="extract: every STEP-th file")
+    ap.add_argument("--instructions", action="store_true",
+                    help="count the loop's instructions under callgrind (slow: ~50x)")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="where callgrind writes (default: a temporary file, kept)")
+    args = ap.parse_args(argv)
+    root = args.corpus.resolve()
+    if not root.is_dir():
+        raise SystemExit(f"no corpus at {root} (see ../shared/corpus/get-corpus.sh)")
+    downloads_aside(root)
+    if args.instructions:
+        out = args.out or Path(tempfile.mkstemp(prefix=f"knoxidx-{args.what}-",
+                                                suffix=".callgrind")[1])
+        counted = instructions([args.what, "--corpus", str(root), "--step", str(args.step)],
+                               out)
+        print(" ".join(f"{k} {v:,}" if isinstance(v, int) else f"{k} {v}"
+                       for k, v in counted.items()))
+        return 0
+    done = extract_work(root, args.step) if args.what == "extract" else resolve_work(root)
+    print(" ".join(f"{k} {v}" for k, v in done.items()), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
