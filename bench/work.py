@@ -72,7 +72,8 @@ def _as_in_an_update() -> Iterator[None]:
     """The collector as an update sets it in its own process and the workers it forks
     (``pipeline._lazy_collector``): with CPython's default thresholds, ``extract`` counted
     1.7 % more instructions over every 6th file of the benchmark corpus (16.92G against
-    16.64G), most of them collections inside the queries, which a worker does not make."""
+    16.64G), most of them collections during the queries, which a worker's thresholds
+    spare it."""
     from knoxidx.indexer.heap import frozen_heap
     from knoxidx.indexer.pipeline import GC_THRESHOLDS
 
