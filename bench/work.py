@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import argparse
 import functools
-import gc
+import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -47,10 +46,13 @@ def _loop(items: Iterable[Any], step: Callable[[Any], Any]) -> None:
 
 def extract_work(root: Path, step: int) -> dict[str, Any]:
     """A parse worker's work for every ``step``-th file of ``root``, in this process, with
-    the collector set as in a worker (see :func:`_as_in_an_update`)."""
+    the collector as in a worker (``pipeline.lazy_collector``: with CPython's default
+    thresholds this loop counted 1.7 % more instructions over every 6th file of the benchmark
+    corpus, 16.92G against 16.64G, most of them collections during the queries)."""
     from knoxidx.graph.layout import build_layout
     from knoxidx.indexer import extract
     from knoxidx.indexer.discovery import discover
+    from knoxidx.indexer.pipeline import lazy_collector
     from knoxidx.indexer.reader import read_and_extract
 
     found = discover(root)
@@ -59,7 +61,7 @@ def extract_work(root: Path, step: int) -> dict[str, Any]:
     extract.prepare({f.language for f in files})  # compiled before the count, as a worker's
     base = str(root)
     results: list[Any] = []
-    with _as_in_an_update():
+    with lazy_collector():
         cpu = time.process_time()
         _loop(files, lambda f: results.append(
             read_and_extract((base, f, None, layout, False)).status))
@@ -67,38 +69,21 @@ def extract_work(root: Path, step: int) -> dict[str, Any]:
     return {"files": len(files), "ok": results.count("ok"), "cpu_s": round(cpu, 3)}
 
 
-@contextmanager
-def _as_in_an_update() -> Iterator[None]:
-    """The collector as an update sets it in its own process and the workers it forks
-    (``pipeline._lazy_collector``): with CPython's default thresholds, ``extract`` counted
-    1.7 % more instructions over every 6th file of the benchmark corpus (16.92G against
-    16.64G), most of them collections during the queries, which a worker's thresholds
-    spare it."""
-    from knoxidx.indexer.heap import frozen_heap
-    from knoxidx.indexer.pipeline import GC_THRESHOLDS
-
-    thresholds = gc.get_threshold()
-    gc.set_threshold(*GC_THRESHOLDS)
-    try:
-        with frozen_heap():
-            yield
-    finally:
-        gc.set_threshold(*thresholds)
-
-
 def resolve_work(root: Path) -> dict[str, Any]:
     """One resolver over every indexed file of ``root``, as a resolver process runs it (the
-    workspace preloaded, the collector as in an update); the index is built first when
-    ``root`` has none."""
+    workspace preloaded, the collector as in an update). The index is brought up to date
+    first (``knoxidx index --graph-only``): built where there is none, rebuilt where another
+    checkout's extraction wrote it, a no-op otherwise."""
+    from bench.speed import KNOXIDX
     from knoxidx.graph.layout import build_layout
     from knoxidx.graph.resolve import Resolver
     from knoxidx.graph.store import SQLiteStore
     from knoxidx.graph.workspace import StoreWorkspace
     from knoxidx.indexer.discovery import discover
+    from knoxidx.indexer.pipeline import lazy_collector
 
-    if not (root / ".knoxidx" / "index.db").exists():
-        subprocess.run([sys.executable, "-c", "from knoxidx.cli import script; script()",
-                        "index", "--graph-only", str(root)], check=True, capture_output=True)
+    subprocess.run([*KNOXIDX, "index", "--graph-only", str(root)], check=True,
+                   capture_output=True)
     store = SQLiteStore.open(root)
     try:
         found = discover(root)
@@ -107,7 +92,7 @@ def resolve_work(root: Path) -> dict[str, Any]:
         workspace.preload(load_all_facts=True)
         paths = sorted(store.ok_file_hashes())
         edges = [0]
-        with _as_in_an_update():
+        with lazy_collector():
             resolver = Resolver(workspace)
 
             def resolve(path: str) -> None:
@@ -175,8 +160,11 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"no corpus at {root} (see ../shared/corpus/get-corpus.sh)")
     downloads_aside(root)
     if args.instructions:
-        out = args.out or Path(tempfile.mkstemp(prefix=f"knoxidx-{args.what}-",
-                                                suffix=".callgrind")[1])
+        out = args.out
+        if out is None:
+            fd, name = tempfile.mkstemp(prefix=f"knoxidx-{args.what}-", suffix=".callgrind")
+            os.close(fd)
+            out = Path(name)
         counted = instructions([args.what, "--corpus", str(root), "--step", str(args.step)],
                                out)
         print(" ".join(f"{k} {v:,}" if isinstance(v, int) else f"{k} {v}"

@@ -27,19 +27,36 @@ def test_extract_reads_every_step_th_file(tmp_path: Path) -> None:
     assert extract_work(repo, 2)["files"] == (every["files"] + 1) // 2
 
 
-def test_resolve_builds_the_index_and_resolves_what_it_holds(tmp_path: Path) -> None:
-    repo = _copy(tmp_path, "python")
-    done = resolve_work(repo)  # no index yet: built first
+def _indexed(repo: Path) -> tuple[int, int]:
+    """The ok files and the resolved edges (not the module layer's: DependsOn, module -> file
+    Contains) of ``repo``'s index."""
     db = sqlite3.connect(repo / ".knoxidx" / "index.db")
     try:
         files = db.execute("SELECT count(*) FROM files WHERE status = 'ok'").fetchone()[0]
-        # the module layer's edges (DependsOn, module -> file Contains) are not resolved
         resolved = db.execute("SELECT count(*) FROM edges WHERE file_id IS NOT NULL"
                               ).fetchone()[0]
     finally:
         db.close()
+    return files, resolved
+
+
+def test_resolve_builds_the_index_and_resolves_what_it_holds(tmp_path: Path) -> None:
+    repo = _copy(tmp_path, "python")
+    done = resolve_work(repo)  # no index yet: built first
+    files, resolved = _indexed(repo)
     assert done["files"] == files > 0
     assert done["edges"] == resolved > 0
+
+
+def test_resolve_brings_an_index_up_to_date_first(tmp_path: Path) -> None:
+    repo = _copy(tmp_path, "python")
+    before = resolve_work(repo)
+    with open(repo / "added.py", "w") as fh:  # a new file calling itself: one more edge
+        fh.write("def again():\n    return again()\n")
+    after = resolve_work(repo)
+    files, resolved = _indexed(repo)
+    assert after["files"] == files == before["files"] + 1
+    assert after["edges"] == resolved > before["edges"]
 
 
 def test_the_command_prints_its_figures(tmp_path: Path, capsys) -> None:

@@ -140,7 +140,7 @@ def update_index(
     named_defs = NamedDefinitions()  # and its definitions by name, for the resolver's tables
     invalidate: set[str] = set()
     membership_changed = False  # a file joined or left a module: the module layer follows
-    with _lazy_collector(), store.transaction(), store.bulk_load(enabled=cold):
+    with lazy_collector(), store.transaction(), store.bulk_load(enabled=cold):
         for path in removed:  # deleted files take their nodes, edges and module keys along
             gone = known[path]
             invalidate |= _keys_for(path, _old_names(store, path, gone), frozenset(),
@@ -276,12 +276,13 @@ def update_index(
 
 
 @contextmanager
-def _lazy_collector() -> Iterator[None]:
+def lazy_collector() -> Iterator[None]:
     """Collect cyclic garbage rarely while an update runs (and in the workers it forks).
 
     An update allocates millions of small tuples and almost never a cycle; with the default
     thresholds the collector re-traverses the growing heap (facts, lookup tables, rows) over
-    and over, a quarter of resolution's time on the benchmark corpus.
+    and over, a quarter of resolution's time on the benchmark corpus. (``bench.work`` runs
+    its loops under it too, as the update's processes do.)
     """
     threshold = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLDS)
