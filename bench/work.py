@@ -114,7 +114,10 @@ def instructions(argv: list[str], out: Path) -> dict[str, Any]:
         raise SystemExit("--instructions needs valgrind (apt install valgrind)")
     cmd = ["valgrind", "--tool=callgrind", f"--toggle-collect={TOGGLE}",
            f"--callgrind-out-file={out}", sys.executable, "-m", "bench.work", *argv]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    # string hashes seeded alike in every run: with a random seed, sets and dicts probe
+    # differently and the same loop counted 0.05-0.2 % more or less from one run to the next
+    proc = subprocess.run(cmd, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONHASHSEED": "0"})
     if proc.returncode != 0:
         raise SystemExit(f"the run under valgrind failed:\n{proc.stderr[-2000:]}")
     result: dict[str, Any] = {"instructions": total_instructions(out.read_text()),
