@@ -247,3 +247,12 @@ def test_extraction_reads_node_texts_from_the_source_not_through_node_text() -> 
     ]
     assert len(modules) >= 8
     assert readers == []
+
+
+def test_python_names_in_list_tuple_and_set_displays_are_values_read() -> None:
+    # (the pattern once read `([(list) (tuple) (set)] [...])`: two sibling patterns, which
+    # matched the `k` of `[1] and k` and none of these)
+    src = b"HANDLERS = [on_start, hooks.on_stop]\nPAIR = (first, second)\nSEEN = {alpha}\n"
+    facts = extract("m.py", src, "python")
+    values = {r.path for r in facts.refs if r.kind == "value"}
+    assert {("on_start",), ("hooks", "on_stop"), ("first",), ("second",), ("alpha",)} <= values

@@ -48,7 +48,11 @@
 (conditional_expression [(identifier) (attribute)] @reference.value)
 (subscript value: [(identifier) (attribute)] @reference.value)
 (subscript subscript: [(identifier) (attribute)] @reference.value)
-([(list) (tuple) (set)] [(identifier) (attribute)] @reference.value)
+; an element of a list, tuple or set display (not `([(list) ...] (identifier))`: a parenthesised
+; pair of sibling patterns, which matched a name that follows a list)
+[(list [(identifier) (attribute)] @reference.value)
+ (tuple [(identifier) (attribute)] @reference.value)
+ (set [(identifier) (attribute)] @reference.value)]
 (pair value: [(identifier) (attribute)] @reference.value)
 (augmented_assignment right: [(identifier) (attribute)] @reference.value)
 (for_statement right: [(identifier) (attribute)] @reference.value)
