@@ -256,3 +256,17 @@ def test_python_names_in_list_tuple_and_set_displays_are_values_read() -> None:
     facts = extract("m.py", src, "python")
     values = {r.path for r in facts.refs if r.kind == "value"}
     assert {("on_start",), ("hooks", "on_stop"), ("first",), ("second",), ("alpha",)} <= values
+
+
+def test_go_embedded_pointer_fields_are_extends() -> None:
+    src = b"package p\ntype A struct {\n\t*Base\n\t*other.Thing\n\tx int\n}\n"
+    facts = extract("a.go", src, "go")
+    assert {("Base",), ("other", "Thing")} <= {r.path for r in facts.refs if r.kind == "extends"}
+
+
+def test_rust_mut_parameters_and_lets_are_locals() -> None:
+    src = (b"const LIMIT: i32 = 10;\nfn helper() -> i32 { 1 }\n"
+           b"fn f(mut helper: i32) -> i32 { let mut LIMIT = 3; use_it(LIMIT); use_it(helper) }\n")
+    facts = extract("src/lib.rs", src, "rust")
+    values = {r.path for r in facts.refs if r.kind == "value"}
+    assert ("LIMIT",) not in values and ("helper",) not in values

@@ -37,8 +37,8 @@
 (composite_literal type: [(type_identifier) (qualified_type)] @reference.new)
 (composite_literal type: (generic_type type: [(type_identifier) (qualified_type)] @reference.new))
 
+; an embedded field, `T` or `*T` (the `*` is the field's own token: its type is still `T`)
 (field_declaration_list (field_declaration !name type: [(type_identifier) (qualified_type)] @reference.extends))
-(field_declaration_list (field_declaration !name type: (pointer_type [(type_identifier) (qualified_type)] @reference.extends)))
 (interface_type (type_elem [(type_identifier) (qualified_type)] @reference.extends))
 
 (parameter_declaration type: [(type_identifier) (qualified_type)] @reference.type)

@@ -68,11 +68,10 @@
   type: [(type_identifier) (scoped_type_identifier) (generic_type) (reference_type)] @binding.type)
 
 ; @local: a name a function binds for itself (parameters, `let`, `for` and `if let` patterns'
-; plain names): a bare reference to it inside the function never means an item.
+; plain names): a bare reference to it inside the function never means an item. (`mut x` is
+; the parameter's or the let's own `mutable_specifier`: its pattern is still the name.)
 (function_item parameters: (parameters (parameter pattern: (identifier) @local)))
-(function_item parameters: (parameters (parameter pattern: (mut_pattern (identifier) @local))))
 (let_declaration pattern: (identifier) @local)
-(let_declaration pattern: (mut_pattern (identifier) @local))
 (for_expression pattern: (identifier) @local)
 (closure_parameters (identifier) @local)
 (closure_parameters (parameter pattern: (identifier) @local))
