@@ -270,3 +270,36 @@ def test_rust_mut_parameters_and_lets_are_locals() -> None:
     facts = extract("src/lib.rs", src, "rust")
     values = {r.path for r in facts.refs if r.kind == "value"}
     assert ("LIMIT",) not in values and ("helper",) not in values
+
+
+def test_python_names_assigned_in_top_level_blocks_are_module_variables() -> None:
+    src = b"""import json
+LIMIT = 1
+try:
+    import docutils
+except ImportError:
+    docutils_is_available = False
+    json = None
+else:
+    docutils_is_available = True
+if LIMIT:
+    LIMIT = 2
+    lib_path: str = "a"
+    def helper():
+        inner = 3
+        return inner
+for item in range(3):
+    total = item
+class Holder:
+    if LIMIT:
+        field = 1
+"""
+    facts = extract("m.py", src, "python")
+    defs = [(d.kind, d.qualname, d.start_line) for d in facts.defs]
+    # each name once, at its first assignment; not one the top level defines or imports, nor a
+    # name bound inside a function or a class
+    assert [d for d in defs if d[0] in ("Variable", "Constant")] == [
+        ("Constant", "LIMIT", 2), ("Variable", "docutils_is_available", 6),
+        ("Variable", "lib_path", 12), ("Variable", "total", 17)]
+    lib_path = next(d for d in facts.defs if d.name == "lib_path")
+    assert lib_path.signature == 'lib_path: str = "a"' and lib_path.type_hint == ("str",)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from knoxidx.errors import CorruptIndexError, IndexLockedError, IndexNotFoundError
+from knoxidx.graph import export
 from knoxidx.graph.write_lock import WriteLock
 from knoxidx.index import Index
 from knoxidx.indexer.discovery import SourceFile
@@ -628,3 +629,23 @@ def test_a_file_s_resolution_rows_are_one_run_and_go_by_it(repo) -> None:
                      " WHERE rowid = (SELECT min(rowid) FROM lookups)")
         with pytest.raises(ValueError, match="lookups rows of file .* are not one run"):
             idx.store.index_file_rows()
+
+
+def test_a_python_module_variable_assigned_in_a_top_level_block_is_found_and_used(repo) -> None:
+    root = repo({
+        "pkg/__init__.py": "",
+        "pkg/utils.py": ("try:\n    import docutils\nexcept ImportError:\n"
+                         "    docutils_is_available = False\nelse:\n"
+                         "    docutils_is_available = True\n"),
+        "pkg/views.py": ("from pkg import utils\n\n\ndef render():\n"
+                         "    if utils.docutils_is_available:\n        return 1\n"),
+    })
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        found = [n for n in nodes.values() if n["name"] == "docutils_is_available"]
+        assert [(n["kind"], n["path"], n["start_line"]) for n in found] == [
+            ("Variable", "pkg/utils.py", 4)]
+        assert ("render", "Uses", "docutils_is_available") in {
+            (nodes[e["source"]]["name"], e["type"], nodes[e["target"]]["name"])
+            for e in export.edges(idx.q)}

@@ -132,7 +132,8 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
     capture holding the node, the kind's rank in the references' order) — the role "def",
     "ref", "import", "binding.name", "binding.names" (a declaration binding each name the
     plugin's ``bound_names`` lists), "impl", "package", "local" (a name a function binds for
-    itself), "global" or "ignore"."""
+    itself), "local.assigned" (one an assignment binds: at a module's top level, a module
+    variable), "global" or "ignore"."""
     for key in caps:
         head, _, tail = key.partition(".")
         if head == "definition":
@@ -143,7 +144,7 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
                 raise ValueError(f"the query captures an unknown reference kind: @{key}")
             return "ref", tail, key, rank
     for key in ("import", "binding.name", "binding.names", "impl", "package", "local",
-                "global"):
+                "local.assigned", "global"):
         if key in caps:
             return key, "", key, 0
     return "ignore", "", "", 0
@@ -185,6 +186,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     raw_bindings: list[tuple[Any, Any, bool, bool]] = []
     raw_impls: list[tuple[Any, Any, Any]] = []
     raw_locals: list[Any] = []  # names a function binds for itself
+    raw_assigned: list[Any] = []  # ... by an assignment (some of them module variables)
     raw_globals: list[Any] = []  # Python `global x`: not a local after all
     package = ""
     # One pass of the whole query over the tree: each pass walks every node, which costs a
@@ -259,11 +261,16 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             raw_impls.append((caps[main][0], caps["impl.type"][0], trait[0] if trait else None))
         elif kind == "local":
             raw_locals.append(caps[main][0])
+        elif kind == "local.assigned":
+            raw_locals.append(caps[main][0])
+            raw_assigned.append(caps[main][0])
         elif kind == "global":
             raw_globals.append(caps[main][0])
         elif kind == "package":
             package = plugin.package_name(node_text(source, caps[main][0]))
 
+    if raw_assigned:
+        _add_block_variables(raw_defs, raw_assigned, import_nodes, plugin, source)
     defs = build_definitions(raw_defs, raw_impls, plugin, source)
     spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)]
     local_names = bound_locals(raw_locals, raw_globals, raw_defs, defs, spans, source)
@@ -340,6 +347,61 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         path, language, package, lines, errors,
         tuple(defs), cast(Any, tuple(refs)), tuple(imports), tuple(bindings), tuple(impls),
     ), notes
+
+
+def _add_block_variables(
+    raw_defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]], assigned: list[Any],
+    import_nodes: list[Any], plugin: ModuleType, source: bytes,
+) -> None:
+    """Add to ``raw_defs`` the names a module assigns outside every function and class but
+    not at its top level: in the block of an ``if``, ``try``, ``with``, ``for`` or ``while``
+    (``try: import docutils`` / ``except ImportError: docutils_is_available = False``). They
+    are module variables as much as the top level's, which the query's own pattern reaches
+    only there (a pattern for each kind of block would keep its states open over the whole
+    module). Each name once, at its first assignment; none the module already defines at its
+    top level or imports (``except ImportError: json = None`` leaves ``json`` the import).
+    ``assigned``: the names ``@local.assigned`` captured (Python's query)."""
+    named = {key[2] for key in raw_defs}
+    scopes = sorted(((key[0], key[1], 0) for key, raw in raw_defs.items()
+                     if raw[1] in _SCOPE_SUBS), key=_outermost_first)
+    nodes = sorted({n.start_byte: n for n in assigned if n.start_byte not in named}.items())
+    inside = enclosing(scopes, [start for start, _ in nodes])
+    found = [node for (_, node), scope in zip(nodes, inside, strict=True) if scope < 0]
+    if not found:
+        return
+    taken: set[str] = set()  # the top level's names: its definitions' and its imports'
+    ends: list[int] = []  # the scopes open at each definition, in order
+    for key, raw in sorted(raw_defs.items(), key=_outermost_key_first):
+        while ends and ends[-1] <= key[0]:
+            ends.pop()
+        if not ends:
+            taken.add(node_text(source, raw[2]))
+        if raw[1] in _SCOPE_SUBS:
+            ends.append(key[1])
+    starts = [n.start_byte for n in import_nodes]
+    for node, scope in zip(import_nodes, enclosing(scopes, starts), strict=True):
+        if scope < 0:
+            taken.update(i.alias for i in plugin.decode_import(node, -1, source) if i.alias)
+    for name_node in found:
+        name = node_text(source, name_node)
+        statement = name_node.parent  # the assignment
+        if name in taken or statement is None:
+            continue
+        taken.add(name)
+        raw_defs[(statement.start_byte, statement.end_byte, name_node.start_byte)] = (
+            statement, "variable", name_node, statement.child_by_field_name("type"), None)
+
+
+# what a name assigned inside one is local to (see _add_block_variables)
+_SCOPE_SUBS = frozenset({"function", "method", "class", "struct", "enum", "interface", "trait"})
+
+
+def _outermost_first(span: tuple[int, int, int]) -> tuple[int, int]:
+    return span[0], -span[1]
+
+
+def _outermost_key_first(item: tuple[tuple[int, int, int], Any]) -> tuple[int, int]:
+    return item[0][0], -item[0][1]
 
 
 def _name_position(source: bytes, start: int, end: int, name: str, node: Any) -> tuple[int, int]:

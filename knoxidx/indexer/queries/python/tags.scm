@@ -102,7 +102,9 @@
   (dictionary_splat_pattern (identifier) @local)]))
 (function_definition parameters: (parameters (typed_parameter
   [(list_splat_pattern (identifier) @local) (dictionary_splat_pattern (identifier) @local)])))
-(assignment left: (identifier) @local)
+; (an assignment's name outside every function and class, in a block at a module's top level,
+; is a module variable: extract._add_block_variables)
+(assignment left: (identifier) @local.assigned)
 (assignment left: [(pattern_list (identifier) @local) (tuple_pattern (identifier) @local)])
 (augmented_assignment left: (identifier) @local)
 (for_statement left: (identifier) @local)
