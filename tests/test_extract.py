@@ -303,3 +303,11 @@ class Holder:
         ("Variable", "lib_path", 12), ("Variable", "total", 17)]
     lib_path = next(d for d in facts.defs if d.name == "lib_path")
     assert lib_path.signature == 'lib_path: str = "a"' and lib_path.type_hint == ("str",)
+
+
+def test_python_chained_assignments_define_each_name_side_by_side() -> None:
+    src = b"from x import gettext\nclass A:\n    pass\nnoop = lazy = _ = gettext\n"
+    facts = extract("m.py", src, "python")
+    assert [(d.qualname, d.parent, d.signature) for d in facts.defs if d.kind == "Variable"] == [
+        ("noop", -1, "noop = lazy = _ = gettext"), ("lazy", -1, "noop = lazy = _ = gettext"),
+        ("_", -1, "noop = lazy = _ = gettext")]

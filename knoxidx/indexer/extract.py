@@ -353,14 +353,16 @@ def _add_block_variables(
     raw_defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]], assigned: list[Any],
     import_nodes: list[Any], plugin: ModuleType, source: bytes,
 ) -> None:
-    """Add to ``raw_defs`` the names a module assigns outside every function and class but
-    not at its top level: in the block of an ``if``, ``try``, ``with``, ``for`` or ``while``
-    (``try: import docutils`` / ``except ImportError: docutils_is_available = False``). They
-    are module variables as much as the top level's, which the query's own pattern reaches
-    only there (a pattern for each kind of block would keep its states open over the whole
-    module). Each name once, at its first assignment; none the module already defines at its
-    top level or imports (``except ImportError: json = None`` leaves ``json`` the import).
-    ``assigned``: the names ``@local.assigned`` captured (Python's query)."""
+    """Add to ``raw_defs`` the names a module assigns outside every function and class that
+    the query's module-level pattern does not reach: in the block of an ``if``, ``try``,
+    ``with``, ``for`` or ``while`` (``try: import docutils`` / ``except ImportError:
+    docutils_is_available = False``), and a chained assignment's names after its first (``b``
+    and ``c`` of ``a = b = c = f()``). They are module variables as much as the top level's (a
+    pattern for each kind of block would keep its states open over the whole module). Each
+    name once, at its first assignment, defined by the whole statement (so ``a``, ``b`` and
+    ``c`` are siblings); none the module already defines at its top level or imports (``except
+    ImportError: json = None`` leaves ``json`` the import). ``assigned``: the names
+    ``@local.assigned`` captured (Python's query)."""
     named = {key[2] for key in raw_defs}
     scopes = sorted(((key[0], key[1], 0) for key, raw in raw_defs.items()
                      if raw[1] in _SCOPE_SUBS), key=_outermost_first)
@@ -384,9 +386,12 @@ def _add_block_variables(
             taken.update(i.alias for i in plugin.decode_import(node, -1, source) if i.alias)
     for name_node in found:
         name = node_text(source, name_node)
-        statement = name_node.parent  # the assignment
+        statement = name_node.parent  # the assignment, or in a chain the one on its right
         if name in taken or statement is None:
             continue
+        outer = statement.parent
+        while outer is not None and outer.type == statement.type:
+            statement, outer = outer, outer.parent
         taken.add(name)
         raw_defs[(statement.start_byte, statement.end_byte, name_node.start_byte)] = (
             statement, "variable", name_node, statement.child_by_field_name("type"), None)
