@@ -26,6 +26,12 @@ def node_text(source: bytes, node: Any) -> str:
 
 
 
+def outermost_first(item: tuple[tuple[int, int, int], Any]) -> tuple[int, int]:
+    """The order of ``raw_defs`` items in which a definition comes before those inside it:
+    by start, the longer first."""
+    return item[0][0], -item[0][1]
+
+
 def build_definitions(
     raw_defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]],
     raw_impls: list[tuple[Any, Any, Any]],
@@ -39,7 +45,7 @@ def build_definitions(
     defs: list[Definition] = []
     stack: list[int] = []
     for (start, end, _), (node, sub, name_node, type_node, owner_node) in sorted(
-        raw_defs.items(), key=lambda item: (item[0][0], -item[0][1])
+        raw_defs.items(), key=outermost_first
     ):
         name = node_text(source, name_node)
         kind = plugin.classify(sub, name, node, source)

@@ -21,6 +21,7 @@ from knoxidx.indexer.definitions import (
     enclosing,
     is_local,
     node_text,
+    outermost_first,
 )
 from knoxidx.indexer.facts import (
     REF_KINDS,
@@ -364,8 +365,8 @@ def _add_block_variables(
     ImportError: json = None`` leaves ``json`` the import). ``assigned``: the names
     ``@local.assigned`` captured (Python's query)."""
     named = {key[2] for key in raw_defs}
-    scopes = sorted(((key[0], key[1], 0) for key, raw in raw_defs.items()
-                     if raw[1] in _SCOPE_SUBS), key=_outermost_first)
+    ordered = sorted(raw_defs.items(), key=outermost_first)
+    scopes = [(key[0], key[1], 0) for key, raw in ordered if raw[1] in _SCOPE_SUBS]
     nodes = sorted({n.start_byte: n for n in assigned if n.start_byte not in named}.items())
     inside = enclosing(scopes, [start for start, _ in nodes])
     found = [node for (_, node), scope in zip(nodes, inside, strict=True) if scope < 0]
@@ -373,7 +374,7 @@ def _add_block_variables(
         return
     taken: set[str] = set()  # the top level's names: its definitions' and its imports'
     ends: list[int] = []  # the scopes open at each definition, in order
-    for key, raw in sorted(raw_defs.items(), key=_outermost_key_first):
+    for key, raw in ordered:
         while ends and ends[-1] <= key[0]:
             ends.pop()
         if not ends:
@@ -399,14 +400,6 @@ def _add_block_variables(
 
 # what a name assigned inside one is local to (see _add_block_variables)
 _SCOPE_SUBS = frozenset({"function", "method", "class", "struct", "enum", "interface", "trait"})
-
-
-def _outermost_first(span: tuple[int, int, int]) -> tuple[int, int]:
-    return span[0], -span[1]
-
-
-def _outermost_key_first(item: tuple[tuple[int, int, int], Any]) -> tuple[int, int]:
-    return item[0][0], -item[0][1]
 
 
 def _name_position(source: bytes, start: int, end: int, name: str, node: Any) -> tuple[int, int]:
