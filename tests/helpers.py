@@ -139,3 +139,26 @@ def assert_row_runs(conn: Any) -> None:
         for file_id, run in runs.items():
             lo, hi = run[2 * n : 2 * n + 2]
             assert hi < lo or file_id in by_file, (table, file_id, lo, hi)
+
+
+def assert_edges_out_by_runs(store: Any) -> None:
+    """The edges out of every node, as ``GraphQueries.edges`` reads them (from the run of the
+    node's file, and those ``OUTSIDE_RUNS`` names through their index), are the edges whose
+    source it is: every edge outside ``OUTSIDE_RUNS`` has its source among its own file's
+    nodes. ``store``: an SQLiteStore."""
+    from knoxidx.graph.queries import GraphQueries
+    from knoxidx.graph.sqlite_schema import OUTSIDE_RUNS
+
+    conn = store.conn
+    strays = conn.execute(
+        f"SELECT type, file_id FROM edges e WHERE NOT ({OUTSIDE_RUNS}) AND NOT EXISTS"
+        " (SELECT 1 FROM nodes n WHERE n.id = e.source AND n.file_id = e.file_id)").fetchall()
+    assert strays == []
+    by_source: dict[int, list[tuple]] = {}
+    for row in conn.execute("SELECT e.source, e.target, e.type, e.confidence, f.path, e.line"
+                            " FROM edges e LEFT JOIN files f ON f.id = e.file_id"):
+        by_source.setdefault(row[0], []).append(row)
+    ids = [r[0] for r in conn.execute("SELECT id FROM nodes")]
+    got = GraphQueries(store).edges(ids, "out")
+    assert sorted(tuple(e.values()) for e in got) == sorted(
+        row for node in ids for row in by_source.get(node, []))

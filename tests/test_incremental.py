@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from knoxidx.graph.store import SQLiteStore
 from knoxidx.verify import verify_index
-from tests.helpers import Backend, assert_row_runs
+from tests.helpers import Backend, assert_edges_out_by_runs, assert_row_runs
 
 N_FILES = 6
 
@@ -106,6 +106,7 @@ def check_incremental_equals_rebuild(root: Path, backend: Backend, ops: list) ->
         result = verify_index(idx)
         if isinstance(idx.store, SQLiteStore):
             assert_row_runs(idx.store.conn)
+            assert_edges_out_by_runs(idx.store)
     assert result["integrity"] == "ok"
     assert result["equal"], result
     shutil.rmtree(root)

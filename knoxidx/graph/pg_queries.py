@@ -132,6 +132,12 @@ class PgGraphQueries:
         )
         return [dict(zip(_EDGE_FIELDS, r, strict=True)) for r in rows]
 
+    def edges_of_types(self, types: Iterable[str]) -> Iterator[tuple[int, int, str]]:
+        """(source, target, type) of every stored edge of ``types``, in no particular order."""
+        where, args = self._where("e.type = ANY(%s)", [list(types)], "e")
+        yield from self.conn.execute(
+            "SELECT e.source, e.target, e.type FROM knoxidx.edges e" + where, args)
+
     def totals(self) -> tuple[int, int]:
         """(nodes, edges) as :meth:`counts` sums them, without its per-kind scans."""
         found = []

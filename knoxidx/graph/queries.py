@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from knoxidx.graph.sqlite_schema import OUTSIDE_RUNS
+
 if TYPE_CHECKING:
     from knoxidx.graph.store import SQLiteStore
 
@@ -19,6 +21,9 @@ NODE_SELECT = (
 # line): by site, edges without one (the module layer's) first, then by the ids and the type,
 # which no two edges share all of. The PostgreSQL store's is the same, in byte order.
 EDGE_ORDER = " ORDER BY f.path IS NOT NULL, f.path, 6, 1, 2, 3"
+_EDGE_COLUMNS = "SELECT e.source, e.target, e.type, e.confidence, f.path, e.line"
+_EDGE_SELECT = f"{_EDGE_COLUMNS} FROM edges e LEFT JOIN files f ON f.id = e.file_id"
+_EDGE_FIELDS = ("source", "target", "type", "confidence", "path", "line")
 NODE_FIELDS = (
     "id", "kind", "name", "qualified_name", "path", "start_line", "end_line", "start_byte",
     "end_byte", "language", "signature", "doc", "exported", "parent_id", "file_id",
@@ -31,6 +36,24 @@ def normalise_qualified(name: str) -> str:
 
 def _node_dicts(rows: Iterable[tuple]) -> list[dict[str, Any]]:
     return [dict(zip(NODE_FIELDS, row, strict=True)) for row in rows]
+
+
+def edges_out_sql(ids: int, types: int) -> str:
+    """The edges out of ``ids`` nodes, of ``types`` types (0: any), ordered as ``edges``
+    orders them; its parameters: the ids twice, the types, the ids, the types. There is no index
+    by source: an edge lies in its site's file's run of rowids (``file_rows``), and its source
+    is that file's node or one of its definitions, but for the module layer's edges and
+    Implements edges (a Rust `impl Trait for T` in another file than T), which edges_outside
+    indexes by source (``sqlite_schema.OUTSIDE_RUNS``)."""
+    marks = ",".join("?" * ids)
+    typed = f" AND e.type IN ({','.join('?' * types)})" if types else ""
+    return (
+        f"{_EDGE_COLUMNS} FROM file_rows r JOIN edges e ON e.rowid BETWEEN r.edges_lo AND"
+        " r.edges_hi LEFT JOIN files f ON f.id = e.file_id WHERE r.file_id IN (SELECT"
+        f" n.file_id FROM nodes n WHERE n.id IN ({marks})) AND e.source IN ({marks})"
+        f" AND e.type != 'Implements'{typed} UNION ALL {_EDGE_SELECT} WHERE e.source IN"
+        f" ({marks}) AND ({OUTSIDE_RUNS}){typed} ORDER BY 5, 6"
+    )
 
 
 class GraphQueries:
@@ -108,27 +131,28 @@ class GraphQueries:
     ) -> list[dict]:
         """Stored edges into (direction="in") or out of ("out") the given nodes."""
         ids = list(ids)
-        column = "target" if direction == "in" else "source"
-        type_list = list(types) if types else None
+        type_list = list(types) if types else []
         out: list[dict] = []
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
-            sql = (
-                "SELECT e.source, e.target, e.type, e.confidence, f.path, e.line FROM edges e"
-                f" LEFT JOIN files f ON f.id = e.file_id WHERE e.{column} IN"
-                f" ({','.join('?' * len(chunk))})"
-            )
-            params: list[Any] = list(chunk)
-            if type_list:
-                sql += f" AND e.type IN ({','.join('?' * len(type_list))})"
-                params += type_list
-            sql += " ORDER BY f.path, e.line"
-            out.extend(
-                dict(zip(("source", "target", "type", "confidence", "path", "line"), r,
-                         strict=True))
-                for r in self.conn.execute(sql, params)
-            )
+            if direction == "in":
+                typed = f" AND e.type IN ({','.join('?' * len(type_list))})" if type_list else ""
+                sql = (f"{_EDGE_SELECT} WHERE e.target IN ({','.join('?' * len(chunk))}){typed}"
+                       " ORDER BY f.path, e.line")
+                params: list[Any] = [*chunk, *type_list]
+            else:
+                sql = edges_out_sql(len(chunk), len(type_list))
+                params = [*chunk, *chunk, *type_list, *chunk, *type_list]
+            out.extend(dict(zip(_EDGE_FIELDS, r, strict=True))
+                       for r in self.conn.execute(sql, params))
         return out
+
+    def edges_of_types(self, types: Iterable[str]) -> Iterator[tuple[int, int, str]]:
+        """(source, target, type) of every stored edge of ``types``, in no particular order."""
+        type_list = list(types)
+        yield from self.conn.execute(
+            "SELECT source, target, type FROM edges"
+            f" WHERE type IN ({','.join('?' * len(type_list))})", type_list)
 
     def totals(self) -> tuple[int, int]:
         """(nodes, edges) as :meth:`counts` sums them, without its per-kind scans."""

@@ -54,11 +54,9 @@ def _pagerank(index: Any, weights: dict[str, float]) -> dict[int, float]:
     import networkx as nx
 
     totals: dict[tuple[int, int], float] = {}
-    ids = [node["id"] for node in index.q.all_nodes()]
-    for edge in index.q.edges(ids, "out", tuple(weights)):
-        source, target = edge["source"], edge["target"]
+    for source, target, kind in index.q.edges_of_types(tuple(weights)):
         if source != target:
-            totals[(source, target)] = totals.get((source, target), 0.0) + weights[edge["type"]]
+            totals[(source, target)] = totals.get((source, target), 0.0) + weights[kind]
     if not totals:
         return {}
     graph = nx.DiGraph()
