@@ -210,3 +210,36 @@ def test_definitions_gathered_file_by_file_in_any_order_answer_in_the_stores_ord
     assert [path for path, *_ in named[("python", "f")]] == [
         "m0.py", "m0.py", "m1.py", "m1.py", "m2.py", "m2.py", "m3.py", "m3.py"]
     assert [path for path, *_ in owned[("go", "T")]] == ["g0.go", "g1.go", "g2.go"]
+
+
+def test_an_index_and_its_spool_have_large_pages_and_an_older_index_keeps_its_own(
+        repo, tmp_path: Path, monkeypatch) -> None:
+    """New indexes (made empty, or by a first build) and resolution spools are written in
+    PAGE_BYTES pages; an index made with SQLite's default pages is updated as it is."""
+    root = repo(files())
+    with Index.open(root, create=True) as idx:
+        empty = sqlite3.connect(root / ".knoxidx" / "index.db")
+        assert empty.execute("PRAGMA page_size").fetchone()[0] == store_module.PAGE_BYTES
+        empty.close()
+        idx.update(jobs=2)
+    conn = sqlite3.connect(root / ".knoxidx" / "index.db")
+    assert conn.execute("PRAGMA page_size").fetchone()[0] == store_module.PAGE_BYTES
+    conn.close()
+    spool = store_module.unjournaled_connection(tmp_path / "spool")  # a spool's connection
+    spool.execute("CREATE TABLE t(x)")
+    assert spool.execute("PRAGMA page_size").fetchone()[0] == store_module.PAGE_BYTES
+    spool.close()
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "a.py").write_text("def f():\n    return g()\n\ndef g():\n    return 1\n")
+    monkeypatch.setattr(store_module, "PAGE_BYTES", 4096)
+    build(old)
+    monkeypatch.undo()
+    (old / "a.py").write_text("def f():\n    return g() + 1\n\ndef g():\n    return 1\n")
+    assert build(old).changed == 1
+    conn = sqlite3.connect(old / ".knoxidx" / "index.db")
+    assert conn.execute("PRAGMA page_size").fetchone()[0] == 4096
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    conn.close()
+    with Index.open(old) as idx:
+        assert [c["name"] for c in idx.callers("g")["callers"]] == ["f"]

@@ -248,14 +248,14 @@ def test_a_first_build_killed_before_it_committed(
 
 
 def test_disk_full_on_a_real_small_filesystem(tmp_path: Path) -> None:
-    """The same as above with a real ENOSPC: a 1 MiB tmpfs (needs root and mount; skipped
+    """The same as above with a real ENOSPC: a 2 MiB tmpfs (needs root and mount; skipped
     elsewhere, the RLIMIT_FSIZE tests stand in)."""
     mount = shutil.which("mount")
     if os.geteuid() != 0 or mount is None:
         pytest.skip("mounting a small tmpfs needs root")
     small = tmp_path / "small"
     small.mkdir()
-    made = subprocess.run([mount, "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(small)],
+    made = subprocess.run([mount, "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(small)],
                           capture_output=True, text=True, check=False)
     if made.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {made.stderr.strip()}")
@@ -264,7 +264,7 @@ def test_disk_full_on_a_real_small_filesystem(tmp_path: Path) -> None:
         first = run_cli("index", "--jobs", "1", str(root))
         assert first.returncode == 0, first.stderr
         before = graph_of(root)
-        grow(root, 40)  # fits on the disk, but its index does not
+        grow(root, 60)  # fits on the disk, but its index does not
         proc = run_cli("index", "--jobs", "1", str(root))
         assert clear_error(proc, 7, "disk is full", "left as it was") is None, proc.stderr
         assert graph_of(root) == before
