@@ -22,7 +22,7 @@ DB_NAME = "index.db"
 # edge's source is its file's node or one of the file's definitions, so the edges out of a node
 # are read from its file's run (GraphQueries.edges) and these through edges_outside, the only
 # index of the edges by source: one over every edge cost a first build of the benchmark corpus
-# 0.3 CPU-s and 0.15-0.2 s at its end (and 9.4 MB).
+# 0.2-0.4 CPU-s and 0.15-0.2 s at its end, on one core (and 9.4 MB).
 OUTSIDE_RUNS = "file_id IS NULL OR type = 'Implements'"
 
 # A node's id is a hash of what identifies it (knoxidx.graph.model.node_id), so as the table's
