@@ -102,13 +102,20 @@ def drop_index(root: Path) -> None:
     shutil.rmtree(root / ".knoxidx", ignore_errors=True)
 
 
-def _cold_build(root: Path, jobs: int | None, sampled: bool) -> tuple[float, float, dict, float]:
-    """Wall seconds, peak MiB (``sampled``), the ``--json`` report and CPU seconds of one."""
+def _cold_build(root: Path, jobs: int | None, sampled: bool,
+                checkout: Path | None = None) -> tuple[float, float, dict, float]:
+    """Wall seconds, peak MiB (``sampled``), the ``--json`` report and CPU seconds of one;
+    ``checkout``: the knoxidx of that source tree instead of the installed one (first on the
+    path, run from outside both trees)."""
     drop_index(root)
     cmd = [*KNOXIDX, "index", "--graph-only", "--json", str(root)]
     if jobs:
         cmd += ["--jobs", str(jobs)]
-    r = run_measured(cmd, sample=sampled)
+    env, cwd = None, None
+    if checkout is not None:
+        env = {**os.environ, "PYTHONPATH": str(checkout.resolve())}
+        cwd = str(root.resolve().parent)  # (`-c` puts the working directory first on the path)
+    r = run_measured(cmd, sample=sampled, env=env, cwd=cwd)
     if r.returncode != 0:
         raise RuntimeError(f"knoxidx index failed: {r.stderr[-2000:]}")
     return r.seconds, r.peak_mib, json.loads(r.stdout), r.cpu_seconds
@@ -167,22 +174,56 @@ def paired_ratios(root: Path, pairs: int, jobs: int | None = None) -> dict[str, 
             "median_cpu_ratio": round(median([r["cpu_ratio"] for r in rows]), 3)}
 
 
+def interleaved_builds(root: Path, base: Path, rounds: int,
+                       jobs: int | None = None) -> dict[str, Any]:
+    """Cold builds of ``root`` by the knoxidx of the ``base`` source tree and by this one, in
+    ABBA order for ``rounds`` rounds (four builds each): what a change to the build is worth.
+    Two builds of the same code here differ by up to 5 %, and the host drifts within minutes,
+    so a handful of pairs misreads a change of 2 % (session 38: five pairs said -6 %, sixteen
+    builds each -2 %). ``base`` must hold its own compiled build if this one is compiled (a
+    `git worktree` at the older commit, with ``KNOXIDX_COMPILE=1 pip install --no-deps -e``
+    run there, or this checkout's compiled modules copied in when none of their sources
+    changed)."""
+    runs: dict[str, list[tuple[float, float]]] = {"base": [], "this": []}
+    for _ in range(rounds):
+        for who in ("base", "this", "this", "base"):
+            seconds, _, _, cpu = _cold_build(root, jobs, sampled=False,
+                                             checkout=base if who == "base" else None)
+            runs[who].append((seconds, cpu))
+    return {who: {"wall_s": [round(w, 3) for w, _ in rows], "cpu_s": [round(c, 3) for _, c in rows],
+                  "median_wall_s": round(median([w for w, _ in rows]), 3),
+                  "median_cpu_s": round(median([c for _, c in rows]), 3)}
+            for who, rows in runs.items()}
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m bench.speed ratio [--corpus DIR] [--pairs N] [--jobs J]``: see
-    :func:`paired_ratios` (it writes ``DIR/.knoxidx``, as ``python -m bench`` does)."""
+    :func:`paired_ratios`; ``python -m bench.speed ab --base TREE [--rounds N]``: see
+    :func:`interleaved_builds` (both write ``DIR/.knoxidx``, as ``python -m bench`` does)."""
     import argparse
 
     from bench.run import DEFAULT_CORPUS, downloads_aside
 
     ap = argparse.ArgumentParser(prog="python -m bench.speed")
-    ap.add_argument("what", choices=["ratio"])
+    ap.add_argument("what", choices=["ratio", "ab"])
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=None)
+    ap.add_argument("--base", type=Path, default=None,
+                    help="ab: the source tree of the knoxidx to compare this one with")
+    ap.add_argument("--rounds", type=int, default=4, help="ab: ABBA rounds (4 builds each)")
     args = ap.parse_args(argv)
     if not args.corpus.is_dir():
         raise SystemExit(f"no corpus at {args.corpus} (see ../shared/corpus/get-corpus.sh)")
     downloads_aside(args.corpus)
+    if args.what == "ab":
+        if args.base is None or not (args.base / "knoxidx" / "__init__.py").is_file():
+            raise SystemExit("ab needs --base, a knoxidx source tree (a git worktree)")
+        ab = interleaved_builds(args.corpus, args.base, args.rounds, args.jobs)
+        for who, row in ab.items():
+            print(f"{who}: median {row['median_wall_s']:.2f} s, CPU {row['median_cpu_s']:.2f} s"
+                  f" (walls {' '.join(f'{w:.2f}' for w in row['wall_s'])})")
+        return 0
     out = paired_ratios(args.corpus, args.pairs, args.jobs)
     for row in out["pairs"]:
         print(f"bare parse {row['bare_parse_s']:.2f} s, index {row['index_s']:.2f} s, "

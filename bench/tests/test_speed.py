@@ -67,3 +67,26 @@ def test_the_fetch_scripts_downloads_are_not_measured_as_corpus(tmp_path: Path, 
     assert not (corpus / ".downloads").exists()
     assert (tmp_path / "corpus-downloads" / "x_pkg").is_dir()  # moved, not deleted
     assert "corpus-downloads" in out.err
+
+
+def test_ab_interleaves_the_builds_of_two_checkouts(tmp_path: Path, capsys) -> None:
+    """``ab``: builds by the base tree's knoxidx and by this one, ABBA; the base's really are
+    its own (a tree whose knoxidx cannot be imported fails its builds)."""
+    import shutil
+
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURE, repo, ignore=shutil.ignore_patterns(".knoxidx"))
+    this_tree = FIXTURE.parents[1]
+    assert main(["ab", "--corpus", str(repo), "--base", str(this_tree), "--rounds", "1",
+                 "--jobs", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["base", "this"]
+    assert all(len(line.split("(walls ")[1].split()) == 2 for line in lines)
+    broken = tmp_path / "broken"
+    (broken / "knoxidx").mkdir(parents=True)
+    (broken / "knoxidx" / "__init__.py").write_text("raise ImportError('the base tree')\n")
+    with pytest.raises(RuntimeError, match="knoxidx index failed"):
+        main(["ab", "--corpus", str(repo), "--base", str(broken), "--rounds", "1",
+              "--jobs", "1"])
+    with pytest.raises(SystemExit, match="needs --base"):
+        main(["ab", "--corpus", str(repo)])
