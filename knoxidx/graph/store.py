@@ -57,9 +57,10 @@ SORT_THREADS = min(4, os.cpu_count() or 1)
 # build of the benchmark corpus writes ~150 MB: with 4 KiB pages a system call per page (0.3
 # CPU-s in the kernel) and each file's facts blob (9 KB on average) spilled over a chain of
 # overflow pages. With 16 KiB pages, five interleaved builds each (session 38): 10.32 -> 9.71 s,
-# 19.7 -> 18.5 CPU-s; 32 and 64 KiB were slower again. Queries and one-file updates are unmoved
-# (callers 0.065 -> 0.079 ms, a one-file update 0.121 -> 0.127 s, medians). An index made
-# before keeps its own page size.
+# 19.7 -> 18.5 CPU-s, medians; with the edges' index by source gone as well, sixteen builds
+# each against the code before both: 9.86 -> 9.64 s. 32 and 64 KiB were slower again. Queries
+# and one-file updates are unmoved (callers 0.065 -> 0.079 ms, a one-file update 0.121 ->
+# 0.127 s, medians). An index made before keeps its own page size.
 PAGE_BYTES = 16384
 
 
