@@ -9,13 +9,12 @@ from collections.abc import Iterator
 from typing import IO, Any
 from xml.sax.saxutils import escape
 
-from knoxidx.graph.queries import GraphQueries
+from knoxidx.graph.queries import EDGE_FIELDS, GraphQueries
 
 EXPORT_NODE_FIELDS = (
     "id", "kind", "name", "qualified_name", "path", "start_line", "end_line", "language",
     "signature", "doc", "exported",
 )
-EDGE_FIELDS = ("source", "target", "type", "confidence", "path", "line")
 
 
 def nodes(q: GraphQueries) -> Iterator[dict[str, Any]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from knoxidx.graph.queries import NODE_FIELDS, normalise_qualified
+from knoxidx.graph.queries import EDGE_FIELDS, NODE_FIELDS, normalise_qualified
 
 _NODE_SELECT = (
     "SELECT n.id, n.kind, n.name, n.qualified_name, f.path, n.start_line, n.end_line,"
@@ -23,7 +23,6 @@ _NODE_SELECT = (
 )
 _PATH = 'f.path COLLATE "C" NULLS FIRST'
 _EDGE_ORDER = f" ORDER BY {_PATH}, 6 NULLS FIRST, 1, 2, 3"  # queries.EDGE_ORDER's, in byte order
-_EDGE_FIELDS = ("source", "target", "type", "confidence", "path", "line")
 
 
 class PgGraphQueries:
@@ -130,7 +129,7 @@ class PgGraphQueries:
             " LEFT JOIN knoxidx.files f ON f.id = e.file_id" + where
             + f" ORDER BY {_PATH}, e.line NULLS FIRST", args,
         )
-        return [dict(zip(_EDGE_FIELDS, r, strict=True)) for r in rows]
+        return [dict(zip(EDGE_FIELDS, r, strict=True)) for r in rows]
 
     def edges_of_types(self, types: Iterable[str]) -> Iterator[tuple[int, int, str]]:
         """(source, target, type) of every stored edge of ``types``, in no particular order."""

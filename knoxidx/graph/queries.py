@@ -23,7 +23,8 @@ NODE_SELECT = (
 EDGE_ORDER = " ORDER BY f.path IS NOT NULL, f.path, 6, 1, 2, 3"
 _EDGE_COLUMNS = "SELECT e.source, e.target, e.type, e.confidence, f.path, e.line"
 _EDGE_SELECT = f"{_EDGE_COLUMNS} FROM edges e LEFT JOIN files f ON f.id = e.file_id"
-_EDGE_FIELDS = ("source", "target", "type", "confidence", "path", "line")
+# an edge row as GraphQueries.edges and all_edges give it, and the export writes it
+EDGE_FIELDS = ("source", "target", "type", "confidence", "path", "line")
 NODE_FIELDS = (
     "id", "kind", "name", "qualified_name", "path", "start_line", "end_line", "start_byte",
     "end_byte", "language", "signature", "doc", "exported", "parent_id", "file_id",
@@ -46,7 +47,7 @@ def edges_out_sql(ids: int, types: int) -> str:
     Implements edges (a Rust `impl Trait for T` in another file than T), which edges_outside
     indexes by source (``sqlite_schema.OUTSIDE_RUNS``)."""
     marks = ",".join("?" * ids)
-    typed = f" AND e.type IN ({','.join('?' * types)})" if types else ""
+    typed = _types_clause(types)
     return (
         f"{_EDGE_COLUMNS} FROM file_rows r JOIN edges e ON e.rowid BETWEEN r.edges_lo AND"
         " r.edges_hi LEFT JOIN files f ON f.id = e.file_id WHERE r.file_id IN (SELECT"
@@ -54,6 +55,11 @@ def edges_out_sql(ids: int, types: int) -> str:
         f" AND e.type != 'Implements'{typed} UNION ALL {_EDGE_SELECT} WHERE e.source IN"
         f" ({marks}) AND ({OUTSIDE_RUNS}){typed} ORDER BY 5, 6"
     )
+
+
+def _types_clause(types: int) -> str:
+    """The edges' condition on their type, for ``types`` of them as parameters (0: any)."""
+    return f" AND e.type IN ({','.join('?' * types)})" if types else ""
 
 
 class GraphQueries:
@@ -132,18 +138,18 @@ class GraphQueries:
         """Stored edges into (direction="in") or out of ("out") the given nodes."""
         ids = list(ids)
         type_list = list(types) if types else []
+        typed = _types_clause(len(type_list))
         out: list[dict] = []
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
             if direction == "in":
-                typed = f" AND e.type IN ({','.join('?' * len(type_list))})" if type_list else ""
                 sql = (f"{_EDGE_SELECT} WHERE e.target IN ({','.join('?' * len(chunk))}){typed}"
                        " ORDER BY f.path, e.line")
                 params: list[Any] = [*chunk, *type_list]
             else:
                 sql = edges_out_sql(len(chunk), len(type_list))
                 params = [*chunk, *chunk, *type_list, *chunk, *type_list]
-            out.extend(dict(zip(_EDGE_FIELDS, r, strict=True))
+            out.extend(dict(zip(EDGE_FIELDS, r, strict=True))
                        for r in self.conn.execute(sql, params))
         return out
 
