@@ -11,6 +11,14 @@ modules and are what runs wherever these are missing.
   editing one of them, install again or delete its ``*.so``).
 - ``KNOXIDX_PURE=1`` never compiles. Nor does a machine without a C compiler or mypy: the
   build says so and installs pure Python.
+
+Beside them, ``knoxidx/indexer/_matches.c`` (the tags query's matches without a Python object
+per capture, see its head) is compiled with tree-sitter's C library from the source
+distribution of the py-tree-sitter version the build has (``pip download``; or from
+``KNOXIDX_TREE_SITTER_SRC``, a directory holding that distribution's ``tree_sitter/core``). It
+reads py-tree-sitter's objects, so knoxidx uses it only under that same version. Where the
+source cannot be had (offline) or the compile fails, the build says so and goes on without
+it: extraction then reads py-tree-sitter's matches, with the same facts.
 """
 
 from __future__ import annotations
@@ -19,9 +27,11 @@ import glob
 import hashlib
 import json
 import os
+import subprocess
 import sys
+import tarfile
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 STAMP = "knoxidx/compiled.json"
@@ -42,6 +52,8 @@ COMPILED = [
     "knoxidx/indexer/lang/python.py",
     "knoxidx/indexer/lang/rust.py",
 ]
+NATIVE = "knoxidx/indexer/_matches.c"
+NATIVE_MODULE = "knoxidx.indexer._matches"
 
 
 def _wanted() -> bool:
@@ -66,10 +78,64 @@ def _ext_modules() -> list:
     _stamp()
     try:
         # the build environment has none of the runtime dependencies: their types are Any here
-        return mypycify(["--ignore-missing-imports", "--follow-imports=silent", *COMPILED],
-                        opt_level="3")
+        modules = mypycify(["--ignore-missing-imports", "--follow-imports=silent", *COMPILED],
+                           opt_level="3")
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - mypy's type errors exit
         return _pure(f"mypyc failed ({exc})")
+    native = _native_extension()
+    return [*modules, native] if native is not None else modules
+
+
+def _native_extension() -> Extension | None:
+    """``_matches.c`` with tree-sitter's C library of the py-tree-sitter version at hand, or
+    None (said why) where that library's source cannot be had."""
+    try:
+        import tree_sitter
+
+        version = tree_sitter.__version__
+        lib = os.path.join(_tree_sitter_source(version), "tree_sitter", "core", "lib")
+        if not os.path.isfile(os.path.join(lib, "src", "lib.c")):
+            raise OSError(f"no tree-sitter C library in {lib}")
+    except (ImportError, AttributeError, OSError, subprocess.CalledProcessError,
+            tarfile.TarError) as exc:
+        print(f"knoxidx: not building the native query matches ({exc}); extraction reads "
+              "py-tree-sitter's", file=sys.stderr)
+        _remove_built(NATIVE)
+        return None
+    return Extension(
+        NATIVE_MODULE, [NATIVE, os.path.join(lib, "src", "lib.c")],
+        include_dirs=[os.path.join(lib, "include"), os.path.join(lib, "src")],
+        # (the library's symbols hidden, as py-tree-sitter builds it: exported, they could be
+        # interposed, and the compiler inlined none of its small functions into the query
+        # cursor's loop, which then ran ~20 % more instructions)
+        define_macros=[("KNOXIDX_TREE_SITTER_VERSION", f'"{version}"'),
+                       ("TREE_SITTER_HIDE_SYMBOLS", None), ("_DEFAULT_SOURCE", None)],
+        # link-time optimisation: the query cursor's loop with the library's small functions
+        # (and this module's calls into it) inlined ran 12 % fewer instructions than at -O3
+        # alone over the benchmark corpus (session 39, BENCHMARKS.md)
+        extra_compile_args=["-std=c11", "-fvisibility=hidden", "-O3", "-flto"],
+        extra_link_args=["-O3", "-flto"])
+
+
+def _tree_sitter_source(version: str) -> str:
+    """A directory holding py-tree-sitter ``version``'s source distribution, unpacked:
+    ``KNOXIDX_TREE_SITTER_SRC``, or else downloaded from the package index into ``build/``."""
+    given = os.environ.get("KNOXIDX_TREE_SITTER_SRC")
+    if given:
+        return given
+    folder = os.path.join("build", "tree-sitter-src")
+    unpacked = os.path.join(folder, f"tree_sitter-{version}")
+    if not os.path.isdir(unpacked):
+        os.makedirs(folder, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
+                        "--no-binary", ":all:", f"tree-sitter=={version}", "-d", folder],
+                       check=True, timeout=300)
+        with tarfile.open(os.path.join(folder, f"tree_sitter-{version}.tar.gz")) as archive:
+            try:
+                archive.extractall(folder, filter="data")
+            except TypeError:  # Python before 3.10.12 / 3.11.4: no extraction filters
+                archive.extractall(folder)
+    return unpacked
 
 
 def _pure(why: str) -> list:
@@ -78,31 +144,49 @@ def _pure(why: str) -> list:
     compiled module before its source, and the stamp vouched for it, so a failed compile
     after an edit silently ran the old code."""
     print(f"knoxidx: {why}; installing pure Python", file=sys.stderr)
-    for path in COMPILED:
-        for built in glob.glob(glob.escape(path[:-3]) + ".*.so") + glob.glob(
-                glob.escape(path[:-3]) + ".*.pyd"):
-            os.remove(built)
+    for path in [*COMPILED, NATIVE]:
+        _remove_built(path)
     if os.path.exists(STAMP):
         os.remove(STAMP)
     return []
 
 
+def _remove_built(path: str) -> None:
+    """What an earlier compile of ``path`` left beside it (an editable install's)."""
+    stem = glob.escape(os.path.splitext(path)[0])
+    for built in glob.glob(stem + ".*.so") + glob.glob(stem + ".*.pyd"):
+        os.remove(built)
+
+
 def _stamp() -> None:
     """What was compiled, by content: knoxidx refuses to index with compiled modules whose
     sources have changed since (``knoxidx.indexer.engine.check_compiled``)."""
-    digests = {path: hashlib.sha256(open(path, "rb").read()).hexdigest() for path in COMPILED}
+    digests = {path: hashlib.sha256(open(path, "rb").read()).hexdigest()
+               for path in [*COMPILED, NATIVE]}
     with open(STAMP, "w") as fh:
         json.dump(digests, fh, indent=1, sort_keys=True)
 
 
 class _BuildExt(build_ext):
-    """A failed compile (no C compiler, no Python headers) installs pure Python instead."""
+    """A failed compile (no C compiler, no Python headers) installs pure Python instead; one
+    of the native query matches alone installs without them."""
 
     def run(self) -> None:
         try:
             super().run()
         except Exception as exc:  # noqa: BLE001 - any compiler failure: fall back
             self.extensions = _pure(f"compiling failed ({exc})")
+
+    def build_extension(self, ext: Extension) -> None:
+        if ext.name != NATIVE_MODULE:
+            super().build_extension(ext)
+            return
+        try:
+            super().build_extension(ext)
+        except Exception as exc:  # noqa: BLE001 - any compiler failure: go on without it
+            print(f"knoxidx: compiling the native query matches failed ({exc}); extraction "
+                  "reads py-tree-sitter's", file=sys.stderr)
+            _remove_built(NATIVE)
 
 
 setup(ext_modules=_ext_modules(), cmdclass={"build_ext": _BuildExt})

@@ -6,6 +6,10 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
+import os
+import shutil
+import subprocess
+import sys
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
@@ -90,25 +94,50 @@ def test_a_failed_compile_takes_away_what_an_earlier_one_left(tmp_path) -> None:
     the edited sources: Python imported the stale compiled module, and ``check_compiled``
     vouched for it, so the old code ran in silence. setup.py now deletes both. Run here as a
     real ``setup.py build_ext`` against a mypyc whose compile fails."""
-    import os
-    import shutil
-    import subprocess
-    import sys
+    stale, stale_native = _source_tree(tmp_path)
+    done = _build_ext(tmp_path, "raise SystemExit(1)")
+    assert "mypyc failed" in done.stderr and "installing pure Python" in done.stderr, done.stderr
+    assert not stale.exists() and not stale_native.exists()
+    assert not (tmp_path / "knoxidx" / "compiled.json").exists()
 
-    for path in _compiled_modules():
+
+def test_without_tree_sitters_c_source_the_build_goes_on_without_the_native_matches(
+        tmp_path) -> None:
+    """Offline, or where the source given is not py-tree-sitter's: the build says so, takes
+    away an earlier build's native module (it would be stale) and compiles the rest."""
+    _, stale_native = _source_tree(tmp_path)
+    done = _build_ext(tmp_path, "return []", KNOXIDX_TREE_SITTER_SRC=str(tmp_path / "nowhere"))
+    # (what setup() does next depends on the setuptools at hand: not this test's business)
+    assert "not building the native query matches" in done.stderr, done.stderr
+    assert "no tree-sitter C library" in done.stderr
+    assert not stale_native.exists()
+    stamp = json.loads((tmp_path / "knoxidx" / "compiled.json").read_text())
+    assert "knoxidx/indexer/_matches.c" in stamp
+
+
+def _source_tree(tmp_path: Path) -> tuple[Path, Path]:
+    """setup.py in a tree of stand-ins for the modules it compiles, with an earlier build's
+    compiled modules beside them (returned)."""
+    for path in [*_compiled_modules(), "knoxidx/indexer/_matches.c"]:
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text("x = 1\n")
     shutil.copy(ROOT / "setup.py", tmp_path)
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
     stale = tmp_path / f"knoxidx/graph/resolve{EXTENSION_SUFFIXES[0]}"
     stale.write_bytes(b"\x7fELF stale")
+    stale_native = tmp_path / f"knoxidx/indexer/_matches{EXTENSION_SUFFIXES[0]}"
+    stale_native.write_bytes(b"\x7fELF stale")
+    return stale, stale_native
+
+
+def _build_ext(tmp_path: Path, mypycify_body: str,
+               **env_vars: str) -> subprocess.CompletedProcess[str]:
+    """``setup.py build_ext`` in ``tmp_path`` with a stand-in mypyc whose ``mypycify`` runs
+    ``mypycify_body``."""
     fake = tmp_path / "fake_mypyc" / "mypyc"
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text("")
-    (fake / "build.py").write_text("def mypycify(*args, **kwargs):\n    raise SystemExit(1)\n")
-    env = {**os.environ, "PYTHONPATH": str(tmp_path / "fake_mypyc")}
-    done = subprocess.run([sys.executable, "setup.py", "build_ext"], cwd=tmp_path, env=env,
+    (fake / "build.py").write_text(f"def mypycify(*args, **kwargs):\n    {mypycify_body}\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "fake_mypyc"), **env_vars}
+    return subprocess.run([sys.executable, "setup.py", "build_ext"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)
-    assert "mypyc failed" in done.stderr and "installing pure Python" in done.stderr, done.stderr
-    assert not stale.exists()
-    assert not (tmp_path / "knoxidx" / "compiled.json").exists()

@@ -99,31 +99,32 @@ _TYPE = NodeKind.TYPE.value
 
 
 def bound_locals(
-    raw_locals: list[Any], raw_globals: list[Any], raw_defs: dict[tuple[int, int, int], Any],
-    defs: list[Definition], spans: list[tuple[int, int, int]], source: bytes,
+    raw_locals: list[tuple[int, int]], raw_globals: list[Any],
+    raw_defs: dict[tuple[int, int, int], Any], defs: list[Definition],
+    spans: list[tuple[int, int, int]], source: bytes,
 ) -> dict[int, set[str]]:
     """The names each definition binds for itself (parameters, local variables), by the index
     of the innermost definition around them. Not the names of definitions themselves (a nested
     `const f = () => ...` stays a definition, found as one), nor a name that a nested
     definition also binds there (`def f(): ...` in one branch, `f = None` in the other: the
     definition is what a reference can be shown to mean), nothing at the top level (a
-    module-level loop variable is a module name), and not what Python's `global` hands back."""
+    module-level loop variable is a module name), and not what Python's `global` hands back.
+    ``raw_locals``: the (start, end) bytes of each name bound."""
     if not raw_locals:
         return {}
     def_names = {key[2] for key in raw_defs}
-    nodes = sorted((n for n in raw_locals if n.start_byte not in def_names),
-                   key=_START_BYTE)
+    bound = sorted(span for span in raw_locals if span[0] not in def_names)
     names: dict[int, set[str]] = {}
-    for node, scope in zip(nodes, enclosing(spans, [n.start_byte for n in nodes]), strict=True):
+    for (start, end), scope in zip(bound, enclosing(spans, [b[0] for b in bound]), strict=True):
         # a class body binds nothing its methods see (nor do the parameters of a signature
         # that is no definition of its own, an `@overload` stub's)
         if scope >= 0 and defs[scope].kind not in _CLASS_KINDS:
-            names.setdefault(scope, set()).add(node_text(source, node))
+            names.setdefault(scope, set()).add(source[start:end].decode("utf-8", "replace"))
     if names:
         for d in defs:
-            bound = names.get(d.parent)
-            if bound is not None:
-                bound.discard(d.name)
+            taken = names.get(d.parent)
+            if taken is not None:
+                taken.discard(d.name)
     if raw_globals:
         nodes = sorted(raw_globals, key=_START_BYTE)
         for node, scope in zip(nodes, enclosing(spans, [n.start_byte for n in nodes]),

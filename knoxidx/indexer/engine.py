@@ -22,16 +22,17 @@ def engine_fingerprint() -> str:
     h = xxhash.xxh3_64(sys.version.encode())  # facts are stored with marshal
     for sub in ("indexer", "graph"):
         for path in sorted((package / sub).rglob("*")):
-            if path.suffix in (".py", ".scm") or path.name == "BASE":
+            if path.suffix in (".py", ".scm", ".c") or path.name == "BASE":
                 h.update(path.relative_to(package).as_posix().encode())
                 h.update(path.read_bytes())
     return h.hexdigest()
 
 
 def check_compiled(package: Path) -> None:
-    """Refuse to index with a module compiled by mypyc (setup.py) from a source that has changed
-    since: Python imports the compiled one, so the edit would silently not run while the
-    engine fingerprint, taken from the sources, claimed it did."""
+    """Refuse to index with a module compiled by mypyc (setup.py), or the native query matches
+    compiled from ``_matches.c``, from a source that has changed since: Python imports the
+    compiled one, so the edit would silently not run while the engine fingerprint, taken from
+    the sources, claimed it did."""
     stamp = package / "compiled.json"
     if not stamp.exists():
         return

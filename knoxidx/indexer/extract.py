@@ -2,11 +2,14 @@
 
 A pure function of its arguments (no database, no other files), so it is cached by content hash,
 runs in worker processes and is tested in isolation. All tree reading is one tree-sitter query
-per language, run in C; Python only touches the captured nodes.
+per language, run in C; Python only touches the captured nodes. In the compiled build the
+query's matches come from ``_matches.c`` (see ``native_matches``): the references' and local
+names' as plain rows, with no node object made for them; the facts are the same either way.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from operator import itemgetter
@@ -87,6 +90,7 @@ class _Compiled:
     plugin: ModuleType
     # pattern index -> (role, kind, main capture, the kind's rank among reference kinds)
     roles: dict[int, tuple[str, str, str, int]]
+    plan: Any = None  # the query's plan for knoxidx.indexer._matches, where that runs it
 
 
 def prepare(languages: Iterable[str]) -> None:
@@ -108,6 +112,35 @@ def compiled_languages() -> set[str]:
 COMPILED: dict[str, _Compiled] = {}  # by language: compiled once per process
 
 
+def native_matches() -> Any:
+    """``knoxidx.indexer._matches`` (see ``_matches.c``) where it was built, and built for the
+    tree-sitter installed (it reads py-tree-sitter's objects by their layout in that version),
+    unless ``KNOXIDX_NATIVE=0``; else None, and extraction reads py-tree-sitter's matches."""
+    global _NATIVE, _NATIVE_LOADED
+    if not _NATIVE_LOADED:
+        _NATIVE_LOADED = True
+        _NATIVE = _load_native()
+    return _NATIVE
+
+
+def _load_native() -> Any:
+    if os.environ.get("KNOXIDX_NATIVE") == "0":
+        return None
+    try:
+        import tree_sitter
+
+        from knoxidx.indexer import _matches  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    if getattr(_matches, "TREE_SITTER_VERSION", None) != getattr(tree_sitter, "__version__", ""):
+        return None  # built against another py-tree-sitter: reinstall knoxidx to rebuild it
+    return _matches
+
+
+_NATIVE: Any = None
+_NATIVE_LOADED = False
+
+
 def _compiled(language: str) -> _Compiled:
     compiled = COMPILED.get(language)
     if compiled is None:
@@ -119,13 +152,43 @@ def _compile(language: str) -> _Compiled:
     from tree_sitter import Parser, Query
 
     lang = ts_language(language)
-    return _Compiled(
+    compiled = _Compiled(
         parser=Parser(lang),
         query=Query(lang, query_source(language)),
         errors_query=Query(lang, "(ERROR) @error"),
         plugin=BY_NAME[language].plugin,
         roles={},
     )
+    native = native_matches()
+    if native is not None:
+        compiled.plan = _plan(native, compiled.query, compiled.roles)
+    return compiled
+
+
+def _plan(native: Any, query: Any, roles: dict[int, tuple[str, str, str, int]]) -> Any:
+    """``query``'s plan for the native matches (its reference patterns' matches as rows of
+    ints, its locals' as spans), with ``roles`` filled in for every pattern; None where the
+    query holds a predicate the native matches do not evaluate."""
+    ids = {query.capture_name(i): i for i in range(query.capture_count)}
+    modes = bytearray()
+    ranks = bytearray()
+    mains: list[int] = []
+    receivers: list[int] = []
+    kinds: list[str | None] = []
+    for pattern, names in enumerate(native.pattern_captures(query)):
+        role = roles[pattern] = _role(dict.fromkeys(names, []))
+        kind, sub, main, rank = role
+        modes.append(_REF_MODE if kind == "ref" else _SPAN_MODE if kind == "local" else 0)
+        ranks.append(rank)
+        mains.append(ids.get(main, -1))
+        receivers.append(ids["receiver"] if kind == "ref" and "receiver" in names else -1)
+        kinds.append(sub if kind == "ref" else None)
+    try:
+        return native.plan(query, bytes(modes), bytes(ranks), tuple(mains), tuple(receivers),
+                           tuple(kinds))
+    except ValueError:
+        roles.clear()
+        return None
 
 
 def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
@@ -182,11 +245,12 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
 
     raw_defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]] = {}
     # (sort key, start, end, kind, node, receiver); the key orders by (start, end, kind)
-    raw_refs: list[tuple[int, Any, Any, str, Any, Any]] = []
+    # (sort key, start, end, kind, row, column, receiver's start, end or -1, -1)
+    raw_refs: list[tuple[int, int, int, str, int, int, int, int]]
     import_nodes: list[Any] = []
     raw_bindings: list[tuple[Any, Any, bool, bool]] = []
     raw_impls: list[tuple[Any, Any, Any]] = []
-    raw_locals: list[Any] = []  # names a function binds for itself
+    raw_locals: list[tuple[int, int]]  # (start, end) of the names a function binds for itself
     raw_assigned: list[Any] = []  # ... by an assignment (some of them module variables)
     raw_globals: list[Any] = []  # Python `global x`: not a local after all
     package = ""
@@ -194,7 +258,13 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     # quarter of the parse before any pattern matches.
     # typed, so that the compiled loop indexes the list and unpacks each match as a tuple
     # (as Any, every match was unpacked through the iterator protocol)
-    matches: list[tuple[int, dict[str, list[Any]]]] = _cursor(compiled.query).matches(root)
+    matches: list[tuple[int, dict[str, list[Any]]]]
+    if compiled.plan is not None:  # the references and locals come apart, as rows
+        raw_refs, raw_locals, matches = native_matches().matches(
+            compiled.plan, root, source, MAX_QUERY_DEPTH)
+    else:
+        raw_refs, raw_locals = [], []
+        matches = _cursor(compiled.query).matches(root)
     for pattern, caps in matches:
         role = roles.get(pattern)
         if role is None:
@@ -203,14 +273,16 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         if kind == "ref":
             node = caps[main][0]
             receiver_caps = caps.get("receiver")  # `recv.name(...)` captured apart (Java)
-            start_at = node.start_byte
-            end_at = node.end_byte
-            start: int = start_at  # (typed: compiled, the key is native arithmetic)
-            end: int = end_at
+            start: int = node.start_byte  # (typed: compiled, the key is native arithmetic)
+            end: int = node.end_byte
+            row, col = node.start_point
+            receiver_start = receiver_end = -1
+            if receiver_caps:
+                receiver_start = receiver_caps[0].start_byte
+                receiver_end = receiver_caps[0].end_byte
             # one integer orders by (start, end, kind): tree-sitter's offsets are 32-bit
             raw_refs.append(((start << _START_SHIFT) | (end << _END_SHIFT) | rank,
-                             start_at, end_at, sub, node,
-                             receiver_caps[0] if receiver_caps else None))
+                             start, end, sub, row, col, receiver_start, receiver_end))
         elif kind == "def":
             node = caps[main][0]
             name_node = caps["name"][0]
@@ -261,10 +333,12 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             trait = caps.get("impl.trait")
             raw_impls.append((caps[main][0], caps["impl.type"][0], trait[0] if trait else None))
         elif kind == "local":
-            raw_locals.append(caps[main][0])
+            node = caps[main][0]
+            raw_locals.append((node.start_byte, node.end_byte))
         elif kind == "local.assigned":
-            raw_locals.append(caps[main][0])
-            raw_assigned.append(caps[main][0])
+            node = caps[main][0]
+            raw_locals.append((node.start_byte, node.end_byte))
+            raw_assigned.append(node)
         elif kind == "global":
             raw_globals.append(caps[main][0])
         elif kind == "package":
@@ -283,7 +357,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     last_sub = ""
     # the hot loop of extraction (hundreds of thousands of references): short texts go
     # straight to the cached split, keyed by their bytes (most are repeats: no decoding)
-    for i, (_, start, end, sub, node, receiver) in enumerate(raw_refs):
+    for i, (_, start, end, sub, row, col, receiver_start, receiver_end) in enumerate(raw_refs):
         scope = ref_scopes[i]  # (indexed: zip's tuples go through the iterator protocol)
         if start == last_start and end == last_end and (sub == last_sub or sub == _VALUE):
             # matched by two patterns; a value reading adds nothing to a more specific reading
@@ -295,10 +369,11 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         else:
             ref_path = reference_path(source, start, end)
             spans_lines = source.find(b"\n", start, end) >= 0
-        if receiver is not None and ref_path:
+        if receiver_start >= 0 and ref_path:
             # `recv.name(...)` captured as two nodes (Java): the receiver's path, then the name
-            if receiver.end_byte - receiver.start_byte <= MAX_REFERENCE_CHARS:
-                ref_path = name_path(node_text(source, receiver) + "." + ref_path[-1])
+            if receiver_end - receiver_start <= MAX_REFERENCE_CHARS:
+                receiver = source[receiver_start:receiver_end].decode("utf-8", "replace")
+                ref_path = name_path(receiver + "." + ref_path[-1])
             else:
                 ref_path = ("?", ref_path[-1])
         if ref_path:
@@ -306,9 +381,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                     and is_local(ref_path[0], scope, local_names, defs)):
                 continue  # a parameter or local variable: nothing outside the function
             if spans_lines:  # a chain over several lines: the site is where its last name is
-                row, col = _name_position(source, start, end, ref_path[-1], node)
-            else:
-                row, col = node.start_point
+                row, col = _name_position(source, start, end, ref_path[-1], row, col)
             refs.append((sub, ref_path, scope, row + 1, col))
 
     import_nodes = sorted({n.start_byte: n for n in import_nodes}.values(), key=lambda n: n.start_byte)
@@ -402,14 +475,14 @@ def _add_block_variables(
 _SCOPE_SUBS = frozenset({"function", "method", "class", "struct", "enum", "interface", "trait"})
 
 
-def _name_position(source: bytes, start: int, end: int, name: str, node: Any) -> tuple[int, int]:
+def _name_position(source: bytes, start: int, end: int, name: str, row: int,
+                   col: int) -> tuple[int, int]:
     """Where a reference written over several lines names what it refers to (``where`` in
     ``select(...)\\n    .where(...)``): its last name, which ends the expression; the
     expression's start when it does not (``Foo<\\n T>``). A call's site is the line a reader
     sees the called name on, as a compiler's or a language server's is."""
     encoded = name.encode("utf-8")
     at = end - len(encoded)
-    row, col = node.start_point
     if at <= start or not source.startswith(encoded, at):
         return row, col
     return row + source.count(b"\n", start, at), at - source.rfind(b"\n", 0, at) - 1
@@ -461,3 +534,7 @@ _END_SHIFT: Final = 3
 _START_SHIFT: Final = _END_SHIFT + 32
 assert len(_REF_RANKS) <= 1 << _END_SHIFT
 _VALUE = RefKind.VALUE
+# how the native matches hand back a pattern's matches (``_matches.c``): as a reference's row,
+# a local name's span, or else as py-tree-sitter's
+_REF_MODE: Final = 1
+_SPAN_MODE: Final = 2
