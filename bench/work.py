@@ -34,10 +34,10 @@ from typing import Any
 
 # Collection is switched on inside this C function only: the loop runs in it (see _loop).
 TOGGLE = "functools_reduce"
-# Inclusive instructions of these functions, reported beside extract's total: the first of
-# each part's names that the run called (the query: py-tree-sitter's matches, or the native
-# ones of knoxidx/indexer/_matches.c).
-PARTS = {"parse": ("ts_parser_parse",), "query": ("query_cursor_matches", "matches")}
+# Inclusive instructions of these functions, reported beside extract's total. The query's is
+# py-tree-sitter's matches(): with the native matches (knoxidx/indexer/_matches.c) it reads
+# None, since their cursor, inlined by link-time optimisation, is not attributed to them.
+PARTS = {"parse": "ts_parser_parse", "query": "query_cursor_matches"}
 
 
 def _loop(items: Iterable[Any], step: Callable[[Any], Any]) -> None:
@@ -127,9 +127,7 @@ def instructions(argv: list[str], out: Path) -> dict[str, Any]:
     if argv[0] == "extract" and shutil.which("callgrind_annotate"):
         annotated = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--auto=no",
                                     str(out)], capture_output=True, text=True).stdout
-        for name, functions in PARTS.items():
-            counts = [inclusive(annotated, fn) for fn in functions]
-            result[name] = next((c for c in counts if c is not None), None)
+        result.update({name: inclusive(annotated, fn) for name, fn in PARTS.items()})
     return result
 
 
