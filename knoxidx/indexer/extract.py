@@ -244,8 +244,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                      f"{MAX_QUERY_DEPTH} is not indexed")
 
     raw_defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]] = {}
-    # (sort key, start, end, kind, node, receiver); the key orders by (start, end, kind)
-    # (sort key, start, end, kind, row, column, receiver's start, end or -1, -1)
+    # (sort key, start, end, kind, row, column, receiver's start, end or -1, -1); the key
+    # orders by (start, end, kind)
     raw_refs: list[tuple[int, int, int, str, int, int, int, int]]
     import_nodes: list[Any] = []
     raw_bindings: list[tuple[Any, Any, bool, bool]] = []
