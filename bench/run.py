@@ -66,15 +66,31 @@ def machine() -> dict[str, Any]:
             "compiled": not resolve.__file__.endswith(".py")}
 
 
+SECTIONS = ("speed", "incremental", "queries", "growth", "accuracy")
+
+
+def _sections(text: str) -> list[str]:
+    """``--skip``'s value: one section or several with commas (``speed,accuracy`` was read as
+    one unknown name, and every section ran)."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in SECTIONS]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown section {', '.join(unknown)} (sections: {', '.join(SECTIONS)})")
+    return names
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     ap.add_argument("--quick", action="store_true", help="one corpus, one run: under 5 minutes")
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--runs", type=int, default=None, help="runs per timing (default 3, quick 1)")
-    ap.add_argument("--skip", action="append", default=[],
-                    help="sections to skip: speed, incremental, queries, growth, accuracy")
+    ap.add_argument("--skip", action="append", default=[], type=_sections,
+                    help="sections to skip (repeat it, or list them with commas): "
+                         + ", ".join(SECTIONS))
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     args = ap.parse_args(argv)
+    args.skip = {section for given in args.skip for section in given}
     runs = args.runs or (1 if args.quick else 3)
     ensure_corpus(args.corpus)
     results: dict[str, Any] = {"date": dt.date.today().isoformat(), "machine": machine(),

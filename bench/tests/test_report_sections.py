@@ -57,3 +57,14 @@ def test_postgres_bench_quick_runs_clean(tmp_path: Path) -> None:
     assert result["load"]["errors"] == 0 and result["load"]["requests"] > 0
     assert result["index_and_query"]["postgres"]["files"] == \
         result["index_and_query"]["sqlite"]["files"]
+
+
+def test_skip_takes_sections_listed_with_commas() -> None:
+    import argparse
+
+    from bench.run import _sections
+
+    assert _sections("speed,accuracy") == ["speed", "accuracy"]
+    assert _sections("growth") == ["growth"]
+    with pytest.raises(argparse.ArgumentTypeError, match="unknown section sped"):
+        _sections("sped,queries")
