@@ -154,7 +154,7 @@ def test_bad_arguments_are_type_errors_not_crashes() -> None:
         native.matches(object(), Parser(ts_language("python")).parse(b"x").root_node, b"x", 10)
 
 
-def test_the_build_compiles_it_with_the_engine(monkeypatch) -> None:
+def test_the_build_compiles_it_with_the_engine() -> None:
     # the stamp vouches for the C source as for the compiled Python (engine.check_compiled)
     stamp = ROOT / "knoxidx" / "compiled.json"
     if stamp.exists():

@@ -21,7 +21,12 @@ _new = tuple.__new__  # a NamedTuple record without its Python-level __new__
 def node_text(source: bytes, node: Any) -> str:
     """A node's text, sliced from the source: ``node.text`` would read it back through the
     parse callback, 256 bytes a call."""
-    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+    return span_text(source, node.start_byte, node.end_byte)
+
+
+def span_text(source: bytes, start: int, end: int) -> str:
+    """The text of ``source[start:end]`` (a capture the native matches gave as a span)."""
+    return source[start:end].decode("utf-8", "replace")
 
 
 
@@ -119,7 +124,7 @@ def bound_locals(
         # a class body binds nothing its methods see (nor do the parameters of a signature
         # that is no definition of its own, an `@overload` stub's)
         if scope >= 0 and defs[scope].kind not in _CLASS_KINDS:
-            names.setdefault(scope, set()).add(source[start:end].decode("utf-8", "replace"))
+            names.setdefault(scope, set()).add(span_text(source, start, end))
     if names:
         for d in defs:
             taken = names.get(d.parent)

@@ -25,6 +25,7 @@ from knoxidx.indexer.definitions import (
     is_local,
     node_text,
     outermost_first,
+    span_text,
 )
 from knoxidx.indexer.facts import (
     REF_KINDS,
@@ -372,7 +373,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         if receiver_start >= 0 and ref_path:
             # `recv.name(...)` captured as two nodes (Java): the receiver's path, then the name
             if receiver_end - receiver_start <= MAX_REFERENCE_CHARS:
-                receiver = source[receiver_start:receiver_end].decode("utf-8", "replace")
+                receiver = span_text(source, receiver_start, receiver_end)
                 ref_path = name_path(receiver + "." + ref_path[-1])
             else:
                 ref_path = ("?", ref_path[-1])
