@@ -649,3 +649,44 @@ def test_a_python_module_variable_assigned_in_a_top_level_block_is_found_and_use
         assert ("render", "Uses", "docutils_is_available") in {
             (nodes[e["source"]]["name"], e["type"], nodes[e["target"]]["name"])
             for e in export.edges(idx.q)}
+
+
+def test_a_java_same_package_miss_consults_that_class_only(tmp_path: Path) -> None:
+    """A name a Java file leaves to its package (then its wildcard imports) is a top-level
+    class of the package or nothing: the miss consults `type:<package>.<name>` alone, not each
+    shorter prefix of the package as an enclosing class (a class named like a package does
+    not compile), which it used to keep as dependencies of the file."""
+    from knoxidx.graph.layout import build_layout
+    from knoxidx.graph.resolve import Resolver
+    from knoxidx.graph.store import SQLiteStore
+    from knoxidx.graph.workspace import StoreWorkspace
+    from knoxidx.indexer.discovery import discover
+    from tests.helpers import write_tree
+
+    root = write_tree(tmp_path, {
+        "src/com/acme/app/Main.java": (
+            "package com.acme.app;\n\n"
+            "class Main {\n"
+            "    void run() {\n"
+            "        Helper h = new Helper();\n"
+            "        h.go();\n"
+            "        missing(Unknown.VALUE);\n"
+            "    }\n"
+            "}\n"),
+        "src/com/acme/app/Helper.java": (
+            "package com.acme.app;\n\npublic class Helper {\n    void go() {}\n}\n"),
+    })
+    build(root)
+    found = discover(root, 1 << 20)
+    store = SQLiteStore.open(root, readonly=True)
+    try:
+        layout = build_layout(root, [f.path for f in found.files], found.config_paths)
+        resolver = Resolver(StoreWorkspace(store, layout, {}))
+        res = resolver.resolve_file("src/com/acme/app/Main.java")
+    finally:
+        store.close()
+    assert any(e[2] == "Calls" for e in res.edges)  # new Helper(), h.go()
+    type_keys = {k for k in res.keys if ":type:" in k}
+    assert "mod:java:type:com.acme.app.Helper" in type_keys
+    assert "mod:java:type:com.acme.app.Unknown" in type_keys
+    assert not {"mod:java:type:com.acme.app", "mod:java:type:com.acme"} & type_keys, type_keys

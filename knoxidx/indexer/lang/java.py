@@ -113,12 +113,27 @@ class _Rules(BaseRules):
         for size in range(len(parts), 0, -1):
             if size < len(parts) and size < 2:
                 return []
-            prefix = ".".join(parts[:size])
-            for path in r.module_paths(FAMILY, "type:" + prefix):
-                pfi = r.index(path)
-                hit = r.child(pfi, -1, parts[size - 1]) if pfi else None
-                if hit:
-                    return self._nested(r, [("d", path, hit[-1])], parts[size:])
+            top = self._find_top_level(r, ".".join(parts[:size]), parts[size - 1])
+            if top:
+                return self._nested(r, top, parts[size:])
+        return []
+
+    def _package_type(self, r: Any, package: str, name: str) -> list:
+        """The top-level class ``name`` of ``package`` (memoised), without the shorter
+        prefixes :meth:`_find_type` goes on to try: a class named like a package is a compile
+        error in Java, and a miss (most names a file leaves to this fallback are no class)
+        looked each of them up in vain and kept them as dependencies of the file."""
+        qualified = f"{package}.{name}" if package else name
+        return r.memo(("java-top", qualified), self._find_top_level, r, qualified, name)
+
+    @staticmethod
+    def _find_top_level(r: Any, qualified: str, name: str) -> list:
+        """The class whose fully qualified name is ``qualified`` if it is a top-level one."""
+        for path in r.module_paths(FAMILY, "type:" + qualified):
+            pfi = r.index(path)
+            hit = r.child(pfi, -1, name) if pfi else None
+            if hit:
+                return [("d", path, hit[-1])]
         return []
 
     @staticmethod
@@ -168,7 +183,7 @@ class _Rules(BaseRules):
 
     def _fallback(self, r: Any, package: str, wildcards: tuple[tuple[str, bool], ...],
                   name: str) -> list:
-        found = self._type(r, f"{package}.{name}" if package else name)
+        found = self._package_type(r, package, name)
         if found:
             return found
         for module, static in wildcards:
