@@ -67,6 +67,9 @@ def machine() -> dict[str, Any]:
 
 
 SECTIONS = ("speed", "incremental", "queries", "growth", "accuracy")
+# what each section writes into the results file
+SECTION_KEYS = {"speed": ("speed", "speed_all"), "incremental": ("incremental",),
+                "queries": ("queries",), "growth": ("growth",), "accuracy": ("accuracy",)}
 
 
 def _sections(text: str) -> list[str]:
@@ -133,11 +136,40 @@ def main(argv: list[str] | None = None) -> int:
 
     args.out.mkdir(parents=True, exist_ok=True)
     out = args.out / f"{results['date']}{'-quick' if args.quick else ''}.json"
-    out.write_text(json.dumps(results, indent=2, default=str))
     from bench import report
 
     target = REPO / "BENCHMARKS.md"
     previous = target.read_text(encoding="utf-8") if target.exists() else ""
     target.write_text(report.keep_other_sections(report.render(results), previous))
+    out.write_text(json.dumps(with_skipped_sections(results, out, args.skip), indent=2,
+                              default=str))
     print(f"wrote {out} and BENCHMARKS.md", file=sys.stderr)
     return 0
+
+
+def with_skipped_sections(results: dict[str, Any], earlier: Path,
+                          skipped: set[str]) -> dict[str, Any]:
+    """``results`` with the figures an earlier run of the same day wrote into ``earlier`` (that
+    day's results file, overwritten now) for the sections this run skipped: ``--skip`` keeps
+    their raw figures as it keeps their tables in BENCHMARKS.md (it used to drop them from the
+    file). Each kept section is listed under ``"earlier"`` with the runs and machine it was
+    measured with."""
+    try:
+        previous = json.loads(earlier.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return results
+    merged = dict(results)
+    kept = dict(previous.get("earlier", {}))
+    for section in sorted(skipped):
+        for key in SECTION_KEYS[section]:
+            if key in previous and key not in results:
+                merged[key] = previous[key]
+                kept[key] = kept.get(key) or {"runs": previous.get("runs"),
+                                              "machine": previous.get("machine")}
+    kept = {key: how for key, how in kept.items() if key in merged and key not in results}
+    if kept:
+        merged["earlier"] = kept
+    else:
+        merged.pop("earlier", None)
+    return merged
+

@@ -68,3 +68,29 @@ def test_skip_takes_sections_listed_with_commas() -> None:
     assert _sections("growth") == ["growth"]
     with pytest.raises(argparse.ArgumentTypeError, match="unknown section sped"):
         _sections("sped,queries")
+
+
+def test_a_partial_run_keeps_the_skipped_sections_raw_figures(tmp_path: Path) -> None:
+    """``python -m bench --skip incremental,...`` on a day whose results file holds every
+    section overwrote it with the sections it ran: the others' raw figures were gone."""
+    from run import with_skipped_sections
+
+    earlier = tmp_path / "2026-12-05.json"
+    earlier.write_text(json.dumps({"runs": 3, "machine": {"cpu": "A"}, "speed": {"old": 1},
+                                   "speed_all": {"old": 2}, "incremental": {"1": 0.1},
+                                   "accuracy": {"p": 0.9}}))
+    now = {"runs": 5, "machine": {"cpu": "A"}, "speed": {"new": 1}, "speed_all": {"new": 2}}
+    merged = with_skipped_sections(now, earlier, {"incremental", "queries", "accuracy"})
+    assert merged["speed"] == {"new": 1} and merged["incremental"] == {"1": 0.1}
+    assert merged["accuracy"] == {"p": 0.9} and "queries" not in merged
+    assert merged["earlier"] == {key: {"runs": 3, "machine": {"cpu": "A"}}
+                                 for key in ("accuracy", "incremental")}
+    # kept again by the next partial run, still as the first run's; dropped once re-measured
+    earlier.write_text(json.dumps(merged))
+    again = with_skipped_sections({"runs": 1, "incremental": {"1": 0.2}}, earlier,
+                                  {"speed", "accuracy"})
+    assert again["earlier"] == {key: {"runs": 3, "machine": {"cpu": "A"}} for key in
+                                ("accuracy",)} | {key: {"runs": 5, "machine": {"cpu": "A"}}
+                                                  for key in ("speed", "speed_all")}
+    assert again["incremental"] == {"1": 0.2}
+    assert with_skipped_sections(now, tmp_path / "none.json", {"accuracy"}) == now
