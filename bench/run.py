@@ -172,4 +172,3 @@ def with_skipped_sections(results: dict[str, Any], earlier: Path,
     else:
         merged.pop("earlier", None)
     return merged
-
