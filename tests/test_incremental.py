@@ -263,3 +263,67 @@ def test_go_package_scope_follows_definitions_added_and_removed(repo, backend) -
     with backend.open(root) as idx:
         assert idx.callers("B")["callers"] and not idx.symbols("Later")
         assert verify_index(idx)["equal"]
+
+
+def test_java_names_left_to_the_package_and_wildcards_follow_classes_added_and_removed(
+        repo, backend) -> None:
+    """A bare name that nothing in the index defines (a Java file's last resort: its package,
+    then its wildcard imports) resolves once a class of that name is added to the package or
+    to a package imported with `*`, and stops resolving when it is removed."""
+    files = {
+        "src/com/acme/app/Main.java": (
+            "package com.acme.app;\n\nimport com.acme.lib.*;\n\n"
+            "class Main {\n    void run() {\n        Later.go();\n        Tool.make();\n    }\n}\n"),
+        "src/com/acme/lib/Base.java": "package com.acme.lib;\n\npublic class Base {}\n",
+    }
+    root = repo(files)
+    backend.build(root)
+    with backend.open(root) as idx:
+        assert not idx.symbols("go") and not idx.symbols("make")
+    added = {
+        root / "src/com/acme/app/Later.java": (
+            "package com.acme.app;\n\npublic class Later {\n    public static void go() {}\n}\n"),
+        root / "src/com/acme/lib/Tool.java": (
+            "package com.acme.lib;\n\npublic class Tool {\n    public static void make() {}\n}\n"),
+    }
+    for path, text in added.items():
+        path.write_text(text)
+    backend.build(root)
+    with backend.open(root) as idx:
+        for method in ("go", "make"):
+            assert [c["name"] for c in idx.callers(method)["callers"]] == ["run"], method
+        assert verify_index(idx)["equal"]
+    for path in added:
+        path.unlink()
+    backend.build(root)
+    with backend.open(root) as idx:
+        assert not idx.symbols("go") and not idx.symbols("make")
+        assert verify_index(idx)["equal"]
+
+
+def test_java_static_wildcard_import_follows_a_constant_added_to_its_class(repo, backend) -> None:
+    """`import static a.Util.*` and a bare `LIMIT` that Util does not declare yet: when Util
+    gains it (a pure addition: the file's modules stay the same, so only the `name:` keys of
+    what it gained are invalidated) the read resolves to it, and stops when it is removed."""
+    util = ("package com.acme.lib;\n\npublic class Util {\n"
+            "    public static int one() { return 1; }\nMORE}\n")
+    files = {
+        "src/com/acme/app/Main.java": (
+            "package com.acme.app;\n\nimport static com.acme.lib.Util.*;\n\n"
+            "class Main {\n    int run() { return one() + LIMIT; }\n}\n"),
+        "src/com/acme/lib/Util.java": util.replace("MORE", ""),
+    }
+    root = repo(files)
+    backend.build(root)
+    path = root / "src/com/acme/lib/Util.java"
+    path.write_text(util.replace("MORE", "    public static final int LIMIT = 2;\n"))
+    backend.build(root)
+    with backend.open(root) as idx:
+        assert [r["name"] for r in idx.refs("LIMIT")["incoming"]["UsedBy"]] == ["run"]
+        assert verify_index(idx)["equal"]
+    path.write_text(util.replace("MORE", ""))
+    backend.build(root)
+    with backend.open(root) as idx:
+        assert not idx.symbols("LIMIT")
+        assert [c["name"] for c in idx.callers("one")["callers"]] == ["run"]
+        assert verify_index(idx)["equal"]

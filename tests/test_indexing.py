@@ -651,11 +651,13 @@ def test_a_python_module_variable_assigned_in_a_top_level_block_is_found_and_use
             for e in export.edges(idx.q)}
 
 
-def test_a_java_same_package_miss_consults_that_class_only(tmp_path: Path) -> None:
+def test_a_java_name_left_to_the_package_consults_its_class_only(tmp_path: Path) -> None:
     """A name a Java file leaves to its package (then its wildcard imports) is a top-level
-    class of the package or nothing: the miss consults `type:<package>.<name>` alone, not each
+    class of the package or nothing: a miss consults `type:<package>.<name>` alone, not each
     shorter prefix of the package as an enclosing class (a class named like a package does
-    not compile), which it used to keep as dependencies of the file."""
+    not compile), which it used to keep as dependencies of the file; and a name nothing in
+    the index defines consults no class at all, only the name (what a definition of it, added
+    later, invalidates)."""
     from knoxidx.graph.layout import build_layout
     from knoxidx.graph.resolve import Resolver
     from knoxidx.graph.store import SQLiteStore
@@ -670,11 +672,15 @@ def test_a_java_same_package_miss_consults_that_class_only(tmp_path: Path) -> No
             "    void run() {\n"
             "        Helper h = new Helper();\n"
             "        h.go();\n"
-            "        missing(Unknown.VALUE);\n"
+            "        Other.make();\n"
+            "        Unknown.call();\n"
             "    }\n"
             "}\n"),
         "src/com/acme/app/Helper.java": (
             "package com.acme.app;\n\npublic class Helper {\n    void go() {}\n}\n"),
+        # defined, but in a package Main does not import
+        "src/com/acme/lib/Other.java": (
+            "package com.acme.lib;\n\npublic class Other {\n    static void make() {}\n}\n"),
     })
     build(root)
     found = discover(root, 1 << 20)
@@ -687,6 +693,7 @@ def test_a_java_same_package_miss_consults_that_class_only(tmp_path: Path) -> No
         store.close()
     assert any(e[2] == "Calls" for e in res.edges)  # new Helper(), h.go()
     type_keys = {k for k in res.keys if ":type:" in k}
-    assert "mod:java:type:com.acme.app.Helper" in type_keys
-    assert "mod:java:type:com.acme.app.Unknown" in type_keys
+    assert {"mod:java:type:com.acme.app.Helper", "mod:java:type:com.acme.app.Other"} <= type_keys
     assert not {"mod:java:type:com.acme.app", "mod:java:type:com.acme"} & type_keys, type_keys
+    assert not any(k.endswith(".Unknown") for k in type_keys), type_keys
+    assert "name:Unknown" in res.keys

@@ -183,19 +183,24 @@ class _Rules(BaseRules):
 
     def _fallback(self, r: Any, package: str, wildcards: tuple[tuple[str, bool], ...],
                   name: str) -> list:
-        found = self._package_type(r, package, name)
-        if found:
-            return found
-        for module, static in wildcards:
-            if static:  # import static a.B.*
-                for cls in self._type(r, module):
-                    members = r.class_member(cls[1], cls[2], name)
-                    if members:
-                        return members
-            else:
-                found = self._type(r, f"{module}.{name}")
-                if found:
-                    return found
+        # Whatever the package or a wildcard import gives is a definition called `name`: where
+        # the index holds none (a JDK method, a class of a library outside it: most names left
+        # to this fallback), each of those lookups would miss. The one lookup of the name says
+        # so, and it is what a definition of that name added later invalidates.
+        if r.defs_named(FAMILY, name):
+            found = self._package_type(r, package, name)
+            if found:
+                return found
+            for module, static in wildcards:
+                if static:  # import static a.B.*
+                    for cls in self._type(r, module):
+                        members = r.class_member(cls[1], cls[2], name)
+                        if members:
+                            return members
+                else:
+                    found = self._type(r, f"{module}.{name}")
+                    if found:
+                        return found
         # a package name used as a qualifier: java.util.List, a.b.C.m()
         if r.module_paths(FAMILY, name) or r.module_paths(FAMILY, "ns:" + name):
             return [("m", FAMILY, name)]
