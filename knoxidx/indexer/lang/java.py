@@ -121,8 +121,8 @@ class _Rules(BaseRules):
     def _package_type(self, r: Any, package: str, name: str) -> list:
         """The top-level class ``name`` of ``package`` (memoised), without the shorter
         prefixes :meth:`_find_type` goes on to try: a class named like a package is a compile
-        error in Java, and a miss (most names a file leaves to this fallback are no class)
-        looked each of them up in vain and kept them as dependencies of the file."""
+        error in Java, so a miss looked each of them up in vain and kept them as dependencies
+        of the file."""
         qualified = f"{package}.{name}" if package else name
         return r.memo(("java-top", qualified), self._find_top_level, r, qualified, name)
 
@@ -184,9 +184,9 @@ class _Rules(BaseRules):
     def _fallback(self, r: Any, package: str, wildcards: tuple[tuple[str, bool], ...],
                   name: str) -> list:
         # Whatever the package or a wildcard import gives is a definition called `name`: where
-        # the index holds none (a JDK method, a class of a library outside it: most names left
-        # to this fallback), each of those lookups would miss. The one lookup of the name says
-        # so, and it is what a definition of that name added later invalidates.
+        # the index holds none (a JDK method, a class of a library outside it), each of those
+        # lookups would miss. The one lookup of the name says so, and it is what a definition
+        # of that name added later invalidates.
         if r.defs_named(FAMILY, name):
             found = self._package_type(r, package, name)
             if found:
