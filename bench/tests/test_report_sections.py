@@ -73,7 +73,7 @@ def test_skip_takes_sections_listed_with_commas() -> None:
 def test_a_partial_run_keeps_the_skipped_sections_raw_figures(tmp_path: Path) -> None:
     """``python -m bench --skip incremental,...`` on a day whose results file holds every
     section overwrote it with the sections it ran: the others' raw figures were gone."""
-    from run import with_skipped_sections
+    from bench.run import with_skipped_sections
 
     earlier = tmp_path / "2026-12-05.json"
     earlier.write_text(json.dumps({"runs": 3, "machine": {"cpu": "A"}, "speed": {"old": 1},
