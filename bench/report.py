@@ -19,8 +19,10 @@ def _check(ok: bool | None) -> str:
     return "" if ok is None else (" ✅" if ok else " ❌")
 
 
+BUILDS = {True: "compiled build, ", False: "pure-Python build, "}
+
+
 def render(r: dict[str, Any]) -> str:
-    m = r["machine"]
     out = [
         "# knoxidx benchmarks",
         "",
@@ -32,10 +34,16 @@ def render(r: dict[str, Any]) -> str:
         "syn, javac, java.time/net).",
         "",
     ]
-    build = {True: "compiled build, ", False: "pure-Python build, "}.get(m.get("compiled"), "")
-    measured = (f"Measured {r['date']} on {m['cpu']} ({m['cores']} cores), Python "
-                f"{m['python']}, {build}{'quick mode, ' if r.get('quick') else ''}medians of "
-                f"{r['runs']} run(s).")
+
+    def measured(key: str) -> str:
+        # a section a --skip run carried over says the runs and machine it was measured with
+        how = {**r, **(r.get("earlier", {}).get(key) or {})}
+        m = how["machine"]
+        build = BUILDS.get(m.get("compiled"), "")
+        return (f"Measured {r['date']} on {m['cpu']} ({m['cores']} cores), Python "
+                f"{m['python']}, {build}{'quick mode, ' if r.get('quick') else ''}medians "
+                f"of {how['runs']} run(s).")
+
     speed = r.get("speed") or {}
     rows = list(speed.items())
     if r.get("speed_all"):
@@ -44,7 +52,7 @@ def render(r: dict[str, Any]) -> str:
         out += [
             "## Cold graph index (no embeddings) vs baselines measured in the same run",
             "",
-            measured,
+            measured("speed"),
             "",
             "Baselines: a bare read + tree-sitter parse of the same files in one process (the "
             "physical floor) and `ctags -R` (definitions only). Target: index ≤ 2.5× bare "
@@ -92,7 +100,7 @@ def render(r: dict[str, Any]) -> str:
         out += [
             f"## Incremental re-index ({inc['corpus']})",
             "",
-            measured,
+            measured("incremental"),
             "",
             "Edit N files (a line inserted at the top: every definition moves), then update. "
             "Target for one file: ≤ 0.3 s in-process, ≤ 1 s for the whole `knoxidx index`.",
@@ -113,7 +121,7 @@ def render(r: dict[str, Any]) -> str:
         out += [
             "## Query latency (same corpus)",
             "",
-            measured,
+            measured("queries"),
             "",
             "Targets: `knoxidx callers` ≤ 5 ms in-process and ≤ 0.3 s as a whole command.",
             "",
@@ -130,7 +138,7 @@ def render(r: dict[str, Any]) -> str:
         out.append("")
     g = r.get("growth")
     if g:
-        out += ["## Growth (synthetic repos cloned from the corpora)", "", measured, "",
+        out += ["## Growth (synthetic repos cloned from the corpora)", "", measured("growth"), "",
                 "| lines | index s | peak MB | lines/s |", "|---|---|---|---|"]
         for p in g["points"]:
             out.append(f"| {_f(p['lines'])} | {_f(p['seconds'])} | {_f(p['peak_mib'], 0)} | "
@@ -140,7 +148,8 @@ def render(r: dict[str, Any]) -> str:
                     "largest size (1.0 = linear).", ""]
     acc = r.get("accuracy")
     if acc:
-        out += ["## Call-graph accuracy", "", measured, "", acc.get("markdown", ""), ""]
+        out += ["## Call-graph accuracy", "", measured("accuracy"), "", acc.get("markdown", ""),
+                ""]
     return "\n".join(out) + "\n"
 
 

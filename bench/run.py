@@ -37,9 +37,8 @@ def ensure_corpus(corpus: Path) -> None:
 
 def downloads_aside(corpus: Path) -> Path | None:
     """Move the fetch script's downloads (``<corpus>/.downloads``: the packages and their
-    unpacked trees) beside the corpus, to ``<corpus>-downloads``; where they were, every
-    benchmark indexed them as part of the corpus (14,267 files instead of 5,422 on
-    2026-12-03, ratio and all). The new place, or None when there was nothing to move."""
+    unpacked trees) beside the corpus, to ``<corpus>-downloads``; where they are, every
+    benchmark would index them as part of the corpus (14,267 files instead of 5,422). The new place, or None when there was nothing to move."""
     downloads = corpus / ".downloads"
     if not downloads.is_dir():
         return None
@@ -73,8 +72,7 @@ SECTION_KEYS = {"speed": ("speed", "speed_all"), "incremental": ("incremental",)
 
 
 def _sections(text: str) -> list[str]:
-    """``--skip``'s value: one section or several with commas (``speed,accuracy`` was read as
-    one unknown name, and every section ran)."""
+    """``--skip``'s value: one section or several with commas."""
     names = [name.strip() for name in text.split(",") if name.strip()]
     unknown = [name for name in names if name not in SECTIONS]
     if unknown:
@@ -151,8 +149,7 @@ def with_skipped_sections(results: dict[str, Any], earlier: Path,
                           skipped: set[str]) -> dict[str, Any]:
     """``results`` with the figures an earlier run of the same day wrote into ``earlier`` (that
     day's results file, overwritten now) for the sections this run skipped: ``--skip`` keeps
-    their raw figures as it keeps their tables in BENCHMARKS.md (it used to drop them from the
-    file). Each kept section is listed under ``"earlier"`` with the runs and machine it was
+    their raw figures as it keeps their tables in BENCHMARKS.md. Each kept section is listed under ``"earlier"`` with the runs and machine it was
     measured with."""
     try:
         previous = json.loads(earlier.read_text(encoding="utf-8"))

@@ -153,10 +153,10 @@ def paired_ratios(root: Path, pairs: int, jobs: int | None = None) -> dict[str, 
     """``pairs`` cold builds of ``root``, each right after a bare parse of the same files (as
     :func:`corpus_speed` pairs them, without its memory and ctags runs): each build's time
     over its own parse's, their median, and where each build's time went. The quick check of
-    issue #2's ratio while working on the cold build. Also each build's CPU over its parse's
+    the cold-index ratio while working on the cold build. Also each build's CPU over its parse's
     (``cpu_ratio``): the work ratio. The wall ratio is the work ratio over the cores the build
     kept busy, so the two tell apart a build that does too much from one that spreads badly
-    (session 31's host: 1.86-1.90 of 2 cores busy in every build, whatever its speed)."""
+    (on a 2-core host: 1.86-1.91 cores busy in every build, whatever its speed)."""
     files = source_files(root)
     parses: list[BareParse] = []
     cold = cold_index(root, pairs, jobs, between=lambda: parses.append(
@@ -179,8 +179,8 @@ def interleaved_builds(root: Path, base: Path, rounds: int,
     """Cold builds of ``root`` by the knoxidx of the ``base`` source tree and by this one, in
     ABBA order for ``rounds`` rounds (four builds each): what a change to the build is worth.
     Two builds of the same code here differ by up to 5 %, and the host drifts within minutes,
-    so a handful of pairs misreads a change of 2 % (session 38: five pairs said -6 %, sixteen
-    builds each -2 %). ``base`` must hold its own compiled build if this one is compiled (a
+    so a handful of pairs misreads a change of 2 % (five pairs once said -6 % where sixteen
+    builds each said -2 %). ``base`` must hold its own compiled build if this one is compiled (a
     `git worktree` at the older commit, with ``KNOXIDX_COMPILE=1 pip install --no-deps -e``
     run there, or this checkout's compiled modules copied in when none of their sources
     changed)."""

@@ -80,7 +80,7 @@ def _running(pid: int) -> bool:
 def test_parse_workers_end_with_a_killed_owner(method: str) -> None:
     """A `knoxidx index` or watcher killed outright (SIGKILL, the OOM killer) left its parse
     workers waiting on their queue for ever, and a standing worker kept its forkserver alive
-    too (found in session 22: nine such pairs after nine test runs)."""
+    too (nine such pairs were found after nine test runs)."""
     owner = subprocess.Popen([sys.executable, "-c", OWNER, method], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True)
     try:

@@ -365,7 +365,7 @@ def test_a_binding_over_a_long_run_of_whitespace_is_read_in_linear_time() -> Non
     assert {d.name for d in facts.defs} >= {"schema", "check"}
 
 
-# 30,000 line comments above a function (found by bench.long_runs, session 15): the walk up the
+# 30,000 line comments above a function (found by bench.long_runs): the walk up the
 # comment run asked each comment for its previous sibling, which tree-sitter finds by passing
 # over every sibling before it: 2.4-4.8 s for one file. The walk is a tree cursor's now.
 @pytest.mark.parametrize("language,source", [

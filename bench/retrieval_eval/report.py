@@ -1,4 +1,4 @@
-"""The targets of issue #4 checked against measured results, and the markdown table."""
+"""The retrieval targets checked against measured results, and the markdown table."""
 
 from __future__ import annotations
 

@@ -110,7 +110,7 @@ def rankings(
 
 
 def names_variants(base: Any, equal: dict[str, float], current: str) -> list[tuple]:
-    """Session 10's levers: the rerank's weights again with the names source in the fusion."""
+    """The rerank's weights again, with the names source in the fusion."""
     lexical = {"lexical": 1.0, "symbol": 1.0, "names": 1.0}
     variants = [("hybrid", current, equal, 20, base, "hybrid"),
                 ("lexical (lexical + symbol + names)", current, lexical, 20, base, "vector"),
@@ -156,7 +156,7 @@ def table(langs: Sequence[ScoredLanguage]) -> None:
         variants.append(("hybrid, stems, vector x1.5", current,
                          {"lexical": 1.0, "vector": 1.5, "symbol": 1.0}, 20,
                          replace(base, stems=True), "hybrid"))
-    if "--names" in sys.argv:  # session 10's levers, with the names source, alone
+    if "--names" in sys.argv:  # the names source's levers alone
         print_table(langs, names_variants(base, equal, current))
         return
     if "--queries" in sys.argv:

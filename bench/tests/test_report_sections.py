@@ -94,3 +94,18 @@ def test_a_partial_run_keeps_the_skipped_sections_raw_figures(tmp_path: Path) ->
                                                   for key in ("speed", "speed_all")}
     assert again["incremental"] == {"1": 0.2}
     assert with_skipped_sections(now, tmp_path / "none.json", {"accuracy"}) == now
+
+
+def test_a_carried_over_section_says_the_runs_it_was_measured_with() -> None:
+    """A ``--skip`` run's results keep the skipped sections' figures under ``"earlier"`` with
+    their own runs; their tables said the new run's count (5) for figures measured with 3."""
+    from report import render
+
+    machine = {"cpu": "CPU", "cores": 2, "python": "3.11.7", "compiled": True}
+    result = {"date": "2026-12-05", "runs": 5, "machine": machine,
+              "incremental": {"corpus": "c", "1": {"in_process_s": 0.2, "command_s": 0.5}},
+              "growth": {"points": [{"lines": 10, "seconds": 1.0, "peak_mib": 5.0}]},
+              "earlier": {"incremental": {"runs": 3, "machine": machine}}}
+    incremental, growth = render(result).split("## Incremental")[1].split("## Growth")
+    assert "compiled build, medians of 3 run(s)." in incremental
+    assert "compiled build, medians of 5 run(s)." in growth

@@ -251,16 +251,3 @@ def test_the_dev_set_is_held_out_from_the_reported_one() -> None:
     assert not {c.project for c in DEV_CORPORA.values()} & {c.project for c in CORPORA.values()}
     for lang, spec in DEV_CORPORA.items():
         assert spec.languages == CORPORA[lang].languages
-
-
-def test_the_name_vector_texts_say_the_name_and_what_holds_it() -> None:
-    from bench.retrieval_eval.name_vectors import name_text
-
-    assert name_text("time/Period.java", "Period.minusYears", "Function", "kind") == (
-        "function minus years in period")
-    assert name_text("src/sync/barrier.rs", "Barrier::new", "Function", "plain") == (
-        "new barrier")
-    # a top-level definition is held by its file
-    assert name_text("pkg/http_client.go", "parseHTTPResponse", "Function", "kind") == (
-        "function parse http response in http client")
-    assert name_text("a.py", "Outer.Inner.run_all", "Function", "bare") == "run all"

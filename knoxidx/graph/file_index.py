@@ -105,10 +105,9 @@ class FileIndex:
 
     def reference_rows(self) -> tuple[tuple[str, NamePath, int, int, int], ...]:
         """Every reference of the file, as ``Reference``'s fields in order (kind, path, scope,
-        line, col): the rows marshal decodes, without a record made of each (the file's own
-        resolution, once an update, unpacks them; with a record each, resolving the benchmark
-        corpus took 5 % more instructions, session 33). Decoded on each call, so that a
-        resolver's cache of indexes holds none of them."""
+        line, col): the rows marshal decodes, without a record made of each (a record each
+        cost resolution 5 % more instructions). Decoded on each call, so that a resolver's
+        cache of indexes holds none of them."""
         return self.facts.refs if self._refs is None else marshal.loads(self._refs)
 
     @property

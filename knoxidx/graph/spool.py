@@ -1,17 +1,10 @@
 """Resolution rows that resolver children write straight into SQLite, for the parent to copy.
 
-A forked resolver child used to pickle every edge, unresolved reference and lookup key of the
-files it resolved back to the parent, which unpickled them and inserted them from Python. Now
-it inserts them itself into a spool: a SQLite file beside the index whose edges, unresolved,
-lookups and externals tables are the index's own, column for column, so that the parent copies
-each in with one ``INSERT INTO t SELECT * FROM spool.t``, which SQLite runs as a transfer of
-the stored records, neither decoded nor re-encoded. On the benchmark corpus (session 30): the
-child resolved 84 % of the files, whose rows cost 0.27 CPU-s to pickle and 0.30 s to unpickle
-besides their inserts in the parent; now the parent, with none of the child's rows to write,
-resolves two thirds of the files itself, and copying the child's in (a 17 MB spool) takes
-0.05 s at the end of the build (a copy that renumbered the rowids, decoding each row, took
-0.27-0.35 s for every row). Cold builds side by side, five interleaved pairs: 9.16 -> 9.01 s
-(median).
+A forked resolver child inserts its rows itself into a spool: a SQLite file beside the index
+whose edges, unresolved, lookups and externals tables are the index's own, column for column,
+so that the parent copies each in with one ``INSERT INTO t SELECT * FROM spool.t``, which
+SQLite runs as a transfer of the stored records, neither decoded nor re-encoded: cheaper than
+pickling the rows to the parent, which then has its own share of files to resolve instead.
 
 A child writes its files' rows as the parent writes its own (``GraphRows.insert_resolution``),
 runs of rowids in ``file_rows`` included, which the parent moves by each table's offset. The

@@ -21,15 +21,11 @@ DB_NAME = "index.db"
 # nodes) and Implements edges (a Rust `impl Trait for T` in another file than T's). Every other
 # edge's source is its file's node or one of the file's definitions, so the edges out of a node
 # are read from its file's run (GraphQueries.edges) and these through edges_outside, the only
-# index of the edges by source: one over every edge cost a first build of the benchmark corpus
-# 0.2-0.4 CPU-s and 0.15-0.2 s at its end, on one core (and 9.4 MB).
+# index of the edges by source: one over every edge cost a first build ~0.2 s at its end.
 OUTSIDE_RUNS = "file_id IS NULL OR type = 'Implements'"
 
-# A node's id is a hash of what identifies it (knoxidx.graph.model.node_id), so as the table's
-# key (``id INTEGER PRIMARY KEY``) it put each row a first build writes on a random page: the
-# rows are appended in the order they are written instead, and found by id through nodes_id.
-# On the benchmark corpus's 118,654 node rows (/tmp script, session 28): inserts 0.52 -> 0.26
-# CPU-s, the other node indexes 0.21 -> 0.14 s, for 0.05 s to build nodes_id.
+# Node ids are hashes: as the table's key they would put each row a first build writes on a
+# random page (half the insert time), so rows are appended and found by id through nodes_id.
 SCHEMA = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files(

@@ -48,19 +48,13 @@ def _read_only_directory(exc: BaseException) -> bool:
 
 # The page cache while indexes are built (see SQLiteStore._create_indexes), in KiB.
 SORT_CACHE_KIB = 1024
-# Helper threads for the sorts of the indexes a first build makes at its end, on an otherwise
-# idle machine: the edges and lookups indexes of the benchmark corpus (348k and 284k rows) took
-# 0.378 s with none, 0.314 s with 2 on 2 cores (median of 9 each, session 33). One per core, at
-# most 4 (not measured beyond 2 cores).
+# Helper threads for the sorts of the indexes a first build makes at its end, when nothing else
+# runs: one per core (~17 % faster sorts on 2 cores), at most 4 (not measured beyond 2).
 SORT_THREADS = min(4, os.cpu_count() or 1)
-# The page size of a new index and of a resolution spool (SQLite's default: 4 KiB). A first
-# build of the benchmark corpus writes ~150 MB: with 4 KiB pages a system call per page (0.3
-# CPU-s in the kernel) and each file's facts blob (9 KB on average) spilled over a chain of
-# overflow pages. With 16 KiB pages, five interleaved builds each (session 38): 10.32 -> 9.71 s,
-# 19.7 -> 18.5 CPU-s, medians; with the edges' index by source gone as well, sixteen builds
-# each against the code before both: 9.86 -> 9.64 s. 32 and 64 KiB were slower again. Queries
-# and one-file updates are unmoved (callers 0.065 -> 0.079 ms, a one-file update 0.121 ->
-# 0.127 s, medians). An index made before keeps its own page size.
+# The page size of a new index and of a resolution spool: with SQLite's 4 KiB a first build
+# makes a system call per page and spills each file's facts blob (9 KB on average) over
+# overflow pages; 16 KiB builds a few % faster, 32 and 64 KiB are slower again, queries do not
+# move. An index made before keeps its own page size.
 PAGE_BYTES = 16384
 
 
@@ -372,10 +366,8 @@ class SQLiteStore(GraphRows):
     def _create_indexes(self, statements: Iterable[str], threads: int = 0) -> None:
         """Build ``statements``' indexes with the page cache cut to SORT_CACHE_KIB: SQLite's
         sorter takes its working memory from the cache size, and sorts runs that fit in the
-        CPU's caches, then merges them, faster than in one large run. A first build of the
-        benchmark corpus (session 27, BENCHMARKS.md): the nodes table's indexes 0.36-0.40 ->
-        0.30 s, those built at its end, on one core, 0.72-0.77 -> 0.58 s; 512 KiB is no
-        faster, 4 MiB slower. ``threads``: the helper threads SQLite's sorter may start (its
+        CPU's caches, then merges them, ~20 % faster than in one large run (512 KiB is no
+        faster, 4 MiB slower). ``threads``: the helper threads SQLite's sorter may start (its
         ``threads`` pragma), for the indexes built when no other process works beside."""
         conn = self.conn
         cache = conn.execute("PRAGMA cache_size").fetchone()[0]

@@ -167,8 +167,7 @@ def signature(node: Any, source: bytes) -> str:
     text = source[node.start_byte : end].decode("utf-8", "replace")
     if body is None:
         text = text.split("\n", 1)[0]
-    # whitespace runs as one space (str.split: C, where a regex substitution cost ~4 % of
-    # extraction with the other substitutions on short texts, session 31)
+    # whitespace runs as one space (str.split, in C: a regex cost ~4 % of extraction)
     return " ".join(text.split()).rstrip("{:").rstrip()
 
 

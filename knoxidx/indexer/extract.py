@@ -77,8 +77,7 @@ MAX_QUERY_DEPTH = 1000
 MAX_ERROR_WIDTH = 10_000
 # How many nodes _sampled_shape looks at in a tree with syntax errors, and in one without.
 # Each sample costs a walk from the root (tree-sitter scans each node's children on the way
-# down): at 256 a tree, sampling took 0.39 CPU-s over the benchmark corpus, 3.6 % of
-# extraction, for a note; at 16, 0.12 s (session 30).
+# down): at 256 a tree, sampling cost 3.6 % of extraction, for a note.
 ERROR_SAMPLES = 1024
 DEPTH_SAMPLES = 16
 

@@ -50,9 +50,8 @@ def read_all(
         # Few files (an edit, a watcher's batch) or --jobs 1: one worker, not this process.
         # A file whose parse runs away (see limit_worker_memory) then costs that file, not the
         # caller: a watcher killed by the OOM killer, or an update that dies on the same file
-        # every time it is run. A fork costs +30 ms on a one-file update (0.118 -> 0.147 s
-        # median on the benchmark corpus, BENCHMARKS.md); a long-running process keeps one
-        # worker standing instead (see ``standing_worker``).
+        # every time it is run. A fork costs ~30 ms on a one-file update, so a long-running
+        # process keeps one worker standing instead (see ``standing_worker``).
         workers = 1
         standing = STANDING.get()
     # Largest files first, in chunks of about equal bytes: the last chunks are a few small

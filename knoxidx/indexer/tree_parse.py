@@ -67,7 +67,7 @@ def parse_tree(parser: Any, source: bytes) -> Any:
     except BaseException:
         # An exception out of a callback (a MemoryError near the worker's cap, Ctrl-C) stops
         # the parse half-way, and tree-sitter resumes a stopped parse on the next call: the
-        # next file read as the rest of this one (found by bench.fuzz, session 12).
+        # next file read as the rest of this one (found by bench.fuzz).
         parser.reset()
         raise
     finally:

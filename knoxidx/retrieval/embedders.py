@@ -6,7 +6,7 @@
   chunk defines and what holds it, in words, then file, signature, doc and the chunk's
   identifiers split into words, syntax keywords left out), which measured better and ~2x
   faster than the raw text cut at 256 tokens; ``condensed`` (path, scope, signature, doc,
-  identifiers) was the default before it (MODELS.md, BENCHMARKS.md). ``$KNOXIDX_LOCAL_VIEW``
+  identifiers) is the older view (MODELS.md has both's figures). ``$KNOXIDX_LOCAL_VIEW``
   or ``[local] view`` in ``knoxidx.toml`` chooses. A low-rank adapter fitted to doc comment ->
   code pairs (``code-v1``, ``adapters/``) is merged into the weights at load; ``none`` (or
   ``[local] adapter``, ``$KNOXIDX_LOCAL_ADAPTER``) leaves the plain model.
@@ -43,7 +43,7 @@ LOCAL_VIEWS = ("condensed-v2", "condensed", "full")
 DEFAULT_VIEW = "condensed-v2"
 LOCAL_VIEW_ENV = "KNOXIDX_LOCAL_VIEW"
 # A low-rank adapter merged into MiniLM's weights (``minilm.merge_adapter``): ``code-v1`` was
-# fitted to doc comment -> code pairs of projects outside the benchmark (MODELS.md, session 23;
+# fitted to doc comment -> code pairs of projects outside the benchmark (MODELS.md;
 # ``bench/finetune``). ``$KNOXIDX_LOCAL_ADAPTER`` or ``[local] adapter``: a bundled name, a
 # .safetensors file of ``bench/finetune/train.py``, or ``none`` for the plain model.
 LOCAL_ADAPTER_ENV = "KNOXIDX_LOCAL_ADAPTER"

@@ -17,7 +17,7 @@ definitions (functions, classes, interfaces, types) by their names alone:
 Words are compared by their stems (``terms.stem``). The store keeps each definition's stemmed
 name parts and scope words in a full-text table written with its chunk (``chunk_name``); a
 search asks it for the definitions sharing a part with the question and scores those here.
-Measured on the docstring -> code benchmark (BENCHMARKS.md, session 10).
+Measured on the docstring -> code benchmark (``python -m bench.retrieval_eval``).
 """
 
 from __future__ import annotations
@@ -107,8 +107,8 @@ def declaration_texts(chunk: Chunk) -> list[str]:
     The chunk's own vector reads a condensed view of everything in it, where a short
     definition's name is a few words among many; a question says in other words what the
     name says ("... years subtracted" for ``minusYears``), which the names source, matching
-    words exactly, cannot see and a model reading little more than the name can. Measured on
-    the docstring -> code benchmark (BENCHMARKS.md, session 13): this text, one vector per
+    words exactly, cannot see and a model reading little more than the name can. On the
+    docstring -> code benchmark's held-out projects this text, one vector per
     definition, a chunk ranked by its best, beat the kind and name alone, the name and its
     holder, and the same with the doc comment's first line."""
     kinds = chunk.symbol_kinds or ("",) * len(chunk.symbols)

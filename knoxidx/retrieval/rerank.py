@@ -22,8 +22,8 @@ stems (``terms.stem``):
   question's opening implies ("Checks whether ..." -> ``isEmpty``; ``intents``).
 
 Measured on the docstring -> code benchmark (``python -m bench.retrieval_eval``, where a result
-counts only if it is definition-sized); the weights are what measured best there, and the
-measurements are in BENCHMARKS.md.
+counts only if it is definition-sized); the weights are what measured best there, and its
+current figures are in BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -62,9 +62,8 @@ class Unit:
 @dataclass(frozen=True, slots=True)
 class RerankWeights:
     depth: int = 20  # fused chunks whose units are ranked
-    # the chunk's rank counts (rank_k + 1) / (rank_k + rank), rank from 1: 5 since the fifth
-    # source (10 before; 5 measured better on the held-out projects and on questions about
-    # types, BENCHMARKS.md)
+    # the chunk's rank counts (rank_k + 1) / (rank_k + rank), rank from 1: 5 measured better
+    # than 10 on the held-out projects and on questions about types
     rank_k: float = 5.0
     lines: float = 1.0  # weight of the share of query words in the unit's lines
     name: float = 1.0  # weight of the share of query words in the unit's name
@@ -77,7 +76,7 @@ class RerankWeights:
     # weight of the cosine between the query's vector and the unit's chunk vector: RRF keeps
     # only the vector source's ranks; this lets how close a chunk is count in the rerank.
     # x1 measured better on both the held-out projects it was chosen on (R@10 / MRR@10
-    # +0.008 / +0.021) and the reported ones (+0.006 / +0.006); BENCHMARKS.md
+    # +0.008 / +0.021) and the reported ones (+0.006 / +0.006)
     similarity: float = 1.0
     # compare words by their stems ("Returns the copies" meets `return`, `copy`)
     stems: bool = True
@@ -91,12 +90,12 @@ class RerankWeights:
     # or begins with the unit's own name (Go's doc comments do). Such a unit's doc often sums
     # up what its methods do ("A buffer that is incrementally filled and initialized") and
     # outranked the method asked about. x0.8: the mildest weight on the plateau measured on
-    # the held-out projects; questions about types pay for it (BENCHMARKS.md has both)
+    # the held-out projects; questions about types pay a little for it
     declaration_only: float = 0.8
     # added to the score of a unit whose own name is the query's first word, case and all:
     # "Repository represents a git repository", "parseConfig reads ..." — Go's doc comments
     # begin so, and a question that does is about that definition. x1 measured best on the
-    # held-out projects (BENCHMARKS.md); a capitalised English word at the head of a sentence
+    # held-out projects; a capitalised English word at the head of a sentence
     # ("Returns ...") is rarely a definition's exact name.
     named_first: float = 1.0
     # weight of how close the query is to the unit's own declaration vector (its kind, name,
@@ -106,14 +105,12 @@ class RerankWeights:
     # declaration, whichever that is; this tells the siblings apart by meaning where their
     # words cannot ("... with the specified number of years subtracted": `minusYears`).
     # x1.5: the middle of the plateau (x1-x2) measured on the held-out projects
-    # (BENCHMARKS.md, session 16)
     declaration: float = 1.5
     # added to the score of a unit whose name begins with a word the question's opening
     # implies ("Checks whether ..." -> `isEmpty`, "Creates ..." -> `NewReader`, "Removes ..."
     # -> `delete`; ``intents``) and goes on with a word of the question (or, a name that is
     # the act alone, `__init__`, `of`, whose holder's name does): words alone miss those
-    # pairs. x0.6 on the plateau (x0.6-x1) measured on the held-out projects (BENCHMARKS.md,
-    # session 17)
+    # pairs. x0.6 on the plateau (x0.6-x1) measured on the held-out projects
     intent: float = 0.6
 
 

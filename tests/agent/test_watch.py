@@ -286,8 +286,8 @@ def test_memory_a_mangled_file_took_goes_back_to_the_system(
 ) -> None:
     """tree-sitter's error recovery takes ~300 MB for these 2.3 kB (found by bench.fuzz) and
     frees it with the tree; the C library kept the pages, so a watcher that met such a file
-    once stayed 300 MB larger until it exited. (Since session 10 the watcher parses in its
-    standing worker, so the watcher's own memory is not where the parse happens at all.)"""
+    once stayed 300 MB larger until it exited. (The watcher now parses in its standing
+    worker, so the watcher's own memory is not where the parse happens at all.)"""
     from knoxidx.indexer.heap import resident_bytes
 
     root, _, recorder = watching

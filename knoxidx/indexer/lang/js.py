@@ -249,7 +249,7 @@ class _Rules(ReexportingRules):
     self_names = frozenset({"this"})
     self_type_names = frozenset({"this"})
     self_binds_anywhere = True
-    guess_members = False  # measured: guesses cost more precision than they add recall (BENCHMARKS.md)
+    guess_members = False  # measured: guesses cost more precision than they add recall
     builtin_method_names = _BUILTIN_METHODS
     module_joiner = ":"
 

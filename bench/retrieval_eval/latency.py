@@ -1,6 +1,6 @@
-"""Search latency on an indexed repository (re-runnable; not a test).
+"""Search latency on any indexed and embedded repository (the whole corpus: ``scale.py``).
 
-    python tests/retrieval/measure_search.py ~/.cache/knoxidx-corpus/python/django [--runs 3]
+    python -m bench.retrieval_eval.latency ~/.cache/knoxidx-corpus/python/django [--runs 3]
 
 The repository must be indexed (``knoxidx index``) and embedded (``knoxidx embed``). Prints the
 in-process latency of ``Index.search`` per mode (p50/p90 over the queries, model loaded and the

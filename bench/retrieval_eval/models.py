@@ -1,6 +1,6 @@
 """Measure local embedding options on a docstring -> function retrieval task built from real code.
 
-Not a test (pytest does not collect it). Run:  python tests/retrieval/measure_models.py [N]
+Run:  python -m bench.retrieval_eval.models [N] [--views]
 Queries are docstring first lines; documents are the functions with the docstring removed
 (so the answer is not in the text), chunked and viewed the way the index would. Reports
 MRR@10 and Recall@10 for BM25 (the chunk FTS5 index), each embedding option, and BM25+vector
