@@ -7,7 +7,6 @@ non-zero exit code, never a traceback.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import sys
@@ -18,7 +17,8 @@ from typing import Any
 import click
 
 from knoxidx.cli_options import open_index, shared_url, store_error_message, store_options
-from knoxidx.errors import AmbiguousSymbolError, KnoxidxError
+from knoxidx.errors import KnoxidxError
+from knoxidx.terminal import for_terminal, json_text, visible
 
 NODE_KINDS = ("Function", "Class", "Interface", "Type", "Variable", "Constant", "Module", "File")
 
@@ -30,10 +30,12 @@ _closed_everything = False
 
 
 def _emit(data: Any, as_json: bool, human: Callable[[Any], None]) -> None:
+    """The one way an answer is printed: exact JSON, or ``human`` over the answer with every
+    control character of the repository's text made visible (see :mod:`knoxidx.terminal`)."""
     if as_json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        click.echo(json_text(data, indent=2))
     else:
-        human(data)
+        human(for_terminal(data))
 
 
 def _open(path: str) -> Any:
@@ -125,7 +127,7 @@ def index_cmd(path: str, jobs: int | None, max_file_size: int, wait: bool, rebui
         _drop_corrupt_index(Path(path))
     with open_index(path, create=True) as idx:
         if idx.store.rebuilt_reason and not as_json:
-            click.echo(idx.store.rebuilt_reason, err=True)
+            click.echo(visible(idx.store.rebuilt_reason), err=True)
         progress, finish = _progress_bar(enabled=not as_json and sys.stderr.isatty())
         try:
             report = idx.update(jobs=jobs, max_bytes=max_file_size, progress=progress, wait=wait,
@@ -389,17 +391,14 @@ def run() -> None:
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
-    except AmbiguousSymbolError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(exc.exit_code)
-    except KnoxidxError as exc:
-        click.echo(f"error: {exc}", err=True)
+    except KnoxidxError as exc:  # its message may quote the repository's names and paths
+        click.echo(f"error: {visible(str(exc))}", err=True)
         sys.exit(exc.exit_code)
     except sqlite3.Error as exc:  # damage or a full disk met mid-command: still one line
         from knoxidx.graph.dbfile import storage_error
 
         translated = storage_error(exc, None)
-        click.echo(f"error: {translated}", err=True)
+        click.echo(f"error: {visible(str(translated))}", err=True)
         sys.exit(translated.exit_code)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
@@ -408,7 +407,7 @@ def run() -> None:
         message = store_error_message(exc)  # the shared store refused (permissions, network)
         if message is None:
             raise
-        click.echo(f"error: {message}", err=True)
+        click.echo(f"error: {visible(message)}", err=True)
         sys.exit(8)
 from knoxidx import (  # noqa: E402  (last: they import this module's group)
     cli_agent,  # noqa: F401  (registers watch/serve/mcp/context)
