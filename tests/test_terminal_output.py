@@ -88,7 +88,7 @@ def test_doc_comments_are_escaped_in_snippets_and_context(hostile: Path) -> None
 
 def test_json_keeps_every_name_exact(hostile: Path) -> None:
     output = cli("symbols", "*", str(hostile), "--json", "--limit", "100")
-    paths = {s["path"] for s in json.loads(output)}
+    paths = {s["path"] for s in json.loads(output)["symbols"]}
     assert {f"title{TITLE}.py", "line\nbreak.py", f"csi{CSI}{BIDI}.py"} <= paths
     found = json.loads(cli("search", "Docs with inside", str(hostile), "--mode", "lexical",
                            "--json"))
