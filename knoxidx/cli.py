@@ -117,6 +117,8 @@ def _print_more(data: dict) -> None:
         total = data["total"] if data.get("total_exact", True) else f"at least {data['total']}"
         click.echo(f"(items {data['offset'] + 1}-{data['next_offset']} of {total}; the next "
                    f"page: --offset {data['next_offset']}; narrow with --kind or --path)")
+    elif data["offset"] and data["offset"] >= data["total"]:
+        click.echo(f"(nothing from --offset {data['offset']}: there are {data['total']})")
 
 
 def _set_offline(ctx: click.Context, param: click.Parameter, value: bool) -> None:

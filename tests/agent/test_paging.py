@@ -135,6 +135,8 @@ def test_the_cli_prints_a_page_and_says_how_to_read_on(crowded: Path) -> None:
     tail = json.loads(cli("callers", "core.target", "--json", "--offset", str(CALLERS - 30),
                           "--limit", "100"))
     assert len(tail["callers"]) == 30 and not tail["truncated"]
+    assert cli("symbols", "core*", "--offset", "5").strip() == \
+        "(nothing from --offset 5: there are 2)"  # the module and the function
     narrowed = json.loads(cli("impact", "core.target", "--json", "--path", "a/m00*",
                               "--kind", "function", "--limit", "1000"))
     assert narrowed["total"] == 10 * CALLERS_PER_FILE  # more than ~28k characters' worth:
