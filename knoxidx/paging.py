@@ -25,6 +25,8 @@ MAX_LIMIT = 1000
 PAGE_CHARS = 28_000
 # an impact answer also lists the distinct files of all its hits, up to this many
 FILES_SHOWN = 100
+# an ambiguous symbol's error lists this many of the definitions it may name (~17k characters)
+CANDIDATES_SHOWN = 50
 # a walk stops after this many hits: the total is then a lower bound (total_exact: false)
 WALK_CAP = 50_000
 _KINDS = tuple(k.value for k in NodeKind)

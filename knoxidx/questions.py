@@ -16,7 +16,7 @@ from knoxidx.errors import (
 )
 from knoxidx.graph import traverse
 from knoxidx.graph.model import EdgeType
-from knoxidx.paging import DEFAULT_LIMIT, FILES_SHOWN, WALK_CAP, Page
+from knoxidx.paging import CANDIDATES_SHOWN, DEFAULT_LIMIT, FILES_SHOWN, WALK_CAP, Page
 
 _PATH_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
 CALL_TYPES = (EdgeType.CALLS.value,)
@@ -94,7 +94,7 @@ class GraphQuestions:
             hint = f"; did you mean {', '.join(h['qualified_name'] for h in near)}?" if near else ""
             raise SymbolNotFoundError(f"no symbol {spec!r} in the index{hint}")
         if len(hits) > 1:
-            candidates = [_public(h) for h in hits]
+            candidates = [_public(h) for h in hits[:CANDIDATES_SHOWN]]
             listing = "; ".join(
                 f"{c['qualified_name']} ({c['kind']}, {c['path']}:{c['start_line']})"
                 for c in candidates[:10]

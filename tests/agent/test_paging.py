@@ -19,9 +19,9 @@ from click.testing import CliRunner
 from mcp import Client, StdioServerParameters
 
 from knoxidx.cli import main
-from knoxidx.errors import BadInputError
+from knoxidx.errors import AmbiguousSymbolError, BadInputError
 from knoxidx.index import Index
-from knoxidx.paging import DEFAULT_LIMIT, FILES_SHOWN
+from knoxidx.paging import CANDIDATES_SHOWN, DEFAULT_LIMIT, FILES_SHOWN
 from tests.agent.support import make_repo, start_server
 
 FILES_PER_DIR = 50
@@ -241,3 +241,13 @@ def test_symbol_pages_are_the_same_on_both_stores(repo, backend) -> None:
                                                                          "handler_1_2")]
         assert idx.find_symbols("handler_1_2", path="cli/m1.py", kind="Class")["total"] == 0
         assert idx.find_symbols("handler_1", path="cli/m[12].py")["total"] == 3
+
+
+def test_an_ambiguous_name_lists_a_bounded_number_of_candidates(tmp_path: Path) -> None:
+    files = {f"m{n}.py": "def twin():\n    pass\n" for n in range(120)}
+    root = make_repo(tmp_path / "twins", files, retrieval=False)
+    with Index.open(root) as idx, pytest.raises(AmbiguousSymbolError) as raised:
+        idx.callers("twin")
+    assert "names 120 symbols" in str(raised.value)
+    assert len(raised.value.candidates) == CANDIDATES_SHOWN
+    assert size(raised.value.candidates) <= ANSWER_CHARS  # what HTTP's 409 carries
