@@ -163,7 +163,7 @@ def probe_files(root: Path) -> list[str]:
 
 def _visible(client: Any, edit: str, token: str) -> bool:
     if edit == "new-function":
-        found = client.get("/symbols", params={"q": token}).json()
+        found = client.get("/symbols", params={"q": token}).json()["symbols"]
         return bool(found) and found[0]["name"] == token
     # k=5: earlier rounds' tokens share most of this one's word parts and may rank first
     found = client.get("/search", params={"q": token, "mode": "lexical", "k": 5}).json()

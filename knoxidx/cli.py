@@ -7,7 +7,6 @@ non-zero exit code, never a traceback.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import sys
@@ -18,7 +17,8 @@ from typing import Any
 import click
 
 from knoxidx.cli_options import open_index, shared_url, store_error_message, store_options
-from knoxidx.errors import AmbiguousSymbolError, KnoxidxError
+from knoxidx.errors import KnoxidxError
+from knoxidx.terminal import for_terminal, json_text, visible
 
 NODE_KINDS = ("Function", "Class", "Interface", "Type", "Variable", "Constant", "Module", "File")
 
@@ -30,10 +30,12 @@ _closed_everything = False
 
 
 def _emit(data: Any, as_json: bool, human: Callable[[Any], None]) -> None:
+    """The one way an answer is printed: exact JSON, or ``human`` over the answer with every
+    control character of the repository's text made visible (see :mod:`knoxidx.terminal`)."""
     if as_json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        click.echo(json_text(data, indent=2))
     else:
-        human(data)
+        human(for_terminal(data))
 
 
 def _open(path: str) -> Any:
@@ -67,8 +69,9 @@ def _described(item: dict) -> str:
 
 
 def _print_hits(title: str, symbol: dict, hits: list[dict],
-                external: list[dict] | None = None) -> None:
-    click.echo(f"{title} {symbol['qualified_name']} ({_described(symbol)}): {len(hits)}")
+                external: list[dict] | None = None, total: int | None = None) -> None:
+    count = len(hits) if total is None else total
+    click.echo(f"{title} {symbol['qualified_name']} ({_described(symbol)}): {count}")
     for h in hits:
         indent = "  " * h.get("depth", 1)
         click.echo(f"{indent}{h['qualified_name']} ({h['kind']})  {_site(h)}  [{h['confidence']}]")
@@ -81,6 +84,41 @@ def _print_hits(title: str, symbol: dict, hits: list[dict],
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
 path_argument = click.argument("path", required=False, default=".", type=click.Path())
+
+
+def page_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--limit --offset --kind --path``: the page of a list answer (see knoxidx.paging)."""
+    from knoxidx.paging import DEFAULT_LIMIT, MAX_LIMIT
+
+    for option in reversed((
+        click.option("--limit", type=click.IntRange(1, MAX_LIMIT), default=DEFAULT_LIMIT,
+                     show_default=True, help="At most this many (the answer also ends "
+                                             "before ~28k characters)."),
+        click.option("--offset", type=click.IntRange(0), default=0, show_default=True,
+                     help="Skip this many: the 'next' offset a truncated answer names."),
+        click.option("--kind", type=click.Choice(NODE_KINDS, case_sensitive=False),
+                     default=None, help="Only items of this kind."),
+        click.option("--path", "path_glob", default=None, metavar="GLOB",
+                     help="Only items in files matching GLOB ('*' crosses '/'), or under "
+                          "this directory."),
+    )):
+        command = option(command)
+    return command
+
+
+def _page(limit: int, offset: int, kind: str | None, path_glob: str | None) -> dict[str, Any]:
+    """The page options as the library's keyword arguments."""
+    return {"limit": limit, "offset": offset, "kind": kind, "path": path_glob}
+
+
+def _print_more(data: dict) -> None:
+    """What a truncated answer left out, and how to read it."""
+    if data.get("truncated"):
+        total = data["total"] if data.get("total_exact", True) else f"at least {data['total']}"
+        click.echo(f"(items {data['offset'] + 1}-{data['next_offset']} of {total}; the next "
+                   f"page: --offset {data['next_offset']}; narrow with --kind or --path)")
+    elif data["offset"] and data["offset"] >= data["total"]:
+        click.echo(f"(nothing from --offset {data['offset']}: there are {data['total']})")
 
 
 def _set_offline(ctx: click.Context, param: click.Parameter, value: bool) -> None:
@@ -125,7 +163,7 @@ def index_cmd(path: str, jobs: int | None, max_file_size: int, wait: bool, rebui
         _drop_corrupt_index(Path(path))
     with open_index(path, create=True) as idx:
         if idx.store.rebuilt_reason and not as_json:
-            click.echo(idx.store.rebuilt_reason, err=True)
+            click.echo(visible(idx.store.rebuilt_reason), err=True)
         progress, finish = _progress_bar(enabled=not as_json and sys.stderr.isatty())
         try:
             report = idx.update(jobs=jobs, max_bytes=max_file_size, progress=progress, wait=wait,
@@ -211,23 +249,25 @@ def _print_report(data: dict) -> None:
 @main.command()
 @click.argument("name")
 @path_argument
-@click.option("--kind", type=click.Choice(NODE_KINDS, case_sensitive=False), default=None)
-@click.option("--limit", type=click.IntRange(1, 10000), default=50, show_default=True)
+@page_options
 @json_option
 @store_options
-def symbols(name: str, path: str, kind: str | None, limit: int, as_json: bool) -> None:
+def symbols(name: str, path: str, limit: int, offset: int, kind: str | None,
+            path_glob: str | None, as_json: bool) -> None:
     """Find definitions named NAME (exact, qualified suffix, then prefix; with * or ?, a
     wildcard pattern: 'parse*', '*Error')."""
+    page = _page(limit, offset, kind, path_glob)
     with _open(path) as idx:
-        hits = idx.symbols(name, kind, limit)
+        data = idx.find_symbols(name, page.pop("kind"), **page)
 
-    def human(rows: list[dict]) -> None:
-        for r in rows:
+    def human(d: dict) -> None:
+        for r in d["symbols"]:
             click.echo(f"{r['kind']:<9} {r['qualified_name']}  {_loc(r)}".rstrip())
-        if not rows:
-            click.echo(f"no symbols match {name!r}")
+        if not d["total"]:
+            click.echo(f"no symbols match {visible(repr(name))}")
+        _print_more(d)
 
-    _emit(hits, as_json, human)
+    _emit(data, as_json, human)
 
 
 def _graph_command(name: str, method: str, title: str, key: str, help_text: str,
@@ -238,12 +278,22 @@ def _graph_command(name: str, method: str, title: str, key: str, help_text: str,
     @json_option
     @click.option("--depth", type=click.IntRange(1, 10), default=1 if name != "impact" else 3,
                   show_default=True, hidden=not with_depth)
+    @page_options
     @store_options
-    def command(symbol: str, path: str, as_json: bool, depth: int) -> None:
+    def command(symbol: str, path: str, as_json: bool, depth: int, limit: int, offset: int,
+                kind: str | None, path_glob: str | None) -> None:
         with _open(path) as idx:
-            data = getattr(idx, method)(symbol, depth=depth)
-        _emit(data, as_json, lambda d: _print_hits(title, d["symbol"], d[key],
-                                                   d.get("external_callers")))
+            data = getattr(idx, method)(symbol, depth=depth,
+                                        **_page(limit, offset, kind, path_glob))
+
+        def human(d: dict) -> None:
+            _print_hits(title, d["symbol"], d[key], d.get("external_callers"), d["total"])
+            if d.get("file_count", 0) > len(d.get("files", ())):
+                click.echo(f"(in {d['file_count']} files; --json lists the first "
+                           f"{len(d['files'])})")
+            _print_more(d)
+
+        _emit(data, as_json, human)
 
 
 _graph_command("callers", "callers", "callers of", "callers",
@@ -258,20 +308,23 @@ _graph_command("impact", "impact", "impact of changing", "impacted",
 @click.argument("symbol")
 @path_argument
 @json_option
+@page_options
 @store_options
-def refs(symbol: str, path: str, as_json: bool) -> None:
+def refs(symbol: str, path: str, as_json: bool, limit: int, offset: int, kind: str | None,
+         path_glob: str | None) -> None:
     """Every incoming edge of SYMBOL, grouped by type (CalledBy, UsedBy, ...)."""
     with _open(path) as idx:
-        data = idx.refs(symbol)
+        data = idx.refs(symbol, **_page(limit, offset, kind, path_glob))
 
     def human(d: dict) -> None:
         s = d["symbol"]
         click.echo(f"{s['qualified_name']} ({_described(s)})")
         for via, hits in sorted(d["incoming"].items()):
-            click.echo(f"  {via}: {len(hits)}")
+            click.echo(f"  {via}: {d['counts'][via]}")
             for h in hits:
                 click.echo(f"    {h['qualified_name']} ({h['kind']})  {_site(h)}  "
                            f"[{h['confidence']}]")
+        _print_more(d)
 
     _emit(data, as_json, human)
 
@@ -282,13 +335,21 @@ def refs(symbol: str, path: str, as_json: bool) -> None:
 @click.option("--reverse", is_flag=True, help="Who depends on TARGET instead.")
 @click.option("--depth", type=click.IntRange(1, 10), default=1, show_default=True)
 @json_option
+@page_options
 @store_options
-def deps(target: str, path: str, reverse: bool, depth: int, as_json: bool) -> None:
+def deps(target: str, path: str, reverse: bool, depth: int, as_json: bool, limit: int,
+         offset: int, kind: str | None, path_glob: str | None) -> None:
     """Imports of a FILE (repo-relative path) or MODULE; --reverse for its importers."""
     with _open(path) as idx:
-        data = idx.deps(target, reverse=reverse, depth=depth)
+        data = idx.deps(target, reverse=reverse, depth=depth,
+                        **_page(limit, offset, kind, path_glob))
     title = "importers of" if reverse else "dependencies of"
-    _emit(data, as_json, lambda d: _print_hits(title, d["symbol"], d["dependencies"]))
+
+    def human(d: dict) -> None:
+        _print_hits(title, d["symbol"], d["dependencies"], total=d["total"])
+        _print_more(d)
+
+    _emit(data, as_json, human)
 
 
 @main.command()
@@ -389,17 +450,14 @@ def run() -> None:
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
-    except AmbiguousSymbolError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(exc.exit_code)
-    except KnoxidxError as exc:
-        click.echo(f"error: {exc}", err=True)
+    except KnoxidxError as exc:  # its message may quote the repository's names and paths
+        click.echo(f"error: {visible(str(exc))}", err=True)
         sys.exit(exc.exit_code)
     except sqlite3.Error as exc:  # damage or a full disk met mid-command: still one line
         from knoxidx.graph.dbfile import storage_error
 
         translated = storage_error(exc, None)
-        click.echo(f"error: {translated}", err=True)
+        click.echo(f"error: {visible(str(translated))}", err=True)
         sys.exit(translated.exit_code)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
@@ -408,7 +466,7 @@ def run() -> None:
         message = store_error_message(exc)  # the shared store refused (permissions, network)
         if message is None:
             raise
-        click.echo(f"error: {message}", err=True)
+        click.echo(f"error: {visible(message)}", err=True)
         sys.exit(8)
 from knoxidx import (  # noqa: E402  (last: they import this module's group)
     cli_agent,  # noqa: F401  (registers watch/serve/mcp/context)

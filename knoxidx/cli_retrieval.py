@@ -5,7 +5,6 @@ heavy is imported here; the model loads only when a vector search or embedding n
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any, TextIO
 
@@ -21,6 +20,7 @@ from knoxidx.cli import (
     path_argument,
 )
 from knoxidx.cli_options import store_options
+from knoxidx.terminal import json_text
 
 MODES = ("hybrid", "lexical", "vector")
 SNIPPET_WIDTH = 100
@@ -88,7 +88,7 @@ def _search_batch(lines: TextIO, path: str, k: int, mode: str, language: str | N
                                        path_glob=path_glob)
             except SearchInputError as exc:
                 data = {"query": query, "error": str(exc)}
-            click.echo(json.dumps(data, ensure_ascii=False))
+            click.echo(json_text(data))
 
 
 def _print_results(data: dict) -> None:

@@ -16,6 +16,7 @@ from knoxidx.errors import (
 )
 from knoxidx.graph import traverse
 from knoxidx.graph.model import EdgeType
+from knoxidx.paging import CANDIDATES_SHOWN, DEFAULT_LIMIT, FILES_SHOWN, WALK_CAP, Page
 
 _PATH_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
 CALL_TYPES = (EdgeType.CALLS.value,)
@@ -31,18 +32,39 @@ class GraphQuestions:
 
     def symbols(self, name: str, kind: str | None = None, limit: int = 50) -> list[dict]:
         """Exact name matches, else qualified-name suffix, else prefix matches; a NAME with
-        ``*`` or ``?`` is a wildcard pattern over names instead (``resolve*``, ``*Error``)."""
+        ``*`` or ``?`` is a wildcard pattern over names instead (``resolve*``, ``*Error``).
+        The list alone, up to ``limit``; :meth:`find_symbols` is the bounded, paged answer."""
+        return self._symbol_matches(name, kind, None, limit, 0)[0]
+
+    def find_symbols(self, name: str, kind: str | None = None, *, path: str | None = None,
+                     limit: int = DEFAULT_LIMIT, offset: int = 0) -> dict:
+        """:meth:`symbols` as an answer: a page of the definitions (``limit`` from
+        ``offset``, in files matching ``path``), how many match in all, and where the next
+        page starts (see :mod:`knoxidx.paging`)."""
+        page = Page(limit, offset, kind, path)
+        window, total = self._symbol_matches(name, kind, page.path_glob, limit, offset)
+        hits, info = page.bound(window, total)
+        return {"query": name, "symbols": hits, **info}
+
+    def _symbol_matches(self, name: str, kind: str | None, path_glob: str | None, limit: int,
+                        offset: int) -> tuple[list[dict], int]:
+        """``limit`` matches from ``offset`` and how many there are, by the first rule that
+        finds any: wildcard pattern, exact name, qualified-name suffix, name prefix."""
         if not name.strip():
             raise BadInputError("the name is empty")
         if "*" in name or "?" in name:
             pattern = _like_escaped(name).replace("*", "%").replace("?", "_")
-            return [_public(h) for h in self.q.nodes_like(pattern, kind, limit)]
-        hits = self.q.nodes_named(name, kind, limit)
-        if not hits:
-            hits = [h for h in self.q.nodes_with_suffix(name, limit) if not kind or h["kind"] == kind]
-        if not hits:
-            hits = self.q.nodes_like(_like_escaped(name) + "%", kind, limit)
-        return [_public(h) for h in hits]
+            hits, total = self.q.nodes_page("like", pattern, kind, path_glob, limit, offset)
+            return [_public(h) for h in hits], total
+        hits, total = self.q.nodes_page("name", name, kind, path_glob, limit, offset)
+        if not total:
+            suffixed = Page(kind=kind, path=path_glob).select(
+                self.q.nodes_with_suffix(name, limit=WALK_CAP))
+            hits, total = suffixed[offset : offset + limit], len(suffixed)
+        if not total:
+            hits, total = self.q.nodes_page("like", _like_escaped(name) + "%", kind, path_glob,
+                                            limit, offset)
+        return [_public(h) for h in hits], total
 
     def find(self, spec: str) -> dict:
         """A SYMBOL: a name, a qualified name, or ``path:line``. Ambiguity is an error that
@@ -72,7 +94,7 @@ class GraphQuestions:
             hint = f"; did you mean {', '.join(h['qualified_name'] for h in near)}?" if near else ""
             raise SymbolNotFoundError(f"no symbol {spec!r} in the index{hint}")
         if len(hits) > 1:
-            candidates = [_public(h) for h in hits]
+            candidates = [_public(h) for h in hits[:CANDIDATES_SHOWN]]
             listing = "; ".join(
                 f"{c['qualified_name']} ({c['kind']}, {c['path']}:{c['start_line']})"
                 for c in candidates[:10]
@@ -85,45 +107,77 @@ class GraphQuestions:
 
     # ---- graph questions ---------------------------------------------------------------
 
-    def callers(self, spec: str, depth: int = 1) -> dict:
+    def callers(self, spec: str, depth: int = 1, *, limit: int = DEFAULT_LIMIT,
+                offset: int = 0, kind: str | None = None, path: str | None = None) -> dict:
+        """Who calls ``spec``, nearest first: a page of them (see :mod:`knoxidx.paging`)."""
+        page = Page(limit, offset, kind, path)
         node = self.find(spec)
-        hits = traverse.walk(self._q_of(node), node["id"], "in", CALL_TYPES, depth)
-        out = {"symbol": _public(node), "callers": hits}
+        hits, info = self._walk_page(node, "in", CALL_TYPES, depth, page)
+        out = {"symbol": _public(node), "callers": hits, **info}
         if hasattr(self.q, "external_callers"):  # a shared store: other repositories too
             from knoxidx.shared import external_callers
 
             out["external_callers"] = external_callers(self, node)
         return out
 
-    def callees(self, spec: str, depth: int = 1) -> dict:
+    def callees(self, spec: str, depth: int = 1, *, limit: int = DEFAULT_LIMIT,
+                offset: int = 0, kind: str | None = None, path: str | None = None) -> dict:
+        page = Page(limit, offset, kind, path)
         node = self.find(spec)
-        hits = traverse.walk(self._q_of(node), node["id"], "out", CALL_TYPES, depth)
-        return {"symbol": _public(node), "callees": hits}
+        hits, info = self._walk_page(node, "out", CALL_TYPES, depth, page)
+        return {"symbol": _public(node), "callees": hits, **info}
 
-    def refs(self, spec: str) -> dict:
+    def refs(self, spec: str, *, limit: int = DEFAULT_LIMIT, offset: int = 0,
+             kind: str | None = None, path: str | None = None) -> dict:
+        """Every incoming edge, grouped by its reverse name (``incoming``); the page runs
+        through the groups in order, ``counts`` gives each group's size before the cut."""
+        page = Page(limit, offset, kind, path)
         node = self.find(spec)
-        return {"symbol": _public(node),
-                "incoming": traverse.incoming_by_type(self._q_of(node), node)}
+        groups = traverse.incoming_by_type(self._q_of(node), node)
+        selected = page.select([hit for hits in groups.values() for hit in hits])
+        counts: dict[str, int] = {}
+        for hit in selected:
+            counts[hit["via"]] = counts.get(hit["via"], 0) + 1
+        hits, info = page.cut(selected)
+        incoming: dict[str, list[dict]] = {}
+        for hit in hits:
+            incoming.setdefault(hit["via"], []).append(hit)
+        return {"symbol": _public(node), "incoming": incoming, "counts": counts, **info}
 
-    def deps(self, target: str, reverse: bool = False, depth: int = 1) -> dict:
+    def deps(self, target: str, reverse: bool = False, depth: int = 1, *,
+             limit: int = DEFAULT_LIMIT, offset: int = 0, kind: str | None = None,
+             path: str | None = None) -> dict:
+        page = Page(limit, offset, kind, path)
         node = self._file_or_module(target)
         types = (EdgeType.IMPORTS.value, EdgeType.DEPENDS_ON.value)
-        hits = traverse.walk(self._q_of(node), node["id"], "in" if reverse else "out", types,
-                             depth)
-        out = {"symbol": _public(node), "reverse": reverse, "dependencies": hits}
+        hits, info = self._walk_page(node, "in" if reverse else "out", types, depth, page)
+        out = {"symbol": _public(node), "reverse": reverse, "dependencies": hits, **info}
         if reverse and hasattr(self.q, "external_importers"):
             from knoxidx.shared import external_importers
 
             out["external_importers"] = external_importers(self, node)
         return out
 
-    def impact(self, spec: str, depth: int = 3) -> dict:
+    def impact(self, spec: str, depth: int = 3, *, limit: int = DEFAULT_LIMIT,
+               offset: int = 0, kind: str | None = None, path: str | None = None) -> dict:
         """What may break if ``spec`` changes: transitive callers, users, subclasses and
-        importers, nearest first, with the files they live in."""
+        importers, nearest first (a page of them), and the distinct files of all of them
+        (the first FILES_SHOWN, sorted; ``file_count`` says how many)."""
+        page = Page(limit, offset, kind, path)
         node = self.find(spec)
-        hits = traverse.walk(self._q_of(node), node["id"], "in", traverse.IMPACT_TYPES, depth)
-        files = sorted({h["path"] for h in hits if h["path"]})
-        return {"symbol": _public(node), "impacted": hits, "files": files}
+        everything = traverse.walk(self._q_of(node), node["id"], "in", traverse.IMPACT_TYPES,
+                                   depth, limit=WALK_CAP)
+        selected = page.select(everything)
+        hits, info = page.cut(selected, exact=len(everything) < WALK_CAP)
+        files = sorted({h["path"] for h in selected if h["path"]})
+        return {"symbol": _public(node), "impacted": hits, "files": files[:FILES_SHOWN],
+                "file_count": len(files), **info}
+
+    def _walk_page(self, node: dict, direction: str, types: tuple[str, ...], depth: int,
+                   page: Page) -> tuple[list[dict], dict]:
+        everything = traverse.walk(self._q_of(node), node["id"], direction, types, depth,
+                                   limit=WALK_CAP)
+        return page.cut(page.select(everything), exact=len(everything) < WALK_CAP)
 
     def stats(self) -> dict:
         return {"root": str(self.root), **self.q.counts()}

@@ -23,7 +23,6 @@ a corrupt index stops the watcher.
 from __future__ import annotations
 
 import gc
-import json
 import logging
 import os
 import sqlite3
@@ -46,6 +45,7 @@ from knoxidx.indexer.watch_events import (
     max_user_watches,
 )
 from knoxidx.indexer.watch_filter import DiscoveryCache, RepoPathFilter
+from knoxidx.terminal import json_text, visible
 
 DEFAULT_DEBOUNCE_MS = 150
 GIT_HOLD_S = 30.0  # the longest a batch waits for a git operation to finish
@@ -421,10 +421,11 @@ def line_emitter(out: IO[str], as_json: bool) -> Emit:
     lock = threading.Lock()
 
     def emit(event: str, data: dict[str, Any]) -> None:
+        # a changed file's name is the repository's: shown, never obeyed, by a terminal
         if as_json:
-            text = json.dumps({"event": event, "time": _now(), **data}, ensure_ascii=False)
+            text = json_text({"event": event, "time": _now(), **data})
         else:
-            text = f"{datetime.now().strftime('%H:%M:%S')} {_human(event, data)}"
+            text = f"{datetime.now().strftime('%H:%M:%S')} {visible(_human(event, data))}"
         with lock:
             out.write(text + "\n")
             out.flush()

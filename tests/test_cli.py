@@ -140,10 +140,10 @@ def test_refs_deps_stats_symbols(indexed: Path) -> None:
     stats = json.loads(runner.invoke(main, ["stats", str(indexed), "--json"]).output)
     assert stats["nodes"]["Function"] == 5 and stats["edges"]["Calls"] == 5
     syms = json.loads(runner.invoke(main, ["symbols", "pars", str(indexed), "--json"]).output)
-    assert [s["name"] for s in syms] == ["parse_config"]
+    assert [s["name"] for s in syms["symbols"]] == ["parse_config"] and syms["total"] == 1
     kinds = json.loads(runner.invoke(
         main, ["symbols", "Service", str(indexed), "--kind", "Class", "--json"]).output)
-    assert len(kinds) == 1
+    assert len(kinds["symbols"]) == 1
 
 
 def test_export_formats(indexed: Path) -> None:
@@ -195,7 +195,7 @@ def test_symbols_takes_wildcards(indexed: Path) -> None:
 
     def names(pattern: str, *extra: str) -> list[str]:
         out = runner.invoke(main, ["symbols", pattern, str(indexed), "--json", *extra]).output
-        return sorted(s["qualified_name"] for s in json.loads(out))
+        return sorted(s["qualified_name"] for s in json.loads(out)["symbols"])
 
     assert names("parse*") == ["app.config.parse_config"]
     assert names("*config", "--kind", "Function") == ["app.config.parse_config"]
@@ -310,7 +310,8 @@ def test_choices_are_taken_in_any_case(indexed: Path) -> None:
     runner = CliRunner()
     result = runner.invoke(main, ["symbols", "Service", str(indexed), "--kind", "class", "--json"])
     assert result.exit_code == 0, result.output
-    assert [(s["name"], s["kind"]) for s in json.loads(result.output)] == [("Service", "Class")]
+    assert [(s["name"], s["kind"]) for s in json.loads(result.output)["symbols"]] == \
+        [("Service", "Class")]
     result = runner.invoke(main, ["export", str(indexed), "--format", "GraphML"])
     assert result.exit_code == 0 and result.output.startswith("<?xml"), result.output[:200]
     result = runner.invoke(main, ["search", "parse config", str(indexed), "--mode", "Lexical",

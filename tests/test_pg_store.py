@@ -307,7 +307,7 @@ def test_http_api_over_the_shared_store(tmp_path: Path, pg_url: str) -> None:
     proc, url = start_server(tmp_path, "--store", pg_url)
     try:
         with httpx.Client(base_url=url, timeout=30) as client:
-            every = client.get("/symbols", params={"q": "transfer"}).json()
+            every = client.get("/symbols", params={"q": "transfer"}).json()["symbols"]
             assert sorted(s["repo"] for s in every) == ["ledger", "payments"]
             one = client.get("/callers", params={"symbol": "transfer", "repo": "payments"})
             assert [c["qualified_name"] for c in one.json()["callers"]] == ["other.local"]

@@ -60,7 +60,7 @@ def write_pair(root: Path, generation: int,
 def pair_lines(answer: Any, kind: str) -> tuple[int, int] | None:
     """(line of kxpair_a, line of kxpair_b) in one answer, relative to each file's header."""
     if kind == "symbols":
-        lines = {h["name"]: h["start_line"] for h in answer}
+        lines = {h["name"]: h["start_line"] for h in answer["symbols"]}
         if set(lines) != {"kxpair_a", "kxpair_b"}:
             return None
         return lines["kxpair_a"], lines["kxpair_b"] - 1  # b.py has its import line first
@@ -189,7 +189,8 @@ def concurrency(corpus: Path, seconds: float, *, readers: int = 8, seed: int = 4
             while time.monotonic() - wrote < 60:
                 probe.request("GET", "/symbols?q=kxpair_")
                 answer = json.loads(probe.getresponse().read())
-                if any(h["name"] == "kxpair_b" and h["start_line"] == want + 1 for h in answer):
+                if any(h["name"] == "kxpair_b" and h["start_line"] == want + 1
+                       for h in answer["symbols"]):
                     break
                 time.sleep(0.005)
             else:

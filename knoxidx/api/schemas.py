@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from knoxidx.errors import KnoxidxError
+from knoxidx.paging import DEFAULT_LIMIT, MAX_LIMIT, PAGE_CHARS
 
 # ---- limits ------------------------------------------------------------------------------
 MAX_DEPTH = 10
 MAX_K = 100
-MAX_LIMIT = 1000
 MAX_QUERY_CHARS = 2000
 MAX_NAME_CHARS = 1000
 MAX_PATH_CHARS = 4096
@@ -195,6 +195,26 @@ def _depth(default: int) -> Param:
                  default=default, minimum=1, maximum=MAX_DEPTH)
 
 
+# the page of a list answer and its filters (knoxidx.paging): the library applies them
+PAGE_PARAMS = (
+    Param("limit", "integer", f"At most this many items in the answer (it also ends before "
+          f"~{PAGE_CHARS // 1000}k characters).", default=DEFAULT_LIMIT, minimum=1,
+          maximum=MAX_LIMIT),
+    Param("offset", "integer", "Skip this many items: pass the answer's next_offset to read "
+          "the next page.", default=0, minimum=0, maximum=2**31 - 1),
+    Param("kind", "string", "Only items of this kind.", enum=NODE_KINDS),
+    Param("path", "string", "Only items in files matching this glob ('*' crosses '/'), or "
+          "under this directory.", max_length=MAX_PATH_CHARS),
+)
+PAGED = (" The answer is paged: total counts every item (after kind and path), truncated "
+         "says whether more follow, next_offset is the offset that reads them; narrow with "
+         "kind or path.")
+
+
+def _paged(a: dict[str, Any]) -> dict[str, Any]:
+    return {key: a[key] for key in ("limit", "offset", "kind", "path")}
+
+
 # ---- how the MCP tools show answers --------------------------------------------------------
 
 
@@ -249,16 +269,15 @@ OPERATIONS: tuple[Operation, ...] = (
         "('config.parse_config'), then a prefix; with * or ? the name is a wildcard pattern "
         "('parse*', '*Error'). Returns each definition's id, kind, "
         "qualified_name, path, start_line/end_line, signature and first doc line. Pass the "
-        "qualified_name (or path:line) to the other tools.",
+        "qualified_name (or path:line) to the other tools." + PAGED,
         (
             Param("name", "string", "The name, qualified name, suffix, prefix or wildcard "
                   "pattern.",
                   required=True, max_length=MAX_NAME_CHARS, http_name="q"),
-            Param("kind", "string", "Only definitions of this kind.", enum=NODE_KINDS),
-            Param("limit", "integer", "At most this many.", default=50, minimum=1,
-                  maximum=MAX_LIMIT),
+            *PAGE_PARAMS,
         ),
-        lambda idx, a: idx.symbols(a["name"], a["kind"], a["limit"]),
+        lambda idx, a: idx.find_symbols(a["name"], a["kind"], path=a["path"], limit=a["limit"],
+                                        offset=a["offset"]),
     ),
     Operation(
         "", "GET", "/symbols/{id}", "One node by id",
@@ -273,47 +292,50 @@ OPERATIONS: tuple[Operation, ...] = (
         "callers. Each hit gives the caller, the call site (site.path, site.line) and the "
         "edge's confidence: exact (resolved through imports and scopes), inferred (through a "
         "receiver's type), name (a unique-name guess). An ambiguous name fails with the "
-        "candidates listed: call again with one of their qualified names.",
-        (SYMBOL, _depth(1)),
-        lambda idx, a: idx.callers(a["symbol"], depth=a["depth"]),
+        "candidates listed: call again with one of their qualified names." + PAGED,
+        (SYMBOL, _depth(1), *PAGE_PARAMS),
+        lambda idx, a: idx.callers(a["symbol"], depth=a["depth"], **_paged(a)),
     ),
     Operation(
         "get_callees", "GET", "/callees", "What a symbol calls",
         "What a function or method calls: the resolved definitions, with each call site and "
         "confidence. depth > 1 follows their callees too. Calls into libraries outside the "
-        "repository are not listed.",
-        (SYMBOL, _depth(1)),
-        lambda idx, a: idx.callees(a["symbol"], depth=a["depth"]),
+        "repository are not listed." + PAGED,
+        (SYMBOL, _depth(1), *PAGE_PARAMS),
+        lambda idx, a: idx.callees(a["symbol"], depth=a["depth"], **_paged(a)),
     ),
     Operation(
         "get_references", "GET", "/refs", "Every reference to a symbol",
         "Every incoming edge of a symbol, grouped: CalledBy, ReferencedBy (passed as a value), "
         "UsedBy (type annotations, constants read), SubclassedBy, ImplementedBy, ImportedBy, "
         "DefinedIn, ContainedIn, each with its site. Use it to see all usages before renaming "
-        "or changing a definition.",
-        (SYMBOL,),
-        lambda idx, a: idx.refs(a["symbol"]),
+        "or changing a definition. counts gives each group's size." + PAGED,
+        (SYMBOL, *PAGE_PARAMS),
+        lambda idx, a: idx.refs(a["symbol"], **_paged(a)),
     ),
     Operation(
         "get_dependencies", "GET", "/deps", "Imports of a file or module",
         "What a file or module imports (target: a repository-relative path such as "
         "'src/app/config.py', or a module name such as 'app.config'); reverse=true lists who "
-        "imports it instead. External packages appear as modules without a path.",
+        "imports it instead. External packages appear as modules without a path." + PAGED,
         (
             Param("target", "string", "A repository-relative file path or a module name.",
                   required=True, max_length=MAX_PATH_CHARS),
             Param("reverse", "boolean", "List the importers instead.", default=False),
             _depth(1),
+            *PAGE_PARAMS,
         ),
-        lambda idx, a: idx.deps(a["target"], reverse=a["reverse"], depth=a["depth"]),
+        lambda idx, a: idx.deps(a["target"], reverse=a["reverse"], depth=a["depth"],
+                                **_paged(a)),
     ),
     Operation(
         "impact_of_change", "GET", "/impact", "What a change may break",
         "What may break if a symbol changes: its transitive callers, users, subclasses, "
         "implementers and importers up to depth hops (default 3), nearest first, and the "
-        "files they are in. Use it before changing a definition that others rely on.",
-        (SYMBOL, _depth(3)),
-        lambda idx, a: idx.impact(a["symbol"], depth=a["depth"]),
+        "files they are in (files: the first 100, file_count: how many). Use it before "
+        "changing a definition that others rely on." + PAGED,
+        (SYMBOL, _depth(3), *PAGE_PARAMS),
+        lambda idx, a: idx.impact(a["symbol"], depth=a["depth"], **_paged(a)),
     ),
     Operation(
         "build_context", "POST", "/context", "Code to read for a task, in a token budget",

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from knoxidx.graph.queries import EDGE_FIELDS, NODE_FIELDS, normalise_qualified
+from knoxidx.path_glob import WILDCARDS, glob_regex, path_prefix
 
 _NODE_SELECT = (
     "SELECT n.id, n.kind, n.name, n.qualified_name, f.path, n.start_line, n.end_line,"
@@ -74,6 +75,32 @@ class PgGraphQueries:
         return self._nodes(clause, params,
                            f" ORDER BY length(n.name), {_PATH}, n.start_line NULLS FIRST,"
                            " n.repo LIMIT %s", (limit,))
+
+    def nodes_page(self, by: str, value: str, kind: str | None, path_glob: str | None,
+                   limit: int, offset: int) -> tuple[list[dict], int]:
+        if by == "name":
+            clause, order = "n.name = %s", f"n.kind = 'Module', {_PATH}, n.start_line NULLS FIRST"
+        else:
+            clause = "lower(n.name) LIKE lower(%s) ESCAPE '\\'"
+            order = f"length(n.name), {_PATH}, n.start_line NULLS FIRST"
+        params: list[Any] = [value]
+        if kind:
+            clause += " AND n.kind = %s"
+            params.append(kind)
+        if path_glob and any(ch in path_glob for ch in WILDCARDS):
+            clause += " AND f.path ~ %s"
+            params.append(glob_regex(path_glob))
+        elif path_glob:
+            prefix = path_prefix(path_glob)
+            clause += " AND (f.path = %s OR left(f.path, %s) = %s)"
+            params.extend([prefix, len(prefix) + 1, prefix + "/"])
+        where, args = self._where(clause, params)
+        total = self.conn.execute(
+            "SELECT count(*) FROM knoxidx.nodes n LEFT JOIN knoxidx.files f ON f.id = n.file_id"
+            + where, args).fetchone()[0]
+        rows = self._nodes(clause, params, f" ORDER BY {order}, n.repo, n.id LIMIT %s OFFSET %s",
+                           (limit, offset))
+        return rows, total
 
     def nodes_qualified(self, qualified: str, limit: int = 50) -> list[dict]:
         return self._nodes("n.qualified_name = %s", [qualified],

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from knoxidx.graph.sqlite_schema import OUTSIDE_RUNS
+from knoxidx.path_glob import WILDCARDS, path_prefix
 
 if TYPE_CHECKING:
     from knoxidx.graph.store import SQLiteStore
@@ -62,6 +63,20 @@ def _types_clause(types: int) -> str:
     return f" AND e.type IN ({','.join('?' * types)})" if types else ""
 
 
+def _path_clause(path_glob: str) -> str:
+    """Files whose path passes ``path_glob``: a GLOB, else the file or the directory named."""
+    if any(ch in path_glob for ch in WILDCARDS):
+        return "f.path GLOB ?"
+    return "(f.path = ? OR substr(f.path, 1, ?) = ?)"
+
+
+def _path_params(path_glob: str) -> list[Any]:
+    if any(ch in path_glob for ch in WILDCARDS):
+        return [path_glob]
+    prefix = path_prefix(path_glob)
+    return [prefix, len(prefix) + 1, prefix + "/"]
+
+
 class GraphQueries:
     """Read-side SQL over a :class:`SQLiteStore` connection."""
 
@@ -84,6 +99,31 @@ class GraphQueries:
             sql += " AND n.kind = ?"
             params.append(kind)
         return _node_dicts(self.conn.execute(f"{sql} ORDER BY {order} LIMIT ?", (*params, limit)))
+
+    def nodes_page(self, by: str, value: str, kind: str | None, path_glob: str | None,
+                   limit: int, offset: int) -> tuple[list[dict], int]:
+        """Nodes named ``value`` (``by="name"``, in nodes_named's order) or whose name matches
+        the LIKE pattern ``value`` (``by="like"``, in nodes_like's), of ``kind`` and in files
+        matching ``path_glob`` (see :mod:`knoxidx.path_glob`): ``limit`` of them from
+        ``offset``, and how many there are in all."""
+        condition, order = {"name": ("n.name = ?", "n.kind = 'Module', f.path, n.start_line"),
+                            "like": ("n.name LIKE ? ESCAPE '\\'",
+                                     "length(n.name), f.path, n.start_line")}[by]
+        clauses, params = [condition], [value]
+        if kind:
+            clauses.append("n.kind = ?")
+            params.append(kind)
+        if path_glob:
+            clauses.append(_path_clause(path_glob))
+            params.extend(_path_params(path_glob))
+        where = " WHERE " + " AND ".join(clauses)
+        total = self.conn.execute(
+            "SELECT count(*) FROM nodes n LEFT JOIN files f ON f.id = n.file_id" + where,
+            params).fetchone()[0]
+        rows = _node_dicts(self.conn.execute(
+            f"{NODE_SELECT}{where} ORDER BY {order}, n.id LIMIT ? OFFSET ?",
+            (*params, limit, offset)))
+        return rows, total
 
     def nodes_qualified(self, qualified: str, limit: int = 50) -> list[dict]:
         return _node_dicts(self.conn.execute(

@@ -12,11 +12,11 @@ cache is shared by every repository: the same text embedded by the same model is
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from knoxidx.path_glob import glob_regex
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.lexical_rows import ChunkFilter
 from knoxidx.retrieval.names import declaration_texts, name_rows
@@ -350,31 +350,6 @@ def _filter_sql(chunk_filter: ChunkFilter | None) -> tuple[str, list[Any]]:
             clauses.append("(c.path = %s OR left(c.path, %s) = %s)")
             params.extend([prefix, len(prefix) + 1, prefix + "/"])
     return " AND ".join(clauses), params
-
-
-def glob_regex(glob: str) -> str:
-    """SQLite GLOB semantics (case-sensitive; ``*`` crosses ``/``) as a POSIX regex."""
-    out = ["^"]
-    i = 0
-    while i < len(glob):
-        ch = glob[i]
-        if ch == "*":
-            out.append(".*")
-        elif ch == "?":
-            out.append(".")
-        elif ch == "[":
-            end = glob.find("]", i + 2)
-            if end == -1:
-                out.append(re.escape(ch))
-            else:
-                body = glob[i + 1 : end]
-                body = "^" + body[1:] if body.startswith("^") else body
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = end
-        else:
-            out.append(re.escape(ch))
-        i += 1
-    return "".join(out) + "$"
 
 
 _ITERATIVE: dict[int, bool] = {}

@@ -56,12 +56,12 @@ def test_health_and_status(client: httpx.Client) -> None:
 
 
 def test_answers_are_the_index_calls(client: httpx.Client, index: Index) -> None:
-    assert get(client, "/symbols?q=parse_config") == same(index.symbols("parse_config"))
+    assert get(client, "/symbols?q=parse_config") == same(index.find_symbols("parse_config"))
     assert get(client, "/symbols?q=Config&kind=Class&limit=5") == \
-        same(index.symbols("Config", "Class", 5))
+        same(index.find_symbols("Config", "Class", limit=5))
     wildcard = get(client, "/symbols?q=parse_*")
-    assert wildcard == same(index.symbols("parse_*")) and wildcard
-    assert all(s["name"].startswith("parse_") for s in wildcard)
+    assert wildcard == same(index.find_symbols("parse_*")) and wildcard["symbols"]
+    assert all(s["name"].startswith("parse_") for s in wildcard["symbols"])
     assert get(client, "/callers?symbol=parse_config") == same(index.callers("parse_config"))
     assert get(client, "/callers?symbol=app.util.read_text&depth=2") == \
         same(index.callers("app.util.read_text", depth=2))
@@ -80,7 +80,8 @@ def test_answers_are_the_index_calls(client: httpx.Client, index: Index) -> None
 def test_a_choice_is_taken_in_any_case(client: httpx.Client, index: Index) -> None:
     # an agent writes `kind=class` as often as `kind=Class`; it was a 400 ("must be one of
     # Function, Class, ..."). A value that matches no choice in any case still is.
-    assert get(client, "/symbols?q=Config&kind=class") == same(index.symbols("Config", "Class"))
+    assert get(client, "/symbols?q=Config&kind=class") == \
+        same(index.find_symbols("Config", "Class"))
     assert get(client, "/search?q=parse%20config&mode=LEXICAL")["mode"] == "lexical"
     error = get(client, "/symbols?q=Config&kind=klass", 400)["error"]
     assert "must be one of Function, Class" in error["message"]
@@ -232,4 +233,4 @@ def test_readers_follow_a_rebuilt_index(client: httpx.Client, server: tuple[http
                              check=False, capture_output=True, text=True, timeout=120)
     assert rebuilt.returncode == 0, rebuilt.stderr
     for _ in range(12):  # whichever reader thread answers
-        assert get(client, "/symbols?q=late_comer")[0]["path"] == "app/late.py"
+        assert get(client, "/symbols?q=late_comer")["symbols"][0]["path"] == "app/late.py"

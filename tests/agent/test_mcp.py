@@ -35,7 +35,7 @@ def test_tools_answers_and_errors(tmp_path: Path) -> None:
     root = make_hostile_repo(tmp_path)
     with Index.open(root) as idx:
         expected_callers = json.loads(json.dumps(idx.callers("parse_config")))
-        expected_symbols = json.loads(json.dumps(idx.symbols("Config")))
+        expected_symbols = json.loads(json.dumps(idx.find_symbols("Config")))
 
     async def session() -> None:
         async with Client(params(root), read_timeout_seconds=60) as client:

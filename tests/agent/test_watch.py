@@ -207,7 +207,7 @@ def test_serve_with_watch_shows_edits_and_its_state(agent_repo: Path) -> None:
             (agent_repo / "app" / "util.py").write_text("def served_fresh():\n    pass\n")
 
             def visible() -> bool:
-                return bool(client.get("/symbols?q=served_fresh").json())
+                return bool(client.get("/symbols?q=served_fresh").json()["symbols"])
 
             wait_for(visible, what="the edit through the API")
             status = wait_for(lambda: (s := client.get("/status").json())["watcher"][
