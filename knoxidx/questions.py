@@ -100,10 +100,14 @@ class GraphQuestions:
         hits = traverse.walk(self._q_of(node), node["id"], "out", CALL_TYPES, depth)
         return {"symbol": _public(node), "callees": hits}
 
-    def refs(self, spec: str) -> dict:
+    def refs(self, spec: str, possible_limit: int = traverse.POSSIBLE_LIMIT) -> dict:
+        """Every incoming edge of ``spec`` by its reverse type (calls, uses, named imports,
+        qualified uses ``Spec.member``...), and apart, as ``possible``, the calls resolution
+        left unresolved whose name could be it or one of its members."""
         node = self.find(spec)
-        return {"symbol": _public(node),
-                "incoming": traverse.incoming_by_type(self._q_of(node), node)}
+        q = self._q_of(node)
+        return {"symbol": _public(node), "incoming": traverse.incoming_by_type(q, node),
+                **traverse.possible_references(q, node, possible_limit)}
 
     def deps(self, target: str, reverse: bool = False, depth: int = 1) -> dict:
         node = self._file_or_module(target)
