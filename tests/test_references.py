@@ -201,3 +201,18 @@ def test_a_postgresql_store_answers_the_same(indexed: Path, pg_url: str) -> None
         idx.update(jobs=1)
         for symbol in ("pkg.keys.Key", "pkg.keys.Key.from_type_string", "app::config::Config"):
             assert idx.refs(symbol) == refs(indexed, symbol), symbol
+
+
+def test_an_update_moves_an_import_to_where_the_name_now_comes_from(tmp_path: Path) -> None:
+    """`pkg/use.py` is unchanged, but what its `from pkg import Key` binds moved: its
+    ImportedBy site leaves the old class and reaches the new one."""
+    python = {path: text for path, text in FILES.items() if path.startswith("pkg/")}
+    root = write_tree(tmp_path, python)
+    build(root)
+    assert "pkg/use.py:2" in sites(refs(root, "pkg.keys.Key"), "ImportedBy")
+    write_tree(root, {"pkg/__init__.py": "from pkg.newkeys import Key\n",
+                      "pkg/newkeys.py": "class Key:\n    pass\n"})
+    build(root)
+    assert sites(refs(root, "pkg.keys.Key"), "ImportedBy") == {"pkg/use.py:1", "pkg/use.py:23"}
+    assert sites(refs(root, "pkg.newkeys.Key"), "ImportedBy") == {"pkg/__init__.py:1",
+                                                                  "pkg/use.py:2"}

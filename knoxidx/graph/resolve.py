@@ -213,13 +213,19 @@ class Resolver(ScopeResolver):
         else:
             shared = scope
             via = 3
-        found, confidence = self._denoted(fi, path, scope, shared, via, cls, heads, resolved)
+        answer = resolved.get((path, shared))
+        if answer is None:
+            answer = self._denoted(fi, head, path, scope, shared, via, cls, heads, resolved)
+        found, confidence = answer
         # `PKey.from_type_string()` names PKey too: a reference to the qualifier when it is a
         # class (or an inline module), through a name written here (not `self`, `Self`)
         qualified: list[tuple[int, str, str]] = []
-        if via and len(path) > 1 and head not in rules.self_names and head != "Self":
-            qualified = self._qualifier_targets(fi, kind, path, scope, shared, via, cls, heads,
-                                                resolved)
+        # (a path through an instance or a call's result is inferred, and one that reached
+        # something external goes on external: neither has a class for a qualifier)
+        if via and confidence == EXACT and len(path) > 1 and head not in rules.self_names \
+                and head != "Self" and not (found and found[0][0] == "x"):
+            qualified = self._qualifier_targets(fi, kind, head, path, scope, shared, via, cls,
+                                                heads, resolved)
         if path == _SUPER and kind == RefKind.CALL and rules.super_call_constructs:
             found = self._base_classes(found)
         targets = [s for s in found if s[0] == "d"]
@@ -258,16 +264,13 @@ class Resolver(ScopeResolver):
                 out.append((target_id, edge_type, confidence))
         return source, out, None
 
-    def _denoted(self, fi: FileIndex, path: NamePath, scope: int, shared: int, via: int,
-                 cls: int, heads: dict[tuple[str, int], tuple[list[Symbol], bool]],
+    def _denoted(self, fi: FileIndex, head: str, path: NamePath, scope: int, shared: int,
+                 via: int, cls: int, heads: dict[tuple[str, int], tuple[list[Symbol], bool]],
                  resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]]
                  ) -> tuple[list[Symbol], str]:
-        """What ``path`` denotes and with what confidence, its lookup going ``via`` the way
-        :meth:`_outcome` chose for its head; kept in ``resolved`` by (path, ``shared``)."""
-        answer = resolved.get((path, shared))
-        if answer is not None:
-            return answer
-        head = path[0].removesuffix("()")
+        """What ``path`` (whose first name, less its call, is ``head``) denotes and with what
+        confidence, its lookup going ``via`` the way :meth:`_outcome` chose for the head; kept
+        in ``resolved`` by (path, ``shared``)."""
         if via == 1:
             answer = self._follow(path, self.memo(("module-scope", fi.path, head, False),
                                                   self._module_scope, fi, head, False),
@@ -286,19 +289,21 @@ class Resolver(ScopeResolver):
         resolved[(path, shared)] = answer
         return answer
 
-    def _qualifier_targets(self, fi: FileIndex, kind: str, path: NamePath, scope: int,
-                           shared: int, via: int, cls: int,
+    def _qualifier_targets(self, fi: FileIndex, kind: str, head: str, path: NamePath,
+                           scope: int, shared: int, via: int, cls: int,
                            heads: dict[tuple[str, int], tuple[list[Symbol], bool]],
                            resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]]
                            ) -> list[tuple[int, str, str]]:
         """The class (or inline module) the qualifier of ``path`` names, as an edge target:
-        ``pkey.PKey`` in ``pkey.PKey.from_type_string()``. Nothing for a qualifier that holds
-        a call's result (``make().run()``: an instance) or denotes several definitions."""
+        ``pkey.PKey`` in ``pkey.PKey.from_type_string()``, whose whole path resolved exactly
+        (so no call's result is in the qualifier). Nothing for a qualifier that denotes
+        several definitions."""
         qualifier = path[:-1]
-        if any(segment.endswith("()") for segment in qualifier):
-            return []
-        found, confidence = self._denoted(fi, qualifier, scope, shared, via, cls, heads,
-                                          resolved)
+        answer = resolved.get((qualifier, shared))
+        if answer is None:
+            answer = self._denoted(fi, head, qualifier, scope, shared, via, cls, heads,
+                                   resolved)
+        found, confidence = answer
         if len(found) != 1 or found[0][0] != "d":
             return []
         target_id, target_kind = self._target(found[0])
