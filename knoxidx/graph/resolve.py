@@ -218,10 +218,10 @@ class Resolver(ScopeResolver):
             answer = self._denoted(fi, head, path, scope, shared, via, cls, heads, resolved)
         found, confidence = answer
         # `PKey.from_type_string()` names PKey too: a reference to the qualifier when it is a
-        # class (or an inline module), through a name written here (not `self`, `Self`)
+        # class (or an inline module), through a name written here (not `self`, `Self`). A
+        # path through an instance or a call's result is inferred, and one that reached
+        # something external goes on external: neither has a class for a qualifier.
         qualified: list[tuple[int, str, str]] = []
-        # (a path through an instance or a call's result is inferred, and one that reached
-        # something external goes on external: neither has a class for a qualifier)
         if via and confidence == EXACT and len(path) > 1 and head not in rules.self_names \
                 and head != "Self" and not (found and found[0][0] == "x"):
             qualified = self._qualifier_targets(fi, kind, head, path, scope, shared, via, cls,
@@ -309,8 +309,8 @@ class Resolver(ScopeResolver):
         target_id, target_kind = self._target(found[0])
         if target_kind not in QUALIFIER_KINDS:
             return []
-        named_as = RefKind.TYPE if kind == RefKind.TYPE or kind in BASE_KINDS else RefKind.VALUE
-        return [(target_id, USES if named_as == RefKind.TYPE else REFERENCES, confidence)]
+        in_a_type = kind == RefKind.TYPE or kind in BASE_KINDS  # `a.Outer.Inner` as a type
+        return [(target_id, USES if in_a_type else REFERENCES, confidence)]
 
     def _imported_symbol_edges(self, fi: FileIndex, imp: Any, file_id: int,
                                result: FileResolution) -> None:
