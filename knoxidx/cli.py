@@ -324,6 +324,14 @@ def refs(symbol: str, path: str, as_json: bool, limit: int, offset: int, kind: s
             for h in hits:
                 click.echo(f"    {h['qualified_name']} ({h['kind']})  {_site(h)}  "
                            f"[{h['confidence']}]")
+        if d["possible_total"]:
+            shown = len(d["possible"])
+            more = f", first {shown} shown" if shown < d["possible_total"] else ""
+            click.echo(f"  possible, not counted above (unresolved calls of a matching name"
+                       f"{more}): {d['possible_total']}")
+            for h in d["possible"]:
+                click.echo(f"    {h['qualified_name']} ({h['kind']})  {_site(h)}  "
+                           f"{h['called_as']}()  [{h['reason']}]")
         _print_more(d)
 
     _emit(data, as_json, human)

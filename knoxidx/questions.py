@@ -128,12 +128,16 @@ class GraphQuestions:
         return {"symbol": _public(node), "callees": hits, **info}
 
     def refs(self, spec: str, *, limit: int = DEFAULT_LIMIT, offset: int = 0,
-             kind: str | None = None, path: str | None = None) -> dict:
-        """Every incoming edge, grouped by its reverse name (``incoming``); the page runs
-        through the groups in order, ``counts`` gives each group's size before the cut."""
+             kind: str | None = None, path: str | None = None,
+             possible_limit: int = traverse.POSSIBLE_LIMIT) -> dict:
+        """Every incoming edge of ``spec`` by its reverse type (calls, uses, named imports,
+        qualified uses ``Spec.member``...) as ``incoming``; the page runs through the groups
+        in order, ``counts`` gives each group's size before the cut. Apart, as ``possible``,
+        the calls resolution left unresolved whose name could be it or one of its members."""
         page = Page(limit, offset, kind, path)
         node = self.find(spec)
-        groups = traverse.incoming_by_type(self._q_of(node), node)
+        q = self._q_of(node)
+        groups = traverse.incoming_by_type(q, node)
         selected = page.select([hit for hits in groups.values() for hit in hits])
         counts: dict[str, int] = {}
         for hit in selected:
@@ -142,7 +146,8 @@ class GraphQuestions:
         incoming: dict[str, list[dict]] = {}
         for hit in hits:
             incoming.setdefault(hit["via"], []).append(hit)
-        return {"symbol": _public(node), "incoming": incoming, "counts": counts, **info}
+        return {"symbol": _public(node), "incoming": incoming, "counts": counts, **info,
+                **traverse.possible_references(q, node, possible_limit)}
 
     def deps(self, target: str, reverse: bool = False, depth: int = 1, *,
              limit: int = DEFAULT_LIMIT, offset: int = 0, kind: str | None = None,

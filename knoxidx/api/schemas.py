@@ -306,10 +306,13 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         "get_references", "GET", "/refs", "Every reference to a symbol",
-        "Every incoming edge of a symbol, grouped: CalledBy, ReferencedBy (passed as a value), "
-        "UsedBy (type annotations, constants read), SubclassedBy, ImplementedBy, ImportedBy, "
-        "DefinedIn, ContainedIn, each with its site. Use it to see all usages before renaming "
-        "or changing a definition. counts gives each group's size." + PAGED,
+        "Every incoming edge of a symbol, grouped: CalledBy, ReferencedBy (passed as a value, "
+        "or named as the qualifier of `Symbol.member`), UsedBy (type annotations, constants "
+        "read), SubclassedBy, ImplementedBy, ImportedBy (each named import of it, through "
+        "re-exports), DefinedIn, ContainedIn, each with its site; counts gives each group's "
+        "size. Apart, 'possible' lists calls left unresolved whose name matches it or one of "
+        "its members (a receiver of unknown type), 'possible_total' counts them: check those "
+        "too before renaming or changing a definition." + PAGED,
         (SYMBOL, *PAGE_PARAMS),
         lambda idx, a: idx.refs(a["symbol"], **_paged(a)),
     ),

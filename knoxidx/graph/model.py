@@ -20,7 +20,8 @@ class NodeKind(str, enum.Enum):
 
 class EdgeType(str, enum.Enum):
     CALLS = "Calls"
-    IMPORTS = "Imports"
+    IMPORTS = "Imports"  # a file's dependency on a file or module
+    IMPORTS_SYMBOL = "ImportsSymbol"  # a named import's site: the definition it binds
     EXTENDS = "Extends"
     IMPLEMENTS = "Implements"
     USES = "Uses"
@@ -34,6 +35,7 @@ class EdgeType(str, enum.Enum):
 REVERSE_NAMES: dict[EdgeType, str] = {
     EdgeType.CALLS: "CalledBy",
     EdgeType.IMPORTS: "ImportedBy",
+    EdgeType.IMPORTS_SYMBOL: "ImportedBy",  # into a definition, where Imports never point
     EdgeType.EXTENDS: "SubclassedBy",
     EdgeType.IMPLEMENTS: "ImplementedBy",
     EdgeType.USES: "UsedBy",

@@ -11,10 +11,15 @@ Ordering follows SQLite's: byte order for text (``COLLATE "C"``) and NULLs first
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from knoxidx.graph.queries import EDGE_FIELDS, NODE_FIELDS, normalise_qualified
+from knoxidx.graph.queries import (
+    EDGE_FIELDS,
+    NODE_FIELDS,
+    UNRESOLVED_FIELDS,
+    normalise_qualified,
+)
 from knoxidx.path_glob import WILDCARDS, glob_regex, path_prefix
 
 _NODE_SELECT = (
@@ -157,6 +162,36 @@ class PgGraphQueries:
             + f" ORDER BY {_PATH}, e.line NULLS FIRST", args,
         )
         return [dict(zip(EDGE_FIELDS, r, strict=True)) for r in rows]
+
+    def member_names(self, node_id: int) -> tuple[bool, list[str]]:
+        where, args = self._where("n.id = %s", [node_id])
+        row = self.conn.execute(
+            "SELECT n.member, n.owner, n.family, n.name, n.file_id, n.repo FROM knoxidx.nodes n"
+            + where, args).fetchone()
+        if row is None:
+            return False, []
+        member, owner, family, name, file_id, repo = row
+        names = [r[0] for r in self.conn.execute(
+            "SELECT name COLLATE \"C\" FROM knoxidx.nodes WHERE repo = %s AND file_id = %s"
+            " AND parent_id = %s UNION SELECT name FROM knoxidx.nodes WHERE repo = %s"
+            " AND owner = %s AND owner <> '' AND family = %s ORDER BY 1",
+            (repo, file_id, node_id, repo, name, family))]
+        return bool(member) or bool(owner), names
+
+    def unresolved_calls(self, anywhere: Sequence[str], as_member: Sequence[str],
+                         limit: int) -> tuple[int, list[dict]]:
+        last = "substring(u.name from '[^.]*$')"
+        clause = (
+            f"u.reason <> 'external' AND ({last} = ANY(%s) OR (position('.' in u.name) > 0"
+            f" AND {last} = ANY(%s)))"
+        )
+        where, args = self._where(clause, [list(anywhere), list(as_member)], "u")
+        tail = " FROM knoxidx.unresolved u JOIN knoxidx.files f ON f.id = u.file_id" + where
+        total = self.conn.execute("SELECT count(*)" + tail, args).fetchone()[0]
+        rows = self.conn.execute(
+            "SELECT f.path, u.line, u.name, u.reason, u.candidates, u.source" + tail
+            + f" ORDER BY {_PATH}, u.line LIMIT %s", (*args, limit))
+        return total, [dict(zip(UNRESOLVED_FIELDS, r, strict=True)) for r in rows]
 
     def edges_of_types(self, types: Iterable[str]) -> Iterator[tuple[int, int, str]]:
         """(source, target, type) of every stored edge of ``types``, in no particular order."""

@@ -4,7 +4,8 @@ walks of :mod:`knoxidx.graph.traverse`, the export and ``stats``. (The PostgreSQ
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import json
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from knoxidx.graph.sqlite_schema import OUTSIDE_RUNS
@@ -26,6 +27,8 @@ _EDGE_COLUMNS = "SELECT e.source, e.target, e.type, e.confidence, f.path, e.line
 _EDGE_SELECT = f"{_EDGE_COLUMNS} FROM edges e LEFT JOIN files f ON f.id = e.file_id"
 # an edge row as GraphQueries.edges and all_edges give it, and the export writes it
 EDGE_FIELDS = ("source", "target", "type", "confidence", "path", "line")
+# an unresolved call as GraphQueries.unresolved_calls gives it
+UNRESOLVED_FIELDS = ("path", "line", "called_as", "reason", "candidates", "source")
 NODE_FIELDS = (
     "id", "kind", "name", "qualified_name", "path", "start_line", "end_line", "start_byte",
     "end_byte", "language", "signature", "doc", "exported", "parent_id", "file_id",
@@ -192,6 +195,40 @@ class GraphQueries:
             out.extend(dict(zip(EDGE_FIELDS, r, strict=True))
                        for r in self.conn.execute(sql, params))
         return out
+
+    def member_names(self, node_id: int) -> tuple[bool, list[str]]:
+        """Whether the definition ``node_id`` is a member of a type (a method, a field), and the
+        names of its own members: those it contains and the methods declared for it apart
+        (Go receivers, Rust ``impl`` blocks)."""
+        conn = self.conn
+        row = conn.execute("SELECT member, owner, family, name, file_id FROM nodes WHERE id = ?",
+                           (node_id,)).fetchone()
+        if row is None:
+            return False, []
+        member, owner, family, name, file_id = row
+        names = [r[0] for r in conn.execute(
+            "SELECT name FROM nodes WHERE file_id = ? AND parent_id = ? UNION SELECT name FROM"
+            " nodes WHERE owner = ? AND owner != '' AND family = ? ORDER BY 1",
+            (file_id, node_id, name, family))]
+        return bool(member) or bool(owner), names
+
+    def unresolved_calls(self, anywhere: Sequence[str], as_member: Sequence[str],
+                         limit: int) -> tuple[int, list[dict]]:
+        """Calls resolution left unresolved ("unknown" or "ambiguous"; not "external") whose
+        last name is one of ``anywhere`` (``f()``, ``x.f()``) or, after a receiver, one of
+        ``as_member`` (``x.f()`` only): how many, and the first ``limit`` by site."""
+        last = "substr(u.name, length(rtrim(u.name, replace(u.name, '.', ''))) + 1)"
+        where = (
+            " FROM unresolved u JOIN files f ON f.id = u.file_id WHERE u.reason != 'external'"
+            f" AND ({last} IN (SELECT value FROM json_each(?)) OR (instr(u.name, '.') > 0"
+            f" AND {last} IN (SELECT value FROM json_each(?))))"
+        )
+        params = (json.dumps(list(anywhere)), json.dumps(list(as_member)))
+        total = self.conn.execute("SELECT count(*)" + where, params).fetchone()[0]
+        rows = self.conn.execute(
+            "SELECT f.path, u.line, u.name, u.reason, u.candidates, u.source" + where
+            + " ORDER BY f.path, u.line LIMIT ?", (*params, limit))
+        return total, [dict(zip(UNRESOLVED_FIELDS, r, strict=True)) for r in rows]
 
     def edges_of_types(self, types: Iterable[str]) -> Iterator[tuple[int, int, str]]:
         """(source, target, type) of every stored edge of ``types``, in no particular order."""

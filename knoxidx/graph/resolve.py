@@ -14,7 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from knoxidx.graph.file_index import CLASS, CONSTANT, FUNCTION, INTERFACE, VARIABLE, FileIndex
+from knoxidx.graph.file_index import (
+    CLASS,
+    CONSTANT,
+    FUNCTION,
+    INTERFACE,
+    MODULE,
+    TYPE_KINDS,
+    VARIABLE,
+    FileIndex,
+)
 from knoxidx.graph.lookups import Symbol, Workspace
 from knoxidx.graph.model import (
     Confidence,
@@ -34,12 +43,16 @@ _new = tuple.__new__  # a NamedTuple record without its Python-level __new__
 NAME = Confidence.NAME.value  # plain strings, as file_index's kinds
 CALLS = EdgeType.CALLS.value
 IMPORTS = EdgeType.IMPORTS.value
+IMPORTS_SYMBOL = EdgeType.IMPORTS_SYMBOL.value
 EXTENDS = EdgeType.EXTENDS.value
 IMPLEMENTS = EdgeType.IMPLEMENTS.value
 USES = EdgeType.USES.value
 REFERENCES = EdgeType.REFERENCES.value
 CALL_LIKE = frozenset({RefKind.CALL, RefKind.NEW, RefKind.VALUE})  # see _outcome's source
 _SUPER = ("super",)
+# what a qualifier (`PKey` in `PKey.from_type_string()`) must denote to be a reference of its
+# own: a name a rename of it would have to change, not a value whose type is only inferred
+QUALIFIER_KINDS = TYPE_KINDS | {MODULE}
 # More definitions than this for one reference is no set of overloads (java.lang.StringBuilder
 # has 13 `append`s): a mangled file that declares one name thousands of times, whose every
 # reference would otherwise make an edge to each (4,438 x 4,536 edges in one fuzzed file, found
@@ -108,6 +121,9 @@ class Resolver(ScopeResolver):
         for imp in fi.facts.imports:
             for target in rules.import_targets(self, fi, imp):
                 self._import_edge(result, file_id, target, imp.line)
+            # (no module: a file's export of its own name, `export default X`, no import)
+            if imp.module and imp.name and imp.name != "*":
+                self._imported_symbol_edges(fi, imp, file_id, result)
 
         # A third of a file's references repeat one already resolved from the same scope
         # (`len(x)` twice in a function): resolved once, and what it yields (the source, the
@@ -176,6 +192,7 @@ class Resolver(ScopeResolver):
         # lookup() (whose tests these are, in its order): 0 resolve_path's way (no head, or
         # one the family answers), 1 the module scope, 2 the class at ``cls``, 3 the walk
         # from ``scope``.
+        cls = -1
         if head == "?" or head in rules.special_heads:
             shared = scope
             via = 0
@@ -198,23 +215,17 @@ class Resolver(ScopeResolver):
             via = 3
         answer = resolved.get((path, shared))
         if answer is None:
-            if via == 1:
-                answer = self._follow(path, self.memo(("module-scope", fi.path, head, False),
-                                                      self._module_scope, fi, head, False),
-                                      False, path[0].endswith("()"))
-            elif via == 2:
-                answer = self._follow(path, self._class_scopes_memo(fi, cls, head, False),
-                                      False, path[0].endswith("()"))
-            elif head == "?":
-                answer = self.resolve_path(fi, path, scope)
-            else:
-                got = heads.get((head, scope))
-                if got is None:
-                    got = heads[(head, scope)] = (self._walk(fi, head, scope, False) if via == 3
-                                                  else self._head(fi, head, scope))
-                answer = self._follow(path, got[0], got[1], path[0].endswith("()"))
-            resolved[(path, shared)] = answer
+            answer = self._denoted(fi, head, path, scope, shared, via, cls, heads, resolved)
         found, confidence = answer
+        # `PKey.from_type_string()` names PKey too: a reference to the qualifier when it is a
+        # class (or an inline module), through a name written here (not `self`, `Self`). A
+        # path through an instance or a call's result is inferred, and one that reached
+        # something external goes on external: neither has a class for a qualifier.
+        qualified: list[tuple[int, str, str]] = []
+        if via and confidence == EXACT and len(path) > 1 and head not in rules.self_names \
+                and head != "Self" and not (found and found[0][0] == "x"):
+            qualified = self._qualifier_targets(fi, kind, head, path, scope, shared, via, cls,
+                                                heads, resolved)
         if path == _SUPER and kind == RefKind.CALL and rules.super_call_constructs:
             found = self._base_classes(found)
         targets = [s for s in found if s[0] == "d"]
@@ -230,15 +241,15 @@ class Resolver(ScopeResolver):
                 if kind in (RefKind.CALL, RefKind.NEW):
                     reason = "external" if any(s[0] == "x" for s in found) else (
                         "ambiguous" if candidates > 1 else "unknown")
-                    return source, [], (".".join(path), reason, candidates)
-                return source, [], None
+                    return source, qualified, (".".join(path), reason, candidates)
+                return source, qualified, None
         if len(targets) > 1 and confidence != NAME:
             confidence = NAME  # several candidates: never silently pick one
             if len(targets) > MAX_CANDIDATES:  # not a set of overloads: a mangled file
                 if kind in (RefKind.CALL, RefKind.NEW):
-                    return source, [], (".".join(path), "ambiguous", len(targets))
-                return source, [], None
-        out: list[tuple[int, str, str]] = []
+                    return source, qualified, (".".join(path), "ambiguous", len(targets))
+                return source, qualified, None
+        out: list[tuple[int, str, str]] = qualified
         scope_def = defs[ref_scope] if ref_scope >= 0 else None
         known = self._targets
         for target in targets:
@@ -252,6 +263,65 @@ class Resolver(ScopeResolver):
             if edge_type is not None:
                 out.append((target_id, edge_type, confidence))
         return source, out, None
+
+    def _denoted(self, fi: FileIndex, head: str, path: NamePath, scope: int, shared: int,
+                 via: int, cls: int, heads: dict[tuple[str, int], tuple[list[Symbol], bool]],
+                 resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]]
+                 ) -> tuple[list[Symbol], str]:
+        """What ``path`` (whose first name, less its call, is ``head``) denotes and with what
+        confidence, its lookup going ``via`` the way :meth:`_outcome` chose for the head; kept
+        in ``resolved`` by (path, ``shared``)."""
+        if via == 1:
+            answer = self._follow(path, self.memo(("module-scope", fi.path, head, False),
+                                                  self._module_scope, fi, head, False),
+                                  False, path[0].endswith("()"))
+        elif via == 2:
+            answer = self._follow(path, self._class_scopes_memo(fi, cls, head, False),
+                                  False, path[0].endswith("()"))
+        elif head == "?":
+            answer = self.resolve_path(fi, path, scope)
+        else:
+            got = heads.get((head, scope))
+            if got is None:
+                got = heads[(head, scope)] = (self._walk(fi, head, scope, False) if via == 3
+                                              else self._head(fi, head, scope))
+            answer = self._follow(path, got[0], got[1], path[0].endswith("()"))
+        resolved[(path, shared)] = answer
+        return answer
+
+    def _qualifier_targets(self, fi: FileIndex, kind: str, head: str, path: NamePath,
+                           scope: int, shared: int, via: int, cls: int,
+                           heads: dict[tuple[str, int], tuple[list[Symbol], bool]],
+                           resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]]
+                           ) -> list[tuple[int, str, str]]:
+        """The class (or inline module) the qualifier of ``path`` names, as an edge target:
+        ``pkey.PKey`` in ``pkey.PKey.from_type_string()``, whose whole path resolved exactly
+        (so no call's result is in the qualifier). Nothing for a qualifier that denotes
+        several definitions."""
+        qualifier = path[:-1]
+        answer = resolved.get((qualifier, shared))
+        if answer is None:
+            answer = self._denoted(fi, head, qualifier, scope, shared, via, cls, heads,
+                                   resolved)
+        found, confidence = answer
+        if len(found) != 1 or found[0][0] != "d":
+            return []
+        target_id, target_kind = self._target(found[0])
+        if target_kind not in QUALIFIER_KINDS:
+            return []
+        in_a_type = kind == RefKind.TYPE or kind in BASE_KINDS  # `a.Outer.Inner` as a type
+        return [(target_id, USES if in_a_type else REFERENCES, confidence)]
+
+    def _imported_symbol_edges(self, fi: FileIndex, imp: Any, file_id: int,
+                               result: FileResolution) -> None:
+        """An edge from the importing file (or the definition the import sits in) to each
+        definition a named import binds (`from m import X`, `import {X} from`, `use a::X`,
+        `import a.b.X`), at the import's line: where a rename of X must reach too."""
+        source = fi.ids[imp.scope] if imp.scope >= 0 else file_id
+        for symbol in self._bind_imports(fi, [imp]):
+            if symbol[0] == "d":
+                result.edges.append(ResolvedEdge(source, self._target(symbol)[0],
+                                                 IMPORTS_SYMBOL, EXACT, imp.line))
 
     def _base_classes(self, bases: list[Symbol]) -> list[Symbol]:
         """What ``super(...)`` in a constructor calls: the base class (not an interface the

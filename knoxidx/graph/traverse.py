@@ -18,6 +18,13 @@ IMPACT_TYPES = (
     EdgeType.DEPENDS_ON.value,
 )
 _REVERSE_BY_VALUE = {t.value: name for t, name in REVERSE_NAMES.items()}
+# the kinds whose members' names an unresolved `x.member()` may be calling
+_WITH_MEMBERS = frozenset({"Class", "Interface", "Type"})
+POSSIBLE_LIMIT = 25  # each hit is ~80 tokens of JSON; the total says how many more
+POSSIBLE_NOTE = (
+    "calls that resolution could not tie to one definition (a receiver of unknown type, or "
+    "several candidates of that name), whose name is this symbol's or one of its members': "
+    "each may be a reference, not counted in 'incoming'; check them before a rename")
 
 
 def summary(node: dict[str, Any]) -> dict[str, Any]:
@@ -86,3 +93,37 @@ def incoming_by_type(q: GraphQueries, node: dict[str, Any]) -> dict[str, list[di
                 out["ContainedIn"] = [{**summary(parent), "via": "ContainedIn", "site": site,
                                        "confidence": "exact", "depth": 1}]
     return out
+
+
+def possible_references(q: GraphQueries, node: dict[str, Any],
+                        limit: int = POSSIBLE_LIMIT) -> dict[str, Any]:
+    """The unresolved calls that may be references of ``node``: ``f()``/``x.f()`` for a
+    function or class ``f`` outside any type, ``x.f()`` for a member ``f``, and ``x.m()`` for
+    each member ``m`` of a class. Their count (``possible_total``), the first ``limit`` by
+    site, and what they are (``possible_note``): an answer that says the list of references
+    may not be complete where resolution stopped."""
+    if node.get("file_id") is None or node["kind"] in ("File", "Module"):
+        return {"possible_total": 0, "possible": [], "possible_note": POSSIBLE_NOTE}
+    is_member, members = q.member_names(node["id"])
+    anywhere = [] if is_member else [node["name"]]
+    as_member = [node["name"]] if is_member else []
+    if node["kind"] in _WITH_MEMBERS:
+        # not a class's protocol methods (`__init__`, `__eq__`): every class has them, and
+        # `super().__init__()` or `x.__eq__()` left unresolved is no sign of this one
+        as_member += [m for m in members if not _is_dunder(m)]
+    total, calls = q.unresolved_calls(anywhere, as_member, limit)
+    callers = q.nodes_by_id({c["source"] for c in calls if c["source"] is not None})
+    hits = []
+    for call in calls:
+        caller = callers.get(call["source"]) or {}
+        hits.append({
+            **summary(caller), "via": "PossiblyCalledBy",
+            "site": {"path": call["path"], "line": call["line"]},
+            "called_as": call["called_as"], "reason": call["reason"],
+            "candidates": call["candidates"], "confidence": "possible",
+        })
+    return {"possible_total": total, "possible": hits, "possible_note": POSSIBLE_NOTE}
+
+
+def _is_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
