@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from knoxidx.graph.queries import EDGE_FIELDS, NODE_FIELDS, normalise_qualified
+from knoxidx.graph.queries import EDGE_FIELDS, node_dict, normalise_qualified
 
 _NODE_SELECT = (
     "SELECT n.id, n.kind, n.name, n.qualified_name, f.path, n.start_line, n.end_line,"
@@ -48,7 +48,7 @@ class PgGraphQueries:
         return [self._dict(r) for r in rows]
 
     def _dict(self, row: tuple) -> dict[str, Any]:
-        out = dict(zip(NODE_FIELDS, row[:-1], strict=True))
+        out = node_dict(row[:-1])
         if self.repo is None:
             out["repo"] = row[-1]
         return out
