@@ -67,10 +67,19 @@ def watch_cmd(path: str, debounce_ms: int, jobs: int | None, graph_only: bool, w
 @click.option("--workers", type=click.IntRange(1, 64), default=4, show_default=True,
               help="Reader threads (each holds its own read-only connection).")
 @click.option("--access-log", is_flag=True, help="Log every request.")
+@click.option("--header-timeout", type=click.FloatRange(0.1, 3600), default=10.0,
+              show_default=True,
+              help="Seconds a client has to send a request's headers (then: 408, closed).")
+@click.option("--body-timeout", type=click.FloatRange(0.1, 3600), default=30.0,
+              show_default=True, help="Seconds a client has to send a request's body.")
+@click.option("--max-connections", type=click.IntRange(1, 100_000), default=512,
+              show_default=True, help="Open connections at most (past it the one that has "
+              "waited longest for its headers is closed).")
 @offline_option
 @store_options
 def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, workers: int,
-              access_log: bool) -> None:
+              access_log: bool, header_timeout: float, body_timeout: float,
+              max_connections: int) -> None:
     """Serve the index of PATH over HTTP, read-only (OpenAPI at /openapi.json).
 
     \b
@@ -78,6 +87,7 @@ def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, wo
     /impact /search /source (GET) and /context (POST {"query", "max_tokens"}).
     With $KNOXIDX_TOKEN set, requests need 'Authorization: Bearer <token>'.
     """
+    from knoxidx.api.client_limits import ClientLimits
     from knoxidx.api.http import TOKEN_ENV, bind, create_app, is_loopback, run_server
 
     token = os.environ.get(TOKEN_ENV) or None
@@ -104,7 +114,8 @@ def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, wo
                          store_url=shared[0] if shared else None,
                          repo=shared[1] if shared else None)
         run_server(app, sock, access_log=access_log,
-                   log_level="info" if access_log else "warning")
+                   log_level="info" if access_log else "warning",
+                   limits=ClientLimits(header_timeout, body_timeout, max_connections))
     finally:
         if watcher is not None:
             watcher.stop()

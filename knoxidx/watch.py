@@ -28,7 +28,8 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -36,6 +37,7 @@ from typing import IO, Any, NamedTuple
 
 from knoxidx.errors import CorruptIndexError, IndexGoneError, IndexNotFoundError
 from knoxidx.graph.dbfile import storage_error
+from knoxidx.graph.sqlite_schema import INDEX_DIR
 from knoxidx.indexer.heap import release_free_memory
 from knoxidx.indexer.standing import standing_worker
 from knoxidx.indexer.watch_events import (
@@ -46,6 +48,7 @@ from knoxidx.indexer.watch_events import (
 )
 from knoxidx.indexer.watch_filter import DiscoveryCache, RepoPathFilter
 from knoxidx.terminal import json_text, visible
+from knoxidx.watch_presence import WatcherPresence
 
 DEFAULT_DEBOUNCE_MS = 150
 GIT_HOLD_S = 30.0  # the longest a batch waits for a git operation to finish
@@ -143,6 +146,7 @@ class Watcher:
         self._batches = 0
         self._index_file: tuple[int, int] | None = None  # (device, inode) after the last batch
         self._discovery: DiscoveryCache  # made in run(), for the index's root
+        self._presence: WatcherPresence | None = None  # how other processes see it runs
 
     # ---- running -----------------------------------------------------------------------
 
@@ -197,7 +201,7 @@ class Watcher:
                 index = Index.open(self.root)
             except IndexNotFoundError:
                 index = Index.open(self.root, create=True)
-        with index, index.writer(wait=self.wait), standing_worker():
+        with index, index.writer(wait=self.wait), standing_worker(), self._shown(index):
             self.status.root = str(index.root)
             filt = RepoPathFilter(index.root)
             self._discovery = DiscoveryCache(filt)
@@ -220,6 +224,21 @@ class Watcher:
                     left = len(self._changes.paths)
                 self._set(phase="stopped", progress=None)
                 self.emit("stop", {"pending_paths": left})
+
+    @contextmanager
+    def _shown(self, index: Any) -> Iterator[None]:
+        """Other processes reading a local index see that this watcher runs (``/status``)."""
+        if self.store or not (index.root / INDEX_DIR).is_dir():
+            yield
+            return
+        presence = WatcherPresence(index.root / INDEX_DIR)
+        presence.claim()
+        self._presence = presence
+        try:
+            yield
+        finally:
+            self._presence = None
+            presence.release()
 
     def _observe(self, filt: RepoPathFilter) -> tuple[Any, Watches]:
         from watchdog.observers import Observer
@@ -392,6 +411,10 @@ class Watcher:
         with self._status_lock:
             for key, value in values.items():
                 setattr(self.status, key, value)
+            presence = self._presence if values.keys() - {"progress"} else None
+            state = asdict(self.status) if presence is not None else None
+        if presence is not None and state is not None:
+            presence.publish(state)
 
 
 def _file_identity(index: Any) -> tuple[int, int] | None:

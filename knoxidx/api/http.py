@@ -4,8 +4,9 @@ Routes come from :data:`knoxidx.api.schemas.OPERATIONS` (plus ``/health``, ``/st
 ``/openapi.json``) and answer with exactly what the :class:`~knoxidx.index.Index` calls return.
 Errors are ``{"error": {"code", "message", "status"[, "candidates"]}}`` with 400 (bad input),
 401 (no or wrong token), 403 (a path outside what may be read, or a foreign ``Host``), 404
-(unknown symbol or file), 409 (ambiguous symbol: the candidates), 413 (body too large), 503
-(no index or search data yet).
+(unknown symbol or file), 408 (a request head or body not sent in time: see
+:mod:`knoxidx.api.client_limits`), 409 (ambiguous symbol: the candidates), 413 (body too
+large), 503 (no index or search data yet, or every connection busy).
 
 Security: loopback by default. Binding any other address needs ``$KNOXIDX_TOKEN``, and with a
 token set every request but ``/health`` must carry ``Authorization: Bearer <token>``. Without
@@ -30,10 +31,11 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from knoxidx.api.client_limits import ClientLimits, guarded_protocol
 from knoxidx.api.openapi import openapi
 from knoxidx.api.readers import DEFAULT_READERS, ReaderPool, status_of
 from knoxidx.api.schemas import (
@@ -170,6 +172,8 @@ def _endpoint(op: Operation, pool: ReaderPool) -> Handler:
             return error(413, "body_too_large", f"the body is over {MAX_BODY_BYTES} bytes")
         except _NotJSON as exc:
             return error(415, "unsupported_media_type", str(exc))
+        except ClientDisconnect:  # closed mid-body (by the client, or by the body deadline)
+            return error(408, "request_timeout", "the connection closed before the body came")
         return await _answer(pool, lambda idx: op.call(idx, args), repo)
 
     endpoint.__name__ = op.tool or op.path.strip("/").replace("/", "_")
@@ -320,14 +324,16 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def run_server(app: Starlette, sock: socket.socket, *, access_log: bool = False,
-               log_level: str = "warning") -> None:
+               log_level: str = "warning", limits: ClientLimits | None = None) -> None:
     """Serve until SIGINT/SIGTERM: uvicorn's graceful shutdown, then return normally (uvicorn
     re-raises the signal it caught once it has stopped; the no-op handlers installed here
-    receive it, so the caller's cleanup runs and the exit status is 0)."""
+    receive it, so the caller's cleanup runs and the exit status is 0). ``limits``: how long
+    a client may take to send a request, and how many connections stay open."""
     import uvicorn
 
     config = uvicorn.Config(app, log_level=log_level, access_log=access_log,
-                            lifespan="on", server_header=False, timeout_graceful_shutdown=5)
+                            lifespan="on", server_header=False, timeout_graceful_shutdown=5,
+                            http=guarded_protocol(limits or ClientLimits()))
     server = uvicorn.Server(config)
     if threading.current_thread() is not threading.main_thread():
         server.run(sockets=[sock])

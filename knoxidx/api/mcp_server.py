@@ -57,7 +57,7 @@ def build_server(pool: ReaderPool, watcher: Any = None) -> Any:
                 text = json.dumps(data, ensure_ascii=False, default=str)
             elif name in BY_TOOL:
                 op = BY_TOOL[name]
-                args = op.parse(arguments, from_text=False)
+                args = op.parse(arguments, from_text=False, caller=f"the tool {name}")
                 data = await pool.run(lambda idx: op.call(idx, args))
                 text = op.text(data)
             else:

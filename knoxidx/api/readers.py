@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from knoxidx.api.schemas import InputError
+from knoxidx.graph.sqlite_schema import INDEX_DIR
 from knoxidx.index import Index
 from knoxidx.store_url import repo_id
+from knoxidx.watch_presence import watcher_elsewhere
 
 T = TypeVar("T")
 DEFAULT_READERS = 4
@@ -100,9 +102,13 @@ def _identity(path: Path) -> tuple[int, int] | None:
 
 
 def status_of(index: Index, watcher: Any) -> dict[str, Any]:
-    """``Index.status()`` plus what the watcher is doing, if one runs in this process."""
+    """``Index.status()`` plus what the watcher is doing: the one running in this process, or
+    else one that another process runs (``knoxidx watch``; ``watcher.process: "separate"``)."""
     data = index.status()
-    state = watcher.snapshot() if watcher is not None else None
+    if watcher is not None:
+        state = watcher.snapshot()
+    else:
+        state = watcher_elsewhere(index.root / INDEX_DIR)
     data["phase"] = state["phase"] if state else "not watching"
     data["progress"] = state["progress"] if state else None
     data["watcher"] = state

@@ -137,14 +137,17 @@ class Operation:
     call: Callable[[Any, dict[str, Any]], Any]  # (Index, arguments) -> the answer
     render: Callable[[Any], str] | None = None  # the MCP tool's text (default: JSON)
 
-    def parse(self, raw: Mapping[str, Any], *, from_text: bool) -> dict[str, Any]:
+    def parse(self, raw: Mapping[str, Any], *, from_text: bool,
+              caller: str | None = None) -> dict[str, Any]:
         """Arguments by parameter name; ``from_text``: HTTP query/path strings, named by
-        their query names; else JSON values (an HTTP body, MCP arguments) named by name."""
+        their query names; else JSON values (an HTTP body, MCP arguments) named by name.
+        ``caller``: what the client called, as errors name it (default: the HTTP route)."""
         names = {(p.query_name if from_text else p.name): p for p in self.params}
         unknown = sorted(set(raw) - names.keys())
         if unknown:
             allowed = ", ".join(names) or "none"
-            raise InputError(f"unknown parameter {unknown[0]!r}; {self.path} takes: {allowed}")
+            raise InputError(f"unknown parameter {unknown[0]!r}; {caller or self.path} "
+                             f"takes: {allowed}")
         return {p.name: p.parse(raw.get(key), from_text=from_text, label=key)
                 for key, p in names.items()}
 

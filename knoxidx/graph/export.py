@@ -19,9 +19,7 @@ EXPORT_NODE_FIELDS = (
 
 def nodes(q: GraphQueries) -> Iterator[dict[str, Any]]:
     for node in q.all_nodes():
-        out = {k: node[k] for k in EXPORT_NODE_FIELDS}
-        out["exported"] = None if out["exported"] is None else bool(out["exported"])
-        yield out
+        yield {k: node[k] for k in EXPORT_NODE_FIELDS}
 
 
 def edges(q: GraphQueries) -> Iterator[dict[str, Any]]:

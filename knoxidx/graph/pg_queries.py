@@ -16,8 +16,8 @@ from typing import Any
 
 from knoxidx.graph.queries import (
     EDGE_FIELDS,
-    NODE_FIELDS,
     UNRESOLVED_FIELDS,
+    node_dict,
     normalise_qualified,
 )
 from knoxidx.path_glob import WILDCARDS, glob_regex, path_prefix
@@ -54,7 +54,7 @@ class PgGraphQueries:
         return [self._dict(r) for r in rows]
 
     def _dict(self, row: tuple) -> dict[str, Any]:
-        out = dict(zip(NODE_FIELDS, row[:-1], strict=True))
+        out = node_dict(row[:-1])
         if self.repo is None:
             out["repo"] = row[-1]
         return out

@@ -39,8 +39,16 @@ def normalise_qualified(name: str) -> str:
     return name.replace("::", ".").replace("/", ".").replace(":", ".")
 
 
+def node_dict(row: Iterable[Any]) -> dict[str, Any]:
+    """A node row as a dict; ``exported`` (stored as 0/1) a boolean, as JSON answers show it."""
+    node = dict(zip(NODE_FIELDS, row, strict=True))
+    if node["exported"] is not None:
+        node["exported"] = bool(node["exported"])
+    return node
+
+
 def _node_dicts(rows: Iterable[tuple]) -> list[dict[str, Any]]:
-    return [dict(zip(NODE_FIELDS, row, strict=True)) for row in rows]
+    return [node_dict(row) for row in rows]
 
 
 def edges_out_sql(ids: int, types: int) -> str:
@@ -271,7 +279,7 @@ class GraphQueries:
 
     def all_nodes(self) -> Iterator[dict]:
         for row in self.conn.execute(NODE_SELECT + " ORDER BY n.id"):
-            yield dict(zip(NODE_FIELDS, row, strict=True))
+            yield node_dict(row)
 
     def all_edges(self) -> Iterator[tuple]:
         """Stored edges plus the structural ones (Defines, Contains) derived from nodes, each

@@ -98,7 +98,8 @@ class Searcher:
         self._embedder_error = ""
         self._hybrid: HybridSearch | None = None
         self._last_hits: list[SymbolHit] = []
-        self._definitions: dict[str, tuple[str, list[Any]]] = {}  # path -> (version, definitions)
+        # path -> (version, definitions, the last line of the file's header)
+        self._definitions: dict[str, tuple[str, list[Any], int]] = {}
 
     # ---- lazily made parts ---------------------------------------------------------------------
 
@@ -218,6 +219,11 @@ class Searcher:
         node = q.node_at(result.path, result.start_line)
         if node is None or node["end_line"] != result.end_line:  # not one definition's span
             node = q.node_at(result.path, line) if line else None
+            if node is None and line and not self.every_repo \
+                    and line <= self._file_facts(result.path)[1]:
+                # the file's header (module doc, imports): not the first definition below it
+                out["symbol"], out["kind"] = result.path, "File"
+                return out
             if line and (node is None or node["kind"] != "Function" and (
                     node["end_line"] > result.end_line or node["start_line"] < result.start_line)):
                 # the line is in no definition of the result but between a type's members,
@@ -251,18 +257,26 @@ class Searcher:
         return q.node_at(result.path, first.start_line)
 
     def file_definitions(self, path: str) -> list[Any]:
-        """The definitions the graph holds for ``path`` (its stored facts), kept per file
-        version: unpickling a big file's facts for every search cost more than the search."""
+        """The definitions the graph holds for ``path`` (its stored facts)."""
+        return self._file_facts(path)[0]
+
+    def _file_facts(self, path: str) -> tuple[list[Any], int]:
+        """``path``'s definitions and the last line of its header (the last import above its
+        first definition; 0: none), kept per file version: unpickling a big file's facts for
+        every search cost more than the search."""
         version = self.store.source_hash(path) or ""
         cached = self._definitions.get(path)
         if cached is not None and cached[0] == version and version:
-            return cached[1]
+            return cached[1], cached[2]
         facts = self.index.store.load_facts(path)
         definitions = list(facts.defs) if facts is not None else []
+        first = min((d.start_line for d in definitions), default=None)
+        header_end = max((i.line for i in facts.imports if first is None or i.line < first),
+                         default=0) if facts is not None else 0
         if len(self._definitions) >= DEFINITIONS_CACHED:
             self._definitions.clear()
-        self._definitions[path] = (version, definitions)
-        return definitions
+        self._definitions[path] = (version, definitions, header_end)
+        return definitions, header_end
 
     def graph_symbols(self, query: str, limit: int) -> list[SymbolHit]:
         """Definitions named by the query: a one-word query, exactly and by prefix; in a longer

@@ -33,7 +33,11 @@ HOSTILE = [
     ("search_code", {"query": "x", "path": "*[a-" * 16}, "without its ']'"),
     ("impact_of_change", {"symbol": "read_text", "depth": -1}, "from 1 to 10"),
     ("build_context", {"query": "x", "max_tokens": 10**12}, "max_tokens"),
-    ("build_context", {"query": "x", "max_tokens": None, "extra": {}}, "unknown parameter"),
+    ("build_context", {"query": "x", "max_tokens": None, "extra": {}},
+     "unknown parameter 'extra'; the tool build_context takes: query, max_tokens"),
+    # the tool's own name and argument names, not the HTTP route's (`/symbols takes: q`)
+    ("find_symbol", {"name": "x", "q": "x"},
+     "unknown parameter 'q'; the tool find_symbol takes: name, kind, limit"),
     ("get_dependencies", {"target": "/etc/passwd"}, "outside the indexed repository"),
     ("get_callers", {"symbol": "app/util.py:99999999999999999999999"}, "no definition"),
     ("index_status", {"verbose": True}, "takes no arguments"),

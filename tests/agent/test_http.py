@@ -77,6 +77,27 @@ def test_answers_are_the_index_calls(client: httpx.Client, index: Index) -> None
     assert get(client, f"/symbols/{node['id']}") == same(index.node(node["id"]))
 
 
+def _flags(data: object, key: str) -> list[object]:
+    if isinstance(data, dict):
+        return [v for k, v in data.items() if k == key] + \
+            [x for v in data.values() for x in _flags(v, key)]
+    if isinstance(data, list):
+        return [x for v in data for x in _flags(v, key)]
+    return []
+
+
+def test_flags_are_json_booleans(client: httpx.Client) -> None:
+    """`exported` is stored as 0/1: every answer holding a node says true/false (it said 1)."""
+    answers = [get(client, url) for url in (
+        "/symbols?q=parse_config", "/callers?symbol=parse_config", "/refs?symbol=read_text",
+        "/impact?symbol=read_text", "/deps?target=app/config.py")]
+    answers.append(get(client, f"/symbols/{answers[0]['symbols'][0]['id']}"))
+    exported = _flags(answers, "exported")
+    assert len(exported) >= 6 and {type(v) for v in exported} <= {bool, type(None)}
+    assert True in exported
+    assert '"exported": true' in client.get("/symbols?q=parse_config").text
+
+
 def test_a_choice_is_taken_in_any_case(client: httpx.Client, index: Index) -> None:
     # an agent writes `kind=class` as often as `kind=Class`; it was a 400 ("must be one of
     # Function, Class, ..."). A value that matches no choice in any case still is.

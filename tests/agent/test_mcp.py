@@ -13,7 +13,7 @@ from mcp import Client, StdioServerParameters
 
 from knoxidx.api.schemas import MAX_SOURCE_LINES
 from knoxidx.index import Index
-from tests.agent.support import make_hostile_repo
+from tests.agent.support import make_hostile_repo, make_repo
 
 TOOLS = {"search_code", "find_symbol", "get_callers", "get_callees", "get_references",
          "get_dependencies", "impact_of_change", "build_context", "read_code", "index_status"}
@@ -103,3 +103,33 @@ def test_tools_answers_and_errors(tmp_path: Path) -> None:
             assert MAX_SOURCE_LINES == 2000
 
     asyncio.run(session())
+
+
+def test_start_up_imports_nothing_heavy_of_ours(tmp_path: Path) -> None:
+    """`knoxidx mcp` answers `initialize` having imported only the CLI, the graph reader and
+    the MCP face of knoxidx: its start-up time is the SDK's import (about 1.5 s of 1.6 s on
+    the development machine), not the search stack's, nor the indexer's, nor the watcher's."""
+    import os
+    import subprocess
+
+    root = make_repo(tmp_path / "repo", retrieval=False)
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}}
+    proc = subprocess.Popen(
+        [sys.executable, *params(root).args], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write(json.dumps(initialize) + "\n")
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["result"]["serverInfo"]["name"] == "knoxidx"
+    proc.stdin.close()
+    imported = {line.split("|")[2].strip() for line in proc.stderr.read().splitlines()
+                if line.startswith("import time:") and "self [us]" not in line}
+    proc.wait(30)
+    heavy = {m for m in imported if m.split(".")[0] in (
+        "numpy", "onnxruntime", "tokenizers", "scipy", "networkx", "watchdog", "tree_sitter")
+        or m.startswith(("knoxidx.retrieval", "knoxidx.indexer.discovery"))
+        or m == "knoxidx.watch"}
+    assert "knoxidx.api.mcp_server" in imported and not heavy

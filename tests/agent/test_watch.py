@@ -507,3 +507,38 @@ def test_a_deleted_index_stops_the_watcher_with_the_fix(tmp_path: Path) -> None:
         assert names(tmp_path, "b") == ["b.b"]
     finally:
         restarted.stop()
+
+
+def test_status_sees_a_watcher_in_another_process(agent_repo: Path) -> None:
+    """`/status` and MCP `index_status` said "not watching" while a separate `knoxidx watch`
+    kept the index fresh; they show it now, and not once it is killed (its state file left
+    behind is not taken for a live watcher)."""
+    import httpx
+
+    from knoxidx.api.readers import status_of
+    from tests.agent.support import start_server
+
+    server, url = start_server(agent_repo)
+    watch = Process(knoxidx_command("watch", str(agent_repo), "--debounce-ms", "50"))
+    try:
+        with httpx.Client(base_url=url, timeout=30) as client:
+            status = wait_for(lambda: (s := client.get("/status").json())["phase"] == "idle"
+                              and s, what="the separate watcher's first update in /status")
+            assert status["watcher"]["process"] == "separate"
+            assert status["watcher"]["pid"] == watch.proc.pid
+            (agent_repo / "app" / "util.py").write_text("def watched_elsewhere():\n    pass\n")
+            status = wait_for(lambda: (s := client.get("/status").json())["watcher"][
+                "batches"] >= 1 and s, what="the batch in /status")
+            assert status["watcher"]["last_batch"]["changed"] == 1
+            with Index.open_reader(agent_repo) as idx:  # what MCP's index_status answers
+                mcp_status = status_of(idx, None)
+            assert mcp_status["phase"] != "not watching"
+            assert mcp_status["watcher"]["pid"] == watch.proc.pid
+            watch.stop(signal.SIGKILL)
+            assert (agent_repo / ".knoxidx" / "watcher.json").exists()
+            status = client.get("/status").json()
+            assert status["phase"] == "not watching" and status["watcher"] is None
+    finally:
+        if watch.proc.poll() is None:
+            watch.proc.kill()
+        server.stop()

@@ -268,6 +268,37 @@ def test_a_result_whose_best_line_is_a_doc_comment_names_the_method_it_documents
         assert (top["symbol"], top["kind"]) == ("cal.Calendars.monthLength", "Function")
 
 
+def test_a_result_whose_best_line_is_in_the_file_header_is_named_after_the_file(
+    tmp_path: Path,
+) -> None:
+    """A chunk holding a module's docstring and imports, then a class and its constructor,
+    found by words of the imports: it was named after a code definition below the best line
+    (`Function HostKeys.__init__` in paramiko's hostkeys.py, the class here); it is the
+    file's."""
+    (tmp_path / "hostkeys.py").write_text(
+        '"""Keys of the hosts this client has seen."""\n\n'
+        "from base64 import encodebytes, decodebytes\n"
+        "import binascii\n"
+        "from collections.abc import MutableMapping\n"
+        "from hashlib import sha1\n\n\n"
+        "class HostKeys(MutableMapping):\n"
+        '    """The known hosts."""\n\n'
+        "    def __init__(self, filename=None):\n"
+        "        self._entries = []\n"
+        "        if filename is not None:\n"
+        "            self.load(filename)\n\n"
+        "    def load(self, filename):\n"
+        "        return filename\n")
+    with Index.open(tmp_path, create=True) as idx:
+        idx.update(jobs=1)
+        top = idx.search("binascii sha1 encodebytes", mode="lexical")["results"][0]
+        assert top["start_line"] == 1
+        assert (top["symbol"], top["kind"]) == ("hostkeys.py", "File")
+        # a line of the class below the header still names what it is in
+        top = idx.search("the known hosts", mode="lexical")["results"][0]
+        assert top["kind"] != "File"
+
+
 HEADER = (
     "class ReadBuffer:\n"                                       # 1
     '    """A buffer that is filled and initialized bit by bit: new buffers start\n'
