@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from knoxidx.config import endpoint_problem
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.egress import Egress, Outgoing, offline_from_env
 from knoxidx.retrieval.embedders import full_view
@@ -41,6 +42,9 @@ def _client(api_key: str | None, base_url: str | None, timeout: float) -> Any:
         raise EmbeddingConfigError("offline ($KNOXIDX_OFFLINE): no Voyage client is created")
     if not api_key:
         raise EmbeddingConfigError("the Voyage embedder needs VOYAGE_API_KEY")
+    problem = endpoint_problem(base_url) if base_url is not None else ""
+    if problem:  # the key goes with every request
+        raise EmbeddingConfigError(f"Voyage base URL {problem}")
     try:
         import voyageai
     except ImportError as exc:

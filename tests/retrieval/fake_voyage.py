@@ -28,6 +28,7 @@ class FakeVoyage:
     def __init__(self) -> None:
         self.actions: deque[tuple[Any, ...]] = deque()
         self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.headers: list[dict[str, str]] = []  # each request's headers, in order
         self.answered: list[str] = []  # texts whose embedding request was answered properly
         fake = self
 
@@ -39,6 +40,7 @@ class FakeVoyage:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 fake.requests.append((self.path, body))
+                fake.headers.append(dict(self.headers.items()))
                 action = fake.actions.popleft() if fake.actions else ("ok",)
                 try:
                     fake.respond(self, action, body)
