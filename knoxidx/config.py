@@ -59,6 +59,7 @@ USER_CONFIG_ENV = "KNOXIDX_CONFIG"  # the user's own settings file
 EMBEDDER_ENV = "KNOXIDX_EMBEDDER"
 OFFLINE_ENV = "KNOXIDX_OFFLINE"
 NEVER_SEND_ENV = "KNOXIDX_NEVER_SEND"  # extra never-send patterns, separated by commas
+QUERY_DEADLINE_ENV = "KNOXIDX_QUERY_DEADLINE"  # seconds a question waits for a remote service
 
 # key -> (type, allowed values or None)
 _TOP: dict[str, tuple[type, tuple[Any, ...] | None]] = {
@@ -111,6 +112,7 @@ class Settings:
     mask_secrets: bool = True
     source: str | None = None  # the repository's file read, if any
     user_source: str | None = None  # the user's file read, if any
+    query_deadline: float | None = None  # None: the default (resilience.QUERY_DEADLINE)
 
     def embedder_config(self) -> dict[str, Any]:
         """The mapping ``embedders.select_embedder`` / ``select_reranker`` read."""
@@ -126,6 +128,8 @@ class Settings:
             config["voyage_dimension"] = str(self.voyage_dimension)
         if self.voyage_base_url:
             config["voyage_base_url"] = self.voyage_base_url
+        if self.query_deadline is not None:
+            config["query_deadline"] = self.query_deadline
         return config
 
 
@@ -197,7 +201,22 @@ def load_settings(root: Path | str | None, env: Mapping[str, str] | None = None)
         mask_secrets=merged.get("egress.mask_secrets", True),
         source=str(repo_path) if repo_path else None,
         user_source=str(user_path) if user_path else None,
+        query_deadline=_query_deadline(env),
     )
+
+
+def _query_deadline(env: Mapping[str, str]) -> float | None:
+    value = (env.get(QUERY_DEADLINE_ENV) or "").strip()
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds <= 600:  # also refuses nan and inf
+        raise ConfigError(f"${QUERY_DEADLINE_ENV} must be a number of seconds above 0 and up to "
+                          f"600, not {value!r}")
+    return seconds
 
 
 def endpoint_problem(url: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -145,3 +146,35 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+class HangingServer:
+    """A Voyage endpoint on 127.0.0.1 that accepts every connection and never answers (a
+    stuck proxy or server): the client waits for its timeout, the caller for its deadline."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.05)
+        self.connections: list[socket.socket] = []
+        self._stopping = threading.Event()
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+
+    def _accept(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            self.connections.append(conn)  # held open, never read from or answered
+
+    def close(self) -> None:
+        self._stopping.set()
+        self.thread.join()
+        for conn in self.connections:
+            conn.close()
+        self.sock.close()
