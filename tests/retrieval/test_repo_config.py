@@ -169,3 +169,11 @@ def test_the_users_config_is_checked_like_the_repositorys(tmp_path: Path,
     user_config.write_text('embeder = "voyage"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="unknown setting 'embeder'"):
         load_settings(tmp_path, env={"KNOXIDX_CONFIG": str(user_config)})
+
+
+def test_a_named_user_config_that_is_missing_is_an_error(tmp_path: Path) -> None:
+    missing = tmp_path / "typo.toml"
+    with pytest.raises(ConfigError, match="KNOXIDX_CONFIG.*no such file"):
+        load_settings(tmp_path, env={"KNOXIDX_CONFIG": str(missing)})
+    # the default place may simply have no file
+    assert load_settings(tmp_path, env={"XDG_CONFIG_HOME": str(tmp_path)}).user_source is None
