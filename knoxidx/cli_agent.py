@@ -88,13 +88,12 @@ def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, wo
     With $KNOXIDX_TOKEN set, requests need 'Authorization: Bearer <token>'.
     """
     from knoxidx.api.client_limits import ClientLimits
-    from knoxidx.api.http import TOKEN_ENV, bind, create_app, is_loopback, run_server
+    from knoxidx.api.http import TOKEN_ENV, bind, create_app, run_server, token_problem
 
-    token = os.environ.get(TOKEN_ENV) or None
-    if not is_loopback(host) and token is None:
-        raise click.UsageError(
-            f"--host {host} would expose the code to the network: set {TOKEN_ENV} to a secret "
-            f"(clients then send 'Authorization: Bearer <token>'), or keep 127.0.0.1")
+    token = (os.environ.get(TOKEN_ENV) or "").strip() or None
+    problem = token_problem(host, token)
+    if problem:
+        raise click.UsageError(problem)
     shared = shared_store()
     if shared is not None:
         if watch:

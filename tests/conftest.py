@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import NoReturn
 
@@ -23,6 +24,11 @@ def _exit_unless_pytest(status: int) -> NoReturn:
 
 
 os._exit = _exit_unless_pytest
+
+# The developer's own ~/.config/knoxidx/config.toml must not steer the tests (it may choose
+# Voyage): every test starts with no user settings.
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="kxconf")
+os.environ.pop("KNOXIDX_CONFIG", None)
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from knoxidx.cli import main
 from knoxidx.retrieval import embedders
 
 REPO = Path(__file__).resolve().parents[1]
-UNREACHABLE = "http://192.0.2.1:9/v1"  # TEST-NET-1: never routed
+UNREACHABLE = "https://192.0.2.1:9/v1"  # TEST-NET-1: never routed
 
 
 class SocketGuard:
@@ -69,11 +69,14 @@ def guard(monkeypatch: pytest.MonkeyPatch) -> SocketGuard:
 
 @pytest.fixture
 def voyage_configured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A copy of the Python fixture with Voyage chosen (file and environment) and a key set."""
+    """A copy of the Python fixture with Voyage chosen (the user's file and the environment)
+    and a key set."""
     root = tmp_path / "repo"
     shutil.copytree(REPO / "fixtures" / "python", root)
-    (root / "knoxidx.toml").write_text(
+    user_config = tmp_path / "user.toml"
+    user_config.write_text(
         f'embedder = "voyage"\n[voyage]\nbase_url = "{UNREACHABLE}"\n', encoding="utf-8")
+    monkeypatch.setenv("KNOXIDX_CONFIG", str(user_config))
     monkeypatch.setenv("VOYAGE_API_KEY", "pa-test-key")
     monkeypatch.setenv("KNOXIDX_EMBEDDER", "voyage")
     monkeypatch.setenv("KNOXIDX_OFFLINE", "0")  # restored after the test even if a flag sets it
@@ -125,8 +128,7 @@ def test_offline_from_environment_or_config_makes_no_network_call(
     if how == "environment":
         monkeypatch.setenv("KNOXIDX_OFFLINE", "1")
     else:
-        config = voyage_configured / "knoxidx.toml"
-        config.write_text("offline = true\n" + config.read_text(), encoding="utf-8")
+        (voyage_configured / "knoxidx.toml").write_text("offline = true\n", encoding="utf-8")
     run(["index", "--jobs", "1", root])
     run(["embed", "--limit", "5", root])
     found = run(["search", "parse the config file", root, "--json"])

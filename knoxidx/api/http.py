@@ -8,8 +8,9 @@ Errors are ``{"error": {"code", "message", "status"[, "candidates"]}}`` with 400
 :mod:`knoxidx.api.client_limits`), 409 (ambiguous symbol: the candidates), 413 (body too
 large), 503 (no index or search data yet, or every connection busy).
 
-Security: loopback by default. Binding any other address needs ``$KNOXIDX_TOKEN``, and with a
-token set every request but ``/health`` must carry ``Authorization: Bearer <token>``. Without
+Security: loopback by default. Binding any other address needs ``$KNOXIDX_TOKEN`` of at least 16
+characters, and with a token set every request but ``/health`` must carry ``Authorization:
+Bearer <token>`` (the scheme in any case, the token exact). Without
 a token only loopback ``Host`` headers are served, so a web page cannot reach the API through
 DNS rebinding.
 """
@@ -60,6 +61,7 @@ from knoxidx.source import ForbiddenPathError, SourceNotFoundError
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7411
 TOKEN_ENV = "KNOXIDX_TOKEN"
+MIN_TOKEN_CHARS = 16  # for a server beyond loopback
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 log = logging.getLogger(__name__)
@@ -242,7 +244,7 @@ class _Guard:
 
     def __init__(self, app: Any, token: str | None, loopback_hosts_only: bool) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode() if token else None
+        self.expected = token.encode() if token else None
         self.loopback_hosts_only = loopback_hosts_only
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -259,12 +261,34 @@ class _Guard:
             if not given:
                 refusal = error(401, "unauthorized",
                                 "missing 'Authorization: Bearer <token>' ($KNOXIDX_TOKEN)")
-            elif not hmac.compare_digest(given, self.expected):
+            elif not hmac.compare_digest(bearer_token(given), self.expected):
                 refusal = error(401, "unauthorized", "wrong token")
         if refusal is not None:
             await refusal(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+
+def bearer_token(authorization: bytes) -> bytes:
+    """The credentials of ``Bearer <token>``, b"" for another scheme: the scheme is matched
+    without regard to case (RFC 7235), the token exactly."""
+    scheme, _, credentials = authorization.strip().partition(b" ")
+    return credentials.strip(b" ") if scheme.lower() == b"bearer" else b""
+
+
+def token_problem(host: str, token: str | None) -> str:
+    """Why ``token`` cannot guard a server bound to ``host`` ("" if it can): beyond loopback
+    it is all that keeps the code from the network, so it must be long enough not to guess."""
+    if is_loopback(host):
+        return ""
+    if token is None:
+        return (f"--host {host} would expose the code to the network: set {TOKEN_ENV} to a "
+                "secret (clients then send 'Authorization: Bearer <token>'), or keep 127.0.0.1")
+    if len(token) < MIN_TOKEN_CHARS:
+        return (f"--host {host}: {TOKEN_ENV} is {len(token)} characters; a token guarding a "
+                f"network address needs at least {MIN_TOKEN_CHARS} characters (e.g. the output "
+                "of `python -c 'import secrets; print(secrets.token_urlsafe(32))'`)")
+    return ""
 
 
 def _loopback_host(value: bytes) -> bool:

@@ -142,8 +142,8 @@ def ledger_path(index_dir: Path) -> Path:
 
 
 def index_services(index: Any) -> tuple[dict[str, Any], Egress]:
-    """For an open index: the embedder/reranker settings (``knoxidx.toml`` and environment)
-    and the gate its remote calls go through, recording to ``.knoxidx/egress.jsonl``."""
+    """For an open index: the embedder/reranker settings (the user's and the repository's
+    ``knoxidx.toml``, the environment) and the gate its remote calls go through, recording to ``.knoxidx/egress.jsonl``."""
     from knoxidx.config import load_settings
 
     settings = load_settings(index.root)
@@ -192,6 +192,7 @@ def egress_report(index: Any, days: int = 30) -> dict[str, Any]:
         "mask_secrets": settings.mask_secrets,
         "never_send": [*DEFAULT_NEVER_SEND, *settings.never_send],
         "config": settings.source,
+        "user_config": settings.user_source,
         "withheld": {"chunks": withheld, "files": withheld_files},
         **EgressLedger(path).summary(days),
     }

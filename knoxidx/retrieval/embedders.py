@@ -285,6 +285,7 @@ def select_embedder(
     env: Mapping[str, str] | None = None,
     *,
     egress: Egress | None = None,
+    interactive: bool = False,
 ) -> Embedder:
     """``config["embedder"]``, else ``$KNOXIDX_EMBEDDER``, else ``local``; always ``local`` when
     offline (``config["offline"]`` or ``$KNOXIDX_OFFLINE``): the Voyage client is then never
@@ -293,8 +294,11 @@ def select_embedder(
     Keys read: ``embedder`` (local | voyage), ``local_view`` (condensed-v2 | condensed | full;
     ``$KNOXIDX_LOCAL_VIEW`` overrides it), ``local_adapter`` (``adapter_path``;
     ``$KNOXIDX_LOCAL_ADAPTER`` overrides it),
-    ``voyage_model``, ``voyage_dimension``, ``voyage_base_url``, ``offline``. ``egress``: the
-    gate (never-send, masking, ledger) a remote embedder sends through.
+    ``voyage_model``, ``voyage_dimension``, ``voyage_base_url``, ``offline``,
+    ``query_deadline``. ``egress``: the gate (never-send, masking, ledger) a remote embedder
+    sends through. ``interactive``: someone waits for the answer (a query's embedding): a
+    remote call gives up after ``query_deadline`` seconds, retries included, where indexing's
+    bulk embedding keeps its long retries.
     """
     config = config or {}
     env = os.environ if env is None else env
@@ -316,6 +320,7 @@ def select_embedder(
             output_dimension=int(dimension) if dimension else None,
             base_url=config.get("voyage_base_url"),
             egress=egress,
+            resilient=_query_resilience(config, "Voyage embeddings") if interactive else None,
         )
     raise EmbeddingConfigError(f"unknown embedder {choice!r}; use 'local' or 'voyage'")
 
@@ -325,10 +330,12 @@ def select_reranker(
     env: Mapping[str, str] | None = None,
     *,
     egress: Egress | None = None,
+    interactive: bool = False,
 ) -> Any:
     """Voyage ``rerank-2.5`` when Voyage is the chosen embedder (or ``config["reranker"]`` is
     ``voyage``) and a key is set; otherwise None, and hybrid search uses the offline
-    definition rerank (``rerank.py``; see MODELS.md). Always None when offline."""
+    definition rerank (``rerank.py``; see MODELS.md). Always None when offline.
+    ``interactive``: give up after ``query_deadline`` seconds, as :func:`select_embedder`."""
     config = config or {}
     env = os.environ if env is None else env
     embedder = (config.get("embedder") or env.get(EMBEDDER_ENV) or "local").strip().lower()
@@ -342,5 +349,13 @@ def select_reranker(
         raise EmbeddingConfigError(f"unknown reranker {choice!r}; use 'voyage' or 'none'")
     from knoxidx.retrieval.voyage import VoyageReranker
 
-    return VoyageReranker(api_key=env.get("VOYAGE_API_KEY"), base_url=config.get("voyage_base_url"),
-                          egress=egress)
+    return VoyageReranker(
+        api_key=env.get("VOYAGE_API_KEY"), base_url=config.get("voyage_base_url"), egress=egress,
+        resilient=_query_resilience(config, "Voyage rerank") if interactive else None,
+    )
+
+
+def _query_resilience(config: Mapping[str, Any], name: str) -> Any:
+    from knoxidx.retrieval.resilience import QUERY_DEADLINE, query_resilience
+
+    return query_resilience(name, config.get("query_deadline") or QUERY_DEADLINE)

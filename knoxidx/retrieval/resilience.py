@@ -6,6 +6,9 @@ once. Clocks, sleeps and randomness are injected so tests run in microseconds.
 
 - Backoff: ``base_delay * 2**attempt`` (500 ms, 1 s, 2 s, ...) plus up to ``jitter`` of that,
   capped at ``max_delay``. A server's Retry-After replaces the computed delay.
+- Deadline (optional): every attempt and wait of one call together; no wait that would pass
+  it is begun. A question asked interactively gets one of seconds (:func:`query_resilience`);
+  the caller bounds each attempt's own timeout by :meth:`Resilient.time_left`.
 - Not retried: 4xx other than 408 and 429 (the request itself is wrong).
 - Breaker: opens after ``failure_threshold`` consecutive failures, fails fast for
   ``reset_timeout`` seconds, then half-opens: calls go through as probes, one failure re-opens
@@ -91,6 +94,7 @@ class RetryPolicy:
     max_delay: float = 30.0
     jitter: float = 0.25  # fraction of the computed delay added at random
     max_retry_after: float = 120.0  # a longer Retry-After gives up instead of stalling indexing
+    deadline: float | None = None  # seconds for all attempts and waits of a call (None: none)
 
     def delay(self, attempt: int, rng: Callable[[], float] = random.random) -> float:
         """Seconds to wait after failed attempt number ``attempt`` (0-based)."""
@@ -106,9 +110,18 @@ class Resilient:
     breaker: CircuitBreaker | None = None
     sleep: Callable[[float], None] = time.sleep
     rng: Callable[[], float] = random.random
+    clock: Callable[[], float] = time.monotonic
+
+    def time_left(self, started: float) -> float | None:
+        """Seconds left of the deadline of a call begun at ``started`` (None: no deadline)."""
+        if self.policy.deadline is None:
+            return None
+        return self.policy.deadline - (self.clock() - started)
 
     def call(self, fn: Callable[[], T], what: str = "call") -> T:
         last: ServiceError | None = None
+        started = self.clock()
+        out_of_time = ""
         for attempt in range(self.policy.max_attempts):
             if self.breaker is not None:
                 self.breaker.allow()
@@ -127,6 +140,10 @@ class Resilient:
                     if exc.retry_after > self.policy.max_retry_after:
                         break
                     wait = max(exc.retry_after, 0.0)
+                left = self.time_left(started)
+                if left is not None and wait >= left:
+                    out_of_time = f" within its {self.policy.deadline:g} s deadline"
+                    break
                 self.sleep(wait)
                 continue
             if self.breaker is not None:
@@ -134,5 +151,14 @@ class Resilient:
             return result
         assert last is not None
         raise RetriesExhaustedError(
-            f"{what} failed after {attempt + 1} attempt(s): {last}", last
+            f"{what} failed after {attempt + 1} attempt(s){out_of_time}: {last}", last
         ) from last
+
+
+QUERY_DEADLINE = 5.0  # seconds a question waits for a remote service before answering without it
+
+
+def query_resilience(name: str, deadline: float = QUERY_DEADLINE) -> Resilient:
+    """For a call someone waits on (a search, a context): short waits, a total deadline."""
+    policy = RetryPolicy(max_attempts=3, base_delay=0.25, max_delay=1.0, deadline=deadline)
+    return Resilient(policy=policy, breaker=CircuitBreaker(name=name))

@@ -8,7 +8,8 @@ reranker when one is configured, else, given the graph's definitions, at definit
 Each source ranks chunks on its own scale; reciprocal rank fusion adds ``1 / (rrf_k + rank)``
 per source, so a chunk that several sources agree on rises without tuning score scales. A
 source that fails (no vectors yet, the embedder offline, the breaker open) is skipped with a
-log line and its reason in ``skipped``, never fatal: lexical search always answers.
+log line and its reason in ``skipped``, never fatal: lexical search always answers; so is the
+service reranker, which is not asked at all once the service failed the query's embedding.
 """
 
 from __future__ import annotations
@@ -20,7 +21,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from knoxidx.retrieval.embedders import Embedder
-from knoxidx.retrieval.errors import RetrievalError
+from knoxidx.retrieval.errors import (
+    CircuitOpenError,
+    RetriesExhaustedError,
+    RetrievalError,
+    ServiceError,
+)
 from knoxidx.retrieval.lexical_rows import ChunkFilter
 from knoxidx.retrieval.priors import path_prior
 from knoxidx.retrieval.rerank import (
@@ -153,7 +159,11 @@ class HybridSearch(SearchSources):
         prior = path_prior(query)
         if prior is not None:
             order, scores = _with_prior(order, scores, chunks, prior)
-        if self.reranker is not None and order:
+        if self.reranker is not None and order and self.service_failed():
+            # the query's embedding just failed at the service: asking it again (the reranker
+            # is the same service) would double the wait for the same answer
+            self.skipped["rerank"] = "not asked: the service failed the query's embedding"
+        elif self.reranker is not None and order:
             order, scores, withheld = self._rerank(query, order, scores, chunks)
             if withheld is not None:
                 found_by = {i: found_by.get(i, ()) if i in withheld
@@ -189,6 +199,11 @@ class HybridSearch(SearchSources):
                 results.append(_result(chunks[i], scores[i], query, found_by.get(i, ()), unit))
         return results
 
+    def service_failed(self) -> bool:
+        """Whether the remote service failed this search's query embedding."""
+        made = self._query_vector[1] if self._query_vector is not None else None
+        return isinstance(made, (ServiceError, RetriesExhaustedError, CircuitOpenError))
+
     def _rerank(
         self,
         query: str,
@@ -216,6 +231,7 @@ class HybridSearch(SearchSources):
                 ranked = self.reranker.rerank(query, documents, len(sent))
         except RetrievalError as exc:
             log.warning("rerank skipped: %s", exc)
+            self.skipped["rerank"] = str(exc)
             return order, scores, None
         reranked = [sent[index] for index, _ in ranked]
         if withheld:

@@ -108,7 +108,7 @@ class Searcher:
         if self._embedder is None and not self._embedder_error:
             config, egress = index_services(self.index)
             try:
-                self._embedder = select_embedder(config, egress=egress)
+                self._embedder = select_embedder(config, egress=egress, interactive=True)
             except RetrievalError as exc:
                 self._embedder_error = str(exc)
         return self._embedder
@@ -122,7 +122,7 @@ class Searcher:
         if self._hybrid is None:
             config, egress = index_services(self.index)
             try:
-                reranker = select_reranker(config, egress=egress)
+                reranker = select_reranker(config, egress=egress, interactive=True)
             except RetrievalError:
                 reranker = None
             # Over every repository of a shared store a path names no one file: results stay
@@ -175,10 +175,18 @@ class Searcher:
             reason = hybrid.skipped["vector"]
             if mode == "vector":
                 used, note = "lexical", f"vector search failed ({reason}): lexical results"
-                results = hybrid.search(query, k, sources=LEXICAL_SOURCES,
-                                        chunk_filter=chunk_filter, definition_rerank=False)
+                reranker = hybrid.reranker
+                if hybrid.service_failed():  # the service that just failed is not asked again
+                    hybrid.reranker = None
+                try:
+                    results = hybrid.search(query, k, sources=LEXICAL_SOURCES,
+                                            chunk_filter=chunk_filter, definition_rerank=False)
+                finally:
+                    hybrid.reranker = reranker
             else:
                 note = f"vector search failed ({reason}): lexical, symbol and name results only"
+        if "rerank" in hybrid.skipped:
+            note = "; ".join(filter(None, [note, f"rerank skipped ({hybrid.skipped['rerank']})"]))
         return {
             "query": query,
             "mode": used,

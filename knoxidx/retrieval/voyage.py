@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from knoxidx.config import endpoint_problem
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.egress import Egress, Outgoing, offline_from_env
 from knoxidx.retrieval.embedders import full_view
@@ -34,6 +35,7 @@ VOYAGE_DIMENSIONS = (256, 512, 1024, 2048)
 MAX_TEXTS_PER_REQUEST = 1000
 MAX_TOKENS_PER_REQUEST = 120_000
 TOKEN_SAFETY = 0.7  # our WordPiece count vs Voyage's tokenizer: leave room
+MIN_ATTEMPT_TIMEOUT = 0.1  # seconds: an attempt begun just inside a deadline still gets to try
 
 
 def _client(api_key: str | None, base_url: str | None, timeout: float) -> Any:
@@ -41,6 +43,9 @@ def _client(api_key: str | None, base_url: str | None, timeout: float) -> Any:
         raise EmbeddingConfigError("offline ($KNOXIDX_OFFLINE): no Voyage client is created")
     if not api_key:
         raise EmbeddingConfigError("the Voyage embedder needs VOYAGE_API_KEY")
+    problem = endpoint_problem(base_url) if base_url is not None else ""
+    if problem:  # the key goes with every request
+        raise EmbeddingConfigError(f"Voyage base URL {problem}")
     try:
         import voyageai
     except ImportError as exc:
@@ -52,6 +57,23 @@ def _client(api_key: str | None, base_url: str | None, timeout: float) -> Any:
 
 def default_resilience(name: str) -> Resilient:
     return Resilient(policy=RetryPolicy(), breaker=CircuitBreaker(name=name))
+
+
+class _TimedClient:
+    """The Voyage client, and for a call under a deadline one whose timeout is what is left
+    of it: a hanging server then costs the deadline, not the full timeout per attempt."""
+
+    def __init__(self, api_key: str | None, base_url: str | None, timeout: float,
+                 resilient: Resilient) -> None:
+        self.api_key, self.base_url, self.timeout = api_key, base_url, timeout
+        self.resilient = resilient
+        self.full = _client(api_key, base_url, timeout)
+
+    def for_attempt(self, started: float) -> Any:
+        left = self.resilient.time_left(started)
+        if left is None or left >= self.timeout:
+            return self.full
+        return _client(self.api_key, self.base_url, max(left, MIN_ATTEMPT_TIMEOUT))
 
 
 def parse_retry_after(value: str | None, now: Callable[[], float] = time.time) -> float | None:
@@ -133,7 +155,7 @@ class VoyageEmbedder:
         self.resilient = resilient or default_resilience("Voyage embeddings")
         self._counter = counter
         self.egress = egress or Egress()
-        self._client = _client(api_key, base_url, timeout)
+        self._client = _TimedClient(api_key, base_url, timeout, self.resilient)
 
     def document_text(self, chunk: Chunk) -> str:
         return full_view(chunk)
@@ -177,10 +199,11 @@ class VoyageEmbedder:
 
         outgoing = self.egress.outgoing(texts, paths)
         chunks = len(texts) if input_type == "document" else 0
+        started = self.resilient.clock()
 
         def request() -> Any:
             self.egress.record("voyage", "embeddings", self.model, outgoing, chunks=chunks)
-            result = self._client.embed(
+            result = self._client.for_attempt(started).embed(
                 outgoing.texts,
                 model=self.model,
                 input_type=input_type,
@@ -216,7 +239,7 @@ class VoyageReranker:
         self.model = model
         self.resilient = resilient or default_resilience("Voyage rerank")
         self.egress = egress or Egress()
-        self._client = _client(api_key, base_url, timeout)
+        self._client = _TimedClient(api_key, base_url, timeout, self.resilient)
 
     def rerank(
         self,
@@ -238,9 +261,11 @@ class VoyageReranker:
             sent_query.masked + sent_docs.masked,
         )
 
+        started = self.resilient.clock()
+
         def request() -> list[tuple[int, float]]:
             self.egress.record("voyage", "rerank", self.model, outgoing, chunks=len(documents))
-            result = self._client.rerank(
+            result = self._client.for_attempt(started).rerank(
                 sent_query.texts[0], sent_docs.texts, model=self.model, top_k=top_k
             )
             return [(int(r.index), float(r.relevance_score)) for r in result.results]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -28,6 +29,7 @@ class FakeVoyage:
     def __init__(self) -> None:
         self.actions: deque[tuple[Any, ...]] = deque()
         self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.headers: list[dict[str, str]] = []  # each request's headers, in order
         self.answered: list[str] = []  # texts whose embedding request was answered properly
         fake = self
 
@@ -39,6 +41,7 @@ class FakeVoyage:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 fake.requests.append((self.path, body))
+                fake.headers.append(dict(self.headers.items()))
                 action = fake.actions.popleft() if fake.actions else ("ok",)
                 try:
                     fake.respond(self, action, body)
@@ -143,3 +146,35 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+class HangingServer:
+    """A Voyage endpoint on 127.0.0.1 that accepts every connection and never answers (a
+    stuck proxy or server): the client waits for its timeout, the caller for its deadline."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.05)
+        self.connections: list[socket.socket] = []
+        self._stopping = threading.Event()
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+
+    def _accept(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            self.connections.append(conn)  # held open, never read from or answered
+
+    def close(self) -> None:
+        self._stopping.set()
+        self.thread.join()
+        for conn in self.connections:
+            conn.close()
+        self.sock.close()

@@ -151,7 +151,7 @@ def write_config(root: Path, text: str, name: str = "knoxidx.toml") -> Path:
 
 
 def test_settings_from_file_and_environment(tmp_path: Path) -> None:
-    write_config(tmp_path, """
+    user = write_config(tmp_path, """
 embedder = "voyage"
 [voyage]
 model = "voyage-code-3"
@@ -160,13 +160,14 @@ base_url = "http://127.0.0.1:9/v1"
 [egress]
 never_send = ["internal/**"]
 mask_secrets = false
-""")
-    s = load_settings(tmp_path, env={})
+""", "user.toml") / "user.toml"
+    s = load_settings(tmp_path, env={"KNOXIDX_CONFIG": str(user)})
     assert (s.embedder, s.voyage_dimension, s.offline, s.mask_secrets) == ("voyage", 512, False,
                                                                            False)
     assert s.never_send == ("internal/**",)
     assert s.embedder_config()["voyage_base_url"] == "http://127.0.0.1:9/v1"
-    env = {"KNOXIDX_EMBEDDER": "local", "KNOXIDX_NEVER_SEND": "*.sql, fixtures/**"}
+    env = {"KNOXIDX_CONFIG": str(user), "KNOXIDX_EMBEDDER": "local",
+           "KNOXIDX_NEVER_SEND": "*.sql, fixtures/**"}
     s = load_settings(tmp_path, env=env)
     assert s.embedder == "local" and s.never_send == ("internal/**", "*.sql", "fixtures/**")
 

@@ -85,9 +85,11 @@ def fake() -> Iterator[FakeVoyage]:
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory, fake: FakeVoyage) -> Iterator[Path]:
     root = write_tree(tmp_path_factory.mktemp("egress"), FILES)
-    (root / "knoxidx.toml").write_text(
+    user_config = tmp_path_factory.mktemp("user") / "config.toml"
+    user_config.write_text(
         f'embedder = "voyage"\n[voyage]\nbase_url = "{fake.base_url}"\n', encoding="utf-8")
     mp = pytest.MonkeyPatch()
+    mp.setenv("KNOXIDX_CONFIG", str(user_config))
     mp.setenv("VOYAGE_API_KEY", "test-key")
     mp.delenv("KNOXIDX_EMBEDDER", raising=False)
     mp.delenv("KNOXIDX_OFFLINE", raising=False)
