@@ -190,8 +190,15 @@ def mask_secrets(text: str) -> tuple[str, Counter[str]]:
     findings = find_secrets(text)
     if not findings:
         return text, Counter()
+    masked, counted = mask_findings(text, findings)
+    return masked, Counter(f.kind for f in counted)
+
+
+def mask_findings(text: str, findings: list[Finding]) -> tuple[str, list[Finding]]:
+    """``text`` with ``findings`` (``find_secrets``'s) masked, and the findings that count as
+    one secret each: the first run of a private key, the first piece of a split one."""
     pieces: list[str] = []
-    counts: Counter[str] = Counter()
+    counted: list[Finding] = []
     cursor = 0
     previous: Finding | None = None
     for f in findings:
@@ -203,7 +210,7 @@ def mask_secrets(text: str) -> tuple[str, Counter[str]]:
             or f.kind == "private-key" and not _PEM_BEGIN.search(text, previous.end, f.start)
         )
         if not same_key:
-            counts[f.kind] += 1
+            counted.append(f)
         previous = f
     pieces.append(text[cursor:])
-    return "".join(pieces), counts
+    return "".join(pieces), counted
