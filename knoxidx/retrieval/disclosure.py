@@ -18,12 +18,15 @@ environment), read for each answer so that an edit applies at once.
 from __future__ import annotations
 
 import bisect
+import functools
+import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from knoxidx.config import NEVER_SEND_ENV
 from knoxidx.retrieval.egress import DEFAULT_NEVER_SEND, EgressPolicy
 from knoxidx.retrieval.secrets import find_secrets, mask_findings
 from knoxidx.source import ForbiddenPathError
@@ -53,8 +56,9 @@ class Disclosure:
 
     @classmethod
     def for_root(cls, root: Path | str | None) -> Disclosure:
-        """The rules for the repository at ``root``: the default never-send patterns, those
-        its settings add, and whether secrets are masked."""
+        """The rules for the repository at ``root`` (None: the environment's alone): the
+        default never-send patterns, those its settings add, and whether secrets are
+        masked."""
         from knoxidx.config import load_settings
 
         settings = load_settings(root)
@@ -112,6 +116,26 @@ class Disclosure:
             masked.update(snippet.counts())
             shown.append({**result, "snippet": snippet.text})
         return shown, withheld, masked
+
+
+def declaration_shown(node: dict[str, Any]) -> dict[str, Any]:
+    """A definition in a graph answer (``symbols``, ``callers``' symbol, ...) as a client may
+    see it: the signature and doc line of one in a never-send file left out (a constant's
+    signature is its value), likely secrets masked in the others. A graph answer does not know
+    its repository's root, so the never-send rules are the defaults and the environment's."""
+    signature, doc = node.get("signature") or "", node.get("doc") or ""
+    if not signature and not doc:
+        return node
+    disclosure = _environment_disclosure(os.environ.get(NEVER_SEND_ENV, ""))
+    if not disclosure.allows(node.get("path") or ""):
+        return {**node, "signature": "", "doc": ""}
+    return {**node, "signature": disclosure.mask(signature).text,
+            "doc": disclosure.mask(doc).text}
+
+
+@functools.lru_cache(maxsize=4)
+def _environment_disclosure(never_send: str) -> Disclosure:
+    return Disclosure.for_root(None)  # `never_send`: the cache's key, read again inside
 
 
 def _newline_offsets(text: str) -> list[int]:

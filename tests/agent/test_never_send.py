@@ -134,6 +134,21 @@ def test_context_withholds_never_send_code_and_masks_secrets(repo: Path) -> None
     assert context["masked"].get("connection-password") == 1
 
 
+def test_graph_answers_show_no_never_send_value_and_mask_signatures(repo: Path) -> None:
+    """A definition's signature and doc line travel with every graph answer; a constant's
+    signature is its value."""
+    with Index.open(repo) as idx:
+        token = idx.symbols("BILLING_TOKEN")
+        vault = idx.callers("vault_password")
+        dsn = idx.symbols("DSN")
+        everything = idx.symbols("*", limit=1000)
+    assert token[0]["path"] == ".env.py" and token[0]["signature"] == ""
+    assert vault["symbol"]["doc"] == "" and vault["callers"]  # still navigable
+    assert dsn[0]["signature"] == 'DSN = "Server=db;Database=billing;User Id=svc;' \
+        'Password=«secret:connection-password»;"'
+    assert_no_secret(json.dumps([token, vault, dsn, everything]))
+
+
 def test_a_user_rule_can_re_allow_a_file(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KNOXIDX_NEVER_SEND", "!app/vault_secrets.py")
     with Index.open(repo) as idx:
@@ -173,7 +188,9 @@ def test_http_answers_hold_no_secret(http: httpx.Client) -> None:
     context = http.post("/context", json={"query": "billing client vault password",
                                           "max_tokens": 4000})
     assert context.status_code == 200 and context.json()["withheld"] >= 1
-    for response in (source, search, context):
+    symbols = http.get("/symbols", params={"q": "*", "limit": 1000})
+    assert symbols.status_code == 200 and "BILLING_TOKEN" in symbols.text
+    for response in (source, search, context, symbols):
         assert_no_secret(response.text)
 
 
@@ -206,7 +223,9 @@ def test_mcp_tools_refuse_withhold_and_mask(repo: Path) -> None:
             failed, found = await call("search_code", query="billing token vault password",
                                        mode="lexical")
             assert not failed and json.loads(found)["withheld"] >= 2
-            for text in (code, context, found):
+            failed, symbols = await call("find_symbol", name="*", limit=1000)
+            assert not failed and "BILLING_TOKEN" in symbols
+            for text in (code, context, found, symbols):
                 assert_no_secret(text)
 
     asyncio.run(session())
