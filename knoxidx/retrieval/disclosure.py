@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from knoxidx.config import NEVER_SEND_ENV
+from knoxidx.config import NEVER_SEND_ENV, load_settings
 from knoxidx.retrieval.egress import DEFAULT_NEVER_SEND, EgressPolicy
 from knoxidx.retrieval.secrets import find_secrets, mask_findings
 from knoxidx.source import ForbiddenPathError
@@ -59,8 +59,6 @@ class Disclosure:
         """The rules for the repository at ``root`` (None: the environment's alone): the
         default never-send patterns, those its settings add, and whether secrets are
         masked."""
-        from knoxidx.config import load_settings
-
         settings = load_settings(root)
         return cls(EgressPolicy(never_send=(*DEFAULT_NEVER_SEND, *settings.never_send),
                                 mask_secrets=settings.mask_secrets))
@@ -76,8 +74,8 @@ class Disclosure:
         if rule is not None:
             raise NeverSendError(
                 f"{path!r} matches the never-send rule {rule!r}: its content is not shown to "
-                "clients (the egress rules of knoxidx.toml's [egress] section and "
-                "$KNOXIDX_NEVER_SEND; a '!pattern' there re-allows a file)"
+                "clients (the rules are the defaults, [egress] never_send and "
+                "$KNOXIDX_NEVER_SEND; `knoxidx egress` lists them)"
             )
 
     # ---- secrets ---------------------------------------------------------------------------
