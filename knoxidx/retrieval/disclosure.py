@@ -75,7 +75,7 @@ class Disclosure:
             raise NeverSendError(
                 f"{path!r} matches the never-send rule {rule!r}: its content is not shown to "
                 "clients (the rules are the defaults, [egress] never_send and "
-                "$KNOXIDX_NEVER_SEND; `knoxidx egress` lists them)"
+                "$KNOXIDX_NEVER_SEND; `knoxidx egress --json` lists them)"
             )
 
     # ---- secrets ---------------------------------------------------------------------------
