@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
         "knoxidx.retrieval.errors"),
     "EgressBlockedError": "knoxidx.retrieval.egress",
     "LedgerUnreadableError": "knoxidx.retrieval.ledger",
+    "NeverSendError": "knoxidx.retrieval.disclosure",
     "ConfigError": "knoxidx.config",
     "StoreConfigError": "knoxidx.store_url",
     "StoreUnavailableError": "knoxidx.graph.pg_schema",
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
                                 SymbolNotFoundError)
     from knoxidx.graph.pg_schema import StoreUnavailableError
     from knoxidx.index import Index
+    from knoxidx.retrieval.disclosure import NeverSendError
     from knoxidx.retrieval.egress import EgressBlockedError
     from knoxidx.retrieval.errors import (CircuitOpenError, EmbeddingConfigError,
                                           ModelUnavailableError, RetrievalError,

@@ -162,9 +162,12 @@ def context_cmd(query: str, path: str, max_tokens: int, as_json: bool) -> None:
         data = idx.context(query, max_tokens)
 
     def human(d: dict[str, Any]) -> None:
+        from knoxidx.api.schemas import disclosure_note
+
         click.echo(d["markdown"] or f"nothing found for {query!r}")
-        click.echo(f"{len(d['blocks'])} blocks, {d['tokens']} of {d['max_tokens']} tokens",
-                   err=True)
+        note = disclosure_note(d)
+        click.echo(f"{len(d['blocks'])} blocks, {d['tokens']} of {d['max_tokens']} tokens"
+                   f"{'; ' + note if note else ''}", err=True)
 
     _emit(data, as_json, human)
 

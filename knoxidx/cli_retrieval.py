@@ -97,6 +97,11 @@ def _print_results(data: dict) -> None:
     elif data["pending_embeddings"] and data["mode"] != "lexical":
         click.echo(f"note: {data['pending_embeddings']} chunks are not embedded yet "
                    "(`knoxidx embed` adds them to semantic search)", err=True)
+    from knoxidx.api.schemas import disclosure_note
+
+    note = disclosure_note(data)
+    if note:
+        click.echo(f"note: {note}", err=True)
     if not data["results"]:
         click.echo(f"no results for {data['query']!r}")
         return

@@ -301,10 +301,13 @@ class Index(GraphQuestions):
     def read_source(self, path: str, start: int | None = None, end: int | None = None,
                     max_lines: int | None = None) -> dict:
         """Lines of a repository file (``path`` relative to the root), refusing anything
-        outside the root or not part of the indexed tree; see :mod:`knoxidx.source`."""
+        outside the root or not part of the indexed tree, and never-send files; secrets in
+        them masked. See :mod:`knoxidx.source` and :mod:`knoxidx.retrieval.disclosure`."""
+        from knoxidx.retrieval.disclosure import Disclosure
         from knoxidx.source import MAX_SOURCE_LINES, read_source
 
-        return read_source(self.root, path, start, end, max_lines or MAX_SOURCE_LINES)
+        return read_source(self.root, path, start, end, max_lines or MAX_SOURCE_LINES,
+                           disclosure=Disclosure.for_root(self.root))
 
     def context(self, query: str, max_tokens: int = 8000, *, weights: Any = None) -> dict:
         """The code an agent should read to answer ``query``, packed into ``max_tokens``

@@ -223,8 +223,10 @@ class GraphQuestions:
 
 
 def _public(node: dict) -> dict:
-    return {k: v for k, v in node.items() if k not in ("file_id", "parent_id", "start_byte",
-                                                      "end_byte")}
+    from knoxidx.retrieval.disclosure import declaration_shown
+
+    return declaration_shown({k: v for k, v in node.items()
+                              if k not in ("file_id", "parent_id", "start_byte", "end_byte")})
 
 
 def _like_escaped(text: str) -> str:

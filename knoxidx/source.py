@@ -6,6 +6,9 @@ backslash or a percent-encoded dot or slash (a client that decoded once too few 
 names version-control or index internals; after resolving symlinks it must still lie under the
 root, and discovery must not skip it (``.gitignore``, ``node_modules``, virtualenvs...): what a
 client may read is what knoxidx indexes, plus the other files beside it (READMEs, configs).
+Given a ``disclosure`` (what ``Index.read_source`` passes:
+:class:`knoxidx.retrieval.disclosure.Disclosure`), a never-send file is refused by its path
+and by the path a symlink leads to, and secrets in the lines read are masked.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Protocol
 
 from knoxidx.errors import BadPathError, KnoxidxError
 from knoxidx.files import FileTooLargeError, NotRegularFileError, read_regular
@@ -23,6 +26,12 @@ from knoxidx.indexer.watch_filter import RepoPathFilter
 MAX_SOURCE_BYTES = 8 * 1024 * 1024
 MAX_SOURCE_LINES = 2000
 _ENCODED = re.compile(r"%(2e|2f|5c|00)", re.IGNORECASE)
+
+
+class Disclosing(Protocol):
+    def check(self, path: str) -> None: ...
+
+    def source(self, answer: dict[str, Any]) -> dict[str, Any]: ...
 
 
 class ForbiddenPathError(BadPathError):
@@ -59,11 +68,13 @@ def check_relative(path: Any) -> str:
 
 def read_source(root: Path, path: Any, start: int | None = None, end: int | None = None,
                 max_lines: int = MAX_SOURCE_LINES,
-                path_filter: RepoPathFilter | None = None) -> dict[str, Any]:
+                path_filter: RepoPathFilter | None = None,
+                disclosure: Disclosing | None = None) -> dict[str, Any]:
     """Lines ``start``..``end`` (1-based, inclusive; default: from the top, at most
     ``max_lines``) of a file under ``root``: ``{"path", "start_line", "end_line",
     "total_lines", "language", "text", "truncated"}``; ``truncated`` says lines were left out
-    after ``end_line`` because of ``max_lines``."""
+    after ``end_line`` because of ``max_lines``; with a ``disclosure``, ``masked`` counts the
+    secrets masked in ``text`` by kind."""
     rel = check_relative(path)
     filt = path_filter or RepoPathFilter(root)
     if filt.private(rel):
@@ -77,6 +88,10 @@ def read_source(root: Path, path: Any, start: int | None = None, end: int | None
         raise ForbiddenPathError(
             f"{rel!r} is not part of the indexed repository (ignored or skipped by discovery)"
         )
+    if disclosure is not None:  # by its name and by a link's target; before it is opened
+        disclosure.check(rel)
+        if real_rel != rel:
+            disclosure.check(real_rel)
     text = _read_text(real, rel)
     lines = text.split("\n")
     if lines and lines[-1] == "" and len(lines) > 1:
@@ -85,7 +100,7 @@ def read_source(root: Path, path: Any, start: int | None = None, end: int | None
     first, last, truncated = _window(rel, total, start, end, max_lines)
     body = "\n".join(lines[first - 1:last]) if total else ""
     spec = language_for_path(rel)
-    return {
+    answer = {
         "path": rel,
         "start_line": first,
         "end_line": last,
@@ -94,6 +109,7 @@ def read_source(root: Path, path: Any, start: int | None = None, end: int | None
         "text": body,
         "truncated": truncated,
     }
+    return disclosure.source(answer) if disclosure is not None else answer
 
 
 def _read_text(real: str, rel: str) -> str:

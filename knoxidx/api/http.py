@@ -3,9 +3,9 @@
 Routes come from :data:`knoxidx.api.schemas.OPERATIONS` (plus ``/health``, ``/status`` and
 ``/openapi.json``) and answer with exactly what the :class:`~knoxidx.index.Index` calls return.
 Errors are ``{"error": {"code", "message", "status"[, "candidates"]}}`` with 400 (bad input),
-401 (no or wrong token), 403 (a path outside what may be read, or a foreign ``Host``), 404
-(unknown symbol or file), 408 (a request head or body not sent in time: see
-:mod:`knoxidx.api.client_limits`), 409 (ambiguous symbol: the candidates), 413 (body too
+401 (no or wrong token), 403 (a path outside what may be read, a never-send file, or a
+foreign ``Host``), 404 (unknown symbol or file), 408 (a request head or body not sent in time:
+see :mod:`knoxidx.api.client_limits`), 409 (ambiguous symbol: the candidates), 413 (body too
 large), 503 (no index or search data yet, or every connection busy).
 
 Security: loopback by default. Binding any other address needs ``$KNOXIDX_TOKEN`` of at least 16
@@ -55,6 +55,7 @@ from knoxidx.errors import (
 )
 from knoxidx.graph.dbfile import storage_error
 from knoxidx.graph.sqlite_schema import DB_NAME, INDEX_DIR
+from knoxidx.retrieval.disclosure import NeverSendError
 from knoxidx.retrieval.errors import ModelUnavailableError, SearchIndexMissingError
 from knoxidx.source import ForbiddenPathError, SourceNotFoundError
 
@@ -78,6 +79,7 @@ class JSON(Response):
 # ---- errors --------------------------------------------------------------------------------
 
 _STATUS: tuple[tuple[type[BaseException], int, str], ...] = (
+    (NeverSendError, 403, "never_send"),
     (ForbiddenPathError, 403, "forbidden_path"),
     (SourceNotFoundError, 404, "file_not_found"),
     (SymbolNotFoundError, 404, "symbol_not_found"),

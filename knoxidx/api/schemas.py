@@ -221,10 +221,25 @@ def _paged(a: dict[str, Any]) -> dict[str, Any]:
 # ---- how the MCP tools show answers --------------------------------------------------------
 
 
+def disclosure_note(data: dict[str, Any]) -> str:
+    """What an answer left out or masked (never-send files, secrets), in words; "" if
+    nothing."""
+    parts = []
+    if data.get("withheld"):
+        parts.append(f"{data['withheld']} withheld from never-send files")
+    masked = data.get("masked") or {}
+    if masked:
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(masked.items()))
+        parts.append(f"likely secrets masked as «secret:KIND»: {kinds}")
+    return "; ".join(parts)
+
+
 def render_context(data: dict[str, Any]) -> str:
     included = sum(1 for i in data["items"] if i["included"])
+    note = disclosure_note(data)
     footer = (f"\n\n({data['tokens']} of {data['max_tokens']} tokens; {len(data['blocks'])} "
-              f"blocks covering {included} of {len(data['items'])} candidates)")
+              f"blocks covering {included} of {len(data['items'])} candidates"
+              f"{'; ' + note if note else ''})")
     if not data["markdown"]:
         return f"Nothing found for {data['query']!r}." + footer
     return data["markdown"] + footer
@@ -236,8 +251,9 @@ def render_source(data: dict[str, Any]) -> str:
     body = "\n".join(f"{n:>{width}}\t{line}" for n, line in enumerate(lines, data["start_line"]))
     more = (f"\n(… {data['total_lines'] - data['end_line']} more lines; read on with "
             f"start_line={data['end_line'] + 1})") if data["end_line"] < data["total_lines"] else ""
+    note = disclosure_note(data)
     return f"{data['path']}:{data['start_line']}-{data['end_line']} of {data['total_lines']}\n" \
-        f"{body}{more}"
+        f"{body}{more}" + (f"\n({note})" if note else "")
 
 
 # ---- the table -------------------------------------------------------------------------------

@@ -15,6 +15,10 @@ budget.
    rest, overlapping or adjacent ranges of a file merged into one block, nothing shown twice.
    The rendered markdown is counted once more at the end, so it never exceeds the budget.
 
+Never-send files take no part (their search hits and graph neighbours are withheld, counted
+in ``withheld``) and the code shown has its secrets masked before it is counted (``masked``
+counts them by kind): :mod:`.disclosure`.
+
 Everything is ordered with explicit tie-breaks: the same index and query give the same answer.
 """
 
@@ -27,6 +31,7 @@ from typing import Any
 from knoxidx.graph import traverse
 from knoxidx.graph.file_index import TYPE_KINDS
 from knoxidx.retrieval.centrality import centrality_scores
+from knoxidx.retrieval.disclosure import Disclosure
 from knoxidx.retrieval.errors import RetrievalError, SearchIndexMissingError, SearchInputError
 from knoxidx.retrieval.packing import Files, Packer
 from knoxidx.retrieval.terms import unique_terms
@@ -112,9 +117,13 @@ def build_context(index: Any, query: Any, *, max_tokens: Any = 8000,
     query, max_tokens = _validate(query, max_tokens)
     w = weights or ContextWeights()
     counter = default_counter()
-    files = Files(index.root, counter)
-    seeds, search_info = _seeds(index, query, w)
+    disclosure = Disclosure.for_root(index.root)
+    files = Files(index.root, counter, mask=disclosure.mask)
+    seeds, search_info = _seeds(index, query, w, disclosure)
     candidates = _expand(index, seeds, w)
+    refused = [key for key, cand in candidates.items() if not disclosure.allows(cand.path)]
+    for key in refused:
+        del candidates[key]
     _score(index, query, candidates, search_info, files, w)
     ranked = sorted(candidates.values(), key=lambda c: (
         -c.score, c.hit_rank if c.hit_rank is not None else 1 << 30, c.path, c.start, c.key))
@@ -131,6 +140,8 @@ def build_context(index: Any, query: Any, *, max_tokens: Any = 8000,
         "items": [packer.describe(c, rank) for rank, c in enumerate(ranked, 1)],
         "search": search_info,
         "weights": asdict(w),
+        "withheld": search_info["withheld"] + len(refused),
+        "masked": dict(packer.masked()),
     }
 
 
@@ -151,14 +162,15 @@ def _validate(query: Any, max_tokens: Any) -> tuple[str, int]:
 # ---- seeds ---------------------------------------------------------------------------------
 
 
-def _seeds(index: Any, query: str, w: ContextWeights) -> tuple[list[Candidate], dict[str, Any]]:
+def _seeds(index: Any, query: str, w: ContextWeights,
+           disclosure: Disclosure) -> tuple[list[Candidate], dict[str, Any]]:
     info: dict[str, Any] = {"mode": None, "note": "", "hits": 0, "fallback": False,
-                            "semantic": False}
+                            "semantic": False, "withheld": 0}
     results: list[dict[str, Any]] = []
     try:
         found = index.search(query, k=w.search_k, mode="hybrid")
         results = found["results"]
-        info.update(mode=found["mode"], note=found["note"])
+        info.update(mode=found["mode"], note=found["note"], withheld=found["withheld"])
         info["semantic"] = found["mode"] == "hybrid" and not found["note"]
     except SearchIndexMissingError as exc:
         info["note"] = str(exc)
@@ -181,6 +193,9 @@ def _seeds(index: Any, query: str, w: ContextWeights) -> tuple[list[Candidate], 
             if cand.key in seen:
                 continue
             seen.add(cand.key)
+            if not disclosure.allows(cand.path):  # not expanded from either
+                info["withheld"] += 1
+                continue
             rank = len(seeds)
             cand.hit_rank = rank
             cand.relate("hit", w.hit / (1 + w.hit_decay * rank),

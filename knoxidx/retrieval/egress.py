@@ -75,6 +75,13 @@ class EgressPolicy:
     def refused(self, paths: Iterable[str]) -> list[str]:
         return sorted({p for p in paths if p and not self.allows(p)})
 
+    def refusing_rule(self, path: str) -> str | None:
+        """The pattern that refuses ``path`` (the last that matches decides), or None."""
+        result = self._spec.check_file(path.replace(os.sep, "/").lstrip("/").lower())
+        if not result.include:
+            return None
+        return self.never_send[result.index] if result.index is not None else "?"
+
 
 @dataclass(frozen=True, slots=True)
 class Outgoing:

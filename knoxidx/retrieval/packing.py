@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +21,7 @@ from knoxidx.retrieval.tokens import TokenCounter
 
 if TYPE_CHECKING:
     from knoxidx.retrieval.context import Candidate, ContextWeights
+    from knoxidx.retrieval.disclosure import MaskedText
 
 _BACKTICKS = re.compile(r"`{3,}")
 MIN_HEAD_LINES = 6  # the top hit's head is shown rather than its signature if this much fits
@@ -30,13 +33,17 @@ _COUNT_LOCK = threading.Lock()  # the counter's word cache is not safe under con
 
 
 class Files:
-    """File lines and per-line token counts, read once per build."""
+    """File lines and per-line token counts, read once per build; with ``mask``, the lines
+    are those of the file with its secrets masked (so the tokens counted are those shown)."""
 
-    def __init__(self, root: Any, counter: TokenCounter) -> None:
+    def __init__(self, root: Any, counter: TokenCounter,
+                 mask: Callable[[str], MaskedText] | None = None) -> None:
         self.root = root
         self.counter = counter
+        self.mask = mask
         self._lines: dict[str, list[str]] = {}
         self._tokens: dict[str, list[int]] = {}
+        self._secrets: dict[str, MaskedText] = {}
 
     def lines(self, path: str) -> list[str]:
         lines = self._lines.get(path)
@@ -45,8 +52,16 @@ class Files:
                 text = read_regular_text(self.root / path, NO_LIMIT)  # never a FIFO's wait
             except OSError:
                 text = ""
+            if self.mask is not None:
+                shown = self._secrets[path] = self.mask(text)
+                text = shown.text
             lines = self._lines[path] = text.split("\n")
         return lines
+
+    def masked_in(self, path: str, start: int, end: int) -> Counter[str]:
+        """The secrets masked on lines ``start``..``end`` (1-based) of ``path``, by kind."""
+        shown = self._secrets.get(path)
+        return shown.counts(start - 1, end - 1) if shown is not None else Counter()
 
     def tokens(self, path: str) -> list[int]:
         counts = self._tokens.get(path)
@@ -89,6 +104,7 @@ class Block:
     tokens: int = 0
     named: int = 0  # items named in the header: fixed when placed, so its count holds
     terse: bool = False  # a header without the why (the top hit in a tiny budget)
+    masked: Counter[str] = field(default_factory=Counter)  # a signature's secrets masked
 
     @property
     def primary(self) -> Candidate:
@@ -183,8 +199,12 @@ class Packer:
         if mode == "signature":
             text = cand.signature.strip() or (
                 lines[cand.start - 1].strip() if cand.start <= len(lines) else "")
+            masked: Counter[str] = Counter()
+            if self.files.mask is not None and cand.signature.strip():  # the graph's copy
+                shown = self.files.mask(text)
+                text, masked = shown.text, shown.counts()
             block = Block(cand.path, cand.start, cand.end, mode, [cand], cand.language,
-                           body=text.split("\n") if text else [])
+                           body=text.split("\n") if text else [], masked=masked)
             return bool(text) and self._commit(block, [])
         if mode in ("truncated", "truncated-short"):
             short = mode == "truncated-short"
@@ -266,6 +286,14 @@ class Packer:
                 self.final_tokens = tokens
                 return text
             self.blocks.pop()
+
+    def masked(self) -> Counter[str]:
+        """The secrets masked in the blocks placed, by kind."""
+        total: Counter[str] = Counter()
+        for block in self.blocks:
+            total.update(block.masked if block.mode == "signature"
+                         else self.files.masked_in(block.path, block.start, block.end))
+        return total
 
     def describe(self, cand: Candidate, rank: int) -> dict[str, Any]:
         block_index, how = None, None

@@ -6,10 +6,12 @@ long-lived server reuse one. Symbol names found in the graph are fused in as a t
 that a query naming a function finds its definition first.
 
 The result is ``{"query", "mode", "results": [{"path", "start_line", "end_line", "symbol",
-"kind", "score", "snippet", "language", "sources"}], "pending_embeddings", "note"}``: ``mode``
-is the mode actually used (``vector`` falls back to ``lexical`` while nothing is embedded) and
-``note`` says why, "" otherwise. ``score`` is the reciprocal-rank-fusion score (higher is
-better, comparable within one answer only).
+"kind", "score", "snippet", "language", "sources"}], "pending_embeddings", "note", "withheld",
+"masked"}``: ``mode`` is the mode actually used (``vector`` falls back to ``lexical`` while
+nothing is embedded) and ``note`` says why, "" otherwise. ``score`` is the
+reciprocal-rank-fusion score (higher is better, comparable within one answer only). Results
+of never-send files are withheld and snippets masked (:mod:`.disclosure`): ``withheld`` counts
+the first, ``masked`` the secrets masked by kind.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import re
 from typing import Any
 
 from knoxidx.graph.protocol import chunk_store_for
+from knoxidx.retrieval.disclosure import Disclosure
 from knoxidx.retrieval.egress import index_services
 from knoxidx.retrieval.embedders import Embedder, select_embedder, select_reranker
 from knoxidx.retrieval.errors import (
@@ -167,10 +170,11 @@ class Searcher:
             else:
                 hybrid.embedder = self._embedder
                 sources = VECTOR_SOURCES if mode == "vector" else SOURCES
+        disclosure = Disclosure.for_root(self.index.root)
         # the definition rerank belongs to hybrid search (fusion, then rerank); the single-source
         # modes only narrow each chunk to its best definition
-        results = hybrid.search(query, k, sources=sources, chunk_filter=chunk_filter,
-                                definition_rerank=mode == "hybrid")
+        results, withheld = _shown(hybrid, disclosure, query, k, sources=sources,
+                                   chunk_filter=chunk_filter, definition_rerank=mode == "hybrid")
         if "vector" in hybrid.skipped:
             reason = hybrid.skipped["vector"]
             if mode == "vector":
@@ -179,20 +183,24 @@ class Searcher:
                 if hybrid.service_failed():  # the service that just failed is not asked again
                     hybrid.reranker = None
                 try:
-                    results = hybrid.search(query, k, sources=LEXICAL_SOURCES,
-                                            chunk_filter=chunk_filter, definition_rerank=False)
+                    results, withheld = _shown(hybrid, disclosure, query, k,
+                                               sources=LEXICAL_SOURCES, chunk_filter=chunk_filter,
+                                               definition_rerank=False)
                 finally:
                     hybrid.reranker = reranker
             else:
                 note = f"vector search failed ({reason}): lexical, symbol and name results only"
         if "rerank" in hybrid.skipped:
             note = "; ".join(filter(None, [note, f"rerank skipped ({hybrid.skipped['rerank']})"]))
+        shown, _, masked = disclosure.search_results([self._describe(r) for r in results])
         return {
             "query": query,
             "mode": used,
-            "results": [self._describe(r) for r in results],
+            "results": shown,
             "pending_embeddings": pending,
             "note": note,
+            "withheld": withheld,
+            "masked": dict(masked),
         }
 
     def _why_no_vectors(self, pending: int) -> str:
@@ -327,6 +335,31 @@ class Searcher:
             add(q.nodes_like(escaped + "%", None, COMMON_NAME))
         self._last_hits = hits
         return hits
+
+
+def _shown(hybrid: HybridSearch, disclosure: Disclosure, query: str, k: int,
+           **options: Any) -> tuple[list[SearchResult], int]:
+    """The ``k`` best results a client may see, searching deeper while never-send files
+    take places, and how many of those were withheld above the last result shown (all of
+    them when fewer than ``k`` are shown)."""
+    want = k
+    while True:
+        results = hybrid.search(query, want, **options)
+        allowed = [disclosure.allows(r.path) for r in results]
+        refused = allowed.count(False)
+        if len(results) - refused >= k or len(results) < want or want >= k + MAX_K:
+            break
+        want = min(k + refused, k + MAX_K)
+    shown: list[SearchResult] = []
+    withheld = 0
+    for result, ok in zip(results, allowed, strict=True):
+        if len(shown) == k:
+            break
+        if ok:
+            shown.append(result)
+        else:
+            withheld += 1
+    return shown, withheld
 
 
 def looks_like_code(name: str) -> bool:

@@ -4,13 +4,22 @@ Two families of detectors:
 
 - **Shapes** that are secrets wherever they appear: PEM private keys, AWS access key ids,
   GitHub/GitLab/Slack/OpenAI/Anthropic/Stripe/Google/npm/PyPI/Hugging Face tokens, JWTs,
-  passwords inside URLs (``scheme://user:pass@host``).
+  passwords inside URLs (``scheme://user:pass@host``, Go's ``user:pass@tcp(host)``), the
+  ``Password=``/``Pwd=`` of ADO.NET, ODBC and JDBC connection strings, Azure ``AccountKey=``
+  and SAS ``sig=``, ``Authorization: Basic`` credentials (base64 of ``user:password``) and
+  ``Authorization: Bearer`` tokens. A shape split over adjacent string literals
+  (``"AKIA" "Y8W2..."``, ``"AKIA" + "..."``) is found in their joined text.
 - **Assignments** of a quoted value to a name whose last word says secret (``password``,
   ``api_key``, ``clientSecret``, ``GITHUB_TOKEN`` …), when the value looks random: no spaces,
   8+ characters, not a word or identifier, not a placeholder (``<token>``, ``${PASSWORD}``,
   ``changeme``), not a path or URL, and at least 3 bits of entropy per character. Random-looking
   strings assigned to other names (hashes, UUIDs, base64 test data) are left alone: that is
-  what keeps false positives low (measured in ``bench/egress_masking.py``).
+  what keeps false positives low (measured in ``bench/egress_masking.py``, and on a corpus of
+  secret shapes and look-alikes in ``bench/secrets_corpus.py``). Unquoted values count on
+  configuration-shaped lines only (``DB_PASSWORD=...``, ``password: ...``), where code
+  (calls, dotted names, identifiers) is not taken for a secret.
+
+Every pattern is bounded (no nested unbounded repetition), so a hostile line costs linear time.
 
 Only the value is replaced, by ``«secret:KIND»``; newlines inside a masked span are kept, so the
 masked text has the same lines as the original.
@@ -18,21 +27,23 @@ masked text has the same lines as the original.
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+from knoxidx.retrieval.masking_contexts import find_in_context, lowered_ascii, split_shapes
+from knoxidx.retrieval.masking_words import (  # noqa: F401  (entropy: re-exported)
+    MIN_ENTROPY,
+    Finding,
+    documented,
+    entropy,
+    plausible_password,
+    random_looking,
+    secret_name,
+    wordlike,
+)
 
 MARK = "«secret:{kind}»"
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    kind: str
-    start: int  # span of the value in the text
-    end: int
-
 
 # ---- shapes ----------------------------------------------------------------------------------
 
@@ -73,9 +84,9 @@ _SHAPES: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = tuple(
     (kind, needles, re.compile(pattern)) for kind, needles, pattern in _SHAPE_TABLE
 )
 
-# scheme://user:password@host: the password only (starts with a literal: a fast scan)
-_URL_PASSWORD = re.compile(r"://[^\s/:@'\"`]{1,64}:(?P<value>[^\s/@'\"`]{3,128})@")
-
+# scheme://user:password@host (the user may be empty: redis://:pw@host): the password only
+# (starts with a literal: a fast scan)
+_URL_PASSWORD = re.compile(r"://[^\s/:@'\"`]{0,64}:(?P<value>[^\s/@'\"`]{3,128})@")
 # ---- PEM private keys ------------------------------------------------------------------------
 
 _PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]*PRIVATE KEY[ A-Z]*-----")
@@ -128,67 +139,10 @@ _NAME_BEFORE = re.compile(
     r"\s*(?::=|=>|\?\?=|\|\|=|=|:)\s*(?:[rbuRBU]{1,2})?\Z"
 )
 _LOOK_BACK = 120
-_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-_SECRET_WORDS = frozenset({
-    "password", "passwd", "passphrase", "pwd", "secret", "secrets", "token", "credential",
-    "credentials", "apikey",
-})
-_KEY_QUALIFIERS = frozenset({
-    "api", "secret", "private", "access", "signing", "encryption", "master", "auth", "client",
-    "app", "license", "session", "hmac",
-})
-_PASS_QUALIFIERS = frozenset({"db", "user", "admin", "root", "smtp", "mail", "ftp", "proxy"})
-_PLACEHOLDER = re.compile(
-    r"(?i)^(?:x+|\*+|\.+|-+|#+|0+|<[^>]*>|\$\{[^}]*\}|\$[A-Z_][A-Z0-9_]*|\{\{[^}]*\}\}|"
-    r"%\([^)]*\)s|%s|\{\w*\}|changeme|change_me|password\d*|secret\d*|token|example\w*|"
-    r"dummy\w*|fake\w*|test\w*|sample\w*|your[_-]?\w+|placeholder\w*|redacted|todo|fixme|none|"
-    r"null|undefined|true|false)$"
-)
-_WORDLIKE = re.compile(
-    r"^(?:[a-z]+(?:[_.:-][a-z]+)*|[A-Z]+(?:[_.:-][A-Z]+)*|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|"
-    r"[A-Za-z]+(?:[-_.:][A-Za-z]+)+)$"
-)
-MIN_ENTROPY = 3.0  # bits per character
-
-
-def secret_name(name: str) -> bool:
-    """Whether a variable, key or field called ``name`` holds a secret by its last word(s):
-    ``db_password``, ``apiKey``, ``AWS_SECRET_ACCESS_KEY``, ``clientSecret``, ``GITHUB_TOKEN``;
-    not ``tokenizer``, ``secret_name``, ``TOKEN_URL``, ``cache_key``."""
-    last = name.rsplit(".", 1)[-1].replace("-", "_")
-    parts = [p.lower() for piece in last.split("_") for p in _PART.findall(piece)]
-    if not parts:
-        return False
-    word = parts[-1]
-    before = parts[-2] if len(parts) > 1 else ""
-    if word in _SECRET_WORDS or before + word in ("apikey", "privatekey", "secretkey"):
-        return True
-    if word == "key" and before in _KEY_QUALIFIERS:
-        return True
-    return word == "pass" and before in _PASS_QUALIFIERS
-
-
-def entropy(value: str) -> float:
-    """Shannon entropy in bits per character."""
-    counts = Counter(value)
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
-
-
-def wordlike(value: str) -> bool:
-    """Words joined by ``_ - . :`` or camel case (``_auth_user_id``, ``X-Auth-Token``)."""
-    return bool(_WORDLIKE.match(value.strip("_-.:")))
-
-
-def random_looking(value: str) -> bool:
-    """A value that could be a credential rather than a word, name, path or template."""
-    if _PLACEHOLDER.match(value) or wordlike(value):
-        return False
-    if "://" in value or value.startswith(("/", "./", "../", "~/")):
-        return False
-    if re.search(r"\.(?:pem|key|crt|json|ya?ml|txt|env|p12|pfx|cfg|ini|toml)$", value, re.IGNORECASE):
-        return False
-    return entropy(value) >= MIN_ENTROPY
+# a call's quoted first argument naming the second: define('DB_PASSWORD', '...'),
+# os.getenv("API_TOKEN", "..."), config.set("password", "...")
+_QUOTED_NAME_COMMA = re.compile(
+    r"\([ \t]*([\"'])(?P<name>[A-Za-z_][\w.-]{0,80})\1[ \t]*,[ \t]*\Z")
 
 
 def _assignments(text: str) -> Iterator[Finding]:
@@ -196,7 +150,7 @@ def _assignments(text: str) -> Iterator[Finding]:
         if not random_looking(match[2]):
             continue
         before = text[max(0, match.start() - _LOOK_BACK) : match.start()]
-        name = _NAME_BEFORE.search(before)
+        name = _NAME_BEFORE.search(before) or _QUOTED_NAME_COMMA.search(before)
         if name is not None and secret_name(name["name"]):
             yield Finding("assigned-secret", match.start(2), match.end(2))
 
@@ -207,14 +161,19 @@ def find_secrets(text: str) -> list[Finding]:
     """Likely secrets in ``text``, by position, without overlaps (the earlier and longer
     finding wins)."""
     found: list[Finding] = list(_private_keys(text)) if "PRIVATE KEY" in text else []
+    shaped = False
     for kind, needles, pattern in _SHAPES:
         if any(needle in text for needle in needles):
-            found.extend(Finding(kind, m.start(), m.end()) for m in pattern.finditer(text))
+            shaped = True
+            found.extend(Finding(kind, m.start(), m.end()) for m in pattern.finditer(text)
+                         if not documented(m[0]))
+    if shaped:
+        found.extend(split_shapes(text, _SHAPES))
     for m in _URL_PASSWORD.finditer(text):
-        value = m["value"]
         # `scott:tiger@`, `user:pass@`: a short plain word in a URL is a documentation example
-        if not _PLACEHOLDER.match(value) and not (wordlike(value) and len(value) < 12):
+        if plausible_password(m["value"]):
             found.append(Finding("url-password", m.start("value"), m.end("value")))
+    found.extend(find_in_context(text, lowered_ascii(text)))
     found.extend(_assignments(text))
     found.sort(key=lambda f: (f.start, -(f.end - f.start)))
     out: list[Finding] = []
@@ -231,21 +190,27 @@ def mask_secrets(text: str) -> tuple[str, Counter[str]]:
     findings = find_secrets(text)
     if not findings:
         return text, Counter()
+    masked, counted = mask_findings(text, findings)
+    return masked, Counter(f.kind for f in counted)
+
+
+def mask_findings(text: str, findings: list[Finding]) -> tuple[str, list[Finding]]:
+    """``text`` with ``findings`` (``find_secrets``'s) masked, and the findings that count as
+    one secret each: the first run of a private key, the first piece of a split one."""
     pieces: list[str] = []
-    counts: Counter[str] = Counter()
+    counted: list[Finding] = []
     cursor = 0
     previous: Finding | None = None
     for f in findings:
         pieces.append(text[cursor : f.start])
         pieces.append(MARK.format(kind=f.kind) + "\n" * text.count("\n", f.start, f.end))
         cursor = f.end
-        same_key = (
-            previous is not None
-            and f.kind == previous.kind == "private-key"
-            and not _PEM_BEGIN.search(text, previous.end, f.start)
+        same_key = previous is not None and f.kind == previous.kind and (
+            f.continues
+            or f.kind == "private-key" and not _PEM_BEGIN.search(text, previous.end, f.start)
         )
         if not same_key:
-            counts[f.kind] += 1
+            counted.append(f)
         previous = f
     pieces.append(text[cursor:])
-    return "".join(pieces), counts
+    return "".join(pieces), counted

@@ -37,7 +37,7 @@ HOSTILE = [
      "unknown parameter 'extra'; the tool build_context takes: query, max_tokens"),
     # the tool's own name and argument names, not the HTTP route's (`/symbols takes: q`)
     ("find_symbol", {"name": "x", "q": "x"},
-     "unknown parameter 'q'; the tool find_symbol takes: name, kind, limit"),
+     "unknown parameter 'q'; the tool find_symbol takes: name, limit, offset, kind, path"),
     ("get_dependencies", {"target": "/etc/passwd"}, "outside the indexed repository"),
     ("get_callers", {"symbol": "app/util.py:99999999999999999999999"}, "no definition"),
     ("index_status", {"verbose": True}, "takes no arguments"),

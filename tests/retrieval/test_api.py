@@ -369,7 +369,8 @@ def test_cli_search_prints_locations_and_json(indexed, repo: Path) -> None:
     as_json = runner.invoke(main, ["search", "fibonacci", str(repo), "--json", "--lang", "python"])
     data = json.loads(as_json.output)
     assert data["query"] == "fibonacci" and data["results"][0]["path"] == "app/maths.py"
-    assert set(data) == {"query", "mode", "results", "pending_embeddings", "note"}
+    assert set(data) == {"query", "mode", "results", "pending_embeddings", "note", "withheld",
+                         "masked"}
     bad = runner.invoke(main, ["search", "x", str(repo), "-k", "500"])
     assert bad.exit_code == 2
     missing = runner.invoke(main, ["search"])

@@ -169,14 +169,20 @@ def test_queries_are_masked(repo: Path, fake: FakeVoyage) -> None:
 
 
 def test_never_send_chunks_are_withheld_yet_found_lexically(repo: Path) -> None:
+    from knoxidx.retrieval.api import searcher_for
+
     with Index.open(repo) as idx:
         assert idx.status()["retrieval"]["withheld"] == 1
         assert idx.status()["retrieval"]["embedding_backlog"] == 0
-        hits = idx.search("vault_lookup", k=5, mode="hybrid")["results"]
+        found = idx.search("vault_lookup", k=5, mode="hybrid")
+        ranked = searcher_for(idx).hybrid().search("vault_lookup", 5, definition_rerank=False)
     # first before the rerank, still first after it: the reranker never saw it
-    assert hits[0]["path"] == "app/secret_store.py"
-    assert hits[0]["sources"] == ["lexical", "symbol", "names"]
-    assert all("rerank" in h["sources"] for h in hits[1:])
+    assert ranked[0].path == "app/secret_store.py"
+    assert ranked[0].sources == ("lexical", "symbol", "names")
+    assert all("rerank" in r.sources for r in ranked[1:])
+    # and a client is not shown it (knoxidx.retrieval.disclosure), only told it was withheld
+    assert found["withheld"] == 1
+    assert [h["path"] for h in found["results"]] == [r.path for r in ranked[1:]]
 
 
 def test_the_ledger_records_every_request(repo: Path, fake: FakeVoyage) -> None:
