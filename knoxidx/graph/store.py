@@ -163,13 +163,17 @@ class SQLiteStore(GraphRows):
                 _create_file(db_path)
             except (sqlite3.Error, OSError) as exc:
                 raise storage_error(exc, db_path) from None
-        else:
-            check_database_file(db_path)
+        conn = None
         try:
             conn = _connect(db_path, readonly)
             store = cls(db_path, conn)
             store._check_schema(create and not readonly)
-        except (sqlite3.Error, OSError) as exc:
+            check_database_file(db_path, conn)
+        except BaseException as exc:
+            if conn is not None:
+                conn.close()
+            if not isinstance(exc, (sqlite3.Error, OSError)):
+                raise
             if not create and _read_only_directory(exc):
                 return cls._open_immutable(db_path, exc)
             raise storage_error(exc, db_path) from None
