@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.reliability.common import run_cli
+from bench.reliability.separate_writer import separate_writer
 from knoxidx.graph.store import SQLiteStore
 from tests.test_crash import make_repo
 
@@ -54,3 +55,12 @@ def test_a_reader_opened_beside_others_leaves_their_locks_alone(tmp_path: Path) 
     finally:
         first.close()
         second.close()
+
+
+def test_http_readers_beside_a_separate_writer_never_fail(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    make_repo(corpus, 40)
+    outcome = separate_writer(corpus, seconds=5, workdir=tmp_path)
+    assert outcome.ok, (outcome.failures, outcome.figures)
+    assert outcome.figures["updates_written"] >= 3
+    assert outcome.figures["pair_checks"] >= 20
