@@ -15,9 +15,9 @@ import sqlite3
 import time
 from pathlib import Path
 
-from knoxidx.errors import CorruptIndexError, IndexWriteError, KnoxidxError
+from knoxidx.errors import REBUILD_FIX, CorruptIndexError, IndexWriteError, KnoxidxError
 
-REBUILD_FIX = "rebuild it with `knoxidx index --rebuild`"
+__all__ = ["REBUILD_FIX", "check_database_file", "storage_error"]
 
 
 def check_database_file(db_path: Path, conn: sqlite3.Connection) -> None:
@@ -71,8 +71,9 @@ def storage_error(exc: BaseException, db_path: Path | None) -> KnoxidxError:
         return IndexWriteError(f"cannot use {where} ({detail})")
     name = getattr(exc, "sqlite_errorname", "") or ""
     detail = f"{exc}" + (f", {name}" if name else "")
+    # (a text column that is not UTF-8 fails in Python's sqlite3, without an SQLite code)
     if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or (
-        not name and "malformed" in str(exc)
+        not name and ("malformed" in str(exc) or "Could not decode" in str(exc))
     ):
         return CorruptIndexError(f"the index at {where} is damaged ({detail}); {REBUILD_FIX}")
     if name.startswith("SQLITE_FULL") or (name.startswith("SQLITE_IOERR") and _no_space(db_path)):

@@ -23,6 +23,7 @@ from knoxidx.errors import (
     IndexNotFoundError,
     IndexWriteError,
     KnoxidxError,
+    decoding_stored,
 )
 from knoxidx.graph.dbfile import REBUILD_FIX, check_database_file, storage_error
 from knoxidx.graph.graph_rows import GraphRows
@@ -263,7 +264,8 @@ class SQLiteStore(GraphRows):
         version = None
         if has_meta:
             row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            version = int(row[0]) if row else None
+            with decoding_stored("the schema version"):
+                version = int(row[0]) if row else None
         if version == SCHEMA_VERSION:
             return
         if not may_create:
