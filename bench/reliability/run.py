@@ -34,7 +34,7 @@ SCENARIOS = ("kill-index", "kill-watch", "concurrency", "separate-writer", "disk
              "read-only", "damaged", "embedding", "load")
 STORAGE_TESTS = "tests/reliability/test_storage_faults.py"
 STORAGE_CASES = {  # pytest -k expressions over STORAGE_TESTS
-    "disk-full": "disk_full",
+    "disk-full": "disk_full or full_disk",
     "read-only": "read_only",
     "damaged": "damage or first_build or open_check or http or watcher",
 }
