@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.reliability.common import clear_error, verify
+from bench.reliability.common import clear_error, run_cli, verify
 from knoxidx.index import Index
 from tests.helpers import write_tree
 from tests.reliability.test_storage_faults import REBUILD, checkpointed, cli, db
@@ -124,3 +124,23 @@ def test_http_answers_damaged_stored_data_with_the_fix(indexed: Path) -> None:
     assert response.status_code == 500, response.text
     error = response.json()["error"]
     assert error["code"] == "corrupt_index" and REBUILD in error["message"], error
+
+
+def test_damage_met_by_a_forked_resolver_fails_the_update_without_a_traceback(
+        tmp_path: Path) -> None:
+    """Over 200 files to resolve, forked children resolve beside the parent: whichever meets
+    the damage, the update fails whole (before: exit 0, each file's resolution recorded as
+    failed with "bad marshal data"; a child raising instead would have died with a traceback
+    and "a resolver worker process died")."""
+    files = {"pkg/__init__.py": "", "pkg/base.py": "def shared_base_fn():\n    return 1\n"}
+    users = {f"pkg/u{i}.py": f"from pkg.base import shared_base_fn\n\n\ndef u{i}():\n"
+             f"    return shared_base_fn() + {i}\n" for i in range(240)}
+    root = write_tree(tmp_path / "repo", {**files, **users})
+    assert run_cli("index", "--jobs", "2", str(root)).returncode == 0
+    checkpointed(root)
+    blob = stored(root, "SELECT facts FROM files WHERE path = 'pkg/base.py'")
+    flip(root, blob, blob.find(b"shared_base_fn") + 3, b"X")
+    for path, text in users.items():
+        (root / path).write_text(text + "\n# touched\n")
+    proc = run_cli("index", "--jobs", "2", str(root))
+    assert clear_error(proc, 6, REBUILD, "stored facts") is None, proc.stderr
