@@ -144,3 +144,18 @@ def test_damage_met_by_a_forked_resolver_fails_the_update_without_a_traceback(
         (root / path).write_text(text + "\n# touched\n")
     proc = run_cli("index", "--jobs", "2", str(root))
     assert clear_error(proc, 6, REBUILD, "stored facts") is None, proc.stderr
+
+
+def test_the_servers_readers_answer_damage_with_the_fix(indexed: Path) -> None:
+    """HTTP and MCP call through the reader pool: a query's SQLite error is the damaged
+    index, named with the fix, for both (MCP passed the bare sqlite3 error on)."""
+    from knoxidx.api.readers import ReaderPool
+    from knoxidx.errors import CorruptIndexError
+
+    flip(indexed, NODE_ROW, NAME_AT + 2, b"\xfe")
+    pool = ReaderPool(indexed, workers=1)
+    try:
+        with pytest.raises(CorruptIndexError, match="rebuild"):
+            pool.call(lambda idx: idx.symbols("assemble"))
+    finally:
+        pool.close()
