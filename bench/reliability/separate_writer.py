@@ -63,7 +63,8 @@ def _answers_update(pool: Readers, generation: int) -> bool:
 
 
 def separate_writer(corpus: Path, seconds: float, *, readers: int = 8, seed: int = 4,
-                    workdir: Path | None = None) -> Outcome:
+                    workdir: Path | None = None, min_updates: int = 1) -> Outcome:
+    """``seconds`` of updates, and at least ``min_updates`` of them however slow they are."""
     outcome = Outcome(f"`knoxidx index` in its own process, {readers} HTTP readers "
                       f"({corpus.name})")
     base = Path(tempfile.mkdtemp(prefix="knoxidx-separate-writer-", dir=workdir))
@@ -84,7 +85,8 @@ def separate_writer(corpus: Path, seconds: float, *, readers: int = 8, seed: int
         t0 = time.monotonic()
         for thread in threads:
             thread.start()
-        while time.monotonic() - t0 < seconds:  # the writer: one process per update
+        # the writer: one process per update
+        while time.monotonic() - t0 < seconds or generations < min_updates:
             generations += 1
             write_pair(root, generations)
             churn(root, generations)
