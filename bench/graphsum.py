@@ -14,6 +14,8 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from knoxidx.indexer.facts import blob_fields
+
 QUERIES = {
     "nodes": "SELECT n.id, kind, name, qualified_name, f.path, def_index, parent_id, start_line, "
              "end_line, start_byte, end_byte, n.language, family, signature, doc, exported, "
@@ -45,7 +47,7 @@ def _facts(blob: bytes | None) -> tuple | None:
     own, inside: compared as bytes, equal references of two builds differed)."""
     if blob is None:
         return None
-    facts = marshal.loads(blob)
+    facts = blob_fields(blob)
     if len(facts) > 10 and isinstance(facts[10], bytes):  # (the node ids may follow)
         facts = (*facts[:10], marshal.loads(facts[10]), *facts[11:])
     return facts

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+# The fix every damaged index names.
+REBUILD_FIX = "rebuild it with `knoxidx index --rebuild`"
+
 
 class KnoxidxError(Exception):
     """Base class: a problem the user can act on. ``exit_code`` is what the CLI returns."""
@@ -37,6 +43,19 @@ class IndexLockedError(KnoxidxError):
 
 class CorruptIndexError(KnoxidxError):
     exit_code = 6
+
+
+@contextmanager
+def decoding_stored(what: str) -> Iterator[None]:
+    """Where stored data is decoded (a facts blob, a JSON column, a number kept as text): what
+    does not decode is a damaged index, reported with the fix, not a traceback. Only around
+    the decoding itself, so that a bug elsewhere is not mistaken for damage."""
+    try:
+        yield
+    except (ValueError, TypeError, EOFError, IndexError, KeyError) as exc:
+        raise CorruptIndexError(
+            f"the index is damaged: {what} does not decode ({type(exc).__name__}: {exc}); "
+            f"{REBUILD_FIX}") from None
 
 
 class BadPathError(KnoxidxError):

@@ -96,7 +96,7 @@ def test_a_workers_plain_reference_rows_store_as_the_records_do() -> None:
     follow reference counts) and the interface fingerprint are the same as from ``extract``'s
     records."""
     from knoxidx.indexer.extract import extract_rows
-    from knoxidx.indexer.facts import Reference
+    from knoxidx.indexer.facts import Reference, blob_fields
     from knoxidx.indexer.reader import interface_fingerprint
 
     rows, _ = extract_rows("m.py", SOURCE, "python")
@@ -105,7 +105,7 @@ def test_a_workers_plain_reference_rows_store_as_the_records_do() -> None:
     assert all(type(r) is Reference for r in facts.refs)
     assert rows.refs == tuple(map(tuple, facts.refs))
     ids = definition_ids(facts)
-    plain, records = marshal.loads(dump_facts(rows, ids)), marshal.loads(dump_facts(facts, ids))
+    plain, records = blob_fields(dump_facts(rows, ids)), blob_fields(dump_facts(facts, ids))
     assert plain[:10] == records[:10] and plain[11] == records[11]
     assert marshal.loads(plain[10]) == marshal.loads(records[10])
     assert interface_fingerprint(rows) == interface_fingerprint(facts)

@@ -30,11 +30,11 @@ from bench.reliability.common import CORPUS, Outcome
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "RELIABILITY.md"
 RESULTS = REPO / "bench" / "results"
-SCENARIOS = ("kill-index", "kill-watch", "concurrency", "disk-full", "read-only", "damaged",
-             "embedding", "load")
+SCENARIOS = ("kill-index", "kill-watch", "concurrency", "separate-writer", "disk-full",
+             "read-only", "damaged", "embedding", "load")
 STORAGE_TESTS = "tests/reliability/test_storage_faults.py"
 STORAGE_CASES = {  # pytest -k expressions over STORAGE_TESTS
-    "disk-full": "disk_full",
+    "disk-full": "disk_full or full_disk",
     "read-only": "read_only",
     "damaged": "damage or first_build or open_check or http or watcher",
 }
@@ -73,6 +73,7 @@ def plan(quick: bool, tmp: Path) -> dict[str, Callable[[], Outcome]]:
     from bench.reliability.kill_index import kill_index
     from bench.reliability.kill_watch import kill_watch
     from bench.reliability.load import load
+    from bench.reliability.separate_writer import separate_writer
 
     small = CORPUS / "tsx" / "radix-themes"
     large = CORPUS / "python" / "django"
@@ -94,6 +95,7 @@ def plan(quick: bool, tmp: Path) -> dict[str, Callable[[], Outcome]]:
             "kill-index": lambda: kill_index(generated(tmp, 120), 3, seed=3, workdir=tmp),
             "kill-watch": lambda: kill_watch(generated(tmp, 60), 2, seed=5, workdir=tmp),
             "concurrency": lambda: concurrency(generated(tmp, 40), 6, workdir=tmp),
+            "separate-writer": lambda: separate_writer(generated(tmp, 40), 6, workdir=tmp),
             **storage,
             "embedding": lambda: pytest_suite(EMBEDDING_TITLE, embedding),
             "load": lambda: load(generated(tmp, 60), 5, workdir=tmp),
@@ -102,6 +104,7 @@ def plan(quick: bool, tmp: Path) -> dict[str, Callable[[], Outcome]]:
         "kill-index": lambda: kill_index(small, 50, seed=1, workdir=tmp),
         "kill-watch": lambda: kill_watch(small, 20, seed=2, workdir=tmp),
         "concurrency": lambda: concurrency(large, 60, workdir=tmp),
+        "separate-writer": lambda: separate_writer(large, 60, workdir=tmp),
         **storage,
         "embedding": lambda: pytest_suite(EMBEDDING_TITLE, embedding),
         "load": lambda: load(large, 60, workdir=tmp),
@@ -169,6 +172,7 @@ COMMANDS = {
     "kill-index": "python -m bench.reliability --only kill-index",
     "kill-watch": "python -m bench.reliability --only kill-watch",
     "concurrency": "python -m bench.reliability --only concurrency",
+    "separate-writer": "python -m bench.reliability --only separate-writer",
     **{name: f"pytest {STORAGE_TESTS} -k '{select}'" for name, select in STORAGE_CASES.items()},
     "embedding": "pytest tests/reliability/test_embedding_faults.py "
                  "tests/retrieval/test_voyage.py tests/retrieval/test_resilience.py",
@@ -204,6 +208,12 @@ def _figures(name: str, data: dict[str, Any]) -> str:
                 f"{f.get('failed_requests')} failed, {f.get('pair_checks')} pair checks, "
                 f"{f.get('half_applied_seen')} half-applied, {f.get('batches_written')} "
                 f"batches, save-to-visible p50 {f.get('save_to_visible_ms_p50')} ms")
+    if name == "separate-writer":
+        return (f"{f.get('requests')} requests ({f.get('requests_per_s')}/s), "
+                f"{f.get('failed_requests')} failed, {f.get('pair_checks')} pair checks, "
+                f"{f.get('half_applied_seen')} half-applied, {f.get('updates_written')} "
+                f"updates (p50 {f.get('update_s_p50')} s), {f.get('stale_after_update')} "
+                "not answered once written")
     if name == "load":
         from bench.reliability.load import describe
 

@@ -34,6 +34,8 @@ def test_facts_stored_in_other_bytes_but_equal_sum_equal(tmp_path: Path) -> None
     import marshal
     import sqlite3
 
+    from knoxidx.indexer.facts import blob_fields
+
     repo = tmp_path / "repo"
     shutil.copytree(FIXTURE, repo)
     build(repo)
@@ -42,7 +44,7 @@ def test_facts_stored_in_other_bytes_but_equal_sum_equal(tmp_path: Path) -> None
     db = sqlite3.connect(db_path)
     with db:
         for file_id, blob in db.execute("SELECT id, facts FROM files").fetchall():
-            facts = marshal.loads(blob)
+            facts = blob_fields(blob)
             refs = marshal.loads(facts[10])  # the references; the node ids follow
             # version 2 writes no back-references: other bytes, the same values
             recoded = marshal.dumps((*facts[:10], marshal.dumps(refs, 2), *facts[11:]), 2)

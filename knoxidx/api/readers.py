@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sqlite3
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from knoxidx.api.schemas import InputError
+from knoxidx.graph.dbfile import storage_error
 from knoxidx.graph.sqlite_schema import INDEX_DIR
 from knoxidx.index import Index
 from knoxidx.store_url import repo_id
@@ -66,8 +68,11 @@ class ReaderPool:
         if repo is not None:
             raise InputError("'repo' needs a shared store (serve --store postgresql://...)")
         index = self._index()
-        with index.store.read_snapshot():  # one snapshot for every query of this call
-            return fn(index)
+        try:
+            with index.store.read_snapshot():  # one snapshot for every query of this call
+                return fn(index)
+        except sqlite3.Error as exc:  # damage met by a query: HTTP and MCP say so, with the fix
+            raise storage_error(exc, index.store.path) from None
 
     def _shared_index(self, repo: str | None) -> Index:
         key = None if repo in (None, "*", "") else repo

@@ -1,6 +1,6 @@
 """What can go wrong with the index's files, found cheaply and said plainly.
 
-:func:`check_database_file` runs at every open (one 100-byte read); :func:`storage_error`
+:func:`check_database_file` runs at every open (a ``stat``); :func:`storage_error`
 turns a failure of SQLite or the file system under the index into the one-line
 :class:`~knoxidx.errors.KnoxidxError` a user can act on: a damaged database names
 ``knoxidx index --rebuild``; a full disk or a read-only ``.knoxidx/`` says the index was left
@@ -11,47 +11,43 @@ from __future__ import annotations
 
 import errno
 import os
+import sqlite3
+import time
 from pathlib import Path
 
-from knoxidx.errors import CorruptIndexError, IndexWriteError, KnoxidxError
+from knoxidx.errors import REBUILD_FIX, CorruptIndexError, IndexWriteError, KnoxidxError
 
-REBUILD_FIX = "rebuild it with `knoxidx index --rebuild`"
-_SQLITE_MAGIC = b"SQLite format 3\x00"
+__all__ = ["REBUILD_FIX", "check_database_file", "storage_error"]
 
 
-def check_database_file(db_path: Path) -> None:
-    """Cheap checks at open (one 100-byte read): the SQLite header is there, the file is a
-    whole number of pages, and not shorter than the header says. They catch a truncated or
-    overwritten file before any query trips over it; damage inside the b-trees is found by
-    the writer's :meth:`SQLiteStore.quick_check` or by the query that reads it."""
+def check_database_file(db_path: Path, conn: sqlite3.Connection) -> None:
+    """The cheap check at open, after SQLite's own first read (which refuses a file that is
+    not a database, or shorter than its header says): the file is a whole number of pages.
+    Damage inside the b-trees is found by the writer's :meth:`SQLiteStore.quick_check` or by
+    the query that reads it.
+
+    Through the connection and ``stat``, never ``open``: closing any other descriptor of the
+    file drops every POSIX lock this process holds on it, those of the SQLite readers in
+    other threads included; a writer in another process then checkpointed past their
+    snapshots and deleted the WAL under them, and they answered "database disk image is
+    malformed" or wrong rows (see https://sqlite.org/howtocorrupt.html, section 2.2)."""
+    page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
+    size = _file_size(db_path)
+    if size % page_size:
+        # a checkpoint growing the file is seen part-way through a page's write: look again
+        time.sleep(0.02)
+        size = _file_size(db_path)
+    if size % page_size:
+        raise CorruptIndexError(
+            f"the index at {db_path} is damaged (truncated: {size} bytes is not a whole "
+            f"number of {page_size}-byte pages); {REBUILD_FIX}")
+
+
+def _file_size(path: Path) -> int:
     try:
-        size = db_path.stat().st_size
-        with open(db_path, "rb") as fh:
-            header = fh.read(100)
+        return path.stat().st_size
     except OSError:
-        return  # SQLite's own open reports it
-    if size == 0:
-        return  # an empty file is an empty database
-    problem = ""
-    page_size = int.from_bytes(header[16:18], "big") if len(header) == 100 else 0
-    page_size = 65536 if page_size == 1 else page_size
-    if len(header) < 100 or header[:16] != _SQLITE_MAGIC:
-        problem = "not an SQLite database"
-    elif page_size < 512 or page_size & (page_size - 1):
-        problem = f"bad page size {page_size}"
-    elif size % page_size:
-        problem = f"truncated: {size} bytes is not a whole number of {page_size}-byte pages"
-    else:
-        pages = int.from_bytes(header[28:32], "big")
-        header_valid = header[24:28] == header[92:96]
-        # pages not yet copied from the WAL may be missing from the file (a checkpoint that
-        # was interrupted): only a file without a WAL must hold every page
-        wal = db_path.with_name(db_path.name + "-wal")
-        has_wal = wal.exists() and wal.stat().st_size > 0
-        if header_valid and not has_wal and size < pages * page_size:
-            problem = f"truncated: {size // page_size} of {pages} pages"
-    if problem:
-        raise CorruptIndexError(f"the index at {db_path} is damaged ({problem}); {REBUILD_FIX}")
+        return 0  # gone meanwhile: SQLite's own reads report it
 
 
 _FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
@@ -75,8 +71,9 @@ def storage_error(exc: BaseException, db_path: Path | None) -> KnoxidxError:
         return IndexWriteError(f"cannot use {where} ({detail})")
     name = getattr(exc, "sqlite_errorname", "") or ""
     detail = f"{exc}" + (f", {name}" if name else "")
+    # (a text column that is not UTF-8 fails in Python's sqlite3, without an SQLite code)
     if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or (
-        not name and "malformed" in str(exc)
+        not name and ("malformed" in str(exc) or "Could not decode" in str(exc))
     ):
         return CorruptIndexError(f"the index at {where} is damaged ({detail}); {REBUILD_FIX}")
     if name.startswith("SQLITE_FULL") or (name.startswith("SQLITE_IOERR") and _no_space(db_path)):

@@ -4,7 +4,6 @@ file. Built once per file a resolver loads; it reads nothing else."""
 
 from __future__ import annotations
 
-import marshal
 from collections import defaultdict
 from typing import Any
 
@@ -16,6 +15,7 @@ from knoxidx.indexer.facts import (
     Import,
     NamePath,
     Reference,
+    load_reference_rows,
 )
 
 # Plain strings in the hot paths (here and in the resolver): an Enum member's .value is a
@@ -108,7 +108,7 @@ class FileIndex:
         line, col): the rows marshal decodes, without a record made of each (a record each
         cost resolution 5 % more instructions). Decoded on each call, so that a resolver's
         cache of indexes holds none of them."""
-        return self.facts.refs if self._refs is None else marshal.loads(self._refs)
+        return self.facts.refs if self._refs is None else load_reference_rows(self._refs)
 
     @property
     def bases(self) -> dict[int, list[Reference]]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from knoxidx.errors import CorruptIndexError
 from knoxidx.graph.file_index import (
     CLASS,
     CONSTANT,
@@ -105,6 +106,8 @@ class Resolver(ScopeResolver):
             return self._resolve_file(path)
         except RecursionError:
             return FileResolution(path, error="resolution recursed too deep")
+        except CorruptIndexError:  # stored facts that do not decode: the index, not this file
+            raise
         except Exception as exc:  # noqa: BLE001 - isolate one file's failure
             return FileResolution(path, error=f"{type(exc).__name__}: {exc}")
 

@@ -18,7 +18,13 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from knoxidx.errors import CorruptIndexError, IndexNotFoundError, IndexWriteError
+from knoxidx.errors import (
+    CorruptIndexError,
+    IndexNotFoundError,
+    IndexWriteError,
+    KnoxidxError,
+    decoding_stored,
+)
 from knoxidx.graph.dbfile import REBUILD_FIX, check_database_file, storage_error
 from knoxidx.graph.graph_rows import GraphRows
 from knoxidx.graph.sqlite_schema import (
@@ -58,18 +64,33 @@ SORT_THREADS = min(4, os.cpu_count() or 1)
 PAGE_BYTES = 16384
 
 
-def _connect(db_path: Path, readonly: bool) -> sqlite3.Connection:
+def _connect(db_path: Path, readonly: bool, shm_writable: bool = True) -> sqlite3.Connection:
+    """``shm_writable`` False: a read-only connection that never writes the WAL's
+    shared-memory file (see SQLiteStore._open_read_only_shm)."""
     if readonly:
-        conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)
+        shm = "" if shm_writable else "&readonly_shm=1"
+        conn = sqlite3.connect(f"file:{db_path}?mode=ro{shm}", uri=True, timeout=30)
     else:
         conn = sqlite3.connect(db_path, timeout=30, isolation_level=None)
-    conn.execute("PRAGMA busy_timeout=30000")
-    if not readonly:
-        conn.execute(f"PRAGMA page_size={PAGE_BYTES}")  # (a new, empty file's; else no-op)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute("PRAGMA cache_size=-16384")  # 16 MiB: forked workers inherit it
+    try:
+        conn.execute("PRAGMA busy_timeout=30000")
+        if not readonly:
+            conn.execute(f"PRAGMA page_size={PAGE_BYTES}")  # (a new, empty file's; else no-op)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA cache_size=-16384")  # 16 MiB: forked workers inherit it
+    except BaseException:
+        # closed now, not when collected: the process shares one shared-memory mapping per
+        # database among its connections, and a failed one's must not outlive it
+        conn.close()
+        raise
     return conn
+
+
+def _shm_not_grown(exc: BaseException) -> bool:
+    """SQLite could not make or grow the WAL's shared-memory file (``-shm``): a full disk."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return name.startswith("SQLITE_IOERR_SHM")
 
 
 def unjournaled_connection(path: Path) -> sqlite3.Connection:
@@ -133,6 +154,8 @@ class SQLiteStore(GraphRows):
         # any other database
         self._flushes: list[tuple[threading.Thread, list[OSError]]] | None = None
         self._bulk = False  # inside bulk_load(enabled=True): secondary indexes are dropped
+        # why this store only reads (see _open_read_only_shm); raised by write_lock()
+        self.writes_refused: KnoxidxError | None = None
 
     # ---- opening -----------------------------------------------------------------------
 
@@ -157,16 +180,44 @@ class SQLiteStore(GraphRows):
                 _create_file(db_path)
             except (sqlite3.Error, OSError) as exc:
                 raise storage_error(exc, db_path) from None
-        else:
-            check_database_file(db_path)
+        conn = None
         try:
             conn = _connect(db_path, readonly)
             store = cls(db_path, conn)
             store._check_schema(create and not readonly)
-        except (sqlite3.Error, OSError) as exc:
+            check_database_file(db_path, conn)
+        except BaseException as exc:
+            if conn is not None:
+                conn.close()
+            if not isinstance(exc, (sqlite3.Error, OSError)):
+                raise
             if not create and _read_only_directory(exc):
                 return cls._open_immutable(db_path, exc)
+            if not create and _shm_not_grown(exc):
+                return cls._open_read_only_shm(db_path, exc)
             raise storage_error(exc, db_path) from None
+        return store
+
+    @classmethod
+    def _open_read_only_shm(cls, db_path: Path, why: BaseException) -> SQLiteStore:
+        """The disk is full, and the first connection to an index must grow the WAL's
+        shared-memory file to 32 KiB even to read. Opened with ``readonly_shm``, SQLite reads
+        that file without writing it, or, when no other process has it open, builds its own
+        copy of the WAL index in memory from the WAL: the way it reads a WAL database whose
+        ``-shm`` it may not write, and as safe beside a writer in another process (SQLite's
+        ``walro`` tests). ``immutable`` would ignore the WAL and a writer's commits; an
+        exclusive locking mode would lock writers out. Reads work; a write gets ``why``."""
+        conn = None
+        try:
+            conn = _connect(db_path, readonly=True, shm_writable=False)
+            store = cls(db_path, conn)
+            store._check_schema(False)
+            check_database_file(db_path, conn)
+        except sqlite3.Error:
+            if conn is not None:
+                conn.close()
+            raise storage_error(why, db_path) from None
+        store.writes_refused = storage_error(why, db_path)
         return store
 
     @classmethod
@@ -207,7 +258,8 @@ class SQLiteStore(GraphRows):
         version = None
         if has_meta:
             row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            version = int(row[0]) if row else None
+            with decoding_stored("the schema version"):
+                version = int(row[0]) if row else None
         if version == SCHEMA_VERSION:
             return
         if not may_create:
@@ -434,6 +486,8 @@ class SQLiteStore(GraphRows):
     # ---- the store interface's remaining parts (knoxidx.graph.protocol) ----------------
 
     def write_lock(self) -> WriteLock:
+        if self.writes_refused is not None:
+            raise self.writes_refused
         return WriteLock(self.path.parent)
 
     def queries(self) -> GraphQueries:

@@ -12,6 +12,10 @@ from collections.abc import Sequence
 from itertools import repeat
 from typing import Any, Final, NamedTuple
 
+import xxhash
+
+from knoxidx.errors import decoding_stored
+
 NamePath = tuple[str, ...]
 
 
@@ -94,6 +98,12 @@ REF_KINDS: Final = frozenset({RefKind.CALL, RefKind.NEW, RefKind.TYPE, RefKind.V
                               RefKind.EXTENDS, RefKind.IMPLEMENTS})
 # how many fields the blob of an earlier knoxidx has, with every reference inline
 _INLINE_REFS_FIELDS: Final = 10
+# A stored blob is sealed: this tag, the xxh3-64 digest of the rest, then the marshalled
+# fields. A flipped byte that still unmarshals (inside a name, a line number) would otherwise
+# become the graph an update resolves against, unnoticed; checking costs ~1 us per 10 KB.
+_SEAL: Final = b"KXF1"
+_SEALED_AT: Final = len(_SEAL) + 8
+_FACTS: Final = "a file's stored facts"
 
 
 def dump_facts(facts: FileFacts, ids: Sequence[int],
@@ -111,12 +121,35 @@ def dump_facts(facts: FileFacts, ids: Sequence[int],
     refs: tuple[Any, ...] = facts.refs
     if refs and type(refs[0]) is not tuple:  # records (``extract_rows`` gives plain rows)
         refs = tuple(map(tuple, refs))
-    return marshal.dumps((
+    fields = marshal.dumps((
         facts.path, facts.language, facts.package, facts.lines, facts.error_nodes,
         tuple(map(tuple, facts.defs)), base_references(refs) if base is None else base,
         tuple(map(tuple, facts.imports)), tuple(map(tuple, facts.bindings)),
         tuple(map(tuple, facts.impls)), marshal.dumps(refs), tuple(ids),
     ))
+    return _SEAL + xxhash.xxh3_64_digest(fields) + fields
+
+
+def blob_fields(blob: bytes) -> tuple:
+    """A stored blob's fields as :func:`dump_facts` marshalled them (the references still
+    marshalled inside), its seal checked."""
+    with decoding_stored(_FACTS):
+        return _unsealed(blob)
+
+
+def _unsealed(blob: bytes) -> tuple:
+    """A stored blob's fields, its seal checked (inside :func:`decoding_stored`). A blob
+    without a seal was written by an earlier knoxidx (an index not updated since)."""
+    if blob[: len(_SEAL)] == _SEAL:
+        fields = memoryview(blob)[_SEALED_AT:]
+        if xxhash.xxh3_64_digest(fields) != blob[len(_SEAL) : _SEALED_AT]:
+            raise ValueError("its checksum does not match")
+        loaded = marshal.loads(fields)
+    else:
+        loaded = marshal.loads(blob)
+    if type(loaded) is not tuple or len(loaded) < _INLINE_REFS_FIELDS:
+        raise ValueError("not a facts record")
+    return loaded
 
 
 def base_references(refs: Sequence[Any]) -> tuple[Any, ...]:
@@ -131,10 +164,11 @@ def as_references(rows: tuple[tuple, ...]) -> tuple[Reference, ...]:
 
 
 def load_facts(blob: bytes) -> FileFacts:
-    fields = marshal.loads(blob)
-    if len(fields) == _INLINE_REFS_FIELDS:  # an earlier knoxidx's: every reference inline
-        return _facts(fields, fields[6])
-    return _facts(fields, marshal.loads(fields[10]))
+    with decoding_stored(_FACTS):
+        fields = _unsealed(blob)
+        if len(fields) == _INLINE_REFS_FIELDS:  # an earlier knoxidx's: every reference inline
+            return _facts(fields, fields[6])
+        return _facts(fields, marshal.loads(fields[10]))
 
 
 def load_interface(blob: bytes) -> tuple[FileFacts, bytes | None, tuple[int, ...] | None]:
@@ -147,11 +181,12 @@ def load_interface(blob: bytes) -> tuple[FileFacts, bytes | None, tuple[int, ...
     A blob an earlier knoxidx wrote (an index not updated since the upgrade, read by a query)
     loads too: with every reference inline, whole, with None for the marshalled references;
     without the ids, with None for them."""
-    fields = marshal.loads(blob)
-    # the base references, or every reference in an earlier knoxidx's blob (no 11th field)
-    return _facts(fields, fields[6]), (
-        fields[10] if len(fields) > _INLINE_REFS_FIELDS else None), (
-        fields[11] if len(fields) > _INLINE_REFS_FIELDS + 1 else None)
+    with decoding_stored(_FACTS):
+        fields = _unsealed(blob)
+        # the base references, or every reference in an earlier knoxidx's blob (no 11th field)
+        return _facts(fields, fields[6]), (
+            fields[10] if len(fields) > _INLINE_REFS_FIELDS else None), (
+            fields[11] if len(fields) > _INLINE_REFS_FIELDS + 1 else None)
 
 
 def _facts(fields: tuple, refs: tuple) -> FileFacts:
@@ -166,7 +201,16 @@ def _facts(fields: tuple, refs: tuple) -> FileFacts:
 
 def load_references(refs: bytes) -> tuple[Reference, ...]:
     """Every reference of a file, in order, from the bytes :func:`load_interface` left."""
-    return as_references(marshal.loads(refs))
+    return as_references(load_reference_rows(refs))
+
+
+def load_reference_rows(refs: bytes) -> tuple[tuple, ...]:
+    """The plain rows of :func:`load_references` (checked with the blob they came in)."""
+    with decoding_stored(_FACTS):
+        rows = marshal.loads(refs)
+        if type(rows) is not tuple:
+            raise ValueError("not a tuple of references")
+        return rows
 
 
 def _records(cls: type, rows: tuple[tuple, ...]) -> tuple:

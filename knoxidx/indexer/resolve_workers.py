@@ -144,15 +144,18 @@ def _child(results: Any) -> None:
     except (OSError, sqlite3.Error) as exc:  # the spool's disk is full, say
         if spool is None:  # not the spool's: the child dies, and the parent says so
             raise
-        results.put(str(storage_error(exc, spool.path)))
+        results.put(storage_error(exc, spool.path))
+        return
+    except KnoxidxError as exc:  # stored facts that do not decode: the parent raises it
+        results.put(exc)
         return
     results.put(None)
 
 
-def _received(batch: list[FileResolution] | str | None) -> list[FileResolution]:
+def _received(batch: list[FileResolution] | KnoxidxError | None) -> list[FileResolution]:
     """A child's batch, or the error it stopped at, raised."""
-    if isinstance(batch, str):
-        raise KnoxidxError(batch)
+    if isinstance(batch, KnoxidxError):
+        raise batch
     return batch or []
 
 

@@ -12,6 +12,8 @@ import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from knoxidx.errors import decoding_stored
+
 
 class EmbeddingRows:
     """The embedding tables of one connection (:class:`~knoxidx.retrieval.store.ChunkStore`
@@ -40,7 +42,8 @@ class EmbeddingRows:
         self.set_meta("dimension", str(dimension))
 
     def vectors_version(self) -> int:
-        return int(self.meta("vectors_version") or 0)
+        with decoding_stored("the vectors' version"):
+            return int(self.meta("vectors_version") or 0)
 
     def _bump_version(self) -> None:
         self.set_meta("vectors_version", str(self.vectors_version() + 1))

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
+from knoxidx.errors import decoding_stored
 from knoxidx.retrieval.chunker import Chunk, DefinitionLike
 from knoxidx.retrieval.embed_store import EmbeddingRows
 from knoxidx.retrieval.lexical_rows import ChunkFilter, LexicalRows
@@ -315,6 +316,11 @@ def fts_columns(chunk: Chunk) -> tuple[str, str, str]:
 
 
 def _row_to_chunk(row: Sequence[object]) -> Chunk:
+    with decoding_stored("a stored chunk"):
+        return _decode_chunk(row)
+
+
+def _decode_chunk(row: Sequence[object]) -> Chunk:
     (
         _,
         path,

@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from knoxidx.errors import decoding_stored
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -44,11 +46,12 @@ def from_blobs(blobs: Sequence[bytes], dimension: int) -> np.ndarray:
 
     if not blobs:
         return np.zeros((0, dimension), dtype=np.float32)
-    return (
-        np.frombuffer(b"".join(blobs), dtype="<f4")
-        .reshape(len(blobs), dimension)
-        .astype(np.float32)
-    )
+    with decoding_stored("the stored vectors"):
+        return (
+            np.frombuffer(b"".join(blobs), dtype="<f4")
+            .reshape(len(blobs), dimension)
+            .astype(np.float32)
+        )
 
 
 class VectorIndex:

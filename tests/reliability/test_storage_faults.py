@@ -10,6 +10,7 @@ as ENOSPC would. Read-only as root drops the capabilities that bypass file modes
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import resource
@@ -19,12 +20,14 @@ import sqlite3
 import stat
 import subprocess
 import sys
-from collections.abc import Callable
+import urllib.request
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from bench.reliability.common import clear_error, graph_of, run_cli, verify
+from bench.reliability.daemon import Daemon
 from tests.helpers import write_tree
 
 
@@ -247,9 +250,10 @@ def test_a_first_build_killed_before_it_committed(
     assert verify(root)["equal"]
 
 
-def test_disk_full_on_a_real_small_filesystem(tmp_path: Path) -> None:
-    """The same as above with a real ENOSPC: a 2 MiB tmpfs (needs root and mount; skipped
-    elsewhere, the RLIMIT_FSIZE tests stand in)."""
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real 2 MiB tmpfs, for a real ENOSPC (needs root and mount; skipped elsewhere, the
+    RLIMIT_FSIZE tests stand in)."""
     mount = shutil.which("mount")
     if os.geteuid() != 0 or mount is None:
         pytest.skip("mounting a small tmpfs needs root")
@@ -260,21 +264,91 @@ def test_disk_full_on_a_real_small_filesystem(tmp_path: Path) -> None:
     if made.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {made.stderr.strip()}")
     try:
-        root = write_tree(small / "repo", FILES)
-        first = run_cli("index", "--jobs", "1", str(root))
-        assert first.returncode == 0, first.stderr
-        before = graph_of(root)
-        grow(root, 60)  # fits on the disk, but its index does not
-        proc = run_cli("index", "--jobs", "1", str(root))
-        assert clear_error(proc, 7, "disk is full", "left as it was") is None, proc.stderr
-        assert graph_of(root) == before
-        for path in (root / "pkg").glob("big*.py"):
-            path.unlink()
-        done = run_cli("index", "--jobs", "1", str(root))
-        assert done.returncode == 0, done.stderr
-        assert verify(root)["equal"]
+        yield small
     finally:
-        subprocess.run(["umount", str(small)], check=False)
+        subprocess.run(["umount", "--lazy", str(small)], check=False)
+
+
+def fill(disk: Path) -> Path:
+    """Take every free byte of ``disk``; the file that holds them."""
+    filler = disk / "filler"
+    with open(filler, "wb", buffering=0) as fh:
+        for size in (65536, 4096, 1):
+            try:
+                while True:
+                    fh.write(b"\0" * size)
+            except OSError:
+                pass
+    assert shutil.disk_usage(disk).free == 0
+    return filler
+
+
+def test_disk_full_on_a_real_small_filesystem(small_disk: Path) -> None:
+    """The same as above with a real ENOSPC."""
+    root = write_tree(small_disk / "repo", FILES)
+    first = run_cli("index", "--jobs", "1", str(root))
+    assert first.returncode == 0, first.stderr
+    before = graph_of(root)
+    grow(root, 60)  # fits on the disk, but its index does not
+    proc = run_cli("index", "--jobs", "1", str(root))
+    assert clear_error(proc, 7, "disk is full", "left as it was") is None, proc.stderr
+    assert graph_of(root) == before
+    for path in (root / "pkg").glob("big*.py"):
+        path.unlink()
+    done = run_cli("index", "--jobs", "1", str(root))
+    assert done.returncode == 0, done.stderr
+    assert verify(root)["equal"]
+
+
+# An update committed, its process gone without the checkpoint at close: the commit is only in
+# the WAL, which every reader must still see.
+UPDATE_LEFT_IN_THE_WAL = """
+import os, sys
+from knoxidx.index import Index
+idx = Index.open(sys.argv[1])
+idx.store.conn.execute("PRAGMA wal_autocheckpoint=0")
+idx.update(jobs=1)
+os._exit(0)
+"""
+
+
+def test_reads_work_on_a_full_disk(small_disk: Path) -> None:
+    """Reading writes nothing, but SQLite's first connection to an index must make (and
+    grow) the WAL's shared-memory file: on a full disk every read command exited 7 with
+    SQLITE_IOERR_SHMSIZE. They answer now, from the WAL's commits too; writers still say
+    the disk is full."""
+    root = write_tree(small_disk / "repo", FILES)
+    assert run_cli("index", "--jobs", "1", str(root)).returncode == 0
+    (root / "pkg" / "m2.py").write_text("from pkg.m5 import f5\n\ndef f2():\n    return f5()\n")
+    left = subprocess.run([sys.executable, "-c", UPDATE_LEFT_IN_THE_WAL, str(root)],
+                          capture_output=True, text=True, check=False)
+    assert left.returncode == 0, left.stderr
+    assert (root / ".knoxidx" / "index.db-wal").stat().st_size > 0
+    # nobody has the index open: its shared memory is rebuilt from the WAL by the next
+    # connection (whose space it would otherwise find again on the full disk)
+    (root / ".knoxidx" / "index.db-shm").unlink()
+    filler = fill(small_disk)
+    for args in (("stats",), ("symbols", "K1"), ("export",), ("search", "run")):
+        proc = run_cli(*args, str(root))
+        assert proc.returncode == 0, (args, proc.stderr)
+    callers = run_cli("callers", "pkg.m5.f5", str(root))
+    assert callers.returncode == 0, callers.stderr
+    assert "pkg.m2.f2" in callers.stdout and "pkg.m4.f4" in callers.stdout  # the WAL's commit
+    server = Daemon("serve", str(root), "--port", "0")
+    try:
+        url = server.expect(r"on (http://\S+?:\d+)").group(1)
+        with urllib.request.urlopen(f"{url}/callers?symbol=pkg.m5.f5", timeout=30) as answer:
+            names = {hit["qualified_name"] for hit in json.loads(answer.read())["callers"]}
+        assert "pkg.m2.f2" in names
+    finally:
+        assert server.stop() == 0
+    for args in (("index",), ("embed",)):
+        proc = run_cli(*args, str(root))
+        assert clear_error(proc, 7, "disk is full") is None, (args, proc.stderr)
+    filler.unlink()
+    done = run_cli("index", "--jobs", "1", str(root))
+    assert done.returncode == 0, done.stderr
+    assert verify(root)["equal"]
 
 
 def test_http_answers_a_damaged_index_with_the_fix(indexed: Path) -> None:
