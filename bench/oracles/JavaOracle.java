@@ -39,6 +39,7 @@ import com.sun.source.tree.NewClassTree;
 import com.sun.source.tree.ParameterizedTypeTree;
 import com.sun.source.tree.AnnotatedTypeTree;
 import com.sun.source.tree.Tree;
+import com.sun.source.tree.VariableTree;
 import com.sun.source.util.JavacTask;
 import com.sun.source.util.SourcePositions;
 import com.sun.source.util.TreePath;
@@ -56,12 +57,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -103,7 +104,7 @@ public final class JavaOracle {
         }
         Path root = Path.of(opts.get("--corpus")).toRealPath();
         List<String> all = readList(Path.of(opts.get("--files")));
-        Set<String> examine = new HashSet<>(readList(Path.of(opts.get("--examine"))));
+        Set<String> examine = new TreeSet<>(readList(Path.of(opts.get("--examine"))));
 
         String module = owningModule(root, all);
         List<String> options = new ArrayList<>(List.of(
@@ -149,9 +150,13 @@ public final class JavaOracle {
             JavaOracle oracle = new JavaOracle(root, task, errorsByFile, writer);
             for (CompilationUnitTree unit : units) {
                 String rel = relative(root, Path.of(unit.getSourceFile().toUri()));
-                if (examine.contains(rel)) {
+                if (examine.remove(rel)) {
                     oracle.examine(unit, rel);
                 }
+            }
+            for (String rel : examine) {  // a patch's module-info.java: not compiled, no sites
+                writer.write("{\"kind\":\"file\",\"path\":" + quote(rel) + ",\"sites\":0,\"resolved\":0,"
+                        + "\"external\":0,\"errors\":0,\"compiled\":0}\n");
             }
         }
     }
@@ -221,6 +226,11 @@ public final class JavaOracle {
 
         @Override
         public Void visitNewClass(NewClassTree node, Void unused) {
+            TreePath parent = getCurrentPath().getParentPath();
+            if (parent.getLeaf() instanceof VariableTree v && v.getInitializer() == node
+                    && trees.getElement(parent).getKind() == ElementKind.ENUM_CONSTANT) {
+                return super.visitNewClass(node, unused);  // an enum constant: javac's `new`, not the source's
+            }
             Tree type = node.getIdentifier();
             while (type instanceof ParameterizedTypeTree || type instanceof AnnotatedTypeTree) {
                 type = type instanceof ParameterizedTypeTree p ? p.getType() : ((AnnotatedTypeTree) type).getUnderlyingType();
@@ -240,6 +250,10 @@ public final class JavaOracle {
             Element self = trees.getElement(getCurrentPath());
             if (self != null && node.getSimpleName().length() > 0) {
                 def(node, self.getSimpleName().toString(), kindName(self.getKind()));
+            }
+            if (node.getSimpleName().length() == 0) {
+                // anonymous: javac fills in the supertype its `new` names, the call row's target
+                return super.visitClass(node, unused);
             }
             boolean isInterface = node.getKind() == Tree.Kind.INTERFACE || node.getKind() == Tree.Kind.ANNOTATION_TYPE;
             if (node.getExtendsClause() != null) {

@@ -20,9 +20,10 @@
 //	    called through an interface resolves to the interface's method, a promoted method
 //	    to its declaration in the embedded type, a generic function's instance to it.
 //	    `T{...}` of a struct type T counts as a call of T (knoxidx's `new`).
-//	{"kind":"extends", ..., "relation":"extends"}   an embedded field of a struct or interface
+//	{"kind":"extends", ..., "relation":"extends"}   an embedded struct or interface type of a struct or interface
 //	{"kind":"unresolved", path, line, col, name, reason}   "unattributed": the checker could
-//	    not tell (a missing import, an error); "conversion": `T(x)` converts, it calls nothing
+//	    not tell (a missing import, an error); "redeclared": the target's name is declared
+//	    twice in its package (testdata programs side by side); "conversion": `T(x)` converts
 //	{"kind":"def", path, line, col, name, def_type}   functions, methods, types
 //	{"kind":"file", path, sites, resolved, external, dynamic, errors}   last row of each file
 //
@@ -63,6 +64,8 @@ type oracle struct {
 	imported map[string]*types.Package
 	loading  map[string]bool
 	errors   map[string]int // repo-relative path -> type errors in it
+	// import path -> package-level names declared more than once
+	redeclared map[string]map[string]bool
 }
 
 func main() {
@@ -80,8 +83,8 @@ func main() {
 	root, err = filepath.EvalSymlinks(root)
 	check(err)
 	o := &oracle{root: root, fset: token.NewFileSet(), parsed: map[string]*ast.File{}, byDir: map[string][]string{},
-		std: importer.Default(), imported: map[string]*types.Package{}, loading: map[string]bool{},
-		errors: map[string]int{}}
+		std: nil, imported: map[string]*types.Package{}, loading: map[string]bool{},
+		errors: map[string]int{}, redeclared: map[string]map[string]bool{}}
 	all := readList(*files)
 	for _, rel := range all {
 		f, _ := parser.ParseFile(o.fset, filepath.Join(root, rel), nil, parser.ParseComments)
@@ -91,6 +94,9 @@ func main() {
 		}
 	}
 	o.modules = findModules(root)
+	// the standard library's export data, decoded into the same file set: positions of one
+	// set read against another name arbitrary files of the corpus
+	o.std = importer.ForCompiler(o.fset, "gc", nil)
 
 	wanted := map[string]bool{}
 	for _, rel := range readList(*examine) {
@@ -119,7 +125,19 @@ func main() {
 		sort.Strings(names)
 		for _, name := range names {
 			o.examinePackage(w, dir, name, groups[name])
+			for _, rel := range groups[name] {
+				delete(wanted, rel)
+			}
 		}
+	}
+	left := make([]string, 0, len(wanted))
+	for rel := range wanted {
+		left = append(left, rel)
+	}
+	sort.Strings(left)
+	for _, rel := range left { // a file with no package clause to check it in
+		(&fileScan{o: o, w: w, rel: rel}).emit(map[string]any{"kind": "file", "path": rel, "sites": 0,
+			"resolved": 0, "external": 0, "dynamic": 0, "errors": 1})
 	}
 	check(w.Flush())
 	check(fh.Close())
@@ -237,7 +255,7 @@ func (o *oracle) Import(path string) (*types.Package, error) {
 			chosen = append(chosen, f)
 		}
 	}
-	conf := types.Config{Importer: o, Error: func(error) {}, FakeImportC: true}
+	conf := types.Config{Importer: o, Error: func(err error) { o.noteRedeclared(path, err) }, FakeImportC: true}
 	pkg, _ := conf.Check(path, o.fset, chosen, nil)
 	o.imported[path] = pkg
 	return pkg, nil
@@ -264,19 +282,31 @@ func (o *oracle) examinePackage(w *bufio.Writer, dir, name string, rels []string
 	}
 	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{},
 		Defs: map[*ast.Ident]types.Object{}}
-	conf := types.Config{Importer: o, FakeImportC: true, Error: func(err error) {
-		if te, ok := err.(types.Error); ok {
-			o.errors[o.rel(te.Fset.Position(te.Pos).Filename)]++
-		}
-	}}
 	path := o.importPathOf(dir)
 	if strings.HasSuffix(name, "_test") {
 		path += "_test"
 	}
+	conf := types.Config{Importer: o, FakeImportC: true, Error: func(err error) {
+		if te, ok := err.(types.Error); ok {
+			o.errors[o.rel(te.Fset.Position(te.Pos).Filename)]++
+		}
+		o.noteRedeclared(path, err)
+	}}
 	_, _ = conf.Check(path, o.fset, files, info)
 	for i, rel := range rels {
 		o.examineFile(w, rel, files[i], info)
 	}
+}
+
+func (o *oracle) noteRedeclared(path string, err error) {
+	te, ok := err.(types.Error)
+	if !ok || !strings.HasSuffix(te.Msg, " redeclared in this block") {
+		return
+	}
+	if o.redeclared[path] == nil {
+		o.redeclared[path] = map[string]bool{}
+	}
+	o.redeclared[path][strings.TrimSuffix(te.Msg, " redeclared in this block")] = true
 }
 
 func (o *oracle) rel(filename string) string {
@@ -354,7 +384,9 @@ func (s *fileScan) call(call *ast.CallExpr) {
 	switch obj := obj.(type) {
 	case *types.Func:
 		s.resolved++
-		if !s.link("call", id, obj) {
+		if s.redeclared(obj) {
+			s.site("unresolved", id, map[string]any{"reason": "redeclared"})
+		} else if !s.link("call", id, obj) {
 			s.external++
 		}
 	case *types.Builtin:
@@ -391,9 +423,18 @@ func (s *fileScan) construction(lit *ast.CompositeLit) {
 	}
 	s.sites++
 	s.resolved++
-	if !s.link("call", id, obj) {
+	if s.redeclared(obj) {
+		s.site("unresolved", id, map[string]any{"reason": "redeclared"})
+	} else if !s.link("call", id, obj) {
 		s.external++
 	}
+}
+
+// redeclared says whether obj is a package-level name declared twice: a directory of
+// stand-alone programs (testdata), or files for different platforms; the checker keeps the
+// first declaration, which need not be the one a given use means.
+func (s *fileScan) redeclared(obj types.Object) bool {
+	return obj.Pkg() != nil && obj.Parent() == obj.Pkg().Scope() && s.o.redeclared[obj.Pkg().Path()][obj.Name()]
 }
 
 // embedded reports the embedded fields of a struct or interface type as its bases.
@@ -420,9 +461,18 @@ func (s *fileScan) embedded(expr ast.Expr) {
 		if id == nil {
 			continue // a union or `~T` of a constraint
 		}
-		if obj, ok := s.info.Uses[id].(*types.TypeName); ok {
-			s.link("extends", id, obj, "relation", "extends")
+		obj, ok := s.info.Uses[id].(*types.TypeName)
+		if !ok {
+			continue
 		}
+		switch obj.Type().Underlying().(type) {
+		case *types.Struct, *types.Interface:
+			if s.redeclared(obj) {
+				s.site("unresolved", id, map[string]any{"reason": "redeclared"})
+			} else {
+				s.link("extends", id, obj, "relation", "extends")
+			}
+		} // `type Kind uint32` embedded: knoxidx's node for it is no class
 	}
 }
 

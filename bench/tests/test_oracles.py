@@ -182,6 +182,7 @@ JAVA_CORPUS = {
     "p/Shape.java": """\
         package p;
         public interface Shape { double area(); }
+        enum Kind { ROUND, FLAT(1); Kind() {} Kind(int n) {} }
         """,
     "q/Child.java": """\
         package q;
@@ -222,7 +223,7 @@ def test_java_oracle_rows(tmp_path: Path) -> None:
     }                                                               # "x".length(): the JDK's
     assert {(r["line"], r["name"]) for r in rows if r["kind"] == "unresolved"} == {(11, "call")}
     relations = {(r["name"], r["relation"]) for r in rows if r["kind"] == "extends"}
-    assert relations == {("Base", "extends"), ("Shape", "implements")}
+    assert relations == {("Base", "extends"), ("Shape", "implements")}  # none for `new Shape() {..}`
     assert stats["external"] == 1 and stats["errors"] >= 1
 
 
@@ -238,6 +239,13 @@ GO_CORPUS = {
         type Shape interface{ Area() float64 }
 
         func Map[T any](x T) T { return x }
+
+        func Twice() {}
+        """,
+    "base/twice.go": """\
+        package base
+
+        func Twice() {}
         """,
     "child.go": """\
         package m
@@ -261,6 +269,7 @@ GO_CORPUS = {
             _ = Celsius(1)
             strings.ToUpper("x")
             missing.Call()
+            base.Twice()
         }
         """,
 }
@@ -284,6 +293,7 @@ def test_go_oracle_rows(tmp_path: Path) -> None:
         ("child.go", 17, "Map", "base/base.go", 9, "Map"),      # a generic's instance
     }
     unresolved = {(r["line"], r["name"], r["reason"]) for r in rows if r["kind"] == "unresolved"}
-    assert unresolved == {(19, "Celsius", "conversion"), (21, "Call", "unattributed")}
+    assert unresolved == {(19, "Celsius", "conversion"), (21, "Call", "unattributed"),
+                          (22, "Twice", "redeclared")}  # which one is meant, the checker cannot say
     assert links(rows, "extends") == {("child.go", 10, "Base", "base/base.go", 3, "Base")}
     assert stats["dynamic"] == 1 and stats["external"] == 1  # f(); strings.ToUpper
