@@ -32,8 +32,8 @@ Rules
   ``extends`` row the same way, or -- since the base may sit on a later line
   of a multi-line class header -- when the edge's source is the innermost
   Class node containing the row's site and the targets are equal.
-* Undecidable sites: a knoxidx edge that matches no row, at the path and line
-  of an ``unresolved`` row naming its target's name, is left out (the
+* Undecidable sites: a knoxidx Calls or Extends edge that matches no row, at
+  the path and line of an ``unresolved`` row naming its target's name, is left out (the
   compiler could not say what that site calls: neither a hit nor a miss).
 * Interfaces: an oracle whose ``extends`` rows say their ``relation`` (the Java
   and Go ones) reports interfaces' supertypes and implements clauses too, so
@@ -362,15 +362,25 @@ def considered(export: Export, files: set[str], edge_types: frozenset[str], targ
 
 
 def without_undecidable(export: Export, edges: list[Edge], row_keys: list[list[Key]],
+                        edge_keys: Callable[[Edge], list[Key]],
                         undecidable: set[tuple[str, int, str]]) -> tuple[list[Edge], int]:
     """The edges less those that match no row at a site the oracle could not decide (the
     site's name is the target's): neither hits nor misses. Also how many were left out."""
     if not undecidable:
         return edges, 0
     keys = {k for keys in row_keys for k in keys}
-    kept = [e for e in edges if (e.path, e.line, e.target) in keys
+    kept = [e for e in edges if any(k in keys for k in edge_keys(e))
             or (str(e.path), e.line or 0, export.nodes[e.target].name) not in undecidable]
     return kept, len(edges) - len(kept)
+
+
+def call_edge_keys(e: Edge) -> list[Key]:
+    return [(e.path, e.line, e.target)]
+
+
+def ext_edge_keys(e: Edge) -> list[Key]:
+    # the base may sit on a later line of a multi-line class header: the subclass matches too
+    return [("site", e.path, e.line, e.target), ("class", e.source, e.target)]
 
 
 def evaluate(oracle: Oracle, export: Export) -> dict[str, Any]:
@@ -385,8 +395,9 @@ def evaluate(oracle: Oracle, export: Export) -> dict[str, Any]:
     call_row_keys: list[list[Key]] = [[(r.path, r.line, t.id)] if t else [] for r, t in zip(oracle.calls, call_targets, strict=True)]
     call_sites = {(r.path, r.line) for r in oracle.calls}
     call_edges = considered(export, files, frozenset({"Calls"}), def_kinds)
-    call_edges, undecided = without_undecidable(export, call_edges, call_row_keys, oracle.undecidable)
-    calls = link_report(oracle.calls, call_row_keys, call_edges, lambda e: [(e.path, e.line, e.target)], call_sites)
+    call_edges, undecided = without_undecidable(export, call_edges, call_row_keys, call_edge_keys,
+                                                oracle.undecidable)
+    calls = link_report(oracle.calls, call_row_keys, call_edges, call_edge_keys, call_sites)
 
     # ---- name-matching baseline over the same oracle sites
     baseline_edges = []
@@ -412,8 +423,9 @@ def evaluate(oracle: Oracle, export: Export) -> dict[str, Any]:
         ext_row_keys.append(keys)
     ext_types = frozenset({"Extends", "Implements"} if oracle.covers_interfaces else {"Extends"})
     ext_edges = considered(export, files, ext_types, class_kinds, source_kinds=class_kinds)
-    extends = link_report(oracle.extends, ext_row_keys, ext_edges,
-                          lambda e: [("site", e.path, e.line, e.target), ("class", e.source, e.target)],
+    ext_edges, ext_undecided = without_undecidable(export, ext_edges, ext_row_keys, ext_edge_keys,
+                                                   oracle.undecidable)
+    extends = link_report(oracle.extends, ext_row_keys, ext_edges, ext_edge_keys,
                           {(r.path, r.line) for r in oracle.extends})
 
     # ---- definitions
@@ -430,6 +442,7 @@ def evaluate(oracle: Oracle, export: Export) -> dict[str, Any]:
                      "oracle_extends_rows": len(oracle.extends), "oracle_def_rows": len(oracle.defs),
                      "oracle_undecidable_sites": len(oracle.undecidable),
                      "knoxidx_calls_at_undecidable_sites": undecided,
+                     "knoxidx_extends_at_undecidable_sites": ext_undecided,
                      "knoxidx_calls_considered": len(call_edges), "knoxidx_extends_considered": len(ext_edges)},
         "calls": calls,
         "name_baseline": baseline,

@@ -297,3 +297,12 @@ def test_implements_and_interfaces_count_when_the_oracle_reports_relations() -> 
     # rows without a relation (jedi, TypeScript): class extends only, as before
     rep = run(files("a.java", "s.java") + [ext(1, "Base", "b.java", 1, None)], JAVA_NODES, edges)
     assert (rep["extends"]["overall"]["edges"], rep["extends"]["overall"]["precision"]) == (1, 1.0)
+
+
+def test_extends_edges_at_undecidable_sites_are_left_out_too() -> None:
+    rows = files("a.java") + [{"kind": "unresolved", "path": "a.java", "line": 1, "col": 0, "name": "Shape"},
+                              {**call("a.java", 1, "Base", "b.java", 1, kind="extends"), "relation": "extends"}]
+    edges = [edge(1, 2, 1, "a.java", "Extends"), edge(1, 3, 1, "a.java", "Implements")]
+    rep = run(rows, JAVA_NODES, edges)
+    assert rep["extends"]["overall"]["precision"] == 1.0 and rep["extends"]["overall"]["edges"] == 1
+    assert rep["coverage"]["knoxidx_extends_at_undecidable_sites"] == 1
