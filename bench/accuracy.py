@@ -9,8 +9,10 @@ rules are pinned by ``bench/tests/test_accuracy.py``.
 
 Inputs
   ORACLE.jsonl  rows from an oracle: ``call`` / ``extends`` (site path, line,
-                name, target_path, target_line[, target_name]), ``def`` (path,
-                line, name) and ``file`` (a file the oracle examined).
+                name, target_path, target_line[, target_name][, relation]),
+                ``unresolved`` (path, line, name: a site the oracle could not
+                decide), ``def`` (path, line, name) and ``file`` (a file the
+                oracle examined).
   EXPORT.json   ``knoxidx export`` JSON: ``{"nodes": [...], "edges": [...]}``.
 
 Rules
@@ -30,6 +32,14 @@ Rules
   ``extends`` row the same way, or -- since the base may sit on a later line
   of a multi-line class header -- when the edge's source is the innermost
   Class node containing the row's site and the targets are equal.
+* Undecidable sites: a knoxidx Calls or Extends edge that matches no row, at
+  the path and line of an ``unresolved`` row naming its target's name, is left out (the
+  compiler could not say what that site calls: neither a hit nor a miss).
+* Interfaces: an oracle whose ``extends`` rows say their ``relation`` (the Java
+  and Go ones) reports interfaces' supertypes and implements clauses too, so
+  there Extends and Implements edges both count, and Interface nodes are
+  definitions (targets of Extends, and of calls: ``new I() {..}``); the jedi
+  and TypeScript oracles report class ``extends`` only.
 * Both sides are sets: oracle rows are distinct by (site path, line, target),
   knoxidx edges by (site path, line, source, target node) keeping the most
   confident label.  Precision = matched edges / considered edges; recall = matched rows /
@@ -67,6 +77,7 @@ from typing import Any
 
 DEF_KINDS = frozenset({"Function", "Class"})
 CLASS_KINDS = frozenset({"Class"})
+INTERFACE_KINDS = frozenset({"Interface"})
 LEVELS = ("exact", "inferred", "name")  # most to least confident
 UNKNOWN_LEVEL = "unknown"
 
@@ -131,10 +142,11 @@ class Export:
         self._classes_by_path: dict[str, list[Node]] = defaultdict(list)
         self._functions_by_path: dict[str, list[Node]] = defaultdict(list)
         for node in self.nodes.values():
-            if node.kind in DEF_KINDS and node.path is not None:
+            if node.kind in DEF_KINDS | INTERFACE_KINDS and node.path is not None:
                 self._by_path_name[(node.path, node.name)].append(node)
+            if node.kind in DEF_KINDS and node.path is not None:
                 self._by_name[node.name].append(node)
-            if node.kind in CLASS_KINDS and node.path is not None:
+            if node.kind in CLASS_KINDS | INTERFACE_KINDS and node.path is not None:
                 self._classes_by_path[node.path].append(node)
             if node.kind == "Function" and node.path is not None:
                 self._functions_by_path[node.path].append(node)
@@ -150,8 +162,9 @@ class Export:
                  if n.kind in kinds and n.start_line <= line <= n.end_line]
         return _innermost(spans)
 
-    def class_containing(self, path: str, line: int) -> Node | None:
-        return _innermost([n for n in self._classes_by_path.get(path, ()) if n.start_line <= line <= n.end_line])
+    def class_containing(self, path: str, line: int, kinds: frozenset[str] = CLASS_KINDS) -> Node | None:
+        return _innermost([n for n in self._classes_by_path.get(path, ())
+                           if n.kind in kinds and n.start_line <= line <= n.end_line])
 
     def function_containing(self, path: str, line: int) -> Node | None:
         return _innermost([n for n in self._functions_by_path.get(path, ()) if n.start_line <= line <= n.end_line])
@@ -195,6 +208,8 @@ class Oracle:
     calls: list[LinkRow] = field(default_factory=list)
     extends: list[LinkRow] = field(default_factory=list)
     defs: list[DefRow] = field(default_factory=list)
+    undecidable: set[tuple[str, int, str]] = field(default_factory=set)  # (path, line, name)
+    covers_interfaces: bool = False  # extends rows name their relation: see "Interfaces"
 
     @classmethod
     def from_rows(cls, rows: Iterable[dict[str, Any]]) -> Oracle:
@@ -213,6 +228,9 @@ class Oracle:
                               target_name=str(r.get("target_name") or r["name"]),
                               target_form=str(r.get("target_form", "")))
                 link_sets[kind][row] = None
+                oracle.covers_interfaces |= "relation" in r
+            elif kind == "unresolved":
+                oracle.undecidable.add((str(r["path"]), int(r["line"]), str(r["name"])))
             elif kind == "def":
                 oracle.defs.append(DefRow(path=str(r["path"]), line=int(r["line"]), name=str(r["name"]),
                                           def_type=str(r.get("def_type", "?"))))
@@ -325,12 +343,12 @@ def link_report(rows: list[LinkRow], row_keys: list[list[Key]], edges: list[Edge
     return report
 
 
-def considered(export: Export, files: set[str], edge_type: str, target_kinds: frozenset[str],
+def considered(export: Export, files: set[str], edge_types: frozenset[str], target_kinds: frozenset[str],
                source_kinds: frozenset[str] | None = None) -> list[Edge]:
-    """Edges of one type at covered sites whose target is an in-corpus definition node."""
+    """Edges of the given types at covered sites whose target is an in-corpus definition node."""
     out = []
     for e in export.edges:
-        if e.type != edge_type or e.path not in files:
+        if e.type not in edge_types or e.path not in files:
             continue
         target = export.nodes.get(e.target)
         if target is None or target.kind not in target_kinds or target.path is None:
@@ -343,16 +361,43 @@ def considered(export: Export, files: set[str], edge_type: str, target_kinds: fr
     return dedupe_edges(out)
 
 
+def without_undecidable(export: Export, edges: list[Edge], row_keys: list[list[Key]],
+                        edge_keys: Callable[[Edge], list[Key]],
+                        undecidable: set[tuple[str, int, str]]) -> tuple[list[Edge], int]:
+    """The edges less those that match no row at a site the oracle could not decide (the
+    site's name is the target's): neither hits nor misses. Also how many were left out."""
+    if not undecidable:
+        return edges, 0
+    keys = {k for keys in row_keys for k in keys}
+    kept = [e for e in edges if any(k in keys for k in edge_keys(e))
+            or (str(e.path), e.line or 0, export.nodes[e.target].name) not in undecidable]
+    return kept, len(edges) - len(kept)
+
+
+def call_edge_keys(e: Edge) -> list[Key]:
+    return [(e.path, e.line, e.target)]
+
+
+def ext_edge_keys(e: Edge) -> list[Key]:
+    # the base may sit on a later line of a multi-line class header: the subclass matches too
+    return [("site", e.path, e.line, e.target), ("class", e.source, e.target)]
+
+
 def evaluate(oracle: Oracle, export: Export) -> dict[str, Any]:
     """The full report as a JSON-able dict."""
     files = oracle.files
 
     # ---- calls
-    call_targets = [export.definition_at(r.target_path, r.target_name, r.target_line) for r in oracle.calls]
+    extra_kinds = INTERFACE_KINDS if oracle.covers_interfaces else frozenset()
+    def_kinds, class_kinds = DEF_KINDS | extra_kinds, CLASS_KINDS | extra_kinds
+    call_targets = [export.definition_at(r.target_path, r.target_name, r.target_line, def_kinds)
+                    for r in oracle.calls]
     call_row_keys: list[list[Key]] = [[(r.path, r.line, t.id)] if t else [] for r, t in zip(oracle.calls, call_targets, strict=True)]
     call_sites = {(r.path, r.line) for r in oracle.calls}
-    call_edges = considered(export, files, "Calls", DEF_KINDS)
-    calls = link_report(oracle.calls, call_row_keys, call_edges, lambda e: [(e.path, e.line, e.target)], call_sites)
+    call_edges = considered(export, files, frozenset({"Calls"}), def_kinds)
+    call_edges, undecided = without_undecidable(export, call_edges, call_row_keys, call_edge_keys,
+                                                oracle.undecidable)
+    calls = link_report(oracle.calls, call_row_keys, call_edges, call_edge_keys, call_sites)
 
     # ---- name-matching baseline over the same oracle sites
     baseline_edges = []
@@ -368,21 +413,23 @@ def evaluate(oracle: Oracle, export: Export) -> dict[str, Any]:
     # ---- extends
     ext_row_keys: list[list[Key]] = []
     for r in oracle.extends:
-        base = export.definition_at(r.target_path, r.target_name, r.target_line, CLASS_KINDS)
-        sub = export.class_containing(r.path, r.line)
+        base = export.definition_at(r.target_path, r.target_name, r.target_line, class_kinds)
+        sub = export.class_containing(r.path, r.line, class_kinds)
         keys: list[Key] = []
         if base is not None:
             keys.append(("site", r.path, r.line, base.id))
             if sub is not None:
                 keys.append(("class", sub.id, base.id))
         ext_row_keys.append(keys)
-    ext_edges = considered(export, files, "Extends", CLASS_KINDS, source_kinds=CLASS_KINDS)
-    extends = link_report(oracle.extends, ext_row_keys, ext_edges,
-                          lambda e: [("site", e.path, e.line, e.target), ("class", e.source, e.target)],
+    ext_types = frozenset({"Extends", "Implements"} if oracle.covers_interfaces else {"Extends"})
+    ext_edges = considered(export, files, ext_types, class_kinds, source_kinds=class_kinds)
+    ext_edges, ext_undecided = without_undecidable(export, ext_edges, ext_row_keys, ext_edge_keys,
+                                                   oracle.undecidable)
+    extends = link_report(oracle.extends, ext_row_keys, ext_edges, ext_edge_keys,
                           {(r.path, r.line) for r in oracle.extends})
 
     # ---- definitions
-    def_found = [export.definition_at(d.path, d.name, d.line) is not None for d in oracle.defs]
+    def_found = [export.definition_at(d.path, d.name, d.line, def_kinds) is not None for d in oracle.defs]
     by_type: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for d, ok in zip(oracle.defs, def_found, strict=True):
         by_type[d.def_type][0] += ok
@@ -393,6 +440,9 @@ def evaluate(oracle: Oracle, export: Export) -> dict[str, Any]:
     return {
         "coverage": {"files": len(files), "oracle_call_rows": len(oracle.calls),
                      "oracle_extends_rows": len(oracle.extends), "oracle_def_rows": len(oracle.defs),
+                     "oracle_undecidable_sites": len(oracle.undecidable),
+                     "knoxidx_calls_at_undecidable_sites": undecided,
+                     "knoxidx_extends_at_undecidable_sites": ext_undecided,
                      "knoxidx_calls_considered": len(call_edges), "knoxidx_extends_considered": len(ext_edges)},
         "calls": calls,
         "name_baseline": baseline,

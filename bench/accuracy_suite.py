@@ -1,13 +1,21 @@
 """Call-graph accuracy of knoxidx against compiler-grade oracles, per corpus.
 
 Python corpora are judged by jedi (``oracles/python_jedi.py``), TypeScript/JavaScript ones by
-the TypeScript language service (``oracles/ts_oracle.py``); ``accuracy.py`` compares. Oracle
-results are cached under ``bench/.cache``, so only the first run pays for them.
+the TypeScript language service (``oracles/ts_oracle.py``), Java ones by javac's attribution
+(``oracles/java_oracle.py``) and Go ones by go/types (``oracles/go_oracle.py``);
+``accuracy.py`` compares. Oracle results are cached under ``bench/.cache``, so only the first
+run pays for them. A corpus whose oracle's toolchain (a JDK, Go) is not installed is skipped.
+
+Usage (some corpora only)::
+
+    python -m bench.accuracy_suite CORPUS_ROOT [--only java/javac go/go-git ...] [--out R.json]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,7 +28,12 @@ FULL = {
     "python/django": "python", "python/sqlalchemy": "python",
     "ts/zod": "ts", "ts/tanstack-query": "ts", "tsx/radix-themes": "ts",
     "js/eslint": "ts", "js/three": "ts",
+    "java/jdk-time-net": "java", "java/javac": "java", "go/x-tools": "go", "go/go-git": "go",
 }
+ORACLE_SCRIPTS = {"python": "python_jedi.py", "ts": "ts_oracle.py", "java": "java_oracle.py",
+                  "go": "go_oracle.py"}
+# what each oracle runs on: a corpus is skipped where it is missing
+ORACLE_TOOLS = {"python": (), "ts": ("node", "npm"), "java": ("java", "javac"), "go": ("go",)}
 QUICK = {"python/django": "python"}
 QUICK_MAX_FILES = 60
 # jedi costs ~1-2 s per file: a full run judges an even sample of the Python corpora (every
@@ -30,7 +43,7 @@ FULL_PYTHON_MAX_FILES = 120
 
 
 def oracle(corpus: Path, kind: str, out: Path, max_files: int | None) -> None:
-    script = BENCH / "oracles" / ("python_jedi.py" if kind == "python" else "ts_oracle.py")
+    script = BENCH / "oracles" / ORACLE_SCRIPTS[kind]
     cmd = [sys.executable, str(script), str(corpus), str(out)]
     if max_files:
         cmd += ["--max-files", str(max_files)]
@@ -55,12 +68,21 @@ def measure(corpus: Path, kind: str, max_files: int | None) -> dict[str, Any]:
         return json.loads(proc.stdout)
 
 
-def run(corpus_root: Path, quick: bool = False) -> dict[str, Any]:
+def missing_tools(kind: str) -> list[str]:
+    return [tool for tool in ORACLE_TOOLS[kind] if shutil.which(tool) is None]
+
+
+def run(corpus_root: Path, quick: bool = False, only: list[str] | None = None) -> dict[str, Any]:
     chosen = QUICK if quick else FULL
+    if only:
+        chosen = {name: FULL[name] for name in only}
     results: dict[str, Any] = {}
     for name, kind in chosen.items():
         corpus = corpus_root / name
-        if corpus.exists():
+        if corpus.exists() and missing_tools(kind):
+            print(f"accuracy: {name} skipped, {', '.join(missing_tools(kind))} not installed",
+                  file=sys.stderr)
+        elif corpus.exists():
             print(f"accuracy: {name}", file=sys.stderr)
             limit = QUICK_MAX_FILES if quick else (FULL_PYTHON_MAX_FILES if kind == "python"
                                                     else None)
@@ -76,7 +98,9 @@ def markdown(results: dict[str, Any]) -> str:
     lines = [
         "Calls edges of every confidence against the oracle's resolution of each call site "
         "(jedi `goto(follow_imports=True)` for Python, the TypeScript language service's "
-        "`getDefinitionAtPosition` for TS/JS), restricted to targets inside the corpus. "
+        "`getDefinitionAtPosition` for TS/JS, javac's attribution for Java, go/types for Go), "
+        "restricted to targets inside the corpus. Java's Extends counts implements clauses "
+        "too; Go's is a struct's or interface's embedded types. "
         "Target: precision ≥ 90 %, recall ≥ 75 %. *At resolved sites*: precision counting "
         "only call sites where the oracle resolved something (elsewhere the oracle has no "
         "answer to agree with). The name-matching baseline links every call to every "
@@ -103,3 +127,20 @@ def markdown(results: dict[str, Any]) -> str:
             f"{_p(r.get('definitions', {}).get('recall'))} |"
         )
     return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("corpus_root", type=Path, help="what get-corpus.sh filled (LANG/NAME/...)")
+    ap.add_argument("--only", nargs="+", choices=sorted(FULL), help="these corpora only")
+    ap.add_argument("--out", type=Path, help="also write the results as JSON here")
+    args = ap.parse_args(argv)
+    results = run(args.corpus_root, only=args.only)
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=1))
+    print(results["markdown"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -328,7 +328,7 @@ def pair_accuracy(oracle: Oracle, graph: Export) -> dict[str, Any]:
                                                         row.target_line)
         rows.add((caller_at(row.path, row.line), callee))
     pairs = set()
-    for edge in considered(graph, oracle.files, "Calls", DEF_KINDS):
+    for edge in considered(graph, oracle.files, frozenset({"Calls"}), DEF_KINDS):
         source = graph.nodes.get(edge.source)
         caller = edge.source if source is not None and source.kind == "Function" \
             else ("file", edge.path)

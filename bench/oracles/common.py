@@ -24,7 +24,10 @@ import hashlib
 import json
 import math
 import os
-from collections.abc import Iterable, Iterator, Sequence
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent.parent
@@ -139,3 +142,71 @@ def count_kinds(rows: Iterable[Row]) -> dict[str, int]:
         k = str(row["kind"])
         counts[k] = counts.get(k, 0) + 1
     return dict(sorted(counts.items()))
+
+
+def parse_rows(text: str) -> dict[str, list[Row]]:
+    """Rows grouped by file, ``file`` row first, from output where each file's ``file`` row
+    comes last; a file whose ``file`` row is missing (the process died while writing it)
+    is left out, so it is never cached half done."""
+    by_file: dict[str, list[Row]] = {}
+    pending: list[Row] = []
+    for line in text.splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            break  # truncated tail of a killed process
+        if row["kind"] == "file":
+            by_file[str(row["path"])] = [row, *pending]
+            pending = []
+        else:
+            pending.append(row)
+    return by_file
+
+
+# Runs the compiler over every file of the corpus (repo-relative paths), examining some of
+# them in a scratch directory: their rows grouped by file.
+WholeProgramRunner = Callable[[Path, list[str], list[str], Path], dict[str, list[Row]]]
+
+
+def run_whole_program_oracle(name: str, corpus: Path, out: Path, suffixes: Sequence[str],
+                             salt: Sequence[str], runner: WholeProgramRunner,
+                             max_files: int | None = None, subset: str = "stride",
+                             use_cache: bool = True) -> dict[str, object]:
+    """A compiler oracle's run (javac, go/types): the compiler sees every file of the corpus
+    at once and examines the chosen ones not cached yet. Writes OUT.jsonl; returns stats."""
+    corpus = corpus.resolve()
+    t0 = time.perf_counter()
+    files = list_files(corpus, suffixes)
+    chosen = select_subset(files, max_files, subset)
+    cache = FileCache(name, corpus_key(corpus, files, salt))
+    results: dict[str, list[Row]] = {}
+    if use_cache:
+        for rel in chosen:
+            cached = cache.get(rel)
+            if cached is not None:
+                results[rel] = cached
+    todo = [rel for rel in chosen if rel not in results]
+    if todo:
+        print(f"[{name}] {len(chosen)} files ({len(results)} cached), checking {len(files)} "
+              f"to examine {len(todo)} ...", file=sys.stderr)
+        with tempfile.TemporaryDirectory(prefix=f"{name}-") as tmp:
+            fresh = runner(corpus, files, todo, Path(tmp))
+        for rel, rows in fresh.items():
+            cache.put(rel, rows)
+        results.update(fresh)
+        missing = [rel for rel in todo if rel not in results]
+        if missing:
+            sys.exit(f"{name}: {len(missing)} files were not examined (first: {missing[0]})")
+
+    rows = [row for rel in chosen for row in results[rel]]
+    write_jsonl(out, rows)
+    file_rows = [r for r in rows if r["kind"] == "file"]
+    totals: dict[str, int] = {}
+    for r in file_rows:  # the per-file counters (sites, resolved, errors ...) summed
+        for k, v in r.items():
+            if isinstance(v, int):
+                totals[k] = totals.get(k, 0) + v
+    return {
+        "corpus": str(corpus), "files": len(chosen), "computed": len(todo),
+        "wall_s": round(time.perf_counter() - t0, 1), "rows": count_kinds(rows), **dict(sorted(totals.items())),
+    }

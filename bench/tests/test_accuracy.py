@@ -260,3 +260,49 @@ def test_recall_by_target_form_when_rows_carry_it() -> None:
         "method": {"recall": 0.0, "matched_rows": 0, "rows": 1},
     }
     assert "recall_by_target_form" not in run(files("a.py"), NODES, [])["calls"]  # jedi rows: no forms
+
+
+def test_edges_at_undecidable_sites_are_neither_hits_nor_misses() -> None:
+    # a.py:3 calls something the compiler could not attribute, named `helper`; a.py:4 one named
+    # `other`. knoxidx's edge to helper at line 3 is left out; its edge to helper at line 4
+    # (the site's name is not the target's) and its matching edge at line 5 still count.
+    rows = files("a.py") + [{"kind": "unresolved", "path": "a.py", "line": 3, "col": 0, "name": "helper"},
+                            {"kind": "unresolved", "path": "a.py", "line": 4, "col": 0, "name": "other"},
+                            call("a.py", 5, "helper", "b.py", 1)]
+    rep = run(rows, NODES, [edge(2, 10, 3), edge(2, 10, 4), edge(2, 10, 5)])
+    assert rep["calls"]["overall"]["edges"] == 2 and rep["calls"]["overall"]["matched_edges"] == 1
+    assert rep["coverage"]["knoxidx_calls_at_undecidable_sites"] == 1
+    assert rep["coverage"]["oracle_undecidable_sites"] == 2
+
+
+JAVA_NODES = [
+    node(1, "Class", "Child", "a.java", 1, 10),
+    node(2, "Class", "Base", "b.java", 1, 5),
+    node(3, "Interface", "Shape", "s.java", 1, 3),
+    node(4, "Interface", "Solid", "s.java", 4, 6),
+]
+
+
+def test_implements_and_interfaces_count_when_the_oracle_reports_relations() -> None:
+    def ext(line: int, name: str, target: str, target_line: int, relation: str | None) -> dict[str, Any]:
+        row = call("a.java", line, name, target, target_line, kind="extends")
+        return row if relation is None else dict(row, relation=relation)
+
+    edges = [edge(1, 2, 1, "a.java", "Extends"), edge(1, 3, 1, "a.java", "Implements"),
+             edge(4, 3, 4, "s.java", "Extends")]
+    with_relations = [ext(1, "Base", "b.java", 1, "extends"), ext(1, "Shape", "s.java", 1, "implements"),
+                      {**call("s.java", 4, "Shape", "s.java", 1, kind="extends"), "relation": "extends"}]
+    rep = run(files("a.java", "s.java") + with_relations, JAVA_NODES, edges)["extends"]["overall"]
+    assert (rep["edges"], rep["matched_edges"], rep["rows"], rep["matched_rows"]) == (3, 3, 3, 3)
+    # rows without a relation (jedi, TypeScript): class extends only, as before
+    rep = run(files("a.java", "s.java") + [ext(1, "Base", "b.java", 1, None)], JAVA_NODES, edges)
+    assert (rep["extends"]["overall"]["edges"], rep["extends"]["overall"]["precision"]) == (1, 1.0)
+
+
+def test_extends_edges_at_undecidable_sites_are_left_out_too() -> None:
+    rows = files("a.java") + [{"kind": "unresolved", "path": "a.java", "line": 1, "col": 0, "name": "Shape"},
+                              {**call("a.java", 1, "Base", "b.java", 1, kind="extends"), "relation": "extends"}]
+    edges = [edge(1, 2, 1, "a.java", "Extends"), edge(1, 3, 1, "a.java", "Implements")]
+    rep = run(rows, JAVA_NODES, edges)
+    assert rep["extends"]["overall"]["precision"] == 1.0 and rep["extends"]["overall"]["edges"] == 1
+    assert rep["coverage"]["knoxidx_extends_at_undecidable_sites"] == 1

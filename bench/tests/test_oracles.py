@@ -156,3 +156,144 @@ def test_ts_oracle_rows(tmp_path: Path) -> None:
                     ("a.ts", "Child", "class"), ("a.ts", "run", "method"), ("a.ts", "arrow", "function"),
                     ("sub/b.ts", "helper", "function"), ("sub/b.ts", "Widget", "class")}
     assert [r["path"] for r in rows if r["kind"] == "file"] == ["a.ts", "sub/b.ts"]
+
+
+def test_parse_rows_drops_a_file_cut_off_before_its_file_row() -> None:
+    text = "\n".join([
+        '{"kind":"call","path":"a.java","line":3}',
+        '{"kind":"file","path":"a.java","sites":1}',
+        '{"kind":"call","path":"b.java","line":1}',
+        '{"kind":"fi',  # the process was killed mid-row
+    ])
+    assert common.parse_rows(text) == {"a.java": [{"kind": "file", "path": "a.java", "sites": 1},
+                                                  {"kind": "call", "path": "a.java", "line": 3}]}
+
+
+JAVA_CORPUS = {
+    "p/Base.java": """\
+        package p;
+        public class Base {
+            public Base(int x) {}
+            public void greet() {}
+            public void over(int a) {}
+            public void over(String a) {}
+        }
+        """,
+    "p/Shape.java": """\
+        package p;
+        public interface Shape { double area(); }
+        enum Kind { ROUND, FLAT(1); Kind() {} Kind(int n) {} }
+        """,
+    "q/Child.java": """\
+        package q;
+        import p.Base;
+        import p.Shape;
+        import org.missing.Lib;
+        public class Child extends Base implements Shape {
+            Child() { super(1); }
+            public double area() {
+                greet();
+                over("s");
+                Shape s = new Shape() { public double area() { return 0; } };
+                Lib.call();
+                return s.area() + "x".length();
+            }
+        }
+        """,
+}
+
+
+@pytest.mark.slow
+def test_java_oracle_rows(tmp_path: Path) -> None:
+    import java_oracle
+
+    if shutil.which("javac") is None or shutil.which("java") is None:
+        pytest.skip("no JDK installed")
+    corpus = write(tmp_path / "corpus", JAVA_CORPUS)
+    out = tmp_path / "out.jsonl"
+    stats = java_oracle.run_oracle(corpus, out)
+    rows = list(common.read_jsonl(out))
+
+    assert links(rows, "call") == {
+        ("q/Child.java", 6, "super", "p/Base.java", 2, "Base"),     # a constructor -> its class
+        ("q/Child.java", 8, "greet", "p/Base.java", 4, "greet"),    # inherited
+        ("q/Child.java", 9, "over", "p/Base.java", 6, "over"),      # the overload javac chose
+        ("q/Child.java", 10, "Shape", "p/Shape.java", 2, "Shape"),  # anonymous: its interface
+        ("q/Child.java", 12, "area", "p/Shape.java", 2, "area"),    # through the interface
+    }                                                               # "x".length(): the JDK's
+    assert {(r["line"], r["name"]) for r in rows if r["kind"] == "unresolved"} == {(11, "call")}
+    relations = {(r["name"], r["relation"]) for r in rows if r["kind"] == "extends"}
+    assert relations == {("Base", "extends"), ("Shape", "implements")}  # none for `new Shape() {..}`
+    assert stats["external"] == 1 and stats["errors"] >= 1
+
+
+GO_CORPUS = {
+    "go.mod": "module example.com/m\n\ngo 1.18\n",
+    "base/base.go": """\
+        package base
+
+        type Base struct{}
+
+        func (Base) Greet() {}
+
+        type Shape interface{ Area() float64 }
+
+        func Map[T any](x T) T { return x }
+
+        func Twice() {}
+        """,
+    "base/twice.go": """\
+        package base
+
+        func Twice() {}
+        """,
+    "child.go": """\
+        package m
+
+        import (
+            "strings"
+
+            "example.com/m/base"
+            "example.org/missing"
+        )
+
+        type Child struct{ base.Base }
+
+        type Celsius float64
+
+        func run(s base.Shape, f func()) {
+            Child{}.Greet()
+            s.Area()
+            base.Map[int](1)
+            f()
+            _ = Celsius(1)
+            strings.ToUpper("x")
+            missing.Call()
+            base.Twice()
+        }
+        """,
+}
+
+
+@pytest.mark.slow
+def test_go_oracle_rows(tmp_path: Path) -> None:
+    import go_oracle
+
+    if shutil.which("go") is None:
+        pytest.skip("no Go toolchain installed")
+    corpus = write(tmp_path / "corpus", GO_CORPUS)
+    out = tmp_path / "out.jsonl"
+    stats = go_oracle.run_oracle(corpus, out)
+    rows = list(common.read_jsonl(out))
+
+    assert links(rows, "call") == {
+        ("child.go", 15, "Greet", "base/base.go", 5, "Greet"),  # promoted through embedding
+        ("child.go", 16, "Area", "base/base.go", 7, "Area"),    # the interface's method
+        ("child.go", 15, "Child", "child.go", 10, "Child"),     # a struct literal constructs
+        ("child.go", 17, "Map", "base/base.go", 9, "Map"),      # a generic's instance
+    }
+    unresolved = {(r["line"], r["name"], r["reason"]) for r in rows if r["kind"] == "unresolved"}
+    assert unresolved == {(19, "Celsius", "conversion"), (21, "Call", "unattributed"),
+                          (22, "Twice", "redeclared")}  # which one is meant, the checker cannot say
+    assert links(rows, "extends") == {("child.go", 10, "Base", "base/base.go", 3, "Base")}
+    assert stats["dynamic"] == 1 and stats["external"] == 1  # f(); strings.ToUpper

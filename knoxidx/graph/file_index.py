@@ -70,7 +70,10 @@ class FileIndex:
         self.rules = rules
         defs = facts.defs
         children: dict[tuple[int, str], list[int]] = defaultdict(list)
+        hide_methods = rules.methods_outside_module_scope
         for i, d in enumerate(defs):
+            if hide_methods and d.owner and d.parent < 0:
+                continue  # a Go receiver's method: no name of the package scope
             children[(d.parent, d.name)].append(i)
         self._ids: list[int] | None = list(ids) if ids is not None else None
         self.children = children

@@ -147,6 +147,10 @@ class ScopeResolver(Lookups):
                     return (typed, True) if typed else ([], False)
                 found = self._scope_entry(fi, s, name, want_type)
                 if found is not None:
+                    if s == scope and d.kind in TYPE_KINDS and name == d.name:
+                        # a class's own name inside it is the class (as _class_scope has
+                        # it), not the member named like it: a Java constructor
+                        return [("d", fi.path, s)], False
                     return found, False
                 if d.kind == FUNCTION and name in rules.self_names and rules.self_binds_anywhere:
                     cls = fi.class_of(s)

@@ -88,6 +88,10 @@ class BaseRules:
     self_binds_anywhere = False
     class_members_visible = False
     out_of_line_methods = False
+    # out-of-line methods are no names of the module scope (Go: `T{}` is the type even where a
+    # method T of another type follows it). Not Rust's yet: its lookups of a method through
+    # `self` in a trait impl still go by the module's names.
+    methods_outside_module_scope = False
     # `super(...)` alone constructs the instance's base part (JS/TS, Java): a call of the base
     # class, where Python's `super()` is a proxy to call methods on
     super_call_constructs = False

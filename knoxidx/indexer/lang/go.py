@@ -112,6 +112,7 @@ def package_path(path: str, layout: Any) -> str:
 
 class _Rules(BaseRules):
     out_of_line_methods = True
+    methods_outside_module_scope = True
     guess_members = True
     builtin_method_names = frozenset({
         "Error", "String", "Close", "Read", "Write", "Lock", "Unlock", "RLock", "RUnlock",
