@@ -167,3 +167,21 @@ def test_a_process_with_threads_never_forks_its_chunking_workers(tmp_path: Path)
         other.join()
     assert report.retrieval and report.retrieval["added"] > 0
     assert not forked, f"forked workers: {forked}"
+
+
+def test_mcp_watch_applies_a_batch_of_40_files_and_stops_on_sigterm(big_repo: Path) -> None:
+    import subprocess
+
+    proc = Process(knoxidx_command("mcp", str(big_repo), "--watch", "--debounce-ms", "50"),
+                   stdin=subprocess.PIPE)
+    try:
+        proc.expect(r"initial update", stream="err", timeout=120)
+        change_files(big_repo, 40, "mcp")
+        wait_for(lambda: has_symbol(big_repo, "mcp_39"), timeout=60, what="the batch")
+        workers = descendants(proc.proc.pid)
+        code, _ = stop_within(proc, STOP_BOUND_S)
+        assert code in (0, -signal.SIGTERM)
+        wait_for(lambda: not alive(workers), timeout=5, what="the workers gone")
+    finally:
+        if proc.proc.poll() is None:
+            proc.proc.kill()
