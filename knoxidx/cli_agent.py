@@ -6,9 +6,11 @@ they start.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +21,12 @@ import click
 from knoxidx.cli import _emit, _open, json_option, main, offline_option, path_argument
 from knoxidx.cli_options import shared_store, store_options
 from knoxidx.store_url import redact
+
+# After SIGTERM (or Ctrl-C), an update still running this long is abandoned (it rolls back;
+# the next start applies its changes), and a process still running this long ends at once:
+# every face ends within 5 s.
+STOP_GRACE_S = 2.0
+STOP_LIMIT_S = 4.5
 
 debounce_option = click.option(
     "--debounce-ms", type=click.IntRange(10, 60_000), default=150, show_default=True,
@@ -52,7 +60,7 @@ def watch_cmd(path: str, debounce_ms: int, jobs: int | None, graph_only: bool, w
                       wait=wait, reconcile_s=reconcile_s,
                       emit=line_emitter(sys.stdout, as_json),
                       store=shared[0] if shared else None, repo=shared[1] if shared else None)
-    with _graceful(watcher.request_stop):
+    with _graceful(lambda: watcher.request_stop(STOP_GRACE_S)):
         watcher.run()
 
 
@@ -117,7 +125,7 @@ def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, wo
                    limits=ClientLimits(header_timeout, body_timeout, max_connections))
     finally:
         if watcher is not None:
-            watcher.stop()
+            _stop_watcher(watcher)
 
 
 @main.command("mcp")
@@ -143,7 +151,7 @@ def mcp_cmd(path: str, watch: bool, debounce_ms: int) -> None:
         run_stdio(root, watcher)
     finally:
         if watcher is not None:
-            watcher.stop()
+            _stop_watcher(watcher)
 
 
 @main.command("context")
@@ -185,10 +193,19 @@ def _start_watcher(path: str, watch: bool, debounce_ms: int) -> tuple[Any, Path]
     return watcher, Path(watcher.status.root)
 
 
+def _stop_watcher(watcher: Any) -> None:
+    """Stop a server's watcher once the server has stopped: an update in progress is
+    abandoned at once (the server already took its time to stop), and a watcher that still
+    does not end within STOP_LIMIT_S ends the process."""
+    if not watcher.stop(timeout=STOP_LIMIT_S, grace_s=0):
+        _leave_now()
+
+
 @contextmanager
 def _graceful(stop: Any) -> Iterator[None]:
-    """SIGINT/SIGTERM ask ``stop()`` (the update in progress finishes); a second one
-    interrupts at once (the update's transaction rolls back: nothing is lost)."""
+    """SIGINT/SIGTERM ask ``stop()`` (which abandons an update still running after
+    STOP_GRACE_S); a second one interrupts at once (the update's transaction rolls back:
+    nothing is lost); a process still running STOP_LIMIT_S after the first ends then."""
     asked: list[int] = []
 
     def handler(signum: int, frame: Any) -> None:
@@ -196,6 +213,9 @@ def _graceful(stop: Any) -> Iterator[None]:
             raise KeyboardInterrupt
         asked.append(signum)
         stop()
+        limit = threading.Timer(STOP_LIMIT_S, _leave_now)
+        limit.daemon = True
+        limit.start()
 
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -203,3 +223,15 @@ def _graceful(stop: Any) -> Iterator[None]:
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)
+
+
+def _leave_now() -> None:
+    """End the process at once, its output flushed: the update in progress rolls back (its
+    changes are applied at the next start), the write lock goes with the process, and the
+    workers with their parent."""
+    click.echo(f"knoxidx: the watcher did not stop within {STOP_LIMIT_S:g} s; exiting now "
+               "(the update in progress rolls back)", err=True)
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(1)

@@ -61,6 +61,12 @@ GC_PAUSED_BATCH_PATHS = 64
 SAMPLE_PATHS = 20
 
 log = logging.getLogger(__name__)
+
+
+class UpdateAbandoned(Exception):
+    """Raised inside an update the watcher was told to abandon (see ``request_stop``)."""
+
+
 Emit = Callable[[str, dict[str, Any]], None]
 
 
@@ -139,6 +145,7 @@ class Watcher:
         self._status_lock = threading.Lock()
         self._changes = PendingChanges()
         self._stop = threading.Event()
+        self._abort = threading.Event()  # abandon the update in progress (see request_stop)
         self._ready = threading.Event()
         self._thread: threading.Thread | None = None
         self._failure: BaseException | None = None
@@ -161,16 +168,26 @@ class Watcher:
         if self._failure is not None:
             raise self._failure
 
-    def stop(self, timeout: float | None = 30.0) -> None:
-        self._stop.set()
+    def stop(self, timeout: float | None = 30.0, grace_s: float | None = None) -> bool:
+        """Stop the watcher's thread (see :meth:`request_stop` for ``grace_s``); whether it
+        ended within ``timeout``."""
+        self.request_stop(grace_s)
         with self._changes.cond:
             self._changes.cond.notify_all()
         if self._thread is not None:
             self._thread.join(timeout)
+            return not self._thread.is_alive()
+        return True
 
-    def request_stop(self) -> None:
-        """Safe from a signal handler: the loop ends after the update in progress."""
-        self._stop.set()
+    def request_stop(self, grace_s: float | None = None) -> None:
+        """Safe from a signal handler: the loop ends after the update in progress; with
+        ``grace_s``, an update still running that long after is abandoned (rolled back: the
+        next start finds its changes again), so that the process ends in bounded time."""
+        self._stop.set()  # (seen within half a second by an idle loop)
+        if grace_s is not None and not self._abort.is_set():
+            timer = threading.Timer(grace_s, self._abort.set)
+            timer.daemon = True
+            timer.start()
 
     def snapshot(self) -> dict[str, Any]:
         with self._status_lock:
@@ -216,6 +233,9 @@ class Watcher:
                 self._totals = _totals(index)  # so the first line shows what it changed
                 self._apply(index, _Batch("start", [], 0, True))
                 self._loop(index, watches)
+            except UpdateAbandoned:
+                log.info("stopped mid-update: the update rolled back, and the next start "
+                         "applies its changes")
             finally:
                 gc.unfreeze()  # what _apply froze goes back to the collector
                 observer.stop()
@@ -286,7 +306,7 @@ class Watcher:
             try:
                 self._apply(index, batch)
                 failures = 0
-            except (CorruptIndexError, IndexGoneError):
+            except (CorruptIndexError, IndexGoneError, UpdateAbandoned):
                 raise
             except Exception as exc:  # logged, and the batch retried: never lost
                 if isinstance(exc, sqlite3.DatabaseError):
@@ -405,6 +425,8 @@ class Watcher:
                 "held it; start `knoxidx watch` again, which rebuilds it")
 
     def _progress(self, phase: str, done: int, total: int) -> None:
+        if self._abort.is_set():  # (called often in every phase of an update)
+            raise UpdateAbandoned("the watcher was stopped mid-update")
         self._set(progress={"phase": phase, "done": done, "total": total})
 
     def _set(self, **values: Any) -> None:

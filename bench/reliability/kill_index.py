@@ -23,9 +23,12 @@ import sqlite3
 import subprocess
 import tempfile
 import time
+from contextlib import suppress
 from pathlib import Path
 
 from bench.reliability.common import Outcome, graph_of, knoxidx_command, run_cli
+from knoxidx.graph.spool import SPOOL_SUFFIX
+from knoxidx.graph.write_lock import LOCK_NAME
 from knoxidx.verify import clean_graph
 
 MUTATIONS = ("cold", "edit", "edit", "branch")
@@ -184,3 +187,117 @@ def _quartiles(values: list[float]) -> list[float]:
     ordered = sorted(values)
     return [round(ordered[min(int(q * len(ordered)), len(ordered) - 1)], 2)
             for q in (0.25, 0.5, 0.75)]
+
+
+def kill_index_pid_only(corpus: Path, trials: int, *, seed: int = 1, jobs: int = 3,
+                        workdir: Path | None = None) -> Outcome:
+    """``trials`` runs of ``knoxidx index`` killed by SIGKILL of the indexer's process id
+    alone, as the OOM killer does (its workers are not signalled), while its resolver workers
+    run: a cold build or a third of the files changed, killed at a random point of the
+    resolution (the spool appears as the workers fork). Then no worker may be left, the write
+    lock must be free, no process may have printed a traceback, and the next ``knoxidx index``
+    (no ``--wait``) must complete and equal a clean rebuild."""
+    from bench.reliability.common import copy_tree
+
+    outcome = Outcome(f"SIGKILL of the `knoxidx index` process alone, mid-resolution "
+                      f"({corpus.name})")
+    rng = random.Random(seed)
+    base = Path(tempfile.mkdtemp(prefix="knoxidx-pidkill-", dir=workdir))
+    root = copy_tree(corpus, base / corpus.name)
+    index_dir = root / ".knoxidx"
+    survivors = locks_left = tracebacks = not_mid_resolution = 0
+    try:
+        attempts = 0
+        while outcome.trials < trials and attempts < trials * 3:
+            attempts += 1
+            kind = ("cold", "branch")[rng.randrange(2)]
+            what = mutate(root, kind, rng, attempts)
+            if kind == "branch":  # (a branch switch on an index that exists)
+                if not (index_dir / "index.db").exists():
+                    run_cli("index", "--jobs", str(jobs), str(root))
+            label = f"trial {attempts} ({what})"
+            err = base / "stderr"
+            with open(err, "wb") as stderr:
+                proc = subprocess.Popen(knoxidx_command("index", "--jobs", str(jobs), str(root)),
+                                        stdout=subprocess.DEVNULL, stderr=stderr,
+                                        start_new_session=True)
+            resolving = _wait_for_spool(index_dir, proc)
+            if resolving:
+                time.sleep(rng.uniform(0.0, 0.4))
+            if proc.poll() is not None:
+                not_mid_resolution += 1
+                continue
+            os.kill(proc.pid, signal.SIGKILL)  # the indexer's process alone
+            proc.wait()
+            outcome.trials += 1
+            left = _session_members(proc.pid, within=5.0)
+            if left:
+                survivors += 1
+                outcome.fail(f"{label}: {len(left)} worker(s) outlived the indexer")
+                for pid in left:
+                    with suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+            if not _lock_free(index_dir):
+                locks_left += 1
+                outcome.fail(f"{label}: the write lock was left held")
+            text = err.read_text(errors="replace")
+            if "Traceback" in text or "BrokenPipeError" in text:
+                tracebacks += 1
+                outcome.fail(f"{label}: a traceback: {text[-400:]}")
+            done = run_cli("index", "--jobs", str(jobs), str(root))
+            if done.returncode != 0:
+                outcome.fail(f"{label}: the next run failed: {done.stderr[-300:]}")
+                continue
+            if graph_of(root) != clean_graph(root):
+                outcome.fail(f"{label}: differs from a clean rebuild")
+        outcome.figures = {
+            "corpus": str(corpus), "files": len(source_files(root)), "kills": outcome.trials,
+            "workers_left": survivors, "locks_left": locks_left, "tracebacks": tracebacks,
+            "finished_or_not_resolving_in_parallel": not_mid_resolution,
+        }
+        return outcome
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _wait_for_spool(index_dir: Path, proc: subprocess.Popen[bytes]) -> bool:
+    """Wait until the run's resolver workers fork (its spool appears) or it ends."""
+    while proc.poll() is None:
+        if any(SPOOL_SUFFIX in p.name for p in index_dir.glob("*")):
+            return True
+        time.sleep(0.005)
+    return False
+
+
+def _session_members(session: int, within: float) -> list[int]:
+    """The processes of ``session`` (the indexer's, which its workers inherit) still running
+    ``within`` seconds from now (none: at once)."""
+    deadline = time.monotonic() + within
+    while True:
+        members = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            with suppress(OSError, IndexError, ValueError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if fields[0] != "Z" and int(fields[3]) == session:
+                    members.append(int(entry.name))
+        if not members or time.monotonic() > deadline:
+            return members
+        time.sleep(0.05)
+
+
+def _lock_free(index_dir: Path) -> bool:
+    import fcntl
+
+    try:
+        fd = os.open(index_dir / LOCK_NAME, os.O_RDWR)
+    except FileNotFoundError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)

@@ -30,8 +30,8 @@ from bench.reliability.common import CORPUS, Outcome
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "RELIABILITY.md"
 RESULTS = REPO / "bench" / "results"
-SCENARIOS = ("kill-index", "kill-watch", "concurrency", "separate-writer", "disk-full",
-             "read-only", "damaged", "embedding", "load")
+SCENARIOS = ("kill-index", "kill-index-pid", "kill-watch", "concurrency", "separate-writer",
+             "disk-full", "read-only", "damaged", "embedding", "load")
 STORAGE_TESTS = "tests/reliability/test_storage_faults.py"
 STORAGE_CASES = {  # pytest -k expressions over STORAGE_TESTS
     "disk-full": "disk_full or full_disk",
@@ -70,7 +70,7 @@ EMBEDDING_TITLE = ("embedding API: timeouts, 429 + Retry-After, 500s, malformed 
 
 def plan(quick: bool, tmp: Path) -> dict[str, Callable[[], Outcome]]:
     from bench.reliability.concurrency import concurrency
-    from bench.reliability.kill_index import kill_index
+    from bench.reliability.kill_index import kill_index, kill_index_pid_only
     from bench.reliability.kill_watch import kill_watch
     from bench.reliability.load import load
     from bench.reliability.separate_writer import separate_writer
@@ -93,6 +93,8 @@ def plan(quick: bool, tmp: Path) -> dict[str, Callable[[], Outcome]]:
     if quick:
         return {
             "kill-index": lambda: kill_index(generated(tmp, 120), 3, seed=3, workdir=tmp),
+            "kill-index-pid": lambda: kill_index_pid_only(generated(tmp, 1500), 3, seed=3,
+                                                          workdir=tmp),
             "kill-watch": lambda: kill_watch(generated(tmp, 60), 2, seed=5, workdir=tmp),
             "concurrency": lambda: concurrency(generated(tmp, 40), 6, workdir=tmp),
             "separate-writer": lambda: separate_writer(generated(tmp, 40), 6, workdir=tmp),
@@ -102,6 +104,9 @@ def plan(quick: bool, tmp: Path) -> dict[str, Callable[[], Outcome]]:
         }
     return {
         "kill-index": lambda: kill_index(small, 50, seed=1, workdir=tmp),
+        # generated: large enough that resolution (over 200 files, forked workers) is caught
+        "kill-index-pid": lambda: kill_index_pid_only(generated(tmp, 1500), 50, seed=1,
+                                                      workdir=tmp),
         "kill-watch": lambda: kill_watch(small, 20, seed=2, workdir=tmp),
         "concurrency": lambda: concurrency(large, 60, workdir=tmp),
         "separate-writer": lambda: separate_writer(large, 60, workdir=tmp),
@@ -170,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
 
 COMMANDS = {
     "kill-index": "python -m bench.reliability --only kill-index",
+    "kill-index-pid": "python -m bench.reliability --only kill-index-pid",
     "kill-watch": "python -m bench.reliability --only kill-watch",
     "concurrency": "python -m bench.reliability --only concurrency",
     "separate-writer": "python -m bench.reliability --only separate-writer",
@@ -197,6 +203,9 @@ def _figures(name: str, data: dict[str, Any]) -> str:
     if name == "kill-index":
         return (f"{f.get('kills')} kills landed ({f.get('finished_before_the_kill')} runs "
                 f"finished first), at quartiles {f.get('kill_point_quartiles')} of the run")
+    if name == "kill-index-pid":
+        return (f"{f.get('kills')} kills mid-resolution; workers left {f.get('workers_left')}, "
+                f"locks left {f.get('locks_left')}, tracebacks {f.get('tracebacks')}")
     if name == "kill-watch":
         landed = f.get("kills_landed") or {}
         return (f"{landed.get('during the batch', 0)} kills after the debounce with the batch "

@@ -23,6 +23,7 @@ from knoxidx.indexer.extract import prepare
 from knoxidx.indexer.parse_worker import CANNOT_START, job_size, new_pool, read_alone, read_chunk
 from knoxidx.indexer.reader import ReadResult
 from knoxidx.indexer.standing import STANDING, Standing
+from knoxidx.indexer.worker_limits import may_fork
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]
@@ -58,9 +59,9 @@ def read_all(
     # files, so no worker finishes long after the other, and the first results come as soon
     # as one large file is read (results arrive in any order anyway).
     args.sort(key=job_size, reverse=True)
-    # inside a watcher (a threaded server), even a large batch's pool starts from the
-    # forkserver rather than from a fork of the server
-    method = "forkserver" if STANDING.get() is not None else "fork"
+    # inside a watcher, or any process with threads (see may_fork), even a large batch's pool
+    # starts from the forkserver rather than from a fork of the process
+    method = "forkserver" if STANDING.get() is not None or not may_fork() else "fork"
     routed = method == "fork" and workers > 1 and hasattr(os, "pread")
     if method == "fork" and not routed:
         # one worker: it inherits them compiled, and so do the next update's in a long-lived

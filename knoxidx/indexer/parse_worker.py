@@ -21,7 +21,7 @@ from knoxidx.indexer.worker_limits import (
     READ_SECONDS,
     READ_SECONDS_PER_MB,
     cpu_bound,
-    end_with,
+    die_with_parent,
     limit_worker_memory,
     worker_memory_mb,
 )
@@ -39,9 +39,10 @@ def new_pool(workers: int, method: str) -> ProcessPoolExecutor:
 
 
 def start_worker(memory_mb: int, owner: int) -> None:
-    """Run first in a pool's worker: its caps, and its end with ``owner`` (``end_with``)."""
+    """Run first in a pool's worker: its caps, and its end with ``owner``
+    (``die_with_parent``)."""
     limit_worker_memory(memory_mb)
-    end_with(owner)
+    die_with_parent(owner)
 
 
 def _context(method: str) -> Any:
@@ -166,7 +167,8 @@ def _start_alone(job: Job, method: str) -> tuple[Any, Any]:
     """A started worker reading ``job`` and the end of the pipe its results come back on."""
     ctx = _context(method)
     receiver, sender = ctx.Pipe(duplex=False)
-    worker = ctx.Process(target=run_alone, args=(sender, job, worker_memory_mb()), daemon=True)
+    worker = ctx.Process(target=run_alone, args=(sender, job, worker_memory_mb(), os.getpid()),
+                         daemon=True)
     try:
         worker.start()
     except BaseException:
@@ -177,9 +179,11 @@ def _start_alone(job: Job, method: str) -> tuple[Any, Any]:
     return worker, receiver
 
 
-def run_alone(sender: Any, job: Job, memory_mb: int) -> None:
-    """Run in the worker :func:`read_alone` starts: capped as a pool's workers are."""
+def run_alone(sender: Any, job: Job, memory_mb: int, owner: int) -> None:
+    """Run in the worker :func:`read_alone` starts: capped, and ending with ``owner``, as a
+    pool's workers are."""
     limit_worker_memory(memory_mb)
+    die_with_parent(owner)
     sender.send(read_chunk([job]))
     sender.close()
 

@@ -41,6 +41,7 @@ from knoxidx.indexer.reader import (
 from knoxidx.indexer.resolve_workers import resolve_in_parallel
 from knoxidx.indexer.session import WriterSession
 from knoxidx.indexer.walk_cache import WalkCache
+from knoxidx.indexer.worker_limits import may_fork
 
 if TYPE_CHECKING:
     from knoxidx.graph.spool import ResolutionSpool
@@ -233,8 +234,9 @@ def update_index(
                 contains.extend(made)
             store.flush_nodes()
 
-        # forked resolvers write their rows into a spool, copied in once they are done
-        parallel = workers > 1 and len(ordered) > PRELOAD_THRESHOLD
+        # forked resolvers write their rows into a spool, copied in once they are done; a
+        # process with threads (a server, a watcher) resolves alone (see may_fork)
+        parallel = workers > 1 and len(ordered) > PRELOAD_THRESHOLD and may_fork()
         spool = store.resolution_spool() if parallel else None
         try:
             for i, res in enumerate(_resolve_all(workspace, ordered, workers if parallel else 1,

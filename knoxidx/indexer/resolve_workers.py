@@ -9,6 +9,7 @@ which has the writing to do besides, simply claims fewer of them and nobody wait
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue
 import signal
 import sqlite3
@@ -21,6 +22,7 @@ from knoxidx.graph.model import EdgeType
 from knoxidx.graph.resolve import FileResolution, Resolver
 from knoxidx.graph.workspace import StoreWorkspace
 from knoxidx.indexer.heap import frozen_heap
+from knoxidx.indexer.worker_limits import die_with_parent
 
 if TYPE_CHECKING:
     from knoxidx.graph.spool import ResolutionSpool
@@ -55,7 +57,7 @@ def resolve_in_parallel(
     counter = ctx.Value("i", 0)
     results = ctx.Queue()
     _FORKED = (workspace, slices, counter, spool, ids)
-    children = [ctx.Process(target=_child, args=(results,), daemon=True)
+    children = [ctx.Process(target=_child, args=(results, os.getpid()), daemon=True)
                 for _ in range(workers - 1)]
     # Out of the collector's sight, what the children inherit: its traversals would otherwise
     # touch (and so copy) every inherited page in each child.
@@ -119,11 +121,12 @@ def _claim(counter: Any) -> int:
     return int(i)
 
 
-def _child(results: Any) -> None:
+def _child(results: Any, parent: int) -> None:
     assert _FORKED is not None
     # Ctrl-C reaches the whole process group: the parent stops the children itself (and
     # rolls the update back); a child's own KeyboardInterrupt would only print a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
     workspace, slices, counter, spool, ids = _FORKED
     resolver = Resolver(workspace)  # one for every slice: its caches stay warm
     writer = None

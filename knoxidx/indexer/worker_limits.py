@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import select
+import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -96,3 +98,37 @@ def end_with(owner: int) -> None:
         threading.Thread(target=wait, name="knoxidx-owner", daemon=True).start()
     except RuntimeError:  # no thread near the memory cap: the worker works as before
         pass
+
+
+# prctl(2)'s option that asks the kernel to send a signal when the parent dies (linux/prctl.h)
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(owner: int) -> None:
+    """Run first in every worker process: it ends when ``owner`` (the process that started
+    it) does, however that ends. An indexer killed outright (SIGKILL, the OOM killer) left a
+    forked resolver worker waiting on a lock its parent died holding, and with it the index's
+    write lock, for good. On Linux the kernel kills the worker when its parent dies
+    (``PR_SET_PDEATHSIG``: no traceback, nothing written after); ``end_with`` watches
+    ``owner`` besides (every platform, and a worker whose parent is a forkserver). SIGTERM
+    ends the worker as by default: a server's handler, inherited by a fork, ignored it, and
+    ``Pool.terminate()`` then waited on that worker for ever."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # no prctl: end_with alone
+    end_with(owner)  # (which also ends it at once if ``owner`` died before the prctl)
+
+
+def may_fork() -> bool:
+    """Whether this process may fork a worker that runs on in its copy of the parent: only
+    while it has one thread. A fork copies a lock another thread holds, held for good: a
+    server's reader inside SQLite, a thread writing a log line; the child then waits on it for
+    ever, and the update that waits on the child hangs holding the write lock. A process with
+    threads (a server, a watcher) starts its workers from a forkserver, or works alone."""
+    return threading.active_count() == 1

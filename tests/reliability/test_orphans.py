@@ -1,0 +1,170 @@
+"""An indexer killed alone (SIGKILL of its process id, as the OOM killer does, not of its
+process group) leaves no worker behind and no lock: its children die with it, none of them
+keeps the write lock, and a lock whose recorded holder is gone is taken over."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from knoxidx.graph.spool import SPOOL_SUFFIX
+from knoxidx.graph.write_lock import LOCK_NAME
+from tests.helpers import CLI
+from tests.test_crash import make_repo
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+
+def children_of(pid: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # the parent's id is the 2nd field after the command, which is in parentheses
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.add(int(entry.name))
+    return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    """Those of ``pids`` that still run (a zombie has ended)."""
+    running = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            running.add(pid)
+    return running
+
+
+def wait_until(check, timeout: float, interval: float = 0.01):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if value := check():
+            return value
+        time.sleep(interval)
+    return check()
+
+
+def lock_is_free(index_dir: Path) -> bool:
+    fd = os.open(index_dir / LOCK_NAME, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def test_killing_the_indexer_alone_mid_resolution_leaves_no_worker_and_no_lock(
+        tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    make_repo(root, 3000)
+    index_dir = root / ".knoxidx"
+    err = tmp_path / "stderr"
+    with open(err, "wb") as stderr:
+        proc = subprocess.Popen([*CLI, "index", "--jobs", "3", str(root)],
+                                stdout=subprocess.DEVNULL, stderr=stderr)
+    try:
+        # the spool appears just before the resolver workers fork
+        assert wait_until(lambda: proc.poll() is not None or any(
+            SPOOL_SUFFIX in p.name for p in index_dir.glob("*")), 120), "never resolved"
+        assert proc.poll() is None, "finished before resolution: make the repository larger"
+        workers = wait_until(lambda: children_of(proc.pid), 5)
+        assert workers, "no resolver worker started"
+        proc.send_signal(signal.SIGKILL)  # the indexer's process alone
+        proc.wait()
+        left = wait_until(lambda: not alive(workers), 10) or alive(workers)
+        assert left is True, f"workers outlived the indexer: {left}"
+    finally:
+        for pid in alive(children_of(proc.pid)):
+            os.kill(pid, signal.SIGKILL)
+    assert lock_is_free(index_dir)
+    assert "Traceback" not in err.read_text(errors="replace"), err.read_text()[-2000:]
+    done = subprocess.run([*CLI, "index", "--jobs", "3", str(root)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+
+
+HOLD_AND_FORK = textwrap.dedent("""
+    import os, sys, time
+    from pathlib import Path
+    from knoxidx.graph.write_lock import WriteLock
+
+    lock = WriteLock(Path(sys.argv[1]))
+    lock.acquire()
+    if os.fork() == 0:  # a child that outlives its parent, as a stuck worker did
+        time.sleep(60)
+        os._exit(0)
+    print("held", flush=True)
+    time.sleep(60)
+""")
+
+
+def test_a_forked_child_does_not_keep_the_write_lock(tmp_path: Path) -> None:
+    index_dir = tmp_path / ".knoxidx"
+    index_dir.mkdir()
+    proc = subprocess.Popen([sys.executable, "-c", HOLD_AND_FORK, str(index_dir)],
+                            stdout=subprocess.PIPE, text=True)
+    child: set[int] = set()
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "held\n"
+        child = children_of(proc.pid)
+        assert child and not lock_is_free(index_dir)
+        proc.kill()
+        proc.wait()
+        assert alive(child)  # still running, as a worker stuck on a dead parent's lock was
+        assert lock_is_free(index_dir)
+    finally:
+        for pid in alive(child):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_a_lock_whose_holder_is_gone_is_taken_over(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    make_repo(root, 5)
+    assert subprocess.run([*CLI, "index", str(root)], capture_output=True).returncode == 0
+    index_dir = root / ".knoxidx"
+    # a holder that handed its lock on to a process that outlives it (what an older knoxidx's
+    # resolver worker did): the lock stays held after the holder is gone
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+        import fcntl, os, subprocess, sys
+        fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, str(os.getpid()).encode())
+        heir = subprocess.Popen(["sleep", "600"], pass_fds=(fd,))
+        print(heir.pid, flush=True)
+        sys.stdin.read()
+    """), str(index_dir / LOCK_NAME)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None
+    heir = int(holder.stdout.readline())
+    try:
+        busy = subprocess.run([*CLI, "index", str(root)], capture_output=True, text=True)
+        assert busy.returncode == 5 and f"pid {holder.pid}" in busy.stderr  # holder alive
+        holder.kill()
+        holder.wait()
+        assert not lock_is_free(index_dir)  # the heir holds it
+        # (it waited for the heir to end)
+        done = subprocess.run([*CLI, "index", "--wait", str(root)], capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert "took over the write lock" in done.stderr
+        again = subprocess.run([*CLI, "index", str(root)], capture_output=True, text=True)
+        assert again.returncode == 0, again.stderr
+    finally:
+        os.kill(heir, signal.SIGKILL)
