@@ -38,7 +38,8 @@ _CHORE = re.compile(
     r"documentation|readme|copyright|licen[cs]e|whitespace|dependabot|renovate)\b"
     r"|\b(update|fix|improve|add|clarify|correct|tweak)\w*\s+(the\s+|some\s+)?"
     r"(docs?|comments?)\b(?![.(])"
-    r"|\b(update|upgrade)\s+(the\s+)?(\w+\s+)?(dependencies|deps|requirements)\b",
+    r"|\b(update|upgrade)\s+(the\s+)?(\w+\s+)?(dependencies|deps|requirements)\b"
+    r"|\b(re)?wrap\w*\b.*\b\d+\s+columns?\b",
     re.IGNORECASE,
 )
 _NOT_SOURCE_DIR = re.compile(r"(^|/)(docs|examples?|benches|benchmarks?|vendor)/")

@@ -61,7 +61,11 @@ def group_name(run: dict[str, Any]) -> str:
 
 
 def _f(value: Any) -> str:
-    return "–" if value is None else (f"{value:.2f}" if isinstance(value, float) else str(value))
+    return "–" if value is None else f"{value:.2f}"
+
+
+def _rank(value: Any) -> str:
+    return "–" if value is None else f"{value:.1f}"
 
 
 def markdown(summary: dict[str, Any], budgets: list[str]) -> str:
@@ -85,7 +89,7 @@ def markdown(summary: dict[str, Any], budgets: list[str]) -> str:
                     f"{_f(b['recall'])} | {_f(a['success'])} | {_f(b['success'])} | "
                     f"{_f(a['any_hit'])} / {_f(b['any_hit'])} | "
                     f"{_f(a['file_hit'])} / {_f(b['file_hit'])} | "
-                    f"{_f(b['first_rank_mean'])} / {_f(b['first_rank_median'])} |")
+                    f"{_rank(b['first_rank_mean'])} / {_rank(b['first_rank_median'])} |")
         lines.append("")
         overall = groups.get("overall") or next(iter(groups.values()))
         lines += [f"Questions that name a gold definition vs not ({title}, all tasks):", "",

@@ -158,6 +158,7 @@ def test_question_cleaning_removes_issue_and_pr_numbers():
         "Support envvar lists More text"
     assert clean_question("Merge fix (closes #77, #78)") == "Merge fix"
     assert is_chore("Bump version to 2.0") and is_chore("docs: explain") and is_chore("Fix typo")
+    assert is_chore("Wrap PR 1213 to 80 columns")
     assert not is_chore("Add a version flag") and not is_chore("Fixed doc.select when empty")
 
 
