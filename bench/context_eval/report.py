@@ -32,7 +32,7 @@ def metrics(tasks: list[dict[str, Any]], system: str, budget: str) -> dict[str, 
 
 def summarise(runs: list[dict[str, Any]], budgets: list[str]) -> dict[str, Any]:
     """``{variant: {group: {system: {budget: metrics, "named": ..., "unnamed": ...}}}}`` where
-    a group is a language (its repository) or ``overall`` (every task pooled)."""
+    a group is a language (its repository) or ``overall, N repos`` (their tasks pooled)."""
     out: dict[str, Any] = {}
     for variant in ("no_embeddings", "embeddings"):
         chosen = [r for r in runs if r["embeddings"] == (variant == "embeddings")]
@@ -40,7 +40,7 @@ def summarise(runs: list[dict[str, Any]], budgets: list[str]) -> dict[str, Any]:
             continue
         groups = {group_name(r): r["tasks"] for r in sorted(chosen, key=lambda r: r["repo"])}
         if len(groups) > 1:
-            groups["overall"] = [t for r in chosen for t in r["tasks"]]
+            groups[f"overall, {len(groups)} repos"] = [t for r in chosen for t in r["tasks"]]
         out[variant] = {}
         for group, tasks in groups.items():
             named = [t for t in tasks if t["names_gold"]]
@@ -91,7 +91,7 @@ def markdown(summary: dict[str, Any], budgets: list[str]) -> str:
                     f"{_f(a['file_hit'])} / {_f(b['file_hit'])} | "
                     f"{_rank(b['first_rank_mean'])} / {_rank(b['first_rank_median'])} |")
         lines.append("")
-        overall = groups.get("overall") or next(iter(groups.values()))
+        overall = list(groups.values())[-1]  # the pooled group when there are several
         lines += [f"Questions that name a gold definition vs not ({title}, all tasks):", "",
                   f"| system | named: recall @{k[low]} / @{k[high]} | named: success "
                   f"@{k[low]} / @{k[high]} | not named: recall @{k[low]} / @{k[high]} | "
