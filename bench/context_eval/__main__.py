@@ -78,14 +78,22 @@ def main(argv: list[str] | None = None) -> int:
             "budgets": budgets, "summary": summary,
             "repositories": [{k: v for k, v in r.items() if k != "tasks"} | {
                 "tasks": [_compact(t) for t in r["tasks"]]} for r in runs],
-        }, indent=1) + "\n")
+        }, separators=(",", ":")) + "\n")
         print(f"wrote {out}")
     return 0
 
 
 def _compact(task: dict) -> dict:
-    """A task as kept in the results file: the scores, not every packed block."""
-    return {k: v for k, v in task.items() if k != "context_blocks"}
+    """A task as kept in the results file: the question, the gold and, per system and budget,
+    [gold functions covered, whether a gold file was shown, the first covering block]."""
+    return {
+        "commit": task["commit"][:12], "date": task["date"][:10], "question": task["question"],
+        "gold": [f"{g['path']}:{g['start']}-{g['end']} {g['name']}" for g in task["gold"]],
+        "names_gold": task["names_gold"],
+        "scores": {system: {budget: [s["covered"], s["file_hit"], s["first_rank"]]
+                            for budget, s in budgets.items()}
+                   for system, budgets in task["systems"].items()},
+    }
 
 
 if __name__ == "__main__":
