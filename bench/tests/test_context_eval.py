@@ -191,3 +191,19 @@ def test_the_range_packer_trims_what_is_shown_and_skips_what_does_not_fit():
     packer.offer("a.py", 50, 55)  # 12 + 3
     assert packer.shown == [Shown("a.py", 1, 20), Shown("a.py", 50, 55)]
     assert packer.used == 58
+
+
+def test_a_walk_indexes_each_parent_asks_every_system_and_verifies(history, tmp_path):
+    from bench.context_eval.run import Repository, walk
+
+    repo, shas = history
+    run = walk(Repository("repo", repo), tmp_path / "cache", count=30, embed=False,
+               budgets=(400, 800), log=lambda _: None)
+    assert [t["commit"] for t in run["tasks"]] == [shas["fix_put"], shas["two"]]
+    assert run["verify"]["equal"] and run["verify"]["integrity"] == "ok"
+    first = run["tasks"][0]
+    assert first["gold"] == [{"path": "app.py", "name": "Store.put", "start": 18, "end": 19}]
+    assert set(first["systems"]) == {"context", "retrieval", "bm25", "gold_files"}
+    # the whole 20-line file fits in 400 tokens: the ceiling covers every gold function
+    assert all(t["systems"]["gold_files"]["400"]["success"] for t in run["tasks"])
+    assert (repo / "app.py").read_text().count("encoding='utf-8'") == 1  # the source untouched
