@@ -21,6 +21,8 @@ def nodes(q: GraphQueries) -> Iterator[dict[str, Any]]:
     for node in q.all_nodes():
         out = {k: node[k] for k in EXPORT_NODE_FIELDS}
         out["exported"] = None if out["exported"] is None else bool(out["exported"])
+        if "complexity" in node:  # a function's
+            out["complexity"] = node["complexity"]
         yield out
 
 

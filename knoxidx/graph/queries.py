@@ -4,7 +4,7 @@ walks of :mod:`knoxidx.graph.traverse`, the export and ``stats``. (The PostgreSQ
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from knoxidx.graph.sqlite_schema import OUTSIDE_RUNS
@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 
 NODE_SELECT = (
     "SELECT n.id, n.kind, n.name, n.qualified_name, f.path, n.start_line, n.end_line,"
-    " n.start_byte, n.end_byte, n.language, n.signature, n.doc, n.exported, n.parent_id,"
-    " n.file_id FROM nodes n LEFT JOIN files f ON f.id = n.file_id"
+    " n.start_byte, n.end_byte, n.language, n.signature, n.doc, n.exported, n.cyclomatic,"
+    " n.nesting, n.loc, n.parent_id, n.file_id FROM nodes n LEFT JOIN files f ON f.id = n.file_id"
 )
 # The order of each part of GraphQueries.all_edges (source, target, type, confidence, path,
 # line): by site, edges without one (the module layer's) first, then by the ids and the type,
@@ -28,16 +28,28 @@ _EDGE_SELECT = f"{_EDGE_COLUMNS} FROM edges e LEFT JOIN files f ON f.id = e.file
 EDGE_FIELDS = ("source", "target", "type", "confidence", "path", "line")
 NODE_FIELDS = (
     "id", "kind", "name", "qualified_name", "path", "start_line", "end_line", "start_byte",
-    "end_byte", "language", "signature", "doc", "exported", "parent_id", "file_id",
+    "end_byte", "language", "signature", "doc", "exported", "cyclomatic", "nesting", "loc",
+    "parent_id", "file_id",
 )
+COMPLEXITY_FIELDS = ("cyclomatic", "nesting", "loc")
 
 
 def normalise_qualified(name: str) -> str:
     return name.replace("::", ".").replace("/", ".").replace(":", ".")
 
 
+def node_dict(row: Sequence[Any]) -> dict[str, Any]:
+    """A node row (NODE_FIELDS) as the answers give it: a function's complexity as one
+    ``complexity`` object, no such key for other kinds."""
+    node = dict(zip(NODE_FIELDS, row, strict=True))
+    cyclomatic, nesting, loc = node.pop("cyclomatic"), node.pop("nesting"), node.pop("loc")
+    if cyclomatic is not None:
+        node["complexity"] = {"cyclomatic": cyclomatic, "nesting": nesting, "loc": loc}
+    return node
+
+
 def _node_dicts(rows: Iterable[tuple]) -> list[dict[str, Any]]:
-    return [dict(zip(NODE_FIELDS, row, strict=True)) for row in rows]
+    return [node_dict(row) for row in rows]
 
 
 def edges_out_sql(ids: int, types: int) -> str:
@@ -101,11 +113,13 @@ class GraphQueries:
         return _node_dicts(self.conn.execute(f"{sql} ORDER BY {order} LIMIT ?", (*params, limit)))
 
     def nodes_page(self, by: str, value: str, kind: str | None, path_glob: str | None,
-                   limit: int, offset: int) -> tuple[list[dict], int]:
+                   limit: int, offset: int,
+                   min_complexity: int | None = None) -> tuple[list[dict], int]:
         """Nodes named ``value`` (``by="name"``, in nodes_named's order) or whose name matches
         the LIKE pattern ``value`` (``by="like"``, in nodes_like's), of ``kind`` and in files
         matching ``path_glob`` (see :mod:`knoxidx.path_glob`): ``limit`` of them from
-        ``offset``, and how many there are in all."""
+        ``offset``, and how many there are in all. With ``min_complexity``: functions of at
+        least that cyclomatic complexity, the most complex first."""
         condition, order = {"name": ("n.name = ?", "n.kind = 'Module', f.path, n.start_line"),
                             "like": ("n.name LIKE ? ESCAPE '\\'",
                                      "length(n.name), f.path, n.start_line")}[by]
@@ -116,6 +130,10 @@ class GraphQueries:
         if path_glob:
             clauses.append(_path_clause(path_glob))
             params.extend(_path_params(path_glob))
+        if min_complexity is not None:
+            clauses.append("n.cyclomatic >= ?")
+            params.append(min_complexity)
+            order = f"n.cyclomatic DESC, {order}"
         where = " WHERE " + " AND ".join(clauses)
         total = self.conn.execute(
             "SELECT count(*) FROM nodes n LEFT JOIN files f ON f.id = n.file_id" + where,
@@ -234,7 +252,7 @@ class GraphQueries:
 
     def all_nodes(self) -> Iterator[dict]:
         for row in self.conn.execute(NODE_SELECT + " ORDER BY n.id"):
-            yield dict(zip(NODE_FIELDS, row, strict=True))
+            yield node_dict(row)
 
     def all_edges(self) -> Iterator[tuple]:
         """Stored edges plus the structural ones (Defines, Contains) derived from nodes, each
