@@ -123,7 +123,8 @@ class GraphQueries:
         condition, order = {"name": ("n.name = ?", "n.kind = 'Module', f.path, n.start_line"),
                             "like": ("n.name LIKE ? ESCAPE '\\'",
                                      "length(n.name), f.path, n.start_line")}[by]
-        clauses, params = [condition], [value]
+        clauses: list[str] = [condition]
+        params: list[Any] = [value]
         if kind:
             clauses.append("n.kind = ?")
             params.append(kind)
