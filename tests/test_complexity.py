@@ -252,8 +252,8 @@ def test_old_index_is_rebuilt_with_a_message(tmp_path: Path) -> None:
     # where lizard counts and knoxidx does not, on purpose (CONTRIBUTING.md, "Complexity"):
     # a Rust `where` clause, a JavaScript default parameter value, Python's `finally`,
     # `assert` (radon) and `with`, Java's wildcard `?`, Rust's `loop`
-    ("fn f<T>(t: T) -> T\nwhere\n    T: Clone,\n{\n    loop { break; }\n    t\n}\n",
-     "rust", "a.rs"),
+    ("fn f<T: ?Sized>(t: T) -> T\nwhere\n    T: Clone,\n{\n    loop { break; }\n"
+     "    let k = || 1;\n    t\n}\n", "rust", "a.rs"),
     ("function f(a = 1, b = a) {\n  return b\n}\n", "javascript", "a.js"),
     ("def f(x):\n    assert x\n    with x:\n        try:\n            pass\n"
      "        finally:\n            pass\n", "python", "a.py"),
@@ -262,3 +262,8 @@ def test_old_index_is_rebuilt_with_a_message(tmp_path: Path) -> None:
 ])
 def test_what_is_no_decision(source: str, language: str, path: str) -> None:
     assert [c[0] for c in complexity(source, language, path).values()] == [1]
+
+
+def test_a_rust_macros_boolean_operators_count() -> None:
+    source = "fn f(a: bool, b: bool) {\n    assert!(a && (b || a));\n}\n"
+    assert complexity(source, "rust", "a.rs") == {"f": (3, 0, 3)}
