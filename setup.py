@@ -41,6 +41,7 @@ COMPILED = [
     "knoxidx/graph/resolve.py",
     "knoxidx/graph/scopes.py",
     "knoxidx/graph/workspace.py",
+    "knoxidx/indexer/complexity.py",
     "knoxidx/indexer/definitions.py",
     "knoxidx/indexer/extract.py",
     "knoxidx/indexer/facts.py",

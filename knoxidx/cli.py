@@ -250,19 +250,26 @@ def _print_report(data: dict) -> None:
 @click.argument("name")
 @path_argument
 @page_options
+@click.option("--min-complexity", type=click.IntRange(min=1), default=None,
+              help="Only functions of at least this cyclomatic complexity, most complex first.")
 @json_option
 @store_options
 def symbols(name: str, path: str, limit: int, offset: int, kind: str | None,
-            path_glob: str | None, as_json: bool) -> None:
+            path_glob: str | None, min_complexity: int | None, as_json: bool) -> None:
     """Find definitions named NAME (exact, qualified suffix, then prefix; with * or ?, a
-    wildcard pattern: 'parse*', '*Error')."""
+    wildcard pattern: 'parse*', '*Error'). `knoxidx symbols '*' --min-complexity 15`: the
+    most complex functions."""
     page = _page(limit, offset, kind, path_glob)
     with _open(path) as idx:
-        data = idx.find_symbols(name, page.pop("kind"), **page)
+        data = idx.find_symbols(name, page.pop("kind"), min_complexity=min_complexity, **page)
 
     def human(d: dict) -> None:
         for r in d["symbols"]:
-            click.echo(f"{r['kind']:<9} {r['qualified_name']}  {_loc(r)}".rstrip())
+            complexity = r.get("complexity")
+            measured = (f"  complexity {complexity['cyclomatic']}, nesting "
+                        f"{complexity['nesting']}, {complexity['loc']} loc"
+                        if complexity and min_complexity is not None else "")
+            click.echo(f"{r['kind']:<9} {r['qualified_name']}  {_loc(r)}{measured}".rstrip())
         if not d["total"]:
             click.echo(f"no symbols match {visible(repr(name))}")
         _print_more(d)

@@ -37,33 +37,47 @@ class GraphQuestions:
         return self._symbol_matches(name, kind, None, limit, 0)[0]
 
     def find_symbols(self, name: str, kind: str | None = None, *, path: str | None = None,
-                     limit: int = DEFAULT_LIMIT, offset: int = 0) -> dict:
+                     limit: int = DEFAULT_LIMIT, offset: int = 0,
+                     min_complexity: int | None = None) -> dict:
         """:meth:`symbols` as an answer: a page of the definitions (``limit`` from
         ``offset``, in files matching ``path``), how many match in all, and where the next
-        page starts (see :mod:`knoxidx.paging`)."""
+        page starts (see :mod:`knoxidx.paging`). ``min_complexity``: only functions of at
+        least that cyclomatic complexity, the most complex first."""
+        if min_complexity is not None and min_complexity < 1:
+            raise BadInputError(
+                f"the minimum complexity must be 1 or more (a function's is at least 1), "
+                f"not {min_complexity}")
         page = Page(limit, offset, kind, path)
-        window, total = self._symbol_matches(name, kind, page.path_glob, limit, offset)
+        window, total = self._symbol_matches(name, kind, page.path_glob, limit, offset,
+                                             min_complexity)
         hits, info = page.bound(window, total)
         return {"query": name, "symbols": hits, **info}
 
     def _symbol_matches(self, name: str, kind: str | None, path_glob: str | None, limit: int,
-                        offset: int) -> tuple[list[dict], int]:
+                        offset: int, min_complexity: int | None = None
+                        ) -> tuple[list[dict], int]:
         """``limit`` matches from ``offset`` and how many there are, by the first rule that
         finds any: wildcard pattern, exact name, qualified-name suffix, name prefix."""
         if not name.strip():
             raise BadInputError("the name is empty")
         if "*" in name or "?" in name:
             pattern = _like_escaped(name).replace("*", "%").replace("?", "_")
-            hits, total = self.q.nodes_page("like", pattern, kind, path_glob, limit, offset)
+            hits, total = self.q.nodes_page("like", pattern, kind, path_glob, limit, offset,
+                                            min_complexity)
             return [_public(h) for h in hits], total
-        hits, total = self.q.nodes_page("name", name, kind, path_glob, limit, offset)
+        hits, total = self.q.nodes_page("name", name, kind, path_glob, limit, offset,
+                                        min_complexity)
         if not total:
             suffixed = Page(kind=kind, path=path_glob).select(
                 self.q.nodes_with_suffix(name, limit=WALK_CAP))
+            if min_complexity is not None:
+                suffixed = sorted((h for h in suffixed
+                                   if _cyclomatic(h) >= min_complexity),
+                                  key=_cyclomatic, reverse=True)
             hits, total = suffixed[offset : offset + limit], len(suffixed)
         if not total:
             hits, total = self.q.nodes_page("like", _like_escaped(name) + "%", kind, path_glob,
-                                            limit, offset)
+                                            limit, offset, min_complexity)
         return [_public(h) for h in hits], total
 
     def find(self, spec: str) -> dict:
@@ -220,6 +234,12 @@ class GraphQuestions:
         """The queries for walks from ``node``: edges join within one repository."""
         repo = node.get("repo")
         return self.q.scoped(repo) if repo is not None else self.q
+
+
+def _cyclomatic(node: dict) -> int:
+    """A node's cyclomatic complexity; 0 for what has none (not a function)."""
+    complexity = node.get("complexity")
+    return complexity["cyclomatic"] if complexity else 0
 
 
 def _public(node: dict) -> dict:

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from knoxidx.cli import main
+from knoxidx.graph.export import flat_node
 from tests.helpers import run_cli as run
 
 FILES = {
@@ -256,8 +257,10 @@ def test_graphml_export_is_streamed_typed_and_reads_back(repo) -> None:
             if isinstance(value, str) else value
 
     for node in data["nodes"]:
-        assert graph.nodes[str(node["id"])] == {k: as_xml(v) for k, v in node.items()
+        assert graph.nodes[str(node["id"])] == {k: as_xml(v) for k, v in flat_node(node).items()
                                                 if k != "id" and v is not None}
+    assert graph.nodes[str(next(n["id"] for n in data["nodes"] if n["name"] == "f"))][
+        "cyclomatic"] == 1  # a function's complexity, as attributes
     edges = sorted((int(s), int(t), a["type"], a["confidence"], a.get("path"), a.get("line"))
                    for s, t, a in graph.edges(data=True))
     assert edges == sorted((e["source"], e["target"], e["type"], e["confidence"], e["path"],

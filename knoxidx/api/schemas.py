@@ -287,16 +287,20 @@ OPERATIONS: tuple[Operation, ...] = (
         "variables, modules, files) by name: exact name first, then a qualified-name suffix "
         "('config.parse_config'), then a prefix; with * or ? the name is a wildcard pattern "
         "('parse*', '*Error'). Returns each definition's id, kind, "
-        "qualified_name, path, start_line/end_line, signature and first doc line. Pass the "
+        "qualified_name, path, start_line/end_line, signature and first doc line, and a "
+        "function's complexity (cyclomatic, nesting, loc). Pass the "
         "qualified_name (or path:line) to the other tools." + PAGED,
         (
             Param("name", "string", "The name, qualified name, suffix, prefix or wildcard "
                   "pattern.",
                   required=True, max_length=MAX_NAME_CHARS, http_name="q"),
             *PAGE_PARAMS,
+            Param("min_complexity", "integer", "Only functions of at least this cyclomatic "
+                  "complexity, the most complex first ('*' with 10: the functions most worth "
+                  "splitting).", minimum=1, maximum=2**31 - 1),
         ),
         lambda idx, a: idx.find_symbols(a["name"], a["kind"], path=a["path"], limit=a["limit"],
-                                        offset=a["offset"]),
+                                        offset=a["offset"], min_complexity=a["min_complexity"]),
     ),
     Operation(
         "", "GET", "/symbols/{id}", "One node by id",

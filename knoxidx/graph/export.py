@@ -19,7 +19,21 @@ EXPORT_NODE_FIELDS = (
 
 def nodes(q: GraphQueries) -> Iterator[dict[str, Any]]:
     for node in q.all_nodes():
-        yield {k: node[k] for k in EXPORT_NODE_FIELDS}
+        out = {k: node[k] for k in EXPORT_NODE_FIELDS}
+        if "complexity" in node:  # a function's
+            out["complexity"] = node["complexity"]
+        yield out
+
+
+def flat_node(node: dict[str, Any]) -> dict[str, Any]:
+    """An exported node with a function's complexity as three attributes of its own (GraphML
+    and networkx attributes are scalars)."""
+    complexity = node.get("complexity")
+    if complexity is None:
+        return node
+    flat = {k: v for k, v in node.items() if k != "complexity"}
+    flat.update(complexity)
+    return flat
 
 
 def edges(q: GraphQueries) -> Iterator[dict[str, Any]]:
@@ -50,7 +64,7 @@ def to_networkx(q: GraphQueries) -> Any:
 
     graph = nx.MultiDiGraph()
     for node in nodes(q):  # an attribute without a value is left out, as in the GraphML
-        graph.add_node(node["id"], **{k: v for k, v in node.items()
+        graph.add_node(node["id"], **{k: v for k, v in flat_node(node).items()
                                       if k != "id" and v is not None})
     for edge in edges(q):
         attrs = {k: edge[k] for k in ("type", "confidence", "path", "line")
@@ -66,6 +80,7 @@ GRAPHML_NODE_KEYS = (
     ("kind", "string"), ("name", "string"), ("qualified_name", "string"), ("path", "string"),
     ("start_line", "long"), ("end_line", "long"), ("language", "string"),
     ("signature", "string"), ("doc", "string"), ("exported", "boolean"),
+    ("cyclomatic", "long"), ("nesting", "long"), ("loc", "long"),
 )
 GRAPHML_EDGE_KEYS = (("type", "string"), ("confidence", "string"), ("path", "string"),
                      ("line", "long"))
@@ -90,7 +105,8 @@ def write_graphml(q: GraphQueries, out: IO[bytes]) -> None:
     out.write(b'  <graph edgedefault="directed">\n')
     for node in nodes(q):
         out.write((f'    <node id="{node["id"]}">'
-                   + _graphml_data("n", GRAPHML_NODE_KEYS, node) + "</node>\n").encode())
+                   + _graphml_data("n", GRAPHML_NODE_KEYS, flat_node(node))
+                   + "</node>\n").encode())
     for edge in edges(q):
         out.write((f'    <edge source="{edge["source"]}" target="{edge["target"]}">'
                    + _graphml_data("e", GRAPHML_EDGE_KEYS, edge) + "</edge>\n").encode())
@@ -100,7 +116,7 @@ def write_graphml(q: GraphQueries, out: IO[bytes]) -> None:
 def _graphml_data(prefix: str, keys: tuple[tuple[str, str], ...], row: dict[str, Any]) -> str:
     parts = []
     for i, (name, type_) in enumerate(keys):
-        value = row[name]
+        value = row.get(name)
         if value is None:
             continue
         text = ("true" if value else "false") if type_ == "boolean" else str(value)

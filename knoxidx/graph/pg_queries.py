@@ -24,8 +24,8 @@ from knoxidx.path_glob import WILDCARDS, glob_regex, path_prefix
 
 _NODE_SELECT = (
     "SELECT n.id, n.kind, n.name, n.qualified_name, f.path, n.start_line, n.end_line,"
-    " n.start_byte, n.end_byte, n.language, n.signature, n.doc, n.exported, n.parent_id,"
-    " n.file_id, n.repo FROM knoxidx.nodes n LEFT JOIN knoxidx.files f ON f.id = n.file_id"
+    " n.start_byte, n.end_byte, n.language, n.signature, n.doc, n.exported, n.cyclomatic,"
+    " n.nesting, n.loc, n.parent_id, n.file_id, n.repo FROM knoxidx.nodes n LEFT JOIN knoxidx.files f ON f.id = n.file_id"
 )
 _PATH = 'f.path COLLATE "C" NULLS FIRST'
 _EDGE_ORDER = f" ORDER BY {_PATH}, 6 NULLS FIRST, 1, 2, 3"  # queries.EDGE_ORDER's, in byte order
@@ -82,7 +82,8 @@ class PgGraphQueries:
                            " n.repo LIMIT %s", (limit,))
 
     def nodes_page(self, by: str, value: str, kind: str | None, path_glob: str | None,
-                   limit: int, offset: int) -> tuple[list[dict], int]:
+                   limit: int, offset: int,
+                   min_complexity: int | None = None) -> tuple[list[dict], int]:
         if by == "name":
             clause, order = "n.name = %s", f"n.kind = 'Module', {_PATH}, n.start_line NULLS FIRST"
         else:
@@ -99,6 +100,10 @@ class PgGraphQueries:
             prefix = path_prefix(path_glob)
             clause += " AND (f.path = %s OR left(f.path, %s) = %s)"
             params.extend([prefix, len(prefix) + 1, prefix + "/"])
+        if min_complexity is not None:
+            clause += " AND n.cyclomatic >= %s"
+            params.append(min_complexity)
+            order = f"n.cyclomatic DESC, {order}"
         where, args = self._where(clause, params)
         total = self.conn.execute(
             "SELECT count(*) FROM knoxidx.nodes n LEFT JOIN knoxidx.files f ON f.id = n.file_id"

@@ -120,7 +120,15 @@ CREATE TABLE knoxidx.chunk_declaration(chunk_id BIGINT NOT NULL, n INTEGER NOT N
 CREATE INDEX chunk_declaration_repo ON knoxidx.chunk_declaration(repo);
 """
 
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6}
+# v7: each function's complexity (``knoxidx.indexer.complexity``). Rows written before are
+# NULL there until their file is read again, which the changed engine fingerprint makes the
+# next update of each repository do.
+_V7 = """
+ALTER TABLE knoxidx.nodes ADD COLUMN cyclomatic INTEGER, ADD COLUMN nesting INTEGER,
+  ADD COLUMN loc INTEGER;
+"""
+
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6, 7: _V7}
 SCHEMA_VERSION = max(MIGRATIONS)
 
 

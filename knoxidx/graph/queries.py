@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 
 NODE_SELECT = (
     "SELECT n.id, n.kind, n.name, n.qualified_name, f.path, n.start_line, n.end_line,"
-    " n.start_byte, n.end_byte, n.language, n.signature, n.doc, n.exported, n.parent_id,"
-    " n.file_id FROM nodes n LEFT JOIN files f ON f.id = n.file_id"
+    " n.start_byte, n.end_byte, n.language, n.signature, n.doc, n.exported, n.cyclomatic,"
+    " n.nesting, n.loc, n.parent_id, n.file_id FROM nodes n LEFT JOIN files f ON f.id = n.file_id"
 )
 # The order of each part of GraphQueries.all_edges (source, target, type, confidence, path,
 # line): by site, edges without one (the module layer's) first, then by the ids and the type,
@@ -31,8 +31,10 @@ EDGE_FIELDS = ("source", "target", "type", "confidence", "path", "line")
 UNRESOLVED_FIELDS = ("path", "line", "called_as", "reason", "candidates", "source")
 NODE_FIELDS = (
     "id", "kind", "name", "qualified_name", "path", "start_line", "end_line", "start_byte",
-    "end_byte", "language", "signature", "doc", "exported", "parent_id", "file_id",
+    "end_byte", "language", "signature", "doc", "exported", "cyclomatic", "nesting", "loc",
+    "parent_id", "file_id",
 )
+COMPLEXITY_FIELDS = ("cyclomatic", "nesting", "loc")
 
 
 def normalise_qualified(name: str) -> str:
@@ -40,10 +42,15 @@ def normalise_qualified(name: str) -> str:
 
 
 def node_dict(row: Iterable[Any]) -> dict[str, Any]:
-    """A node row as a dict; ``exported`` (stored as 0/1) a boolean, as JSON answers show it."""
+    """A node row (NODE_FIELDS) as the answers give it: ``exported`` (stored as 0/1) a
+    boolean, a function's complexity as one ``complexity`` object (no such key for other
+    kinds)."""
     node = dict(zip(NODE_FIELDS, row, strict=True))
     if node["exported"] is not None:
         node["exported"] = bool(node["exported"])
+    cyclomatic, nesting, loc = node.pop("cyclomatic"), node.pop("nesting"), node.pop("loc")
+    if cyclomatic is not None:
+        node["complexity"] = {"cyclomatic": cyclomatic, "nesting": nesting, "loc": loc}
     return node
 
 
@@ -112,21 +119,28 @@ class GraphQueries:
         return _node_dicts(self.conn.execute(f"{sql} ORDER BY {order} LIMIT ?", (*params, limit)))
 
     def nodes_page(self, by: str, value: str, kind: str | None, path_glob: str | None,
-                   limit: int, offset: int) -> tuple[list[dict], int]:
+                   limit: int, offset: int,
+                   min_complexity: int | None = None) -> tuple[list[dict], int]:
         """Nodes named ``value`` (``by="name"``, in nodes_named's order) or whose name matches
         the LIKE pattern ``value`` (``by="like"``, in nodes_like's), of ``kind`` and in files
         matching ``path_glob`` (see :mod:`knoxidx.path_glob`): ``limit`` of them from
-        ``offset``, and how many there are in all."""
+        ``offset``, and how many there are in all. With ``min_complexity``: functions of at
+        least that cyclomatic complexity, the most complex first."""
         condition, order = {"name": ("n.name = ?", "n.kind = 'Module', f.path, n.start_line"),
                             "like": ("n.name LIKE ? ESCAPE '\\'",
                                      "length(n.name), f.path, n.start_line")}[by]
-        clauses, params = [condition], [value]
+        clauses: list[str] = [condition]
+        params: list[Any] = [value]
         if kind:
             clauses.append("n.kind = ?")
             params.append(kind)
         if path_glob:
             clauses.append(_path_clause(path_glob))
             params.extend(_path_params(path_glob))
+        if min_complexity is not None:
+            clauses.append("n.cyclomatic >= ?")
+            params.append(min_complexity)
+            order = f"n.cyclomatic DESC, {order}"
         where = " WHERE " + " AND ".join(clauses)
         total = self.conn.execute(
             "SELECT count(*) FROM nodes n LEFT JOIN files f ON f.id = n.file_id" + where,

@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any, Final, cast
 
 from knoxidx.graph.model import NodeKind
+from knoxidx.indexer.complexity import ComplexityCaptures, with_complexity
 from knoxidx.indexer.definitions import (
     binding_scope,
     bound_locals,
@@ -208,7 +209,7 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
                 raise ValueError(f"the query captures an unknown reference kind: @{key}")
             return "ref", tail, key, rank
     for key in ("import", "binding.name", "binding.names", "impl", "package", "local",
-                "local.assigned", "global"):
+                "local.assigned", "global", *_COMPLEXITY_ROLES):
         if key in caps:
             return key, "", key, 0
     return "ignore", "", "", 0
@@ -254,6 +255,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     raw_assigned: list[Any] = []  # ... by an assignment (some of them module variables)
     raw_globals: list[Any] = []  # Python `global x`: not a local after all
     package = ""
+    complexity = ComplexityCaptures()
     # One pass of the whole query over the tree: each pass walks every node, which costs a
     # quarter of the parse before any pattern matches.
     # typed, so that the compiled loop indexes the list and unpacks each match as a tuple
@@ -343,10 +345,30 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             raw_globals.append(caps[main][0])
         elif kind == "package":
             package = plugin.package_name(node_text(source, caps[main][0]))
+        elif kind == "complexity.decision":
+            complexity.decisions.append(caps[main][0].start_byte)
+        elif kind == "complexity.nesting":
+            node = caps[main][0]
+            complexity.nesting.append((node.start_byte, node.end_byte))
+        elif kind == "complexity.flat":
+            complexity.flat.add(caps[main][0].start_byte)
+        elif kind == "complexity.comment":
+            node = caps[main][0]
+            start_row, start_col = node.start_point
+            end_row, end_col = node.end_point
+            complexity.comments.append((start_row, start_col, end_row, end_col))
+        elif kind == "complexity.scope":
+            node = caps[main][0]
+            outer = node.parent
+            complexity.scopes.append((
+                node.start_byte, node.end_byte,
+                outer.start_byte if outer is not None else -1,
+                outer.end_byte if outer is not None else -1))
 
     if raw_assigned:
         _add_block_variables(raw_defs, raw_assigned, import_nodes, plugin, source)
-    defs = build_definitions(raw_defs, raw_impls, plugin, source)
+    defs = with_complexity(build_definitions(raw_defs, raw_impls, plugin, source), complexity,
+                           source)
     spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)]
     local_names = bound_locals(raw_locals, raw_globals, raw_defs, defs, spans, source)
 
@@ -472,6 +494,8 @@ def _add_block_variables(
 
 
 # what a name assigned inside one is local to (see _add_block_variables)
+_COMPLEXITY_ROLES = ("complexity.decision", "complexity.nesting", "complexity.flat",
+                     "complexity.comment", "complexity.scope")
 _SCOPE_SUBS = frozenset({"function", "method", "class", "struct", "enum", "interface", "trait"})
 
 

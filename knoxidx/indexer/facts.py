@@ -33,6 +33,10 @@ class Definition(NamedTuple):
     exported: bool | None
     owner: str = ""  # type a method belongs to when declared outside it (Go receiver, Rust impl)
     type_hint: NamePath = ()  # declared type of a variable, or a function's return type
+    # a function's complexity (``knoxidx.indexer.complexity``); 0 for other kinds
+    cyclomatic: int = 0
+    nesting: int = 0
+    loc: int = 0  # lines of code: neither blank nor only comment
 
 
 class Reference(NamedTuple):

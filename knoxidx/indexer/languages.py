@@ -83,9 +83,13 @@ def query_source(name: str) -> str:
     spec = BY_NAME[name]
     parts = []
     # A dialect folder may build on a base one: tsx and typescript start from javascript's.
+    # The complexity patterns (``complexity.scm``) run in the same pass as the tags: a query of
+    # their own would walk the whole tree again.
     for folder in _query_chain(spec.query_dir):
-        path = QUERY_ROOT / folder / "tags.scm"
-        parts.append(path.read_text(encoding="utf-8"))
+        for file in ("tags.scm", "complexity.scm"):
+            path = QUERY_ROOT / folder / file
+            if path.exists():
+                parts.append(path.read_text(encoding="utf-8"))
     return "\n".join(parts)
 
 

@@ -132,7 +132,7 @@ def node_rows(facts: FileFacts, prefix: str, joiner: str, sep: str,
     family, language, path = spec.family, facts.language, facts.path
     rows: list[tuple] = [(
         file_node_id(path), NodeKind.FILE.value, path.rsplit("/", 1)[-1], path, None, None,
-        1, max(facts.lines, 1), 0, None, language, family, "", "", 1, "", 0,
+        1, max(facts.lines, 1), 0, None, language, family, "", "", 1, "", 0, None, None, None,
     )]
     if ids is None:
         ids = definition_ids(facts)
@@ -145,8 +145,12 @@ def node_rows(facts: FileFacts, prefix: str, joiner: str, sep: str,
             i, ids[d.parent] if d.parent >= 0 else None, d.start_line, d.end_line,
             d.start_byte, d.end_byte, language, family, d.signature, d.doc,
             None if d.exported is None else int(d.exported), d.owner, int(member),
+            *((d.cyclomatic, d.nesting, d.loc) if d.cyclomatic else _NO_COMPLEXITY),
         ))
     return rows
+
+
+_NO_COMPLEXITY = (None, None, None)  # a definition other than a function's
 
 
 def named_definitions(path: str, rows: list[tuple]) -> list[tuple]:

@@ -36,6 +36,7 @@ def test_tools_answers_and_errors(tmp_path: Path) -> None:
     with Index.open(root) as idx:
         expected_callers = json.loads(json.dumps(idx.callers("parse_config")))
         expected_symbols = json.loads(json.dumps(idx.find_symbols("Config")))
+        expected_complex = json.loads(json.dumps(idx.find_symbols("*", min_complexity=1)))
 
     async def session() -> None:
         async with Client(params(root), read_timeout_seconds=60) as client:
@@ -57,6 +58,10 @@ def test_tools_answers_and_errors(tmp_path: Path) -> None:
             assert not result.is_error and json.loads(text(result)) == expected_callers
             result = await call("find_symbol", name="Config")
             assert json.loads(text(result)) == expected_symbols
+            result = await call("find_symbol", name="*", min_complexity=1)
+            assert json.loads(text(result)) == expected_complex
+            assert expected_complex["total"] and all(  # functions only
+                s["kind"] == "Function" for s in expected_complex["symbols"])
             for name, arguments in [
                 ("get_callees", {"symbol": "app.config.parse_config", "depth": 2}),
                 ("get_references", {"symbol": "app.util.read_text"}),
