@@ -70,10 +70,11 @@ class Index(GraphQuestions):
 
     def update(self, *, jobs: int | None = None, max_bytes: int | None = None,
                progress: Any = None, wait: bool = False, retrieval: bool = True,
-               embed: bool = False, rebuild: bool = False) -> Any:
+               embed: bool = False, rebuild: bool = False, history: bool = True) -> Any:
         """Bring the index up to date: the graph and, unless ``retrieval`` is off, chunks and
-        lexical search for the changed files, in one transaction; with ``embed`` the pending
-        chunks are embedded afterwards (interruptible, resumed by a later run)."""
+        lexical search for the changed files, and unless ``history`` is off, the new commits
+        of the git history, in one transaction; with ``embed`` the pending chunks are
+        embedded afterwards (interruptible, resumed by a later run)."""
         lock = self.store.write_lock()
         lock.acquire(wait=wait)
         try:
@@ -84,16 +85,16 @@ class Index(GraphQuestions):
                 self.store.quick_check(max_bytes=QUICK_CHECK_MAX_BYTES)
             if isinstance(self.store, SQLiteStore) and self.store.is_empty():
                 return self._first_build(jobs=jobs, max_bytes=max_bytes, progress=progress,
-                                         retrieval=retrieval, embed=embed)
+                                         retrieval=retrieval, embed=embed, history=history)
             return self._update_locked(jobs=jobs, max_bytes=max_bytes, progress=progress,
-                                       retrieval=retrieval, embed=embed)
+                                       retrieval=retrieval, embed=embed, history=history)
         except sqlite3.Error as exc:  # a full disk or damage met mid-update, said plainly
             raise storage_error(exc, self.store.path) from None
         finally:
             lock.release()
 
     def _first_build(self, *, jobs: int | None, max_bytes: int | None, progress: Any,
-                     retrieval: bool, embed: bool) -> Any:
+                     retrieval: bool, embed: bool, history: bool = True) -> Any:
         """An empty index is built in a scratch database without a journal and renamed into
         place when complete (see ``SQLiteStore.open_scratch``): a reader meanwhile finds the
         empty index, then the whole one; a killed build leaves the empty index as it was."""
@@ -104,7 +105,7 @@ class Index(GraphQuestions):
         self.store, self.q = scratch, scratch.queries()
         try:
             report = self._update_locked(jobs=jobs, max_bytes=max_bytes, progress=progress,
-                                         retrieval=retrieval, embed=False)
+                                         retrieval=retrieval, embed=False, history=history)
         except BaseException:
             scratch.discard()
             self.store, self.q = main, main.queries()
@@ -125,7 +126,8 @@ class Index(GraphQuestions):
         return report
 
     def _update_locked(self, *, jobs: int | None, max_bytes: int | None, progress: Any,
-                       retrieval: bool, embed: bool, discovered: Any = None) -> Any:
+                       retrieval: bool, embed: bool, discovered: Any = None,
+                       history: bool = True) -> Any:
         from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES
         from knoxidx.indexer.pipeline import update_index
 
@@ -143,6 +145,7 @@ class Index(GraphQuestions):
 
                     report.retrieval = refresh_retrieval(self, jobs=jobs, progress=progress,
                                                          session=session)
+                report.history = self._refresh_history(history)
         except BaseException:
             self._forget_session()  # rolled back: what it remembers ran ahead of the tables
             raise
@@ -151,6 +154,23 @@ class Index(GraphQuestions):
 
             embed_into(report.retrieval, self, progress=progress)
         return report
+
+    def _refresh_history(self, wanted: bool) -> dict:
+        """The new commits of the repository's history, read inside the update's transaction
+        (see :mod:`knoxidx.history.refresh`); unwanted, a stored history is dropped rather
+        than left to go stale."""
+        from knoxidx.history.store import HistoryTables
+
+        if not isinstance(self.store, SQLiteStore):
+            return {"available": False,
+                    "reason": "no history: the PostgreSQL store does not keep it yet"}
+        tables = HistoryTables(self.store.conn)
+        if not wanted:
+            tables.drop()
+            return {"available": False, "reason": "no history: --no-history"}
+        from knoxidx.history.refresh import refresh_history
+
+        return refresh_history(self.root, tables)
 
     def search(self, query: str, *, k: int = 10, mode: str = "hybrid",
                language: str | None = None, path_glob: str | None = None) -> dict:
@@ -253,12 +273,13 @@ class Index(GraphQuestions):
 
     def update_held(self, *, jobs: int | None = None, max_bytes: int | None = None,
                     progress: Any = None, retrieval: bool = True, embed: bool = False,
-                    discovered: Any = None) -> Any:
+                    discovered: Any = None, history: bool = True) -> Any:
         """:meth:`update` for a caller that already holds the lock through :meth:`writer`."""
         if getattr(self, "_held_lock", None) is None:
             raise RuntimeError("update_held() needs the writer lock: use `with index.writer():`")
         return self._update_locked(jobs=jobs, max_bytes=max_bytes, progress=progress,
-                                   retrieval=retrieval, embed=embed, discovered=discovered)
+                                   retrieval=retrieval, embed=embed, discovered=discovered,
+                                   history=history)
 
     def status(self) -> dict:
         """Totals for a dashboard or an agent: files, nodes, edges, chunks, the embedding
@@ -290,6 +311,23 @@ class Index(GraphQuestions):
             "updated_at": datetime.fromtimestamp(max(mtimes), timezone.utc).isoformat(
                 timespec="seconds") if mtimes else None,
         }
+
+    def history(self, spec: str, *, limit: int = 50, offset: int = 0) -> dict:
+        """The evolution of the definition ``spec`` names, from the git history read at the
+        last update: created, the commits that changed its lines, totals, renames; see
+        :mod:`knoxidx.history.answers`."""
+        from knoxidx.history.answers import definition_history
+
+        return definition_history(self.store, self.find(spec), limit=limit, offset=offset)
+
+    def hotspots(self, *, path: str | None = None, since_days: int | None = 90,
+                 kind: str | None = None, limit: int = 20, offset: int = 0) -> dict:
+        """Definitions and files ranked by recent change frequency times size; see
+        :mod:`knoxidx.history.answers`."""
+        from knoxidx.history.answers import hotspots
+
+        return hotspots(self.store, path=path, since_days=since_days, kind=kind, limit=limit,
+                        offset=offset)
 
     def egress(self, days: int = 30) -> dict:
         """What was sent to remote services (requests, chunks, bytes, files) by day, and the

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,7 +111,8 @@ def first_parent_hashes(root: Path, since: str | None, head: str) -> list[str]:
     return run_git(root, "rev-list", "--first-parent", "--reverse", span).split()
 
 
-def read_commits(root: Path, since: str | None, head: str) -> Iterator[CommitRecord]:
+def read_commits(root: Path, since: str | None,
+                 head: str) -> Generator[CommitRecord, None, None]:
     """The first-parent commits after ``since`` up to ``head``, oldest first, each with its
     diff against its first parent (the empty tree for the first), renames followed."""
     span = f"{since}..{head}" if since else head

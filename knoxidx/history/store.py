@@ -150,3 +150,16 @@ class HistoryTables:
         commits = self.conn.execute("SELECT count(*) FROM history_commit").fetchone()[0]
         changes = self.conn.execute("SELECT count(*) FROM history_change").fetchone()[0]
         return commits, changes
+
+    def definitions_in(self, path: str) -> list[tuple[int, str, str, int, int]]:
+        """The graph's definitions in the file at graph path ``path``: id, kind, qualified
+        name, first and last line."""
+        return self.conn.execute(
+            "SELECT n.id, n.kind, n.qualified_name, n.start_line, n.end_line FROM nodes n"
+            " JOIN files f ON f.id = n.file_id WHERE f.path = ? AND n.kind NOT IN"
+            " ('File', 'Module') AND n.start_line IS NOT NULL", (path,)).fetchall()
+
+    def file_lines(self, path: str) -> int | None:
+        row = self.conn.execute("SELECT lines FROM files WHERE path=? AND status='ok'",
+                                (path,)).fetchone()
+        return row[0] if row else None

@@ -32,9 +32,10 @@ def trace_file(tables: HistoryTables, path: str, spans: dict[int, tuple[int, int
     added in a commit ends every trace there."""
     traces = {key: Trace(ranges=[(start - 1, end)]) for key, (start, end) in spans.items()
               if end >= start >= 1}
-    current, before = path, None
-    while traces and current:
-        renamed_to = None
+    current: str = path
+    before: int | None = None
+    while traces:
+        renamed_to: tuple[str, int] | None = None
         for seq, old_path, blob in tables.changes_of(current, before):
             if seq < since_seq:
                 return traces
@@ -52,7 +53,7 @@ def trace_file(tables: HistoryTables, path: str, spans: dict[int, tuple[int, int
                 live = live or bool(trace.ranges)
             if not live:
                 return traces
-            if old_path != current:
+            if old_path is not None and old_path != current:
                 renamed_to = (old_path, seq)
                 break
         if renamed_to is None:

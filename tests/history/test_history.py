@@ -1,0 +1,243 @@
+"""Each definition's history from git, end to end on real repositories made here: what
+``knoxidx index`` reads, what ``history`` and ``hotspots`` answer, and what must never happen
+(stale history after a rewrite, a repository's programs run)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from knoxidx.history.answers import HistoryUnavailableError
+from knoxidx.history.gitlog import MAX_DIFF_BYTES
+from knoxidx.history.store import HistoryTables
+from knoxidx.index import Index
+from tests.helpers import run_cli
+from tests.history.gitrepo import Repo, git
+
+GREET_V1 = """\
+def greet(name):
+    return "hello " + name
+
+
+def farewell(name):
+    return "bye " + name
+"""
+# greet changes; farewell's lines only move down (three lines added above it)
+GREET_V2 = """\
+def greet(name):
+    prefix = "hello "
+    suffix = "!"
+    return prefix + name + suffix
+
+
+def farewell(name):
+    return "bye " + name
+"""
+GREET_V3 = """\
+import sys
+
+
+def greet(name):
+    prefix = "hello "
+    suffix = "!"
+    return prefix + name + suffix
+
+
+def farewell(name):
+    sys.stdout.write("leaving")
+    return "bye " + name
+"""
+
+
+def index(root: Path, **kwargs) -> dict:
+    with Index.open(root, create=True) as idx:
+        return idx.update(jobs=1, retrieval=False, **kwargs).history
+
+
+def history(root: Path, symbol: str) -> dict:
+    with Index.open(root) as idx:
+        return idx.history(symbol)
+
+
+def hashes(answer: dict) -> list[str]:
+    return [c["commit"] for c in answer["changes"]]
+
+
+@pytest.fixture
+def greeting(tmp_path: Path) -> tuple[Repo, list[str]]:
+    repo = Repo(tmp_path / "r")
+    made = [repo.commit("add greetings", {"app.py": GREET_V1}, author="Ada"),
+            repo.commit("louder greet", {"app.py": GREET_V2}, author="Bob"),
+            repo.commit("farewell writes", {"app.py": GREET_V3}, author="Cy")]
+    return repo, made
+
+
+def test_creation_and_changes_follow_lines_that_move(greeting) -> None:
+    repo, (c1, c2, c3) = greeting
+    report = index(repo.root)
+    assert report["available"] and report["mode"] == "full" and report["commits"] == 3
+
+    greet = history(repo.root, "greet")
+    assert hashes(greet) == [c2, c1]  # c3 moved it down two lines: not a change
+    assert greet["created"]["commit"] == c1 and greet["created"]["author"] == "Ada"
+    assert greet["totals"]["modifications"] == 1 and greet["totals"]["authors"] == 2
+    assert greet["changes"][0]["added"] == 3 and greet["changes"][0]["removed"] == 1
+
+    farewell = history(repo.root, "farewell")
+    assert hashes(farewell) == [c3, c1]  # c2 moved it down three lines: not a change
+    node = farewell["symbol"]
+    assert hashes(farewell) == repo.log_l(node["start_line"], node["end_line"], "app.py")
+
+
+def test_a_renamed_file_is_followed(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "r")
+    c1 = repo.commit("add", {"old_name.py": GREET_V1})
+    git(repo.root, "mv", "old_name.py", "new_name.py")
+    c2 = repo.commit("rename", {})
+    c3 = repo.commit("change", {"new_name.py": GREET_V2})
+    index(repo.root)
+    greet = history(repo.root, "greet")
+    assert hashes(greet) == [c3, c1] and c2 not in hashes(greet)
+    assert greet["renamed_from"] == ["old_name.py"]
+    assert greet["changes"][-1]["path"] == "old_name.py"
+
+
+def test_new_commits_are_read_alone_and_match_a_read_from_scratch(greeting) -> None:
+    repo, _ = greeting
+    index(repo.root)
+    c4 = repo.commit("greet again", {"app.py": GREET_V3.replace('"!"', '"!!"')})
+    report = index(repo.root)
+    assert (report["mode"], report["commits_read"], report["commits"]) == ("incremental", 1, 4)
+    assert hashes(history(repo.root, "greet"))[0] == c4
+    assert index(repo.root)["mode"] == "unchanged"
+    with Index.open(repo.root) as idx:
+        kept = _rows(HistoryTables(idx.store.conn))
+        idx.update(jobs=1, retrieval=False, rebuild=True)
+        assert _rows(HistoryTables(idx.store.conn)) == kept
+
+
+def _rows(tables: HistoryTables) -> tuple[list, list]:
+    return (tables.conn.execute("SELECT * FROM history_commit ORDER BY seq").fetchall(),
+            tables.conn.execute("SELECT * FROM history_change ORDER BY seq, path").fetchall())
+
+
+@pytest.mark.parametrize("rewrite", ["amend", "reset"])
+def test_a_rewritten_history_is_read_again_never_kept_stale(greeting, rewrite) -> None:
+    repo, (c1, c2, c3) = greeting
+    index(repo.root)
+    if rewrite == "amend":  # a force-push: the last commit read is no longer in HEAD's history
+        git(repo.root, "commit", "-q", "--amend", "-m", "farewell writes, amended",
+            when=1_800_000_000)
+    else:  # HEAD moved back to an ancestor
+        git(repo.root, "reset", "-q", "--hard", c2)
+    report = index(repo.root)
+    assert report["mode"] == "full"
+    head = git(repo.root, "rev-parse", "HEAD").strip()
+    with Index.open(repo.root) as idx:
+        stored = [r[0] for r in idx.store.conn.execute(
+            "SELECT hash FROM history_commit ORDER BY seq")]
+    assert c3 not in stored and stored[-1] == head
+    assert stored == git(repo.root, "rev-list", "--first-parent", "--reverse", "HEAD").split()
+
+
+def test_a_shallow_clone_reads_what_it_has(greeting, tmp_path: Path) -> None:
+    repo, (c1, c2, c3) = greeting
+    clone = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "2", f"file://{repo.root}", str(clone)],
+                   check=True, capture_output=True)
+    report = index(clone)
+    assert report["shallow"] and report["commits"] == 2
+    greet = history(clone, "greet")
+    assert hashes(greet) == [c2] and greet["shallow"]  # its creation lies beyond the clone
+
+
+def test_a_detached_head_is_read_from_where_it_is(greeting) -> None:
+    repo, (c1, c2, c3) = greeting
+    git(repo.root, "checkout", "-q", "--detach", c2)
+    assert index(repo.root)["commits"] == 2
+    assert hashes(history(repo.root, "farewell")) == [c1]
+
+
+def test_outside_git_everything_else_works_and_one_line_says_why(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text(GREET_V1, encoding="utf-8")
+    code, out, err = run_cli("index", "--graph-only", str(tmp_path))
+    assert code == 0, err
+    assert [line for line in out.splitlines() if "history" in line] == [
+        "no history: not inside a git work tree"] or "no history:" in out
+    code, out, err = run_cli("history", "greet", str(tmp_path))
+    assert code == HistoryUnavailableError.exit_code and "no history" in err
+    code, out, _ = run_cli("symbols", "greet", str(tmp_path))
+    assert code == 0 and "app.py:1" in out
+
+
+def test_no_history_drops_what_was_read(greeting) -> None:
+    repo, _ = greeting
+    index(repo.root)
+    report = index(repo.root, history=False)
+    assert report == {"available": False, "reason": "no history: --no-history"}
+    with pytest.raises(HistoryUnavailableError):
+        history(repo.root, "greet")
+
+
+def test_a_huge_generated_file_costs_no_patch(greeting) -> None:
+    repo, _ = greeting
+    line = "x = 1  # generated\n"
+    big = line * (2 * MAX_DIFF_BYTES // len(line))
+    repo.commit("generated", {"gen.py": big})
+    repo.commit("regenerated", {"gen.py": big.replace("x = 1", "x = 2", 1000)})
+    report = index(repo.root)
+    assert report["commits"] == 5
+    with Index.open(repo.root) as idx:
+        rows = idx.store.conn.execute(
+            "SELECT length(hunks) FROM history_change WHERE path='gen.py'").fetchall()
+    assert all(size == 0 for (size,) in rows)  # diffed as binary by git: no hunks read
+
+
+def test_the_repository_never_runs_its_programs(greeting, tmp_path: Path) -> None:
+    repo, _ = greeting
+    marker = tmp_path / "ran"
+    touch = f"touch {marker}"
+    for key, value in (("core.fsmonitor", touch), ("diff.external", touch),
+                       ("core.pager", touch), ("diff.evil.textconv", touch),
+                       ("log.showSignature", "true"), ("gpg.program", touch),
+                       ("core.hooksPath", str(repo.root / "hooks"))):
+        git(repo.root, "config", key, value)
+    hooks = repo.root / "hooks"
+    hooks.mkdir()
+    for name in ("post-checkout", "post-index-change", "reference-transaction",
+                 "pre-auto-gc", "post-rewrite"):
+        (hooks / name).write_text(f"#!/bin/sh\n{touch}\n")
+        (hooks / name).chmod(0o755)
+    (repo.root / ".gitattributes").write_text("*.py diff=evil\n")
+    before = sorted(p.name for p in (repo.root / ".git").iterdir())
+    mtime = (repo.root / ".git" / "index").stat().st_mtime_ns
+    assert index(repo.root)["available"]
+    history(repo.root, "greet")
+    assert not marker.exists()
+    assert sorted(p.name for p in (repo.root / ".git").iterdir()) == before
+    assert (repo.root / ".git" / "index").stat().st_mtime_ns == mtime
+
+
+def test_an_index_of_a_subdirectory_maps_its_paths(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "r")
+    c1 = repo.commit("add", {"pkg/app.py": GREET_V1})
+    c2 = repo.commit("change", {"pkg/app.py": GREET_V2})
+    index(repo.root / "pkg")
+    assert hashes(history(repo.root / "pkg", "greet")) == [c2, c1]
+
+
+def test_hotspots_rank_by_changes_and_size(greeting) -> None:
+    repo, (c1, c2, c3) = greeting
+    index(repo.root)
+    with Index.open(repo.root) as idx:
+        answer = idx.hotspots(since_days=None)
+    ranked = {(h["qualified_name"], h["changes"], h["lines"]) for h in answer["definitions"]}
+    assert ranked == {("app.greet", 2, 4), ("app.farewell", 2, 3)}
+    assert answer["definitions"][0]["qualified_name"] == "app.greet"  # larger, as often
+    assert answer["files"] == [{"path": "app.py", "changes": 3, "lines": 12,
+                                "score": round(3 * 3.7004, 2)}]
+    with Index.open(repo.root) as idx:
+        recent = idx.hotspots(since_days=0)  # the newest commit alone
+    assert [h["qualified_name"] for h in recent["definitions"]] == ["app.farewell"]
