@@ -103,7 +103,7 @@ def compare(root: Path, defs: list[tuple]) -> dict[str, Any]:
         theirs = list(pool.map(lambda d: git_commits(root, d[1], d[2], d[3]), defs))
     tp = fp = fn = exact_sets = exact_counts = 0
     misses = []
-    for d, oracle in zip(defs, theirs):
+    for d, oracle in zip(defs, theirs, strict=True):
         ours, truth = set(mine.get(d[0], [])), set(oracle)
         tp += len(ours & truth)
         fp += len(ours - truth)

@@ -312,6 +312,24 @@ class Index(GraphQuestions):
                 timespec="seconds") if mtimes else None,
         }
 
+    def find_symbols(self, name: str, kind: str | None = None, *, path: str | None = None,
+                     limit: int = 50, offset: int = 0) -> dict:
+        """:meth:`GraphQuestions.find_symbols`, each definition with its ``evolution`` (see
+        :func:`knoxidx.history.answers.evolutions`) when the index holds a history."""
+        answer = super().find_symbols(name, kind, path=path, limit=limit, offset=offset)
+        if _add_evolution(self.store, answer["symbols"]):  # longer items: bound the page again
+            from knoxidx.paging import Page
+
+            window, info = Page(limit, offset, kind, path).bound(answer["symbols"],
+                                                                 answer["total"])
+            answer.update(symbols=window, **info)
+        return answer
+
+    def node(self, node_id: int) -> dict:
+        found = super().node(node_id)
+        _add_evolution(self.store, [found])
+        return found
+
     def history(self, spec: str, *, limit: int = 50, offset: int = 0) -> dict:
         """The evolution of the definition ``spec`` names, from the git history read at the
         last update: created, the commits that changed its lines, totals, renames; see
@@ -351,6 +369,17 @@ class Index(GraphQuestions):
         from knoxidx.retrieval.context import build_context
 
         return build_context(self, query, max_tokens=max_tokens, weights=weights)
+
+
+def _add_evolution(store: Any, nodes: list[dict]) -> bool:
+    """Give each node its ``evolution``, when the index holds a history; whether any got one."""
+    from knoxidx.history.answers import evolutions
+
+    found = evolutions(store, nodes)
+    for node in nodes:
+        if node.get("id") in found:
+            node["evolution"] = found[node["id"]]
+    return bool(found)
 
 
 def _note_root(store: Any, root: Path) -> None:

@@ -15,20 +15,15 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import Any
 
-from knoxidx.errors import KnoxidxError
+from knoxidx.errors import HistoryUnavailableError
 from knoxidx.history.store import HistoryTables
 from knoxidx.history.trace import Touch, trace_file
 from knoxidx.paging import DEFAULT_LIMIT, Page
+from knoxidx.path_glob import path_matcher
 
 SECONDS_PER_DAY = 86_400
 # the definition kinds hotspots rank by default: those whose body is code that changes
 HOTSPOT_KINDS = ("Function", "Class", "Interface", "Type")
-
-
-class HistoryUnavailableError(KnoxidxError):
-    """The index holds no history (not a git repository, ``--no-history``, a shared store)."""
-
-    exit_code = 9
 
 
 def history_tables(store: Any) -> HistoryTables:
@@ -112,6 +107,7 @@ def hotspots(store: Any, *, path: str | None = None, since_days: int | None = 90
     page = Page(limit, offset, kind, path)
     prefix = tables.get("prefix") or ""
     first_seq, start = _window_start(tables, since_days)
+    in_path = path_matcher(page.path_glob) if page.path_glob else None
     files: list[dict] = []
     definitions: list[dict] = []
     seqs: set[int] = set()
@@ -121,7 +117,7 @@ def hotspots(store: Any, *, path: str | None = None, since_days: int | None = 90
             continue
         graph_path = git_path[len(prefix):]
         lines = tables.file_lines(graph_path)
-        if lines is None or not page.select([{"path": graph_path}]):
+        if lines is None or (in_path is not None and not in_path(graph_path)):
             continue
         files.append({"path": graph_path, "changes": commit_count, "lines": lines,
                       "score": round(commit_count * math.log2(1 + lines), 2)})

@@ -25,10 +25,11 @@ MAX_DIFF_BYTES = 1024 * 1024
 _SAFE_CONFIG = (
     "core.pager=cat", "core.fsmonitor=false", "core.hooksPath=/dev/null", "diff.external=",
     "diff.noprefix=false", "diff.mnemonicPrefix=false", "diff.relative=false",
-    "diff.algorithm=myers", "diff.indentHeuristic=true", "diff.renames=true",
+    "diff.algorithm=myers", "diff.indentHeuristic=false", "diff.renames=true",
     "log.showSignature=false", "log.showRoot=true", "core.quotePath=true",
     f"core.bigFileThreshold={MAX_DIFF_BYTES}", "color.ui=false",
 )
+# No indent heuristic: `git log -L` places its hunks without it, and its answer is the oracle.
 # Each commit's header line in the log: a record separator (no patch line starts with one).
 _HEADER = "\x1e"
 _FORMAT = "%x1e%H%x1f%P%x1f%at%x1f%an%x1f%ae%x1f%s"
@@ -117,7 +118,8 @@ def read_commits(root: Path, since: str | None,
     diff against its first parent (the empty tree for the first), renames followed."""
     span = f"{since}..{head}" if since else head
     args = ["log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--root", "-M",
-            "-p", "-U0", "--no-color", "--no-ext-diff", "--no-textconv", "--no-show-signature",
+            "-p", "-U0", "--no-indent-heuristic", "--no-color", "--no-ext-diff", "--no-textconv",
+            "--no-show-signature",
             "--src-prefix=a/", "--dst-prefix=b/", "--no-mailmap", f"--format={_FORMAT}", span,
             "--"]
     try:

@@ -4,9 +4,11 @@ index made before them gains them on its next ``knoxidx index`` without a rebuil
 newer layout is re-read from git rather than migrated.
 
 - ``history_commit``: HEAD's first-parent commits, ``seq`` 0 the oldest.
-- ``history_change``: each commit's changed files (``path`` in that commit, ``old_path`` in its
-  parent, NULL for a new file) and the diff's hunks, packed (see :func:`pack_hunks`). Deleted
-  files are not kept: nothing at HEAD descends from them.
+- ``history_change``: each commit's changed source files (``path`` in that commit, ``old_path``
+  in its parent, NULL for a new file) and the diff's hunks, packed (see :func:`pack_hunks`).
+  Only files of a language knoxidx reads are kept (definitions live nowhere else: documents,
+  lock files and data would double the size), and no deleted file: nothing at HEAD descends
+  from it.
 - ``history_meta``: the layout version, the last commit read, whether the clone is shallow.
 """
 
@@ -18,6 +20,7 @@ from collections.abc import Iterable, Sequence
 
 from knoxidx.history.gitlog import CommitRecord
 from knoxidx.history.ranges import Hunk
+from knoxidx.indexer.languages import language_for_path
 
 HISTORY_VERSION = 1
 TABLES = ("history_commit", "history_change", "history_meta")
@@ -108,7 +111,8 @@ class HistoryTables:
                                commit.subject))
             self.conn.executemany(
                 "INSERT INTO history_change VALUES (?, ?, ?, ?)",
-                [(seq, c.path, c.old_path, pack_hunks(c.hunks)) for c in commit.changes])
+                [(seq, c.path, c.old_path, pack_hunks(c.hunks)) for c in commit.changes
+                 if language_for_path(c.path) or (c.old_path and language_for_path(c.old_path))])
             seq += 1
         return seq - first_seq
 

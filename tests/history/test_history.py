@@ -241,3 +241,62 @@ def test_hotspots_rank_by_changes_and_size(greeting) -> None:
     with Index.open(repo.root) as idx:
         recent = idx.hotspots(since_days=0)  # the newest commit alone
     assert [h["qualified_name"] for h in recent["definitions"]] == ["app.farewell"]
+
+
+def test_hotspots_filter_by_kind_and_path(greeting, tmp_path: Path) -> None:
+    repo, _ = greeting
+    repo.commit("more", {"lib/util.py": "def helper():\n    return 1\n"})
+    index(repo.root)
+    with Index.open(repo.root) as idx:
+        functions = idx.hotspots(kind="Function", since_days=None)
+        assert {h["qualified_name"] for h in functions["definitions"]} == {
+            "app.greet", "app.farewell", "util.helper"}
+        under_lib = idx.hotspots(path="lib", since_days=None)
+    assert [h["qualified_name"] for h in under_lib["definitions"]] == ["util.helper"]
+    assert [f["path"] for f in under_lib["files"]] == ["lib/util.py"]
+
+
+# b's first line could be the inserted "@Test" or the one above c: git log -L aligns it without
+# the indent heuristic (-6,0 +7,5 with it, -7,0 +8,5 without), and so must the history.
+JAVA_V1 = """\
+class T {
+    @Test
+    void a() {
+        x();
+    }
+
+    @Test
+    void c() {
+        z();
+    }
+}
+"""
+JAVA_V2 = JAVA_V1.replace("""    }
+
+    @Test
+    void c() {""", """    }
+
+    @Test
+    void b() {
+        y();
+    }
+
+    @Test
+    void c() {""")
+
+
+def test_every_definition_matches_git_log_l_where_hunks_could_slide(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "r")
+    repo.commit("a and c", {"T.java": JAVA_V1, "README.md": "# T\n"})
+    repo.commit("b between", {"T.java": JAVA_V2, "README.md": "# T, with b\n"})
+    repo.commit("c calls more", {"T.java": JAVA_V2.replace("z();", "z();\n        w();")})
+    index(repo.root)
+    with Index.open(repo.root) as idx:
+        nodes = idx.store.conn.execute(
+            "SELECT qualified_name, start_line, end_line FROM nodes WHERE kind != 'File'"
+            " AND start_line IS NOT NULL").fetchall()
+        stored = {p for (p,) in idx.store.conn.execute("SELECT path FROM history_change")}
+        assert len(nodes) >= 4
+        for qualified, start, end in nodes:
+            assert hashes(idx.history(qualified)) == repo.log_l(start, end, "T.java"), qualified
+    assert stored == {"T.java"}  # a document's changes hold no definition: not kept
