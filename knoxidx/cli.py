@@ -401,6 +401,8 @@ def verify(path: str, as_json: bool) -> None:
     def human(d: dict) -> None:
         click.echo(f"integrity: {d['integrity']}")
         click.echo(f"matches a clean rebuild: {d['equal']}")
+        if d.get("history"):
+            click.echo(f"history matches a read from scratch: {d['history']['equal']}")
         for key in ("missing_nodes", "extra_nodes", "missing_edges", "extra_edges"):
             if d[key]:
                 click.echo(f"  {key}: {len(d[key])}, e.g. {d[key][:3]}")

@@ -300,3 +300,19 @@ def test_every_definition_matches_git_log_l_where_hunks_could_slide(tmp_path: Pa
         for qualified, start, end in nodes:
             assert hashes(idx.history(qualified)) == repo.log_l(start, end, "T.java"), qualified
     assert stored == {"T.java"}  # a document's changes hold no definition: not kept
+
+
+def test_verify_compares_the_history_with_a_read_from_scratch(greeting) -> None:
+    from knoxidx.verify import verify_index
+
+    repo, _ = greeting
+    index(repo.root)
+    repo.commit("later", {"app.py": GREET_V2})
+    index(repo.root)
+    with Index.open(repo.root) as idx:
+        assert verify_index(idx)["history"] == {
+            "equal": True, "head": git(repo.root, "rev-parse", "HEAD").strip(), "commits": 4,
+            "clean_commits": 4}
+        idx.store.conn.execute("DELETE FROM history_change WHERE seq = 1")  # a lost write
+        result = verify_index(idx)
+    assert not result["equal"] and not result["history"]["equal"]

@@ -1,0 +1,38 @@
+"""The stored history must equal the same commits read from scratch: what ``knoxidx verify``
+checks of it, since an incremental read appends to what earlier reads left."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from knoxidx.history.gitlog import GitUnavailable, read_commits
+from knoxidx.history.store import HistoryTables
+
+
+def _rows(tables: HistoryTables) -> tuple[list[tuple], list[tuple]]:
+    conn = tables.conn
+    return (conn.execute("SELECT * FROM history_commit ORDER BY seq").fetchall(),
+            conn.execute("SELECT * FROM history_change ORDER BY seq, path, old_path").fetchall())
+
+
+def verify_history(root: Path, conn: Any) -> dict[str, Any] | None:
+    """Whether the history in ``conn`` equals a read from scratch up to the commit it was
+    read to; None when the index holds no history."""
+    if not isinstance(conn, sqlite3.Connection):
+        return None
+    stored = HistoryTables(conn)
+    head = stored.get("head")
+    if head is None:
+        return None
+    scratch = HistoryTables(sqlite3.connect(":memory:"))
+    try:
+        scratch.ensure()
+        scratch.append(read_commits(root, None, head), 0)
+    except GitUnavailable as exc:
+        return {"equal": False, "head": head, "reason": f"cannot read the history again: {exc}"}
+    current, clean = _rows(stored), _rows(scratch)
+    scratch.conn.close()
+    return {"equal": current == clean, "head": head, "commits": len(current[0]),
+            "clean_commits": len(clean[0])}
