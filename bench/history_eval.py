@@ -28,8 +28,10 @@ from typing import Any
 
 from knoxidx.history.answers import HOTSPOT_KINDS
 from knoxidx.history.gitlog import git_env
+from knoxidx.history.ranges import Range
 from knoxidx.history.store import HistoryTables
 from knoxidx.history.trace import trace_file
+from knoxidx.history.worktree import line_range
 from knoxidx.index import Index
 
 HERE = Path(__file__).resolve().parent
@@ -81,9 +83,9 @@ def knoxidx_commits(root: Path, defs: list[tuple]) -> dict[int, list[str]]:
     with Index.open(root) as idx:
         tables = HistoryTables(idx.store.conn)
         prefix = tables.get("prefix") or ""
-        by_path: dict[str, dict[int, tuple[int, int]]] = {}
-        for node_id, path, start, end, _ in defs:
-            by_path.setdefault(path, {})[node_id] = (start, end)
+        by_path: dict[str, dict[int, list[Range]]] = {}
+        for node_id, path, start, end, _ in defs:  # (a clean checkout: no uncommitted edits)
+            by_path.setdefault(path, {})[node_id] = line_range(start, end)
         found: dict[int, list[str]] = {}
         for path, spans in by_path.items():
             for node_id, trace in trace_file(tables, prefix + path, spans).items():

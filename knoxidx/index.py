@@ -317,7 +317,7 @@ class Index(GraphQuestions):
         """:meth:`GraphQuestions.find_symbols`, each definition with its ``evolution`` (see
         :func:`knoxidx.history.answers.evolutions`) when the index holds a history."""
         answer = super().find_symbols(name, kind, path=path, limit=limit, offset=offset)
-        if _add_evolution(self.store, answer["symbols"]):  # longer items: bound the page again
+        if _add_evolution(self.store, self.root, answer["symbols"]):  # longer items: bound the page again
             from knoxidx.paging import Page
 
             window, info = Page(limit, offset, kind, path).bound(answer["symbols"],
@@ -327,7 +327,7 @@ class Index(GraphQuestions):
 
     def node(self, node_id: int) -> dict:
         found = super().node(node_id)
-        _add_evolution(self.store, [found])
+        _add_evolution(self.store, self.root, [found])
         return found
 
     def history(self, spec: str, *, limit: int = 50, offset: int = 0) -> dict:
@@ -336,7 +336,8 @@ class Index(GraphQuestions):
         :mod:`knoxidx.history.answers`."""
         from knoxidx.history.answers import definition_history
 
-        return definition_history(self.store, self.find(spec), limit=limit, offset=offset)
+        return definition_history(self.store, self.root, self.find(spec), limit=limit,
+                                  offset=offset)
 
     def hotspots(self, *, path: str | None = None, since_days: int | None = 90,
                  kind: str | None = None, limit: int = 20, offset: int = 0) -> dict:
@@ -344,7 +345,7 @@ class Index(GraphQuestions):
         :mod:`knoxidx.history.answers`."""
         from knoxidx.history.answers import hotspots
 
-        return hotspots(self.store, path=path, since_days=since_days, kind=kind, limit=limit,
+        return hotspots(self.store, self.root, path=path, since_days=since_days, kind=kind, limit=limit,
                         offset=offset)
 
     def egress(self, days: int = 30) -> dict:
@@ -371,11 +372,11 @@ class Index(GraphQuestions):
         return build_context(self, query, max_tokens=max_tokens, weights=weights)
 
 
-def _add_evolution(store: Any, nodes: list[dict]) -> bool:
+def _add_evolution(store: Any, root: Path, nodes: list[dict]) -> bool:
     """Give each node its ``evolution``, when the index holds a history; whether any got one."""
     from knoxidx.history.answers import evolutions
 
-    found = evolutions(store, nodes)
+    found = evolutions(store, root, nodes)
     for node in nodes:
         if node.get("id") in found:
             node["evolution"] = found[node["id"]]

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from knoxidx.errors import HistoryUnavailableError
+from knoxidx.history.gitlog import GitUnavailable
+from knoxidx.history.ranges import Range
 from knoxidx.history.store import HistoryTables
 from knoxidx.history.trace import Touch, trace_file
+from knoxidx.history.worktree import line_range, ranges_at_commit
 from knoxidx.paging import DEFAULT_LIMIT, Page
 from knoxidx.path_glob import path_matcher
 
@@ -38,6 +42,20 @@ def history_tables(store: Any) -> HistoryTables:
             "this index has no history: run `knoxidx index` in a git repository with at least "
             "one commit (and without --no-history)")
     return tables
+
+
+def _committed_ranges(tables: HistoryTables, root: Path,
+                      files: Mapping[str, Mapping[int, tuple[int, int]]],
+                      ) -> dict[str, dict[int, list[Range]]]:
+    """Each definition's lines (graph path -> id -> first, last line in the indexed file) in
+    the last commit read, across uncommitted edits; as they are if git cannot be asked now."""
+    on_disk = {path: {key: line_range(*span) for key, span in spans.items()}
+               for path, spans in files.items()}
+    try:
+        return ranges_at_commit(root, tables.get("head") or "HEAD", tables.get("prefix") or "",
+                                on_disk)
+    except GitUnavailable:
+        return on_disk
 
 
 def _date(epoch: int) -> str:
@@ -63,15 +81,16 @@ def _summary(touches: list[Touch], commits: dict[int, dict]) -> dict:
             "churn": sum(t.added + t.removed for t in touches)}
 
 
-def definition_history(store: Any, node: dict, *, limit: int = DEFAULT_LIMIT,
+def definition_history(store: Any, root: Path, node: dict, *, limit: int = DEFAULT_LIMIT,
                        offset: int = 0) -> dict:
     """``node``'s evolution: the commit that created its lines, the commits that changed them
     (newest first, a page of them), totals, and the paths it had before a rename."""
     tables = history_tables(store)
     page = Page(limit, offset)
     prefix = tables.get("prefix") or ""
-    traces = trace_file(tables, prefix + node["path"],
-                        {0: (node["start_line"], node["end_line"])})
+    ranges = _committed_ranges(tables, root, {node["path"]: {0: (node["start_line"],
+                                                                  node["end_line"])}})
+    traces = trace_file(tables, prefix + node["path"], ranges[node["path"]])
     touches = traces[0].touches if traces else []
     commits = tables.commits(t.seq for t in touches)
     changes = [_commit_dict(commits[t.seq], t) for t in touches]
@@ -99,7 +118,7 @@ def _window_start(tables: HistoryTables, since_days: int | None) -> tuple[int, i
     return tables.first_seq_since(start), start
 
 
-def hotspots(store: Any, *, path: str | None = None, since_days: int | None = 90,
+def hotspots(store: Any, root: Path, *, path: str | None = None, since_days: int | None = 90,
              kind: str | None = None, limit: int = 20, offset: int = 0) -> dict:
     """Definitions and files ranked by hotspot score (see the module's note) over the commits
     of the last ``since_days`` days before the newest commit (all of them with None)."""
@@ -123,8 +142,9 @@ def hotspots(store: Any, *, path: str | None = None, since_days: int | None = 90
                       "score": round(commit_count * math.log2(1 + lines), 2)})
         rows = [r for r in tables.definitions_in(graph_path)
                 if (kind is None and r[1] in HOTSPOT_KINDS) or r[1] == kind]
-        traces = trace_file(tables, git_path, {r[0]: (r[3], r[4]) for r in rows},
-                            since_seq=first_seq)
+        ranges = _committed_ranges(tables, root, {graph_path: {r[0]: (r[3], r[4])
+                                                               for r in rows}})
+        traces = trace_file(tables, git_path, ranges[graph_path], since_seq=first_seq)
         for row in rows:
             touches = traces[row[0]].touches if row[0] in traces else []
             if touches:
@@ -149,7 +169,7 @@ def hotspots(store: Any, *, path: str | None = None, since_days: int | None = 90
             "definitions": window, "files": files[:limit], "file_total": len(files), **info}
 
 
-def evolutions(store: Any, nodes: Iterable[dict]) -> dict[int, dict]:
+def evolutions(store: Any, root: Path, nodes: Iterable[dict]) -> dict[int, dict]:
     """The ``evolution`` object of each node (by id) with lines in a file: created,
     modifications, last_modified, authors, churn, and its hotspot score over 90 days. Empty
     when the index holds no history."""
@@ -166,8 +186,9 @@ def evolutions(store: Any, nodes: Iterable[dict]) -> dict[int, dict]:
                                                                 node["end_line"])
     recent_seq, _ = _window_start(tables, 90)
     found: dict[int, dict] = {}
+    committed = _committed_ranges(tables, root, by_path)
     for path, spans in by_path.items():
-        traces = trace_file(tables, prefix + path, spans)
+        traces = trace_file(tables, prefix + path, committed[path])
         commits = tables.commits(t.seq for tr in traces.values() for t in tr.touches)
         for node_id, trace in traces.items():
             touches = trace.touches

@@ -4,10 +4,14 @@ file (and of the files it was renamed from), newest first: the commits ``git log
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from knoxidx.history.ranges import Range, lines_inside, map_to_parent, touched_hunks
 from knoxidx.history.store import HistoryTables, unpack_hunks
+
+Key = TypeVar("Key")
 
 
 @dataclass(slots=True)
@@ -24,17 +28,16 @@ class Trace:
     ranges: list[Range] = field(default_factory=list)  # still being followed
 
 
-def trace_file(tables: HistoryTables, path: str, spans: dict[int, tuple[int, int]],
-               since_seq: int = 0) -> dict[int, Trace]:
+def trace_file(tables: HistoryTables, path: str, ranges: Mapping[Key, list[Range]],
+               since_seq: int = 0) -> dict[Key, Trace]:
     """For each definition of ``path`` (git's path: the repository prefix included), by key,
-    its lines ``(start_line, end_line)`` (1-based, inclusive) at HEAD: the commits from
+    its line ranges in the last commit read (see :mod:`.worktree`): the commits from
     ``since_seq`` on that touched them. Renames are followed as git detected them; a file
     added in a commit ends every trace there."""
-    traces = {key: Trace(ranges=[(start - 1, end)]) for key, (start, end) in spans.items()
-              if end >= start >= 1}
+    traces = {key: Trace(ranges=list(r)) for key, r in ranges.items()}
     current: str = path
     before: int | None = None
-    while traces:
+    while any(trace.ranges for trace in traces.values()):
         renamed_to: tuple[str, int] | None = None
         for seq, old_path, blob in tables.changes_of(current, before):
             if seq < since_seq:

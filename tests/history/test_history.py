@@ -316,3 +316,15 @@ def test_verify_compares_the_history_with_a_read_from_scratch(greeting) -> None:
         idx.store.conn.execute("DELETE FROM history_change WHERE seq = 1")  # a lost write
         result = verify_index(idx)
     assert not result["equal"] and not result["history"]["equal"]
+
+
+def test_uncommitted_edits_move_lines_without_changing_history(greeting) -> None:
+    repo, (c1, c2, c3) = greeting
+    edited = GREET_V3.replace("import sys\n", "import sys\nimport os\n\n\ndef draft():\n"
+                              "    return os.getcwd()\n")
+    (repo.root / "app.py").write_text(edited, encoding="utf-8")
+    index(repo.root)  # the graph has the edited lines; the history ends at c3
+    assert hashes(history(repo.root, "farewell")) == [c3, c1]
+    assert hashes(history(repo.root, "greet")) == [c2, c1]
+    draft = history(repo.root, "draft")
+    assert draft["changes"] == [] and draft["created"] is None
