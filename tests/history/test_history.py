@@ -328,3 +328,29 @@ def test_uncommitted_edits_move_lines_without_changing_history(greeting) -> None
     assert hashes(history(repo.root, "greet")) == [c2, c1]
     draft = history(repo.root, "draft")
     assert draft["changes"] == [] and draft["created"] is None
+
+
+def test_a_repository_with_a_submodule(greeting, tmp_path: Path) -> None:
+    repo, (c1, c2, c3) = greeting
+    library = Repo(tmp_path / "lib")
+    library.commit("lib", {"lib.py": "def lib():\n    return 1\n"})
+    git(repo.root, "-c", "protocol.file.allow=always", "submodule", "add", "-q",
+        str(library.root), "vendor/lib")
+    c4 = repo.commit("vendor lib", {})
+    report = index(repo.root)
+    assert report["commits"] == 4
+    assert hashes(history(repo.root, "farewell")) == [c3, c1]
+    with Index.open(repo.root) as idx:
+        paths = {p for (p,) in idx.store.conn.execute("SELECT path FROM history_change")}
+    assert paths == {"app.py"} and c4
+
+
+def test_a_postgresql_store_says_it_keeps_no_history(greeting, pg_url) -> None:
+    repo, _ = greeting
+    with Index.open(repo.root, create=True, store=pg_url) as idx:
+        report = idx.update(jobs=1, retrieval=False)
+        assert report.history == {
+            "available": False, "reason": "no history: the PostgreSQL store does not keep it yet"}
+        with pytest.raises(HistoryUnavailableError, match="PostgreSQL"):
+            idx.history("greet")
+        assert "evolution" not in idx.find_symbols("greet")["symbols"][0]
