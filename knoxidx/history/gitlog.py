@@ -83,7 +83,8 @@ def run_git(root: Path, *args: str) -> str:
         raise GitUnavailable(f"`git {args[0]}` did not answer in 120 s") from None
     if done.returncode != 0:
         reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitUnavailable(reason[-1] if reason else f"`git {args[0]}` failed")
+        last = reason[-1].removeprefix("fatal: ") if reason else f"`git {args[0]}` failed"
+        raise GitUnavailable(last)
     return done.stdout.decode("utf-8", "surrogateescape")
 
 

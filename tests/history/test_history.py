@@ -165,7 +165,7 @@ def test_outside_git_everything_else_works_and_one_line_says_why(tmp_path: Path)
     code, out, err = run_cli("index", "--graph-only", str(tmp_path))
     assert code == 0, err
     assert [line for line in out.splitlines() if "history" in line] == [
-        "no history: not inside a git work tree"] or "no history:" in out
+        "no history: not a git repository (or any of the parent directories): .git"]
     code, out, err = run_cli("history", "greet", str(tmp_path))
     assert code == HistoryUnavailableError.exit_code and "no history" in err
     code, out, _ = run_cli("symbols", "greet", str(tmp_path))
@@ -354,3 +354,13 @@ def test_a_postgresql_store_says_it_keeps_no_history(greeting, pg_url) -> None:
         with pytest.raises(HistoryUnavailableError, match="PostgreSQL"):
             idx.history("greet")
         assert "evolution" not in idx.find_symbols("greet")["symbols"][0]
+
+
+def test_a_repository_without_commits_has_no_history_yet(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "r")
+    (repo.root / "app.py").write_text(GREET_V1, encoding="utf-8")
+    assert index(repo.root) == {"available": False,
+                                "reason": "no history: the repository has no commits yet"}
+    c1 = repo.commit("first", {"app.py": GREET_V1})
+    assert index(repo.root)["mode"] == "full"
+    assert hashes(history(repo.root, "greet")) == [c1]
