@@ -169,7 +169,8 @@ def _parse_log(stream: object) -> Iterator[CommitRecord]:
             change = FileChange(unquote(line[len("rename to "):]), rename_from)
             commit.changes.append(change)
         elif line.startswith("+++ "):
-            target = line[4:]
+            # git ends a name holding a space with a tab (one ending in a tab is quoted)
+            target = line[4:].removesuffix("\t")
             if target == "/dev/null":  # a deleted file: nothing at HEAD descends from it
                 change = None
             elif change is None or change.path != unquote(target)[2:]:

@@ -364,3 +364,12 @@ def test_a_repository_without_commits_has_no_history_yet(tmp_path: Path) -> None
     c1 = repo.commit("first", {"app.py": GREET_V1})
     assert index(repo.root)["mode"] == "full"
     assert hashes(history(repo.root, "greet")) == [c1]
+
+
+def test_paths_git_quotes_are_read_back(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "r")
+    name = "naïve dir/\"odd\" name.py"
+    c1 = repo.commit("add", {name: GREET_V1})
+    c2 = repo.commit("change", {name: GREET_V2})
+    index(repo.root)
+    assert hashes(history(repo.root, "greet")) == [c2, c1]
