@@ -18,7 +18,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
         ("KnoxidxError", "IndexNotFoundError", "IndexGoneError", "SymbolNotFoundError",
          "AmbiguousSymbolError", "IndexLockedError", "CorruptIndexError", "BadPathError",
-         "BadInputError", "IndexWriteError"),
+         "BadInputError", "IndexWriteError", "HistoryUnavailableError"),
         "knoxidx.errors"),
     **dict.fromkeys(
         ("RetrievalError", "SearchInputError", "SearchIndexMissingError",
@@ -33,6 +33,7 @@ _EXPORTS: dict[str, str] = {
     "SourceNotFoundError": "knoxidx.source",
     "ForbiddenPathError": "knoxidx.source",
     "InputError": "knoxidx.api.schemas",
+    "GitUnavailableError": "knoxidx.history.gitlog",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -43,10 +44,11 @@ if TYPE_CHECKING:
     from knoxidx.api.schemas import InputError
     from knoxidx.config import ConfigError
     from knoxidx.errors import (AmbiguousSymbolError, BadInputError, BadPathError,
-                                CorruptIndexError, IndexGoneError, IndexLockedError,
-                                IndexNotFoundError, IndexWriteError, KnoxidxError,
-                                SymbolNotFoundError)
+                                CorruptIndexError, HistoryUnavailableError, IndexGoneError,
+                                IndexLockedError, IndexNotFoundError, IndexWriteError,
+                                KnoxidxError, SymbolNotFoundError)
     from knoxidx.graph.pg_schema import StoreUnavailableError
+    from knoxidx.history.gitlog import GitUnavailableError
     from knoxidx.index import Index
     from knoxidx.retrieval.egress import EgressBlockedError
     from knoxidx.retrieval.errors import (CircuitOpenError, EmbeddingConfigError,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from knoxidx.errors import HistoryUnavailableError
-from knoxidx.history.gitlog import GitUnavailable
+from knoxidx.history.gitlog import GitUnavailableError
 from knoxidx.history.ranges import Range
 from knoxidx.history.store import HistoryTables
 from knoxidx.history.trace import Touch, trace_file
@@ -54,7 +54,7 @@ def _committed_ranges(tables: HistoryTables, root: Path,
     try:
         return ranges_at_commit(root, tables.get("head") or "HEAD", tables.get("prefix") or "",
                                 on_disk)
-    except GitUnavailable:
+    except GitUnavailableError:
         return on_disk
 
 

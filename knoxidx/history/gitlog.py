@@ -35,7 +35,7 @@ _HEADER = "\x1e"
 _FORMAT = "%x1e%H%x1f%P%x1f%at%x1f%an%x1f%ae%x1f%s"
 
 
-class GitUnavailable(KnoxidxError):
+class GitUnavailableError(KnoxidxError):
     """No history to read: not a git repository, no commits, or no usable ``git``."""
 
 
@@ -73,30 +73,30 @@ def git_command(root: Path, *args: str) -> list[str]:
 
 
 def run_git(root: Path, *args: str) -> str:
-    """A short git command's output; :class:`GitUnavailable` with git's own reason."""
+    """A short git command's output; :class:`GitUnavailableError` with git's own reason."""
     try:
         done = subprocess.run(git_command(root, *args), env=git_env(), capture_output=True,
                               stdin=subprocess.DEVNULL, timeout=120)
     except FileNotFoundError:
-        raise GitUnavailable("no `git` program on PATH") from None
+        raise GitUnavailableError("no `git` program on PATH") from None
     except subprocess.TimeoutExpired:
-        raise GitUnavailable(f"`git {args[0]}` did not answer in 120 s") from None
+        raise GitUnavailableError(f"`git {args[0]}` did not answer in 120 s") from None
     if done.returncode != 0:
         reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
         last = reason[-1].removeprefix("fatal: ") if reason else f"`git {args[0]}` failed"
-        raise GitUnavailable(last)
+        raise GitUnavailableError(last)
     return done.stdout.decode("utf-8", "surrogateescape")
 
 
 def head_commit(root: Path) -> str:
-    """HEAD's commit hash; :class:`GitUnavailable` outside a work tree or before a commit."""
+    """HEAD's commit hash; :class:`GitUnavailableError` outside a work tree or before a commit."""
     inside = run_git(root, "rev-parse", "--is-inside-work-tree").strip()
     if inside != "true":
-        raise GitUnavailable("not inside a git work tree")
+        raise GitUnavailableError("not inside a git work tree")
     try:
         return run_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}").strip()
-    except GitUnavailable:
-        raise GitUnavailable("the repository has no commits yet") from None
+    except GitUnavailableError:
+        raise GitUnavailableError("the repository has no commits yet") from None
 
 
 def repository_top(root: Path) -> Path:
@@ -128,7 +128,7 @@ def read_commits(root: Path, since: str | None,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    stdin=subprocess.DEVNULL)
     except FileNotFoundError:
-        raise GitUnavailable("no `git` program on PATH") from None
+        raise GitUnavailableError("no `git` program on PATH") from None
     assert process.stdout is not None and process.stderr is not None
     try:
         yield from _parse_log(process.stdout)
@@ -137,7 +137,7 @@ def read_commits(root: Path, since: str | None,
         errors = process.stderr.read().decode("utf-8", "replace").strip()
         process.stderr.close()
         if process.wait() != 0 and errors:
-            raise GitUnavailable(errors.splitlines()[-1])
+            raise GitUnavailableError(errors.splitlines()[-1])
 
 
 def _parse_log(stream: object) -> Iterator[CommitRecord]:

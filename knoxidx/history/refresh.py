@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from knoxidx.history.gitlog import (
-    GitUnavailable,
+    GitUnavailableError,
     head_commit,
     is_shallow,
     read_commits,
@@ -27,7 +27,7 @@ def refresh_history(root: Path, tables: HistoryTables) -> dict[str, Any]:
         head = head_commit(root)
         top = repository_top(root)
         shallow = is_shallow(root)
-    except GitUnavailable as exc:
+    except GitUnavailableError as exc:
         if tables.exists():  # a history of a repository that is no longer one would be stale
             tables.clear()
         return {"available": False, "reason": f"no history: {exc}"}
@@ -41,7 +41,7 @@ def refresh_history(root: Path, tables: HistoryTables) -> dict[str, Any]:
         commits = read_commits(root, None if reread else last, head)
         try:
             first = next(commits, None)
-        except GitUnavailable:  # the last commit read is gone (a rewrite, then a gc)
+        except GitUnavailableError:  # the last commit read is gone (a rewrite, then a gc)
             first = None
         if not reread and (first is None or first.parent != last):
             reread = True  # HEAD no longer descends (by first parents) from what was read

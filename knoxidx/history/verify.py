@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from knoxidx.history.gitlog import GitUnavailable, read_commits
+from knoxidx.history.gitlog import GitUnavailableError, read_commits
 from knoxidx.history.store import HistoryTables
 
 
@@ -30,7 +30,7 @@ def verify_history(root: Path, conn: Any) -> dict[str, Any] | None:
     try:
         scratch.ensure()
         scratch.append(read_commits(root, None, head), 0)
-    except GitUnavailable as exc:
+    except GitUnavailableError as exc:
         return {"equal": False, "head": head, "reason": f"cannot read the history again: {exc}"}
     current, clean = _rows(stored), _rows(scratch)
     scratch.conn.close()

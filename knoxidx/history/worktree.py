@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TypeVar
 
-from knoxidx.history.gitlog import GitUnavailable, git_command, git_env, run_git
+from knoxidx.history.gitlog import GitUnavailableError, git_command, git_env, run_git
 from knoxidx.history.ranges import Hunk, Range, map_to_parent, touched_hunks
 
 Key = TypeVar("Key")
@@ -47,7 +47,7 @@ def _blob(root: Path, blob: str) -> bytes:
     done = subprocess.run(git_command(root, "cat-file", "blob", blob), env=git_env(),
                           capture_output=True, stdin=subprocess.DEVNULL, timeout=60)
     if done.returncode != 0:
-        raise GitUnavailable(f"cannot read blob {blob}")
+        raise GitUnavailableError(f"cannot read blob {blob}")
     return done.stdout
 
 
