@@ -373,3 +373,17 @@ def test_paths_git_quotes_are_read_back(tmp_path: Path) -> None:
     c2 = repo.commit("change", {name: GREET_V2})
     index(repo.root)
     assert hashes(history(repo.root, "greet")) == [c2, c1]
+
+
+def test_a_merge_counts_once_as_its_first_parent_diff(greeting) -> None:
+    repo, (c1, c2, c3) = greeting
+    git(repo.root, "checkout", "-q", "-b", "topic")
+    side = repo.commit("topic: greet shouts", {"app.py": GREET_V3.replace('"!"', '"!!!"')})
+    git(repo.root, "checkout", "-q", "main")
+    git(repo.root, "merge", "-q", "--no-ff", "-m", "merge topic", "topic", when=1_800_000_000)
+    merge = git(repo.root, "rev-parse", "HEAD").strip()
+    assert index(repo.root)["commits"] == 4  # the topic's own commit is not on the chain
+    greet = history(repo.root, "greet")
+    assert hashes(greet) == [merge, c2, c1] and side not in hashes(greet)
+    node = greet["symbol"]
+    assert hashes(greet) == repo.log_l(node["start_line"], node["end_line"], "app.py")
