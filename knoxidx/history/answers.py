@@ -52,8 +52,9 @@ def _committed_ranges(tables: HistoryTables, root: Path,
     on_disk = {path: {key: line_range(*span) for key, span in spans.items()}
                for path, spans in files.items()}
     try:
-        return ranges_at_commit(root, tables.get("head") or "HEAD", tables.get("prefix") or "",
-                                on_disk)
+        head = tables.get("head")  # (set: history_tables refuses an index without one)
+        assert head is not None
+        return ranges_at_commit(root, head, tables.get("prefix") or "", on_disk)
     except GitUnavailableError:
         return on_disk
 

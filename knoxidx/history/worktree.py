@@ -9,6 +9,7 @@ import difflib
 import hashlib
 import subprocess
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
 
@@ -27,19 +28,16 @@ def _blob_id(content: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
 
 
-def committed_blobs(root: Path, commit: str, git_paths: list[str]) -> dict[str, str]:
-    """The blob of each of ``git_paths`` in ``commit`` (those it has)."""
-    if not git_paths:
-        return {}
+@lru_cache(maxsize=4)
+def committed_blobs(root: Path, commit: str) -> dict[str, str]:
+    """Every blob of ``commit``'s tree by path: one ``git ls-tree`` per commit for a server's
+    whole life (a node answer asks it for the files of its page, many times a second)."""
     found: dict[str, str] = {}
-    for i in range(0, len(git_paths), 500):
-        out = run_git(root, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", commit,
-                      "--", *git_paths[i:i + 500])
-        for entry in out.split("\0"):
-            meta, _, path = entry.partition("\t")
-            parts = meta.split()
-            if len(parts) == 3 and parts[1] == "blob":
-                found[path] = parts[2]
+    for entry in run_git(root, "ls-tree", "-r", "-z", "--full-tree", commit).split("\0"):
+        meta, _, path = entry.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == "blob":
+            found[path] = parts[2]
     return found
 
 
@@ -63,7 +61,7 @@ def ranges_at_commit(root: Path, commit: str, prefix: str,
                      ) -> dict[str, dict[Key, list[Range]]]:
     """``files`` (graph path -> definition -> ranges in the file as it is on disk) with each
     definition's ranges in ``commit``; a file ``commit`` lacks gets empty ranges."""
-    blobs = committed_blobs(root, commit, [prefix + path for path in files])
+    blobs = committed_blobs(root, commit)
     out: dict[str, dict[Key, list[Range]]] = {}
     for path, ranges in files.items():
         blob = blobs.get(prefix + path)
