@@ -130,14 +130,19 @@ def read_commits(root: Path, since: str | None,
     except FileNotFoundError:
         raise GitUnavailableError("no `git` program on PATH") from None
     assert process.stdout is not None and process.stderr is not None
+    finished = False
     try:
         yield from _parse_log(process.stdout)
+        finished = True
     finally:
+        if not finished:  # closed early, or failed: git's output is not wanted any more
+            process.kill()
         process.stdout.close()
         errors = process.stderr.read().decode("utf-8", "replace").strip()
         process.stderr.close()
-        if process.wait() != 0 and errors:
-            raise GitUnavailableError(errors.splitlines()[-1])
+        if process.wait() != 0 and finished:
+            last = errors.splitlines()[-1] if errors else "`git log` failed"
+            raise GitUnavailableError(last.removeprefix("fatal: "))
 
 
 def _parse_log(stream: object) -> Iterator[CommitRecord]:

@@ -36,9 +36,30 @@ def refresh_history(root: Path, tables: HistoryTables) -> dict[str, Any]:
     last = tables.get("head")
     reread = (last is None or tables.get("prefix") != prefix
               or tables.get("shallow") != str(shallow))
+    try:
+        mode, read = _read_new_commits(root, tables, head, None if reread else last)
+    except GitUnavailableError as exc:  # git failed part-way (a missing object): keep none
+        tables.clear()
+        return {"available": False, "reason": f"no history: reading it failed: {exc}"}
+    tables.set("head", head)
+    tables.set("prefix", prefix)
+    tables.set("shallow", str(shallow))
+    report: dict[str, Any] = {"available": True, "mode": mode, "commits_read": read,
+                              "commits": tables.counts()[0], "shallow": shallow,
+                              "seconds": round(time.perf_counter() - started, 4)}
+    if note:
+        report["note"] = note
+    return report
+
+
+def _read_new_commits(root: Path, tables: HistoryTables, head: str,
+                      last: str | None) -> tuple[str, int]:
+    """Append the commits after ``last`` (all of them, over what was stored, without it) up to
+    ``head``; how it read ("unchanged", "incremental", "full") and how many commits."""
+    reread = last is None
     mode, read = "unchanged", 0
-    if last != head or reread:
-        commits = read_commits(root, None if reread else last, head)
+    if last != head:
+        commits = read_commits(root, last, head)
         try:
             first = next(commits, None)
         except GitUnavailableError:  # the last commit read is gone (a rewrite, then a gc)
@@ -53,15 +74,7 @@ def refresh_history(root: Path, tables: HistoryTables) -> dict[str, Any]:
         mode = "full" if reread else "incremental"
         if first is not None:
             read = tables.append(itertools.chain([first], commits), tables.next_seq())
-        tables.set("head", head)
-        tables.set("prefix", prefix)
-        tables.set("shallow", str(shallow))
-    report: dict[str, Any] = {"available": True, "mode": mode, "commits_read": read,
-                              "commits": tables.counts()[0], "shallow": shallow,
-                              "seconds": round(time.perf_counter() - started, 4)}
-    if note:
-        report["note"] = note
-    return report
+    return mode, read
 
 
 def _prefix(root: Path, top: Path) -> str:

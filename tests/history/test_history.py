@@ -387,3 +387,19 @@ def test_a_merge_counts_once_as_its_first_parent_diff(greeting) -> None:
     assert hashes(greet) == [merge, c2, c1] and side not in hashes(greet)
     node = greet["symbol"]
     assert hashes(greet) == repo.log_l(node["start_line"], node["end_line"], "app.py")
+
+
+def test_git_failing_part_way_keeps_no_history_and_the_graph(greeting) -> None:
+    repo, (c1, c2, c3) = greeting
+    index(repo.root)
+    old_blob = git(repo.root, "rev-parse", f"{c1}:app.py").strip()
+    repo.commit("later", {"app.py": GREET_V1})
+    (repo.root / ".git" / "objects" / old_blob[:2] / old_blob[2:]).unlink()  # a lost object
+    with Index.open(repo.root) as idx:
+        idx.store.conn.execute("DELETE FROM history_meta WHERE key='head'")  # read it all again
+        report = idx.update(jobs=1, retrieval=False)
+        assert not report.history["available"]
+        assert report.history["reason"].startswith("no history: reading it failed: ")
+        assert old_blob[:7] in report.history["reason"] or "unable" in report.history["reason"]
+        assert idx.find_symbols("greet")["total"] == 1
+        assert idx.store.conn.execute("SELECT count(*) FROM history_commit").fetchone() == (0,)
