@@ -85,3 +85,24 @@ def test_mcp_tools_take_their_arguments(greeting) -> None:
         ranked = hotspots.call(idx, hotspots.parse({"kind": "function"}, from_text=False))
         assert {h["qualified_name"] for h in ranked["definitions"]} == {"app.greet",
                                                                         "app.farewell"}
+
+
+def test_the_commands_print_for_people_and_machines(greeting) -> None:
+    from tests.helpers import run_cli
+
+    root, (c1, c2, c3) = greeting
+    code, out, err = run_cli("history", "greet", str(root))
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "Function app.greet  app.py:4"
+    assert lines[1].startswith(f"created   {c1[:10]} 2023-11-") and lines[1].endswith(
+        "Ada: add greetings")
+    assert lines[2].startswith("2 commits (1 after creation) by 2 authors")
+    assert lines[3].split()[:4] == [c2[:10], lines[3].split()[1], "+3", "-1"]
+    code, out, _ = run_cli("history", "greet", str(root), "--json", "--limit", "1")
+    assert json.loads(out)["next_offset"] == 1
+    code, out, _ = run_cli("hotspots", str(root), "--since", "all")
+    assert code == 0 and out.startswith("score = changes x log2(1 + lines); window: all history")
+    assert "Function app.greet  app.py:4" in out
+    code, _, err = run_cli("hotspots", str(root), "--since", "soon")
+    assert code == 2 and "not a number of days" in err
