@@ -159,12 +159,10 @@ class Index(GraphQuestions):
         """The new commits of the repository's history, read inside the update's transaction
         (see :mod:`knoxidx.history.refresh`); unwanted, a stored history is dropped rather
         than left to go stale."""
-        from knoxidx.history.store import HistoryTables
+        from knoxidx.history.store import tables_of
 
-        if not isinstance(self.store, SQLiteStore):
-            return {"available": False,
-                    "reason": "no history: the PostgreSQL store does not keep it yet"}
-        tables = HistoryTables(self.store.conn)
+        tables = tables_of(self.store)
+        assert tables is not None  # (a writer's store is one repository's)
         if not wanted:
             tables.drop()
             return {"available": False, "reason": "no history: --no-history"}

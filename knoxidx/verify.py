@@ -38,7 +38,7 @@ def verify_index(idx: Any, sample: int = 20) -> dict[str, Any]:
     clean_nodes, clean_edges = clean_graph(idx.root, int(limit) if limit else DEFAULT_MAX_BYTES)
     from knoxidx.history.verify import verify_history
 
-    history = verify_history(idx.root, getattr(idx.store, "conn", None))
+    history = verify_history(idx.root, idx.store)
     return {
         "integrity": integrity,
         "equal": current_nodes == clean_nodes and current_edges == clean_edges

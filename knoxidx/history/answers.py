@@ -10,7 +10,6 @@ changing ranks above a one-liner that changed as often. The factors come with ev
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 from knoxidx.errors import HistoryUnavailableError
 from knoxidx.history.gitlog import GitUnavailableError
 from knoxidx.history.ranges import Range
-from knoxidx.history.store import HistoryTables
+from knoxidx.history.store import HistoryRows, tables_of
 from knoxidx.history.trace import Touch, trace_file
 from knoxidx.history.worktree import line_range, ranges_at_commit
 from knoxidx.paging import DEFAULT_LIMIT, Page
@@ -30,13 +29,12 @@ SECONDS_PER_DAY = 86_400
 HOTSPOT_KINDS = ("Function", "Class", "Interface", "Type")
 
 
-def history_tables(store: Any) -> HistoryTables:
+def history_tables(store: Any) -> HistoryRows:
     """The history of an index's store, or :class:`HistoryUnavailableError` saying why not."""
-    conn = getattr(store, "conn", None)
-    if not isinstance(conn, sqlite3.Connection):
+    tables = tables_of(store)
+    if tables is None:
         raise HistoryUnavailableError(
-            "no history: the PostgreSQL store does not keep it yet; index a local copy")
-    tables = HistoryTables(conn)
+            "no history across every repository of a shared store: name one with --repo")
     if tables.get("head") is None:
         raise HistoryUnavailableError(
             "this index has no history: run `knoxidx index` in a git repository with at least "
@@ -44,7 +42,7 @@ def history_tables(store: Any) -> HistoryTables:
     return tables
 
 
-def _committed_ranges(tables: HistoryTables, root: Path,
+def _committed_ranges(tables: HistoryRows, root: Path,
                       files: Mapping[str, Mapping[int, tuple[int, int]]],
                       ) -> dict[str, dict[int, list[Range]]]:
     """Each definition's lines (graph path -> id -> first, last line in the indexed file) in
@@ -109,13 +107,12 @@ def definition_history(store: Any, root: Path, node: dict, *, limit: int = DEFAU
             "shallow": tables.get("shallow") == "True", "changes": window, **info}
 
 
-def _window_start(tables: HistoryTables, since_days: int | None) -> tuple[int, int | None]:
+def _window_start(tables: HistoryRows, since_days: int | None) -> tuple[int, int | None]:
     """The first commit of the window (``since_days`` before the newest commit) and when it
     starts; the whole history without a window."""
     if since_days is None:
         return 0, None
-    row = tables.conn.execute("SELECT max(time) FROM history_commit").fetchone()
-    start = (row[0] or 0) - since_days * SECONDS_PER_DAY
+    start = tables.newest_time() - since_days * SECONDS_PER_DAY
     return tables.first_seq_since(start), start
 
 

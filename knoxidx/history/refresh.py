@@ -16,10 +16,10 @@ from knoxidx.history.gitlog import (
     read_commits,
     repository_top,
 )
-from knoxidx.history.store import HistoryTables
+from knoxidx.history.store import HistoryRows
 
 
-def refresh_history(root: Path, tables: HistoryTables) -> dict[str, Any]:
+def refresh_history(root: Path, tables: HistoryRows) -> dict[str, Any]:
     """Read the new commits of ``root``'s repository into ``tables``; a dict for the update
     report: ``available`` and, when not, ``reason`` (one line a user can act on)."""
     started = time.perf_counter()
@@ -52,7 +52,7 @@ def refresh_history(root: Path, tables: HistoryTables) -> dict[str, Any]:
     return report
 
 
-def _read_new_commits(root: Path, tables: HistoryTables, head: str,
+def _read_new_commits(root: Path, tables: HistoryRows, head: str,
                       last: str | None) -> tuple[str, int]:
     """Append the commits after ``last`` (all of them, over what was stored, without it) up to
     ``head``; how it read ("unchanged", "incremental", "full") and how many commits."""

@@ -17,8 +17,9 @@ from __future__ import annotations
 import sqlite3
 from array import array
 from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
 
-from knoxidx.history.gitlog import CommitRecord
+from knoxidx.history.gitlog import CommitRecord, FileChange
 from knoxidx.history.ranges import Hunk
 from knoxidx.indexer.languages import language_for_path
 
@@ -34,6 +35,49 @@ CREATE TABLE IF NOT EXISTS history_change(
 CREATE INDEX IF NOT EXISTS history_change_path ON history_change(path, seq);
 CREATE INDEX IF NOT EXISTS history_change_seq ON history_change(seq);
 """
+
+
+class HistoryRows(Protocol):
+    """What the history's answers and its refresh ask of the tables, in either store."""
+
+    def exists(self) -> bool: ...
+    def ensure(self) -> str | None: ...
+    def drop(self) -> None: ...
+    def clear(self) -> None: ...
+    def get(self, key: str) -> str | None: ...
+    def set(self, key: str, value: str) -> None: ...
+    def next_seq(self) -> int: ...
+    def append(self, commits: Iterable[CommitRecord], first_seq: int) -> int: ...
+    def changes_of(self, path: str,
+                   before: int | None) -> list[tuple[int, str | None, bytes]]: ...
+    def commits(self, seqs: Iterable[int]) -> dict[int, dict]: ...
+    def newest_time(self) -> int: ...
+    def first_seq_since(self, time: int) -> int: ...
+    def paths_changed_since(self, seq: int) -> list[tuple[str, int]]: ...
+    def counts(self) -> tuple[int, int]: ...
+    def definitions_in(self, path: str) -> list[tuple[int, str, str, int, int]]: ...
+    def file_lines(self, path: str) -> int | None: ...
+    def dump(self) -> tuple[list[tuple], list[tuple]]: ...
+
+
+def tables_of(store: Any) -> HistoryRows | None:
+    """The history tables of a graph store: the SQLite index's, or one repository's in the
+    PostgreSQL store; None for a PostgreSQL store read across every repository."""
+    conn = getattr(store, "conn", None)
+    if isinstance(conn, sqlite3.Connection):
+        return HistoryTables(conn)
+    repo = getattr(store, "repo", None)
+    if conn is None or repo is None:
+        return None
+    from knoxidx.history.pg_tables import PgHistoryTables
+
+    return PgHistoryTables(conn, repo)
+
+
+def keeps_change(change: FileChange) -> bool:
+    """Whether a file's change is kept: a file of a language knoxidx reads, now or before."""
+    return bool(language_for_path(change.path)
+                or (change.old_path and language_for_path(change.old_path)))
 
 
 def pack_hunks(hunks: Sequence[Hunk]) -> bytes:
@@ -112,7 +156,7 @@ class HistoryTables:
             self.conn.executemany(
                 "INSERT INTO history_change VALUES (?, ?, ?, ?)",
                 [(seq, c.path, c.old_path, pack_hunks(c.hunks)) for c in commit.changes
-                 if language_for_path(c.path) or (c.old_path and language_for_path(c.old_path))])
+                 if keeps_change(c)])
             seq += 1
         return seq - first_seq
 
@@ -138,6 +182,10 @@ class HistoryTables:
                               "subject": subject}
         return found
 
+    def newest_time(self) -> int:
+        row = self.conn.execute("SELECT max(time) FROM history_commit").fetchone()
+        return row[0] or 0
+
     def first_seq_since(self, time: int) -> int:
         """The oldest commit made at or after ``time`` (the count of commits if none)."""
         row = self.conn.execute("SELECT min(seq) FROM history_commit WHERE time >= ?",
@@ -149,6 +197,12 @@ class HistoryTables:
         return self.conn.execute(
             "SELECT path, count(DISTINCT seq) FROM history_change WHERE seq >= ? GROUP BY path",
             (seq,)).fetchall()
+
+    def dump(self) -> tuple[list[tuple], list[tuple]]:
+        """Every commit and change row, in order: what ``knoxidx verify`` compares."""
+        return (self.conn.execute("SELECT * FROM history_commit ORDER BY seq").fetchall(),
+                self.conn.execute("SELECT * FROM history_change ORDER BY seq, path, old_path"
+                                  ).fetchall())
 
     def counts(self) -> tuple[int, int]:
         commits = self.conn.execute("SELECT count(*) FROM history_commit").fetchone()[0]

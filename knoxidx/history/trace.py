@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from knoxidx.history.ranges import Range, lines_inside, map_to_parent, touched_hunks
-from knoxidx.history.store import HistoryTables, unpack_hunks
+from knoxidx.history.store import HistoryRows, unpack_hunks
 
 Key = TypeVar("Key")
 
@@ -28,7 +28,7 @@ class Trace:
     ranges: list[Range] = field(default_factory=list)  # still being followed
 
 
-def trace_file(tables: HistoryTables, path: str, ranges: Mapping[Key, list[Range]],
+def trace_file(tables: HistoryRows, path: str, ranges: Mapping[Key, list[Range]],
                since_seq: int = 0) -> dict[Key, Trace]:
     """For each definition of ``path`` (git's path: the repository prefix included), by key,
     its line ranges in the last commit read (see :mod:`.worktree`): the commits from

@@ -8,23 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from knoxidx.history.gitlog import GitUnavailableError, read_commits
-from knoxidx.history.store import HistoryTables
+from knoxidx.history.store import HistoryTables, tables_of
 
 
-def _rows(tables: HistoryTables) -> tuple[list[tuple], list[tuple]]:
-    conn = tables.conn
-    return (conn.execute("SELECT * FROM history_commit ORDER BY seq").fetchall(),
-            conn.execute("SELECT * FROM history_change ORDER BY seq, path, old_path").fetchall())
-
-
-def verify_history(root: Path, conn: Any) -> dict[str, Any] | None:
-    """Whether the history in ``conn`` equals a read from scratch up to the commit it was
+def verify_history(root: Path, store: Any) -> dict[str, Any] | None:
+    """Whether the history of ``store`` equals a read from scratch up to the commit it was
     read to; None when the index holds no history."""
-    if not isinstance(conn, sqlite3.Connection):
-        return None
-    stored = HistoryTables(conn)
-    head = stored.get("head")
-    if head is None:
+    stored = tables_of(store)
+    head = stored.get("head") if stored is not None else None
+    if stored is None or head is None:
         return None
     scratch = HistoryTables(sqlite3.connect(":memory:"))
     try:
@@ -32,7 +24,7 @@ def verify_history(root: Path, conn: Any) -> dict[str, Any] | None:
         scratch.append(read_commits(root, None, head), 0)
     except GitUnavailableError as exc:
         return {"equal": False, "head": head, "reason": f"cannot read the history again: {exc}"}
-    current, clean = _rows(stored), _rows(scratch)
+    current, clean = stored.dump(), scratch.dump()
     scratch.conn.close()
     return {"equal": current == clean, "head": head, "commits": len(current[0]),
             "clean_commits": len(clean[0])}

@@ -345,15 +345,24 @@ def test_a_repository_with_a_submodule(greeting, tmp_path: Path) -> None:
     assert paths == {"app.py"} and c4
 
 
-def test_a_postgresql_store_says_it_keeps_no_history(greeting, pg_url) -> None:
+def test_the_postgresql_store_keeps_the_same_history(greeting, pg_url) -> None:
+    from knoxidx.verify import verify_index
+
     repo, _ = greeting
+    local = history(repo.root, "greet") if index(repo.root) else None
     with Index.open(repo.root, create=True, store=pg_url) as idx:
-        report = idx.update(jobs=1, retrieval=False)
-        assert report.history == {
-            "available": False, "reason": "no history: the PostgreSQL store does not keep it yet"}
-        with pytest.raises(HistoryUnavailableError, match="PostgreSQL"):
+        assert idx.update(jobs=1, retrieval=False).history["mode"] == "full"
+        assert idx.history("greet") == local
+        assert idx.find_symbols("farewell")["symbols"][0]["evolution"]["modifications"] == 1
+        assert verify_index(idx)["history"]["equal"]
+    repo.commit("later", {"app.py": GREET_V1})
+    with Index.open(repo.root, store=pg_url) as idx:
+        report = idx.update(jobs=1, retrieval=False).history
+        assert (report["mode"], report["commits_read"]) == ("incremental", 1)
+        assert verify_index(idx)["history"]["equal"]
+        assert idx.update(jobs=1, retrieval=False, history=False).history["available"] is False
+        with pytest.raises(HistoryUnavailableError):
             idx.history("greet")
-        assert "evolution" not in idx.find_symbols("greet")["symbols"][0]
 
 
 def test_a_repository_without_commits_has_no_history_yet(tmp_path: Path) -> None:
