@@ -18,7 +18,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
         ("KnoxidxError", "IndexNotFoundError", "IndexGoneError", "SymbolNotFoundError",
          "AmbiguousSymbolError", "IndexLockedError", "CorruptIndexError", "BadPathError",
-         "BadInputError", "IndexWriteError"),
+         "BadInputError", "IndexWriteError", "HistoryUnavailableError"),
         "knoxidx.errors"),
     **dict.fromkeys(
         ("RetrievalError", "SearchInputError", "SearchIndexMissingError",
@@ -34,6 +34,7 @@ _EXPORTS: dict[str, str] = {
     "SourceNotFoundError": "knoxidx.source",
     "ForbiddenPathError": "knoxidx.source",
     "InputError": "knoxidx.api.schemas",
+    "GitUnavailableError": "knoxidx.history.gitlog",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -44,10 +45,11 @@ if TYPE_CHECKING:
     from knoxidx.api.schemas import InputError
     from knoxidx.config import ConfigError
     from knoxidx.errors import (AmbiguousSymbolError, BadInputError, BadPathError,
-                                CorruptIndexError, IndexGoneError, IndexLockedError,
-                                IndexNotFoundError, IndexWriteError, KnoxidxError,
-                                SymbolNotFoundError)
+                                CorruptIndexError, HistoryUnavailableError, IndexGoneError,
+                                IndexLockedError, IndexNotFoundError, IndexWriteError,
+                                KnoxidxError, SymbolNotFoundError)
     from knoxidx.graph.pg_schema import StoreUnavailableError
+    from knoxidx.history.gitlog import GitUnavailableError
     from knoxidx.index import Index
     from knoxidx.retrieval.disclosure import NeverSendError
     from knoxidx.retrieval.egress import EgressBlockedError

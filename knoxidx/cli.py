@@ -153,11 +153,13 @@ def main() -> None:
 @click.option("--embed/--no-embed", default=False, show_default=True,
               help="Also embed new chunks now (else `knoxidx embed` does it later).")
 @click.option("--graph-only", is_flag=True, help="Skip chunking and search indexes.")
+@click.option("--no-history", is_flag=True,
+              help="Do not read the git history (and drop a history read before).")
 @offline_option
 @json_option
 @store_options
 def index_cmd(path: str, jobs: int | None, max_file_size: int, wait: bool, rebuild: bool,
-              embed: bool, graph_only: bool, as_json: bool) -> None:
+              embed: bool, graph_only: bool, no_history: bool, as_json: bool) -> None:
     """Build or update the index of PATH (default: current directory)."""
     if rebuild and shared_url() is None:
         _drop_corrupt_index(Path(path))
@@ -167,7 +169,8 @@ def index_cmd(path: str, jobs: int | None, max_file_size: int, wait: bool, rebui
         progress, finish = _progress_bar(enabled=not as_json and sys.stderr.isatty())
         try:
             report = idx.update(jobs=jobs, max_bytes=max_file_size, progress=progress, wait=wait,
-                                retrieval=not graph_only, embed=embed, rebuild=rebuild)
+                                retrieval=not graph_only, embed=embed, rebuild=rebuild,
+                                history=not no_history)
         finally:
             finish()
         data = {"root": str(idx.root), **report.as_dict()}
@@ -238,6 +241,12 @@ def _print_report(data: dict) -> None:
             f"{r.get('removed', 0)} removed), {r.get('pending', 0)} to embed "
             f"(`knoxidx embed`), in {r.get('seconds', 0):.2f}s"
         )
+    h = data.get("history") or {}
+    if h.get("available"):
+        click.echo(f"history: {h['commits']} commits ({h['commits_read']} read, {h['mode']})"
+                   f"{', shallow clone' if h.get('shallow') else ''} in {h['seconds']:.2f}s")
+    elif h:
+        click.echo(h["reason"])
     for line in data["warnings"][:20]:
         click.echo(f"warning: {line}", err=True)
     if len(data["warnings"]) > 20:
@@ -399,6 +408,8 @@ def verify(path: str, as_json: bool) -> None:
     def human(d: dict) -> None:
         click.echo(f"integrity: {d['integrity']}")
         click.echo(f"matches a clean rebuild: {d['equal']}")
+        if d.get("history"):
+            click.echo(f"history matches a read from scratch: {d['history']['equal']}")
         for key in ("missing_nodes", "extra_nodes", "missing_edges", "extra_edges"):
             if d[key]:
                 click.echo(f"  {key}: {len(d[key])}, e.g. {d[key][:3]}")
@@ -485,6 +496,7 @@ def run() -> None:
         sys.exit(8)
 from knoxidx import (  # noqa: E402  (last: they import this module's group)
     cli_agent,  # noqa: F401  (registers watch/serve/mcp/context)
+    cli_history,  # noqa: F401  (registers history/hotspots)
     cli_retrieval,  # noqa: F401  (registers search/embed)
     cli_store,  # noqa: F401  (registers store/push/pull)
 )

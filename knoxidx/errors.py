@@ -73,3 +73,10 @@ class IndexWriteError(KnoxidxError):
     index is left as it was before the update."""
 
     exit_code = 7
+
+
+class HistoryUnavailableError(KnoxidxError):
+    """The index holds no git history (not a git repository, ``--no-history``, or a store
+    that does not keep it): HTTP 503."""
+
+    exit_code = 9

@@ -14,6 +14,7 @@ from knoxidx.errors import BadPathError, IndexNotFoundError
 from knoxidx.graph.dbfile import storage_error
 from knoxidx.graph.sqlite_schema import INDEX_DIR, find_index_root
 from knoxidx.graph.store import SQLiteStore
+from knoxidx.paging import DEFAULT_LIMIT, Page
 from knoxidx.questions import GraphQuestions
 
 if TYPE_CHECKING:
@@ -70,10 +71,11 @@ class Index(GraphQuestions):
 
     def update(self, *, jobs: int | None = None, max_bytes: int | None = None,
                progress: Any = None, wait: bool = False, retrieval: bool = True,
-               embed: bool = False, rebuild: bool = False) -> Any:
+               embed: bool = False, rebuild: bool = False, history: bool = True) -> Any:
         """Bring the index up to date: the graph and, unless ``retrieval`` is off, chunks and
-        lexical search for the changed files, in one transaction; with ``embed`` the pending
-        chunks are embedded afterwards (interruptible, resumed by a later run)."""
+        lexical search for the changed files, and unless ``history`` is off, the new commits
+        of the git history, in one transaction; with ``embed`` the pending chunks are
+        embedded afterwards (interruptible, resumed by a later run)."""
         lock = self.store.write_lock()
         lock.acquire(wait=wait)
         try:
@@ -84,16 +86,16 @@ class Index(GraphQuestions):
                 self.store.quick_check(max_bytes=QUICK_CHECK_MAX_BYTES)
             if isinstance(self.store, SQLiteStore) and self.store.is_empty():
                 return self._first_build(jobs=jobs, max_bytes=max_bytes, progress=progress,
-                                         retrieval=retrieval, embed=embed)
+                                         retrieval=retrieval, embed=embed, history=history)
             return self._update_locked(jobs=jobs, max_bytes=max_bytes, progress=progress,
-                                       retrieval=retrieval, embed=embed)
+                                       retrieval=retrieval, embed=embed, history=history)
         except sqlite3.Error as exc:  # a full disk or damage met mid-update, said plainly
             raise storage_error(exc, self.store.path) from None
         finally:
             lock.release()
 
     def _first_build(self, *, jobs: int | None, max_bytes: int | None, progress: Any,
-                     retrieval: bool, embed: bool) -> Any:
+                     retrieval: bool, embed: bool, history: bool = True) -> Any:
         """An empty index is built in a scratch database without a journal and renamed into
         place when complete (see ``SQLiteStore.open_scratch``): a reader meanwhile finds the
         empty index, then the whole one; a killed build leaves the empty index as it was."""
@@ -104,7 +106,7 @@ class Index(GraphQuestions):
         self.store, self.q = scratch, scratch.queries()
         try:
             report = self._update_locked(jobs=jobs, max_bytes=max_bytes, progress=progress,
-                                         retrieval=retrieval, embed=False)
+                                         retrieval=retrieval, embed=False, history=history)
         except BaseException:
             scratch.discard()
             self.store, self.q = main, main.queries()
@@ -125,7 +127,8 @@ class Index(GraphQuestions):
         return report
 
     def _update_locked(self, *, jobs: int | None, max_bytes: int | None, progress: Any,
-                       retrieval: bool, embed: bool, discovered: Any = None) -> Any:
+                       retrieval: bool, embed: bool, discovered: Any = None,
+                       history: bool = True) -> Any:
         from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES
         from knoxidx.indexer.pipeline import update_index
 
@@ -143,6 +146,7 @@ class Index(GraphQuestions):
 
                     report.retrieval = refresh_retrieval(self, jobs=jobs, progress=progress,
                                                          session=session)
+                report.history = self._refresh_history(history)
         except BaseException:
             self._forget_session()  # rolled back: what it remembers ran ahead of the tables
             raise
@@ -151,6 +155,21 @@ class Index(GraphQuestions):
 
             embed_into(report.retrieval, self, progress=progress)
         return report
+
+    def _refresh_history(self, wanted: bool) -> dict:
+        """The new commits of the repository's history, read inside the update's transaction
+        (see :mod:`knoxidx.history.refresh`); unwanted, a stored history is dropped rather
+        than left to go stale."""
+        from knoxidx.history.store import tables_of
+
+        tables = tables_of(self.store)
+        assert tables is not None  # (a writer's store is one repository's)
+        if not wanted:
+            tables.drop()
+            return {"available": False, "reason": "no history: --no-history"}
+        from knoxidx.history.refresh import refresh_history
+
+        return refresh_history(self.root, tables)
 
     def search(self, query: str, *, k: int = 10, mode: str = "hybrid",
                language: str | None = None, path_glob: str | None = None) -> dict:
@@ -253,12 +272,13 @@ class Index(GraphQuestions):
 
     def update_held(self, *, jobs: int | None = None, max_bytes: int | None = None,
                     progress: Any = None, retrieval: bool = True, embed: bool = False,
-                    discovered: Any = None) -> Any:
+                    discovered: Any = None, history: bool = True) -> Any:
         """:meth:`update` for a caller that already holds the lock through :meth:`writer`."""
         if getattr(self, "_held_lock", None) is None:
             raise RuntimeError("update_held() needs the writer lock: use `with index.writer():`")
         return self._update_locked(jobs=jobs, max_bytes=max_bytes, progress=progress,
-                                   retrieval=retrieval, embed=embed, discovered=discovered)
+                                   retrieval=retrieval, embed=embed, discovered=discovered,
+                                   history=history)
 
     def status(self) -> dict:
         """Totals for a dashboard or an agent: files, nodes, edges, chunks, the embedding
@@ -291,6 +311,43 @@ class Index(GraphQuestions):
                 timespec="seconds") if mtimes else None,
         }
 
+    def find_symbols(self, name: str, kind: str | None = None, *, path: str | None = None,
+                     limit: int = DEFAULT_LIMIT, offset: int = 0,
+                     min_complexity: int | None = None) -> dict:
+        """:meth:`GraphQuestions.find_symbols`, each definition with its ``evolution`` (see
+        :func:`knoxidx.history.answers.evolutions`) when the index holds a history."""
+        answer = super().find_symbols(name, kind, path=path, limit=limit, offset=offset,
+                                      min_complexity=min_complexity)
+        # longer items: bound the page again
+        if _add_evolution(self.store, self.root, answer["symbols"]):
+            window, info = Page(limit, offset, kind, path).bound(answer["symbols"],
+                                                                 answer["total"])
+            answer.update(symbols=window, **info)
+        return answer
+
+    def node(self, node_id: int) -> dict:
+        found = super().node(node_id)
+        _add_evolution(self.store, self.root, [found])
+        return found
+
+    def history(self, spec: str, *, limit: int = 50, offset: int = 0) -> dict:
+        """The evolution of the definition ``spec`` names, from the git history read at the
+        last update: created, the commits that changed its lines, totals, renames; see
+        :mod:`knoxidx.history.answers`."""
+        from knoxidx.history.answers import definition_history
+
+        return definition_history(self.store, self.root, self.find(spec), limit=limit,
+                                  offset=offset)
+
+    def hotspots(self, *, path: str | None = None, since_days: int | None = 90,
+                 kind: str | None = None, limit: int = 20, offset: int = 0) -> dict:
+        """Definitions and files ranked by recent change frequency times size; see
+        :mod:`knoxidx.history.answers`."""
+        from knoxidx.history.answers import hotspots
+
+        return hotspots(self.store, self.root, path=path, since_days=since_days, kind=kind, limit=limit,
+                        offset=offset)
+
     def egress(self, days: int = 30) -> dict:
         """What was sent to remote services (requests, chunks, bytes, files) by day, and the
         chunks withheld as never-send; see :mod:`knoxidx.retrieval.egress`."""
@@ -316,6 +373,17 @@ class Index(GraphQuestions):
         from knoxidx.retrieval.context import build_context
 
         return build_context(self, query, max_tokens=max_tokens, weights=weights)
+
+
+def _add_evolution(store: Any, root: Path, nodes: list[dict]) -> bool:
+    """Give each node its ``evolution``, when the index holds a history; whether any got one."""
+    from knoxidx.history.answers import evolutions
+
+    found = evolutions(store, root, nodes)
+    for node in nodes:
+        if node.get("id") in found:
+            node["evolution"] = found[node["id"]]
+    return bool(found)
 
 
 def _note_root(store: Any, root: Path) -> None:

@@ -36,9 +36,14 @@ def verify_index(idx: Any, sample: int = 20) -> dict[str, Any]:
     # the size limit the index was built with: else a raised limit reads as a difference
     limit = idx.store.get_meta("max_bytes")
     clean_nodes, clean_edges = clean_graph(idx.root, int(limit) if limit else DEFAULT_MAX_BYTES)
+    from knoxidx.history.verify import verify_history
+
+    history = verify_history(idx.root, idx.store)
     return {
         "integrity": integrity,
-        "equal": current_nodes == clean_nodes and current_edges == clean_edges,
+        "equal": current_nodes == clean_nodes and current_edges == clean_edges
+        and (history is None or history["equal"]),
+        "history": history,
         "nodes": len(current_nodes),
         "edges": len(current_edges),
         "missing_nodes": sorted(map(str, clean_nodes - current_nodes))[:sample],

@@ -364,6 +364,44 @@ OPERATIONS: tuple[Operation, ...] = (
         lambda idx, a: idx.impact(a["symbol"], depth=a["depth"], **_paged(a)),
     ),
     Operation(
+        "get_history", "GET", "/history", "How a definition evolved (git)",
+        "The git history of one definition (first-parent history of HEAD): the commit that "
+        "created its lines, the commits that changed them newest first (hash, date, author, "
+        "subject, lines added/removed inside it), totals (changes, modifications, authors, "
+        "first/last change, churn) and the paths it had before a rename. A commit counts "
+        "when its diff touches the definition's lines at that revision, as `git log -L` "
+        "follows them, so code moving around it is not a change. Use it to judge how stable "
+        "a definition is and whom to ask. The commits are paged: total counts them, "
+        "next_offset reads the next page.",
+        (SYMBOL, Param("limit", "integer", "At most this many commits.", default=20, minimum=1,
+                       maximum=MAX_LIMIT),
+         Param("offset", "integer", "Skip this many commits (newest first).", default=0,
+               minimum=0, maximum=2**31 - 1)),
+        lambda idx, a: idx.history(a["symbol"], limit=a["limit"], offset=a["offset"]),
+    ),
+    Operation(
+        "find_hotspots", "GET", "/hotspots", "Definitions that change most",
+        "Definitions (and files) ranked by hotspot score = changes in the window x log2(1 + "
+        "lines): how often git commits changed them in the last since_days days before the "
+        "newest commit, weighted by size. Each hit gives its factors (changes, lines, "
+        "authors, churn, last_change). Use it to find fragile, busy code before changing a "
+        "module." + PAGED,
+        (
+            Param("since_days", "integer", "The window in days before the newest commit; 0 "
+                  "for that commit alone.", default=90, minimum=0, maximum=100_000),
+            Param("limit", "integer", "At most this many definitions (and files).", default=20,
+                  minimum=1, maximum=MAX_LIMIT),
+            Param("offset", "integer", "Skip this many definitions.", default=0, minimum=0,
+                  maximum=2**31 - 1),
+            Param("kind", "string", "Only definitions of this kind (default: functions, "
+                  "classes, interfaces, types).", enum=NODE_KINDS),
+            Param("path", "string", "Only files matching this glob ('*' crosses '/'), or "
+                  "under this directory.", max_length=MAX_PATH_CHARS),
+        ),
+        lambda idx, a: idx.hotspots(path=a["path"], since_days=a["since_days"],
+                                    kind=a["kind"], limit=a["limit"], offset=a["offset"]),
+    ),
+    Operation(
         "build_context", "POST", "/context", "Code to read for a task, in a token budget",
         "Assemble the code needed to answer a question or make a change, within a token "
         "budget: search hits plus, through the code graph, the definitions they call, their "

@@ -128,7 +128,23 @@ ALTER TABLE knoxidx.nodes ADD COLUMN cyclomatic INTEGER, ADD COLUMN nesting INTE
   ADD COLUMN loc INTEGER;
 """
 
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6, 7: _V7}
+# v8: each definition's history from git (``knoxidx.history``): HEAD's first-parent commits and
+# their diffs' hunks by file, per repository (SQLite keeps the same in ``history_*`` tables).
+_V8 = """
+CREATE TABLE knoxidx.history_meta(repo TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+  PRIMARY KEY (repo, key));
+CREATE TABLE knoxidx.history_commit(repo TEXT NOT NULL, seq INTEGER NOT NULL,
+  hash TEXT NOT NULL, time BIGINT NOT NULL, author TEXT NOT NULL, email TEXT NOT NULL,
+  subject TEXT NOT NULL, PRIMARY KEY (repo, seq));
+CREATE TABLE knoxidx.history_change(repo TEXT NOT NULL, seq INTEGER NOT NULL,
+  path TEXT NOT NULL, old_path TEXT, hunks BYTEA NOT NULL);
+CREATE INDEX history_change_path ON knoxidx.history_change(repo, path, seq);
+CREATE INDEX history_change_seq ON knoxidx.history_change(repo, seq);
+"""
+
+MIGRATIONS: dict[int, str] = {
+    1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6, 7: _V7, 8: _V8,
+}
 SCHEMA_VERSION = max(MIGRATIONS)
 
 

@@ -70,6 +70,7 @@ class UpdateReport:
     changed_paths: list[str] = field(default_factory=list)  # files re-extracted this update
     removed_paths: list[str] = field(default_factory=list)  # files gone or no longer indexable
     retrieval: dict[str, Any] = field(default_factory=dict)  # what the retrieval phase did
+    history: dict[str, Any] = field(default_factory=dict)  # what reading git's history did
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -78,7 +79,7 @@ class UpdateReport:
             "lines": self.lines, "skipped": dict(self.skipped), "warnings": self.warnings,
             "errors": self.errors, "full_resolve": self.full_resolve,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
-            "retrieval": self.retrieval,
+            "retrieval": self.retrieval, "history": self.history,
         }
 
 

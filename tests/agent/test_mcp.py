@@ -16,7 +16,8 @@ from knoxidx.index import Index
 from tests.agent.support import make_hostile_repo, make_repo
 
 TOOLS = {"search_code", "find_symbol", "get_callers", "get_callees", "get_references",
-         "get_dependencies", "impact_of_change", "build_context", "read_code", "index_status"}
+         "get_dependencies", "impact_of_change", "build_context", "read_code", "index_status",
+         "get_history", "find_hotspots"}
 
 
 def params(root: Path, *extra: str) -> StdioServerParameters:

@@ -1,0 +1,202 @@
+"""What an agent asks of the history: a definition's evolution (:func:`definition_history`),
+the places that change most (:func:`hotspots`), and the short ``evolution`` object a node's
+JSON carries (:func:`evolutions`).
+
+Hotspot score: ``changes x log2(1 + lines)``: how many commits in the window changed the
+definition (or file), weighted by its size in lines at HEAD, so a large function that keeps
+changing ranks above a one-liner that changed as often. The factors come with every answer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from knoxidx.errors import HistoryUnavailableError
+from knoxidx.history.gitlog import GitUnavailableError
+from knoxidx.history.ranges import Range
+from knoxidx.history.store import HistoryRows, tables_of
+from knoxidx.history.trace import Touch, trace_file
+from knoxidx.history.worktree import line_range, ranges_at_commit
+from knoxidx.paging import DEFAULT_LIMIT, Page
+from knoxidx.path_glob import path_matcher
+
+SECONDS_PER_DAY = 86_400
+# the definition kinds hotspots rank by default: those whose body is code that changes
+HOTSPOT_KINDS = ("Function", "Class", "Interface", "Type")
+
+
+def history_tables(store: Any) -> HistoryRows:
+    """The history of an index's store, or :class:`HistoryUnavailableError` saying why not."""
+    tables = tables_of(store)
+    if tables is None:
+        raise HistoryUnavailableError(
+            "no history across every repository of a shared store: name one with --repo")
+    if tables.get("head") is None:
+        raise HistoryUnavailableError(
+            "this index has no history: run `knoxidx index` in a git repository with at least "
+            "one commit (and without --no-history)")
+    return tables
+
+
+def _committed_ranges(tables: HistoryRows, root: Path,
+                      files: Mapping[str, Mapping[int, tuple[int, int]]],
+                      ) -> dict[str, dict[int, list[Range]]]:
+    """Each definition's lines (graph path -> id -> first, last line in the indexed file) in
+    the last commit read, across uncommitted edits; as they are if git cannot be asked now."""
+    on_disk = {path: {key: line_range(*span) for key, span in spans.items()}
+               for path, spans in files.items()}
+    try:
+        head = tables.get("head")  # (set: history_tables refuses an index without one)
+        assert head is not None
+        return ranges_at_commit(root, head, tables.get("prefix") or "", on_disk)
+    except GitUnavailableError:
+        return on_disk
+
+
+def _date(epoch: int) -> str:
+    return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="seconds")
+
+
+def _commit_dict(commit: dict, touch: Touch | None = None) -> dict:
+    out = {"commit": commit["commit"], "date": _date(commit["time"]),
+           "author": commit["author"], "subject": commit["subject"]}
+    if touch is not None:
+        out.update(added=touch.added, removed=touch.removed, path=touch.path)
+    return out
+
+
+def _summary(touches: list[Touch], commits: dict[int, dict]) -> dict:
+    """The totals of a definition's touches (newest first)."""
+    if not touches:
+        return {"changes": 0, "modifications": 0, "authors": 0, "churn": 0}
+    authors = {commits[t.seq]["email"] or commits[t.seq]["author"] for t in touches}
+    return {"changes": len(touches), "modifications": len(touches) - 1,
+            "authors": len(authors), "first_change": _date(commits[touches[-1].seq]["time"]),
+            "last_change": _date(commits[touches[0].seq]["time"]),
+            "churn": sum(t.added + t.removed for t in touches)}
+
+
+def definition_history(store: Any, root: Path, node: dict, *, limit: int = DEFAULT_LIMIT,
+                       offset: int = 0) -> dict:
+    """``node``'s evolution: the commit that created its lines, the commits that changed them
+    (newest first, a page of them), totals, and the paths it had before a rename."""
+    tables = history_tables(store)
+    page = Page(limit, offset)
+    prefix = tables.get("prefix") or ""
+    ranges = _committed_ranges(tables, root, {node["path"]: {0: (node["start_line"],
+                                                                  node["end_line"])}})
+    traces = trace_file(tables, prefix + node["path"], ranges[node["path"]])
+    touches = traces[0].touches if traces else []
+    commits = tables.commits(t.seq for t in touches)
+    changes = [_commit_dict(commits[t.seq], t) for t in touches]
+    window, info = page.cut(changes)
+    renamed = []
+    for touch in reversed(touches):
+        path = touch.path[len(prefix):] if touch.path.startswith(prefix) else touch.path
+        if path != node["path"] and path not in renamed:
+            renamed.append(path)
+    public = {k: node[k] for k in ("id", "kind", "name", "qualified_name", "path",
+                                   "start_line", "end_line") if k in node}
+    return {"symbol": public,
+            "created": _commit_dict(commits[touches[-1].seq]) if touches else None,
+            "totals": _summary(touches, commits), "renamed_from": renamed,
+            "shallow": tables.get("shallow") == "True", "changes": window, **info}
+
+
+def _window_start(tables: HistoryRows, since_days: int | None) -> tuple[int, int | None]:
+    """The first commit of the window (``since_days`` before the newest commit) and when it
+    starts; the whole history without a window."""
+    if since_days is None:
+        return 0, None
+    start = tables.newest_time() - since_days * SECONDS_PER_DAY
+    return tables.first_seq_since(start), start
+
+
+def hotspots(store: Any, root: Path, *, path: str | None = None, since_days: int | None = 90,
+             kind: str | None = None, limit: int = 20, offset: int = 0) -> dict:
+    """Definitions and files ranked by hotspot score (see the module's note) over the commits
+    of the last ``since_days`` days before the newest commit (all of them with None)."""
+    tables = history_tables(store)
+    page = Page(limit, offset, kind, path)
+    prefix = tables.get("prefix") or ""
+    first_seq, start = _window_start(tables, since_days)
+    in_path = path_matcher(page.path_glob) if page.path_glob else None
+    files: list[dict] = []
+    definitions: list[dict] = []
+    seqs: set[int] = set()
+    traced: list[tuple[tuple, list[Touch]]] = []
+    for git_path, commit_count in tables.paths_changed_since(first_seq):
+        if not git_path.startswith(prefix):
+            continue
+        graph_path = git_path[len(prefix):]
+        lines = tables.file_lines(graph_path)
+        if lines is None or (in_path is not None and not in_path(graph_path)):
+            continue
+        files.append({"path": graph_path, "changes": commit_count, "lines": lines,
+                      "score": round(commit_count * math.log2(1 + lines), 2)})
+        rows = [r for r in tables.definitions_in(graph_path)
+                if (kind is None and r[1] in HOTSPOT_KINDS) or r[1] == kind]
+        ranges = _committed_ranges(tables, root, {graph_path: {r[0]: (r[3], r[4])
+                                                               for r in rows}})
+        traces = trace_file(tables, git_path, ranges[graph_path], since_seq=first_seq)
+        for row in rows:
+            touches = traces[row[0]].touches if row[0] in traces else []
+            if touches:
+                traced.append(((*row, graph_path), touches))
+                seqs.update(t.seq for t in touches)
+    commits = tables.commits(seqs)
+    for (node_id, node_kind, qualified, first, last, graph_path), touches in traced:
+        size = last - first + 1
+        summary = _summary(touches, commits)
+        definitions.append({
+            "id": node_id, "kind": node_kind, "qualified_name": qualified, "path": graph_path,
+            "start_line": first, "end_line": last, "changes": summary["changes"],
+            "lines": size, "authors": summary["authors"], "churn": summary["churn"],
+            "last_change": summary["last_change"],
+            "score": round(summary["changes"] * math.log2(1 + size), 2)})
+    definitions.sort(key=lambda d: (-d["score"], d["path"], d["start_line"]))
+    files.sort(key=lambda f: (-f["score"], f["path"]))
+    window, info = page.cut(definitions)
+    return {"formula": "score = changes x log2(1 + lines)",
+            "window": {"since_days": since_days,
+                       "from": _date(start) if start is not None else None},
+            "definitions": window, "files": files[:limit], "file_total": len(files), **info}
+
+
+def evolutions(store: Any, root: Path, nodes: Iterable[dict]) -> dict[int, dict]:
+    """The ``evolution`` object of each node (by id) with lines in a file: created,
+    modifications, last_modified, authors, churn, and its hotspot score over 90 days. Empty
+    when the index holds no history."""
+    try:
+        tables = history_tables(store)
+    except HistoryUnavailableError:
+        return {}
+    prefix = tables.get("prefix") or ""
+    by_path: dict[str, dict[int, tuple[int, int]]] = {}
+    for node in nodes:
+        if node.get("path") and node.get("start_line") and node.get("end_line") and \
+                node.get("kind") not in ("File", "Module"):
+            by_path.setdefault(node["path"], {})[node["id"]] = (node["start_line"],
+                                                                node["end_line"])
+    recent_seq, _ = _window_start(tables, 90)
+    found: dict[int, dict] = {}
+    committed = _committed_ranges(tables, root, by_path)
+    for path, spans in by_path.items():
+        traces = trace_file(tables, prefix + path, committed[path])
+        commits = tables.commits(t.seq for tr in traces.values() for t in tr.touches)
+        for node_id, trace in traces.items():
+            touches = trace.touches
+            summary = _summary(touches, commits)
+            recent = sum(1 for t in touches if t.seq >= recent_seq)
+            first, last = spans[node_id]
+            found[node_id] = {
+                "created": _commit_dict(commits[touches[-1].seq]) if touches else None,
+                "modifications": summary["modifications"],
+                "last_modified": summary.get("last_change"), "authors": summary["authors"],
+                "churn": summary["churn"],
+                "hotspot": round(recent * math.log2(1 + last - first + 1), 2)}
+    return found

@@ -1,0 +1,54 @@
+"""Carrying line ranges across one diff, case by case (0-based, end excluded; a hunk is
+parent start, parent end, target start, target end)."""
+
+from __future__ import annotations
+
+from knoxidx.history.gitlog import unquote
+from knoxidx.history.ranges import lines_inside, map_to_parent, normalised, touched_hunks
+
+
+def carried(ranges, hunks):
+    touched = touched_hunks(ranges, hunks)
+    return bool(touched), map_to_parent(ranges, hunks, touched)
+
+
+def test_lines_inserted_above_shift_the_range_without_touching_it() -> None:
+    assert carried([(10, 20)], [(2, 2, 2, 5)]) == (False, [(7, 17)])
+
+
+def test_lines_deleted_above_shift_it_down() -> None:
+    assert carried([(10, 20)], [(2, 6, 2, 2)]) == (False, [(14, 24)])
+
+
+def test_a_deletion_inside_splits_the_range_and_joins_the_deleted_lines() -> None:
+    # lines 15.. of the child were 18.. in the parent; the deleted 15-17 belong to the range
+    assert carried([(10, 20)], [(15, 18, 15, 15)]) == (True, [(10, 23)])
+
+
+def test_a_deletion_at_the_range_edge_does_not_touch_it() -> None:
+    assert carried([(10, 20)], [(20, 25, 20, 20)]) == (False, [(10, 20)])
+    assert carried([(10, 20)], [(10, 12, 10, 10)]) == (False, [(12, 22)])
+
+
+def test_a_replaced_line_inside_keeps_the_range_and_counts_its_lines() -> None:
+    ranges, hunks = [(10, 20)], [(12, 13, 12, 15)]
+    touched = touched_hunks(ranges, hunks)
+    assert map_to_parent(ranges, hunks, touched) == [(10, 18)]
+    assert lines_inside(ranges, touched) == (3, 1)
+
+
+def test_lines_all_added_leave_nothing_to_follow() -> None:
+    assert carried([(10, 20)], [(10, 10, 10, 20)]) == (True, [])
+
+
+def test_a_hunk_across_the_edge_brings_its_whole_old_side() -> None:
+    assert carried([(10, 20)], [(5, 12, 5, 15)]) == (True, [(5, 17)])
+
+
+def test_normalised_merges_adjacent_and_drops_empty() -> None:
+    assert normalised([(5, 7), (1, 3), (3, 4), (9, 9)]) == [(1, 4), (5, 7)]
+
+
+def test_quoted_paths() -> None:
+    assert unquote('"na\\303\\257ve \\"x\\"\\tname.py"') == 'naïve "x"\tname.py'
+    assert unquote("plain.py") == "plain.py"
