@@ -427,7 +427,7 @@ class Watcher:
             return
         from knoxidx.retrieval.background import BackgroundEmbedding
 
-        self._embedding = BackgroundEmbedding(index)
+        self._embedding = BackgroundEmbedding(index, should_yield=self._change_waits)
 
     def _embed_step(self) -> None:
         """One batch of pending chunks; a failure is logged and retried later (the chunks stay
@@ -438,6 +438,11 @@ class Watcher:
         except (CorruptIndexError, IndexGoneError):
             raise
         except Exception as exc:  # noqa: BLE001  (vectors are extra: the watcher goes on)
+            if isinstance(exc, sqlite3.DatabaseError):
+                said = storage_error(exc, embedding.index.store.path)
+                if isinstance(said, CorruptIndexError):  # damage stops the watcher
+                    raise said from None
+                exc = said  # a full disk: said plainly, retried later
             log.exception("background embedding failed")
             self.emit("warning", {"message": f"embedding paused for a minute: "
                                              f"{type(exc).__name__}: {exc}"})
@@ -451,6 +456,10 @@ class Watcher:
                 self.emit("embedded", {"chunks_embedded": embedding.embedded,
                                        "chunks_pending": 0})
         self._show_embedding()
+
+    def _change_waits(self) -> bool:
+        """Whether the embedding should give way: a change to apply, or a stop."""
+        return bool(self._changes.paths) or self._changes.resync or self._stop.is_set()
 
     def _show_embedding(self) -> None:
         embedding = self._embedding

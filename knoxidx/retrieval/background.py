@@ -3,9 +3,10 @@
 The watcher's own thread runs :meth:`BackgroundEmbedding.step` only when no file change is
 waiting, so a graph update never queues behind a long embedding pass: each step embeds one
 small batch, sized from the measured time per chunk to take about :data:`STEP_TARGET_S`, and
-commits it (a change that arrives meanwhile waits for that one batch at most). The model runs
-on one dedicated thread at the lowest CPU priority with a single onnxruntime thread, so a
-query or a parse worker of the same machine goes first.
+commits it. The model runs on one dedicated thread at the lowest CPU priority with a single
+onnxruntime thread, so a query or a parse worker of the same machine goes first; the watcher's
+thread only waits for it, and stops waiting as soon as a change arrives (``should_yield``):
+the batch is then dropped uncommitted (its chunks stay pending) and the change applied.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -24,6 +26,7 @@ MAX_STEP_CHUNKS = 32
 FIRST_STEP_CHUNKS = 2  # before a measurement: the model's load is in the first step
 RETRY_AFTER_S = 60.0  # after a failed step (the remote service down): wait this long
 BACKGROUND_THREADS = 1  # onnxruntime threads: one core at most, at the lowest priority
+YIELD_POLL_S = 0.02  # how often a wait for the model looks for a change to apply
 
 
 def _lowest_priority() -> None:
@@ -35,26 +38,41 @@ def _lowest_priority() -> None:
         pass
 
 
-class _LowPriorityModel:
-    """An embedder whose document embedding runs on the low-priority thread; everything else
-    (model id, document text, the egress gate) is the embedder's own."""
+class Yielded(Exception):
+    """A change arrived while a batch was being embedded: the batch is dropped."""
 
-    def __init__(self, embedder: Any, pool: concurrent.futures.ThreadPoolExecutor) -> None:
-        self._embedder, self._pool = embedder, pool
+
+class _LowPriorityModel:
+    """An embedder whose document embedding runs on the low-priority thread, waited for only
+    while ``should_yield()`` says no; everything else (model id, document text, the egress
+    gate) is the embedder's own."""
+
+    def __init__(self, embedder: Any, pool: concurrent.futures.ThreadPoolExecutor,
+                 should_yield: Callable[[], bool]) -> None:
+        self._embedder, self._pool, self._should_yield = embedder, pool, should_yield
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._embedder, name)
 
     def embed_documents(self, texts: Any, **kwargs: Any) -> Any:
-        return self._pool.submit(self._embedder.embed_documents, texts, **kwargs).result()
+        future = self._pool.submit(self._embedder.embed_documents, texts, **kwargs)
+        while True:
+            try:
+                return future.result(timeout=YIELD_POLL_S)
+            except concurrent.futures.TimeoutError:
+                if self._should_yield():  # the call runs on to its end, its result unused
+                    future.cancel()
+                    raise Yielded from None
 
 
 class BackgroundEmbedding:
     """The pending chunks of one open index, embedded a small batch per :meth:`step` on the
     caller's writer connection (the caller holds the writer lock)."""
 
-    def __init__(self, index: Any) -> None:
+    def __init__(self, index: Any, should_yield: Callable[[], bool] = lambda: False) -> None:
         self.index = index
+        self.should_yield = should_yield
+        self.yielded = 0  # batches dropped for a change
         self.disabled = ""  # why it does nothing (offline with a remote embedder), else ""
         self.pending = 0
         self.embedded = 0
@@ -88,6 +106,9 @@ class BackgroundEmbedding:
         try:
             done = embed_pending_chunks(self.index, progress=None, limit=self._batch,
                                         embedder=embedder)
+        except Yielded:  # nothing of the batch was written: its chunks stay pending
+            self.yielded += 1
+            return {}
         except Exception:
             self._not_before = time.monotonic() + RETRY_AFTER_S
             raise
@@ -121,5 +142,5 @@ class BackgroundEmbedding:
             embedder.threads = BACKGROUND_THREADS  # before its model loads
         self._pool = concurrent.futures.ThreadPoolExecutor(
             1, thread_name_prefix="knoxidx-embed", initializer=_lowest_priority)
-        self._embedder = _LowPriorityModel(embedder, self._pool)
+        self._embedder = _LowPriorityModel(embedder, self._pool, self.should_yield)
         return self._embedder

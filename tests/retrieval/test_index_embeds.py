@@ -255,3 +255,31 @@ def test_a_watcher_with_embedding_off_leaves_chunks_pending(small_repo: Path) ->
         watcher.stop()
     chunks, vectors, pending = _counts(small_repo)
     assert vectors == 0 and pending == chunks
+
+
+def test_a_step_gives_way_to_a_change_and_writes_nothing(small_repo: Path) -> None:
+    """While the model works on a batch, a change arriving makes the step give up at once:
+    the batch is not written (its chunks stay pending) and the next step embeds them."""
+    from knoxidx.index import Index
+
+    _index(str(small_repo))  # KNOXIDX_EMBED=0: every chunk pending
+    change_waits = threading.Event()
+    model_free = threading.Event()
+    with Index.open(small_repo) as idx:
+        embedding = background.BackgroundEmbedding(idx, should_yield=change_waits.is_set)
+        embedding.refresh_counts()
+        chunks = embedding.pending
+        embedding._make_embedder()
+        assert embedding._pool is not None
+        embedding._pool.submit(model_free.wait)  # the model thread is busy with a batch
+        change_waits.set()
+        try:
+            assert embedding.step() == {} and embedding.yielded == 1
+        finally:
+            model_free.set()
+        assert _counts(small_repo) == (chunks, 0, chunks)
+        change_waits.clear()
+        done = embedding.step()
+        assert done["embedded"] == 2 and embedding.pending == chunks - 2
+        embedding.close()
+    assert _counts(small_repo) == (chunks, 2, chunks - 2)
