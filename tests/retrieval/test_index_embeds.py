@@ -129,6 +129,7 @@ def test_offline_with_voyage_configured_skips_and_says_so(
     (the Voyage client is never made), and the answer says why."""
     monkeypatch.setenv("KNOXIDX_EMBEDDER", "voyage")
     monkeypatch.setenv("VOYAGE_API_KEY", "pa-test-key")
+    monkeypatch.setenv("KNOXIDX_OFFLINE", "0")  # restored after the test: --offline sets it
     human = _index("--offline", str(small_repo))
     assert "offline: Voyage is the configured embedder" in human.output
     chunks, vectors, pending = _counts(small_repo)
