@@ -14,6 +14,8 @@ from typing import IO, Any
 
 import click
 
+from knoxidx.terminal import visible
+
 PROGRESS_EVERY_S = 5.0
 Progress = Callable[[str, int, int], None]
 
@@ -86,10 +88,22 @@ def embed_after_index(index: Any, data: dict[str, Any], *, wait: bool, as_json: 
         if not as_json:
             click.echo(f"note: {refused}", err=True)
         return
+    from knoxidx.retrieval.errors import EmbeddingConfigError, ModelUnavailableError
+
     bar, finish = embed_progress(as_json=as_json)
     seen = _LastSeen(bar)
     try:
         done = index.embed(progress=seen, wait=wait)
+    except (EmbeddingConfigError, ModelUnavailableError) as exc:
+        finish()
+        if asked:  # --embed: the embedding is what was asked for
+            raise
+        # by default the index itself succeeded: say why nothing was embedded, exit 0
+        retrieval["embed_skipped"] = f"not embedded: {exc}"
+        if not as_json:
+            click.echo(f"warning: not embedded: {visible(str(exc))}; the graph and lexical "
+                       "search are up to date (`knoxidx embed` once it is fixed)", err=True)
+        return
     except KeyboardInterrupt:
         finish()
         if seen.done is not None:

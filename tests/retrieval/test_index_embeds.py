@@ -284,3 +284,19 @@ def test_a_step_gives_way_to_a_change_and_writes_nothing(small_repo: Path) -> No
         assert done["embedded"] == 2 and embedding.pending == chunks - 2
         embedding.close()
     assert _counts(small_repo) == (chunks, 2, chunks - 2)
+
+
+def test_an_embedder_that_cannot_start_fails_only_an_explicit_embed(
+    small_repo: Path, embedding_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Voyage chosen without a key: by default the index succeeds (graph and lexical search
+    saved) with a warning; `--embed` asked for the embedding and fails with the reason."""
+    monkeypatch.setenv("KNOXIDX_EMBEDDER", "voyage")
+    monkeypatch.delenv("VOYAGE_API_KEY", raising=False)
+    done = CliRunner().invoke(main, ["index", "--jobs", "1", str(small_repo)])
+    assert done.exit_code == 0, done.output
+    assert "warning: not embedded: the Voyage embedder needs VOYAGE_API_KEY" in done.output
+    chunks, vectors, pending = _counts(small_repo)
+    assert vectors == 0 and pending == chunks > 0
+    asked = CliRunner().invoke(main, ["index", "--embed", str(small_repo)])
+    assert "needs VOYAGE_API_KEY" in str(asked.exception)  # the CLI: exit 1, one line
