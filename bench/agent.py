@@ -61,7 +61,8 @@ def copy_corpus(corpus: Path, into: Path) -> Path:
 
     shutil.copytree(corpus, target, symlinks=True, copy_function=shutil.copy2, ignore=ignore)
     # builds the index, or brings a copied one up to date (cheap: mtimes were kept)
-    subprocess.run(_knoxidx("index", str(target)), check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(_knoxidx("index", "--no-embed", str(target)), check=True,
+                   stdout=subprocess.DEVNULL)
     return target
 
 

@@ -185,7 +185,7 @@ def load(roots: list[Path], url: str, clients: int, seconds: float) -> dict[str,
                 handle.write(f"\n// kx load {i}\n" if target.suffix != ".py"
                              else f"\n\ndef kx_load_{i}():\n    return {i}\n")
             t = time.perf_counter()
-            proc = subprocess.run(_knoxidx("index", str(root), "--store", url, "--wait"),
+            proc = subprocess.run(_knoxidx("index", str(root), "--no-embed", "--store", url, "--wait"),
                                   capture_output=True, text=True, check=False)
             if proc.returncode != 0:
                 with lock:

@@ -150,8 +150,10 @@ def main() -> None:
               help="Skip files larger than this many bytes.")
 @click.option("--wait", is_flag=True, help="Wait for another writer instead of failing.")
 @click.option("--rebuild", is_flag=True, help="Drop the index and build it from scratch.")
-@click.option("--embed/--no-embed", default=False, show_default=True,
-              help="Also embed new chunks now (else `knoxidx embed` does it later).")
+@click.option("--embed/--no-embed", default=None,
+              help="Embed the new chunks for semantic search once the graph and lexical "
+                   "search are saved (default: on; $KNOXIDX_EMBED=0 turns it off). "
+                   "Interrupting it keeps every finished batch; the next run resumes.")
 @click.option("--graph-only", is_flag=True, help="Skip chunking and search indexes.")
 @click.option("--no-history", is_flag=True,
               help="Do not read the git history (and drop a history read before).")
@@ -159,8 +161,9 @@ def main() -> None:
 @json_option
 @store_options
 def index_cmd(path: str, jobs: int | None, max_file_size: int, wait: bool, rebuild: bool,
-              embed: bool, graph_only: bool, no_history: bool, as_json: bool) -> None:
-    """Build or update the index of PATH (default: current directory)."""
+              embed: bool | None, graph_only: bool, no_history: bool, as_json: bool) -> None:
+    """Build or update the index of PATH (default: current directory), then embed its new
+    chunks with the configured embedder (see --no-embed)."""
     if rebuild and shared_url() is None:
         _drop_corrupt_index(Path(path))
     with open_index(path, create=True) as idx:
@@ -169,13 +172,31 @@ def index_cmd(path: str, jobs: int | None, max_file_size: int, wait: bool, rebui
         progress, finish = _progress_bar(enabled=not as_json and sys.stderr.isatty())
         try:
             report = idx.update(jobs=jobs, max_bytes=max_file_size, progress=progress, wait=wait,
-                                retrieval=not graph_only, embed=embed, rebuild=rebuild,
+                                retrieval=not graph_only, embed=False, rebuild=rebuild,
                                 history=not no_history)
         finally:
             finish()
         data = {"root": str(idx.root), **report.as_dict()}
-    _emit(data, as_json, _print_report)
+        if graph_only or not _embed_wanted(embed):
+            _emit(data, as_json, _print_report)
+        else:
+            if not as_json:  # the graph and lexical search are usable from here on
+                _print_report(data, embedding_next=True)
+            from knoxidx.cli_embed import embed_after_index
+
+            embed_after_index(idx, data, wait=wait, as_json=as_json, asked=bool(embed))
+            if as_json:
+                _emit(data, as_json, _print_report)
     _may_leave_at_once()
+
+
+def _embed_wanted(flag: bool | None) -> bool:
+    """--embed / --no-embed, else $KNOXIDX_EMBED (0, false, no, off: no), else yes."""
+    if flag is not None:
+        return flag
+    from knoxidx.config import EMBED_ENV, falsy
+
+    return not falsy(os.environ.get(EMBED_ENV))
 
 
 def _drop_corrupt_index(path: Path) -> None:
@@ -225,7 +246,7 @@ def _progress_bar(enabled: bool) -> tuple[Callable[[str, int, int], None] | None
     return update, bar.stop
 
 
-def _print_report(data: dict) -> None:
+def _print_report(data: dict, embedding_next: bool = False) -> None:
     t = data["timings"]
     click.echo(
         f"indexed {data['root']}: {data['files']} files, {data['changed']} changed "
@@ -238,8 +259,8 @@ def _print_report(data: dict) -> None:
     if r:
         click.echo(
             f"search: {r.get('chunks', 0)} chunks ({r.get('added', 0)} new, "
-            f"{r.get('removed', 0)} removed), {r.get('pending', 0)} to embed "
-            f"(`knoxidx embed`), in {r.get('seconds', 0):.2f}s"
+            f"{r.get('removed', 0)} removed), {r.get('pending', 0)} to embed"
+            f"{'' if embedding_next else ' (`knoxidx embed`)'}, in {r.get('seconds', 0):.2f}s"
         )
     h = data.get("history") or {}
     if h.get("available"):

@@ -51,7 +51,9 @@ def watch_cmd(path: str, debounce_ms: int, jobs: int | None, graph_only: bool, w
 
     Holds the index's writer lock while it runs (so `knoxidx index` beside it reports the
     index locked), starts with a normal update, then applies each burst of changes as one
-    incremental update and logs one line per batch (--json: JSON lines).
+    incremental update and logs one line per batch (--json: JSON lines). When no change
+    waits, it embeds the pending chunks a small batch at a time at the lowest priority
+    ($KNOXIDX_EMBED=0: not at all).
     """
     from knoxidx.watch import Watcher, line_emitter
 

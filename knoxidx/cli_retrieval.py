@@ -13,7 +13,6 @@ import click
 from knoxidx.cli import (
     _emit,
     _open,
-    _progress_bar,
     json_option,
     main,
     offline_option,
@@ -92,11 +91,8 @@ def _search_batch(lines: TextIO, path: str, k: int, mode: str, language: str | N
 
 
 def _print_results(data: dict) -> None:
-    if data["note"]:
+    if data["note"]:  # e.g. how much of the index vector search covers yet
         click.echo(f"note: {data['note']}", err=True)
-    elif data["pending_embeddings"] and data["mode"] != "lexical":
-        click.echo(f"note: {data['pending_embeddings']} chunks are not embedded yet "
-                   "(`knoxidx embed` adds them to semantic search)", err=True)
     from knoxidx.api.schemas import disclosure_note
 
     note = disclosure_note(data)
@@ -135,30 +131,17 @@ def embed_cmd(path: str, limit: int | None, wait: bool, as_json: bool) -> None:
 
     Interrupting it (Ctrl-C) keeps every finished batch; the next run carries on.
     """
+    from knoxidx.cli_embed import embed_progress, print_embedded
+
     with _open(path) as idx:
-        progress, finish = _progress_bar(enabled=not as_json and sys.stderr.isatty())
+        progress, finish = embed_progress(as_json=as_json)
         try:
             data = idx.embed(progress=progress, limit=limit, wait=wait)
         finally:
             finish()
-    _emit(data, as_json, _print_embed)
+    _emit(data, as_json, print_embedded)
     if data["stopped"]:
         sys.exit(1)
-
-
-def _print_embed(data: dict[str, Any]) -> None:
-    if data["model_switch"]:
-        click.echo(f"note: {data['model_switch']}", err=True)
-    click.echo(
-        f"embedded {data['embedded']} chunks ({data['from_cache']} more from the cache) with "
-        f"{data['model']} in {data['seconds']:.1f}s; {data['pending']} pending, "
-        f"{data['chunks']} chunks in all"
-    )
-    if data.get("withheld"):
-        click.echo(f"note: {data['withheld']} chunks of never-send files were kept from the "
-                   "remote embedder (lexical search only; `knoxidx egress` lists them)", err=True)
-    if data["stopped"]:
-        click.echo(f"error: stopped early: {data['stopped']}", err=True)
 
 
 @main.command("egress")

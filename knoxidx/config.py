@@ -58,6 +58,7 @@ CONFIG_FILES = ("knoxidx.toml", ".knoxidx.toml")
 USER_CONFIG_ENV = "KNOXIDX_CONFIG"  # the user's own settings file
 EMBEDDER_ENV = "KNOXIDX_EMBEDDER"
 OFFLINE_ENV = "KNOXIDX_OFFLINE"
+EMBED_ENV = "KNOXIDX_EMBED"  # 0: `knoxidx index` leaves the new chunks pending (as --no-embed)
 NEVER_SEND_ENV = "KNOXIDX_NEVER_SEND"  # extra never-send patterns, separated by commas
 QUERY_DEADLINE_ENV = "KNOXIDX_QUERY_DEADLINE"  # seconds a question waits for a remote service
 
@@ -91,6 +92,10 @@ class ConfigError(KnoxidxError):
 
 def truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def falsy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("0", "false", "no", "off")
 
 
 def offline_from_env(env: Mapping[str, str] | None = None) -> bool:

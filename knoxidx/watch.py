@@ -18,6 +18,10 @@ the update is told which files to look at again instead of walking the tree
 manifest or a layout config makes it walk the whole tree, and so does an idle watcher every
 ``reconcile_s`` seconds (events the kernel dropped). A failed update is retried with backoff;
 a corrupt index stops the watcher.
+
+When no change is waiting, the watcher embeds the pending chunks a small batch at a time at low
+priority (:mod:`knoxidx.retrieval.background`): a change that arrives is applied after the
+batch in flight, never after the whole backlog. ``$KNOXIDX_EMBED=0`` turns that off.
 """
 
 from __future__ import annotations
@@ -115,10 +119,14 @@ class WatchStatus:
     # the kernel's inotify limits left part of the tree unwatched: changes there are found by
     # a re-walk every LIMITED_RECONCILE_S, not at once
     watch_limited: bool = False
+    chunks_embedded: int = 0  # chunks with a vector; the background embeds chunks_pending
+    chunks_pending: int = 0
+    embedding: str = ""  # off | waiting (nothing pending, or backing off) | embedding | why not
 
 
 class _Batch(NamedTuple):
-    reason: str  # start | changes | reconcile | resync (only the watches change)
+    # start | changes | reconcile | resync (only the watches change) | embed (a batch of chunks)
+    reason: str
     paths: list[str]
     events: int
     full_scan: bool
@@ -130,12 +138,15 @@ class Watcher:
                  jobs: int | None = None, wait: bool = False,
                  reconcile_s: float = DEFAULT_RECONCILE_S, emit: Emit | None = None,
                  store: str | None = None, repo: str | None = None,
-                 limited_reconcile_s: float = LIMITED_RECONCILE_S) -> None:
+                 limited_reconcile_s: float = LIMITED_RECONCILE_S,
+                 embed: bool | None = None) -> None:
         self.root = Path(root)
         self.store, self.repo = store, repo  # a shared PostgreSQL store's URL and repository
         self.debounce = debounce_ms / 1000
         self.max_delay = (max_delay_ms / 1000) if max_delay_ms else max(10 * self.debounce, 2.0)
         self.retrieval = retrieval
+        # embed pending chunks in spare time: unless told, as `knoxidx index` does
+        self.embed = retrieval and (embed if embed is not None else _embedding_default())
         self.jobs = jobs
         self.wait = wait
         self.reconcile_s = reconcile_s
@@ -154,6 +165,7 @@ class Watcher:
         self._index_file: tuple[int, int] | None = None  # (device, inode) after the last batch
         self._discovery: DiscoveryCache  # made in run(), for the index's root
         self._presence: WatcherPresence | None = None  # how other processes see it runs
+        self._embedding: Any = None  # a BackgroundEmbedding while the index is open
 
     # ---- running -----------------------------------------------------------------------
 
@@ -231,12 +243,16 @@ class Watcher:
                 self._ready.set()
                 self._set(phase="reconciling")
                 self._totals = _totals(index)  # so the first line shows what it changed
+                self._start_embedding(index)
                 self._apply(index, _Batch("start", [], 0, True))
                 self._loop(index, watches)
             except UpdateAbandoned:
                 log.info("stopped mid-update: the update rolled back, and the next start "
                          "applies its changes")
             finally:
+                if self._embedding is not None:
+                    self._embedding.close()
+                    self._embedding = None
                 gc.unfreeze()  # what _apply froze goes back to the collector
                 observer.stop()
                 observer.join(timeout=5)
@@ -303,6 +319,9 @@ class Watcher:
                 watches.sync()
                 self._check_limits(watches)
                 continue
+            if batch.reason == "embed":
+                self._embed_step()
+                continue
             try:
                 self._apply(index, batch)
                 failures = 0
@@ -338,6 +357,8 @@ class Watcher:
                     changes.resync = False  # the rest of a burst inside it then counts
                     return _Batch("resync", [], 0, True)
                 if not changes.paths:
+                    if self._embedding is not None and self._embedding.due():
+                        return _Batch("embed", [], 0, False)  # spare time: one small batch
                     every = self.reconcile_s
                     if self.status.watch_limited:
                         every = min(every or self.limited_reconcile_s, self.limited_reconcile_s)
@@ -408,12 +429,63 @@ class Watcher:
             ms=round(ms, 1),
         )
         self._index_file = _file_identity(index)
+        if self._embedding is not None and (retrieval.get("added") or batch.reason == "start"):
+            self._embedding.refresh_counts()  # new chunks to embed
+            self._show_embedding()
         self._set(phase="idle", progress=None, batches=self._batches,
                   last_batch=result.as_dict(), last_update=_now())
         if batch.reason != "reconcile" or touched:
             self.emit("batch", result.as_dict())
         for warning in report.errors[:20]:
             self.emit("warning", {"message": warning})
+
+    # ---- embedding in spare time -------------------------------------------------------
+
+    def _start_embedding(self, index: Any) -> None:
+        if not self.embed:
+            self._set(embedding="off")
+            return
+        from knoxidx.retrieval.background import BackgroundEmbedding
+
+        self._embedding = BackgroundEmbedding(index, should_yield=self._change_waits)
+
+    def _embed_step(self) -> None:
+        """One batch of pending chunks; a failure is logged and retried later (the chunks stay
+        pending, the graph is untouched)."""
+        embedding = self._embedding
+        try:
+            done = embedding.step()
+        except (CorruptIndexError, IndexGoneError):
+            raise
+        except Exception as exc:  # noqa: BLE001  (vectors are extra: the watcher goes on)
+            if isinstance(exc, sqlite3.DatabaseError):
+                said = storage_error(exc, embedding.index.store.path)
+                if isinstance(said, CorruptIndexError):  # damage stops the watcher
+                    raise said from None
+                exc = said  # a full disk: said plainly, retried later
+            log.exception("background embedding failed")
+            self.emit("warning", {"message": f"embedding paused for a minute: "
+                                             f"{type(exc).__name__}: {exc}"})
+        else:
+            if done.get("stopped"):
+                self.emit("warning", {"message": f"embedding paused for a minute: "
+                                                 f"{done['stopped']}"})
+            if done.get("model_switch"):
+                self.emit("warning", {"message": done["model_switch"]})
+            if embedding.pending == 0 and (done.get("embedded") or done.get("from_cache")):
+                self.emit("embedded", {"chunks_embedded": embedding.embedded,
+                                       "chunks_pending": 0})
+        self._show_embedding()
+
+    def _change_waits(self) -> bool:
+        """Whether the embedding should give way: a change to apply, or a stop."""
+        return bool(self._changes.paths) or self._changes.resync or self._stop.is_set()
+
+    def _show_embedding(self) -> None:
+        embedding = self._embedding
+        state = embedding.disabled or ("embedding" if embedding.due() else "waiting")
+        self._set(chunks_embedded=embedding.embedded, chunks_pending=embedding.pending,
+                  embedding=state)
 
     def _check_index_file(self, index: Any) -> None:
         """Stop when the index file this watcher writes is no longer the one on disk (``rm -rf
@@ -451,6 +523,13 @@ def _file_identity(index: Any) -> tuple[int, int] | None:
     except OSError:
         return (0, 0)
     return (st.st_dev, st.st_ino)
+
+
+def _embedding_default() -> bool:
+    """Whether a watcher embeds in spare time unless told: $KNOXIDX_EMBED=0 says no."""
+    from knoxidx.config import EMBED_ENV, falsy
+
+    return not falsy(os.environ.get(EMBED_ENV))
 
 
 def _totals(index: Any) -> tuple[int, int]:
@@ -494,6 +573,8 @@ def _human(event: str, d: dict[str, Any]) -> str:
         left = d.get("pending_paths") or 0
         return "stopped" + (f"; {left} changed paths will be picked up by the next start"
                             if left else "")
+    if event == "embedded":
+        return f"embedded every chunk ({d['chunks_embedded']}): semantic search covers the index"
     if event == "error":
         retry = f"; retrying in {d['retry_in_s']:.0f} s" if "retry_in_s" in d else ""
         return f"error: {d['error']}{retry}"

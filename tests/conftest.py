@@ -29,6 +29,9 @@ os._exit = _exit_unless_pytest
 # Voyage): every test starts with no user settings.
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="kxconf")
 os.environ.pop("KNOXIDX_CONFIG", None)
+# `knoxidx index` and watchers embed by default; the tests that need no vectors (nearly all)
+# do not pay for the model. Those that test embedding set it back (tests/retrieval).
+os.environ["KNOXIDX_EMBED"] = "0"
 
 
 @pytest.fixture

@@ -14,6 +14,10 @@ from typing import Any
 
 CORPUS = Path(os.environ.get("KNOXIDX_CORPUS", Path.home() / ".cache" / "knoxidx-corpus"))
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+# The scenarios judge the graph and lexical search: `knoxidx index` and watchers leave the
+# chunks pending, as they did before embedding was part of indexing (the model's CPU would
+# otherwise be in every figure).
+os.environ.setdefault("KNOXIDX_EMBED", "0")
 
 
 def knoxidx_command(*args: str) -> list[str]:

@@ -110,6 +110,9 @@ def status_of(index: Index, watcher: Any) -> dict[str, Any]:
     """``Index.status()`` plus what the watcher is doing: the one running in this process, or
     else one that another process runs (``knoxidx watch``; ``watcher.process: "separate"``)."""
     data = index.status()
+    retrieval = data["retrieval"] or {}  # what search's vectors cover: a watcher embeds the rest
+    data["chunks_embedded"] = retrieval.get("embedded")
+    data["chunks_pending"] = retrieval.get("embedding_backlog")
     if watcher is not None:
         state = watcher.snapshot()
     else:

@@ -442,8 +442,9 @@ OPERATIONS: tuple[Operation, ...] = (
 BY_TOOL = {op.tool: op for op in OPERATIONS if op.tool}
 
 STATUS_DESCRIPTION = (
-    "The state of the index: files, nodes, edges and chunks, how many chunks still wait for "
-    "embeddings, when it last changed, and, when a watcher keeps it fresh, whether an update "
+    "The state of the index: files, nodes, edges and chunks, how many chunks are embedded "
+    "(chunks_embedded) and how many still wait (chunks_pending: semantic search does not "
+    "cover them yet; a watcher embeds them in the background), when it last changed, and, when a watcher keeps it fresh, whether an update "
     "is pending or running (phase, progress), and what was sent to remote services (egress: "
     "offline or not, requests/chunks/bytes/files today and over 30 days). Call it when answers "
     "look stale."

@@ -5,6 +5,7 @@ call. Everything here works on the index's own connection and under its writer l
 
 from __future__ import annotations
 
+import os
 import time
 import weakref
 from typing import Any
@@ -53,7 +54,12 @@ def refresh_retrieval(index: Any, *, jobs: int | None, progress: Any,
 def embed_into(report: dict[str, Any], index: Any, *, progress: Any) -> None:
     """Embed the pending chunks after a refresh (committed batch by batch, so an interrupted
     run keeps what it did) and add the figures to the refresh's ``report``."""
-    done = embed_pending_chunks(index, progress=progress, limit=None)
+    add_embed_figures(report, embed_pending_chunks(index, progress=progress, limit=None))
+
+
+def add_embed_figures(report: dict[str, Any], done: dict[str, Any]) -> None:
+    """Fold what an embedding run did (``embed_pending_chunks``'s answer) into a refresh's
+    ``report``."""
     report["embedded"] = done["embedded"]
     report["from_cache"] = done["from_cache"]
     report["stopped"] = done["stopped"]
@@ -61,6 +67,22 @@ def embed_into(report: dict[str, Any], index: Any, *, progress: Any) -> None:
     report["pending"] = done["pending"]
     report["timings"]["embed"] = done["seconds"]
     report["seconds"] = round(report["seconds"] + done["seconds"], 4)
+
+
+def remote_embedding_refused(index: Any) -> str:
+    """Why a configured remote embedder is not used now (offline mode), "" if it may be: the
+    local model is then NOT used instead, since its vectors would replace the remote ones."""
+    from knoxidx.config import EMBEDDER_ENV
+    from knoxidx.retrieval.egress import index_services
+    from knoxidx.retrieval.embedders import is_offline
+
+    config, _ = index_services(index)
+    choice = (config.get("embedder") or os.environ.get(EMBEDDER_ENV) or "local").strip().lower()
+    if choice == "voyage" and is_offline(config, os.environ):
+        return ("offline: Voyage is the configured embedder, so no chunk is embedded now; "
+                "search uses words and names for the new ones until `knoxidx embed` runs "
+                "online")
+    return ""
 
 
 def searcher_for(index: Any) -> Searcher:

@@ -170,6 +170,8 @@ class Searcher:
             else:
                 hybrid.embedder = self._embedder
                 sources = VECTOR_SOURCES if mode == "vector" else SOURCES
+                if pending:  # embedding is under way (or was interrupted): say what it covers
+                    note = self._coverage_note(pending)
         disclosure = Disclosure.for_root(self.index.root)
         # the definition rerank belongs to hybrid search (fusion, then rerank); the single-source
         # modes only narrow each chunk to its best definition
@@ -202,6 +204,13 @@ class Searcher:
             "withheld": withheld,
             "masked": dict(masked),
         }
+
+    def _coverage_note(self, pending: int) -> str:
+        """``N of M chunks embedded``, counted without reading the vector table (counting its
+        rows reads every page: ~100 ms at 44k vectors)."""
+        embeddable = self.store.chunk_count() - self.store.withheld()[0]
+        return (f"{embeddable - pending} of {embeddable} chunks embedded; vector results cover "
+                "those (`knoxidx index`, `knoxidx embed` or a watcher embeds the rest)")
 
     def _why_no_vectors(self, pending: int) -> str:
         embedder = self.embedder()
