@@ -11,6 +11,7 @@ import pytest
 
 from knoxidx.graph.file_index import FileIndex, definition_ids
 from knoxidx.indexer.extract import extract
+from knoxidx.indexer.languages import family_plugin
 from knoxidx.indexer.facts import (
     BASE_KINDS,
     dump_facts,
@@ -21,6 +22,7 @@ from knoxidx.indexer.facts import (
 from tests.helpers import build, resolve_every_file
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+PYTHON_RULES = family_plugin("python").RULES
 SOURCE = b"""\
 import os
 
@@ -47,7 +49,7 @@ def test_the_interface_has_the_base_references_and_the_rest_stays_marshalled() -
     assert load_references(refs) == facts.refs  # every one, in order
     # the node ids come with the interface: a resolver that loads it hashes none of them
     assert stored_ids == tuple(ids) and len(ids) == len(facts.defs) > 1
-    fi = FileIndex(interface, "python", None, refs, stored_ids)
+    fi = FileIndex(interface, "python", PYTHON_RULES, refs, stored_ids)
     assert fi._ids == ids and fi.ids == ids
 
 
@@ -72,7 +74,7 @@ def test_a_blob_an_earlier_knoxidx_wrote_still_loads() -> None:
     assert load_facts(without_ids) == facts
     interface, stored_refs, ids = load_interface(without_ids)
     assert ids is None and load_references(stored_refs) == facts.refs
-    assert FileIndex(interface, "python", None, stored_refs, ids).ids == definition_ids(facts)
+    assert FileIndex(interface, "python", PYTHON_RULES, stored_refs, ids).ids == definition_ids(facts)
 
 
 @pytest.mark.parametrize("fixture", sorted(p.name for p in FIXTURES.iterdir()))
