@@ -34,6 +34,7 @@ from knoxidx.retrieval.centrality import centrality_scores
 from knoxidx.retrieval.disclosure import Disclosure
 from knoxidx.retrieval.errors import RetrievalError, SearchIndexMissingError, SearchInputError
 from knoxidx.retrieval.packing import Files, Packer
+from knoxidx.retrieval.priors import asks_about_tests, is_test_path
 from knoxidx.retrieval.terms import unique_terms
 from knoxidx.retrieval.tokens import default_counter
 
@@ -41,6 +42,8 @@ MIN_TOKENS = 64
 MAX_TOKENS = 200_000
 MAX_QUERY_CHARS = 2000
 DEFINITION_KINDS = ("Function", "Class", "Interface", "Type", "Constant", "Variable")
+_CONFIG_SUFFIXES = (".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".properties",
+                    ".xml", ".lock", ".gradle")
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
 _STOP = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
@@ -65,12 +68,18 @@ class ContextWeights:
     caller: float = 0.6
     imports: float = 0.5
     hit_decay: float = 0.1  # a hit's strength is 1 / (1 + hit_decay * rank), rank from 0
-    search_k: int = 10  # search hits taken as seeds
+    search_k: int = 50  # search hits taken as seeds: enough to fill the largest usual budget
     expand_hits: int = 5  # hits whose graph neighbourhood is added
     per_relation: int = 8  # neighbours of one hit per relation, at most
     full_cutoff: float = 0.5  # below this share of the best score: signature only
     max_full_lines: int = 150  # a longer definition that is not a hit: signature only
     type_full_lines: int = 60  # the same for classes, interfaces and types
+    demoted: float = 0.5  # score factor of test and config files, unless the query is on tests
+    block_share: float = 0.3  # no block takes more of the budget: long ones become excerpts
+    outline_members: int = 40  # member signatures in a class outline, at most
+    neighbour_signatures: bool = True  # a graph neighbour not shown whole: its signature
+    neighbour_share: float = 0.08  # a graph neighbour is shown whole up to this share at most
+    left_out: int = 8  # candidates left out, listed one line each at the end of the pack
     # PageRank edge weights (types not listed are left out of the centrality graph)
     centrality_edges: tuple[tuple[str, float], ...] = (
         ("Calls", 1.0), ("Imports", 1.0), ("References", 0.5), ("Extends", 0.5),
@@ -94,8 +103,11 @@ class Candidate:
     node_id: int | None = None
     hit_rank: int | None = None
     match: tuple[int, int] | None = None  # a hit's matching chunk, inside the definition
+    matches: list[tuple[int, int]] = field(default_factory=list)  # every chunk of it hit
     proximity: float = 0.0
     relation: str = ""
+    sources: list[str] = field(default_factory=list)  # keys of the hits that brought it in
+    outline: tuple[int, ...] = ()  # a type's member start lines, for its outline
     forced_signature: bool = True
     reasons: list[str] = field(default_factory=list)
     semantic: float = 0.0
@@ -103,7 +115,9 @@ class Candidate:
     centrality: float = 0.0
     score: float = 0.0
 
-    def relate(self, relation: str, proximity: float, reason: str) -> None:
+    def relate(self, relation: str, proximity: float, reason: str, source: str = "") -> None:
+        if source and source not in self.sources:
+            self.sources.append(source)
         if proximity > self.proximity:
             self.proximity, self.relation = proximity, relation
         if relation != "enclosing":
@@ -124,12 +138,14 @@ def build_context(index: Any, query: Any, *, max_tokens: Any = 8000,
     refused = [key for key, cand in candidates.items() if not disclosure.allows(cand.path)]
     for key in refused:
         del candidates[key]
-    _score(index, query, candidates, search_info, files, w)
+    wanted = _wanted_terms(query)
+    _score(index, query, wanted, candidates, search_info, files, w)
+    _outline(index, candidates)
     ranked = sorted(candidates.values(), key=lambda c: (
         -c.score, c.hit_rank if c.hit_rank is not None else 1 << 30, c.path, c.start, c.key))
-    packer = Packer(files, counter, max_tokens, w)
+    packer = Packer(files, counter, max_tokens, w, frozenset(wanted))
     packer.pack(ranked)
-    markdown = packer.render()
+    markdown = packer.render(ranked)
     return {
         "query": query,
         "max_tokens": max_tokens,
@@ -138,11 +154,17 @@ def build_context(index: Any, query: Any, *, max_tokens: Any = 8000,
         "markdown": markdown,
         "blocks": [b.describe() for b in packer.blocks],
         "items": [packer.describe(c, rank) for rank, c in enumerate(ranked, 1)],
+        "left_out": [packer.describe(c, rank) for rank, c in packer.left_out],
         "search": search_info,
         "weights": asdict(w),
         "withheld": search_info["withheld"] + len(refused),
         "masked": dict(packer.masked()),
     }
+
+
+def is_config_path(path: str) -> bool:
+    """Whether ``path`` holds configuration rather than code (demoted like tests)."""
+    return path.lower().endswith(_CONFIG_SUFFIXES)
 
 
 def _validate(query: Any, max_tokens: Any) -> tuple[str, int]:
@@ -178,8 +200,13 @@ def _seeds(index: Any, query: str, w: ContextWeights,
     seen: set[str] = set()
     for result in results:
         cand = _candidate_for_result(index, result)
-        if cand.key in seen:
+        if cand.key in seen:  # another chunk of a long definition: where else it matches
+            first = next(c for c in seeds if c.key == cand.key)
+            if cand.match is not None:
+                first.matches.append(cand.match)
             continue
+        if cand.match is not None:
+            cand.matches.append(cand.match)
         seen.add(cand.key)
         rank = len(seeds)
         found_by = ", ".join(result.get("sources") or ()) or "search"
@@ -217,8 +244,13 @@ def _candidate_for_result(index: Any, result: dict[str, Any]) -> Candidate:
     if node is not None and node["kind"] in DEFINITION_KINDS and \
             node["start_line"] <= end and node["end_line"] >= start:
         cand = _node_candidate(node)
-        if (start, end) != (cand.start, cand.end):
-            cand.match = (max(start, cand.start), min(end, cand.end))
+        if cand.start <= start and end <= cand.end:  # a part of one definition: that one
+            if (start, end) != (cand.start, cand.end):
+                cand.match = (start, end)
+            return cand
+        # the chunk holds more than this definition (small neighbours merged into one chunk):
+        # its own lines, so that none of them is lost; the graph still expands from the node
+        cand.key, cand.start, cand.end = f"range:{path}:{start}:{end}", start, end
         return cand
     return Candidate(
         key=f"range:{path}:{start}:{end}", path=path, start=start, end=end,
@@ -275,7 +307,7 @@ def _expand(index: Any, seeds: list[Candidate], w: ContextWeights) -> dict[str, 
                 if node is None or not node["path"] or node["kind"] not in DEFINITION_KINDS:
                     continue
                 _add(out, _node_candidate(node), relation, strength * w.relation(relation),
-                     reason)
+                     reason, seed.key)
                 taken += 1
                 if taken >= w.per_relation:
                     break
@@ -284,17 +316,21 @@ def _expand(index: Any, seeds: list[Candidate], w: ContextWeights) -> dict[str, 
         parent = q.nodes_by_id([parent_id]).get(parent_id) if parent_id else None
         if parent is not None and parent["kind"] in TYPE_KINDS and parent["path"]:
             _add(out, _node_candidate(parent), "enclosing", strength * w.enclosing,
-                 f"encloses {label}")
+                 f"encloses {label}", seed.key)
         imports = _import_block(index, seed.path)
         if imports is not None:
-            _add(out, imports, "imports", strength * w.imports, f"the imports of {label}'s file")
+            _add(out, imports, "imports", strength * w.imports, f"the imports of {label}'s file",
+                 seed.key)
     return out
 
 
 def _add(out: dict[str, Candidate], cand: Candidate, relation: str, proximity: float,
-         reason: str) -> None:
+         reason: str, source: str) -> None:
     existing = out.setdefault(cand.key, cand)
-    existing.relate(relation, proximity, reason)
+    if existing.hit_rank is None:  # a hit keeps its own place
+        existing.relate(relation, proximity, reason, source)
+    else:
+        existing.relate(relation, proximity, reason)
 
 
 def _import_block(index: Any, path: str) -> Candidate | None:
@@ -318,9 +354,13 @@ def _import_block(index: Any, path: str) -> Candidate | None:
 # ---- scoring -------------------------------------------------------------------------------
 
 
-def _score(index: Any, query: str, candidates: dict[str, Candidate], info: dict[str, Any],
-           files: Files, w: ContextWeights) -> None:
-    wanted = [t for t in unique_terms([query]) if len(t) > 1 and t not in _STOP]
+def _wanted_terms(query: str) -> list[str]:
+    return [t for t in unique_terms([query]) if len(t) > 1 and t not in _STOP]
+
+
+def _score(index: Any, query: str, wanted: list[str], candidates: dict[str, Candidate],
+           info: dict[str, Any], files: Files, w: ContextWeights) -> None:
+    demote = not asks_about_tests(query)
     semantic = _semantic_scores(index, query, candidates) if info["semantic"] else {}
     ranks = centrality_scores(index, w.centrality_edges)
     for cand in candidates.values():
@@ -335,6 +375,40 @@ def _score(index: Any, query: str, candidates: dict[str, Candidate], info: dict[
         cand.centrality = ranks.get(node_id, 0.0) if node_id is not None else 0.0
         cand.score = (w.semantic * cand.semantic + w.lexical * cand.lexical
                       + w.proximity * cand.proximity + w.centrality * cand.centrality)
+        if demote and (is_test_path(cand.path) or is_config_path(cand.path)):
+            cand.score *= w.demoted
+    # search's own order of its hits stands (it already weighs words, names, vectors and
+    # priors, and reranks): a hit never outranks one search put before it
+    ceiling = float("inf")
+    for cand in sorted((c for c in candidates.values() if c.hit_rank is not None),
+                       key=lambda c: c.hit_rank or 0):
+        cand.score = ceiling = min(cand.score, ceiling)
+    # a graph neighbour never outranks the hits that brought it in (a central class would
+    # otherwise lead the pack and take the budget from the code the question is about)
+    for cand in candidates.values():
+        if cand.hit_rank is None and cand.sources:
+            ceiling = max(candidates[key].score for key in cand.sources if key in candidates)
+            cand.score = min(cand.score, ceiling)
+
+
+def _outline(index: Any, candidates: dict[str, Candidate]) -> None:
+    """The member start lines of every type candidate that is not a hit (it is shown as its
+    outline, not its body), from the stored facts of its file."""
+    by_path: dict[str, list[Candidate]] = {}
+    for cand in candidates.values():
+        if cand.kind in TYPE_KINDS and cand.hit_rank is None and cand.node_id is not None:
+            by_path.setdefault(cand.path, []).append(cand)
+    for path, types in by_path.items():
+        facts = index.store.load_facts(path)
+        if facts is None:
+            continue
+        defs = facts.defs
+        for cand in types:
+            own = next((i for i, d in enumerate(defs) if d.start_line == cand.start
+                        and d.end_line == cand.end), None)
+            if own is not None:
+                cand.outline = tuple(sorted({d.start_line for d in defs if d.parent == own
+                                             and d.start_line > cand.start}))
 
 
 def _lexical(wanted: list[str], cand: Candidate, files: Files) -> float:

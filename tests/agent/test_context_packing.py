@@ -1,0 +1,139 @@
+"""What the context pack shows for the shapes of code that real change requests meet: small
+neighbours in one search chunk, long definitions, many hits, test files, a central class, and
+the list of what was left out. Each repository is real (indexed in tmp), each query real."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from knoxidx.index import Index
+from knoxidx.retrieval.tokens import default_counter
+from tests.agent.support import make_repo
+
+
+def _shown(data: dict, path: str) -> set[int]:
+    """The line numbers of ``path`` the pack shows (a signature: its first line)."""
+    lines: set[int] = set()
+    for block in data["blocks"]:
+        if block["path"] == path:
+            for start, end in block["ranges"]:
+                lines.update(range(start, end + 1))
+    return lines
+
+
+def test_a_hit_chunk_brings_all_the_small_definitions_it_holds(tmp_path: Path) -> None:
+    # the chunker merges these small functions into one chunk; the hit names only one of them
+    files = {"pkg/__init__.py": "", "pkg/codec.py": (
+        "def encode_header(value):\n    return value.upper()\n\n\n"
+        "def decode_header(value):\n    return value.lower()\n\n\n"
+        "def strip_header(value):\n    return value.strip()\n")}
+    root = make_repo(tmp_path / "repo", files)
+    with Index.open(root) as idx:
+        data = idx.context("strip the header", 4000)
+    assert set(range(1, 11)) <= _shown(data, "pkg/codec.py")
+    assert "def encode_header(value):" in data["markdown"]
+
+
+def test_a_long_hit_shows_its_signature_and_the_lines_that_match(tmp_path: Path) -> None:
+    steps = [f"    total = total + {i}  # step {i}\n" for i in range(400)]
+    files = {"pkg/__init__.py": "", "pkg/long.py": (
+        "def accumulate(total):\n    \"\"\"Adds the steps.\"\"\"\n" + "".join(steps[:200])
+        + "    total = apply_discount(total)  # the discount for loyal customers\n"
+        + "".join(steps[200:]) + "    return total\n")}
+    root = make_repo(tmp_path / "repo", files)
+    counter = default_counter()
+    with Index.open(root) as idx:
+        data = idx.context("discount for loyal customers", 4000)
+    block = next(b for b in data["blocks"] if b["path"] == "pkg/long.py")
+    assert block["mode"] == "elided"
+    assert block["tokens"] <= 0.3 * 4000 + 1  # no block takes more than its share
+    md = data["markdown"]
+    assert "def accumulate(total):" in md and "apply_discount(total)" in md
+    assert "not shown)" in md  # the elided lines are named by number
+    assert counter.count(md) == data["tokens"] <= 4000
+    shown = _shown(data, "pkg/long.py")
+    # line 203 matches: it is shown with lines on both sides of it, the rest elided
+    assert {1, 190, 203, 215} <= shown and 100 not in shown and 350 not in shown
+
+
+def test_hits_fill_the_budget_past_the_tenth(tmp_path: Path) -> None:
+    files = {"pkg/__init__.py": ""}
+    for i in range(30):
+        files[f"pkg/handler_{i:02}.py"] = (
+            f"def handle_refund_{i}(order):\n    \"\"\"Refund the order, case {i}.\"\"\"\n"
+            f"    return order.refund({i})\n")
+    root = make_repo(tmp_path / "repo", files)
+    with Index.open(root) as idx:
+        data = idx.context("refund the order", 4000)
+    hits = [b for b in data["blocks"] if b["path"].startswith("pkg/handler_")]
+    assert len(hits) > 10
+
+
+def test_tests_rank_below_the_code_unless_asked_about(tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/money.py": "def round_amount(amount):\n    return round(amount, 2)\n",
+        "tests/test_money.py": (
+            "from pkg.money import round_amount\n\n\n"
+            "def test_round_amount_rounds_the_amount():\n"
+            "    # round amount: the amount is rounded, the amount rounds\n"
+            "    assert round_amount(1.234) == 1.23\n"),
+    }
+    root = make_repo(tmp_path / "repo", files)
+    with Index.open(root) as idx:
+        plain = idx.context("round the amount", 2000)
+        about_tests = idx.context("the test of round amount", 2000)
+
+    def rank(data: dict, path: str) -> int:
+        return min(i["rank"] for i in data["items"] if i["path"] == path)
+    assert rank(plain, "pkg/money.py") < rank(plain, "tests/test_money.py")
+    test_item = next(i for i in about_tests["items"] if i["path"] == "tests/test_money.py")
+    plain_item = next(i for i in plain["items"] if i["path"] == "tests/test_money.py")
+    parts = plain_item["scores"]
+    assert plain_item["score"] < parts["lexical"] * 0.25 + parts["proximity"] * 0.30 + \
+        parts["centrality"] * 0.15  # demoted
+    assert test_item["score"] > 0
+
+
+def test_a_graph_neighbour_never_outranks_its_hit(tmp_path: Path) -> None:
+    # Registry is called by everything (central) and its name matches the query best; only
+    # its method is a hit, and Registry comes in as the method's enclosing class
+    users = {f"pkg/user_{i}.py": f"from pkg.registry import Registry\n\n\n"
+                                 f"def use_{i}():\n    return Registry()\n" for i in range(8)}
+    methods = "".join(f"    def other_{i}(self):\n        return {i}\n\n" for i in range(30))
+    files = {"pkg/__init__.py": "", **users, "pkg/registry.py": (
+        "class Registry:\n    \"\"\"Registry of plugins.\"\"\"\n\n" + methods
+        + "    def unregister_plugin(self, plugin):\n"
+          "        self.plugins.remove(plugin)\n")}
+    root = make_repo(tmp_path / "repo", files)
+    with Index.open(root) as idx:
+        data = idx.context("unregister a plugin from the registry", 4000)
+    ranks = {i["qualified_name"]: i for i in data["items"]}
+    registry = ranks["pkg.registry.Registry"]
+    method = ranks["pkg.registry.Registry.unregister_plugin"]
+    assert method["rank"] < registry["rank"]
+    assert registry["score"] <= method["score"]
+
+
+def test_the_pack_ends_with_what_it_left_out(tmp_path: Path) -> None:
+    files = {"pkg/__init__.py": ""}
+    for i in range(40):
+        files[f"pkg/report_{i:02}.py"] = (
+            f"def render_report_{i}(rows):\n"
+            + "".join(f"    rows = [r for r in rows if r != {j}]  # report rows\n"
+                      for j in range(12))
+            + "    return rows\n")
+    root = make_repo(tmp_path / "repo", files)
+    counter = default_counter()
+    with Index.open(root) as idx:
+        data = idx.context("render the report rows", 1000)
+    md = data["markdown"]
+    assert data["left_out"], "a full budget leaves candidates out"
+    tail = md.rsplit("Left out (the next best; ask for any of them by path and lines):\n", 1)
+    assert len(tail) == 2
+    listed = tail[1].split("\n")
+    first = data["left_out"][0]
+    assert listed[0] == (f"- {first['path']}:{first['start_line']}-{first['end_line']} "
+                         f"{first['kind']} {first['qualified_name']}")
+    assert all(item["included"] is None for item in data["left_out"])
+    assert counter.count(md) == data["tokens"] <= 1000
