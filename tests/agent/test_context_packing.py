@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from knoxidx.index import Index
+from knoxidx.retrieval.context import ContextWeights
 from knoxidx.retrieval.tokens import default_counter
 from tests.agent.support import make_repo
 
@@ -16,7 +19,9 @@ def _shown(data: dict, path: str) -> set[int]:
     lines: set[int] = set()
     for block in data["blocks"]:
         if block["path"] == path:
-            for start, end in block["ranges"]:
+            whole = [[block["start_line"], block["start_line"] if block["mode"] == "signature"
+                      else block["end_line"]]]
+            for start, end in block.get("ranges") or whole:
                 lines.update(range(start, end + 1))
     return lines
 
@@ -70,9 +75,12 @@ def test_hits_fill_the_budget_past_the_tenth(tmp_path: Path) -> None:
 
 
 def test_tests_rank_below_the_code_unless_asked_about(tmp_path: Path) -> None:
+    # the test calls the top hit and matches every word: as a caller it would outrank the
+    # second hit, were test code not demoted
     files = {
         "pkg/__init__.py": "",
         "pkg/money.py": "def round_amount(amount):\n    return round(amount, 2)\n",
+        "pkg/text.py": "def format_amount(amount):\n    return f'{amount:.2f}'\n",
         "tests/test_money.py": (
             "from pkg.money import round_amount\n\n\n"
             "def test_round_amount_rounds_the_amount():\n"
@@ -80,19 +88,23 @@ def test_tests_rank_below_the_code_unless_asked_about(tmp_path: Path) -> None:
             "    assert round_amount(1.234) == 1.23\n"),
     }
     root = make_repo(tmp_path / "repo", files)
+    test_name = "test_money.test_round_amount_rounds_the_amount"
     with Index.open(root) as idx:
         plain = idx.context("round the amount", 2000)
-        about_tests = idx.context("the test of round amount", 2000)
+        about_tests = idx.context("round the amount in the test", 2000)
+    ranks = {i["qualified_name"]: i["rank"] for i in plain["items"]}
+    assert ranks["pkg.text.format_amount"] < ranks[test_name]
+    weights = ContextWeights()
 
-    def rank(data: dict, path: str) -> int:
-        return min(i["rank"] for i in data["items"] if i["path"] == path)
-    assert rank(plain, "pkg/money.py") < rank(plain, "tests/test_money.py")
-    test_item = next(i for i in about_tests["items"] if i["path"] == "tests/test_money.py")
-    plain_item = next(i for i in plain["items"] if i["path"] == "tests/test_money.py")
-    parts = plain_item["scores"]
-    assert plain_item["score"] < parts["lexical"] * 0.25 + parts["proximity"] * 0.30 + \
-        parts["centrality"] * 0.15  # demoted
-    assert test_item["score"] > 0
+    def formula(item: dict) -> float:
+        parts = item["scores"]
+        return (weights.semantic * parts["semantic"] + weights.lexical * parts["lexical"]
+                + weights.proximity * parts["proximity"]
+                + weights.centrality * parts["centrality"])
+    demoted = next(i for i in plain["items"] if i["qualified_name"] == test_name)
+    asked = next(i for i in about_tests["items"] if i["qualified_name"] == test_name)
+    assert demoted["score"] == pytest.approx(weights.demoted * formula(demoted), abs=1e-5)
+    assert asked["score"] == pytest.approx(formula(asked), abs=1e-5)
 
 
 def test_a_graph_neighbour_never_outranks_its_hit(tmp_path: Path) -> None:
