@@ -76,8 +76,10 @@ class ContextWeights:
     type_full_lines: int = 60  # the same for classes, interfaces and types
     demoted: float = 0.5  # score factor of test and config files, unless the query is on tests
     block_share: float = 0.3  # no block takes more of the budget: long ones become excerpts
-    outline_members: int = 40  # member signatures in a class outline, at most
-    neighbour_signatures: bool = True  # a graph neighbour not shown whole: its signature
+    hit_full_share: float = 0.15  # a longer hit inside a definition: signature and its chunk
+    outline_members: int = 20  # method signatures in a class outline, at most
+    neighbour_signatures: bool = False  # a graph neighbour not shown whole: its signature
+    neighbour_lag: int = 10  # a graph neighbour ranks below this many hits after its own
     neighbour_share: float = 0.08  # a graph neighbour is shown whole up to this share at most
     left_out: int = 8  # candidates left out, listed one line each at the end of the pack
     # PageRank edge weights (types not listed are left out of the centrality graph)
@@ -113,7 +115,8 @@ class Candidate:
     semantic: float = 0.0
     lexical: float = 0.0
     centrality: float = 0.0
-    score: float = 0.0
+    score: float = 0.0  # the order of the pack
+    relevance: float = 0.0  # the score before the caps that keep search's order
 
     def relate(self, relation: str, proximity: float, reason: str, source: str = "") -> None:
         if source and source not in self.sources:
@@ -244,9 +247,11 @@ def _candidate_for_result(index: Any, result: dict[str, Any]) -> Candidate:
     if node is not None and node["kind"] in DEFINITION_KINDS and \
             node["start_line"] <= end and node["end_line"] >= start:
         cand = _node_candidate(node)
-        if cand.start <= start and end <= cand.end:  # a part of one definition: that one
-            if (start, end) != (cand.start, cand.end):
-                cand.match = (start, end)
+        if end <= cand.end and _only_lead_in(q, path, start, node):
+            # a part of one definition (with the comments above it): that definition
+            match = (max(start, cand.start), end)
+            if match != (cand.start, cand.end):
+                cand.match = match
             return cand
         # the chunk holds more than this definition (small neighbours merged into one chunk):
         # its own lines, so that none of them is lost; the graph still expands from the node
@@ -257,6 +262,16 @@ def _candidate_for_result(index: Any, result: dict[str, Any]) -> Candidate:
         kind=result.get("kind") or "code", name=result.get("symbol") or path,
         language=result.get("language") or "",
     )
+
+
+def _only_lead_in(q: Any, path: str, start: int, node: dict[str, Any]) -> bool:
+    """Whether the lines of a chunk above ``node`` hold no other definition (comments,
+    decorators or the head of a definition holding ``node``)."""
+    if start >= node["start_line"]:
+        return True
+    above = q.node_at(path, start)
+    return above is None or above["kind"] not in DEFINITION_KINDS or above["id"] == node["id"] \
+        or (above["start_line"] <= node["start_line"] and above["end_line"] >= node["end_line"])
 
 
 def _node_candidate(node: dict[str, Any]) -> Candidate:
@@ -377,23 +392,28 @@ def _score(index: Any, query: str, wanted: list[str], candidates: dict[str, Cand
                       + w.proximity * cand.proximity + w.centrality * cand.centrality)
         if demote and (is_test_path(cand.path) or is_config_path(cand.path)):
             cand.score *= w.demoted
+        cand.relevance = cand.score
     # search's own order of its hits stands (it already weighs words, names, vectors and
     # priors, and reranks): a hit never outranks one search put before it
+    hits = sorted((c for c in candidates.values() if c.hit_rank is not None),
+                  key=lambda c: c.hit_rank or 0)
     ceiling = float("inf")
-    for cand in sorted((c for c in candidates.values() if c.hit_rank is not None),
-                       key=lambda c: c.hit_rank or 0):
+    for cand in hits:
         cand.score = ceiling = min(cand.score, ceiling)
-    # a graph neighbour never outranks the hits that brought it in (a central class would
-    # otherwise lead the pack and take the budget from the code the question is about)
+    # a graph neighbour never outranks the hits that brought it in, nor the next
+    # ``neighbour_lag`` hits after them (a central class would otherwise lead the pack, and
+    # small callees crowd out the hits that a small budget has room for)
     for cand in candidates.values():
-        if cand.hit_rank is None and cand.sources:
-            ceiling = max(candidates[key].score for key in cand.sources if key in candidates)
+        if cand.hit_rank is None and cand.sources and hits:
+            ceiling = max(hits[min((candidates[key].hit_rank or 0) + w.neighbour_lag,
+                                   len(hits) - 1)].score
+                          for key in cand.sources if key in candidates)
             cand.score = min(cand.score, ceiling)
 
 
 def _outline(index: Any, candidates: dict[str, Candidate]) -> None:
-    """The member start lines of every type candidate that is not a hit (it is shown as its
-    outline, not its body), from the stored facts of its file."""
+    """The method start lines of every type candidate that is not a hit (it is shown as its
+    outline, not its body), from the stored facts of its file; fields are left to the body."""
     by_path: dict[str, list[Candidate]] = {}
     for cand in candidates.values():
         if cand.kind in TYPE_KINDS and cand.hit_rank is None and cand.node_id is not None:
@@ -408,6 +428,7 @@ def _outline(index: Any, candidates: dict[str, Candidate]) -> None:
                         and d.end_line == cand.end), None)
             if own is not None:
                 cand.outline = tuple(sorted({d.start_line for d in defs if d.parent == own
+                                             and d.kind == "Function"
                                              and d.start_line > cand.start}))
 
 

@@ -194,14 +194,16 @@ class Packer:
         limit = self.w.type_full_lines if cand.kind in TYPE_KINDS else self.w.max_full_lines
         full_ok = not cand.forced_signature and (
             hit or cand.kind == "imports"
-            or (cand.score >= self.w.full_cutoff * top_score and lines <= limit)
+            or (cand.relevance >= self.w.full_cutoff * top_score and lines <= limit)
         )
         span = self.files.span_tokens(cand.path, cand.start, cand.end)
-        small = span <= (self.cap if hit or cand.kind == "imports"
-                         else self.total * self.w.neighbour_share)
-        modes = ["full"] if full_ok and small else []
-        if cand.match is not None and full_ok:
-            modes.append("excerpt")
+        if cand.match is not None:  # a chunk of a longer definition: whole if it is short
+            room = self.total * self.w.hit_full_share
+        elif hit or cand.kind == "imports":
+            room = self.cap
+        else:
+            room = self.total * self.w.neighbour_share
+        modes = ["full"] if full_ok and span <= room else []
         if hit and cand.kind != "imports":
             modes.append("elided")  # too long for its share: signature and matching lines
         if position == 0 and cand.kind != "imports":
@@ -283,6 +285,9 @@ class Packer:
         room = min(self.budget - self.used, self.cap) - self._tokens(probe) \
             - self.files.span_tokens(cand.path, cand.start, head_end) \
             - 2 * self.files.count(_elision(1, 2))
+        if cand.matches:  # a hit inside the definition: about as much as its chunk
+            room = min(room, max(self.files.span_tokens(cand.path, s, e)
+                                 for s, e in cand.matches))
         # a line's worth: the question's words on it, and half a word inside a chunk search hit
         weight = [len(self.wanted.intersection(unique_terms([lines[i - 1]])))
                   + 0.5 * any(s <= i <= e for s, e in cand.matches)
@@ -325,7 +330,7 @@ class Packer:
                                              if head_end < line <= last]
         while len(ranges) > 1:
             block = self._gapped(cand, "outline", ranges, last)
-            if block.tokens <= min(self.cap, self.budget - self.used):
+            if block.tokens <= min(self.total * self.w.neighbour_share, self.budget - self.used):
                 return block
             ranges.pop()
         return None

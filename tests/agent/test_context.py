@@ -49,7 +49,7 @@ def test_includes_callee_definitions_when_room_allows(shared_repo: Path) -> None
     # headers: path:start-end (kind qualified_name — why); Config (9-16) sits two lines above
     # parse_config (19-23): one block, one header
     assert md.startswith("app/config.py:9-23 (Function app.config.parse_config — search hit #1")
-    assert "with Config" in md.split("\n", 1)[0]
+    assert "app.config.Config" in data["blocks"][0]["items"]
 
 
 def test_nothing_is_shown_twice(shared_repo: Path) -> None:
