@@ -1,19 +1,25 @@
 """The context builder: the code an agent should read for a question, packed into a token
 budget.
 
-1. **Seeds**: hybrid search hits (or, when search finds nothing, definitions the query names).
+1. **Seeds**: hybrid search hits, ``search_k`` deep so that the budget fills (or, when search
+   finds nothing, definitions the query names). A hit inside one definition stands for it; a
+   chunk holding several small definitions stands for its own lines.
 2. **Expansion** through the graph, for the best hits: the definitions they call, their
-   callers, the types and constants they use, the signature of their enclosing class, and the
-   import block of their file.
+   callers, the types and constants they use, their enclosing class, and the import block of
+   their file.
 3. **Ranking** of every candidate by four factors, weighted in :class:`ContextWeights`:
    semantic similarity (cosine of query and chunk vectors, when the index has them), lexical
    match (the share of query words in the candidate), graph proximity (how directly a
    candidate relates to how good a hit), centrality (PageRank over the call/import graph,
-   computed once per index state and cached in ``.knoxidx/``: :mod:`.centrality`).
+   computed once per index state and cached in ``.knoxidx/``: :mod:`.centrality`); test and
+   config files demoted unless the query is about tests. Hits keep search's order, and a
+   graph neighbour ranks below the ``neighbour_lag`` hits after the one that brought it in.
 4. **Packing** (:mod:`.packing`), greedy in rank order, counted with the real tokenizer
-   (:mod:`.tokens`): whole definitions while they are ranked high enough, signatures for the
-   rest, overlapping or adjacent ranges of a file merged into one block, nothing shown twice.
-   The rendered markdown is counted once more at the end, so it never exceeds the budget.
+   (:mod:`.tokens`): whole definitions within their share of the budget, long hits elided to
+   their signature and the lines that match, classes as outlines, overlapping or adjacent
+   ranges of a file merged into one block, nothing shown twice, and at the end the best
+   candidates left out, one line each. The rendered markdown is counted once more at the
+   end, so it never exceeds the budget.
 
 Never-send files take no part (their search hits and graph neighbours are withheld, counted
 in ``withheld``) and the code shown has its secrets masked before it is counted (``masked``

@@ -244,8 +244,8 @@ class Packer:
             head = self._truncated(cand, 1 if short else MIN_HEAD_LINES, terse=short)
             return head is not None and self._commit(head, [])
         if mode in ("elided", "outline"):
-            block = self._elided(cand) if mode == "elided" else self._outline(cand)
-            return block is not None and self._commit(block, [])
+            gapped = self._elided(cand) if mode == "elided" else self._outline(cand)
+            return gapped is not None and self._commit(gapped, [])
         start, end = cand.match if mode == "excerpt" and cand.match else (cand.start, cand.end)
         end = min(end, len(lines))
         if start > end or (mode == "excerpt" and
