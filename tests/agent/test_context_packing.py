@@ -149,3 +149,19 @@ def test_the_pack_ends_with_what_it_left_out(tmp_path: Path) -> None:
                          f"{first['kind']} {first['qualified_name']}")
     assert all(item["included"] is None for item in data["left_out"])
     assert counter.count(md) == data["tokens"] <= 1000
+
+
+def test_a_chunk_with_the_comments_above_a_definition_stands_for_it(tmp_path: Path) -> None:
+    # the first chunk of a long function starts at the comment above it: one definition, so
+    # one block, not the chunk and the definition side by side
+    steps = "".join(f"    total = total + {i}  # step {i}\n" for i in range(400))
+    files = {"pkg/__init__.py": "", "pkg/fees.py": (
+        "# Fee rules: the discount for loyal customers.\n# Kept in one function.\n"
+        "def apply_fees(total):\n    total = discount_loyal_customers(total)\n" + steps
+        + "    return discount_loyal_customers(total)\n")}
+    root = make_repo(tmp_path / "repo", files)
+    with Index.open(root) as idx:
+        data = idx.context("discount for loyal customers", 4000)
+    blocks = [b for b in data["blocks"] if b["path"] == "pkg/fees.py"]
+    assert len(blocks) == 1, blocks
+    assert blocks[0]["items"][0] == "pkg.fees.apply_fees"
