@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.context_eval.coverage import covers
+from bench.context_eval.mining import Definition
+from bench.context_eval.systems import context_pack
 from knoxidx.index import Index
 from knoxidx.retrieval.context import ContextWeights
 from knoxidx.retrieval.tokens import default_counter
@@ -59,6 +62,10 @@ def test_a_long_hit_shows_its_signature_and_the_lines_that_match(tmp_path: Path)
     shown = _shown(data, "pkg/long.py")
     # line 203 matches: it is shown with lines on both sides of it, the rest elided
     assert {1, 190, 203, 215} <= shown and 100 not in shown and 350 not in shown
+    # the benchmark credits the lines shown, not the elided span
+    pack = context_pack(data)
+    assert covers(pack[1], Definition("pkg/long.py", "window", 195, 210))
+    assert not any(covers(s, Definition("pkg/long.py", "elided", 330, 360)) for s in pack)
 
 
 def test_hits_fill_the_budget_past_the_tenth(tmp_path: Path) -> None:
