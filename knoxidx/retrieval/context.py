@@ -81,7 +81,7 @@ class ContextWeights:
     max_full_lines: int = 150  # a longer definition that is not a hit: signature only
     type_full_lines: int = 60  # the same for classes, interfaces and types
     demoted: float = 0.5  # score factor of test and config files, unless the query is on tests
-    block_share: float = 0.3  # no block takes more of the budget: long ones become excerpts
+    block_share: float = 0.15  # no block takes more of the budget: long ones become excerpts
     hit_full_share: float = 0.15  # a longer hit inside a definition: signature and its chunk
     outline_members: int = 20  # method signatures in a class outline, at most
     neighbour_signatures: bool = False  # a graph neighbour not shown whole: its signature

@@ -54,7 +54,7 @@ def test_a_long_hit_shows_its_signature_and_the_lines_that_match(tmp_path: Path)
         data = idx.context("discount for loyal customers", 4000)
     block = next(b for b in data["blocks"] if b["path"] == "pkg/long.py")
     assert block["mode"] == "elided"
-    assert block["tokens"] <= 0.3 * 4000 + 1  # no block takes more than its share
+    assert block["tokens"] <= ContextWeights().block_share * 4000  # no more than its share
     md = data["markdown"]
     assert "def accumulate(total):" in md and "apply_discount(total)" in md
     assert "not shown)" in md  # the elided lines are named by number
