@@ -1,19 +1,25 @@
 """The context builder: the code an agent should read for a question, packed into a token
 budget.
 
-1. **Seeds**: hybrid search hits (or, when search finds nothing, definitions the query names).
+1. **Seeds**: hybrid search hits, ``search_k`` deep so that the budget fills (or, when search
+   finds nothing, definitions the query names). A hit inside one definition stands for it; a
+   chunk holding several small definitions stands for its own lines.
 2. **Expansion** through the graph, for the best hits: the definitions they call, their
-   callers, the types and constants they use, the signature of their enclosing class, and the
-   import block of their file.
+   callers, the types and constants they use, their enclosing class, and the import block of
+   their file.
 3. **Ranking** of every candidate by four factors, weighted in :class:`ContextWeights`:
    semantic similarity (cosine of query and chunk vectors, when the index has them), lexical
    match (the share of query words in the candidate), graph proximity (how directly a
    candidate relates to how good a hit), centrality (PageRank over the call/import graph,
-   computed once per index state and cached in ``.knoxidx/``: :mod:`.centrality`).
+   computed once per index state and cached in ``.knoxidx/``: :mod:`.centrality`); test and
+   config files demoted unless the query is about tests. Hits keep search's order, and a
+   graph neighbour ranks below the ``neighbour_lag`` hits after the one that brought it in.
 4. **Packing** (:mod:`.packing`), greedy in rank order, counted with the real tokenizer
-   (:mod:`.tokens`): whole definitions while they are ranked high enough, signatures for the
-   rest, overlapping or adjacent ranges of a file merged into one block, nothing shown twice.
-   The rendered markdown is counted once more at the end, so it never exceeds the budget.
+   (:mod:`.tokens`): whole definitions within their share of the budget, long hits elided to
+   their signature and the lines that match, classes as outlines, overlapping or adjacent
+   ranges of a file merged into one block, nothing shown twice, and at the end the best
+   candidates left out, one line each. The rendered markdown is counted once more at the
+   end, so it never exceeds the budget.
 
 Never-send files take no part (their search hits and graph neighbours are withheld, counted
 in ``withheld``) and the code shown has its secrets masked before it is counted (``masked``
@@ -34,6 +40,7 @@ from knoxidx.retrieval.centrality import centrality_scores
 from knoxidx.retrieval.disclosure import Disclosure
 from knoxidx.retrieval.errors import RetrievalError, SearchIndexMissingError, SearchInputError
 from knoxidx.retrieval.packing import Files, Packer
+from knoxidx.retrieval.priors import asks_about_tests, is_test_path
 from knoxidx.retrieval.terms import unique_terms
 from knoxidx.retrieval.tokens import default_counter
 
@@ -41,6 +48,8 @@ MIN_TOKENS = 64
 MAX_TOKENS = 200_000
 MAX_QUERY_CHARS = 2000
 DEFINITION_KINDS = ("Function", "Class", "Interface", "Type", "Constant", "Variable")
+_CONFIG_SUFFIXES = (".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".properties",
+                    ".xml", ".lock", ".gradle")
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
 _STOP = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
@@ -65,12 +74,20 @@ class ContextWeights:
     caller: float = 0.6
     imports: float = 0.5
     hit_decay: float = 0.1  # a hit's strength is 1 / (1 + hit_decay * rank), rank from 0
-    search_k: int = 10  # search hits taken as seeds
+    search_k: int = 50  # search hits taken as seeds: enough to fill the largest usual budget
     expand_hits: int = 5  # hits whose graph neighbourhood is added
     per_relation: int = 8  # neighbours of one hit per relation, at most
     full_cutoff: float = 0.5  # below this share of the best score: signature only
     max_full_lines: int = 150  # a longer definition that is not a hit: signature only
     type_full_lines: int = 60  # the same for classes, interfaces and types
+    demoted: float = 0.5  # score factor of test and config files, unless the query is on tests
+    block_share: float = 0.15  # no block takes more of the budget: long ones become excerpts
+    hit_full_share: float = 0.15  # a longer hit inside a definition: signature and its chunk
+    outline_members: int = 20  # method signatures in a class outline, at most
+    neighbour_signatures: bool = False  # a graph neighbour not shown whole: its signature
+    neighbour_lag: int = 10  # a graph neighbour ranks below this many hits after its own
+    neighbour_share: float = 0.08  # a graph neighbour is shown whole up to this share at most
+    left_out: int = 8  # candidates left out, listed one line each at the end of the pack
     # PageRank edge weights (types not listed are left out of the centrality graph)
     centrality_edges: tuple[tuple[str, float], ...] = (
         ("Calls", 1.0), ("Imports", 1.0), ("References", 0.5), ("Extends", 0.5),
@@ -94,16 +111,22 @@ class Candidate:
     node_id: int | None = None
     hit_rank: int | None = None
     match: tuple[int, int] | None = None  # a hit's matching chunk, inside the definition
+    matches: list[tuple[int, int]] = field(default_factory=list)  # every chunk of it hit
     proximity: float = 0.0
     relation: str = ""
+    sources: list[str] = field(default_factory=list)  # keys of the hits that brought it in
+    outline: tuple[int, ...] = ()  # a type's member start lines, for its outline
     forced_signature: bool = True
     reasons: list[str] = field(default_factory=list)
     semantic: float = 0.0
     lexical: float = 0.0
     centrality: float = 0.0
-    score: float = 0.0
+    score: float = 0.0  # the order of the pack
+    relevance: float = 0.0  # the score before the caps that keep search's order
 
-    def relate(self, relation: str, proximity: float, reason: str) -> None:
+    def relate(self, relation: str, proximity: float, reason: str, source: str = "") -> None:
+        if source and source not in self.sources:
+            self.sources.append(source)
         if proximity > self.proximity:
             self.proximity, self.relation = proximity, relation
         if relation != "enclosing":
@@ -124,12 +147,14 @@ def build_context(index: Any, query: Any, *, max_tokens: Any = 8000,
     refused = [key for key, cand in candidates.items() if not disclosure.allows(cand.path)]
     for key in refused:
         del candidates[key]
-    _score(index, query, candidates, search_info, files, w)
+    wanted = _wanted_terms(query)
+    _score(index, query, wanted, candidates, search_info, files, w)
+    _outline(index, candidates)
     ranked = sorted(candidates.values(), key=lambda c: (
         -c.score, c.hit_rank if c.hit_rank is not None else 1 << 30, c.path, c.start, c.key))
-    packer = Packer(files, counter, max_tokens, w)
+    packer = Packer(files, counter, max_tokens, w, frozenset(wanted))
     packer.pack(ranked)
-    markdown = packer.render()
+    markdown = packer.render(ranked)
     return {
         "query": query,
         "max_tokens": max_tokens,
@@ -138,11 +163,17 @@ def build_context(index: Any, query: Any, *, max_tokens: Any = 8000,
         "markdown": markdown,
         "blocks": [b.describe() for b in packer.blocks],
         "items": [packer.describe(c, rank) for rank, c in enumerate(ranked, 1)],
+        "left_out": [packer.describe(c, rank) for rank, c in packer.left_out],
         "search": search_info,
         "weights": asdict(w),
         "withheld": search_info["withheld"] + len(refused),
         "masked": dict(packer.masked()),
     }
+
+
+def is_config_path(path: str) -> bool:
+    """Whether ``path`` holds configuration rather than code (demoted like tests)."""
+    return path.lower().endswith(_CONFIG_SUFFIXES)
 
 
 def _validate(query: Any, max_tokens: Any) -> tuple[str, int]:
@@ -178,8 +209,13 @@ def _seeds(index: Any, query: str, w: ContextWeights,
     seen: set[str] = set()
     for result in results:
         cand = _candidate_for_result(index, result)
-        if cand.key in seen:
+        if cand.key in seen:  # another chunk of a long definition: where else it matches
+            first = next(c for c in seeds if c.key == cand.key)
+            if cand.match is not None:
+                first.matches.append(cand.match)
             continue
+        if cand.match is not None:
+            cand.matches.append(cand.match)
         seen.add(cand.key)
         rank = len(seeds)
         found_by = ", ".join(result.get("sources") or ()) or "search"
@@ -217,14 +253,31 @@ def _candidate_for_result(index: Any, result: dict[str, Any]) -> Candidate:
     if node is not None and node["kind"] in DEFINITION_KINDS and \
             node["start_line"] <= end and node["end_line"] >= start:
         cand = _node_candidate(node)
-        if (start, end) != (cand.start, cand.end):
-            cand.match = (max(start, cand.start), min(end, cand.end))
+        if end <= cand.end and _only_lead_in(q, path, start, node):
+            # a part of one definition (with the comments above it): that definition
+            match = (max(start, cand.start), end)
+            if match != (cand.start, cand.end):
+                cand.match = match
+            return cand
+        # the chunk holds more than this definition (small neighbours merged into one chunk):
+        # its own lines, so that none of them is lost; the graph still expands from the node
+        cand.key, cand.start, cand.end = f"range:{path}:{start}:{end}", start, end
         return cand
     return Candidate(
         key=f"range:{path}:{start}:{end}", path=path, start=start, end=end,
         kind=result.get("kind") or "code", name=result.get("symbol") or path,
         language=result.get("language") or "",
     )
+
+
+def _only_lead_in(q: Any, path: str, start: int, node: dict[str, Any]) -> bool:
+    """Whether the lines of a chunk above ``node`` hold no other definition (comments,
+    decorators or the head of a definition holding ``node``)."""
+    if start >= node["start_line"]:
+        return True
+    above = q.node_at(path, start)
+    return above is None or above["kind"] not in DEFINITION_KINDS or above["id"] == node["id"] \
+        or (above["start_line"] <= node["start_line"] and above["end_line"] >= node["end_line"])
 
 
 def _node_candidate(node: dict[str, Any]) -> Candidate:
@@ -275,7 +328,7 @@ def _expand(index: Any, seeds: list[Candidate], w: ContextWeights) -> dict[str, 
                 if node is None or not node["path"] or node["kind"] not in DEFINITION_KINDS:
                     continue
                 _add(out, _node_candidate(node), relation, strength * w.relation(relation),
-                     reason)
+                     reason, seed.key)
                 taken += 1
                 if taken >= w.per_relation:
                     break
@@ -284,17 +337,21 @@ def _expand(index: Any, seeds: list[Candidate], w: ContextWeights) -> dict[str, 
         parent = q.nodes_by_id([parent_id]).get(parent_id) if parent_id else None
         if parent is not None and parent["kind"] in TYPE_KINDS and parent["path"]:
             _add(out, _node_candidate(parent), "enclosing", strength * w.enclosing,
-                 f"encloses {label}")
+                 f"encloses {label}", seed.key)
         imports = _import_block(index, seed.path)
         if imports is not None:
-            _add(out, imports, "imports", strength * w.imports, f"the imports of {label}'s file")
+            _add(out, imports, "imports", strength * w.imports, f"the imports of {label}'s file",
+                 seed.key)
     return out
 
 
 def _add(out: dict[str, Candidate], cand: Candidate, relation: str, proximity: float,
-         reason: str) -> None:
+         reason: str, source: str) -> None:
     existing = out.setdefault(cand.key, cand)
-    existing.relate(relation, proximity, reason)
+    if existing.hit_rank is None:  # a hit keeps its own place
+        existing.relate(relation, proximity, reason, source)
+    else:
+        existing.relate(relation, proximity, reason)
 
 
 def _import_block(index: Any, path: str) -> Candidate | None:
@@ -318,9 +375,13 @@ def _import_block(index: Any, path: str) -> Candidate | None:
 # ---- scoring -------------------------------------------------------------------------------
 
 
-def _score(index: Any, query: str, candidates: dict[str, Candidate], info: dict[str, Any],
-           files: Files, w: ContextWeights) -> None:
-    wanted = [t for t in unique_terms([query]) if len(t) > 1 and t not in _STOP]
+def _wanted_terms(query: str) -> list[str]:
+    return [t for t in unique_terms([query]) if len(t) > 1 and t not in _STOP]
+
+
+def _score(index: Any, query: str, wanted: list[str], candidates: dict[str, Candidate],
+           info: dict[str, Any], files: Files, w: ContextWeights) -> None:
+    demote = not asks_about_tests(query)
     semantic = _semantic_scores(index, query, candidates) if info["semantic"] else {}
     ranks = centrality_scores(index, w.centrality_edges)
     for cand in candidates.values():
@@ -335,6 +396,46 @@ def _score(index: Any, query: str, candidates: dict[str, Candidate], info: dict[
         cand.centrality = ranks.get(node_id, 0.0) if node_id is not None else 0.0
         cand.score = (w.semantic * cand.semantic + w.lexical * cand.lexical
                       + w.proximity * cand.proximity + w.centrality * cand.centrality)
+        if demote and (is_test_path(cand.path) or is_config_path(cand.path)):
+            cand.score *= w.demoted
+        cand.relevance = cand.score
+    # search's own order of its hits stands (it already weighs words, names, vectors and
+    # priors, and reranks): a hit never outranks one search put before it
+    hits = sorted((c for c in candidates.values() if c.hit_rank is not None),
+                  key=lambda c: c.hit_rank or 0)
+    ceiling = float("inf")
+    for cand in hits:
+        cand.score = ceiling = min(cand.score, ceiling)
+    # a graph neighbour never outranks the hits that brought it in, nor the next
+    # ``neighbour_lag`` hits after them (a central class would otherwise lead the pack, and
+    # small callees crowd out the hits that a small budget has room for)
+    for cand in candidates.values():
+        if cand.hit_rank is None and cand.sources and hits:
+            ceiling = max(hits[min((candidates[key].hit_rank or 0) + w.neighbour_lag,
+                                   len(hits) - 1)].score
+                          for key in cand.sources if key in candidates)
+            cand.score = min(cand.score, ceiling)
+
+
+def _outline(index: Any, candidates: dict[str, Candidate]) -> None:
+    """The method start lines of every type candidate that is not a hit (it is shown as its
+    outline, not its body), from the stored facts of its file; fields are left to the body."""
+    by_path: dict[str, list[Candidate]] = {}
+    for cand in candidates.values():
+        if cand.kind in TYPE_KINDS and cand.hit_rank is None and cand.node_id is not None:
+            by_path.setdefault(cand.path, []).append(cand)
+    for path, types in by_path.items():
+        facts = index.store.load_facts(path)
+        if facts is None:
+            continue
+        defs = facts.defs
+        for cand in types:
+            own = next((i for i, d in enumerate(defs) if d.start_line == cand.start
+                        and d.end_line == cand.end), None)
+            if own is not None:
+                cand.outline = tuple(sorted({d.start_line for d in defs if d.parent == own
+                                             and d.kind == "Function"
+                                             and d.start_line > cand.start}))
 
 
 def _lexical(wanted: list[str], cand: Candidate, files: Files) -> float:

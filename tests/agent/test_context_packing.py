@@ -1,0 +1,174 @@
+"""What the context pack shows for the shapes of code that real change requests meet: small
+neighbours in one search chunk, long definitions, many hits, test files, a central class, and
+the list of what was left out. Each repository is real (indexed in tmp), each query real."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.context_eval.coverage import covers
+from bench.context_eval.mining import Definition
+from bench.context_eval.systems import context_pack
+from knoxidx.index import Index
+from knoxidx.retrieval.context import ContextWeights
+from knoxidx.retrieval.tokens import default_counter
+from tests.agent.support import make_repo
+
+
+def _shown(data: dict, path: str) -> set[int]:
+    """The line numbers of ``path`` the pack shows (a signature: its first line)."""
+    lines: set[int] = set()
+    for block in data["blocks"]:
+        if block["path"] == path:
+            whole = [[block["start_line"], block["start_line"] if block["mode"] == "signature"
+                      else block["end_line"]]]
+            for start, end in block.get("ranges") or whole:
+                lines.update(range(start, end + 1))
+    return lines
+
+
+def test_a_hit_chunk_brings_all_the_small_definitions_it_holds(tmp_path: Path) -> None:
+    # the chunker merges these small functions into one chunk; the hit names only one of them
+    files = {"pkg/__init__.py": "", "pkg/codec.py": (
+        "def encode_header(value):\n    return value.upper()\n\n\n"
+        "def decode_header(value):\n    return value.lower()\n\n\n"
+        "def strip_header(value):\n    return value.strip()\n")}
+    root = make_repo(tmp_path / "repo", files)
+    with Index.open(root) as idx:
+        data = idx.context("strip the header", 4000)
+    assert set(range(1, 11)) <= _shown(data, "pkg/codec.py")
+    assert "def encode_header(value):" in data["markdown"]
+
+
+def test_a_long_hit_shows_its_signature_and_the_lines_that_match(tmp_path: Path) -> None:
+    steps = [f"    total = total + {i}  # step {i}\n" for i in range(400)]
+    files = {"pkg/__init__.py": "", "pkg/long.py": (
+        "def accumulate(total):\n    \"\"\"Adds the steps.\"\"\"\n" + "".join(steps[:200])
+        + "    total = apply_discount(total)  # the discount for loyal customers\n"
+        + "".join(steps[200:]) + "    return total\n")}
+    root = make_repo(tmp_path / "repo", files)
+    counter = default_counter()
+    with Index.open(root) as idx:
+        data = idx.context("discount for loyal customers", 4000)
+    block = next(b for b in data["blocks"] if b["path"] == "pkg/long.py")
+    assert block["mode"] == "elided"
+    assert block["tokens"] <= ContextWeights().block_share * 4000  # no more than its share
+    md = data["markdown"]
+    assert "def accumulate(total):" in md and "apply_discount(total)" in md
+    assert "not shown)" in md  # the elided lines are named by number
+    assert counter.count(md) == data["tokens"] <= 4000
+    shown = _shown(data, "pkg/long.py")
+    # line 203 matches: it is shown with lines on both sides of it, the rest elided
+    assert {1, 190, 203, 215} <= shown and 100 not in shown and 350 not in shown
+    # the benchmark credits the lines shown, not the elided span
+    pack = context_pack(data)
+    assert covers(pack[1], Definition("pkg/long.py", "window", 195, 210))
+    assert not any(covers(s, Definition("pkg/long.py", "elided", 330, 360)) for s in pack)
+
+
+def test_hits_fill_the_budget_past_the_tenth(tmp_path: Path) -> None:
+    files = {"pkg/__init__.py": ""}
+    for i in range(30):
+        files[f"pkg/handler_{i:02}.py"] = (
+            f"def handle_refund_{i}(order):\n    \"\"\"Refund the order, case {i}.\"\"\"\n"
+            f"    return order.refund({i})\n")
+    root = make_repo(tmp_path / "repo", files)
+    with Index.open(root) as idx:
+        data = idx.context("refund the order", 4000)
+    hits = [b for b in data["blocks"] if b["path"].startswith("pkg/handler_")]
+    assert len(hits) > 10
+
+
+def test_tests_rank_below_the_code_unless_asked_about(tmp_path: Path) -> None:
+    # the test calls the top hit and matches every word: as a caller it would outrank the
+    # second hit, were test code not demoted
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/money.py": "def round_amount(amount):\n    return round(amount, 2)\n",
+        "pkg/text.py": "def format_amount(amount):\n    return f'{amount:.2f}'\n",
+        "tests/test_money.py": (
+            "from pkg.money import round_amount\n\n\n"
+            "def test_round_amount_rounds_the_amount():\n"
+            "    # round amount: the amount is rounded, the amount rounds\n"
+            "    assert round_amount(1.234) == 1.23\n"),
+    }
+    root = make_repo(tmp_path / "repo", files)
+    test_name = "test_money.test_round_amount_rounds_the_amount"
+    with Index.open(root) as idx:
+        plain = idx.context("round the amount", 2000)
+        about_tests = idx.context("round the amount in the test", 2000)
+    ranks = {i["qualified_name"]: i["rank"] for i in plain["items"]}
+    assert ranks["pkg.text.format_amount"] < ranks[test_name]
+    weights = ContextWeights()
+
+    def formula(item: dict) -> float:
+        parts = item["scores"]
+        return (weights.semantic * parts["semantic"] + weights.lexical * parts["lexical"]
+                + weights.proximity * parts["proximity"]
+                + weights.centrality * parts["centrality"])
+    demoted = next(i for i in plain["items"] if i["qualified_name"] == test_name)
+    asked = next(i for i in about_tests["items"] if i["qualified_name"] == test_name)
+    assert demoted["score"] <= weights.demoted * formula(demoted) + 1e-5
+    assert asked["score"] == pytest.approx(formula(asked), abs=1e-5)
+
+
+def test_a_graph_neighbour_never_outranks_its_hit(tmp_path: Path) -> None:
+    # Registry is called by everything (central) and its name matches the query best; only
+    # its method is a hit, and Registry comes in as the method's enclosing class
+    users = {f"pkg/user_{i}.py": f"from pkg.registry import Registry\n\n\n"
+                                 f"def use_{i}():\n    return Registry()\n" for i in range(8)}
+    methods = "".join(f"    def other_{i}(self):\n        return {i}\n\n" for i in range(30))
+    files = {"pkg/__init__.py": "", **users, "pkg/registry.py": (
+        "class Registry:\n    \"\"\"Registry of plugins.\"\"\"\n\n" + methods
+        + "    def unregister_plugin(self, plugin):\n"
+          "        self.plugins.remove(plugin)\n")}
+    root = make_repo(tmp_path / "repo", files)
+    with Index.open(root) as idx:
+        data = idx.context("unregister a plugin from the registry", 4000)
+    ranks = {i["qualified_name"]: i for i in data["items"]}
+    registry = ranks["pkg.registry.Registry"]
+    method = ranks["pkg.registry.Registry.unregister_plugin"]
+    assert method["rank"] < registry["rank"]
+    assert registry["score"] <= method["score"]
+
+
+def test_the_pack_ends_with_what_it_left_out(tmp_path: Path) -> None:
+    files = {"pkg/__init__.py": ""}
+    for i in range(40):
+        files[f"pkg/report_{i:02}.py"] = (
+            f"def render_report_{i}(rows):\n"
+            + "".join(f"    rows = [r for r in rows if r != {j}]  # report rows\n"
+                      for j in range(12))
+            + "    return rows\n")
+    root = make_repo(tmp_path / "repo", files)
+    counter = default_counter()
+    with Index.open(root) as idx:
+        data = idx.context("render the report rows", 1000)
+    md = data["markdown"]
+    assert data["left_out"], "a full budget leaves candidates out"
+    tail = md.rsplit("Left out (the next best; ask for any of them by path and lines):\n", 1)
+    assert len(tail) == 2
+    listed = tail[1].split("\n")
+    first = data["left_out"][0]
+    assert listed[0] == (f"- {first['path']}:{first['start_line']}-{first['end_line']} "
+                         f"{first['kind']} {first['qualified_name']}")
+    assert all(item["included"] is None for item in data["left_out"])
+    assert counter.count(md) == data["tokens"] <= 1000
+
+
+def test_a_chunk_with_the_comments_above_a_definition_stands_for_it(tmp_path: Path) -> None:
+    # the first chunk of a long function starts at the comment above it: one definition, so
+    # one block, not the chunk and the definition side by side
+    steps = "".join(f"    total = total + {i}  # step {i}\n" for i in range(400))
+    files = {"pkg/__init__.py": "", "pkg/fees.py": (
+        "# Fee rules: the discount for loyal customers.\n# Kept in one function.\n"
+        "def apply_fees(total):\n    total = discount_loyal_customers(total)\n" + steps
+        + "    return discount_loyal_customers(total)\n")}
+    root = make_repo(tmp_path / "repo", files)
+    with Index.open(root) as idx:
+        data = idx.context("discount for loyal customers", 4000)
+    blocks = [b for b in data["blocks"] if b["path"] == "pkg/fees.py"]
+    assert len(blocks) == 1, blocks
+    assert blocks[0]["items"][0] == "pkg.fees.apply_fees"
