@@ -20,6 +20,7 @@ comparison knows which files were covered even when a file produced no rows.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import math
@@ -210,3 +211,27 @@ def run_whole_program_oracle(name: str, corpus: Path, out: Path, suffixes: Seque
         "corpus": str(corpus), "files": len(chosen), "computed": len(todo),
         "wall_s": round(time.perf_counter() - t0, 1), "rows": count_kinds(rows), **dict(sorted(totals.items())),
     }
+
+
+def whole_program_main(name: str, description: str, example: str,
+                       run_oracle: Callable[..., dict[str, object]],
+                       unavailable: type[Exception], argv: list[str] | None) -> int:
+    """The command line of a whole-program oracle (Java, Go): CORPUS OUT and the options
+    ``run_oracle(corpus, out, max_files, subset, use_cache=...)`` takes."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("corpus", type=Path, help=f"corpus directory (e.g. {example})")
+    ap.add_argument("out", type=Path, help="output JSONL")
+    ap.add_argument("--max-files", type=int, default=None, help="quick mode: examine only N files")
+    ap.add_argument("--subset", choices=("stride", "first"), default="stride",
+                    help="how --max-files picks files from the sorted list (default: every k-th)")
+    ap.add_argument("--no-cache", action="store_true", help="recompute even if cached")
+    args = ap.parse_args(argv)
+    if not args.corpus.is_dir():
+        ap.error(f"not a directory: {args.corpus}")
+    try:
+        stats = run_oracle(args.corpus, args.out, args.max_files, args.subset,
+                           use_cache=not args.no_cache)
+    except unavailable as exc:
+        sys.exit(str(exc))
+    print(f"[{name}] {stats}", file=sys.stderr)
+    return 0

@@ -18,14 +18,20 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from common import BENCH_DIR, Row, parse_rows, run_whole_program_oracle, source_digest
+from common import (
+    BENCH_DIR,
+    Row,
+    parse_rows,
+    run_whole_program_oracle,
+    source_digest,
+    whole_program_main,
+)
 
 ORACLE_NAME = "java_oracle"
 # Part of the cache key: bump whenever a change alters which rows are produced.
@@ -88,22 +94,9 @@ def run_oracle(corpus: Path, out: Path, max_files: int | None = None, subset: st
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("corpus", type=Path, help="corpus directory (e.g. ~/.cache/knoxidx-corpus/java/javac)")
-    ap.add_argument("out", type=Path, help="output JSONL")
-    ap.add_argument("--max-files", type=int, default=None, help="quick mode: examine only N files")
-    ap.add_argument("--subset", choices=("stride", "first"), default="stride",
-                    help="how --max-files picks files from the sorted list (default: every k-th)")
-    ap.add_argument("--no-cache", action="store_true", help="recompute even if cached")
-    args = ap.parse_args(argv)
-    if not args.corpus.is_dir():
-        ap.error(f"not a directory: {args.corpus}")
-    try:
-        stats = run_oracle(args.corpus, args.out, args.max_files, args.subset, use_cache=not args.no_cache)
-    except OracleUnavailable as exc:
-        sys.exit(str(exc))
-    print(f"[{ORACLE_NAME}] {stats}", file=sys.stderr)
-    return 0
+    return whole_program_main(ORACLE_NAME, __doc__.split("\n\n")[0],
+                              "~/.cache/knoxidx-corpus/java/javac",
+                              run_oracle, OracleUnavailable, argv)
 
 
 if __name__ == "__main__":
