@@ -318,6 +318,7 @@ def test_a_destructured_typescript_parameter_of_thousands_of_names_takes_linear_
                                          if "props" in form else ("Props", "a9999")) in bound
 
 
+@pytest.mark.slow
 def test_parsing_the_same_file_again_and_again_holds_no_more_memory() -> None:
     """py-tree-sitter 0.26 kept about the size of each file parsed through a read callback
     that returned 256 bytes at a time (8 kB a file on go-git, 64 kB here): for ever, in a

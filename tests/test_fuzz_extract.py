@@ -83,6 +83,7 @@ def test_fuzzed_repository_indexes_resolves_and_verifies(tmp_path: Path, languag
     assert check_repo(tmp_path, language, files) == ""
 
 
+@pytest.mark.slow
 def test_memory_stays_flat_over_many_cases(tmp_path: Path) -> None:
     """The same mutated inputs extracted again and again: nothing accumulates per file (trees,
     parsers, caches). 42 inputs of up to 16 KB, 10 times; RSS after a warm-up and at the end."""

@@ -265,7 +265,7 @@ def _runaway_on_bad_py(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tries
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("jobs", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_a_file_that_runs_past_its_cpu_bound_costs_its_worker_not_the_update(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int,
 ) -> None:
@@ -297,6 +297,7 @@ def test_a_file_that_runs_past_its_cpu_bound_costs_its_worker_not_the_update(
     assert_sound(tmp_path)
 
 
+@pytest.mark.slow
 def test_an_edit_that_runs_past_its_cpu_bound_costs_its_worker_twice(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -49,6 +49,7 @@ operation = st.one_of(
 @settings(max_examples=15, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(operation, min_size=1, max_size=7))
+@pytest.mark.slow
 def test_one_writer_updating_again_and_again_equals_a_rebuild(tmp_path_factory, ops) -> None:
     root = tmp_path_factory.mktemp("session")
     seed(root)

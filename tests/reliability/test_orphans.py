@@ -71,6 +71,7 @@ def lock_is_free(index_dir: Path) -> bool:
         os.close(fd)
 
 
+@pytest.mark.slow
 def test_killing_the_indexer_alone_mid_resolution_leaves_no_worker_and_no_lock(
         tmp_path: Path) -> None:
     root = tmp_path / "repo"
