@@ -382,10 +382,11 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation(
         "find_hotspots", "GET", "/hotspots", "Definitions that change most",
         "Definitions (and files) ranked by hotspot score = changes in the window x log2(1 + "
-        "lines): how often git commits changed them in the last since_days days before the "
-        "newest commit, weighted by size. Each hit gives its factors (changes, lines, "
-        "authors, churn, last_change). Use it to find fragile, busy code before changing a "
-        "module." + PAGED,
+        "weight): how often git commits changed them in the last since_days days before the "
+        "newest commit, weighted by what a change risks (weight = cyclomatic x loc for a "
+        "function, lines for a class, interface, type or file). Each hit gives its factors "
+        "(changes, weight, cyclomatic, loc, lines, authors, churn, last_change). Use it to "
+        "find fragile, busy code before changing a module." + PAGED,
         (
             Param("since_days", "integer", "The window in days before the newest commit; 0 "
                   "for that commit alone.", default=90, minimum=0, maximum=100_000),

@@ -102,7 +102,10 @@ def test_the_commands_print_for_people_and_machines(greeting) -> None:
     code, out, _ = run_cli("history", "greet", str(root), "--json", "--limit", "1")
     assert json.loads(out)["next_offset"] == 1
     code, out, _ = run_cli("hotspots", str(root), "--since", "all")
-    assert code == 0 and out.startswith("score = changes x log2(1 + lines); window: all history")
-    assert "Function app.greet  app.py:4" in out
+    assert code == 0 and out.startswith("score = changes x log2(1 + weight); weight = "
+                                        "cyclomatic x loc for a function, lines otherwise; "
+                                        "window: all history")
+    greet = next(line for line in out.splitlines() if "Function app.greet  app.py:4" in line)
+    assert greet.split()[:7] == ["4.6", "2", "4", "1", "4", "4", "2"]  # score .. authors
     code, _, err = run_cli("hotspots", str(root), "--since", "soon")
     assert code == 2 and "not a number of days" in err
