@@ -330,6 +330,13 @@ class Index(GraphQuestions):
         _add_evolution(self.store, self.root, [found])
         return found
 
+    def evolution_of_all(self) -> dict[int, dict]:
+        """Every definition's ``evolution`` by node id (what ``knoxidx export`` writes on
+        each); empty when the index holds no history."""
+        from knoxidx.history.answers import evolutions
+
+        return evolutions(self.store, self.root, self.q.all_nodes())
+
     def history(self, spec: str, *, limit: int = 50, offset: int = 0) -> dict:
         """The evolution of the definition ``spec`` names, from the git history read at the
         last update: created, the commits that changed its lines, totals, renames; see
