@@ -330,6 +330,14 @@ class Index(GraphQuestions):
         _add_evolution(self.store, self.root, [found])
         return found
 
+    def describe(self, spec: str, *, limit: int = 20) -> dict:
+        """Everything about the definition ``spec`` names in one answer: the node, where it
+        sits, its calls, callers, types used and users, supertypes and subtypes (``limit``
+        of each, with totals), and its evolution; see :mod:`knoxidx.entity`."""
+        from knoxidx.entity import describe
+
+        return describe(self, spec, limit=limit)
+
     def evolution_of_all(self) -> dict[int, dict]:
         """Every definition's ``evolution`` by node id (what ``knoxidx export`` writes on
         each); empty when the index holds no history."""
