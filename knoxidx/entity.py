@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from knoxidx.errors import BadInputError, HistoryUnavailableError
 from knoxidx.graph.model import EdgeType
-from knoxidx.graph.traverse import summary
 from knoxidx.paging import PAGE_CHARS
 
 if TYPE_CHECKING:
     from knoxidx.index import Index
+
+# What the answers need of the graph is imported in them: every command's start-up reads this
+# module (the `show` command's options), and most commands never describe anything.
 
 DEFAULT_RELATED = 20  # each relation's list: the totals say how many more
 MAX_RELATED = 100
@@ -62,6 +64,8 @@ def describe(index: Index, spec: str, *, limit: int = DEFAULT_RELATED) -> dict[s
 def _placement(q: Any, node: dict) -> dict[str, Any]:
     """The enclosing definition (a method's class; None at a file's top level), the file, and
     the module that holds the file (where the language has one per file: Python, Rust...)."""
+    from knoxidx.graph.traverse import summary
+
     parent_id = node.get("parent_id")
     wanted = [parent_id] if parent_id else []
     file_node = q.file_node(node["path"]) if node.get("path") else None
@@ -84,6 +88,8 @@ def _placement(q: Any, node: dict) -> dict[str, Any]:
 
 def _relations(q: Any, node: dict, limit: int) -> dict[str, Any]:
     """Each relation's first ``limit`` distinct definitions and how many there are."""
+    from knoxidx.graph.traverse import summary
+
     by_relation: dict[str, dict[int, dict]] = {name: {} for name, _, _ in RELATIONS}
     for direction in ("out", "in"):
         names = {edge_type: name for name, way, edge_type in RELATIONS if way == direction}

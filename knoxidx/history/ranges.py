@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
+from itertools import accumulate
+from operator import sub
 
 Range = tuple[int, int]
 Hunk = tuple[int, int, int, int]
@@ -90,18 +92,30 @@ class IndexedDiff:
     same answers as :func:`touched_hunks` and :func:`map_to_parent`, without their scan of
     every hunk for every range."""
 
-    __slots__ = ("hunks", "count", "starts", "ends", "shifts")
+    __slots__ = ("_hunks", "count", "parent_starts", "parent_ends", "starts", "ends", "shifts")
 
-    def __init__(self, hunks: Sequence[Hunk]) -> None:
-        self.hunks = hunks
-        self.count = len(hunks)
-        self.starts = [h[2] for h in hunks]
-        self.ends = [h[3] for h in hunks]  # sorted too: git's hunks never overlap
-        shift, shifts = 0, [0]
-        for parent_start, parent_end, target_start, target_end in hunks:
-            shift += (parent_end - parent_start) - (target_end - target_start)
-            shifts.append(shift)
-        self.shifts = shifts
+    def __init__(self, numbers: Sequence[int]) -> None:
+        """``numbers``: the hunks flat, four numbers each (as the history stores them): the
+        columns are sliced out whole, the hunks made one by one only where a range is
+        touched (most diffs touch none of a file's definitions)."""
+        self._hunks: list[Hunk] | None = None
+        self.count = len(numbers) // 4
+        self.parent_starts, self.parent_ends = numbers[0::4], numbers[1::4]
+        self.starts = numbers[2::4]
+        self.ends = numbers[3::4]  # sorted too: git's hunks never overlap
+        self.shifts = [0, *accumulate(map(sub, map(sub, self.parent_ends, self.parent_starts),
+                                          map(sub, self.ends, self.starts)))]
+
+    @classmethod
+    def of(cls, hunks: Sequence[Hunk]) -> IndexedDiff:
+        return cls([n for hunk in hunks for n in hunk])
+
+    @property
+    def hunks(self) -> list[Hunk]:
+        if self._hunks is None:
+            self._hunks = list(zip(self.parent_starts, self.parent_ends, self.starts,
+                                   self.ends, strict=True))
+        return self._hunks
 
     def carry(self, ranges: list[Range]) -> tuple[list[Hunk], list[Range]]:
         """The hunks touching ``ranges`` and the ranges in the parent: :meth:`touched` and
@@ -120,11 +134,11 @@ class IndexedDiff:
         when its target end is past ``start`` and its target start before ``end`` (an empty
         target side only strictly inside, by the same two comparisons)."""
         found: list[Hunk] = []
-        next_free = 0
+        hunks, next_free = self.hunks, 0
         for start, end in ranges:
             at = max(bisect_right(self.ends, start), next_free)
             while at < self.count and self.starts[at] < end:
-                found.append(self.hunks[at])
+                found.append(hunks[at])
                 at += 1
             next_free = at  # a hunk across two ranges is listed once
         return found

@@ -87,11 +87,11 @@ def pack_hunks(hunks: Sequence[Hunk]) -> bytes:
     return array("i", [n for hunk in hunks for n in hunk]).tobytes()
 
 
-def unpack_hunks(blob: bytes) -> list[Hunk]:
+def unpack_numbers(blob: bytes) -> array[int]:
+    """The hunks of :func:`pack_hunks` flat, four numbers each."""
     numbers = array("i")
     numbers.frombytes(blob)
-    return [(numbers[i], numbers[i + 1], numbers[i + 2], numbers[i + 3])
-            for i in range(0, len(numbers), 4)]
+    return numbers
 
 
 class HistoryTables:

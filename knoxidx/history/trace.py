@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from knoxidx.history.ranges import IndexedDiff, Range, lines_inside
-from knoxidx.history.store import HistoryRows, unpack_hunks
+from knoxidx.history.store import HistoryRows, unpack_numbers
 
 Key = TypeVar("Key")
 
@@ -43,7 +43,7 @@ def trace_file(tables: HistoryRows, path: str, ranges: Mapping[Key, list[Range]]
         for seq, old_path, blob in tables.changes_of(current, before):
             if seq < since_seq:
                 return traces
-            diff = IndexedDiff(unpack_hunks(blob))
+            diff = IndexedDiff(unpack_numbers(blob))
             for trace in following:
                 touched, parent_ranges = diff.carry(trace.ranges)
                 if touched:

@@ -83,7 +83,7 @@ def test_the_indexed_diff_carries_ranges_as_the_plain_functions_do() -> None:
         hunks = _random_diff(rng)
         ranges = normalised([(s, s + rng.randint(1, 8))
                              for s in (rng.randint(0, 40) for _ in range(rng.choice((1, 1, 3))))])
-        diff = IndexedDiff(hunks)
+        diff = IndexedDiff.of(hunks)
         touched = diff.touched(ranges)
         assert touched == touched_hunks(ranges, hunks), (ranges, hunks)
         assert diff.to_parent(ranges, touched) == map_to_parent(ranges, hunks, touched), \
