@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from knoxidx.errors import AmbiguousSymbolError
@@ -79,8 +80,8 @@ def main() -> None:
         symbols = args.symbol or sample_symbols(idx, args.count)
         show_ms, callers_ms = [], []
         for symbol in symbols:
-            show_ms.append(in_process(lambda: idx.describe(symbol), args.runs * 3) * 1000)
-            callers_ms.append(in_process(lambda: idx.callers(symbol), args.runs * 3) * 1000)
+            show_ms.append(in_process(partial(idx.describe, symbol), args.runs * 3) * 1000)
+            callers_ms.append(in_process(partial(idx.callers, symbol), args.runs * 3) * 1000)
     print(f"symbols: {', '.join(symbols)}")
     print(f"in-process median ms: show {statistics.median(show_ms):.2f} (max of the "
           f"symbols' medians {max(show_ms):.2f}), callers {statistics.median(callers_ms):.2f}")

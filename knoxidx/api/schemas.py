@@ -260,11 +260,11 @@ def render_source(data: dict[str, Any]) -> str:
 
 # ---- answer schemas ---------------------------------------------------------------------------
 
-_PLACE = {"type": ["object", "null"], "properties": {
+_PLACE: dict[str, Any] = {"type": ["object", "null"], "properties": {
     "id": {"type": "integer"}, "kind": {"type": "string"}, "name": {"type": "string"},
     "qualified_name": {"type": "string"}, "path": {"type": ["string", "null"]},
     "start_line": {"type": ["integer", "null"]}, "end_line": {"type": ["integer", "null"]}}}
-_RELATED = {"type": "array", "maxItems": MAX_RELATED, "items": {"type": "object", "properties": {
+_RELATED: dict[str, Any] = {"type": "array", "maxItems": MAX_RELATED, "items": {"type": "object", "properties": {
     **_PLACE["properties"],
     "site": {"type": "object", "properties": {"path": {"type": ["string", "null"]},
                                               "line": {"type": ["integer", "null"]}}},
