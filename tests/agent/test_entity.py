@@ -19,7 +19,7 @@ from knoxidx.errors import AmbiguousSymbolError, BadInputError
 from knoxidx.index import Index
 from knoxidx.paging import PAGE_CHARS
 from tests.agent.support import FILES, make_repo, start_server
-from tests.helpers import run_cli
+from tests.helpers import run_cli, write_tree
 from tests.history.gitrepo import Repo
 
 SHAPES = {
@@ -247,3 +247,15 @@ def test_mcp_describe_symbol_in_a_real_session(repo: Path) -> None:
             assert "candidates:\n- app.main.main" in result.content[0].text
 
     asyncio.run(session())
+
+
+def test_the_postgresql_store_describes_as_sqlite_does(repo: Path, backend,
+                                                       tmp_path: Path) -> None:
+    root = tmp_path / "copy"
+    write_tree(root, {**FILES, **SHAPES})
+    with backend.open(root, create=True) as idx:
+        idx.update(jobs=1, retrieval=False)
+        got = [same(idx.describe(spec)) for spec in ("parse_config", "Shape", "Square.area")]
+    with Index.open(repo) as idx:
+        expected = [same(idx.describe(spec)) for spec in ("parse_config", "Shape", "Square.area")]
+    assert got == expected  # ids hash what a definition is, not where its index lives

@@ -387,9 +387,12 @@ def test_the_postgresql_store_keeps_the_same_history(greeting, pg_url) -> None:
 
     repo, _ = greeting
     local = history(repo.root, "greet") if index(repo.root) else None
+    with Index.open(repo.root) as idx:
+        local_hotspots = idx.hotspots(since_days=None)
     with Index.open(repo.root, create=True, store=pg_url) as idx:
         assert idx.update(jobs=1, retrieval=False).history["mode"] == "full"
         assert idx.history("greet") == local
+        assert idx.hotspots(since_days=None) == local_hotspots  # complexity's weight too
         assert idx.find_symbols("farewell")["symbols"][0]["evolution"]["modifications"] == 1
         assert verify_index(idx)["history"]["equal"]
     repo.commit("later", {"app.py": GREET_V1})
