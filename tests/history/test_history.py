@@ -250,7 +250,9 @@ STRAIGHT_AND_BRANCHY = """\
 def straight(x):
     y = x + 1
     z = y * 2
-    return z{}
+    w = z - 3
+    v = w / 4
+    return v{}
 
 
 def branchy(x):
@@ -262,7 +264,7 @@ def branchy(x):
 
 
 def test_hotspots_weigh_a_function_by_its_complexity(tmp_path: Path) -> None:
-    # the same lines, changed as often: the function with more paths through it ranks first
+    # changed as often, the shorter function with more paths through it ranks first
     repo = Repo(tmp_path / "r")
     for n, note in enumerate(("", "  # one", "  # two")):
         repo.commit(f"edit {n}", {"both.py": STRAIGHT_AND_BRANCHY.format(note, note)})
@@ -273,7 +275,7 @@ def test_hotspots_weigh_a_function_by_its_complexity(tmp_path: Path) -> None:
                                  "loc for a function, lines otherwise")
     ranked = [(h["qualified_name"], h["changes"], h["lines"], h["cyclomatic"], h["loc"],
                h["weight"]) for h in answer["definitions"]]
-    assert ranked == [("both.branchy", 3, 5, 3, 5, 15), ("both.straight", 3, 4, 1, 4, 4)]
+    assert ranked == [("both.branchy", 3, 5, 3, 5, 15), ("both.straight", 3, 6, 1, 6, 6)]
     assert answer["definitions"][0]["score"] == round(3 * math.log2(16), 2)
     with Index.open(repo.root) as idx:
         evolution = idx.find_symbols("branchy")["symbols"][0]["evolution"]
