@@ -448,16 +448,21 @@ def verify(path: str, as_json: bool) -> None:
               help="File to write (default: stdout).")
 @store_options
 def export(path: str, fmt: str, output: str) -> None:
-    """Write the whole graph as JSON, GraphML or DOT."""
+    """Write the whole graph as JSON, GraphML or DOT. The JSON gives each definition its
+    `evolution` when the index holds the git history."""
     from knoxidx.graph import export as ex
 
     with _open(path) as idx:
         if fmt == "graphml":
             with click.open_file(output, "wb") as out:
                 ex.write_graphml(idx.q, out)
+        elif fmt == "json":
+            evolution = idx.evolution_of_all()
+            with click.open_file(output, "w", encoding="utf-8") as out:
+                ex.write_json(idx.q, out, evolution)
         else:
             with click.open_file(output, "w", encoding="utf-8") as out:
-                (ex.write_json if fmt == "json" else ex.write_dot)(idx.q, out)
+                ex.write_dot(idx.q, out)
 
 
 def _may_leave_at_once() -> None:
@@ -519,5 +524,6 @@ from knoxidx import (  # noqa: E402  (last: they import this module's group)
     cli_agent,  # noqa: F401  (registers watch/serve/mcp/context)
     cli_history,  # noqa: F401  (registers history/hotspots)
     cli_retrieval,  # noqa: F401  (registers search/embed)
+    cli_show,  # noqa: F401  (registers show)
     cli_store,  # noqa: F401  (registers store/push/pull)
 )

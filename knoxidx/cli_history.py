@@ -76,8 +76,9 @@ def history_cmd(symbol: str, path: str, limit: int, offset: int, as_json: bool) 
 @store_options
 def hotspots_cmd(path: str, since: str, kind: str | None, path_glob: str | None, limit: int,
                  offset: int, as_json: bool) -> None:
-    """The definitions and files that change most, weighted by size:
-    score = changes in the window x log2(1 + lines)."""
+    """The definitions and files that change most, weighted by what a change risks:
+    score = changes in the window x log2(1 + weight), weight = cyclomatic x loc for a
+    function, lines for a class, interface, type or file."""
     with _open(path) as idx:
         data = idx.hotspots(path=path_glob, since_days=_since_days(since), kind=kind,
                             limit=limit, offset=offset)
@@ -87,16 +88,21 @@ def hotspots_cmd(path: str, since: str, kind: str | None, path_glob: str | None,
         click.echo(f"{d['formula']}; window: "
                    + (f"{window['since_days']} days from {window['from'][:10]}"
                       if window["since_days"] is not None else "all history"))
-        click.echo(f"{'score':>8} {'changes':>7} {'lines':>6} {'authors':>7}  definition")
+        click.echo(f"{'score':>8} {'changes':>7} {'weight':>7} {'cc':>4} {'loc':>5} "
+                   f"{'lines':>6} {'authors':>7}  definition")
         for h in d["definitions"]:
-            click.echo(f"{h['score']:>8.1f} {h['changes']:>7} {h['lines']:>6} {h['authors']:>7}"
-                       f"  {h['kind']} {h['qualified_name']}  {h['path']}:{h['start_line']}")
+            cyclomatic = "-" if h["cyclomatic"] is None else h["cyclomatic"]
+            loc = "-" if h["loc"] is None else h["loc"]
+            click.echo(f"{h['score']:>8.1f} {h['changes']:>7} {h['weight']:>7} {cyclomatic:>4} "
+                       f"{loc:>5} {h['lines']:>6} {h['authors']:>7}  {h['kind']} "
+                       f"{h['qualified_name']}  {h['path']}:{h['start_line']}")
         if not d["definitions"]:
             click.echo("  (no definition changed in the window)")
-        click.echo(f"{'score':>8} {'changes':>7} {'lines':>6}          file")
+        click.echo(f"{'score':>8} {'changes':>7} {'weight':>7} {'':>4} {'':>5} {'lines':>6}"
+                   f" {'':>7}  file")
         for f in d["files"]:
-            click.echo(f"{f['score']:>8.1f} {f['changes']:>7} {f['lines']:>6}          "
-                       f"{f['path']}")
+            click.echo(f"{f['score']:>8.1f} {f['changes']:>7} {f['weight']:>7} {'':>4} {'':>5} "
+                       f"{f['lines']:>6} {'':>7}  {f['path']}")
         _print_more(d)
 
     _emit(data, as_json, human)

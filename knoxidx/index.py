@@ -330,6 +330,21 @@ class Index(GraphQuestions):
         _add_evolution(self.store, self.root, [found])
         return found
 
+    def describe(self, spec: str, *, limit: int = 20) -> dict:
+        """Everything about the definition ``spec`` names in one answer: the node, where it
+        sits, its calls, callers, types used and users, supertypes and subtypes (``limit``
+        of each, with totals), and its evolution; see :mod:`knoxidx.entity`."""
+        from knoxidx.entity import describe
+
+        return describe(self, spec, limit=limit)
+
+    def evolution_of_all(self) -> dict[int, dict]:
+        """Every definition's ``evolution`` by node id (what ``knoxidx export`` writes on
+        each); empty when the index holds no history."""
+        from knoxidx.history.answers import evolutions
+
+        return evolutions(self.store, self.root, self.q.all_nodes())
+
     def history(self, spec: str, *, limit: int = 50, offset: int = 0) -> dict:
         """The evolution of the definition ``spec`` names, from the git history read at the
         last update: created, the commits that changed its lines, totals, renames; see

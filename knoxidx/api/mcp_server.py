@@ -22,7 +22,8 @@ from knoxidx.errors import AmbiguousSymbolError, KnoxidxError
 INSTRUCTIONS = (
     "knoxidx indexes this repository's code as a graph of definitions, calls, imports and "
     "type uses, with hybrid search. Start with build_context for a task, or search_code / "
-    "find_symbol to locate code; navigate with get_callers, get_callees, get_references, "
+    "find_symbol to locate code; describe_symbol gives everything about one definition at "
+    "once; navigate with get_callers, get_callees, get_references, "
     "get_dependencies and impact_of_change (they take qualified names, names or path:line); "
     "read exact lines with read_code."
 )

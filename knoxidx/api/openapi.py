@@ -32,7 +32,8 @@ def openapi(with_token: bool) -> dict[str, Any]:
         entry: dict[str, Any] = {
             "summary": op.summary, "description": op.description,
             "operationId": op.tool or "get_node",
-            "responses": {"200": _ok("What the Index call returns (as `knoxidx --json`).")},
+            "responses": {"200": _ok("What the Index call returns (as `knoxidx --json`).",
+                                     op.answer_schema)},
         }
         if op.method == "GET":
             entry["parameters"] = [
@@ -72,5 +73,5 @@ def openapi(with_token: bool) -> dict[str, Any]:
     return doc
 
 
-def _ok(text: str) -> dict[str, Any]:
-    return {"description": text, "content": {"application/json": {"schema": {}}}}
+def _ok(text: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"description": text, "content": {"application/json": {"schema": schema or {}}}}

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from knoxidx.entity import DEFAULT_RELATED, MAX_RELATED, RELATIONS
 from knoxidx.errors import KnoxidxError
 from knoxidx.paging import DEFAULT_LIMIT, MAX_LIMIT, PAGE_CHARS
 
@@ -136,6 +137,7 @@ class Operation:
     params: tuple[Param, ...]
     call: Callable[[Any, dict[str, Any]], Any]  # (Index, arguments) -> the answer
     render: Callable[[Any], str] | None = None  # the MCP tool's text (default: JSON)
+    answer_schema: dict[str, Any] | None = None  # the answer's JSON schema, where written
 
     def parse(self, raw: Mapping[str, Any], *, from_text: bool,
               caller: str | None = None) -> dict[str, Any]:
@@ -256,6 +258,51 @@ def render_source(data: dict[str, Any]) -> str:
         f"{body}{more}" + (f"\n({note})" if note else "")
 
 
+# ---- answer schemas ---------------------------------------------------------------------------
+
+_PLACE: dict[str, Any] = {"type": ["object", "null"], "properties": {
+    "id": {"type": "integer"}, "kind": {"type": "string"}, "name": {"type": "string"},
+    "qualified_name": {"type": "string"}, "path": {"type": ["string", "null"]},
+    "start_line": {"type": ["integer", "null"]}, "end_line": {"type": ["integer", "null"]}}}
+_RELATED: dict[str, Any] = {"type": "array", "maxItems": MAX_RELATED, "items": {"type": "object", "properties": {
+    **_PLACE["properties"],
+    "site": {"type": "object", "properties": {"path": {"type": ["string", "null"]},
+                                              "line": {"type": ["integer", "null"]}}},
+    "confidence": {"type": "string", "enum": ["exact", "inferred", "name"]},
+    "sites": {"type": "integer", "minimum": 1}}}}
+_RELATION_NAMES = tuple(name for name, _, _ in RELATIONS)
+ENTITY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": f"One definition's node JSON plus where it sits, its relations (each at "
+                   f"most 'limit' distinct definitions in the order of their first site, "
+                   f"NAME_total counting all) and its evolution; under ~{PAGE_CHARS // 1000}k "
+                   f"characters (the longest lists are cut first).",
+    "required": ["id", "kind", "name", "qualified_name", "path", "start_line", "end_line",
+                 "enclosing", "file", "module", "limit",
+                 *(key for name in _RELATION_NAMES for key in (name, f"{name}_total"))],
+    "properties": {
+        **_PLACE["properties"],
+        "language": {"type": ["string", "null"]}, "signature": {"type": "string"},
+        "doc": {"type": "string"}, "exported": {"type": ["boolean", "null"]},
+        "complexity": {"type": "object", "properties": {
+            "cyclomatic": {"type": "integer"}, "nesting": {"type": "integer"},
+            "loc": {"type": "integer"}}},
+        "enclosing": _PLACE, "module": _PLACE,
+        "file": {"type": ["object", "null"], "properties": {
+            "id": {"type": "integer"}, "path": {"type": "string"},
+            "language": {"type": ["string", "null"]}, "end_line": {"type": ["integer", "null"]}}},
+        **{name: _RELATED for name in _RELATION_NAMES},
+        **{f"{name}_total": {"type": "integer", "minimum": 0} for name in _RELATION_NAMES},
+        "evolution": {"type": "object", "properties": {
+            "created": {"type": ["object", "null"]}, "modifications": {"type": "integer"},
+            "last_modified": {"type": ["string", "null"]}, "authors": {"type": "integer"},
+            "churn": {"type": "integer"}, "hotspot": {"type": "number"}}},
+        "evolution_unavailable": {"type": "string",
+                                  "description": "Why there is no evolution."},
+        "limit": {"type": "integer"},
+    },
+}
+
 # ---- the table -------------------------------------------------------------------------------
 
 OPERATIONS: tuple[Operation, ...] = (
@@ -308,6 +355,23 @@ OPERATIONS: tuple[Operation, ...] = (
         (Param("id", "integer", "The node id.", required=True, minimum=0,
                maximum=2**63 - 1, in_path=True),),
         lambda idx, a: idx.node(a["id"]),
+    ),
+    Operation(
+        "describe_symbol", "GET", "/entity", "Everything about one definition",
+        "One answer with the whole entity of a definition: kind, qualified_name, path and "
+        "lines, signature, first doc line, complexity (cyclomatic, nesting, loc), parameters "
+        "and return type where extraction gives them, where it sits (enclosing class, "
+        "module, file), what it calls and who calls it, the types it uses and who uses it, "
+        "who passes it as a value, what it extends or implements and who subclasses or "
+        "implements it, and its git evolution (created, modifications, authors, churn, "
+        "hotspot; evolution_unavailable says why when there is none). Each relation lists at "
+        "most 'limit' distinct definitions (first site first), NAME_total counts them all: "
+        "follow up with get_callers/get_references for the rest. Use it first when you know "
+        "the name of what you are about to read or change.",
+        (SYMBOL, Param("limit", "integer", "At most this many definitions per relation.",
+                       default=DEFAULT_RELATED, minimum=1, maximum=MAX_RELATED)),
+        lambda idx, a: idx.describe(a["symbol"], limit=a["limit"]),
+        answer_schema=ENTITY_SCHEMA,
     ),
     Operation(
         "get_callers", "GET", "/callers", "Who calls a symbol",
@@ -382,10 +446,11 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation(
         "find_hotspots", "GET", "/hotspots", "Definitions that change most",
         "Definitions (and files) ranked by hotspot score = changes in the window x log2(1 + "
-        "lines): how often git commits changed them in the last since_days days before the "
-        "newest commit, weighted by size. Each hit gives its factors (changes, lines, "
-        "authors, churn, last_change). Use it to find fragile, busy code before changing a "
-        "module." + PAGED,
+        "weight): how often git commits changed them in the last since_days days before the "
+        "newest commit, weighted by what a change risks (weight = cyclomatic x loc for a "
+        "function, lines for a class, interface, type or file). Each hit gives its factors "
+        "(changes, weight, cyclomatic, loc, lines, authors, churn, last_change). Use it to "
+        "find fragile, busy code before changing a module." + PAGED,
         (
             Param("since_days", "integer", "The window in days before the newest commit; 0 "
                   "for that commit alone.", default=90, minimum=0, maximum=100_000),

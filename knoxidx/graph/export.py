@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import IO, Any
 from xml.sax.saxutils import escape
 
@@ -17,11 +17,16 @@ EXPORT_NODE_FIELDS = (
 )
 
 
-def nodes(q: GraphQueries) -> Iterator[dict[str, Any]]:
+def nodes(q: GraphQueries,
+          evolution: Mapping[int, dict[str, Any]] | None = None) -> Iterator[dict[str, Any]]:
+    """Every node as exported; with ``evolution`` (node id -> its evolution object, from the
+    history, which this layer cannot read), each definition's beside it."""
     for node in q.all_nodes():
         out = {k: node[k] for k in EXPORT_NODE_FIELDS}
         if "complexity" in node:  # a function's
             out["complexity"] = node["complexity"]
+        if evolution and node["id"] in evolution:
+            out["evolution"] = evolution[node["id"]]
         yield out
 
 
@@ -48,10 +53,11 @@ def canonical(q: GraphQueries) -> tuple[set[tuple], set[tuple]]:
     return node_set, edge_set
 
 
-def write_json(q: GraphQueries, out: IO[str]) -> None:
+def write_json(q: GraphQueries, out: IO[str],
+               evolution: Mapping[int, dict[str, Any]] | None = None) -> None:
     # Streamed: a large graph never sits in memory as one JSON string.
     out.write('{"nodes": [')
-    for i, node in enumerate(nodes(q)):
+    for i, node in enumerate(nodes(q, evolution)):
         out.write(("," if i else "") + "\n" + json.dumps(node, ensure_ascii=False))
     out.write('\n], "edges": [')
     for i, edge in enumerate(edges(q)):

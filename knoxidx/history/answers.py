@@ -2,9 +2,13 @@
 the places that change most (:func:`hotspots`), and the short ``evolution`` object a node's
 JSON carries (:func:`evolutions`).
 
-Hotspot score: ``changes x log2(1 + lines)``: how many commits in the window changed the
-definition (or file), weighted by its size in lines at HEAD, so a large function that keeps
-changing ranks above a one-liner that changed as often. The factors come with every answer.
+Hotspot score: ``changes x log2(1 + weight)``: how many commits in the window changed the
+definition (or file), weighted by how much there is to get wrong in it at HEAD. A function's
+weight is ``cyclomatic x loc`` (its decision paths times its lines of code without blanks and
+comments), so a branchy function that keeps changing ranks above a straight one of the same
+length that changed as often; a class, interface or type's (no complexity of its own) and a
+file's is its lines. The logarithm keeps size from outweighing change: a function 100 times
+larger counts ~3 times as much per change, not 100. The factors come with every answer.
 """
 
 from __future__ import annotations
@@ -27,6 +31,20 @@ from knoxidx.path_glob import path_matcher
 SECONDS_PER_DAY = 86_400
 # the definition kinds hotspots rank by default: those whose body is code that changes
 HOTSPOT_KINDS = ("Function", "Class", "Interface", "Type")
+HOTSPOT_FORMULA = ("score = changes x log2(1 + weight); weight = cyclomatic x loc for a "
+                   "function, lines otherwise")
+
+
+def hotspot_weight(lines: int, cyclomatic: int | None, loc: int | None) -> int:
+    """What a change risks in a definition (see the module's note): ``cyclomatic x loc`` for
+    a function whose complexity is known, else its ``lines``."""
+    if cyclomatic is not None and loc is not None:
+        return cyclomatic * max(loc, 1)
+    return lines
+
+
+def hotspot_score(changes: int, weight: int) -> float:
+    return round(changes * math.log2(1 + weight), 2)
 
 
 def history_tables(store: Any) -> HistoryRows:
@@ -137,7 +155,7 @@ def hotspots(store: Any, root: Path, *, path: str | None = None, since_days: int
         if lines is None or (in_path is not None and not in_path(graph_path)):
             continue
         files.append({"path": graph_path, "changes": commit_count, "lines": lines,
-                      "score": round(commit_count * math.log2(1 + lines), 2)})
+                      "weight": lines, "score": hotspot_score(commit_count, lines)})
         rows = [r for r in tables.definitions_in(graph_path)
                 if (kind is None and r[1] in HOTSPOT_KINDS) or r[1] == kind]
         ranges = _committed_ranges(tables, root, {graph_path: {r[0]: (r[3], r[4])
@@ -149,19 +167,22 @@ def hotspots(store: Any, root: Path, *, path: str | None = None, since_days: int
                 traced.append(((*row, graph_path), touches))
                 seqs.update(t.seq for t in touches)
     commits = tables.commits(seqs)
-    for (node_id, node_kind, qualified, first, last, graph_path), touches in traced:
+    for (node_id, node_kind, qualified, first, last, cyclomatic, loc, graph_path), touches \
+            in traced:
         size = last - first + 1
         summary = _summary(touches, commits)
+        weight = hotspot_weight(size, cyclomatic, loc)
         definitions.append({
             "id": node_id, "kind": node_kind, "qualified_name": qualified, "path": graph_path,
             "start_line": first, "end_line": last, "changes": summary["changes"],
-            "lines": size, "authors": summary["authors"], "churn": summary["churn"],
+            "lines": size, "cyclomatic": cyclomatic, "loc": loc, "weight": weight,
+            "authors": summary["authors"], "churn": summary["churn"],
             "last_change": summary["last_change"],
-            "score": round(summary["changes"] * math.log2(1 + size), 2)})
+            "score": hotspot_score(summary["changes"], weight)})
     definitions.sort(key=lambda d: (-d["score"], d["path"], d["start_line"]))
     files.sort(key=lambda f: (-f["score"], f["path"]))
     window, info = page.cut(definitions)
-    return {"formula": "score = changes x log2(1 + lines)",
+    return {"formula": HOTSPOT_FORMULA,
             "window": {"since_days": since_days,
                        "from": _date(start) if start is not None else None},
             "definitions": window, "files": files[:limit], "file_total": len(files), **info}
@@ -177,11 +198,14 @@ def evolutions(store: Any, root: Path, nodes: Iterable[dict]) -> dict[int, dict]
         return {}
     prefix = tables.get("prefix") or ""
     by_path: dict[str, dict[int, tuple[int, int]]] = {}
+    complexities: dict[int, dict] = {}
     for node in nodes:
         if node.get("path") and node.get("start_line") and node.get("end_line") and \
                 node.get("kind") not in ("File", "Module"):
             by_path.setdefault(node["path"], {})[node["id"]] = (node["start_line"],
                                                                 node["end_line"])
+            if node.get("complexity"):
+                complexities[node["id"]] = node["complexity"]
     recent_seq, _ = _window_start(tables, 90)
     found: dict[int, dict] = {}
     committed = _committed_ranges(tables, root, by_path)
@@ -193,10 +217,13 @@ def evolutions(store: Any, root: Path, nodes: Iterable[dict]) -> dict[int, dict]
             summary = _summary(touches, commits)
             recent = sum(1 for t in touches if t.seq >= recent_seq)
             first, last = spans[node_id]
+            complexity = complexities.get(node_id) or {}
+            weight = hotspot_weight(last - first + 1, complexity.get("cyclomatic"),
+                                    complexity.get("loc"))
             found[node_id] = {
                 "created": _commit_dict(commits[touches[-1].seq]) if touches else None,
                 "modifications": summary["modifications"],
                 "last_modified": summary.get("last_change"), "authors": summary["authors"],
                 "churn": summary["churn"],
-                "hotspot": round(recent * math.log2(1 + last - first + 1), 2)}
+                "hotspot": hotspot_score(recent, weight)}
     return found

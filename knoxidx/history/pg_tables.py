@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from knoxidx.history.gitlog import CommitRecord
-from knoxidx.history.store import HISTORY_VERSION, keeps_change, pack_hunks
+from knoxidx.history.store import HISTORY_VERSION, Definition, keeps_change, pack_hunks
 
 
 class PgHistoryTables:
@@ -115,9 +115,10 @@ class PgHistoryTables:
                                     " repo = %s", (self.repo,)).fetchone()[0]
         return commits, changes
 
-    def definitions_in(self, path: str) -> list[tuple[int, str, str, int, int]]:
+    def definitions_in(self, path: str) -> list[Definition]:
         return self.conn.execute(
-            "SELECT n.id, n.kind, n.qualified_name, n.start_line, n.end_line FROM knoxidx.nodes n"
+            "SELECT n.id, n.kind, n.qualified_name, n.start_line, n.end_line, n.cyclomatic,"
+            " n.loc FROM knoxidx.nodes n"
             " JOIN knoxidx.files f ON f.id = n.file_id WHERE f.repo = %s AND n.repo = %s AND"
             " f.path = %s AND n.kind NOT IN ('File', 'Module') AND n.start_line IS NOT NULL",
             (self.repo, self.repo, path)).fetchall()

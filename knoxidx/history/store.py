@@ -24,6 +24,9 @@ from knoxidx.history.ranges import Hunk
 from knoxidx.indexer.languages import language_for_path
 
 HISTORY_VERSION = 1
+# a definition as HistoryRows.definitions_in gives it: id, kind, qualified name, first and
+# last line, cyclomatic complexity and lines of code (None but for a function)
+Definition = tuple[int, str, str, int, int, int | None, int | None]
 TABLES = ("history_commit", "history_change", "history_meta")
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS history_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -55,7 +58,7 @@ class HistoryRows(Protocol):
     def first_seq_since(self, time: int) -> int: ...
     def paths_changed_since(self, seq: int) -> list[tuple[str, int]]: ...
     def counts(self) -> tuple[int, int]: ...
-    def definitions_in(self, path: str) -> list[tuple[int, str, str, int, int]]: ...
+    def definitions_in(self, path: str) -> list[Definition]: ...
     def file_lines(self, path: str) -> int | None: ...
     def dump(self) -> tuple[list[tuple], list[tuple]]: ...
 
@@ -84,11 +87,11 @@ def pack_hunks(hunks: Sequence[Hunk]) -> bytes:
     return array("i", [n for hunk in hunks for n in hunk]).tobytes()
 
 
-def unpack_hunks(blob: bytes) -> list[Hunk]:
+def unpack_numbers(blob: bytes) -> array[int]:
+    """The hunks of :func:`pack_hunks` flat, four numbers each."""
     numbers = array("i")
     numbers.frombytes(blob)
-    return [(numbers[i], numbers[i + 1], numbers[i + 2], numbers[i + 3])
-            for i in range(0, len(numbers), 4)]
+    return numbers
 
 
 class HistoryTables:
@@ -209,11 +212,13 @@ class HistoryTables:
         changes = self.conn.execute("SELECT count(*) FROM history_change").fetchone()[0]
         return commits, changes
 
-    def definitions_in(self, path: str) -> list[tuple[int, str, str, int, int]]:
+    def definitions_in(self, path: str) -> list[Definition]:
         """The graph's definitions in the file at graph path ``path``: id, kind, qualified
-        name, first and last line."""
+        name, first and last line, and a function's cyclomatic complexity and lines of code
+        (None for other kinds)."""
         return self.conn.execute(
-            "SELECT n.id, n.kind, n.qualified_name, n.start_line, n.end_line FROM nodes n"
+            "SELECT n.id, n.kind, n.qualified_name, n.start_line, n.end_line, n.cyclomatic,"
+            " n.loc FROM nodes n"
             " JOIN files f ON f.id = n.file_id WHERE f.path = ? AND n.kind NOT IN"
             " ('File', 'Module') AND n.start_line IS NOT NULL", (path,)).fetchall()
 

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from knoxidx.history.ranges import Range, lines_inside, map_to_parent, touched_hunks
-from knoxidx.history.store import HistoryRows, unpack_hunks
+from knoxidx.history.ranges import IndexedDiff, Range, lines_inside
+from knoxidx.history.store import HistoryRows, unpack_numbers
 
 Key = TypeVar("Key")
 
@@ -35,26 +35,23 @@ def trace_file(tables: HistoryRows, path: str, ranges: Mapping[Key, list[Range]]
     ``since_seq`` on that touched them. Renames are followed as git detected them; a file
     added in a commit ends every trace there."""
     traces = {key: Trace(ranges=list(r)) for key, r in ranges.items()}
+    following = [trace for trace in traces.values() if trace.ranges]
     current: str = path
     before: int | None = None
-    while any(trace.ranges for trace in traces.values()):
+    while following:
         renamed_to: tuple[str, int] | None = None
         for seq, old_path, blob in tables.changes_of(current, before):
             if seq < since_seq:
                 return traces
-            hunks = unpack_hunks(blob)
-            live = False
-            for trace in traces.values():
-                if not trace.ranges:
-                    continue
-                touched = touched_hunks(trace.ranges, hunks)
+            diff = IndexedDiff(unpack_numbers(blob))
+            for trace in following:
+                touched, parent_ranges = diff.carry(trace.ranges)
                 if touched:
                     added, removed = lines_inside(trace.ranges, touched)
                     trace.touches.append(Touch(seq, added, removed, current))
-                trace.ranges = [] if old_path is None else map_to_parent(trace.ranges, hunks,
-                                                                         touched)
-                live = live or bool(trace.ranges)
-            if not live:
+                trace.ranges = [] if old_path is None else parent_ranges
+            following = [trace for trace in following if trace.ranges]
+            if not following:
                 return traces
             if old_path is not None and old_path != current:
                 renamed_to = (old_path, seq)

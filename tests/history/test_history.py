@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 import subprocess
 from pathlib import Path
 
@@ -236,11 +237,49 @@ def test_hotspots_rank_by_changes_and_size(greeting) -> None:
     ranked = {(h["qualified_name"], h["changes"], h["lines"]) for h in answer["definitions"]}
     assert ranked == {("app.greet", 2, 4), ("app.farewell", 2, 3)}
     assert answer["definitions"][0]["qualified_name"] == "app.greet"  # larger, as often
-    assert answer["files"] == [{"path": "app.py", "changes": 3, "lines": 12,
+    assert answer["files"] == [{"path": "app.py", "changes": 3, "lines": 12, "weight": 12,
                                 "score": round(3 * 3.7004, 2)}]
+    greet = answer["definitions"][0]
+    assert (greet["cyclomatic"], greet["loc"], greet["weight"]) == (1, 4, 4)
     with Index.open(repo.root) as idx:
         recent = idx.hotspots(since_days=0)  # the newest commit alone
     assert [h["qualified_name"] for h in recent["definitions"]] == ["app.farewell"]
+
+
+STRAIGHT_AND_BRANCHY = """\
+def straight(x):
+    y = x + 1
+    z = y * 2
+    w = z - 3
+    v = w / 4
+    return v{}
+
+
+def branchy(x):
+    if x > 1:
+        return 1
+    elif x < 0:
+        return 2{}
+"""
+
+
+def test_hotspots_weigh_a_function_by_its_complexity(tmp_path: Path) -> None:
+    # changed as often, the shorter function with more paths through it ranks first
+    repo = Repo(tmp_path / "r")
+    for n, note in enumerate(("", "  # one", "  # two")):
+        repo.commit(f"edit {n}", {"both.py": STRAIGHT_AND_BRANCHY.format(note, note)})
+    index(repo.root)
+    with Index.open(repo.root) as idx:
+        answer = idx.hotspots(since_days=None, kind="Function")
+    assert answer["formula"] == ("score = changes x log2(1 + weight); weight = cyclomatic x "
+                                 "loc for a function, lines otherwise")
+    ranked = [(h["qualified_name"], h["changes"], h["lines"], h["cyclomatic"], h["loc"],
+               h["weight"]) for h in answer["definitions"]]
+    assert ranked == [("both.branchy", 3, 5, 3, 5, 15), ("both.straight", 3, 6, 1, 6, 6)]
+    assert answer["definitions"][0]["score"] == round(3 * math.log2(16), 2)
+    with Index.open(repo.root) as idx:
+        evolution = idx.find_symbols("branchy")["symbols"][0]["evolution"]
+    assert evolution["hotspot"] == round(3 * math.log2(16), 2)
 
 
 def test_hotspots_filter_by_kind_and_path(greeting, tmp_path: Path) -> None:
@@ -350,9 +389,12 @@ def test_the_postgresql_store_keeps_the_same_history(greeting, pg_url) -> None:
 
     repo, _ = greeting
     local = history(repo.root, "greet") if index(repo.root) else None
+    with Index.open(repo.root) as idx:
+        local_hotspots = idx.hotspots(since_days=None)
     with Index.open(repo.root, create=True, store=pg_url) as idx:
         assert idx.update(jobs=1, retrieval=False).history["mode"] == "full"
         assert idx.history("greet") == local
+        assert idx.hotspots(since_days=None) == local_hotspots  # complexity's weight too
         assert idx.find_symbols("farewell")["symbols"][0]["evolution"]["modifications"] == 1
         assert verify_index(idx)["history"]["equal"]
     repo.commit("later", {"app.py": GREET_V1})

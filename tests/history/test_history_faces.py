@@ -102,7 +102,29 @@ def test_the_commands_print_for_people_and_machines(greeting) -> None:
     code, out, _ = run_cli("history", "greet", str(root), "--json", "--limit", "1")
     assert json.loads(out)["next_offset"] == 1
     code, out, _ = run_cli("hotspots", str(root), "--since", "all")
-    assert code == 0 and out.startswith("score = changes x log2(1 + lines); window: all history")
-    assert "Function app.greet  app.py:4" in out
+    assert code == 0 and out.startswith("score = changes x log2(1 + weight); weight = "
+                                        "cyclomatic x loc for a function, lines otherwise; "
+                                        "window: all history")
+    greet = next(line for line in out.splitlines() if "Function app.greet  app.py:4" in line)
+    assert greet.split()[:7] == ["4.6", "2", "4", "1", "4", "4", "2"]  # score .. authors
     code, _, err = run_cli("hotspots", str(root), "--since", "soon")
     assert code == 2 and "not a number of days" in err
+
+
+def test_the_json_export_carries_each_definitions_evolution(greeting, tmp_path: Path) -> None:
+    from tests.helpers import run_cli
+
+    root, (c1, c2, c3) = greeting
+    code, out, err = run_cli("export", str(root))
+    assert code == 0, err
+    exported = {n["qualified_name"]: n for n in json.loads(out)["nodes"]}
+    with Index.open(root) as idx:
+        greet = idx.find_symbols("greet")["symbols"][0]
+    assert exported["app.greet"]["evolution"] == same(greet["evolution"])
+    assert exported["app.farewell"]["evolution"]["created"]["commit"] == c1
+    assert "evolution" not in exported["app"]  # a file's history is hotspots' file list
+    (tmp_path / "app.py").write_text(GREET_V1, encoding="utf-8")  # outside git: as before
+    with Index.open(tmp_path, create=True) as idx:
+        idx.update(jobs=1, retrieval=False)
+    code, out, _ = run_cli("export", str(tmp_path))
+    assert code == 0 and '"evolution"' not in out and len(json.loads(out)["nodes"]) > 2

@@ -3,8 +3,16 @@ parent start, parent end, target start, target end)."""
 
 from __future__ import annotations
 
+import random
+
 from knoxidx.history.gitlog import unquote
-from knoxidx.history.ranges import lines_inside, map_to_parent, normalised, touched_hunks
+from knoxidx.history.ranges import (
+    IndexedDiff,
+    lines_inside,
+    map_to_parent,
+    normalised,
+    touched_hunks,
+)
 
 
 def carried(ranges, hunks):
@@ -52,3 +60,32 @@ def test_normalised_merges_adjacent_and_drops_empty() -> None:
 def test_quoted_paths() -> None:
     assert unquote('"na\\303\\257ve \\"x\\"\\tname.py"') == 'naïve "x"\tname.py'
     assert unquote("plain.py") == "plain.py"
+
+
+def _random_diff(rng: random.Random) -> list[tuple[int, int, int, int]]:
+    """Hunks as git writes them: in order, apart, each replacing some lines by others."""
+    hunks, parent, target = [], 0, 0
+    for _ in range(rng.randint(0, 8)):
+        parent += (gap := rng.randint(1, 6))
+        target += gap
+        old, new = rng.choice([(0, 1), (1, 0)]) if rng.random() < 0.3 else \
+            (rng.randint(0, 4), rng.randint(0, 4))
+        if old == new == 0:
+            continue
+        hunks.append((parent, parent + old, target, target + new))
+        parent, target = parent + old, target + new
+    return hunks
+
+
+def test_the_indexed_diff_carries_ranges_as_the_plain_functions_do() -> None:
+    rng = random.Random(53)
+    for _ in range(5000):
+        hunks = _random_diff(rng)
+        ranges = normalised([(s, s + rng.randint(1, 8))
+                             for s in (rng.randint(0, 40) for _ in range(rng.choice((1, 1, 3))))])
+        diff = IndexedDiff.of(hunks)
+        touched = diff.touched(ranges)
+        assert touched == touched_hunks(ranges, hunks), (ranges, hunks)
+        assert diff.to_parent(ranges, touched) == map_to_parent(ranges, hunks, touched), \
+            (ranges, hunks)
+        assert diff.carry(ranges) == (touched, map_to_parent(ranges, hunks, touched))
