@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from knoxidx.graph.sqlite_schema import FileState
+from knoxidx.file_state import FileState
 from knoxidx.indexer.facts import FileFacts
 
 if TYPE_CHECKING:
@@ -86,13 +86,3 @@ class GraphStore(Protocol):
     def all_modules(self) -> list[tuple[str, str, str]]: ...
     def all_named_defs(self) -> list[tuple[str, str, str, str, int, str, int]]: ...
 
-
-def chunk_store_for(store: Any, cache_schema: str = "main") -> Any:
-    """The retrieval store over the same database as the graph ``store``."""
-    if hasattr(store, "url"):
-        from knoxidx.retrieval.pg_store import PgChunkStore
-
-        return PgChunkStore(store.conn, store.repo)
-    from knoxidx.retrieval.store import ChunkStore
-
-    return ChunkStore(store.conn, cache_schema)
