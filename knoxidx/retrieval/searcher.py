@@ -17,9 +17,9 @@ the first, ``masked`` the secrets masked by kind.
 from __future__ import annotations
 
 import re
+import weakref
 from typing import Any
 
-from knoxidx.graph.protocol import chunk_store_for
 from knoxidx.retrieval.disclosure import Disclosure
 from knoxidx.retrieval.egress import index_services
 from knoxidx.retrieval.embedders import Embedder, select_embedder, select_reranker
@@ -32,6 +32,7 @@ from knoxidx.retrieval.lexical_rows import ChunkFilter
 from knoxidx.retrieval.rerank import CODE_KINDS
 from knoxidx.retrieval.search import SOURCES, VECTOR_SOURCES, HybridSearch, SearchResult
 from knoxidx.retrieval.sources import SymbolHit
+from knoxidx.retrieval.stores import chunk_store_for
 
 MODES = ("hybrid", "lexical", "vector")
 # what answers without vectors: every source that matches words ("lexical" mode, and hybrid
@@ -392,3 +393,14 @@ def result_dict(result: SearchResult) -> dict[str, Any]:
         "language": result.language,
         "sources": list(result.sources),
     }
+
+
+_searchers: weakref.WeakKeyDictionary[Any, Searcher] = weakref.WeakKeyDictionary()
+
+
+def searcher_for(index: Any) -> Searcher:
+    """The index's searcher, made once: it keeps the loaded model and the vector matrix."""
+    searcher = _searchers.get(index)
+    if searcher is None:
+        searcher = _searchers[index] = Searcher(index)
+    return searcher
