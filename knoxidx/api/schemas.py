@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from knoxidx.errors import KnoxidxError
+from knoxidx.graph.model import NODE_KINDS
 from knoxidx.paging import DEFAULT_LIMIT, MAX_LIMIT, PAGE_CHARS
 
 # ---- limits ------------------------------------------------------------------------------
@@ -29,7 +30,6 @@ MAX_CONTEXT_TOKENS = 100_000
 DEFAULT_CONTEXT_TOKENS = 8000
 MAX_SOURCE_LINES = 2000
 MAX_BODY_BYTES = 64 * 1024
-NODE_KINDS = ("Function", "Class", "Interface", "Type", "Variable", "Constant", "Module", "File")
 SEARCH_MODES = ("hybrid", "lexical", "vector")
 LANGUAGES = ("python", "typescript", "tsx", "javascript", "js", "rust", "go", "java")
 
