@@ -414,4 +414,7 @@ def run() -> None:
 
 # Last, as they add their commands to this module's group: watch/serve/mcp/context,
 # history/hotspots, search/embed, store/push/pull.
-from knoxidx import cli_agent, cli_history, cli_retrieval, cli_store  # noqa: E402, F401
+import knoxidx.cli_agent  # noqa: E402, F401
+import knoxidx.cli_history  # noqa: E402, F401
+import knoxidx.cli_retrieval  # noqa: E402, F401
+import knoxidx.cli_store  # noqa: E402, F401
