@@ -3,14 +3,10 @@ graph store (SQLite beside the graph, or the shared PostgreSQL store)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from knoxidx.retrieval.pg_store import PgChunkStore
-    from knoxidx.retrieval.store import ChunkStore
+from typing import Any
 
 
-def chunk_store_for(store: Any, cache_schema: str = "main") -> ChunkStore | PgChunkStore:
+def chunk_store_for(store: Any, cache_schema: str = "main") -> Any:
     """The retrieval store over the same database as the graph ``store``."""
     if hasattr(store, "url"):
         # psycopg is imported only for a PostgreSQL store
