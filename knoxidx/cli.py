@@ -8,38 +8,30 @@ non-zero exit code, never a traceback.
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import click
 
-from knoxidx.cli_options import open_index, shared_url, store_error_message, store_options
+from knoxidx.cli_options import (
+    json_option,
+    offline_option,
+    open_index,
+    page_kwargs,
+    page_options,
+    path_argument,
+    shared_url,
+    store_options,
+)
+from knoxidx.cli_output import emit, print_more, progress_bar, report_error
 from knoxidx.errors import KnoxidxError
-from knoxidx.terminal import for_terminal, json_text, visible
-
-NODE_KINDS = ("Function", "Class", "Interface", "Type", "Variable", "Constant", "Module", "File")
+from knoxidx.terminal import visible
 
 # Set by a command that has closed every file, connection and process it opened: the console
 # script then ends its process at once, without Python's teardown, which frees every object one
 # by one (after a first build of the benchmark corpus, ~40 ms on one core: the facts, tables
 # and caches of the update). Never run(): a caller of it in its own process goes on after it.
 _closed_everything = False
-
-
-def _emit(data: Any, as_json: bool, human: Callable[[Any], None]) -> None:
-    """The one way an answer is printed: exact JSON, or ``human`` over the answer with every
-    control character of the repository's text made visible (see :mod:`knoxidx.terminal`)."""
-    if as_json:
-        click.echo(json_text(data, indent=2))
-    else:
-        human(for_terminal(data))
-
-
-def _open(path: str) -> Any:
-    return open_index(path)
 
 
 def _loc(item: dict) -> str:
@@ -82,59 +74,6 @@ def _print_hits(title: str, symbol: dict, hits: list[dict],
                        f"{e['path']}:{e['line']}  [{e['called_as']}]")
 
 
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
-path_argument = click.argument("path", required=False, default=".", type=click.Path())
-
-
-def page_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--limit --offset --kind --path``: the page of a list answer (see knoxidx.paging)."""
-    from knoxidx.paging import DEFAULT_LIMIT, MAX_LIMIT
-
-    for option in reversed((
-        click.option("--limit", type=click.IntRange(1, MAX_LIMIT), default=DEFAULT_LIMIT,
-                     show_default=True, help="At most this many (the answer also ends "
-                                             "before ~28k characters)."),
-        click.option("--offset", type=click.IntRange(0), default=0, show_default=True,
-                     help="Skip this many: the 'next' offset a truncated answer names."),
-        click.option("--kind", type=click.Choice(NODE_KINDS, case_sensitive=False),
-                     default=None, help="Only items of this kind."),
-        click.option("--path", "path_glob", default=None, metavar="GLOB",
-                     help="Only items in files matching GLOB ('*' crosses '/'), or under "
-                          "this directory."),
-    )):
-        command = option(command)
-    return command
-
-
-def _page(limit: int, offset: int, kind: str | None, path_glob: str | None) -> dict[str, Any]:
-    """The page options as the library's keyword arguments."""
-    return {"limit": limit, "offset": offset, "kind": kind, "path": path_glob}
-
-
-def _print_more(data: dict) -> None:
-    """What a truncated answer left out, and how to read it."""
-    if data.get("truncated"):
-        total = data["total"] if data.get("total_exact", True) else f"at least {data['total']}"
-        click.echo(f"(items {data['offset'] + 1}-{data['next_offset']} of {total}; the next "
-                   f"page: --offset {data['next_offset']}; narrow with --kind or --path)")
-    elif data["offset"] and data["offset"] >= data["total"]:
-        click.echo(f"(nothing from --offset {data['offset']}: there are {data['total']})")
-
-
-def _set_offline(ctx: click.Context, param: click.Parameter, value: bool) -> None:
-    # Through the environment: every layer (and every worker process) reads it the same way.
-    if value:
-        from knoxidx.config import OFFLINE_ENV
-
-        os.environ[OFFLINE_ENV] = "1"
-
-
-offline_option = click.option(
-    "--offline", is_flag=True, expose_value=False, is_eager=True, callback=_set_offline,
-    help="No network call at all: a configured Voyage embedder or reranker is not created "
-         "(also $KNOXIDX_OFFLINE=1, or offline = true in knoxidx.toml).")
-
-
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="knoxidx")
 @offline_option
@@ -169,7 +108,7 @@ def index_cmd(path: str, jobs: int | None, max_file_size: int, wait: bool, rebui
     with open_index(path, create=True) as idx:
         if idx.store.rebuilt_reason and not as_json:
             click.echo(visible(idx.store.rebuilt_reason), err=True)
-        progress, finish = _progress_bar(enabled=not as_json and sys.stderr.isatty())
+        progress, finish = progress_bar(enabled=not as_json and sys.stderr.isatty())
         try:
             report = idx.update(jobs=jobs, max_bytes=max_file_size, progress=progress, wait=wait,
                                 retrieval=not graph_only, embed=False, rebuild=rebuild,
@@ -178,7 +117,7 @@ def index_cmd(path: str, jobs: int | None, max_file_size: int, wait: bool, rebui
             finish()
         data = {"root": str(idx.root), **report.as_dict()}
         if graph_only or not _embed_wanted(embed):
-            _emit(data, as_json, _print_report)
+            emit(data, as_json, _print_report)
         else:
             if not as_json:  # the graph and lexical search are usable from here on
                 _print_report(data, embedding_next=True)
@@ -186,7 +125,7 @@ def index_cmd(path: str, jobs: int | None, max_file_size: int, wait: bool, rebui
 
             embed_after_index(idx, data, wait=wait, as_json=as_json, asked=bool(embed))
             if as_json:
-                _emit(data, as_json, _print_report)
+                emit(data, as_json, _print_report)
     _may_leave_at_once()
 
 
@@ -219,31 +158,6 @@ def _drop_corrupt_index(path: Path) -> None:
                 target.unlink()
     except KnoxidxError:
         pass
-
-
-def _progress_bar(enabled: bool) -> tuple[Callable[[str, int, int], None] | None,
-                                          Callable[[], None]]:
-    if not enabled:
-        return None, lambda: None
-    from rich.progress import (
-        BarColumn,
-        Progress,
-        TaskProgressColumn,
-        TextColumn,
-        TimeRemainingColumn,
-    )
-
-    bar = Progress(TextColumn("{task.description:>8}"), BarColumn(), TaskProgressColumn(),
-                   TimeRemainingColumn(), transient=True)
-    bar.start()
-    tasks: dict[str, Any] = {}
-
-    def update(phase: str, done: int, total: int) -> None:
-        if phase not in tasks:
-            tasks[phase] = bar.add_task(phase, total=total)
-        bar.update(tasks[phase], completed=done, total=total)
-
-    return update, bar.stop
 
 
 def _print_report(data: dict, embedding_next: bool = False) -> None:
@@ -289,8 +203,8 @@ def symbols(name: str, path: str, limit: int, offset: int, kind: str | None,
     """Find definitions named NAME (exact, qualified suffix, then prefix; with * or ?, a
     wildcard pattern: 'parse*', '*Error'). `knoxidx symbols '*' --min-complexity 15`: the
     most complex functions."""
-    page = _page(limit, offset, kind, path_glob)
-    with _open(path) as idx:
+    page = page_kwargs(limit, offset, kind, path_glob)
+    with open_index(path) as idx:
         data = idx.find_symbols(name, page.pop("kind"), min_complexity=min_complexity, **page)
 
     def human(d: dict) -> None:
@@ -302,9 +216,9 @@ def symbols(name: str, path: str, limit: int, offset: int, kind: str | None,
             click.echo(f"{r['kind']:<9} {r['qualified_name']}  {_loc(r)}{measured}".rstrip())
         if not d["total"]:
             click.echo(f"no symbols match {visible(repr(name))}")
-        _print_more(d)
+        print_more(d)
 
-    _emit(data, as_json, human)
+    emit(data, as_json, human)
 
 
 def _graph_command(name: str, method: str, title: str, key: str, help_text: str,
@@ -319,18 +233,18 @@ def _graph_command(name: str, method: str, title: str, key: str, help_text: str,
     @store_options
     def command(symbol: str, path: str, as_json: bool, depth: int, limit: int, offset: int,
                 kind: str | None, path_glob: str | None) -> None:
-        with _open(path) as idx:
+        with open_index(path) as idx:
             data = getattr(idx, method)(symbol, depth=depth,
-                                        **_page(limit, offset, kind, path_glob))
+                                        **page_kwargs(limit, offset, kind, path_glob))
 
         def human(d: dict) -> None:
             _print_hits(title, d["symbol"], d[key], d.get("external_callers"), d["total"])
             if d.get("file_count", 0) > len(d.get("files", ())):
                 click.echo(f"(in {d['file_count']} files; --json lists the first "
                            f"{len(d['files'])})")
-            _print_more(d)
+            print_more(d)
 
-        _emit(data, as_json, human)
+        emit(data, as_json, human)
 
 
 _graph_command("callers", "callers", "callers of", "callers",
@@ -350,8 +264,8 @@ _graph_command("impact", "impact", "impact of changing", "impacted",
 def refs(symbol: str, path: str, as_json: bool, limit: int, offset: int, kind: str | None,
          path_glob: str | None) -> None:
     """Every incoming edge of SYMBOL, grouped by type (CalledBy, UsedBy, ...)."""
-    with _open(path) as idx:
-        data = idx.refs(symbol, **_page(limit, offset, kind, path_glob))
+    with open_index(path) as idx:
+        data = idx.refs(symbol, **page_kwargs(limit, offset, kind, path_glob))
 
     def human(d: dict) -> None:
         s = d["symbol"]
@@ -369,9 +283,9 @@ def refs(symbol: str, path: str, as_json: bool, limit: int, offset: int, kind: s
             for h in d["possible"]:
                 click.echo(f"    {h['qualified_name']} ({h['kind']})  {_site(h)}  "
                            f"{h['called_as']}()  [{h['reason']}]")
-        _print_more(d)
+        print_more(d)
 
-    _emit(data, as_json, human)
+    emit(data, as_json, human)
 
 
 @main.command()
@@ -385,16 +299,16 @@ def refs(symbol: str, path: str, as_json: bool, limit: int, offset: int, kind: s
 def deps(target: str, path: str, reverse: bool, depth: int, as_json: bool, limit: int,
          offset: int, kind: str | None, path_glob: str | None) -> None:
     """Imports of a FILE (repo-relative path) or MODULE; --reverse for its importers."""
-    with _open(path) as idx:
+    with open_index(path) as idx:
         data = idx.deps(target, reverse=reverse, depth=depth,
-                        **_page(limit, offset, kind, path_glob))
+                        **page_kwargs(limit, offset, kind, path_glob))
     title = "importers of" if reverse else "dependencies of"
 
     def human(d: dict) -> None:
         _print_hits(title, d["symbol"], d["dependencies"], total=d["total"])
-        _print_more(d)
+        print_more(d)
 
-    _emit(data, as_json, human)
+    emit(data, as_json, human)
 
 
 @main.command()
@@ -403,7 +317,7 @@ def deps(target: str, path: str, reverse: bool, depth: int, as_json: bool, limit
 @store_options
 def stats(path: str, as_json: bool) -> None:
     """Counts of files, nodes and edges in the index."""
-    with _open(path) as idx:
+    with open_index(path) as idx:
         data = idx.stats()
 
     def human(d: dict) -> None:
@@ -412,7 +326,7 @@ def stats(path: str, as_json: bool) -> None:
                     "unresolved_calls"):
             click.echo(f"  {key}: " + ", ".join(f"{k}={v}" for k, v in sorted(d[key].items())))
 
-    _emit(data, as_json, human)
+    emit(data, as_json, human)
 
 
 @main.command()
@@ -423,7 +337,7 @@ def verify(path: str, as_json: bool) -> None:
     """Check the index: database integrity, and that it equals a clean rebuild."""
     from knoxidx.verify import verify_index
 
-    with _open(path) as idx:
+    with open_index(path) as idx:
         data = verify_index(idx)
 
     def human(d: dict) -> None:
@@ -435,7 +349,7 @@ def verify(path: str, as_json: bool) -> None:
             if d[key]:
                 click.echo(f"  {key}: {len(d[key])}, e.g. {d[key][:3]}")
 
-    _emit(data, as_json, human)
+    emit(data, as_json, human)
     if not data["equal"] or data["integrity"] != "ok":
         sys.exit(1)
 
@@ -452,7 +366,7 @@ def export(path: str, fmt: str, output: str) -> None:
     `evolution` when the index holds the git history."""
     from knoxidx.graph import export as ex
 
-    with _open(path) as idx:
+    with open_index(path) as idx:
         if fmt == "graphml":
             with click.open_file(output, "wb") as out:
                 ex.write_graphml(idx.q, out)
@@ -496,34 +410,17 @@ def run() -> None:
     """The command line in this process: errors as one line and an exit code (SystemExit)."""
     try:
         main(standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except KnoxidxError as exc:  # its message may quote the repository's names and paths
-        click.echo(f"error: {visible(str(exc))}", err=True)
-        sys.exit(exc.exit_code)
-    except sqlite3.Error as exc:  # damage or a full disk met mid-command: still one line
-        from knoxidx.graph.dbfile import storage_error
-
-        translated = storage_error(exc, None)
-        click.echo(f"error: {visible(str(translated))}", err=True)
-        sys.exit(translated.exit_code)
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
-    except Exception as exc:
-        message = store_error_message(exc)  # the shared store refused (permissions, network)
-        if message is None:
+    except (Exception, KeyboardInterrupt) as exc:
+        code = report_error(exc)
+        if code is None:
             raise
-        click.echo(f"error: {visible(message)}", err=True)
-        sys.exit(8)
-from knoxidx import (  # noqa: E402  (last: they import this module's group)
-    cli_agent,  # noqa: F401  (registers watch/serve/mcp/context)
-    cli_history,  # noqa: F401  (registers history/hotspots)
-    cli_retrieval,  # noqa: F401  (registers search/embed)
-    cli_show,  # noqa: F401  (registers show)
-    cli_store,  # noqa: F401  (registers store/push/pull)
-)
+        sys.exit(code)
+
+
+# Last, as they add their commands to this module's group: watch/serve/mcp/context,
+# history/hotspots, search/embed, show, store/push/pull.
+import knoxidx.cli_agent  # noqa: E402, F401
+import knoxidx.cli_history  # noqa: E402, F401
+import knoxidx.cli_retrieval  # noqa: E402, F401
+import knoxidx.cli_show  # noqa: E402, F401
+import knoxidx.cli_store  # noqa: E402, F401

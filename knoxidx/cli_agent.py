@@ -18,8 +18,16 @@ from typing import Any
 
 import click
 
-from knoxidx.cli import _emit, _open, json_option, main, offline_option, path_argument
-from knoxidx.cli_options import shared_store, store_options
+from knoxidx.cli import main
+from knoxidx.cli_options import (
+    json_option,
+    offline_option,
+    open_index,
+    path_argument,
+    shared_store,
+    store_options,
+)
+from knoxidx.cli_output import emit
 from knoxidx.store_url import redact
 
 # After SIGTERM (or Ctrl-C), an update still running this long is abandoned (it rolls back;
@@ -168,7 +176,7 @@ def context_cmd(query: str, path: str, max_tokens: int, as_json: bool) -> None:
     """The code to read for QUERY, packed into --max-tokens: search hits, then what they call,
     their callers, the types they use, their class and their imports, ranked (markdown; --json
     adds each item's scores and reasons)."""
-    with _open(path) as idx:
+    with open_index(path) as idx:
         data = idx.context(query, max_tokens)
 
     def human(d: dict[str, Any]) -> None:
@@ -179,14 +187,14 @@ def context_cmd(query: str, path: str, max_tokens: int, as_json: bool) -> None:
         click.echo(f"{len(d['blocks'])} blocks, {d['tokens']} of {d['max_tokens']} tokens"
                    f"{'; ' + note if note else ''}", err=True)
 
-    _emit(data, as_json, human)
+    emit(data, as_json, human)
 
 
 def _start_watcher(path: str, watch: bool, debounce_ms: int) -> tuple[Any, Path]:
     """A running watcher (logging to stderr) and the index root; or no watcher and the root
     of the existing index."""
     if not watch:
-        with _open(path) as idx:
+        with open_index(path) as idx:
             return None, idx.root
     from knoxidx.watch import Watcher, line_emitter
 

@@ -64,10 +64,10 @@ class _LastSeen:
 
 def embed_progress(*, as_json: bool) -> tuple[Progress | None, Callable[[], None]]:
     """The bar on a terminal (not with --json: the answer is the output), else plain lines."""
-    from knoxidx.cli import _progress_bar
+    from knoxidx.cli_output import progress_bar
 
     if sys.stderr.isatty():
-        return _progress_bar(enabled=not as_json)
+        return progress_bar(enabled=not as_json)
     return ProgressLines(sys.stderr), lambda: None
 
 

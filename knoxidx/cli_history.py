@@ -7,8 +7,10 @@ import re
 
 import click
 
-from knoxidx.cli import NODE_KINDS, _emit, _open, _print_more, json_option, main, path_argument
-from knoxidx.cli_options import store_options
+from knoxidx.cli import main
+from knoxidx.cli_options import json_option, open_index, path_argument, store_options
+from knoxidx.cli_output import emit, print_more
+from knoxidx.graph.model import NODE_KINDS
 from knoxidx.paging import MAX_LIMIT
 
 _DAYS = re.compile(r"^(\d+)\s*d?$")
@@ -36,7 +38,7 @@ def _since_days(text: str) -> int | None:
 def history_cmd(symbol: str, path: str, limit: int, offset: int, as_json: bool) -> None:
     """How SYMBOL evolved: the commit that created its lines, the commits that changed them
     (first-parent history of HEAD, as `git log -L` follows them), authors, churn, renames."""
-    with _open(path) as idx:
+    with open_index(path) as idx:
         data = idx.history(symbol, limit=limit, offset=offset)
 
     def human(d: dict) -> None:
@@ -56,9 +58,9 @@ def history_cmd(symbol: str, path: str, limit: int, offset: int, as_json: bool) 
         for c in d["changes"]:
             click.echo(f"  {c['commit'][:10]} {c['date'][:10]} +{c['added']:<4} -{c['removed']:<4} "
                        f"{c['author']}: {c['subject']}")
-        _print_more(d)
+        print_more(d)
 
-    _emit(data, as_json, human)
+    emit(data, as_json, human)
 
 
 @main.command("hotspots")
@@ -79,7 +81,7 @@ def hotspots_cmd(path: str, since: str, kind: str | None, path_glob: str | None,
     """The definitions and files that change most, weighted by what a change risks:
     score = changes in the window x log2(1 + weight), weight = cyclomatic x loc for a
     function, lines for a class, interface, type or file."""
-    with _open(path) as idx:
+    with open_index(path) as idx:
         data = idx.hotspots(path=path_glob, since_days=_since_days(since), kind=kind,
                             limit=limit, offset=offset)
 
@@ -103,6 +105,6 @@ def hotspots_cmd(path: str, since: str, kind: str | None, path_glob: str | None,
         for f in d["files"]:
             click.echo(f"{f['score']:>8.1f} {f['changes']:>7} {f['weight']:>7} {'':>4} {'':>5} "
                        f"{f['lines']:>6} {'':>7}  {f['path']}")
-        _print_more(d)
+        print_more(d)
 
-    _emit(data, as_json, human)
+    emit(data, as_json, human)

@@ -4,12 +4,14 @@ by default, or a repository of a shared PostgreSQL store)."""
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
+from knoxidx.graph.model import NODE_KINDS
 from knoxidx.store_url import STORE_ENV, StoreConfigError, parse_store
 
 # what --store/--repo said for the command now running (one command per process)
@@ -72,3 +74,46 @@ def store_error_message(exc: BaseException) -> str | None:
         return None
     first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     return f"the PostgreSQL store refused: {first}"
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
+path_argument = click.argument("path", required=False, default=".", type=click.Path())
+
+
+def page_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--limit --offset --kind --path``: the page of a list answer (see knoxidx.paging)."""
+    from knoxidx.paging import DEFAULT_LIMIT, MAX_LIMIT
+
+    for option in reversed((
+        click.option("--limit", type=click.IntRange(1, MAX_LIMIT), default=DEFAULT_LIMIT,
+                     show_default=True, help="At most this many (the answer also ends "
+                                             "before ~28k characters)."),
+        click.option("--offset", type=click.IntRange(0), default=0, show_default=True,
+                     help="Skip this many: the 'next' offset a truncated answer names."),
+        click.option("--kind", type=click.Choice(NODE_KINDS, case_sensitive=False),
+                     default=None, help="Only items of this kind."),
+        click.option("--path", "path_glob", default=None, metavar="GLOB",
+                     help="Only items in files matching GLOB ('*' crosses '/'), or under "
+                          "this directory."),
+    )):
+        command = option(command)
+    return command
+
+
+def page_kwargs(limit: int, offset: int, kind: str | None, path_glob: str | None) -> dict[str, Any]:
+    """The page options as the library's keyword arguments."""
+    return {"limit": limit, "offset": offset, "kind": kind, "path": path_glob}
+
+
+def _set_offline(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    # Through the environment: every layer (and every worker process) reads it the same way.
+    if value:
+        from knoxidx.config import OFFLINE_ENV
+
+        os.environ[OFFLINE_ENV] = "1"
+
+
+offline_option = click.option(
+    "--offline", is_flag=True, expose_value=False, is_eager=True, callback=_set_offline,
+    help="No network call at all: a configured Voyage embedder or reranker is not created "
+         "(also $KNOXIDX_OFFLINE=1, or offline = true in knoxidx.toml).")

@@ -10,15 +10,15 @@ from typing import Any, TextIO
 
 import click
 
-from knoxidx.cli import (
-    _emit,
-    _open,
+from knoxidx.cli import main
+from knoxidx.cli_options import (
     json_option,
-    main,
     offline_option,
+    open_index,
     path_argument,
+    store_options,
 )
-from knoxidx.cli_options import store_options
+from knoxidx.cli_output import emit
 from knoxidx.terminal import json_text
 
 MODES = ("hybrid", "lexical", "vector")
@@ -62,21 +62,20 @@ def search_cmd(query: str | None, path: str, k: int, mode: str, language: str | 
         return
     if query is None:
         raise click.UsageError("missing QUERY (or pass --batch FILE)")
-    with _open(path) as idx:
+    with open_index(path) as idx:
         data = idx.search(query, k=k, mode=mode, language=language, path_glob=path_glob)
-    _emit(data, as_json, _print_results)
+    emit(data, as_json, _print_results)
 
 
 def _search_batch(lines: TextIO, path: str, k: int, mode: str, language: str | None,
                   path_glob: str | None) -> None:
     """One JSON line per non-blank input line, in order; a query that is itself invalid (too
     long) gets ``{"query", "error"}`` so that the output stays line-aligned with the input."""
-    from knoxidx.retrieval.api import searcher_for
     from knoxidx.retrieval.errors import SearchInputError
-    from knoxidx.retrieval.searcher import validate
+    from knoxidx.retrieval.searcher import searcher_for, validate
 
     validate("-", k, mode, language, path_glob)  # the options, once, before any output
-    with _open(path) as idx:
+    with open_index(path) as idx:
         searcher = searcher_for(idx)  # one searcher: the model loads once for every query
         for line in lines:
             query = line.strip()
@@ -133,13 +132,13 @@ def embed_cmd(path: str, limit: int | None, wait: bool, as_json: bool) -> None:
     """
     from knoxidx.cli_embed import embed_progress, print_embedded
 
-    with _open(path) as idx:
+    with open_index(path) as idx:
         progress, finish = embed_progress(as_json=as_json)
         try:
             data = idx.embed(progress=progress, limit=limit, wait=wait)
         finally:
             finish()
-    _emit(data, as_json, print_embedded)
+    emit(data, as_json, print_embedded)
     if data["stopped"]:
         sys.exit(1)
 
@@ -152,9 +151,9 @@ def embed_cmd(path: str, limit: int | None, wait: bool, as_json: bool) -> None:
 def egress_cmd(path: str, days: int, as_json: bool) -> None:
     """What left the machine for remote services (Voyage), by day: requests, chunks, bytes,
     files, secrets masked; and the chunks of never-send files that were withheld."""
-    with _open(path) as idx:
+    with open_index(path) as idx:
         data = idx.egress(days)
-    _emit(data, as_json, _print_egress)
+    emit(data, as_json, _print_egress)
 
 
 def _print_egress(data: dict[str, Any]) -> None:

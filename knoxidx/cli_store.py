@@ -8,7 +8,9 @@ from typing import Any
 
 import click
 
-from knoxidx.cli import _emit, json_option, main, path_argument
+from knoxidx.cli import main
+from knoxidx.cli_options import json_option, path_argument
+from knoxidx.cli_output import emit
 from knoxidx.store_url import STORE_ENV, StoreConfigError, parse_store, redact, repo_id
 
 
@@ -53,7 +55,7 @@ def store_init(store: str | None, vector_dim: tuple[int, ...], as_json: bool) ->
         conn.close()
     data = {"store": redact(url), "version_before": before, "applied": applied,
             "version": pg_schema.SCHEMA_VERSION}
-    _emit(data, as_json, lambda d: click.echo(
+    emit(data, as_json, lambda d: click.echo(
         f"{d['store']}: schema {d['version']}"
         + (f" (applied {', '.join(map(str, d['applied']))})" if d["applied"] else
            " (already there)")))
@@ -77,7 +79,7 @@ def store_migrate(store: str | None, as_json: bool) -> None:
         conn.close()
     data = {"store": redact(url), "version_before": before, "applied": applied,
             "version": pg_schema.SCHEMA_VERSION}
-    _emit(data, as_json, lambda d: click.echo(
+    emit(data, as_json, lambda d: click.echo(
         f"{d['store']}: schema {d['version_before']} -> {d['version']}"
         if d["applied"] else f"{d['store']}: schema {d['version']}, up to date"))
 
@@ -119,7 +121,7 @@ def store_status(store: str | None, as_json: bool) -> None:
             click.echo(f"  {r['repo']:<24} {r['files']:>7} files {r['nodes']:>9} nodes "
                        f"{r['chunks']:>8} chunks {r['vectors']:>8} vectors  {r['updated_at']}")
 
-    _emit(data, as_json, human)
+    emit(data, as_json, human)
 
 
 # ---- push / pull -------------------------------------------------------------------------------
@@ -139,7 +141,7 @@ def push_cmd(path: str, store: str | None, repo: str | None, wait: bool, as_json
     url = _need_url(store)
     rid = repo_id(repo, root)
     counts = push(root, url, rid, wait=wait)
-    _emit({"repo": rid, "store": redact(url), **counts}, as_json,
+    emit({"repo": rid, "store": redact(url), **counts}, as_json,
           lambda d: click.echo(f"pushed {d['repo']}: {d['files']} files, {d['nodes']} nodes, "
                                f"{d['edges']} edges, {d.get('chunks', 0)} chunks"))
 
@@ -158,6 +160,6 @@ def pull_cmd(path: str, store: str | None, repo: str | None, wait: bool, as_json
     url = _need_url(store)
     rid = repo_id(repo, root)
     counts = pull(url, rid, root, wait=wait)
-    _emit({"repo": rid, "store": redact(url), **counts}, as_json,
+    emit({"repo": rid, "store": redact(url), **counts}, as_json,
           lambda d: click.echo(f"pulled {d['repo']}: {d['files']} files, {d['nodes']} nodes, "
                                f"{d['edges']} edges, {d.get('chunks', 0)} chunks"))

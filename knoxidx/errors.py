@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 # The fix every damaged index names.
 REBUILD_FIX = "rebuild it with `knoxidx index --rebuild`"
@@ -30,7 +31,7 @@ class SymbolNotFoundError(KnoxidxError):
 class AmbiguousSymbolError(KnoxidxError):
     exit_code = 4
 
-    def __init__(self, message: str, candidates: list[dict]) -> None:
+    def __init__(self, message: str, candidates: list[dict[str, Any]]) -> None:
         super().__init__(message)
         self.candidates = candidates
 

@@ -283,8 +283,8 @@ class Index(GraphQuestions):
     def status(self) -> dict:
         """Totals for a dashboard or an agent: files, nodes, edges, chunks, the embedding
         backlog, and when the index last changed."""
-        from knoxidx.graph.protocol import chunk_store_for
         from knoxidx.retrieval.egress import egress_status
+        from knoxidx.retrieval.stores import chunk_store_for
 
         counts = self.q.counts()
         chunks = chunk_store_for(self.store)

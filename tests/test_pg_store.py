@@ -448,7 +448,7 @@ def test_reader_pool_reconnects_after_the_server_drops_it(tmp_path: Path, pg_url
 def test_withheld_chunks_of_never_send_files(tmp_path: Path, pg_url: str) -> None:
     """The egress gate's bookkeeping on the shared store: withheld chunks leave the pending
     list, are reported per file, and go back to pending when the patterns allow them."""
-    from knoxidx.graph.protocol import chunk_store_for
+    from knoxidx.retrieval.stores import chunk_store_for
 
     root = _copy(FIXTURES / "python", tmp_path / "py")
     with Index.open(root, create=True, store=pg_url) as idx:
@@ -532,7 +532,7 @@ def test_the_declarations_source_in_the_shared_store(tmp_path: Path, pg_url: str
         # order, with its stored vector's cosine (checked here against the vector read back)
         import numpy as np
 
-        from knoxidx.graph.protocol import chunk_store_for
+        from knoxidx.retrieval.stores import chunk_store_for
 
         store = chunk_store_for(idx.store)
         chunk_ids = sorted({i for r in found for i in store.chunks_at(r["path"], r["start_line"])})

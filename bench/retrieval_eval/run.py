@@ -144,7 +144,7 @@ def index_and_ask(
 
 def ask(idx: Index, targets: list[Target]) -> tuple[dict[str, Any], dict[str, list], list[float]]:
     """Every query in every mode through ``Index.search``, and each source's own ranking."""
-    from knoxidx.retrieval.api import searcher_for
+    from knoxidx.retrieval.searcher import searcher_for
 
     searcher = searcher_for(idx)
     rankings: dict[str, list[list[Span]]] = {mode: [] for mode in MODES}

@@ -17,6 +17,7 @@ from typing import Any
 
 from knoxidx.entity import DEFAULT_RELATED, MAX_RELATED, RELATIONS
 from knoxidx.errors import KnoxidxError
+from knoxidx.graph.model import NODE_KINDS
 from knoxidx.paging import DEFAULT_LIMIT, MAX_LIMIT, PAGE_CHARS
 
 # ---- limits ------------------------------------------------------------------------------
@@ -30,7 +31,6 @@ MAX_CONTEXT_TOKENS = 100_000
 DEFAULT_CONTEXT_TOKENS = 8000
 MAX_SOURCE_LINES = 2000
 MAX_BODY_BYTES = 64 * 1024
-NODE_KINDS = ("Function", "Class", "Interface", "Type", "Variable", "Constant", "Module", "File")
 SEARCH_MODES = ("hybrid", "lexical", "vector")
 LANGUAGES = ("python", "typescript", "tsx", "javascript", "js", "rust", "go", "java")
 

@@ -11,7 +11,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from knoxidx.graph.sqlite_schema import MODULE_LAYER_ROWS, NODE_INSERT, FileState
+from knoxidx.file_state import FileState
+from knoxidx.graph.sqlite_schema import MODULE_LAYER_ROWS, NODE_INSERT
 from knoxidx.indexer.facts import FileFacts, load_facts
 
 if TYPE_CHECKING:

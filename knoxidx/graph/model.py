@@ -18,6 +18,10 @@ class NodeKind(str, enum.Enum):
     FILE = "File"
 
 
+# the kinds as the CLI, HTTP and MCP name them (a --kind choice, a schema enum)
+NODE_KINDS: tuple[str, ...] = tuple(kind.value for kind in NodeKind)
+
+
 class EdgeType(str, enum.Enum):
     CALLS = "Calls"
     IMPORTS = "Imports"  # a file's dependency on a file or module

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from knoxidx.errors import IndexNotFoundError
+from knoxidx.file_state import FileState
 from knoxidx.graph import pg_schema
 from knoxidx.graph.pg_write_lock import PgWriteLock
-from knoxidx.graph.sqlite_schema import NODE_COLUMNS, FileState
+from knoxidx.graph.sqlite_schema import NODE_COLUMNS
 from knoxidx.indexer.facts import FileFacts, load_facts
 from knoxidx.store_url import redact
 

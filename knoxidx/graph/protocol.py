@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from knoxidx.graph.sqlite_schema import FileState
+from knoxidx.file_state import FileState
 from knoxidx.indexer.facts import FileFacts
 
 if TYPE_CHECKING:
@@ -28,6 +28,7 @@ class WriterLock(Protocol):
 class GraphStore(Protocol):
     path: Path  # SQLite: the database; PostgreSQL: where local caches for the repository go
     rebuilt_reason: str | None
+    conn: Any  # a sqlite3 or a psycopg connection: what the retrieval tables beside it share
 
     def close(self) -> None: ...
     def transaction(self) -> AbstractContextManager[None]: ...
@@ -87,12 +88,29 @@ class GraphStore(Protocol):
     def all_named_defs(self) -> list[tuple[str, str, str, str, int, str, int]]: ...
 
 
-def chunk_store_for(store: Any, cache_schema: str = "main") -> Any:
-    """The retrieval store over the same database as the graph ``store``."""
-    if hasattr(store, "url"):
-        from knoxidx.retrieval.pg_store import PgChunkStore
+class GraphReads(Protocol):
+    """The graph queries retrieval and answers ask, as both stores' queries provide them
+    (:class:`~knoxidx.graph.queries.GraphQueries`,
+    :class:`~knoxidx.graph.pg_queries.PgGraphQueries`)."""
 
-        return PgChunkStore(store.conn, store.repo)
-    from knoxidx.retrieval.store import ChunkStore
+    def nodes_named(self, name: str, kind: str | None = None,
+                    limit: int = 200) -> list[dict[str, Any]]: ...
+    def nodes_like(self, pattern: str, kind: str | None = None,
+                   limit: int = 200) -> list[dict[str, Any]]: ...
+    def nodes_qualified(self, qualified: str, limit: int = 50) -> list[dict[str, Any]]: ...
+    def nodes_with_suffix(self, suffix: str, limit: int = 50) -> list[dict[str, Any]]: ...
+    def node_at(self, path: str, line: int) -> dict[str, Any] | None: ...
+    def file_node(self, path: str) -> dict[str, Any] | None: ...
+    def edges(self, ids: Iterable[int], direction: str,
+              types: Iterable[str] | None = None) -> list[dict[str, Any]]: ...
+    def edges_of_types(self, types: Iterable[str]) -> Iterator[tuple[int, int, str]]: ...
+    def scoped(self, repo: str) -> GraphReads: ...  # one repository of a shared store
 
-    return ChunkStore(store.conn, cache_schema)
+
+class IndexedGraph(Protocol):
+    """What retrieval and answers read of an open index (:class:`knoxidx.index.Index`): the
+    repository's root, the graph's store and its queries."""
+
+    root: Path
+    store: GraphStore
+    q: GraphReads

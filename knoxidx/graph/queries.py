@@ -101,6 +101,9 @@ class GraphQueries:
     def __init__(self, store: SQLiteStore) -> None:
         self.conn = store.conn
 
+    def scoped(self, repo: str) -> GraphQueries:
+        return self  # a SQLite store holds one repository
+
     def nodes_named(self, name: str, kind: str | None = None, limit: int = 200) -> list[dict]:
         return self._nodes_matching("n.name = ?", name, kind,
                                     "n.kind = 'Module', f.path, n.start_line", limit)

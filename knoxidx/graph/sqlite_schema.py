@@ -1,11 +1,10 @@
 """The SQLite index's tables, where the file lives, and the shapes of the rows that cross its
-boundary (node rows in ``NODE_COLUMNS`` order, ``FileState``)."""
+boundary (node rows in ``NODE_COLUMNS`` order)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import NamedTuple
 
 # 3: nodes_name_nocase (a name-prefix LIKE seeks) and files_ok (covering); 4: file_rows in place
 # of the edges, unresolved and lookups tables' indexes on file_id; 5: nodes keyed by rowid, in
@@ -120,15 +119,6 @@ NODE_INSERT = (
     f"INSERT OR REPLACE INTO nodes({', '.join(NODE_COLUMNS)})"
     f" VALUES ({','.join('?' * len(NODE_COLUMNS))})"
 )
-
-
-class FileState(NamedTuple):
-    id: int
-    size: int
-    mtime_ns: int
-    hash: str
-    status: str
-    iface: str
 
 
 def find_index_root(start: Path) -> Path | None:

@@ -10,6 +10,9 @@ from pathlib import Path
 
 from knoxidx.errors import KnoxidxError
 
+# the packages whose code decides what the graph contains (the ones not there are skipped)
+ENGINE_PACKAGES = ("core", "languages", "parse", "indexer", "graph")
+
 
 @cache
 def engine_fingerprint() -> str:
@@ -20,12 +23,16 @@ def engine_fingerprint() -> str:
     package = Path(__file__).resolve().parent.parent
     check_compiled(package)
     h = xxhash.xxh3_64(sys.version.encode())  # facts are stored with marshal
-    for sub in ("indexer", "graph"):
-        for path in sorted((package / sub).rglob("*")):
-            if path.suffix in (".py", ".scm", ".c") or path.name == "BASE":
-                h.update(path.relative_to(package).as_posix().encode())
-                h.update(path.read_bytes())
+    for path in engine_sources(package):
+        h.update(path.relative_to(package).as_posix().encode())
+        h.update(path.read_bytes())
     return h.hexdigest()
+
+
+def engine_sources(package: Path) -> list[Path]:
+    """The files :func:`engine_fingerprint` hashes: code, queries and the native matches."""
+    return [path for sub in ENGINE_PACKAGES for path in sorted((package / sub).rglob("*"))
+            if path.suffix in (".py", ".scm", ".c") or path.name == "BASE"]
 
 
 def check_compiled(package: Path) -> None:

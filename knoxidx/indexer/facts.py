@@ -134,14 +134,14 @@ def dump_facts(facts: FileFacts, ids: Sequence[int],
     return _SEAL + xxhash.xxh3_64_digest(fields) + fields
 
 
-def blob_fields(blob: bytes) -> tuple:
+def blob_fields(blob: bytes) -> tuple[Any, ...]:
     """A stored blob's fields as :func:`dump_facts` marshalled them (the references still
     marshalled inside), its seal checked."""
     with decoding_stored(_FACTS):
         return _unsealed(blob)
 
 
-def _unsealed(blob: bytes) -> tuple:
+def _unsealed(blob: bytes) -> tuple[Any, ...]:
     """A stored blob's fields, its seal checked (inside :func:`decoding_stored`). A blob
     without a seal was written by an earlier knoxidx (an index not updated since)."""
     if blob[: len(_SEAL)] == _SEAL:
@@ -162,7 +162,7 @@ def base_references(refs: Sequence[Any]) -> tuple[Any, ...]:
     return tuple([r for r in refs if r[0] in BASE_KINDS])
 
 
-def as_references(rows: tuple[tuple, ...]) -> tuple[Reference, ...]:
+def as_references(rows: tuple[tuple[Any, ...], ...]) -> tuple[Reference, ...]:
     """Plain reference rows (``extract_rows``) as :class:`Reference` records."""
     return _records(Reference, rows)
 
@@ -193,7 +193,7 @@ def load_interface(blob: bytes) -> tuple[FileFacts, bytes | None, tuple[int, ...
             fields[11] if len(fields) > _INLINE_REFS_FIELDS + 1 else None)
 
 
-def _facts(fields: tuple, refs: tuple) -> FileFacts:
+def _facts(fields: tuple[Any, ...], refs: tuple[Any, ...]) -> FileFacts:
     """A blob's fields as records, with ``refs`` as the references."""
     path, language, package, lines, errors, defs, _, imports, bindings, impls = fields[:10]
     return FileFacts(
@@ -208,7 +208,7 @@ def load_references(refs: bytes) -> tuple[Reference, ...]:
     return as_references(load_reference_rows(refs))
 
 
-def load_reference_rows(refs: bytes) -> tuple[tuple, ...]:
+def load_reference_rows(refs: bytes) -> tuple[tuple[Any, ...], ...]:
     """The plain rows of :func:`load_references` (checked with the blob they came in)."""
     with decoding_stored(_FACTS):
         rows = marshal.loads(refs)
@@ -217,7 +217,7 @@ def load_reference_rows(refs: bytes) -> tuple[tuple, ...]:
         return rows
 
 
-def _records(cls: type, rows: tuple[tuple, ...]) -> tuple:
+def _records(cls: type, rows: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
     """``rows`` as ``cls`` records, built in C: ``cls._make`` is a Python call per record, and
     resolution loads hundreds of thousands of them. The rows come from :func:`dump_facts` of
     the same records, so their lengths are right."""

@@ -15,8 +15,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from knoxidx.file_state import FileState
 from knoxidx.graph.layout import Layout
-from knoxidx.graph.sqlite_schema import FileState
 from knoxidx.indexer import parse_worker
 from knoxidx.indexer.discovery import SourceFile
 from knoxidx.indexer.extract import prepare

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from knoxidx.file_state import FileState
 from knoxidx.graph.layout import Layout, build_layout
 from knoxidx.graph.model import EdgeType, NodeKind, file_node_id, module_node_id
 from knoxidx.graph.protocol import GraphStore
 from knoxidx.graph.resolve import FileResolution, Resolver
-from knoxidx.graph.sqlite_schema import FileState
 from knoxidx.graph.workspace import NamedDefinitions, StoreWorkspace
 from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES, Discovery, discover
 from knoxidx.indexer.engine import engine_fingerprint

@@ -29,8 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from knoxidx.file_state import FileState
 from knoxidx.graph.layout import Layout, layout_from, python_packages, read_configs
-from knoxidx.graph.sqlite_schema import FileState
 from knoxidx.indexer.facts import FileFacts
 
 # Above this many files written in one update, reading the whole table again is as cheap as

@@ -7,25 +7,21 @@ from __future__ import annotations
 
 import os
 import time
-import weakref
 from typing import Any
 
-from knoxidx.graph.protocol import chunk_store_for
 from knoxidx.retrieval.embedders import Embedder, select_embedder
 from knoxidx.retrieval.errors import SearchIndexMissingError
 from knoxidx.retrieval.indexing import refresh_chunks
-from knoxidx.retrieval.searcher import Searcher
+from knoxidx.retrieval.searcher import searcher_for
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.store_schema import attach_cache, has_schema
+from knoxidx.retrieval.stores import chunk_store_for
 
 # The embedding cache lives in its own file beside the index, so that `knoxidx index
 # --rebuild` (or a schema change that rebuilds the index) does not throw vectors away.
 CACHE_FILE = "embeddings.db"
 CACHE_SCHEMA = "kx_cache"
 EMBED_BATCH = 32  # chunks per committed batch: what an interrupted run can lose
-
-_searchers: weakref.WeakKeyDictionary[Any, Searcher] = weakref.WeakKeyDictionary()
-
 
 def refresh_retrieval(index: Any, *, jobs: int | None, progress: Any,
                       session: Any = None) -> dict[str, Any]:
@@ -83,14 +79,6 @@ def remote_embedding_refused(index: Any) -> str:
                 "search uses words and names for the new ones until `knoxidx embed` runs "
                 "online")
     return ""
-
-
-def searcher_for(index: Any) -> Searcher:
-    """The index's searcher, made once: it keeps the loaded model and the vector matrix."""
-    searcher = _searchers.get(index)
-    if searcher is None:
-        searcher = _searchers[index] = Searcher(index)
-    return searcher
 
 
 def search(index: Any, query: str, *, k: int, mode: str, language: str | None,

@@ -87,7 +87,7 @@ class BackgroundEmbedding:
 
     def refresh_counts(self) -> None:
         """Read how many chunks are embedded and pending (after an update changed them)."""
-        from knoxidx.graph.protocol import chunk_store_for
+        from knoxidx.retrieval.stores import chunk_store_for
 
         store = chunk_store_for(self.index.store)
         if not store.has_schema():

@@ -9,7 +9,11 @@ import math
 import os
 import pickle
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from knoxidx.graph.protocol import IndexedGraph
+
 
 log = logging.getLogger(__name__)
 
@@ -20,7 +24,7 @@ _centrality_lock = threading.Lock()
 _centrality_memo: dict[str, tuple[str, dict[int, float]]] = {}
 
 
-def centrality_scores(index: Any, edge_weights: tuple[tuple[str, float], ...]) -> dict[int, float]:
+def centrality_scores(index: IndexedGraph, edge_weights: tuple[tuple[str, float], ...]) -> dict[int, float]:
     """PageRank of every node over the weighted call/import graph, log-scaled to 0..1 (the
     most central node: 1). Computed once per index state (its files' content hashes and
     layout) and edge weights; kept in memory and in ``.knoxidx/centrality.pickle``."""
@@ -39,7 +43,7 @@ def centrality_scores(index: Any, edge_weights: tuple[tuple[str, float], ...]) -
         return scores
 
 
-def _state_key(index: Any, edge_weights: tuple[tuple[str, float], ...]) -> str:
+def _state_key(index: IndexedGraph, edge_weights: tuple[tuple[str, float], ...]) -> str:
     import xxhash
 
     digest = xxhash.xxh64()
@@ -50,7 +54,7 @@ def _state_key(index: Any, edge_weights: tuple[tuple[str, float], ...]) -> str:
     return digest.hexdigest()
 
 
-def _pagerank(index: Any, weights: dict[str, float]) -> dict[int, float]:
+def _pagerank(index: IndexedGraph, weights: dict[str, float]) -> dict[int, float]:
     import networkx as nx
 
     totals: dict[tuple[int, int], float] = {}

@@ -452,7 +452,7 @@ def _lexical(wanted: list[str], cand: Candidate, files: Files) -> float:
 def _semantic_scores(index: Any, query: str, candidates: dict[str, Candidate]) -> dict[str, float]:
     """Cosine of the query's vector and the vector of the narrowest chunk holding each
     candidate's first line; empty when the index has no usable vectors."""
-    from knoxidx.retrieval.api import searcher_for
+    from knoxidx.retrieval.searcher import searcher_for
 
     try:
         searcher = searcher_for(index)

@@ -26,13 +26,16 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pathspec
 
 from knoxidx.config import offline_from_env  # noqa: F401  (re-exported for the Voyage clients)
 from knoxidx.retrieval.errors import RetrievalError, ServiceError
 from knoxidx.retrieval.secrets import mask_secrets
+
+if TYPE_CHECKING:
+    from knoxidx.graph.protocol import IndexedGraph
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +53,7 @@ DEFAULT_NEVER_SEND: tuple[str, ...] = (
     ".docker/config.json", "*.tfstate", "*.tfstate.*", "*.tfvars",
     "service-account*.json", "*-sa-key.json",
 )
+
 
 
 class EgressBlockedError(RetrievalError):
@@ -148,7 +152,7 @@ def ledger_path(index_dir: Path) -> Path:
     return index_dir / LEDGER_FILE
 
 
-def index_services(index: Any) -> tuple[dict[str, Any], Egress]:
+def index_services(index: IndexedGraph) -> tuple[dict[str, Any], Egress]:
     """For an open index: the embedder/reranker settings (the user's and the repository's
     ``knoxidx.toml``, the environment) and the gate its remote calls go through, recording to ``.knoxidx/egress.jsonl``."""
     from knoxidx.config import load_settings
@@ -173,7 +177,7 @@ def egress_for(index_dir: Path | None, *, never_send: Sequence[str] = (),
 # ---- reports -------------------------------------------------------------------------------
 
 
-def egress_report(index: Any, days: int = 30) -> dict[str, Any]:
+def egress_report(index: IndexedGraph, days: int = 30) -> dict[str, Any]:
     """What left the machine for this index, by UTC day over the last ``days`` days (from the
     ledger), the settings that govern it, and the chunks withheld as never-send."""
     from knoxidx.config import load_settings
@@ -205,7 +209,7 @@ def egress_report(index: Any, days: int = 30) -> dict[str, Any]:
     }
 
 
-def egress_status(index: Any) -> dict[str, Any]:
+def egress_status(index: IndexedGraph) -> dict[str, Any]:
     """The short form for ``/status`` and MCP ``index_status``: today and the last 30 days."""
     from knoxidx.config import ConfigError
 

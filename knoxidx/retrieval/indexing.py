@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import xxhash
 
@@ -30,6 +30,9 @@ from knoxidx.indexer.standing import STANDING
 from knoxidx.indexer.worker_limits import die_with_parent, may_fork
 from knoxidx.retrieval.chunker import Chunk, ChunkBudget, chunk_file
 from knoxidx.retrieval.store import ChunkStore, fts_columns
+
+if TYPE_CHECKING:
+    from knoxidx.graph.protocol import IndexedGraph
 
 Progress = Callable[[str, int, int], None]
 # Bump when chunk_file's output (or what the store derives from it) changes for the same
@@ -85,7 +88,7 @@ def chunker_id(budget: ChunkBudget) -> str:
 
 
 def refresh_chunks(
-    index: Any,
+    index: IndexedGraph,
     store: ChunkStore,
     *,
     jobs: int | None = None,
@@ -147,7 +150,7 @@ def refresh_chunks(
 
 
 def _chunk_all(
-    index: Any,
+    index: IndexedGraph,
     todo: Sequence[tuple[str, str]],
     workers: int,
     budget: ChunkBudget,

@@ -17,9 +17,9 @@ the first, ``masked`` the secrets masked by kind.
 from __future__ import annotations
 
 import re
-from typing import Any
+import weakref
+from typing import TYPE_CHECKING, Any
 
-from knoxidx.graph.protocol import chunk_store_for
 from knoxidx.retrieval.disclosure import Disclosure
 from knoxidx.retrieval.egress import index_services
 from knoxidx.retrieval.embedders import Embedder, select_embedder, select_reranker
@@ -32,6 +32,10 @@ from knoxidx.retrieval.lexical_rows import ChunkFilter
 from knoxidx.retrieval.rerank import CODE_KINDS
 from knoxidx.retrieval.search import SOURCES, VECTOR_SOURCES, HybridSearch, SearchResult
 from knoxidx.retrieval.sources import SymbolHit
+from knoxidx.retrieval.stores import chunk_store_for
+
+if TYPE_CHECKING:
+    from knoxidx.graph.protocol import IndexedGraph
 
 MODES = ("hybrid", "lexical", "vector")
 # what answers without vectors: every source that matches words ("lexical" mode, and hybrid
@@ -66,6 +70,7 @@ _UNCLOSED_BRACKET = re.compile(r"\[(?!\^?\]?[^\]]*\])")
 def validate(
     query: Any, k: Any, mode: Any, language: Any, path_glob: Any
 ) -> tuple[str, ChunkFilter]:
+
     """Check the arguments (raising :class:`SearchInputError` with what is allowed); return the
     stripped query and the filter."""
     if not isinstance(query, str) or not query.strip():
@@ -94,7 +99,7 @@ def validate(
 
 
 class Searcher:
-    def __init__(self, index: Any, embedder: Embedder | None = None) -> None:
+    def __init__(self, index: IndexedGraph, embedder: Embedder | None = None) -> None:
         self.index = index
         self.store = chunk_store_for(index.store)
         self._embedder = embedder
@@ -392,3 +397,14 @@ def result_dict(result: SearchResult) -> dict[str, Any]:
         "language": result.language,
         "sources": list(result.sources),
     }
+
+
+_searchers: weakref.WeakKeyDictionary[IndexedGraph, Searcher] = weakref.WeakKeyDictionary()
+
+
+def searcher_for(index: IndexedGraph) -> Searcher:
+    """The index's searcher, made once: it keeps the loaded model and the vector matrix."""
+    searcher = _searchers.get(index)
+    if searcher is None:
+        searcher = _searchers[index] = Searcher(index)
+    return searcher

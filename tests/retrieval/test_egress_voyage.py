@@ -169,7 +169,7 @@ def test_queries_are_masked(repo: Path, fake: FakeVoyage) -> None:
 
 
 def test_never_send_chunks_are_withheld_yet_found_lexically(repo: Path) -> None:
-    from knoxidx.retrieval.api import searcher_for
+    from knoxidx.retrieval.searcher import searcher_for
 
     with Index.open(repo) as idx:
         assert idx.status()["retrieval"]["withheld"] == 1

@@ -1,0 +1,25 @@
+"""The engine fingerprint covers the code that decides what the graph contains, wherever that
+code lives: an edit to any of it must make an upgraded knoxidx read every file again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import knoxidx.graph.model
+import knoxidx.graph.resolve
+import knoxidx.indexer.extract
+import knoxidx.indexer.facts
+import knoxidx.indexer.name_paths
+from knoxidx.indexer.engine import engine_sources
+
+
+def test_the_fingerprint_hashes_facts_extraction_model_and_resolution() -> None:
+    package = Path(knoxidx.indexer.engine.__file__).resolve().parent.parent
+    hashed = set(engine_sources(package))
+    for module in (knoxidx.indexer.facts, knoxidx.indexer.extract, knoxidx.indexer.name_paths,
+                   knoxidx.graph.model, knoxidx.graph.resolve):
+        # the source beside a module compiled by mypyc too
+        name = module.__name__.rpartition(".")[2]
+        source = Path(module.__file__).resolve().parent / f"{name}.py"  # type: ignore[arg-type]
+        assert source in hashed, source
+    assert any(path.suffix == ".scm" for path in hashed)
