@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from knoxidx.errors import KnoxidxError
+from knoxidx.indexer.languages import LANGUAGE_ALIASES
 from knoxidx.paging import DEFAULT_LIMIT, MAX_LIMIT, PAGE_CHARS
 
 # ---- limits ------------------------------------------------------------------------------
@@ -31,7 +32,7 @@ MAX_SOURCE_LINES = 2000
 MAX_BODY_BYTES = 64 * 1024
 NODE_KINDS = ("Function", "Class", "Interface", "Type", "Variable", "Constant", "Module", "File")
 SEARCH_MODES = ("hybrid", "lexical", "vector")
-LANGUAGES = ("python", "typescript", "tsx", "javascript", "js", "rust", "go", "java")
+LANGUAGES = tuple(LANGUAGE_ALIASES)
 
 
 class InputError(KnoxidxError):

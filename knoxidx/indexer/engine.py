@@ -20,9 +20,9 @@ def engine_fingerprint() -> str:
     package = Path(__file__).resolve().parent.parent
     check_compiled(package)
     h = xxhash.xxh3_64(sys.version.encode())  # facts are stored with marshal
-    for sub in ("indexer", "graph"):
+    for sub in ("indexer", "languages", "graph"):
         for path in sorted((package / sub).rglob("*")):
-            if path.suffix in (".py", ".scm", ".c") or path.name == "BASE":
+            if path.suffix in (".py", ".scm", ".c"):
                 h.update(path.relative_to(package).as_posix().encode())
                 h.update(path.read_bytes())
     return h.hexdigest()
