@@ -235,10 +235,14 @@ def test_extraction_reads_node_texts_from_the_source_not_through_node_text() -> 
     from pathlib import Path
 
     import knoxidx.indexer as indexer
+    from knoxidx.indexer.languages import LANGUAGES
 
     package = Path(indexer.__file__).parent
+    # (by module name: a compiled module's __file__ is its extension, not its source)
+    sources = package.parent.parent
+    hooks = sorted({spec.hooks for spec in LANGUAGES} | {"knoxidx.indexer.lang.common"})
     modules = [package / "extract.py", package / "definitions.py",
-               *sorted((package / "lang").glob("*.py"))]
+               *(sources / (name.replace(".", "/") + ".py") for name in hooks)]
     readers = [
         f"{path.name}:{node.lineno}"
         for path in modules

@@ -18,6 +18,7 @@ from typing import Any
 from knoxidx.entity import DEFAULT_RELATED, MAX_RELATED, RELATIONS
 from knoxidx.errors import KnoxidxError
 from knoxidx.graph.model import NODE_KINDS
+from knoxidx.indexer.languages import LANGUAGE_ALIASES
 from knoxidx.paging import DEFAULT_LIMIT, MAX_LIMIT, PAGE_CHARS
 
 # ---- limits ------------------------------------------------------------------------------
@@ -32,7 +33,7 @@ DEFAULT_CONTEXT_TOKENS = 8000
 MAX_SOURCE_LINES = 2000
 MAX_BODY_BYTES = 64 * 1024
 SEARCH_MODES = ("hybrid", "lexical", "vector")
-LANGUAGES = ("python", "typescript", "tsx", "javascript", "js", "rust", "go", "java")
+LANGUAGES = tuple(LANGUAGE_ALIASES)
 
 
 class InputError(KnoxidxError):

@@ -15,8 +15,9 @@ from pathlib import Path, PurePosixPath
 import xxhash
 
 from knoxidx.files import read_regular_text
+from knoxidx.indexer.languages import CONFIGS
 
-CONFIG_NAMES = frozenset({"go.mod", "tsconfig.json", "jsconfig.json", "Cargo.toml"})
+CONFIG_NAMES = CONFIGS  # what the languages' resolution reads (go.mod, tsconfig.json...)
 _GO_MODULE = re.compile(r"^\s*module\s+(\S+)", re.MULTILINE)
 _CARGO_NAME = re.compile(r'^\s*name\s*=\s*"([^"]+)"', re.MULTILINE)
 _JSON_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)

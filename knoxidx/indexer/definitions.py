@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 from operator import attrgetter
-from types import ModuleType
 from typing import Any
 
 from knoxidx.graph.model import NodeKind
 from knoxidx.indexer.facts import Definition, NamePath
 from knoxidx.indexer.name_paths import alias_path, name_path, type_path
+from knoxidx.languages.spec import Language
 
 _TYPE_PARAMS = re.compile(r"\[[^\]]*\]")
 _new = tuple.__new__  # a NamedTuple record without its Python-level __new__
@@ -40,7 +40,7 @@ def outermost_first(item: tuple[tuple[int, int, int], Any]) -> tuple[int, int]:
 def build_definitions(
     raw_defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]],
     raw_impls: list[tuple[Any, Any, Any]],
-    plugin: ModuleType,
+    plugin: Language,
     source: bytes,
 ) -> list[Definition]:
     impl_spans = sorted(

@@ -22,7 +22,7 @@ from knoxidx.indexer.ignore_rules import (
     load_ignore_files,
     rules_key,
 )
-from knoxidx.indexer.languages import language_for_path
+from knoxidx.indexer.languages import MANIFESTS, language_for_path
 from knoxidx.indexer.walk_cache import Listing, WalkCache
 
 ALWAYS_SKIP_DIRS = frozenset({
@@ -30,13 +30,9 @@ ALWAYS_SKIP_DIRS = frozenset({
     ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs", ".next", ".nuxt",
     ".gradle", ".idea", ".vscode", "bower_components", ".cache",
 })
-# Build output: skipped where a project keeps it (beside its manifest), not everywhere, since a
-# real package may be named `build` (Go's go/build).
+# Build output: skipped where a project keeps it (beside its manifest: the languages'
+# MANIFESTS), not everywhere, since a real package may be named `build` (Go's go/build).
 BUILD_DIRS = frozenset({"build", "dist", "target", "out", "__pypackages__"})
-MANIFESTS = frozenset({
-    "pyproject.toml", "setup.py", "setup.cfg", "package.json", "Cargo.toml", "pom.xml",
-    "build.gradle", "build.gradle.kts", "go.mod",
-})
 DEFAULT_MAX_BYTES = 1024 * 1024
 
 

@@ -13,7 +13,6 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from operator import itemgetter
-from types import ModuleType
 from typing import Any, Final, cast
 
 from knoxidx.graph.model import NodeKind
@@ -48,6 +47,7 @@ from knoxidx.indexer.name_paths import (
     type_path,
 )
 from knoxidx.indexer.tree_parse import ParseTimeoutError, parse_tree
+from knoxidx.languages.spec import BindsNames, Language, TypesProperties
 
 # Capture-name suffix -> node kind. Methods are Functions; structs and enums are Classes.
 DEF_KINDS: dict[str, str] = {
@@ -88,7 +88,7 @@ class _Compiled:
     parser: Any
     query: Any  # the language's whole tags file: one pass over the tree, run with matches()
     errors_query: Any
-    plugin: ModuleType
+    plugin: Language
     # pattern index -> (role, kind, main capture, the kind's rank among reference kinds)
     roles: dict[int, tuple[str, str, str, int]]
     plan: Any = None  # the query's plan for knoxidx.indexer._matches, where that runs it
@@ -317,11 +317,11 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 raw_bindings.append((caps[main][0], target[0], "binding.call" in caps,
                                      "binding.member" in caps))
         elif kind == "binding.names":  # `var a, b *T`, `({ a, b }: Props)`: each name bound
-            names = plugin.bound_names(caps[main][0])
+            names = cast(BindsNames, plugin).bound_names(caps[main][0])
             target = caps.get("binding.type") or caps.get("binding.call")
             inline = caps.get("binding.object")
             if inline:  # `({ a }: { a: A })`: each name typed by its own property
-                types = plugin.property_types(inline[0], source)
+                types = cast(TypesProperties, plugin).property_types(inline[0], source)
                 for name_node in names:
                     typed = types.get(node_text(source, name_node))
                     if typed is not None:
@@ -447,7 +447,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
 
 def _add_block_variables(
     raw_defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]], assigned: list[Any],
-    import_nodes: list[Any], plugin: ModuleType, source: bytes,
+    import_nodes: list[Any], plugin: Language, source: bytes,
 ) -> None:
     """Add to ``raw_defs`` the names a module assigns outside every function and class that
     the query's module-level pattern does not reach: in the block of an ``if``, ``try``,

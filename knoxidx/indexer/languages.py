@@ -1,103 +1,94 @@
-"""Which languages knoxidx reads, by file extension, and where each one's knowledge lives.
+"""The registry of the languages knoxidx reads: every other module asks it, none keeps a copy.
 
-Everything language-specific is data (``queries/<dir>/tags.scm``) plus one small module per
-family in ``knoxidx.indexer.lang`` for what queries cannot say (imports, exports, doc comments,
-how an import path maps to a file). Adding a language means adding an entry here, a query
-folder and, if it is a new family, a module.
+A language is one folder, ``knoxidx/languages/<family>/`` (see ``knoxidx.languages.spec``):
+adding one means adding its folder and its family's name to ``FAMILIES``.
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
-QUERY_ROOT = Path(__file__).parent / "queries"
+from knoxidx.languages.spec import Language, LanguageSpec
 
+FAMILIES: tuple[str, ...] = ("python", "js", "rust", "go", "java")
 
-@dataclass(frozen=True, slots=True)
-class LanguageSpec:
-    name: str  # "python", "typescript", "tsx", "javascript", "rust", "go", "java"
-    family: str  # module-resolution family: "python", "js", "rust", "go", "java"
-    extensions: tuple[str, ...]
-    grammar_module: str
-    grammar_function: str
-    query_dir: str
-
-    @property
-    def plugin(self) -> ModuleType:
-        return family_plugin(self.family)
+# the directory above the knoxidx package, which the descriptions' query folders start from
+_SOURCE_ROOT = Path(__file__).resolve().parent.parent.parent
 
 
-LANGUAGES: tuple[LanguageSpec, ...] = (
-    LanguageSpec("python", "python", (".py", ".pyi"), "tree_sitter_python", "language", "python"),
-    LanguageSpec(
-        "typescript", "js", (".ts", ".mts", ".cts"),
-        "tree_sitter_typescript", "language_typescript", "typescript",
-    ),
-    LanguageSpec("tsx", "js", (".tsx",), "tree_sitter_typescript", "language_tsx", "tsx"),
-    LanguageSpec(
-        "javascript", "js", (".js", ".jsx", ".mjs", ".cjs"),
-        "tree_sitter_javascript", "language", "javascript",
-    ),
-    LanguageSpec("rust", "rust", (".rs",), "tree_sitter_rust", "language", "rust"),
-    LanguageSpec("go", "go", (".go",), "tree_sitter_go", "language", "go"),
-    LanguageSpec("java", "java", (".java",), "tree_sitter_java", "language", "java"),
-)
+def _described(families: tuple[str, ...]) -> tuple[LanguageSpec, ...]:
+    specs: list[LanguageSpec] = []
+    for family in families:
+        module = importlib.import_module(f"knoxidx.languages.{family}")
+        specs.extend(cast("tuple[LanguageSpec, ...]", module.LANGUAGES))
+    return tuple(specs)
 
+
+LANGUAGES: tuple[LanguageSpec, ...] = _described(FAMILIES)
 BY_NAME: dict[str, LanguageSpec] = {spec.name: spec for spec in LANGUAGES}
 BY_EXTENSION: dict[str, LanguageSpec] = {
     ext: spec for spec in LANGUAGES for ext in spec.extensions
 }
+# Names a user may pass to --language, and which languages each covers: each language's own
+# name first, then the aliases the descriptions add (``js``).
+LANGUAGE_ALIASES: dict[str, tuple[str, ...]] = {
+    alias: tuple(spec.name for spec in LANGUAGES if alias in (spec.name, *spec.aliases))
+    for alias in dict.fromkeys([*BY_NAME, *(a for spec in LANGUAGES for a in spec.aliases)])
+}
+# Every language's reserved words, for text views that leave syntax out.
+KEYWORDS: frozenset[str] = frozenset().union(*(spec.keywords for spec in LANGUAGES))
+# Files that mark a project's root, and the configuration files the resolver reads.
+MANIFESTS: frozenset[str] = frozenset(m for spec in LANGUAGES for m in spec.manifests)
+CONFIGS: frozenset[str] = frozenset(c for spec in LANGUAGES for c in spec.configs)
+# Every language's test directory names and test file name patterns (regular expressions over
+# a whole file name), each once.
+TEST_DIRS: tuple[str, ...] = tuple(dict.fromkeys(d for s in LANGUAGES for d in s.test_dirs))
+TEST_FILES: tuple[str, ...] = tuple(dict.fromkeys(f for s in LANGUAGES for f in s.test_files))
+
+
 
 
 def language_for_path(path: str) -> LanguageSpec | None:
     dot = path.rfind(".")
     if dot < 0:
         return None
-    if path.endswith((".d.ts", ".d.mts", ".d.cts")):
-        return BY_NAME["typescript"]
     return BY_EXTENSION.get(path[dot:].lower())
 
 
 @cache
-def family_plugin(family: str) -> ModuleType:
-    return importlib.import_module(f"knoxidx.indexer.lang.{family}")
+def family_plugin(family: str) -> Language:
+    """The family's hooks module, imported once (the extractor and the resolver keep it)."""
+    spec = next(spec for spec in LANGUAGES if spec.family == family)
+    return cast(Language, importlib.import_module(spec.hooks))
 
 
 @cache
 def ts_language(name: str) -> Any:
     """The compiled tree-sitter Language for ``name`` (loaded once per process)."""
-    from tree_sitter import Language
+    from tree_sitter import Language as TreeSitterLanguage
 
     spec = BY_NAME[name]
     module = importlib.import_module(spec.grammar_module)
-    return Language(getattr(module, spec.grammar_function)())
+    return TreeSitterLanguage(getattr(module, spec.grammar_function)())
 
 
 @cache
 def query_source(name: str) -> str:
-    spec = BY_NAME[name]
-    parts = []
-    # A dialect folder may build on a base one: tsx and typescript start from javascript's.
     # The complexity patterns (``complexity.scm``) run in the same pass as the tags: a query of
     # their own would walk the whole tree again.
-    for folder in _query_chain(spec.query_dir):
+    parts = []
+    for folder in query_folders(name):
         for file in ("tags.scm", "complexity.scm"):
-            path = QUERY_ROOT / folder / file
+            path = folder / file
             if path.exists():
                 parts.append(path.read_text(encoding="utf-8"))
     return "\n".join(parts)
 
 
-def _query_chain(folder: str) -> list[str]:
-    chain = [folder]
-    base_file = QUERY_ROOT / folder / "BASE"
-    while base_file.exists():
-        folder = base_file.read_text(encoding="utf-8").strip()
-        chain.insert(0, folder)
-        base_file = QUERY_ROOT / folder / "BASE"
-    return chain
+def query_folders(name: str) -> list[Path]:
+    """The folders ``name``'s query is read from, its base's first."""
+    return [_SOURCE_ROOT / folder for folder in BY_NAME[name].queries]
+

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from knoxidx.indexer.languages import KEYWORDS
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.errors import EmbeddingConfigError
 from knoxidx.retrieval.terms import identifier_parts, readable_identifiers
@@ -83,19 +84,9 @@ def condensed_view(chunk: Chunk, identifier_limit: int = 120) -> str:
 
 
 # Words every chunk of a language has (syntax, not meaning): they fill the model's 256 tokens
-# and pull every vector towards "code in general".
-CODE_KEYWORDS = frozenset({
-    "def", "class", "self", "cls", "return", "if", "elif", "else", "for", "while", "in", "is",
-    "not", "and", "or", "none", "true", "false", "null", "nil", "undefined", "import", "from",
-    "as", "pass", "try", "except", "finally", "raise", "throw", "throws", "catch", "lambda",
-    "async", "await", "yield", "public", "private", "protected", "static", "final", "void",
-    "new", "this", "extends", "implements", "package", "var", "let", "const", "function",
-    "export", "default", "typeof", "instanceof", "func", "defer", "go", "fn", "pub", "mut",
-    "impl", "use", "mod", "crate", "super", "ref", "dyn", "where", "match", "loop", "break",
-    "continue", "switch", "case", "do", "with", "struct", "enum", "interface", "abstract",
-    "override", "synchronized", "volatile", "transient", "native", "assert", "del", "global",
-    "nonlocal", "unsafe", "move", "then", "end", "of",
-})
+# and pull every vector towards "code in general". The languages' keywords, and two words
+# that close or chain blocks in code of any language without being a keyword of one here.
+CODE_KEYWORDS = KEYWORDS | {"then", "end"}
 _KIND_WORDS = {"Function": "function", "Class": "class", "Interface": "interface",
                "Type": "type"}
 

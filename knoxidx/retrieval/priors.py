@@ -11,16 +11,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from knoxidx.indexer.languages import TEST_DIRS, TEST_FILES
 from knoxidx.retrieval.terms import terms
 
 # A test result's score is multiplied by this: it still comes first when nothing else matches.
 TEST_FACTOR = 0.5
 
+# Test code by the conventions of any language (a `tests/` folder, `test_*` files), and by
+# those each language declares (`*_test.go`, `__tests__/`, `*.spec.ts`).
 _TEST_PATH = re.compile(
-    r"(^|/)(tests?|__tests__|testing|testdata|test_data|spec|specs|__mocks__|fixtures?)/"
-    r"|(^|/)(test_[^/]*|[^/]*_tests?\.(py|go|rs)|conftest\.py)$"
-    r"|(^|/)[^/]*Tests?\.(java|kt)$"
-    r"|\.(test|spec)\.[cm]?[jt]sx?$"
+    r"(^|/)(" + "|".join(("tests?", "testing", "test_data", "fixtures?", *TEST_DIRS)) + ")/"
+    r"|(^|/)(" + "|".join(("test_[^/]*", *TEST_FILES)) + ")$"
 )
 _ABOUT_TESTS = frozenset({
     "test", "tests", "tested", "testing", "unittest", "pytest", "jest", "spec", "specs",

@@ -20,6 +20,7 @@ import re
 import weakref
 from typing import TYPE_CHECKING, Any
 
+from knoxidx.indexer.languages import LANGUAGE_ALIASES
 from knoxidx.retrieval.disclosure import Disclosure
 from knoxidx.retrieval.egress import index_services
 from knoxidx.retrieval.embedders import Embedder, select_embedder, select_reranker
@@ -49,17 +50,6 @@ COMMON_NAME = 25
 _SYMBOL_KINDS = ("Function", "Class", "Interface", "Type", "Constant", "Variable")
 _KIND_ORDER = {kind: i for i, kind in enumerate(_SYMBOL_KINDS)}
 _NAME = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
-# Language names a user may pass to --lang, and which indexed languages each covers.
-LANGUAGE_ALIASES = {
-    "python": ("python",),
-    "typescript": ("typescript", "tsx"),
-    "tsx": ("tsx",),
-    "javascript": ("javascript",),
-    "js": ("javascript", "typescript", "tsx"),
-    "rust": ("rust",),
-    "go": ("go",),
-    "java": ("java",),
-}
 
 
 # A bracket expression as SQLite's GLOB reads it: `[`, an optional `^`, a `]` taken literally

@@ -1,0 +1,44 @@
+"""JavaScript and TypeScript (and TSX): one family, one resolution of module paths; each
+dialect's query builds on the shared ECMAScript one (TSX's on TypeScript's too)."""
+
+from knoxidx.languages.spec import LanguageSpec
+
+_HOOKS = "knoxidx.indexer.lang.js"
+_ECMASCRIPT = "knoxidx/indexer/queries/ecmascript"
+_TYPESCRIPT = "knoxidx/indexer/queries/typescript"  # TSX builds on it
+_TEST_DIRS = ("__tests__", "__mocks__", "spec", "specs")
+_TEST_FILES = (r"[^/]*\.(test|spec)\.[cm]?[jt]sx?",)
+_KEYWORDS = frozenset({
+    "class", "return", "if", "else", "for", "while", "in", "of", "true", "false", "null",
+    "undefined", "import", "from", "as", "try", "catch", "finally", "throw", "async", "await",
+    "yield", "new", "this", "extends", "implements", "var", "let", "const", "function",
+    "export", "default", "typeof", "instanceof", "break", "continue", "switch", "case", "do",
+    "with", "enum", "interface", "abstract", "override", "public", "private", "protected",
+    "static", "super",
+})
+_MANIFESTS = ("package.json",)
+_CONFIGS = ("tsconfig.json", "jsconfig.json")
+
+LANGUAGES = (
+    LanguageSpec(
+        name="typescript", family="js", extensions=(".ts", ".mts", ".cts"),
+        grammar_module="tree_sitter_typescript", grammar_function="language_typescript",
+        hooks=_HOOKS, queries=(_ECMASCRIPT, _TYPESCRIPT),
+        aliases=("js",), test_dirs=_TEST_DIRS, test_files=_TEST_FILES, keywords=_KEYWORDS,
+        manifests=_MANIFESTS, configs=_CONFIGS,
+    ),
+    LanguageSpec(
+        name="tsx", family="js", extensions=(".tsx",),
+        grammar_module="tree_sitter_typescript", grammar_function="language_tsx",
+        hooks=_HOOKS, queries=(_ECMASCRIPT, _TYPESCRIPT, "knoxidx/indexer/queries/tsx"),
+        aliases=("typescript", "js"), test_dirs=_TEST_DIRS, test_files=_TEST_FILES,
+        keywords=_KEYWORDS, manifests=_MANIFESTS, configs=_CONFIGS,
+    ),
+    LanguageSpec(
+        name="javascript", family="js", extensions=(".js", ".jsx", ".mjs", ".cjs"),
+        grammar_module="tree_sitter_javascript", grammar_function="language",
+        hooks=_HOOKS, queries=(_ECMASCRIPT, "knoxidx/indexer/queries/javascript"),
+        aliases=("js",), test_dirs=_TEST_DIRS, test_files=_TEST_FILES, keywords=_KEYWORDS,
+        manifests=_MANIFESTS, configs=_CONFIGS,
+    ),
+)

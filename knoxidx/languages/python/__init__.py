@@ -1,0 +1,20 @@
+"""Python."""
+
+from knoxidx.languages.spec import LanguageSpec
+
+LANGUAGES = (
+    LanguageSpec(
+        name="python", family="python", extensions=(".py", ".pyi"),
+        grammar_module="tree_sitter_python", grammar_function="language",
+        hooks="knoxidx.indexer.lang.python", queries=("knoxidx/indexer/queries/python",),
+        test_files=(r"[^/]*_tests?\.py", r"conftest\.py"),
+        keywords=frozenset({
+            "def", "class", "self", "cls", "return", "if", "elif", "else", "for", "while",
+            "in", "is", "not", "and", "or", "none", "true", "false", "import", "from", "as",
+            "pass", "try", "except", "finally", "raise", "lambda", "async", "await", "yield",
+            "assert", "del", "global", "nonlocal", "with", "break", "continue", "match",
+            "case", "super",
+        }),
+        manifests=("pyproject.toml", "setup.py", "setup.cfg"),
+    ),
+)

@@ -1,0 +1,19 @@
+"""Rust."""
+
+from knoxidx.languages.spec import LanguageSpec
+
+LANGUAGES = (
+    LanguageSpec(
+        name="rust", family="rust", extensions=(".rs",),
+        grammar_module="tree_sitter_rust", grammar_function="language",
+        hooks="knoxidx.indexer.lang.rust", queries=("knoxidx/indexer/queries/rust",),
+        test_files=(r"[^/]*_tests?\.rs",),
+        keywords=frozenset({
+            "fn", "pub", "mut", "impl", "use", "mod", "crate", "super", "self", "ref", "dyn",
+            "where", "match", "loop", "break", "continue", "struct", "enum", "return", "if",
+            "else", "for", "while", "in", "as", "let", "const", "static", "true", "false",
+            "async", "await", "move", "unsafe",
+        }),
+        manifests=("Cargo.toml",), configs=("Cargo.toml",),
+    ),
+)
