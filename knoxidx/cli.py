@@ -23,7 +23,7 @@ from knoxidx.cli_options import (
     shared_url,
     store_options,
 )
-from knoxidx.cli_output import emit, print_more, progress_bar, report_error
+from knoxidx.cli_output import emit, location, print_more, progress_bar, report_error, site_of
 from knoxidx.errors import KnoxidxError
 from knoxidx.terminal import visible
 
@@ -34,29 +34,9 @@ from knoxidx.terminal import visible
 _closed_everything = False
 
 
-def _loc(item: dict) -> str:
-    """Where a node is, for people: ``path:line``; a module (a package, or a third-party
-    import target) has no single place."""
-    path = item.get("path")
-    if not path:
-        known_external = item.get("kind") == "Module" and "language" in item and not item["language"]
-        return "external" if known_external else ""
-    line = item.get("start_line")
-    return f"{path}:{line}" if line else str(path)
-
-
-def _site(hit: dict) -> str:
-    """Where an edge was seen (``path:line``), else where its node is: an edge between
-    modules (DependsOn) has no single site."""
-    site = hit.get("site") or {}
-    if site.get("path"):
-        return f"{site['path']}:{site['line']}" if site.get("line") else str(site["path"])
-    return _loc(hit) or "-"
-
-
 def _described(item: dict) -> str:
     """``Kind, path:line`` (``Kind`` alone where there is no place)."""
-    loc = _loc(item)
+    loc = location(item)
     return f"{item['kind']}, {loc}" if loc else str(item["kind"])
 
 
@@ -66,7 +46,8 @@ def _print_hits(title: str, symbol: dict, hits: list[dict],
     click.echo(f"{title} {symbol['qualified_name']} ({_described(symbol)}): {count}")
     for h in hits:
         indent = "  " * h.get("depth", 1)
-        click.echo(f"{indent}{h['qualified_name']} ({h['kind']})  {_site(h)}  [{h['confidence']}]")
+        click.echo(f"{indent}{h['qualified_name']} ({h['kind']})  {site_of(h)}  "
+                   f"[{h['confidence']}]")
     if external:  # a shared store: calls from other repositories, matched by module name
         click.echo(f"from other repositories (by module name): {len(external)}")
         for e in external:
@@ -213,7 +194,7 @@ def symbols(name: str, path: str, limit: int, offset: int, kind: str | None,
             measured = (f"  complexity {complexity['cyclomatic']}, nesting "
                         f"{complexity['nesting']}, {complexity['loc']} loc"
                         if complexity and min_complexity is not None else "")
-            click.echo(f"{r['kind']:<9} {r['qualified_name']}  {_loc(r)}{measured}".rstrip())
+            click.echo(f"{r['kind']:<9} {r['qualified_name']}  {location(r)}{measured}".rstrip())
         if not d["total"]:
             click.echo(f"no symbols match {visible(repr(name))}")
         print_more(d)
@@ -273,7 +254,7 @@ def refs(symbol: str, path: str, as_json: bool, limit: int, offset: int, kind: s
         for via, hits in sorted(d["incoming"].items()):
             click.echo(f"  {via}: {d['counts'][via]}")
             for h in hits:
-                click.echo(f"    {h['qualified_name']} ({h['kind']})  {_site(h)}  "
+                click.echo(f"    {h['qualified_name']} ({h['kind']})  {site_of(h)}  "
                            f"[{h['confidence']}]")
         if d["possible_total"]:
             shown = len(d["possible"])
@@ -281,7 +262,7 @@ def refs(symbol: str, path: str, as_json: bool, limit: int, offset: int, kind: s
             click.echo(f"  possible, not counted above (unresolved calls of a matching name"
                        f"{more}): {d['possible_total']}")
             for h in d["possible"]:
-                click.echo(f"    {h['qualified_name']} ({h['kind']})  {_site(h)}  "
+                click.echo(f"    {h['qualified_name']} ({h['kind']})  {site_of(h)}  "
                            f"{h['called_as']}()  [{h['reason']}]")
         print_more(d)
 

@@ -85,3 +85,24 @@ def report_error(exc: BaseException) -> int | None:
         return None
     click.echo(f"error: {visible(message)}", err=True)
     return 8
+
+
+def location(item: dict) -> str:
+    """Where a node is, for people: ``path:line``; a module (a package, or a third-party
+    import target) has no single place."""
+    path = item.get("path")
+    if not path:
+        known_external = (item.get("kind") == "Module" and "language" in item
+                          and not item["language"])
+        return "external" if known_external else ""
+    line = item.get("start_line")
+    return f"{path}:{line}" if line else str(path)
+
+
+def site_of(hit: dict) -> str:
+    """Where an edge was seen (``path:line``), else where its node is: an edge between
+    modules (DependsOn) has no single site."""
+    site = hit.get("site") or {}
+    if site.get("path"):
+        return f"{site['path']}:{site['line']}" if site.get("line") else str(site["path"])
+    return location(hit) or "-"

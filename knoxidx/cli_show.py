@@ -7,8 +7,9 @@ from typing import Any
 
 import click
 
-from knoxidx.cli import _emit, _loc, _open, _site, json_option, main, path_argument
-from knoxidx.cli_options import store_options
+from knoxidx.cli import main
+from knoxidx.cli_options import json_option, open_index, path_argument, store_options
+from knoxidx.cli_output import emit, location, site_of
 from knoxidx.entity import DEFAULT_RELATED, MAX_RELATED, RELATIONS
 
 
@@ -24,15 +25,15 @@ def show_cmd(symbol: str, path: str, limit: int, as_json: bool) -> None:
     """Everything about SYMBOL (a name, qualified name or path:line) in one answer: kind,
     location, signature, doc, complexity, where it sits, calls and callers, types it uses
     and their users, supertypes and subtypes, and its git history."""
-    with _open(path) as idx:
+    with open_index(path) as idx:
         data = idx.describe(symbol, limit=limit)
-    _emit(data, as_json, _print_entity)
+    emit(data, as_json, _print_entity)
 
 
 def _print_entity(d: dict) -> None:
     span = f"-{d['end_line']}" if d.get("end_line") and d["end_line"] != d.get("start_line") \
         else ""
-    click.echo(f"{d['kind']} {d['qualified_name']}  {_loc(d)}{span}".rstrip())
+    click.echo(f"{d['kind']} {d['qualified_name']}  {location(d)}{span}".rstrip())
     for text in (d.get("signature"), d.get("doc")):
         if text:
             click.echo(f"  {text}")
@@ -44,7 +45,7 @@ def _print_entity(d: dict) -> None:
     places = []
     if d.get("enclosing"):
         places.append(f"{d['enclosing']['kind']} {d['enclosing']['qualified_name']} "
-                      f"({_loc(d['enclosing'])})")
+                      f"({location(d['enclosing'])})")
     if d.get("module"):
         places.append(f"module {d['module']['qualified_name']}")
     if d.get("file"):
@@ -59,7 +60,7 @@ def _print_entity(d: dict) -> None:
         click.echo(f"{name.replace('_', ' ')}: {total}{shown}")
         for h in hits:
             sites = f" +{h['sites'] - 1} more sites" if h["sites"] > 1 else ""
-            click.echo(f"  {h['qualified_name']} ({h['kind']})  {_site(h)}{sites}  "
+            click.echo(f"  {h['qualified_name']} ({h['kind']})  {site_of(h)}{sites}  "
                        f"[{h['confidence']}]")
     _print_evolution(d)
 
