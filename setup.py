@@ -46,12 +46,12 @@ COMPILED = [
     "knoxidx/indexer/extract.py",
     "knoxidx/indexer/facts.py",
     "knoxidx/indexer/name_paths.py",
-    "knoxidx/indexer/lang/common.py",
-    "knoxidx/indexer/lang/go.py",
-    "knoxidx/indexer/lang/java.py",
-    "knoxidx/indexer/lang/js.py",
-    "knoxidx/indexer/lang/python.py",
-    "knoxidx/indexer/lang/rust.py",
+    "knoxidx/languages/common.py",
+    "knoxidx/languages/go/hooks.py",
+    "knoxidx/languages/java/hooks.py",
+    "knoxidx/languages/js/hooks.py",
+    "knoxidx/languages/python/hooks.py",
+    "knoxidx/languages/rust/hooks.py",
 ]
 NATIVE = "knoxidx/indexer/_matches.c"
 NATIVE_MODULE = "knoxidx.indexer._matches"

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from knoxidx.indexer.extract import extract
-from knoxidx.indexer.languages import language_for_path
+from knoxidx.languages.registry import language_for_path
 
 DEFAULT_CORPUS = Path.home() / ".cache" / "knoxidx-corpus"
 MAX_FILE_BYTES = 1_000_000  # knoxidx's own default size limit; lizard is slow on huge files

@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
-from knoxidx.indexer.languages import LANGUAGES, language_for_path
+from knoxidx.languages.registry import LANGUAGES, language_for_path
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"

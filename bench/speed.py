@@ -49,7 +49,7 @@ def bare_parse_seconds(root: Path, files: list[tuple[str, str]]) -> BareParse:
     """Read every file and parse it with tree-sitter, one process: the floor."""
     from tree_sitter import Parser
 
-    from knoxidx.indexer.languages import ts_language
+    from knoxidx.languages.registry import ts_language
 
     parsers = {lang: Parser(ts_language(lang)) for lang in {lang for _, lang in files}}
     lines = 0

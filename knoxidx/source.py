@@ -20,8 +20,8 @@ from typing import Any, Protocol
 
 from knoxidx.errors import BadPathError, KnoxidxError
 from knoxidx.files import FileTooLargeError, NotRegularFileError, read_regular
-from knoxidx.indexer.languages import language_for_path
 from knoxidx.indexer.watch_filter import RepoPathFilter
+from knoxidx.languages.registry import language_for_path
 
 MAX_SOURCE_BYTES = 8 * 1024 * 1024
 MAX_SOURCE_LINES = 2000

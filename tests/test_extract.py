@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from knoxidx.indexer.extract import extract
-from knoxidx.indexer.languages import LANGUAGES, query_source
 from knoxidx.indexer.name_paths import name_path, type_path
+from knoxidx.languages.registry import LANGUAGES, query_source
 
 
 @pytest.mark.parametrize(
@@ -235,12 +235,12 @@ def test_extraction_reads_node_texts_from_the_source_not_through_node_text() -> 
     from pathlib import Path
 
     import knoxidx.indexer as indexer
-    from knoxidx.indexer.languages import LANGUAGES
+    from knoxidx.languages.registry import LANGUAGES
 
     package = Path(indexer.__file__).parent
     # (by module name: a compiled module's __file__ is its extension, not its source)
     sources = package.parent.parent
-    hooks = sorted({spec.hooks for spec in LANGUAGES} | {"knoxidx.indexer.lang.common"})
+    hooks = sorted({spec.hooks for spec in LANGUAGES} | {"knoxidx.languages.common"})
     modules = [package / "extract.py", package / "definitions.py",
                *(sources / (name.replace(".", "/") + ".py") for name in hooks)]
     readers = [

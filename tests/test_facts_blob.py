@@ -11,7 +11,6 @@ import pytest
 
 from knoxidx.graph.file_index import FileIndex, definition_ids
 from knoxidx.indexer.extract import extract
-from knoxidx.indexer.languages import family_plugin
 from knoxidx.indexer.facts import (
     BASE_KINDS,
     dump_facts,
@@ -19,6 +18,7 @@ from knoxidx.indexer.facts import (
     load_interface,
     load_references,
 )
+from knoxidx.languages.registry import family_plugin
 from tests.helpers import build, resolve_every_file
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

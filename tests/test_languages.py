@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from tree_sitter import Query
 
-from knoxidx.indexer import languages as registry
+from knoxidx.languages import registry
 from knoxidx.languages.spec import (
     BindsNames,
     Language,

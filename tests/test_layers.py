@@ -15,8 +15,8 @@ PACKAGE_ROOT = Path(__file__).resolve().parent.parent / "knoxidx"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("core", ("knoxidx.core",)),
     # one layer: extraction calls the languages' hooks, and the hooks use its definition helpers
-    ("parse", ("knoxidx.parse", "knoxidx.languages", "knoxidx.indexer.lang",
-               "knoxidx.indexer.languages", "knoxidx.graph.layout")),
+    ("parse", ("knoxidx.parse", "knoxidx.languages", "knoxidx.languages",
+               "knoxidx.languages.registry", "knoxidx.graph.layout")),
     ("graph", ("knoxidx.graph", "knoxidx.history")),
     ("retrieval", ("knoxidx.retrieval",)),
     ("answers", ("knoxidx.answers",)),

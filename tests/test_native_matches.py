@@ -13,7 +13,7 @@ import pytest
 
 from knoxidx.indexer import extract
 from knoxidx.indexer.discovery import discover
-from knoxidx.indexer.languages import BY_NAME
+from knoxidx.languages.registry import BY_NAME
 
 ROOT = Path(__file__).resolve().parent.parent
 native = pytest.importorskip("knoxidx.indexer._matches",
@@ -106,7 +106,7 @@ def test_text_predicates_filter_natively(both_ways) -> None:
 def test_a_predicate_it_cannot_evaluate_leaves_the_query_to_py_tree_sitter() -> None:
     from tree_sitter import Query
 
-    from knoxidx.indexer.languages import ts_language
+    from knoxidx.languages.registry import ts_language
 
     query = Query(ts_language("python"),
                   '((identifier) @reference.value (#any-of? @reference.value "a" "b"))')
@@ -141,7 +141,7 @@ def test_it_runs_only_under_the_tree_sitter_it_was_built_for(monkeypatch) -> Non
 def test_bad_arguments_are_type_errors_not_crashes() -> None:
     from tree_sitter import Parser
 
-    from knoxidx.indexer.languages import ts_language
+    from knoxidx.languages.registry import ts_language
 
     with pytest.raises(TypeError):
         native.pattern_captures(object())

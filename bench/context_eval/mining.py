@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 
 from knoxidx.indexer.extract import extract
-from knoxidx.indexer.languages import language_for_path
+from knoxidx.languages.registry import language_for_path
 from knoxidx.retrieval.priors import is_test_path
 
 MIN_GOLD, MAX_GOLD = 1, 5

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from knoxidx.indexer.languages import BY_NAME, ts_language
+from knoxidx.languages.registry import BY_NAME, ts_language
 
 COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
 SKIPPED_BETWEEN = frozenset({"decorator", "annotation", "attribute_item"})

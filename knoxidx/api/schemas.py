@@ -18,7 +18,7 @@ from typing import Any
 from knoxidx.entity import DEFAULT_RELATED, MAX_RELATED, RELATIONS
 from knoxidx.errors import KnoxidxError
 from knoxidx.graph.model import NODE_KINDS
-from knoxidx.indexer.languages import LANGUAGE_ALIASES
+from knoxidx.languages.registry import LANGUAGE_ALIASES
 from knoxidx.paging import DEFAULT_LIMIT, MAX_LIMIT, PAGE_CHARS
 
 # ---- limits ------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 import xxhash
 
 from knoxidx.files import read_regular_text
-from knoxidx.indexer.languages import CONFIGS
+from knoxidx.languages.registry import CONFIGS
 
 CONFIG_NAMES = CONFIGS  # what the languages' resolution reads (go.mod, tsconfig.json...)
 _GO_MODULE = re.compile(r"^\s*module\s+(\S+)", re.MULTILINE)

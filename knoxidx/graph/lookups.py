@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from knoxidx.graph.file_index import FUNCTION, FileIndex
 from knoxidx.indexer.facts import FileFacts
 from knoxidx.indexer.heap import settle
-from knoxidx.indexer.languages import BY_NAME, family_plugin
+from knoxidx.languages.registry import BY_NAME, family_plugin
 
 Symbol = tuple[str, str, Any]
 

@@ -22,7 +22,7 @@ from knoxidx.graph.file_index import (
 from knoxidx.graph.lookups import Lookups, Symbol, Workspace
 from knoxidx.graph.model import Confidence
 from knoxidx.indexer.facts import Binding, Import, NamePath
-from knoxidx.indexer.languages import family_plugin
+from knoxidx.languages.registry import family_plugin
 
 EXACT = Confidence.EXACT.value  # plain strings, as file_index's kinds
 INFERRED = Confidence.INFERRED.value

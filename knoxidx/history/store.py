@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from knoxidx.history.gitlog import CommitRecord, FileChange
 from knoxidx.history.ranges import Hunk
-from knoxidx.indexer.languages import language_for_path
+from knoxidx.languages.registry import language_for_path
 
 HISTORY_VERSION = 1
 # a definition as HistoryRows.definitions_in gives it: id, kind, qualified name, first and

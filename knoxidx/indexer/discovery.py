@@ -22,8 +22,8 @@ from knoxidx.indexer.ignore_rules import (
     load_ignore_files,
     rules_key,
 )
-from knoxidx.indexer.languages import MANIFESTS, language_for_path
 from knoxidx.indexer.walk_cache import Listing, WalkCache
+from knoxidx.languages.registry import MANIFESTS, language_for_path
 
 ALWAYS_SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", ".knoxidx", "node_modules", "__pycache__", ".venv", "venv",

@@ -37,7 +37,6 @@ from knoxidx.indexer.facts import (
     RefKind,
     as_references,
 )
-from knoxidx.indexer.languages import BY_NAME, query_source, ts_language
 from knoxidx.indexer.name_paths import (
     CACHED_NAME_CHARS,
     MAX_REFERENCE_CHARS,
@@ -47,6 +46,7 @@ from knoxidx.indexer.name_paths import (
     type_path,
 )
 from knoxidx.indexer.tree_parse import ParseTimeoutError, parse_tree
+from knoxidx.languages.registry import BY_NAME, query_source, ts_language
 from knoxidx.languages.spec import BindsNames, Language, TypesProperties
 
 # Capture-name suffix -> node kind. Methods are Functions; structs and enums are Classes.

@@ -28,7 +28,6 @@ from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES, Discovery, discover
 from knoxidx.indexer.engine import engine_fingerprint
 from knoxidx.indexer.facts import load_facts
 from knoxidx.indexer.heap import frozen_heap
-from knoxidx.indexer.languages import BY_NAME
 from knoxidx.indexer.parse_pool import Progress, read_all
 from knoxidx.indexer.reader import (
     DefinitionName,
@@ -42,6 +41,7 @@ from knoxidx.indexer.resolve_workers import resolve_in_parallel
 from knoxidx.indexer.session import WriterSession
 from knoxidx.indexer.walk_cache import WalkCache
 from knoxidx.indexer.worker_limits import may_fork
+from knoxidx.languages.registry import BY_NAME
 
 if TYPE_CHECKING:
     from knoxidx.graph.spool import ResolutionSpool

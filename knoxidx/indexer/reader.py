@@ -21,7 +21,7 @@ from knoxidx.graph.model import NodeKind, file_node_id
 from knoxidx.indexer.discovery import SourceFile
 from knoxidx.indexer.extract import ParseTimeoutError, extract_rows
 from knoxidx.indexer.facts import BASE_KINDS, Definition, FileFacts, base_references, dump_facts
-from knoxidx.indexer.languages import BY_NAME
+from knoxidx.languages.registry import BY_NAME
 
 BINARY_SNIFF = 8192
 # How much a file may have grown between discovery's stat and its read (see read_and_extract).

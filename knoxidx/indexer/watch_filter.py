@@ -30,7 +30,7 @@ from knoxidx.indexer.discovery import (
     undecodable,
 )
 from knoxidx.indexer.ignore_rules import IGNORE_NAMES, Specs, is_ignored, load_ignore_files
-from knoxidx.indexer.languages import language_for_path
+from knoxidx.languages.registry import language_for_path
 
 # Files whose change can change what discovery finds, or how imports resolve.
 _RULE_FILES = IGNORE_NAMES | MANIFESTS | {"pyvenv.cfg"}

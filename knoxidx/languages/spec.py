@@ -46,14 +46,14 @@ class LanguageSpec:
     @property
     def plugin(self) -> Language:
         """The family's hooks module (imported on first use)."""
-        from knoxidx.indexer.languages import family_plugin
+        from knoxidx.languages.registry import family_plugin
 
         return family_plugin(self.family)
 
 
 @runtime_checkable
 class ResolutionRules(Protocol):
-    """What the resolver asks a family's ``RULES`` (``knoxidx.indexer.lang.common.BaseRules``
+    """What the resolver asks a family's ``RULES`` (``knoxidx.languages.common.BaseRules``
     gives the defaults). ``r`` is the resolver, ``fi`` the file's index, ``imp`` an import."""
 
     self_names: frozenset[str]

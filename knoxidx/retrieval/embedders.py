@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from knoxidx.indexer.languages import KEYWORDS
+from knoxidx.languages.registry import KEYWORDS
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.errors import EmbeddingConfigError
 from knoxidx.retrieval.terms import identifier_parts, readable_identifiers

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from knoxidx.indexer.languages import TEST_DIRS, TEST_FILES
+from knoxidx.languages.registry import TEST_DIRS, TEST_FILES
 from knoxidx.retrieval.terms import terms
 
 # A test result's score is multiplied by this: it still comes first when nothing else matches.

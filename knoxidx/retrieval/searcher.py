@@ -20,7 +20,7 @@ import re
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.indexer.languages import LANGUAGE_ALIASES
+from knoxidx.languages.registry import LANGUAGE_ALIASES
 from knoxidx.retrieval.disclosure import Disclosure
 from knoxidx.retrieval.egress import index_services
 from knoxidx.retrieval.embedders import Embedder, select_embedder, select_reranker

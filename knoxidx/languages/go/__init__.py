@@ -6,7 +6,7 @@ LANGUAGES = (
     LanguageSpec(
         name="go", family="go", extensions=(".go",),
         grammar_module="tree_sitter_go", grammar_function="language",
-        hooks="knoxidx.indexer.lang.go", queries=("knoxidx/indexer/queries/go",),
+        hooks="knoxidx.languages.go.hooks", queries=("knoxidx/languages/go",),
         test_dirs=("testdata",), test_files=(r"[^/]*_tests?\.go",),
         keywords=frozenset({
             "func", "defer", "go", "package", "import", "return", "if", "else", "for", "var",

@@ -6,7 +6,7 @@ LANGUAGES = (
     LanguageSpec(
         name="java", family="java", extensions=(".java",),
         grammar_module="tree_sitter_java", grammar_function="language",
-        hooks="knoxidx.indexer.lang.java", queries=("knoxidx/indexer/queries/java",),
+        hooks="knoxidx.languages.java.hooks", queries=("knoxidx/languages/java",),
         test_files=(r"[^/]*Tests?\.java",),
         keywords=frozenset({
             "class", "public", "private", "protected", "static", "final", "void", "new",

@@ -3,9 +3,9 @@ dialect's query builds on the shared ECMAScript one (TSX's on TypeScript's too).
 
 from knoxidx.languages.spec import LanguageSpec
 
-_HOOKS = "knoxidx.indexer.lang.js"
-_ECMASCRIPT = "knoxidx/indexer/queries/ecmascript"
-_TYPESCRIPT = "knoxidx/indexer/queries/typescript"  # TSX builds on it
+_HOOKS = "knoxidx.languages.js.hooks"
+_ECMASCRIPT = "knoxidx/languages/js/ecmascript"
+_TYPESCRIPT = "knoxidx/languages/js/typescript"  # TSX builds on it
 _TEST_DIRS = ("__tests__", "__mocks__", "spec", "specs")
 _TEST_FILES = (r"[^/]*\.(test|spec)\.[cm]?[jt]sx?",)
 _KEYWORDS = frozenset({
@@ -30,14 +30,14 @@ LANGUAGES = (
     LanguageSpec(
         name="tsx", family="js", extensions=(".tsx",),
         grammar_module="tree_sitter_typescript", grammar_function="language_tsx",
-        hooks=_HOOKS, queries=(_ECMASCRIPT, _TYPESCRIPT, "knoxidx/indexer/queries/tsx"),
+        hooks=_HOOKS, queries=(_ECMASCRIPT, _TYPESCRIPT, "knoxidx/languages/js/tsx"),
         aliases=("typescript", "js"), test_dirs=_TEST_DIRS, test_files=_TEST_FILES,
         keywords=_KEYWORDS, manifests=_MANIFESTS, configs=_CONFIGS,
     ),
     LanguageSpec(
         name="javascript", family="js", extensions=(".js", ".jsx", ".mjs", ".cjs"),
         grammar_module="tree_sitter_javascript", grammar_function="language",
-        hooks=_HOOKS, queries=(_ECMASCRIPT, "knoxidx/indexer/queries/javascript"),
+        hooks=_HOOKS, queries=(_ECMASCRIPT, "knoxidx/languages/js/javascript"),
         aliases=("js",), test_dirs=_TEST_DIRS, test_files=_TEST_FILES, keywords=_KEYWORDS,
         manifests=_MANIFESTS, configs=_CONFIGS,
     ),

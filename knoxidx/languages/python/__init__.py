@@ -6,7 +6,7 @@ LANGUAGES = (
     LanguageSpec(
         name="python", family="python", extensions=(".py", ".pyi"),
         grammar_module="tree_sitter_python", grammar_function="language",
-        hooks="knoxidx.indexer.lang.python", queries=("knoxidx/indexer/queries/python",),
+        hooks="knoxidx.languages.python.hooks", queries=("knoxidx/languages/python",),
         test_files=(r"[^/]*_tests?\.py", r"conftest\.py"),
         keywords=frozenset({
             "def", "class", "self", "cls", "return", "if", "elif", "else", "for", "while",

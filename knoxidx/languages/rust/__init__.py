@@ -6,7 +6,7 @@ LANGUAGES = (
     LanguageSpec(
         name="rust", family="rust", extensions=(".rs",),
         grammar_module="tree_sitter_rust", grammar_function="language",
-        hooks="knoxidx.indexer.lang.rust", queries=("knoxidx/indexer/queries/rust",),
+        hooks="knoxidx.languages.rust.hooks", queries=("knoxidx/languages/rust",),
         test_files=(r"[^/]*_tests?\.rs",),
         keywords=frozenset({
             "fn", "pub", "mut", "impl", "use", "mod", "crate", "super", "self", "ref", "dyn",

@@ -24,7 +24,7 @@
 ; `type X = Y` is Y under another name (its methods too): the aliased type is the hint. A defined
 ; type `type X Y` above gets none: it has Y's fields but not its methods.
 (type_declaration (type_alias name: (type_identifier) @name type: (_) @def.type) @definition.type)
-; (their types are read from the node in extraction: TYPE_AFTER_NAMES in lang/go.py). A
+; (their types are read from the node in extraction: TYPE_AFTER_NAMES in languages/go/hooks.py). A
 ; const_spec's `name` field spans `x, y` with its commas, and `name: (identifier)` matched x alone;
 ; a `var ( ... )` block holds its specs in a var_spec_list.
 (source_file (const_declaration (const_spec (identifier) @name) @definition.constant))

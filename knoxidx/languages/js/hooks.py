@@ -10,7 +10,7 @@ from typing import Any
 from knoxidx.graph.model import NodeKind
 from knoxidx.indexer.definitions import node_text
 from knoxidx.indexer.facts import Import, RefKind
-from knoxidx.indexer.lang.common import ReexportingRules, preceding_comment
+from knoxidx.languages.common import ReexportingRules, preceding_comment
 
 FAMILY = "js"
 # One namespace for values: a local hides a function or class of the same name.

@@ -7,7 +7,7 @@ from typing import Any
 
 from knoxidx.indexer.definitions import node_text
 from knoxidx.indexer.facts import Import, RefKind
-from knoxidx.indexer.lang.common import BaseRules, preceding_comment
+from knoxidx.languages.common import BaseRules, preceding_comment
 
 FAMILY = "java"
 # More names than this in a qualified name is no class of any real program.

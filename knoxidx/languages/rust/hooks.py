@@ -8,7 +8,7 @@ from typing import Any
 
 from knoxidx.indexer.definitions import node_text
 from knoxidx.indexer.facts import Import, RefKind
-from knoxidx.indexer.lang.common import ReexportingRules, preceding_comment
+from knoxidx.languages.common import ReexportingRules, preceding_comment
 
 FAMILY = "rust"
 # A `let` hides functions and constants (the value namespace), not the struct a literal

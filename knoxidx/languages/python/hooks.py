@@ -8,7 +8,7 @@ from typing import Any
 from knoxidx.graph.model import NodeKind
 from knoxidx.indexer.definitions import node_text
 from knoxidx.indexer.facts import Import, RefKind
-from knoxidx.indexer.lang.common import ReexportingRules, first_doc_line
+from knoxidx.languages.common import ReexportingRules, first_doc_line
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:

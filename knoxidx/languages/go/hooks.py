@@ -8,7 +8,7 @@ from typing import Any
 
 from knoxidx.indexer.definitions import node_text
 from knoxidx.indexer.facts import Import, RefKind
-from knoxidx.indexer.lang.common import BaseRules, preceding_comment
+from knoxidx.languages.common import BaseRules, preceding_comment
 
 FAMILY = "go"
 # Locals, functions and types share a scope: a local hides all three.
