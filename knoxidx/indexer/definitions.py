@@ -12,7 +12,7 @@ from typing import Any
 from knoxidx.graph.model import NodeKind
 from knoxidx.indexer.facts import Definition, NamePath
 from knoxidx.indexer.name_paths import alias_path, name_path, type_path
-from knoxidx.languages.spec import Language
+from knoxidx.languages.protocol import Language
 
 _TYPE_PARAMS = re.compile(r"\[[^\]]*\]")
 _new = tuple.__new__  # a NamedTuple record without its Python-level __new__

@@ -46,8 +46,8 @@ from knoxidx.indexer.name_paths import (
     type_path,
 )
 from knoxidx.indexer.tree_parse import ParseTimeoutError, parse_tree
+from knoxidx.languages.protocol import BindsNames, Language, TypesProperties
 from knoxidx.languages.registry import BY_NAME, query_source, ts_language
-from knoxidx.languages.spec import BindsNames, Language, TypesProperties
 
 # Capture-name suffix -> node kind. Methods are Functions; structs and enums are Classes.
 DEF_KINDS: dict[str, str] = {

@@ -9,9 +9,12 @@ from __future__ import annotations
 import importlib
 from functools import cache
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from knoxidx.languages.spec import Language, LanguageSpec
+from knoxidx.languages.spec import LanguageSpec
+
+if TYPE_CHECKING:
+    from knoxidx.languages.protocol import Language
 
 FAMILIES: tuple[str, ...] = ("python", "js", "rust", "go", "java")
 
@@ -62,7 +65,7 @@ def language_for_path(path: str) -> LanguageSpec | None:
 def family_plugin(family: str) -> Language:
     """The family's hooks module, imported once (the extractor and the resolver keep it)."""
     spec = next(spec for spec in LANGUAGES if spec.family == family)
-    return cast(Language, importlib.import_module(spec.hooks))
+    return cast("Language", importlib.import_module(spec.hooks))
 
 
 @cache

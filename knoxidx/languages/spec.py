@@ -1,20 +1,21 @@
-"""What a language declares: its description (data) and the hooks its code provides.
+"""What a language declares about itself, as data.
 
 A language lives in one folder, ``knoxidx/languages/<family>/``: its ``__init__.py`` holds the
 descriptions (``LANGUAGES``, one ``LanguageSpec`` per dialect the family reads), beside them
 its tree-sitter queries (``tags.scm``, ``complexity.scm``) and its hooks module, which
-implements ``Language``: what the extractor and the resolver call for what queries cannot say
-(imports, exports, doc comments, how an import path maps to a file).
+implements ``knoxidx.languages.protocol.Language``: what the extractor and the resolver call
+for what queries cannot say (imports, exports, doc comments, how an import path maps to a
+file).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import importlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
-    from knoxidx.indexer.facts import Import, RefKind
+    from knoxidx.languages.protocol import Language
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,74 +47,4 @@ class LanguageSpec:
     @property
     def plugin(self) -> Language:
         """The family's hooks module (imported on first use)."""
-        from knoxidx.languages.registry import family_plugin
-
-        return family_plugin(self.family)
-
-
-@runtime_checkable
-class ResolutionRules(Protocol):
-    """What the resolver asks a family's ``RULES`` (``knoxidx.languages.common.BaseRules``
-    gives the defaults). ``r`` is the resolver, ``fi`` the file's index, ``imp`` an import."""
-
-    self_names: frozenset[str]
-    self_type_names: frozenset[str]
-    self_binds_anywhere: bool
-    class_members_visible: bool
-    out_of_line_methods: bool
-    methods_outside_module_scope: bool
-    super_call_constructs: bool
-    guess_bare_names: bool
-    guess_members: bool
-    builtin_method_names: frozenset[str]
-    separator: str
-    module_joiner: str
-    special_heads: frozenset[str]
-
-    def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]: ...
-    def qualified_prefix(self, path: str, keys: list[str]) -> str: ...
-    def import_targets(self, r: Any, fi: Any, imp: Any) -> list[Any]: ...
-    def import_binding(self, r: Any, fi: Any, imp: Any) -> list[Any]: ...
-    def module_member(self, r: Any, module: Any, name: str) -> list[Any]: ...
-    def module_fallback(self, r: Any, fi: Any, name: str) -> list[Any]: ...
-    def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list[Any] | None: ...
-    def owner_matches(self, r: Any, fi: Any, index: int, path: str, method: int) -> bool: ...
-    def extra_bases(self, r: Any, fi: Any, index: int) -> list[Any]: ...
-
-
-@runtime_checkable
-class Language(Protocol):
-    """A family's hooks module: what extraction and resolution call. Every hook that reads a
-    node takes the file's ``source`` too: a node's text is sliced from it, never read as
-    ``node.text``, which goes back through the parse's read callback."""
-
-    FAMILY: str
-    # reference kinds a local binding of the same name shadows
-    LOCAL_SHADOWS: frozenset[RefKind]
-    # definition nodes whose declared type follows their names (Go's `var a, b T`)
-    TYPE_AFTER_NAMES: frozenset[str]
-    SQUARE_TYPE_ARGS: bool  # generics in square brackets (`List[T]`), not angle ones
-    RULES: ResolutionRules
-
-    # (declared as callables, not methods: a module's functions take no ``self``)
-    classify: Callable[[str, str, Any, bytes], str | None]
-    doc_comment: Callable[[Any, bytes], str]
-    is_exported: Callable[[Any, str, bool, bytes], bool | None]
-    package_name: Callable[[str], str]
-    decode_import: Callable[[Any, int, bytes], list[Import]]
-
-
-@runtime_checkable
-class BindsNames(Protocol):
-    """A language whose queries capture ``@binding.names`` (several names bound by one
-    declaration: `var a, b *T`, `({ a, b }: Props)`) says which nodes are the names."""
-
-    bound_names: Callable[[Any], Sequence[Any]]
-
-
-@runtime_checkable
-class TypesProperties(Protocol):
-    """A language whose queries capture ``@binding.object`` (`({ a }: { a: A })`) maps each
-    property of the inline object type to its type node."""
-
-    property_types: Callable[[Any, bytes], dict[str, Any]]
+        return cast("Language", importlib.import_module(self.hooks))
