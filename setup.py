@@ -12,7 +12,7 @@ modules and are what runs wherever these are missing.
 - ``KNOXIDX_PURE=1`` never compiles. Nor does a machine without a C compiler or mypy: the
   build says so and installs pure Python.
 
-Beside them, ``knoxidx/indexer/_matches.c`` (the tags query's matches without a Python object
+Beside them, ``knoxidx/parse/_matches.c`` (the tags query's matches without a Python object
 per capture, see its head) is compiled with tree-sitter's C library from the source
 distribution of the py-tree-sitter version the build has (``pip download``; or from
 ``KNOXIDX_TREE_SITTER_SRC``, a directory holding that distribution's ``tree_sitter/core``). It
@@ -36,16 +36,16 @@ from setuptools.command.build_ext import build_ext
 
 STAMP = "knoxidx/compiled.json"
 COMPILED = [
-    "knoxidx/graph/file_index.py",
+    "knoxidx/parse/file_index.py",
     "knoxidx/graph/lookups.py",
     "knoxidx/graph/resolve.py",
     "knoxidx/graph/scopes.py",
     "knoxidx/graph/workspace.py",
-    "knoxidx/indexer/complexity.py",
-    "knoxidx/indexer/definitions.py",
-    "knoxidx/indexer/extract.py",
-    "knoxidx/indexer/facts.py",
-    "knoxidx/indexer/name_paths.py",
+    "knoxidx/parse/complexity.py",
+    "knoxidx/parse/definitions.py",
+    "knoxidx/parse/extract.py",
+    "knoxidx/core/facts.py",
+    "knoxidx/parse/name_paths.py",
     "knoxidx/languages/common.py",
     "knoxidx/languages/go/hooks.py",
     "knoxidx/languages/java/hooks.py",
@@ -53,8 +53,8 @@ COMPILED = [
     "knoxidx/languages/python/hooks.py",
     "knoxidx/languages/rust/hooks.py",
 ]
-NATIVE = "knoxidx/indexer/_matches.c"
-NATIVE_MODULE = "knoxidx.indexer._matches"
+NATIVE = "knoxidx/parse/_matches.c"
+NATIVE_MODULE = "knoxidx.parse._matches"
 
 
 def _wanted() -> bool:
@@ -161,7 +161,7 @@ def _remove_built(path: str) -> None:
 
 def _stamp() -> None:
     """What was compiled, by content: knoxidx refuses to index with compiled modules whose
-    sources have changed since (``knoxidx.indexer.engine.check_compiled``)."""
+    sources have changed since (``knoxidx.parse.engine.check_compiled``)."""
     digests = {path: hashlib.sha256(open(path, "rb").read()).hexdigest()
                for path in [*COMPILED, NATIVE]}
     with open(STAMP, "w") as fh:

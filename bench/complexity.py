@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from knoxidx.indexer.extract import extract
 from knoxidx.languages.registry import language_for_path
+from knoxidx.parse.extract import extract
 
 DEFAULT_CORPUS = Path.home() / ".cache" / "knoxidx-corpus"
 MAX_FILE_BYTES = 1_000_000  # knoxidx's own default size limit; lizard is slow on huge files

@@ -23,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from knoxidx.indexer.discovery import discover
+from knoxidx.parse.discovery import discover
 from knoxidx.retrieval.egress import EgressPolicy
 from knoxidx.retrieval.secrets import find_secrets
 

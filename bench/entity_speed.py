@@ -23,7 +23,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from knoxidx.errors import AmbiguousSymbolError
+from knoxidx.core.errors import AmbiguousSymbolError
 from knoxidx.index import Index
 
 KNOXIDX = str(Path(sys.executable).with_name("knoxidx"))

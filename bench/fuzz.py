@@ -52,7 +52,7 @@ WARMUP_CASES = 100
 # A worker reports its tallies this often, so that a case which kills it loses only the few since.
 PROGRESS_EVERY = 50
 # A worker that has grown this much since its warm-up is retired and a new one goes on, as the
-# indexer's standing parse worker is (knoxidx.indexer.standing.STANDING_GROWTH_MB): py-tree-sitter keeps some
+# indexer's standing parse worker is (knoxidx.parse.standing.STANDING_GROWTH_MB): py-tree-sitter keeps some
 # of what a parse with syntax errors reads, and a worker near its memory cap fails cases that
 # a fresh one reads (seed 1802: +773 MB over 4,800 Java cases).
 RETIRE_GROWTH_MB = 384
@@ -82,9 +82,9 @@ class LanguageResult:
 def check_case(workdir: Path, language: str, data: bytes) -> tuple[str, str, float]:
     """(outcome, message, seconds) of one input through ``read_and_extract``."""
     from knoxidx.graph.layout import build_layout
-    from knoxidx.indexer.discovery import SourceFile
-    from knoxidx.indexer.extract import ParseTimeoutError, extract
-    from knoxidx.indexer.reader import read_and_extract
+    from knoxidx.parse.discovery import SourceFile
+    from knoxidx.parse.extract import ParseTimeoutError, extract
+    from knoxidx.parse.reader import read_and_extract
 
     name = "case" + suffix(language)
     (workdir / name).write_bytes(data)
@@ -110,11 +110,11 @@ def check_case(workdir: Path, language: str, data: bytes) -> tuple[str, str, flo
 def _check_retrieval(workdir: Path, name: str, result: Any) -> str:
     """The file's chunks, their FTS columns and the texts embedded of them (the condensed view,
     the declarations), as an index with search makes them: "" or what failed."""
-    from knoxidx.indexer.facts import load_facts
+    from knoxidx.core.facts import load_facts
     from knoxidx.retrieval.chunker import ChunkBudget
     from knoxidx.retrieval.embedders import condensed_view_v2
-    from knoxidx.retrieval.indexing import chunk_one
     from knoxidx.retrieval.names import declaration_texts
+    from knoxidx.update.chunk_refresh import chunk_one
 
     chunked = chunk_one(str(workdir), name, result.hash, load_facts(result.blob), ChunkBudget())
     if chunked.error:
@@ -133,7 +133,7 @@ def check_repo(workdir: Path, language: str, files: list[bytes]) -> str:
     import shutil
 
     from knoxidx.index import Index
-    from knoxidx.verify import verify_index
+    from knoxidx.update.verify import verify_index
 
     repo = workdir / "repo"
     shutil.rmtree(repo, ignore_errors=True)
@@ -157,7 +157,7 @@ def check_repo(workdir: Path, language: str, files: list[bytes]) -> str:
 
 
 def rss_mib() -> float:
-    from knoxidx.indexer.heap import resident_bytes
+    from knoxidx.core.heap import resident_bytes
 
     return resident_bytes() / 2**20
 
@@ -167,7 +167,7 @@ def _worker(language: str, seed_paths: list[str], seed: int, first: int, seconds
     # capped as knoxidx's parse workers are: a case whose parse runs away (tree-sitter's error
     # recovery took over 6 GB for 81 kB of `*/` as Python) aborts this worker, a finding,
     # instead of the OOM killer choosing among the machine's processes
-    from knoxidx.indexer.worker_limits import (
+    from knoxidx.parse.worker_limits import (
         READ_SECONDS,
         READ_SECONDS_PER_MB,
         cpu_bound,
@@ -315,10 +315,10 @@ def crash_cause(language: str, data: bytes) -> tuple[str, int]:
     ("survived", peak) when it ends well: the worker that died had grown, or the crash does not
     replay."""
     # what check_case imports, imported before the fork: no part of the child's growth
-    import knoxidx.indexer.reader  # noqa: F401
-    import knoxidx.retrieval.indexing  # noqa: F401
-    from knoxidx.indexer.heap import resident_bytes, resident_bytes_of
-    from knoxidx.indexer.worker_limits import cpu_bound, worker_memory_mb
+    import knoxidx.parse.reader  # noqa: F401
+    import knoxidx.update.chunk_refresh  # noqa: F401
+    from knoxidx.core.heap import resident_bytes, resident_bytes_of
+    from knoxidx.parse.worker_limits import cpu_bound, worker_memory_mb
 
     # resident memory, not address space: what the child reserves (thread stacks, mappings)
     # is not what it uses, and what a runaway parse allocates it also writes

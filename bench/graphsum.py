@@ -14,7 +14,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from knoxidx.indexer.facts import blob_fields
+from knoxidx.core.facts import blob_fields
 
 QUERIES = {
     "nodes": "SELECT n.id, kind, name, qualified_name, f.path, def_index, parent_id, start_line, "

@@ -115,7 +115,7 @@ def _queries(idx: Any, reps: int) -> dict[str, dict[str, float]]:
 
 
 def _safe(fn: Any, arg: str) -> Any:
-    from knoxidx.errors import KnoxidxError
+    from knoxidx.core.errors import KnoxidxError
 
     try:
         return fn(arg)

@@ -34,7 +34,7 @@ def pct(xs: list[float], q: float) -> float:
 
 def source_files(root: Path) -> list[tuple[str, str]]:
     """(path, language) of what knoxidx would index, via its own discovery."""
-    from knoxidx.indexer.discovery import discover
+    from knoxidx.parse.discovery import discover
 
     return [(f.path, f.language) for f in discover(root).files]
 
@@ -280,7 +280,7 @@ def incremental(root: Path, counts: list[int], runs: int, seed: int = 1) -> dict
 
 def query_latency(root: Path, samples: int, command_runs: int, seed: int = 2) -> dict[str, Any]:
     """p50/p95 of symbols / callers / impact --depth 3 in-process, and whole commands."""
-    from knoxidx.errors import KnoxidxError
+    from knoxidx.core.errors import KnoxidxError
     from knoxidx.index import Index
 
     rng = random.Random(seed)

@@ -35,7 +35,7 @@ from typing import Any
 # Collection is switched on inside this C function only: the loop runs in it (see _loop).
 TOGGLE = "functools_reduce"
 # Inclusive instructions of these functions, reported beside extract's total. The query's is
-# py-tree-sitter's matches(): with the native matches (knoxidx/indexer/_matches.c) it reads
+# py-tree-sitter's matches(): with the native matches (knoxidx/parse/_matches.c) it reads
 # None, since their cursor, inlined by link-time optimisation, is not attributed to them.
 PARTS = {"parse": "ts_parser_parse", "query": "query_cursor_matches"}
 
@@ -52,10 +52,10 @@ def extract_work(root: Path, step: int) -> dict[str, Any]:
     thresholds this loop counted 1.7 % more instructions over every 6th file of the benchmark
     corpus, 16.92G against 16.64G, most of them collections during the queries)."""
     from knoxidx.graph.layout import build_layout
-    from knoxidx.indexer import extract
-    from knoxidx.indexer.discovery import discover
-    from knoxidx.indexer.pipeline import lazy_collector
-    from knoxidx.indexer.reader import read_and_extract
+    from knoxidx.parse import extract
+    from knoxidx.parse.discovery import discover
+    from knoxidx.parse.reader import read_and_extract
+    from knoxidx.update.graph_update import lazy_collector
 
     found = discover(root)
     layout = build_layout(root, [f.path for f in found.files], found.config_paths)
@@ -81,8 +81,8 @@ def resolve_work(root: Path) -> dict[str, Any]:
     from knoxidx.graph.resolve import Resolver
     from knoxidx.graph.store import SQLiteStore
     from knoxidx.graph.workspace import StoreWorkspace
-    from knoxidx.indexer.discovery import discover
-    from knoxidx.indexer.pipeline import lazy_collector
+    from knoxidx.parse.discovery import discover
+    from knoxidx.update.graph_update import lazy_collector
 
     subprocess.run([*KNOXIDX, "index", "--graph-only", str(root)], check=True,
                    capture_output=True)

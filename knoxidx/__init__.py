@@ -19,7 +19,7 @@ _EXPORTS: dict[str, str] = {
         ("KnoxidxError", "IndexNotFoundError", "IndexGoneError", "SymbolNotFoundError",
          "AmbiguousSymbolError", "IndexLockedError", "CorruptIndexError", "BadPathError",
          "BadInputError", "IndexWriteError", "HistoryUnavailableError"),
-        "knoxidx.errors"),
+        "knoxidx.core.errors"),
     **dict.fromkeys(
         ("RetrievalError", "SearchInputError", "SearchIndexMissingError",
          "ModelUnavailableError", "EmbeddingConfigError", "ServiceError", "CircuitOpenError",
@@ -28,11 +28,11 @@ _EXPORTS: dict[str, str] = {
     "EgressBlockedError": "knoxidx.retrieval.egress",
     "LedgerUnreadableError": "knoxidx.retrieval.ledger",
     "NeverSendError": "knoxidx.retrieval.disclosure",
-    "ConfigError": "knoxidx.config",
-    "StoreConfigError": "knoxidx.store_url",
+    "ConfigError": "knoxidx.core.config",
+    "StoreConfigError": "knoxidx.core.store_url",
     "StoreUnavailableError": "knoxidx.graph.pg_schema",
-    "SourceNotFoundError": "knoxidx.source",
-    "ForbiddenPathError": "knoxidx.source",
+    "SourceNotFoundError": "knoxidx.parse.source",
+    "ForbiddenPathError": "knoxidx.parse.source",
     "InputError": "knoxidx.api.schemas",
     "GitUnavailableError": "knoxidx.history.gitlog",
 }
@@ -43,23 +43,38 @@ if TYPE_CHECKING:
     from typing import Any
 
     from knoxidx.api.schemas import InputError
-    from knoxidx.config import ConfigError
-    from knoxidx.errors import (AmbiguousSymbolError, BadInputError, BadPathError,
-                                CorruptIndexError, HistoryUnavailableError, IndexGoneError,
-                                IndexLockedError, IndexNotFoundError, IndexWriteError,
-                                KnoxidxError, SymbolNotFoundError)
+    from knoxidx.core.config import ConfigError
+    from knoxidx.core.errors import (
+        AmbiguousSymbolError,
+        BadInputError,
+        BadPathError,
+        CorruptIndexError,
+        HistoryUnavailableError,
+        IndexGoneError,
+        IndexLockedError,
+        IndexNotFoundError,
+        IndexWriteError,
+        KnoxidxError,
+        SymbolNotFoundError,
+    )
+    from knoxidx.core.store_url import StoreConfigError
     from knoxidx.graph.pg_schema import StoreUnavailableError
     from knoxidx.history.gitlog import GitUnavailableError
     from knoxidx.index import Index
+    from knoxidx.parse.source import ForbiddenPathError, SourceNotFoundError
     from knoxidx.retrieval.disclosure import NeverSendError
     from knoxidx.retrieval.egress import EgressBlockedError
-    from knoxidx.retrieval.errors import (CircuitOpenError, EmbeddingConfigError,
-                                          ModelUnavailableError, RetrievalError,
-                                          RetriesExhaustedError, SearchIndexMissingError,
-                                          SearchInputError, ServiceError)
+    from knoxidx.retrieval.errors import (
+        CircuitOpenError,
+        EmbeddingConfigError,
+        ModelUnavailableError,
+        RetriesExhaustedError,
+        RetrievalError,
+        SearchIndexMissingError,
+        SearchInputError,
+        ServiceError,
+    )
     from knoxidx.retrieval.ledger import LedgerUnreadableError
-    from knoxidx.source import ForbiddenPathError, SourceNotFoundError
-    from knoxidx.store_url import StoreConfigError
 
 
 def __getattr__(name: str) -> Any:

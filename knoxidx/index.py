@@ -10,12 +10,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.errors import BadPathError, IndexNotFoundError
+from knoxidx.answers.questions import GraphQuestions
+from knoxidx.core.errors import BadPathError, IndexNotFoundError
+from knoxidx.core.paging import DEFAULT_LIMIT, Page
 from knoxidx.graph.dbfile import storage_error
 from knoxidx.graph.sqlite_schema import INDEX_DIR, find_index_root
 from knoxidx.graph.store import SQLiteStore
-from knoxidx.paging import DEFAULT_LIMIT, Page
-from knoxidx.questions import GraphQuestions
 
 if TYPE_CHECKING:
     from knoxidx.graph.protocol import GraphStore
@@ -27,7 +27,7 @@ QUICK_CHECK_MAX_BYTES = 8 * 1024 * 1024
 
 class Index(GraphQuestions):
     """The index of one repository: opening and updating it (here), its graph questions
-    (:class:`~knoxidx.questions.GraphQuestions`), search and context (:mod:`knoxidx.retrieval`),
+    (:class:`~knoxidx.answers.questions.GraphQuestions`), search and context (:mod:`knoxidx.retrieval`),
     each a call that returns plain JSON-ready shapes."""
 
     def __init__(self, root: Path, store: GraphStore) -> None:
@@ -121,7 +121,7 @@ class Index(GraphQuestions):
 
         forget_matrices(main.path.parent)
         if retrieval and embed:  # committed batch by batch, into the installed index
-            from knoxidx.retrieval.api import embed_into
+            from knoxidx.update.retrieval_steps import embed_into
 
             embed_into(report.retrieval, self, progress=progress)
         return report
@@ -129,8 +129,8 @@ class Index(GraphQuestions):
     def _update_locked(self, *, jobs: int | None, max_bytes: int | None, progress: Any,
                        retrieval: bool, embed: bool, discovered: Any = None,
                        history: bool = True) -> Any:
-        from knoxidx.indexer.discovery import DEFAULT_MAX_BYTES
-        from knoxidx.indexer.pipeline import update_index
+        from knoxidx.parse.discovery import DEFAULT_MAX_BYTES
+        from knoxidx.update.graph_update import update_index
 
         session = self._writer_session()
         # One update is one transaction: a reader sees the graph and the chunks of one state.
@@ -142,7 +142,7 @@ class Index(GraphQuestions):
                                       progress=progress, discovered=discovered, session=session,
                                       walk_cache=self._walk_cache())
                 if retrieval:
-                    from knoxidx.retrieval.api import refresh_retrieval
+                    from knoxidx.update.retrieval_steps import refresh_retrieval
 
                     report.retrieval = refresh_retrieval(self, jobs=jobs, progress=progress,
                                                          session=session)
@@ -151,7 +151,7 @@ class Index(GraphQuestions):
             self._forget_session()  # rolled back: what it remembers ran ahead of the tables
             raise
         if retrieval and embed:  # committed batch by batch: an interrupted run keeps its work
-            from knoxidx.retrieval.api import embed_into
+            from knoxidx.update.retrieval_steps import embed_into
 
             embed_into(report.retrieval, self, progress=progress)
         return report
@@ -174,14 +174,14 @@ class Index(GraphQuestions):
     def search(self, query: str, *, k: int = 10, mode: str = "hybrid",
                language: str | None = None, path_glob: str | None = None) -> dict:
         """Where is the code that does X: hybrid lexical + vector + symbol search."""
-        from knoxidx.retrieval.api import search
+        from knoxidx.update.retrieval_steps import search
 
         return search(self, query, k=k, mode=mode, language=language, path_glob=path_glob)
 
     def embed(self, *, progress: Any = None, limit: int | None = None,
               wait: bool = False) -> dict:
         """Embed the chunks still pending (under the writer lock)."""
-        from knoxidx.retrieval.api import embed_pending_chunks
+        from knoxidx.update.retrieval_steps import embed_pending_chunks
 
         lock = self.store.write_lock()
         lock.acquire(wait=wait)
@@ -194,18 +194,18 @@ class Index(GraphQuestions):
     def _walk_cache(self) -> Path | None:
         """Where updates keep the walk's directory listings: beside a ``.knoxidx`` index (a
         PostgreSQL store without one walks everything)."""
-        from knoxidx.indexer.walk_cache import CACHE_NAME
+        from knoxidx.parse.walk_cache import CACHE_NAME
 
         folder = self.root / INDEX_DIR
         return folder / CACHE_NAME if folder.is_dir() else None
 
     def _writer_session(self) -> Any:
         """What this Index remembers between its own updates (see
-        :mod:`knoxidx.indexer.session`); None for a store that cannot say when another
+        :mod:`knoxidx.update.session`); None for a store that cannot say when another
         connection wrote."""
         session = getattr(self, "_session", None)
         if session is None:
-            from knoxidx.indexer.session import WriterSession
+            from knoxidx.update.session import WriterSession
 
             if not WriterSession.supports(self.store):
                 return None
@@ -245,8 +245,8 @@ class Index(GraphQuestions):
     @classmethod
     def _open_shared(cls, path: str | Path, url: str, repo: str | None, *, create: bool,
                      readonly: bool) -> Index:
+        from knoxidx.core.store_url import repo_id
         from knoxidx.graph.pg_store import PgStore
-        from knoxidx.store_url import repo_id
 
         root = Path(path).resolve()
         if create and not root.is_dir():
@@ -333,8 +333,8 @@ class Index(GraphQuestions):
     def describe(self, spec: str, *, limit: int = 20) -> dict:
         """Everything about the definition ``spec`` names in one answer: the node, where it
         sits, its calls, callers, types used and users, supertypes and subtypes (``limit``
-        of each, with totals), and its evolution; see :mod:`knoxidx.entity`."""
-        from knoxidx.entity import describe
+        of each, with totals), and its evolution; see :mod:`knoxidx.answers.entity`."""
+        from knoxidx.answers.entity import describe
 
         return describe(self, spec, limit=limit)
 
@@ -374,9 +374,9 @@ class Index(GraphQuestions):
                     max_lines: int | None = None) -> dict:
         """Lines of a repository file (``path`` relative to the root), refusing anything
         outside the root or not part of the indexed tree, and never-send files; secrets in
-        them masked. See :mod:`knoxidx.source` and :mod:`knoxidx.retrieval.disclosure`."""
+        them masked. See :mod:`knoxidx.parse.source` and :mod:`knoxidx.retrieval.disclosure`."""
+        from knoxidx.parse.source import MAX_SOURCE_LINES, read_source
         from knoxidx.retrieval.disclosure import Disclosure
-        from knoxidx.source import MAX_SOURCE_LINES, read_source
 
         return read_source(self.root, path, start, end, max_lines or MAX_SOURCE_LINES,
                            disclosure=Disclosure.for_root(self.root))
@@ -384,8 +384,8 @@ class Index(GraphQuestions):
     def context(self, query: str, max_tokens: int = 8000, *, weights: Any = None) -> dict:
         """The code an agent should read to answer ``query``, packed into ``max_tokens``
         tokens: search hits, then what the graph says they depend on and what depends on
-        them, ranked; see :mod:`knoxidx.retrieval.context`."""
-        from knoxidx.retrieval.context import build_context
+        them, ranked; see :mod:`knoxidx.answers.context`."""
+        from knoxidx.answers.context import build_context
 
         return build_context(self, query, max_tokens=max_tokens, weights=weights)
 

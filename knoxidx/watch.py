@@ -3,7 +3,7 @@
 A :class:`Watcher` holds the index's single-writer lock for its whole life, starts with an
 ordinary update (which also repairs whatever a crashed watcher or an editor session left
 behind), then waits for file events from watchdog's native observer (inotify on Linux). Events
-are filtered where they arrive, with discovery's own rules (:mod:`knoxidx.indexer.watch_filter`),
+are filtered where they arrive, with discovery's own rules (:mod:`knoxidx.parse.watch_filter`),
 so changes under ``.git``, ``.knoxidx``, ``node_modules`` or ignored paths never schedule
 anything; the big skipped directories at the top of the repository are not even watched.
 Relevant paths are debounced: after ``debounce_ms`` of quiet (or ``max_delay_ms`` of steady
@@ -14,13 +14,13 @@ The update compares files with the index by size and mtime, so a batch need not 
 change exactly: an editor's atomic save (temp file, rename), a deleted or moved directory, or a
 ``git checkout`` of thousands of files all come out right. For a batch of plain file events
 the update is told which files to look at again instead of walking the tree
-(:class:`~knoxidx.indexer.watch_filter.DiscoveryCache`); a directory event, an ignore file, a
+(:class:`~knoxidx.parse.watch_filter.DiscoveryCache`); a directory event, an ignore file, a
 manifest or a layout config makes it walk the whole tree, and so does an idle watcher every
 ``reconcile_s`` seconds (events the kernel dropped). A failed update is retried with backoff;
 a corrupt index stops the watcher.
 
 When no change is waiting, the watcher embeds the pending chunks a small batch at a time at low
-priority (:mod:`knoxidx.retrieval.background`): a change that arrives is applied after the
+priority (:mod:`knoxidx.update.background_embed`): a change that arrives is applied after the
 batch in flight, never after the whole backlog. ``$KNOXIDX_EMBED=0`` turns that off.
 """
 
@@ -39,19 +39,19 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
-from knoxidx.errors import CorruptIndexError, IndexGoneError, IndexNotFoundError
+from knoxidx.core.errors import CorruptIndexError, IndexGoneError, IndexNotFoundError
+from knoxidx.core.heap import release_free_memory
+from knoxidx.core.terminal import json_text, visible
 from knoxidx.graph.dbfile import storage_error
 from knoxidx.graph.sqlite_schema import INDEX_DIR
-from knoxidx.indexer.heap import release_free_memory
-from knoxidx.indexer.standing import standing_worker
-from knoxidx.indexer.watch_events import (
+from knoxidx.parse.standing import standing_worker
+from knoxidx.parse.watch_filter import DiscoveryCache, RepoPathFilter
+from knoxidx.watch_events import (
     EventHandler,
     PendingChanges,
     Watches,
     max_user_watches,
 )
-from knoxidx.indexer.watch_filter import DiscoveryCache, RepoPathFilter
-from knoxidx.terminal import json_text, visible
 from knoxidx.watch_presence import WatcherPresence
 
 DEFAULT_DEBOUNCE_MS = 150
@@ -445,7 +445,7 @@ class Watcher:
         if not self.embed:
             self._set(embedding="off")
             return
-        from knoxidx.retrieval.background import BackgroundEmbedding
+        from knoxidx.update.background_embed import BackgroundEmbedding
 
         self._embedding = BackgroundEmbedding(index, should_yield=self._change_waits)
 
@@ -527,7 +527,7 @@ def _file_identity(index: Any) -> tuple[int, int] | None:
 
 def _embedding_default() -> bool:
     """Whether a watcher embeds in spare time unless told: $KNOXIDX_EMBED=0 says no."""
-    from knoxidx.config import EMBED_ENV, falsy
+    from knoxidx.core.config import EMBED_ENV, falsy
 
     return not falsy(os.environ.get(EMBED_ENV))
 

@@ -97,11 +97,11 @@ def resolve_every_file(root: Path, load_all_facts: bool = True) -> tuple[dict[st
     resolver in path order, and the resolver. ``load_all_facts``: the workspace holds every
     file's blob (files come as interfaces), else it reads each file's whole facts from the
     store."""
+    from knoxidx.core import heap
     from knoxidx.graph.layout import build_layout
     from knoxidx.graph.store import SQLiteStore
     from knoxidx.graph.workspace import StoreWorkspace
-    from knoxidx.indexer import heap
-    from knoxidx.indexer.discovery import discover
+    from knoxidx.parse.discovery import discover
 
     found = discover(root, 1 << 20)
     layout = build_layout(root, [f.path for f in found.files], found.config_paths)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from knoxidx.index import Index
-from knoxidx.indexer.name_paths import type_path
+from knoxidx.parse.name_paths import type_path
 from tests.helpers import build
 
 

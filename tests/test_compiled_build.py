@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from knoxidx.errors import KnoxidxError
-from knoxidx.indexer.engine import check_compiled
+from knoxidx.core.errors import KnoxidxError
+from knoxidx.parse.engine import check_compiled
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,7 +58,7 @@ def _compiled_modules() -> list[str]:
 
 def test_setup_compiles_existing_modules_of_the_graph_engine() -> None:
     listed = _compiled_modules()
-    assert "knoxidx/graph/resolve.py" in listed and "knoxidx/indexer/extract.py" in listed
+    assert "knoxidx/graph/resolve.py" in listed and "knoxidx/parse/extract.py" in listed
     assert all((ROOT / path).is_file() for path in listed), listed
 
 
@@ -118,20 +118,20 @@ def test_without_tree_sitters_c_source_the_build_goes_on_without_the_native_matc
     assert "no tree-sitter C library" in done.stderr
     assert not stale_native.exists()
     stamp = json.loads((tmp_path / "knoxidx" / "compiled.json").read_text())
-    assert "knoxidx/indexer/_matches.c" in stamp
+    assert "knoxidx/parse/_matches.c" in stamp
 
 
 def _source_tree(tmp_path: Path) -> tuple[Path, Path]:
     """setup.py in a tree of stand-ins for the modules it compiles, with an earlier build's
     compiled modules beside them (returned)."""
-    for path in [*_compiled_modules(), "knoxidx/indexer/_matches.c"]:
+    for path in [*_compiled_modules(), "knoxidx/parse/_matches.c"]:
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text("x = 1\n")
     shutil.copy(ROOT / "setup.py", tmp_path)
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
     stale = tmp_path / f"knoxidx/graph/resolve{EXTENSION_SUFFIXES[0]}"
     stale.write_bytes(b"\x7fELF stale")
-    stale_native = tmp_path / f"knoxidx/indexer/_matches{EXTENSION_SUFFIXES[0]}"
+    stale_native = tmp_path / f"knoxidx/parse/_matches{EXTENSION_SUFFIXES[0]}"
     stale_native.write_bytes(b"\x7fELF stale")
     return stale, stale_native
 

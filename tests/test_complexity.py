@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from knoxidx.indexer.extract import extract
+from knoxidx.parse.extract import extract
 from tests.agent.support import start_server
 from tests.helpers import Backend, run_cli, write_tree
 

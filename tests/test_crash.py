@@ -14,7 +14,7 @@ import pytest
 
 from knoxidx.graph.queries import GraphQueries
 from knoxidx.index import Index
-from knoxidx.verify import verify_index
+from knoxidx.update.verify import verify_index
 from tests.helpers import CLI
 
 
@@ -59,7 +59,7 @@ def test_sigkill_mid_index_then_recover(tmp_path: Path) -> None:
 
 OWNER = """\
 import os, sys
-from knoxidx.indexer.parse_worker import new_pool
+from knoxidx.parse.parse_worker import new_pool
 pool = new_pool(2, sys.argv[1])
 pids = {pool.submit(os.getpid).result() for _ in range(8)}
 print(" ".join(map(str, sorted(pids))), flush=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from knoxidx.indexer.discovery import discover
+from knoxidx.parse.discovery import discover
 
 
 def paths(root: Path) -> set[str]:
@@ -85,7 +85,7 @@ def test_a_source_name_that_is_not_a_regular_file_is_skipped_counted(repo) -> No
     a FIFO for reading blocks until a writer comes)."""
     import socket
 
-    from knoxidx.indexer.walk_cache import WalkCache
+    from knoxidx.parse.walk_cache import WalkCache
 
     root = repo({"ok.py": "x = 1\n", "pkg/fine.py": "y = 2\n"})
     os.mkfifo(root / "gen.py")
@@ -114,8 +114,8 @@ def test_names_that_are_not_utf8_are_skipped_counted_and_the_rest_indexed(repo) 
     reason, shown with its bad bytes escaped, on every walk (the walk cache does not hide it),
     and the watcher's per-file path agrees."""
     from knoxidx.index import Index
-    from knoxidx.indexer.walk_cache import WalkCache
-    from knoxidx.indexer.watch_filter import DiscoveryCache, RepoPathFilter
+    from knoxidx.parse.walk_cache import WalkCache
+    from knoxidx.parse.watch_filter import DiscoveryCache, RepoPathFilter
 
     root = repo({"ok.py": "def ok():\n    return bad()\n", "pkg/fine.py": "x = 1\n"})
     base = os.fsencode(root)
@@ -147,7 +147,7 @@ def test_a_symlink_inside_the_root_is_indexed_once_at_its_real_path(repo) -> Non
     links are followed after the real tree: such a link is an alias, skipped and counted; a
     link into what the walk skips (an ignored directory) is still followed."""
     from knoxidx.index import Index
-    from knoxidx.indexer.watch_filter import DiscoveryCache, RepoPathFilter
+    from knoxidx.parse.watch_filter import DiscoveryCache, RepoPathFilter
 
     root = repo({
         "real/lib.py": "def helper():\n    return 1\n",
@@ -204,7 +204,7 @@ def test_ignore_prefilter_agrees_with_pathspec_everywhere() -> None:
     and directory-only patterns included, is pathspec's own."""
     import pathspec
 
-    from knoxidx.indexer.ignore_rules import IgnoreRules
+    from knoxidx.parse.ignore_rules import IgnoreRules
 
     for lines in IGNORE_FILES_SEEN:
         rules = IgnoreRules(lines)

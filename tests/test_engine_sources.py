@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import knoxidx.graph.model
+import knoxidx.core.facts
+import knoxidx.core.model
 import knoxidx.graph.resolve
-import knoxidx.indexer.extract
-import knoxidx.indexer.facts
-import knoxidx.indexer.name_paths
-from knoxidx.indexer.engine import engine_sources
+import knoxidx.parse.extract
+import knoxidx.parse.name_paths
+from knoxidx.parse.engine import engine_sources
 
 
 def test_the_fingerprint_hashes_facts_extraction_model_and_resolution() -> None:
-    package = Path(knoxidx.indexer.engine.__file__).resolve().parent.parent
+    package = Path(knoxidx.parse.engine.__file__).resolve().parent.parent
     hashed = set(engine_sources(package))
-    for module in (knoxidx.indexer.facts, knoxidx.indexer.extract, knoxidx.indexer.name_paths,
-                   knoxidx.graph.model, knoxidx.graph.resolve):
+    for module in (knoxidx.core.facts, knoxidx.parse.extract, knoxidx.parse.name_paths,
+                   knoxidx.core.model, knoxidx.graph.resolve):
         # the source beside a module compiled by mypyc too
         name = module.__name__.rpartition(".")[2]
         source = Path(module.__file__).resolve().parent / f"{name}.py"  # type: ignore[arg-type]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from knoxidx.indexer.extract import extract
-from knoxidx.indexer.name_paths import name_path, type_path
 from knoxidx.languages.registry import LANGUAGES, query_source
+from knoxidx.parse.extract import extract
+from knoxidx.parse.name_paths import name_path, type_path
 
 
 @pytest.mark.parametrize(
@@ -183,7 +183,7 @@ def test_destructured_parameters_typed_inline_bind_each_name_to_its_own_type(
 def test_interface_fingerprint_depends_on_content_not_on_shared_objects() -> None:
     """Equal facts give equal fingerprints however their strings are shared (a top-level
     definition's name and qualified name are one object; a copy from another process is not)."""
-    from knoxidx.indexer.reader import interface_fingerprint
+    from knoxidx.parse.reader import interface_fingerprint
 
     facts = extract("m.py", b"def fetch(x: Foo) -> Bar:\n    pass\n\nclass C(Base):\n    pass\n",
                     "python")

@@ -10,17 +10,17 @@ from types import SimpleNamespace
 
 import pytest
 
-from knoxidx.indexer.discovery import SourceFile
-from knoxidx.indexer.extract import (
+from knoxidx.parse.discovery import SourceFile
+from knoxidx.parse.extract import (
     MAX_QUERY_DEPTH,
     ParseTimeoutError,
     _compiled,
     extract,
     extract_with_notes,
 )
-from knoxidx.indexer.name_paths import name_path
-from knoxidx.indexer.reader import read_and_extract
-from knoxidx.indexer.tree_parse import parse_tree
+from knoxidx.parse.name_paths import name_path
+from knoxidx.parse.reader import read_and_extract
+from knoxidx.parse.tree_parse import parse_tree
 
 N = 10_000
 # 10,000-deep nesting in each language, in the shapes whose queries were quadratic in depth.
@@ -100,7 +100,7 @@ def test_the_reader_says_a_file_ran_out_of_memory(tmp_path, monkeypatch, failure
     # A real failed allocation depends on where the worker's cap falls (tree-sitter aborts
     # the worker when its own allocation fails first: parse_pool's "worker died" path), so the
     # extraction here raises what Python raised in bench.fuzz's workers (seed 1501).
-    import knoxidx.indexer.reader as reader
+    import knoxidx.parse.reader as reader
 
     def fail(*_args: object) -> None:
         raise failure()
@@ -423,7 +423,7 @@ def test_the_name_path_caches_stay_bounded(monkeypatch) -> None:
     """The remembered splits are forgotten all at once past CACHED_NAMES (a long-lived parse
     worker or watcher meets ever new names), and a name looked up again after that is split
     afresh, to the same path."""
-    from knoxidx.indexer import name_paths
+    from knoxidx.parse import name_paths
 
     monkeypatch.setattr(name_paths, "CACHED_NAMES", 8)
     for n in range(40):

@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from knoxidx.graph.file_index import FileIndex, definition_ids
-from knoxidx.indexer.extract import extract
-from knoxidx.indexer.facts import (
+from knoxidx.core.facts import (
     BASE_KINDS,
     dump_facts,
     load_facts,
@@ -19,6 +17,8 @@ from knoxidx.indexer.facts import (
     load_references,
 )
 from knoxidx.languages.registry import family_plugin
+from knoxidx.parse.extract import extract
+from knoxidx.parse.file_index import FileIndex, definition_ids
 from tests.helpers import build, resolve_every_file
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -97,9 +97,9 @@ def test_a_workers_plain_reference_rows_store_as_the_records_do() -> None:
     which ``dump_facts`` marshals without converting them; the blob (decoded: marshal's bytes
     follow reference counts) and the interface fingerprint are the same as from ``extract``'s
     records."""
-    from knoxidx.indexer.extract import extract_rows
-    from knoxidx.indexer.facts import Reference, blob_fields
-    from knoxidx.indexer.reader import interface_fingerprint
+    from knoxidx.core.facts import Reference, blob_fields
+    from knoxidx.parse.extract import extract_rows
+    from knoxidx.parse.reader import interface_fingerprint
 
     rows, _ = extract_rows("m.py", SOURCE, "python")
     facts = extract("m.py", SOURCE, "python")
@@ -126,7 +126,7 @@ def test_references_of_one_expression_keep_their_order_and_a_value_reading_yield
 
 
 def test_a_query_capturing_an_unknown_reference_kind_fails_loudly() -> None:
-    from knoxidx.indexer.extract import _role
+    from knoxidx.parse.extract import _role
 
     assert _role({"reference.call": []})[:2] == ("ref", "call")
     with pytest.raises(ValueError, match="unknown reference kind"):

@@ -59,7 +59,7 @@ def test_a_first_build_equals_one_made_in_place(repo, tmp_path: Path, monkeypatc
 
 
 def test_a_failed_first_build_leaves_the_empty_index_and_no_scratch(repo, monkeypatch) -> None:
-    from knoxidx.indexer import pipeline
+    from knoxidx.update import graph_update as pipeline
 
     root = repo(files())
 
@@ -147,7 +147,7 @@ def test_a_first_builds_module_layer_equals_the_general_rebuild(language: str, t
     import shutil
 
     from knoxidx.graph import export
-    from knoxidx.indexer import pipeline
+    from knoxidx.update import graph_update as pipeline
 
     root = tmp_path / language
     shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / language, root,
@@ -166,7 +166,7 @@ def test_a_first_build_gives_no_module_a_dependency_on_itself(repo) -> None:
     """A Java file importing a class of its own package imports a file of its own module:
     no DependsOn app -> app, from either path."""
     from knoxidx.graph import export
-    from knoxidx.indexer import pipeline
+    from knoxidx.update import graph_update as pipeline
 
     root = repo({
         "app/A.java": "package app;\nimport app.B;\nimport lib.C;\nimport java.util.List;\n"

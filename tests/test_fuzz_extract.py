@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from bench.fuzz import check_case, check_repo, main, make_case, rss_mib
 from bench.mutate import LANGUAGE_NAMES, OP_KINDS, TOKENS, apply, fixture_files
-from knoxidx.indexer.extract import ParseTimeoutError, extract
-from knoxidx.indexer.tree_parse import parse_budget
+from knoxidx.parse.extract import ParseTimeoutError, extract
+from knoxidx.parse.tree_parse import parse_budget
 
 SEEDS = {lang: [p.read_bytes() for p in fixture_files(lang)] for lang in LANGUAGE_NAMES}
 OPS = st.lists(

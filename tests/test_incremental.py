@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knoxidx.graph.store import SQLiteStore
-from knoxidx.verify import verify_index
+from knoxidx.update.verify import verify_index
 from tests.helpers import Backend, assert_edges_out_by_runs, assert_row_runs
 
 N_FILES = 6

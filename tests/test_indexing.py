@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from knoxidx.errors import CorruptIndexError, IndexLockedError, IndexNotFoundError
+from knoxidx.core.errors import CorruptIndexError, IndexLockedError, IndexNotFoundError
 from knoxidx.graph import export
 from knoxidx.graph.write_lock import WriteLock
 from knoxidx.index import Index
-from knoxidx.indexer.discovery import SourceFile
-from knoxidx.indexer.reader import read_and_extract
+from knoxidx.parse.discovery import SourceFile
+from knoxidx.parse.reader import read_and_extract
 from tests.helpers import build
 
 
@@ -176,8 +176,8 @@ def test_a_resolver_worker_that_dies_fails_the_update_and_loses_nothing(
         repo, monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
-    from knoxidx.errors import KnoxidxError
-    from knoxidx.indexer import resolve_workers
+    from knoxidx.core.errors import KnoxidxError
+    from knoxidx.update import resolve_workers
 
     n = 260  # above PRELOAD_THRESHOLD: resolution forks
     files = {f"m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(n)}
@@ -256,7 +256,7 @@ def test_a_cold_build_whose_nodes_table_fails_to_index_stops_its_resolvers(
     failure there ends the update cleanly (workers stopped, nothing installed)."""
     import multiprocessing
 
-    from knoxidx.errors import KnoxidxError
+    from knoxidx.core.errors import KnoxidxError
     from knoxidx.graph.store import SQLiteStore
 
     n = 260  # above PRELOAD_THRESHOLD: resolution forks
@@ -280,7 +280,7 @@ def test_a_cold_build_whose_nodes_table_fails_to_index_stops_its_resolvers(
 
 
 def test_guided_slices_cover_every_path_once_in_order_and_shrink() -> None:
-    from knoxidx.indexer.resolve_workers import MIN_SLICE, guided_slices
+    from knoxidx.update.resolve_workers import MIN_SLICE, guided_slices
 
     for n in (0, 1, MIN_SLICE, 261, 5422):
         paths = [f"p{i:05}" for i in range(n)]
@@ -293,7 +293,7 @@ def test_guided_slices_cover_every_path_once_in_order_and_shrink() -> None:
 
 
 def test_sized_chunks_keep_order_alone_large_items_and_bound_small_ones() -> None:
-    from knoxidx.indexer.parse_pool import sized_chunks
+    from knoxidx.parse.parse_pool import sized_chunks
 
     sizes = [900, 300, 120, 100, 90, 40, 10, 5, 5, 5, 5, 5]
     chunks = sized_chunks(sizes, lambda n: n, 256, 4)
@@ -310,9 +310,9 @@ def test_a_forked_pool_compiles_queries_in_its_workers_not_before_it_forks(
     """The parent compiled every language's queries before the pool forked (0.35 s on one
     core on the benchmark corpus); the workers now compile those of the chunks they claim."""
     from knoxidx.graph.layout import build_layout
-    from knoxidx.indexer.discovery import discover
-    from knoxidx.indexer.extract import COMPILED
-    from knoxidx.indexer.parse_pool import POOL_THRESHOLD, read_all
+    from knoxidx.parse.discovery import discover
+    from knoxidx.parse.extract import COMPILED
+    from knoxidx.parse.parse_pool import POOL_THRESHOLD, read_all
 
     for i in range(POOL_THRESHOLD):
         (tmp_path / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
@@ -335,8 +335,8 @@ def test_without_file_locks_a_forked_pool_takes_chunks_in_turn(
     import fcntl
 
     from knoxidx.graph.layout import build_layout
-    from knoxidx.indexer.discovery import discover
-    from knoxidx.indexer.parse_pool import POOL_THRESHOLD, read_all
+    from knoxidx.parse.discovery import discover
+    from knoxidx.parse.parse_pool import POOL_THRESHOLD, read_all
 
     def refuse(fd: int, operation: int) -> None:
         raise OSError(38, "Function not implemented")
@@ -355,9 +355,9 @@ def test_without_file_locks_a_forked_pool_takes_chunks_in_turn(
 def test_a_worker_claims_chunks_of_its_compiled_languages_first(tmp_path: Path) -> None:
     """``read_claimed``'s choice: the first unclaimed chunk in a language this process has
     compiled, else in one no worker has taken, else any; each chunk once."""
-    from knoxidx.indexer.discovery import SourceFile
-    from knoxidx.indexer.extract import COMPILED, _compiled
-    from knoxidx.indexer.parse_worker import _claim
+    from knoxidx.parse.discovery import SourceFile
+    from knoxidx.parse.extract import COMPILED, _compiled
+    from knoxidx.parse.parse_worker import _claim
 
     def chunk(language: str) -> list[tuple]:
         return [(str(tmp_path), SourceFile("x", 1, 0, language), None, None, False)]
@@ -387,8 +387,8 @@ def test_a_file_that_grew_since_discovery_is_not_read_whole(tmp_path: Path) -> N
     then: a file being appended to (a log that ends in ``.js``) could be read at any size. It
     is read up to what discovery saw plus GROWTH_BYTES, and past that left for the next update
     (whose discovery sees the new size)."""
-    from knoxidx.indexer.discovery import SourceFile
-    from knoxidx.indexer.reader import GROWTH_BYTES, read_and_extract
+    from knoxidx.parse.discovery import SourceFile
+    from knoxidx.parse.reader import GROWTH_BYTES, read_and_extract
 
     path = tmp_path / "log.js"
     path.write_text("var x = 1;\n")
@@ -406,7 +406,7 @@ def test_definition_names_are_made_only_for_updates_that_use_them(
     """A parse worker's definition names serve only to invalidate other files' resolutions:
     an update that re-resolves every file (a first build, a new layout) asks for none, and
     one that re-resolves selectively still gets them for what it reads."""
-    import knoxidx.indexer.pipeline as pipeline
+    import knoxidx.update.graph_update as pipeline
 
     asked: list[bool] = []
     real = pipeline.read_all
@@ -513,7 +513,7 @@ def test_a_first_build_whose_install_fails_removes_its_scratch_database(
     empty index as it was, and removes the scratch database it built, which held the disk's
     space until the next build."""
     import knoxidx.graph.store as store_module
-    from knoxidx.errors import KnoxidxError
+    from knoxidx.core.errors import KnoxidxError
     from knoxidx.index import Index
 
     root = tmp_path / "repo"
@@ -548,9 +548,9 @@ def test_a_first_build_flushes_behind_and_a_failed_flush_fails_its_install(
     from typing import Any
 
     import knoxidx.graph.store as store_module
-    from knoxidx.errors import KnoxidxError
+    from knoxidx.core.errors import KnoxidxError
     from knoxidx.index import Index
-    from knoxidx.indexer import pipeline
+    from knoxidx.update import graph_update as pipeline
 
     root = tmp_path / "repo"
     root.mkdir()
@@ -662,7 +662,7 @@ def test_a_java_name_left_to_the_package_consults_its_class_only(tmp_path: Path)
     from knoxidx.graph.resolve import Resolver
     from knoxidx.graph.store import SQLiteStore
     from knoxidx.graph.workspace import StoreWorkspace
-    from knoxidx.indexer.discovery import discover
+    from knoxidx.parse.discovery import discover
     from tests.helpers import write_tree
 
     root = write_tree(tmp_path, {

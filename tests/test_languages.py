@@ -115,8 +115,8 @@ _TOY = textwrap.dedent('''
 
     from knoxidx.api.schemas import LANGUAGES as api_languages
     from knoxidx.graph.layout import CONFIG_NAMES
-    from knoxidx.indexer.discovery import MANIFESTS
-    from knoxidx.indexer.extract import extract
+    from knoxidx.parse.discovery import MANIFESTS
+    from knoxidx.parse.extract import extract
     from knoxidx.retrieval.embedders import CODE_KEYWORDS
     from knoxidx.retrieval.priors import is_test_path
     from knoxidx.retrieval.searcher import validate

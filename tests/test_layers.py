@@ -109,10 +109,10 @@ KNOWN_CIRCLES: list[frozenset[str]] = [
                "knoxidx.retrieval.embedders", "knoxidx.retrieval.minilm",
                "knoxidx.retrieval.names", "knoxidx.retrieval.rerank", "knoxidx.retrieval.store",
                "knoxidx.retrieval.tokens", "knoxidx.retrieval.voyage"}),
-    frozenset({"knoxidx.retrieval.context", "knoxidx.retrieval.packing"}),
+    frozenset({"knoxidx.answers.context", "knoxidx.answers.packing"}),
     frozenset({"knoxidx.history.pg_tables", "knoxidx.history.store"}),
-    frozenset({"knoxidx.cli", "knoxidx.cli_agent", "knoxidx.cli_history",
-               "knoxidx.cli_retrieval", "knoxidx.cli_store"}),
+    frozenset({"knoxidx.cli", "knoxidx.cli.agent", "knoxidx.cli.history",
+               "knoxidx.cli.retrieval", "knoxidx.cli.store"}),
 ]
 
 

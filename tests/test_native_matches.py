@@ -1,4 +1,4 @@
-"""The native query matches (``knoxidx/indexer/_matches.c``, built with the compiled build):
+"""The native query matches (``knoxidx/parse/_matches.c``, built with the compiled build):
 extraction's facts with them equal its facts from py-tree-sitter's matches, on every fixture
 and on bad input; their text predicates filter as py-tree-sitter's do; a query they cannot
 run, or a py-tree-sitter they were not built for, falls back to py-tree-sitter's matches."""
@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from knoxidx.indexer import extract
-from knoxidx.indexer.discovery import discover
 from knoxidx.languages.registry import BY_NAME
+from knoxidx.parse import extract
+from knoxidx.parse.discovery import discover
 
 ROOT = Path(__file__).resolve().parent.parent
-native = pytest.importorskip("knoxidx.indexer._matches",
+native = pytest.importorskip("knoxidx.parse._matches",
                              reason="the native query matches are built by the compiled build")
 
 
@@ -158,5 +158,5 @@ def test_the_build_compiles_it_with_the_engine() -> None:
     # the stamp vouches for the C source as for the compiled Python (engine.check_compiled)
     stamp = ROOT / "knoxidx" / "compiled.json"
     if stamp.exists():
-        assert "knoxidx/indexer/_matches.c" in stamp.read_text()
+        assert "knoxidx/parse/_matches.c" in stamp.read_text()
     assert os.path.basename(native.__file__).startswith("_matches")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from knoxidx.index import Index
-from knoxidx.verify import verify_index
+from knoxidx.update.verify import verify_index
 from tests.test_extract_bounds import DEEP
 
 NORMAL = "def helper():\n    return 1\n\n\ndef caller():\n    return helper()\n"
@@ -217,7 +217,7 @@ def test_a_file_that_kills_its_parse_worker_is_an_error_and_the_rest_is_indexed(
     ends, the file is an error that says why, and every other file is indexed."""
     import threading
 
-    from knoxidx.indexer.parse_pool import POOL_THRESHOLD
+    from knoxidx.parse.parse_pool import POOL_THRESHOLD
 
     monkeypatch.setenv("KNOXIDX_WORKER_MEMORY_MB", "150")
     for i in range(POOL_THRESHOLD + 12):
@@ -245,7 +245,7 @@ def test_a_file_that_kills_its_parse_worker_is_an_error_and_the_rest_is_indexed(
 def _runaway_on_bad_py(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Reading ``bad.py`` burns CPU for 300 s in the real (forked) worker, under a bound of
     1 s; each try is noted in the returned file, outside the repository."""
-    from knoxidx.indexer import parse_worker
+    from knoxidx.parse import parse_worker
 
     real = parse_worker.read_and_extract
     tries = tmp_path.with_name(tmp_path.name + "-tries")
@@ -276,7 +276,7 @@ def test_a_file_that_runs_past_its_cpu_bound_costs_its_worker_not_the_update(
     The stand-in for the runaway burns CPU in the real worker for 300 s (the bound: 1 s); the
     file is tried twice (its chunk, then alone: the worker noted that it had begun it), each cut
     at ~2 s of CPU, so the wall-clock bound below leaves room for a slow or loaded machine."""
-    from knoxidx.indexer import parse_pool
+    from knoxidx.parse import parse_pool
 
     tries = _runaway_on_bad_py(tmp_path, monkeypatch)
     for i in range(3 if jobs == 1 else parse_pool.POOL_THRESHOLD + 12):
@@ -321,8 +321,8 @@ def test_a_dead_workers_exit_status_names_the_cause() -> None:
     without a result are read from the status alone."""
     import signal
 
-    from knoxidx.indexer.discovery import SourceFile
-    from knoxidx.indexer.parse_worker import death_cause
+    from knoxidx.parse.discovery import SourceFile
+    from knoxidx.parse.parse_worker import death_cause
 
     job = ("/repo", SourceFile("big.py", 2_000_000, 0, "python"), None, None)
     assert death_cause(-signal.SIGXCPU, job) == "it ran past its CPU bound of 50 s"
@@ -379,7 +379,7 @@ def test_without_a_forkserver_a_standing_worker_falls_back_to_a_forked_one(
 ) -> None:
     """Where no forkserver can start (no Unix sockets, a sandbox), a watcher's batches still
     parse, in a worker forked for the batch, and say why."""
-    from knoxidx.indexer import parse_pool, standing
+    from knoxidx.parse import parse_pool, standing
 
     def no_forkserver(self):
         raise OSError("no forkserver here")
@@ -415,7 +415,7 @@ LEAKING_JAVA = "class A { void f() { g(); } }\n" * 200 + "class B { /* " + "x" *
 def _standing_pids(root: Path, source: str, edits: int) -> list[int]:
     """The standing worker's process id after each of ``edits`` one-file updates of ``source``
     (changed by a trailing number each time, so that it is parsed again)."""
-    from knoxidx.indexer import standing as standing_module
+    from knoxidx.parse import standing as standing_module
 
     path = root / "A.java"
     (root / "normal.py").write_text(NORMAL)
@@ -439,7 +439,7 @@ def test_a_standing_worker_that_keeps_what_it_parsed_is_replaced(
     each parse of LEAKING_JAVA leaves ~240 kB behind in the worker, which in a watcher lives as
     long as the watcher. Once it has grown past STANDING_GROWTH_MB since its first batch, the
     next batch gets a new one; the graph is whole all along."""
-    from knoxidx.indexer import standing
+    from knoxidx.parse import standing
 
     monkeypatch.setattr(standing, "STANDING_GROWTH_MB", 4)
     pids = _standing_pids(tmp_path, LEAKING_JAVA, 40)
@@ -450,7 +450,7 @@ def test_a_standing_worker_that_keeps_what_it_parsed_is_replaced(
 def test_a_standing_worker_that_does_not_grow_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from knoxidx.indexer import standing
+    from knoxidx.parse import standing
 
     monkeypatch.setattr(standing, "STANDING_GROWTH_MB", 4)
     pids = _standing_pids(tmp_path, "class A { void f() { g(); } }\n" * 200, 40)

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from knoxidx.cli import main
-from knoxidx.errors import CorruptIndexError, IndexLockedError
+from knoxidx.core.errors import CorruptIndexError, IndexLockedError
 from knoxidx.graph import export, pg_schema
 from knoxidx.graph.pg_store import delete_repo
 from knoxidx.index import Index
@@ -201,7 +201,7 @@ def test_callers_and_importers_across_repositories(tmp_path: Path, pg_url: str) 
         assert [(i["repo"], i["path"], i["module"]) for i in importers] == \
             [("payments", "pay.py", "ledger")]  # the external module is the top package
         # a name defined in two repositories is ambiguous until a repository is chosen
-        from knoxidx.errors import AmbiguousSymbolError
+        from knoxidx.core.errors import AmbiguousSymbolError
 
         with pytest.raises(AmbiguousSymbolError, match="transfer"):
             every.callers("transfer")
@@ -240,7 +240,7 @@ def test_push_then_pull_round_trip(tmp_path: Path, pg_url: str) -> None:
         (laptop / "shop" / "config.py").write_text("def parse_config2():\n    pass\n")
         report = idx.update(jobs=1)
         assert report.changed == 1
-        from knoxidx.verify import verify_index
+        from knoxidx.update.verify import verify_index
 
         assert verify_index(idx)["equal"]
 

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
+from knoxidx.core import heap
 from knoxidx.graph import lookups, resolve
 from knoxidx.graph.layout import build_layout
 from knoxidx.graph.store import SQLiteStore
 from knoxidx.graph.workspace import StoreWorkspace
-from knoxidx.indexer import heap
-from knoxidx.indexer.discovery import discover
+from knoxidx.parse.discovery import discover
 from tests.helpers import COMPILED, build, resolve_every_file, write_tree
 
 # The shortcuts are taken away by replacing methods, which a compiled resolver (setup.py)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from knoxidx.files import (
+from knoxidx.core.files import (
     FileTooLargeError,
     NotRegularFileError,
     read_regular,
@@ -102,8 +102,8 @@ def test_a_settings_file_that_is_not_a_regular_file_is_a_clear_error(repo) -> No
 
 def test_a_source_file_replaced_by_a_fifo_after_discovery_is_unreadable_not_waited_on(
         repo) -> None:
-    from knoxidx.indexer.discovery import discover
-    from knoxidx.indexer.reader import read_and_extract
+    from knoxidx.parse.discovery import discover
+    from knoxidx.parse.reader import read_and_extract
 
     root = repo({"main.py": "def main():\n    return 1\n"})
     [found] = discover(root).files
@@ -115,9 +115,9 @@ def test_a_source_file_replaced_by_a_fifo_after_discovery_is_unreadable_not_wait
 
 
 def test_chunking_and_context_do_not_wait_on_a_fifo_in_an_indexed_file_s_place(repo) -> None:
+    from knoxidx.answers.packing import Files
     from knoxidx.index import Index
-    from knoxidx.retrieval.indexing import chunk_one
-    from knoxidx.retrieval.packing import Files
+    from knoxidx.update.chunk_refresh import chunk_one
 
     root = repo({"main.py": "def main():\n    return 1\n"})
     with Index.open(root, create=True) as idx:

@@ -120,7 +120,7 @@ def test_a_parallel_update_of_an_existing_index_keeps_each_files_rows_one_run(
 
 def test_a_spool_that_cannot_be_written_fails_the_update_and_loses_nothing(
         repo, monkeypatch: pytest.MonkeyPatch) -> None:
-    from knoxidx.errors import KnoxidxError
+    from knoxidx.core.errors import KnoxidxError
     from knoxidx.graph.spool import SpoolWriter
 
     root = repo(_files())

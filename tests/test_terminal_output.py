@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from knoxidx.cli import main
-from knoxidx.terminal import for_terminal, json_text, visible
+from knoxidx.core.terminal import for_terminal, json_text, visible
 from knoxidx.watch import line_emitter
 from tests.helpers import run_cli, write_tree
 

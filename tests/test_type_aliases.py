@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from knoxidx.index import Index
-from knoxidx.indexer.extract import extract
-from knoxidx.indexer.name_paths import alias_path
+from knoxidx.parse.extract import extract
+from knoxidx.parse.name_paths import alias_path
 from tests.helpers import build
 
 RUST_PARSE = """

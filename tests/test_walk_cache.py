@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 from knoxidx.index import Index
-from knoxidx.indexer.discovery import Discovery, discover
-from knoxidx.indexer.walk_cache import RACY_NS, WalkCache
+from knoxidx.parse.discovery import Discovery, discover
+from knoxidx.parse.walk_cache import RACY_NS, WalkCache
 
 DAY_NS = 86_400 * 10**9
 

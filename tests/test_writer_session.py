@@ -1,4 +1,4 @@
-"""A writer's session (knoxidx.indexer.session): what one Index remembers of the tables between
+"""A writer's session (knoxidx.update.session): what one Index remembers of the tables between
 its own updates must never go stale. After any sequence of edits, foreign writers and failed
 updates, the graph equals a clean rebuild and the chunks equal a clean chunking."""
 
@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knoxidx.index import Index
-from knoxidx.indexer.session import WriterSession
-from knoxidx.verify import verify_index
+from knoxidx.update.session import WriterSession
+from knoxidx.update.verify import verify_index
 from tests.test_incremental import N_FILES, apply, seed, ts_module
 
 
@@ -107,7 +107,7 @@ def test_a_foreign_writer_between_two_updates_is_noticed(tmp_path: Path) -> None
 def test_a_failed_update_leaves_nothing_remembered(tmp_path: Path, monkeypatch) -> None:
     """The update's transaction rolls back; what the session noted during it must go too, or
     the next update would take the edited file for already indexed."""
-    import knoxidx.retrieval.api as retrieval_api
+    import knoxidx.update.retrieval_steps as retrieval_api
 
     root = tmp_path / "repo"
     root.mkdir()

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from knoxidx.indexer.extract import extract
 from knoxidx.languages.registry import language_for_path
+from knoxidx.parse.extract import extract
 from knoxidx.retrieval.priors import is_test_path
 
 MIN_GOLD, MAX_GOLD = 1, 5

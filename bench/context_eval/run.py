@@ -96,7 +96,7 @@ def walk(repo: Repository, cache: Path, *, count: int, embed: bool,
          budgets: tuple[int, ...] = BUDGETS, log: Any = print) -> dict[str, Any]:
     from knoxidx import Index
     from knoxidx.retrieval.tokens import default_counter
-    from knoxidx.verify import verify_index
+    from knoxidx.update.verify import verify_index
 
     root, head = clone(repo, cache, "-embed" if embed else "")
     tasks, mining = load_or_mine(repo, root, head, count, cache)

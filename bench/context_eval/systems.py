@@ -1,6 +1,6 @@
 """The four systems compared, each giving the ranges it shows for a question within a budget.
 
-- ``context``: ``knoxidx context`` as installed (:func:`knoxidx.retrieval.context.build_context`);
+- ``context``: ``knoxidx context`` as installed (:func:`knoxidx.answers.context.build_context`);
 - ``retrieval``: knoxidx's own hybrid ``search`` results packed in rank order, no graph;
 - ``bm25``: BM25 over 40-line windows (:mod:`.bm25`), packed the same way;
 - ``gold_files``: the gold definitions' whole files, in turn, cut at the budget (a ceiling for

@@ -45,8 +45,8 @@ from bench.retrieval_eval.corpus import _normal as normal_summary
 from bench.retrieval_eval.corpus import build_task, scan, write_copy
 from bench.retrieval_eval.metrics import Span, max_hit_lines
 from bench.retrieval_eval.run import SETS
-from knoxidx.indexer.discovery import discover
-from knoxidx.indexer.extract import extract
+from knoxidx.parse.discovery import discover
+from knoxidx.parse.extract import extract
 from knoxidx.retrieval.chunker import ChunkBudget, chunk_file
 from knoxidx.retrieval.embedders import LocalEmbedder
 from knoxidx.retrieval.names import declaration_texts

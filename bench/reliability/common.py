@@ -72,7 +72,7 @@ def clear_error(proc: subprocess.CompletedProcess[str], exit_code: int | None,
 
 def graph_of(root: Path) -> tuple[set[tuple], set[tuple]]:
     """The index's nodes and edges, order-free (``knoxidx.graph.export.canonical``)."""
-    from knoxidx.errors import IndexNotFoundError
+    from knoxidx.core.errors import IndexNotFoundError
     from knoxidx.graph import export
     from knoxidx.index import Index
 
@@ -87,7 +87,7 @@ def graph_of(root: Path) -> tuple[set[tuple], set[tuple]]:
 def verify(root: Path) -> dict[str, Any]:
     """``knoxidx verify``'s check: integrity, and equality with a clean rebuild."""
     from knoxidx.index import Index
-    from knoxidx.verify import verify_index
+    from knoxidx.update.verify import verify_index
 
     with Index.open(root) as idx:
         return verify_index(idx)

@@ -33,7 +33,7 @@ from urllib.parse import urlencode
 
 from bench.reliability.common import Outcome, copy_tree, graph_of, run_cli
 from bench.reliability.daemon import Daemon
-from knoxidx.verify import clean_graph
+from knoxidx.update.verify import clean_graph
 
 PAIR_MODULO = 40
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from bench.reliability.common import Outcome, graph_of, knoxidx_command, run_cli
 from knoxidx.graph.spool import SPOOL_SUFFIX
 from knoxidx.graph.write_lock import LOCK_NAME
-from knoxidx.verify import clean_graph
+from knoxidx.update.verify import clean_graph
 
 MUTATIONS = ("cold", "edit", "edit", "branch")
 

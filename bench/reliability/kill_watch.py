@@ -21,7 +21,7 @@ from pathlib import Path
 from bench.reliability.common import Outcome, copy_tree, graph_of, run_cli
 from bench.reliability.daemon import Daemon
 from bench.reliability.kill_index import chunks_in_step, integrity, mutate
-from knoxidx.verify import clean_graph
+from knoxidx.update.verify import clean_graph
 
 DEBOUNCE_MS = 50
 

@@ -32,7 +32,7 @@ from bench.reliability.concurrency import (
     write_pair,
 )
 from bench.reliability.daemon import Daemon
-from knoxidx.verify import clean_graph
+from knoxidx.update.verify import clean_graph
 
 CHURN_MODULES = 10  # kxchurn/c0.py ... c9.py: one written and one deleted per generation
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.retrieval_eval.docs import DocComment, doc_comment, has_body, node_for, parse, summary
-from knoxidx.indexer.discovery import discover
-from knoxidx.indexer.extract import extract
+from knoxidx.parse.discovery import discover
+from knoxidx.parse.extract import extract
 from knoxidx.retrieval.chunker import ChunkBudget, chunk_file
 from knoxidx.retrieval.terms import STOP_WORDS, identifier_parts
 

@@ -28,8 +28,8 @@ from knoxidx.retrieval.embedders import (
     condensed_view_v2,
     full_view,
 )
+from knoxidx.retrieval.hybrid_search import reciprocal_rank_fusion
 from knoxidx.retrieval.minilm import tokenizer_path
-from knoxidx.retrieval.search import reciprocal_rank_fusion
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.store_schema import create_schema
 from knoxidx.retrieval.terms import readable_identifiers, unique_terms

@@ -95,9 +95,9 @@ def fill_synthetic(idx: Any, seed: int = 7) -> dict[str, int]:
     """Give every still-pending chunk a permuted copy of a real vector (see the docstring)."""
     import numpy as np
 
-    from knoxidx.retrieval.api import _local_cached_store
     from knoxidx.retrieval.embedders import select_embedder
     from knoxidx.retrieval.vectors import from_blobs, to_blob
+    from knoxidx.update.retrieval_steps import _local_cached_store
 
     store = _local_cached_store(idx)
     embedder = select_embedder({})

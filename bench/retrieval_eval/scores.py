@@ -55,7 +55,7 @@ class ScoredLanguage:
         """Query ``n``'s names source, from the index (runs before it was saved: computed)."""
         saved = self.data.queries[n].get("names")
         if saved is None:
-            from knoxidx.retrieval.search import HybridSearch
+            from knoxidx.retrieval.hybrid_search import HybridSearch
 
             saved = [i for i, _ in HybridSearch(self.data.store).names(self.data.texts[n])]
             self.data.queries[n]["names"] = saved

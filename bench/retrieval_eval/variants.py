@@ -19,7 +19,7 @@ from typing import Any
 from bench.retrieval_eval.metrics import Span, score
 from bench.retrieval_eval.run import CORPORA, eval_root
 from knoxidx.index import Index
-from knoxidx.retrieval.search import best_line
+from knoxidx.retrieval.hybrid_search import best_line
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.terms import content_terms, identifier_parts, line_terms
 
@@ -63,8 +63,8 @@ class LanguageData:
     def centrality(self, path: str, line: int) -> float:
         """PageRank of the definition starting at ``line`` (0..1, as ``knoxidx context`` has it)."""
         if not hasattr(self, "_centrality"):
-            from knoxidx.retrieval.centrality import centrality_scores
-            from knoxidx.retrieval.context import ContextWeights
+            from knoxidx.answers.centrality import centrality_scores
+            from knoxidx.answers.context import ContextWeights
 
             self._centrality = centrality_scores(self.index, ContextWeights().centrality_edges)
         node = self.index.q.node_at(path, line)

@@ -52,7 +52,7 @@ def test_a_case_past_the_indexers_cpu_bound_is_a_finding_of_its_own(
     such a case is reported as what it is."""
     import time
 
-    from knoxidx.indexer import worker_limits
+    from knoxidx.parse import worker_limits
 
     def runaway(*_args: object) -> tuple[str, str, float]:
         start = time.process_time()

@@ -34,7 +34,7 @@ def test_facts_stored_in_other_bytes_but_equal_sum_equal(tmp_path: Path) -> None
     import marshal
     import sqlite3
 
-    from knoxidx.indexer.facts import blob_fields
+    from knoxidx.core.facts import blob_fields
 
     repo = tmp_path / "repo"
     shutil.copytree(FIXTURE, repo)

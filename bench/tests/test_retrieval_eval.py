@@ -10,7 +10,7 @@ import pytest
 from bench.retrieval_eval.corpus import build_task, informative, write_copy
 from bench.retrieval_eval.docs import doc_comment, has_body, node_for, parse, summary
 from bench.retrieval_eval.metrics import Span, first_hit, is_hit, score
-from knoxidx.indexer.extract import extract
+from knoxidx.parse.extract import extract
 
 # ---- the hit rule and the scores ---------------------------------------------------------------
 

@@ -45,7 +45,7 @@ from knoxidx.api.schemas import (
     InputError,
     Operation,
 )
-from knoxidx.errors import (
+from knoxidx.core.errors import (
     AmbiguousSymbolError,
     BadPathError,
     CorruptIndexError,
@@ -56,9 +56,9 @@ from knoxidx.errors import (
 )
 from knoxidx.graph.dbfile import storage_error
 from knoxidx.graph.sqlite_schema import DB_NAME, INDEX_DIR
+from knoxidx.parse.source import ForbiddenPathError, SourceNotFoundError
 from knoxidx.retrieval.disclosure import NeverSendError
 from knoxidx.retrieval.errors import ModelUnavailableError, SearchIndexMissingError
-from knoxidx.source import ForbiddenPathError, SourceNotFoundError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7411

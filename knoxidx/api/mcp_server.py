@@ -17,7 +17,7 @@ from typing import Any
 
 from knoxidx.api.readers import ReaderPool, status_of
 from knoxidx.api.schemas import BY_TOOL, STATUS_DESCRIPTION, InputError, package_version
-from knoxidx.errors import AmbiguousSymbolError, KnoxidxError
+from knoxidx.core.errors import AmbiguousSymbolError, KnoxidxError
 
 INSTRUCTIONS = (
     "knoxidx indexes this repository's code as a graph of definitions, calls, imports and "

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from knoxidx.api.schemas import InputError
+from knoxidx.core.store_url import repo_id
 from knoxidx.graph.dbfile import storage_error
 from knoxidx.graph.sqlite_schema import INDEX_DIR
 from knoxidx.index import Index
-from knoxidx.store_url import repo_id
 from knoxidx.watch_presence import watcher_elsewhere
 
 T = TypeVar("T")

@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from knoxidx.entity import DEFAULT_RELATED, MAX_RELATED, RELATIONS
-from knoxidx.errors import KnoxidxError
-from knoxidx.graph.model import NODE_KINDS
+from knoxidx.answers.entity import DEFAULT_RELATED, MAX_RELATED, RELATIONS
+from knoxidx.core.errors import KnoxidxError
+from knoxidx.core.model import NODE_KINDS
+from knoxidx.core.paging import DEFAULT_LIMIT, MAX_LIMIT, PAGE_CHARS
 from knoxidx.languages.registry import LANGUAGE_ALIASES
-from knoxidx.paging import DEFAULT_LIMIT, MAX_LIMIT, PAGE_CHARS
 
 # ---- limits ------------------------------------------------------------------------------
 MAX_DEPTH = 10
@@ -201,7 +201,7 @@ def _depth(default: int) -> Param:
                  default=default, minimum=1, maximum=MAX_DEPTH)
 
 
-# the page of a list answer and its filters (knoxidx.paging): the library applies them
+# the page of a list answer and its filters (knoxidx.core.paging): the library applies them
 PAGE_PARAMS = (
     Param("limit", "integer", f"At most this many items in the answer (it also ends before "
           f"~{PAGE_CHARS // 1000}k characters).", default=DEFAULT_LIMIT, minimum=1,

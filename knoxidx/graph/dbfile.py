@@ -2,7 +2,7 @@
 
 :func:`check_database_file` runs at every open (a ``stat``); :func:`storage_error`
 turns a failure of SQLite or the file system under the index into the one-line
-:class:`~knoxidx.errors.KnoxidxError` a user can act on: a damaged database names
+:class:`~knoxidx.core.errors.KnoxidxError` a user can act on: a damaged database names
 ``knoxidx index --rebuild``; a full disk or a read-only ``.knoxidx/`` says the index was left
 as it was and what to do.
 """
@@ -15,7 +15,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from knoxidx.errors import REBUILD_FIX, CorruptIndexError, IndexWriteError, KnoxidxError
+from knoxidx.core.errors import REBUILD_FIX, CorruptIndexError, IndexWriteError, KnoxidxError
 
 __all__ = ["REBUILD_FIX", "check_database_file", "storage_error"]
 

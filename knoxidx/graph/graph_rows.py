@@ -11,9 +11,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from knoxidx.file_state import FileState
+from knoxidx.core.facts import FileFacts, load_facts
+from knoxidx.core.file_state import FileState
 from knoxidx.graph.sqlite_schema import MODULE_LAYER_ROWS, NODE_INSERT
-from knoxidx.indexer.facts import FileFacts, load_facts
 
 if TYPE_CHECKING:
     from knoxidx.graph.spool import ResolutionSpool
@@ -65,14 +65,14 @@ class GraphRows:
     def data_version(self) -> int:
         """Changes whenever ANOTHER connection commits to the database (never for this
         connection's own commits): what lets a writer trust what it remembers of the tables
-        between its updates (see ``knoxidx.indexer.session``)."""
+        between its updates (see ``knoxidx.update.session``)."""
         return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
     def upsert_file(
         self, path: str, language: str, size: int, mtime_ns: int, hash_: str, lines: int,
         status: str, message: str, iface: str, blob: bytes | None,
     ) -> int:
-        """``blob`` is the file's FileFacts as :func:`knoxidx.indexer.facts.dump_facts` wrote it."""
+        """``blob`` is the file's FileFacts as :func:`knoxidx.core.facts.dump_facts` wrote it."""
         row = self.conn.execute(
             "INSERT INTO files(path, language, size, mtime_ns, hash, lines, status, message, iface,"
             " facts) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET"

@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 
 import xxhash
 
-from knoxidx.files import read_regular_text
+from knoxidx.core.files import read_regular_text
 from knoxidx.languages.registry import CONFIGS
 
 CONFIG_NAMES = CONFIGS  # what the languages' resolution reads (go.mod, tsconfig.json...)

@@ -21,10 +21,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-from knoxidx.graph.file_index import FUNCTION, FileIndex
-from knoxidx.indexer.facts import FileFacts
-from knoxidx.indexer.heap import settle
+from knoxidx.core.facts import FileFacts
+from knoxidx.core.heap import settle
 from knoxidx.languages.registry import BY_NAME, family_plugin
+from knoxidx.parse.file_index import FUNCTION, FileIndex
 
 Symbol = tuple[str, str, Any]
 

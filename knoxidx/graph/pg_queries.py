@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from knoxidx.core.path_glob import WILDCARDS, glob_regex, path_prefix
 from knoxidx.graph.queries import (
     EDGE_FIELDS,
     UNRESOLVED_FIELDS,
     node_dict,
     normalise_qualified,
 )
-from knoxidx.path_glob import WILDCARDS, glob_regex, path_prefix
 
 _NODE_SELECT = (
     "SELECT n.id, n.kind, n.name, n.qualified_name, f.path, n.start_line, n.end_line,"

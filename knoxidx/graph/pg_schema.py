@@ -14,8 +14,8 @@ import os
 import socket
 from typing import Any
 
-from knoxidx.errors import CorruptIndexError, KnoxidxError
-from knoxidx.store_url import StoreConfigError, redact
+from knoxidx.core.errors import CorruptIndexError, KnoxidxError
+from knoxidx.core.store_url import StoreConfigError, redact
 
 SCHEMA = "knoxidx"
 
@@ -120,7 +120,7 @@ CREATE TABLE knoxidx.chunk_declaration(chunk_id BIGINT NOT NULL, n INTEGER NOT N
 CREATE INDEX chunk_declaration_repo ON knoxidx.chunk_declaration(repo);
 """
 
-# v7: each function's complexity (``knoxidx.indexer.complexity``). Rows written before are
+# v7: each function's complexity (``knoxidx.parse.complexity``). Rows written before are
 # NULL there until their file is read again, which the changed engine fingerprint makes the
 # next update of each repository do.
 _V7 = """

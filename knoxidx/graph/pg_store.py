@@ -14,13 +14,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from knoxidx.errors import IndexNotFoundError
-from knoxidx.file_state import FileState
+from knoxidx.core.errors import IndexNotFoundError
+from knoxidx.core.facts import FileFacts, load_facts
+from knoxidx.core.file_state import FileState
+from knoxidx.core.store_url import redact
 from knoxidx.graph import pg_schema
 from knoxidx.graph.pg_write_lock import PgWriteLock
 from knoxidx.graph.sqlite_schema import NODE_COLUMNS
-from knoxidx.indexer.facts import FileFacts, load_facts
-from knoxidx.store_url import redact
 
 _NODE_INSERT = (
     f"INSERT INTO knoxidx.nodes(repo, {', '.join(NODE_COLUMNS)})"

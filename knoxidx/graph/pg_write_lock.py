@@ -8,9 +8,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from knoxidx.errors import IndexLockedError
+from knoxidx.core.errors import IndexLockedError
+from knoxidx.core.store_url import redact
 from knoxidx.graph import pg_schema
-from knoxidx.store_url import redact
 
 
 class PgWriteLock:

@@ -2,7 +2,7 @@
 :class:`~knoxidx.graph.store.SQLiteStore` (one repository, one file) and
 :class:`~knoxidx.graph.pg_store.PgStore` (many repositories, one PostgreSQL database) provide.
 
-Written down from what ``indexer.pipeline``, ``graph.workspace``, ``retrieval.indexing`` and
+Written down from what ``update.graph_update``, ``graph.workspace``, ``update.chunk_refresh`` and
 ``knoxidx.index`` call; SQL stays inside the implementations.
 """
 
@@ -13,8 +13,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from knoxidx.file_state import FileState
-from knoxidx.indexer.facts import FileFacts
+from knoxidx.core.facts import FileFacts
+from knoxidx.core.file_state import FileState
 
 if TYPE_CHECKING:
     from knoxidx.graph.spool import ResolutionSpool

@@ -8,8 +8,8 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from knoxidx.core.path_glob import WILDCARDS, path_prefix
 from knoxidx.graph.sqlite_schema import OUTSIDE_RUNS
-from knoxidx.path_glob import WILDCARDS, path_prefix
 
 if TYPE_CHECKING:
     from knoxidx.graph.store import SQLiteStore
@@ -126,7 +126,7 @@ class GraphQueries:
                    min_complexity: int | None = None) -> tuple[list[dict], int]:
         """Nodes named ``value`` (``by="name"``, in nodes_named's order) or whose name matches
         the LIKE pattern ``value`` (``by="like"``, in nodes_like's), of ``kind`` and in files
-        matching ``path_glob`` (see :mod:`knoxidx.path_glob`): ``limit`` of them from
+        matching ``path_glob`` (see :mod:`knoxidx.core.path_glob`): ``limit`` of them from
         ``offset``, and how many there are in all. With ``min_complexity``: functions of at
         least that cyclomatic complexity, the most complex first."""
         condition, order = {"name": ("n.name = ?", "n.kind = 'Module', f.path, n.start_line"),

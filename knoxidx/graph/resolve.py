@@ -14,8 +14,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from knoxidx.errors import CorruptIndexError
-from knoxidx.graph.file_index import (
+from knoxidx.core.errors import CorruptIndexError
+from knoxidx.core.facts import BASE_KINDS, NamePath, RefKind
+from knoxidx.core.model import (
+    Confidence,
+    EdgeType,
+    external_module_id,
+    module_node_id,
+    node_id,
+)
+from knoxidx.graph.lookups import Symbol, Workspace
+from knoxidx.graph.scopes import EXACT, ScopeResolver
+from knoxidx.parse.file_index import (
     CLASS,
     CONSTANT,
     FUNCTION,
@@ -25,16 +35,6 @@ from knoxidx.graph.file_index import (
     VARIABLE,
     FileIndex,
 )
-from knoxidx.graph.lookups import Symbol, Workspace
-from knoxidx.graph.model import (
-    Confidence,
-    EdgeType,
-    external_module_id,
-    module_node_id,
-    node_id,
-)
-from knoxidx.graph.scopes import EXACT, ScopeResolver
-from knoxidx.indexer.facts import BASE_KINDS, NamePath, RefKind
 
 # what a reference yields whatever its line: source, [(target, edge type, confidence)], and
 # (name, reason, candidates) when a call stays unresolved

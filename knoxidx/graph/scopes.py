@@ -10,7 +10,11 @@ Lookups`); what differs per language comes from the family module's ``RULES``.
 
 from __future__ import annotations
 
-from knoxidx.graph.file_index import (
+from knoxidx.core.facts import Binding, Import, NamePath
+from knoxidx.core.model import Confidence
+from knoxidx.graph.lookups import Lookups, Symbol, Workspace
+from knoxidx.languages.registry import family_plugin
+from knoxidx.parse.file_index import (
     CONSTANT,
     FUNCTION,
     MODULE,
@@ -19,10 +23,6 @@ from knoxidx.graph.file_index import (
     VARIABLE,
     FileIndex,
 )
-from knoxidx.graph.lookups import Lookups, Symbol, Workspace
-from knoxidx.graph.model import Confidence
-from knoxidx.indexer.facts import Binding, Import, NamePath
-from knoxidx.languages.registry import family_plugin
 
 EXACT = Confidence.EXACT.value  # plain strings, as file_index's kinds
 INFERRED = Confidence.INFERRED.value

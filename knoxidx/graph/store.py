@@ -18,13 +18,14 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from knoxidx.errors import (
+from knoxidx.core.errors import (
     CorruptIndexError,
     IndexNotFoundError,
     IndexWriteError,
     KnoxidxError,
     decoding_stored,
 )
+from knoxidx.core.heap import process_alive
 from knoxidx.graph.dbfile import REBUILD_FIX, check_database_file, storage_error
 from knoxidx.graph.graph_rows import GraphRows
 from knoxidx.graph.sqlite_schema import (
@@ -40,7 +41,6 @@ from knoxidx.graph.sqlite_schema import (
     index_table,
 )
 from knoxidx.graph.write_lock import WriteLock
-from knoxidx.indexer.heap import process_alive
 
 if TYPE_CHECKING:
     from knoxidx.graph.queries import GraphQueries

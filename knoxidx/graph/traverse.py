@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from knoxidx.graph.model import REVERSE_NAMES, EdgeType
+from knoxidx.core.model import REVERSE_NAMES, EdgeType
 from knoxidx.graph.queries import GraphQueries
 
 SUMMARY_FIELDS = ("id", "kind", "name", "qualified_name", "path", "start_line", "end_line")

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable
 from operator import itemgetter
 from typing import Any
 
+from knoxidx.core.facts import FileFacts, load_interface
 from knoxidx.graph.protocol import GraphStore
-from knoxidx.indexer.facts import FileFacts, load_interface
 
 
 class StoreWorkspace:

@@ -21,9 +21,9 @@ import time
 from contextlib import suppress
 from pathlib import Path
 
-from knoxidx.errors import IndexLockedError
+from knoxidx.core.errors import IndexLockedError
+from knoxidx.core.heap import process_alive
 from knoxidx.graph.dbfile import storage_error
-from knoxidx.indexer.heap import process_alive
 
 LOCK_NAME = "write.lock"
 # held for a moment by a writer taking over a lock whose holder is gone, so two such writers

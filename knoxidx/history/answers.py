@@ -19,14 +19,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from knoxidx.errors import HistoryUnavailableError
+from knoxidx.core.errors import HistoryUnavailableError
+from knoxidx.core.paging import DEFAULT_LIMIT, Page
+from knoxidx.core.path_glob import path_matcher
 from knoxidx.history.gitlog import GitUnavailableError
 from knoxidx.history.ranges import Range
 from knoxidx.history.store import HistoryRows, tables_of
 from knoxidx.history.trace import Touch, trace_file
 from knoxidx.history.worktree import line_range, ranges_at_commit
-from knoxidx.paging import DEFAULT_LIMIT, Page
-from knoxidx.path_glob import path_matcher
 
 SECONDS_PER_DAY = 86_400
 # the definition kinds hotspots rank by default: those whose body is code that changes

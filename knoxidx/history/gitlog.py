@@ -15,7 +15,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from knoxidx.errors import KnoxidxError
+from knoxidx.core.errors import KnoxidxError
 from knoxidx.history.ranges import Hunk
 
 # A file larger than this is diffed as binary by git itself (core.bigFileThreshold), so a

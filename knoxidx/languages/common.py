@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from knoxidx.indexer.definitions import node_text
+from knoxidx.parse.definitions import node_text
 
 COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
 

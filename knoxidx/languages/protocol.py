@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from knoxidx.indexer.facts import Import, RefKind
+    from knoxidx.core.facts import Import, RefKind
 
 
 @runtime_checkable

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from knoxidx.config import NEVER_SEND_ENV, load_settings
+from knoxidx.core.config import NEVER_SEND_ENV, load_settings
+from knoxidx.parse.source import ForbiddenPathError
 from knoxidx.retrieval.egress import DEFAULT_NEVER_SEND, EgressPolicy
 from knoxidx.retrieval.secrets import find_secrets, mask_findings
-from knoxidx.source import ForbiddenPathError
 
 SNIPPET_CUT = "…"
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import pathspec
 
-from knoxidx.config import offline_from_env  # noqa: F401  (re-exported for the Voyage clients)
+from knoxidx.core.config import offline_from_env  # noqa: F401  (re-exported for the Voyage clients)
 from knoxidx.retrieval.errors import RetrievalError, ServiceError
 from knoxidx.retrieval.secrets import mask_secrets
 
@@ -155,7 +155,7 @@ def ledger_path(index_dir: Path) -> Path:
 def index_services(index: IndexedGraph) -> tuple[dict[str, Any], Egress]:
     """For an open index: the embedder/reranker settings (the user's and the repository's
     ``knoxidx.toml``, the environment) and the gate its remote calls go through, recording to ``.knoxidx/egress.jsonl``."""
-    from knoxidx.config import load_settings
+    from knoxidx.core.config import load_settings
 
     settings = load_settings(index.root)
     gate = egress_for(index.store.path.parent, never_send=settings.never_send,
@@ -180,7 +180,7 @@ def egress_for(index_dir: Path | None, *, never_send: Sequence[str] = (),
 def egress_report(index: IndexedGraph, days: int = 30) -> dict[str, Any]:
     """What left the machine for this index, by UTC day over the last ``days`` days (from the
     ledger), the settings that govern it, and the chunks withheld as never-send."""
-    from knoxidx.config import load_settings
+    from knoxidx.core.config import load_settings
     from knoxidx.retrieval.ledger import EgressLedger
     from knoxidx.retrieval.store import ChunkStore
     from knoxidx.retrieval.store_schema import has_schema
@@ -211,7 +211,7 @@ def egress_report(index: IndexedGraph, days: int = 30) -> dict[str, Any]:
 
 def egress_status(index: IndexedGraph) -> dict[str, Any]:
     """The short form for ``/status`` and MCP ``index_status``: today and the last 30 days."""
-    from knoxidx.config import ConfigError
+    from knoxidx.core.config import ConfigError
 
     try:
         report = egress_report(index, 30)

@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from knoxidx.errors import decoding_stored
+from knoxidx.core.errors import decoding_stored
 
 
 class EmbeddingRows:

@@ -259,7 +259,7 @@ OFFLINE_NOTE = ("offline: using the local embedder and no reranker (Voyage is co
 
 
 def is_offline(config: Mapping[str, Any], env: Mapping[str, str]) -> bool:
-    from knoxidx.config import offline_from_env
+    from knoxidx.core.config import offline_from_env
 
     return bool(config.get("offline")) or offline_from_env(env)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from knoxidx.errors import KnoxidxError
+from knoxidx.core.errors import KnoxidxError
 
 
 class RetrievalError(KnoxidxError):

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from knoxidx.path_glob import glob_regex
+from knoxidx.core.path_glob import glob_regex
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.lexical_rows import ChunkFilter
 from knoxidx.retrieval.names import declaration_texts, name_rows

@@ -29,9 +29,9 @@ from knoxidx.retrieval.errors import (
     SearchIndexMissingError,
     SearchInputError,
 )
+from knoxidx.retrieval.hybrid_search import SOURCES, VECTOR_SOURCES, HybridSearch, SearchResult
 from knoxidx.retrieval.lexical_rows import ChunkFilter
 from knoxidx.retrieval.rerank import CODE_KINDS
-from knoxidx.retrieval.search import SOURCES, VECTOR_SOURCES, HybridSearch, SearchResult
 from knoxidx.retrieval.sources import SymbolHit
 from knoxidx.retrieval.stores import chunk_store_for
 

@@ -3,7 +3,7 @@
 declarations (cosine with each code definition's declaration; a chunk ranks by its best),
 symbol-name hits from the graph, and definitions named with the query's words; plus what the
 rerank asks of the vectors (``declaration_closeness``). :class:`SearchSources` is the part of
-:class:`~knoxidx.retrieval.search.HybridSearch` that runs them; the search fuses and reranks."""
+:class:`~knoxidx.retrieval.hybrid_search.HybridSearch` that runs them; the search fuses and reranks."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
-from knoxidx.errors import decoding_stored
+from knoxidx.core.errors import decoding_stored
 from knoxidx.retrieval.chunker import Chunk, DefinitionLike
 from knoxidx.retrieval.embed_store import EmbeddingRows
 from knoxidx.retrieval.lexical_rows import ChunkFilter, LexicalRows

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from knoxidx.errors import decoding_stored
+from knoxidx.core.errors import decoding_stored
 
 if TYPE_CHECKING:
     import numpy as np

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from knoxidx.config import endpoint_problem
+from knoxidx.core.config import endpoint_problem
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.egress import Egress, Outgoing, offline_from_env
 from knoxidx.retrieval.embedders import full_view

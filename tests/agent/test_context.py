@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from knoxidx.answers.centrality import CENTRALITY_FILE
+from knoxidx.answers.context import ContextWeights, build_context
 from knoxidx.cli import main
 from knoxidx.index import Index
-from knoxidx.retrieval.centrality import CENTRALITY_FILE
-from knoxidx.retrieval.context import ContextWeights, build_context
 from knoxidx.retrieval.errors import SearchInputError
 from knoxidx.retrieval.tokens import default_counter
 from tests.agent.support import make_repo

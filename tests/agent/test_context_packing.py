@@ -11,8 +11,8 @@ import pytest
 from bench.context_eval.coverage import covers
 from bench.context_eval.mining import Definition
 from bench.context_eval.systems import context_pack
+from knoxidx.answers.context import ContextWeights
 from knoxidx.index import Index
-from knoxidx.retrieval.context import ContextWeights
 from knoxidx.retrieval.tokens import default_counter
 from tests.agent.support import make_repo
 

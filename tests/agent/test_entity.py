@@ -14,10 +14,10 @@ import httpx
 import pytest
 from mcp import Client, StdioServerParameters
 
-from knoxidx.entity import RELATIONS
-from knoxidx.errors import AmbiguousSymbolError, BadInputError
+from knoxidx.answers.entity import RELATIONS
+from knoxidx.core.errors import AmbiguousSymbolError, BadInputError
+from knoxidx.core.paging import PAGE_CHARS
 from knoxidx.index import Index
-from knoxidx.paging import PAGE_CHARS
 from tests.agent.support import FILES, make_repo, start_server
 from tests.helpers import run_cli, write_tree
 from tests.history.gitrepo import Repo
@@ -184,7 +184,7 @@ def test_the_command_prints_for_people_and_machines(repo: Path) -> None:
 
 
 def test_parameters_and_return_types_print_one_line_each(capsys) -> None:
-    from knoxidx.cli_show import _print_entity
+    from knoxidx.cli.show import _print_entity
 
     entity = {"kind": "Function", "qualified_name": "m.f", "path": "m.py", "start_line": 1,
               "end_line": 3, "signature": "def f(a: int, *rest, b='x') -> str",

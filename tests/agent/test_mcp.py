@@ -136,6 +136,6 @@ def test_start_up_imports_nothing_heavy_of_ours(tmp_path: Path) -> None:
     proc.wait(30)
     heavy = {m for m in imported if m.split(".")[0] in (
         "numpy", "onnxruntime", "tokenizers", "scipy", "networkx", "watchdog", "tree_sitter")
-        or m.startswith(("knoxidx.retrieval", "knoxidx.indexer.discovery"))
+        or m.startswith(("knoxidx.retrieval", "knoxidx.parse.discovery"))
         or m == "knoxidx.watch"}
     assert "knoxidx.api.mcp_server" in imported and not heavy

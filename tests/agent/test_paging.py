@@ -19,9 +19,9 @@ from click.testing import CliRunner
 from mcp import Client, StdioServerParameters
 
 from knoxidx.cli import main
-from knoxidx.errors import AmbiguousSymbolError, BadInputError
+from knoxidx.core.errors import AmbiguousSymbolError, BadInputError
+from knoxidx.core.paging import CANDIDATES_SHOWN, DEFAULT_LIMIT, FILES_SHOWN
 from knoxidx.index import Index
-from knoxidx.paging import CANDIDATES_SHOWN, DEFAULT_LIMIT, FILES_SHOWN
 from tests.agent.support import make_repo, start_server
 
 FILES_PER_DIR = 50

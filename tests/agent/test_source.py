@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from knoxidx.errors import BadPathError
+from knoxidx.core.errors import BadPathError
 from knoxidx.index import Index
-from knoxidx.source import ForbiddenPathError, SourceNotFoundError, read_source
+from knoxidx.parse.source import ForbiddenPathError, SourceNotFoundError, read_source
 from tests.agent.support import make_hostile_repo
 
 BAD = [

@@ -226,8 +226,8 @@ def test_serve_with_watch_shows_edits_and_its_state(agent_repo: Path) -> None:
 
 
 def test_discovery_cache_agrees_with_a_full_walk(agent_repo: Path) -> None:
-    from knoxidx.indexer.discovery import discover
-    from knoxidx.indexer.watch_filter import DiscoveryCache, RepoPathFilter
+    from knoxidx.parse.discovery import discover
+    from knoxidx.parse.watch_filter import DiscoveryCache, RepoPathFilter
 
     cache = DiscoveryCache(RepoPathFilter(agent_repo))
     cache.full()
@@ -248,7 +248,7 @@ def test_discovery_cache_agrees_with_a_full_walk(agent_repo: Path) -> None:
 
 def test_file_edits_skip_the_walk_directories_do_not(
         watching: tuple[Path, Watcher, Recorder], monkeypatch: pytest.MonkeyPatch) -> None:
-    from knoxidx.indexer import pipeline
+    from knoxidx.update import graph_update as pipeline
 
     walks: list[object] = []
     real = pipeline.discover
@@ -288,7 +288,7 @@ def test_memory_a_mangled_file_took_goes_back_to_the_system(
     frees it with the tree; the C library kept the pages, so a watcher that met such a file
     once stayed 300 MB larger until it exited. (The watcher now parses in its standing
     worker, so the watcher's own memory is not where the parse happens at all.)"""
-    from knoxidx.indexer.heap import resident_bytes
+    from knoxidx.core.heap import resident_bytes
 
     root, _, recorder = watching
     before = resident_bytes()
@@ -299,7 +299,7 @@ def test_memory_a_mangled_file_took_goes_back_to_the_system(
 
 
 def _standing_pids() -> set[int]:
-    from knoxidx.indexer.standing import STANDING
+    from knoxidx.parse.standing import STANDING
 
     standing = STANDING.get()
     pool = standing._pool if standing is not None else None

@@ -342,7 +342,7 @@ def test_every_definition_matches_git_log_l_where_hunks_could_slide(tmp_path: Pa
 
 
 def test_verify_compares_the_history_with_a_read_from_scratch(greeting) -> None:
-    from knoxidx.verify import verify_index
+    from knoxidx.update.verify import verify_index
 
     repo, _ = greeting
     index(repo.root)
@@ -385,7 +385,7 @@ def test_a_repository_with_a_submodule(greeting, tmp_path: Path) -> None:
 
 
 def test_the_postgresql_store_keeps_the_same_history(greeting, pg_url) -> None:
-    from knoxidx.verify import verify_index
+    from knoxidx.update.verify import verify_index
 
     repo, _ = greeting
     local = history(repo.root, "greet") if index(repo.root) else None

@@ -150,7 +150,7 @@ def test_the_servers_readers_answer_damage_with_the_fix(indexed: Path) -> None:
     """HTTP and MCP call through the reader pool: a query's SQLite error is the damaged
     index, named with the fix, for both (MCP passed the bare sqlite3 error on)."""
     from knoxidx.api.readers import ReaderPool
-    from knoxidx.errors import CorruptIndexError
+    from knoxidx.core.errors import CorruptIndexError
 
     flip(indexed, NODE_ROW, NAME_AT + 2, b"\xfe")
     pool = ReaderPool(indexed, workers=1)

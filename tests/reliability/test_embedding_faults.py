@@ -83,7 +83,7 @@ def test_breaker_counts_five_consecutive_failures_across_calls_then_half_opens(
 
 def test_outage_mid_index_finishes_leaves_pending_and_the_next_run_embeds_them(
         tmp_path: Path, fake: FakeVoyage, monkeypatch: pytest.MonkeyPatch) -> None:
-    from knoxidx.retrieval import api
+    from knoxidx.update import retrieval_steps as api
 
     body = "".join(f"    y{j} = x * {j}  # step {j} of the computation\n" for j in range(60))
     files = {f"pkg/m{i}.py": "".join(  # functions big enough to be a chunk each

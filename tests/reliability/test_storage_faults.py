@@ -372,7 +372,7 @@ def test_http_answers_a_damaged_index_with_the_fix(indexed: Path) -> None:
 
 
 def test_the_watcher_refuses_to_write_a_damaged_index(indexed: Path) -> None:
-    from knoxidx.errors import CorruptIndexError
+    from knoxidx.core.errors import CorruptIndexError
     from knoxidx.watch import Watcher
 
     checkpointed(indexed)

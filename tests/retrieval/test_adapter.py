@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from knoxidx.config import load_settings
+from knoxidx.core.config import load_settings
 from knoxidx.retrieval.embedders import (
     ADAPTERS_DIR,
     DEFAULT_ADAPTER,

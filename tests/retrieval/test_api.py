@@ -17,9 +17,9 @@ from click.testing import CliRunner
 from knoxidx.cli import main
 from knoxidx.graph.sqlite_schema import DB_NAME, INDEX_DIR
 from knoxidx.index import Index
-from knoxidx.retrieval import api
 from knoxidx.retrieval.errors import SearchIndexMissingError, SearchInputError
 from knoxidx.retrieval.store import ChunkStore
+from knoxidx.update import retrieval_steps as api
 
 NET = '''"""Talking to servers."""
 

@@ -353,7 +353,7 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def test_fixture_repos_chunk_fully_with_the_indexers_definitions() -> None:
-    extract_module = pytest.importorskip("knoxidx.indexer.extract")
+    extract_module = pytest.importorskip("knoxidx.parse.extract")
     languages = pytest.importorskip("knoxidx.languages.registry")
     checked = 0
     for path in sorted(FIXTURES.rglob("*.*")):

@@ -13,15 +13,15 @@ from pydefs import python_definitions
 from test_secrets import SHAPES
 
 from knoxidx.index import Index
-from knoxidx.retrieval.api import embed_pending_chunks
 from knoxidx.retrieval.chunker import chunk_file
 from knoxidx.retrieval.errors import CircuitOpenError
+from knoxidx.retrieval.hybrid_search import HybridSearch
 from knoxidx.retrieval.lexical_rows import ChunkFilter
 from knoxidx.retrieval.names import declaration_texts
-from knoxidx.retrieval.pipeline import update_file
-from knoxidx.retrieval.search import HybridSearch
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.store_schema import NAMES_PER_CHUNK
+from knoxidx.update.embedding_refresh import update_file
+from knoxidx.update.retrieval_steps import embed_pending_chunks
 
 # No doc comments: what a method does is said by its name alone.
 PERIOD = """\

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from knoxidx.config import ConfigError, load_settings
+from knoxidx.core.config import ConfigError, load_settings
 from knoxidx.retrieval import embedders
 from knoxidx.retrieval.egress import (
     DEFAULT_NEVER_SEND,
@@ -229,9 +229,9 @@ def test_the_voyage_client_refuses_to_exist_offline(monkeypatch: pytest.MonkeyPa
 
 def test_reranker_never_sees_never_send_chunks_which_keep_their_rank(store) -> None:
     from knoxidx.retrieval.chunker import chunk_file
-    from knoxidx.retrieval.pipeline import update_file
-    from knoxidx.retrieval.search import HybridSearch
+    from knoxidx.retrieval.hybrid_search import HybridSearch
     from knoxidx.retrieval.sources import SymbolHit
+    from knoxidx.update.embedding_refresh import update_file
 
     order = ["a.py", "app/secrets.py", "b.py", "c.py"]
     for path in order:

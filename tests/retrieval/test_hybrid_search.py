@@ -9,11 +9,11 @@ from pydefs import python_definitions
 from retrieval_support import SITE_PACKAGES, HashEmbedder
 
 from knoxidx.retrieval.chunker import chunk_file
-from knoxidx.retrieval.pipeline import embed_pending, update_file
-from knoxidx.retrieval.search import HybridSearch, reciprocal_rank_fusion, snippet
+from knoxidx.retrieval.hybrid_search import HybridSearch, reciprocal_rank_fusion, snippet
 from knoxidx.retrieval.sources import SymbolHit
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.vectors import VectorIndex, from_blobs, to_blob
+from knoxidx.update.embedding_refresh import embed_pending, update_file
 
 
 def test_vector_top_k_is_exact_cosine() -> None:
@@ -134,8 +134,8 @@ def test_vectors_of_another_model_are_not_searched(store: ChunkStore) -> None:
 def test_importing_retrieval_does_not_import_heavy_packages() -> None:
     code = (
         "import sys\n"
-        "import knoxidx.retrieval, knoxidx.retrieval.search, knoxidx.retrieval.embedders, "
-        "knoxidx.retrieval.pipeline, knoxidx.retrieval.voyage, knoxidx.retrieval.chunker\n"
+        "import knoxidx.retrieval, knoxidx.retrieval.hybrid_search, knoxidx.retrieval.embedders, "
+        "knoxidx.update.embedding_refresh, knoxidx.retrieval.voyage, knoxidx.retrieval.chunker\n"
         "heavy = ('numpy', 'onnxruntime', 'onnx', 'tokenizers', 'voyageai')\n"
         "heavy = [m for m in heavy if m in sys.modules]\n"
         "assert not heavy, heavy\n"

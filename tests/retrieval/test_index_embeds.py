@@ -21,9 +21,9 @@ import pytest
 from click.testing import CliRunner
 
 from knoxidx.cli import main
-from knoxidx.cli_embed import ProgressLines
+from knoxidx.cli.embed import ProgressLines
 from knoxidx.graph.sqlite_schema import DB_NAME, INDEX_DIR
-from knoxidx.retrieval import background
+from knoxidx.update import background_embed as background
 from tests.agent.support import wait_for
 
 

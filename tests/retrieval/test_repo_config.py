@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from fake_voyage import FakeVoyage
 
 from knoxidx.cli import main
-from knoxidx.config import ConfigError, load_settings
+from knoxidx.core.config import ConfigError, load_settings
 from tests.helpers import run_cli, write_tree
 
 pytest.importorskip("voyageai")

@@ -6,10 +6,10 @@ from pydefs import python_definitions
 from retrieval_support import HashEmbedder
 
 from knoxidx.retrieval.chunker import ChunkBudget, chunk_file
-from knoxidx.retrieval.pipeline import embed_pending, ensure_model, update_file
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.store_schema import create_schema
 from knoxidx.retrieval.terms import identifier_parts, index_text, unique_terms
+from knoxidx.update.embedding_refresh import embed_pending, ensure_model, update_file
 
 BUDGET = ChunkBudget(merge_tokens=8, min_tokens=1)
 

@@ -76,8 +76,8 @@ def test_each_view_is_its_own_model_id_and_the_view_is_chosen_by_env_or_config()
 
 
 def test_the_default_view_is_v2_and_knoxidx_toml_can_choose_another(tmp_path) -> None:
-    from knoxidx.config import load_settings
-    from knoxidx.errors import KnoxidxError
+    from knoxidx.core.config import load_settings
+    from knoxidx.core.errors import KnoxidxError
 
     default = select_embedder({}, {}).model_id  # the model is MiniLM with its adapter
     assert default.startswith("local/all-MiniLM-L6-v2+code-v1.")

@@ -14,10 +14,10 @@ from knoxidx.retrieval.errors import (
     RetriesExhaustedError,
     ServiceError,
 )
-from knoxidx.retrieval.pipeline import embed_pending, update_file
+from knoxidx.retrieval.hybrid_search import HybridSearch
 from knoxidx.retrieval.resilience import BreakerState, CircuitBreaker, Resilient, RetryPolicy
-from knoxidx.retrieval.search import HybridSearch
 from knoxidx.retrieval.voyage import VoyageEmbedder, VoyageReranker, parse_retry_after
+from knoxidx.update.embedding_refresh import embed_pending, update_file
 
 pytest.importorskip("voyageai")
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from knoxidx.indexer.definitions import node_text
-from knoxidx.indexer.facts import Import, RefKind
+from knoxidx.core.facts import Import, RefKind
 from knoxidx.languages.common import BaseRules, preceding_comment
+from knoxidx.parse.definitions import node_text
 
 FAMILY = "go"
 # Locals, functions and types share a scope: a local hides all three.
@@ -22,7 +22,7 @@ SQUARE_TYPE_ARGS = True  # type arguments in square brackets: `List[T]`
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
-    from knoxidx.indexer.extract import DEF_KINDS
+    from knoxidx.parse.extract import DEF_KINDS
 
     return DEF_KINDS.get(sub)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from knoxidx.indexer.definitions import node_text
-from knoxidx.indexer.facts import Import, RefKind
+from knoxidx.core.facts import Import, RefKind
 from knoxidx.languages.common import BaseRules, preceding_comment
+from knoxidx.parse.definitions import node_text
 
 FAMILY = "java"
 # More names than this in a qualified name is no class of any real program.
@@ -32,10 +32,10 @@ def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
         modifiers = _modifiers(node)
         words = node_text(source, modifiers).split() if modifiers is not None else []
         if "static" in words and "final" in words:
-            from knoxidx.graph.model import NodeKind
+            from knoxidx.core.model import NodeKind
 
             return NodeKind.CONSTANT.value
-    from knoxidx.indexer.extract import DEF_KINDS
+    from knoxidx.parse.extract import DEF_KINDS
 
     return DEF_KINDS.get(sub)
 

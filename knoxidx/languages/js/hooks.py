@@ -7,10 +7,10 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from knoxidx.graph.model import NodeKind
-from knoxidx.indexer.definitions import node_text
-from knoxidx.indexer.facts import Import, RefKind
+from knoxidx.core.facts import Import, RefKind
+from knoxidx.core.model import NodeKind
 from knoxidx.languages.common import ReexportingRules, preceding_comment
+from knoxidx.parse.definitions import node_text
 
 FAMILY = "js"
 # One namespace for values: a local hides a function or class of the same name.
@@ -48,7 +48,7 @@ def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
         value = node.child_by_field_name("value")
         if value is not None and value.type == "class":
             return NodeKind.CLASS.value
-    from knoxidx.indexer.extract import DEF_KINDS
+    from knoxidx.parse.extract import DEF_KINDS
 
     return DEF_KINDS.get(sub)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from knoxidx.graph.model import NodeKind
-from knoxidx.indexer.definitions import node_text
-from knoxidx.indexer.facts import Import, RefKind
+from knoxidx.core.facts import Import, RefKind
+from knoxidx.core.model import NodeKind
 from knoxidx.languages.common import ReexportingRules, first_doc_line
+from knoxidx.parse.definitions import node_text
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
@@ -20,7 +20,7 @@ def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
         return NodeKind.VARIABLE.value
     if sub == "field":
         return NodeKind.VARIABLE.value
-    from knoxidx.indexer.extract import DEF_KINDS
+    from knoxidx.parse.extract import DEF_KINDS
 
     return DEF_KINDS.get(sub)
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from knoxidx.indexer.definitions import node_text
-from knoxidx.indexer.facts import Import, RefKind
+from knoxidx.core.facts import Import, RefKind
 from knoxidx.languages.common import ReexportingRules, preceding_comment
+from knoxidx.parse.definitions import node_text
 
 FAMILY = "rust"
 # A `let` hides functions and constants (the value namespace), not the struct a literal
@@ -20,7 +20,7 @@ SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.typ
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
-    from knoxidx.indexer.extract import DEF_KINDS
+    from knoxidx.parse.extract import DEF_KINDS
 
     return DEF_KINDS.get(sub)
 

@@ -1,0 +1,2 @@
+"""What an agent asks, built over the whole index: questions, context, packing,
+centrality, questions across repositories."""

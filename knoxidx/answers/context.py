@@ -1,0 +1,479 @@
+"""The context builder: the code an agent should read for a question, packed into a token
+budget.
+
+1. **Seeds**: hybrid search hits, ``search_k`` deep so that the budget fills (or, when search
+   finds nothing, definitions the query names). A hit inside one definition stands for it; a
+   chunk holding several small definitions stands for its own lines.
+2. **Expansion** through the graph, for the best hits: the definitions they call, their
+   callers, the types and constants they use, their enclosing class, and the import block of
+   their file.
+3. **Ranking** of every candidate by four factors, weighted in :class:`ContextWeights`:
+   semantic similarity (cosine of query and chunk vectors, when the index has them), lexical
+   match (the share of query words in the candidate), graph proximity (how directly a
+   candidate relates to how good a hit), centrality (PageRank over the call/import graph,
+   computed once per index state and cached in ``.knoxidx/``: :mod:`.centrality`); test and
+   config files demoted unless the query is about tests. Hits keep search's order, and a
+   graph neighbour ranks below the ``neighbour_lag`` hits after the one that brought it in.
+4. **Packing** (:mod:`.packing`), greedy in rank order, counted with the real tokenizer
+   (:mod:`.tokens`): whole definitions within their share of the budget, long hits elided to
+   their signature and the lines that match, classes as outlines, overlapping or adjacent
+   ranges of a file merged into one block, nothing shown twice, and at the end the best
+   candidates left out, one line each. The rendered markdown is counted once more at the
+   end, so it never exceeds the budget.
+
+Never-send files take no part (their search hits and graph neighbours are withheld, counted
+in ``withheld``) and the code shown has its secrets masked before it is counted (``masked``
+counts them by kind): :mod:`.disclosure`.
+
+Everything is ordered with explicit tie-breaks: the same index and query give the same answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from knoxidx.answers.centrality import centrality_scores
+from knoxidx.answers.packing import Files, Packer
+from knoxidx.graph import traverse
+from knoxidx.parse.file_index import TYPE_KINDS
+from knoxidx.retrieval.disclosure import Disclosure
+from knoxidx.retrieval.errors import RetrievalError, SearchIndexMissingError, SearchInputError
+from knoxidx.retrieval.priors import asks_about_tests, is_test_path
+from knoxidx.retrieval.terms import unique_terms
+from knoxidx.retrieval.tokens import default_counter
+
+MIN_TOKENS = 64
+MAX_TOKENS = 200_000
+MAX_QUERY_CHARS = 2000
+DEFINITION_KINDS = ("Function", "Class", "Interface", "Type", "Constant", "Variable")
+_CONFIG_SUFFIXES = (".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".properties",
+                    ".xml", ".lock", ".gradle")
+_IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
+_STOP = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
+    "i", "in", "is", "it", "of", "on", "or", "the", "this", "to", "what", "when", "where",
+    "which", "who", "why", "with",
+})
+
+
+@dataclass(frozen=True, slots=True)
+class ContextWeights:
+    """Every knob of ranking and packing, in one place."""
+
+    semantic: float = 0.30
+    lexical: float = 0.25
+    proximity: float = 0.30
+    centrality: float = 0.15
+    # proximity of a neighbour = strength of the hit it came from x its relation's weight
+    hit: float = 1.0
+    callee: float = 0.8
+    type: float = 0.7
+    enclosing: float = 0.7
+    caller: float = 0.6
+    imports: float = 0.5
+    hit_decay: float = 0.1  # a hit's strength is 1 / (1 + hit_decay * rank), rank from 0
+    search_k: int = 50  # search hits taken as seeds: enough to fill the largest usual budget
+    expand_hits: int = 5  # hits whose graph neighbourhood is added
+    per_relation: int = 8  # neighbours of one hit per relation, at most
+    full_cutoff: float = 0.5  # below this share of the best score: signature only
+    max_full_lines: int = 150  # a longer definition that is not a hit: signature only
+    type_full_lines: int = 60  # the same for classes, interfaces and types
+    demoted: float = 0.5  # score factor of test and config files, unless the query is on tests
+    block_share: float = 0.15  # no block takes more of the budget: long ones become excerpts
+    hit_full_share: float = 0.15  # a longer hit inside a definition: signature and its chunk
+    outline_members: int = 20  # method signatures in a class outline, at most
+    neighbour_signatures: bool = False  # a graph neighbour not shown whole: its signature
+    neighbour_lag: int = 10  # a graph neighbour ranks below this many hits after its own
+    neighbour_share: float = 0.08  # a graph neighbour is shown whole up to this share at most
+    left_out: int = 8  # candidates left out, listed one line each at the end of the pack
+    # PageRank edge weights (types not listed are left out of the centrality graph)
+    centrality_edges: tuple[tuple[str, float], ...] = (
+        ("Calls", 1.0), ("Imports", 1.0), ("References", 0.5), ("Extends", 0.5),
+        ("Implements", 0.5), ("Uses", 0.25),
+    )
+
+    def relation(self, name: str) -> float:
+        return float(getattr(self, name))
+
+
+@dataclass(slots=True)
+class Candidate:
+    key: str
+    path: str
+    start: int
+    end: int
+    kind: str
+    name: str  # qualified name, or a description for ranges
+    signature: str = ""
+    language: str = ""
+    node_id: int | None = None
+    hit_rank: int | None = None
+    match: tuple[int, int] | None = None  # a hit's matching chunk, inside the definition
+    matches: list[tuple[int, int]] = field(default_factory=list)  # every chunk of it hit
+    proximity: float = 0.0
+    relation: str = ""
+    sources: list[str] = field(default_factory=list)  # keys of the hits that brought it in
+    outline: tuple[int, ...] = ()  # a type's member start lines, for its outline
+    forced_signature: bool = True
+    reasons: list[str] = field(default_factory=list)
+    semantic: float = 0.0
+    lexical: float = 0.0
+    centrality: float = 0.0
+    score: float = 0.0  # the order of the pack
+    relevance: float = 0.0  # the score before the caps that keep search's order
+
+    def relate(self, relation: str, proximity: float, reason: str, source: str = "") -> None:
+        if source and source not in self.sources:
+            self.sources.append(source)
+        if proximity > self.proximity:
+            self.proximity, self.relation = proximity, relation
+        if relation != "enclosing":
+            self.forced_signature = False
+        if reason not in self.reasons:
+            self.reasons.append(reason)
+
+
+def build_context(index: Any, query: Any, *, max_tokens: Any = 8000,
+                  weights: ContextWeights | None = None) -> dict[str, Any]:
+    query, max_tokens = _validate(query, max_tokens)
+    w = weights or ContextWeights()
+    counter = default_counter()
+    disclosure = Disclosure.for_root(index.root)
+    files = Files(index.root, counter, mask=disclosure.mask)
+    seeds, search_info = _seeds(index, query, w, disclosure)
+    candidates = _expand(index, seeds, w)
+    refused = [key for key, cand in candidates.items() if not disclosure.allows(cand.path)]
+    for key in refused:
+        del candidates[key]
+    wanted = _wanted_terms(query)
+    _score(index, query, wanted, candidates, search_info, files, w)
+    _outline(index, candidates)
+    ranked = sorted(candidates.values(), key=lambda c: (
+        -c.score, c.hit_rank if c.hit_rank is not None else 1 << 30, c.path, c.start, c.key))
+    packer = Packer(files, counter, max_tokens, w, frozenset(wanted))
+    packer.pack(ranked)
+    markdown = packer.render(ranked)
+    return {
+        "query": query,
+        "max_tokens": max_tokens,
+        "tokens": packer.final_tokens,
+        "tokenizer": counter.name,
+        "markdown": markdown,
+        "blocks": [b.describe() for b in packer.blocks],
+        "items": [packer.describe(c, rank) for rank, c in enumerate(ranked, 1)],
+        "left_out": [packer.describe(c, rank) for rank, c in packer.left_out],
+        "search": search_info,
+        "weights": asdict(w),
+        "withheld": search_info["withheld"] + len(refused),
+        "masked": dict(packer.masked()),
+    }
+
+
+def is_config_path(path: str) -> bool:
+    """Whether ``path`` holds configuration rather than code (demoted like tests)."""
+    return path.lower().endswith(_CONFIG_SUFFIXES)
+
+
+def _validate(query: Any, max_tokens: Any) -> tuple[str, int]:
+    if not isinstance(query, str) or not query.strip():
+        raise SearchInputError("the context query is empty")
+    if len(query) > MAX_QUERY_CHARS:
+        raise SearchInputError(f"the context query is longer than {MAX_QUERY_CHARS} characters")
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or \
+            not MIN_TOKENS <= max_tokens <= MAX_TOKENS:
+        raise SearchInputError(
+            f"max_tokens must be a whole number from {MIN_TOKENS} to {MAX_TOKENS}, "
+            f"not {max_tokens!r}"
+        )
+    return query.strip(), max_tokens
+
+
+# ---- seeds ---------------------------------------------------------------------------------
+
+
+def _seeds(index: Any, query: str, w: ContextWeights,
+           disclosure: Disclosure) -> tuple[list[Candidate], dict[str, Any]]:
+    info: dict[str, Any] = {"mode": None, "note": "", "hits": 0, "fallback": False,
+                            "semantic": False, "withheld": 0}
+    results: list[dict[str, Any]] = []
+    try:
+        found = index.search(query, k=w.search_k, mode="hybrid")
+        results = found["results"]
+        info.update(mode=found["mode"], note=found["note"], withheld=found["withheld"])
+        info["semantic"] = found["mode"] == "hybrid" and not found["note"]
+    except SearchIndexMissingError as exc:
+        info["note"] = str(exc)
+    seeds: list[Candidate] = []
+    seen: set[str] = set()
+    for result in results:
+        cand = _candidate_for_result(index, result)
+        if cand.key in seen:  # another chunk of a long definition: where else it matches
+            first = next(c for c in seeds if c.key == cand.key)
+            if cand.match is not None:
+                first.matches.append(cand.match)
+            continue
+        if cand.match is not None:
+            cand.matches.append(cand.match)
+        seen.add(cand.key)
+        rank = len(seeds)
+        found_by = ", ".join(result.get("sources") or ()) or "search"
+        cand.hit_rank = rank
+        cand.relate("hit", w.hit / (1 + w.hit_decay * rank), f"search hit #{rank + 1} ({found_by})")
+        seeds.append(cand)
+    if not seeds:
+        info["fallback"] = True
+        for node in _named_definitions(index, query, w.search_k):
+            cand = _node_candidate(node)
+            if cand.key in seen:
+                continue
+            seen.add(cand.key)
+            if not disclosure.allows(cand.path):  # not expanded from either
+                info["withheld"] += 1
+                continue
+            rank = len(seeds)
+            cand.hit_rank = rank
+            cand.relate("hit", w.hit / (1 + w.hit_decay * rank),
+                        f"named in the query (symbol match #{rank + 1})")
+            seeds.append(cand)
+    info["hits"] = len(seeds)
+    return seeds, info
+
+
+def _candidate_for_result(index: Any, result: dict[str, Any]) -> Candidate:
+    q = index.q
+    path, start, end = result["path"], result["start_line"], result["end_line"]
+    node = None
+    if result.get("symbol"):
+        node = next((n for n in q.nodes_qualified(result["symbol"], 20) if n["path"] == path),
+                    None)
+    if node is None:
+        node = q.node_at(path, start)
+    if node is not None and node["kind"] in DEFINITION_KINDS and \
+            node["start_line"] <= end and node["end_line"] >= start:
+        cand = _node_candidate(node)
+        if end <= cand.end and _only_lead_in(q, path, start, node):
+            # a part of one definition (with the comments above it): that definition
+            match = (max(start, cand.start), end)
+            if match != (cand.start, cand.end):
+                cand.match = match
+            return cand
+        # the chunk holds more than this definition (small neighbours merged into one chunk):
+        # its own lines, so that none of them is lost; the graph still expands from the node
+        cand.key, cand.start, cand.end = f"range:{path}:{start}:{end}", start, end
+        return cand
+    return Candidate(
+        key=f"range:{path}:{start}:{end}", path=path, start=start, end=end,
+        kind=result.get("kind") or "code", name=result.get("symbol") or path,
+        language=result.get("language") or "",
+    )
+
+
+def _only_lead_in(q: Any, path: str, start: int, node: dict[str, Any]) -> bool:
+    """Whether the lines of a chunk above ``node`` hold no other definition (comments,
+    decorators or the head of a definition holding ``node``)."""
+    if start >= node["start_line"]:
+        return True
+    above = q.node_at(path, start)
+    return above is None or above["kind"] not in DEFINITION_KINDS or above["id"] == node["id"] \
+        or (above["start_line"] <= node["start_line"] and above["end_line"] >= node["end_line"])
+
+
+def _node_candidate(node: dict[str, Any]) -> Candidate:
+    return Candidate(
+        key=f"node:{node['id']}", path=node["path"], start=node["start_line"],
+        end=node["end_line"], kind=node["kind"], name=node["qualified_name"],
+        signature=node.get("signature") or "", language=node.get("language") or "",
+        node_id=node["id"],
+    )
+
+
+def _named_definitions(index: Any, query: str, limit: int) -> list[dict[str, Any]]:
+    """Definitions whose names appear in the query, in the order the query names them."""
+    out: list[dict[str, Any]] = []
+    for name in dict.fromkeys(m.group() for m in _IDENT.finditer(query)):
+        if len(name) < 3 or name.lower() in _STOP:
+            continue
+        rows = index.q.nodes_qualified(name, limit) or index.q.nodes_named(name, None, limit)
+        out.extend(r for r in rows if r["kind"] in DEFINITION_KINDS and r["path"])
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+# ---- expansion -----------------------------------------------------------------------------
+
+
+def _expand(index: Any, seeds: list[Candidate], w: ContextWeights) -> dict[str, Candidate]:
+    q = index.q
+    out = {c.key: c for c in seeds}
+    for seed in seeds[: w.expand_hits]:
+        if seed.node_id is None:
+            continue
+        strength = seed.proximity
+        label = seed.name.rsplit(".", 1)[-1]
+        relations = (
+            ("callee", "out", ("Calls",), f"called by {label}"),
+            ("caller", "in", ("Calls",), f"calls {label}"),
+            ("type", "out", ("Uses", "Extends", "Implements"), f"used by {label}"),
+        )
+        for relation, direction, types, reason in relations:
+            hits = traverse.walk(q, seed.node_id, direction, types, 1, limit=200)
+            ids = list(dict.fromkeys(h["id"] for h in hits))[: w.per_relation * 2]
+            nodes = q.nodes_by_id(ids)
+            taken = 0
+            for node_id in ids:
+                node = nodes.get(node_id)
+                if node is None or not node["path"] or node["kind"] not in DEFINITION_KINDS:
+                    continue
+                _add(out, _node_candidate(node), relation, strength * w.relation(relation),
+                     reason, seed.key)
+                taken += 1
+                if taken >= w.per_relation:
+                    break
+        full = q.nodes_by_id([seed.node_id]).get(seed.node_id)
+        parent_id = full.get("parent_id") if full else None
+        parent = q.nodes_by_id([parent_id]).get(parent_id) if parent_id else None
+        if parent is not None and parent["kind"] in TYPE_KINDS and parent["path"]:
+            _add(out, _node_candidate(parent), "enclosing", strength * w.enclosing,
+                 f"encloses {label}", seed.key)
+        imports = _import_block(index, seed.path)
+        if imports is not None:
+            _add(out, imports, "imports", strength * w.imports, f"the imports of {label}'s file",
+                 seed.key)
+    return out
+
+
+def _add(out: dict[str, Candidate], cand: Candidate, relation: str, proximity: float,
+         reason: str, source: str) -> None:
+    existing = out.setdefault(cand.key, cand)
+    if existing.hit_rank is None:  # a hit keeps its own place
+        existing.relate(relation, proximity, reason, source)
+    else:
+        existing.relate(relation, proximity, reason)
+
+
+def _import_block(index: Any, path: str) -> Candidate | None:
+    """The file's first run of import statements, as one range."""
+    file_node = index.q.file_node(path)
+    if file_node is None:
+        return None
+    lines = sorted({e["line"] for e in index.q.edges([file_node["id"]], "out", ("Imports",))
+                    if e["line"]})
+    if not lines:
+        return None
+    start = end = lines[0]
+    for line in lines[1:]:
+        if line - end > 3:
+            break
+        end = line
+    return Candidate(key=f"imports:{path}", path=path, start=start, end=end, kind="imports",
+                     name=path, language=file_node.get("language") or "")
+
+
+# ---- scoring -------------------------------------------------------------------------------
+
+
+def _wanted_terms(query: str) -> list[str]:
+    return [t for t in unique_terms([query]) if len(t) > 1 and t not in _STOP]
+
+
+def _score(index: Any, query: str, wanted: list[str], candidates: dict[str, Candidate],
+           info: dict[str, Any], files: Files, w: ContextWeights) -> None:
+    demote = not asks_about_tests(query)
+    semantic = _semantic_scores(index, query, candidates) if info["semantic"] else {}
+    ranks = centrality_scores(index, w.centrality_edges)
+    for cand in candidates.values():
+        if cand.kind == "imports":
+            cand.end = files.balanced_end(cand.path, cand.start, cand.end)
+        cand.lexical = _lexical(wanted, cand, files)
+        cand.semantic = semantic.get(cand.key, 0.0)
+        node_id = cand.node_id
+        if node_id is None and cand.kind == "imports":
+            file_node = index.q.file_node(cand.path)
+            node_id = file_node["id"] if file_node else None
+        cand.centrality = ranks.get(node_id, 0.0) if node_id is not None else 0.0
+        cand.score = (w.semantic * cand.semantic + w.lexical * cand.lexical
+                      + w.proximity * cand.proximity + w.centrality * cand.centrality)
+        if demote and (is_test_path(cand.path) or is_config_path(cand.path)):
+            cand.score *= w.demoted
+        cand.relevance = cand.score
+    # search's own order of its hits stands (it already weighs words, names, vectors and
+    # priors, and reranks): a hit never outranks one search put before it
+    hits = sorted((c for c in candidates.values() if c.hit_rank is not None),
+                  key=lambda c: c.hit_rank or 0)
+    ceiling = float("inf")
+    for cand in hits:
+        cand.score = ceiling = min(cand.score, ceiling)
+    # a graph neighbour never outranks the hits that brought it in, nor the next
+    # ``neighbour_lag`` hits after them (a central class would otherwise lead the pack, and
+    # small callees crowd out the hits that a small budget has room for)
+    for cand in candidates.values():
+        if cand.hit_rank is None and cand.sources and hits:
+            ceiling = max(hits[min((candidates[key].hit_rank or 0) + w.neighbour_lag,
+                                   len(hits) - 1)].score
+                          for key in cand.sources if key in candidates)
+            cand.score = min(cand.score, ceiling)
+
+
+def _outline(index: Any, candidates: dict[str, Candidate]) -> None:
+    """The method start lines of every type candidate that is not a hit (it is shown as its
+    outline, not its body), from the stored facts of its file; fields are left to the body."""
+    by_path: dict[str, list[Candidate]] = {}
+    for cand in candidates.values():
+        if cand.kind in TYPE_KINDS and cand.hit_rank is None and cand.node_id is not None:
+            by_path.setdefault(cand.path, []).append(cand)
+    for path, types in by_path.items():
+        facts = index.store.load_facts(path)
+        if facts is None:
+            continue
+        defs = facts.defs
+        for cand in types:
+            own = next((i for i, d in enumerate(defs) if d.start_line == cand.start
+                        and d.end_line == cand.end), None)
+            if own is not None:
+                cand.outline = tuple(sorted({d.start_line for d in defs if d.parent == own
+                                             and d.kind == "Function"
+                                             and d.start_line > cand.start}))
+
+
+def _lexical(wanted: list[str], cand: Candidate, files: Files) -> float:
+    """The share of the query's words found in the candidate: its name and signature count
+    as much as its body."""
+    if not wanted:
+        return 0.0
+    head = set(unique_terms([cand.name, cand.signature]))
+    body = set(unique_terms(files.lines(cand.path)[cand.start - 1:cand.end]))
+    hits = sum((t in head) + (t in body) for t in wanted)
+    return hits / (2 * len(wanted))
+
+
+def _semantic_scores(index: Any, query: str, candidates: dict[str, Candidate]) -> dict[str, float]:
+    """Cosine of the query's vector and the vector of the narrowest chunk holding each
+    candidate's first line; empty when the index has no usable vectors."""
+    from knoxidx.retrieval.searcher import searcher_for
+
+    try:
+        searcher = searcher_for(index)
+        embedder = searcher.embedder()
+        hybrid = searcher.hybrid()
+        if embedder is None or hybrid.embedder is None:
+            return {}
+        vectors = hybrid.vector_index()
+        if len(vectors) == 0:
+            return {}
+        row_of = {int(chunk_id): row for row, chunk_id in enumerate(vectors.ids)}
+        query_vector = embedder.embed_query(query)
+    except RetrievalError:
+        return {}
+    from knoxidx.retrieval.vectors import normalize
+
+    unit = normalize(query_vector).reshape(-1)
+    out: dict[str, float] = {}
+    for cand in candidates.values():
+        for chunk_id in searcher.store.chunks_at(cand.path, cand.start)[:1]:
+            row = row_of.get(chunk_id)
+            if row is not None:
+                out[cand.key] = max(0.0, float(vectors.matrix[row] @ unit))
+    return out

@@ -1,0 +1,472 @@
+"""Packing a context: ranked candidates into a token budget, as markdown blocks.
+
+Greedy in rank order, counted with the real tokenizer (:mod:`.tokens`): whole definitions while
+they are ranked high enough, signatures for the rest, overlapping or adjacent ranges of a file
+merged into one block, nothing shown twice. No block takes more than ``block_share`` of the
+budget: a longer definition is shown *elided*, its signature and the window of its lines that
+best matches the question, with ``…`` lines saying which line numbers were left out; a class
+that is not itself a hit is shown as its *outline* (its first line and its members' first
+lines). The pack ends with the best candidates it left out, one line each, so that an agent can
+ask for them. The rendered markdown is counted once more at the end, so it never exceeds the
+budget. The ranking itself is :mod:`.context`'s.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from knoxidx.core.files import NO_LIMIT, read_regular_text
+from knoxidx.parse.file_index import TYPE_KINDS
+from knoxidx.retrieval.terms import unique_terms
+from knoxidx.retrieval.tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from knoxidx.answers.context import Candidate, ContextWeights
+    from knoxidx.retrieval.disclosure import MaskedText
+
+_BACKTICKS = re.compile(r"`{3,}")
+MIN_HEAD_LINES = 6  # the top hit's head is shown rather than its signature if this much fits
+_MERGE_GAP = 2  # ranges of a file this few lines apart are shown as one block (one header)
+MIN_BLOCK_CAP = 512  # the per-block share never cuts below this many tokens (small budgets)
+_CONTIGUOUS = frozenset({"full", "excerpt", "truncated"})  # blocks that show start..end whole
+_MAX_HEAD_LINES = 5  # an elided definition's head: its signature, at most this many lines
+_LEFT_OUT_TITLE = "Left out (the next best; ask for any of them by path and lines):"
+_COUNT_LOCK = threading.Lock()  # the counter's word cache is not safe under concurrent clears
+
+
+# ---- files and tokens ----------------------------------------------------------------------
+
+
+class Files:
+    """File lines and per-line token counts, read once per build; with ``mask``, the lines
+    are those of the file with its secrets masked (so the tokens counted are those shown)."""
+
+    def __init__(self, root: Any, counter: TokenCounter,
+                 mask: Callable[[str], MaskedText] | None = None) -> None:
+        self.root = root
+        self.counter = counter
+        self.mask = mask
+        self._lines: dict[str, list[str]] = {}
+        self._tokens: dict[str, list[int]] = {}
+        self._secrets: dict[str, MaskedText] = {}
+
+    def lines(self, path: str) -> list[str]:
+        lines = self._lines.get(path)
+        if lines is None:
+            try:
+                text = read_regular_text(self.root / path, NO_LIMIT)  # never a FIFO's wait
+            except OSError:
+                text = ""
+            if self.mask is not None:
+                shown = self._secrets[path] = self.mask(text)
+                text = shown.text
+            lines = self._lines[path] = text.split("\n")
+        return lines
+
+    def masked_in(self, path: str, start: int, end: int) -> Counter[str]:
+        """The secrets masked on lines ``start``..``end`` (1-based) of ``path``, by kind."""
+        shown = self._secrets.get(path)
+        return shown.counts(start - 1, end - 1) if shown is not None else Counter()
+
+    def tokens(self, path: str) -> list[int]:
+        counts = self._tokens.get(path)
+        if counts is None:
+            with _COUNT_LOCK:
+                counts = self._tokens[path] = self.counter.count_many(self.lines(path))
+        return counts
+
+    def span_tokens(self, path: str, start: int, end: int) -> int:
+        return sum(self.tokens(path)[start - 1:end])
+
+    def balanced_end(self, path: str, start: int, end: int) -> int:
+        """Extend ``end`` until brackets opened since ``start`` close (a parenthesised import
+        list), at most 200 lines."""
+        lines = self.lines(path)
+        depth = sum(line.count("(") - line.count(")") for line in lines[start - 1:end])
+        while depth > 0 and end < len(lines) and end - start < 200:
+            end += 1
+            line = lines[end - 1]
+            depth += line.count("(") - line.count(")")
+        return end
+
+    def count(self, text: str) -> int:
+        with _COUNT_LOCK:
+            return self.counter.count_many([text])[0] if text else 0
+
+
+# ---- packing -------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Block:
+    path: str
+    start: int
+    end: int
+    mode: str  # full | excerpt | truncated | elided | outline | signature
+    items: list[Candidate]
+    language: str
+    body: list[str] = field(default_factory=list)
+    ranges: list[tuple[int, int]] = field(default_factory=list)  # lines shown, if elided
+    tokens: int = 0
+    named: int = 0  # items named in the header: fixed when placed, so its count holds
+    terse: bool = False  # a header without the why (the top hit in a tiny budget)
+    masked: Counter[str] = field(default_factory=Counter)  # a signature's secrets masked
+
+    @property
+    def primary(self) -> Candidate:
+        return self.items[0]
+
+    def shown(self) -> list[tuple[int, int]]:
+        """The line ranges the block shows (a signature: its first line)."""
+        if self.mode == "signature":
+            return [(self.start, self.start)]
+        return self.ranges or [(self.start, self.end)]
+
+    def header(self) -> str:
+        c = self.primary
+        why = "; ".join(c.reasons[:2])  # the rest are in the JSON
+        named = self.items[:self.named or len(self.items)]
+        extra = [i.name.rsplit(".", 1)[-1] if i.kind != "imports" else "imports"
+                 for i in named[1:3]]
+        if extra:
+            why += "; with " + ", ".join(extra) + ("…" if len(named) > 3 else "")
+        if self.mode != "full":
+            why += f"; {self.mode}" if self.mode != "signature" else "; signature only"
+        what = f"{c.kind} {c.name}" if c.kind != "imports" else f"imports of {c.path}"
+        if self.terse:
+            return f"{self.path}:{self.start}-{self.end} ({what})"
+        return f"{self.path}:{self.start}-{self.end} ({what} — {why})"
+
+    def fence(self) -> str:
+        """Three backticks, or more than the longest run in the code (a docstring may hold
+        markdown)."""
+        longest = max((len(run) for line in self.body for run in _BACKTICKS.findall(line)),
+                      default=0)
+        return "`" * max(3, longest + 1)
+
+    def text(self) -> str:
+        fence = self.fence()
+        return "\n".join([self.header(), fence + (self.language or ""), *self.body, fence])
+
+    def describe(self) -> dict[str, Any]:
+        return {"header": self.header(), "path": self.path, "start_line": self.start,
+                "end_line": self.end, "mode": self.mode, "tokens": self.tokens,
+                "ranges": [list(r) for r in self.shown()], "items": [i.name for i in self.items]}
+
+
+class Packer:
+    def __init__(self, files: Files, counter: TokenCounter, budget: int,
+                 w: ContextWeights, wanted: frozenset[str] = frozenset()) -> None:
+        self.files = files
+        self.counter = counter
+        self.total = budget
+        # room kept for the list of what was left out
+        self.budget = budget - (min(budget // 10, 160) if w.left_out else 0)
+        self.cap = max(MIN_BLOCK_CAP, int(budget * w.block_share))
+        self.w = w
+        self.wanted = wanted
+        self.blocks: list[Block] = []  # in the order they were first placed
+        self.used = 0
+        self.final_tokens = 0
+        self.left_out: list[tuple[int, Candidate]] = []
+
+    # ---- the greedy pass ---------------------------------------------------------------
+
+    def pack(self, ranked: list[Candidate]) -> None:
+        if not ranked:
+            return
+        top_score = ranked[0].score or 1.0
+        for position, cand in enumerate(ranked):
+            if self._covered(cand):
+                continue
+            for mode in self._modes(cand, position, top_score):
+                if self._place(cand, mode):
+                    break
+
+    def _modes(self, cand: Candidate, position: int, top_score: float) -> list[str]:
+        lines = cand.end - cand.start + 1
+        hit = cand.hit_rank is not None
+        limit = self.w.type_full_lines if cand.kind in TYPE_KINDS else self.w.max_full_lines
+        full_ok = not cand.forced_signature and (
+            hit or cand.kind == "imports"
+            or (cand.relevance >= self.w.full_cutoff * top_score and lines <= limit)
+        )
+        span = self.files.span_tokens(cand.path, cand.start, cand.end)
+        if cand.match is not None:  # a chunk of a longer definition: whole if it is short
+            room = self.total * self.w.hit_full_share
+        elif hit or cand.kind == "imports":
+            room = self.cap
+        else:
+            room = self.total * self.w.neighbour_share
+        modes = ["full"] if full_ok and span <= room else []
+        if hit and cand.kind != "imports":
+            modes.append("elided")  # too long for its share: signature and matching lines
+        if position == 0 and cand.kind != "imports":
+            modes.append("truncated")  # the top hit: its head rather than only its signature
+        if not hit and cand.outline and not cand.forced_signature:
+            modes.append("outline")
+        if cand.kind != "imports" and cand.node_id is not None and (
+                hit or position == 0 or self.w.neighbour_signatures):
+            modes.append("signature")
+        if position == 0 and cand.kind != "imports":
+            modes.append("truncated-short")  # and always shown, in part if need be
+        return modes
+
+    def _covered(self, cand: Candidate) -> bool:
+        """Inside a range already shown: recorded there (not in its header), costs
+        nothing."""
+        for block in self.blocks:
+            if block.path == cand.path and block.mode != "signature" and any(
+                    start <= cand.start and cand.end <= end for start, end in block.shown()):
+                block.items.append(cand)
+                return True
+        return False
+
+    def _place(self, cand: Candidate, mode: str) -> bool:
+        lines = self.files.lines(cand.path)
+        if mode == "signature":
+            text = cand.signature.strip() or (
+                lines[cand.start - 1].strip() if cand.start <= len(lines) else "")
+            masked: Counter[str] = Counter()
+            if self.files.mask is not None and cand.signature.strip():  # the graph's copy
+                shown = self.files.mask(text)
+                text, masked = shown.text, shown.counts()
+            block = Block(cand.path, cand.start, cand.end, mode, [cand], cand.language,
+                           body=text.split("\n") if text else [], masked=masked)
+            return bool(text) and self._commit(block, [])
+        if mode in ("truncated", "truncated-short"):
+            short = mode == "truncated-short"
+            head = self._truncated(cand, 1 if short else MIN_HEAD_LINES, terse=short)
+            return head is not None and self._commit(head, [])
+        if mode in ("elided", "outline"):
+            gapped = self._elided(cand) if mode == "elided" else self._outline(cand)
+            return gapped is not None and self._commit(gapped, [])
+        start, end = cand.match if mode == "excerpt" and cand.match else (cand.start, cand.end)
+        end = min(end, len(lines))
+        if start > end or (mode == "excerpt" and
+                           self.files.span_tokens(cand.path, start, end) > self.cap):
+            return False
+        # what this range overlaps or touches in the same file is merged into one block; a
+        # signature, outline or elided block wholly inside it is replaced by it
+        touching = [b for b in self.blocks if b.path == cand.path and (
+            (b.mode in _CONTIGUOUS and start <= b.end + 1 + _MERGE_GAP
+             and end >= b.start - 1 - _MERGE_GAP)
+            or (b.mode not in _CONTIGUOUS and start <= b.start and b.end <= end))]
+        ranged = [b for b in touching if b.mode in _CONTIGUOUS]
+        start = min([start] + [b.start for b in ranged])
+        end = max([end] + [b.end for b in ranged])
+        if ranged and not (mode == "full" and all(b.mode == "full" for b in ranged)):
+            mode = "excerpt"
+        items = [i for b in touching for i in b.items] + [cand]
+        block = Block(cand.path, start, end, mode, items,
+                       cand.language or (touching[0].language if touching else ""),
+                       body=lines[start - 1:end])
+        return self._commit(block, touching)
+
+    def _elided(self, cand: Candidate) -> Block | None:
+        """The definition's signature, then the window of its lines that holds the most of
+        the question's words (and of its chunks that search hit) within the room left and the
+        block's share; at least ``MIN_HEAD_LINES`` lines of it."""
+        lines = self.files.lines(cand.path)
+        counts = self.files.tokens(cand.path)
+        last = min(cand.end, len(lines))
+        head_end = min(last, cand.start - 1 + max(1, min(
+            _MAX_HEAD_LINES, len(cand.signature.strip().split("\n")) if cand.signature else 1)))
+        low, high = head_end + 1, last
+        if low > high:
+            return None
+        probe = Block(cand.path, cand.start, last, "elided", [cand], cand.language,
+                      ranges=[(cand.start, cand.start)])  # no body: the header and fences
+        room = min(self.budget - self.used, self.cap) - self._tokens(probe) \
+            - self.files.span_tokens(cand.path, cand.start, head_end) \
+            - 2 * self.files.count(_elision(1, 2))
+        if cand.matches:  # a hit inside the definition: about as much as its chunk
+            room = min(room, max(self.files.span_tokens(cand.path, s, e)
+                                 for s, e in cand.matches))
+        # a line's worth: the question's words on it, and half a word inside a chunk search hit
+        weight = [len(self.wanted.intersection(unique_terms([lines[i - 1]])))
+                  + 0.5 * any(s <= i <= e for s, e in cand.matches)
+                  for i in range(low, high + 1)]
+        best, best_at, total, spent, left = -1.0, (low, low - 1), 0.0, 0, low
+        for right in range(low, high + 1):  # the best window of at most ``room`` tokens
+            spent += counts[right - 1]
+            total += weight[right - low]
+            while spent > room and left <= right:
+                spent -= counts[left - 1]
+                total -= weight[left - low]
+                left += 1
+            if left <= right and total > best:
+                best, best_at = total, (left, right)
+        start, end = best_at
+        if best > 0:  # the matching lines in the middle of the window, not at one edge
+            least = 1 if any(weight[i - low] >= 1 for i in range(start, end + 1)) else 0.5
+            weighted = [i for i in range(start, end + 1) if weight[i - low] >= least]
+            start, end = weighted[0], weighted[-1]
+            spent = self.files.span_tokens(cand.path, start, end)
+            grown = True
+            while grown:
+                grown = False
+                for step in ((start - 1, start - 1), (end + 1, end + 1)):
+                    line = step[0]
+                    if low <= line <= high and spent + counts[line - 1] <= room:
+                        spent += counts[line - 1]
+                        start, end = min(start, line), max(end, line)
+                        grown = True
+        if end - start + 1 < MIN_HEAD_LINES:
+            return None
+        return self._gapped(cand, "elided", [(cand.start, head_end), (start, end)], last)
+
+    def _outline(self, cand: Candidate) -> Block | None:
+        """A type's first lines and its members' first lines, as many as the room allows."""
+        last = min(cand.end, len(self.files.lines(cand.path)))
+        head_end = min(last, cand.start + max(0, len(cand.signature.strip().split("\n")) - 1))
+        ranges = [(cand.start, head_end)] + [(line, line) for line in
+                                             cand.outline[:self.w.outline_members]
+                                             if head_end < line <= last]
+        while len(ranges) > 1:
+            block = self._gapped(cand, "outline", ranges, last)
+            if block.tokens <= min(self.total * self.w.neighbour_share, self.budget - self.used):
+                return block
+            ranges.pop()
+        return None
+
+    def _gapped(self, cand: Candidate, mode: str, ranges: list[tuple[int, int]],
+                last: int) -> Block:
+        """A block of ``ranges`` of the definition (in order, not overlapping), with an
+        elision line for every gap."""
+        lines = self.files.lines(cand.path)
+        merged: list[tuple[int, int]] = []
+        for start, end in ranges:
+            if merged and start <= merged[-1][1] + 1:
+                merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+            else:
+                merged.append((start, end))
+        body: list[str] = []
+        for n, (start, end) in enumerate(merged):
+            if n:
+                body.append(_elision(merged[n - 1][1] + 1, start - 1))
+            body.extend(lines[start - 1:end])
+        if merged[-1][1] < last:
+            body.append(_elision(merged[-1][1] + 1, last))
+        block = Block(cand.path, cand.start, last, mode, [cand], cand.language, body=body,
+                      ranges=merged)
+        block.named = 1
+        block.tokens = self._tokens(block)
+        return block
+
+    def _truncated(self, cand: Candidate, at_least: int, terse: bool = False) -> Block | None:
+        """As many leading lines of the definition as fit, if that is ``at_least`` lines (or
+        the whole of a shorter one)."""
+        counts = self.files.tokens(cand.path)
+        lines = self.files.lines(cand.path)
+        last = min(cand.end, len(lines))
+        probe = Block(cand.path, cand.start, last, "truncated", [cand], cand.language,
+                       terse=terse)
+        overhead = self._tokens(probe) - self.files.span_tokens(cand.path, cand.start, last)
+        room = min(self.budget - self.used, self.cap) - overhead
+        end = cand.start - 1
+        while end < last and room >= counts[end]:
+            room -= counts[end]
+            end += 1
+        if end - cand.start + 1 < min(at_least, last - cand.start + 1):
+            return None
+        return Block(cand.path, cand.start, end, "truncated", [cand], cand.language,
+                      body=lines[cand.start - 1:end], terse=terse)
+
+    def _commit(self, block: Block, replaced: list[Block]) -> bool:
+        block.named = len(block.items)
+        block.tokens = self._tokens(block)
+        cost = block.tokens - sum(b.tokens for b in replaced)
+        if self.used + cost > self.budget:
+            return False
+        if replaced:
+            at = self.blocks.index(replaced[0])  # keeps the place of the best-ranked part
+            self.blocks[at] = block
+            self.blocks = [b for b in self.blocks if not any(b is r for r in replaced)
+                           or b is block]
+        else:
+            self.blocks.append(block)
+        self.used += cost
+        return True
+
+    def _tokens(self, block: Block) -> int:
+        if block.mode == "signature" or block.ranges:
+            body = sum(self.files.count(line) for line in block.body)
+        else:
+            body = self.files.span_tokens(block.path, block.start, block.end)
+        fence = block.fence()
+        return (self.files.count(block.header()) + self.files.count(fence + block.language)
+                + self.files.count(fence) + body)
+
+    # ---- output ------------------------------------------------------------------------
+
+    def render(self, ranked: list[Candidate]) -> str:
+        """The blocks as markdown, then what was left out, as many lines of it as fit;
+        should the whole text count more than the budget (the per-block sums make that
+        unlikely, not impossible), the last blocks are dropped."""
+        while True:
+            text = "\n\n".join(b.text() for b in self.blocks)
+            tokens = self.files.count(text)
+            if tokens <= self.total or not self.blocks:
+                break
+            self.blocks.pop()
+        placed = {id(item) for block in self.blocks for item in block.items}
+        missing = [(rank, c) for rank, c in enumerate(ranked, 1) if id(c) not in placed]
+        lines: list[str] = []
+        for rank, cand in missing[:self.w.left_out]:
+            line = f"- {cand.path}:{cand.start}-{cand.end} {cand.kind} {cand.name}"
+            longer = "\n\n".join(p for p in (text, "\n".join([_LEFT_OUT_TITLE, *lines, line]))
+                                 if p)
+            counted = self.files.count(longer)
+            if counted > self.total:
+                break
+            lines.append(line)
+            self.left_out.append((rank, cand))
+            tokens = counted
+        if lines:
+            text = "\n\n".join(p for p in (text, "\n".join([_LEFT_OUT_TITLE, *lines])) if p)
+        self.final_tokens = tokens
+        return text
+
+    def masked(self) -> Counter[str]:
+        """The secrets masked in the blocks placed, by kind."""
+        total: Counter[str] = Counter()
+        for block in self.blocks:
+            total.update(block.masked if block.mode == "signature"
+                         else self.files.masked_in(block.path, block.start, block.end))
+        return total
+
+    def describe(self, cand: Candidate, rank: int) -> dict[str, Any]:
+        block_index, how = None, None
+        for i, block in enumerate(self.blocks):
+            if any(item is cand for item in block.items):
+                block_index = i
+                how = block.mode if block.primary is cand else "merged"
+                break
+        return {
+            "rank": rank,
+            "path": cand.path,
+            "start_line": cand.start,
+            "end_line": cand.end,
+            "kind": cand.kind,
+            "qualified_name": cand.name,
+            "id": cand.node_id,
+            "included": how,
+            "block": block_index,
+            "score": round(cand.score, 6),
+            "scores": {"semantic": round(cand.semantic, 6), "lexical": round(cand.lexical, 6),
+                       "proximity": round(cand.proximity, 6),
+                       "centrality": round(cand.centrality, 6)},
+            "relation": cand.relation,
+            "reasons": cand.reasons,
+        }
+
+
+def _elision(start: int, end: int) -> str:
+    """The line standing for lines ``start``..``end`` left out of an elided block."""
+    return f"… (lines {start}-{end} not shown)" if end > start else f"… (line {start} not shown)"

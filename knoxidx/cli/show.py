@@ -1,0 +1,108 @@
+"""``knoxidx show``: registered on :data:`knoxidx.cli.main` when ``knoxidx.cli`` is imported.
+Thin: parse, call :meth:`knoxidx.index.Index.describe`, print."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from knoxidx.answers.entity import DEFAULT_RELATED, MAX_RELATED, RELATIONS
+from knoxidx.cli import main
+from knoxidx.cli.options import json_option, open_index, path_argument, store_options
+from knoxidx.cli.output import emit, location, site_of
+
+
+@main.command("show")
+@click.argument("symbol")
+@path_argument
+@click.option("--limit", type=click.IntRange(1, MAX_RELATED), default=DEFAULT_RELATED,
+              show_default=True, help="At most this many definitions per relation (calls, "
+                                      "called by, ...); the totals count all of them.")
+@json_option
+@store_options
+def show_cmd(symbol: str, path: str, limit: int, as_json: bool) -> None:
+    """Everything about SYMBOL (a name, qualified name or path:line) in one answer: kind,
+    location, signature, doc, complexity, where it sits, calls and callers, types it uses
+    and their users, supertypes and subtypes, and its git history."""
+    with open_index(path) as idx:
+        data = idx.describe(symbol, limit=limit)
+    emit(data, as_json, _print_entity)
+
+
+def _print_entity(d: dict) -> None:
+    span = f"-{d['end_line']}" if d.get("end_line") and d["end_line"] != d.get("start_line") \
+        else ""
+    click.echo(f"{d['kind']} {d['qualified_name']}  {location(d)}{span}".rstrip())
+    for text in (d.get("signature"), d.get("doc")):
+        if text:
+            click.echo(f"  {text}")
+    _print_signature_parts(d)
+    complexity = d.get("complexity")
+    if complexity:
+        click.echo(f"complexity: cyclomatic {complexity['cyclomatic']}, nesting "
+                   f"{complexity['nesting']}, {complexity['loc']} loc")
+    places = []
+    if d.get("enclosing"):
+        places.append(f"{d['enclosing']['kind']} {d['enclosing']['qualified_name']} "
+                      f"({location(d['enclosing'])})")
+    if d.get("module"):
+        places.append(f"module {d['module']['qualified_name']}")
+    if d.get("file"):
+        places.append(f"file {d['file']['path']}")
+    if places:
+        click.echo("in: " + "; ".join(places))
+    for name, _, _ in RELATIONS:
+        total, hits = d[f"{name}_total"], d[name]
+        if not total:
+            continue
+        shown = f" (first {len(hits)})" if len(hits) < total else ""
+        click.echo(f"{name.replace('_', ' ')}: {total}{shown}")
+        for h in hits:
+            sites = f" +{h['sites'] - 1} more sites" if h["sites"] > 1 else ""
+            click.echo(f"  {h['qualified_name']} ({h['kind']})  {site_of(h)}{sites}  "
+                       f"[{h['confidence']}]")
+    _print_evolution(d)
+
+
+def _print_signature_parts(d: dict) -> None:
+    """A function's parameters (one ``name: type = default`` line each), return type, type
+    parameters and decorators, where extraction gives them."""
+    parameters = d.get("parameters")
+    if parameters:
+        click.echo("parameters:")
+        for p in parameters:
+            line = str(p.get("name") or "?")
+            if p.get("type"):
+                line += f": {p['type']}"
+            if p.get("default") is not None:
+                line += f" = {p['default']}"
+            if p.get("kind") and p["kind"] != "positional":
+                line += f"  ({p['kind']})"
+            click.echo(f"  {line}")
+    if d.get("returns"):
+        click.echo(f"-> {d['returns']}")
+    for key, title in (("type_parameters", "type parameters"), ("decorators", "decorators")):
+        if d.get(key):
+            click.echo(f"{title}: " + ", ".join(_named(item) for item in d[key]))
+
+
+def _named(item: Any) -> str:
+    if isinstance(item, dict):
+        return str(item.get("name") or item)
+    return str(item)
+
+
+def _print_evolution(d: dict) -> None:
+    evolution = d.get("evolution")
+    if evolution is None:
+        click.echo(f"evolution: none ({d.get('evolution_unavailable', 'no history')})")
+        return
+    created = evolution["created"]
+    origin = (f"created {created['commit'][:10]} {created['date'][:10]} {created['author']}"
+              if created else "not committed yet")
+    last = evolution["last_modified"]
+    click.echo(f"evolution: {origin}; {evolution['modifications']} modifications by "
+               f"{evolution['authors']} authors"
+               + (f", last {last[:10]}" if last else "")
+               + f"; churn {evolution['churn']}; hotspot {evolution['hotspot']}")

@@ -1,0 +1,224 @@
+"""Plain records produced by per-file extraction: everything later stages need, nothing more.
+
+These are ``NamedTuple`` rather than frozen dataclasses on purpose: extraction makes hundreds of
+thousands of them per run and ships them between processes, and a NamedTuple is built and
+serialised several times faster while reading the same way.
+"""
+
+from __future__ import annotations
+
+import marshal
+from collections.abc import Sequence
+from itertools import repeat
+from typing import Any, Final, NamedTuple
+
+import xxhash
+
+from knoxidx.core.errors import decoding_stored
+
+NamePath = tuple[str, ...]
+
+
+class Definition(NamedTuple):
+    kind: str  # a NodeKind value
+    name: str
+    qualname: str  # qualified within the file's module, "." separated: "Server.start"
+    parent: int  # index of the lexically enclosing definition, -1 at module level
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    start_byte: int
+    end_byte: int
+    signature: str
+    doc: str
+    exported: bool | None
+    owner: str = ""  # type a method belongs to when declared outside it (Go receiver, Rust impl)
+    type_hint: NamePath = ()  # declared type of a variable, or a function's return type
+    # a function's complexity (``knoxidx.parse.complexity``); 0 for other kinds
+    cyclomatic: int = 0
+    nesting: int = 0
+    loc: int = 0  # lines of code: neither blank nor only comment
+
+
+class Reference(NamedTuple):
+    kind: str  # RefKind value
+    path: NamePath  # ("f",), ("self", "run"), ("os", "path", "join"); "?" marks an unknown receiver
+    scope: int  # index of the innermost enclosing definition, -1 at module level
+    line: int
+    col: int
+
+
+class Import(NamedTuple):
+    module: str  # the module as written: "os.path", "./util", "crate::a", "java.util"
+    name: str  # imported member; "" for the module itself, "*" for a wildcard
+    alias: str  # the local name it binds; "" when it binds none
+    line: int
+    scope: int
+    reexport: bool = False  # TS `export ... from`
+
+
+class Binding(NamedTuple):
+    """What a local name or field holds, when the source says: ``x = Foo()``, ``x: Foo``."""
+
+    scope: int
+    name: str  # "x", or "self.x" for an attribute set on the receiver
+    type_path: NamePath
+    is_call: bool  # True for `x = f()`: the type is what f returns (or f itself, if a class)
+
+
+class Impl(NamedTuple):
+    """A Rust `impl [Trait for] Type` block: methods inside belong to ``type_path``."""
+
+    type_path: NamePath
+    trait_path: NamePath
+    start_byte: int
+    end_byte: int
+    line: int
+
+
+class FileFacts(NamedTuple):
+    path: str  # repo-relative posix path
+    language: str
+    package: str  # declared package (Go `package x`, Java `package a.b`), else ""
+    lines: int
+    error_nodes: int  # syntax errors tree-sitter recovered from
+    defs: tuple[Definition, ...]
+    refs: tuple[Reference, ...]
+    imports: tuple[Import, ...]
+    bindings: tuple[Binding, ...]
+    impls: tuple[Impl, ...]
+
+
+class RefKind:
+    CALL: Final = "call"
+    NEW: Final = "new"  # constructor call: `new T()`, `T{}` literals are not calls
+    TYPE: Final = "type"  # a type annotation or type position
+    VALUE: Final = "value"  # a name used as a value (callback, constant read)
+    EXTENDS: Final = "extends"  # base class / base interface of the enclosing definition
+    IMPLEMENTS: Final = "implements"
+
+
+BASE_KINDS: Final = frozenset({RefKind.EXTENDS, RefKind.IMPLEMENTS})
+REF_KINDS: Final = frozenset({RefKind.CALL, RefKind.NEW, RefKind.TYPE, RefKind.VALUE,
+                              RefKind.EXTENDS, RefKind.IMPLEMENTS})
+# how many fields the blob of an earlier knoxidx has, with every reference inline
+_INLINE_REFS_FIELDS: Final = 10
+# A stored blob is sealed: this tag, the xxh3-64 digest of the rest, then the marshalled
+# fields. A flipped byte that still unmarshals (inside a name, a line number) would otherwise
+# become the graph an update resolves against, unnoticed; checking costs ~1 us per 10 KB.
+_SEAL: Final = b"KXF1"
+_SEALED_AT: Final = len(_SEAL) + 8
+_FACTS: Final = "a file's stored facts"
+
+
+def dump_facts(facts: FileFacts, ids: Sequence[int],
+               base: tuple[Any, ...] | None = None) -> bytes:
+    """Facts as bytes for the index: ``marshal`` of plain tuples, several times faster than
+    pickling NamedTuples (pickle calls ``__getnewargs__`` in Python for every record). The
+    format is tied to the Python version, which the engine fingerprint includes.
+
+    The references, most of a file's records, are marshalled on their own inside: only the
+    file's own resolution reads them. Another file's resolution reads its interface
+    (:func:`load_interface`), which has the base-class references besides, repeated outside.
+    Last, ``ids``: the definitions' node ids (``file_index.definition_ids``), which the
+    resolver of another file would otherwise hash again each time it loads the interface.
+    ``base``: :func:`base_references` of the references, when the caller has them already."""
+    refs: tuple[Any, ...] = facts.refs
+    if refs and type(refs[0]) is not tuple:  # records (``extract_rows`` gives plain rows)
+        refs = tuple(map(tuple, refs))
+    fields = marshal.dumps((
+        facts.path, facts.language, facts.package, facts.lines, facts.error_nodes,
+        tuple(map(tuple, facts.defs)), base_references(refs) if base is None else base,
+        tuple(map(tuple, facts.imports)), tuple(map(tuple, facts.bindings)),
+        tuple(map(tuple, facts.impls)), marshal.dumps(refs), tuple(ids),
+    ))
+    return _SEAL + xxhash.xxh3_64_digest(fields) + fields
+
+
+def blob_fields(blob: bytes) -> tuple[Any, ...]:
+    """A stored blob's fields as :func:`dump_facts` marshalled them (the references still
+    marshalled inside), its seal checked."""
+    with decoding_stored(_FACTS):
+        return _unsealed(blob)
+
+
+def _unsealed(blob: bytes) -> tuple[Any, ...]:
+    """A stored blob's fields, its seal checked (inside :func:`decoding_stored`). A blob
+    without a seal was written by an earlier knoxidx (an index not updated since)."""
+    if blob[: len(_SEAL)] == _SEAL:
+        fields = memoryview(blob)[_SEALED_AT:]
+        if xxhash.xxh3_64_digest(fields) != blob[len(_SEAL) : _SEALED_AT]:
+            raise ValueError("its checksum does not match")
+        loaded = marshal.loads(fields)
+    else:
+        loaded = marshal.loads(blob)
+    if type(loaded) is not tuple or len(loaded) < _INLINE_REFS_FIELDS:
+        raise ValueError("not a facts record")
+    return loaded
+
+
+def base_references(refs: Sequence[Any]) -> tuple[Any, ...]:
+    """The base-class references (``extends``/``implements``) among ``refs``, records or
+    plain rows alike."""
+    return tuple([r for r in refs if r[0] in BASE_KINDS])
+
+
+def as_references(rows: tuple[tuple[Any, ...], ...]) -> tuple[Reference, ...]:
+    """Plain reference rows (``extract_rows``) as :class:`Reference` records."""
+    return _records(Reference, rows)
+
+
+def load_facts(blob: bytes) -> FileFacts:
+    with decoding_stored(_FACTS):
+        fields = _unsealed(blob)
+        if len(fields) == _INLINE_REFS_FIELDS:  # an earlier knoxidx's: every reference inline
+            return _facts(fields, fields[6])
+        return _facts(fields, marshal.loads(fields[10]))
+
+
+def load_interface(blob: bytes) -> tuple[FileFacts, bytes | None, tuple[int, ...] | None]:
+    """What other files' resolution can consult in a file: its facts with only the base-class
+    references (``extends``/``implements``) in ``refs``, and every reference still marshalled
+    (:func:`load_references`). A third of the work of :func:`load_facts` on the benchmark
+    corpus (most records are references), and what a resolver keeps cached is as much lighter.
+    Third, the definitions' node ids.
+
+    A blob an earlier knoxidx wrote (an index not updated since the upgrade, read by a query)
+    loads too: with every reference inline, whole, with None for the marshalled references;
+    without the ids, with None for them."""
+    with decoding_stored(_FACTS):
+        fields = _unsealed(blob)
+        # the base references, or every reference in an earlier knoxidx's blob (no 11th field)
+        return _facts(fields, fields[6]), (
+            fields[10] if len(fields) > _INLINE_REFS_FIELDS else None), (
+            fields[11] if len(fields) > _INLINE_REFS_FIELDS + 1 else None)
+
+
+def _facts(fields: tuple[Any, ...], refs: tuple[Any, ...]) -> FileFacts:
+    """A blob's fields as records, with ``refs`` as the references."""
+    path, language, package, lines, errors, defs, _, imports, bindings, impls = fields[:10]
+    return FileFacts(
+        path, language, package, lines, errors, _records(Definition, defs),
+        _records(Reference, refs), _records(Import, imports), _records(Binding, bindings),
+        _records(Impl, impls),
+    )
+
+
+def load_references(refs: bytes) -> tuple[Reference, ...]:
+    """Every reference of a file, in order, from the bytes :func:`load_interface` left."""
+    return as_references(load_reference_rows(refs))
+
+
+def load_reference_rows(refs: bytes) -> tuple[tuple[Any, ...], ...]:
+    """The plain rows of :func:`load_references` (checked with the blob they came in)."""
+    with decoding_stored(_FACTS):
+        rows = marshal.loads(refs)
+        if type(rows) is not tuple:
+            raise ValueError("not a tuple of references")
+        return rows
+
+
+def _records(cls: type, rows: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
+    """``rows`` as ``cls`` records, built in C: ``cls._make`` is a Python call per record, and
+    resolution loads hundreds of thousands of them. The rows come from :func:`dump_facts` of
+    the same records, so their lengths are right."""
+    return tuple(map(tuple.__new__, repeat(cls), rows))

@@ -1,0 +1,2 @@
+"""Files to facts, one file at a time: discovery, reading, tree-sitter parsing,
+extraction, the parse workers. Nothing here opens a store."""

@@ -1,0 +1,59 @@
+"""Which knoxidx built an index: a fingerprint of the code that decides what the graph
+contains, so that an upgrade re-reads every file once, and the check that a module compiled by
+mypyc still matches its source."""
+
+from __future__ import annotations
+
+import sys
+from functools import cache
+from pathlib import Path
+
+from knoxidx.core.errors import KnoxidxError
+
+# the packages whose code decides what the graph contains (the ones not there are skipped)
+ENGINE_PACKAGES = ("core", "languages", "parse", "indexer", "graph")
+
+
+@cache
+def engine_fingerprint() -> str:
+    """A hash of the code that decides what the graph contains (queries, extraction,
+    resolution), so an upgraded knoxidx never leaves a graph built by the old rules."""
+    import xxhash
+
+    package = Path(__file__).resolve().parent.parent
+    check_compiled(package)
+    h = xxhash.xxh3_64(sys.version.encode())  # facts are stored with marshal
+    for path in engine_sources(package):
+        h.update(path.relative_to(package).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def engine_sources(package: Path) -> list[Path]:
+    """The files :func:`engine_fingerprint` hashes: code, queries and the native matches."""
+    return [path for sub in ENGINE_PACKAGES for path in sorted((package / sub).rglob("*"))
+            if path.suffix in (".py", ".scm", ".c") or path.name == "BASE"]
+
+
+def check_compiled(package: Path) -> None:
+    """Refuse to index with a module compiled by mypyc (setup.py), or the native query matches
+    compiled from ``_matches.c``, from a source that has changed since: Python imports the
+    compiled one, so the edit would silently not run while the engine fingerprint, taken from
+    the sources, claimed it did."""
+    stamp = package / "compiled.json"
+    if not stamp.exists():
+        return
+    import hashlib
+    import json
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    for rel, digest in json.loads(stamp.read_text()).items():
+        source = package.parent / rel
+        compiled = [source.with_suffix(suffix) for suffix in EXTENSION_SUFFIXES]
+        if not any(c.exists() for c in compiled):
+            continue  # installed pure (the compiler failed) or the compiled module deleted
+        if hashlib.sha256(source.read_bytes()).hexdigest() != digest:
+            raise KnoxidxError(
+                f"{rel} has changed since it was compiled: compile again "
+                "(`KNOXIDX_COMPILE=1 pip install -e .`) or delete the compiled modules "
+                f"(`find {package} -name '*.so' -delete`)")

@@ -1,0 +1,564 @@
+"""``extract(path, source, language) -> FileFacts``: the one place syntax trees are read.
+
+A pure function of its arguments (no database, no other files), so it is cached by content hash,
+runs in worker processes and is tested in isolation. All tree reading is one tree-sitter query
+per language, run in C; Python only touches the captured nodes. In the compiled build the
+query's matches come from ``_matches.c`` (see ``native_matches``): the references' and local
+names' as plain rows, with no node object made for them; the facts are the same either way.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any, Final, cast
+
+from knoxidx.core.facts import (
+    REF_KINDS,
+    Binding,
+    FileFacts,
+    Impl,
+    Import,
+    NamePath,
+    RefKind,
+    as_references,
+)
+from knoxidx.core.model import NodeKind
+from knoxidx.languages.protocol import BindsNames, Language, TypesProperties
+from knoxidx.languages.registry import BY_NAME, query_source, ts_language
+from knoxidx.parse.complexity import ComplexityCaptures, with_complexity
+from knoxidx.parse.definitions import (
+    binding_scope,
+    bound_locals,
+    build_definitions,
+    enclosing,
+    is_local,
+    node_text,
+    outermost_first,
+    span_text,
+)
+from knoxidx.parse.name_paths import (
+    CACHED_NAME_CHARS,
+    MAX_REFERENCE_CHARS,
+    name_path,
+    reference_path,
+    short_reference,
+    type_path,
+)
+from knoxidx.parse.tree_parse import ParseTimeoutError, parse_tree
+
+# Capture-name suffix -> node kind. Methods are Functions; structs and enums are Classes.
+DEF_KINDS: dict[str, str] = {
+    "function": NodeKind.FUNCTION.value,
+    "method": NodeKind.FUNCTION.value,
+    "class": NodeKind.CLASS.value,
+    "struct": NodeKind.CLASS.value,
+    "enum": NodeKind.CLASS.value,
+    "interface": NodeKind.INTERFACE.value,
+    "trait": NodeKind.INTERFACE.value,
+    "type": NodeKind.TYPE.value,
+    "constant": NodeKind.CONSTANT.value,
+    "variable": NodeKind.VARIABLE.value,
+    "field": NodeKind.VARIABLE.value,
+    "module": NodeKind.MODULE.value,
+}
+
+# Query patterns start no deeper than this in the tree. tree-sitter's query cursor keeps a
+# state for each enclosing node that may begin a pattern, so on pathologically deep nesting
+# (10,000 nested generics, calls or blocks) a query costs depth x nodes: minutes for one file.
+# Real code nests far shallower (a 2,500-file sample of the benchmark corpus: 69 levels at
+# most, 1,024 nodes sampled per file); what lies deeper is not indexed, with a warning.
+MAX_QUERY_DEPTH = 1000
+# ... and the children of one ERROR node: tree-sitter's query cursor takes time quadratic in
+# them (69,264 `(` as Python, one ERROR node at the top: 6 s per query, even `(ERROR) @e`;
+# found by bench.fuzz), where a list literal of as many elements is linear. At this width a
+# query of it takes ~0.1 s.
+MAX_ERROR_WIDTH = 10_000
+# How many nodes _sampled_shape looks at in a tree with syntax errors, and in one without.
+# Each sample costs a walk from the root (tree-sitter scans each node's children on the way
+# down): at 256 a tree, sampling cost 3.6 % of extraction, for a note.
+ERROR_SAMPLES = 1024
+DEPTH_SAMPLES = 16
+
+
+@dataclass(slots=True)
+class _Compiled:
+    parser: Any
+    query: Any  # the language's whole tags file: one pass over the tree, run with matches()
+    errors_query: Any
+    plugin: Language
+    # pattern index -> (role, kind, main capture, the kind's rank among reference kinds)
+    roles: dict[int, tuple[str, str, str, int]]
+    plan: Any = None  # the query's plan for knoxidx.parse._matches, where that runs it
+
+
+def prepare(languages: Iterable[str]) -> None:
+    """Compile the parsers and queries of ``languages`` in this process now, so that the parse
+    worker it forks next inherits them compiled (and so do later updates' in a long-lived
+    process). Compiling the TypeScript query alone takes ~0.1 s, all seven ~0.35 s. A pool of
+    several workers does not wait for it: each worker compiles the languages of the chunks it
+    claims (``parse_worker.read_claimed``)."""
+    for language in languages:
+        _compiled(language)
+
+
+def compiled_languages() -> set[str]:
+    """The languages whose parser and queries this process holds compiled (itself, or
+    inherited from the process it was forked from)."""
+    return set(COMPILED)
+
+
+COMPILED: dict[str, _Compiled] = {}  # by language: compiled once per process
+
+
+def native_matches() -> Any:
+    """``knoxidx.parse._matches`` (see ``_matches.c``) where it was built, and built for the
+    tree-sitter installed (it reads py-tree-sitter's objects by their layout in that version),
+    unless ``KNOXIDX_NATIVE=0``; else None, and extraction reads py-tree-sitter's matches."""
+    global _NATIVE, _NATIVE_LOADED
+    if not _NATIVE_LOADED:
+        _NATIVE_LOADED = True
+        _NATIVE = _load_native()
+    return _NATIVE
+
+
+def _load_native() -> Any:
+    if os.environ.get("KNOXIDX_NATIVE") == "0":
+        return None
+    try:
+        import tree_sitter
+
+        from knoxidx.parse import _matches  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    if getattr(_matches, "TREE_SITTER_VERSION", None) != getattr(tree_sitter, "__version__", ""):
+        return None  # built against another py-tree-sitter: reinstall knoxidx to rebuild it
+    return _matches
+
+
+_NATIVE: Any = None
+_NATIVE_LOADED = False
+
+
+def _compiled(language: str) -> _Compiled:
+    compiled = COMPILED.get(language)
+    if compiled is None:
+        compiled = COMPILED[language] = _compile(language)
+    return compiled
+
+
+def _compile(language: str) -> _Compiled:
+    from tree_sitter import Parser, Query
+
+    lang = ts_language(language)
+    compiled = _Compiled(
+        parser=Parser(lang),
+        query=Query(lang, query_source(language)),
+        errors_query=Query(lang, "(ERROR) @error"),
+        plugin=BY_NAME[language].plugin,
+        roles={},
+    )
+    native = native_matches()
+    if native is not None:
+        compiled.plan = _plan(native, compiled.query, compiled.roles)
+    return compiled
+
+
+def _plan(native: Any, query: Any, roles: dict[int, tuple[str, str, str, int]]) -> Any:
+    """``query``'s plan for the native matches (its reference patterns' matches as rows of
+    ints, its locals' as spans), with ``roles`` filled in for every pattern; None where the
+    query holds a predicate the native matches do not evaluate."""
+    ids = {query.capture_name(i): i for i in range(query.capture_count)}
+    modes = bytearray()
+    ranks = bytearray()
+    mains: list[int] = []
+    receivers: list[int] = []
+    kinds: list[str | None] = []
+    for pattern, names in enumerate(native.pattern_captures(query)):
+        role = roles[pattern] = _role(dict.fromkeys(names, []))
+        kind, sub, main, rank = role
+        modes.append(_REF_MODE if kind == "ref" else _SPAN_MODE if kind == "local" else 0)
+        ranks.append(rank)
+        mains.append(ids.get(main, -1))
+        receivers.append(ids["receiver"] if kind == "ref" and "receiver" in names else -1)
+        kinds.append(sub if kind == "ref" else None)
+    try:
+        return native.plan(query, bytes(modes), bytes(ranks), tuple(mains), tuple(receivers),
+                           tuple(kinds))
+    except ValueError:
+        roles.clear()
+        return None
+
+
+def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
+    """What a pattern's matches are, from the capture names of one of them: (role, kind, the
+    capture holding the node, the kind's rank in the references' order) — the role "def",
+    "ref", "import", "binding.name", "binding.names" (a declaration binding each name the
+    plugin's ``bound_names`` lists), "impl", "package", "local" (a name a function binds for
+    itself), "local.assigned" (one an assignment binds: at a module's top level, a module
+    variable), "global" or "ignore"."""
+    for key in caps:
+        head, _, tail = key.partition(".")
+        if head == "definition":
+            return "def", tail, key, 0
+        if head == "reference":
+            rank = _REF_RANKS.get(tail)
+            if rank is None:
+                raise ValueError(f"the query captures an unknown reference kind: @{key}")
+            return "ref", tail, key, rank
+    for key in ("import", "binding.name", "binding.names", "impl", "package", "local",
+                "local.assigned", "global", *_COMPLEXITY_ROLES):
+        if key in caps:
+            return key, "", key, 0
+    return "ignore", "", "", 0
+
+
+def extract(path: str, source: bytes, language: str) -> FileFacts:
+    return extract_with_notes(path, source, language)[0]
+
+
+def extract_with_notes(path: str, source: bytes, language: str) -> tuple[FileFacts, list[str]]:
+    """:func:`extract`, plus what a reader should know about the result (what was left out)."""
+    facts, notes = extract_rows(path, source, language)
+    return facts._replace(refs=as_references(facts.refs)), notes
+
+
+def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, list[str]]:
+    """:func:`extract_with_notes` as an index worker calls it: the references (most of a
+    file's records) left as plain tuples in :class:`Reference`'s field order, which
+    ``dump_facts`` marshals as they are. Read them by index, not by field name."""
+    compiled = _compiled(language)
+    plugin = compiled.plugin
+    tree = parse_tree(compiled.parser, source)
+    root = tree.root_node
+    roles = compiled.roles
+    notes: list[str] = []
+    depth, widest_error = _sampled_shape(tree)
+    if widest_error > MAX_ERROR_WIDTH:
+        raise ParseTimeoutError(
+            f"a syntax error of {widest_error:,} tokens side by side (pathological input?); "
+            "not indexed")
+    if depth > MAX_QUERY_DEPTH:
+        notes.append(f"nesting at least {depth} levels deep; what lies deeper than "
+                     f"{MAX_QUERY_DEPTH} is not indexed")
+
+    raw_defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]] = {}
+    # (sort key, start, end, kind, row, column, receiver's start, end or -1, -1); the key
+    # orders by (start, end, kind)
+    raw_refs: list[tuple[int, int, int, str, int, int, int, int]]
+    import_nodes: list[Any] = []
+    raw_bindings: list[tuple[Any, Any, bool, bool]] = []
+    raw_impls: list[tuple[Any, Any, Any]] = []
+    raw_locals: list[tuple[int, int]]  # (start, end) of the names a function binds for itself
+    raw_assigned: list[Any] = []  # ... by an assignment (some of them module variables)
+    raw_globals: list[Any] = []  # Python `global x`: not a local after all
+    package = ""
+    complexity = ComplexityCaptures()
+    # One pass of the whole query over the tree: each pass walks every node, which costs a
+    # quarter of the parse before any pattern matches.
+    # typed, so that the compiled loop indexes the list and unpacks each match as a tuple
+    # (as Any, every match was unpacked through the iterator protocol)
+    matches: list[tuple[int, dict[str, list[Any]]]]
+    if compiled.plan is not None:  # the references and locals come apart, as rows
+        raw_refs, raw_locals, matches = native_matches().matches(
+            compiled.plan, root, source, MAX_QUERY_DEPTH)
+    else:
+        raw_refs, raw_locals = [], []
+        matches = _cursor(compiled.query).matches(root)
+    for pattern, caps in matches:
+        role = roles.get(pattern)
+        if role is None:
+            role = roles[pattern] = _role(caps)
+        kind, sub, main, rank = role
+        if kind == "ref":
+            node = caps[main][0]
+            receiver_caps = caps.get("receiver")  # `recv.name(...)` captured apart (Java)
+            start: int = node.start_byte  # (typed: compiled, the key is native arithmetic)
+            end: int = node.end_byte
+            row, col = node.start_point
+            receiver_start = receiver_end = -1
+            if receiver_caps:
+                receiver_start = receiver_caps[0].start_byte
+                receiver_end = receiver_caps[0].end_byte
+            # one integer orders by (start, end, kind): tree-sitter's offsets are 32-bit
+            raw_refs.append(((start << _START_SHIFT) | (end << _END_SHIFT) | rank,
+                             start, end, sub, row, col, receiver_start, receiver_end))
+        elif kind == "def":
+            node = caps[main][0]
+            name_node = caps["name"][0]
+            # (the captures' lists named apart from the nodes below: compiled, a name keeps
+            # one type)
+            type_caps = caps.get("def.type")
+            if type_caps is None and node.type in plugin.TYPE_AFTER_NAMES:
+                declared = node.child_by_field_name("type")
+                type_caps = [declared] if declared is not None else None
+            owner_caps = caps.get("def.owner")
+            key = (node.start_byte, node.end_byte, name_node.start_byte)
+            previous = raw_defs.get(key)
+            # The same node may match several patterns: keep the most specific reading
+            # (a function beats a constant; one with a declared type beats one without).
+            if previous is None or (
+                (sub in ("function", "method") and previous[1] not in ("function", "method"))
+                or (previous[3] is None and type_caps)
+            ):
+                raw_defs[key] = (
+                    node, sub, name_node,
+                    type_caps[0] if type_caps else None,
+                    owner_caps[0] if owner_caps else None,
+                )
+        elif kind == "import":
+            import_nodes.append(caps[main][0])
+        elif kind == "binding.name":
+            target = caps.get("binding.type") or caps.get("binding.call")
+            if target:
+                # `binding.member`: the name is a member of that type (`{ board }: Props`)
+                raw_bindings.append((caps[main][0], target[0], "binding.call" in caps,
+                                     "binding.member" in caps))
+        elif kind == "binding.names":  # `var a, b *T`, `({ a, b }: Props)`: each name bound
+            names = cast(BindsNames, plugin).bound_names(caps[main][0])
+            target = caps.get("binding.type") or caps.get("binding.call")
+            inline = caps.get("binding.object")
+            if inline:  # `({ a }: { a: A })`: each name typed by its own property
+                types = cast(TypesProperties, plugin).property_types(inline[0], source)
+                for name_node in names:
+                    typed = types.get(node_text(source, name_node))
+                    if typed is not None:
+                        raw_bindings.append((name_node, typed, False, False))
+            elif target:
+                is_call = "binding.call" in caps
+                is_member = "binding.member" in caps
+                for name_node in names:
+                    raw_bindings.append((name_node, target[0], is_call, is_member))
+        elif kind == "impl":
+            trait = caps.get("impl.trait")
+            raw_impls.append((caps[main][0], caps["impl.type"][0], trait[0] if trait else None))
+        elif kind == "local":
+            node = caps[main][0]
+            raw_locals.append((node.start_byte, node.end_byte))
+        elif kind == "local.assigned":
+            node = caps[main][0]
+            raw_locals.append((node.start_byte, node.end_byte))
+            raw_assigned.append(node)
+        elif kind == "global":
+            raw_globals.append(caps[main][0])
+        elif kind == "package":
+            package = plugin.package_name(node_text(source, caps[main][0]))
+        elif kind == "complexity.decision":
+            complexity.decisions.append(caps[main][0].start_byte)
+        elif kind == "complexity.nesting":
+            node = caps[main][0]
+            complexity.nesting.append((node.start_byte, node.end_byte))
+        elif kind == "complexity.flat":
+            complexity.flat.add(caps[main][0].start_byte)
+        elif kind == "complexity.comment":
+            node = caps[main][0]
+            start_row, start_col = node.start_point
+            end_row, end_col = node.end_point
+            complexity.comments.append((start_row, start_col, end_row, end_col))
+        elif kind == "complexity.scope":
+            node = caps[main][0]
+            outer = node.parent
+            complexity.scopes.append((
+                node.start_byte, node.end_byte,
+                outer.start_byte if outer is not None else -1,
+                outer.end_byte if outer is not None else -1))
+
+    if raw_assigned:
+        _add_block_variables(raw_defs, raw_assigned, import_nodes, plugin, source)
+    defs = with_complexity(build_definitions(raw_defs, raw_impls, plugin, source), complexity,
+                           source)
+    spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)]
+    local_names = bound_locals(raw_locals, raw_globals, raw_defs, defs, spans, source)
+
+    raw_refs.sort(key=_FIRST)  # integers compared, no key tuples made
+    ref_scopes = enclosing(spans, [r[1] for r in raw_refs])
+    refs: list[tuple[str, NamePath, int, int, int]] = []  # Reference's fields, plain
+    last_start = last_end = -1
+    last_sub = ""
+    # the hot loop of extraction (hundreds of thousands of references): short texts go
+    # straight to the cached split, keyed by their bytes (most are repeats: no decoding)
+    for i, (_, start, end, sub, row, col, receiver_start, receiver_end) in enumerate(raw_refs):
+        scope = ref_scopes[i]  # (indexed: zip's tuples go through the iterator protocol)
+        if start == last_start and end == last_end and (sub == last_sub or sub == _VALUE):
+            # matched by two patterns; a value reading adds nothing to a more specific reading
+            # of the same expression (every other kind sorts before "value")
+            continue
+        last_start, last_end, last_sub = start, end, sub
+        if end - start <= CACHED_NAME_CHARS:
+            ref_path, spans_lines = short_reference(source[start:end])
+        else:
+            ref_path = reference_path(source, start, end)
+            spans_lines = source.find(b"\n", start, end) >= 0
+        if receiver_start >= 0 and ref_path:
+            # `recv.name(...)` captured as two nodes (Java): the receiver's path, then the name
+            if receiver_end - receiver_start <= MAX_REFERENCE_CHARS:
+                receiver = span_text(source, receiver_start, receiver_end)
+                ref_path = name_path(receiver + "." + ref_path[-1])
+            else:
+                ref_path = ("?", ref_path[-1])
+        if ref_path:
+            if (local_names and len(ref_path) == 1 and sub in plugin.LOCAL_SHADOWS
+                    and is_local(ref_path[0], scope, local_names, defs)):
+                continue  # a parameter or local variable: nothing outside the function
+            if spans_lines:  # a chain over several lines: the site is where its last name is
+                row, col = _name_position(source, start, end, ref_path[-1], row, col)
+            refs.append((sub, ref_path, scope, row + 1, col))
+
+    import_nodes = sorted({n.start_byte: n for n in import_nodes}.values(), key=lambda n: n.start_byte)
+    imports: list[Import] = []
+    for node, scope in zip(
+        import_nodes, enclosing(spans, [n.start_byte for n in import_nodes]), strict=True
+    ):
+        imports.extend(plugin.decode_import(node, binding_scope(defs, scope), source))
+
+    raw_bindings.sort(key=lambda b: b[0].start_byte)
+    bindings: list[Binding] = []
+    for (name_node, type_node, is_call, is_member), scope in zip(
+        raw_bindings, enclosing(spans, [b[0].start_byte for b in raw_bindings]), strict=True
+    ):
+        raw = node_text(source, type_node)
+        bound_type = name_path(raw) if is_call else type_path(raw, plugin.SQUARE_TYPE_ARGS)
+        if bound_type and bound_type[0] != "?":
+            name = "".join(node_text(source, name_node).split())  # without whitespace
+            if is_member:  # the type of that member: the path to it, resolved to its type
+                bound_type = (*bound_type, name)
+            bindings.append(Binding(binding_scope(defs, scope), name, bound_type, is_call))
+
+    impls = [
+        Impl(
+            name_path(node_text(source, type_node)),
+            name_path(node_text(source, trait_node)) if trait_node else (),
+            node.start_byte, node.end_byte, node.start_point[0] + 1,
+        )
+        for node, type_node, trait_node in raw_impls
+    ]
+
+    errors = 0
+    if root.has_error:
+        errors = max(1, len(_cursor(compiled.errors_query).captures(root).get("error", ())))
+    lines = source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0)
+    return FileFacts(
+        path, language, package, lines, errors,
+        tuple(defs), cast(Any, tuple(refs)), tuple(imports), tuple(bindings), tuple(impls),
+    ), notes
+
+
+def _add_block_variables(
+    raw_defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]], assigned: list[Any],
+    import_nodes: list[Any], plugin: Language, source: bytes,
+) -> None:
+    """Add to ``raw_defs`` the names a module assigns outside every function and class that
+    the query's module-level pattern does not reach: in the block of an ``if``, ``try``,
+    ``with``, ``for`` or ``while`` (``try: import docutils`` / ``except ImportError:
+    docutils_is_available = False``), and a chained assignment's names after its first (``b``
+    and ``c`` of ``a = b = c = f()``). They are module variables as much as the top level's (a
+    pattern for each kind of block would keep its states open over the whole module). Each
+    name once, at its first assignment, defined by the whole statement (so ``a``, ``b`` and
+    ``c`` are siblings); none the module already defines at its top level or imports (``except
+    ImportError: json = None`` leaves ``json`` the import). ``assigned``: the names
+    ``@local.assigned`` captured (Python's query)."""
+    named = {key[2] for key in raw_defs}
+    ordered = sorted(raw_defs.items(), key=outermost_first)
+    scopes = [(key[0], key[1], 0) for key, raw in ordered if raw[1] in _SCOPE_SUBS]
+    nodes = sorted({n.start_byte: n for n in assigned if n.start_byte not in named}.items())
+    inside = enclosing(scopes, [start for start, _ in nodes])
+    found = [node for (_, node), scope in zip(nodes, inside, strict=True) if scope < 0]
+    if not found:
+        return
+    taken: set[str] = set()  # the top level's names: its definitions' and its imports'
+    ends: list[int] = []  # the scopes open at each definition, in order
+    for key, raw in ordered:
+        while ends and ends[-1] <= key[0]:
+            ends.pop()
+        if not ends:
+            taken.add(node_text(source, raw[2]))
+        if raw[1] in _SCOPE_SUBS:
+            ends.append(key[1])
+    starts = [n.start_byte for n in import_nodes]
+    for node, scope in zip(import_nodes, enclosing(scopes, starts), strict=True):
+        if scope < 0:
+            taken.update(i.alias for i in plugin.decode_import(node, -1, source) if i.alias)
+    for name_node in found:
+        name = node_text(source, name_node)
+        statement = name_node.parent  # the assignment, or in a chain the one on its right
+        if name in taken or statement is None:
+            continue
+        outer = statement.parent
+        while outer is not None and outer.type == statement.type:
+            statement, outer = outer, outer.parent
+        taken.add(name)
+        raw_defs[(statement.start_byte, statement.end_byte, name_node.start_byte)] = (
+            statement, "variable", name_node, statement.child_by_field_name("type"), None)
+
+
+# what a name assigned inside one is local to (see _add_block_variables)
+_COMPLEXITY_ROLES = ("complexity.decision", "complexity.nesting", "complexity.flat",
+                     "complexity.comment", "complexity.scope")
+_SCOPE_SUBS = frozenset({"function", "method", "class", "struct", "enum", "interface", "trait"})
+
+
+def _name_position(source: bytes, start: int, end: int, name: str, row: int,
+                   col: int) -> tuple[int, int]:
+    """Where a reference written over several lines names what it refers to (``where`` in
+    ``select(...)\\n    .where(...)``): its last name, which ends the expression; the
+    expression's start when it does not (``Foo<\\n T>``). A call's site is the line a reader
+    sees the called name on, as a compiler's or a language server's is."""
+    encoded = name.encode("utf-8")
+    at = end - len(encoded)
+    if at <= start or not source.startswith(encoded, at):
+        return row, col
+    return row + source.count(b"\n", start, at), at - source.rfind(b"\n", 0, at) - 1
+
+
+def _cursor(query: Any) -> Any:
+    from tree_sitter import QueryCursor
+
+    cursor = QueryCursor(query)
+    cursor.set_max_start_depth(MAX_QUERY_DEPTH)
+    return cursor
+
+
+def _sampled_shape(tree: Any) -> tuple[int, int]:
+    """The deepest of the nodes sampled evenly over the tree, and (when the tree holds syntax
+    errors) the most children an ERROR node among their parents has; (0, 0) for a tree too
+    small to reach either limit. An ERROR node wide enough to slow the query (over
+    MAX_ERROR_WIDTH children) holds over 1 % of the nodes of any file under the size limit,
+    which ERROR_SAMPLES samples all miss once in 30,000. The depth only decides the note that
+    nesting past MAX_QUERY_DEPTH went unindexed (the query's start depth is bounded whatever
+    it says), so a tree without errors is sampled DEPTH_SAMPLES times: a deep stretch that
+    holds under 1/16 of the nodes goes without the note."""
+    root = tree.root_node
+    count = root.descendant_count
+    errors = root.has_error
+    if count <= min(MAX_QUERY_DEPTH, MAX_ERROR_WIDTH):
+        return 0, 0
+    cursor = tree.walk()
+    goto, parent = cursor.goto_descendant, cursor.goto_parent
+    deepest = widest = 0
+    step = max(1, count // (ERROR_SAMPLES if errors else DEPTH_SAMPLES))
+    for index in range(0, count, step):
+        goto(index)
+        depth = cursor.depth
+        if depth > deepest:
+            deepest = depth
+        if errors and parent():
+            node = cursor.node
+            if node.is_error and node.child_count > widest:
+                widest = node.child_count
+    return deepest, widest
+
+
+_FIRST = itemgetter(0)
+# The reference kinds in the order the references of one expression are kept (see the loop
+# over raw_refs: a value reading sorts after every more specific reading of the same span).
+_REF_RANKS: dict[str, int] = {kind: i for i, kind in enumerate(sorted(REF_KINDS))}
+_END_SHIFT: Final = 3
+_START_SHIFT: Final = _END_SHIFT + 32
+assert len(_REF_RANKS) <= 1 << _END_SHIFT
+_VALUE = RefKind.VALUE
+# how the native matches hand back a pattern's matches (``_matches.c``): as a reference's row,
+# a local name's span, or else as py-tree-sitter's
+_REF_MODE: Final = 1
+_SPAN_MODE: Final = 2

@@ -1,0 +1,241 @@
+"""What the resolver knows of one file: its facts indexed by scope and name (definitions,
+imports, bindings, base classes), with the answers it asks of them again and again kept per
+file. Built once per file a resolver loads; it reads nothing else."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from knoxidx.core.facts import (
+    BASE_KINDS,
+    Binding,
+    FileFacts,
+    Import,
+    NamePath,
+    Reference,
+    load_reference_rows,
+)
+from knoxidx.core.model import NodeKind, node_id
+
+# Plain strings in the hot paths (here and in the resolver): an Enum member's .value is a
+# descriptor call every time.
+FUNCTION = NodeKind.FUNCTION.value
+CLASS = NodeKind.CLASS.value
+INTERFACE = NodeKind.INTERFACE.value
+TYPE = NodeKind.TYPE.value
+VARIABLE = NodeKind.VARIABLE.value
+CONSTANT = NodeKind.CONSTANT.value
+MODULE = NodeKind.MODULE.value
+TYPE_KINDS = frozenset({CLASS, INTERFACE, TYPE})
+CALLER_KINDS = frozenset({FUNCTION, CLASS, INTERFACE, TYPE})
+
+
+class FileIndex:
+    """Lookup tables over one file's facts, built once per resolver."""
+
+    __slots__ = (
+        "_attributes",
+        "_bases",
+        "_callers",
+        "_class_entry",
+        "_function_bound",
+        "_ids",
+        "_local_names",
+        "_outside",
+        "_refs",
+        "_walk_needed",
+        "bindings",
+        "children",
+        "facts",
+        "family",
+        "file_key",
+        "imports",
+        "path",
+        "rules",
+        "wildcards",
+    )
+
+    def __init__(self, facts: FileFacts, family: str, rules: Any,
+                 refs: bytes | None = None, ids: tuple[int, ...] | None = None) -> None:
+        """``refs``: every reference of the file, still marshalled, when ``facts`` came as an
+        interface (``facts.load_interface``: its ``refs`` are the base-class ones only).
+        ``ids``: its definitions' node ids, when the interface had them (else hashed on first
+        use)."""
+        self.facts = facts
+        self._refs = refs
+        self.path = facts.path
+        self.file_key = "file:" + facts.path  # the lookup key reading this file records
+        self.family = family
+        self.rules = rules
+        defs = facts.defs
+        children: dict[tuple[int, str], list[int]] = defaultdict(list)
+        hide_methods = rules.methods_outside_module_scope
+        for i, d in enumerate(defs):
+            if hide_methods and d.owner and d.parent < 0:
+                continue  # a Go receiver's method: no name of the package scope
+            children[(d.parent, d.name)].append(i)
+        self._ids: list[int] | None = list(ids) if ids is not None else None
+        self.children = children
+        self.bindings: dict[tuple[int, str], Binding] = {}
+        for b in facts.bindings:
+            self.bindings.setdefault((b.scope, b.name), b)
+        self.imports: dict[tuple[int, str], list[Import]] = defaultdict(list)
+        self.wildcards: list[Import] = []
+        for imp in facts.imports:
+            if imp.name == "*":
+                self.wildcards.append(imp)
+            elif imp.alias and not imp.reexport:  # an export names, it binds nothing locally
+                self.imports[(imp.scope, imp.alias)].append(imp)
+        self._bases: dict[int, list[Reference]] | None = None
+        self._attributes: dict[tuple[int, str], Binding] | None = None
+        self._local_names: frozenset[str] | None = None
+        self._walk_needed: dict[int, bool] = {}
+        self._outside: dict[int, bool] = {}
+        self._function_bound: frozenset[str] | None = None
+        self._class_entry: dict[int, int] = {}
+        self._callers: dict[int, int] = {}
+
+    # Made on first use: most files a resolver loads are only consulted (a name looked up in
+    # them), and never need node ids or base lists.
+
+    @property
+    def ids(self) -> list[int]:
+        """Node ids of the definitions, by index."""
+        if self._ids is None:
+            self._ids = definition_ids(self.facts)
+        return self._ids
+
+    def reference_rows(self) -> tuple[tuple[str, NamePath, int, int, int], ...]:
+        """Every reference of the file, as ``Reference``'s fields in order (kind, path, scope,
+        line, col): the rows marshal decodes, without a record made of each (a record each
+        cost resolution 5 % more instructions). Decoded on each call, so that a resolver's
+        cache of indexes holds none of them."""
+        return self.facts.refs if self._refs is None else load_reference_rows(self._refs)
+
+    @property
+    def bases(self) -> dict[int, list[Reference]]:
+        """Extends/implements references by the definition they belong to."""
+        if self._bases is None:
+            bases: dict[int, list[Reference]] = defaultdict(list)
+            for ref in self.facts.refs:
+                if ref.kind in BASE_KINDS and ref.scope >= 0:
+                    bases[ref.scope].append(ref)
+            self._bases = bases
+        return self._bases
+
+    def attribute_binding(self, class_index: int, name: str) -> Binding | None:
+        """``self.name = ...`` set in a method of the class at ``class_index``."""
+        if self._attributes is None:
+            table: dict[tuple[int, str], Binding] = {}
+            defs = self.facts.defs
+            for b in self.facts.bindings:
+                receiver, dot, attr = b.name.partition(".")
+                if dot and b.scope >= 0 and receiver in self.rules.self_names:
+                    table.setdefault((defs[b.scope].parent, attr), b)
+            self._attributes = table
+        return self._attributes.get((class_index, name))
+
+    def walk_needed(self, name: str, scope: int) -> bool:
+        """Whether a lexical lookup of ``name`` from ``scope`` can stop anywhere before the
+        module scope. It cannot when nothing inside a definition binds ``name`` (no nested
+        definition, binding or import of it, and not the receiver's name) and no enclosing
+        class lends its members: most bare names read in a function are its parameters and
+        locals, or module-level names, and walking the scopes for them found nothing."""
+        names = self._local_names
+        if names is None:
+            local = {name for scope_, name in self.children if scope_ >= 0}
+            local.update(name for scope_, name in self.bindings if scope_ >= 0)
+            local.update(name for scope_, name in self.imports if scope_ >= 0)
+            local.update(self.rules.self_names)
+            names = self._local_names = frozenset(local)
+        if name in names:
+            return True
+        if scope < 0 or not self.rules.class_members_visible:
+            return False
+        needed = self._walk_needed.get(scope)
+        if needed is None:
+            defs = self.facts.defs
+            s = defs[scope].parent
+            while s >= 0 and defs[s].kind not in TYPE_KINDS:
+                s = defs[s].parent
+            needed = self._walk_needed[scope] = s >= 0
+        return needed
+
+    def class_entry(self, name: str, scope: int) -> int:
+        """Where a lexical lookup of ``name`` from ``scope`` first meets a scope other than
+        a function's, when that is a class no function encloses; -1 otherwise (or when some
+        function binds ``name``, or is the receiver). The function scopes on the way bind no
+        such name and record nothing (:meth:`Resolver.missed` exempts them), so the lookup
+        from ``scope`` is the one from that class's scope, whichever method reads the name."""
+        bound = self._function_bound
+        if bound is None:
+            defs = self.facts.defs
+            local = {name for scope_, name in self.children
+                     if scope_ >= 0 and defs[scope_].kind == FUNCTION}
+            local.update(name for scope_, name in self.bindings
+                         if scope_ >= 0 and defs[scope_].kind == FUNCTION)
+            local.update(name for scope_, name in self.imports
+                         if scope_ >= 0 and defs[scope_].kind == FUNCTION)
+            local.update(self.rules.self_names)
+            bound = self._function_bound = frozenset(local)
+        if name in bound:
+            return -1
+        entry = self._class_entry.get(scope)
+        if entry is None:
+            defs = self.facts.defs
+            entry = -1
+            if defs[scope].kind == FUNCTION:
+                s = defs[scope].parent
+                while s >= 0 and defs[s].kind not in TYPE_KINDS:
+                    s = defs[s].parent
+                if s >= 0 and self.outside_functions(s):
+                    entry = s
+            self._class_entry[scope] = entry
+        return entry
+
+    def outside_functions(self, scope: int) -> bool:
+        """Whether no function encloses ``scope`` (itself not counted)."""
+        outside = self._outside.get(scope)
+        if outside is None:
+            defs = self.facts.defs
+            s = defs[scope].parent
+            while s >= 0 and defs[s].kind != FUNCTION:
+                s = defs[s].parent
+            outside = self._outside[scope] = s < 0
+        return outside
+
+    def caller(self, scope: int) -> int:
+        """The innermost function or class-like definition enclosing ``scope`` (itself
+        included), or -1: where a call read in ``scope`` comes from. Kept per scope."""
+        found = self._callers.get(scope)
+        if found is None:
+            defs = self.facts.defs
+            s = scope
+            while s >= 0 and defs[s].kind not in CALLER_KINDS:
+                s = defs[s].parent
+            found = self._callers[scope] = s
+        return found
+
+    def class_of(self, scope: int) -> int:
+        """The innermost class-like definition enclosing ``scope`` (or -1)."""
+        defs = self.facts.defs
+        s = scope
+        while s >= 0:
+            if defs[s].kind in TYPE_KINDS:
+                return s
+            s = defs[s].parent
+        return -1
+
+
+def definition_ids(facts: FileFacts) -> list[int]:
+    """Stable node ids of a file's definitions: path + qualified name + ordinal among
+    same-named siblings (overloads), never line numbers."""
+    seen: dict[str, int] = defaultdict(int)
+    ids: list[int] = []
+    path = facts.path
+    for d in facts.defs:
+        ordinal = seen[d.qualname]
+        seen[d.qualname] = ordinal + 1
+        ids.append(node_id("def", path, d.qualname, str(ordinal)))
+    return ids

@@ -1,0 +1,209 @@
+"""Name paths: the segments of an expression that names something, from its source text.
+
+``self.server.start`` -> ("self", "server", "start"); ``make().run`` -> ("make()", "run");
+``Option<&'a mut Foo>`` as a type -> ("Foo",). What extraction records for each reference and
+what the resolver follows; pure string functions, cached per process.
+"""
+
+from __future__ import annotations
+
+import re
+
+from knoxidx.core.facts import NamePath
+
+# A reference's text is cut to its tail beyond this: a receiver expression this long (a
+# chain of 10,000 calls) never resolves, and re-reading it for every call in the chain is
+# quadratic.
+MAX_REFERENCE_CHARS = 2000
+# Name paths of texts up to this long are remembered per process, up to CACHED_NAMES of them,
+# then all forgotten at once. A plain dict rather than functools.lru_cache: most lookups are
+# hits (~80 %), and the LRU's reordering on each hit cost more than a miss's split saves.
+CACHED_NAME_CHARS = 100
+CACHED_NAMES = 1 << 16
+
+_SUPER_CALL = re.compile(r"\bsuper\s*\([^()]*\)")
+_GENERIC_ARGS = re.compile(r"::<[^<>]*(?:<[^<>]*>[^<>]*)*>|<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>")
+# A member separator. No `\s*` around it: tried at every space of a long run of them, that
+# made the split quadratic in the run (11 s for one 51 kB expression); parts are stripped instead.
+_SEPARATORS = r"\?\.|!\.|::|->|\."
+_SEPARATOR = re.compile(_SEPARATORS)
+_IDENTIFIER = re.compile(r"(?:[^\W\d]|[$#])[\w$]*\Z")
+_CALL_SEGMENT = re.compile(r"((?:[^\W\d]|[$#])[\w$]*)\s*\(.*\)\Z", re.DOTALL)
+_NEEDS_FULL_SPLIT = re.compile(r"[^\w.]")
+_NULL_TYPES = frozenset({"None", "null", "undefined", "nil", "void"})
+_TYPE_PREFIX = re.compile(r"^(?:[&*]\s*|'\w+\s+|(?:mut|dyn|impl|const|readonly)\s+)*")
+# what a text _TYPE_PREFIX removes something from starts with (most start with none)
+_TYPE_PREFIX_STARTS = ("&", "*", "'", "mut", "dyn", "impl", "const", "readonly")
+_WRAPPER = re.compile(
+    r"^(?:Option|Result|Box|Arc|Rc|RefCell|Cell|Mutex|RwLock|Promise|Optional|"
+    r"CompletableFuture|Future|Awaitable|Readonly|ClassVar|Final|Annotated)\s*[<\[](.*)[>\]]$",
+    re.DOTALL,
+)
+# A generic written with square brackets (Python's `Select[Any]`, Go's `List[T]`): the name
+# before them. Not `Foo[]` (an array elsewhere) nor `Literal["a"]` (values, not types).
+_SQUARE_ARGS = re.compile(r"((?:[^\W\d]|[$#])[\w$.]*)\s*\[\s*[^\s\]'\"\d].*\]\Z", re.DOTALL)
+
+
+def name_path(text: str) -> NamePath:
+    """The segments of an expression naming something: see :func:`_split_name_path`. Short
+    texts repeat (``self.assertEqual``, ``fmt.Sprintf``): their splits are remembered."""
+    if len(text) > CACHED_NAME_CHARS:
+        return _split_name_path(text)
+    hit = _PATHS.get(text)
+    if hit is None:
+        if len(_PATHS) >= CACHED_NAMES:
+            _PATHS.clear()
+        hit = _PATHS[text] = _split_name_path(text)
+    return hit
+
+
+def _split_name_path(text: str) -> NamePath:
+    """Split an expression naming something into its segments: ``a.b.c`` -> ("a", "b", "c").
+
+    A call inside the chain keeps its name with "()" (``make().run`` -> ("make()", "run")), so
+    the resolver can follow return types. A receiver that is neither (``a[0].g``, ``(x).g``)
+    becomes "?": the path keeps the longest trailing run of names. ``super()`` is "super".
+    """
+    if text.isidentifier():
+        return (text,)
+    if not _NEEDS_FULL_SPLIT.search(text):
+        parts = text.split(".")
+        if all(p.isidentifier() for p in parts):
+            return tuple(parts)
+    if "(" in text:
+        text = _SUPER_CALL.sub("super", text)
+    if "<" in text:
+        text = _GENERIC_ARGS.sub("", text)
+    parts = _split_top_level(text.strip())
+    i = len(parts)
+    while i > 0:
+        part = parts[i - 1]
+        if _IDENTIFIER.match(part):
+            i -= 1
+            continue
+        call = _CALL_SEGMENT.match(part)
+        if call and i < len(parts):
+            parts[i - 1] = call.group(1) + "()"
+            i -= 1
+            continue
+        break
+    if i == len(parts):
+        return ()
+    return tuple(parts) if i == 0 else ("?", *parts[i:])
+
+
+_PATHS: dict[str, NamePath] = {}
+_BYTES_PATHS: dict[bytes, tuple[NamePath, bool]] = {}
+
+
+def short_reference(text: bytes) -> tuple[NamePath, bool]:
+    """The :func:`name_path` of a reference's bytes (at most CACHED_NAME_CHARS long), and
+    whether they span lines, remembered by the bytes themselves: a repeated name is neither
+    decoded nor searched for a newline again."""
+    hit = _BYTES_PATHS.get(text)
+    if hit is None:
+        if len(_BYTES_PATHS) >= CACHED_NAMES:
+            _BYTES_PATHS.clear()
+        hit = _BYTES_PATHS[text] = (
+            _split_name_path(text.decode("utf-8", "replace")), b"\n" in text)
+    return hit
+
+
+def type_path(text: str, square_args: bool = False) -> NamePath:
+    """The named type a type annotation denotes, through pointers, references and the usual
+    single-value wrappers: ``*Server``, ``&'a mut Foo``, ``Option<Foo>``, ``Promise<Foo>``,
+    ``(*T, error)`` all give the path of the inner type. ``square_args``: the language writes
+    type arguments in square brackets (Python, Go), so ``Select[Any]`` is a ``Select``; and
+    (Python) an annotation may be a string, a forward reference: ``"Select[T]"`` is one too."""
+    text = _unquoted(text.strip()) if square_args else text.strip()
+    if "|" in text:  # `Foo | None`, `Foo | undefined`: the named alternative
+        parts = [p.strip() for p in _split_args(text.replace("|", ","))]
+        named = [p for p in parts if p and p not in _NULL_TYPES]
+        text = named[0] if named else ""
+    for _ in range(4):
+        if text.startswith("("):
+            text = _split_args(text[1:].rstrip(")"))[0]
+        if text.startswith(_TYPE_PREFIX_STARTS):
+            text = _TYPE_PREFIX.sub("", text)
+        text = text.strip()
+        wrapped = _WRAPPER.match(text)
+        if not wrapped:
+            break
+        text = _split_args(wrapped.group(1))[0].strip()
+        if square_args:
+            text = _unquoted(text)
+    if square_args and text.endswith("]"):
+        generic = _SQUARE_ARGS.match(text)
+        if generic:
+            text = generic.group(1)
+    path = name_path(text)
+    return path if path and path[0] != "?" else ()
+
+
+def _unquoted(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1].strip()
+    return text
+
+
+def alias_path(text: str, square_args: bool = False) -> NamePath:
+    """The named type a type alias stands for (``type ParseStream<'a> = &'a ParseBuffer<'a>``
+    -> ParseBuffer), or nothing when it is a choice of several (``type Id = number | Key``:
+    a member of it could belong to either; :func:`type_path` picks the first for a binding's
+    annotation, where the others are usually null)."""
+    if "|" in text:
+        parts = [p.strip() for p in _split_args(text.replace("|", ","))]
+        if sum(1 for p in parts if p and p not in _NULL_TYPES) > 1:
+            return ()
+    return type_path(text, square_args)
+
+
+def _split_args(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c in "<([{":
+            depth += 1
+        elif c in ">)]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split at member separators (``.``, ``?.``, ``::``, ``->``) outside brackets."""
+    if "(" not in text and "[" not in text:
+        return [part.strip() for part in _SEPARATOR.split(text)]
+    parts: list[str] = []
+    depth = 0
+    start = 0
+    # only brackets and separators matter: the regex skips the names between them in C
+    for token in _BRACKET_OR_SEPARATOR.finditer(text):
+        c = token.group()
+        if c in _OPENING:
+            depth += 1
+        elif c in _CLOSING:
+            depth -= 1
+        elif depth == 0:
+            parts.append(text[start : token.start()].strip())
+            start = token.end()
+    parts.append(text[start:].strip())
+    return parts
+
+
+_OPENING = frozenset("([{")
+_CLOSING = frozenset(")]}")
+_BRACKET_OR_SEPARATOR = re.compile(r"[(\[{)\]}]|" + _SEPARATORS)
+
+
+_TAIL_NAME = re.compile(r"(?:" + _SEPARATORS + r")\s*((?:[^\W\d]|[$#])[\w$]*)\s*\Z")
+
+
+def reference_path(source: bytes, start: int, end: int) -> NamePath:
+    if end - start <= MAX_REFERENCE_CHARS:
+        return name_path(source[start:end].decode("utf-8", "replace"))
+    # Only the last name of an overlong expression can matter: `<unknown receiver>.name`.
+    tail = _TAIL_NAME.search(source[end - 256 : end].decode("utf-8", "replace"))
+    return ("?", tail.group(1)) if tail else ()

@@ -1,0 +1,53 @@
+"""``knoxidx verify``: the index must equal a clean rebuild of the same files."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from knoxidx.graph import export
+from knoxidx.graph.queries import GraphQueries
+from knoxidx.graph.store import SQLiteStore
+from knoxidx.parse.discovery import DEFAULT_MAX_BYTES
+
+
+def clean_graph(root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[set[tuple], set[tuple]]:
+    """The nodes and edges a clean build of ``root``'s files gives (order-free), built in a
+    scratch database that is thrown away."""
+    from knoxidx.update.graph_update import update_index
+
+    scratch = Path(tempfile.mkdtemp(prefix="knoxidx-verify-"))
+    try:
+        clean = SQLiteStore.open_at(scratch / "index.db", create=True)
+        try:
+            update_index(root, clean, max_bytes=max_bytes)
+            return export.canonical(GraphQueries(clean))
+        finally:
+            clean.close()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def verify_index(idx: Any, sample: int = 20) -> dict[str, Any]:
+    integrity = idx.q.integrity()
+    current_nodes, current_edges = export.canonical(idx.q)
+    # the size limit the index was built with: else a raised limit reads as a difference
+    limit = idx.store.get_meta("max_bytes")
+    clean_nodes, clean_edges = clean_graph(idx.root, int(limit) if limit else DEFAULT_MAX_BYTES)
+    from knoxidx.history.verify import verify_history
+
+    history = verify_history(idx.root, idx.store)
+    return {
+        "integrity": integrity,
+        "equal": current_nodes == clean_nodes and current_edges == clean_edges
+        and (history is None or history["equal"]),
+        "history": history,
+        "nodes": len(current_nodes),
+        "edges": len(current_edges),
+        "missing_nodes": sorted(map(str, clean_nodes - current_nodes))[:sample],
+        "extra_nodes": sorted(map(str, current_nodes - clean_nodes))[:sample],
+        "missing_edges": sorted(map(str, clean_edges - current_edges))[:sample],
+        "extra_edges": sorted(map(str, current_edges - clean_edges))[:sample],
+    }
