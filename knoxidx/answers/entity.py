@@ -11,14 +11,26 @@ sites is listed once, ``sites`` saying how many."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from knoxidx.core.errors import BadInputError, HistoryUnavailableError
 from knoxidx.core.model import EdgeType
 from knoxidx.core.paging import PAGE_CHARS
 
 if TYPE_CHECKING:
-    from knoxidx.index import Index
+    from knoxidx.graph.protocol import GraphStore
+
+
+class DescribedIndex(Protocol):
+    """What :func:`describe` reads of an open :class:`knoxidx.Index` (a layer above this one)."""
+
+    root: Path
+    store: GraphStore
+
+    def find(self, spec: str) -> dict: ...
+
+    def _q_of(self, node: dict) -> Any: ...
 
 # What the answers need of the graph is imported in them: every command's start-up reads this
 # module (the `show` command's options), and most commands never describe anything.
@@ -41,7 +53,7 @@ NO_EVOLUTION_OF_ITS_OWN = ("a file or module has no evolution of its own: `knoxi
                            "ranks files by their changes")
 
 
-def describe(index: Index, spec: str, *, limit: int = DEFAULT_RELATED) -> dict[str, Any]:
+def describe(index: DescribedIndex, spec: str, *, limit: int = DEFAULT_RELATED) -> dict[str, Any]:
     """The entity ``spec`` names (a name, qualified name or ``path:line``; an ambiguous one
     is :class:`~knoxidx.core.errors.AmbiguousSymbolError` with the candidates, as for every symbol
     question), with at most ``limit`` definitions per relation, and the whole answer kept
@@ -112,7 +124,7 @@ def _relations(q: Any, node: dict, limit: int) -> dict[str, Any]:
     return out
 
 
-def _evolution(index: Index, node: dict) -> dict[str, Any]:
+def _evolution(index: DescribedIndex, node: dict) -> dict[str, Any]:
     """``evolution`` from the history read at the last update, or ``evolution_unavailable``
     saying why there is none."""
     from knoxidx.history.answers import evolutions, history_tables
