@@ -111,8 +111,6 @@ KNOWN_CIRCLES: list[frozenset[str]] = [
                "knoxidx.retrieval.tokens", "knoxidx.retrieval.voyage"}),
     frozenset({"knoxidx.answers.context", "knoxidx.answers.packing"}),
     frozenset({"knoxidx.history.pg_tables", "knoxidx.history.store"}),
-    frozenset({"knoxidx.cli", "knoxidx.cli.agent", "knoxidx.cli.history",
-               "knoxidx.cli.retrieval", "knoxidx.cli.store"}),
 ]
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from knoxidx.cli.group import main
 from knoxidx.cli.options import (
     json_option,
     offline_option,
@@ -53,13 +54,6 @@ def _print_hits(title: str, symbol: dict, hits: list[dict],
         for e in external:
             click.echo(f"  {e['repo']}: {e['qualified_name'] or e['path']}  "
                        f"{e['path']}:{e['line']}  [{e['called_as']}]")
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="knoxidx")
-@offline_option
-def main() -> None:
-    """knoxidx: a local code graph of functions, classes, calls and imports."""
 
 
 @main.command("index")

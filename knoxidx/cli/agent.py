@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from knoxidx.cli import main
+from knoxidx.cli.group import main
 from knoxidx.cli.options import (
     json_option,
     offline_option,

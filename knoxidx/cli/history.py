@@ -7,7 +7,7 @@ import re
 
 import click
 
-from knoxidx.cli import main
+from knoxidx.cli.group import main
 from knoxidx.cli.options import json_option, open_index, path_argument, store_options
 from knoxidx.cli.output import emit, print_more
 from knoxidx.core.model import NODE_KINDS

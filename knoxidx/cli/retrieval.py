@@ -10,7 +10,7 @@ from typing import Any, TextIO
 
 import click
 
-from knoxidx.cli import main
+from knoxidx.cli.group import main
 from knoxidx.cli.options import (
     json_option,
     offline_option,

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from knoxidx.answers.entity import DEFAULT_RELATED, MAX_RELATED, RELATIONS
-from knoxidx.cli import main
+from knoxidx.cli.group import main
 from knoxidx.cli.options import json_option, open_index, path_argument, store_options
 from knoxidx.cli.output import emit, location, site_of
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from knoxidx.cli import main
+from knoxidx.cli.group import main
 from knoxidx.cli.options import json_option, path_argument
 from knoxidx.cli.output import emit
 from knoxidx.core.store_url import STORE_ENV, StoreConfigError, parse_store, redact, repo_id
