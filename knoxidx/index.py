@@ -292,7 +292,8 @@ class Index(GraphQuestions):
         if chunks.has_schema():
             retrieval = {"chunks": chunks.chunk_count(), "embedded": chunks.vector_count(),
                          "embedding_backlog": chunks.pending_count(),
-                         "withheld": chunks.withheld()[0]}
+                         "withheld": chunks.withheld()[0],
+                         "models": chunks.model_coverage()}
         mtimes = [p.stat().st_mtime for p in (self.store.path,
                                              self.store.path.with_name(self.store.path.name
                                                                        + "-wal"))
@@ -310,6 +311,16 @@ class Index(GraphQuestions):
             "updated_at": datetime.fromtimestamp(max(mtimes), timezone.utc).isoformat(
                 timespec="seconds") if mtimes else None,
         }
+
+    def embedding_coverage(self) -> dict | None:
+        """How many chunks each embedding model has vectors for: the searched model's and
+        those kept for a switch back (the ``embedder`` setting); None without chunk tables."""
+        from knoxidx.graph.protocol import chunk_store_for
+
+        chunks = chunk_store_for(self.store)
+        if not chunks.has_schema():
+            return None
+        return {"chunks": chunks.chunk_count(), "models": chunks.model_coverage()}
 
     def find_symbols(self, name: str, kind: str | None = None, *, path: str | None = None,
                      limit: int = DEFAULT_LIMIT, offset: int = 0,
