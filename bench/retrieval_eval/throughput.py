@@ -38,6 +38,8 @@ SETTINGS: dict[str, tuple[dict[str, Any], dict[str, int]]] = {
     "int8-budget512": ({"precision": "int8"}, {"batch_tokens": 512}),
     "int8-budget1024": ({"precision": "int8"}, {"batch_tokens": 1024}),
     "int8-threads1": ({"precision": "int8", "threads": 1}, {}),
+    "int8-batch1": ({"precision": "int8"}, {"batch_size": 1}),
+    "batch1": ({"precision": "fp32"}, {"batch_size": 1}),
 }
 PIPELINE_BATCH = 32  # chunks per embedding call, as knoxidx.retrieval.api.EMBED_BATCH
 

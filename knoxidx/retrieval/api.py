@@ -13,7 +13,6 @@ from typing import Any
 from knoxidx.graph.protocol import chunk_store_for
 from knoxidx.retrieval.embedders import Embedder, select_embedder
 from knoxidx.retrieval.errors import SearchIndexMissingError
-from knoxidx.retrieval.indexing import refresh_chunks
 from knoxidx.retrieval.searcher import Searcher
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.store_schema import attach_cache, has_schema
@@ -33,6 +32,9 @@ def refresh_retrieval(index: Any, *, jobs: int | None, progress: Any,
     (so a batch's graph and chunks commit together). The files to re-chunk are found by
     comparing stored content hashes, which also repairs a run killed before its chunks were
     written."""
+    # here, not at the top: it brings the parse workers, which a search does not need
+    from knoxidx.retrieval.indexing import refresh_chunks
+
     store = chunk_store_for(index.store)
     refresh = refresh_chunks(index, store, jobs=jobs, progress=progress, session=session)
     return {

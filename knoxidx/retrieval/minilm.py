@@ -440,6 +440,10 @@ class MiniLM:
         self._tokenizer.enable_truncation(self.max_tokens)
         self._session = _session(folder, config, threads, adapter, spinning=spinning,
                                  precision=precision)
+        # int8 quantises each call's activations with one scale for the whole call, so a text
+        # batched with others would embed differently from the same text alone; one text per
+        # call measured as fast (no padding at all) and keeps a text's vector its own
+        self._texts_per_call = 1 if precision == "int8" else 0
 
     def encode(self, texts: Sequence[str], batch_size: int = 64,
                batch_tokens: int = BATCH_TOKENS) -> np.ndarray:
@@ -453,6 +457,7 @@ class MiniLM:
             return out
         encodings = self._tokenizer.encode_batch(list(texts))
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        batch_size = self._texts_per_call or batch_size
         batches: list[list[int]] = []
         for i in order:  # ascending lengths: the newest text is the batch's widest
             if (not batches or len(batches[-1]) >= batch_size

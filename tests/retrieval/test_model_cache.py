@@ -58,6 +58,11 @@ def test_int8_graph_is_made_once_from_the_shipped_weights_and_embeds_like_fp32(
     def no_quantise(*args: object, **kwargs: object) -> None:
         raise AssertionError("the cached int8 graph should have been used")
 
+    # a text embeds the same alone and among others (int8's activation scale is per call)
+    alone = MiniLM(threads=1, precision="int8")
+    among = alone.encode(["x " * 200, TEXTS[0], "y", TEXTS[1]], batch_tokens=4096)
+    assert np.array_equal(among[[1, 3]], int8)
+
     import onnxruntime.quantization
 
     monkeypatch.setattr(onnxruntime.quantization, "quantize_dynamic", no_quantise)
