@@ -292,8 +292,7 @@ class Index(GraphQuestions):
         if chunks.has_schema():
             retrieval = {"chunks": chunks.chunk_count(), "embedded": chunks.vector_count(),
                          "embedding_backlog": chunks.pending_count(),
-                         "withheld": chunks.withheld()[0],
-                         "models": chunks.model_coverage()}
+                         "withheld": chunks.withheld()[0]}
         mtimes = [p.stat().st_mtime for p in (self.store.path,
                                              self.store.path.with_name(self.store.path.name
                                                                        + "-wal"))
