@@ -311,6 +311,16 @@ class Index(GraphQuestions):
                 timespec="seconds") if mtimes else None,
         }
 
+    def embedding_coverage(self) -> dict | None:
+        """How many chunks each embedding model has vectors for: the searched model's and
+        those kept for a switch back (the ``embedder`` setting); None without chunk tables."""
+        from knoxidx.graph.protocol import chunk_store_for
+
+        chunks = chunk_store_for(self.store)
+        if not chunks.has_schema():
+            return None
+        return {"chunks": chunks.chunk_count(), "models": chunks.model_coverage()}
+
     def find_symbols(self, name: str, kind: str | None = None, *, path: str | None = None,
                      limit: int = DEFAULT_LIMIT, offset: int = 0,
                      min_complexity: int | None = None) -> dict:

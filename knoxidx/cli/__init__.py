@@ -291,15 +291,24 @@ def deps(target: str, path: str, reverse: bool, depth: int, as_json: bool, limit
 @json_option
 @store_options
 def stats(path: str, as_json: bool) -> None:
-    """Counts of files, nodes and edges in the index."""
+    """Counts of files, nodes and edges in the index, and each embedding model's coverage."""
     with open_index(path) as idx:
         data = idx.stats()
+        data["embeddings"] = idx.embedding_coverage()
 
     def human(d: dict) -> None:
         click.echo(f"index of {d['root']}: {d['lines']} lines")
         for key in ("files", "languages", "nodes", "edges", "calls_by_confidence",
                     "unresolved_calls"):
             click.echo(f"  {key}: " + ", ".join(f"{k}={v}" for k, v in sorted(d[key].items())))
+        embeddings = d["embeddings"]
+        if embeddings is not None:
+            for model in embeddings["models"]:
+                state = "searched" if model["current"] else "kept for a switch back"
+                click.echo(f"  embeddings: {model['model']}: {model['chunks']} of "
+                           f"{embeddings['chunks']} chunks ({state})")
+            if not embeddings["models"]:
+                click.echo(f"  embeddings: none of {embeddings['chunks']} chunks")
 
     emit(data, as_json, human)
 

@@ -72,7 +72,8 @@ _SECTIONS: dict[str, dict[str, tuple[type, tuple[Any, ...] | None]]] = {
     "voyage": {"model": (str, None), "dimension": (int, (256, 512, 1024, 2048)),
                "base_url": (str, None)},
     "local": {"view": (str, ("condensed-v2", "condensed", "full")),
-              "adapter": (str, ("code-v1", "none"))},
+              "adapter": (str, ("code-v1", "none")),
+              "precision": (str, ("int8", "fp32"))},
     "egress": {"never_send": (list, None), "mask_secrets": (bool, None)},
 }
 # Settings that decide where code and the API key go, and the values of each that a
@@ -113,6 +114,7 @@ class Settings:
     voyage_base_url: str | None = None
     local_view: str = "condensed-v2"
     local_adapter: str | None = None  # None: the default adapter
+    local_precision: str | None = None  # None: the default (embedders.DEFAULT_PRECISION)
     never_send: tuple[str, ...] = ()  # extra patterns (the defaults always apply)
     mask_secrets: bool = True
     source: str | None = None  # the repository's file read, if any
@@ -127,6 +129,8 @@ class Settings:
         }
         if self.local_adapter:
             config["local_adapter"] = self.local_adapter
+        if self.local_precision:
+            config["local_precision"] = self.local_precision
         if self.reranker:
             config["reranker"] = self.reranker
         if self.voyage_dimension:
@@ -200,6 +204,7 @@ def load_settings(root: Path | str | None, env: Mapping[str, str] | None = None)
         voyage_base_url=base_url,
         local_view=merged.get("local.view", "condensed-v2"),
         local_adapter=merged.get("local.adapter"),
+        local_precision=merged.get("local.precision"),
         # the user's patterns after the repository's: a user's "!" has the last word
         never_send=(*repo.get("egress.never_send", ()), *user.get("egress.never_send", ()),
                     *extra),

@@ -142,8 +142,21 @@ CREATE INDEX history_change_path ON knoxidx.history_change(repo, path, seq);
 CREATE INDEX history_change_seq ON knoxidx.history_change(repo, seq);
 """
 
+# v9: the vectors of the models a repository used before its current one, kept by model id so
+# that switching back restores them (``pg_embed_store.PgEmbeddingRows.shelve_vectors``).
+_V9 = """
+CREATE TABLE knoxidx.embed_shelf(model TEXT NOT NULL, chunk_id BIGINT NOT NULL,
+  repo TEXT NOT NULL, content_hash TEXT NOT NULL, text_hash TEXT NOT NULL,
+  vector BYTEA NOT NULL, PRIMARY KEY (model, chunk_id));
+CREATE INDEX embed_shelf_repo ON knoxidx.embed_shelf(repo, model);
+CREATE TABLE knoxidx.embed_shelf_declaration(model TEXT NOT NULL, chunk_id BIGINT NOT NULL,
+  n INTEGER NOT NULL, repo TEXT NOT NULL, text_hash TEXT NOT NULL, vector BYTEA NOT NULL,
+  PRIMARY KEY (model, chunk_id, n));
+CREATE INDEX embed_shelf_declaration_repo ON knoxidx.embed_shelf_declaration(repo, model);
+"""
+
 MIGRATIONS: dict[int, str] = {
-    1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6, 7: _V7, 8: _V8,
+    1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6, 7: _V7, 8: _V8, 9: _V9,
 }
 SCHEMA_VERSION = max(MIGRATIONS)
 

@@ -31,7 +31,8 @@ _NODE_UPSERT = _NODE_INSERT + " ON CONFLICT (repo, id) DO UPDATE SET " + ", ".jo
 )
 # the per-repository tables, in the order a repository's rows are deleted
 REPO_TABLES = ("edges", "unresolved", "lookups", "modules", "externals", "nodes", "files",
-               "repo_meta", "embed_pending", "embed_withheld", "chunk_vector", "chunk_name",
+               "repo_meta", "embed_pending", "embed_withheld", "embed_shelf",
+               "embed_shelf_declaration", "chunk_vector", "chunk_name",
                "chunk_declaration", "chunk", "chunk_source", "embed_meta", "history_change",
                "history_commit", "history_meta")
 

@@ -158,6 +158,8 @@ def index_services(index: IndexedGraph) -> tuple[dict[str, Any], Egress]:
     from knoxidx.core.config import load_settings
 
     settings = load_settings(index.root)
+    if hasattr(index.store, "url"):  # PostgreSQL: the ledger's folder is a local cache one
+        index.store.path.parent.mkdir(parents=True, exist_ok=True)
     gate = egress_for(index.store.path.parent, never_send=settings.never_send,
                       mask=settings.mask_secrets)
     return settings.embedder_config(), gate

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from knoxidx.core.errors import decoding_stored
+from knoxidx.retrieval.store_schema import NAMES_PER_CHUNK
 
 
 class EmbeddingRows:
@@ -75,6 +76,71 @@ class EmbeddingRows:
         self.conn.execute("INSERT OR IGNORE INTO embed_pending (chunk_id) SELECT id FROM chunk")
         self._bump_version()
         return count
+
+    # ---- other models' vectors, kept for a switch back ---------------------------------------
+
+    def shelve_vectors(self, model: str) -> int:
+        """Keep the current vectors aside as ``model``'s (replacing what was kept for it), with
+        the content hash of each chunk they were made from; how many chunk vectors."""
+        self.conn.execute("DELETE FROM embed_shelf WHERE model = ?", (model,))
+        self.conn.execute("DELETE FROM embed_shelf_declaration WHERE model = ?", (model,))
+        self.conn.execute(
+            "INSERT INTO embed_shelf (model, chunk_id, content_hash, text_hash, vector) "
+            "SELECT ?, v.chunk_id, c.content_hash, v.text_hash, v.vector "
+            "FROM chunk_vector v JOIN chunk c ON c.id = v.chunk_id", (model,))
+        self.conn.execute(
+            "INSERT INTO embed_shelf_declaration (model, id, text_hash, vector) "
+            "SELECT ?, id, text_hash, vector FROM chunk_declaration WHERE vector IS NOT NULL",
+            (model,))
+        row = self.conn.execute("SELECT count(*) FROM embed_shelf WHERE model = ?", (model,))
+        return int(row.fetchone()[0])
+
+    def restore_vectors(self, model: str, text_hash: Callable[[str], str]) -> int:
+        """Make ``model``'s kept vectors the current ones where they still fit: a chunk's
+        whose content hash is unchanged, a declaration's whose text hashes the same
+        (``text_hash``). A chunk leaves the pending list once it and all its declarations
+        have a vector again; the rest are embedded as usual. How many chunks left it."""
+        self.conn.execute(
+            "INSERT OR REPLACE INTO chunk_vector (chunk_id, text_hash, vector) "
+            "SELECT s.chunk_id, s.text_hash, s.vector FROM embed_shelf s "
+            "JOIN chunk c ON c.id = s.chunk_id AND c.content_hash = s.content_hash "
+            "WHERE s.model = ?", (model,))
+        declarations = [
+            (hash_, blob, declaration_id)
+            for declaration_id, hash_, blob, text in self.conn.execute(
+                "SELECT s.id, s.text_hash, s.vector, d.text FROM embed_shelf_declaration s "
+                "JOIN chunk_declaration d ON d.id = s.id WHERE s.model = ?", (model,))
+            if text_hash(text) == hash_
+        ]
+        self.conn.executemany(
+            "UPDATE chunk_declaration SET text_hash = ?, vector = ? WHERE id = ?", declarations)
+        # integer division: a declaration's id is its chunk's id x NAMES_PER_CHUNK + n
+        done = self.conn.execute(
+            "DELETE FROM embed_pending WHERE chunk_id IN (SELECT chunk_id FROM chunk_vector) "
+            "AND chunk_id NOT IN (SELECT id / ? FROM chunk_declaration WHERE vector IS NULL)",
+            (NAMES_PER_CHUNK,)).rowcount
+        self.conn.execute("DELETE FROM embed_shelf WHERE model = ?", (model,))
+        self.conn.execute("DELETE FROM embed_shelf_declaration WHERE model = ?", (model,))
+        self._bump_version()
+        return int(done)
+
+    def model_coverage(self) -> list[dict[str, object]]:
+        """Each model's vectors in this index: the current one's, then those kept for a switch
+        back (counting only chunks still as they were embedded), as ``model``, ``chunks``
+        (embedded), ``current``."""
+        current = self.recorded_model()
+        out: list[dict[str, object]] = []
+        if current is not None:
+            out.append({"model": current, "chunks": self.vector_count(), "current": True})
+        if not self._has_table("embed_shelf"):  # an index from before, opened read-only
+            return out
+        for model, count in self.conn.execute(
+            "SELECT s.model, count(*) FROM embed_shelf s JOIN chunk c ON c.id = s.chunk_id "
+            "AND c.content_hash = s.content_hash GROUP BY s.model ORDER BY s.model"
+        ):
+            if model != current:
+                out.append({"model": str(model), "chunks": int(count), "current": False})
+        return out
 
     def pending(self, limit: int, after: int = 0) -> list[int]:
         rows = self.conn.execute(

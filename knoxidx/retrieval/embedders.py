@@ -49,6 +49,12 @@ LOCAL_VIEW_ENV = "KNOXIDX_LOCAL_VIEW"
 # .safetensors file of ``bench/finetune/train.py``, or ``none`` for the plain model.
 LOCAL_ADAPTER_ENV = "KNOXIDX_LOCAL_ADAPTER"
 DEFAULT_ADAPTER = "code-v1"
+# The weights' precision: ``int8`` (default) quantises the matrix products' weights per
+# channel, made once from the shipped fp32 weights and cached (``minilm._int8_session``): ~2x
+# less CPU per chunk, retrieval within a question of fp32's on django (MODELS.md).
+LOCAL_PRECISIONS = ("int8", "fp32")
+DEFAULT_PRECISION = "int8"
+LOCAL_PRECISION_ENV = "KNOXIDX_LOCAL_PRECISION"
 ADAPTERS_DIR = Path(__file__).with_name("adapters")
 
 
@@ -174,11 +180,19 @@ class LocalEmbedder:
         *,
         adapter: str | None = None,
         max_tokens: int = 256,
-        batch_size: int = 16,
+        batch_size: int = 64,
         threads: int = 0,
+        precision: str | None = None,
     ) -> None:
         if view not in LOCAL_VIEWS:
             raise EmbeddingConfigError(f"unknown local view {view!r}; use one of {LOCAL_VIEWS}")
+        # None: $KNOXIDX_LOCAL_PRECISION, else the default (``select_embedder`` passes its choice)
+        precision = (precision or os.environ.get(LOCAL_PRECISION_ENV)
+                     or DEFAULT_PRECISION).strip().lower()
+        if precision not in LOCAL_PRECISIONS:
+            raise EmbeddingConfigError(
+                f"unknown local precision {precision!r}; use one of {LOCAL_PRECISIONS}")
+        self.precision = precision
         self.view = view
         # None: $KNOXIDX_LOCAL_ADAPTER, else the default (``select_embedder`` passes its choice)
         self.adapter = adapter_path(adapter if adapter is not None
@@ -195,6 +209,8 @@ class LocalEmbedder:
                     f"cannot read the local adapter {self.adapter}: {exc.strerror or exc}"
                 ) from exc
             self.model_name = f"{self.base_model}+{self.adapter.stem}.{digest}"
+        if precision != "fp32":  # other numbers: vectors of another model
+            self.model_name += f"@{precision}"
         self.model_id = f"local/{self.model_name}/{view}/{max_tokens}"
         self._model: MiniLM | None = None
 
@@ -202,7 +218,8 @@ class LocalEmbedder:
     def model(self) -> MiniLM:
         """The model for documents: ``threads`` (0: all cores) onnxruntime threads."""
         if self._model is None:
-            self._model = _shared_model(self.max_tokens, self.threads, self.adapter)
+            self._model = _shared_model(self.max_tokens, self.threads, self.adapter,
+                                        self.precision)
         return self._model
 
     def query_model(self) -> MiniLM:
@@ -212,9 +229,9 @@ class LocalEmbedder:
         if self._model is not None:
             return self._model
         for threads in (self.threads, QUERY_THREADS):
-            if (self.max_tokens, threads, self.adapter) in _LOADED:
-                return _shared_model(self.max_tokens, threads, self.adapter)
-        return _shared_model(self.max_tokens, QUERY_THREADS, self.adapter)
+            if (self.max_tokens, threads, self.adapter, self.precision) in _LOADED:
+                return _shared_model(self.max_tokens, threads, self.adapter, self.precision)
+        return _shared_model(self.max_tokens, QUERY_THREADS, self.adapter, self.precision)
 
     def document_text(self, chunk: Chunk) -> str:
         if self.view == "condensed":
@@ -238,18 +255,20 @@ class LocalEmbedder:
 
 
 QUERY_THREADS = 1
-_LOADED: dict[tuple[int, int, Path | None], MiniLM] = {}
+_LOADED: dict[tuple[int, int, Path | None, str], MiniLM] = {}
 
 
-def _shared_model(max_tokens: int, threads: int, adapter: Path | None) -> MiniLM:
+def _shared_model(max_tokens: int, threads: int, adapter: Path | None,
+                  precision: str = DEFAULT_PRECISION) -> MiniLM:
     """One loaded model per process and setting (for the model folder of the first load): a
     server with several indexes open, or a search after an embedding run, does not pay the
     load twice."""
-    key = (max_tokens, threads, adapter)
+    key = (max_tokens, threads, adapter, precision)
     if key not in _LOADED:
         from knoxidx.retrieval.minilm import MiniLM
 
-        _LOADED[key] = MiniLM(max_tokens=max_tokens, threads=threads, adapter=adapter)
+        _LOADED[key] = MiniLM(max_tokens=max_tokens, threads=threads, adapter=adapter,
+                              precision=precision)
     return _LOADED[key]
 
 
@@ -300,7 +319,9 @@ def select_embedder(
     if choice == "local":
         view = env.get(LOCAL_VIEW_ENV) or config.get("local_view") or DEFAULT_VIEW
         adapter = env.get(LOCAL_ADAPTER_ENV) or config.get("local_adapter") or DEFAULT_ADAPTER
-        return LocalEmbedder(view=view, adapter=adapter)
+        precision = (env.get(LOCAL_PRECISION_ENV) or config.get("local_precision")
+                     or DEFAULT_PRECISION)
+        return LocalEmbedder(view=view, adapter=adapter, precision=precision)
     if choice == "voyage":
         from knoxidx.retrieval.voyage import VoyageEmbedder
 

@@ -74,6 +74,99 @@ class PgEmbeddingRows:
         self._bump_version()
         return count
 
+    # ---- other models' vectors, kept for a switch back (SQLite: ``EmbeddingRows``) ---------
+
+    def shelve_vectors(self, model: str) -> int:
+        """Keep this repository's current vectors aside as ``model``'s; how many chunk ones."""
+        import numpy as np
+
+        repo = self._repo
+        for table in ("embed_shelf", "embed_shelf_declaration"):
+            self.conn.execute(f"DELETE FROM knoxidx.{table} WHERE repo = %s AND model = %s",
+                              (repo, model))
+        chunks = [
+            (model, chunk_id, repo, content_hash, text_hash,
+             np.asarray(json.loads(text), dtype="<f4").tobytes())
+            for chunk_id, content_hash, text_hash, text in self.conn.execute(
+                "SELECT v.chunk_id, c.content_hash, v.text_hash, v.embedding::text"
+                " FROM knoxidx.chunk_vector v JOIN knoxidx.chunk c ON c.id = v.chunk_id"
+                " WHERE v.repo = %s", (repo,))
+        ]
+        declarations = [
+            (model, chunk_id, n, repo, text_hash,
+             np.asarray(json.loads(text), dtype="<f4").tobytes())
+            for chunk_id, n, text_hash, text in self.conn.execute(
+                "SELECT chunk_id, n, text_hash, embedding::text FROM knoxidx.chunk_declaration"
+                " WHERE repo = %s AND embedding IS NOT NULL", (repo,))
+        ]
+        with self.conn.cursor() as cur:
+            cur.executemany("INSERT INTO knoxidx.embed_shelf VALUES (%s, %s, %s, %s, %s, %s)",
+                            chunks)
+            cur.executemany(
+                "INSERT INTO knoxidx.embed_shelf_declaration VALUES (%s, %s, %s, %s, %s, %s)",
+                declarations)
+        return len(chunks)
+
+    def restore_vectors(self, model: str, text_hash: Any) -> int:
+        """Make ``model``'s kept vectors current where their chunk is unchanged (declarations:
+        where their text hashes the same); how many chunks left the pending list."""
+        import numpy as np
+
+        repo = self._repo
+        chunks = [
+            (chunk_id, repo, hash_, len(blob) // 4,
+             vector_literal(np.frombuffer(bytes(blob), dtype="<f4")))
+            for chunk_id, hash_, blob in self.conn.execute(
+                "SELECT s.chunk_id, s.text_hash, s.vector FROM knoxidx.embed_shelf s"
+                " JOIN knoxidx.chunk c ON c.id = s.chunk_id AND c.content_hash = s.content_hash"
+                " WHERE s.repo = %s AND s.model = %s", (repo, model))
+        ]
+        declarations = [
+            (hash_, len(blob) // 4, vector_literal(np.frombuffer(bytes(blob), dtype="<f4")),
+             chunk_id, n)
+            for chunk_id, n, hash_, blob, text in self.conn.execute(
+                "SELECT s.chunk_id, s.n, s.text_hash, s.vector, d.text"
+                " FROM knoxidx.embed_shelf_declaration s JOIN knoxidx.chunk_declaration d"
+                " ON d.chunk_id = s.chunk_id AND d.n = s.n WHERE s.repo = %s AND s.model = %s",
+                (repo, model))
+            if text_hash(text) == hash_
+        ]
+        with self.conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO knoxidx.chunk_vector VALUES (%s, %s, %s, %s, %s::vector)"
+                " ON CONFLICT (chunk_id) DO UPDATE SET text_hash = excluded.text_hash,"
+                " dim = excluded.dim, embedding = excluded.embedding", chunks)
+            cur.executemany(
+                "UPDATE knoxidx.chunk_declaration SET text_hash = %s, dim = %s,"
+                " embedding = %s::vector WHERE chunk_id = %s AND n = %s", declarations)
+            cur.execute(
+                "DELETE FROM knoxidx.embed_pending p WHERE p.repo = %s AND p.chunk_id IN"
+                " (SELECT chunk_id FROM knoxidx.chunk_vector WHERE repo = %s) AND NOT EXISTS"
+                " (SELECT 1 FROM knoxidx.chunk_declaration d WHERE d.chunk_id = p.chunk_id"
+                " AND d.embedding IS NULL)", (repo, repo))
+            done = cur.rowcount
+            for table in ("embed_shelf", "embed_shelf_declaration"):
+                cur.execute(f"DELETE FROM knoxidx.{table} WHERE repo = %s AND model = %s",
+                            (repo, model))
+        self._bump_version()
+        return int(done)
+
+    def model_coverage(self) -> list[dict[str, object]]:
+        """Each model's vectors: the current one's, then those kept for a switch back."""
+        current = self.recorded_model()
+        out: list[dict[str, object]] = []
+        if current is not None:
+            out.append({"model": current, "chunks": self.vector_count(), "current": True})
+        scope, args = self._scope("s")
+        for model, count in self.conn.execute(
+            "SELECT s.model, count(*) FROM knoxidx.embed_shelf s JOIN knoxidx.chunk c"
+            f" ON c.id = s.chunk_id AND c.content_hash = s.content_hash WHERE {scope}"
+            " GROUP BY s.model ORDER BY s.model", args
+        ):
+            if model != current:
+                out.append({"model": str(model), "chunks": int(count), "current": False})
+        return out
+
     def pending(self, limit: int, after: int = 0) -> list[int]:
         return [r[0] for r in self.conn.execute(
             "SELECT chunk_id FROM knoxidx.embed_pending WHERE repo = %s AND chunk_id > %s"

@@ -19,6 +19,9 @@ Tables (in the index database the graph store opened; names start with ``chunk``
   service was down), with the last error.
 - ``embed_withheld``: chunks of never-send files that a remote embedder may not see: off the
   pending list, without a vector, found by lexical and symbol search only.
+- ``embed_shelf`` and ``embed_shelf_declaration``: the vectors of the models the index used
+  before the current one (keyed by model id, with the chunk's content hash they were made
+  from), so that switching back (``embedder`` in ``knoxidx.toml``) restores them instead of embedding again.
 - ``embed_meta``: which model the vectors belong to, a version bumped on each vector write, and
   which chunker made the chunks.
 - ``chunk_source``: for each chunked file, the content hash (the graph's ``files.hash``) its
@@ -78,6 +81,21 @@ CREATE TABLE IF NOT EXISTS embed_pending (
 CREATE TABLE IF NOT EXISTS embed_withheld (
     chunk_id INTEGER PRIMARY KEY
 );
+CREATE TABLE IF NOT EXISTS embed_shelf (
+    model TEXT NOT NULL,
+    chunk_id INTEGER NOT NULL,
+    content_hash TEXT NOT NULL,
+    text_hash TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (model, chunk_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS embed_shelf_declaration (
+    model TEXT NOT NULL,
+    id INTEGER NOT NULL,
+    text_hash TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (model, id)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS embed_meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL

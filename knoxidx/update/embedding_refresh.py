@@ -8,9 +8,11 @@
    service is down (breaker open, retries exhausted) it stops and leaves the rest pending with
    the error noted: a later run picks them up. A chunk leaves the pending list only in the same
    transaction that stores its vector, so nothing is lost and nothing is embedded twice.
-3. ``ensure_model``: an index holds one model's vectors. If the embedder's ``model_id`` differs
-   from the recorded one, every vector is dropped and every chunk becomes pending, and the
-   returned message says so.
+3. ``ensure_model``: an index searches one model's vectors. If the embedder's ``model_id``
+   differs from the recorded one, the current vectors are kept aside under their model id,
+   those kept earlier for the new model come back where their chunk is unchanged, the other
+   chunks become pending, and the returned message says so: switching between the local
+   model and Voyage re-embeds only what changed meanwhile.
 4. A remote embedder (one with an ``egress`` gate) never sees chunks of never-send files: they
    are *withheld* (off the pending list, no vector: lexical and symbol search still find them)
    rather than embedded locally, because one index holds one model's vectors. When the
@@ -61,10 +63,14 @@ def ensure_model(store: ChunkStore, embedder: Embedder) -> str | None:
     store.record_model(embedder.model_id, embedder.dimension)
     if recorded is None:
         return None
+    store.shelve_vectors(recorded)
     count = store.drop_vectors()
+    restored = store.restore_vectors(embedder.model_id, text_hash)
     message = (
-        f"the index's vectors were made by {recorded}; re-embedding {count} chunks with "
-        f"{embedder.model_id} (cached vectors are reused where the text matches)"
+        f"the index's vectors were made by {recorded} (kept for a switch back); "
+        f"{restored} of {count} chunks have {embedder.model_id} vectors from before, "
+        f"embedding the other {count - restored} (cached vectors are reused where the text "
+        "matches)"
     )
     log.warning(message)
     return message

@@ -15,7 +15,6 @@ from knoxidx.retrieval.searcher import searcher_for
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.store_schema import attach_cache, has_schema
 from knoxidx.retrieval.stores import chunk_store_for
-from knoxidx.update.chunk_refresh import refresh_chunks
 
 # The embedding cache lives in its own file beside the index, so that `knoxidx index
 # --rebuild` (or a schema change that rebuilds the index) does not throw vectors away.
@@ -23,12 +22,16 @@ CACHE_FILE = "embeddings.db"
 CACHE_SCHEMA = "kx_cache"
 EMBED_BATCH = 32  # chunks per committed batch: what an interrupted run can lose
 
+
 def refresh_retrieval(index: Any, *, jobs: int | None, progress: Any,
                       session: Any = None) -> dict[str, Any]:
     """Bring chunks and full-text search up to date with the graph, in the caller's transaction
     (so a batch's graph and chunks commit together). The files to re-chunk are found by
     comparing stored content hashes, which also repairs a run killed before its chunks were
     written."""
+    # here, not at the top: it brings the parse workers, which a search does not need
+    from knoxidx.update.chunk_refresh import refresh_chunks
+
     store = chunk_store_for(index.store)
     refresh = refresh_chunks(index, store, jobs=jobs, progress=progress, session=session)
     return {

@@ -70,8 +70,10 @@ def test_each_adapter_is_its_own_model_id(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.delenv(LOCAL_ADAPTER_ENV, raising=False)
     plain = LocalEmbedder(adapter="none").model_id
     default = LocalEmbedder().model_id
-    assert plain == "local/all-MiniLM-L6-v2/condensed-v2/256"
+    assert plain == "local/all-MiniLM-L6-v2@int8/condensed-v2/256"
     assert default.startswith("local/all-MiniLM-L6-v2+code-v1.") and default != plain
+    assert LocalEmbedder(adapter="none", precision="fp32").model_id == (
+        "local/all-MiniLM-L6-v2/condensed-v2/256")
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     first = write_adapter(tmp_path / "a" / "x.safetensors", {})
@@ -91,7 +93,7 @@ def test_the_config_file_chooses_the_adapter(tmp_path: Path) -> None:
     (tmp_path / "knoxidx.toml").write_text('[local]\nadapter = "none"\n')
     settings = load_settings(tmp_path, env={})
     assert select_embedder(settings.embedder_config(), env={}).model_id.endswith(
-        "all-MiniLM-L6-v2/condensed-v2/256")
+        "all-MiniLM-L6-v2@int8/condensed-v2/256")
     (tmp_path / "knoxidx.toml").write_text('[local]\nadapter = "/tmp/x.safetensors"\n')
     with pytest.raises(Exception, match="adapter"):
         load_settings(tmp_path, env={})

@@ -26,10 +26,13 @@ def test_token_counter_is_the_models_wordpiece() -> None:
     assert counter.count(text) == sum(counter.count_many(text.split("\n")))
 
 
-def test_onnx_graph_matches_a_plain_numpy_bert(local_embedder) -> None:
+def test_onnx_graph_matches_a_plain_numpy_bert() -> None:
     from bert_reference import encode
 
+    from knoxidx.retrieval.embedders import LocalEmbedder
     from knoxidx.retrieval.minilm import model_dir, read_safetensors
+
+    local_embedder = LocalEmbedder(precision="fp32")  # the graph exactly; int8 is tested apart
 
     weights = dict(read_safetensors(model_dir() / "model.safetensors"))
     assert local_embedder.adapter is not None  # the default model is MiniLM with its adapter
