@@ -314,7 +314,7 @@ class Index(GraphQuestions):
     def embedding_coverage(self) -> dict | None:
         """How many chunks each embedding model has vectors for: the searched model's and
         those kept for a switch back (the ``embedder`` setting); None without chunk tables."""
-        from knoxidx.graph.protocol import chunk_store_for
+        from knoxidx.retrieval.stores import chunk_store_for
 
         chunks = chunk_store_for(self.store)
         if not chunks.has_schema():
