@@ -7,7 +7,8 @@ from typing import Any
 
 from knoxidx.indexer.definitions import node_text
 from knoxidx.indexer.facts import Import, RefKind
-from knoxidx.indexer.lang.common import BaseRules, preceding_comment
+from knoxidx.indexer.name_paths import name_path
+from knoxidx.indexer.lang.common import COMMENT_TYPES, BaseRules, preceding_comment
 
 FAMILY = "java"
 # More names than this in a qualified name is no class of any real program.
@@ -73,9 +74,238 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
     return [Import(module, name, name, line, scope, False)]
 
 
+# A literal argument's type, by its node's type (an integer or floating literal by its suffix)
+_LITERAL_TYPES = {
+    "string_literal": "String", "text_block": "String", "character_literal": "char",
+    "true": "boolean", "false": "boolean", "null_literal": "null",
+    "decimal_integer_literal": "int", "hex_integer_literal": "int",
+    "octal_integer_literal": "int", "binary_integer_literal": "int",
+    "decimal_floating_point_literal": "double", "hex_floating_point_literal": "double",
+}
+
+
+def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]:
+    """How many arguments a call's argument list holds, and each one's static type where it
+    is certain: a literal's, `new T(...)`'s or a cast's T, "=x" for a variable `x` (typed
+    where the resolver finds its declaration), "" otherwise; no types where none is known."""
+    types: list[str] = []
+    known = False
+    for argument in arguments.named_children:
+        kind = argument.type
+        if kind in COMMENT_TYPES:
+            continue
+        found = _LITERAL_TYPES.get(kind, "")
+        if found == "int" or found == "double":
+            suffix = source[argument.end_byte - 1 : argument.end_byte]
+            if suffix in (b"l", b"L"):
+                found = "long"
+            elif suffix in (b"f", b"F"):
+                found = "float"
+        elif kind == "identifier":
+            found = "=" + node_text(source, argument)
+        elif kind == "object_creation_expression" or kind == "cast_expression":
+            declared = argument.child_by_field_name("type")
+            if declared is not None and declared.type in _NAMED_TYPES:
+                found = "".join(node_text(source, declared).split()).partition("<")[0]
+        types.append(found)
+        known = known or bool(found)
+    return len(types), tuple(types) if known else ()
+
+
+_NAMED_TYPES = frozenset({"type_identifier", "scoped_type_identifier", "generic_type"})
+
+
 # ---- resolution ----------------------------------------------------------------------------
 
 _OBJECT_METHODS = frozenset(["equals", "hashCode", "toString", "getClass", "notify", "notifyAll", "wait", "clone", "finalize", "length", "charAt", "substring", "indexOf", "isEmpty", "get", "put", "add", "addAll", "remove", "contains", "containsKey", "size", "iterator", "stream", "forEach", "map", "filter", "collect", "append", "format", "valueOf", "of", "asList", "keySet", "values", "entrySet", "close", "read", "write", "flush", "println", "print", "trim", "split", "replace", "startsWith", "endsWith", "toLowerCase", "toUpperCase", "compareTo", "next", "hasNext", "getKey", "getValue", "orElse", "isPresent", "ifPresent"])
+
+
+def _parameters(signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
+    """(least, most) arguments of the method ``name`` declared by ``signature`` (most -1 for a
+    varargs `T... xs`), and its parameters' types (see :func:`_parameter_type`); None where
+    its parameter list is cut off (a signature is kept up to 400 characters, or the first
+    line of one without a body)."""
+    at = signature.find(name + "(")
+    if at < 0:
+        at = signature.find(name + " (")
+        if at < 0:
+            return None
+    start = signature.index("(", at)
+    depth = 0  # of (), <> and [] alike: commas inside them separate no parameters
+    quote = ""  # inside an annotation's string argument
+    escaped = False
+    last = start + 1  # where the parameter being read starts
+    texts: list[str] = []
+    for i in range(start, len(signature)):
+        c = signature[i]
+        if quote:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == quote:
+                quote = ""
+        elif c == '"' or c == "'":
+            quote = c
+        elif c in "(<[{":
+            depth += 1
+        elif c in ")>]}":
+            depth -= 1
+            if depth == 0:
+                texts.append(signature[last:i])
+                return _counted(texts, _type_parameters(signature[:at]))
+        elif c == "," and depth == 1:
+            texts.append(signature[last:i])
+            last = i + 1
+    return None
+
+
+def _counted(texts: list[str], type_parameters: frozenset[str]
+             ) -> tuple[int, int, tuple[str, ...]]:
+    """:func:`_parameters` of a whole parameter list, split into its parameters' ``texts``."""
+    if len(texts) == 1 and not texts[0].strip():
+        return 0, 0, ()
+    types = [_parameter_type(text, type_parameters) for text in texts]
+    if types[0] == "this":
+        del types[0]  # a receiver parameter (`Outer Outer.this`) takes no argument
+    if types and types[-1].endswith("..."):
+        return len(types) - 1, -1, tuple(types)
+    return len(types), len(types), tuple(types)
+
+
+def _parameter_type(text: str, type_parameters: frozenset[str]) -> str:
+    """A parameter's type as a call's argument is checked against it: without annotations,
+    modifiers, type arguments or the name (`int[]`, `String...`, `a.B`); "?" for a type
+    variable (of the method's, or named like one: the class's are not in the signature)."""
+    words = [w for w in text.split() if not w.startswith("@") and w != "final"]
+    if len(words) < 2:
+        return "?"
+    if words[-1].endswith(".this") or words[-1] == "this":
+        return "this"
+    name = words[-1]
+    declared = "".join(words[:-1])
+    if "<" in declared:  # type arguments: what they hold does not decide an overload here
+        head, _, rest = declared.partition("<")
+        declared = head + rest[rest.rfind(">") + 1 :]
+    if "(" in declared or ")" in declared:  # an annotation with arguments: not read
+        return "?"
+    if name.endswith("]"):  # `int a[]`
+        declared += name[name.index("[") :].replace(" ", "")
+    bare = declared.removesuffix("...").replace("[]", "")
+    if bare in type_parameters or _looks_like_type_variable(bare):
+        return "?"
+    return declared
+
+
+def _type_parameters(head: str) -> frozenset[str]:
+    """The type variables a method declares before its name (`<K, V extends X>`)."""
+    if "<" not in head:
+        return frozenset()
+    inside = head[head.index("<") + 1 : head.rfind(">")]
+    return frozenset(part.split()[0] for part in inside.split(",") if part.split())
+
+
+_PRIMITIVES = frozenset({"int", "long", "short", "byte", "char", "boolean", "float", "double"})
+# what a value of a primitive type can be passed as without a cast (no narrowing in a call)
+_WIDENS = {
+    "byte": frozenset({"byte", "short", "int", "long", "float", "double"}),
+    "short": frozenset({"short", "int", "long", "float", "double"}),
+    "char": frozenset({"char", "int", "long", "float", "double"}),
+    "int": frozenset({"int", "long", "float", "double"}),
+    "long": frozenset({"long", "float", "double"}),
+    "float": frozenset({"float", "double"}),
+    "double": frozenset({"double"}),
+    "boolean": frozenset({"boolean"}),
+}
+_BOXES = {"byte": "Byte", "short": "Short", "char": "Character", "int": "Integer",
+          "long": "Long", "float": "Float", "double": "Double", "boolean": "Boolean"}
+_UNBOXES = {box: primitive for primitive, box in _BOXES.items()}
+# supertypes of every boxed primitive and of String, besides their own
+_VALUE_SUPERS = frozenset({"Object", "Serializable", "Comparable", "Constable", "ConstantDesc"})
+_STRING_SUPERS = _VALUE_SUPERS | {"String", "CharSequence"}
+_NUMBER_SUPERS = _VALUE_SUPERS | {"Number"}
+# final classes of java.lang: no class of an index extends them
+_FINAL_LANG = frozenset({"String", *_UNBOXES})
+
+
+def _argument_fits(r: Any, fi: Any, scope: int, argument: str, target: Any,
+                   parameter: str) -> bool:
+    """Whether an argument of the static type ``argument`` (call_arguments') may be passed
+    to a parameter of type ``parameter`` (_parameter_type's) of the method ``target``: False
+    only where it certainly may not."""
+    if parameter == "?":
+        return True
+    if argument[0] == "=":
+        argument = _variable_type(fi, scope, argument[1:])
+        if not argument:
+            return True
+    if argument == "null":
+        return parameter not in _PRIMITIVES
+    if parameter.endswith("]"):  # an array: no argument typed here is one
+        return False
+    declared = parameter.rpartition(".")[2]
+    widened = _WIDENS.get(argument)
+    if widened is not None:  # a primitive
+        if parameter in _PRIMITIVES:
+            return parameter in widened
+        supers = _NUMBER_SUPERS if argument not in ("char", "boolean") else _VALUE_SUPERS
+        return declared == _BOXES[argument] or declared in supers
+    if argument == "String":
+        return declared in _STRING_SUPERS
+    given = argument.rpartition(".")[2]  # a class type
+    if parameter in _PRIMITIVES:
+        unboxed = _UNBOXES.get(given)
+        return unboxed is None and _looks_like_type_variable(given) or \
+            unboxed is not None and parameter in _WIDENS[unboxed]
+    if declared == given or declared in _VALUE_SUPERS or _looks_like_type_variable(given):
+        return True
+    return _may_extend(r, fi, scope, argument, given, target, parameter, declared)
+
+
+def _may_extend(r: Any, fi: Any, scope: int, argument: str, given: str, target: Any,
+                parameter: str, declared: str) -> bool:
+    """Whether the class ``argument`` may be the type ``parameter`` or a subtype of it: not
+    where the parameter's is a class of the index that is none of the argument's bases, nor
+    where it is a final class of java.lang."""
+    declaring = r.index(target[1])
+    if declaring is None:
+        return True
+    wanted = [s for s in r.resolve_path(declaring, name_path(parameter), target[2])[0]
+              if s[0] == "d"]
+    if not wanted:
+        return declared not in _FINAL_LANG or declared == given
+    found = r.resolve_path(fi, name_path(argument), scope)[0]
+    classes = [s for s in found if s[0] == "d"]
+    if not classes:  # a class outside the index (no subtype of one in it), or not known
+        return not (given in _FINAL_LANG or any(s[0] == "x" for s in found))
+    seen = set(classes)
+    for _ in range(MAX_QUALIFIED_NAMES):
+        if any(w in seen for w in wanted):
+            return True
+        classes = [b for c in classes for b in r.bases_of(c[1], c[2]) if b not in seen]
+        if not classes:
+            return False
+        seen.update(classes)
+    return True
+
+
+def _variable_type(fi: Any, scope: int, name: str) -> str:
+    """The declared type of the local variable or parameter ``name`` read in ``scope``, where
+    the source says it; "" where not (a field's is not taken: a local without a declared type,
+    `var x`, may hide it)."""
+    defs = fi.facts.defs
+    s = scope
+    while s >= 0 and defs[s].kind == "Function":
+        binding = fi.bindings.get((s, name))
+        if binding is not None:
+            return ".".join(binding.type_path)
+        s = defs[s].parent
+    return ""
+
+
+def _looks_like_type_variable(name: str) -> bool:
+    """A class's type variables are named so by convention: T, E, K2, TT."""
+    return 0 < len(name) <= 2 and name[0].isupper() and (len(name) == 1 or not name[1].islower())
 
 
 class _Rules(BaseRules):
@@ -85,6 +315,13 @@ class _Rules(BaseRules):
     class_members_visible = True
     guess_members = True
     builtin_method_names = _OBJECT_METHODS
+
+    def parameters(self, signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
+        return _parameters(signature, name)
+
+    def argument_fits(self, r: Any, fi: Any, scope: int, argument: str, target: Any,
+                      parameter: str) -> bool:
+        return _argument_fits(r, fi, scope, argument, target, parameter)
 
     def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
         package = facts.package

@@ -1,0 +1,88 @@
+"""A Java call means the overloads of its name that can take its arguments, as javac picks
+them: by how many there are (varargs taking any number from their fixed ones on), and where
+that leaves several, by the static types of arguments whose type is certain."""
+
+from __future__ import annotations
+
+from knoxidx.graph import export
+from knoxidx.index import Index
+from knoxidx.indexer.extract import extract
+from knoxidx.indexer.lang.java import _parameters
+from tests.helpers import build
+
+BASE = """\
+package p;
+
+public class Base {
+    public void log(String message, Object... args) {}
+    public void log(int level, String message, Throwable cause) {}
+}
+"""
+
+LOGGER = """\
+package p;
+
+public class Logger extends Base {
+    void emit(String message) {}
+    void emit(String message, int level) {}
+    void emit(int level, String message, int repeat) {}
+
+    void run() {
+        emit("a");
+        emit("b", 2);
+        this.emit(1, "c", 3);
+        log(4, "d", null);
+        log("e");
+        log("f", 1, 2, 3, 4);
+    }
+}
+"""
+
+
+def _calls(root) -> set[tuple[int, str]]:
+    """(line, signature of the target) of every Calls edge."""
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        return {(e["line"], nodes[e["target"]]["signature"])
+                for e in export.edges(idx.q) if e["type"] == "Calls"}
+
+
+def test_a_call_means_the_overloads_that_take_as_many_arguments(repo) -> None:
+    root = repo({"p/Base.java": BASE, "p/Logger.java": LOGGER})
+    build(root)
+    calls = _calls(root)
+    assert {s for line, s in calls if line == 9} == {"void emit(String message)"}
+    assert {s for line, s in calls if line == 10} == {"void emit(String message, int level)"}
+    assert {s for line, s in calls if line == 11} == {
+        "void emit(int level, String message, int repeat)"}
+
+
+def test_overloads_inherited_from_a_base_are_chosen_among_too(repo) -> None:
+    # Logger declares no `log`: the base's two are the candidates, told apart by arity; and
+    # varargs take their fixed arguments and any number more
+    root = repo({"p/Base.java": BASE, "p/Logger.java": LOGGER})
+    build(root)
+    calls = _calls(root)
+    three = "public void log(int level, String message, Throwable cause)"
+    varargs = "public void log(String message, Object... args)"
+    assert {s for line, s in calls if line == 12} == {three}
+    assert {s for line, s in calls if line == 13} == {varargs}
+    assert {s for line, s in calls if line == 14} == {varargs}
+
+
+def test_a_call_records_how_many_arguments_it_passes() -> None:
+    source = b"class A { void f() { g(); a.g(1, /* two */ 2, h(3)); } }"
+    arities = {(r.path, r.arity) for r in extract("A.java", source, "java").refs
+               if r.kind == "call"}
+    assert arities == {(("g",), 0), (("a", "g"), 3), (("h",), 1)}
+
+
+def test_parameters_read_from_a_signature() -> None:
+    assert _parameters("public void f()", "f") == (0, 0, ())
+    assert _parameters("void f(final int a, Map<K, V> m, int b[])", "f") == (
+        3, 3, ("int", "Map", "int[]"))
+    # varargs; a type variable of the method's or named like one is any type ("?")
+    assert _parameters('@A("x,y") static <Sym> T f(Sym a, T b, String... xs)', "f") == (
+        2, -1, ("?", "?", "String..."))
+    assert _parameters("void f(Outer Outer.this, int a)", "f") == (1, 1, ("int",))
+    assert _parameters("void f(int a,", "f") is None  # cut off: any number, any type
