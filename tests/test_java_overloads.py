@@ -40,11 +40,12 @@ public class Logger extends Base {
 
 
 def _calls(root) -> set[tuple[int, str]]:
-    """(line, signature of the target) of every Calls edge."""
+    """(line, signature of the target) of every Calls edge to a method."""
     with Index.open(root) as idx:
         nodes = {n["id"]: n for n in export.nodes(idx.q)}
         return {(e["line"], nodes[e["target"]]["signature"])
-                for e in export.edges(idx.q) if e["type"] == "Calls"}
+                for e in export.edges(idx.q)
+                if e["type"] == "Calls" and nodes[e["target"]]["kind"] == "Function"}
 
 
 def test_a_call_means_the_overloads_that_take_as_many_arguments(repo) -> None:
@@ -86,3 +87,59 @@ def test_parameters_read_from_a_signature() -> None:
         2, -1, ("?", "?", "String..."))
     assert _parameters("void f(Outer Outer.this, int a)", "f") == (1, 1, ("int",))
     assert _parameters("void f(int a,", "f") is None  # cut off: any number, any type
+
+
+TREES = """\
+package p;
+
+public class Trees {
+    enum Flag { SYNTAX }
+    static class Node {}
+    static class Leaf extends Node {}
+    static class Other {}
+
+    Leaf leaf;
+    int count;
+
+    void scan(Node node) {}
+    void scan(Other other) {}
+    void scan(int pos) {}
+    void mark(Flag flag) {}
+    void mark(String text) {}
+    void take(Trees self) {}
+    void take(Other other) {}
+
+    void run(Leaf given, long wide) {
+        scan(new Leaf());
+        scan(given);
+        scan(leaf);
+        scan(count);
+        mark(Flag.SYNTAX);
+        take(this);
+        scan((Other) null);
+        mark(null);
+        scan(wide);
+    }
+}
+"""
+
+
+def test_overloads_of_one_arity_are_told_apart_by_certain_argument_types(repo) -> None:
+    root = repo({"p/Trees.java": TREES})
+    build(root)
+    calls = _calls(root)
+
+    def at(line: int) -> set[str]:
+        return {s for n, s in calls if n == line}
+
+    node, other, pos = "void scan(Node node)", "void scan(Other other)", "void scan(int pos)"
+    assert at(21) == {node}  # new Leaf(): a subclass of Node
+    assert at(22) == {node}  # a parameter declared Leaf
+    assert at(23) == {node}  # a field declared Leaf
+    assert at(24) == {pos}  # a field declared int
+    assert at(25) == {"void mark(Flag flag)"}  # an enum's constant
+    assert at(26) == {"void take(Trees self)"}  # this
+    assert at(27) == {other}  # a cast
+    # null fits every reference type; a long no parameter here: both left as they were
+    assert at(28) == {"void mark(Flag flag)", "void mark(String text)"}
+    assert at(29) == {node, other, pos}

@@ -411,6 +411,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             if spans_lines:  # a chain over several lines: the site is where its last name is
                 row, col = _name_position(source, start, end, ref_path[-1], row, col)
             arguments = arities.get(start, _NO_ARGUMENTS) if arities else _NO_ARGUMENTS
+            if arguments[1]:
+                arguments = _fields_read(arguments, scope, local_names, defs)
             refs.append((sub, ref_path, scope, row + 1, col, arguments[0], arguments[1]))
 
     import_nodes = sorted({n.start_byte: n for n in import_nodes}.values(), key=lambda n: n.start_byte)
@@ -517,6 +519,19 @@ def _name_position(source: bytes, start: int, end: int, name: str, row: int,
     if at <= start or not source.startswith(encoded, at):
         return row, col
     return row + source.count(b"\n", start, at), at - source.rfind(b"\n", 0, at) - 1
+
+
+def _fields_read(arguments: tuple[int, tuple[str, ...]], scope: int,
+                 local_names: dict[int, set[str]], defs: list[Any]
+                 ) -> tuple[int, tuple[str, ...]]:
+    """A call's ``arguments`` with each variable ("=x") that the function around it does
+    not bind marked as a field's ("~x"): what the resolver looks up for its type."""
+    types = arguments[1]
+    if not any(t[:1] == "=" and not is_local(t[1:], scope, local_names, defs) for t in types):
+        return arguments
+    return arguments[0], tuple(
+        "~" + t[1:] if t[:1] == "=" and not is_local(t[1:], scope, local_names, defs) else t
+        for t in types)
 
 
 def _cursor(query: Any) -> Any:

@@ -87,7 +87,9 @@ _LITERAL_TYPES = {
 def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]:
     """How many arguments a call's argument list holds, and each one's static type where it
     is certain: a literal's, `new T(...)`'s or a cast's T, "=x" for a variable `x` (typed
-    where the resolver finds its declaration), "" otherwise; no types where none is known."""
+    where the resolver finds its declaration), "~a.b" for a field (or `this`: typed by what
+    the path denotes), "" otherwise; no types where none is known. Extraction makes "=x" of
+    a name the method does not bind "~x" (a field's)."""
     types: list[str] = []
     known = False
     for argument in arguments.named_children:
@@ -103,6 +105,8 @@ def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]
                 found = "float"
         elif kind == "identifier":
             found = "=" + node_text(source, argument)
+        elif kind == "field_access" or kind == "this":
+            found = "~" + "".join(node_text(source, argument).split())
         elif kind == "object_creation_expression" or kind == "cast_expression":
             declared = argument.child_by_field_name("type")
             if declared is not None and declared.type in _NAMED_TYPES:
@@ -113,6 +117,7 @@ def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]
 
 
 _NAMED_TYPES = frozenset({"type_identifier", "scoped_type_identifier", "generic_type"})
+_NAME = "name"  # a resolution's confidence when it is only a name match (graph.model)
 
 
 # ---- resolution ----------------------------------------------------------------------------
@@ -235,8 +240,14 @@ def _argument_fits(r: Any, fi: Any, scope: int, argument: str, target: Any,
     only where it certainly may not."""
     if parameter == "?":
         return True
+    classes: list | None = None  # the argument's classes, where already resolved
     if argument[0] == "=":
         argument = _variable_type(fi, scope, argument[1:])
+        if not argument:
+            return True
+    elif argument[0] == "~":
+        argument, classes = r.memo(("java-argument", fi.path, scope, argument),
+                                   _path_type, r, fi, scope, argument[1:])
         if not argument:
             return True
     if argument == "null":
@@ -259,11 +270,46 @@ def _argument_fits(r: Any, fi: Any, scope: int, argument: str, target: Any,
             unboxed is not None and parameter in _WIDENS[unboxed]
     if declared == given or declared in _VALUE_SUPERS or _looks_like_type_variable(given):
         return True
-    return _may_extend(r, fi, scope, argument, given, target, parameter, declared)
+    return _may_extend(r, fi, scope, argument, given, classes, target, parameter, declared)
 
 
-def _may_extend(r: Any, fi: Any, scope: int, argument: str, given: str, target: Any,
-                parameter: str, declared: str) -> bool:
+def _path_type(r: Any, fi: Any, scope: int, path: str) -> tuple[str, list | None]:
+    """The declared type of what ``path`` denotes (a field, a constant, an enum constant,
+    `this`): its name, and its classes in the index (None: look the name up); "" where it is
+    not certain."""
+    found, confidence = r.resolve_path(fi, name_path(path), scope)
+    if len(found) != 1 or confidence == _NAME:
+        return "", None
+    symbol = found[0]
+    d = r.definition(symbol)
+    if d is None or symbol[0] not in ("d", "i"):
+        return "", None
+    if symbol[0] == "i":  # `this`
+        return d.name, [("d", symbol[1], symbol[2])]
+    if d.kind not in ("Variable", "Constant"):
+        return "", None
+    hint = d.type_hint
+    if not hint:
+        declaring = r.index(symbol[1])
+        parent = declaring.facts.defs[d.parent] if declaring and d.parent >= 0 else None
+        if d.kind == "Constant" and parent is not None and parent.kind == "Class" \
+                and " " not in d.signature.partition("(")[0].strip():  # an enum's constant
+            return parent.name, [("d", symbol[1], d.parent)]
+        return "", None
+    lt = d.signature.find("<")
+    if lt >= 0 and d.signature.find(hint[-1]) > lt:  # `Optional<T> x` read as a T
+        return "", None
+    if len(hint) == 1 and (hint[0] in _PRIMITIVES or hint[0] in _FINAL_LANG):
+        return hint[0], None
+    declaring = r.index(symbol[1])
+    if declaring is None:
+        return "", None
+    typed = r.resolve_path(declaring, hint, d.parent)[0]
+    return ".".join(hint), [t for t in typed if t[0] == "d"] or None
+
+
+def _may_extend(r: Any, fi: Any, scope: int, argument: str, given: str,
+                classes: list | None, target: Any, parameter: str, declared: str) -> bool:
     """Whether the class ``argument`` may be the type ``parameter`` or a subtype of it: not
     where the parameter's is a class of the index that is none of the argument's bases, nor
     where it is a final class of java.lang."""
@@ -274,10 +320,11 @@ def _may_extend(r: Any, fi: Any, scope: int, argument: str, given: str, target: 
               if s[0] == "d"]
     if not wanted:
         return declared not in _FINAL_LANG or declared == given
-    found = r.resolve_path(fi, name_path(argument), scope)[0]
-    classes = [s for s in found if s[0] == "d"]
-    if not classes:  # a class outside the index (no subtype of one in it), or not known
-        return not (given in _FINAL_LANG or any(s[0] == "x" for s in found))
+    if classes is None:
+        found = r.resolve_path(fi, name_path(argument), scope)[0]
+        classes = [s for s in found if s[0] == "d"]
+        if not classes:  # a class outside the index (no subtype of one in it), or not known
+            return not (given in _FINAL_LANG or any(s[0] == "x" for s in found))
     seen = set(classes)
     for _ in range(MAX_QUALIFIED_NAMES):
         if any(w in seen for w in wanted):
