@@ -143,3 +143,32 @@ def test_overloads_of_one_arity_are_told_apart_by_certain_argument_types(repo) -
     # null fits every reference type; a long no parameter here: both left as they were
     assert at(28) == {"void mark(Flag flag)", "void mark(String text)"}
     assert at(29) == {node, other, pos}
+
+
+CALLS = """\
+package p;
+
+public class Calls {
+    static class Node {}
+    static class Other {}
+
+    Node node() { return null; }
+    static Other other() { return null; }
+
+    void scan(Node node) {}
+    void scan(Other other) {}
+
+    void run() {
+        scan(node());
+        scan(Calls.other());
+    }
+}
+"""
+
+
+def test_a_call_passed_as_an_argument_is_typed_by_what_it_returns(repo) -> None:
+    root = repo({"p/Calls.java": CALLS})
+    build(root)
+    calls = _calls(root)
+    assert {s for n, s in calls if n == 14 and "scan" in s} == {"void scan(Node node)"}
+    assert {s for n, s in calls if n == 15 and "scan" in s} == {"void scan(Other other)"}

@@ -88,7 +88,7 @@ def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]
     """How many arguments a call's argument list holds, and each one's static type where it
     is certain: a literal's, `new T(...)`'s or a cast's T, "=x" for a variable `x` (typed
     where the resolver finds its declaration), "~a.b" for a field (or `this`: typed by what
-    the path denotes), "" otherwise; no types where none is known. Extraction makes "=x" of
+    the path denotes), "~a.b()" for a call (typed by what b returns), "" otherwise; no types where none is known. Extraction makes "=x" of
     a name the method does not bind "~x" (a field's)."""
     types: list[str] = []
     known = False
@@ -107,6 +107,13 @@ def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]
             found = "=" + node_text(source, argument)
         elif kind == "field_access" or kind == "this":
             found = "~" + "".join(node_text(source, argument).split())
+        elif kind == "method_invocation":  # `a.b(...)`: what b is declared to return
+            called = argument.child_by_field_name("name")
+            receiver = argument.child_by_field_name("object")
+            if called is not None and (receiver is None or receiver.end_byte
+                                       - receiver.start_byte <= MAX_RECEIVER_CHARS):
+                found = "~" + ("".join(node_text(source, receiver).split()) + "."
+                               if receiver is not None else "") + node_text(source, called) + "()"
         elif kind == "object_creation_expression" or kind == "cast_expression":
             declared = argument.child_by_field_name("type")
             if declared is not None and declared.type in _NAMED_TYPES:
@@ -118,6 +125,8 @@ def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]
 
 _NAMED_TYPES = frozenset({"type_identifier", "scoped_type_identifier", "generic_type"})
 _NAME = "name"  # a resolution's confidence when it is only a name match (graph.model)
+MAX_RECEIVER_CHARS = 120  # a longer call chain as an argument is not typed
+MAX_OVERLOADS = 16  # more declarations than this for an argument's call: not typed
 
 
 # ---- resolution ----------------------------------------------------------------------------
@@ -277,6 +286,8 @@ def _path_type(r: Any, fi: Any, scope: int, path: str) -> tuple[str, list | None
     """The declared type of what ``path`` denotes (a field, a constant, an enum constant,
     `this`): its name, and its classes in the index (None: look the name up); "" where it is
     not certain."""
+    if path.endswith("()"):
+        return _returned_type(r, fi, scope, path[:-2])
     found, confidence = r.resolve_path(fi, name_path(path), scope)
     if len(found) != 1 or confidence == _NAME:
         return "", None
@@ -296,15 +307,41 @@ def _path_type(r: Any, fi: Any, scope: int, path: str) -> tuple[str, list | None
                 and " " not in d.signature.partition("(")[0].strip():  # an enum's constant
             return parent.name, [("d", symbol[1], d.parent)]
         return "", None
-    lt = d.signature.find("<")
-    if lt >= 0 and d.signature.find(hint[-1]) > lt:  # `Optional<T> x` read as a T
+    return _declared(r, symbol, d, hint, d.parent)
+
+
+def _returned_type(r: Any, fi: Any, scope: int, path: str) -> tuple[str, list | None]:
+    """:func:`_path_type` of a call of the method ``path``: the type its declarations (one,
+    or overloads that agree) return."""
+    found, confidence = r.resolve_path(fi, name_path(path), scope)
+    if not found or len(found) > MAX_OVERLOADS or confidence == _NAME:
+        return "", None
+    hints = set()
+    for symbol in found:
+        d = r.definition(symbol) if symbol[0] == "d" else None
+        if d is None or d.kind != "Function" or not d.type_hint:
+            return "", None
+        hints.add(d.type_hint)
+    if len(hints) != 1:
+        return "", None
+    d = r.definition(found[0])
+    return _declared(r, found[0], d, d.type_hint, found[0][2])
+
+
+def _declared(r: Any, symbol: Any, d: Any, hint: tuple[str, ...], scope: int
+              ) -> tuple[str, list | None]:
+    """The type ``hint`` that the definition ``d`` (at ``symbol``) declares, as
+    :func:`_path_type` gives it, looked up from ``scope`` of its file."""
+    head = d.signature.partition("(")[0]
+    lt = head.find("<")
+    if lt >= 0 and head.find(hint[-1], lt) > lt:  # `Optional<T> x` read as a T
         return "", None
     if len(hint) == 1 and (hint[0] in _PRIMITIVES or hint[0] in _FINAL_LANG):
         return hint[0], None
     declaring = r.index(symbol[1])
     if declaring is None:
         return "", None
-    typed = r.resolve_path(declaring, hint, d.parent)[0]
+    typed = r.resolve_path(declaring, hint, scope)[0]
     return ".".join(hint), [t for t in typed if t[0] == "d"] or None
 
 
