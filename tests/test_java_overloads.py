@@ -172,3 +172,41 @@ def test_a_call_passed_as_an_argument_is_typed_by_what_it_returns(repo) -> None:
     calls = _calls(root)
     assert {s for n, s in calls if n == 14 and "scan" in s} == {"void scan(Node node)"}
     assert {s for n, s in calls if n == 15 and "scan" in s} == {"void scan(Other other)"}
+
+
+SCANNER = """\
+package p;
+
+import java.util.List;
+
+public class Scanner<R> {
+    interface Tree {}
+    interface Leaf extends Tree {}
+
+    void scan(Tree tree) {}
+    void scan(Iterable<? extends Tree> trees) {}
+    void show(String text) {}
+    void show(boolean flag) {}
+    void keep(R value) {}
+    void keep(List<R> values) {}
+
+    void run(Leaf leaf, R value, int n) {
+        scan(leaf);
+        show("n = " + n);
+        show(n > 1);
+        keep(value);
+    }
+}
+"""
+
+
+def test_types_outside_the_index_and_operations_tell_overloads_apart(repo) -> None:
+    # Leaf's every base is in the index: it is no Iterable; a class's type variable R is
+    # any type (the List overload stays)
+    root = repo({"p/Scanner.java": SCANNER})
+    build(root)
+    calls = _calls(root)
+    assert {s for n, s in calls if n == 17} == {"void scan(Tree tree)"}
+    assert {s for n, s in calls if n == 18} == {"void show(String text)"}
+    assert {s for n, s in calls if n == 19} == {"void show(boolean flag)"}
+    assert {s for n, s in calls if n == 20} == {"void keep(R value)", "void keep(List<R> values)"}

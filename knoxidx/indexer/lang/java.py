@@ -107,6 +107,13 @@ def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]
             found = "=" + node_text(source, argument)
         elif kind == "field_access" or kind == "this":
             found = "~" + "".join(node_text(source, argument).split())
+        elif kind == "binary_expression":
+            found = _operation_type(argument)
+        elif kind == "instanceof_expression":
+            found = "boolean"
+        elif kind == "unary_expression":
+            operator = argument.child_by_field_name("operator")
+            found = "boolean" if operator is not None and operator.type == "!" else ""
         elif kind == "method_invocation":  # `a.b(...)`: what b is declared to return
             called = argument.child_by_field_name("name")
             receiver = argument.child_by_field_name("object")
@@ -123,6 +130,30 @@ def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]
     return len(types), tuple(types) if known else ()
 
 
+def _operation_type(expression: Any) -> str:
+    """The type of a binary operation where its operator alone says: a comparison's or a
+    logical one's boolean, String for a `+` one of whose operands is a string literal."""
+    operator = expression.child_by_field_name("operator")
+    if operator is None:
+        return ""
+    symbol = operator.type
+    if symbol in _BOOLEAN_OPERATORS:
+        return "boolean"
+    while symbol == "+":
+        right = expression.child_by_field_name("right")
+        expression = expression.child_by_field_name("left")
+        if right is None or expression is None:
+            return ""
+        if right.type == "string_literal" or expression.type == "string_literal":
+            return "String"
+        if expression.type != "binary_expression":
+            return ""
+        operator = expression.child_by_field_name("operator")
+        symbol = operator.type if operator is not None else ""
+    return ""
+
+
+_BOOLEAN_OPERATORS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&&", "||"})
 _NAMED_TYPES = frozenset({"type_identifier", "scoped_type_identifier", "generic_type"})
 _NAME = "name"  # a resolution's confidence when it is only a name match (graph.model)
 MAX_RECEIVER_CHARS = 120  # a longer call chain as an argument is not typed
@@ -348,29 +379,53 @@ def _declared(r: Any, symbol: Any, d: Any, hint: tuple[str, ...], scope: int
 def _may_extend(r: Any, fi: Any, scope: int, argument: str, given: str,
                 classes: list | None, target: Any, parameter: str, declared: str) -> bool:
     """Whether the class ``argument`` may be the type ``parameter`` or a subtype of it: not
-    where the parameter's is a class of the index that is none of the argument's bases, nor
-    where it is a final class of java.lang."""
+    where the parameter's is a class of the index that is none of the argument's bases; not
+    where it is a class outside the index (or a final class of java.lang) and the argument's
+    is one of the index whose every base is in the index too."""
     declaring = r.index(target[1])
     if declaring is None:
         return True
+    if _class_type_variable(declaring, target[2], declared):
+        return True
     wanted = [s for s in r.resolve_path(declaring, name_path(parameter), target[2])[0]
               if s[0] == "d"]
-    if not wanted:
-        return declared not in _FINAL_LANG or declared == given
+    if not wanted and declared in _FINAL_LANG:
+        return declared == given
     if classes is None:
         found = r.resolve_path(fi, name_path(argument), scope)[0]
         classes = [s for s in found if s[0] == "d"]
         if not classes:  # a class outside the index (no subtype of one in it), or not known
-            return not (given in _FINAL_LANG or any(s[0] == "x" for s in found))
+            return not wanted or not (given in _FINAL_LANG or any(s[0] == "x" for s in found))
     seen = set(classes)
     for _ in range(MAX_QUALIFIED_NAMES):
         if any(w in seen for w in wanted):
             return True
-        classes = [b for c in classes for b in r.bases_of(c[1], c[2]) if b not in seen]
-        if not classes:
+        bases: list = []
+        for c in classes:
+            resolved = r.bases_of(c[1], c[2])
+            if not wanted:  # a type outside the index: only through a base outside it
+                c_index = r.index(c[1])
+                if c_index is None or len(c_index.bases.get(c[2], ())) > len(resolved):
+                    return True
+            bases.extend(b for b in resolved if b not in seen)
+        if not bases:
             return False
-        seen.update(classes)
+        seen.update(bases)
+        classes = bases
     return True
+
+
+def _class_type_variable(fi: Any, method: int, name: str) -> bool:
+    """Whether ``name`` is a type variable of a class around the method at ``method``
+    (`class Scanner<R, P>`: the signatures of the classes say)."""
+    defs = fi.facts.defs
+    s = defs[method].parent
+    while s >= 0:
+        head = defs[s].signature.partition("{")[0]
+        if "<" in head and name in _type_parameters(head.replace(defs[s].name, "", 1)):
+            return True
+        s = defs[s].parent
+    return False
 
 
 def _variable_type(fi: Any, scope: int, name: str) -> str:
