@@ -210,3 +210,41 @@ def test_types_outside_the_index_and_operations_tell_overloads_apart(repo) -> No
     assert {s for n, s in calls if n == 18} == {"void show(String text)"}
     assert {s for n, s in calls if n == 19} == {"void show(boolean flag)"}
     assert {s for n, s in calls if n == 20} == {"void keep(R value)", "void keep(List<R> values)"}
+
+
+POSITIONS = """\
+package p;
+
+public class Positions {
+    interface Position {}
+    static class Key<T> {}
+    static class Tree implements Position {
+        int pos;
+        Position pos() { return this; }
+    }
+    static final Key<Positions> KEY = new Key<>();
+
+    void error(int pos, String key) {}
+    void error(Position pos, String key) {}
+    void put(Key<?> key, Object value) {}
+    void put(Class<?> type, Object value) {}
+
+    void run(Tree tree) {
+        error(tree.pos, "a");
+        error(tree.pos(), "b");
+        put(KEY, this);
+    }
+}
+"""
+
+
+def test_a_field_and_a_method_of_one_name_type_a_read_and_a_call_apart(repo) -> None:
+    root = repo({"p/Positions.java": POSITIONS})
+    build(root)
+    calls = _calls(root)
+    assert {s for n, s in calls if n == 18 and "error" in s} == {"void error(int pos, String key)"}
+    assert {s for n, s in calls if n == 19 and "error" in s} == {
+        "void error(Position pos, String key)"}
+    # a field declared `Key<Positions>` (initialised `new Key<>()`) is a Key, no Class
+    assert {s for n, s in calls if n == 20 and "put" in s} == {
+        "void put(Key<?> key, Object value)"}

@@ -320,6 +320,8 @@ def _path_type(r: Any, fi: Any, scope: int, path: str) -> tuple[str, list | None
     if path.endswith("()"):
         return _returned_type(r, fi, scope, path[:-2])
     found, confidence = r.resolve_path(fi, name_path(path), scope)
+    if len(found) > 1:  # a field and methods of its name: a read is the field
+        found = [s for s in found if s[0] != "d" or r.definition(s).kind != "Function"]
     if len(found) != 1 or confidence == _NAME:
         return "", None
     symbol = found[0]
@@ -348,24 +350,29 @@ def _returned_type(r: Any, fi: Any, scope: int, path: str) -> tuple[str, list | 
     if not found or len(found) > MAX_OVERLOADS or confidence == _NAME:
         return "", None
     hints = set()
+    methods = []
     for symbol in found:
         d = r.definition(symbol) if symbol[0] == "d" else None
-        if d is None or d.kind != "Function" or not d.type_hint:
+        if d is None:
             return "", None
-        hints.add(d.type_hint)
+        if d.kind == "Function":  # (not a field of the same name: `pos` beside `pos()`)
+            if not d.type_hint:
+                return "", None
+            hints.add(d.type_hint)
+            methods.append(symbol)
     if len(hints) != 1:
         return "", None
-    d = r.definition(found[0])
-    return _declared(r, found[0], d, d.type_hint, found[0][2])
+    d = r.definition(methods[0])
+    return _declared(r, methods[0], d, d.type_hint, methods[0][2])
 
 
 def _declared(r: Any, symbol: Any, d: Any, hint: tuple[str, ...], scope: int
               ) -> tuple[str, list | None]:
     """The type ``hint`` that the definition ``d`` (at ``symbol``) declares, as
     :func:`_path_type` gives it, looked up from ``scope`` of its file."""
-    head = d.signature.partition("(")[0]
+    head = d.signature.partition("(")[0].partition("=")[0]
     lt = head.find("<")
-    if lt >= 0 and head.find(hint[-1], lt) > lt:  # `Optional<T> x` read as a T
+    if lt >= 0 and head.find(hint[-1]) > lt:  # `Optional<T> x` read as a T
         return "", None
     if len(hint) == 1 and (hint[0] in _PRIMITIVES or hint[0] in _FINAL_LANG):
         return hint[0], None
