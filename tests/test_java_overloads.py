@@ -248,3 +248,27 @@ def test_a_field_and_a_method_of_one_name_type_a_read_and_a_call_apart(repo) -> 
     # a field declared `Key<Positions>` (initialised `new Key<>()`) is a Key, no Class
     assert {s for n, s in calls if n == 20 and "put" in s} == {
         "void put(Key<?> key, Object value)"}
+
+
+CHECKS = """\
+package p;
+
+public class Checks {
+    static void check(boolean cond, Object value) {}
+    static void check(boolean cond, String message) {}
+
+    void run(Object given) {
+        check(true, "message");
+        check(false, given);
+    }
+}
+"""
+
+
+def test_of_the_overloads_an_argument_fits_the_most_specific_is_called(repo) -> None:
+    # a string literal fits Object and String: javac calls the String one
+    root = repo({"p/Checks.java": CHECKS})
+    build(root)
+    calls = _calls(root)
+    assert {s for n, s in calls if n == 8} == {"static void check(boolean cond, String message)"}
+    assert {s for n, s in calls if n == 9} == {"static void check(boolean cond, Object value)"}

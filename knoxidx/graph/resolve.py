@@ -427,7 +427,22 @@ class Resolver(ScopeResolver):
             if parameters is None or self._arguments_fit(fi, scope, target, parameters,
                                                          argument_types, rules):
                 out.append(target)
+        if len(out) > 1:  # the most specific: those declaring the most arguments' own types
+            scores = [self._exact_arguments(fi, scope, t, argument_types, rules) for t in out]
+            best = max(scores)
+            if best > 0:
+                out = [t for t, score in zip(out, scores, strict=True) if score == best]
         return out or targets
+
+    def _exact_arguments(self, fi: FileIndex, scope: int, target: Symbol,
+                         argument_types: tuple[str, ...], rules: Any) -> int:
+        """How many of the arguments ``target`` declares a parameter of their very type."""
+        parameters = self._parameters.get(target)
+        if parameters is None:
+            return 0
+        types = parameters[2]
+        return sum(1 for argument, parameter in zip(argument_types, types, strict=False)
+                   if argument and rules.argument_is(self, fi, scope, argument, parameter))
 
     def _arguments_fit(self, fi: FileIndex, scope: int, target: Symbol,
                        parameters: tuple[int, int, tuple[str, ...]],

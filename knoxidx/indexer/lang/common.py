@@ -125,6 +125,10 @@ class BaseRules:
         be passed to the parameter of type ``parameter`` of the function ``target``."""
         return True
 
+    def argument_is(self, r: Any, fi: Any, scope: int, argument: str, parameter: str) -> bool:
+        """Whether the parameter is declared of the argument's very static type."""
+        return False
+
     def owner_matches(self, r: Any, fi: Any, index: int, path: str, method: int) -> bool:
         return False
 

@@ -280,16 +280,9 @@ def _argument_fits(r: Any, fi: Any, scope: int, argument: str, target: Any,
     only where it certainly may not."""
     if parameter == "?":
         return True
-    classes: list | None = None  # the argument's classes, where already resolved
-    if argument[0] == "=":
-        argument = _variable_type(fi, scope, argument[1:])
-        if not argument:
-            return True
-    elif argument[0] == "~":
-        argument, classes = r.memo(("java-argument", fi.path, scope, argument),
-                                   _path_type, r, fi, scope, argument[1:])
-        if not argument:
-            return True
+    argument, classes = _argument_type(r, fi, scope, argument)
+    if not argument:
+        return True
     if argument == "null":
         return parameter not in _PRIMITIVES
     if parameter.endswith("]"):  # an array: no argument typed here is one
@@ -311,6 +304,28 @@ def _argument_fits(r: Any, fi: Any, scope: int, argument: str, target: Any,
     if declared == given or declared in _VALUE_SUPERS or _looks_like_type_variable(given):
         return True
     return _may_extend(r, fi, scope, argument, given, classes, target, parameter, declared)
+
+
+def _argument_type(r: Any, fi: Any, scope: int, argument: str) -> tuple[str, list | None]:
+    """An argument's static type (call_arguments'), "" where not certain, and its classes
+    where resolved already (None: look the name up)."""
+    if argument[0] == "=":
+        return _variable_type(fi, scope, argument[1:]), None
+    if argument[0] == "~":
+        found: tuple[str, list | None] = r.memo(("java-argument", fi.path, scope, argument),
+                                                _path_type, r, fi, scope, argument[1:])
+        return found
+    return argument, None
+
+
+def _argument_is(r: Any, fi: Any, scope: int, argument: str, parameter: str) -> bool:
+    """Whether the parameter is declared of the argument's very type: of the overloads an
+    argument fits, javac calls the most specific, and one of its exact type is."""
+    if parameter == "?":
+        return False
+    given = _argument_type(r, fi, scope, argument)[0]
+    return bool(given) and given != "null" and \
+        given.rpartition(".")[2] == parameter.rpartition(".")[2]
 
 
 def _path_type(r: Any, fi: Any, scope: int, path: str) -> tuple[str, list | None]:
@@ -468,6 +483,9 @@ class _Rules(BaseRules):
     def argument_fits(self, r: Any, fi: Any, scope: int, argument: str, target: Any,
                       parameter: str) -> bool:
         return _argument_fits(r, fi, scope, argument, target, parameter)
+
+    def argument_is(self, r: Any, fi: Any, scope: int, argument: str, parameter: str) -> bool:
+        return _argument_is(r, fi, scope, argument, parameter)
 
     def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
         package = facts.package
