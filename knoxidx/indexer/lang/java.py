@@ -88,8 +88,9 @@ def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]
     """How many arguments a call's argument list holds, and each one's static type where it
     is certain: a literal's, `new T(...)`'s or a cast's T, "=x" for a variable `x` (typed
     where the resolver finds its declaration), "~a.b" for a field (or `this`: typed by what
-    the path denotes), "~a.b()" for a call (typed by what b returns), "" otherwise; no types where none is known. Extraction makes "=x" of
-    a name the method does not bind "~x" (a field's)."""
+    the path denotes), "~a.b()" for a call (typed by what b returns), "" otherwise; no types
+    where none is known. Extraction makes "=x" of a name the method does not bind "~x" (a
+    field's)."""
     types: list[str] = []
     known = False
     for argument in arguments.named_children:
