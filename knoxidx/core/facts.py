@@ -45,6 +45,12 @@ class Reference(NamedTuple):
     scope: int  # index of the innermost enclosing definition, -1 at module level
     line: int
     col: int
+    # how many arguments a call passes, where the language's query says (Java: which of a
+    # method's overloads it calls); -1 where unknown or no call
+    arity: int = -1
+    # each argument's static type where it is certain (see languages/java/hooks.py call_arguments), ""
+    # where not; () where none is
+    argument_types: tuple[str, ...] = ()
 
 
 class Import(NamedTuple):

@@ -24,7 +24,7 @@ from knoxidx.core.model import (
     node_id,
 )
 from knoxidx.graph.lookups import Symbol, Workspace
-from knoxidx.graph.scopes import EXACT, ScopeResolver
+from knoxidx.graph.scopes import EXACT, MAX_DEPTH, ScopeResolver
 from knoxidx.parse.file_index import (
     CLASS,
     CONSTANT,
@@ -98,6 +98,9 @@ class Resolver(ScopeResolver):
         super().__init__(workspace)
         self._guesses: dict[tuple[str, str, bool], tuple[list[Symbol], int, frozenset[str]]] = {}
         self._targets: dict[Symbol, tuple[int, str]] = {}  # see _target
+        # (least, most) arguments a function takes and its parameters' types, None where
+        # unknown (see _fitting)
+        self._parameters: dict[Symbol, tuple[int, int, tuple[str, ...]] | None] = {}
 
     def resolve_file(self, path: str) -> FileResolution:
         """Every edge whose site is in ``path``. A failure here (a bug, never bad input) is
@@ -135,17 +138,18 @@ class Resolver(ScopeResolver):
         resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]] = {}
         # what a head denotes from a scope, for the paths that start with it (x.a(), x.b)
         heads: dict[tuple[str, int], tuple[list[Symbol], bool]] = {}
-        outcomes: dict[tuple[NamePath, int, str], _Outcome] = {}
+        outcomes: dict[tuple[NamePath, int, str, int, tuple[str, ...]], _Outcome] = {}
         # One edge per (source, target, type, line), the first one made, as they are made;
         # Imports edges (one per imported file, whatever the line) never equal another.
         result.edges = edges = _unique_edges(result.edges)
         seen: set[tuple[int, int, str, int]] = set()
         unresolved = result.unresolved
-        for kind, name_path, scope, line, _ in fi.reference_rows():
-            key = (name_path, scope, kind)
+        for kind, name_path, scope, line, _, arity, argument_types in fi.reference_rows():
+            key = (name_path, scope, kind, arity, argument_types)
             outcome = outcomes.get(key)
             if outcome is None:
-                outcome = outcomes[key] = self._outcome(fi, kind, name_path, scope, file_id,
+                outcome = outcomes[key] = self._outcome(fi, kind, name_path, scope,
+                                                        (arity, argument_types), file_id,
                                                         resolved, heads)
             source, targets, missing = outcome
             if missing is not None:
@@ -171,11 +175,14 @@ class Resolver(ScopeResolver):
         result.keys = self.keys
         return result
 
-    def _outcome(self, fi: FileIndex, kind: str, path: NamePath, ref_scope: int, file_id: int,
+    def _outcome(self, fi: FileIndex, kind: str, path: NamePath, ref_scope: int,
+                 arguments: tuple[int, tuple[str, ...]], file_id: int,
                  resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]],
                  heads: dict[tuple[str, int], tuple[list[Symbol], bool]]) -> _Outcome:
         """What a reference yields, whatever its line: (source node, [(target node, edge type,
         confidence)], None or (name, reason, candidates) when a call stays unresolved).
+        ``arguments``: how many a call passes (-1 unknown) and their static types where
+        certain (Reference's), which pick among overloads.
         ``resolved``: what a path denotes, by where its lookup goes; ``heads``: what a head
         denotes from a scope the walk starts at (the file's lookup keys have it already)."""
         defs = fi.facts.defs
@@ -234,10 +241,17 @@ class Resolver(ScopeResolver):
         targets = [s for s in found if s[0] == "d"]
         if len(targets) > 1 and len(path) > 1 and kind in CALL_LIKE:
             targets = self._by_use(targets, kind)
+        arity = arguments[0]
+        if arity >= 0 and targets:
+            targets = self._by_arity(targets, path[-1], arity, rules)
+            if len(targets) > 1 and arguments[1]:
+                targets = self._by_argument_types(fi, ref_scope, targets, arguments[1], rules)
         if not targets:
             candidates = 0
             if kind in (RefKind.CALL, RefKind.NEW):
                 guessed, candidates = self._guess(fi, path, found)
+                if guessed and arity >= 0:
+                    guessed = self._fitting(guessed, path[-1], arity, rules)
                 if guessed:
                     targets, confidence = guessed, NAME
             if not targets:
@@ -350,6 +364,103 @@ class Resolver(ScopeResolver):
             return targets
         return others if kind == RefKind.VALUE else functions
 
+    def _by_arity(self, targets: list[Symbol], name: str, arity: int, rules: Any
+                  ) -> list[Symbol]:
+        """The overloads among ``targets`` that take ``arity`` arguments; where none of a
+        class's do, those of its bases (which a subclass's overloads of the name do not
+        hide, as they do in Python's MRO). Nothing where no declaration fits: the call is
+        of a method outside the index (an overload in a library's base class)."""
+        fitting = self._fitting(targets, name, arity, rules)
+        if fitting or not self._declared_in_class(targets):
+            return fitting
+        seen: set[Symbol] = set()
+        classes = [("d", t[1], self.definition(t).parent) for t in targets]
+        for _ in range(MAX_DEPTH):
+            bases = [b for c in classes for b in self.bases_of(c[1], c[2]) if b not in seen]
+            if not bases:
+                return []
+            seen.update(bases)
+            classes = []
+            for base in bases:
+                members = self.class_member(base[1], base[2], name)
+                fitting.extend(self._fitting(members, name, arity, rules))
+                # a base without a fitting one of its own: its bases in turn
+                if members and self._declared_in_class(members):
+                    classes.extend(("d", m[1], self.definition(m).parent) for m in members)
+            if fitting:
+                return _dedupe_symbols(fitting)
+        return []
+
+    def _declared_in_class(self, targets: list[Symbol]) -> bool:
+        """Whether every target is a method of a class (so its bases have overloads too)."""
+        for target in targets:
+            d = self.definition(target)
+            if d is None or d.kind != FUNCTION or d.parent < 0:
+                return False
+        return True
+
+    def _fitting(self, targets: list[Symbol], name: str, arity: int, rules: Any
+                 ) -> list[Symbol]:
+        """The ``targets`` a call of ``arity`` arguments can mean: the functions whose
+        parameters take that many, and what is no function (a class: `new`'s, Go's `T(x)`)."""
+        out: list[Symbol] = []
+        for target in targets:
+            if target in self._parameters:
+                counts = self._parameters[target]
+            else:
+                d = self.definition(target)
+                counts = self._parameters[target] = (
+                    rules.parameters(d.signature, name)
+                    if d is not None and d.kind == FUNCTION else None)
+            if counts is None or counts[0] <= arity and (counts[1] < 0 or arity <= counts[1]):
+                out.append(target)
+        return out
+
+    def _by_argument_types(self, fi: FileIndex, scope: int, targets: list[Symbol],
+                           argument_types: tuple[str, ...], rules: Any) -> list[Symbol]:
+        """The overloads among ``targets`` (all of which take as many arguments) whose
+        parameters may take the arguments whose static types are certain; all of them where
+        none may (a type this reading gets wrong leaves the call as it was)."""
+        out: list[Symbol] = []
+        for target in targets:
+            parameters = self._parameters.get(target)
+            if parameters is None or self._arguments_fit(fi, scope, target, parameters,
+                                                         argument_types, rules):
+                out.append(target)
+        if len(out) > 1:  # the most specific: those declaring the most arguments' own types
+            scores = [self._exact_arguments(fi, scope, t, argument_types, rules) for t in out]
+            best = max(scores)
+            if best > 0:
+                out = [t for t, score in zip(out, scores, strict=True) if score == best]
+        return out or targets
+
+    def _exact_arguments(self, fi: FileIndex, scope: int, target: Symbol,
+                         argument_types: tuple[str, ...], rules: Any) -> int:
+        """How many of the arguments ``target`` declares a parameter of their very type."""
+        parameters = self._parameters.get(target)
+        if parameters is None:
+            return 0
+        types = parameters[2]
+        return sum(1 for argument, parameter in zip(argument_types, types, strict=False)
+                   if argument and rules.argument_is(self, fi, scope, argument, parameter))
+
+    def _arguments_fit(self, fi: FileIndex, scope: int, target: Symbol,
+                       parameters: tuple[int, int, tuple[str, ...]],
+                       argument_types: tuple[str, ...], rules: Any) -> bool:
+        least, most, types = parameters
+        for i, argument in enumerate(argument_types):
+            if not argument:
+                continue
+            if most < 0 and i >= least:  # one of the varargs: each is of the element type
+                parameter = types[-1].removesuffix("...")
+            elif i < len(types):
+                parameter = types[i]
+            else:
+                continue
+            if not rules.argument_fits(self, fi, scope, argument, target, parameter):
+                return False
+        return True
+
     def _target(self, symbol: Symbol) -> tuple[int, str]:
         """Node id and kind of the definition an edge points to. Kept for the resolver's life
         (a definition is the target of many references; its file's index may be dropped), and
@@ -444,6 +555,10 @@ class Resolver(ScopeResolver):
             self._guesses[key] = cached
         self.keys |= cached[2]
         return cached[0], cached[1]
+
+
+def _dedupe_symbols(symbols: list[Symbol]) -> list[Symbol]:
+    return list(dict.fromkeys(symbols))
 
 
 def _unique_edges(edges: list[ResolvedEdge]) -> list[ResolvedEdge]:

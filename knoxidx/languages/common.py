@@ -112,6 +112,23 @@ class BaseRules:
             return []
         return [("i", s[1], s[2]) for s in r.bases_of(fi.path, cls)]
 
+    def parameters(self, signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
+        """How many arguments the function ``name`` declared with ``signature`` takes: (least,
+        most), most -1 for any number, and its parameters' types as ``argument_fits`` reads
+        them; None where the family has no overloads to tell apart (or the signature does
+        not say)."""
+        return None
+
+    def argument_fits(self, r: Any, fi: Any, scope: int, argument: str, target: Any,
+                      parameter: str) -> bool:
+        """Whether an argument of static type ``argument`` (read in ``scope`` of ``fi``) may
+        be passed to the parameter of type ``parameter`` of the function ``target``."""
+        return True
+
+    def argument_is(self, r: Any, fi: Any, scope: int, argument: str, parameter: str) -> bool:
+        """Whether the parameter is declared of the argument's very static type."""
+        return False
+
     def owner_matches(self, r: Any, fi: Any, index: int, path: str, method: int) -> bool:
         return False
 

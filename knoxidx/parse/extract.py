@@ -198,7 +198,8 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
     "ref", "import", "binding.name", "binding.names" (a declaration binding each name the
     plugin's ``bound_names`` lists), "impl", "package", "local" (a name a function binds for
     itself), "local.assigned" (one an assignment binds: at a module's top level, a module
-    variable), "global" or "ignore"."""
+    variable), "global", "arity" (a call's arguments, its called name in ``arity.name``) or
+    "ignore"."""
     for key in caps:
         head, _, tail = key.partition(".")
         if head == "definition":
@@ -209,7 +210,7 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
                 raise ValueError(f"the query captures an unknown reference kind: @{key}")
             return "ref", tail, key, rank
     for key in ("import", "binding.name", "binding.names", "impl", "package", "local",
-                "local.assigned", "global", *_COMPLEXITY_ROLES):
+                "local.assigned", "global", "arity", *_COMPLEXITY_ROLES):
         if key in caps:
             return key, "", key, 0
     return "ignore", "", "", 0
@@ -254,6 +255,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     raw_locals: list[tuple[int, int]]  # (start, end) of the names a function binds for itself
     raw_assigned: list[Any] = []  # ... by an assignment (some of them module variables)
     raw_globals: list[Any] = []  # Python `global x`: not a local after all
+    # a call's argument count and types (see Reference), by its called name's start
+    arities: dict[int, tuple[int, tuple[str, ...]]] = {}
     package = ""
     complexity = ComplexityCaptures()
     # One pass of the whole query over the tree: each pass walks every node, which costs a
@@ -341,6 +344,9 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             node = caps[main][0]
             raw_locals.append((node.start_byte, node.end_byte))
             raw_assigned.append(node)
+        elif kind == "arity":
+            arities[caps["arity.name"][0].start_byte] = plugin.call_arguments(caps[main][0],
+                                                                              source)
         elif kind == "global":
             raw_globals.append(caps[main][0])
         elif kind == "package":
@@ -374,7 +380,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
 
     raw_refs.sort(key=_FIRST)  # integers compared, no key tuples made
     ref_scopes = enclosing(spans, [r[1] for r in raw_refs])
-    refs: list[tuple[str, NamePath, int, int, int]] = []  # Reference's fields, plain
+    refs: list[tuple[str, NamePath, int, int, int, int, tuple[str, ...]]] = []  # Reference's
     last_start = last_end = -1
     last_sub = ""
     # the hot loop of extraction (hundreds of thousands of references): short texts go
@@ -404,7 +410,10 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 continue  # a parameter or local variable: nothing outside the function
             if spans_lines:  # a chain over several lines: the site is where its last name is
                 row, col = _name_position(source, start, end, ref_path[-1], row, col)
-            refs.append((sub, ref_path, scope, row + 1, col))
+            arguments = arities.get(start, _NO_ARGUMENTS) if arities else _NO_ARGUMENTS
+            if arguments[1]:
+                arguments = _fields_read(arguments, scope, local_names, defs)
+            refs.append((sub, ref_path, scope, row + 1, col, arguments[0], arguments[1]))
 
     import_nodes = sorted({n.start_byte: n for n in import_nodes}.values(), key=lambda n: n.start_byte)
     imports: list[Import] = []
@@ -512,6 +521,19 @@ def _name_position(source: bytes, start: int, end: int, name: str, row: int,
     return row + source.count(b"\n", start, at), at - source.rfind(b"\n", 0, at) - 1
 
 
+def _fields_read(arguments: tuple[int, tuple[str, ...]], scope: int,
+                 local_names: dict[int, set[str]], defs: list[Any]
+                 ) -> tuple[int, tuple[str, ...]]:
+    """A call's ``arguments`` with each variable ("=x") that the function around it does
+    not bind marked as a field's ("~x"): what the resolver looks up for its type."""
+    types = arguments[1]
+    if not any(t[:1] == "=" and not is_local(t[1:], scope, local_names, defs) for t in types):
+        return arguments
+    return arguments[0], tuple(
+        "~" + t[1:] if t[:1] == "=" and not is_local(t[1:], scope, local_names, defs) else t
+        for t in types)
+
+
 def _cursor(query: Any) -> Any:
     from tree_sitter import QueryCursor
 
@@ -558,6 +580,7 @@ _END_SHIFT: Final = 3
 _START_SHIFT: Final = _END_SHIFT + 32
 assert len(_REF_RANKS) <= 1 << _END_SHIFT
 _VALUE = RefKind.VALUE
+_NO_ARGUMENTS: tuple[int, tuple[str, ...]] = (-1, ())  # a reference that is no call's
 # how the native matches hand back a pattern's matches (``_matches.c``): as a reference's row,
 # a local name's span, or else as py-tree-sitter's
 _REF_MODE: Final = 1

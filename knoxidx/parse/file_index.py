@@ -106,10 +106,11 @@ class FileIndex:
             self._ids = definition_ids(self.facts)
         return self._ids
 
-    def reference_rows(self) -> tuple[tuple[str, NamePath, int, int, int], ...]:
+    def reference_rows(self) -> tuple[tuple[str, NamePath, int, int, int, int,
+                                            tuple[str, ...]], ...]:
         """Every reference of the file, as ``Reference``'s fields in order (kind, path, scope,
-        line, col): the rows marshal decodes, without a record made of each (a record each
-        cost resolution 5 % more instructions). Decoded on each call, so that a resolver's
+        line, col, arity, argument types): the rows marshal decodes, without a record made of
+        each (a record each cost resolution 5 % more instructions). Decoded on each call, so that a resolver's
         cache of indexes holds none of them."""
         return self.facts.refs if self._refs is None else load_reference_rows(self._refs)
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from knoxidx.core.facts import Import, RefKind
-from knoxidx.languages.common import BaseRules, preceding_comment
+from knoxidx.languages.common import COMMENT_TYPES, BaseRules, preceding_comment
 from knoxidx.parse.definitions import node_text
+from knoxidx.parse.name_paths import name_path
 
 FAMILY = "java"
 # More names than this in a qualified name is no class of any real program.
@@ -73,9 +74,400 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
     return [Import(module, name, name, line, scope, False)]
 
 
+# A literal argument's type, by its node's type (an integer or floating literal by its suffix)
+_LITERAL_TYPES = {
+    "string_literal": "String", "text_block": "String", "character_literal": "char",
+    "true": "boolean", "false": "boolean", "null_literal": "null",
+    "decimal_integer_literal": "int", "hex_integer_literal": "int",
+    "octal_integer_literal": "int", "binary_integer_literal": "int",
+    "decimal_floating_point_literal": "double", "hex_floating_point_literal": "double",
+}
+
+
+def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]:
+    """How many arguments a call's argument list holds, and each one's static type where it
+    is certain: a literal's, `new T(...)`'s or a cast's T, "=x" for a variable `x` (typed
+    where the resolver finds its declaration), "~a.b" for a field (or `this`: typed by what
+    the path denotes), "~a.b()" for a call (typed by what b returns), "" otherwise; no types
+    where none is known. Extraction makes "=x" of a name the method does not bind "~x" (a
+    field's)."""
+    types: list[str] = []
+    known = False
+    for argument in arguments.named_children:
+        kind = argument.type
+        if kind in COMMENT_TYPES:
+            continue
+        found = _LITERAL_TYPES.get(kind, "")
+        if found == "int" or found == "double":
+            suffix = source[argument.end_byte - 1 : argument.end_byte]
+            if suffix in (b"l", b"L"):
+                found = "long"
+            elif suffix in (b"f", b"F"):
+                found = "float"
+        elif kind == "identifier":
+            found = "=" + node_text(source, argument)
+        elif kind == "field_access" or kind == "this":
+            found = "~" + "".join(node_text(source, argument).split())
+        elif kind == "binary_expression":
+            found = _operation_type(argument)
+        elif kind == "instanceof_expression":
+            found = "boolean"
+        elif kind == "unary_expression":
+            operator = argument.child_by_field_name("operator")
+            found = "boolean" if operator is not None and operator.type == "!" else ""
+        elif kind == "method_invocation":  # `a.b(...)`: what b is declared to return
+            called = argument.child_by_field_name("name")
+            receiver = argument.child_by_field_name("object")
+            if called is not None and (receiver is None or receiver.end_byte
+                                       - receiver.start_byte <= MAX_RECEIVER_CHARS):
+                found = "~" + ("".join(node_text(source, receiver).split()) + "."
+                               if receiver is not None else "") + node_text(source, called) + "()"
+        elif kind == "object_creation_expression" or kind == "cast_expression":
+            declared = argument.child_by_field_name("type")
+            if declared is not None and declared.type in _NAMED_TYPES:
+                found = "".join(node_text(source, declared).split()).partition("<")[0]
+        types.append(found)
+        known = known or bool(found)
+    return len(types), tuple(types) if known else ()
+
+
+def _operation_type(expression: Any) -> str:
+    """The type of a binary operation where its operator alone says: a comparison's or a
+    logical one's boolean, String for a `+` one of whose operands is a string literal."""
+    operator = expression.child_by_field_name("operator")
+    if operator is None:
+        return ""
+    symbol = operator.type
+    if symbol in _BOOLEAN_OPERATORS:
+        return "boolean"
+    while symbol == "+":
+        right = expression.child_by_field_name("right")
+        expression = expression.child_by_field_name("left")
+        if right is None or expression is None:
+            return ""
+        if right.type == "string_literal" or expression.type == "string_literal":
+            return "String"
+        if expression.type != "binary_expression":
+            return ""
+        operator = expression.child_by_field_name("operator")
+        symbol = operator.type if operator is not None else ""
+    return ""
+
+
+_BOOLEAN_OPERATORS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&&", "||"})
+_NAMED_TYPES = frozenset({"type_identifier", "scoped_type_identifier", "generic_type"})
+_NAME = "name"  # a resolution's confidence when it is only a name match (core.model)
+MAX_RECEIVER_CHARS = 120  # a longer call chain as an argument is not typed
+MAX_OVERLOADS = 16  # more declarations than this for an argument's call: not typed
+
+
 # ---- resolution ----------------------------------------------------------------------------
 
 _OBJECT_METHODS = frozenset(["equals", "hashCode", "toString", "getClass", "notify", "notifyAll", "wait", "clone", "finalize", "length", "charAt", "substring", "indexOf", "isEmpty", "get", "put", "add", "addAll", "remove", "contains", "containsKey", "size", "iterator", "stream", "forEach", "map", "filter", "collect", "append", "format", "valueOf", "of", "asList", "keySet", "values", "entrySet", "close", "read", "write", "flush", "println", "print", "trim", "split", "replace", "startsWith", "endsWith", "toLowerCase", "toUpperCase", "compareTo", "next", "hasNext", "getKey", "getValue", "orElse", "isPresent", "ifPresent"])
+
+
+def _parameters(signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
+    """(least, most) arguments of the method ``name`` declared by ``signature`` (most -1 for a
+    varargs `T... xs`), and its parameters' types (see :func:`_parameter_type`); None where
+    its parameter list is cut off (a signature is kept up to 400 characters, or the first
+    line of one without a body)."""
+    at = signature.find(name + "(")
+    if at < 0:
+        at = signature.find(name + " (")
+        if at < 0:
+            return None
+    start = signature.index("(", at)
+    depth = 0  # of (), <> and [] alike: commas inside them separate no parameters
+    quote = ""  # inside an annotation's string argument
+    escaped = False
+    last = start + 1  # where the parameter being read starts
+    texts: list[str] = []
+    for i in range(start, len(signature)):
+        c = signature[i]
+        if quote:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == quote:
+                quote = ""
+        elif c == '"' or c == "'":
+            quote = c
+        elif c in "(<[{":
+            depth += 1
+        elif c in ")>]}":
+            depth -= 1
+            if depth == 0:
+                texts.append(signature[last:i])
+                return _counted(texts, _type_parameters(signature[:at]))
+        elif c == "," and depth == 1:
+            texts.append(signature[last:i])
+            last = i + 1
+    return None
+
+
+def _counted(texts: list[str], type_parameters: frozenset[str]
+             ) -> tuple[int, int, tuple[str, ...]]:
+    """:func:`_parameters` of a whole parameter list, split into its parameters' ``texts``."""
+    if len(texts) == 1 and not texts[0].strip():
+        return 0, 0, ()
+    types = [_parameter_type(text, type_parameters) for text in texts]
+    if types[0] == "this":
+        del types[0]  # a receiver parameter (`Outer Outer.this`) takes no argument
+    if types and types[-1].endswith("..."):
+        return len(types) - 1, -1, tuple(types)
+    return len(types), len(types), tuple(types)
+
+
+def _parameter_type(text: str, type_parameters: frozenset[str]) -> str:
+    """A parameter's type as a call's argument is checked against it: without annotations,
+    modifiers, type arguments or the name (`int[]`, `String...`, `a.B`); "?" for a type
+    variable (of the method's, or named like one: the class's are not in the signature)."""
+    words = [w for w in text.split() if not w.startswith("@") and w != "final"]
+    if len(words) < 2:
+        return "?"
+    if words[-1].endswith(".this") or words[-1] == "this":
+        return "this"
+    name = words[-1]
+    declared = "".join(words[:-1])
+    if "<" in declared:  # type arguments: what they hold does not decide an overload here
+        head, _, rest = declared.partition("<")
+        declared = head + rest[rest.rfind(">") + 1 :]
+    if "(" in declared or ")" in declared:  # an annotation with arguments: not read
+        return "?"
+    if name.endswith("]"):  # `int a[]`
+        declared += name[name.index("[") :].replace(" ", "")
+    bare = declared.removesuffix("...").replace("[]", "")
+    if bare in type_parameters or _looks_like_type_variable(bare):
+        return "?"
+    return declared
+
+
+def _type_parameters(head: str) -> frozenset[str]:
+    """The type variables a method declares before its name (`<K, V extends X>`)."""
+    if "<" not in head:
+        return frozenset()
+    inside = head[head.index("<") + 1 : head.rfind(">")]
+    return frozenset(part.split()[0] for part in inside.split(",") if part.split())
+
+
+_PRIMITIVES = frozenset({"int", "long", "short", "byte", "char", "boolean", "float", "double"})
+# what a value of a primitive type can be passed as without a cast (no narrowing in a call)
+_WIDENS = {
+    "byte": frozenset({"byte", "short", "int", "long", "float", "double"}),
+    "short": frozenset({"short", "int", "long", "float", "double"}),
+    "char": frozenset({"char", "int", "long", "float", "double"}),
+    "int": frozenset({"int", "long", "float", "double"}),
+    "long": frozenset({"long", "float", "double"}),
+    "float": frozenset({"float", "double"}),
+    "double": frozenset({"double"}),
+    "boolean": frozenset({"boolean"}),
+}
+_BOXES = {"byte": "Byte", "short": "Short", "char": "Character", "int": "Integer",
+          "long": "Long", "float": "Float", "double": "Double", "boolean": "Boolean"}
+_UNBOXES = {box: primitive for primitive, box in _BOXES.items()}
+# supertypes of every boxed primitive and of String, besides their own
+_VALUE_SUPERS = frozenset({"Object", "Serializable", "Comparable", "Constable", "ConstantDesc"})
+_STRING_SUPERS = _VALUE_SUPERS | {"String", "CharSequence"}
+_NUMBER_SUPERS = _VALUE_SUPERS | {"Number"}
+# final classes of java.lang: no class of an index extends them
+_FINAL_LANG = frozenset({"String", *_UNBOXES})
+
+
+def _argument_fits(r: Any, fi: Any, scope: int, argument: str, target: Any,
+                   parameter: str) -> bool:
+    """Whether an argument of the static type ``argument`` (call_arguments') may be passed
+    to a parameter of type ``parameter`` (_parameter_type's) of the method ``target``: False
+    only where it certainly may not."""
+    if parameter == "?":
+        return True
+    argument, classes = _argument_type(r, fi, scope, argument)
+    if not argument:
+        return True
+    if argument == "null":
+        return parameter not in _PRIMITIVES
+    if parameter.endswith("]"):  # an array: no argument typed here is one
+        return False
+    declared = parameter.rpartition(".")[2]
+    widened = _WIDENS.get(argument)
+    if widened is not None:  # a primitive
+        if parameter in _PRIMITIVES:
+            return parameter in widened
+        supers = _NUMBER_SUPERS if argument not in ("char", "boolean") else _VALUE_SUPERS
+        return declared == _BOXES[argument] or declared in supers
+    if argument == "String":
+        return declared in _STRING_SUPERS
+    given = argument.rpartition(".")[2]  # a class type
+    if parameter in _PRIMITIVES:
+        unboxed = _UNBOXES.get(given)
+        return unboxed is None and _looks_like_type_variable(given) or \
+            unboxed is not None and parameter in _WIDENS[unboxed]
+    if declared == given or declared in _VALUE_SUPERS or _looks_like_type_variable(given):
+        return True
+    return _may_extend(r, fi, scope, argument, given, classes, target, parameter, declared)
+
+
+def _argument_type(r: Any, fi: Any, scope: int, argument: str) -> tuple[str, list | None]:
+    """An argument's static type (call_arguments'), "" where not certain, and its classes
+    where resolved already (None: look the name up)."""
+    if argument[0] == "=":
+        return _variable_type(fi, scope, argument[1:]), None
+    if argument[0] == "~":
+        found: tuple[str, list | None] = r.memo(("java-argument", fi.path, scope, argument),
+                                                _path_type, r, fi, scope, argument[1:])
+        return found
+    return argument, None
+
+
+def _argument_is(r: Any, fi: Any, scope: int, argument: str, parameter: str) -> bool:
+    """Whether the parameter is declared of the argument's very type: of the overloads an
+    argument fits, javac calls the most specific, and one of its exact type is."""
+    if parameter == "?":
+        return False
+    given = _argument_type(r, fi, scope, argument)[0]
+    return bool(given) and given != "null" and \
+        given.rpartition(".")[2] == parameter.rpartition(".")[2]
+
+
+def _path_type(r: Any, fi: Any, scope: int, path: str) -> tuple[str, list | None]:
+    """The declared type of what ``path`` denotes (a field, a constant, an enum constant,
+    `this`): its name, and its classes in the index (None: look the name up); "" where it is
+    not certain."""
+    if path.endswith("()"):
+        return _returned_type(r, fi, scope, path[:-2])
+    found, confidence = r.resolve_path(fi, name_path(path), scope)
+    if len(found) > 1:  # a field and methods of its name: a read is the field
+        found = [s for s in found if s[0] != "d" or r.definition(s).kind != "Function"]
+    if len(found) != 1 or confidence == _NAME:
+        return "", None
+    symbol = found[0]
+    d = r.definition(symbol)
+    if d is None or symbol[0] not in ("d", "i"):
+        return "", None
+    if symbol[0] == "i":  # `this`
+        return d.name, [("d", symbol[1], symbol[2])]
+    if d.kind not in ("Variable", "Constant"):
+        return "", None
+    hint = d.type_hint
+    if not hint:
+        declaring = r.index(symbol[1])
+        parent = declaring.facts.defs[d.parent] if declaring and d.parent >= 0 else None
+        if d.kind == "Constant" and parent is not None and parent.kind == "Class" \
+                and " " not in d.signature.partition("(")[0].strip():  # an enum's constant
+            return parent.name, [("d", symbol[1], d.parent)]
+        return "", None
+    return _declared(r, symbol, d, hint, d.parent)
+
+
+def _returned_type(r: Any, fi: Any, scope: int, path: str) -> tuple[str, list | None]:
+    """:func:`_path_type` of a call of the method ``path``: the type its declarations (one,
+    or overloads that agree) return."""
+    found, confidence = r.resolve_path(fi, name_path(path), scope)
+    if not found or len(found) > MAX_OVERLOADS or confidence == _NAME:
+        return "", None
+    hints = set()
+    methods = []
+    for symbol in found:
+        d = r.definition(symbol) if symbol[0] == "d" else None
+        if d is None:
+            return "", None
+        if d.kind == "Function":  # (not a field of the same name: `pos` beside `pos()`)
+            if not d.type_hint:
+                return "", None
+            hints.add(d.type_hint)
+            methods.append(symbol)
+    if len(hints) != 1:
+        return "", None
+    d = r.definition(methods[0])
+    return _declared(r, methods[0], d, d.type_hint, methods[0][2])
+
+
+def _declared(r: Any, symbol: Any, d: Any, hint: tuple[str, ...], scope: int
+              ) -> tuple[str, list | None]:
+    """The type ``hint`` that the definition ``d`` (at ``symbol``) declares, as
+    :func:`_path_type` gives it, looked up from ``scope`` of its file."""
+    head = d.signature.partition("(")[0].partition("=")[0]
+    lt = head.find("<")
+    if lt >= 0 and head.find(hint[-1]) > lt:  # `Optional<T> x` read as a T
+        return "", None
+    if len(hint) == 1 and (hint[0] in _PRIMITIVES or hint[0] in _FINAL_LANG):
+        return hint[0], None
+    declaring = r.index(symbol[1])
+    if declaring is None:
+        return "", None
+    typed = r.resolve_path(declaring, hint, scope)[0]
+    return ".".join(hint), [t for t in typed if t[0] == "d"] or None
+
+
+def _may_extend(r: Any, fi: Any, scope: int, argument: str, given: str,
+                classes: list | None, target: Any, parameter: str, declared: str) -> bool:
+    """Whether the class ``argument`` may be the type ``parameter`` or a subtype of it: not
+    where the parameter's is a class of the index that is none of the argument's bases; not
+    where it is a class outside the index (or a final class of java.lang) and the argument's
+    is one of the index whose every base is in the index too."""
+    declaring = r.index(target[1])
+    if declaring is None:
+        return True
+    if _class_type_variable(declaring, target[2], declared):
+        return True
+    wanted = [s for s in r.resolve_path(declaring, name_path(parameter), target[2])[0]
+              if s[0] == "d"]
+    if not wanted and declared in _FINAL_LANG:
+        return declared == given
+    if classes is None:
+        found = r.resolve_path(fi, name_path(argument), scope)[0]
+        classes = [s for s in found if s[0] == "d"]
+        if not classes:  # a class outside the index (no subtype of one in it), or not known
+            return not wanted or not (given in _FINAL_LANG or any(s[0] == "x" for s in found))
+    seen = set(classes)
+    for _ in range(MAX_QUALIFIED_NAMES):
+        if any(w in seen for w in wanted):
+            return True
+        bases: list = []
+        for c in classes:
+            resolved = r.bases_of(c[1], c[2])
+            if not wanted:  # a type outside the index: only through a base outside it
+                c_index = r.index(c[1])
+                if c_index is None or len(c_index.bases.get(c[2], ())) > len(resolved):
+                    return True
+            bases.extend(b for b in resolved if b not in seen)
+        if not bases:
+            return False
+        seen.update(bases)
+        classes = bases
+    return True
+
+
+def _class_type_variable(fi: Any, method: int, name: str) -> bool:
+    """Whether ``name`` is a type variable of a class around the method at ``method``
+    (`class Scanner<R, P>`: the signatures of the classes say)."""
+    defs = fi.facts.defs
+    s = defs[method].parent
+    while s >= 0:
+        head = defs[s].signature.partition("{")[0]
+        if "<" in head and name in _type_parameters(head.replace(defs[s].name, "", 1)):
+            return True
+        s = defs[s].parent
+    return False
+
+
+def _variable_type(fi: Any, scope: int, name: str) -> str:
+    """The declared type of the local variable or parameter ``name`` read in ``scope``, where
+    the source says it; "" where not (a field's is not taken: a local without a declared type,
+    `var x`, may hide it)."""
+    defs = fi.facts.defs
+    s = scope
+    while s >= 0 and defs[s].kind == "Function":
+        binding = fi.bindings.get((s, name))
+        if binding is not None:
+            return ".".join(binding.type_path)
+        s = defs[s].parent
+    return ""
+
+
+def _looks_like_type_variable(name: str) -> bool:
+    """A class's type variables are named so by convention: T, E, K2, TT."""
+    return 0 < len(name) <= 2 and name[0].isupper() and (len(name) == 1 or not name[1].islower())
 
 
 class _Rules(BaseRules):
@@ -85,6 +477,16 @@ class _Rules(BaseRules):
     class_members_visible = True
     guess_members = True
     builtin_method_names = _OBJECT_METHODS
+
+    def parameters(self, signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
+        return _parameters(signature, name)
+
+    def argument_fits(self, r: Any, fi: Any, scope: int, argument: str, target: Any,
+                      parameter: str) -> bool:
+        return _argument_fits(r, fi, scope, argument, target, parameter)
+
+    def argument_is(self, r: Any, fi: Any, scope: int, argument: str, parameter: str) -> bool:
+        return _argument_is(r, fi, scope, argument, parameter)
 
     def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
         package = facts.package

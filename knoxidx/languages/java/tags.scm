@@ -16,6 +16,8 @@
 (method_invocation !object name: (identifier) @reference.call)
 ; `super(...)` in a constructor: the base class's (a call of the class, as `new T()` is)
 (explicit_constructor_invocation constructor: (super) @reference.call)
+; how many arguments a call passes: which overloads of the method it can call
+(method_invocation name: (identifier) @arity.name arguments: (argument_list) @arity)
 (object_creation_expression type: [(type_identifier) (scoped_type_identifier)] @reference.new)
 (object_creation_expression type: (generic_type [(type_identifier) (scoped_type_identifier)] @reference.new))
 
@@ -60,6 +62,12 @@
   declarator: (variable_declarator name: (identifier) @binding.name
     value: (object_creation_expression type: [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.type)))
 (formal_parameter type: [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.type
+  name: (identifier) @binding.name)
+; primitives too: an argument's type picks among overloads
+(local_variable_declaration
+  type: [(integral_type) (floating_point_type) (boolean_type)] @binding.type
+  declarator: (variable_declarator name: (identifier) @binding.name))
+(formal_parameter type: [(integral_type) (floating_point_type) (boolean_type)] @binding.type
   name: (identifier) @binding.name)
 (enhanced_for_statement type: [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.type
   name: (identifier) @binding.name)

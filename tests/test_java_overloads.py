@@ -1,0 +1,274 @@
+"""A Java call means the overloads of its name that can take its arguments, as javac picks
+them: by how many there are (varargs taking any number from their fixed ones on), and where
+that leaves several, by the static types of arguments whose type is certain."""
+
+from __future__ import annotations
+
+from knoxidx.graph import export
+from knoxidx.index import Index
+from knoxidx.languages.java.hooks import _parameters
+from knoxidx.parse.extract import extract
+from tests.helpers import build
+
+BASE = """\
+package p;
+
+public class Base {
+    public void log(String message, Object... args) {}
+    public void log(int level, String message, Throwable cause) {}
+}
+"""
+
+LOGGER = """\
+package p;
+
+public class Logger extends Base {
+    void emit(String message) {}
+    void emit(String message, int level) {}
+    void emit(int level, String message, int repeat) {}
+
+    void run() {
+        emit("a");
+        emit("b", 2);
+        this.emit(1, "c", 3);
+        log(4, "d", null);
+        log("e");
+        log("f", 1, 2, 3, 4);
+    }
+}
+"""
+
+
+def _calls(root) -> set[tuple[int, str]]:
+    """(line, signature of the target) of every Calls edge to a method."""
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        return {(e["line"], nodes[e["target"]]["signature"])
+                for e in export.edges(idx.q)
+                if e["type"] == "Calls" and nodes[e["target"]]["kind"] == "Function"}
+
+
+def test_a_call_means_the_overloads_that_take_as_many_arguments(repo) -> None:
+    root = repo({"p/Base.java": BASE, "p/Logger.java": LOGGER})
+    build(root)
+    calls = _calls(root)
+    assert {s for line, s in calls if line == 9} == {"void emit(String message)"}
+    assert {s for line, s in calls if line == 10} == {"void emit(String message, int level)"}
+    assert {s for line, s in calls if line == 11} == {
+        "void emit(int level, String message, int repeat)"}
+
+
+def test_overloads_inherited_from_a_base_are_chosen_among_too(repo) -> None:
+    # Logger declares no `log`: the base's two are the candidates, told apart by arity; and
+    # varargs take their fixed arguments and any number more
+    root = repo({"p/Base.java": BASE, "p/Logger.java": LOGGER})
+    build(root)
+    calls = _calls(root)
+    three = "public void log(int level, String message, Throwable cause)"
+    varargs = "public void log(String message, Object... args)"
+    assert {s for line, s in calls if line == 12} == {three}
+    assert {s for line, s in calls if line == 13} == {varargs}
+    assert {s for line, s in calls if line == 14} == {varargs}
+
+
+def test_a_call_records_how_many_arguments_it_passes() -> None:
+    source = b"class A { void f() { g(); a.g(1, /* two */ 2, h(3)); } }"
+    arities = {(r.path, r.arity) for r in extract("A.java", source, "java").refs
+               if r.kind == "call"}
+    assert arities == {(("g",), 0), (("a", "g"), 3), (("h",), 1)}
+
+
+def test_parameters_read_from_a_signature() -> None:
+    assert _parameters("public void f()", "f") == (0, 0, ())
+    assert _parameters("void f(final int a, Map<K, V> m, int b[])", "f") == (
+        3, 3, ("int", "Map", "int[]"))
+    # varargs; a type variable of the method's or named like one is any type ("?")
+    assert _parameters('@A("x,y") static <Sym> T f(Sym a, T b, String... xs)', "f") == (
+        2, -1, ("?", "?", "String..."))
+    assert _parameters("void f(Outer Outer.this, int a)", "f") == (1, 1, ("int",))
+    assert _parameters("void f(int a,", "f") is None  # cut off: any number, any type
+
+
+TREES = """\
+package p;
+
+public class Trees {
+    enum Flag { SYNTAX }
+    static class Node {}
+    static class Leaf extends Node {}
+    static class Other {}
+
+    Leaf leaf;
+    int count;
+
+    void scan(Node node) {}
+    void scan(Other other) {}
+    void scan(int pos) {}
+    void mark(Flag flag) {}
+    void mark(String text) {}
+    void take(Trees self) {}
+    void take(Other other) {}
+
+    void run(Leaf given, long wide) {
+        scan(new Leaf());
+        scan(given);
+        scan(leaf);
+        scan(count);
+        mark(Flag.SYNTAX);
+        take(this);
+        scan((Other) null);
+        mark(null);
+        scan(wide);
+    }
+}
+"""
+
+
+def test_overloads_of_one_arity_are_told_apart_by_certain_argument_types(repo) -> None:
+    root = repo({"p/Trees.java": TREES})
+    build(root)
+    calls = _calls(root)
+
+    def at(line: int) -> set[str]:
+        return {s for n, s in calls if n == line}
+
+    node, other, pos = "void scan(Node node)", "void scan(Other other)", "void scan(int pos)"
+    assert at(21) == {node}  # new Leaf(): a subclass of Node
+    assert at(22) == {node}  # a parameter declared Leaf
+    assert at(23) == {node}  # a field declared Leaf
+    assert at(24) == {pos}  # a field declared int
+    assert at(25) == {"void mark(Flag flag)"}  # an enum's constant
+    assert at(26) == {"void take(Trees self)"}  # this
+    assert at(27) == {other}  # a cast
+    # null fits every reference type; a long no parameter here: both left as they were
+    assert at(28) == {"void mark(Flag flag)", "void mark(String text)"}
+    assert at(29) == {node, other, pos}
+
+
+CALLS = """\
+package p;
+
+public class Calls {
+    static class Node {}
+    static class Other {}
+
+    Node node() { return null; }
+    static Other other() { return null; }
+
+    void scan(Node node) {}
+    void scan(Other other) {}
+
+    void run() {
+        scan(node());
+        scan(Calls.other());
+    }
+}
+"""
+
+
+def test_a_call_passed_as_an_argument_is_typed_by_what_it_returns(repo) -> None:
+    root = repo({"p/Calls.java": CALLS})
+    build(root)
+    calls = _calls(root)
+    assert {s for n, s in calls if n == 14 and "scan" in s} == {"void scan(Node node)"}
+    assert {s for n, s in calls if n == 15 and "scan" in s} == {"void scan(Other other)"}
+
+
+SCANNER = """\
+package p;
+
+import java.util.List;
+
+public class Scanner<R> {
+    interface Tree {}
+    interface Leaf extends Tree {}
+
+    void scan(Tree tree) {}
+    void scan(Iterable<? extends Tree> trees) {}
+    void show(String text) {}
+    void show(boolean flag) {}
+    void keep(R value) {}
+    void keep(List<R> values) {}
+
+    void run(Leaf leaf, R value, int n) {
+        scan(leaf);
+        show("n = " + n);
+        show(n > 1);
+        keep(value);
+    }
+}
+"""
+
+
+def test_types_outside_the_index_and_operations_tell_overloads_apart(repo) -> None:
+    # Leaf's every base is in the index: it is no Iterable; a class's type variable R is
+    # any type (the List overload stays)
+    root = repo({"p/Scanner.java": SCANNER})
+    build(root)
+    calls = _calls(root)
+    assert {s for n, s in calls if n == 17} == {"void scan(Tree tree)"}
+    assert {s for n, s in calls if n == 18} == {"void show(String text)"}
+    assert {s for n, s in calls if n == 19} == {"void show(boolean flag)"}
+    assert {s for n, s in calls if n == 20} == {"void keep(R value)", "void keep(List<R> values)"}
+
+
+POSITIONS = """\
+package p;
+
+public class Positions {
+    interface Position {}
+    static class Key<T> {}
+    static class Tree implements Position {
+        int pos;
+        Position pos() { return this; }
+    }
+    static final Key<Positions> KEY = new Key<>();
+
+    void error(int pos, String key) {}
+    void error(Position pos, String key) {}
+    void put(Key<?> key, Object value) {}
+    void put(Class<?> type, Object value) {}
+
+    void run(Tree tree) {
+        error(tree.pos, "a");
+        error(tree.pos(), "b");
+        put(KEY, this);
+    }
+}
+"""
+
+
+def test_a_field_and_a_method_of_one_name_type_a_read_and_a_call_apart(repo) -> None:
+    root = repo({"p/Positions.java": POSITIONS})
+    build(root)
+    calls = _calls(root)
+    assert {s for n, s in calls if n == 18 and "error" in s} == {"void error(int pos, String key)"}
+    assert {s for n, s in calls if n == 19 and "error" in s} == {
+        "void error(Position pos, String key)"}
+    # a field declared `Key<Positions>` (initialised `new Key<>()`) is a Key, no Class
+    assert {s for n, s in calls if n == 20 and "put" in s} == {
+        "void put(Key<?> key, Object value)"}
+
+
+CHECKS = """\
+package p;
+
+public class Checks {
+    static void check(boolean cond, Object value) {}
+    static void check(boolean cond, String message) {}
+
+    void run(Object given) {
+        check(true, "message");
+        check(false, given);
+    }
+}
+"""
+
+
+def test_of_the_overloads_an_argument_fits_the_most_specific_is_called(repo) -> None:
+    # a string literal fits Object and String: javac calls the String one
+    root = repo({"p/Checks.java": CHECKS})
+    build(root)
+    calls = _calls(root)
+    assert {s for n, s in calls if n == 8} == {"static void check(boolean cond, String message)"}
+    assert {s for n, s in calls if n == 9} == {"static void check(boolean cond, Object value)"}
