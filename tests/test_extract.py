@@ -234,15 +234,14 @@ def test_extraction_reads_node_texts_from_the_source_not_through_node_text() -> 
     import ast
     from pathlib import Path
 
-    import knoxidx.indexer as indexer
+    import knoxidx
     from knoxidx.languages.registry import LANGUAGES
 
-    package = Path(indexer.__file__).parent
     # (by module name: a compiled module's __file__ is its extension, not its source)
-    sources = package.parent.parent
+    sources = Path(knoxidx.__file__).parent.parent
     hooks = sorted({spec.hooks for spec in LANGUAGES} | {"knoxidx.languages.common"})
-    modules = [package / "extract.py", package / "definitions.py",
-               *(sources / (name.replace(".", "/") + ".py") for name in hooks)]
+    modules = [sources / (name.replace(".", "/") + ".py")
+               for name in ("knoxidx.parse.extract", "knoxidx.parse.definitions", *hooks)]
     readers = [
         f"{path.name}:{node.lineno}"
         for path in modules

@@ -15,7 +15,13 @@ import pytest
 from tree_sitter import Query
 
 from knoxidx.languages import registry
-from knoxidx.languages.protocol import BindsNames, Language, ResolutionRules, TypesProperties
+from knoxidx.languages.protocol import (
+    BindsNames,
+    CountsArguments,
+    Language,
+    ResolutionRules,
+    TypesProperties,
+)
 from knoxidx.languages.spec import LanguageSpec
 
 PACKAGE = Path(registry.__file__).resolve().parent.parent
@@ -50,6 +56,7 @@ def test_every_language_has_queries_that_compile_against_its_grammar(spec: Langu
     # what a query captures, the hooks must be able to read
     assert ("binding.names" not in captures) or isinstance(hooks, BindsNames)
     assert ("binding.object" not in captures) or isinstance(hooks, TypesProperties)
+    assert ("arity" not in captures) or isinstance(hooks, CountsArguments)
 
 
 @pytest.mark.parametrize("family", registry.FAMILIES)

@@ -79,3 +79,11 @@ class TypesProperties(Protocol):
     property of the inline object type to its type node."""
 
     property_types: Callable[[Any, bytes], dict[str, Any]]
+
+
+@runtime_checkable
+class CountsArguments(Protocol):
+    """A language whose queries capture ``@arity`` (a call's argument list) says how many
+    arguments it passes and each one's static type where certain (overloads by arity)."""
+
+    call_arguments: Callable[[Any, bytes], tuple[int, tuple[str, ...]]]

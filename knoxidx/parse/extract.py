@@ -26,7 +26,7 @@ from knoxidx.core.facts import (
     as_references,
 )
 from knoxidx.core.model import NodeKind
-from knoxidx.languages.protocol import BindsNames, Language, TypesProperties
+from knoxidx.languages.protocol import BindsNames, CountsArguments, Language, TypesProperties
 from knoxidx.languages.registry import BY_NAME, query_source, ts_language
 from knoxidx.parse.complexity import ComplexityCaptures, with_complexity
 from knoxidx.parse.definitions import (
@@ -345,8 +345,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             raw_locals.append((node.start_byte, node.end_byte))
             raw_assigned.append(node)
         elif kind == "arity":
-            arities[caps["arity.name"][0].start_byte] = plugin.call_arguments(caps[main][0],
-                                                                              source)
+            arities[caps["arity.name"][0].start_byte] = cast(
+                CountsArguments, plugin).call_arguments(caps[main][0], source)
         elif kind == "global":
             raw_globals.append(caps[main][0])
         elif kind == "package":
