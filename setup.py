@@ -46,6 +46,7 @@ COMPILED = [
     "knoxidx/indexer/extract.py",
     "knoxidx/indexer/facts.py",
     "knoxidx/indexer/name_paths.py",
+    "knoxidx/indexer/signatures.py",
     "knoxidx/indexer/lang/common.py",
     "knoxidx/indexer/lang/go.py",
     "knoxidx/indexer/lang/java.py",

@@ -142,8 +142,16 @@ CREATE INDEX history_change_path ON knoxidx.history_change(repo, path, seq);
 CREATE INDEX history_change_seq ON knoxidx.history_change(repo, seq);
 """
 
+# v9: each function's signature as data (``knoxidx.indexer.signatures``: JSON) and the names in
+# its return and parameter types that ``--returns`` / ``--param-type`` search. NULL in rows
+# written before, until the changed engine fingerprint has the next update read them again.
+_V9 = """
+ALTER TABLE knoxidx.nodes ADD COLUMN signature_data TEXT, ADD COLUMN returns_types TEXT,
+  ADD COLUMN param_types TEXT;
+"""
+
 MIGRATIONS: dict[int, str] = {
-    1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6, 7: _V7, 8: _V8,
+    1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6, 7: _V7, 8: _V8, 9: _V9,
 }
 SCHEMA_VERSION = max(MIGRATIONS)
 

@@ -8,6 +8,7 @@ import posixpath
 from typing import Any
 
 from knoxidx.graph.model import NodeKind
+from knoxidx.indexer import signatures as sig
 from knoxidx.indexer.definitions import node_text
 from knoxidx.indexer.facts import Import, RefKind
 from knoxidx.indexer.lang.common import ReexportingRules, preceding_comment
@@ -385,3 +386,59 @@ class _Rules(ReexportingRules):
 
 
 RULES = _Rules()
+
+
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function",
+                              "generator_function"})
+_DECORATORS = frozenset({"decorator"})
+_COMMENTS = frozenset({"comment"})
+
+
+def signature_of(node: Any, source: bytes) -> sig.SignatureData:
+    """A function's or method's parameters (TypeScript's `x?: T` optional, `this: T` its
+    receiver, `...rest` variadic; a destructured one named by its pattern as written), return
+    type, type parameters and decorators. ``node`` may be the declarator or assignment whose
+    value is the function (`const f = () => ...`)."""
+    function = node.child_by_field_name(
+        "value" if node.type == "variable_declarator" else "right"
+    ) if node.type in ("variable_declarator", "assignment_expression") else node
+    if function is None or (function is not node and function.type not in _FUNCTION_VALUES):
+        return ()
+    decorators = [c for c in function.named_children if c.type == "decorator"]
+    if function.type == "method_definition" and not decorators:  # TypeScript's: before it
+        decorators = sig.preceding(function, _DECORATORS, _COMMENTS)
+    params: list[sig.Parameter] = []
+    listed = function.child_by_field_name("parameters")
+    for child in listed.named_children if listed is not None else ():
+        if child.type in ("comment", "decorator"):
+            continue
+        params.append(_parameter(child, source))
+    single = function.child_by_field_name("parameter")  # `x => x`
+    if single is not None:
+        params.append((sig.written(source, single), None, None, sig.POSITIONAL))
+    type_parameters = function.child_by_field_name("type_parameters")
+    return (tuple(params), sig.after_colon(sig.field_text(source, function, "return_type")),
+            tuple([sig.written(source, t) for t in type_parameters.named_children
+                   if t.type != "comment"]) if type_parameters is not None else (),
+            sig.decorator_names(decorators, source, "@"))
+
+
+def _parameter(child: Any, source: bytes) -> sig.Parameter:
+    """One parameter: TypeScript's required/optional_parameter, or JavaScript's pattern."""
+    kind = sig.OPTIONAL if child.type == "optional_parameter" else sig.POSITIONAL
+    if child.type in ("required_parameter", "optional_parameter"):
+        pattern = child.child_by_field_name("pattern")
+        type_text = sig.after_colon(sig.field_text(source, child, "type"))
+        default = sig.field_text(source, child, "value")
+    elif child.type == "assignment_pattern":
+        pattern, type_text = child.child_by_field_name("left"), None
+        default = sig.field_text(source, child, "right")
+    else:
+        pattern, type_text, default = child, None, None
+    if pattern is None:
+        return (None, type_text, default, kind)
+    if pattern.type == "rest_pattern":
+        kind = sig.VARIADIC
+    elif pattern.type == "this":
+        kind = sig.RECEIVER
+    return (sig.written(source, pattern).lstrip(".").lstrip(), type_text, default, kind)
