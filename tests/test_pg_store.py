@@ -262,7 +262,7 @@ def test_store_init_status_migrate(pg_url: str) -> None:
         Index.open_shared_reader(pg_url, None)
     result = runner.invoke(main, ["store", "migrate", "--store", pg_url, "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["applied"] == [2, 3, 4, 5, 6, 7, 8]
+    assert json.loads(result.output)["applied"] == [2, 3, 4, 5, 6, 7, 8, 9]
     result = runner.invoke(main, ["store", "init", "--store", pg_url, "--json"])
     assert json.loads(result.output)["applied"] == []
     conn = pg_schema.connect(pg_url)

@@ -55,13 +55,6 @@ def field_text(source: bytes, node: Any, field: str) -> str | None:
     return None if child is None else written(source, child)
 
 
-def after_colon(text: str | None) -> str | None:
-    """A TypeScript type annotation's type: its text without the leading `:`."""
-    if text is None:
-        return None
-    return text[1:].lstrip() if text.startswith(":") else text
-
-
 def decorator_names(nodes: Iterable[Any], source: bytes, sigil: str) -> tuple[str, ...]:
     """Decorators (annotations, attributes) as written, without their ``sigil`` (`@`)."""
     return tuple([written(source, n).lstrip(sigil).lstrip() for n in nodes])

@@ -417,10 +417,19 @@ def signature_of(node: Any, source: bytes) -> sig.SignatureData:
     if single is not None:
         params.append((sig.written(source, single), None, None, sig.POSITIONAL))
     type_parameters = function.child_by_field_name("type_parameters")
-    return (tuple(params), sig.after_colon(sig.field_text(source, function, "return_type")),
+    return (tuple(params), _annotated(function, "return_type", source),
             tuple([sig.written(source, t) for t in type_parameters.named_children
                    if t.type != "comment"]) if type_parameters is not None else (),
             sig.decorator_names(decorators, source, "@"))
+
+
+def _annotated(node: Any, field: str, source: bytes) -> str | None:
+    """The type of ``node``'s annotation ``field`` (`: T`, `: x is T`, `: asserts x`) as
+    written: its last named child, past the colon and any comment before it."""
+    annotation = node.child_by_field_name(field)
+    if annotation is None or not annotation.named_child_count:
+        return None
+    return sig.written(source, annotation.named_child(annotation.named_child_count - 1))
 
 
 def _parameter(child: Any, source: bytes) -> sig.Parameter:
@@ -428,7 +437,7 @@ def _parameter(child: Any, source: bytes) -> sig.Parameter:
     kind = sig.OPTIONAL if child.type == "optional_parameter" else sig.POSITIONAL
     if child.type in ("required_parameter", "optional_parameter"):
         pattern = child.child_by_field_name("pattern")
-        type_text = sig.after_colon(sig.field_text(source, child, "type"))
+        type_text = _annotated(child, "type", source)
         default = sig.field_text(source, child, "value")
     elif child.type == "assignment_pattern":
         pattern, type_text = child.child_by_field_name("left"), None
