@@ -5,7 +5,6 @@ walks of :mod:`knoxidx.graph.traverse`, the export and ``stats``. (The PostgreSQ
 from __future__ import annotations
 
 import json
-import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 

@@ -1,7 +1,8 @@
 """One module per language family: what tree-sitter queries cannot say.
 
 Each module provides the extraction hooks ``classify``, ``doc_comment``, ``is_exported``,
-``decode_import`` and ``package_name``, and the resolution hooks used by
+``decode_import``, ``package_name`` and ``signature_of`` (a function's signature as data, see
+``knoxidx.indexer.signatures``), and the resolution hooks used by
 ``knoxidx.graph.resolve`` (module naming and import-path mapping). ``classify``,
 ``doc_comment``, ``is_exported`` and ``decode_import`` (and JS's ``property_types``) take the
 file's ``source`` too, whether or not a language needs it: a node's text is sliced from it

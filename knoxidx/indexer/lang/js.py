@@ -394,7 +394,7 @@ _DECORATORS = frozenset({"decorator"})
 _COMMENTS = frozenset({"comment"})
 
 
-def signature_of(node: Any, source: bytes) -> sig.SignatureData:
+def signature_of(node: Any, source: bytes) -> sig.SignatureData | tuple[()]:
     """A function's or method's parameters (TypeScript's `x?: T` optional, `this: T` its
     receiver, `...rest` variadic; a destructured one named by its pattern as written), return
     type, type parameters and decorators. ``node`` may be the declarator or assignment whose

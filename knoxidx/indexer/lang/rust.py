@@ -359,7 +359,7 @@ _ATTRIBUTES = frozenset({"attribute_item"})
 _COMMENTS = frozenset({"line_comment", "block_comment"})
 
 
-def signature_of(node: Any, source: bytes) -> sig.SignatureData:
+def signature_of(node: Any, source: bytes) -> sig.SignatureData | tuple[()]:
     """A function's parameters (`self`, `&mut self` or `self: Box<Self>` its self; a pattern
     `(x, y)` named as written), return type, generics (lifetimes too) and attributes (the
     `#[...]` just before it). A macro has none of them."""
