@@ -31,7 +31,7 @@ SignatureData = tuple[tuple[Parameter, ...], str | None, tuple[str, ...], tuple[
 
 # A default value or a type longer than this is cut (with "…"): a 5 KB dict literal as a
 # default is no signature an agent reads.
-MAX_WRITTEN: Final = 200
+MAX_WRITTEN: Final = 500
 
 # a name in a type as written, qualified (`http.Request`, `std::io::Result`) or not
 _TYPE_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\s*(?:\.|::)\s*[A-Za-z_$][\w$]*)*")
