@@ -281,6 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--step", type=int, default=1, help="read every N-th file")
     parser.add_argument("--show", type=int, default=0, help="differing functions to print")
     parser.add_argument("--json", action="store_true", help="the table as JSON")
+    parser.add_argument("--save", type=Path, help="also write the table as JSON to this file")
     args = parser.parse_args(argv)
     tallies: dict[str, Tally] = {}
     for corpus in args.corpus:
@@ -291,6 +292,11 @@ def main(argv: list[str] | None = None) -> int:
         run_python(corpus, max(1, args.step), tallies.setdefault("python", Tally()))
         run_ts(corpus, max(1, args.step), tallies)
     table = {lang: t.row() for lang, t in sorted(tallies.items()) if t.files}
+    if args.save:
+        args.save.write_text(json.dumps({
+            "command": "python -m bench.signatures " + " ".join(sys.argv[1:] if argv is None
+                                                               else argv),
+            "corpora": [c.name for c in args.corpus], "languages": table}, indent=1) + "\n")
     if args.json:
         print(json.dumps(table, indent=1))
     else:

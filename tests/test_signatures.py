@@ -40,6 +40,7 @@ class A {
   @Get("x") m<T extends X>(this: A, a: number, b?: string, c = 3, ...r: T[]): Promise<T> {
     return x }
   constructor(private readonly x: Req, public y?: number) {}
+  static create = <T,>(v: T): A => new A()
 }
 function f({a, b}: O, [c]: L = [], d: D = {} as D): void {}
 const g = async <T,>(x: T): Promise<T> => x
@@ -48,7 +49,7 @@ interface I { s(a: A): B; }
 export function k(x: Request | null): x is Foo { return true }
 '''
 JAVASCRIPT = '''\
-class A { @d m(a, b = 1, ...c) {} }
+class A { @d m(a, b = 1, ...c) {} static k = (z) => z }
 function f({x}, [y] = [], z) {}
 exports.g = function(q) {}
 '''
@@ -94,6 +95,8 @@ EXPECTED: dict[str, dict[str, tuple]] = {
                ("c", None, "3", P), ("r", "T[]", None, VAR)),
               "Promise<T>", ("T extends X",), ('Get("x")',)),
         "constructor": ((("x", "Req", None, P), ("y", "number", None, OPT)), None, (), ()),
+        # a class field whose value is a function (found by bench.signatures on zod)
+        "create": ((("v", "T", None, P),), "A", ("T",), ()),
         "f": ((("{a, b}", "O", None, P), ("[c]", "L", "[]", P), ("d", "D", "{} as D", P)),
               "void", (), ()),
         "g": ((("x", "T", None, P),), "Promise<T>", ("T",), ()),
@@ -104,6 +107,7 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     "javascript": {
         "m": ((("a", None, None, P), ("b", None, "1", P), ("c", None, None, VAR)), None, (),
               ("d",)),
+        "k": ((("z", None, None, P),), None, (), ()),
         "f": ((("{x}", None, None, P), ("[y]", None, "[]", P), ("z", None, None, P)), None,
               (), ()),
         "g": ((("q", None, None, P),), None, (), ()),

@@ -1,6 +1,7 @@
 // The TypeScript compiler's function-like declarations, for bench/signatures.py: for each file
 // named on stdin (one path a line), one JSON line per function, method, constructor, accessor,
-// method or function signature, and function or arrow function assigned to a variable:
+// method or function signature, and function or arrow function assigned to a variable or a
+// class property:
 // {file, line (1-based, of its name), name, parameters: [{name, type, default, optional, rest}],
 // returns, typeParameters}; texts as written, each run of whitespace one space.
 // Usage: node ts_signatures.mjs PATH_TO_TYPESCRIPT_PACKAGE < files
@@ -36,7 +37,8 @@ for (const file of files) {
     } else if (ts.isConstructorDeclaration(node)) {
       const keyword = node.getChildren(sf).find((c) => c.kind === ts.SyntaxKind.ConstructorKeyword);
       if (keyword) emit(file, sf, keyword, node);
-    } else if (ts.isVariableDeclaration(node) && node.initializer && ts.isIdentifier(node.name) &&
+    } else if ((ts.isVariableDeclaration(node) || ts.isPropertyDeclaration(node)) &&
+               node.initializer && (ts.isIdentifier(node.name) || ts.isPrivateIdentifier(node.name)) &&
                (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))) {
       emit(file, sf, node.name, node.initializer);
     }

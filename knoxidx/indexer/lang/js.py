@@ -388,20 +388,20 @@ class _Rules(ReexportingRules):
 RULES = _Rules()
 
 
-_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function",
-                              "generator_function"})
 _DECORATORS = frozenset({"decorator"})
+# what holds a function as its value, and in which field
+_FUNCTION_HOLDERS = {"variable_declarator": "value", "public_field_definition": "value",
+                     "field_definition": "value", "assignment_expression": "right"}
 _COMMENTS = frozenset({"comment"})
 
 
 def signature_of(node: Any, source: bytes) -> sig.SignatureData | tuple[()]:
     """A function's or method's parameters (TypeScript's `x?: T` optional, `this: T` its
     receiver, `...rest` variadic; a destructured one named by its pattern as written), return
-    type, type parameters and decorators. ``node`` may be the declarator or assignment whose
-    value is the function (`const f = () => ...`)."""
-    function = node.child_by_field_name(
-        "value" if node.type == "variable_declarator" else "right"
-    ) if node.type in ("variable_declarator", "assignment_expression") else node
+    type, type parameters and decorators. ``node`` may be the declarator, class field or
+    assignment whose value is the function (`const f = () => ...`, `static f = () => ...`)."""
+    holder = _FUNCTION_HOLDERS.get(node.type)
+    function = node.child_by_field_name(holder) if holder is not None else node
     if function is None or (function is not node and function.type not in _FUNCTION_VALUES):
         return ()
     decorators = [c for c in function.named_children if c.type == "decorator"]
