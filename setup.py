@@ -46,6 +46,7 @@ COMPILED = [
     "knoxidx/parse/extract.py",
     "knoxidx/core/facts.py",
     "knoxidx/parse/name_paths.py",
+    "knoxidx/parse/signatures.py",
     "knoxidx/languages/common.py",
     "knoxidx/languages/go/hooks.py",
     "knoxidx/languages/java/hooks.py",

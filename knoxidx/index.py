@@ -323,11 +323,13 @@ class Index(GraphQuestions):
 
     def find_symbols(self, name: str, kind: str | None = None, *, path: str | None = None,
                      limit: int = DEFAULT_LIMIT, offset: int = 0,
-                     min_complexity: int | None = None) -> dict:
+                     min_complexity: int | None = None, returns: str | None = None,
+                     param_type: str | None = None) -> dict:
         """:meth:`GraphQuestions.find_symbols`, each definition with its ``evolution`` (see
         :func:`knoxidx.history.answers.evolutions`) when the index holds a history."""
         answer = super().find_symbols(name, kind, path=path, limit=limit, offset=offset,
-                                      min_complexity=min_complexity)
+                                      min_complexity=min_complexity, returns=returns,
+                                      param_type=param_type)
         # longer items: bound the page again
         if _add_evolution(self.store, self.root, answer["symbols"]):
             window, info = Page(limit, offset, kind, path).bound(answer["symbols"],

@@ -241,7 +241,7 @@ def test_old_index_is_rebuilt_with_a_message(tmp_path: Path) -> None:
         conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     code, out, err = run_cli("index", "--graph-only", str(root))
     assert code == 0, err
-    assert "index schema 6 is not this knoxidx's (7): rebuilding" in out + err
+    assert "index schema 6 is not this knoxidx's (8): rebuilding" in out + err
     code, out, _ = run_cli("symbols", "*", str(root), "--min-complexity", "2")
     assert "a.f" in out
 

@@ -17,6 +17,7 @@ from knoxidx.core.errors import (
 from knoxidx.core.model import EdgeType
 from knoxidx.core.paging import CANDIDATES_SHOWN, DEFAULT_LIMIT, FILES_SHOWN, WALK_CAP, Page
 from knoxidx.graph import traverse
+from knoxidx.parse import signatures
 
 _PATH_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
 CALL_TYPES = (EdgeType.CALLS.value,)
@@ -38,46 +39,54 @@ class GraphQuestions:
 
     def find_symbols(self, name: str, kind: str | None = None, *, path: str | None = None,
                      limit: int = DEFAULT_LIMIT, offset: int = 0,
-                     min_complexity: int | None = None) -> dict:
+                     min_complexity: int | None = None, returns: str | None = None,
+                     param_type: str | None = None) -> dict:
         """:meth:`symbols` as an answer: a page of the definitions (``limit`` from
         ``offset``, in files matching ``path``), how many match in all, and where the next
         page starts (see :mod:`knoxidx.core.paging`). ``min_complexity``: only functions of at
-        least that cyclomatic complexity, the most complex first."""
+        least that cyclomatic complexity, the most complex first. ``returns`` /
+        ``param_type``: only functions whose declared return type / a parameter's declared
+        type names that type, alone or inside another (:func:`signatures.type_query`)."""
         if min_complexity is not None and min_complexity < 1:
             raise BadInputError(
                 f"the minimum complexity must be 1 or more (a function's is at least 1), "
                 f"not {min_complexity}")
+        narrowing: dict[str, Any] = {"min_complexity": min_complexity}
+        for key, given in (("returns", returns), ("param_type", param_type)):
+            try:
+                narrowing[key] = None if given is None else signatures.type_query(given)
+            except ValueError as exc:
+                raise BadInputError(f"{key.replace('_', ' ')}: {exc}") from None
         page = Page(limit, offset, kind, path)
         window, total = self._symbol_matches(name, kind, page.path_glob, limit, offset,
-                                             min_complexity)
+                                             narrowing)
         hits, info = page.bound(window, total)
         return {"query": name, "symbols": hits, **info}
 
     def _symbol_matches(self, name: str, kind: str | None, path_glob: str | None, limit: int,
-                        offset: int, min_complexity: int | None = None
+                        offset: int, narrowing: dict[str, Any] | None = None
                         ) -> tuple[list[dict], int]:
         """``limit`` matches from ``offset`` and how many there are, by the first rule that
-        finds any: wildcard pattern, exact name, qualified-name suffix, name prefix."""
+        finds any: wildcard pattern, exact name, qualified-name suffix, name prefix.
+        ``narrowing``: the nodes_page filters (minimum complexity, types) besides."""
+        narrowing = narrowing or {}
         if not name.strip():
             raise BadInputError("the name is empty")
         if "*" in name or "?" in name:
             pattern = _like_escaped(name).replace("*", "%").replace("?", "_")
             hits, total = self.q.nodes_page("like", pattern, kind, path_glob, limit, offset,
-                                            min_complexity)
+                                            **narrowing)
             return [_public(h) for h in hits], total
         hits, total = self.q.nodes_page("name", name, kind, path_glob, limit, offset,
-                                        min_complexity)
+                                        **narrowing)
         if not total:
             suffixed = Page(kind=kind, path=path_glob).select(
                 self.q.nodes_with_suffix(name, limit=WALK_CAP))
-            if min_complexity is not None:
-                suffixed = sorted((h for h in suffixed
-                                   if _cyclomatic(h) >= min_complexity),
-                                  key=_cyclomatic, reverse=True)
+            suffixed = _narrowed(suffixed, **narrowing)
             hits, total = suffixed[offset : offset + limit], len(suffixed)
         if not total:
             hits, total = self.q.nodes_page("like", _like_escaped(name) + "%", kind, path_glob,
-                                            limit, offset, min_complexity)
+                                            limit, offset, **narrowing)
         return [_public(h) for h in hits], total
 
     def find(self, spec: str) -> dict:
@@ -234,6 +243,23 @@ class GraphQuestions:
         """The queries for walks from ``node``: edges join within one repository."""
         repo = node.get("repo")
         return self.q.scoped(repo) if repo is not None else self.q
+
+
+def _narrowed(nodes: list[dict], min_complexity: int | None = None, returns: str | None = None,
+              param_type: str | None = None) -> list[dict]:
+    """``nodes`` (nodes_with_suffix's) filtered as nodes_page filters in SQL."""
+    if returns is not None:
+        nodes = [h for h in nodes if "parameters" in h and signatures.key_matches(
+            signatures.search_key([h["returns"]]), returns)]
+    if param_type is not None:
+        nodes = [h for h in nodes if "parameters" in h and signatures.key_matches(
+            signatures.search_key([p["type"] for p in h["parameters"]
+                                   if p["kind"] not in (signatures.SELF, signatures.RECEIVER)]),
+            param_type)]
+    if min_complexity is not None:
+        nodes = sorted((h for h in nodes if _cyclomatic(h) >= min_complexity),
+                       key=_cyclomatic, reverse=True)
+    return nodes
 
 
 def _cyclomatic(node: dict) -> int:

@@ -26,6 +26,7 @@ MAX_DEPTH = 10
 MAX_K = 100
 MAX_QUERY_CHARS = 2000
 MAX_NAME_CHARS = 1000
+MAX_TYPE_CHARS = 200  # a type name the --returns / --param-type filters search for
 MAX_PATH_CHARS = 4096
 MIN_CONTEXT_TOKENS = 64
 MAX_CONTEXT_TOKENS = 100_000
@@ -336,7 +337,8 @@ OPERATIONS: tuple[Operation, ...] = (
         "('config.parse_config'), then a prefix; with * or ? the name is a wildcard pattern "
         "('parse*', '*Error'). Returns each definition's id, kind, "
         "qualified_name, path, start_line/end_line, signature and first doc line, and a "
-        "function's complexity (cyclomatic, nesting, loc). Pass the "
+        "function's complexity (cyclomatic, nesting, loc) and signature (parameters with "
+        "name, type, default and kind; returns; type_parameters; decorators). Pass the "
         "qualified_name (or path:line) to the other tools." + PAGED,
         (
             Param("name", "string", "The name, qualified name, suffix, prefix or wildcard "
@@ -346,9 +348,17 @@ OPERATIONS: tuple[Operation, ...] = (
             Param("min_complexity", "integer", "Only functions of at least this cyclomatic "
                   "complexity, the most complex first ('*' with 10: the functions most worth "
                   "splitting).", minimum=1, maximum=2**31 - 1),
+            Param("returns", "string", "Only functions whose declared return type names this "
+                  "type, alone or inside another ('Request' matches Optional[Request], "
+                  "Promise<Request>, *http.Request; 'http.Request' the qualified one).",
+                  max_length=MAX_TYPE_CHARS),
+            Param("param_type", "string", "Only functions with a parameter whose declared "
+                  "type names this type, by the same rule ('Request': the functions taking a "
+                  "Request).", max_length=MAX_TYPE_CHARS),
         ),
         lambda idx, a: idx.find_symbols(a["name"], a["kind"], path=a["path"], limit=a["limit"],
-                                        offset=a["offset"], min_complexity=a["min_complexity"]),
+                                        offset=a["offset"], min_complexity=a["min_complexity"],
+                                        returns=a["returns"], param_type=a["param_type"]),
     ),
     Operation(
         "", "GET", "/symbols/{id}", "One node by id",

@@ -171,16 +171,25 @@ def _print_report(data: dict, embedding_next: bool = False) -> None:
 @page_options
 @click.option("--min-complexity", type=click.IntRange(min=1), default=None,
               help="Only functions of at least this cyclomatic complexity, most complex first.")
+@click.option("--returns", "returns", metavar="TYPE", default=None,
+              help="Only functions whose declared return type names TYPE ('Request' matches "
+                   "Optional[Request], Promise<Request>, *http.Request).")
+@click.option("--param-type", metavar="TYPE", default=None,
+              help="Only functions with a parameter whose declared type names TYPE (the same "
+                   "rule; a receiver or self is no parameter).")
 @json_option
 @store_options
 def symbols(name: str, path: str, limit: int, offset: int, kind: str | None,
-            path_glob: str | None, min_complexity: int | None, as_json: bool) -> None:
+            path_glob: str | None, min_complexity: int | None, returns: str | None,
+            param_type: str | None, as_json: bool) -> None:
     """Find definitions named NAME (exact, qualified suffix, then prefix; with * or ?, a
     wildcard pattern: 'parse*', '*Error'). `knoxidx symbols '*' --min-complexity 15`: the
-    most complex functions."""
+    most complex functions; `knoxidx symbols '*' --param-type Request`: the functions taking
+    a Request."""
     page = page_kwargs(limit, offset, kind, path_glob)
     with open_index(path) as idx:
-        data = idx.find_symbols(name, page.pop("kind"), min_complexity=min_complexity, **page)
+        data = idx.find_symbols(name, page.pop("kind"), min_complexity=min_complexity,
+                                returns=returns, param_type=param_type, **page)
 
     def human(d: dict) -> None:
         for r in d["symbols"]:

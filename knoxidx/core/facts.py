@@ -37,6 +37,9 @@ class Definition(NamedTuple):
     cyclomatic: int = 0
     nesting: int = 0
     loc: int = 0  # lines of code: neither blank nor only comment
+    # a function's parameters, return type, type parameters and decorators
+    # (``knoxidx.parse.signatures.SignatureData``); () for other kinds
+    signature_data: tuple[Any, ...] = ()
 
 
 class Reference(NamedTuple):

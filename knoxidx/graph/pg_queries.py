@@ -20,12 +20,14 @@ from knoxidx.graph.queries import (
     UNRESOLVED_FIELDS,
     node_dict,
     normalise_qualified,
+    type_clauses,
 )
 
 _NODE_SELECT = (
     "SELECT n.id, n.kind, n.name, n.qualified_name, f.path, n.start_line, n.end_line,"
     " n.start_byte, n.end_byte, n.language, n.signature, n.doc, n.exported, n.cyclomatic,"
-    " n.nesting, n.loc, n.parent_id, n.file_id, n.repo FROM knoxidx.nodes n LEFT JOIN knoxidx.files f ON f.id = n.file_id"
+    " n.nesting, n.loc, n.signature_data, n.parent_id, n.file_id, n.repo"
+    " FROM knoxidx.nodes n LEFT JOIN knoxidx.files f ON f.id = n.file_id"
 )
 _PATH = 'f.path COLLATE "C" NULLS FIRST'
 _EDGE_ORDER = f" ORDER BY {_PATH}, 6 NULLS FIRST, 1, 2, 3"  # queries.EDGE_ORDER's, in byte order
@@ -83,7 +85,8 @@ class PgGraphQueries:
 
     def nodes_page(self, by: str, value: str, kind: str | None, path_glob: str | None,
                    limit: int, offset: int,
-                   min_complexity: int | None = None) -> tuple[list[dict], int]:
+                   min_complexity: int | None = None, returns: str | None = None,
+                   param_type: str | None = None) -> tuple[list[dict], int]:
         if by == "name":
             clause, order = "n.name = %s", f"n.kind = 'Module', {_PATH}, n.start_line NULLS FIRST"
         else:
@@ -104,6 +107,9 @@ class PgGraphQueries:
             clause += " AND n.cyclomatic >= %s"
             params.append(min_complexity)
             order = f"n.cyclomatic DESC, {order}"
+        typed, typed_params = type_clauses(returns, param_type, "strpos({}, %s) > 0")
+        clause += "".join(f" AND {t}" for t in typed)
+        params.extend(typed_params)
         where, args = self._where(clause, params)
         total = self.conn.execute(
             "SELECT count(*) FROM knoxidx.nodes n LEFT JOIN knoxidx.files f ON f.id = n.file_id"

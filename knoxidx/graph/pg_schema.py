@@ -155,8 +155,16 @@ CREATE TABLE knoxidx.embed_shelf_declaration(model TEXT NOT NULL, chunk_id BIGIN
 CREATE INDEX embed_shelf_declaration_repo ON knoxidx.embed_shelf_declaration(repo, model);
 """
 
+# v10: each function's signature as data (``knoxidx.parse.signatures``: JSON) and the names in
+# its return and parameter types that ``--returns`` / ``--param-type`` search. NULL in rows
+# written before, until the changed engine fingerprint has the next update read them again.
+_V10 = """
+ALTER TABLE knoxidx.nodes ADD COLUMN signature_data TEXT, ADD COLUMN returns_types TEXT,
+  ADD COLUMN param_types TEXT;
+"""
+
 MIGRATIONS: dict[int, str] = {
-    1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6, 7: _V7, 8: _V8, 9: _V9,
+    1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6, 7: _V7, 8: _V8, 9: _V9, 10: _V10,
 }
 SCHEMA_VERSION = max(MIGRATIONS)
 

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from knoxidx.core.path_glob import WILDCARDS, path_prefix
 from knoxidx.graph.sqlite_schema import OUTSIDE_RUNS
+from knoxidx.parse.signatures import as_json as signature_json
+from knoxidx.parse.signatures import key_needles
 
 if TYPE_CHECKING:
     from knoxidx.graph.store import SQLiteStore
@@ -17,7 +19,8 @@ if TYPE_CHECKING:
 NODE_SELECT = (
     "SELECT n.id, n.kind, n.name, n.qualified_name, f.path, n.start_line, n.end_line,"
     " n.start_byte, n.end_byte, n.language, n.signature, n.doc, n.exported, n.cyclomatic,"
-    " n.nesting, n.loc, n.parent_id, n.file_id FROM nodes n LEFT JOIN files f ON f.id = n.file_id"
+    " n.nesting, n.loc, n.signature_data, n.parent_id, n.file_id"
+    " FROM nodes n LEFT JOIN files f ON f.id = n.file_id"
 )
 # The order of each part of GraphQueries.all_edges (source, target, type, confidence, path,
 # line): by site, edges without one (the module layer's) first, then by the ids and the type,
@@ -32,7 +35,7 @@ UNRESOLVED_FIELDS = ("path", "line", "called_as", "reason", "candidates", "sourc
 NODE_FIELDS = (
     "id", "kind", "name", "qualified_name", "path", "start_line", "end_line", "start_byte",
     "end_byte", "language", "signature", "doc", "exported", "cyclomatic", "nesting", "loc",
-    "parent_id", "file_id",
+    "signature_data", "parent_id", "file_id",
 )
 COMPLEXITY_FIELDS = ("cyclomatic", "nesting", "loc")
 
@@ -44,14 +47,32 @@ def normalise_qualified(name: str) -> str:
 def node_dict(row: Iterable[Any]) -> dict[str, Any]:
     """A node row (NODE_FIELDS) as the answers give it: ``exported`` (stored as 0/1) a
     boolean, a function's complexity as one ``complexity`` object (no such key for other
-    kinds)."""
+    kinds), and a function's signature as its ``parameters``, ``returns``,
+    ``type_parameters`` and ``decorators`` (see :mod:`knoxidx.parse.signatures`)."""
     node = dict(zip(NODE_FIELDS, row, strict=True))
     if node["exported"] is not None:
         node["exported"] = bool(node["exported"])
     cyclomatic, nesting, loc = node.pop("cyclomatic"), node.pop("nesting"), node.pop("loc")
     if cyclomatic is not None:
         node["complexity"] = {"cyclomatic": cyclomatic, "nesting": nesting, "loc": loc}
+    signature_data = node.pop("signature_data")
+    if signature_data is not None:
+        node.update(signature_json(json.loads(signature_data)))
     return node
+
+
+def type_clauses(returns: str | None, param_type: str | None,
+                 find: str) -> tuple[list[str], list[str]]:
+    """The SQL conditions (and their parameters) of the ``--returns`` / ``--param-type``
+    filters (types from :func:`~knoxidx.parse.signatures.type_query`), with ``find`` the
+    store's substring test of a column (``instr({}, ?) > 0``, ``strpos({}, %s) > 0``)."""
+    clauses: list[str] = []
+    params: list[str] = []
+    for column, query in (("n.returns_types", returns), ("n.param_types", param_type)):
+        if query is not None:
+            clauses.append(f"({find.format(column)} OR {find.format(column)})")
+            params.extend(key_needles(query))
+    return clauses, params
 
 
 def _node_dicts(rows: Iterable[tuple]) -> list[dict[str, Any]]:
@@ -123,12 +144,15 @@ class GraphQueries:
 
     def nodes_page(self, by: str, value: str, kind: str | None, path_glob: str | None,
                    limit: int, offset: int,
-                   min_complexity: int | None = None) -> tuple[list[dict], int]:
+                   min_complexity: int | None = None, returns: str | None = None,
+                   param_type: str | None = None) -> tuple[list[dict], int]:
         """Nodes named ``value`` (``by="name"``, in nodes_named's order) or whose name matches
         the LIKE pattern ``value`` (``by="like"``, in nodes_like's), of ``kind`` and in files
         matching ``path_glob`` (see :mod:`knoxidx.core.path_glob`): ``limit`` of them from
         ``offset``, and how many there are in all. With ``min_complexity``: functions of at
-        least that cyclomatic complexity, the most complex first."""
+        least that cyclomatic complexity, the most complex first. With ``returns`` /
+        ``param_type``: functions whose return type / a parameter's type names that type
+        (:func:`type_clauses`)."""
         condition, order = {"name": ("n.name = ?", "n.kind = 'Module', f.path, n.start_line"),
                             "like": ("n.name LIKE ? ESCAPE '\\'",
                                      "length(n.name), f.path, n.start_line")}[by]
@@ -144,6 +168,9 @@ class GraphQueries:
             clauses.append("n.cyclomatic >= ?")
             params.append(min_complexity)
             order = f"n.cyclomatic DESC, {order}"
+        typed, typed_params = type_clauses(returns, param_type, "instr({}, ?) > 0")
+        clauses.extend(typed)
+        params.extend(typed_params)
         where = " WHERE " + " AND ".join(clauses)
         total = self.conn.execute(
             "SELECT count(*) FROM nodes n LEFT JOIN files f ON f.id = n.file_id" + where,

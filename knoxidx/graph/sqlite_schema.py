@@ -9,8 +9,9 @@ from pathlib import Path
 # 3: nodes_name_nocase (a name-prefix LIKE seeks) and files_ok (covering); 4: file_rows in place
 # of the edges, unresolved and lookups tables' indexes on file_id; 5: nodes keyed by rowid, in
 # the order they are written, with a unique index on id; 6: no index of the edges by source
-# (see OUTSIDE_RUNS); 7: each function's complexity (cyclomatic, nesting, loc)
-SCHEMA_VERSION = 7
+# (see OUTSIDE_RUNS); 7: each function's complexity (cyclomatic, nesting, loc); 8: each
+# function's signature as data, and the names in its types the filters search
+SCHEMA_VERSION = 8
 INDEX_DIR = ".knoxidx"
 SCRATCH_SUFFIX = ".new"  # a first build in progress (see SQLiteStore.open_scratch)
 INIT_SUFFIX = ".init"  # a new, empty index being made (see _create_file)
@@ -36,7 +37,7 @@ CREATE TABLE nodes(
   file_id INTEGER, def_index INTEGER, parent_id INTEGER, start_line INTEGER, end_line INTEGER,
   start_byte INTEGER, end_byte INTEGER, language TEXT, family TEXT, signature TEXT, doc TEXT,
   exported INTEGER, owner TEXT, member INTEGER, cyclomatic INTEGER, nesting INTEGER,
-  loc INTEGER);
+  loc INTEGER, signature_data TEXT, returns_types TEXT, param_types TEXT);
 CREATE TABLE edges(
   source INTEGER NOT NULL, target INTEGER NOT NULL, type TEXT NOT NULL,
   confidence TEXT NOT NULL, file_id INTEGER, line INTEGER);
@@ -113,7 +114,8 @@ MODULE_LAYER_ROWS = 0
 NODE_COLUMNS = (
     "id", "kind", "name", "qualified_name", "def_index", "parent_id", "start_line",
     "end_line", "start_byte", "end_byte", "language", "family", "signature", "doc", "exported",
-    "owner", "member", "cyclomatic", "nesting", "loc", "file_id",
+    "owner", "member", "cyclomatic", "nesting", "loc", "signature_data", "returns_types",
+    "param_types", "file_id",
 )
 NODE_INSERT = (
     f"INSERT OR REPLACE INTO nodes({', '.join(NODE_COLUMNS)})"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from knoxidx.core.facts import Import, RefKind
+    from knoxidx.parse.signatures import SignatureData
 
 
 @runtime_checkable
@@ -63,6 +64,8 @@ class Language(Protocol):
     is_exported: Callable[[Any, str, bool, bytes], bool | None]
     package_name: Callable[[str], str]
     decode_import: Callable[[Any, int, bytes], list[Import]]
+    # a function's parameters, return type, type parameters and decorators, as written
+    signature_of: Callable[[Any, bytes], SignatureData]
 
 
 @runtime_checkable

@@ -93,6 +93,7 @@ def build_definitions(
             signature(node, source), plugin.doc_comment(node, source),
             plugin.is_exported(node, name, parent >= 0, source), owner, type_hint,
             0, 0, 0,  # complexity: filled in for functions (``complexity.with_complexity``)
+            plugin.signature_of(node, source) if kind == _FUNCTION else (),
         )))
         stack.append(len(defs) - 1)
     return defs

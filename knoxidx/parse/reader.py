@@ -22,6 +22,7 @@ from knoxidx.languages.registry import BY_NAME
 from knoxidx.parse.discovery import SourceFile
 from knoxidx.parse.extract import ParseTimeoutError, extract_rows
 from knoxidx.parse.file_index import FUNCTION, TYPE_KINDS, definition_ids
+from knoxidx.parse.signatures import stored_signature
 
 BINARY_SNIFF = 8192
 # How much a file may have grown between discovery's stat and its read (see read_and_extract).
@@ -133,6 +134,7 @@ def node_rows(facts: FileFacts, prefix: str, joiner: str, sep: str,
     rows: list[tuple] = [(
         file_node_id(path), NodeKind.FILE.value, path.rsplit("/", 1)[-1], path, None, None,
         1, max(facts.lines, 1), 0, None, language, family, "", "", 1, "", 0, None, None, None,
+        None, None, None,
     )]
     if ids is None:
         ids = definition_ids(facts)
@@ -146,11 +148,13 @@ def node_rows(facts: FileFacts, prefix: str, joiner: str, sep: str,
             d.start_byte, d.end_byte, language, family, d.signature, d.doc,
             None if d.exported is None else int(d.exported), d.owner, int(member),
             *((d.cyclomatic, d.nesting, d.loc) if d.cyclomatic else _NO_COMPLEXITY),
+            *(stored_signature(d.signature_data) if d.signature_data else _NO_SIGNATURE),
         ))
     return rows
 
 
 _NO_COMPLEXITY = (None, None, None)  # a definition other than a function's
+_NO_SIGNATURE = (None, None, None)
 
 
 def named_definitions(path: str, rows: list[tuple]) -> list[tuple]:

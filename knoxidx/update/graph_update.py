@@ -406,7 +406,7 @@ def _module_nodes(store: GraphStore) -> tuple[list[tuple], list[tuple[int, int]]
     rows = [
         (module_node_id(family, key), NodeKind.MODULE.value, _module_name(family, key), key,
          None, None, None, None, None, None, language, family, "", "", 1, "", 0, None, None, None,
-         None)
+         None, None, None, None)
         for (family, key), language in modules.items()
     ]
     return rows, contains

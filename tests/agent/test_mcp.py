@@ -38,6 +38,7 @@ def test_tools_answers_and_errors(tmp_path: Path) -> None:
         expected_callers = json.loads(json.dumps(idx.callers("parse_config")))
         expected_symbols = json.loads(json.dumps(idx.find_symbols("Config")))
         expected_complex = json.loads(json.dumps(idx.find_symbols("*", min_complexity=1)))
+        expected_typed = json.loads(json.dumps(idx.find_symbols("get", param_type="key")))
 
     async def session() -> None:
         async with Client(params(root), read_timeout_seconds=60) as client:
@@ -63,6 +64,10 @@ def test_tools_answers_and_errors(tmp_path: Path) -> None:
             assert json.loads(text(result)) == expected_complex
             assert expected_complex["total"] and all(  # functions only
                 s["kind"] == "Function" for s in expected_complex["symbols"])
+            result = await call("find_symbol", name="get", param_type="key")
+            assert json.loads(text(result)) == expected_typed
+            result = await call("find_symbol", name="*", returns="List<x>")
+            assert result.is_error and "not a type name" in text(result)
             for name, arguments in [
                 ("get_callees", {"symbol": "app.config.parse_config", "depth": 2}),
                 ("get_references", {"symbol": "app.util.read_text"}),

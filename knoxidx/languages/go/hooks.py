@@ -8,6 +8,7 @@ from typing import Any
 
 from knoxidx.core.facts import Import, RefKind
 from knoxidx.languages.common import BaseRules, preceding_comment
+from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import node_text
 
 FAMILY = "go"
@@ -181,3 +182,25 @@ class _Rules(BaseRules):
 
 
 RULES = _Rules()
+
+
+def signature_of(node: Any, source: bytes) -> sig.SignatureData:
+    """A function's receiver and parameters (`a, b int` is two of type int; `func(int)`'s
+    has no name), its result as written (`(int, error)`) and its type parameters."""
+    params: list[sig.Parameter] = []
+    for field, kind in (("receiver", sig.RECEIVER), ("parameters", sig.POSITIONAL)):
+        listed = node.child_by_field_name(field)
+        for child in listed.named_children if listed is not None else ():
+            if child.type not in ("parameter_declaration", "variadic_parameter_declaration"):
+                continue
+            type_text = sig.field_text(source, child, "type")
+            param_kind = sig.VARIADIC if child.type == "variadic_parameter_declaration" else kind
+            names = child.children_by_field_name("name")
+            for name in names:
+                params.append((sig.written(source, name), type_text, None, param_kind))
+            if not names:
+                params.append((None, type_text, None, param_kind))
+    type_parameters = node.child_by_field_name("type_parameters")
+    return (tuple(params), sig.field_text(source, node, "result"),
+            tuple([sig.written(source, t) for t in type_parameters.named_children
+                   if t.type != "comment"]) if type_parameters is not None else (), ())

@@ -7,6 +7,7 @@ from typing import Any
 
 from knoxidx.core.facts import Import, RefKind
 from knoxidx.languages.common import COMMENT_TYPES, BaseRules, preceding_comment
+from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import node_text
 from knoxidx.parse.name_paths import name_path
 
@@ -610,3 +611,38 @@ class _Rules(BaseRules):
 
 
 RULES = _Rules()
+
+
+_ANNOTATIONS = frozenset({"marker_annotation", "annotation"})
+
+
+def signature_of(node: Any, source: bytes) -> sig.SignatureData:
+    """A method's or constructor's parameters (`String... rest` variadic of String, `Foo
+    this` its receiver), return type (none for a constructor), type parameters and
+    annotations."""
+    params: list[sig.Parameter] = []
+    listed = node.child_by_field_name("parameters")
+    for child in listed.named_children if listed is not None else ():
+        if child.type == "formal_parameter":
+            params.append((sig.field_text(source, child, "name"),
+                           sig.field_text(source, child, "type"), None, sig.POSITIONAL))
+        elif child.type == "spread_parameter":
+            typed = [c for c in child.named_children
+                     if c.type not in ("modifiers", "variable_declarator")]
+            declarator = [c for c in child.named_children if c.type == "variable_declarator"]
+            params.append((sig.field_text(source, declarator[0], "name") if declarator else None,
+                           sig.written(source, typed[0]) if typed else None, None,
+                           sig.VARIADIC))
+        elif child.type == "receiver_parameter":
+            typed = [c for c in child.named_children if c.type not in _ANNOTATIONS]
+            params.append(("this", sig.written(source, typed[0]) if typed else None, None,
+                           sig.RECEIVER))
+    modifiers = [c for c in node.named_children if c.type == "modifiers"]
+    annotations = [c for c in modifiers[0].named_children
+                   if c.type in _ANNOTATIONS] if modifiers else []
+    type_parameters = node.child_by_field_name("type_parameters")
+    return (tuple(params), sig.field_text(source, node, "type"),
+            tuple([sig.written(source, t) for t in type_parameters.named_children
+                   if t.type not in ("line_comment", "block_comment")])
+            if type_parameters is not None else (),
+            sig.decorator_names(annotations, source, "@"))
