@@ -115,6 +115,7 @@ class Candidate:
     proximity: float = 0.0
     relation: str = ""
     sources: list[str] = field(default_factory=list)  # keys of the hits that brought it in
+    links: list[tuple[str, str]] = field(default_factory=list)  # (relation, hit key) pairs
     outline: tuple[int, ...] = ()  # a type's member start lines, for its outline
     forced_signature: bool = True
     reasons: list[str] = field(default_factory=list)
@@ -127,6 +128,8 @@ class Candidate:
     def relate(self, relation: str, proximity: float, reason: str, source: str = "") -> None:
         if source and source not in self.sources:
             self.sources.append(source)
+        if source and (relation, source) not in self.links:
+            self.links.append((relation, source))
         if proximity > self.proximity:
             self.proximity, self.relation = proximity, relation
         if relation != "enclosing":
@@ -135,10 +138,30 @@ class Candidate:
             self.reasons.append(reason)
 
 
+@dataclass(slots=True)
+class Gathered:
+    """Everything a pack is made from that the ranking weights do not change: the candidates
+    with their features, the files they come from, and what search said."""
+
+    query: str
+    candidates: dict[str, Candidate]
+    search: dict[str, Any]
+    files: Files
+    wanted: list[str]
+    refused: int
+
+
 def build_context(index: Any, query: Any, *, max_tokens: Any = 8000,
                   weights: ContextWeights | None = None) -> dict[str, Any]:
     query, max_tokens = _validate(query, max_tokens)
     w = weights or ContextWeights()
+    gathered = gather(index, query, w)
+    return pack(gathered, rank(gathered, w), max_tokens, w)
+
+
+def gather(index: Any, query: str, w: ContextWeights) -> Gathered:
+    """Seeds, their graph neighbours and each candidate's features (lexical, semantic,
+    centrality, outline): the part of a build that reads the index."""
     counter = default_counter()
     disclosure = Disclosure.for_root(index.root)
     files = Files(index.root, counter, mask=disclosure.mask)
@@ -147,26 +170,37 @@ def build_context(index: Any, query: Any, *, max_tokens: Any = 8000,
     refused = [key for key, cand in candidates.items() if not disclosure.allows(cand.path)]
     for key in refused:
         del candidates[key]
-    wanted = _wanted_terms(query)
-    _score(index, query, wanted, candidates, search_info, files, w)
+    _features(index, query, candidates, search_info, files, w)
     _outline(index, candidates)
-    ranked = sorted(candidates.values(), key=lambda c: (
+    return Gathered(query, candidates, search_info, files, _wanted_terms(query), len(refused))
+
+
+def rank(gathered: Gathered, w: ContextWeights) -> list[Candidate]:
+    """The candidates in pack order under the weights ``w`` (see :func:`_score`)."""
+    candidates = _within_expansion(gathered.candidates, w)
+    _score(gathered.query, candidates, w)
+    return sorted(candidates.values(), key=lambda c: (
         -c.score, c.hit_rank if c.hit_rank is not None else 1 << 30, c.path, c.start, c.key))
-    packer = Packer(files, counter, max_tokens, w, frozenset(wanted))
+
+
+def pack(gathered: Gathered, ranked: list[Candidate], max_tokens: int,
+         w: ContextWeights) -> dict[str, Any]:
+    files = gathered.files
+    packer = Packer(files, files.counter, max_tokens, w, frozenset(gathered.wanted))
     packer.pack(ranked)
     markdown = packer.render(ranked)
     return {
-        "query": query,
+        "query": gathered.query,
         "max_tokens": max_tokens,
         "tokens": packer.final_tokens,
-        "tokenizer": counter.name,
+        "tokenizer": files.counter.name,
         "markdown": markdown,
         "blocks": [b.describe() for b in packer.blocks],
-        "items": [packer.describe(c, rank) for rank, c in enumerate(ranked, 1)],
-        "left_out": [packer.describe(c, rank) for rank, c in packer.left_out],
-        "search": search_info,
+        "items": [packer.describe(c, n) for n, c in enumerate(ranked, 1)],
+        "left_out": [packer.describe(c, n) for n, c in packer.left_out],
+        "search": gathered.search,
         "weights": asdict(w),
-        "withheld": search_info["withheld"] + len(refused),
+        "withheld": gathered.search["withheld"] + gathered.refused,
         "masked": dict(packer.masked()),
     }
 
@@ -379,9 +413,9 @@ def _wanted_terms(query: str) -> list[str]:
     return [t for t in unique_terms([query]) if len(t) > 1 and t not in _STOP]
 
 
-def _score(index: Any, query: str, wanted: list[str], candidates: dict[str, Candidate],
-           info: dict[str, Any], files: Files, w: ContextWeights) -> None:
-    demote = not asks_about_tests(query)
+def _features(index: Any, query: str, candidates: dict[str, Candidate], info: dict[str, Any],
+              files: Files, w: ContextWeights) -> None:
+    wanted = _wanted_terms(query)
     semantic = _semantic_scores(index, query, candidates) if info["semantic"] else {}
     ranks = centrality_scores(index, w.centrality_edges)
     for cand in candidates.values():
@@ -394,6 +428,38 @@ def _score(index: Any, query: str, wanted: list[str], candidates: dict[str, Cand
             file_node = index.q.file_node(cand.path)
             node_id = file_node["id"] if file_node else None
         cand.centrality = ranks.get(node_id, 0.0) if node_id is not None else 0.0
+
+
+def _within_expansion(candidates: dict[str, Candidate],
+                      w: ContextWeights) -> dict[str, Candidate]:
+    """The hits, and the neighbours of the ``expand_hits`` best of them."""
+    return {key: c for key, c in candidates.items() if c.hit_rank is not None or any(
+        _expanded(candidates.get(source), w) for _, source in c.links)}
+
+
+def _expanded(source: Candidate | None, w: ContextWeights) -> bool:
+    return source is not None and source.hit_rank is not None and source.hit_rank < w.expand_hits
+
+
+def _hit_strength(cand: Candidate, w: ContextWeights) -> float:
+    return 0.0 if cand.hit_rank is None else w.hit / (1 + w.hit_decay * cand.hit_rank)
+
+
+def _proximity(cand: Candidate, candidates: dict[str, Candidate],
+               w: ContextWeights) -> tuple[float, str]:
+    """A hit's strength, or the strongest (hit's strength x relation weight) of its links."""
+    best = (_hit_strength(cand, w), "hit" if cand.hit_rank is not None else "")
+    for relation, key in cand.links:
+        source = candidates.get(key)
+        if source is not None and _expanded(source, w):
+            best = max(best, (_hit_strength(source, w) * w.relation(relation), relation))
+    return best
+
+
+def _score(query: str, candidates: dict[str, Candidate], w: ContextWeights) -> None:
+    demote = not asks_about_tests(query)
+    for cand in candidates.values():
+        cand.proximity, cand.relation = _proximity(cand, candidates, w)
         cand.score = (w.semantic * cand.semantic + w.lexical * cand.lexical
                       + w.proximity * cand.proximity + w.centrality * cand.centrality)
         if demote and (is_test_path(cand.path) or is_config_path(cand.path)):
@@ -410,10 +476,11 @@ def _score(index: Any, query: str, wanted: list[str], candidates: dict[str, Cand
     # ``neighbour_lag`` hits after them (a central class would otherwise lead the pack, and
     # small callees crowd out the hits that a small budget has room for)
     for cand in candidates.values():
-        if cand.hit_rank is None and cand.sources and hits:
-            ceiling = max(hits[min((candidates[key].hit_rank or 0) + w.neighbour_lag,
-                                   len(hits) - 1)].score
-                          for key in cand.sources if key in candidates)
+        sources = [candidates[key] for _, key in cand.links if key in candidates
+                   and _expanded(candidates[key], w)]
+        if cand.hit_rank is None and sources and hits:
+            ceiling = max(hits[min((source.hit_rank or 0) + w.neighbour_lag,
+                                   len(hits) - 1)].score for source in sources)
             cand.score = min(cand.score, ceiling)
 
 
