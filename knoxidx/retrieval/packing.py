@@ -54,6 +54,7 @@ class Files:
         self._lines: dict[str, list[str]] = {}
         self._tokens: dict[str, list[int]] = {}
         self._secrets: dict[str, MaskedText] = {}
+        self._counted: dict[str, int] = {}
 
     def lines(self, path: str) -> list[str]:
         lines = self._lines.get(path)
@@ -95,8 +96,13 @@ class Files:
         return end
 
     def count(self, text: str) -> int:
-        with _COUNT_LOCK:
-            return self.counter.count_many([text])[0] if text else 0
+        if not text:
+            return 0
+        counted = self._counted.get(text)
+        if counted is None:  # a block's header and fence are counted again at every commit
+            with _COUNT_LOCK:
+                counted = self._counted[text] = self.counter.count_many([text])[0]
+        return counted
 
 
 # ---- packing -------------------------------------------------------------------------------
@@ -417,19 +423,26 @@ class Packer:
             self.blocks.pop()
         placed = {id(item) for block in self.blocks for item in block.items}
         missing = [(rank, c) for rank, c in enumerate(ranked, 1) if id(c) not in placed]
+        # each line counted alone (counting the whole text again per line made this the
+        # slowest part of a build); the sum is checked by one count of the result below
         lines: list[str] = []
+        estimate = tokens + (self.files.count(_LEFT_OUT_TITLE) + 1 if missing else 0)
         for rank, cand in missing[:self.w.left_out]:
             line = f"- {cand.path}:{cand.start}-{cand.end} {cand.kind} {cand.name}"
-            longer = "\n\n".join(p for p in (text, "\n".join([_LEFT_OUT_TITLE, *lines, line]))
-                                 if p)
-            counted = self.files.count(longer)
-            if counted > self.total:
+            cost = self.files.count(line) + 1
+            if estimate + cost > self.total:
                 break
             lines.append(line)
             self.left_out.append((rank, cand))
-            tokens = counted
-        if lines:
-            text = "\n\n".join(p for p in (text, "\n".join([_LEFT_OUT_TITLE, *lines])) if p)
+            estimate += cost
+        while lines:
+            listed = "\n\n".join(p for p in (text, "\n".join([_LEFT_OUT_TITLE, *lines])) if p)
+            counted = self.files.count(listed)
+            if counted <= self.total:
+                text, tokens = listed, counted
+                break
+            lines.pop()
+            self.left_out.pop()
         self.final_tokens = tokens
         return text
 
