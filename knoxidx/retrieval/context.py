@@ -87,6 +87,7 @@ class ContextWeights:
     neighbour_signatures: bool = False  # a graph neighbour not shown whole: its signature
     neighbour_lag: int = 10  # a graph neighbour ranks below this many hits after its own
     neighbour_share: float = 0.08  # a graph neighbour is shown whole up to this share at most
+    search_order: bool = True  # a hit never outranks one that search put before it
     left_out: int = 8  # candidates left out, listed one line each at the end of the pack
     # PageRank edge weights (types not listed are left out of the centrality graph)
     centrality_edges: tuple[tuple[str, float], ...] = (
@@ -470,8 +471,9 @@ def _score(query: str, candidates: dict[str, Candidate], w: ContextWeights) -> N
     hits = sorted((c for c in candidates.values() if c.hit_rank is not None),
                   key=lambda c: c.hit_rank or 0)
     ceiling = float("inf")
-    for cand in hits:
+    for cand in hits if w.search_order else ():
         cand.score = ceiling = min(cand.score, ceiling)
+    hits.sort(key=lambda c: -c.score)
     # a graph neighbour never outranks the hits that brought it in, nor the next
     # ``neighbour_lag`` hits after them (a central class would otherwise lead the pack, and
     # small callees crowd out the hits that a small budget has room for)
