@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.context_eval.coverage import score_pack
-from bench.context_eval.mining import Definition
+from bench.context_eval.mining import Definition, git
 from bench.context_eval.state import restored
 from bench.context_eval.systems import context_pack
-from knoxidx.retrieval.context import ContextWeights, pack, rank
+from knoxidx.retrieval.context import ContextWeights, churn_shares, pack, rank
 from knoxidx.retrieval.packing import Files
 
 STATES = Path(__file__).resolve().parent.parent / ".cache" / "context_eval" / "states"
@@ -47,6 +47,7 @@ GRID: dict[str, tuple[Any, ...]] = {
     "full_cutoff": (0.3, 0.5, 0.7, 0.9),
     "demoted": (0.25, 0.5, 0.75, 1.0),
     "search_order": (True, False),
+    "history": (0.0, 0.05, 0.1, 0.2, 0.4),
 }
 
 
@@ -57,6 +58,7 @@ class Task:
         self.state = saved["gathered"]
         self.gold = tuple(Definition(**g) for g in self.record["gold"])
         self.files: Files | None = None  # kept between evaluations: it caches token counts
+        self.changes: dict[str, int] = {}  # commits per path in the history window
 
 
 def load(variant: str) -> dict[str, list[Task]]:
@@ -73,6 +75,32 @@ def load(variant: str) -> dict[str, list[Task]]:
     return out
 
 
+def attach_history(repo: str, tasks: list[Task], days: int) -> None:
+    """Each task's per-path commit counts over the ``days`` before its parent, from the
+    first-parent history of the walk's clone (what the index's history tables hold there)."""
+    clone = STATES.parent / "repos" / repo
+    if not tasks or not (clone / ".git").is_dir():
+        return
+    log = git(clone, "log", "--first-parent", "--diff-merges=first-parent", "--format=%x1e%H %ct",
+              "--name-only", "--no-renames", tasks[-1].record["commit"])
+    commits: list[tuple[str, int, list[str]]] = []
+    for entry in log.split("\x1e")[1:]:
+        head, *paths = entry.strip().split("\n")
+        sha, when = head.split()
+        commits.append((sha, int(when), [p for p in paths if p]))
+    time_of = {sha: when for sha, when, _ in commits}
+    for task in tasks:
+        newest = time_of.get(task.record["parent"])
+        if newest is None:
+            continue
+        counts: dict[str, int] = {}
+        for _, when, paths in commits:
+            if newest - days * 86400 <= when <= newest:
+                for path in paths:
+                    counts[path] = counts.get(path, 0) + 1
+        task.changes = counts
+
+
 def evaluate(tasks: list[Task], w: ContextWeights,
              budgets: tuple[int, ...] = BUDGETS) -> dict[int, tuple[int, int]]:
     """Per budget: (gold definitions covered, gold definitions)."""
@@ -80,6 +108,11 @@ def evaluate(tasks: list[Task], w: ContextWeights,
     for task in tasks:
         gathered = restored(task.state, task.files)
         task.files = gathered.files
+        if w.history:
+            churn = churn_shares({c.path: task.changes.get(c.path, 0)
+                                  for c in gathered.candidates.values()})
+            for cand in gathered.candidates.values():
+                cand.history = churn.get(cand.path, 0.0)
         ranked = rank(gathered, w)
         for budget in budgets:
             scored = score_pack(context_pack(pack(gathered, ranked, budget, w)), task.gold)
@@ -148,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no saved states under {STATES}", file=sys.stderr)
         return 1
     default = ContextWeights()
+    for repo, tasks in repos.items():
+        attach_history(repo, tasks, default.history_days)
     if args.set:
         kinds = {f.name: type(getattr(default, f.name)) for f in fields(ContextWeights)}
         chosen = replace(default, **{k: (v == "True") if kinds[k] is bool else kinds[k](v)

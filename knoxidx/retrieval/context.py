@@ -30,12 +30,14 @@ Everything is ordered with explicit tie-breaks: the same index and query give th
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from knoxidx.graph import traverse
 from knoxidx.graph.file_index import TYPE_KINDS
+from knoxidx.history.store import tables_of
 from knoxidx.retrieval.centrality import centrality_scores
 from knoxidx.retrieval.disclosure import Disclosure
 from knoxidx.retrieval.errors import RetrievalError, SearchIndexMissingError, SearchInputError
@@ -66,6 +68,8 @@ class ContextWeights:
     lexical: float = 0.25
     proximity: float = 0.30
     centrality: float = 0.15
+    history: float = 0.0
+    history_days: int = 365  # the window of git history whose changes count
     # proximity of a neighbour = strength of the hit it came from x its relation's weight
     hit: float = 1.0
     callee: float = 0.8
@@ -123,6 +127,7 @@ class Candidate:
     semantic: float = 0.0
     lexical: float = 0.0
     centrality: float = 0.0
+    history: float = 0.0  # how often its file changed lately, 0..1 (see ``_file_churn``)
     score: float = 0.0  # the order of the pack
     relevance: float = 0.0  # the score before the caps that keep search's order
 
@@ -419,7 +424,10 @@ def _features(index: Any, query: str, candidates: dict[str, Candidate], info: di
     wanted = _wanted_terms(query)
     semantic = _semantic_scores(index, query, candidates) if info["semantic"] else {}
     ranks = centrality_scores(index, w.centrality_edges)
+    churn = _file_churn(index, {c.path for c in candidates.values()}, w.history_days) \
+        if w.history else {}
     for cand in candidates.values():
+        cand.history = churn.get(cand.path, 0.0)
         if cand.kind == "imports":
             cand.end = files.balanced_end(cand.path, cand.start, cand.end)
         cand.lexical = _lexical(wanted, cand, files)
@@ -462,7 +470,8 @@ def _score(query: str, candidates: dict[str, Candidate], w: ContextWeights) -> N
     for cand in candidates.values():
         cand.proximity, cand.relation = _proximity(cand, candidates, w)
         cand.score = (w.semantic * cand.semantic + w.lexical * cand.lexical
-                      + w.proximity * cand.proximity + w.centrality * cand.centrality)
+                      + w.proximity * cand.proximity + w.centrality * cand.centrality
+                      + w.history * cand.history)
         if demote and (is_test_path(cand.path) or is_config_path(cand.path)):
             cand.score *= w.demoted
         cand.relevance = cand.score
@@ -484,6 +493,24 @@ def _score(query: str, candidates: dict[str, Candidate], w: ContextWeights) -> N
             ceiling = max(hits[min((source.hit_rank or 0) + w.neighbour_lag,
                                    len(hits) - 1)].score for source in sources)
             cand.score = min(cand.score, ceiling)
+
+
+def _file_churn(index: Any, paths: set[str], days: int) -> dict[str, float]:
+    """Per path, log(1 + commits that changed it in the last ``days`` of the stored git
+    history) over the same for the most changed of ``paths``; empty without a history."""
+    tables = tables_of(index.store)
+    if tables is None or not tables.exists():
+        return {}
+    newest = tables.newest_time()
+    if not newest:
+        return {}
+    changed = dict(tables.paths_changed_since(tables.first_seq_since(newest - days * 86400)))
+    return churn_shares({p: changed.get(p, 0) for p in paths})
+
+
+def churn_shares(counts: dict[str, int]) -> dict[str, float]:
+    top = math.log1p(max(counts.values(), default=0))
+    return {p: math.log1p(n) / top for p, n in counts.items()} if top else {}
 
 
 def _outline(index: Any, candidates: dict[str, Candidate]) -> None:
