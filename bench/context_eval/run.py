@@ -33,6 +33,8 @@ from bench.context_eval.systems import (
 
 BUDGETS = (4000, 8000)
 DUMP_EXPAND = 10  # hits expanded in a saved state: the tuner tries up to this many
+DUMP_SIBLINGS = 8  # and their best matching functions of the same file, at most
+DUMP_SIBLING_LEXICAL = 0.1  # that match at least this well
 BM25_OFFERED = 400  # windows offered to the packer at most: far more than 8,000 tokens hold
 
 
@@ -165,8 +167,9 @@ def _ask(index: Any, root: Path, task: Task, counter: Any,
     t0 = time.perf_counter()
     # gathered once, with more hits expanded than the packer's default, so that the saved
     # state can be ranked and packed again under other weights (bench.context_eval.tune)
-    gathered = gather(index, task.question,
-                      replace(weights, expand_hits=max(weights.expand_hits, DUMP_EXPAND)))
+    gathered = gather(index, task.question, replace(
+        weights, expand_hits=max(weights.expand_hits, DUMP_EXPAND), sibling=1.0,
+        siblings=max(weights.siblings, DUMP_SIBLINGS), sibling_lexical=DUMP_SIBLING_LEXICAL))
     gather_seconds = time.perf_counter() - t0
     for budget in budgets:
         t0 = time.perf_counter()

@@ -48,6 +48,8 @@ GRID: dict[str, tuple[Any, ...]] = {
     "demoted": (0.25, 0.5, 0.75, 1.0),
     "search_order": (True, False),
     "history": (0.0, 0.05, 0.1, 0.2, 0.4),
+    "sibling": (0.0, 0.2, 0.4, 0.6, 0.8),
+    "sibling_lexical": (0.1, 0.25, 0.4, 0.6),
 }
 
 

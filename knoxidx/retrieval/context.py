@@ -77,6 +77,9 @@ class ContextWeights:
     enclosing: float = 0.7
     caller: float = 0.6
     imports: float = 0.5
+    sibling: float = 0.0  # another definition in a hit's file that matches the question
+    siblings: int = 4  # siblings of one hit, at most (the best matching), when weighed
+    sibling_lexical: float = 0.25  # the least lexical match for a sibling to be taken
     hit_decay: float = 0.1  # a hit's strength is 1 / (1 + hit_decay * rank), rank from 0
     search_k: int = 50  # search hits taken as seeds: enough to fill the largest usual budget
     expand_hits: int = 5  # hits whose graph neighbourhood is added
@@ -173,6 +176,8 @@ def gather(index: Any, query: str, w: ContextWeights) -> Gathered:
     files = Files(index.root, counter, mask=disclosure.mask)
     seeds, search_info = _seeds(index, query, w, disclosure)
     candidates = _expand(index, seeds, w)
+    if w.sibling:
+        _add_siblings(index, seeds, candidates, _wanted_terms(query), files, w)
     refused = [key for key, cand in candidates.items() if not disclosure.allows(cand.path)]
     for key in refused:
         del candidates[key]
@@ -385,6 +390,31 @@ def _expand(index: Any, seeds: list[Candidate], w: ContextWeights) -> dict[str, 
     return out
 
 
+def _add_siblings(index: Any, seeds: list[Candidate], out: dict[str, Candidate],
+                  wanted: list[str], files: Files, w: ContextWeights) -> None:
+    """The functions of a best hit's file that match the question best (a change request
+    often touches a hit's neighbours in its file that the graph does not link to it)."""
+    for seed in seeds[: w.expand_hits]:
+        facts = index.store.load_facts(seed.path)
+        if facts is None:
+            continue
+        matching = []
+        for d in facts.defs:
+            if d.kind != "Function" or (seed.start <= d.start_line and d.end_line <= seed.end):
+                continue
+            probe = Candidate(key="", path=seed.path, start=d.start_line, end=d.end_line,
+                              kind=d.kind, name=d.qualname)
+            lexical = _lexical(wanted, probe, files)
+            if lexical >= w.sibling_lexical:
+                matching.append((-lexical, d.start_line, d.end_line))
+        label = seed.name.rsplit(".", 1)[-1]
+        for _, start, end in sorted(matching)[: w.siblings]:
+            node = index.q.node_at(seed.path, start)
+            if node is not None and node["start_line"] == start and node["end_line"] == end:
+                _add(out, _node_candidate(node), "sibling", seed.proximity * w.sibling,
+                     f"in {label}'s file", seed.key)
+
+
 def _add(out: dict[str, Candidate], cand: Candidate, relation: str, proximity: float,
          reason: str, source: str) -> None:
     existing = out.setdefault(cand.key, cand)
@@ -443,7 +473,15 @@ def _within_expansion(candidates: dict[str, Candidate],
                       w: ContextWeights) -> dict[str, Candidate]:
     """The hits, and the neighbours of the ``expand_hits`` best of them."""
     return {key: c for key, c in candidates.items() if c.hit_rank is not None or any(
-        _expanded(candidates.get(source), w) for _, source in c.links)}
+        _counts(c, relation, candidates.get(source), w) for relation, source in c.links)}
+
+
+def _counts(cand: Candidate, relation: str, source: Candidate | None,
+            w: ContextWeights) -> bool:
+    """Whether a link brings ``cand`` in under ``w``: from an expanded hit, and a sibling
+    only while siblings are weighed and it matches the question well enough."""
+    return _expanded(source, w) and (relation != "sibling" or (
+        w.sibling > 0 and cand.lexical >= w.sibling_lexical))
 
 
 def _expanded(source: Candidate | None, w: ContextWeights) -> bool:
@@ -460,7 +498,7 @@ def _proximity(cand: Candidate, candidates: dict[str, Candidate],
     best = (_hit_strength(cand, w), "hit" if cand.hit_rank is not None else "")
     for relation, key in cand.links:
         source = candidates.get(key)
-        if source is not None and _expanded(source, w):
+        if source is not None and _counts(cand, relation, source, w):
             best = max(best, (_hit_strength(source, w) * w.relation(relation), relation))
     return best
 
@@ -487,8 +525,8 @@ def _score(query: str, candidates: dict[str, Candidate], w: ContextWeights) -> N
     # ``neighbour_lag`` hits after them (a central class would otherwise lead the pack, and
     # small callees crowd out the hits that a small budget has room for)
     for cand in candidates.values():
-        sources = [candidates[key] for _, key in cand.links if key in candidates
-                   and _expanded(candidates[key], w)]
+        sources = [candidates[key] for relation, key in cand.links if key in candidates
+                   and _counts(cand, relation, candidates[key], w)]
         if cand.hit_rank is None and sources and hits:
             ceiling = max(hits[min((source.hit_rank or 0) + w.neighbour_lag,
                                    len(hits) - 1)].score for source in sources)

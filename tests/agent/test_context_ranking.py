@@ -54,3 +54,43 @@ def test_history_factor_follows_how_often_a_file_changed(tmp_path: Path) -> None
     assert history["app/util.py"] == 1.0  # the most changed of the candidates' files
     assert 0.0 < history["app/config.py"] < 1.0  # changed once, by the first commit
     assert all(c.history == 0.0 for c in unweighted.candidates.values())  # not read at 0
+
+
+def _filler(name: str) -> str:
+    """A function long enough to be a chunk of its own, matching no question here."""
+    return f"\n\ndef {name}(x):\n" + "".join(f"    x = x * {k} + 1\n" for k in range(12)) \
+        + "    return x\n"
+
+
+SETTINGS = {
+    "app/__init__.py": "",
+    "app/settings.py": (
+        'def load_settings(path):\n    """Load the settings from path."""\n'
+        "    return open(path).read()\n"
+        + "".join(_filler(f"padding_{n}") for n in range(8))
+        + '\n\ndef validate_settings_file(text):\n'
+        + '    """Check a settings file before it is used."""\n'
+        + "    if not text:\n        raise ValueError('empty settings file')\n    return text\n"
+        + "".join(_filler(f"filler_{n}") for n in range(8))
+    ),
+}
+
+
+def test_siblings_in_a_hits_file_come_in_only_when_weighed(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", SETTINGS)
+    query = "load settings"
+    with Index.open(root) as idx:
+        plain = gather(idx, query, ContextWeights())
+        weighed = ContextWeights(sibling=0.6, sibling_lexical=0.2)
+        wide = gather(idx, query, weighed)
+    assert not any(r == "sibling" for c in plain.candidates.values() for r, _ in c.links)
+    by_name = {c.name: c for c in rank(wide, weighed)}
+    sibling = by_name["app.settings.validate_settings_file"]
+    assert sibling.relation in ("sibling", "hit")
+    assert ("sibling", by_name["app.settings.load_settings"].key) in sibling.links
+    assert "app.settings.unrelated_helper" not in by_name or \
+        by_name["app.settings.unrelated_helper"].hit_rank is not None  # no match: not a sibling
+    # the same state ranked without the sibling weight drops what only a sibling link brought
+    unweighed = {c.name for c in rank(wide, ContextWeights())}
+    assert all(c.hit_rank is not None or c.name in unweighed or
+               all(r == "sibling" for r, _ in c.links) for c in wide.candidates.values())
