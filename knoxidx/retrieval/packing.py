@@ -74,15 +74,26 @@ class Files:
         shown = self._secrets.get(path)
         return shown.counts(start - 1, end - 1) if shown is not None else Counter()
 
-    def tokens(self, path: str) -> list[int]:
+    def tokens(self, path: str, start: int = 1, end: int | None = None) -> list[int]:
+        """Per-line token counts of ``path``, counted for lines ``start``..``end`` (all by
+        default) if not yet: a pack shows a few ranges of long files, and counting whole
+        files was most of a build's time on a large repository. Lines not asked for
+        are -1."""
+        lines = self.lines(path)
         counts = self._tokens.get(path)
         if counts is None:
+            counts = self._tokens[path] = [-1] * len(lines)
+        end = len(lines) if end is None else min(end, len(lines))
+        missing = [i for i in range(max(start, 1) - 1, end) if counts[i] < 0]
+        if missing:
             with _COUNT_LOCK:
-                counts = self._tokens[path] = self.counter.count_many(self.lines(path))
+                counted = self.counter.count_many([lines[i] for i in missing])
+            for i, n in zip(missing, counted):
+                counts[i] = n
         return counts
 
     def span_tokens(self, path: str, start: int, end: int) -> int:
-        return sum(self.tokens(path)[start - 1:end])
+        return sum(self.tokens(path, start, end)[start - 1:end])
 
     def balanced_end(self, path: str, start: int, end: int) -> int:
         """Extend ``end`` until brackets opened since ``start`` close (a parenthesised import
@@ -279,8 +290,8 @@ class Packer:
         the question's words (and of its chunks that search hit) within the room left and the
         block's share; at least ``MIN_HEAD_LINES`` lines of it."""
         lines = self.files.lines(cand.path)
-        counts = self.files.tokens(cand.path)
         last = min(cand.end, len(lines))
+        counts = self.files.tokens(cand.path, cand.start, last)
         head_end = min(last, cand.start - 1 + max(1, min(
             _MAX_HEAD_LINES, len(cand.signature.strip().split("\n")) if cand.signature else 1)))
         low, high = head_end + 1, last
@@ -368,9 +379,9 @@ class Packer:
     def _truncated(self, cand: Candidate, at_least: int, terse: bool = False) -> Block | None:
         """As many leading lines of the definition as fit, if that is ``at_least`` lines (or
         the whole of a shorter one)."""
-        counts = self.files.tokens(cand.path)
         lines = self.files.lines(cand.path)
         last = min(cand.end, len(lines))
+        counts = self.files.tokens(cand.path, cand.start, last)
         probe = Block(cand.path, cand.start, last, "truncated", [cand], cand.language,
                        terse=terse)
         overhead = self._tokens(probe) - self.files.span_tokens(cand.path, cand.start, last)
