@@ -578,7 +578,9 @@ def _lexical(wanted: list[str], cand: Candidate, files: Files) -> float:
     if not wanted:
         return 0.0
     head = set(unique_terms([cand.name, cand.signature]))
-    body = set(unique_terms(files.lines(cand.path)[cand.start - 1:cand.end]))
+    body: set[str] = set()
+    for found in files.wanted_on_lines(cand.path, cand.start, cand.end, frozenset(wanted)):
+        body.update(found)
     hits = sum((t in head) + (t in body) for t in wanted)
     return hits / (2 * len(wanted))
 

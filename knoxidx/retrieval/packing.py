@@ -55,6 +55,7 @@ class Files:
         self._tokens: dict[str, list[int]] = {}
         self._secrets: dict[str, MaskedText] = {}
         self._counted: dict[str, int] = {}
+        self._terms: dict[str, dict[int, frozenset[str]]] = {}
 
     def lines(self, path: str) -> list[str]:
         lines = self._lines.get(path)
@@ -88,12 +89,39 @@ class Files:
         if missing:
             with _COUNT_LOCK:
                 counted = self.counter.count_many([lines[i] for i in missing])
-            for i, n in zip(missing, counted):
+            for i, n in zip(missing, counted, strict=True):
                 counts[i] = n
         return counts
 
     def span_tokens(self, path: str, start: int, end: int) -> int:
         return sum(self.tokens(path, start, end)[start - 1:end])
+
+    def fits(self, path: str, start: int, end: int, room: float) -> bool:
+        """Whether lines ``start``..``end`` count at most ``room`` tokens; a range with more
+        non-blank lines than that does not, and is not counted."""
+        lines = self.lines(path)[start - 1:end]
+        if sum(1 for line in lines if line.strip()) > room:
+            return False
+        return self.span_tokens(path, start, end) <= room
+
+    def wanted_on_lines(self, path: str, start: int, end: int,
+                        wanted: frozenset[str]) -> list[frozenset[str]]:
+        """Which of ``wanted`` (lower-case search terms) are terms of each of lines
+        ``start``..``end``; a term is a substring of its lower-cased line, so a line holding
+        none of them as one is not split into terms (most lines of a long definition)."""
+        lines = self.lines(path)
+        terms = self._terms.setdefault(path, {})
+        out = []
+        for i in range(max(start, 1) - 1, min(end, len(lines))):
+            lowered = lines[i].lower()
+            if not any(w in lowered for w in wanted):
+                out.append(frozenset())
+                continue
+            found = terms.get(i)
+            if found is None:
+                found = terms[i] = frozenset(unique_terms([lines[i]]))
+            out.append(wanted.intersection(found))
+        return out
 
     def balanced_end(self, path: str, start: int, end: int) -> int:
         """Extend ``end`` until brackets opened since ``start`` close (a parenthesised import
@@ -213,14 +241,14 @@ class Packer:
             hit or cand.kind == "imports"
             or (cand.relevance >= self.w.full_cutoff * top_score and lines <= limit)
         )
-        span = self.files.span_tokens(cand.path, cand.start, cand.end)
         if cand.match is not None:  # a chunk of a longer definition: whole if it is short
             room = self.total * self.w.hit_full_share
         elif hit or cand.kind == "imports":
             room = self.cap
         else:
             room = self.total * self.w.neighbour_share
-        modes = ["full"] if full_ok and span <= room else []
+        modes = ["full"] if full_ok and self.files.fits(cand.path, cand.start, cand.end,
+                                                         room) else []
         if hit and cand.kind != "imports":
             modes.append("elided")  # too long for its share: signature and matching lines
         if position == 0 and cand.kind != "imports":
@@ -306,9 +334,9 @@ class Packer:
             room = min(room, max(self.files.span_tokens(cand.path, s, e)
                                  for s, e in cand.matches))
         # a line's worth: the question's words on it, and half a word inside a chunk search hit
-        weight = [len(self.wanted.intersection(unique_terms([lines[i - 1]])))
-                  + 0.5 * any(s <= i <= e for s, e in cand.matches)
-                  for i in range(low, high + 1)]
+        on_lines = self.files.wanted_on_lines(cand.path, low, high, self.wanted)
+        weight = [len(found) + 0.5 * any(s <= i <= e for s, e in cand.matches)
+                  for i, found in enumerate(on_lines, low)]
         best, best_at, total, spent, left = -1.0, (low, low - 1), 0.0, 0, low
         for right in range(low, high + 1):  # the best window of at most ``room`` tokens
             spent += counts[right - 1]
