@@ -36,16 +36,16 @@ GRID: dict[str, tuple[Any, ...]] = {
     "hit_decay": (0.02, 0.05, 0.1, 0.2, 0.4),
     "callee": (0.4, 0.6, 0.8, 1.0),
     "caller": (0.3, 0.45, 0.6, 0.8),
-    "type": (0.4, 0.55, 0.7, 0.9),
-    "enclosing": (0.3, 0.5, 0.7, 0.9),
-    "imports": (0.0, 0.25, 0.5, 0.7),
+    "type": (0.4, 0.7, 0.9),
+    "enclosing": (0.3, 0.7),
+    "imports": (0.25, 0.5),
     "expand_hits": (0, 2, 3, 5, 8, 10),
     "neighbour_lag": (0, 2, 5, 10, 20, 50),
-    "neighbour_share": (0.04, 0.08, 0.12),
+    "neighbour_share": (0.04, 0.08, 0.15),
     "block_share": (0.1, 0.15, 0.2, 0.3),
     "hit_full_share": (0.1, 0.15, 0.25, 0.4),
     "full_cutoff": (0.3, 0.5, 0.7, 0.9),
-    "demoted": (0.25, 0.5, 0.75, 1.0),
+    "demoted": (0.25, 0.5, 1.0),
     "search_order": (True, False),
     "history": (0.0, 0.05, 0.1, 0.2, 0.4),
     "sibling": (0.0, 0.2, 0.4, 0.6, 0.8),
@@ -133,13 +133,14 @@ def baseline(tasks: list[Task], system: str, budget: int) -> float:
     return covered / gold if gold else 0.0
 
 
-def fit(tasks: list[Task], start: ContextWeights, rounds: int = 2,
-        log: Any = print) -> ContextWeights:
+def fit(tasks: list[Task], start: ContextWeights, rounds: int = 1,
+        log: Any = print, knobs: list[str] | None = None) -> ContextWeights:
     best, best_score = start, recall(evaluate(tasks, start))
     log(f"start {best_score:.4f}")
     for _ in range(rounds):
         improved = False
-        for knob, values in GRID.items():
+        for knob in knobs or list(GRID):
+            values = GRID[knob]
             for value in values:
                 if getattr(best, knob) == value:
                     continue
@@ -175,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", default="no_embeddings",
                         choices=("no_embeddings", "embeddings"))
     parser.add_argument("--fit", nargs="+", default=list(FIT), metavar="REPO")
+    parser.add_argument("--knobs", nargs="+", metavar="KNOB",
+                        help="fit only these (default: every knob of the grid)")
+    parser.add_argument("--rounds", type=int, default=1, help="coordinate descent passes")
     parser.add_argument("--set", nargs="*", default=[], metavar="KNOB=VALUE",
                         help="weights to compare with the defaults instead of fitting")
     args = parser.parse_args(argv)
@@ -191,7 +195,8 @@ def main(argv: list[str] | None = None) -> int:
                                      for k, v in (s.split("=", 1) for s in args.set)})
     else:
         fitting = [t for repo in args.fit for t in repos.get(repo, [])]
-        chosen = fit(fitting, default, log=lambda m: print(m, flush=True))
+        chosen = fit(fitting, default, args.rounds, log=lambda m: print(m, flush=True),
+                     knobs=args.knobs)
         changed = {k: v for k, v in asdict(chosen).items() if getattr(default, k) != v}
         print(f"fitted on {', '.join(args.fit)}: {changed}")
     print(table(repos, {"default": default, "chosen": chosen}))

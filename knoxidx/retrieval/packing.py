@@ -111,7 +111,7 @@ class Files:
         none of them as one is not split into terms (most lines of a long definition)."""
         lines = self.lines(path)
         terms = self._terms.setdefault(path, {})
-        out = []
+        out: list[frozenset[str]] = []
         for i in range(max(start, 1) - 1, min(end, len(lines))):
             lowered = lines[i].lower()
             if not any(w in lowered for w in wanted):
