@@ -56,11 +56,14 @@ def main(argv: list[str] | None = None) -> int:
     runs_dir = CACHE / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     if not args.report:
+        variant = "embeddings" if args.embed else "no_embeddings"
+        states_dir = CACHE / "states"
+        states_dir.mkdir(parents=True, exist_ok=True)
         for repo in repositories(args.repo):
             run = walk(repo, CACHE, count=args.tasks, embed=args.embed,
-                       budgets=tuple(args.budgets), log=lambda m: print(m, flush=True))
+                       budgets=tuple(args.budgets), log=lambda m: print(m, flush=True),
+                       dump=states_dir / f"{variant}-{repo.name}.jsonl.gz")
             run["budgets"] = args.budgets
-            variant = "embeddings" if args.embed else "no_embeddings"
             (runs_dir / f"{variant}-{repo.name}.json").write_text(json.dumps(run, indent=1))
             print(f"{repo.name}: verify {run['verify'] and run['verify']['equal']}", flush=True)
     runs = [json.loads(p.read_text()) for p in sorted(runs_dir.glob("*.json"))]

@@ -3,10 +3,11 @@ incrementally, ask every system, score the packs; ``verify`` the index at the en
 
 from __future__ import annotations
 
+import gzip
 import json
 import statistics
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from bench.context_eval.mining import (
     parse_hunks,
     touched_definitions,
 )
+from bench.context_eval.state import saved_state
 from bench.context_eval.systems import (
     SEARCH_K,
     LineTokens,
@@ -30,6 +32,9 @@ from bench.context_eval.systems import (
 )
 
 BUDGETS = (4000, 8000)
+DUMP_EXPAND = 10  # hits expanded in a saved state: the tuner tries up to this many
+DUMP_SIBLINGS = 8  # and their best matching functions of the same file, at most
+DUMP_SIBLING_LEXICAL = 0.1  # that match at least this well
 BM25_OFFERED = 400  # windows offered to the packer at most: far more than 8,000 tokens hold
 
 
@@ -93,7 +98,8 @@ def gold_at_parent(index: Any, root: Path, task: Task) -> tuple[Definition, ...]
 
 
 def walk(repo: Repository, cache: Path, *, count: int, embed: bool,
-         budgets: tuple[int, ...] = BUDGETS, log: Any = print) -> dict[str, Any]:
+         budgets: tuple[int, ...] = BUDGETS, log: Any = print,
+         dump: Path | None = None) -> dict[str, Any]:
     from knoxidx import Index
     from knoxidx.retrieval.tokens import default_counter
     from knoxidx.update.verify import verify_index
@@ -105,6 +111,7 @@ def walk(repo: Repository, cache: Path, *, count: int, embed: bool,
     index: Any = None
     records = []
     index_seconds = []
+    dumped = gzip.open(dump, "wt", encoding="utf-8") if dump is not None else None
     try:
         for n, task in enumerate(tasks, 1):
             git(root, "checkout", "-q", "--force", "--detach", task.parent)
@@ -113,7 +120,7 @@ def walk(repo: Repository, cache: Path, *, count: int, embed: bool,
             t0 = time.perf_counter()
             index.update(embed=embed)
             index_seconds.append(time.perf_counter() - t0)
-            records.append(_ask(index, root, task, counter, budgets))
+            records.append(_ask(index, root, task, counter, budgets, dumped))
             log(f"  {n}/{len(tasks)} {task.commit[:10]} index {index_seconds[-1]:.1f}s "
                 f"ctx@{budgets[0]} {records[-1]['systems']['context'][str(budgets[0])]['covered']}"
                 f"/{len(records[-1]['gold'])}")
@@ -121,6 +128,8 @@ def walk(repo: Repository, cache: Path, *, count: int, embed: bool,
     finally:
         if index is not None:
             index.close()
+        if dumped is not None:
+            dumped.close()
     return {
         "repo": repo.name, "head": head, "embeddings": embed, "mining": mining,
         "index_seconds": {"first": round(index_seconds[0], 2) if index_seconds else None,
@@ -137,7 +146,10 @@ def walk(repo: Repository, cache: Path, *, count: int, embed: bool,
 
 
 def _ask(index: Any, root: Path, task: Task, counter: Any,
-         budgets: tuple[int, ...]) -> dict[str, Any]:
+         budgets: tuple[int, ...], dumped: Any = None) -> dict[str, Any]:
+    from knoxidx.answers.context import ContextWeights, gather, rank
+    from knoxidx.answers.context import pack as pack_context
+
     gold = gold_at_parent(index, root, task) or task.gold
     tracked = git(root, "ls-files", "-z").split("\x00")
     files = source_files(root, [p for p in tracked if p])
@@ -151,10 +163,18 @@ def _ask(index: Any, root: Path, task: Task, counter: Any,
                                           ("context", "retrieval", "bm25", "gold_files")}
     context_blocks = {}
     context_seconds = {}
+    weights = ContextWeights()
+    t0 = time.perf_counter()
+    # gathered once, with more hits expanded than the packer's default, so that the saved
+    # state can be ranked and packed again under other weights (bench.context_eval.tune)
+    gathered = gather(index, task.question, replace(
+        weights, expand_hits=max(weights.expand_hits, DUMP_EXPAND), sibling=1.0,
+        siblings=max(weights.siblings, DUMP_SIBLINGS), sibling_lexical=DUMP_SIBLING_LEXICAL))
+    gather_seconds = time.perf_counter() - t0
     for budget in budgets:
         t0 = time.perf_counter()
-        answer = index.context(task.question, max_tokens=budget)
-        context_seconds[str(budget)] = round(time.perf_counter() - t0, 3)
+        answer = pack_context(gathered, rank(gathered, weights), budget, weights)
+        context_seconds[str(budget)] = round(gather_seconds + time.perf_counter() - t0, 3)
         context_blocks[str(budget)] = [
             {"path": b["path"], "start": b["start_line"], "end": b["end_line"],
              "mode": b["mode"], "tokens": b["tokens"], "items": b["items"][:4]}
@@ -170,7 +190,7 @@ def _ask(index: Any, root: Path, task: Task, counter: Any,
             if system == "retrieval":
                 scored["pack"] = [[s.path, s.start, s.end] for s in pack[:12]]
             systems[system][str(budget)] = scored
-    return {
+    record = {
         "commit": task.commit, "parent": task.parent, "date": task.date,
         "question": task.question,
         "gold": [asdict(g) for g in gold],
@@ -181,6 +201,11 @@ def _ask(index: Any, root: Path, task: Task, counter: Any,
         "systems": systems,
         "context_blocks": context_blocks,
     }
+    if dumped is not None:
+        dumped.write(json.dumps({"task": {k: v for k, v in record.items()
+                                          if k != "context_blocks"},
+                                 "gathered": saved_state(gathered)}) + "\n")
+    return record
 
 
 class _Lazy(dict):  # type: ignore[type-arg]

@@ -207,3 +207,24 @@ def test_a_walk_indexes_each_parent_asks_every_system_and_verifies(history, tmp_
     # the whole 20-line file fits in 400 tokens: the ceiling covers every gold function
     assert all(t["systems"]["gold_files"]["400"]["success"] for t in run["tasks"])
     assert (repo / "app.py").read_text().count("encoding='utf-8'") == 1  # the source untouched
+
+
+def test_saved_states_repack_to_the_walks_own_context_scores(history, tmp_path):
+    import gzip
+
+    from bench.context_eval.run import Repository, walk
+    from bench.context_eval.tune import Task, evaluate
+    from knoxidx.answers.context import ContextWeights
+
+    repo, _ = history
+    states = tmp_path / "states.jsonl.gz"
+    run = walk(Repository("repo", repo), tmp_path / "cache", count=30, embed=False,
+               budgets=(400, 800), log=lambda _: None, dump=states)
+    with gzip.open(states, "rt", encoding="utf-8") as lines:
+        tasks = [Task(line) for line in lines]
+    assert [t.record["commit"] for t in tasks] == [t["commit"] for t in run["tasks"]]
+    repacked = evaluate(tasks, ContextWeights(), budgets=(400, 800))
+    for budget in (400, 800):
+        walked = sum(t["systems"]["context"][str(budget)]["covered"] for t in run["tasks"])
+        assert repacked[budget][0] == walked
+        assert repacked[budget][1] == sum(len(t["gold"]) for t in run["tasks"])

@@ -30,6 +30,7 @@ Everything is ordered with explicit tie-breaks: the same index and query give th
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -37,6 +38,7 @@ from typing import Any
 from knoxidx.answers.centrality import centrality_scores
 from knoxidx.answers.packing import Files, Packer
 from knoxidx.graph import traverse
+from knoxidx.history.store import tables_of
 from knoxidx.parse.file_index import TYPE_KINDS
 from knoxidx.retrieval.disclosure import Disclosure
 from knoxidx.retrieval.errors import RetrievalError, SearchIndexMissingError, SearchInputError
@@ -66,6 +68,8 @@ class ContextWeights:
     lexical: float = 0.25
     proximity: float = 0.30
     centrality: float = 0.15
+    history: float = 0.0
+    history_days: int = 365  # the window of git history whose changes count
     # proximity of a neighbour = strength of the hit it came from x its relation's weight
     hit: float = 1.0
     callee: float = 0.8
@@ -73,6 +77,9 @@ class ContextWeights:
     enclosing: float = 0.7
     caller: float = 0.6
     imports: float = 0.5
+    sibling: float = 0.0  # another definition in a hit's file that matches the question
+    siblings: int = 4  # siblings of one hit, at most (the best matching), when weighed
+    sibling_lexical: float = 0.25  # the least lexical match for a sibling to be taken
     hit_decay: float = 0.1  # a hit's strength is 1 / (1 + hit_decay * rank), rank from 0
     search_k: int = 50  # search hits taken as seeds: enough to fill the largest usual budget
     expand_hits: int = 5  # hits whose graph neighbourhood is added
@@ -87,6 +94,7 @@ class ContextWeights:
     neighbour_signatures: bool = False  # a graph neighbour not shown whole: its signature
     neighbour_lag: int = 10  # a graph neighbour ranks below this many hits after its own
     neighbour_share: float = 0.08  # a graph neighbour is shown whole up to this share at most
+    search_order: bool = True  # a hit never outranks one that search put before it
     left_out: int = 8  # candidates left out, listed one line each at the end of the pack
     # PageRank edge weights (types not listed are left out of the centrality graph)
     centrality_edges: tuple[tuple[str, float], ...] = (
@@ -115,18 +123,22 @@ class Candidate:
     proximity: float = 0.0
     relation: str = ""
     sources: list[str] = field(default_factory=list)  # keys of the hits that brought it in
+    links: list[tuple[str, str]] = field(default_factory=list)  # (relation, hit key) pairs
     outline: tuple[int, ...] = ()  # a type's member start lines, for its outline
     forced_signature: bool = True
     reasons: list[str] = field(default_factory=list)
     semantic: float = 0.0
     lexical: float = 0.0
     centrality: float = 0.0
+    history: float = 0.0  # how often its file changed lately, 0..1 (see ``_file_churn``)
     score: float = 0.0  # the order of the pack
     relevance: float = 0.0  # the score before the caps that keep search's order
 
     def relate(self, relation: str, proximity: float, reason: str, source: str = "") -> None:
         if source and source not in self.sources:
             self.sources.append(source)
+        if source and (relation, source) not in self.links:
+            self.links.append((relation, source))
         if proximity > self.proximity:
             self.proximity, self.relation = proximity, relation
         if relation != "enclosing":
@@ -135,38 +147,71 @@ class Candidate:
             self.reasons.append(reason)
 
 
+@dataclass(slots=True)
+class Gathered:
+    """Everything a pack is made from that the ranking weights do not change: the candidates
+    with their features, the files they come from, and what search said."""
+
+    query: str
+    candidates: dict[str, Candidate]
+    search: dict[str, Any]
+    files: Files
+    wanted: list[str]
+    refused: int
+
+
 def build_context(index: Any, query: Any, *, max_tokens: Any = 8000,
                   weights: ContextWeights | None = None) -> dict[str, Any]:
     query, max_tokens = _validate(query, max_tokens)
     w = weights or ContextWeights()
+    gathered = gather(index, query, w)
+    return pack(gathered, rank(gathered, w), max_tokens, w)
+
+
+def gather(index: Any, query: str, w: ContextWeights) -> Gathered:
+    """Seeds, their graph neighbours and each candidate's features (lexical, semantic,
+    centrality, outline): the part of a build that reads the index."""
     counter = default_counter()
     disclosure = Disclosure.for_root(index.root)
     files = Files(index.root, counter, mask=disclosure.mask)
     seeds, search_info = _seeds(index, query, w, disclosure)
     candidates = _expand(index, seeds, w)
+    if w.sibling:
+        _add_siblings(index, seeds, candidates, _wanted_terms(query), files, w)
     refused = [key for key, cand in candidates.items() if not disclosure.allows(cand.path)]
     for key in refused:
         del candidates[key]
-    wanted = _wanted_terms(query)
-    _score(index, query, wanted, candidates, search_info, files, w)
+    _features(index, query, candidates, search_info, files, w)
     _outline(index, candidates)
-    ranked = sorted(candidates.values(), key=lambda c: (
+    return Gathered(query, candidates, search_info, files, _wanted_terms(query), len(refused))
+
+
+def rank(gathered: Gathered, w: ContextWeights) -> list[Candidate]:
+    """The candidates in pack order under the weights ``w`` (see :func:`_score`)."""
+    candidates = _within_expansion(gathered.candidates, w)
+    _score(gathered.query, candidates, w)
+    return sorted(candidates.values(), key=lambda c: (
         -c.score, c.hit_rank if c.hit_rank is not None else 1 << 30, c.path, c.start, c.key))
-    packer = Packer(files, counter, max_tokens, w, frozenset(wanted))
+
+
+def pack(gathered: Gathered, ranked: list[Candidate], max_tokens: int,
+         w: ContextWeights) -> dict[str, Any]:
+    files = gathered.files
+    packer = Packer(files, files.counter, max_tokens, w, frozenset(gathered.wanted))
     packer.pack(ranked)
     markdown = packer.render(ranked)
     return {
-        "query": query,
+        "query": gathered.query,
         "max_tokens": max_tokens,
         "tokens": packer.final_tokens,
-        "tokenizer": counter.name,
+        "tokenizer": files.counter.name,
         "markdown": markdown,
         "blocks": [b.describe() for b in packer.blocks],
-        "items": [packer.describe(c, rank) for rank, c in enumerate(ranked, 1)],
-        "left_out": [packer.describe(c, rank) for rank, c in packer.left_out],
-        "search": search_info,
+        "items": [packer.describe(c, n) for n, c in enumerate(ranked, 1)],
+        "left_out": [packer.describe(c, n) for n, c in packer.left_out],
+        "search": gathered.search,
         "weights": asdict(w),
-        "withheld": search_info["withheld"] + len(refused),
+        "withheld": gathered.search["withheld"] + gathered.refused,
         "masked": dict(packer.masked()),
     }
 
@@ -345,6 +390,31 @@ def _expand(index: Any, seeds: list[Candidate], w: ContextWeights) -> dict[str, 
     return out
 
 
+def _add_siblings(index: Any, seeds: list[Candidate], out: dict[str, Candidate],
+                  wanted: list[str], files: Files, w: ContextWeights) -> None:
+    """The functions of a best hit's file that match the question best (a change request
+    often touches a hit's neighbours in its file that the graph does not link to it)."""
+    for seed in seeds[: w.expand_hits]:
+        facts = index.store.load_facts(seed.path)
+        if facts is None:
+            continue
+        matching = []
+        for d in facts.defs:
+            if d.kind != "Function" or (seed.start <= d.start_line and d.end_line <= seed.end):
+                continue
+            probe = Candidate(key="", path=seed.path, start=d.start_line, end=d.end_line,
+                              kind=d.kind, name=d.qualname)
+            lexical = _lexical(wanted, probe, files)
+            if lexical >= w.sibling_lexical:
+                matching.append((-lexical, d.start_line, d.end_line))
+        label = seed.name.rsplit(".", 1)[-1]
+        for _, start, end in sorted(matching)[: w.siblings]:
+            node = index.q.node_at(seed.path, start)
+            if node is not None and node["start_line"] == start and node["end_line"] == end:
+                _add(out, _node_candidate(node), "sibling", seed.proximity * w.sibling,
+                     f"in {label}'s file", seed.key)
+
+
 def _add(out: dict[str, Candidate], cand: Candidate, relation: str, proximity: float,
          reason: str, source: str) -> None:
     existing = out.setdefault(cand.key, cand)
@@ -379,12 +449,15 @@ def _wanted_terms(query: str) -> list[str]:
     return [t for t in unique_terms([query]) if len(t) > 1 and t not in _STOP]
 
 
-def _score(index: Any, query: str, wanted: list[str], candidates: dict[str, Candidate],
-           info: dict[str, Any], files: Files, w: ContextWeights) -> None:
-    demote = not asks_about_tests(query)
+def _features(index: Any, query: str, candidates: dict[str, Candidate], info: dict[str, Any],
+              files: Files, w: ContextWeights) -> None:
+    wanted = _wanted_terms(query)
     semantic = _semantic_scores(index, query, candidates) if info["semantic"] else {}
     ranks = centrality_scores(index, w.centrality_edges)
+    churn = _file_churn(index, {c.path for c in candidates.values()}, w.history_days) \
+        if w.history else {}
     for cand in candidates.values():
+        cand.history = churn.get(cand.path, 0.0)
         if cand.kind == "imports":
             cand.end = files.balanced_end(cand.path, cand.start, cand.end)
         cand.lexical = _lexical(wanted, cand, files)
@@ -394,8 +467,49 @@ def _score(index: Any, query: str, wanted: list[str], candidates: dict[str, Cand
             file_node = index.q.file_node(cand.path)
             node_id = file_node["id"] if file_node else None
         cand.centrality = ranks.get(node_id, 0.0) if node_id is not None else 0.0
+
+
+def _within_expansion(candidates: dict[str, Candidate],
+                      w: ContextWeights) -> dict[str, Candidate]:
+    """The hits, and the neighbours of the ``expand_hits`` best of them."""
+    return {key: c for key, c in candidates.items() if c.hit_rank is not None or any(
+        _counts(c, relation, candidates.get(source), w) for relation, source in c.links)}
+
+
+def _counts(cand: Candidate, relation: str, source: Candidate | None,
+            w: ContextWeights) -> bool:
+    """Whether a link brings ``cand`` in under ``w``: from an expanded hit, and a sibling
+    only while siblings are weighed and it matches the question well enough."""
+    return _expanded(source, w) and (relation != "sibling" or (
+        w.sibling > 0 and cand.lexical >= w.sibling_lexical))
+
+
+def _expanded(source: Candidate | None, w: ContextWeights) -> bool:
+    return source is not None and source.hit_rank is not None and source.hit_rank < w.expand_hits
+
+
+def _hit_strength(cand: Candidate, w: ContextWeights) -> float:
+    return 0.0 if cand.hit_rank is None else w.hit / (1 + w.hit_decay * cand.hit_rank)
+
+
+def _proximity(cand: Candidate, candidates: dict[str, Candidate],
+               w: ContextWeights) -> tuple[float, str]:
+    """A hit's strength, or the strongest (hit's strength x relation weight) of its links."""
+    best = (_hit_strength(cand, w), "hit" if cand.hit_rank is not None else "")
+    for relation, key in cand.links:
+        source = candidates.get(key)
+        if source is not None and _counts(cand, relation, source, w):
+            best = max(best, (_hit_strength(source, w) * w.relation(relation), relation))
+    return best
+
+
+def _score(query: str, candidates: dict[str, Candidate], w: ContextWeights) -> None:
+    demote = not asks_about_tests(query)
+    for cand in candidates.values():
+        cand.proximity, cand.relation = _proximity(cand, candidates, w)
         cand.score = (w.semantic * cand.semantic + w.lexical * cand.lexical
-                      + w.proximity * cand.proximity + w.centrality * cand.centrality)
+                      + w.proximity * cand.proximity + w.centrality * cand.centrality
+                      + w.history * cand.history)
         if demote and (is_test_path(cand.path) or is_config_path(cand.path)):
             cand.score *= w.demoted
         cand.relevance = cand.score
@@ -404,17 +518,37 @@ def _score(index: Any, query: str, wanted: list[str], candidates: dict[str, Cand
     hits = sorted((c for c in candidates.values() if c.hit_rank is not None),
                   key=lambda c: c.hit_rank or 0)
     ceiling = float("inf")
-    for cand in hits:
+    for cand in hits if w.search_order else ():
         cand.score = ceiling = min(cand.score, ceiling)
+    hits.sort(key=lambda c: -c.score)
     # a graph neighbour never outranks the hits that brought it in, nor the next
     # ``neighbour_lag`` hits after them (a central class would otherwise lead the pack, and
     # small callees crowd out the hits that a small budget has room for)
     for cand in candidates.values():
-        if cand.hit_rank is None and cand.sources and hits:
-            ceiling = max(hits[min((candidates[key].hit_rank or 0) + w.neighbour_lag,
-                                   len(hits) - 1)].score
-                          for key in cand.sources if key in candidates)
+        sources = [candidates[key] for relation, key in cand.links if key in candidates
+                   and _counts(cand, relation, candidates[key], w)]
+        if cand.hit_rank is None and sources and hits:
+            ceiling = max(hits[min((source.hit_rank or 0) + w.neighbour_lag,
+                                   len(hits) - 1)].score for source in sources)
             cand.score = min(cand.score, ceiling)
+
+
+def _file_churn(index: Any, paths: set[str], days: int) -> dict[str, float]:
+    """Per path, log(1 + commits that changed it in the last ``days`` of the stored git
+    history) over the same for the most changed of ``paths``; empty without a history."""
+    tables = tables_of(index.store)
+    if tables is None or not tables.exists():
+        return {}
+    newest = tables.newest_time()
+    if not newest:
+        return {}
+    changed = dict(tables.paths_changed_since(tables.first_seq_since(newest - days * 86400)))
+    return churn_shares({p: changed.get(p, 0) for p in paths})
+
+
+def churn_shares(counts: dict[str, int]) -> dict[str, float]:
+    top = math.log1p(max(counts.values(), default=0))
+    return {p: math.log1p(n) / top for p, n in counts.items()} if top else {}
 
 
 def _outline(index: Any, candidates: dict[str, Candidate]) -> None:
@@ -444,7 +578,9 @@ def _lexical(wanted: list[str], cand: Candidate, files: Files) -> float:
     if not wanted:
         return 0.0
     head = set(unique_terms([cand.name, cand.signature]))
-    body = set(unique_terms(files.lines(cand.path)[cand.start - 1:cand.end]))
+    body: set[str] = set()
+    for found in files.wanted_on_lines(cand.path, cand.start, cand.end, frozenset(wanted)):
+        body.update(found)
     hits = sum((t in head) + (t in body) for t in wanted)
     return hits / (2 * len(wanted))
 

@@ -54,6 +54,8 @@ class Files:
         self._lines: dict[str, list[str]] = {}
         self._tokens: dict[str, list[int]] = {}
         self._secrets: dict[str, MaskedText] = {}
+        self._counted: dict[str, int] = {}
+        self._terms: dict[str, dict[int, frozenset[str]]] = {}
 
     def lines(self, path: str) -> list[str]:
         lines = self._lines.get(path)
@@ -73,15 +75,53 @@ class Files:
         shown = self._secrets.get(path)
         return shown.counts(start - 1, end - 1) if shown is not None else Counter()
 
-    def tokens(self, path: str) -> list[int]:
+    def tokens(self, path: str, start: int = 1, end: int | None = None) -> list[int]:
+        """Per-line token counts of ``path``, counted for lines ``start``..``end`` (all by
+        default) if not yet: a pack shows a few ranges of long files, and counting whole
+        files was most of a build's time on a large repository. Lines not asked for
+        are -1."""
+        lines = self.lines(path)
         counts = self._tokens.get(path)
         if counts is None:
+            counts = self._tokens[path] = [-1] * len(lines)
+        end = len(lines) if end is None else min(end, len(lines))
+        missing = [i for i in range(max(start, 1) - 1, end) if counts[i] < 0]
+        if missing:
             with _COUNT_LOCK:
-                counts = self._tokens[path] = self.counter.count_many(self.lines(path))
+                counted = self.counter.count_many([lines[i] for i in missing])
+            for i, n in zip(missing, counted, strict=True):
+                counts[i] = n
         return counts
 
     def span_tokens(self, path: str, start: int, end: int) -> int:
-        return sum(self.tokens(path)[start - 1:end])
+        return sum(self.tokens(path, start, end)[start - 1:end])
+
+    def fits(self, path: str, start: int, end: int, room: float) -> bool:
+        """Whether lines ``start``..``end`` count at most ``room`` tokens; a range with more
+        non-blank lines than that does not, and is not counted."""
+        lines = self.lines(path)[start - 1:end]
+        if sum(1 for line in lines if line.strip()) > room:
+            return False
+        return self.span_tokens(path, start, end) <= room
+
+    def wanted_on_lines(self, path: str, start: int, end: int,
+                        wanted: frozenset[str]) -> list[frozenset[str]]:
+        """Which of ``wanted`` (lower-case search terms) are terms of each of lines
+        ``start``..``end``; a term is a substring of its lower-cased line, so a line holding
+        none of them as one is not split into terms (most lines of a long definition)."""
+        lines = self.lines(path)
+        terms = self._terms.setdefault(path, {})
+        out: list[frozenset[str]] = []
+        for i in range(max(start, 1) - 1, min(end, len(lines))):
+            lowered = lines[i].lower()
+            if not any(w in lowered for w in wanted):
+                out.append(frozenset())
+                continue
+            found = terms.get(i)
+            if found is None:
+                found = terms[i] = frozenset(unique_terms([lines[i]]))
+            out.append(wanted.intersection(found))
+        return out
 
     def balanced_end(self, path: str, start: int, end: int) -> int:
         """Extend ``end`` until brackets opened since ``start`` close (a parenthesised import
@@ -95,8 +135,13 @@ class Files:
         return end
 
     def count(self, text: str) -> int:
-        with _COUNT_LOCK:
-            return self.counter.count_many([text])[0] if text else 0
+        if not text:
+            return 0
+        counted = self._counted.get(text)
+        if counted is None:  # a block's header and fence are counted again at every commit
+            with _COUNT_LOCK:
+                counted = self._counted[text] = self.counter.count_many([text])[0]
+        return counted
 
 
 # ---- packing -------------------------------------------------------------------------------
@@ -196,14 +241,14 @@ class Packer:
             hit or cand.kind == "imports"
             or (cand.relevance >= self.w.full_cutoff * top_score and lines <= limit)
         )
-        span = self.files.span_tokens(cand.path, cand.start, cand.end)
         if cand.match is not None:  # a chunk of a longer definition: whole if it is short
             room = self.total * self.w.hit_full_share
         elif hit or cand.kind == "imports":
             room = self.cap
         else:
             room = self.total * self.w.neighbour_share
-        modes = ["full"] if full_ok and span <= room else []
+        modes = ["full"] if full_ok and self.files.fits(cand.path, cand.start, cand.end,
+                                                         room) else []
         if hit and cand.kind != "imports":
             modes.append("elided")  # too long for its share: signature and matching lines
         if position == 0 and cand.kind != "imports":
@@ -273,8 +318,8 @@ class Packer:
         the question's words (and of its chunks that search hit) within the room left and the
         block's share; at least ``MIN_HEAD_LINES`` lines of it."""
         lines = self.files.lines(cand.path)
-        counts = self.files.tokens(cand.path)
         last = min(cand.end, len(lines))
+        counts = self.files.tokens(cand.path, cand.start, last)
         head_end = min(last, cand.start - 1 + max(1, min(
             _MAX_HEAD_LINES, len(cand.signature.strip().split("\n")) if cand.signature else 1)))
         low, high = head_end + 1, last
@@ -289,9 +334,9 @@ class Packer:
             room = min(room, max(self.files.span_tokens(cand.path, s, e)
                                  for s, e in cand.matches))
         # a line's worth: the question's words on it, and half a word inside a chunk search hit
-        weight = [len(self.wanted.intersection(unique_terms([lines[i - 1]])))
-                  + 0.5 * any(s <= i <= e for s, e in cand.matches)
-                  for i in range(low, high + 1)]
+        on_lines = self.files.wanted_on_lines(cand.path, low, high, self.wanted)
+        weight = [len(found) + 0.5 * any(s <= i <= e for s, e in cand.matches)
+                  for i, found in enumerate(on_lines, low)]
         best, best_at, total, spent, left = -1.0, (low, low - 1), 0.0, 0, low
         for right in range(low, high + 1):  # the best window of at most ``room`` tokens
             spent += counts[right - 1]
@@ -362,9 +407,9 @@ class Packer:
     def _truncated(self, cand: Candidate, at_least: int, terse: bool = False) -> Block | None:
         """As many leading lines of the definition as fit, if that is ``at_least`` lines (or
         the whole of a shorter one)."""
-        counts = self.files.tokens(cand.path)
         lines = self.files.lines(cand.path)
         last = min(cand.end, len(lines))
+        counts = self.files.tokens(cand.path, cand.start, last)
         probe = Block(cand.path, cand.start, last, "truncated", [cand], cand.language,
                        terse=terse)
         overhead = self._tokens(probe) - self.files.span_tokens(cand.path, cand.start, last)
@@ -417,19 +462,26 @@ class Packer:
             self.blocks.pop()
         placed = {id(item) for block in self.blocks for item in block.items}
         missing = [(rank, c) for rank, c in enumerate(ranked, 1) if id(c) not in placed]
+        # each line counted alone (counting the whole text again per line made this the
+        # slowest part of a build); the sum is checked by one count of the result below
         lines: list[str] = []
+        estimate = tokens + (self.files.count(_LEFT_OUT_TITLE) + 1 if missing else 0)
         for rank, cand in missing[:self.w.left_out]:
             line = f"- {cand.path}:{cand.start}-{cand.end} {cand.kind} {cand.name}"
-            longer = "\n\n".join(p for p in (text, "\n".join([_LEFT_OUT_TITLE, *lines, line]))
-                                 if p)
-            counted = self.files.count(longer)
-            if counted > self.total:
+            cost = self.files.count(line) + 1
+            if estimate + cost > self.total:
                 break
             lines.append(line)
             self.left_out.append((rank, cand))
-            tokens = counted
-        if lines:
-            text = "\n\n".join(p for p in (text, "\n".join([_LEFT_OUT_TITLE, *lines])) if p)
+            estimate += cost
+        while lines:
+            listed = "\n\n".join(p for p in (text, "\n".join([_LEFT_OUT_TITLE, *lines])) if p)
+            counted = self.files.count(listed)
+            if counted <= self.total:
+                text, tokens = listed, counted
+                break
+            lines.pop()
+            self.left_out.pop()
         self.final_tokens = tokens
         return text
 
