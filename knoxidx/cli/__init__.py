@@ -309,7 +309,9 @@ def stats(path: str, as_json: bool) -> None:
         click.echo(f"index of {d['root']}: {d['lines']} lines")
         for key in ("files", "languages", "nodes", "edges", "calls_by_confidence",
                     "unresolved_calls"):
-            click.echo(f"  {key}: " + ", ".join(f"{k}={v}" for k, v in sorted(d[key].items())))
+            # (a damaged index can count rows whose kind or type reads back as NULL)
+            counts = sorted(d[key].items(), key=lambda kv: str(kv[0]))
+            click.echo(f"  {key}: " + ", ".join(f"{k}={v}" for k, v in counts))
         embeddings = d["embeddings"]
         if embeddings is not None:
             for model in embeddings["models"]:
