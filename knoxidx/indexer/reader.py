@@ -34,8 +34,10 @@ OUT_OF_MEMORY = ("ran out of memory while reading (past the parse worker's memor
 DefinitionName = tuple[str, str, str, str, str]  # name, kind, qualname, parent kind, owner
 # What a parse worker is handed for one file: the root, the file, the content hash the index
 # has for it (None: new), the layout, and whether the update needs the file's definition names
-# (``ReadResult.names``; an update that re-resolves every file consults none).
-Job = tuple[str, SourceFile, str | None, Any, bool]
+# (``ReadResult.names``; an update that re-resolves every file consults none); optionally a
+# sixth, the ``ChunkBudget`` to chunk the file with for retrieval (None: not chunked).
+Job = tuple[str, SourceFile, str | None, Any, bool] | tuple[str, SourceFile, str | None, Any,
+                                                            bool, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +55,9 @@ class ReadResult:
     rows: list[tuple] | None = None  # node rows, file_id appended by the writer
     module_keys: tuple[str, ...] = ()
     names: frozenset[DefinitionName] = frozenset()
+    # its chunks (``retrieval.indexing.ChunkedFile``), when the job asked for them: made here,
+    # in parallel and from the bytes and facts at hand, rather than after the graph is written
+    chunked: Any = None
 
 
 def file_hash(data: bytes) -> str:
@@ -62,7 +67,8 @@ def file_hash(data: bytes) -> str:
 
 def read_and_extract(job: Job) -> ReadResult:
     """Read one file, skip it if its hash is unchanged, else extract it. Never raises."""
-    root, src, known_hash, layout, names = job
+    root, src, known_hash, layout, names = job[:5]
+    chunk_budget = job[5] if len(job) > 5 else None
     base = (src.path, src.language, src.size, src.mtime_ns)
     try:
         # no more than discovery saw, and some growth: a file rewritten or appended to since
@@ -81,6 +87,7 @@ def read_and_extract(job: Job) -> ReadResult:
     if digest == known_hash:
         return ReadResult(*base, "unchanged", digest)
     message = ""
+    source = data  # as the chunks quote it: invalid bytes decoded as U+FFFD, not replaced below
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -105,10 +112,15 @@ def read_and_extract(job: Job) -> ReadResult:
         message = f"{facts.error_nodes} syntax error(s); indexed what parsed"
     message = "; ".join([message, *notes]) if message else "; ".join(notes)
     base_refs = base_references(facts.refs)  # the blob and the fingerprint both hold them
+    chunked = None
+    if chunk_budget is not None:
+        from knoxidx.retrieval.indexing import chunk_source
+
+        chunked = chunk_source(src.path, source, digest, facts, chunk_budget)
     return ReadResult(
         *base, "ok", digest, message, dump_facts(facts, ids, base_refs),
         interface_fingerprint(facts, base_refs),
-        facts.lines, rows, keys, definition_names(facts) if names else frozenset(),
+        facts.lines, rows, keys, definition_names(facts) if names else frozenset(), chunked,
     )
 
 

@@ -14,6 +14,11 @@ single punctuation characters, and WordPiece tokenises each such word on its own
 count is the sum of its words' counts, and each distinct word is tokenised once and
 remembered. Lines with anything else in them (non-ASCII, control characters) go to the
 tokenizer whole. ``tests/retrieval/test_tokens.py`` checks both ways agree on real code.
+A new word goes to the WordPiece model alone (``Tokenizer.model.tokenize``), lower-cased as
+the normaliser would: for a word of printable ASCII that is all normalisation and
+pre-tokenisation do, and it costs a sixth of ``encode_batch`` (72,744 distinct words of the
+benchmark corpora: 0.17 s against 1.0 s), which every parse worker pays for the words it
+meets first.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import functools
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +57,7 @@ class TokenCounter:
         tokenizer.no_padding()
         self._tokenizer = tokenizer
         self.name = tokenizer_file.parent.name or tokenizer_file.name
-        self._bert_words, self._added = _bert_wordpiece_spec(tokenizer_file)
+        self._bert_words, self._added, self._lowercase = _bert_wordpiece_spec(tokenizer_file)
         self._word_counts: dict[str, int] = {}
         self._line_counts: dict[str, int] = {}
 
@@ -69,7 +74,6 @@ class TokenCounter:
         lines = self._line_counts  # code repeats whole lines (blank, `return`, `}`): ~half
         if len(lines) > _LINE_CACHE_LIMIT:
             lines.clear()
-        new_words: dict[str, None] = {}
         plain, find_words = _PLAIN_LINE.fullmatch, _ASCII_WORD.findall
         added = self._added.search if self._added is not None else None
         for i, text in enumerate(texts):
@@ -80,16 +84,12 @@ class TokenCounter:
             if plain(text) is None or (added is not None and added(text)):
                 whole.append(i)
                 continue
-            words = find_words(text)
-            split.append((i, words))
-            for word in words:
-                if word not in known:
-                    new_words[word] = None
+            split.append((i, find_words(text)))
+        new_words = set().union(*(words for _, words in split)).difference(known)
         if new_words:
             if len(known) > _WORD_CACHE_LIMIT:
                 known.clear()
-            fresh = list(new_words)
-            known.update(zip(fresh, self._encode_counts(fresh), strict=True))
+            known.update(self._word_counts_of(new_words))
         for i, words in split:
             counts[i] = lines[texts[i]] = sum(map(known.__getitem__, words))
         if whole:
@@ -127,19 +127,27 @@ class TokenCounter:
                 return spans
             start = word_start(max(end - overlap, start + 1), start)
 
+    def _word_counts_of(self, words: set[str]) -> Iterator[tuple[str, int]]:
+        """Each word (printable ASCII, one pre-token) with its count, from the WordPiece model
+        alone."""
+        tokenize = self._tokenizer.model.tokenize
+        if self._lowercase:
+            return ((word, len(tokenize(word.lower()))) for word in words)
+        return ((word, len(tokenize(word))) for word in words)
+
     def _encode_counts(self, texts: Sequence[str]) -> list[int]:
         encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
         return [len(e.ids) for e in encodings]
 
 
-def _bert_wordpiece_spec(tokenizer_file: Path) -> tuple[bool, re.Pattern[str] | None]:
+def _bert_wordpiece_spec(tokenizer_file: Path) -> tuple[bool, re.Pattern[str] | None, bool]:
     """Whether the word shortcut holds (BERT normaliser and pre-tokeniser, WordPiece model),
-    and a pattern for the added tokens (``[MASK]``...), which match before pre-tokenisation:
-    a line holding one is counted whole."""
+    a pattern for the added tokens (``[MASK]``...), which match before pre-tokenisation: a
+    line holding one is counted whole; and whether the normaliser lower-cases."""
     try:
         spec = json.loads(tokenizer_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False, None
+        return False, None, False
     normalizer = spec.get("normalizer") or {}
     bert = (
         normalizer.get("type") == "BertNormalizer"
@@ -148,7 +156,7 @@ def _bert_wordpiece_spec(tokenizer_file: Path) -> tuple[bool, re.Pattern[str] | 
     )
     added = [t["content"] for t in spec.get("added_tokens") or () if t.get("content")]
     pattern = re.compile("|".join(map(re.escape, added)), re.IGNORECASE) if added else None
-    return bert, pattern
+    return bert, pattern, bool(normalizer.get("lowercase", True))
 
 
 @functools.lru_cache(maxsize=4)
