@@ -149,12 +149,12 @@ def _cut_line(chunk: Chunk, budget: ChunkBudget, counter: TokenCounter) -> list[
     hundred tokens, voyage-code-3 32,000). The definitions starting on the line are the first
     piece's."""
     pieces = []
-    for n, (a, b) in enumerate(counter.cut(chunk.text, budget.max_tokens,
-                                            budget.overlap_tokens)):
+    for n, (a, b, tokens) in enumerate(counter.cut_counted(chunk.text, budget.max_tokens,
+                                                            budget.overlap_tokens)):
         text = chunk.text[a:b]
         first = n == 0
         pieces.append(replace(
-            chunk, text=text, token_count=counter.count(text),
+            chunk, text=text, token_count=counter.count(text) if tokens is None else tokens,
             symbols=chunk.symbols if first else (),
             symbol_kinds=chunk.symbol_kinds if first else (),
             symbol_signatures=chunk.symbol_signatures if first else (),

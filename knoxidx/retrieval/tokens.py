@@ -42,6 +42,9 @@ _PLAIN_LINE = re.compile(r"[ -~\t\n\r]*")
 _ASCII_WORD = re.compile(r"[A-Za-z0-9]+|[!-/:-@\[-`{-~]")
 _WORD_CACHE_LIMIT = 500_000
 _LINE_CACHE_LIMIT = 200_000
+# A line at least this long counted whole (minified code) keeps its encoding until the next
+# count, for ``cut_counted``: the chunker cuts such a line right after counting it.
+_KEPT_ENCODING_CHARS = 20_000
 
 
 class TokenCounter:
@@ -60,6 +63,7 @@ class TokenCounter:
         self._bert_words, self._added, self._lowercase = _bert_wordpiece_spec(tokenizer_file)
         self._word_counts: dict[str, int] = {}
         self._line_counts: dict[str, int] = {}
+        self._kept_encodings: dict[str, Any] = {}
 
     def count(self, text: str) -> int:
         return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
@@ -92,8 +96,15 @@ class TokenCounter:
             known.update(self._word_counts_of(new_words))
         for i, words in split:
             counts[i] = lines[texts[i]] = sum(map(known.__getitem__, words))
+        self._kept_encodings.clear()
         if whole:
-            for i, n in zip(whole, self._encode_counts([texts[i] for i in whole]), strict=True):
+            long = [i for i in whole if len(texts[i]) >= _KEPT_ENCODING_CHARS]
+            for i in long:
+                encoding = self._tokenizer.encode(texts[i], add_special_tokens=False)
+                self._kept_encodings[texts[i]] = encoding
+                counts[i] = len(encoding.ids)
+            short = [i for i in whole if len(texts[i]) < _KEPT_ENCODING_CHARS]
+            for i, n in zip(short, self._encode_counts([texts[i] for i in short]), strict=True):
                 counts[i] = n
         return counts
 
@@ -102,11 +113,23 @@ class TokenCounter:
         repeating up to ``overlap`` tokens of the one before; spans begin and end where a word
         does (within a word only when one word is longer than the budget), so that each span,
         tokenized alone, is the tokens it was cut from."""
-        encoding = self._tokenizer.encode(text, add_special_tokens=False)
+        return [(a, b) for a, b, _ in self.cut_counted(text, max_tokens, overlap)]
+
+    def cut_counted(self, text: str, max_tokens: int,
+                    overlap: int) -> list[tuple[int, int, int | None]]:
+        """:meth:`cut`'s spans with their token counts: the tokens a span was cut from, when
+        it begins and ends where a word does; None for one cut within a word (count it).
+        Encoding the line again for each span cost more than the cut itself (minified
+        JavaScript: 0.24 s of django's 0.56 s of cutting)."""
+        encoding = self._kept_encodings.pop(text, None) or self._tokenizer.encode(
+            text, add_special_tokens=False)
         offsets, words = encoding.offsets, encoding.word_ids
         n = len(offsets)
         if n <= max_tokens:
-            return [(0, len(text))]
+            return [(0, len(text), n)]
+
+        def at_word_start(i: int) -> bool:
+            return i == 0 or i >= n or words[i] is None or words[i] != words[i - 1]
 
         def word_start(i: int, floor: int) -> int:
             """``i``, or the first token of the word it is inside, if that is above ``floor``."""
@@ -115,14 +138,16 @@ class TokenCounter:
                 j -= 1
             return j if j > floor else i
 
-        spans: list[tuple[int, int]] = []
+        spans: list[tuple[int, int, int | None]] = []
         start = 0
         while True:
             end = min(start + max_tokens, n)
             if end < n:
                 end = word_start(end, start)
+            aligned = at_word_start(start) and at_word_start(end)
             spans.append((offsets[start][0] if start else 0,
-                          offsets[end][0] if end < n else len(text)))
+                          offsets[end][0] if end < n else len(text),
+                          end - start if aligned else None))
             if end >= n:
                 return spans
             start = word_start(max(end - overlap, start + 1), start)
