@@ -114,6 +114,9 @@ def read_and_extract(job: Job) -> ReadResult:
     base_refs = base_references(facts.refs)  # the blob and the fingerprint both hold them
     chunked = None
     if chunk_budget is not None:
+        # one worker of a pool that fills the cores: the tokenizer's own threads would only
+        # contend, and reserve memory against the worker's cap
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         from knoxidx.retrieval.indexing import chunk_source
 
         chunked = chunk_source(src.path, source, digest, facts, chunk_budget)
