@@ -6,10 +6,14 @@ is compared with the graph's ``files.hash``. So a run that was killed after the 
 but before the chunks did is finished by the next one, and an index built with
 ``--graph-only`` gets its chunks on the next plain ``knoxidx index``.
 
-Chunking (reading the source, counting tokens, splitting identifiers for FTS5) runs in worker
-processes when there are many files (see ``_pool_method``); the parent hands each the file's
-definitions and then only writes, all of it in one transaction: lexical search sees the old
-chunks or the new ones, never half.
+Chunking (counting tokens, splitting identifiers for FTS5, the names and declarations rows)
+mostly happens in the parse workers, on the bytes and facts they have just extracted
+(``chunk_source``, handed over as ``premade``), overlapping the graph's writes: on 2 cores a
+second pass after the graph cost as much again as the graph. What they did not chunk (a
+changed chunker, an index built with ``--graph-only``, a run killed before its chunks were
+written) is chunked here, in worker processes when there are many files (see
+``_pool_method``). The parent only writes, all of it in one transaction: lexical search sees
+the old chunks or the new ones, never half.
 """
 
 from __future__ import annotations

@@ -219,17 +219,17 @@ class ChunkStore(EmbeddingRows, LexicalRows):
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(chunk_id, c.path, c.start_line, c.end_line, c.language, c.symbol, c.kind,
               json.dumps(c.symbols), json.dumps(c.enclosing), c.signature, c.doc, c.header,
-              c.token_count, c.content_hash, c.text) for chunk_id, c in zip(ids, chunks)])
+              c.token_count, c.content_hash, c.text) for chunk_id, c in zip(ids, chunks, strict=True)])
         self.conn.executemany(
             "INSERT INTO chunk_fts (rowid, body, symbols, path) VALUES (?, ?, ?, ?)",
-            [(chunk_id, *m.fts) for chunk_id, m in zip(ids, made)])
+            [(chunk_id, *m.fts) for chunk_id, m in zip(ids, made, strict=True)])
         self.conn.executemany("INSERT INTO chunk_name (rowid, name, scope) VALUES (?, ?, ?)",
                               [(chunk_id * NAMES_PER_CHUNK + n, parts, scope)
-                               for chunk_id, m in zip(ids, made)
+                               for chunk_id, m in zip(ids, made, strict=True)
                                for n, (parts, scope) in enumerate(m.names[:NAMES_PER_CHUNK])])
         self.conn.executemany("INSERT INTO chunk_declaration (id, text) VALUES (?, ?)",
                               [(chunk_id * NAMES_PER_CHUNK + n, text)
-                               for chunk_id, m in zip(ids, made)
+                               for chunk_id, m in zip(ids, made, strict=True)
                                for n, text in enumerate(m.declarations[:NAMES_PER_CHUNK])])
         self.conn.executemany("INSERT INTO embed_pending (chunk_id) VALUES (?)",
                               [(chunk_id,) for chunk_id in ids])
