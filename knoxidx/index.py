@@ -133,6 +133,11 @@ class Index(GraphQuestions):
         from knoxidx.update.graph_update import update_index
 
         session = self._writer_session()
+        budget = None
+        if retrieval:  # the parse workers chunk what they extract, the retrieval phase writes
+            from knoxidx.retrieval.chunker import ChunkBudget
+
+            budget = ChunkBudget()
         # One update is one transaction: a reader sees the graph and the chunks of one state.
         try:
             with self.store.transaction():
@@ -140,12 +145,14 @@ class Index(GraphQuestions):
                 report = update_index(self.root, self.store, jobs=jobs,
                                       max_bytes=max_bytes or DEFAULT_MAX_BYTES,
                                       progress=progress, discovered=discovered, session=session,
-                                      walk_cache=self._walk_cache())
+                                      walk_cache=self._walk_cache(), chunk_budget=budget)
                 if retrieval:
                     from knoxidx.update.retrieval_steps import refresh_retrieval
 
                     report.retrieval = refresh_retrieval(self, jobs=jobs, progress=progress,
-                                                         session=session)
+                                                         session=session, budget=budget,
+                                                         premade=report.chunked)
+                    report.chunked = {}  # written: not kept for the rest of the update
                 report.history = self._refresh_history(history)
         except BaseException:
             self._forget_session()  # rolled back: what it remembers ran ahead of the tables

@@ -8,6 +8,7 @@ stopping the run: in a subprocess with a timeout, or under an alarm."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -130,3 +131,35 @@ def test_chunking_and_context_do_not_wait_on_a_fifo_in_an_indexed_file_s_place(r
         lines = Files(root, None).lines("main.py")  # type: ignore[arg-type]
     assert chunked.error == "unreadable: not a regular file"
     assert lines == [""]
+
+
+def test_a_parse_worker_chunks_a_file_as_the_retrieval_phase_would(repo) -> None:
+    # the worker has the file's bytes with invalid UTF-8 replaced for extraction; its chunks
+    # must quote the file as read from disk, as chunk_one does
+    from knoxidx.core.facts import load_facts
+    from knoxidx.graph.layout import build_layout
+    from knoxidx.parse.discovery import discover
+    from knoxidx.parse.reader import read_and_extract
+    from knoxidx.retrieval.chunker import ChunkBudget
+    from knoxidx.retrieval.store import chunk_rows
+    from knoxidx.update.chunk_refresh import chunk_one, chunk_source
+
+    root = repo({"main.py": "def main():\n    return 1\n"})
+    (root / "main.py").write_bytes(
+        b"class Shape:\n    def area(self):\n        return '\xff\xfe'\n\n"
+        + b"".join(b"def f%d(x):\n    return x * %d\n\n" % (i, i) for i in range(40)))
+    discovered = discover(root)
+    [found] = discovered.files
+    layout = build_layout(root, [found.path], discovered.config_paths)
+    budget = ChunkBudget(max_tokens=64, merge_tokens=32, min_tokens=8, member_tokens=16,
+                         definition_merge_tokens=16, overlap_tokens=8)
+    result = read_and_extract((str(root), found, None, layout, True,
+                               functools.partial(chunk_source, budget=budget)))
+    assert result.status == "ok" and result.blob is not None, result.message
+    made = result.chunked
+    expected = chunk_one(str(root), "main.py", result.hash, load_facts(result.blob), budget)
+    assert made.source_hash == expected.source_hash == result.hash
+    assert made.chunks == expected.chunks and len(made.chunks) > 5
+    assert made.rows == expected.rows == [chunk_rows(c) for c in expected.chunks]
+    assert "\ufffd" in made.chunks[0].text
+    assert read_and_extract((str(root), found, None, layout, True)).chunked is None

@@ -37,12 +37,13 @@ CHUNK_FILES = 64
 
 def read_all(
     root: Path, jobs: list[SourceFile], known: dict[str, FileState], layout: Layout,
-    workers: int, progress: Progress | None, names: bool = True,
+    workers: int, progress: Progress | None, names: bool = True, chunker: Any = None,
 ) -> Iterator[ReadResult]:
     """Each file of ``jobs`` read and extracted; ``names``: whether the results need their
-    definition names (``ReadResult.names``)."""
-    args = [(str(root), f, known[f.path].hash if f.path in known else None, layout, names)
-            for f in jobs]
+    definition names (``ReadResult.names``); ``chunker``: what makes each extracted file's
+    retrieval chunks in the worker too (``reader.Job``; ``ReadResult.chunked``)."""
+    args = [(str(root), f, known[f.path].hash if f.path in known else None, layout, names,
+             chunker) for f in jobs]
     total = len(args)
     if total == 0:
         return

@@ -35,8 +35,12 @@ OUT_OF_MEMORY = ("ran out of memory while reading (past the parse worker's memor
 DefinitionName = tuple[str, str, str, str, str]  # name, kind, qualname, parent kind, owner
 # What a parse worker is handed for one file: the root, the file, the content hash the index
 # has for it (None: new), the layout, and whether the update needs the file's definition names
-# (``ReadResult.names``; an update that re-resolves every file consults none).
-Job = tuple[str, SourceFile, str | None, Any, bool]
+# (``ReadResult.names``; an update that re-resolves every file consults none); optionally a
+# sixth, a picklable ``chunker(path, source, source_hash, facts)`` that makes the file's
+# retrieval chunks from what the worker has at hand (None: not chunked). The update layer
+# hands it down (``update.chunk_refresh.chunk_source``): this layer knows nothing of chunks.
+Job = tuple[str, SourceFile, str | None, Any, bool] | tuple[str, SourceFile, str | None, Any,
+                                                            bool, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +58,9 @@ class ReadResult:
     rows: list[tuple] | None = None  # node rows, file_id appended by the writer
     module_keys: tuple[str, ...] = ()
     names: frozenset[DefinitionName] = frozenset()
+    # its chunks (``update.chunk_refresh.ChunkedFile``), when the job asked for them: made here,
+    # in parallel and from the bytes and facts at hand, rather than after the graph is written
+    chunked: Any = None
 
 
 def file_hash(data: bytes) -> str:
@@ -63,7 +70,8 @@ def file_hash(data: bytes) -> str:
 
 def read_and_extract(job: Job) -> ReadResult:
     """Read one file, skip it if its hash is unchanged, else extract it. Never raises."""
-    root, src, known_hash, layout, names = job
+    root, src, known_hash, layout, names = job[:5]
+    chunker = job[5] if len(job) > 5 else None
     base = (src.path, src.language, src.size, src.mtime_ns)
     try:
         # no more than discovery saw, and some growth: a file rewritten or appended to since
@@ -82,6 +90,7 @@ def read_and_extract(job: Job) -> ReadResult:
     if digest == known_hash:
         return ReadResult(*base, "unchanged", digest)
     message = ""
+    source = data  # as the chunks quote it: invalid bytes decoded as U+FFFD, not replaced below
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -106,10 +115,16 @@ def read_and_extract(job: Job) -> ReadResult:
         message = f"{facts.error_nodes} syntax error(s); indexed what parsed"
     message = "; ".join([message, *notes]) if message else "; ".join(notes)
     base_refs = base_references(facts.refs)  # the blob and the fingerprint both hold them
+    chunked = None
+    if chunker is not None:
+        # one worker of a pool that fills the cores: the tokenizer's own threads would only
+        # contend, and reserve memory against the worker's cap
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        chunked = chunker(src.path, source, digest, facts)
     return ReadResult(
         *base, "ok", digest, message, dump_facts(facts, ids, base_refs),
         interface_fingerprint(facts, base_refs),
-        facts.lines, rows, keys, definition_names(facts) if names else frozenset(),
+        facts.lines, rows, keys, definition_names(facts) if names else frozenset(), chunked,
     )
 
 

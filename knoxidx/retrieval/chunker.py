@@ -16,6 +16,7 @@ file ends up in at least one chunk.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -148,12 +149,12 @@ def _cut_line(chunk: Chunk, budget: ChunkBudget, counter: TokenCounter) -> list[
     hundred tokens, voyage-code-3 32,000). The definitions starting on the line are the first
     piece's."""
     pieces = []
-    for n, (a, b) in enumerate(counter.cut(chunk.text, budget.max_tokens,
-                                            budget.overlap_tokens)):
+    for n, (a, b, tokens) in enumerate(counter.cut_counted(chunk.text, budget.max_tokens,
+                                                            budget.overlap_tokens)):
         text = chunk.text[a:b]
         first = n == 0
         pieces.append(replace(
-            chunk, text=text, token_count=counter.count(text),
+            chunk, text=text, token_count=counter.count(text) if tokens is None else tokens,
             symbols=chunk.symbols if first else (),
             symbol_kinds=chunk.symbol_kinds if first else (),
             symbol_signatures=chunk.symbol_signatures if first else (),
@@ -177,6 +178,9 @@ class _Planner:
         self.children: dict[int, list[int]] = {}  # parent index (-1: file) -> kept children
         self.end: dict[int, int] = {}  # usable definition index -> end line clamped to the file
         self.top_level = self._build_tree(len(lines))
+        # the usable definitions by position, as a chunk lists them: (start, -end, index)
+        self.by_start = sorted((self.defs[i].start_line, -end, i) for i, end in self.end.items())
+        self.starts = [start for start, _, _ in self.by_start]
 
     def tokens(self, start: int, end: int) -> int:
         return self.prefix[end] - self.prefix[start - 1]
@@ -314,17 +318,12 @@ class _Planner:
     # ---- describing a chunk ------------------------------------------------------------------
 
     def make_chunk(self, path: str, language: str, start: int, end: int) -> Chunk:
-        starting: list[int] = []
-        enclosing: list[int] = []
-        for i, definition in enumerate(self.defs):
-            if i not in self.end:
-                continue
-            if start <= definition.start_line <= end:
-                starting.append(i)
-            elif definition.start_line < start and self.end[i] >= end:
-                enclosing.append(i)
-        starting.sort(key=lambda i: (self.defs[i].start_line, -self.end[i]))
-        enclosing.sort(key=lambda i: (self.defs[i].start_line, -self.end[i]))
+        # found by bisection: a scan of every definition for every chunk cost a file of
+        # hundreds of definitions more than the rest of its chunking
+        first = bisect.bisect_left(self.starts, start)
+        after = bisect.bisect_right(self.starts, end, first)
+        starting = [i for _, _, i in self.by_start[first:after]]
+        enclosing = [i for _, negative_end, i in self.by_start[:first] if -negative_end >= end]
         main = starting[0] if starting else (enclosing[-1] if enclosing else None)
         d = self.defs[main] if main is not None else None
         text = "".join(self.lines[start - 1 : end])

@@ -22,6 +22,7 @@ Measured on the docstring -> code benchmark (``python -m bench.retrieval_eval``)
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from knoxidx.retrieval.chunker import Chunk
@@ -120,11 +121,18 @@ def declaration_texts(chunk: Chunk) -> list[str]:
         text = declaration_head(chunk.path, qualname, kind)
         if not text:
             continue
-        # a secret in a default value would reach a remote embedder as words its masking
-        # no longer recognises: masked while it is still whole
-        words = readable_identifiers(mask_secrets(signature)[0], keep=meaningful_identifier)
+        words = signature_words(signature)
         texts.append(f"{text}{DECLARATION_SEPARATOR}{words}" if words else text)
     return texts
+
+
+@functools.lru_cache(maxsize=65_536)
+def signature_words(signature: str) -> str:
+    """The words a declaration text takes from a signature; remembered, since signatures
+    repeat (``def __init__(self)``, ``String toString()``) and masking scans each one with
+    every detector. A secret in a default value would reach a remote embedder as words its
+    masking no longer recognises: masked while it is still whole."""
+    return readable_identifiers(mask_secrets(signature)[0], keep=meaningful_identifier)
 
 
 def declaration_head(path: str, qualname: str, kind: str) -> str:

@@ -23,6 +23,7 @@ from knoxidx.retrieval.names import declaration_texts, name_rows
 from knoxidx.retrieval.pg_embed_store import PgEmbeddingRows, vector_literal
 from knoxidx.retrieval.store import (
     _CHUNK_COLUMNS,
+    ChunkRows,
     FileUpdate,
     StoredChunk,
     _row_to_chunk,
@@ -73,7 +74,7 @@ class PgChunkStore(PgEmbeddingRows):
     # ---- chunks ------------------------------------------------------------------------------
 
     def replace_file(self, path: str, chunks: Sequence[Chunk],
-                     fts: Sequence[tuple[str, str, str]] | None = None) -> FileUpdate:
+                     rows: Sequence[ChunkRows] | None = None) -> FileUpdate:
         old: dict[str, list[int]] = {}
         for chunk_id, content_hash in self.conn.execute(
             "SELECT id, content_hash FROM knoxidx.chunk WHERE repo = %s AND path = %s ORDER BY id",
@@ -94,7 +95,7 @@ class PgChunkStore(PgEmbeddingRows):
                               chunk.signature, chunk.doc, chunk_ids[-1]))
             else:
                 chunk_ids.append(None)
-                new.append(self._insert_params(chunk, fts[n] if fts is not None else None))
+                new.append(self._insert_params(chunk, rows[n].fts if rows is not None else None))
         with self.conn.cursor() as cur:
             if moved:
                 cur.executemany(
@@ -113,14 +114,17 @@ class PgChunkStore(PgEmbeddingRows):
             kept_ids = [m[-1] for m in moved]
             cur.execute("DELETE FROM knoxidx.chunk_name WHERE chunk_id = ANY(%s)", (kept_ids,))
             named = iter(ids)
-            rows = [
+            name_lists = ([r.names for r in rows] if rows is not None
+                          else [name_rows(chunk) for chunk in chunks])
+            named_rows = [
                 (chunk_id, n, self._repo, parts, scope, parts)
-                for chunk, chunk_id in zip(
-                    chunks, (i if i is not None else next(named) for i in chunk_ids), strict=True)
-                for n, (parts, scope) in enumerate(name_rows(chunk)[:NAMES_PER_CHUNK])
+                for names, chunk_id in zip(
+                    name_lists, (i if i is not None else next(named) for i in chunk_ids),
+                    strict=True)
+                for n, (parts, scope) in enumerate(names[:NAMES_PER_CHUNK])
             ]
-            if rows:
-                cur.executemany(_INSERT_NAME, rows)
+            if named_rows:
+                cur.executemany(_INSERT_NAME, named_rows)
             # declarations: a new chunk's are written; a kept chunk's again when their texts
             # changed, and the chunk is then pending to embed them
             declared: dict[int, list[str]] = {}
@@ -131,9 +135,10 @@ class PgChunkStore(PgEmbeddingRows):
             named = iter(ids)
             written: list[tuple] = []
             again: list[int] = []
-            for chunk, kept_id in zip(chunks, chunk_ids, strict=True):
+            for n, (chunk, kept_id) in enumerate(zip(chunks, chunk_ids, strict=True)):
                 chunk_id = kept_id if kept_id is not None else next(named)
-                texts = declaration_texts(chunk)[:NAMES_PER_CHUNK]
+                texts = (rows[n].declarations if rows is not None
+                         else declaration_texts(chunk))[:NAMES_PER_CHUNK]
                 if kept_id is not None:
                     if declared.get(chunk_id, []) == texts:
                         continue

@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from knoxidx.core.errors import decoding_stored
 from knoxidx.retrieval.chunker import Chunk, DefinitionLike
@@ -33,6 +34,15 @@ _CHUNK_COLUMNS = (
 class StoredChunk:
     id: int
     chunk: Chunk
+
+
+class ChunkRows(NamedTuple):
+    """What the store writes beside a chunk's own row, made where the chunk is made (a parse
+    worker), so that the one writer only writes: :func:`chunk_rows`."""
+
+    fts: tuple[str, str, str]  # fts_columns
+    names: list[tuple[str, str]]  # names.name_rows
+    declarations: list[str]  # names.declaration_texts
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,16 +96,19 @@ class ChunkStore(EmbeddingRows, LexicalRows):
         self,
         path: str,
         chunks: Sequence[Chunk],
-        fts: Sequence[tuple[str, str, str]] | None = None,
+        rows: Sequence[ChunkRows] | None = None,
     ) -> FileUpdate:
         """Make ``path``'s chunks exactly ``chunks``; rows whose content hash survives keep their
-        id and vector (only their position is updated); the rest become pending. ``fts``: the
-        chunks' full-text columns (:func:`fts_columns`), when a worker already made them."""
+        id and vector (only their position is updated); the rest become pending. ``rows``: the
+        chunks' :func:`chunk_rows`, when a worker already made them."""
         old: dict[str, list[int]] = {}
         for chunk_id, content_hash in self.conn.execute(
             "SELECT id, content_hash FROM chunk WHERE path = ? ORDER BY id", (path,)
         ):
             old.setdefault(content_hash, []).append(chunk_id)
+        if not old:  # a new file (every file of a first build): written in bulk
+            self._insert_all(chunks, rows)
+            return FileUpdate(added=len(chunks), kept=0, removed=0)
         added = kept = 0
         for n, chunk in enumerate(chunks):
             reusable = old.get(chunk.content_hash)
@@ -119,15 +132,15 @@ class ChunkStore(EmbeddingRows, LexicalRows):
                 # the same definitions, but written again: after a chunker version change
                 # (every file re-chunked) its names may be new, or missing from an old index
                 self._delete_names([chunk_id])
-                self._insert_names(chunk_id, chunk)
-                if self._declarations_changed(chunk_id, chunk):
+                self._insert_names(chunk_id, chunk, rows[n].names if rows is not None else None)
+                texts = rows[n].declarations if rows is not None else declaration_texts(chunk)
+                if self._declarations_changed(chunk_id, texts):
                     # embedded again: the chunk's own text comes from the cache
                     self.conn.execute(
                         "INSERT OR IGNORE INTO embed_pending (chunk_id) VALUES (?)", (chunk_id,))
                 kept += 1
             else:
-                chunk_id = self._insert(chunk, fts[n] if fts is not None else None)
-                self.conn.execute("INSERT INTO embed_pending (chunk_id) VALUES (?)", (chunk_id,))
+                self._insert_all([chunk], [rows[n]] if rows is not None else None)
                 added += 1
         stale = [i for ids in old.values() for i in ids]
         self._delete(stale)
@@ -191,62 +204,61 @@ class ChunkStore(EmbeddingRows, LexicalRows):
         where, params = chunk_filter.where("c")
         return [row[0] for row in self.conn.execute(f"SELECT id FROM chunk c WHERE {where}", params)]
 
-    def _insert(self, chunk: Chunk, fts: tuple[str, str, str] | None = None) -> int:
-        cursor = self.conn.execute(
-            "INSERT INTO chunk (path, start_line, end_line, language, symbol, kind, symbols, "
-            "enclosing, signature, doc, header, token_count, content_hash, text) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                chunk.path,
-                chunk.start_line,
-                chunk.end_line,
-                chunk.language,
-                chunk.symbol,
-                chunk.kind,
-                json.dumps(chunk.symbols),
-                json.dumps(chunk.enclosing),
-                chunk.signature,
-                chunk.doc,
-                chunk.header,
-                chunk.token_count,
-                chunk.content_hash,
-                chunk.text,
-            ),
-        )
-        chunk_id = int(cursor.lastrowid or 0)
-        self.conn.execute(
+    def _insert_all(self, chunks: Sequence[Chunk], rows: Sequence[ChunkRows] | None) -> None:
+        """Insert ``chunks`` as new, pending chunks, one statement per table. Their ids are the
+        ones SQLite would give them one by one (the largest id + 1, ...: no AUTOINCREMENT),
+        numbered here so that the rows of every table go in together."""
+        if not chunks:
+            return
+        first = int(self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM chunk").fetchone()[0])
+        made = rows if rows is not None else [chunk_rows(c) for c in chunks]
+        ids = range(first, first + len(chunks))
+        self.conn.executemany(
+            "INSERT INTO chunk (id, path, start_line, end_line, language, symbol, kind, "
+            "symbols, enclosing, signature, doc, header, token_count, content_hash, text) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(chunk_id, c.path, c.start_line, c.end_line, c.language, c.symbol, c.kind,
+              json.dumps(c.symbols), json.dumps(c.enclosing), c.signature, c.doc, c.header,
+              c.token_count, c.content_hash, c.text) for chunk_id, c in zip(ids, chunks, strict=True)])
+        self.conn.executemany(
             "INSERT INTO chunk_fts (rowid, body, symbols, path) VALUES (?, ?, ?, ?)",
-            (chunk_id, *(fts or fts_columns(chunk))),
-        )
-        self._insert_names(chunk_id, chunk)
-        self._insert_declarations(chunk_id, chunk)
-        return chunk_id
+            [(chunk_id, *m.fts) for chunk_id, m in zip(ids, made, strict=True)])
+        self.conn.executemany("INSERT INTO chunk_name (rowid, name, scope) VALUES (?, ?, ?)",
+                              [(chunk_id * NAMES_PER_CHUNK + n, parts, scope)
+                               for chunk_id, m in zip(ids, made, strict=True)
+                               for n, (parts, scope) in enumerate(m.names[:NAMES_PER_CHUNK])])
+        self.conn.executemany("INSERT INTO chunk_declaration (id, text) VALUES (?, ?)",
+                              [(chunk_id * NAMES_PER_CHUNK + n, text)
+                               for chunk_id, m in zip(ids, made, strict=True)
+                               for n, text in enumerate(m.declarations[:NAMES_PER_CHUNK])])
+        self.conn.executemany("INSERT INTO embed_pending (chunk_id) VALUES (?)",
+                              [(chunk_id,) for chunk_id in ids])
 
-    def _insert_names(self, chunk_id: int, chunk: Chunk) -> int:
+    def _insert_names(self, chunk_id: int, chunk: Chunk,
+                      names: list[tuple[str, str]] | None = None) -> int:
         base = chunk_id * NAMES_PER_CHUNK
-        rows = [(base + n, parts, scope)
-                for n, (parts, scope) in enumerate(name_rows(chunk)[:NAMES_PER_CHUNK])]
+        rows = [(base + n, parts, scope) for n, (parts, scope)
+                in enumerate((name_rows(chunk) if names is None else names)[:NAMES_PER_CHUNK])]
         self.conn.executemany("INSERT INTO chunk_name (rowid, name, scope) VALUES (?, ?, ?)", rows)
         return len(rows)
 
-    def _insert_declarations(self, chunk_id: int, chunk: Chunk) -> None:
+    def _insert_declarations(self, chunk_id: int, texts: list[str]) -> None:
         base = chunk_id * NAMES_PER_CHUNK
         self.conn.executemany(
             "INSERT INTO chunk_declaration (id, text) VALUES (?, ?)",
-            [(base + n, text)
-             for n, text in enumerate(declaration_texts(chunk)[:NAMES_PER_CHUNK])])
+            [(base + n, text) for n, text in enumerate(texts[:NAMES_PER_CHUNK])])
 
-    def _declarations_changed(self, chunk_id: int, chunk: Chunk) -> bool:
+    def _declarations_changed(self, chunk_id: int, texts: list[str]) -> bool:
         """Write a kept chunk's declarations again if their texts changed (a renamed class
         holding an unchanged method, a chunker version that adds them); whether they did."""
         base = chunk_id * NAMES_PER_CHUNK
         old = [row[0] for row in self.conn.execute(
             "SELECT text FROM chunk_declaration WHERE id >= ? AND id < ? ORDER BY id",
             (base, base + NAMES_PER_CHUNK))]
-        if old == declaration_texts(chunk)[:NAMES_PER_CHUNK]:
+        if old == texts[:NAMES_PER_CHUNK]:
             return False
         self._delete_declarations([chunk_id])
-        self._insert_declarations(chunk_id, chunk)
+        self._insert_declarations(chunk_id, texts)
         self._bump_version()  # a kept matrix copy (vectors.load_matrix) still has the old ones
         return True
 
@@ -305,6 +317,10 @@ class ChunkStore(EmbeddingRows, LexicalRows):
         self.conn.executemany("DELETE FROM embed_pending WHERE chunk_id = ?", rows)
         self.conn.executemany("DELETE FROM embed_withheld WHERE chunk_id = ?", rows)
         self._bump_version()
+
+def chunk_rows(chunk: Chunk) -> ChunkRows:
+    return ChunkRows(fts_columns(chunk), name_rows(chunk), declaration_texts(chunk))
+
 
 def fts_columns(chunk: Chunk) -> tuple[str, str, str]:
     """The full-text columns of a chunk: its text, symbols and path with identifiers split."""

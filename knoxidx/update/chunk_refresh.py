@@ -6,10 +6,14 @@ is compared with the graph's ``files.hash``. So a run that was killed after the 
 but before the chunks did is finished by the next one, and an index built with
 ``--graph-only`` gets its chunks on the next plain ``knoxidx index``.
 
-Chunking (reading the source, counting tokens, splitting identifiers for FTS5) runs in worker
-processes when there are many files (see ``_pool_method``); the parent hands each the file's
-definitions and then only writes, all of it in one transaction: lexical search sees the old
-chunks or the new ones, never half.
+Chunking (counting tokens, splitting identifiers for FTS5, the names and declarations rows)
+mostly happens in the parse workers, on the bytes and facts they have just extracted
+(``chunk_source``, handed over as ``premade``), overlapping the graph's writes: on 2 cores a
+second pass after the graph cost as much again as the graph. What they did not chunk (a
+changed chunker, an index built with ``--graph-only``, a run killed before its chunks were
+written) is chunked here, in worker processes when there are many files (see
+``_pool_method``). The parent only writes, all of it in one transaction: lexical search sees
+the old chunks or the new ones, never half.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,7 +33,7 @@ from knoxidx.core.files import NO_LIMIT, read_regular
 from knoxidx.parse.standing import STANDING
 from knoxidx.parse.worker_limits import die_with_parent, may_fork
 from knoxidx.retrieval.chunker import Chunk, ChunkBudget, chunk_file
-from knoxidx.retrieval.store import ChunkStore, fts_columns
+from knoxidx.retrieval.store import ChunkRows, ChunkStore, chunk_rows
 
 if TYPE_CHECKING:
     from knoxidx.graph.protocol import IndexedGraph
@@ -68,7 +72,7 @@ class ChunkedFile:
     chunks: list[Chunk]
     # made in a worker, so the writer only writes; None in this process: the store makes them
     # for the chunks it inserts (an edit keeps most of a file's chunks, whose rows stay)
-    fts: list[tuple[str, str, str]] | None
+    rows: list[ChunkRows] | None
     source_hash: str  # the graph's hash if the file on disk still has it, else "" (redo later)
     error: str = ""  # chunking failed: the old chunks stay, the file is retried next run
     gone: bool = False  # deleted since the graph read it
@@ -95,11 +99,14 @@ def refresh_chunks(
     progress: Progress | None = None,
     budget: ChunkBudget | None = None,
     session: Any = None,
+    premade: Mapping[str, ChunkedFile] | None = None,
 ) -> ChunkRefresh:
     """Re-chunk every file whose content changed since its chunks were made, drop the chunks
     of files no longer indexed; one transaction. ``session``: the writer's
     :class:`~knoxidx.update.session.WriterSession`, whose copies of the indexed hashes and the
-    chunk sources stand for reading both tables again (every write below is reported to it)."""
+    chunk sources stand for reading both tables again (every write below is reported to it).
+    ``premade``: files the parse workers chunked as they extracted them (``chunk_source``, with
+    this ``budget``), by path; one whose hash is the graph's is not chunked again."""
     t0 = time.perf_counter()
     budget = budget or ChunkBudget()
     refresh = ChunkRefresh()
@@ -124,7 +131,7 @@ def refresh_chunks(
             if session is not None:
                 session.chunk_source_removed(path)
         todo = sorted((p, h) for p, h in indexed.items() if sources.get(p) != h)
-        for result in _chunk_all(index, todo, workers, budget, progress):
+        for result in _chunk_all(index, todo, workers, budget, progress, premade or {}):
             if result.error:
                 refresh.errors.append(f"{result.path}: {result.error}")
                 continue
@@ -134,7 +141,7 @@ def refresh_chunks(
                 if session is not None:
                     session.chunk_source_removed(result.path)
                 continue
-            update = store.replace_file(result.path, result.chunks, result.fts)
+            update = store.replace_file(result.path, result.chunks, result.rows)
             store.set_source(result.path, result.source_hash)
             if session is not None:
                 session.chunk_source_set(result.path, result.source_hash)
@@ -155,7 +162,14 @@ def _chunk_all(
     workers: int,
     budget: ChunkBudget,
     progress: Progress | None,
+    premade: Mapping[str, ChunkedFile],
 ) -> Iterator[ChunkedFile]:
+    ready = [premade[path] for path, digest in todo
+             if path in premade and premade[path].source_hash == digest]
+    if ready:
+        done = {result.path for result in ready}
+        todo = [(path, digest) for path, digest in todo if path not in done]
+        yield from ready
     total = len(todo)
     if progress is not None:
         progress("chunk", 0, total)
@@ -164,7 +178,7 @@ def _chunk_all(
     method = _pool_method(total) if workers > 1 and total >= POOL_THRESHOLD else None
     if method is None:
         results: Iterator[ChunkedFile] = (
-            chunk_one(root, path, digest, load_facts(path), budget, with_fts=False)
+            chunk_one(root, path, digest, load_facts(path), budget, with_rows=False)
             for path, digest in todo
         )
         yield from _with_progress(results, total, progress)
@@ -213,7 +227,7 @@ def _chunk_job(job: tuple[str, str, str, Any, ChunkBudget]) -> ChunkedFile:
 
 def chunk_one(
     root: str, path: str, expected_hash: str, facts: Any, budget: ChunkBudget,
-    with_fts: bool = True,
+    with_rows: bool = True,
 ) -> ChunkedFile:
     """Chunk one indexed file from its source on disk and the definitions the graph stored
     (``facts``: its FileFacts, None if it has none any more). Never raises: a failure is
@@ -226,14 +240,23 @@ def chunk_one(
         return ChunkedFile(path, [], [], "", gone=True)
     except OSError as exc:
         return ChunkedFile(path, [], [], "", error=f"unreadable: {exc.strerror or exc}")
+    # if the file changed since the graph read it, its definitions may not match: chunk it
+    # anyway (the chunker ignores definitions outside the file) and redo it next update
+    same = xxhash.xxh3_128_hexdigest(source) == expected_hash
+    return chunk_source(path, source, expected_hash if same else "", facts, budget, with_rows)
+
+
+def chunk_source(
+    path: str, source: bytes, source_hash: str, facts: Any, budget: ChunkBudget,
+    with_rows: bool = True,
+) -> ChunkedFile:
+    """Chunk ``source``, the bytes whose hash is ``source_hash`` ("": not the graph's), with
+    its ``facts``; a parse worker calls it with the bytes and facts it has just extracted.
+    Never raises."""
     try:
-        # if the file changed since the graph read it, its definitions may not match: chunk it
-        # anyway (the chunker ignores definitions outside the file) and redo it next update
-        same = xxhash.xxh3_128_hexdigest(source) == expected_hash
         chunks = chunk_file(path, source, facts.language, facts.defs, budget=budget)
         return ChunkedFile(
-            path, chunks, [fts_columns(c) for c in chunks] if with_fts else None,
-            expected_hash if same else ""
+            path, chunks, [chunk_rows(c) for c in chunks] if with_rows else None, source_hash
         )
     except Exception as exc:  # noqa: BLE001  (one file's failure must not lose the others)
         return ChunkedFile(path, [], [], "", error=f"{type(exc).__name__}: {exc}")

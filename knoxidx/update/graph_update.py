@@ -8,6 +8,7 @@ transaction: a reader sees the old graph or the new one, and a killed indexer lo
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import time
@@ -71,6 +72,8 @@ class UpdateReport:
     removed_paths: list[str] = field(default_factory=list)  # files gone or no longer indexable
     retrieval: dict[str, Any] = field(default_factory=dict)  # what the retrieval phase did
     history: dict[str, Any] = field(default_factory=dict)  # what reading git's history did
+    # the files the parse workers chunked (``chunk_budget``), by path, for the retrieval phase
+    chunked: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -93,13 +96,15 @@ def update_index(
     discovered: Discovery | None = None,
     session: WriterSession | None = None,
     walk_cache: Path | None = None,
+    chunk_budget: Any = None,
 ) -> UpdateReport:
     """``discovered``: the tree as a caller already knows it (the watcher tracks it from file
     events), saving the walk. ``walk_cache``: where the walk keeps its directory listings
     between updates (``knoxidx.parse.walk_cache``); None walks everything. ``session``:
     what this writer remembers of the tables from its previous updates
     (``knoxidx.update.session``), saving their reads; the caller clears it when the update
-    fails."""
+    fails. ``chunk_budget``: the parse workers chunk what they extract with this
+    ``ChunkBudget`` (``UpdateReport.chunked``), so the retrieval phase only writes."""
     report = UpdateReport()
     t0 = time.perf_counter()
     root = root.resolve()
@@ -151,9 +156,14 @@ def update_index(
         report.removed = len(removed)
         report.removed_paths.extend(removed)
 
+        chunker = None
+        if chunk_budget is not None:  # (here: a graph-only update never loads the chunker)
+            from knoxidx.update.chunk_refresh import chunk_source
+
+            chunker = functools.partial(chunk_source, budget=chunk_budget)
         # a full resolve needs no invalidation keys, so no definition names
         for result in read_all(root, to_read, known, layout, workers, progress,
-                               names=not report.full_resolve):
+                               names=not report.full_resolve, chunker=chunker):
             report.read += 1
             state = known.get(result.path)
             if result.status == "unchanged":  # its hash was known: so was its row
@@ -186,6 +196,8 @@ def update_index(
             )
             assert result.blob is not None and result.rows is not None
             blobs[result.path] = result.blob
+            if result.chunked is not None:
+                report.chunked[result.path] = result.chunked
             store.replace_modules(file_id, modules, fresh=cold)
             if cold:
                 suffix = (file_id,)

@@ -24,16 +24,19 @@ EMBED_BATCH = 32  # chunks per committed batch: what an interrupted run can lose
 
 
 def refresh_retrieval(index: Any, *, jobs: int | None, progress: Any,
-                      session: Any = None) -> dict[str, Any]:
+                      session: Any = None, budget: Any = None,
+                      premade: Any = None) -> dict[str, Any]:
     """Bring chunks and full-text search up to date with the graph, in the caller's transaction
     (so a batch's graph and chunks commit together). The files to re-chunk are found by
     comparing stored content hashes, which also repairs a run killed before its chunks were
-    written."""
+    written. ``budget`` and ``premade``: the chunks the parse workers made (see
+    ``refresh_chunks``)."""
     # here, not at the top: it brings the parse workers, which a search does not need
     from knoxidx.update.chunk_refresh import refresh_chunks
 
     store = chunk_store_for(index.store)
-    refresh = refresh_chunks(index, store, jobs=jobs, progress=progress, session=session)
+    refresh = refresh_chunks(index, store, jobs=jobs, progress=progress, session=session,
+                             budget=budget, premade=premade)
     return {
         "files_chunked": refresh.files_chunked,
         "files_removed": refresh.files_removed,

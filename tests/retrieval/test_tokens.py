@@ -45,3 +45,17 @@ def test_fast_counts_equal_the_tokenizer_on_real_code() -> None:
     encodings = counter._tokenizer.encode_batch(lines, add_special_tokens=False)
     assert fast == [len(e.ids) for e in encodings]
     assert counter.count_many(lines) == fast  # and again, from the word cache
+
+
+def test_a_cut_piece_s_count_is_the_tokenizer_s_count_of_the_piece() -> None:
+    # minified code (one line, over the budget) with words of every kind, and a word of 90
+    # tokens, over the budget: cut within the word, its pieces are counted again
+    counter = default_counter()
+    line = "".join(TRICKY).replace("\n", " ") * 50 + "xq" * 45 + " tail();\n"
+    assert len(line) > 20_000  # its encoding is kept from counting for the cut
+    assert counter.count_many([line]) == [counter.count(line)]
+    pieces = counter.cut_counted(line, 40, 5)
+    assert len(pieces) > 10 and any(tokens is None for _, _, tokens in pieces)
+    for start, end, tokens in pieces:
+        assert tokens is None or tokens == counter.count(line[start:end])
+    assert [(a, b) for a, b, _ in pieces] == counter.cut(line, 40, 5)
