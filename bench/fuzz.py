@@ -112,7 +112,7 @@ def _check_retrieval(workdir: Path, name: str, result: Any) -> str:
     the declarations), as an index with search makes them: "" or what failed."""
     from knoxidx.core.facts import load_facts
     from knoxidx.retrieval.chunker import ChunkBudget
-    from knoxidx.retrieval.embedders import condensed_view_v2
+    from knoxidx.retrieval.text_views import condensed_view_v2
     from knoxidx.retrieval.names import declaration_texts
     from knoxidx.update.chunk_refresh import chunk_one
 

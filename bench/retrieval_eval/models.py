@@ -22,12 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from knoxidx.retrieval.chunker import Chunk, chunk_file
-from knoxidx.retrieval.embedders import (
-    LocalEmbedder,
-    condensed_view,
-    condensed_view_v2,
-    full_view,
-)
+from knoxidx.retrieval.backends import LocalEmbedder
+from knoxidx.retrieval.text_views import condensed_view, condensed_view_v2, full_view
 from knoxidx.retrieval.hybrid_search import reciprocal_rank_fusion
 from knoxidx.retrieval.minilm import tokenizer_path
 from knoxidx.retrieval.store import ChunkStore

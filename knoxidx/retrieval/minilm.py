@@ -260,7 +260,7 @@ def cached_graph_path(folder: Path, adapter: Path | None = None) -> Path:
     protobuf)."""
     import onnxruntime as ort
 
-    from knoxidx.retrieval.embedders import adapter_digest
+    from knoxidx.retrieval.backends import adapter_digest
 
     weights = (folder / "model.safetensors").stat()
     key = hashlib.sha256(

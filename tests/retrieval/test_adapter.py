@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from knoxidx.core.config import load_settings
-from knoxidx.retrieval.embedders import (
+from knoxidx.retrieval.backends import (
     ADAPTERS_DIR,
     DEFAULT_ADAPTER,
     LOCAL_ADAPTER_ENV,

@@ -1,4 +1,4 @@
-"""What the local model embeds for a chunk (the views of embedders.py) and how a view is chosen."""
+"""What the local model embeds for a chunk (the views of text_views.py) and how a view is chosen."""
 
 from __future__ import annotations
 
@@ -6,12 +6,8 @@ import pytest
 from pydefs import python_definitions
 
 from knoxidx.retrieval.chunker import ChunkBudget, chunk_file
-from knoxidx.retrieval.embedders import (
-    LocalEmbedder,
-    condensed_view,
-    condensed_view_v2,
-    select_embedder,
-)
+from knoxidx.retrieval.backends import LocalEmbedder, select_embedder
+from knoxidx.retrieval.text_views import condensed_view, condensed_view_v2
 from knoxidx.retrieval.errors import EmbeddingConfigError
 
 SOURCE = b'''\
