@@ -13,7 +13,7 @@ is optional::
     base_url = "https://api.voyageai.com/v1"
 
     [local]
-    view = "condensed-v2"     # condensed-v2 (default) | condensed | full
+    view = "condensed-v2"     # condensed-v2 (default) | full
     adapter = "code-v1"       # code-v1 (default) | none;  $KNOXIDX_LOCAL_ADAPTER overrides
 
     [egress]
@@ -71,7 +71,7 @@ _TOP: dict[str, tuple[type, tuple[Any, ...] | None]] = {
 _SECTIONS: dict[str, dict[str, tuple[type, tuple[Any, ...] | None]]] = {
     "voyage": {"model": (str, None), "dimension": (int, (256, 512, 1024, 2048)),
                "base_url": (str, None)},
-    "local": {"view": (str, ("condensed-v2", "condensed", "full")),
+    "local": {"view": (str, ("condensed-v2", "full")),
               "adapter": (str, ("code-v1", "none")),
               "precision": (str, ("int8", "fp32"))},
     "egress": {"never_send": (list, None), "mask_secrets": (bool, None)},

@@ -5,9 +5,8 @@
   cores, so by default it embeds a *condensed view* of each chunk (``condensed-v2``: what the
   chunk defines and what holds it, in words, then file, signature, doc and the chunk's
   identifiers split into words, syntax keywords left out), which measured better and ~2x
-  faster than the raw text cut at 256 tokens; ``condensed`` (path, scope, signature, doc,
-  identifiers) is the older view (MODELS.md has both's figures). ``$KNOXIDX_LOCAL_VIEW``
-  or ``[local] view`` in ``knoxidx.toml`` chooses. A low-rank adapter fitted to doc comment ->
+  faster than the raw text cut at 256 tokens (``full``; MODELS.md has the figures).
+  ``$KNOXIDX_LOCAL_VIEW`` or ``[local] view`` in ``knoxidx.toml`` chooses. A low-rank adapter fitted to doc comment ->
   code pairs (``code-v1``, ``adapters/``) is merged into the weights at load; ``none`` (or
   ``[local] adapter``, ``$KNOXIDX_LOCAL_ADAPTER``) leaves the plain model.
 - ``voyage``: ``voyage-code-3`` through the official ``voyageai`` client (see ``voyage.py``);
@@ -28,7 +27,7 @@ from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.embedder import Embedder
 from knoxidx.retrieval.errors import EmbeddingConfigError
 from knoxidx.retrieval.terms import readable_identifiers
-from knoxidx.retrieval.text_views import condensed_view, condensed_view_v2, full_view
+from knoxidx.retrieval.text_views import condensed_view, full_view
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,7 +37,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 EMBEDDER_ENV = "KNOXIDX_EMBEDDER"
-LOCAL_VIEWS = ("condensed-v2", "condensed", "full")
+# "condensed-v2" keeps its name: indexes record it in their model id and settings files name it
+LOCAL_VIEWS = ("condensed-v2", "full")
 DEFAULT_VIEW = "condensed-v2"
 LOCAL_VIEW_ENV = "KNOXIDX_LOCAL_VIEW"
 # A low-rank adapter merged into MiniLM's weights (``minilm.merge_adapter``): ``code-v1`` was
@@ -146,17 +146,15 @@ class LocalEmbedder:
         return _shared_model(self.max_tokens, QUERY_THREADS, self.adapter, self.precision)
 
     def document_text(self, chunk: Chunk) -> str:
-        if self.view == "condensed":
-            return condensed_view(chunk)
         if self.view == "condensed-v2":
-            return condensed_view_v2(chunk)
+            return condensed_view(chunk)
         return full_view(chunk)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         return self.model.encode(texts, batch_size=self.batch_size)
 
     def query_text(self, text: str) -> str:
-        """What the model reads of a query: for the condensed views, the query followed by its
+        """What the model reads of a query: for the condensed view, the query followed by its
         identifiers split into words, as the documents have theirs."""
         if self.view.startswith("condensed"):
             return f"{text}\n{readable_identifiers(text)}"
@@ -213,7 +211,7 @@ def select_embedder(
     offline (``config["offline"]`` or ``$KNOXIDX_OFFLINE``): the Voyage client is then never
     created, whatever key is set.
 
-    Keys read: ``embedder`` (local | voyage), ``local_view`` (condensed-v2 | condensed | full;
+    Keys read: ``embedder`` (local | voyage), ``local_view`` (condensed-v2 | full;
     ``$KNOXIDX_LOCAL_VIEW`` overrides it), ``local_adapter`` (``adapter_path``;
     ``$KNOXIDX_LOCAL_ADAPTER`` overrides it),
     ``voyage_model``, ``voyage_dimension``, ``voyage_base_url``, ``offline``,

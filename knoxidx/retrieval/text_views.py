@@ -12,20 +12,6 @@ from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.terms import identifier_parts, readable_identifiers
 
 
-def condensed_view(chunk: Chunk, identifier_limit: int = 120) -> str:
-    """Header, signature and doc, then the chunk's identifiers as words: what a question about
-    the code is likely to share with it, in far fewer tokens than the code itself."""
-    lines = [" ".join(identifier_parts(chunk.path.replace("/", " ").replace(".", " ")))]
-    if chunk.enclosing:
-        lines.append("in " + " ".join(identifier_parts(chunk.enclosing[-1])))
-    if chunk.signature:
-        lines.append(chunk.signature.strip().splitlines()[0][:300])
-    if chunk.doc:
-        lines.append(chunk.doc.strip())
-    lines.append(readable_identifiers(chunk.text, identifier_limit))
-    return "\n".join(line for line in lines if line)
-
-
 # Words every chunk of a language has (syntax, not meaning): they fill the model's 256 tokens
 # and pull every vector towards "code in general". The languages' keywords, and two words
 # that close or chain blocks in code of any language without being a keyword of one here.
@@ -44,7 +30,7 @@ def _name_words(qualname: str) -> list[str]:
     return [w for w in (_words(n) for n in reversed(names[-3:])) if w]
 
 
-def condensed_view_v2(chunk: Chunk, identifier_limit: int = 120) -> str:
+def condensed_view(chunk: Chunk, identifier_limit: int = 120) -> str:
     """What the chunk defines in words first (``function with second in offset time``), the
     other definitions it holds, the file (last two path parts), signature, doc, then the
     chunk's identifiers as words without the language's keywords: a member chunk thus says
