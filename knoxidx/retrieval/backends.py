@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.embedder import Embedder
 from knoxidx.retrieval.errors import EmbeddingConfigError
+from knoxidx.retrieval.model_files import adapter_digest
 from knoxidx.retrieval.terms import readable_identifiers
 from knoxidx.retrieval.text_views import condensed_view, full_view
 
@@ -54,12 +55,6 @@ LOCAL_PRECISIONS = ("int8", "fp32")
 DEFAULT_PRECISION = "int8"
 LOCAL_PRECISION_ENV = "KNOXIDX_LOCAL_PRECISION"
 ADAPTERS_DIR = Path(__file__).with_name("adapters")
-
-
-def adapter_digest(adapter: Path) -> str:
-    """The adapter file's content hash, what an index's vectors and the cached model graph
-    depend on (here rather than in ``minilm``: graph-only commands never import that)."""
-    return hashlib.sha256(adapter.read_bytes()).hexdigest()
 
 
 def adapter_path(choice: str | None) -> Path | None:

@@ -26,9 +26,9 @@ from knoxidx.retrieval.minilm import (
     MiniLM,
     cached_graph_path,
     merge_adapter,
-    model_dir,
     read_safetensors,
 )
+from knoxidx.retrieval.model_files import model_dir
 
 QUERY = "open a network socket to a host"
 
