@@ -112,7 +112,7 @@ def _check_retrieval(workdir: Path, name: str, result: Any) -> str:
     the declarations), as an index with search makes them: "" or what failed."""
     from knoxidx.core.facts import load_facts
     from knoxidx.retrieval.chunker import ChunkBudget
-    from knoxidx.retrieval.embedders import condensed_view_v2
+    from knoxidx.retrieval.text_views import condensed_view
     from knoxidx.retrieval.names import declaration_texts
     from knoxidx.update.chunk_refresh import chunk_one
 
@@ -121,7 +121,7 @@ def _check_retrieval(workdir: Path, name: str, result: Any) -> str:
         return f"retrieval: chunking failed: {chunked.error}"
     try:
         for chunk in chunked.chunks:
-            condensed_view_v2(chunk)
+            condensed_view(chunk)
             declaration_texts(chunk)
     except Exception as exc:  # noqa: BLE001 - the finding is the exception
         return f"retrieval: {type(exc).__name__}: {exc}"

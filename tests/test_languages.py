@@ -124,7 +124,7 @@ _TOY = textwrap.dedent('''
     from knoxidx.graph.layout import CONFIG_NAMES
     from knoxidx.parse.discovery import MANIFESTS
     from knoxidx.parse.extract import extract
-    from knoxidx.retrieval.embedders import CODE_KEYWORDS
+    from knoxidx.retrieval.text_views import CODE_KEYWORDS
     from knoxidx.retrieval.priors import is_test_path
     from knoxidx.retrieval.searcher import validate
 

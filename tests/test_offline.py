@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from knoxidx.cli import main
-from knoxidx.retrieval import embedders
+from knoxidx.retrieval import backends
 
 REPO = Path(__file__).resolve().parents[1]
 UNREACHABLE = "https://192.0.2.1:9/v1"  # TEST-NET-1: never routed
@@ -80,7 +80,7 @@ def voyage_configured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
     monkeypatch.setenv("VOYAGE_API_KEY", "pa-test-key")
     monkeypatch.setenv("KNOXIDX_EMBEDDER", "voyage")
     monkeypatch.setenv("KNOXIDX_OFFLINE", "0")  # restored after the test even if a flag sets it
-    monkeypatch.setattr(embedders, "_offline_noted", [])
+    monkeypatch.setattr(backends, "_offline_noted", [])
     yield root
 
 
@@ -117,7 +117,7 @@ def test_offline_flag_makes_no_network_call(
         run(["context", "--offline", "parse the config file", root, "--max-tokens", "400"])
     assert guard.attempts == []
     notes = [r.getMessage() for r in caplog.records if r.getMessage().startswith("offline:")]
-    assert notes == [embedders.OFFLINE_NOTE]
+    assert notes == [backends.OFFLINE_NOTE]
 
 
 @pytest.mark.parametrize("how", ["environment", "config file"])

@@ -48,7 +48,7 @@ from bench.retrieval_eval.run import SETS
 from knoxidx.parse.discovery import discover
 from knoxidx.parse.extract import extract
 from knoxidx.retrieval.chunker import ChunkBudget, chunk_file
-from knoxidx.retrieval.embedders import LocalEmbedder
+from knoxidx.retrieval.backends import LocalEmbedder
 from knoxidx.retrieval.names import declaration_texts
 
 BENCHMARK_PROJECTS = frozenset(

@@ -20,7 +20,7 @@ from pathlib import Path
 from bench.retrieval_eval.corpus import target_kinds
 from bench.retrieval_eval.report import markdown_table, summarise
 from bench.retrieval_eval.run import CORPORA, SETS, evaluate
-from knoxidx.retrieval.embedders import select_embedder
+from knoxidx.retrieval.backends import select_embedder
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 

@@ -1,6 +1,6 @@
 """Measure local embedding options on a docstring -> function retrieval task built from real code.
 
-Run:  python -m bench.retrieval_eval.models [N] [--views]
+Run:  python -m bench.retrieval_eval.models [N]
 Queries are docstring first lines; documents are the functions with the docstring removed
 (so the answer is not in the text), chunked and viewed the way the index would. Reports
 MRR@10 and Recall@10 for BM25 (the chunk FTS5 index), each embedding option, and BM25+vector
@@ -22,14 +22,10 @@ from pathlib import Path
 import numpy as np
 
 from knoxidx.retrieval.chunker import Chunk, chunk_file
-from knoxidx.retrieval.embedders import (
-    LocalEmbedder,
-    condensed_view,
-    condensed_view_v2,
-    full_view,
-)
+from knoxidx.retrieval.backends import LocalEmbedder
+from knoxidx.retrieval.text_views import condensed_view, full_view
 from knoxidx.retrieval.hybrid_search import reciprocal_rank_fusion
-from knoxidx.retrieval.minilm import tokenizer_path
+from knoxidx.retrieval.model_files import tokenizer_path
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.store_schema import create_schema
 from knoxidx.retrieval.terms import readable_identifiers, unique_terms
@@ -196,10 +192,6 @@ def main() -> None:
     print(f"MiniLM-L6 fp32 (built ONNX graph) load {time.perf_counter() - t:.2f} s")
     enc = local.model.encode
     evaluate("MiniLM-L6 fp32, condensed view, 256 tok", enc, condensed, split_q)
-    evaluate("MiniLM-L6 fp32, condensed-v2 view, 256 tok", enc,
-             [condensed_view_v2(c) for c in chunks], split_q)
-    if "--views" in sys.argv:  # the two condensed views only
-        return
     evaluate("MiniLM-L6 fp32, full text, 256 tok", enc, full, queries)
     local.model._tokenizer.enable_truncation(512)
     evaluate("MiniLM-L6 fp32, full text, 512 tok", enc, full, queries)

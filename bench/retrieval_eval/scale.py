@@ -95,7 +95,7 @@ def fill_synthetic(idx: Any, seed: int = 7) -> dict[str, int]:
     """Give every still-pending chunk a permuted copy of a real vector (see the docstring)."""
     import numpy as np
 
-    from knoxidx.retrieval.embedders import select_embedder
+    from knoxidx.retrieval.backends import select_embedder
     from knoxidx.retrieval.vectors import from_blobs, to_blob
     from knoxidx.update.retrieval_steps import _local_cached_store
 

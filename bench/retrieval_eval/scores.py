@@ -32,7 +32,7 @@ class ScoredLanguage:
     def __init__(self, language: str) -> None:
         import numpy as np
 
-        from knoxidx.retrieval.embedders import LocalEmbedder
+        from knoxidx.retrieval.backends import LocalEmbedder
         from knoxidx.retrieval.vectors import from_blobs
 
         self.data = LanguageData(language)

@@ -48,7 +48,7 @@ def read_texts(repo: Path, count: int) -> list[list[str]]:
     """``count`` chunks spread evenly over the index, grouped as the pipeline sends them: each
     group is up to 32 chunks' document texts followed by their declarations' texts."""
     from knoxidx.graph.sqlite_schema import DB_NAME, INDEX_DIR
-    from knoxidx.retrieval.embedders import LocalEmbedder
+    from knoxidx.retrieval.backends import LocalEmbedder
     from knoxidx.retrieval.store import ChunkStore
 
     conn = sqlite3.connect(f"file:{repo / INDEX_DIR / DB_NAME}?mode=ro", uri=True)
@@ -73,7 +73,7 @@ def run_one(name: str, groups: list[list[str]]) -> dict[str, Any]:
     """Load the model with setting ``name`` and embed ``groups``; the figures."""
     import numpy as np
 
-    from knoxidx.retrieval.embedders import LocalEmbedder
+    from knoxidx.retrieval.backends import LocalEmbedder
     from knoxidx.retrieval.minilm import MiniLM
 
     kwargs, batching = SETTINGS[name]

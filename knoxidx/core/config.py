@@ -13,7 +13,7 @@ is optional::
     base_url = "https://api.voyageai.com/v1"
 
     [local]
-    view = "condensed-v2"     # condensed-v2 (default) | condensed | full
+    view = "condensed-v2"     # condensed-v2 (default) | full
     adapter = "code-v1"       # code-v1 (default) | none;  $KNOXIDX_LOCAL_ADAPTER overrides
 
     [egress]
@@ -71,7 +71,7 @@ _TOP: dict[str, tuple[type, tuple[Any, ...] | None]] = {
 _SECTIONS: dict[str, dict[str, tuple[type, tuple[Any, ...] | None]]] = {
     "voyage": {"model": (str, None), "dimension": (int, (256, 512, 1024, 2048)),
                "base_url": (str, None)},
-    "local": {"view": (str, ("condensed-v2", "condensed", "full")),
+    "local": {"view": (str, ("condensed-v2", "full")),
               "adapter": (str, ("code-v1", "none")),
               "precision": (str, ("int8", "fp32"))},
     "egress": {"never_send": (list, None), "mask_secrets": (bool, None)},
@@ -114,7 +114,7 @@ class Settings:
     voyage_base_url: str | None = None
     local_view: str = "condensed-v2"
     local_adapter: str | None = None  # None: the default adapter
-    local_precision: str | None = None  # None: the default (embedders.DEFAULT_PRECISION)
+    local_precision: str | None = None  # None: the default (backends.DEFAULT_PRECISION)
     never_send: tuple[str, ...] = ()  # extra patterns (the defaults always apply)
     mask_secrets: bool = True
     source: str | None = None  # the repository's file read, if any
@@ -122,7 +122,7 @@ class Settings:
     query_deadline: float | None = None  # None: the default (resilience.QUERY_DEADLINE)
 
     def embedder_config(self) -> dict[str, Any]:
-        """The mapping ``embedders.select_embedder`` / ``select_reranker`` read."""
+        """The mapping ``backends.select_embedder`` / ``select_reranker`` read."""
         config: dict[str, Any] = {
             "embedder": self.embedder, "local_view": self.local_view,
             "voyage_model": self.voyage_model, "offline": self.offline,

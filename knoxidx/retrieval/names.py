@@ -26,7 +26,7 @@ import functools
 from collections.abc import Sequence
 
 from knoxidx.retrieval.chunker import Chunk
-from knoxidx.retrieval.embedders import meaningful_identifier
+from knoxidx.retrieval.text_views import meaningful_identifier
 from knoxidx.retrieval.rerank import QueryWords, scope_words
 from knoxidx.retrieval.secrets import mask_secrets
 from knoxidx.retrieval.terms import identifier_parts, readable_identifiers, stem

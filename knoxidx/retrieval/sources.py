@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from knoxidx.retrieval.chunker import Chunk
-from knoxidx.retrieval.embedders import Embedder
+from knoxidx.retrieval.embedder import Embedder
 from knoxidx.retrieval.errors import RetrievalError
 from knoxidx.retrieval.lexical_rows import ChunkFilter
 from knoxidx.retrieval.names import (

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from knoxidx.retrieval.errors import ModelUnavailableError
+from knoxidx.retrieval.model_files import MODEL_DIR_ENV, tokenizer_path
 
 TOKENIZER_FILE_ENV = "KNOXIDX_TOKENIZER_FILE"
 
@@ -194,8 +195,6 @@ def default_counter() -> TokenCounter:
     override = os.environ.get(TOKENIZER_FILE_ENV)
     if override:
         return _counter_for(override)
-    from knoxidx.retrieval.minilm import MODEL_DIR_ENV
-
     return _counter_for(_default_tokenizer_file(os.environ.get(MODEL_DIR_ENV)))
 
 
@@ -203,8 +202,6 @@ def default_counter() -> TokenCounter:
 def _default_tokenizer_file(model_dir_override: str | None) -> str:
     """Where the model's tokenizer is (finding the installed package costs ~0.2 ms, once per
     chunked file without this cache)."""
-    from knoxidx.retrieval.minilm import tokenizer_path
-
     return str(tokenizer_path())
 
 

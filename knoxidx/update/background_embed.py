@@ -130,7 +130,7 @@ class BackgroundEmbedding:
 
     def _make_embedder(self) -> Any:
         from knoxidx.retrieval.egress import index_services
-        from knoxidx.retrieval.embedders import LocalEmbedder, select_embedder
+        from knoxidx.retrieval.backends import LocalEmbedder, select_embedder
         from knoxidx.update.retrieval_steps import remote_embedding_refused
 
         self.disabled = remote_embedding_refused(self.index)

@@ -84,7 +84,7 @@ def chunker_id(budget: ChunkBudget) -> str:
 
     tokenizer = os.environ.get(TOKENIZER_FILE_ENV)
     if tokenizer is None:
-        from knoxidx.retrieval.minilm import tokenizer_path
+        from knoxidx.retrieval.model_files import tokenizer_path
 
         tokenizer = str(tokenizer_path())
     size = Path(tokenizer).stat().st_size

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import xxhash
 
 from knoxidx.retrieval.chunker import Chunk
-from knoxidx.retrieval.embedders import Embedder
+from knoxidx.retrieval.embedder import Embedder
 from knoxidx.retrieval.errors import CircuitOpenError, RetriesExhaustedError, ServiceError
 from knoxidx.retrieval.store import ChunkStore, FileUpdate
 from knoxidx.retrieval.vectors import to_blob

@@ -9,7 +9,8 @@ import os
 import time
 from typing import Any
 
-from knoxidx.retrieval.embedders import Embedder, select_embedder
+from knoxidx.retrieval.backends import select_embedder
+from knoxidx.retrieval.embedder import Embedder
 from knoxidx.retrieval.errors import SearchIndexMissingError
 from knoxidx.retrieval.searcher import searcher_for
 from knoxidx.retrieval.store import ChunkStore
@@ -76,7 +77,7 @@ def remote_embedding_refused(index: Any) -> str:
     local model is then NOT used instead, since its vectors would replace the remote ones."""
     from knoxidx.core.config import EMBEDDER_ENV
     from knoxidx.retrieval.egress import index_services
-    from knoxidx.retrieval.embedders import is_offline
+    from knoxidx.retrieval.backends import is_offline
 
     config, _ = index_services(index)
     choice = (config.get("embedder") or os.environ.get(EMBEDDER_ENV) or "local").strip().lower()

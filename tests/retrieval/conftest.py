@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from knoxidx.retrieval.embedders import LocalEmbedder
+from knoxidx.retrieval.backends import LocalEmbedder
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.store_schema import create_schema
 

@@ -10,7 +10,7 @@ import numpy as np
 import xxhash
 
 from knoxidx.retrieval.chunker import Chunk
-from knoxidx.retrieval.embedders import full_view
+from knoxidx.retrieval.text_views import full_view
 from knoxidx.retrieval.terms import terms
 
 SITE_PACKAGES = Path(np.__file__).resolve().parent.parent

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from knoxidx.core.config import load_settings
-from knoxidx.retrieval.embedders import (
+from knoxidx.retrieval.backends import (
     ADAPTERS_DIR,
     DEFAULT_ADAPTER,
     LOCAL_ADAPTER_ENV,
@@ -26,9 +26,9 @@ from knoxidx.retrieval.minilm import (
     MiniLM,
     cached_graph_path,
     merge_adapter,
-    model_dir,
     read_safetensors,
 )
+from knoxidx.retrieval.model_files import model_dir
 
 QUERY = "open a network socket to a host"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from knoxidx.core.config import ConfigError, load_settings
-from knoxidx.retrieval import embedders
+from knoxidx.retrieval import backends
 from knoxidx.retrieval.egress import (
     DEFAULT_NEVER_SEND,
     Egress,
@@ -20,7 +20,7 @@ from knoxidx.retrieval.egress import (
     EgressPolicy,
     egress_for,
 )
-from knoxidx.retrieval.embedders import LocalEmbedder, select_embedder, select_reranker
+from knoxidx.retrieval.backends import LocalEmbedder, select_embedder, select_reranker
 from knoxidx.retrieval.errors import EmbeddingConfigError, ServiceError
 from knoxidx.retrieval.ledger import EgressLedger
 
@@ -202,7 +202,7 @@ def test_bad_settings_are_one_clear_error(tmp_path: Path, text: str, message: st
 def test_offline_selects_the_local_embedder_and_no_reranker_and_says_so_once(
     caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(embedders, "_offline_noted", [])
+    monkeypatch.setattr(backends, "_offline_noted", [])
     env = {"KNOXIDX_EMBEDDER": "voyage", "VOYAGE_API_KEY": "k", "KNOXIDX_OFFLINE": "1"}
     with caplog.at_level(logging.WARNING):
         assert isinstance(select_embedder(env=env), LocalEmbedder)
@@ -210,7 +210,7 @@ def test_offline_selects_the_local_embedder_and_no_reranker_and_says_so_once(
                                           env={"VOYAGE_API_KEY": "k"}), LocalEmbedder)
         assert select_reranker(env=env) is None
     notes = [r.getMessage() for r in caplog.records if "offline" in r.getMessage()]
-    assert notes == [embedders.OFFLINE_NOTE]
+    assert notes == [backends.OFFLINE_NOTE]
 
 
 def test_the_voyage_client_refuses_to_exist_offline(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,7 +16,7 @@ from test_secrets import PEM_BODY, SHAPES
 from knoxidx.cli import main
 from knoxidx.index import Index
 from knoxidx.retrieval.chunker import Chunk
-from knoxidx.retrieval.embedders import full_view
+from knoxidx.retrieval.text_views import full_view
 from knoxidx.retrieval.store import ChunkStore
 from tests.helpers import write_tree
 

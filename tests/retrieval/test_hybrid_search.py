@@ -134,7 +134,7 @@ def test_vectors_of_another_model_are_not_searched(store: ChunkStore) -> None:
 def test_importing_retrieval_does_not_import_heavy_packages() -> None:
     code = (
         "import sys\n"
-        "import knoxidx.retrieval, knoxidx.retrieval.hybrid_search, knoxidx.retrieval.embedders, "
+        "import knoxidx.retrieval, knoxidx.retrieval.hybrid_search, knoxidx.retrieval.backends, "
         "knoxidx.update.embedding_refresh, knoxidx.retrieval.voyage, knoxidx.retrieval.chunker\n"
         "heavy = ('numpy', 'onnxruntime', 'onnx', 'tokenizers', 'voyageai')\n"
         "heavy = [m for m in heavy if m in sys.modules]\n"

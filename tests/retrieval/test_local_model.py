@@ -29,8 +29,9 @@ def test_token_counter_is_the_models_wordpiece() -> None:
 def test_onnx_graph_matches_a_plain_numpy_bert() -> None:
     from bert_reference import encode
 
-    from knoxidx.retrieval.embedders import LocalEmbedder
-    from knoxidx.retrieval.minilm import model_dir, read_safetensors
+    from knoxidx.retrieval.backends import LocalEmbedder
+    from knoxidx.retrieval.minilm import read_safetensors
+    from knoxidx.retrieval.model_files import model_dir
 
     local_embedder = LocalEmbedder(precision="fp32")  # the graph exactly; int8 is tested apart
 

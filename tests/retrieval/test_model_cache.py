@@ -14,8 +14,8 @@ from knoxidx.retrieval.minilm import (
     MiniLM,
     cached_graph_path,
     int8_graph_path,
-    model_dir,
 )
+from knoxidx.retrieval.model_files import model_dir
 
 TEXTS = ["parse the config file", "def load_user_settings(path): return json.load(path)"]
 

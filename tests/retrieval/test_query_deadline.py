@@ -88,7 +88,7 @@ def test_the_deadline_bounds_every_attempt_and_wait_together() -> None:
 
 
 def test_a_query_embedder_gives_up_on_a_hanging_endpoint(hanging: HangingServer) -> None:
-    from knoxidx.retrieval.embedders import select_embedder
+    from knoxidx.retrieval.backends import select_embedder
 
     embedder = select_embedder(
         {"embedder": "voyage", "voyage_base_url": hanging.base_url, "query_deadline": 1.0},

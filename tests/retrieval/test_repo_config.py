@@ -50,7 +50,7 @@ def hostile(tmp_path: Path, fake: FakeVoyage) -> Path:
     (root / "knoxidx.toml").write_text(
         f'embedder = "voyage"\nreranker = "voyage"\n[voyage]\nbase_url = "{fake.base_url}"\n'
         '[egress]\nmask_secrets = false\nnever_send = ["!*.env", "docs/**"]\n'
-        '[local]\nview = "condensed"\n',
+        '[local]\nview = "full"\n',
         encoding="utf-8")
     return root
 
@@ -120,7 +120,7 @@ def test_harmless_repository_settings_keep_working(hostile: Path, user_config: P
     assert settings.reranker is None
     assert settings.voyage_base_url == "https://voyage.example/v1"
     assert settings.mask_secrets is True
-    assert settings.local_view == "condensed"
+    assert settings.local_view == "full"
     # the repository may add never-send patterns, not re-allow files ("!")
     assert settings.never_send == ("docs/**", "!app/secret_santa.py")
     (hostile / "knoxidx.toml").write_text('embedder = "local"\nreranker = "none"\n'

@@ -1,18 +1,14 @@
-"""What the local model embeds for a chunk (the views of embedders.py) and how a view is chosen."""
+"""What the local model embeds for a chunk (the views of text_views.py) and how a view is chosen."""
 
 from __future__ import annotations
 
 import pytest
 from pydefs import python_definitions
 
+from knoxidx.retrieval.backends import LocalEmbedder, select_embedder
 from knoxidx.retrieval.chunker import ChunkBudget, chunk_file
-from knoxidx.retrieval.embedders import (
-    LocalEmbedder,
-    condensed_view,
-    condensed_view_v2,
-    select_embedder,
-)
 from knoxidx.retrieval.errors import EmbeddingConfigError
+from knoxidx.retrieval.text_views import condensed_view
 
 SOURCE = b'''\
 class OffsetClock:
@@ -40,9 +36,9 @@ def member_chunks():
     return {c.symbol: c for c in chunks}
 
 
-def test_v2_names_the_member_and_its_class_first_and_drops_keywords() -> None:
+def test_the_condensed_view_names_the_member_and_its_class_first_and_drops_keywords() -> None:
     chunk = member_chunks()["OffsetClock.with_minute"]  # a member chunk of its own
-    view = condensed_view_v2(chunk)
+    view = condensed_view(chunk)
     first, *rest = view.split("\n")
     assert first == "function with minute in offset clock"
     assert "time offset clock" in rest  # the last two path parts, as words
@@ -50,32 +46,30 @@ def test_v2_names_the_member_and_its_class_first_and_drops_keywords() -> None:
     identifiers = rest[-1].split()
     # what the body is about stays, in order; syntax (for, in, if, return, none, self) goes
     assert identifiers == ["with", "minute", "minute", "candidate", "candidates", "matches"]
-    # the first view led with the path and kept the syntax words
-    old = condensed_view(chunk)
-    assert old.split("\n")[0] == "src time offset clock py"
-    assert {"return", "self", "none"} <= set(old.split("\n")[-1].split())
 
 
-def test_v2_lists_the_other_definitions_of_a_merged_chunk() -> None:
+def test_the_condensed_view_lists_the_other_definitions_of_a_merged_chunk() -> None:
     merged = chunk_file("m.py", b"def open_gate():\n    pass\n\ndef close_gate():\n    pass\n",
                         "python", python_definitions(
                             b"def open_gate():\n    pass\n\ndef close_gate():\n    pass\n"))
     assert len(merged) == 1
-    lines = condensed_view_v2(merged[0]).split("\n")
+    lines = condensed_view(merged[0]).split("\n")
     assert lines[0] == "function open gate"
     assert lines[1] == "also close gate"
 
 
 def test_each_view_is_its_own_model_id_and_the_view_is_chosen_by_env_or_config() -> None:
-    ids = {view: LocalEmbedder(view=view).model_id for view in ("condensed", "condensed-v2")}
+    ids = {view: LocalEmbedder(view=view).model_id for view in ("full", "condensed-v2")}
     assert len(set(ids.values())) == 2  # switching view re-embeds (see test_store_pipeline)
-    assert select_embedder({}, {"KNOXIDX_LOCAL_VIEW": "condensed"}).model_id == ids["condensed"]
+    assert select_embedder({}, {"KNOXIDX_LOCAL_VIEW": "full"}).model_id == ids["full"]
     assert select_embedder({"local_view": "full"}, {}).model_id.endswith("/full/256")
-    with pytest.raises(EmbeddingConfigError, match="unknown local view"):
-        select_embedder({}, {"KNOXIDX_LOCAL_VIEW": "everything"})
+    # the first condensed view is gone: asking for it is an error, not another view's vectors
+    for gone in ("everything", "condensed"):
+        with pytest.raises(EmbeddingConfigError, match="unknown local view"):
+            select_embedder({}, {"KNOXIDX_LOCAL_VIEW": gone})
 
 
-def test_the_default_view_is_v2_and_knoxidx_toml_can_choose_another(tmp_path) -> None:
+def test_the_default_view_is_condensed_and_knoxidx_toml_can_choose_another(tmp_path) -> None:
     from knoxidx.core.config import load_settings
     from knoxidx.core.errors import KnoxidxError
 
@@ -83,9 +77,11 @@ def test_the_default_view_is_v2_and_knoxidx_toml_can_choose_another(tmp_path) ->
     assert default.startswith("local/all-MiniLM-L6-v2+code-v1.")
     assert default.endswith("/condensed-v2/256")
     assert load_settings(tmp_path, {}).local_view == "condensed-v2"
-    (tmp_path / "knoxidx.toml").write_text('[local]\nview = "condensed"\nadapter = "none"\n')
+    (tmp_path / "knoxidx.toml").write_text(
+        '[local]\nview = "full"\nadapter = "none"\nprecision = "fp32"\n')
     config = load_settings(tmp_path, {}).embedder_config()
-    assert select_embedder(config, {}).model_id == "local/all-MiniLM-L6-v2/condensed/256"
-    (tmp_path / "knoxidx.toml").write_text('[local]\nview = "everything"\n')
-    with pytest.raises(KnoxidxError, match="view"):
-        load_settings(tmp_path, {})
+    assert select_embedder(config, {}).model_id == "local/all-MiniLM-L6-v2/full/256"
+    for gone in ("everything", "condensed"):
+        (tmp_path / "knoxidx.toml").write_text(f'[local]\nview = "{gone}"\n')
+        with pytest.raises(KnoxidxError, match="view"):
+            load_settings(tmp_path, {})

@@ -7,7 +7,7 @@ from pydefs import python_definitions
 from retrieval_support import HashEmbedder
 
 from knoxidx.retrieval.chunker import ChunkBudget, chunk_file
-from knoxidx.retrieval.embedders import select_embedder, select_reranker
+from knoxidx.retrieval.backends import select_embedder, select_reranker
 from knoxidx.retrieval.errors import (
     CircuitOpenError,
     EmbeddingConfigError,

@@ -1,21 +1,17 @@
-"""Embedders behind one interface, and the choice between them.
+"""The embedders and the reranker there are, and the choice between them.
 
 - ``local`` (default, offline): all-MiniLM-L6-v2 from an installed package, run by onnxruntime
   (see ``minilm.py`` and ``MODELS.md`` for why). MiniLM reads 256 tokens at ~7 chunks/s on two
   cores, so by default it embeds a *condensed view* of each chunk (``condensed-v2``: what the
   chunk defines and what holds it, in words, then file, signature, doc and the chunk's
   identifiers split into words, syntax keywords left out), which measured better and ~2x
-  faster than the raw text cut at 256 tokens; ``condensed`` (path, scope, signature, doc,
-  identifiers) is the older view (MODELS.md has both's figures). ``$KNOXIDX_LOCAL_VIEW``
-  or ``[local] view`` in ``knoxidx.toml`` chooses. A low-rank adapter fitted to doc comment ->
+  faster than the raw text cut at 256 tokens (``full``; MODELS.md has the figures).
+  ``$KNOXIDX_LOCAL_VIEW`` or ``[local] view`` in ``knoxidx.toml`` chooses. A low-rank adapter fitted to doc comment ->
   code pairs (``code-v1``, ``adapters/``) is merged into the weights at load; ``none`` (or
   ``[local] adapter``, ``$KNOXIDX_LOCAL_ADAPTER``) leaves the plain model.
 - ``voyage``: ``voyage-code-3`` through the official ``voyageai`` client (see ``voyage.py``);
   opt-in with ``KNOXIDX_EMBEDDER=voyage`` and ``VOYAGE_API_KEY``, because it sends code off the
   machine.
-
-``model_id`` names the model *and* the view of the chunk it embeds: an index records it, and a
-different id means every vector is re-made.
 """
 
 from __future__ import annotations
@@ -25,12 +21,14 @@ import logging
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from knoxidx.languages.registry import KEYWORDS
 from knoxidx.retrieval.chunker import Chunk
+from knoxidx.retrieval.embedder import Embedder
 from knoxidx.retrieval.errors import EmbeddingConfigError
-from knoxidx.retrieval.terms import identifier_parts, readable_identifiers
+from knoxidx.retrieval.model_files import adapter_digest
+from knoxidx.retrieval.terms import readable_identifiers
+from knoxidx.retrieval.text_views import condensed_view, full_view
 
 if TYPE_CHECKING:
     import numpy as np
@@ -40,7 +38,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 EMBEDDER_ENV = "KNOXIDX_EMBEDDER"
-LOCAL_VIEWS = ("condensed-v2", "condensed", "full")
+# "condensed-v2" keeps its name: indexes record it in their model id and settings files name it
+LOCAL_VIEWS = ("condensed-v2", "full")
 DEFAULT_VIEW = "condensed-v2"
 LOCAL_VIEW_ENV = "KNOXIDX_LOCAL_VIEW"
 # A low-rank adapter merged into MiniLM's weights (``minilm.merge_adapter``): ``code-v1`` was
@@ -56,98 +55,6 @@ LOCAL_PRECISIONS = ("int8", "fp32")
 DEFAULT_PRECISION = "int8"
 LOCAL_PRECISION_ENV = "KNOXIDX_LOCAL_PRECISION"
 ADAPTERS_DIR = Path(__file__).with_name("adapters")
-
-
-class Embedder(Protocol):
-    model_id: str
-    dimension: int
-
-    def document_text(self, chunk: Chunk) -> str:
-        """What is embedded for ``chunk`` (its cache key is this text's hash)."""
-        ...
-
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit-length float32 rows, one per text."""
-        ...
-
-    def embed_query(self, text: str) -> np.ndarray:
-        """One unit-length float32 vector."""
-        ...
-
-
-def condensed_view(chunk: Chunk, identifier_limit: int = 120) -> str:
-    """Header, signature and doc, then the chunk's identifiers as words: what a question about
-    the code is likely to share with it, in far fewer tokens than the code itself."""
-    lines = [" ".join(identifier_parts(chunk.path.replace("/", " ").replace(".", " ")))]
-    if chunk.enclosing:
-        lines.append("in " + " ".join(identifier_parts(chunk.enclosing[-1])))
-    if chunk.signature:
-        lines.append(chunk.signature.strip().splitlines()[0][:300])
-    if chunk.doc:
-        lines.append(chunk.doc.strip())
-    lines.append(readable_identifiers(chunk.text, identifier_limit))
-    return "\n".join(line for line in lines if line)
-
-
-# Words every chunk of a language has (syntax, not meaning): they fill the model's 256 tokens
-# and pull every vector towards "code in general". The languages' keywords, and two words
-# that close or chain blocks in code of any language without being a keyword of one here.
-CODE_KEYWORDS = KEYWORDS | {"then", "end"}
-_KIND_WORDS = {"Function": "function", "Class": "class", "Interface": "interface",
-               "Type": "type"}
-
-
-def _words(identifier: str) -> str:
-    return " ".join(identifier_parts(identifier))
-
-
-def _name_words(qualname: str) -> list[str]:
-    """``pkg.OffsetTime.withSecond`` -> ``["with second", "offset time"]``: innermost first."""
-    names = [n for n in qualname.replace("::", ".").split(".") if n]
-    return [w for w in (_words(n) for n in reversed(names[-3:])) if w]
-
-
-def condensed_view_v2(chunk: Chunk, identifier_limit: int = 120) -> str:
-    """What the chunk defines in words first (``function with second in offset time``), the
-    other definitions it holds, the file (last two path parts), signature, doc, then the
-    chunk's identifiers as words without the language's keywords: a member chunk thus says
-    its own name and its class's rather than only a path and a signature."""
-    lines = []
-    if chunk.symbol:
-        name = _name_words(chunk.symbol)
-        kind = _KIND_WORDS.get(chunk.kind, "")
-        lines.append(" ".join(filter(None, (kind, name[0] if name else "",
-                                            ("in " + " ".join(name[1:])) if name[1:] else ""))))
-    elif chunk.enclosing:
-        lines.append("in " + " ".join(_name_words(chunk.enclosing[-1])))
-    others = [words[0] for q in chunk.symbols if q != chunk.symbol
-              for words in (_name_words(q),) if words]
-    if others:
-        lines.append("also " + ", ".join(dict.fromkeys(others[:12])))
-    parts = chunk.path.replace("\\", "/").split("/")
-    parts[-1] = parts[-1].rsplit(".", 1)[0]
-    lines.append(" ".join(_words(p) for p in parts[-2:]))
-    if chunk.signature:
-        lines.append(chunk.signature.strip().splitlines()[0][:300])
-    if chunk.doc:
-        lines.append(chunk.doc.strip())
-    lines.append(readable_identifiers(chunk.text, identifier_limit, keep=meaningful_identifier))
-    return "\n".join(line for line in lines if line)
-
-
-def meaningful_identifier(token: str) -> bool:
-    """An identifier that is not one of the languages' keywords (numbers are not kept)."""
-    return not token.isdigit() and token.lower() not in CODE_KEYWORDS
-
-
-def full_view(chunk: Chunk) -> str:
-    return f"{chunk.header}\n{chunk.text}"
-
-
-def adapter_digest(adapter: Path) -> str:
-    """The adapter file's content hash, what an index's vectors and the cached model graph
-    depend on (here rather than in ``minilm``: graph-only commands never import that)."""
-    return hashlib.sha256(adapter.read_bytes()).hexdigest()
 
 
 def adapter_path(choice: str | None) -> Path | None:
@@ -234,17 +141,15 @@ class LocalEmbedder:
         return _shared_model(self.max_tokens, QUERY_THREADS, self.adapter, self.precision)
 
     def document_text(self, chunk: Chunk) -> str:
-        if self.view == "condensed":
-            return condensed_view(chunk)
         if self.view == "condensed-v2":
-            return condensed_view_v2(chunk)
+            return condensed_view(chunk)
         return full_view(chunk)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         return self.model.encode(texts, batch_size=self.batch_size)
 
     def query_text(self, text: str) -> str:
-        """What the model reads of a query: for the condensed views, the query followed by its
+        """What the model reads of a query: for the condensed view, the query followed by its
         identifiers split into words, as the documents have theirs."""
         if self.view.startswith("condensed"):
             return f"{text}\n{readable_identifiers(text)}"
@@ -301,7 +206,7 @@ def select_embedder(
     offline (``config["offline"]`` or ``$KNOXIDX_OFFLINE``): the Voyage client is then never
     created, whatever key is set.
 
-    Keys read: ``embedder`` (local | voyage), ``local_view`` (condensed-v2 | condensed | full;
+    Keys read: ``embedder`` (local | voyage), ``local_view`` (condensed-v2 | full;
     ``$KNOXIDX_LOCAL_VIEW`` overrides it), ``local_adapter`` (``adapter_path``;
     ``$KNOXIDX_LOCAL_ADAPTER`` overrides it),
     ``voyage_model``, ``voyage_dimension``, ``voyage_base_url``, ``offline``,
