@@ -15,7 +15,8 @@ EXPORT_NODE_FIELDS = (
     "id", "kind", "name", "qualified_name", "path", "start_line", "end_line", "language",
     "signature", "doc", "exported",
 )
-# a function's signature as data (knoxidx.parse.signatures.as_json's keys), exported as stored
+# a function's signature as data (knoxidx.parse.signatures.as_json's keys; a generic type has
+# type_parameters alone), exported as stored
 SIGNATURE_FIELDS = ("parameters", "returns", "type_parameters", "decorators")
 # GraphML and networkx attributes are scalars: these lists become their JSON text
 _LIST_FIELDS = ("parameters", "type_parameters", "decorators")
@@ -29,8 +30,8 @@ def nodes(q: GraphQueries,
         out = {k: node[k] for k in EXPORT_NODE_FIELDS}
         if "complexity" in node:  # a function's
             out["complexity"] = node["complexity"]
-        if "parameters" in node:  # a function's
-            out.update((k, node[k]) for k in SIGNATURE_FIELDS)
+        out.update((k, node[k]) for k in SIGNATURE_FIELDS if k in node)  # a function's, a
+        # generic type's type_parameters
         if evolution and node["id"] in evolution:
             out["evolution"] = evolution[node["id"]]
         yield out
@@ -41,7 +42,7 @@ def flat_node(node: dict[str, Any]) -> dict[str, Any]:
     parameters, type parameters and decorators as JSON text (GraphML and networkx attributes
     are scalars)."""
     complexity = node.get("complexity")
-    if complexity is None and "parameters" not in node:
+    if complexity is None and "type_parameters" not in node:
         return node
     flat = {k: v for k, v in node.items() if k != "complexity"}
     flat.update(complexity or {})
