@@ -164,6 +164,33 @@ def test_export_formats(indexed: Path) -> None:
     assert dot.startswith("digraph knoxidx {") and "->" in dot
 
 
+def test_export_carries_a_functions_signature_as_data(repo) -> None:
+    """JSON: a function's parameters, return type, type parameters and decorators as ``show``
+    gives them; GraphML: the same, the lists as JSON text (its attributes are scalars)."""
+    import networkx as nx
+
+    root = repo({"m.py": "@cached\ndef scale[T](value: T, factor: int = 2, *rest) -> T:\n"
+                         "    return value\n\n\nclass Box:\n    pass\n"})
+    assert run("index", "--jobs", "1", str(root))[0] == 0
+    data = json.loads(run("export", str(root))[1])
+    scale = next(n for n in data["nodes"] if n["name"] == "scale")
+    assert scale["parameters"] == [
+        {"name": "value", "type": "T", "default": None, "kind": "positional"},
+        {"name": "factor", "type": "int", "default": "2", "kind": "positional"},
+        {"name": "rest", "type": None, "default": None, "kind": "variadic"}]
+    assert (scale["returns"], scale["type_parameters"], scale["decorators"]) == \
+        ("T", ["T"], ["cached"])
+    box = next(n for n in data["nodes"] if n["name"] == "Box")
+    assert "parameters" not in box and "returns" not in box
+    code, _, _ = run("export", str(root), "--format", "graphml", "-o", str(root / "g.graphml"))
+    assert code == 0
+    graph = nx.read_graphml(root / "g.graphml", force_multigraph=True)
+    attributes = graph.nodes[str(scale["id"])]
+    assert json.loads(attributes["parameters"]) == scale["parameters"]
+    assert attributes["returns"] == "T" and json.loads(attributes["decorators"]) == ["cached"]
+    assert "parameters" not in graph.nodes[str(box["id"])]
+
+
 def test_the_same_graph_exports_the_same_bytes_however_its_rows_were_written(
         indexed: Path, tmp_path: Path) -> None:
     """An update appends an edited file's edges and nodes anew, so its rows sit elsewhere than

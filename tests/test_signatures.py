@@ -155,6 +155,35 @@ def test_other_kinds_and_macros_have_none() -> None:
         ("Class", ()), ("Variable", ()), ("Function", ())]
 
 
+GENERIC_TYPES = {
+    "typescript": ("a.ts", "export class Box<T extends object = {}> {}\n"
+                   "interface Pair<K, /* key */ V> { k: K }\ntype Fn<A> = (a: A) => A;\n"
+                   "class Plain {}\n",
+                   {"Box": (("T extends object = {}",),), "Pair": (("K", "V"),),
+                    "Fn": (("A",),), "Plain": ()}),
+    "java": ("A.java", "class Box<T extends Comparable<T>> {}\ninterface Pair<K, V> {}\n"
+             "class Plain {}\n",
+             {"Box": (("T extends Comparable<T>",),), "Pair": (("K", "V"),), "Plain": ()}),
+    "rust": ("a.rs", "struct Wrapper<'a, T: Clone> { x: &'a T }\nenum E<T> { A(T) }\n"
+             "trait Tr<T> {}\ntype Alias<T> = Vec<T>;\nstruct Plain;\n",
+             {"Wrapper": (("'a", "T: Clone"),), "E": (("T",),), "Tr": (("T",),),
+              "Alias": (("T",),), "Plain": ()}),
+    "go": ("a.go", "package a\ntype List[T any] struct{ items []T }\n"
+           "type Num[N int | float64] interface{}\ntype Plain struct{}\n",
+           {"List": (("T any",),), "Num": (("N int | float64",),), "Plain": ()}),
+    "python": ("a.py", "class C[T, *Ts]:\n    pass\n\nclass D:\n    pass\n",
+               {"C": (("T", "*Ts"),), "D": ()}),
+}
+
+
+@pytest.mark.parametrize("language", sorted(GENERIC_TYPES))
+def test_generic_types_have_their_type_parameters(language: str) -> None:
+    path, source, expected = GENERIC_TYPES[language]
+    facts = extract(path, source.encode(), language)
+    assert {d.name: d.signature_data for d in facts.defs
+            if d.kind in ("Class", "Interface", "Type")} == expected
+
+
 def test_a_comment_inside_an_annotation_is_no_part_of_the_type() -> None:
     # found by bench.signatures on zod: the compiler's type starts after the comment
     source = "function f(a: // why\n  number): // because\n  string { return '' }\n"
@@ -227,6 +256,24 @@ def test_stored_answered_filtered_and_updated(tmp_path: Path, backend: Backend) 
         idx.update()
         assert sorted(s["name"] for s in idx.find_symbols("*", param_type="Request")["symbols"]
                       ) == ["handle", "make"]
+
+
+def test_a_generic_types_type_parameters_are_stored_and_answered(
+        tmp_path: Path, backend: Backend) -> None:
+    """A generic class has ``type_parameters`` and none of a function's keys; one without
+    generics has neither; the type filters still find functions only."""
+    root = write_tree(tmp_path / "repo", {
+        "box.py": "class Box[T]:\n    def get(self) -> T:\n        pass\n\n"
+                  "class Plain:\n    pass\n"})
+    backend.build(root)
+    with backend.open(root) as idx:
+        (box,) = idx.find_symbols("Box")["symbols"]
+        (plain,) = idx.find_symbols("Plain")["symbols"]
+        assert box["type_parameters"] == ["T"]
+        assert not {"parameters", "returns", "decorators"} & set(box)
+        assert "type_parameters" not in plain
+        assert [s["name"] for s in idx.find_symbols("*", returns="T")["symbols"]] == ["get"]
+        assert idx.describe("Box")["type_parameters"] == ["T"]
 
 
 def test_cli_http_and_validation(tmp_path: Path) -> None:

@@ -1,8 +1,8 @@
 """The whole entity of one definition in one answer (``knoxidx show``, HTTP ``/entity``, MCP
 ``describe_symbol``): the node's own JSON (kind, names, location, signature, doc, complexity,
 and whatever else extraction puts on a node), where it sits (the enclosing definition, file
-and module), its relations one hop away in each direction, each a bounded list with its total,
-and its evolution from the git history, or why there is none.
+and module), its relations one hop away in each direction and a type's members, each a bounded
+list with its total, and its evolution from the git history, or why there is none.
 
 Each relation lists distinct definitions in the order of their first site (path, then line:
 for what this one calls, the order of the calls in its body); one reached through several
@@ -49,6 +49,8 @@ RELATIONS: tuple[tuple[str, str, str], ...] = (
     ("implements", "out", EdgeType.IMPLEMENTS.value),
     ("implemented_by", "in", EdgeType.IMPLEMENTS.value),
 )
+# the kinds whose members (methods, fields, nested types) the answer lists
+KINDS_WITH_MEMBERS = frozenset({"Class", "Interface", "Type"})
 NO_EVOLUTION_OF_ITS_OWN = ("a file or module has no evolution of its own: `knoxidx hotspots` "
                            "ranks files by their changes")
 
@@ -68,6 +70,8 @@ def describe(index: DescribedIndex, spec: str, *, limit: int = DEFAULT_RELATED) 
     entity = _public(node)
     entity.update(_placement(q, node))
     entity.update(_relations(q, node, limit))
+    if node["kind"] in KINDS_WITH_MEMBERS:
+        entity.update(_members(q, node, limit))
     entity.update(_evolution(index, node))
     entity["limit"] = limit
     return _bounded(entity)
@@ -124,6 +128,17 @@ def _relations(q: Any, node: dict, limit: int) -> dict[str, Any]:
     return out
 
 
+def _members(q: Any, node: dict, limit: int) -> dict[str, Any]:
+    """A type's first ``limit`` members by line (each with its signature, as a client may
+    see it) and how many it has."""
+    from knoxidx.answers.questions import _public
+    from knoxidx.graph.traverse import summary
+
+    total, members = q.members(node["id"], limit)
+    return {"members": [{**summary(m), "signature": _public(m)["signature"]} for m in members],
+            "members_total": total}
+
+
 def _evolution(index: DescribedIndex, node: dict) -> dict[str, Any]:
     """``evolution`` from the history read at the last update, or ``evolution_unavailable``
     saying why there is none."""
@@ -140,11 +155,12 @@ def _evolution(index: DescribedIndex, node: dict) -> dict[str, Any]:
 
 
 def _bounded(entity: dict[str, Any]) -> dict[str, Any]:
-    """``entity`` within PAGE_CHARS characters of JSON: the longest relation list loses its
-    last definitions until it fits (its total still counts them)."""
+    """``entity`` within PAGE_CHARS characters of JSON: the longest relation (or members) list
+    loses its last definitions until it fits (its total still counts them)."""
     size = _chars(entity)
+    lists = [name for name, _, _ in RELATIONS] + (["members"] if "members" in entity else [])
     while size > PAGE_CHARS:
-        longest = max((name for name, _, _ in RELATIONS), key=lambda n: len(entity[n]))
+        longest = max(lists, key=lambda n: len(entity[n]))
         if not entity[longest]:
             break  # nothing left to cut: the node itself is that large
         size -= _chars(entity[longest].pop()) + 2

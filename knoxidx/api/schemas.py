@@ -294,6 +294,7 @@ ENTITY_SCHEMA: dict[str, Any] = {
             "id": {"type": "integer"}, "path": {"type": "string"},
             "language": {"type": ["string", "null"]}, "end_line": {"type": ["integer", "null"]}}},
         **{name: _RELATED for name in _RELATION_NAMES},
+        "members": _RELATED, "members_total": {"type": "integer", "minimum": 0},
         **{f"{name}_total": {"type": "integer", "minimum": 0} for name in _RELATION_NAMES},
         "evolution": {"type": "object", "properties": {
             "created": {"type": ["object", "null"]}, "modifications": {"type": "integer"},
@@ -374,8 +375,9 @@ OPERATIONS: tuple[Operation, ...] = (
         "and return type where extraction gives them, where it sits (enclosing class, "
         "module, file), what it calls and who calls it, the types it uses and who uses it, "
         "who passes it as a value, what it extends or implements and who subclasses or "
-        "implements it, and its git evolution (created, modifications, authors, churn, "
-        "hotspot; evolution_unavailable says why when there is none). Each relation lists at "
+        "implements it, a class's or interface's members (members, members_total), and its "
+        "git evolution (created, modifications, authors, churn, hotspot; "
+        "evolution_unavailable says why when there is none). Each relation lists at "
         "most 'limit' distinct definitions (first site first), NAME_total counts them all: "
         "follow up with get_callers/get_references for the rest. Use it first when you know "
         "the name of what you are about to read or change.",

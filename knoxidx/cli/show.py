@@ -52,6 +52,13 @@ def _print_entity(d: dict) -> None:
         places.append(f"file {d['file']['path']}")
     if places:
         click.echo("in: " + "; ".join(places))
+    if d.get("members_total"):
+        hits = d["members"]
+        shown = f" (first {len(hits)})" if len(hits) < d["members_total"] else ""
+        click.echo(f"members: {d['members_total']}{shown}")
+        for h in hits:
+            click.echo(f"  {h['qualified_name']} ({h['kind']})  {location(h)}  "
+                       f"{h['signature']}".rstrip())
     for name, _, _ in RELATIONS:
         total, hits = d[f"{name}_total"], d[name]
         if not total:

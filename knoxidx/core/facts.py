@@ -38,7 +38,8 @@ class Definition(NamedTuple):
     nesting: int = 0
     loc: int = 0  # lines of code: neither blank nor only comment
     # a function's parameters, return type, type parameters and decorators
-    # (``knoxidx.parse.signatures.SignatureData``); () for other kinds
+    # (``knoxidx.parse.signatures.SignatureData``); a generic type's type parameters
+    # (``TypeSignatureData``); () for other kinds
     signature_data: tuple[Any, ...] = ()
 
 

@@ -15,6 +15,11 @@ EXPORT_NODE_FIELDS = (
     "id", "kind", "name", "qualified_name", "path", "start_line", "end_line", "language",
     "signature", "doc", "exported",
 )
+# a function's signature as data (knoxidx.parse.signatures.as_json's keys; a generic type has
+# type_parameters alone), exported as stored
+SIGNATURE_FIELDS = ("parameters", "returns", "type_parameters", "decorators")
+# GraphML and networkx attributes are scalars: these lists become their JSON text
+_LIST_FIELDS = ("parameters", "type_parameters", "decorators")
 
 
 def nodes(q: GraphQueries,
@@ -25,19 +30,25 @@ def nodes(q: GraphQueries,
         out = {k: node[k] for k in EXPORT_NODE_FIELDS}
         if "complexity" in node:  # a function's
             out["complexity"] = node["complexity"]
+        out.update((k, node[k]) for k in SIGNATURE_FIELDS if k in node)  # a function's, a
+        # generic type's type_parameters
         if evolution and node["id"] in evolution:
             out["evolution"] = evolution[node["id"]]
         yield out
 
 
 def flat_node(node: dict[str, Any]) -> dict[str, Any]:
-    """An exported node with a function's complexity as three attributes of its own (GraphML
-    and networkx attributes are scalars)."""
+    """An exported node with a function's complexity as three attributes of its own, and its
+    parameters, type parameters and decorators as JSON text (GraphML and networkx attributes
+    are scalars)."""
     complexity = node.get("complexity")
-    if complexity is None:
+    if complexity is None and "type_parameters" not in node:
         return node
     flat = {k: v for k, v in node.items() if k != "complexity"}
-    flat.update(complexity)
+    flat.update(complexity or {})
+    for key in _LIST_FIELDS:
+        if key in flat:
+            flat[key] = json.dumps(flat[key], ensure_ascii=False, separators=(",", ":"))
     return flat
 
 
@@ -48,7 +59,8 @@ def edges(q: GraphQueries) -> Iterator[dict[str, Any]]:
 
 def canonical(q: GraphQueries) -> tuple[set[tuple], set[tuple]]:
     """Order-free form of the graph, for comparing an incremental index with a clean one."""
-    node_set = {tuple(n[k] for k in EXPORT_NODE_FIELDS) for n in nodes(q)}
+    node_set = {(*(n[k] for k in EXPORT_NODE_FIELDS),
+                 json.dumps([n.get(k) for k in SIGNATURE_FIELDS])) for n in nodes(q)}
     edge_set = {tuple(e[k] for k in EDGE_FIELDS) for e in edges(q)}
     return node_set, edge_set
 
@@ -87,6 +99,8 @@ GRAPHML_NODE_KEYS = (
     ("start_line", "long"), ("end_line", "long"), ("language", "string"),
     ("signature", "string"), ("doc", "string"), ("exported", "boolean"),
     ("cyclomatic", "long"), ("nesting", "long"), ("loc", "long"),
+    ("parameters", "string"), ("returns", "string"), ("type_parameters", "string"),
+    ("decorators", "string"),
 )
 GRAPHML_EDGE_KEYS = (("type", "string"), ("confidence", "string"), ("path", "string"),
                      ("line", "long"))

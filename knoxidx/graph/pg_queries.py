@@ -189,6 +189,23 @@ class PgGraphQueries:
             (repo, file_id, node_id, repo, name, family))]
         return bool(member) or bool(owner), names
 
+    def members(self, node_id: int, limit: int) -> tuple[int, list[dict]]:
+        where, args = self._where("n.id = %s", [node_id])
+        row = self.conn.execute(
+            "SELECT n.family, n.name, n.file_id, n.repo FROM knoxidx.nodes n" + where,
+            args).fetchone()
+        if row is None:
+            return 0, []
+        family, name, file_id, repo = row
+        where = (" WHERE n.repo = %s AND n.id <> %s AND ((n.file_id = %s AND n.parent_id = %s)"
+                 " OR (n.owner = %s AND n.owner <> '' AND n.family = %s))")
+        params = (repo, node_id, file_id, node_id, name, family)
+        total = self.conn.execute("SELECT count(*) FROM knoxidx.nodes n" + where,
+                                  params).fetchone()[0]
+        rows = self.conn.execute(_NODE_SELECT + where + f" ORDER BY {_PATH}, n.start_line, n.id"
+                                 " LIMIT %s", (*params, limit))
+        return total, [self._dict(r) for r in rows]
+
     def unresolved_calls(self, anywhere: Sequence[str], as_member: Sequence[str],
                          limit: int) -> tuple[int, list[dict]]:
         last = "substring(u.name from '[^.]*$')"

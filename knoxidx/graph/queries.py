@@ -264,6 +264,23 @@ class GraphQueries:
             (file_id, node_id, name, family))]
         return bool(member) or bool(owner), names
 
+    def members(self, node_id: int, limit: int) -> tuple[int, list[dict]]:
+        """The members of the type ``node_id`` by :meth:`member_names`' rule (those it contains,
+        and the methods declared for it apart: Go receivers, Rust ``impl`` blocks): how many,
+        and the first ``limit`` by path and line."""
+        row = self.conn.execute("SELECT family, name, file_id FROM nodes WHERE id = ?",
+                                (node_id,)).fetchone()
+        if row is None:
+            return 0, []
+        family, name, file_id = row
+        where = (" WHERE n.id != ? AND ((n.file_id = ? AND n.parent_id = ?)"
+                 " OR (n.owner = ? AND n.owner != '' AND n.family = ?))")
+        params = (node_id, file_id, node_id, name, family)
+        total = self.conn.execute("SELECT count(*) FROM nodes n" + where, params).fetchone()[0]
+        rows = self.conn.execute(NODE_SELECT + where + " ORDER BY f.path, n.start_line, n.id"
+                                 " LIMIT ?", (*params, limit))
+        return total, _node_dicts(rows)
+
     def unresolved_calls(self, anywhere: Sequence[str], as_member: Sequence[str],
                          limit: int) -> tuple[int, list[dict]]:
         """Calls resolution left unresolved ("unknown" or "ambiguous"; not "external") whose

@@ -13,6 +13,7 @@ from knoxidx.core.facts import Definition, NamePath
 from knoxidx.core.model import NodeKind
 from knoxidx.languages.protocol import Language
 from knoxidx.parse.name_paths import alias_path, name_path, type_path
+from knoxidx.parse.signatures import type_signature_of
 
 _TYPE_PARAMS = re.compile(r"\[[^\]]*\]")
 _new = tuple.__new__  # a NamedTuple record without its Python-level __new__
@@ -93,7 +94,8 @@ def build_definitions(
             signature(node, source), plugin.doc_comment(node, source),
             plugin.is_exported(node, name, parent >= 0, source), owner, type_hint,
             0, 0, 0,  # complexity: filled in for functions (``complexity.with_complexity``)
-            plugin.signature_of(node, source) if kind == _FUNCTION else (),
+            plugin.signature_of(node, source) if kind == _FUNCTION
+            else type_signature_of(node, source) if kind in _GENERIC_KINDS else (),
         )))
         stack.append(len(defs) - 1)
     return defs
@@ -103,6 +105,7 @@ _VALUE_KINDS = frozenset({NodeKind.VARIABLE.value, NodeKind.CONSTANT.value})
 _CLASS_KINDS = frozenset({NodeKind.CLASS.value, NodeKind.INTERFACE.value})
 _FUNCTION = NodeKind.FUNCTION.value
 _TYPE = NodeKind.TYPE.value
+_GENERIC_KINDS = frozenset({NodeKind.CLASS.value, NodeKind.INTERFACE.value, _TYPE})
 
 
 def bound_locals(

@@ -28,6 +28,8 @@ OPTIONAL: Final = "optional"  # TypeScript's `x?: T`
 Parameter = tuple[str | None, str | None, str | None, str]
 # (parameters, returns, type parameters, decorators); () for a definition that is no function
 SignatureData = tuple[tuple[Parameter, ...], str | None, tuple[str, ...], tuple[str, ...]]
+# a generic class's, interface's or type's: (type parameters,); () for one with none
+TypeSignatureData = tuple[tuple[str, ...]]
 
 # A default value or a type longer than this is cut (with "…"): a 5 KB dict literal as a
 # default is no signature an agent reads.
@@ -71,6 +73,18 @@ def preceding(node: Any, types: frozenset[str], skipped: frozenset[str]) -> list
         sibling = sibling.prev_named_sibling
     found.reverse()
     return found
+
+
+def type_signature_of(node: Any, source: bytes) -> TypeSignatureData | tuple[()]:
+    """A class's, interface's, struct's, trait's or type alias's type parameters as written
+    (lifetimes too), from the ``type_parameters`` field every supported grammar gives them;
+    () where it has none, so that a type without generics stores nothing."""
+    listed = node.child_by_field_name("type_parameters")
+    if listed is None:
+        return ()
+    found = tuple([written(source, t) for t in listed.named_children
+                   if not t.type.endswith("comment")])
+    return (found,) if found else ()
 
 
 def type_names(text: str | None) -> list[str]:
@@ -121,16 +135,21 @@ def key_matches(key: str | None, query: str) -> bool:
     return whole in key or qualified in key
 
 
-def stored_signature(data: SignatureData) -> tuple[str, str | None, str | None]:
+def stored_signature(data: SignatureData | TypeSignatureData
+                     ) -> tuple[str, str | None, str | None]:
     """A function's signature as the stores keep it: JSON (the tuples as lists), and the
-    search keys of its return type and of its parameters' types."""
-    return (json.dumps(data, ensure_ascii=False, separators=(",", ":")),
-            search_key([data[1]]), search_key(parameter_types(data)))
+    search keys of its return type and of its parameters' types; a type's, its JSON alone."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    if len(data) == 1:
+        return text, None, None
+    return text, search_key([data[1]]), search_key(parameter_types(data))
 
 
 def as_json(data: Any) -> dict[str, Any]:
     """A stored signature (the JSON :func:`stored_signature` wrote, loaded) as a node's
-    keys."""
+    keys: a function's four, a generic type's ``type_parameters`` alone."""
+    if len(data) == 1:
+        return {"type_parameters": list(data[0])}
     parameters, returns, type_parameters, decorators = data
     return {
         "parameters": [{"name": p[0], "type": p[1], "default": p[2], "kind": p[3]}

@@ -29,9 +29,11 @@ from typing import Any
 from knoxidx.core.config import NEVER_SEND_ENV, load_settings
 from knoxidx.parse.source import ForbiddenPathError
 from knoxidx.retrieval.egress import DEFAULT_NEVER_SEND, EgressPolicy
-from knoxidx.retrieval.secrets import find_secrets, mask_findings
+from knoxidx.retrieval.secrets import MARK, find_secrets, mask_findings
 
 SNIPPET_CUT = "…"
+# a function's signature as data on its node (knoxidx.parse.signatures.as_json's keys)
+SIGNATURE_DATA_KEYS = ("parameters", "returns", "type_parameters", "decorators")
 
 
 class NeverSendError(ForbiddenPathError):
@@ -118,17 +120,57 @@ class Disclosure:
 
 def declaration_shown(node: dict[str, Any]) -> dict[str, Any]:
     """A definition in a graph answer (``symbols``, ``callers``' symbol, ...) as a client may
-    see it: the signature and doc line of one in a never-send file left out (a constant's
-    signature is its value), likely secrets masked in the others. A graph answer does not know
-    its repository's root, so the never-send rules are the defaults and the environment's."""
+    see it: the signature, doc line and signature data (parameters, return type, type
+    parameters, decorators) of one in a never-send file left out (a constant's signature is
+    its value), likely secrets masked in the others. A graph answer does not know its
+    repository's root, so the never-send rules are the defaults and the environment's."""
     signature, doc = node.get("signature") or "", node.get("doc") or ""
-    if not signature and not doc:
+    has_data = any(key in node for key in SIGNATURE_DATA_KEYS)
+    if not signature and not doc and not has_data:
         return node
     disclosure = _environment_disclosure(os.environ.get(NEVER_SEND_ENV, ""))
     if not disclosure.allows(node.get("path") or ""):
-        return {**node, "signature": "", "doc": ""}
-    return {**node, "signature": disclosure.mask(signature).text,
-            "doc": disclosure.mask(doc).text}
+        hidden = {k: v for k, v in node.items() if k not in SIGNATURE_DATA_KEYS}
+        return {**hidden, "signature": "", "doc": ""}
+    shown = {**node, "signature": disclosure.mask(signature).text,
+             "doc": disclosure.mask(doc).text}
+    if has_data and disclosure.policy.mask_secrets:
+        shown.update(_signature_data_shown(node, disclosure, signature))
+    return shown
+
+
+def _signature_data_shown(node: dict[str, Any], disclosure: Disclosure,
+                          signature: str) -> dict[str, Any]:
+    """A node's signature data with what masking finds masked. A default value is masked with
+    its parameter's name before it (``password="..."`` is a secret where ``"..."`` alone is
+    not), and whatever was masked in the signature is masked wherever it recurs here (the
+    signature may hold the context that a piece of it lacks)."""
+    in_signature = sorted({(signature[f.start:f.end], f.kind) for f in find_secrets(signature)},
+                          key=lambda found: -len(found[0]))
+
+    def shown(text: str | None, named: str | None = None) -> str | None:
+        if not text:
+            return text
+        prefix = f"{named}=" if named else ""
+        masked = disclosure.mask(prefix + text).text
+        masked = masked[len(prefix):] if masked.startswith(prefix) else \
+            disclosure.mask(text).text
+        for value, kind in in_signature:
+            masked = masked.replace(value, MARK.format(kind=kind))
+        return masked
+
+    out: dict[str, Any] = {}
+    if "parameters" in node:
+        out["parameters"] = [
+            {**p, "name": shown(p.get("name")), "type": shown(p.get("type")),
+             "default": shown(p.get("default"), p.get("name"))}
+            for p in node["parameters"]]
+    if "returns" in node:
+        out["returns"] = shown(node["returns"])
+    for key in ("type_parameters", "decorators"):
+        if key in node:
+            out[key] = [shown(item) for item in node[key]]
+    return out
 
 
 @functools.lru_cache(maxsize=4)

@@ -105,6 +105,37 @@ def test_types_show_their_supertypes_subtypes_and_users(repo: Path) -> None:
     assert total["complexity"]["cyclomatic"] == 3  # for, if
 
 
+def test_a_type_lists_its_members(repo: Path) -> None:
+    with Index.open(repo) as idx:
+        square = idx.describe("shapes.base.Square")
+        function = idx.describe("total")
+    assert [(m["qualified_name"], m["kind"]) for m in square["members"]] == [
+        ("shapes.base.Square.__init__", "Function"), ("shapes.base.Square.area", "Function")]
+    assert square["members_total"] == 2
+    assert square["members"][0]["signature"] == "def __init__(self, side)"
+    assert "members" not in function  # a function has none
+
+
+def test_methods_declared_apart_are_members_cut_to_the_limit(tmp_path: Path,
+                                                             backend) -> None:
+    """Go declares methods outside their type: they are its members too, in both stores."""
+    root = write_tree(tmp_path / "r", {
+        "go.mod": "module example.com/stack\n\ngo 1.22\n",
+        "stack.go": "package stack\n\ntype Stack[T any] struct {\n\titems []T\n}\n\n"
+                    "func (s *Stack[T]) Push(x T) { s.items = append(s.items, x) }\n\n"
+                    "func (s *Stack[T]) Len() int { return len(s.items) }\n\n"
+                    "func (s Stack[T]) Empty() bool { return len(s.items) == 0 }\n"})
+    with backend.open(root, create=True) as idx:
+        idx.update(jobs=1, retrieval=False)
+        entity = idx.describe("Stack", limit=2)
+    assert [m["name"] for m in entity["members"]] == ["items", "Push"]
+    assert entity["members_total"] == 4 and entity["type_parameters"] == ["T any"]
+    if backend.name == "sqlite":
+        code, out, err = run_cli("show", "Stack", str(root), "--limit", "2")
+        assert code == 0, err
+        assert "members: 4 (first 2)" in out and "func (s *Stack[T]) Push(x T)" in out
+
+
 def test_lists_are_cut_to_the_limit_and_counted_whole(tmp_path: Path) -> None:
     callers = "".join(f"def caller_{n}():\n    target()\n    target()\n\n\n" for n in range(30))
     root = make_repo(tmp_path / "r", {"lib.py": "def target():\n    return 1\n\n\n" + callers},

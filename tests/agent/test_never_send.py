@@ -38,15 +38,23 @@ ENV_PY_TOKEN = _fake(30)
 VAULT_PASSWORD = _fake(24)
 AWS_TAIL = _fake(16, string.ascii_uppercase + string.digits)
 DB_PASSWORD = _fake(14) + "!9"
+GITHUB_TOKEN = "ghp_" + _fake(36)
+DEPLOY_PASSWORD = _fake(20)
+HOOK_TOKEN = "ghp_" + _fake(36)
+UNSEAL_KEY_ID = _fake(22)
 # What no answer may hold: the never-send files' values and the secrets of allowed files.
-SECRETS = (DOTENV_KEY, ENV_PY_TOKEN, VAULT_PASSWORD, AWS_TAIL, DB_PASSWORD)
+SECRETS = (DOTENV_KEY, ENV_PY_TOKEN, VAULT_PASSWORD, AWS_TAIL, DB_PASSWORD, GITHUB_TOKEN,
+           DEPLOY_PASSWORD, HOOK_TOKEN, UNSEAL_KEY_ID)
 
 NEVER_SEND_FILES = {
     ".env": f"BILLING_API_KEY={DOTENV_KEY}\n",
     ".env.py": f'BILLING_TOKEN = "{ENV_PY_TOKEN}"\n\n\ndef billing_token():\n'
                '    """The billing service token."""\n    return BILLING_TOKEN\n',
     "app/vault_secrets.py": f'def vault_password():\n    """The billing vault password."""\n'
-                            f'    return "{VAULT_PASSWORD}"\n',
+                            f'    return "{VAULT_PASSWORD}"\n\n\n'
+                            f'@sealed(key_id="{UNSEAL_KEY_ID}")\n'
+                            f'def unseal(box: "Sealed[{UNSEAL_KEY_ID}]") -> bytes:\n'
+                            '    return box.open()\n',
 }
 ALLOWED = {
     "app/billing.py": (
@@ -57,6 +65,13 @@ ALLOWED = {
         '    """Connect to the billing service with the vault password."""\n'
         "    return connect(DSN, vault_password())\n\n\n"
         "def connect(dsn, password):\n    return (dsn, password)\n"
+    ),
+    # secrets in a signature's parts: parameter defaults and a decorator's arguments
+    "app/deploy.py": (
+        f'@webhook(token="{HOOK_TOKEN}")\n'
+        f'def deploy(target: str, token="{GITHUB_TOKEN}", *,\n'
+        f'           password="{DEPLOY_PASSWORD}") -> bool:\n'
+        "    return bool(target and token and password)\n"
     ),
 }
 RULES = {".env": "*.env", ".env.py": ".env*", "app/vault_secrets.py": "*secret*",
@@ -149,6 +164,27 @@ def test_graph_answers_show_no_never_send_value_and_mask_signatures(repo: Path) 
     assert_no_secret(json.dumps([token, vault, dsn, everything]))
 
 
+def test_signature_parts_are_masked_and_a_never_send_function_has_none(repo: Path) -> None:
+    """Parameter defaults and decorators are masked as the signature is; a function of a
+    never-send file carries no parameters, return type or decorators at all."""
+    with Index.open(repo) as idx:
+        deploy = idx.symbols("deploy")[0]
+        described = idx.describe("deploy")
+        by_id = idx.node(deploy["id"])
+        unseal = idx.symbols("unseal")[0]
+        unseal_described = idx.describe("unseal")
+    for shown in (deploy, described, by_id):
+        defaults = {p["name"]: p["default"] for p in shown["parameters"]}
+        assert defaults == {"target": None, "token": '"«secret:github-token»"',
+                            "password": '"«secret:assigned-secret»"'}
+        assert shown["decorators"] == ['webhook(token="«secret:github-token»")']
+        assert shown["returns"] == "bool"
+    for shown in (unseal, unseal_described):
+        assert shown["path"] == "app/vault_secrets.py" and shown["signature"] == ""
+        assert not {"parameters", "returns", "type_parameters", "decorators"} & set(shown)
+    assert_no_secret(json.dumps([deploy, described, by_id, unseal, unseal_described]))
+
+
 def test_a_user_rule_can_re_allow_a_file(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KNOXIDX_NEVER_SEND", "!app/vault_secrets.py")
     with Index.open(repo) as idx:
@@ -190,7 +226,10 @@ def test_http_answers_hold_no_secret(http: httpx.Client) -> None:
     assert context.status_code == 200 and context.json()["withheld"] >= 1
     symbols = http.get("/symbols", params={"q": "*", "limit": 1000})
     assert symbols.status_code == 200 and "BILLING_TOKEN" in symbols.text
-    for response in (source, search, context, symbols):
+    assert "«secret:github-token»" in symbols.text
+    entities = [http.get("/entity", params={"symbol": name}) for name in ("deploy", "unseal")]
+    assert [e.status_code for e in entities] == [200, 200]
+    for response in (source, search, context, symbols, *entities):
         assert_no_secret(response.text)
 
 
@@ -225,7 +264,12 @@ def test_mcp_tools_refuse_withhold_and_mask(repo: Path) -> None:
             assert not failed and json.loads(found)["withheld"] >= 2
             failed, symbols = await call("find_symbol", name="*", limit=1000)
             assert not failed and "BILLING_TOKEN" in symbols
-            for text in (code, context, found, symbols):
+            assert "«secret:github-token»" in symbols
+            failed, deploy = await call("describe_symbol", symbol="deploy")
+            assert not failed and "«secret:assigned-secret»" in deploy
+            failed, unseal = await call("describe_symbol", symbol="unseal")
+            assert not failed and "app/vault_secrets.py" in unseal
+            for text in (code, context, found, symbols, deploy, unseal):
                 assert_no_secret(text)
 
     asyncio.run(session())
@@ -253,3 +297,13 @@ def test_cli_search_and_context_withhold_and_mask(repo: Path) -> None:
     assert "likely secrets masked" in context.stderr
     for result in (search, as_json, context):
         assert_no_secret(result.stdout + result.stderr)
+
+
+def test_cli_show_and_symbols_mask_signature_parts(repo: Path) -> None:
+    results = [run_cli("show", name, str(repo), *json_flag)
+               for name in ("deploy", "unseal") for json_flag in ((), ("--json",))]
+    results.append(run_cli("symbols", "*", str(repo), "--json", "--limit", "1000"))
+    for result in results:
+        assert result.returncode == 0, result.stderr
+        assert_no_secret(result.stdout + result.stderr)
+    assert "«secret:github-token»" in results[0].stdout
