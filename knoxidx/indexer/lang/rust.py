@@ -240,7 +240,21 @@ class _Rules(ReexportingRules):
         return []
 
     def owner_matches(self, r: Any, fi: Any, index: int, path: str, method: int) -> bool:
-        return crate_of(path, r.layout) == crate_of(fi.path, r.layout)
+        """Whether the `impl` block of ``method`` is one of the type at ``index``: its type
+        name read where the impl is (tokio has three `State`s, each with its own `load`)."""
+        if crate_of(path, r.layout) != crate_of(fi.path, r.layout):
+            return False
+        types = r.memo(("rust-impl-type", path, method), self._impl_types, r, path, method)
+        # a type name that resolves to nothing here (a macro-made type): the same file only
+        return ("d", fi.path, index) in types if types else path == fi.path
+
+    def _impl_types(self, r: Any, path: str, method: int) -> list:
+        mfi = r.index(path)
+        if mfi is None:
+            return []
+        d = mfi.facts.defs[method]
+        found, _ = r.resolve_path(mfi, (d.owner,), d.parent)
+        return [s for s in found if s[0] == "d"]
 
     def extra_bases(self, r: Any, fi: Any, index: int) -> list:
         """Traits a type implements anywhere in the crate lend it their default methods."""

@@ -1,0 +1,62 @@
+"""Rust calls resolved from what the code says, not guessed by name: a method inside an
+``impl Trait for Type`` block knows ``self`` and ``Self`` as well as one in ``impl Type``, and
+a method called on a value whose type is not known stays unresolved rather than going to the
+one same-named method in the crate."""
+
+from __future__ import annotations
+
+from knoxidx.index import Index
+from tests.helpers import build
+
+STATE = """
+use std::fmt;
+
+pub struct State(usize);
+pub struct Snapshot(usize);
+
+impl State {
+    pub fn new() -> State { State(0) }
+    pub fn load(&self) -> Snapshot { Snapshot(self.0) }
+}
+
+impl Snapshot {
+    pub fn is_idle(&self) -> bool { self.0 == 0 }
+}
+
+impl fmt::Debug for State {
+    fn fmt(&self, fmt: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let snapshot = self.load();
+        snapshot.is_idle();
+        Ok(())
+    }
+}
+
+impl Default for State {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+"""
+# another type of the same name in another module of the crate, with a method of the same name
+IDLE = """
+pub struct State(usize);
+
+impl State {
+    pub fn load(&self) -> usize { self.0 }
+    pub fn new() -> State { State(1) }
+}
+"""
+
+
+def _callees(idx: Index, name: str) -> set[tuple[str, str]]:
+    return {(c["qualified_name"], c["confidence"]) for c in idx.callees(name)["callees"]}
+
+
+def test_self_is_the_implementing_type_not_any_type_of_its_name(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": "mod state;\nmod idle;\n",
+                 "src/state.rs": STATE, "src/idle.rs": IDLE})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::state::State::fmt") == {
+            ("p::state::State::load", "inferred"), ("p::state::Snapshot::is_idle", "inferred")}
+        assert _callees(idx, "p::state::State::default") == {("p::state::State::new", "exact")}
