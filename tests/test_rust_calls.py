@@ -60,3 +60,40 @@ def test_self_is_the_implementing_type_not_any_type_of_its_name(repo) -> None:
         assert _callees(idx, "p::state::State::fmt") == {
             ("p::state::State::load", "inferred"), ("p::state::Snapshot::is_idle", "inferred")}
         assert _callees(idx, "p::state::State::default") == {("p::state::State::new", "exact")}
+
+
+BUFFER = """
+pub struct ParseBuffer(usize);
+
+impl ParseBuffer {
+    pub fn peek2(&self) -> bool {
+        // a helper local to the method: no method of ParseBuffer
+        fn peek2(buffer: &ParseBuffer) -> bool { buffer.0 > 1 }
+        peek2(self)
+    }
+}
+
+pub fn parse(input: &ParseBuffer) -> bool {
+    input.peek2()
+}
+
+mod tests {
+    pub struct Probe;
+
+    impl Probe {
+        pub fn check(&self) -> bool { true }
+    }
+
+    fn run(probe: &Probe) -> bool {
+        probe.check()
+    }
+}
+"""
+
+
+def test_a_function_inside_a_method_is_no_method_and_an_inline_module_s_impl_is(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": BUFFER})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::parse") == {("p::ParseBuffer::peek2", "inferred")}
+        assert _callees(idx, "p::tests::run") == {("p::tests::Probe::check", "inferred")}
