@@ -97,3 +97,30 @@ def test_a_function_inside_a_method_is_no_method_and_an_inline_module_s_impl_is(
     with Index.open(root) as idx:
         assert _callees(idx, "p::parse") == {("p::ParseBuffer::peek2", "inferred")}
         assert _callees(idx, "p::tests::run") == {("p::tests::Probe::check", "inferred")}
+
+
+WATCH = """
+pub struct Receiver(usize);
+
+impl Receiver {
+    pub fn changed(&self) -> bool { self.0 > 0 }
+}
+
+pub fn zeroed() -> bool {
+    // std's MaybeUninit, not the crate's one `assume_init` nor its one `changed`
+    let raw = std::mem::MaybeUninit::<u8>::zeroed();
+    raw.changed()
+}
+
+pub fn known(rx: &Receiver) -> bool {
+    rx.changed()
+}
+"""
+
+
+def test_a_method_of_a_value_of_unknown_type_stays_unresolved_not_guessed(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": WATCH})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::zeroed") == set()
+        assert _callees(idx, "p::known") == {("p::Receiver::changed", "inferred")}
