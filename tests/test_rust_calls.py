@@ -124,3 +124,49 @@ def test_a_method_of_a_value_of_unknown_type_stays_unresolved_not_guessed(repo) 
     with Index.open(root) as idx:
         assert _callees(idx, "p::zeroed") == set()
         assert _callees(idx, "p::known") == {("p::Receiver::changed", "inferred")}
+
+
+TASK_MOD = """
+pub fn shutdown() {}
+pub fn poll() {}
+"""
+TASK_LIB = """
+mod raw;
+
+pub struct RawTask;
+
+impl RawTask {
+    pub fn shutdown(&self) {}
+}
+
+pub struct Task { raw: RawTask }
+
+impl Task {
+    pub fn stop(self) {
+        let raw = self.raw;
+        raw.shutdown();
+    }
+
+    pub fn typed(self) {
+        let raw: RawTask = self.raw;
+        raw.shutdown();
+    }
+}
+
+pub fn drain(queue: Vec<RawTask>) {
+    for raw in queue {
+        raw.poll();
+    }
+    raw::poll();
+}
+"""
+
+
+def test_a_local_named_like_a_module_is_a_value_not_the_module(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": TASK_LIB,
+                 "src/raw.rs": TASK_MOD})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::Task::stop") == set()  # the type of `raw` is not known
+        assert _callees(idx, "p::Task::typed") == {("p::RawTask::shutdown", "inferred")}
+        assert _callees(idx, "p::drain") == {("p::raw::poll", "exact")}

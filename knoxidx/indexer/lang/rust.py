@@ -14,6 +14,8 @@ FAMILY = "rust"
 # A `let` hides functions and constants (the value namespace), not the struct a literal
 # names (the type namespace).
 LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL})
+# a local at the head of `x.m()` is a value, not the module of that name (see extract)
+LOCAL_HEADS_ARE_VALUES = True
 # declarations whose type is read from the node, not matched (see go.py)
 TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
