@@ -170,3 +170,39 @@ def test_a_local_named_like_a_module_is_a_value_not_the_module(repo) -> None:
         assert _callees(idx, "p::Task::stop") == set()  # the type of `raw` is not known
         assert _callees(idx, "p::Task::typed") == {("p::RawTask::shutdown", "inferred")}
         assert _callees(idx, "p::drain") == {("p::raw::poll", "exact")}
+
+
+LINKED = """
+pub trait Link {
+    fn from_raw(ptr: usize) -> Self;
+}
+
+pub struct Task(usize);
+
+impl Task {
+    pub fn from_raw(ptr: usize) -> Task { Task(ptr) }
+}
+
+impl Link for Task {
+    fn from_raw(ptr: usize) -> Task {
+        Task::from_raw(ptr)
+    }
+}
+
+pub fn wrap(ptr: usize) -> Task {
+    Task::from_raw(ptr)
+}
+"""
+
+
+def test_an_inherent_method_is_found_before_a_trait_impl_s_method_of_the_same_name(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": LINKED})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::wrap") == {("p::Task::from_raw", "exact")}
+        # (by line) the trait impl's from_raw (13) calls the inherent one (9), not itself
+        edges = idx.store.conn.execute(
+            "SELECT s.start_line, t.start_line, e.confidence FROM edges e"
+            " JOIN nodes s ON s.id = e.source JOIN nodes t ON t.id = e.target"
+            " WHERE e.type = 'Calls' AND t.name = 'from_raw'").fetchall()
+        assert sorted(edges) == [(13, 9, "exact"), (18, 9, "exact")]

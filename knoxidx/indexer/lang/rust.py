@@ -244,6 +244,22 @@ class _Rules(ReexportingRules):
         return []
 
     def owner_matches(self, r: Any, fi: Any, index: int, path: str, method: int) -> bool:
+        """Whether ``method`` is what the type at ``index`` calls by that name: a method of
+        one of its impls, and of a trait impl only where no inherent impl has the name (Rust
+        looks inherent methods up first: `Task::from_raw` in `impl Link for Task` is Task's
+        own, not the trait's)."""
+        if not self._impl_of(r, fi, index, path, method):
+            return False
+        if not _in_trait_impl(r, path, method):
+            return True
+        d = r.index(path).facts.defs[method]
+        owner, name = d.owner, d.name
+        return not any(
+            m == name and (p, i) != (path, method) and not _in_trait_impl(r, p, i)
+            and self._impl_of(r, fi, index, p, i)
+            for p, i, m in r.methods_of(FAMILY, owner))
+
+    def _impl_of(self, r: Any, fi: Any, index: int, path: str, method: int) -> bool:
         """Whether the `impl` block of ``method`` is one of the type at ``index``: its type
         name read where the impl is (tokio has three `State`s, each with its own `load`)."""
         if crate_of(path, r.layout) != crate_of(fi.path, r.layout):
@@ -367,6 +383,20 @@ class _Rules(ReexportingRules):
         # a child module declared in another file (`mod foo;` is an import, this catches
         # crate-root paths like `foo::bar()` where foo is a sibling module)
         return self._module(r, f"{self._current(r, fi)}::{name}")
+
+
+def _in_trait_impl(r: Any, path: str, method: int) -> bool:
+    """Whether the method at (path, method) is written in an `impl Trait for Type` block."""
+    mfi = r.index(path)
+    if mfi is None:
+        return False
+    start = mfi.facts.defs[method].start_byte
+    inner = None
+    for impl in mfi.facts.impls:  # the innermost impl around the method
+        if impl.start_byte <= start < impl.end_byte and (
+                inner is None or impl.start_byte > inner.start_byte):
+            inner = impl
+    return inner is not None and bool(inner.trait_path)
 
 
 RULES = _Rules()
