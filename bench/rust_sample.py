@@ -4,7 +4,7 @@
 ``--draw`` indexes each crate (a copy, so the corpus stays clean), exports its Calls edges and
 draws a stratified sample, seeded: per stratum (confidence x call form) at most ``PER_STRATUM``
 edges. New edges are appended to ``bench/rust_sample/<crate>.jsonl`` with ``verdict`` empty;
-an edge already there keeps its verdict. A person judges each by reading the code and writes
+an edge already there keeps its verdict, and one the index no longer makes is dropped. A person judges each by reading the code and writes
 ``verdict`` ("right", "wrong" or "undecidable") and a one-line ``reason``.
 
 Without ``--draw`` it reads the recorded verdicts and prints precision per stratum, per crate
@@ -88,8 +88,9 @@ def draw(crate: str, edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return picked
 
 
-def _key(record: dict[str, Any]) -> tuple[str, str]:
-    return record["site"], record["callee"]
+def _key(record: dict[str, Any]) -> tuple[str, str, str, str]:
+    # the callee's place too: an inherent and a trait impl's method share a qualified name
+    return record["site"], record["callee"], record["callee_at"], record["confidence"]
 
 
 def load(crate: str) -> list[dict[str, Any]]:
@@ -99,8 +100,11 @@ def load(crate: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def save_drawn(crate: str, drawn: list[dict[str, Any]], population: Counter) -> None:
-    known = {_key(r): r for r in load(crate)}
+def save_drawn(crate: str, drawn: list[dict[str, Any]], edges: list[dict[str, Any]],
+               population: Counter) -> None:
+    """Adds the drawn edges not judged yet; drops judged ones the index no longer makes."""
+    current = {_key(e) for e in edges}
+    known = {_key(r): r for r in load(crate) if _key(r) in current}
     for record in drawn:
         known.setdefault(_key(record), {**record, "verdict": "", "reason": ""})
     SAMPLES.mkdir(exist_ok=True)
@@ -159,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         for crate in CRATES:
             edges = calls_of(args.corpus / "rust" / crate)
             population = Counter((e["confidence"], e["form"]) for e in edges)
-            save_drawn(crate, draw(crate, edges), population)
+            save_drawn(crate, draw(crate, edges), edges, population)
     print(json.dumps(report(), indent=1))
     return 0
 
