@@ -71,14 +71,18 @@ def build_definitions(
             owner_text = _TYPE_PARAMS.sub("", node_text(source, owner_node))
             owner_path = name_path(owner_text.lstrip("*&").strip())
             owner = owner_path[-1] if owner_path else ""
-        elif impl_spans and (parent < 0 or defs[parent].kind == _FUNCTION):
+        elif impl_spans:
+            # an impl inside the parent (a module, a function): a function nested in one of
+            # the impl's methods is that method's helper, no method of the type
+            inner_from = defs[parent].start_byte if parent >= 0 else -1
             for impl_start, impl_end, impl_type in impl_spans:
-                if impl_start <= start and end <= impl_end and impl_type:
+                if inner_from < impl_start <= start and end <= impl_end and impl_type:
                     owner = impl_type[-1]
-        if parent >= 0:
+        if owner:
+            qualname = (f"{defs[parent].qualname}.{owner}.{name}" if parent >= 0
+                        else f"{owner}.{name}")
+        elif parent >= 0:
             qualname = f"{defs[parent].qualname}.{name}"
-        elif owner:
-            qualname = f"{owner}.{name}"
         else:
             qualname = name
         type_hint: NamePath = ()

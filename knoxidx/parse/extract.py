@@ -383,6 +383,14 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     refs: list[tuple[str, NamePath, int, int, int, int, tuple[str, ...]]] = []  # Reference's
     last_start = last_end = -1
     last_sub = ""
+    # `raw.shutdown()` on a local `raw` is a value's method, never the module `raw`'s function
+    # (Rust writes that `raw::shutdown()`); a local with a typed binding keeps its name for it
+    untyped_local_heads = getattr(plugin, "LOCAL_HEADS_ARE_VALUES", False) and bool(local_names)
+    typed_scopes: dict[int, set[str]] = {}  # like local_names: the locals of known type
+    if untyped_local_heads:
+        for b, name_scope in zip(raw_bindings, enclosing(
+                spans, [b[0].start_byte for b in raw_bindings]), strict=True):
+            typed_scopes.setdefault(name_scope, set()).add(node_text(source, b[0]))
     # the hot loop of extraction (hundreds of thousands of references): short texts go
     # straight to the cached split, keyed by their bytes (most are repeats: no decoding)
     for i, (_, start, end, sub, row, col, receiver_start, receiver_end) in enumerate(raw_refs):
@@ -408,6 +416,11 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             if (local_names and len(ref_path) == 1 and sub in plugin.LOCAL_SHADOWS
                     and is_local(ref_path[0], scope, local_names, defs)):
                 continue  # a parameter or local variable: nothing outside the function
+            if (untyped_local_heads and len(ref_path) > 1
+                    and source[start + len(ref_path[0]):start + len(ref_path[0]) + 1] == b"."
+                    and is_local(ref_path[0], scope, local_names, defs)
+                    and not is_local(ref_path[0], scope, typed_scopes, defs)):
+                ref_path = ("?", *ref_path[1:])
             if spans_lines:  # a chain over several lines: the site is where its last name is
                 row, col = _name_position(source, start, end, ref_path[-1], row, col)
             arguments = arities.get(start, _NO_ARGUMENTS) if arities else _NO_ARGUMENTS

@@ -15,6 +15,8 @@ FAMILY = "rust"
 # A `let` hides functions and constants (the value namespace), not the struct a literal
 # names (the type namespace).
 LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL})
+# a local at the head of `x.m()` is a value, not the module of that name (see extract)
+LOCAL_HEADS_ARE_VALUES = True
 # declarations whose type is read from the node, not matched (see go.py)
 TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
@@ -152,7 +154,9 @@ class _Rules(ReexportingRules):
     self_type_names = frozenset({"Self"})
     self_binds_anywhere = True
     out_of_line_methods = True
-    guess_members = True
+    # `x.m()` on a value of unknown type is left unresolved, not sent to the crate's one `m`:
+    # a third of tokio's and syn's Calls edges were such guesses, often std's methods
+    guess_members = False
     builtin_method_names = frozenset("""
         clone to_string to_owned into from as_ref as_mut unwrap expect unwrap_or
         unwrap_or_else unwrap_or_default map map_err and_then ok_or ok_or_else ok err
@@ -241,7 +245,37 @@ class _Rules(ReexportingRules):
         return []
 
     def owner_matches(self, r: Any, fi: Any, index: int, path: str, method: int) -> bool:
-        return crate_of(path, r.layout) == crate_of(fi.path, r.layout)
+        """Whether ``method`` is what the type at ``index`` calls by that name: a method of
+        one of its impls, and of a trait impl only where no inherent impl has the name (Rust
+        looks inherent methods up first: `Task::from_raw` in `impl Link for Task` is Task's
+        own, not the trait's)."""
+        if not self._impl_of(r, fi, index, path, method):
+            return False
+        if not _in_trait_impl(r, path, method):
+            return True
+        d = r.index(path).facts.defs[method]
+        owner, name = d.owner, d.name
+        return not any(
+            m == name and (p, i) != (path, method) and not _in_trait_impl(r, p, i)
+            and self._impl_of(r, fi, index, p, i)
+            for p, i, m in r.methods_of(FAMILY, owner))
+
+    def _impl_of(self, r: Any, fi: Any, index: int, path: str, method: int) -> bool:
+        """Whether the `impl` block of ``method`` is one of the type at ``index``: its type
+        name read where the impl is (tokio has three `State`s, each with its own `load`)."""
+        if crate_of(path, r.layout) != crate_of(fi.path, r.layout):
+            return False
+        types = r.memo(("rust-impl-type", path, method), self._impl_types, r, path, method)
+        # a type name that resolves to nothing here (a macro-made type): the same file only
+        return ("d", fi.path, index) in types if types else path == fi.path
+
+    def _impl_types(self, r: Any, path: str, method: int) -> list:
+        mfi = r.index(path)
+        if mfi is None:
+            return []
+        d = mfi.facts.defs[method]
+        found, _ = r.resolve_path(mfi, (d.owner,), d.parent)
+        return [s for s in found if s[0] == "d"]
 
     def extra_bases(self, r: Any, fi: Any, index: int) -> list:
         """Traits a type implements anywhere in the crate lend it their default methods."""
@@ -350,6 +384,20 @@ class _Rules(ReexportingRules):
         # a child module declared in another file (`mod foo;` is an import, this catches
         # crate-root paths like `foo::bar()` where foo is a sibling module)
         return self._module(r, f"{self._current(r, fi)}::{name}")
+
+
+def _in_trait_impl(r: Any, path: str, method: int) -> bool:
+    """Whether the method at (path, method) is written in an `impl Trait for Type` block."""
+    mfi = r.index(path)
+    if mfi is None:
+        return False
+    start = mfi.facts.defs[method].start_byte
+    inner = None
+    for impl in mfi.facts.impls:  # the innermost impl around the method
+        if impl.start_byte <= start < impl.end_byte and (
+                inner is None or impl.start_byte > inner.start_byte):
+            inner = impl
+    return inner is not None and bool(inner.trait_path)
 
 
 RULES = _Rules()

@@ -1,0 +1,208 @@
+"""Rust calls resolved from what the code says, not guessed by name: a method inside an
+``impl Trait for Type`` block knows ``self`` and ``Self`` as well as one in ``impl Type``, and
+a method called on a value whose type is not known stays unresolved rather than going to the
+one same-named method in the crate."""
+
+from __future__ import annotations
+
+from knoxidx.index import Index
+from tests.helpers import build
+
+STATE = """
+use std::fmt;
+
+pub struct State(usize);
+pub struct Snapshot(usize);
+
+impl State {
+    pub fn new() -> State { State(0) }
+    pub fn load(&self) -> Snapshot { Snapshot(self.0) }
+}
+
+impl Snapshot {
+    pub fn is_idle(&self) -> bool { self.0 == 0 }
+}
+
+impl fmt::Debug for State {
+    fn fmt(&self, fmt: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let snapshot = self.load();
+        snapshot.is_idle();
+        Ok(())
+    }
+}
+
+impl Default for State {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+"""
+# another type of the same name in another module of the crate, with a method of the same name
+IDLE = """
+pub struct State(usize);
+
+impl State {
+    pub fn load(&self) -> usize { self.0 }
+    pub fn new() -> State { State(1) }
+}
+"""
+
+
+def _callees(idx: Index, name: str) -> set[tuple[str, str]]:
+    return {(c["qualified_name"], c["confidence"]) for c in idx.callees(name)["callees"]}
+
+
+def test_self_is_the_implementing_type_not_any_type_of_its_name(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": "mod state;\nmod idle;\n",
+                 "src/state.rs": STATE, "src/idle.rs": IDLE})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::state::State::fmt") == {
+            ("p::state::State::load", "inferred"), ("p::state::Snapshot::is_idle", "inferred")}
+        assert _callees(idx, "p::state::State::default") == {("p::state::State::new", "exact")}
+
+
+BUFFER = """
+pub struct ParseBuffer(usize);
+
+impl ParseBuffer {
+    pub fn peek2(&self) -> bool {
+        // a helper local to the method: no method of ParseBuffer
+        fn peek2(buffer: &ParseBuffer) -> bool { buffer.0 > 1 }
+        peek2(self)
+    }
+}
+
+pub fn parse(input: &ParseBuffer) -> bool {
+    input.peek2()
+}
+
+mod tests {
+    pub struct Probe;
+
+    impl Probe {
+        pub fn check(&self) -> bool { true }
+    }
+
+    fn run(probe: &Probe) -> bool {
+        probe.check()
+    }
+}
+"""
+
+
+def test_a_function_inside_a_method_is_no_method_and_an_inline_module_s_impl_is(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": BUFFER})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::parse") == {("p::ParseBuffer::peek2", "inferred")}
+        assert _callees(idx, "p::tests::run") == {("p::tests::Probe::check", "inferred")}
+
+
+WATCH = """
+pub struct Receiver(usize);
+
+impl Receiver {
+    pub fn changed(&self) -> bool { self.0 > 0 }
+}
+
+pub fn zeroed() -> bool {
+    // std's MaybeUninit, not the crate's one `assume_init` nor its one `changed`
+    let raw = std::mem::MaybeUninit::<u8>::zeroed();
+    raw.changed()
+}
+
+pub fn known(rx: &Receiver) -> bool {
+    rx.changed()
+}
+"""
+
+
+def test_a_method_of_a_value_of_unknown_type_stays_unresolved_not_guessed(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": WATCH})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::zeroed") == set()
+        assert _callees(idx, "p::known") == {("p::Receiver::changed", "inferred")}
+
+
+TASK_MOD = """
+pub fn shutdown() {}
+pub fn poll() {}
+"""
+TASK_LIB = """
+mod raw;
+
+pub struct RawTask;
+
+impl RawTask {
+    pub fn shutdown(&self) {}
+}
+
+pub struct Task { raw: RawTask }
+
+impl Task {
+    pub fn stop(self) {
+        let raw = self.raw;
+        raw.shutdown();
+    }
+
+    pub fn typed(self) {
+        let raw: RawTask = self.raw;
+        raw.shutdown();
+    }
+}
+
+pub fn drain(queue: Vec<RawTask>) {
+    for raw in queue {
+        raw.poll();
+    }
+    raw::poll();
+}
+"""
+
+
+def test_a_local_named_like_a_module_is_a_value_not_the_module(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": TASK_LIB,
+                 "src/raw.rs": TASK_MOD})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::Task::stop") == set()  # the type of `raw` is not known
+        assert _callees(idx, "p::Task::typed") == {("p::RawTask::shutdown", "inferred")}
+        assert _callees(idx, "p::drain") == {("p::raw::poll", "exact")}
+
+
+LINKED = """
+pub trait Link {
+    fn from_raw(ptr: usize) -> Self;
+}
+
+pub struct Task(usize);
+
+impl Task {
+    pub fn from_raw(ptr: usize) -> Task { Task(ptr) }
+}
+
+impl Link for Task {
+    fn from_raw(ptr: usize) -> Task {
+        Task::from_raw(ptr)
+    }
+}
+
+pub fn wrap(ptr: usize) -> Task {
+    Task::from_raw(ptr)
+}
+"""
+
+
+def test_an_inherent_method_is_found_before_a_trait_impl_s_method_of_the_same_name(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": LINKED})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::wrap") == {("p::Task::from_raw", "exact")}
+        # (by line) the trait impl's from_raw (13) calls the inherent one (9), not itself
+        edges = idx.store.conn.execute(
+            "SELECT s.start_line, t.start_line, e.confidence FROM edges e"
+            " JOIN nodes s ON s.id = e.source JOIN nodes t ON t.id = e.target"
+            " WHERE e.type = 'Calls' AND t.name = 'from_raw'").fetchall()
+        assert sorted(edges) == [(13, 9, "exact"), (18, 9, "exact")]
