@@ -349,7 +349,7 @@ def test_a_name_declared_hundreds_of_times_is_not_an_edge_from_every_reference(
     with Index.open(tmp_path) as idx:
         conn = idx.store.conn
         assert conn.execute("SELECT count(*) FROM edges WHERE type = 'Calls'").fetchone() == \
-            (300 * 3,)  # c_i -> each m overload, [name]; nothing to n
+            (300 * 2,)  # c_i -> m(int) and n(long): chosen by the arguments' types
         assert conn.execute(
             "SELECT DISTINCT reason, candidates FROM unresolved WHERE name = 'n'").fetchall() == \
             [("ambiguous", 300)]

@@ -67,12 +67,32 @@ def preceding(node: Any, types: frozenset[str], skipped: frozenset[str]) -> list
     passing over those of ``skipped`` (comments), in source order."""
     found: list[Any] = []
     sibling = node.prev_named_sibling
-    while sibling is not None and (sibling.type in types or sibling.type in skipped):
+    for _ in range(_SIBLING_STEPS):
+        if sibling is None or not (sibling.type in types or sibling.type in skipped):
+            found.reverse()
+            return found
         if sibling.type in types:
             found.append(sibling)
         sibling = sibling.prev_named_sibling
+    # a long run (30,000 comment lines): each step back costs a pass over the siblings
+    # before it, so the rest comes from one pass over the parent's children
+    siblings = node.parent.named_children if node.parent is not None else []
+    start = sibling.start_byte if sibling is not None else -1
+    run: list[Any] = []
+    for child in siblings:
+        if child.start_byte > start:
+            break
+        if child.type in types or child.type in skipped:
+            run.append(child)
+        else:
+            run = []
+    found.extend(reversed([c for c in run if c.type in types]))
     found.reverse()
     return found
+
+
+# siblings walked back one at a time before one pass over the parent's children instead
+_SIBLING_STEPS = 64
 
 
 def type_signature_of(node: Any, source: bytes) -> TypeSignatureData | tuple[()]:
