@@ -223,9 +223,14 @@ class Resolver(ScopeResolver):
         else:
             shared = scope
             via = 3
-        answer = resolved.get((path, shared))
+        # a bare name called, where a local of that name would not be (see lookup): kept
+        # apart from the same name read
+        called = kind == RefKind.CALL and len(path) == 1 and not rules.locals_callable
+        key = (path[0] + "()",) if called else path
+        answer = resolved.get((key, shared))
         if answer is None:
-            answer = self._denoted(fi, head, path, scope, shared, via, cls, heads, resolved)
+            answer = self._denoted(fi, head, path, scope, shared, via, cls, heads, resolved,
+                                   called)
         found, confidence = answer
         # `PKey.from_type_string()` names PKey too: a reference to the qualifier when it is a
         # class (or an inline module), through a name written here (not `self`, `Self`). A
@@ -283,11 +288,11 @@ class Resolver(ScopeResolver):
 
     def _denoted(self, fi: FileIndex, head: str, path: NamePath, scope: int, shared: int,
                  via: int, cls: int, heads: dict[tuple[str, int], tuple[list[Symbol], bool]],
-                 resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]]
-                 ) -> tuple[list[Symbol], str]:
+                 resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]],
+                 called: bool = False) -> tuple[list[Symbol], str]:
         """What ``path`` (whose first name, less its call, is ``head``) denotes and with what
         confidence, its lookup going ``via`` the way :meth:`_outcome` chose for the head; kept
-        in ``resolved`` by (path, ``shared``)."""
+        in ``resolved`` by (path, ``shared``). ``called``: the path is a bare name called."""
         if via == 1:
             answer = self._follow(path, self.memo(("module-scope", fi.path, head, False),
                                                   self._module_scope, fi, head, False),
@@ -298,12 +303,14 @@ class Resolver(ScopeResolver):
         elif head == "?":
             answer = self.resolve_path(fi, path, scope)
         else:
-            got = heads.get((head, scope))
+            # a called name and the same name read may denote different things (see lookup)
+            key = (head + "()" if called else head, scope)
+            got = heads.get(key)
             if got is None:
-                got = heads[(head, scope)] = (self._walk(fi, head, scope, False) if via == 3
-                                              else self._head(fi, head, scope))
+                got = heads[key] = (self._walk(fi, head, scope, False, called) if via == 3
+                                    else self._head(fi, head, scope, False, called))
             answer = self._follow(path, got[0], got[1], path[0].endswith("()"))
-        resolved[(path, shared)] = answer
+        resolved[((path[0] + "()",) if called else path, shared)] = answer
         return answer
 
     def _qualifier_targets(self, fi: FileIndex, kind: str, head: str, path: NamePath,

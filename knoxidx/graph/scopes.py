@@ -59,19 +59,19 @@ class ScopeResolver(Lookups):
         called = head.endswith("()")
         if called:
             head = head[:-2]
-        current, inferred = self._head(fi, head, scope, want_type and len(path) == 1)
+        current, inferred = self._head(fi, head, scope, want_type and len(path) == 1, called)
         return self._follow(path, current, inferred, called)
 
-    def _head(self, fi: FileIndex, head: str, scope: int,
-              want_type: bool = False) -> tuple[list[Symbol], bool]:
+    def _head(self, fi: FileIndex, head: str, scope: int, want_type: bool = False,
+              called: bool = False) -> tuple[list[Symbol], bool]:
         """What a path's first name (without its call) denotes from ``scope``, and whether
-        that went through an instance's type."""
+        that went through an instance's type. ``called``: the head is called."""
         rules = fi.rules
         current = rules.special_head(self, fi, head, scope) if head in rules.special_heads \
             else None
         if current is not None:
             return current, head in rules.self_names or head == "super"
-        return self.lookup(fi, head, scope, want_type)
+        return self.lookup(fi, head, scope, want_type, called)
 
     def _follow(self, path: NamePath, current: list[Symbol], inferred: bool,
                 called: bool) -> tuple[list[Symbol], str]:
@@ -110,11 +110,13 @@ class ScopeResolver(Lookups):
         return _dedupe(out)
 
     def lookup(
-        self, fi: FileIndex, name: str, scope: int, want_type: bool = False
+        self, fi: FileIndex, name: str, scope: int, want_type: bool = False,
+        called: bool = False
     ) -> tuple[list[Symbol], bool]:
         """Lexical lookup of a bare name: enclosing scopes, then the module, then the family's
         fallbacks (package scope, wildcard imports, builtins). ``want_type``: the name is in a
-        type position, so values (fields, variables, locals) do not shadow it."""
+        type position, so values (fields, variables, locals) do not shadow it; ``called``: it
+        is called, so in a family whose locals cannot be (Java) they do not shadow it."""
         if not fi.walk_needed(name, scope):
             # straight to the module scope, recording what the walk would have: the miss in
             # the reference's own scope when that is no function body
@@ -127,21 +129,22 @@ class ScopeResolver(Lookups):
             cls = fi.class_entry(name, scope)
             if cls >= 0:
                 return self._class_scopes_memo(fi, cls, name, want_type), False
-        return self._walk(fi, name, scope, want_type)
+        return self._walk(fi, name, scope, want_type, called)
 
-    def _walk(self, fi: FileIndex, name: str, scope: int,
-              want_type: bool) -> tuple[list[Symbol], bool]:
+    def _walk(self, fi: FileIndex, name: str, scope: int, want_type: bool,
+              called: bool = False) -> tuple[list[Symbol], bool]:
         """:meth:`lookup` where neither of its shortcuts applies: the scopes from ``scope``
         outwards, then the module scope."""
         defs = fi.facts.defs
         rules = fi.rules
+        skip_bindings = want_type or (called and not rules.locals_callable)
         s = scope
         while s >= 0:
             d = defs[s]
             # an inline module (Rust `mod parsing { use ...; }`, a TypeScript namespace) binds
             # names for what it holds, as a function does
             if d.kind == FUNCTION or d.kind == MODULE or s == scope:
-                binding = None if want_type else fi.bindings.get((s, name))
+                binding = None if skip_bindings else fi.bindings.get((s, name))
                 if binding is not None and d.kind == FUNCTION:
                     typed = self.binding_type(fi, binding)
                     return (typed, True) if typed else ([], False)

@@ -28,6 +28,7 @@ class ResolutionRules(Protocol):
     super_call_constructs: bool
     guess_bare_names: bool
     guess_members: bool
+    locals_callable: bool
     builtin_method_names: frozenset[str]
     separator: str
     module_joiner: str

@@ -26,10 +26,10 @@ import functools
 from collections.abc import Sequence
 
 from knoxidx.retrieval.chunker import Chunk
-from knoxidx.retrieval.text_views import meaningful_identifier
 from knoxidx.retrieval.rerank import QueryWords, scope_words
 from knoxidx.retrieval.secrets import mask_secrets
 from knoxidx.retrieval.terms import identifier_parts, readable_identifiers, stem
+from knoxidx.retrieval.text_views import meaningful_identifier
 
 # The kinds a question is answered by; fields and constants are not (measured: counting them
 # too cost R@10 / MRR@10 -0.008 / -0.012 on the held-out projects).

@@ -21,9 +21,9 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from knoxidx.languages.registry import LANGUAGE_ALIASES
+from knoxidx.retrieval.backends import select_embedder, select_reranker
 from knoxidx.retrieval.disclosure import Disclosure
 from knoxidx.retrieval.egress import index_services
-from knoxidx.retrieval.backends import select_embedder, select_reranker
 from knoxidx.retrieval.embedder import Embedder
 from knoxidx.retrieval.errors import (
     RetrievalError,

@@ -11,7 +11,6 @@ from knoxidx.languages.registry import KEYWORDS
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.terms import identifier_parts, readable_identifiers
 
-
 # Words every chunk of a language has (syntax, not meaning): they fill the model's 256 tokens
 # and pull every vector towards "code in general". The languages' keywords, and two words
 # that close or chain blocks in code of any language without being a keyword of one here.

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from knoxidx.core.config import endpoint_problem
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.egress import Egress, Outgoing, offline_from_env
-from knoxidx.retrieval.text_views import full_view
 from knoxidx.retrieval.errors import EmbeddingConfigError, ModelUnavailableError, ServiceError
 from knoxidx.retrieval.resilience import CircuitBreaker, Resilient, RetryPolicy, is_retryable_status
+from knoxidx.retrieval.text_views import full_view
 from knoxidx.retrieval.tokens import TokenCounter, default_counter
 
 if TYPE_CHECKING:

@@ -129,8 +129,8 @@ class BackgroundEmbedding:
             self._pool = None
 
     def _make_embedder(self) -> Any:
-        from knoxidx.retrieval.egress import index_services
         from knoxidx.retrieval.backends import LocalEmbedder, select_embedder
+        from knoxidx.retrieval.egress import index_services
         from knoxidx.update.retrieval_steps import remote_embedding_refused
 
         self.disabled = remote_embedding_refused(self.index)

@@ -76,8 +76,8 @@ def remote_embedding_refused(index: Any) -> str:
     """Why a configured remote embedder is not used now (offline mode), "" if it may be: the
     local model is then NOT used instead, since its vectors would replace the remote ones."""
     from knoxidx.core.config import EMBEDDER_ENV
-    from knoxidx.retrieval.egress import index_services
     from knoxidx.retrieval.backends import is_offline
+    from knoxidx.retrieval.egress import index_services
 
     config, _ = index_services(index)
     choice = (config.get("embedder") or os.environ.get(EMBEDDER_ENV) or "local").strip().lower()

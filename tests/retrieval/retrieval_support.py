@@ -10,8 +10,8 @@ import numpy as np
 import xxhash
 
 from knoxidx.retrieval.chunker import Chunk
-from knoxidx.retrieval.text_views import full_view
 from knoxidx.retrieval.terms import terms
+from knoxidx.retrieval.text_views import full_view
 
 SITE_PACKAGES = Path(np.__file__).resolve().parent.parent
 

@@ -13,6 +13,7 @@ import pytest
 
 from knoxidx.core.config import ConfigError, load_settings
 from knoxidx.retrieval import backends
+from knoxidx.retrieval.backends import LocalEmbedder, select_embedder, select_reranker
 from knoxidx.retrieval.egress import (
     DEFAULT_NEVER_SEND,
     Egress,
@@ -20,7 +21,6 @@ from knoxidx.retrieval.egress import (
     EgressPolicy,
     egress_for,
 )
-from knoxidx.retrieval.backends import LocalEmbedder, select_embedder, select_reranker
 from knoxidx.retrieval.errors import EmbeddingConfigError, ServiceError
 from knoxidx.retrieval.ledger import EgressLedger
 

@@ -16,8 +16,8 @@ from test_secrets import PEM_BODY, SHAPES
 from knoxidx.cli import main
 from knoxidx.index import Index
 from knoxidx.retrieval.chunker import Chunk
-from knoxidx.retrieval.text_views import full_view
 from knoxidx.retrieval.store import ChunkStore
+from knoxidx.retrieval.text_views import full_view
 from tests.helpers import write_tree
 
 pytest.importorskip("voyageai")

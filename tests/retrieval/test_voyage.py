@@ -6,8 +6,8 @@ from fake_voyage import Clock, FakeVoyage
 from pydefs import python_definitions
 from retrieval_support import HashEmbedder
 
-from knoxidx.retrieval.chunker import ChunkBudget, chunk_file
 from knoxidx.retrieval.backends import select_embedder, select_reranker
+from knoxidx.retrieval.chunker import ChunkBudget, chunk_file
 from knoxidx.retrieval.errors import (
     CircuitOpenError,
     EmbeddingConfigError,

@@ -477,6 +477,7 @@ class _Rules(BaseRules):
     self_binds_anywhere = True
     class_members_visible = True
     guess_members = True
+    locals_callable = False  # `helper()` is a method even where a local `helper` is in scope
     builtin_method_names = _OBJECT_METHODS
 
     def parameters(self, signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
