@@ -112,8 +112,8 @@ def _check_retrieval(workdir: Path, name: str, result: Any) -> str:
     the declarations), as an index with search makes them: "" or what failed."""
     from knoxidx.core.facts import load_facts
     from knoxidx.retrieval.chunker import ChunkBudget
-    from knoxidx.retrieval.text_views import condensed_view
     from knoxidx.retrieval.names import declaration_texts
+    from knoxidx.retrieval.text_views import condensed_view
     from knoxidx.update.chunk_refresh import chunk_one
 
     chunked = chunk_one(str(workdir), name, result.hash, load_facts(result.blob), ChunkBudget())

@@ -47,8 +47,8 @@ from bench.retrieval_eval.metrics import Span, max_hit_lines
 from bench.retrieval_eval.run import SETS
 from knoxidx.parse.discovery import discover
 from knoxidx.parse.extract import extract
-from knoxidx.retrieval.chunker import ChunkBudget, chunk_file
 from knoxidx.retrieval.backends import LocalEmbedder
+from knoxidx.retrieval.chunker import ChunkBudget, chunk_file
 from knoxidx.retrieval.names import declaration_texts
 
 BENCHMARK_PROJECTS = frozenset(

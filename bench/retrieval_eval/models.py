@@ -21,14 +21,14 @@ from pathlib import Path
 
 import numpy as np
 
-from knoxidx.retrieval.chunker import Chunk, chunk_file
 from knoxidx.retrieval.backends import LocalEmbedder
-from knoxidx.retrieval.text_views import condensed_view, full_view
+from knoxidx.retrieval.chunker import Chunk, chunk_file
 from knoxidx.retrieval.hybrid_search import reciprocal_rank_fusion
 from knoxidx.retrieval.model_files import tokenizer_path
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.store_schema import create_schema
 from knoxidx.retrieval.terms import readable_identifiers, unique_terms
+from knoxidx.retrieval.text_views import condensed_view, full_view
 
 SITE = Path(np.__file__).parent.parent
 LIBS = (

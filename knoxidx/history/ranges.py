@@ -32,50 +32,6 @@ def normalised(ranges: Sequence[Range]) -> list[Range]:
     return merged
 
 
-def _overlaps(a: Range, b: Range) -> bool:
-    return not (a[1] <= b[0] or b[1] <= a[0])
-
-
-def _minus(ranges: list[Range], holes: list[Range]) -> list[Range]:
-    out: list[Range] = []
-    for start, end in ranges:
-        pieces = [(start, end)]
-        for h_start, h_end in holes:
-            pieces = [p for piece in pieces for p in _cut(piece, h_start, h_end)]
-        out.extend(pieces)
-    return out
-
-
-def _cut(piece: Range, h_start: int, h_end: int) -> list[Range]:
-    start, end = piece
-    if h_start == h_end:  # a deletion inside the range splits it: the halves shift apart
-        return [(start, h_start), (h_start, end)] if start < h_start < end else [piece]
-    if h_end <= start or end <= h_start:
-        return [piece]
-    return [r for r in ((start, h_start), (h_end, end)) if r[1] > r[0]]
-
-
-def touched_hunks(ranges: Sequence[Range], hunks: Sequence[Hunk]) -> list[Hunk]:
-    """The hunks whose target side overlaps ``ranges``."""
-    return [h for h in hunks if any(_overlaps((h[2], h[3]), r) for r in ranges)]
-
-
-def map_to_parent(ranges: list[Range], hunks: Sequence[Hunk],
-                  touched: Sequence[Hunk]) -> list[Range]:
-    """``ranges`` in the parent's numbering: untouched lines shifted by the hunks above them,
-    plus the whole parent side of every touched hunk. ``hunks`` are sorted by position."""
-    kept = _minus(ranges, [(h[2], h[3]) for h in touched])
-    shifted: list[Range] = []
-    offset, next_hunk = 0, 0
-    for start, end in kept:
-        while next_hunk < len(hunks) and start >= hunks[next_hunk][2]:
-            parent_start, parent_end, target_start, target_end = hunks[next_hunk]
-            offset += (parent_end - parent_start) - (target_end - target_start)
-            next_hunk += 1
-        shifted.append((start + offset, end + offset))
-    return normalised(shifted + [(h[0], h[1]) for h in touched])
-
-
 def lines_inside(ranges: Sequence[Range], touched: Sequence[Hunk]) -> tuple[int, int]:
     """Lines added and removed inside the range set by its touched hunks: the added lines that
     fall in the ranges, and every removed line of those hunks (they all map into the range)."""
@@ -89,8 +45,8 @@ class IndexedDiff:
     """One diff's hunks, with what carrying many definitions' ranges across it asks each time
     (a file's every definition, through every commit of a file's history): the hunks' target
     starts and ends to find the touched ones by bisection, and the shift above each hunk. The
-    same answers as :func:`touched_hunks` and :func:`map_to_parent`, without their scan of
-    every hunk for every range."""
+    hunks a range touches are found by bisection, not by a scan of every hunk for every
+    range."""
 
     __slots__ = ("_hunks", "count", "parent_starts", "parent_ends", "starts", "ends", "shifts")
 
@@ -130,7 +86,7 @@ class IndexedDiff:
         return touched, self.to_parent(ranges, touched)
 
     def touched(self, ranges: Sequence[Range]) -> list[Hunk]:
-        """:func:`touched_hunks` of normalised ``ranges``: a hunk touches ``(start, end)``
+        """The hunks touching normalised ``ranges``: a hunk touches ``(start, end)``
         when its target end is past ``start`` and its target start before ``end`` (an empty
         target side only strictly inside, by the same two comparisons)."""
         found: list[Hunk] = []
@@ -144,7 +100,7 @@ class IndexedDiff:
         return found
 
     def to_parent(self, ranges: list[Range], touched: Sequence[Hunk]) -> list[Range]:
-        """:func:`map_to_parent` of normalised ``ranges``: the lines no touched hunk replaced
+        """Normalised ``ranges`` in the parent's numbering: the lines no touched hunk replaced
         shift by the hunks at or above them, and each touched hunk brings its parent side."""
         kept: list[Range] = []
         for start, end in ranges:

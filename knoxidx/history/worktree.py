@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from knoxidx.history.gitlog import GitUnavailableError, git_command, git_env, run_git
-from knoxidx.history.ranges import Hunk, Range, map_to_parent, touched_hunks
+from knoxidx.history.ranges import Hunk, IndexedDiff, Range
 
 Key = TypeVar("Key")
 
@@ -77,6 +77,6 @@ def ranges_at_commit(root: Path, commit: str, prefix: str,
             out[path] = dict(ranges)
             continue
         hunks = uncommitted_hunks(_blob(root, blob), current)
-        out[path] = {key: map_to_parent(r, hunks, touched_hunks(r, hunks))
-                     for key, r in ranges.items()}
+        diff = IndexedDiff.of(hunks)
+        out[path] = {key: diff.carry(r)[1] for key, r in ranges.items()}
     return out

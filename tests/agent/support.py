@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from mcp import StdioServerParameters
+
 from knoxidx.index import Index
 from tests.helpers import write_tree
 
@@ -104,6 +106,12 @@ def make_hostile_repo(base: Path) -> Path:
 
 def knoxidx_command(*args: str) -> list[str]:
     return [sys.executable, "-c", "from knoxidx.cli import run; run()", *args]
+
+
+def mcp_server(root: Path, *extra: str) -> StdioServerParameters:
+    """``knoxidx mcp ROOT`` as a stdio server an MCP client starts."""
+    command, *args = knoxidx_command("mcp", str(root), *extra)
+    return StdioServerParameters(command=command, args=args)
 
 
 def wait_for(check: Callable[[], T], timeout: float = 15.0, interval: float = 0.02,

@@ -6,19 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 from knoxidx.answers.entity import RELATIONS
 from knoxidx.core.errors import AmbiguousSymbolError, BadInputError
 from knoxidx.core.paging import PAGE_CHARS
 from knoxidx.index import Index
-from tests.agent.support import FILES, make_repo, start_server
+from tests.agent.support import FILES, make_repo, mcp_server, start_server
 from tests.helpers import run_cli, write_tree
 from tests.history.gitrepo import Repo
 
@@ -261,9 +260,7 @@ def test_http_entity_answers_as_the_index(repo: Path) -> None:
 def test_mcp_describe_symbol_in_a_real_session(repo: Path) -> None:
     with Index.open(repo) as idx:
         expected = same(idx.describe("parse_config"))
-    server = StdioServerParameters(
-        command=sys.executable,
-        args=["-c", "from knoxidx.cli import run; run()", "mcp", str(repo)])
+    server = mcp_server(repo)
 
     async def session() -> None:
         async with Client(server, read_timeout_seconds=60) as client:

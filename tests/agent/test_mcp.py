@@ -9,22 +9,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 from knoxidx.api.schemas import MAX_SOURCE_LINES
 from knoxidx.index import Index
-from tests.agent.support import make_hostile_repo, make_repo
+from tests.agent.support import make_hostile_repo, make_repo, mcp_server
 
 TOOLS = {"search_code", "find_symbol", "get_callers", "get_callees", "get_references",
          "get_dependencies", "impact_of_change", "build_context", "read_code", "index_status",
          "get_history", "find_hotspots", "describe_symbol"}
-
-
-def params(root: Path, *extra: str) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-c", "from knoxidx.cli import run; run()", "mcp", str(root), *extra],
-    )
 
 
 def text(result: Any) -> str:
@@ -41,7 +34,7 @@ def test_tools_answers_and_errors(tmp_path: Path) -> None:
         expected_typed = json.loads(json.dumps(idx.find_symbols("get", param_type="key")))
 
     async def session() -> None:
-        async with Client(params(root), read_timeout_seconds=60) as client:
+        async with Client(mcp_server(root), read_timeout_seconds=60) as client:
             listing = await client.list_tools()
             tools = {t.name: t for t in listing.tools}
             assert set(tools) == TOOLS
@@ -128,7 +121,7 @@ def test_start_up_imports_nothing_heavy_of_ours(tmp_path: Path) -> None:
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "test", "version": "0"}}}
     proc = subprocess.Popen(
-        [sys.executable, *params(root).args], stdin=subprocess.PIPE,
+        [sys.executable, *mcp_server(root).args], stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -16,13 +15,13 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 from knoxidx.cli import main
 from knoxidx.core.errors import AmbiguousSymbolError, BadInputError
 from knoxidx.core.paging import CANDIDATES_SHOWN, DEFAULT_LIMIT, FILES_SHOWN
 from knoxidx.index import Index
-from tests.agent.support import make_repo, start_server
+from tests.agent.support import make_repo, mcp_server, start_server
 
 FILES_PER_DIR = 50
 CALLERS_PER_FILE = 20
@@ -183,9 +182,7 @@ def test_http_answers_are_pages(http: httpx.Client, crowded: Path) -> None:
 
 
 def test_mcp_answers_are_pages(crowded: Path) -> None:
-    server = StdioServerParameters(
-        command=sys.executable,
-        args=["-c", "from knoxidx.cli import run; run()", "mcp", str(crowded)])
+    server = mcp_server(crowded)
 
     async def session() -> None:
         async with Client(server, read_timeout_seconds=60) as client:

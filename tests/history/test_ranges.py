@@ -4,20 +4,15 @@ parent start, parent end, target start, target end)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from knoxidx.history.gitlog import unquote
-from knoxidx.history.ranges import (
-    IndexedDiff,
-    lines_inside,
-    map_to_parent,
-    normalised,
-    touched_hunks,
-)
+from knoxidx.history.ranges import Hunk, IndexedDiff, Range, lines_inside, normalised
 
 
 def carried(ranges, hunks):
-    touched = touched_hunks(ranges, hunks)
-    return bool(touched), map_to_parent(ranges, hunks, touched)
+    touched, parent = IndexedDiff.of(hunks).carry(ranges)
+    return bool(touched), parent
 
 
 def test_lines_inserted_above_shift_the_range_without_touching_it() -> None:
@@ -40,8 +35,8 @@ def test_a_deletion_at_the_range_edge_does_not_touch_it() -> None:
 
 def test_a_replaced_line_inside_keeps_the_range_and_counts_its_lines() -> None:
     ranges, hunks = [(10, 20)], [(12, 13, 12, 15)]
-    touched = touched_hunks(ranges, hunks)
-    assert map_to_parent(ranges, hunks, touched) == [(10, 18)]
+    touched, parent = IndexedDiff.of(hunks).carry(ranges)
+    assert parent == [(10, 18)]
     assert lines_inside(ranges, touched) == (3, 1)
 
 
@@ -60,6 +55,51 @@ def test_normalised_merges_adjacent_and_drops_empty() -> None:
 def test_quoted_paths() -> None:
     assert unquote('"na\\303\\257ve \\"x\\"\\tname.py"') == 'naïve "x"\tname.py'
     assert unquote("plain.py") == "plain.py"
+
+
+# The plain reference the indexed diff is checked against: every hunk against every range.
+def _overlaps(a: Range, b: Range) -> bool:
+    return not (a[1] <= b[0] or b[1] <= a[0])
+
+
+def _minus(ranges: list[Range], holes: list[Range]) -> list[Range]:
+    out: list[Range] = []
+    for start, end in ranges:
+        pieces = [(start, end)]
+        for h_start, h_end in holes:
+            pieces = [p for piece in pieces for p in _cut(piece, h_start, h_end)]
+        out.extend(pieces)
+    return out
+
+
+def _cut(piece: Range, h_start: int, h_end: int) -> list[Range]:
+    start, end = piece
+    if h_start == h_end:  # a deletion inside the range splits it: the halves shift apart
+        return [(start, h_start), (h_start, end)] if start < h_start < end else [piece]
+    if h_end <= start or end <= h_start:
+        return [piece]
+    return [r for r in ((start, h_start), (h_end, end)) if r[1] > r[0]]
+
+
+def touched_hunks(ranges: Sequence[Range], hunks: Sequence[Hunk]) -> list[Hunk]:
+    """The hunks whose target side overlaps ``ranges``."""
+    return [h for h in hunks if any(_overlaps((h[2], h[3]), r) for r in ranges)]
+
+
+def map_to_parent(ranges: list[Range], hunks: Sequence[Hunk],
+                  touched: Sequence[Hunk]) -> list[Range]:
+    """``ranges`` in the parent's numbering: untouched lines shifted by the hunks above them,
+    plus the whole parent side of every touched hunk. ``hunks`` are sorted by position."""
+    kept = _minus(ranges, [(h[2], h[3]) for h in touched])
+    shifted: list[Range] = []
+    offset, next_hunk = 0, 0
+    for start, end in kept:
+        while next_hunk < len(hunks) and start >= hunks[next_hunk][2]:
+            parent_start, parent_end, target_start, target_end = hunks[next_hunk]
+            offset += (parent_end - parent_start) - (target_end - target_start)
+            next_hunk += 1
+        shifted.append((start + offset, end + offset))
+    return normalised(shifted + [(h[0], h[1]) for h in touched])
 
 
 def _random_diff(rng: random.Random) -> list[tuple[int, int, int, int]]:
