@@ -336,12 +336,14 @@ def test_a_name_declared_hundreds_of_times_is_not_an_edge_from_every_reference(
 ) -> None:
     """Found by ``bench.fuzz``: a mangled Java file declaring one name 4,438 times, read 4,536
     times, made an edge from every reading to every declaration (20 million) and ran for
-    minutes. Over 64 candidates a reference is left unresolved as ambiguous; a handful of
-    overloads still gets its name-confidence edges."""
+    minutes. Over 64 candidates that the arguments do not narrow, a reference is left
+    unresolved as ambiguous; a handful of overloads still gets its edges."""
     (tmp_path / "app").mkdir()
     overloads = "".join(f"    static int m(int{'[]' * i} x) {{ return 1; }}\n" for i in range(3))
     many = "".join(f"    static int n(long{'[]' * i} x) {{ return 1; }}\n" for i in range(300))
-    calls = "".join(f"    static int c{i}() {{ return n(0L) + m(0); }}\n" for i in range(300))
+    # n(0L): the argument's type picks one of the 300; n(q()): nothing decides (q is unknown)
+    calls = "".join(f"    static int c{i}() {{ return n(0L) + m(0) + n(q()); }}\n"
+                    for i in range(300))
     (tmp_path / "app" / "A.java").write_text(
         f"package app;\n\nclass A {{\n{overloads}{many}{calls}}}\n")
     report = index(tmp_path)
