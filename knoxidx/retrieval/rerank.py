@@ -177,11 +177,15 @@ def units(chunk_id: int, chunk: Chunk, definitions: Sequence[DefinitionSpan]) ->
         if d.kind in CODE_KINDS and chunk.start_line <= d.start_line
         and d.end_line <= chunk.end_line
     ]
+    # what encloses a definition of the chunk overlaps the chunk (a big file has thousands)
+    around = [d for d in definitions if d.kind == "Function"
+              and d.start_line <= chunk.end_line and chunk.start_line <= d.end_line]
+    deep = {id(d) for d in inside if two_functions_deep(d, around)}
     leaves = [
         d for d in inside
         if not any(
             o is not d and d.start_line <= o.start_line and o.end_line <= d.end_line
-            and not two_functions_deep(o, definitions)
+            and id(o) not in deep
             for o in inside
         )
     ]
