@@ -251,3 +251,33 @@ def test_the_dev_set_is_held_out_from_the_reported_one() -> None:
     assert not {c.project for c in DEV_CORPORA.values()} & {c.project for c in CORPORA.values()}
     for lang, spec in DEV_CORPORA.items():
         assert spec.languages == CORPORA[lang].languages
+
+
+def test_misses_asks_an_embedded_copy_again_and_lists_what_hybrid_misses(
+        tmp_path: Path, monkeypatch) -> None:
+    import json
+
+    from bench.retrieval_eval.misses import ask_again
+    from bench.retrieval_eval.run import index_and_ask
+
+    monkeypatch.setenv("KNOXIDX_EVAL_DIR", str(tmp_path / "work"))
+    src = toy_repo(tmp_path / "src")
+    task, chosen = build_task(src, "toy", ("python",), queries=10, min_chunks=2)
+    work = tmp_path / "work"
+    write_copy(src, work / "repo", task, chosen)
+    index_and_ask(work / "repo", task.targets, language="python", project="toy", work=work)
+    scores, lines = ask_again(work, show=True)
+    assert scores["hybrid"] == (1.0, 1.0) and lines[1].endswith("ranks 111")
+    assert not any(line.startswith("MISS") for line in lines)
+    # a target no result can answer (its file is not indexed) is listed with what came instead
+    raw = json.loads((work / "raw.json").read_text())
+    raw["targets"][0]["path"] = "zoo/elsewhere.py"
+    (work / "raw.json").write_text(json.dumps(raw))
+    scores, lines = ask_again(work, show=True)
+    assert scores["hybrid"][0] == 2 / 3 and lines[1].endswith("ranks x11")
+    miss = lines.index(next(line for line in lines if line.startswith("MISS")))
+    assert lines[miss].endswith("zoo/elsewhere.py:" + f"{raw['targets'][0]['start_line']}-"
+                                f"{raw['targets'][0]['end_line']}")
+    assert lines[miss + 2] == ("  source ranks: {'lexical': 0, 'vector': 0, 'symbol': 0, "
+                               "'names': 0, 'declarations': 0}")
+    assert lines[miss + 3].startswith("   - zoo/")  # the results given instead

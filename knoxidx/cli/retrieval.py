@@ -5,6 +5,7 @@ heavy is imported here; the model loads only when a vector search or embedding n
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any, TextIO
 
@@ -23,6 +24,14 @@ from knoxidx.core.terminal import json_text
 
 MODES = ("hybrid", "lexical", "vector")
 SNIPPET_WIDTH = 100
+# numpy's OpenBLAS starts a thread per core when numpy is imported; a search does no BLAS
+# work (its cosines are einsum, MODELS.md), and one thread is ~0.04 CPU-s less per command
+OPENBLAS_THREADS_ENV = "OPENBLAS_NUM_THREADS"
+
+
+def one_blas_thread() -> None:
+    """Before numpy is imported: OpenBLAS with one thread, unless the user chose a number."""
+    os.environ.setdefault(OPENBLAS_THREADS_ENV, "1")
 
 
 @main.command("search")
@@ -55,6 +64,7 @@ def search_cmd(query: str | None, path: str, k: int, mode: str, language: str | 
       knoxidx search UserSerializer --mode lexical
       knoxidx search "retry with backoff" --lang python --path 'src/net/*'
     """
+    one_blas_thread()
     if batch is not None:
         if query is not None and path != ".":
             raise click.UsageError("with --batch, give only PATH (the queries come from FILE)")

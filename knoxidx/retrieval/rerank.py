@@ -151,18 +151,41 @@ def whole_unit(chunk_id: int, chunk: Chunk) -> Unit:
     return Unit(chunk_id, chunk.start_line, chunk.end_line, chunk.symbol, chunk.kind, 0.0)
 
 
+def _within(inner: DefinitionSpan, outer: DefinitionSpan) -> bool:
+    """Whether ``inner`` lies strictly inside ``outer`` (a span of its own, not the same)."""
+    return (outer.start_line <= inner.start_line and inner.end_line <= outer.end_line
+            and (outer.start_line, outer.end_line) != (inner.start_line, inner.end_line))
+
+
+def two_functions_deep(definition: DefinitionSpan, definitions: Sequence[DefinitionSpan]) -> bool:
+    """Whether ``definition`` is a function inside a function that is itself inside a function:
+    a callback or closure of a helper (ESLint's ``create`` -> ``checkForEmptyLine`` ->
+    ``fix(fixer)``), as opposed to the helper, a member of what holds it."""
+    if definition.kind != "Function":
+        return False
+    enclosing = sum(1 for d in definitions if d.kind == "Function" and _within(definition, d))
+    return enclosing >= 2
+
+
 def units(chunk_id: int, chunk: Chunk, definitions: Sequence[DefinitionSpan]) -> list[Unit]:
     """The chunk's units (score 0): its innermost definitions if it holds two or more, else
-    the chunk itself."""
+    the chunk itself. A helper does not give way to the functions two functions deep inside
+    it (``two_functions_deep``): both are units, so that a helper holding a callback can
+    still be the answer (before, only its `fix(fixer)` could)."""
     inside = [
         d for d in definitions
         if d.kind in CODE_KINDS and chunk.start_line <= d.start_line
         and d.end_line <= chunk.end_line
     ]
+    # what encloses a definition of the chunk overlaps the chunk (a big file has thousands)
+    around = [d for d in definitions if d.kind == "Function"
+              and d.start_line <= chunk.end_line and chunk.start_line <= d.end_line]
+    deep = {id(d) for d in inside if two_functions_deep(d, around)}
     leaves = [
         d for d in inside
         if not any(
             o is not d and d.start_line <= o.start_line and o.end_line <= d.end_line
+            and id(o) not in deep
             for o in inside
         )
     ]

@@ -428,3 +428,17 @@ def test_graph_commands_never_import_the_model(indexed, repo: Path) -> None:
                          cwd=repo, env={**os.environ, "PYTHONPATH": str(Path.cwd())},
                          check=True)
     assert "callers of" in out.stdout and "HEAVY []" in out.stdout, out.stdout + out.stderr
+
+
+def test_cli_search_starts_numpy_with_one_blas_thread_unless_told(indexed, repo: Path,
+                                                                   monkeypatch) -> None:
+    # a one-shot search does no BLAS work: OpenBLAS's thread per core only costs start-up
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "restored after the test")
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS")
+    runner = CliRunner()
+    result = runner.invoke(main, ["search", "fibonacci", str(repo), "--mode", "lexical"])
+    assert result.exit_code == 0, result.output
+    assert os.environ.get("OPENBLAS_NUM_THREADS") == "1"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")  # the user's own choice stands
+    assert runner.invoke(main, ["search", "fibonacci", str(repo), "--mode", "lexical"]).exit_code == 0
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "4"

@@ -488,3 +488,57 @@ def test_a_unit_named_as_the_questions_opening_implies_rises() -> None:
     # a predicate about something else does not rise: it goes on with no word of the question
     assert with_intent.index("Queue.has_manifest") > with_intent.index("Queue.drained")
     assert ranked("Flush the queue tasks until drained", split)[0] == "Queue.drained"
+
+
+RULE_SOURCE = (
+    "function create(context) {\n"                          # 1
+    "    function checkForEmptyLine(token) {\n"             # 2
+    "        if (token.before) {\n"
+    "            context.report({\n"
+    "                node: token,\n"
+    "                fix(fixer) {\n"                        # 6
+    "                    return fixer.insertTextBefore(token, '\\n');\n"
+    "                }\n"                                   # 8
+    "            });\n"
+    "        }\n"
+    "        if (token.after) {\n"
+    "            context.report({\n"
+    "                node: token,\n"
+    "                fix(fixer) {\n"                        # 14
+    "                    return fixer.insertTextAfter(token, '\\n');\n"
+    "                }\n"                                   # 16
+    "            });\n"
+    "        }\n"
+    "    }\n"                                               # 19
+    "    function isInline(token) {\n"                      # 20
+    "        return token.loc.start.line === token.loc.end.line;\n"
+    "    }\n"                                               # 22
+    "    return { Program: () => context.comments.forEach(checkForEmptyLine) };\n"
+    "}\n"
+)
+RULE_DEFS = [
+    D("Function", "create", "create", 1, 24),
+    D("Function", "checkForEmptyLine", "create.checkForEmptyLine", 2, 19),
+    D("Function", "fix", "create.checkForEmptyLine.fix", 6, 8),
+    D("Function", "fix", "create.checkForEmptyLine.fix", 14, 16),
+    D("Function", "isInline", "create.isInline", 20, 22),
+]
+
+
+def test_a_helper_holding_callbacks_stays_a_unit_beside_them() -> None:
+    # ESLint's rules: `create` holds helpers, a helper holds `fix(fixer)` callbacks. The
+    # helper used to give way to its callbacks, so a question about it could only be
+    # answered by a three-line `fix`.
+    chunks = chunk_file("rule.js", RULE_SOURCE.encode(), "javascript", [])
+    assert len(chunks) == 1
+    found = units(1, chunks[0], RULE_DEFS)
+    assert [(u.symbol, u.start_line) for u in found] == [
+        ("create.checkForEmptyLine", 2), ("create.checkForEmptyLine.fix", 6),
+        ("create.checkForEmptyLine.fix", 14), ("create.isInline", 20)]
+    best = narrow(1, chunks[0], RULE_DEFS, words("check for an empty line before or after the token"),
+                  RerankWeights(whole_lines=0))
+    assert (best.symbol, best.start_line, best.end_line) == ("create.checkForEmptyLine", 2, 19)
+    # one function deep is unchanged: a method's inner function still replaces the method
+    nested = [D("Class", "C", "C", 1, 24), D("Function", "m", "C.m", 2, 19),
+              D("Function", "inner", "C.m.inner", 6, 8), D("Function", "n", "C.n", 20, 22)]
+    assert [u.symbol for u in units(1, chunks[0], nested)] == ["C.m.inner", "C.n"]
