@@ -249,7 +249,10 @@ class Packer:
             room = self.total * self.w.neighbour_share
         modes = ["full"] if full_ok and self.files.fits(cand.path, cand.start, cand.end,
                                                          room) else []
-        if hit and cand.kind != "imports":
+        if cand.kind != "imports" and (hit or (
+                self.w.neighbour_elided and cand.kind not in TYPE_KINDS
+                and not cand.forced_signature
+                and cand.relevance >= self.w.full_cutoff * top_score)):
             modes.append("elided")  # too long for its share: signature and matching lines
         if position == 0 and cand.kind != "imports":
             modes.append("truncated")  # the top hit: its head rather than only its signature
@@ -333,6 +336,8 @@ class Packer:
         if cand.matches:  # a hit inside the definition: about as much as its chunk
             room = min(room, max(self.files.span_tokens(cand.path, s, e)
                                  for s, e in cand.matches))
+        elif cand.hit_rank is None:  # a graph neighbour: its share
+            room = min(room, int(self.total * self.w.neighbour_share))
         # a line's worth: the question's words on it, and half a word inside a chunk search hit
         on_lines = self.files.wanted_on_lines(cand.path, low, high, self.wanted)
         weight = [len(found) + 0.5 * any(s <= i <= e for s, e in cand.matches)

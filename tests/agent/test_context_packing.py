@@ -11,7 +11,8 @@ import pytest
 from bench.context_eval.coverage import covers
 from bench.context_eval.mining import Definition
 from bench.context_eval.systems import context_pack
-from knoxidx.answers.context import ContextWeights
+from knoxidx.answers.context import Candidate, ContextWeights
+from knoxidx.answers.packing import Files, Packer
 from knoxidx.index import Index
 from knoxidx.retrieval.tokens import default_counter
 from tests.agent.support import make_repo
@@ -172,3 +173,45 @@ def test_a_chunk_with_the_comments_above_a_definition_stands_for_it(tmp_path: Pa
     blocks = [b for b in data["blocks"] if b["path"] == "pkg/fees.py"]
     assert len(blocks) == 1, blocks
     assert blocks[0]["items"][0] == "pkg.fees.apply_fees"
+
+
+def test_a_long_neighbour_ranked_high_shows_its_signature_and_matching_lines(
+        tmp_path: Path) -> None:
+    # a callee of the top hit, too long for a neighbour's share, was left out whole; shown
+    # elided it brings the lines that match the question within that share
+    steps = "".join(f"    total = total + {i}  # step {i}\n" for i in range(300))
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "orders.py").write_text(
+        "def refund_order(order):\n    return settle(order)\n")
+    (tmp_path / "pkg" / "settle.py").write_text(
+        "def settle(order):\n    total = 0\n" + steps[: len(steps) // 2]
+        + "    ledger.refund(order)  # the refund of the order\n" + steps[len(steps) // 2:]
+        + "    return total\n")
+    files = Files(tmp_path, default_counter())
+
+    def candidates(neighbour_relevance: float) -> list[Candidate]:
+        hit = Candidate(key="node:1", path="pkg/orders.py", start=1, end=2, kind="Function",
+                        name="pkg.orders.refund_order", signature="def refund_order(order):",
+                        node_id=1, hit_rank=0, forced_signature=False, score=1.0,
+                        relevance=1.0)
+        callee = Candidate(key="node:2", path="pkg/settle.py", start=1, end=303,
+                           kind="Function", name="pkg.settle.settle",
+                           signature="def settle(order):", node_id=2, relation="callee",
+                           forced_signature=False, score=neighbour_relevance,
+                           relevance=neighbour_relevance)
+        return [hit, callee]
+
+    def packed(weights: ContextWeights, relevance: float) -> dict[str, object]:
+        packer = Packer(files, files.counter, 4000, weights, frozenset({"refund", "order"}))
+        packer.pack(candidates(relevance))
+        return {b.path: b for b in packer.blocks}
+
+    blocks = packed(ContextWeights(), 0.8)
+    callee = blocks["pkg/settle.py"]
+    assert callee.mode == "elided"
+    shown = {line for start, end in callee.shown() for line in range(start, end + 1)}
+    assert {1, 152} <= shown and 20 not in shown and 290 not in shown
+    assert callee.tokens <= ContextWeights().block_share * 4000
+    assert "pkg/settle.py" not in packed(ContextWeights(neighbour_elided=False), 0.8)
+    # ranked far below the top hit, it is still left out (the list at the end names it)
+    assert "pkg/settle.py" not in packed(ContextWeights(), 0.3)
