@@ -34,6 +34,8 @@ MIN_HEAD_LINES = 6  # the top hit's head is shown rather than its signature if t
 _MERGE_GAP = 2  # ranges of a file this few lines apart are shown as one block (one header)
 MIN_BLOCK_CAP = 512  # the per-block share never cuts below this many tokens (small budgets)
 _CONTIGUOUS = frozenset({"full", "excerpt", "truncated"})  # blocks that show start..end whole
+_MAX_LEAD_IN = 200  # doc comment and decorator lines above a signature, searched at most
+_LEAD_IN = ("//", "/*", "*", "#", "@", "--")  # comments, attributes, decorators, annotations
 _MAX_HEAD_LINES = 5  # an elided definition's head: its signature, at most this many lines
 _LEFT_OUT_TITLE = "Left out (the next best; ask for any of them by path and lines):"
 _COUNT_LOCK = threading.Lock()  # the counter's word cache is not safe under concurrent clears
@@ -323,16 +325,18 @@ class Packer:
         lines = self.files.lines(cand.path)
         last = min(cand.end, len(lines))
         counts = self.files.tokens(cand.path, cand.start, last)
-        head_end = min(last, cand.start - 1 + max(1, min(
+        signature_at = self._signature_line(cand, last)
+        head_end = min(last, signature_at - 1 + max(1, min(
             _MAX_HEAD_LINES, len(cand.signature.strip().split("\n")) if cand.signature else 1)))
         low, high = head_end + 1, last
         if low > high:
             return None
+        head = [(cand.start, cand.start), (signature_at, head_end)]
         probe = Block(cand.path, cand.start, last, "elided", [cand], cand.language,
                       ranges=[(cand.start, cand.start)])  # no body: the header and fences
         room = min(self.budget - self.used, self.cap) - self._tokens(probe) \
-            - self.files.span_tokens(cand.path, cand.start, head_end) \
-            - 2 * self.files.count(_elision(1, 2))
+            - sum(self.files.span_tokens(cand.path, s, e) for s, e in head) \
+            - 3 * self.files.count(_elision(1, 2))
         if cand.matches:  # a hit inside the definition: about as much as its chunk
             room = min(room, max(self.files.span_tokens(cand.path, s, e)
                                  for s, e in cand.matches))
@@ -369,7 +373,22 @@ class Packer:
                         grown = True
         if end - start + 1 < MIN_HEAD_LINES:
             return None
-        return self._gapped(cand, "elided", [(cand.start, head_end), (start, end)], last)
+        return self._gapped(cand, "elided", [*head, (start, end)], last)
+
+    def _signature_line(self, cand: Candidate, last: int) -> int:
+        """The line the definition's signature starts on: below its doc comments and
+        decorators (an elided block shows the signature, not the second line of a doc)."""
+        first = cand.signature.strip().split("\n")[0].strip()[:40]
+        if not first:
+            return cand.start
+        lines = self.files.lines(cand.path)
+        for at in range(cand.start, min(last, cand.start + _MAX_LEAD_IN) + 1):
+            line = lines[at - 1].strip()
+            if line.startswith(first):
+                return at
+            if line and not line.startswith(_LEAD_IN):
+                break  # code that is not the signature: the signature is not known here
+        return cand.start
 
     def _outline(self, cand: Candidate) -> Block | None:
         """A type's first lines and its members' first lines, as many as the room allows."""

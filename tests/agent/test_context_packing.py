@@ -215,3 +215,30 @@ def test_a_long_neighbour_ranked_high_shows_its_signature_and_matching_lines(
     assert "pkg/settle.py" not in packed(ContextWeights(neighbour_elided=False), 0.8)
     # ranked far below the top hit, it is still left out (the list at the end names it)
     assert "pkg/settle.py" not in packed(ContextWeights(), 0.3)
+
+
+def test_a_long_hit_from_its_doc_comment_shows_its_signature(tmp_path: Path) -> None:
+    # a hit whose chunk starts at the doc comment above a definition stands for those lines:
+    # the elided head once showed the doc's first line in place of the signature, and the
+    # window could spend itself on the doc
+    doc = "".join(f"/// The discount rules, part {i}.\n" for i in range(8)) + "#[must_use]\n"
+    steps = [f"    total = total + {i}; // step {i}\n" for i in range(400)]
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.rs").write_text(
+        doc + "pub fn accumulate(mut total: u64) -> u64 {\n" + "".join(steps[:200])
+        + "    total = apply_discount(total); // the discount for loyal customers\n"
+        + "".join(steps[200:]) + "    total\n}\n")
+    files = Files(tmp_path, default_counter())
+    hit = Candidate(key="range:src/lib.rs:1:413", path="src/lib.rs", start=1, end=413,
+                    kind="Function", name="shop::accumulate",
+                    signature="pub fn accumulate(mut total: u64) -> u64", node_id=1,
+                    hit_rank=0, forced_signature=False, score=1.0, relevance=1.0)
+    packer = Packer(files, files.counter, 4000, ContextWeights(),
+                    frozenset({"discount", "loyal", "customers"}))
+    packer.pack([hit])
+    block = packer.blocks[0]
+    assert block.mode == "elided"
+    shown = {line for start, end in block.shown() for line in range(start, end + 1)}
+    assert {1, 10, 211} <= shown  # the doc's first line, the signature, the matching line
+    assert not shown & set(range(2, 10))  # the rest of the doc is elided
+    assert "pub fn accumulate(mut total: u64) -> u64 {" in block.body
