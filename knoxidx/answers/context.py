@@ -6,7 +6,7 @@ budget.
    chunk holding several small definitions stands for its own lines.
 2. **Expansion** through the graph, for the best hits: the definitions they call, their
    callers, the types and constants they use, their enclosing class, and the import block of
-   their file.
+   their file; and the top hit's siblings, the functions of its file matching the question.
 3. **Ranking** of every candidate by four factors, weighted in :class:`ContextWeights`:
    semantic similarity (cosine of query and chunk vectors, when the index has them), lexical
    match (the share of query words in the candidate), graph proximity (how directly a
@@ -394,7 +394,7 @@ def _expand(index: Any, seeds: list[Candidate], w: ContextWeights) -> dict[str, 
 
 def _add_siblings(index: Any, seeds: list[Candidate], out: dict[str, Candidate],
                   wanted: list[str], files: Files, w: ContextWeights) -> None:
-    """The functions of a best hit's file that match the question best (a change request
+    """The functions of the top hit's file that match the question best (a change request
     often touches a hit's neighbours in its file that the graph does not link to it)."""
     for seed in seeds[: w.sibling_hits]:
         facts = index.store.load_facts(seed.path)
