@@ -96,6 +96,7 @@ class ContextWeights:
     neighbour_lag: int = 10  # a graph neighbour ranks below this many hits after its own
     neighbour_share: float = 0.08  # a graph neighbour is shown whole up to this share at most
     neighbour_elided: bool = True  # a longer one ranked high: its signature and matching lines
+    fill_neighbours: bool = True  # the budget left at the end: neighbours below the cut-off
     search_order: bool = True  # a hit never outranks one that search put before it
     left_out: int = 8  # candidates left out, listed one line each at the end of the pack
     # PageRank edge weights (types not listed are left out of the centrality graph)

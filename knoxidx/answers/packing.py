@@ -228,20 +228,30 @@ class Packer:
         if not ranked:
             return
         top_score = ranked[0].score or 1.0
+        waiting: list[tuple[int, Candidate]] = []
         for position, cand in enumerate(ranked):
             if self._covered(cand):
                 continue
-            for mode in self._modes(cand, position, top_score):
-                if self._place(cand, mode):
-                    break
+            if not any(self._place(cand, mode) for mode in self._modes(cand, position,
+                                                                          top_score)):
+                waiting.append((position, cand))
+        if not self.w.fill_neighbours:
+            return
+        # budget the greedy pass left unused (neighbours below the cut-off were not shown
+        # whole nor elided) goes to them, in rank order
+        for position, cand in waiting:
+            if cand.hit_rank is None and not self._covered(cand):
+                any(self._place(cand, mode) for mode in self._modes(cand, position, top_score,
+                                                                    filling=True))
 
-    def _modes(self, cand: Candidate, position: int, top_score: float) -> list[str]:
+    def _modes(self, cand: Candidate, position: int, top_score: float,
+               filling: bool = False) -> list[str]:
         lines = cand.end - cand.start + 1
         hit = cand.hit_rank is not None
         limit = self.w.type_full_lines if cand.kind in TYPE_KINDS else self.w.max_full_lines
+        ranked_high = filling or cand.relevance >= self.w.full_cutoff * top_score
         full_ok = not cand.forced_signature and (
-            hit or cand.kind == "imports"
-            or (cand.relevance >= self.w.full_cutoff * top_score and lines <= limit)
+            hit or cand.kind == "imports" or (ranked_high and lines <= limit)
         )
         if cand.match is not None:  # a chunk of a longer definition: whole if it is short
             room = self.total * self.w.hit_full_share
@@ -253,8 +263,7 @@ class Packer:
                                                          room) else []
         if cand.kind != "imports" and (hit or (
                 self.w.neighbour_elided and cand.kind not in TYPE_KINDS
-                and not cand.forced_signature
-                and cand.relevance >= self.w.full_cutoff * top_score)):
+                and not cand.forced_signature and ranked_high)):
             modes.append("elided")  # too long for its share: signature and matching lines
         if position == 0 and cand.kind != "imports":
             modes.append("truncated")  # the top hit: its head rather than only its signature

@@ -213,8 +213,41 @@ def test_a_long_neighbour_ranked_high_shows_its_signature_and_matching_lines(
     assert {1, 152} <= shown and 20 not in shown and 290 not in shown
     assert callee.tokens <= ContextWeights().block_share * 4000
     assert "pkg/settle.py" not in packed(ContextWeights(neighbour_elided=False), 0.8)
-    # ranked far below the top hit, it is still left out (the list at the end names it)
-    assert "pkg/settle.py" not in packed(ContextWeights(), 0.3)
+    # ranked far below the top hit, it waits for the budget the others leave
+    assert "pkg/settle.py" not in packed(ContextWeights(fill_neighbours=False), 0.3)
+    assert packed(ContextWeights(), 0.3)["pkg/settle.py"].mode == "elided"
+
+
+def test_budget_left_at_the_end_goes_to_neighbours_below_the_cut_off(tmp_path: Path) -> None:
+    # a caller ranked below the cut-off was left out even with most of the budget unused
+    (tmp_path / "pkg").mkdir()
+    for name in ("orders", "audit", "report"):
+        (tmp_path / "pkg" / f"{name}.py").write_text(
+            f"def {name}_refund(order):\n" + "".join(
+                f"    order = order.step({i})  # {name}\n" for i in range(30))
+            + "    return order\n")
+    files = Files(tmp_path, default_counter())
+
+    def candidates() -> list[Candidate]:
+        def function(n: int, name: str, **kw: object) -> Candidate:
+            return Candidate(key=f"node:{n}", path=f"pkg/{name}.py", start=1, end=32,
+                             kind="Function", name=f"pkg.{name}.{name}_refund",
+                             signature=f"def {name}_refund(order):", node_id=n,
+                             forced_signature=False, **kw)  # type: ignore[arg-type]
+        return [function(1, "orders", hit_rank=0, score=1.0, relevance=1.0),
+                function(2, "audit", relation="caller", score=0.9, relevance=0.3),
+                function(3, "report", hit_rank=1, score=0.8, relevance=0.8)]
+
+    def packed(weights: ContextWeights, budget: int) -> list[str]:
+        packer = Packer(files, files.counter, budget, weights, frozenset({"refund"}))
+        packer.pack(candidates())
+        return [b.path for b in packer.blocks]
+
+    room = packed(ContextWeights(), 4000)
+    assert room == ["pkg/orders.py", "pkg/report.py", "pkg/audit.py"]  # the caller last
+    assert packed(ContextWeights(fill_neighbours=False), 4000) == room[:2]
+    one_short = files.span_tokens("pkg/orders.py", 1, 32) * 2 + 250
+    assert packed(ContextWeights(), one_short) == room[:2]  # never ahead of a hit
 
 
 def test_a_long_hit_from_its_doc_comment_shows_its_signature(tmp_path: Path) -> None:
