@@ -259,6 +259,8 @@ class Packer:
             room = self.cap
         else:
             room = self.total * self.w.neighbour_share
+        if filling:  # what no longer fits is not counted
+            room = min(room, self.budget - self.used)
         modes = ["full"] if full_ok and self.files.fits(cand.path, cand.start, cand.end,
                                                          room) else []
         if cand.kind != "imports" and (hit or (
@@ -333,7 +335,6 @@ class Packer:
         block's share; at least ``MIN_HEAD_LINES`` lines of it."""
         lines = self.files.lines(cand.path)
         last = min(cand.end, len(lines))
-        counts = self.files.tokens(cand.path, cand.start, last)
         signature_at = self._signature_line(cand, last)
         head_end = min(last, signature_at - 1 + max(1, min(
             _MAX_HEAD_LINES, len(cand.signature.strip().split("\n")) if cand.signature else 1)))
@@ -351,6 +352,9 @@ class Packer:
                                  for s, e in cand.matches))
         elif cand.hit_rank is None:  # a graph neighbour: its share
             room = min(room, int(self.total * self.w.neighbour_share))
+        if room < MIN_HEAD_LINES:  # no window fits: the long body is not counted
+            return None
+        counts = self.files.tokens(cand.path, cand.start, last)
         # a line's worth: the question's words on it, and half a word inside a chunk search hit
         on_lines = self.files.wanted_on_lines(cand.path, low, high, self.wanted)
         weight = [len(found) + 0.5 * any(s <= i <= e for s, e in cand.matches)
