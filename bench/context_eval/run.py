@@ -169,7 +169,8 @@ def _ask(index: Any, root: Path, task: Task, counter: Any,
     # state can be ranked and packed again under other weights (bench.context_eval.tune)
     gathered = gather(index, task.question, replace(
         weights, expand_hits=max(weights.expand_hits, DUMP_EXPAND), sibling=1.0,
-        siblings=max(weights.siblings, DUMP_SIBLINGS), sibling_lexical=DUMP_SIBLING_LEXICAL))
+        siblings=max(weights.siblings, DUMP_SIBLINGS), sibling_lexical=DUMP_SIBLING_LEXICAL,
+        sibling_hits=max(weights.sibling_hits, DUMP_EXPAND)))
     gather_seconds = time.perf_counter() - t0
     for budget in budgets:
         t0 = time.perf_counter()

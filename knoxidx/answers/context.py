@@ -6,7 +6,7 @@ budget.
    chunk holding several small definitions stands for its own lines.
 2. **Expansion** through the graph, for the best hits: the definitions they call, their
    callers, the types and constants they use, their enclosing class, and the import block of
-   their file.
+   their file; and the top hit's siblings, the functions of its file matching the question.
 3. **Ranking** of every candidate by four factors, weighted in :class:`ContextWeights`:
    semantic similarity (cosine of query and chunk vectors, when the index has them), lexical
    match (the share of query words in the candidate), graph proximity (how directly a
@@ -77,9 +77,10 @@ class ContextWeights:
     enclosing: float = 0.7
     caller: float = 0.6
     imports: float = 0.5
-    sibling: float = 0.0  # another definition in a hit's file that matches the question
+    sibling: float = 0.6  # another definition in the top hit's file matching the question
     siblings: int = 4  # siblings of one hit, at most (the best matching), when weighed
     sibling_lexical: float = 0.25  # the least lexical match for a sibling to be taken
+    sibling_hits: int = 1  # the hits whose files give siblings (more lost on the benchmark)
     hit_decay: float = 0.1  # a hit's strength is 1 / (1 + hit_decay * rank), rank from 0
     search_k: int = 50  # search hits taken as seeds: enough to fill the largest usual budget
     expand_hits: int = 5  # hits whose graph neighbourhood is added
@@ -94,6 +95,8 @@ class ContextWeights:
     neighbour_signatures: bool = False  # a graph neighbour not shown whole: its signature
     neighbour_lag: int = 10  # a graph neighbour ranks below this many hits after its own
     neighbour_share: float = 0.08  # a graph neighbour is shown whole up to this share at most
+    neighbour_elided: bool = True  # a longer one ranked high: its signature and matching lines
+    fill_neighbours: bool = True  # the budget left at the end: neighbours below the cut-off
     search_order: bool = True  # a hit never outranks one that search put before it
     left_out: int = 8  # candidates left out, listed one line each at the end of the pack
     # PageRank edge weights (types not listed are left out of the centrality graph)
@@ -392,9 +395,9 @@ def _expand(index: Any, seeds: list[Candidate], w: ContextWeights) -> dict[str, 
 
 def _add_siblings(index: Any, seeds: list[Candidate], out: dict[str, Candidate],
                   wanted: list[str], files: Files, w: ContextWeights) -> None:
-    """The functions of a best hit's file that match the question best (a change request
+    """The functions of the top hit's file that match the question best (a change request
     often touches a hit's neighbours in its file that the graph does not link to it)."""
-    for seed in seeds[: w.expand_hits]:
+    for seed in seeds[: w.sibling_hits]:
         facts = index.store.load_facts(seed.path)
         if facts is None:
             continue
@@ -480,12 +483,14 @@ def _counts(cand: Candidate, relation: str, source: Candidate | None,
             w: ContextWeights) -> bool:
     """Whether a link brings ``cand`` in under ``w``: from an expanded hit, and a sibling
     only while siblings are weighed and it matches the question well enough."""
-    return _expanded(source, w) and (relation != "sibling" or (
-        w.sibling > 0 and cand.lexical >= w.sibling_lexical))
+    if relation == "sibling":
+        return _expanded(source, w.sibling_hits) and w.sibling > 0 \
+            and cand.lexical >= w.sibling_lexical
+    return _expanded(source, w.expand_hits)
 
 
-def _expanded(source: Candidate | None, w: ContextWeights) -> bool:
-    return source is not None and source.hit_rank is not None and source.hit_rank < w.expand_hits
+def _expanded(source: Candidate | None, hits: int) -> bool:
+    return source is not None and source.hit_rank is not None and source.hit_rank < hits
 
 
 def _hit_strength(cand: Candidate, w: ContextWeights) -> float:

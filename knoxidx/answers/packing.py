@@ -6,8 +6,9 @@ merged into one block, nothing shown twice. No block takes more than ``block_sha
 budget: a longer definition is shown *elided*, its signature and the window of its lines that
 best matches the question, with ``…`` lines saying which line numbers were left out; a class
 that is not itself a hit is shown as its *outline* (its first line and its members' first
-lines). The pack ends with the best candidates it left out, one line each, so that an agent can
-ask for them. The rendered markdown is counted once more at the end, so it never exceeds the
+lines). What budget the greedy pass leaves goes to the graph neighbours it passed over for
+ranking too low, in rank order. The pack ends with the best candidates it left out, one line
+each, so that an agent can ask for them. The rendered markdown is counted once more at the end, so it never exceeds the
 budget. The ranking itself is :mod:`.context`'s.
 """
 
@@ -34,6 +35,8 @@ MIN_HEAD_LINES = 6  # the top hit's head is shown rather than its signature if t
 _MERGE_GAP = 2  # ranges of a file this few lines apart are shown as one block (one header)
 MIN_BLOCK_CAP = 512  # the per-block share never cuts below this many tokens (small budgets)
 _CONTIGUOUS = frozenset({"full", "excerpt", "truncated"})  # blocks that show start..end whole
+_MAX_LEAD_IN = 200  # doc comment and decorator lines above a signature, searched at most
+_LEAD_IN = ("//", "/*", "*", "#", "@", "--")  # comments, attributes, decorators, annotations
 _MAX_HEAD_LINES = 5  # an elided definition's head: its signature, at most this many lines
 _LEFT_OUT_TITLE = "Left out (the next best; ask for any of them by path and lines):"
 _COUNT_LOCK = threading.Lock()  # the counter's word cache is not safe under concurrent clears
@@ -226,20 +229,30 @@ class Packer:
         if not ranked:
             return
         top_score = ranked[0].score or 1.0
+        waiting: list[tuple[int, Candidate]] = []
         for position, cand in enumerate(ranked):
             if self._covered(cand):
                 continue
-            for mode in self._modes(cand, position, top_score):
-                if self._place(cand, mode):
-                    break
+            if not any(self._place(cand, mode) for mode in self._modes(cand, position,
+                                                                          top_score)):
+                waiting.append((position, cand))
+        if not self.w.fill_neighbours:
+            return
+        # budget the greedy pass left unused (neighbours below the cut-off were not shown
+        # whole nor elided) goes to them, in rank order
+        for position, cand in waiting:
+            if cand.hit_rank is None and not self._covered(cand):
+                any(self._place(cand, mode) for mode in self._modes(cand, position, top_score,
+                                                                    filling=True))
 
-    def _modes(self, cand: Candidate, position: int, top_score: float) -> list[str]:
+    def _modes(self, cand: Candidate, position: int, top_score: float,
+               filling: bool = False) -> list[str]:
         lines = cand.end - cand.start + 1
         hit = cand.hit_rank is not None
         limit = self.w.type_full_lines if cand.kind in TYPE_KINDS else self.w.max_full_lines
+        ranked_high = filling or cand.relevance >= self.w.full_cutoff * top_score
         full_ok = not cand.forced_signature and (
-            hit or cand.kind == "imports"
-            or (cand.relevance >= self.w.full_cutoff * top_score and lines <= limit)
+            hit or cand.kind == "imports" or (ranked_high and lines <= limit)
         )
         if cand.match is not None:  # a chunk of a longer definition: whole if it is short
             room = self.total * self.w.hit_full_share
@@ -247,9 +260,13 @@ class Packer:
             room = self.cap
         else:
             room = self.total * self.w.neighbour_share
+        if filling:  # what no longer fits is not counted
+            room = min(room, self.budget - self.used)
         modes = ["full"] if full_ok and self.files.fits(cand.path, cand.start, cand.end,
                                                          room) else []
-        if hit and cand.kind != "imports":
+        if cand.kind != "imports" and (hit or (
+                self.w.neighbour_elided and cand.kind not in TYPE_KINDS
+                and not cand.forced_signature and ranked_high)):
             modes.append("elided")  # too long for its share: signature and matching lines
         if position == 0 and cand.kind != "imports":
             modes.append("truncated")  # the top hit: its head rather than only its signature
@@ -319,20 +336,26 @@ class Packer:
         block's share; at least ``MIN_HEAD_LINES`` lines of it."""
         lines = self.files.lines(cand.path)
         last = min(cand.end, len(lines))
-        counts = self.files.tokens(cand.path, cand.start, last)
-        head_end = min(last, cand.start - 1 + max(1, min(
+        signature_at = self._signature_line(cand, last)
+        head_end = min(last, signature_at - 1 + max(1, min(
             _MAX_HEAD_LINES, len(cand.signature.strip().split("\n")) if cand.signature else 1)))
         low, high = head_end + 1, last
         if low > high:
             return None
+        head = [(cand.start, cand.start), (signature_at, head_end)]
         probe = Block(cand.path, cand.start, last, "elided", [cand], cand.language,
                       ranges=[(cand.start, cand.start)])  # no body: the header and fences
         room = min(self.budget - self.used, self.cap) - self._tokens(probe) \
-            - self.files.span_tokens(cand.path, cand.start, head_end) \
-            - 2 * self.files.count(_elision(1, 2))
+            - sum(self.files.span_tokens(cand.path, s, e) for s, e in head) \
+            - 3 * self.files.count(_elision(1, 2))
         if cand.matches:  # a hit inside the definition: about as much as its chunk
             room = min(room, max(self.files.span_tokens(cand.path, s, e)
                                  for s, e in cand.matches))
+        elif cand.hit_rank is None:  # a graph neighbour: its share
+            room = min(room, int(self.total * self.w.neighbour_share))
+        if room < MIN_HEAD_LINES:  # no window fits: the long body is not counted
+            return None
+        counts = self.files.tokens(cand.path, cand.start, last)
         # a line's worth: the question's words on it, and half a word inside a chunk search hit
         on_lines = self.files.wanted_on_lines(cand.path, low, high, self.wanted)
         weight = [len(found) + 0.5 * any(s <= i <= e for s, e in cand.matches)
@@ -364,7 +387,22 @@ class Packer:
                         grown = True
         if end - start + 1 < MIN_HEAD_LINES:
             return None
-        return self._gapped(cand, "elided", [(cand.start, head_end), (start, end)], last)
+        return self._gapped(cand, "elided", [*head, (start, end)], last)
+
+    def _signature_line(self, cand: Candidate, last: int) -> int:
+        """The line the definition's signature starts on: below its doc comments and
+        decorators (an elided block shows the signature, not the second line of a doc)."""
+        first = cand.signature.strip().split("\n")[0].strip()[:40]
+        if not first:
+            return cand.start
+        lines = self.files.lines(cand.path)
+        for at in range(cand.start, min(last, cand.start + _MAX_LEAD_IN) + 1):
+            line = lines[at - 1].strip()
+            if line.startswith(first):
+                return at
+            if line and not line.startswith(_LEAD_IN):
+                break  # code that is not the signature: the signature is not known here
+        return cand.start
 
     def _outline(self, cand: Candidate) -> Block | None:
         """A type's first lines and its members' first lines, as many as the room allows."""

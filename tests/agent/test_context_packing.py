@@ -11,7 +11,8 @@ import pytest
 from bench.context_eval.coverage import covers
 from bench.context_eval.mining import Definition
 from bench.context_eval.systems import context_pack
-from knoxidx.answers.context import ContextWeights
+from knoxidx.answers.context import Candidate, ContextWeights
+from knoxidx.answers.packing import Files, Packer
 from knoxidx.index import Index
 from knoxidx.retrieval.tokens import default_counter
 from tests.agent.support import make_repo
@@ -172,3 +173,105 @@ def test_a_chunk_with_the_comments_above_a_definition_stands_for_it(tmp_path: Pa
     blocks = [b for b in data["blocks"] if b["path"] == "pkg/fees.py"]
     assert len(blocks) == 1, blocks
     assert blocks[0]["items"][0] == "pkg.fees.apply_fees"
+
+
+def test_a_long_neighbour_ranked_high_shows_its_signature_and_matching_lines(
+        tmp_path: Path) -> None:
+    # a callee of the top hit, too long for a neighbour's share, was left out whole; shown
+    # elided it brings the lines that match the question within that share
+    steps = "".join(f"    total = total + {i}  # step {i}\n" for i in range(300))
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "orders.py").write_text(
+        "def refund_order(order):\n    return settle(order)\n")
+    (tmp_path / "pkg" / "settle.py").write_text(
+        "def settle(order):\n    total = 0\n" + steps[: len(steps) // 2]
+        + "    ledger.refund(order)  # the refund of the order\n" + steps[len(steps) // 2:]
+        + "    return total\n")
+    files = Files(tmp_path, default_counter())
+
+    def candidates(neighbour_relevance: float) -> list[Candidate]:
+        hit = Candidate(key="node:1", path="pkg/orders.py", start=1, end=2, kind="Function",
+                        name="pkg.orders.refund_order", signature="def refund_order(order):",
+                        node_id=1, hit_rank=0, forced_signature=False, score=1.0,
+                        relevance=1.0)
+        callee = Candidate(key="node:2", path="pkg/settle.py", start=1, end=303,
+                           kind="Function", name="pkg.settle.settle",
+                           signature="def settle(order):", node_id=2, relation="callee",
+                           forced_signature=False, score=neighbour_relevance,
+                           relevance=neighbour_relevance)
+        return [hit, callee]
+
+    def packed(weights: ContextWeights, relevance: float) -> dict[str, object]:
+        packer = Packer(files, files.counter, 4000, weights, frozenset({"refund", "order"}))
+        packer.pack(candidates(relevance))
+        return {b.path: b for b in packer.blocks}
+
+    blocks = packed(ContextWeights(), 0.8)
+    callee = blocks["pkg/settle.py"]
+    assert callee.mode == "elided"
+    shown = {line for start, end in callee.shown() for line in range(start, end + 1)}
+    assert {1, 152} <= shown and 20 not in shown and 290 not in shown
+    assert callee.tokens <= ContextWeights().block_share * 4000
+    assert "pkg/settle.py" not in packed(ContextWeights(neighbour_elided=False), 0.8)
+    # ranked far below the top hit, it waits for the budget the others leave
+    assert "pkg/settle.py" not in packed(ContextWeights(fill_neighbours=False), 0.3)
+    assert packed(ContextWeights(), 0.3)["pkg/settle.py"].mode == "elided"
+
+
+def test_budget_left_at_the_end_goes_to_neighbours_below_the_cut_off(tmp_path: Path) -> None:
+    # a caller ranked below the cut-off was left out even with most of the budget unused
+    (tmp_path / "pkg").mkdir()
+    for name in ("orders", "audit", "report"):
+        (tmp_path / "pkg" / f"{name}.py").write_text(
+            f"def {name}_refund(order):\n" + "".join(
+                f"    order = order.step({i})  # {name}\n" for i in range(30))
+            + "    return order\n")
+    files = Files(tmp_path, default_counter())
+
+    def candidates() -> list[Candidate]:
+        def function(n: int, name: str, **kw: object) -> Candidate:
+            return Candidate(key=f"node:{n}", path=f"pkg/{name}.py", start=1, end=32,
+                             kind="Function", name=f"pkg.{name}.{name}_refund",
+                             signature=f"def {name}_refund(order):", node_id=n,
+                             forced_signature=False, **kw)  # type: ignore[arg-type]
+        return [function(1, "orders", hit_rank=0, score=1.0, relevance=1.0),
+                function(2, "audit", relation="caller", score=0.9, relevance=0.3),
+                function(3, "report", hit_rank=1, score=0.8, relevance=0.8)]
+
+    def packed(weights: ContextWeights, budget: int) -> list[str]:
+        packer = Packer(files, files.counter, budget, weights, frozenset({"refund"}))
+        packer.pack(candidates())
+        return [b.path for b in packer.blocks]
+
+    room = packed(ContextWeights(), 4000)
+    assert room == ["pkg/orders.py", "pkg/report.py", "pkg/audit.py"]  # the caller last
+    assert packed(ContextWeights(fill_neighbours=False), 4000) == room[:2]
+    one_short = files.span_tokens("pkg/orders.py", 1, 32) * 2 + 250
+    assert packed(ContextWeights(), one_short) == room[:2]  # never ahead of a hit
+
+
+def test_a_long_hit_from_its_doc_comment_shows_its_signature(tmp_path: Path) -> None:
+    # a hit whose chunk starts at the doc comment above a definition stands for those lines:
+    # the elided head once showed the doc's first line in place of the signature, and the
+    # window could spend itself on the doc
+    doc = "".join(f"/// The discount rules, part {i}.\n" for i in range(8)) + "#[must_use]\n"
+    steps = [f"    total = total + {i}; // step {i}\n" for i in range(400)]
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.rs").write_text(
+        doc + "pub fn accumulate(mut total: u64) -> u64 {\n" + "".join(steps[:200])
+        + "    total = apply_discount(total); // the discount for loyal customers\n"
+        + "".join(steps[200:]) + "    total\n}\n")
+    files = Files(tmp_path, default_counter())
+    hit = Candidate(key="range:src/lib.rs:1:413", path="src/lib.rs", start=1, end=413,
+                    kind="Function", name="shop::accumulate",
+                    signature="pub fn accumulate(mut total: u64) -> u64", node_id=1,
+                    hit_rank=0, forced_signature=False, score=1.0, relevance=1.0)
+    packer = Packer(files, files.counter, 4000, ContextWeights(),
+                    frozenset({"discount", "loyal", "customers"}))
+    packer.pack([hit])
+    block = packer.blocks[0]
+    assert block.mode == "elided"
+    shown = {line for start, end in block.shown() for line in range(start, end + 1)}
+    assert {1, 10, 211} <= shown  # the doc's first line, the signature, the matching line
+    assert not shown & set(range(2, 10))  # the rest of the doc is elided
+    assert "pub fn accumulate(mut total: u64) -> u64 {" in block.body

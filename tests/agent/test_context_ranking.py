@@ -7,7 +7,15 @@ import subprocess
 from dataclasses import replace
 from pathlib import Path
 
-from knoxidx.answers.context import ContextWeights, build_context, gather, pack, rank
+from knoxidx.answers.context import (
+    Candidate,
+    ContextWeights,
+    Gathered,
+    build_context,
+    gather,
+    pack,
+    rank,
+)
 from knoxidx.index import Index
 from tests.agent.support import make_repo
 
@@ -80,7 +88,7 @@ def test_siblings_in_a_hits_file_come_in_only_when_weighed(tmp_path: Path) -> No
     root = make_repo(tmp_path / "repo", SETTINGS)
     query = "load settings"
     with Index.open(root) as idx:
-        plain = gather(idx, query, ContextWeights())
+        plain = gather(idx, query, ContextWeights(sibling=0.0))
         weighed = ContextWeights(sibling=0.6, sibling_lexical=0.2)
         wide = gather(idx, query, weighed)
     assert not any(r == "sibling" for c in plain.candidates.values() for r, _ in c.links)
@@ -91,6 +99,26 @@ def test_siblings_in_a_hits_file_come_in_only_when_weighed(tmp_path: Path) -> No
     assert "app.settings.unrelated_helper" not in by_name or \
         by_name["app.settings.unrelated_helper"].hit_rank is not None  # no match: not a sibling
     # the same state ranked without the sibling weight drops what only a sibling link brought
-    unweighed = {c.name for c in rank(wide, ContextWeights())}
+    unweighed = {c.name for c in rank(wide, ContextWeights(sibling=0.0))}
     assert all(c.hit_rank is not None or c.name in unweighed or
                all(r == "sibling" for r, _ in c.links) for c in wide.candidates.values())
+
+
+def test_siblings_come_from_the_top_hits_file_only() -> None:
+    # the change a question asks for is most often in the top hit's file; the siblings of
+    # lower hits cost more of the budget than they found on the benchmark
+    hits = [Candidate(key=f"node:{n}", path=f"app/m{n}.py", start=1, end=3, kind="Function",
+                      name=f"app.m{n}.hit", node_id=n, hit_rank=n, lexical=0.5)
+            for n in range(3)]
+    siblings = [Candidate(key=f"node:{10 + n}", path=f"app/m{n}.py", start=10, end=14,
+                          kind="Function", name=f"app.m{n}.sibling", node_id=10 + n,
+                          lexical=0.5, links=[("sibling", f"node:{n}")])
+                for n in range(3)]
+    gathered = Gathered("load settings", {c.key: c for c in hits + siblings}, {}, None,
+                        ["load", "settings"], 0)  # type: ignore[arg-type]
+    ranked = {c.name for c in rank(gathered, ContextWeights())}
+    assert "app.m0.sibling" in ranked
+    assert "app.m1.sibling" not in ranked and "app.m2.sibling" not in ranked
+    assert {"app.m1.sibling", "app.m2.sibling"} <= \
+        {c.name for c in rank(gathered, ContextWeights(sibling_hits=3))}
+    assert "app.m0.sibling" not in {c.name for c in rank(gathered, ContextWeights(sibling=0))}

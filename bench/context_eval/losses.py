@@ -1,0 +1,106 @@
+"""``python -m bench.context_eval.losses``: where knoxidx context and plain retrieval differ.
+
+For every saved task (``bench/.cache/context_eval/states/``, see :mod:`.state`), the pack is
+built again from the saved state and, per budget, each gold definition that one of the two
+systems covers and the other does not is listed with the reason the context pack missed it
+(or what it showed instead): not among the gathered candidates (search had it deeper than the
+seeds reach, or not at all), a hit left out when the budget was spent, shown elided without the
+changed lines, shown as a signature or an outline, or inside a block that shows too little of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from typing import Any
+
+from bench.context_eval.coverage import first_cover
+from bench.context_eval.mining import Definition
+from bench.context_eval.state import restored
+from bench.context_eval.systems import context_pack
+from bench.context_eval.tune import BUDGETS, Task, load
+from knoxidx.answers.context import Candidate, ContextWeights, pack, rank
+
+
+def why_missed(gold: Definition, ranked: list[Candidate], answer: dict[str, Any],
+               budget: int) -> str:
+    """The reason a context pack does not cover ``gold``."""
+    holding = [(n, c) for n, c in enumerate(ranked) if c.path == gold.path
+               and c.start <= gold.start and gold.end <= c.end]
+    if not holding:
+        return "not gathered"
+    n, cand = min(holding, key=lambda nc: nc[1].end - nc[1].start)
+    item = answer["items"][n]
+    how = item["included"]
+    kind = "hit" if cand.hit_rank is not None else f"neighbour ({cand.relation})"
+    if how is None:
+        spent = sum(b["tokens"] for b in answer["blocks"])
+        return f"{kind} left out (pack {spent}/{budget} tokens, place {n + 1})"
+    block = answer["blocks"][item["block"]]
+    return f"{kind} shown {block['mode']}"
+
+
+def compare(tasks: dict[str, list[Task]], w: ContextWeights,
+            verbose: bool) -> dict[int, tuple[Counter[str], Counter[str], Counter[str]]]:
+    out: dict[int, tuple[Counter[str], Counter[str], Counter[str]]] = {
+        b: (Counter(), Counter(), Counter()) for b in BUDGETS}
+    for repo, repo_tasks in tasks.items():
+        for task in repo_tasks:
+            gathered = restored(task.state, task.files)
+            task.files = gathered.files
+            ranked = rank(gathered, w)
+            for budget in BUDGETS:
+                answer = pack(gathered, ranked, budget, w)
+                shown = context_pack(answer)
+                retrieval = task.record["systems"]["retrieval"][str(budget)]["ranks"]
+                lost, won, both = out[budget]
+                for gold, by_retrieval in zip(task.gold, retrieval, strict=True):
+                    by_context = first_cover(shown, gold)
+                    if not by_retrieval and not by_context:
+                        reason = why_missed(gold, ranked, answer, budget)
+                        both[reason.split(" (pack")[0]] += 1
+                        if verbose:
+                            print(f"{repo} @{budget} {task.record['commit'][:10]} {gold.name}:"
+                                  f" both miss: {reason}")
+                        continue
+                    if by_retrieval and not by_context:
+                        reason = why_missed(gold, ranked, answer, budget)
+                        lost[reason.split(" (pack")[0]] += 1
+                    elif by_context and not by_retrieval:
+                        reason = "context covers, retrieval not"
+                        won[repo] += 1
+                    else:
+                        continue
+                    if verbose:
+                        print(f"{repo} @{budget} {task.record['commit'][:10]} {gold.name}: "
+                              f"{reason}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.context_eval.losses",
+                                     description=__doc__.split("\n\n")[1])
+    parser.add_argument("--variant", default="no_embeddings",
+                        choices=("no_embeddings", "embeddings"))
+    parser.add_argument("--repo", nargs="*", help="only these repositories")
+    parser.add_argument("-v", "--verbose", action="store_true", help="one line per difference")
+    args = parser.parse_args(argv)
+    tasks = {r: t for r, t in load(args.variant).items() if not args.repo or r in args.repo}
+    if not tasks:
+        print("no saved states", file=sys.stderr)
+        return 1
+    for budget, (lost, won, both) in compare(tasks, ContextWeights(), args.verbose).items():
+        print(f"@{budget}: context misses what retrieval covers: {sum(lost.values())}")
+        for reason, n in lost.most_common():
+            print(f"  {n:3} {reason}")
+        print(f"@{budget}: context covers what retrieval misses: {sum(won.values())} "
+              f"({dict(won)})")
+        print(f"@{budget}: both miss: {sum(both.values())}")
+        for reason, n in both.most_common():
+            print(f"  {n:3} {reason}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
