@@ -66,7 +66,7 @@ class Language(Protocol):
     package_name: Callable[[str], str]
     decode_import: Callable[[Any, int, bytes], list[Import]]
     # a function's parameters, return type, type parameters and decorators, as written
-    signature_of: Callable[[Any, bytes], SignatureData]
+    signature_of: Callable[[Any, bytes], SignatureData | None]  # None: it has none
 
 
 @runtime_checkable

@@ -98,8 +98,10 @@ def build_definitions(
             signature(node, source), plugin.doc_comment(node, source),
             plugin.is_exported(node, name, parent >= 0, source), owner, type_hint,
             0, 0, 0,  # complexity: filled in for functions (``complexity.with_complexity``)
-            plugin.signature_of(node, source) if kind == _FUNCTION
-            else type_signature_of(node, source) if kind in _GENERIC_KINDS else (),
+            # None (no signature) is stored as (); never a union with () in a return type,
+            # which the compiled build checks against the wrong member
+            (plugin.signature_of(node, source) if kind == _FUNCTION
+             else type_signature_of(node, source) if kind in _GENERIC_KINDS else None) or (),
         )))
         stack.append(len(defs) - 1)
     return defs

@@ -95,16 +95,16 @@ def preceding(node: Any, types: frozenset[str], skipped: frozenset[str]) -> list
 _SIBLING_STEPS = 64
 
 
-def type_signature_of(node: Any, source: bytes) -> TypeSignatureData | tuple[()]:
+def type_signature_of(node: Any, source: bytes) -> TypeSignatureData | None:
     """A class's, interface's, struct's, trait's or type alias's type parameters as written
     (lifetimes too), from the ``type_parameters`` field every supported grammar gives them;
-    () where it has none, so that a type without generics stores nothing."""
+    None where it has none, so that a type without generics stores nothing."""
     listed = node.child_by_field_name("type_parameters")
     if listed is None:
-        return ()
+        return None
     found = tuple([written(source, t) for t in listed.named_children
                    if not t.type.endswith("comment")])
-    return (found,) if found else ()
+    return (found,) if found else None
 
 
 def type_names(text: str | None) -> list[str]:

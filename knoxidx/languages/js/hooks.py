@@ -395,7 +395,7 @@ _FUNCTION_HOLDERS = {"variable_declarator": "value", "public_field_definition": 
 _COMMENTS = frozenset({"comment"})
 
 
-def signature_of(node: Any, source: bytes) -> sig.SignatureData | tuple[()]:
+def signature_of(node: Any, source: bytes) -> sig.SignatureData | None:
     """A function's or method's parameters (TypeScript's `x?: T` optional, `this: T` its
     receiver, `...rest` variadic; a destructured one named by its pattern as written), return
     type, type parameters and decorators. ``node`` may be the declarator, class field or
@@ -403,7 +403,7 @@ def signature_of(node: Any, source: bytes) -> sig.SignatureData | tuple[()]:
     holder = _FUNCTION_HOLDERS.get(node.type)
     function = node.child_by_field_name(holder) if holder is not None else node
     if function is None or (function is not node and function.type not in _FUNCTION_VALUES):
-        return ()
+        return None
     decorators = [c for c in function.named_children if c.type == "decorator"]
     if function.type == "method_definition" and not decorators:  # TypeScript's: before it
         decorators = sig.preceding(function, _DECORATORS, _COMMENTS)

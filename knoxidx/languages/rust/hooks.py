@@ -407,12 +407,12 @@ _ATTRIBUTES = frozenset({"attribute_item"})
 _COMMENTS = frozenset({"line_comment", "block_comment"})
 
 
-def signature_of(node: Any, source: bytes) -> sig.SignatureData | tuple[()]:
+def signature_of(node: Any, source: bytes) -> sig.SignatureData | None:
     """A function's parameters (`self`, `&mut self` or `self: Box<Self>` its self; a pattern
     `(x, y)` named as written), return type, generics (lifetimes too) and attributes (the
     `#[...]` just before it). A macro has none of them."""
     if node.type not in ("function_item", "function_signature_item"):
-        return ()
+        return None
     params: list[sig.Parameter] = []
     listed = node.child_by_field_name("parameters")
     for child in listed.named_children if listed is not None else ():
