@@ -89,7 +89,12 @@ def build_definitions(
         if type_node is not None:
             text = node_text(source, type_node)
             square = plugin.SQUARE_TYPE_ARGS
-            type_hint = alias_path(text, square) if kind == _TYPE else type_path(text, square)
+            if kind == _TYPE:
+                type_hint = alias_path(text, square)
+            elif kind == _FUNCTION:  # a return type reads through wrappers: `f()?`
+                type_hint = type_path(text, square)
+            else:
+                type_hint = declared_type(plugin, text)
         end_row, end_column = node.end_point
         defs.append(_new(Definition, (
             kind, name, qualname, parent,
@@ -110,6 +115,18 @@ _CLASS_KINDS = frozenset({NodeKind.CLASS.value, NodeKind.INTERFACE.value})
 _FUNCTION = NodeKind.FUNCTION.value
 _TYPE = NodeKind.TYPE.value
 _GENERIC_KINDS = frozenset({NodeKind.CLASS.value, NodeKind.INTERFACE.value, _TYPE})
+
+
+def declared_type(plugin: Language, declared: str) -> NamePath:
+    """The type a value declared ``declared`` has, whose methods it shows: through pointers,
+    references and wrappers (``type_path``), except the wrappers the language's
+    ``OPAQUE_WRAPPERS`` match, which are that type themselves (Rust's `Option<T>` and
+    `Mutex<T>` have no `Deref`: `x.lock()` is the Mutex's, `x.clone()` the Option's)."""
+    opaque = getattr(plugin, "OPAQUE_WRAPPERS", None)
+    matched = opaque.match(declared) if opaque is not None else None
+    if matched is None:
+        return type_path(declared, plugin.SQUARE_TYPE_ARGS)
+    return type_path(declared[:matched.end()].rstrip("<").rstrip(), plugin.SQUARE_TYPE_ARGS)
 
 
 def bound_locals(

@@ -4,10 +4,12 @@ with ``crate``/``self``/``super``, methods from ``impl`` blocks, ``impl Trait fo
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import Any
 
 from knoxidx.core.facts import Import, RefKind
 from knoxidx.languages.common import ReexportingRules, preceding_comment
+from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item_macros
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import node_text
 
@@ -20,6 +22,14 @@ LOCAL_HEADS_ARE_VALUES = True
 # declarations whose type is read from the node, not matched (see go.py)
 TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
+# (``unwrap_item_macros``, imported above, is extraction's hook: the items in `cfg_rt! { }`)
+# A value declared with one of these is of that type, not of the one inside: they have no
+# `Deref` (`x.clone()` on an `Option<Lit>` is Option's clone, `x.lock()` on a `Mutex<T>` the
+# Mutex's, tokio's own where it has one). A function's return type still reads through them,
+# for `f()?`; `Box`, `Arc` and `Rc` deref to the inner type.
+OPAQUE_WRAPPERS = re.compile(
+    r"(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)*(?:(?:std|core)::\w+::)?"
+    r"(?:Option|Result|Cell|RefCell|Mutex|RwLock)\s*<")
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
@@ -154,6 +164,9 @@ class _Rules(ReexportingRules):
     self_type_names = frozenset({"Self"})
     self_binds_anywhere = True
     out_of_line_methods = True
+    # an `impl` block's method is no name of its module: a bare `drop(x)` is the prelude's,
+    # not the file's `impl Drop`, and `time::pause` the module's fn, not `Clock::pause`
+    methods_outside_module_scope = True
     # `x.m()` on a value of unknown type is left unresolved, not sent to the crate's one `m`:
     # a third of tokio's and syn's Calls edges were such guesses, often std's methods
     guess_members = False
@@ -383,7 +396,12 @@ class _Rules(ReexportingRules):
                         return found
         # a child module declared in another file (`mod foo;` is an import, this catches
         # crate-root paths like `foo::bar()` where foo is a sibling module)
-        return self._module(r, f"{self._current(r, fi)}::{name}")
+        child = self._module(r, f"{self._current(r, fi)}::{name}")
+        if child:
+            return child
+        # the extern prelude: a crate of the workspace by its name, as an integration test
+        # (`tests/*.rs`) calls `tokio::spawn` or `syn::parse_str` without a `use`
+        return [("m", FAMILY, name)] if "::" not in name and r.module_paths(FAMILY, name) else []
 
 
 def _in_trait_impl(r: Any, path: str, method: int) -> bool:
