@@ -333,3 +333,16 @@ def test_a_value_in_an_option_shows_the_option_s_methods_not_its_content_s(repo)
         # Mutex is a type of its own, not the Lit inside
         assert _callees(idx, "p::ExprLit::touch") == {("p::Lit::span", "inferred"),
                                                        ("p::Mutex::lock", "inferred")}
+
+
+def test_an_impl_for_a_reference_is_the_referenced_type_s(repo) -> None:
+    fields = ("pub struct Fields;\n"
+              "impl Fields {\n    pub fn iter(&self) -> u8 { 0 }\n}\n"
+              "impl<'a> IntoIterator for &'a Fields {\n"
+              "    type Item = u8;\n    type IntoIter = std::option::IntoIter<u8>;\n"
+              "    fn into_iter(self) -> Self::IntoIter {\n        Some(self.iter()).into_iter()\n"
+              "    }\n}\n")
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": fields})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::Fields::into_iter") == {("p::Fields::iter", "inferred")}

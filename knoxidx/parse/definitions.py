@@ -16,6 +16,13 @@ from knoxidx.parse.name_paths import alias_path, name_path, type_path
 from knoxidx.parse.signatures import type_signature_of
 
 _TYPE_PARAMS = re.compile(r"\[[^\]]*\]")
+_REFERENCE = re.compile(r"(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)+")
+
+
+def impl_type_path(text: str) -> NamePath:
+    """The type an `impl` block is for: `impl IntoIterator for &'a Fields` is Fields's (its
+    methods take a `&Fields` as `self`)."""
+    return name_path(_REFERENCE.sub("", text, count=1) if text.startswith("&") else text)
 _new = tuple.__new__  # a NamedTuple record without its Python-level __new__
 
 
@@ -45,7 +52,7 @@ def build_definitions(
     source: bytes,
 ) -> list[Definition]:
     impl_spans = sorted(
-        (node.start_byte, node.end_byte, name_path(node_text(source, type_node)))
+        (node.start_byte, node.end_byte, impl_type_path(node_text(source, type_node)))
         for node, type_node, _ in raw_impls
     )
     defs: list[Definition] = []

@@ -35,6 +35,7 @@ from knoxidx.parse.definitions import (
     build_definitions,
     declared_type,
     enclosing,
+    impl_type_path,
     is_local,
     node_text,
     outermost_first,
@@ -456,7 +457,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
 
     impls = [
         Impl(
-            name_path(node_text(source, type_node)),
+            impl_type_path(node_text(source, type_node)),
             name_path(node_text(source, trait_node)) if trait_node else (),
             node.start_byte, node.end_byte, node.start_point[0] + 1,
         )
