@@ -346,3 +346,33 @@ def test_an_impl_for_a_reference_is_the_referenced_type_s(repo) -> None:
     build(root)
     with Index.open(root) as idx:
         assert _callees(idx, "p::Fields::into_iter") == {("p::Fields::iter", "inferred")}
+
+
+BOXED = """\
+pub struct Expr;
+impl Expr {
+    pub fn span(&self) {}
+}
+impl Clone for Expr {
+    fn clone(&self) -> Expr { Expr }
+}
+pub struct Binary {
+    left: Box<Expr>,
+    right: std::sync::Arc<Expr>,
+}
+impl Binary {
+    pub fn touch(&self) {
+        self.left.span();
+        self.left.clone();
+        self.right.clone();
+    }
+}
+"""
+
+
+def test_a_box_s_own_trait_methods_are_the_box_s_not_the_boxed_type_s(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": BOXED})
+    build(root)
+    with Index.open(root) as idx:
+        # `span` derefs to Expr's; `clone` is Box's and Arc's (an Arc's clone is no Expr clone)
+        assert _callees(idx, "p::Binary::touch") == {("p::Expr::span", "inferred")}

@@ -185,6 +185,12 @@ class _Rules(ReexportingRules):
     module_joiner = "::"
     special_heads = frozenset({"crate", "super", "Self", "self"})
 
+    def wrapper_method(self, declared: str, name: str) -> bool:
+        """`Box<T>`, `Arc<T>` and `Rc<T>` deref to T, but the traits they implement themselves
+        (`Clone`, `Hash`, `PartialEq`, `Debug`, quote's `ToTokens`...) are theirs: an `Arc`'s
+        clone is a new reference, not T's clone."""
+        return name in _WRAPPER_OWN_METHODS and _DEREF_WRAPPER.search(declared) is not None
+
     def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
         return [module_path(path, layout)]
 
@@ -416,6 +422,14 @@ def _in_trait_impl(r: Any, path: str, method: int) -> bool:
                 inner is None or impl.start_byte > inner.start_byte):
             inner = impl
     return inner is not None and bool(inner.trait_path)
+
+
+_DEREF_WRAPPER = re.compile(r":\s*(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)*(?:(?:std|alloc)::\w+::)?"
+                            r"(?:Box|Arc|Rc)\s*<")
+_WRAPPER_OWN_METHODS = frozenset("""
+    clone clone_from hash eq ne cmp partial_cmp lt le gt ge fmt default drop as_ref as_mut
+    borrow borrow_mut to_tokens to_token_stream into_token_stream
+""".split())
 
 
 RULES = _Rules()
