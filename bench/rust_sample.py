@@ -7,6 +7,10 @@ edges. New edges are appended to ``bench/rust_sample/<crate>.jsonl`` with ``verd
 an edge already there keeps its verdict, and one the index no longer makes is dropped. A person judges each by reading the code and writes
 ``verdict`` ("right", "wrong" or "undecidable") and a one-line ``reason``.
 
+Records marked ``"sample": "new-edges"`` were drawn apart (seeded, 40 per crate) from the Calls
+edges that extracting the items inside macro calls and the extern prelude added, and judged the
+same way: a draw keeps them like any judged edge.
+
 Without ``--draw`` it reads the recorded verdicts and prints precision per stratum, per crate
 and overall (undecidable ones counted apart, in neither numerator nor denominator)::
 
