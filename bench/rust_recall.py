@@ -6,7 +6,9 @@
 whose called name is a function or method some file of the crate defines, and orders each call
 shape's sites at random, seeded: bare `f()`, path `m::f()` / `T::f()` / `Self::f()`, `self.m()`
 and method `x.m()`. The first ``PER_SHAPE`` of each order are appended to
-``bench/rust_sample/recall-<crate>.jsonl`` with ``verdict`` empty. A person reads each site and
+``bench/rust_sample/recall-<crate>.jsonl`` with ``verdict`` empty (a later draw with a larger
+``--per-shape`` fills each shape up to it from the same order; the first 30 per shape were drawn
+while a file's sites were listed in no fixed order, so a draw does not give those back). A person reads each site and
 writes ``verdict``: "in-crate" with ``callee_at`` (``path:line`` of the definition the call
 runs: the trait's method where the call goes through a generic bound or `dyn`), "outside"
 (the callee is std's or a dependency's: the site leaves the sample) or "undecidable", with a
@@ -95,7 +97,9 @@ def call_sites(crate_root: Path, defined: set[str]) -> list[dict[str, Any]]:
             row, column = function.end_point  # the name ends the function part
             sites.append({"site": f"{relative}:{row + 1}", "column": column, "shape": shape,
                           "name": name, "code": lines[row].strip()[:160]})
-    return sites
+    # (the captures come in no fixed order within a file: sorted, the draw is repeatable)
+    return sorted(sites, key=lambda s: (s["site"].rpartition(":")[0],
+                                        int(s["site"].rpartition(":")[2]), s["column"]))
 
 
 def _key(record: dict[str, Any]) -> tuple[str, int, str]:
@@ -110,7 +114,8 @@ def load(crate: str) -> list[dict[str, Any]]:
 
 
 def draw(crate: str, crate_root: Path, per_shape: int) -> None:
-    """Appends the first ``per_shape`` sites of each shape's seeded order not recorded yet."""
+    """Fills each shape up to ``per_shape`` recorded sites with the first sites of its seeded
+    order not recorded yet."""
     by_shape: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for site in call_sites(crate_root, defined_functions(crate_root)):
         by_shape[site["shape"]].append(site)
@@ -119,9 +124,14 @@ def draw(crate: str, crate_root: Path, per_shape: int) -> None:
     for shape in SHAPES:
         order = list(by_shape[shape])
         rng.shuffle(order)
-        for rank, site in enumerate(order[:per_shape]):
-            known.setdefault(_key(site), {**site, "rank": rank, "verdict": "", "callee": "",
-                                          "callee_at": "", "reason": "", "cause": ""})
+        recorded = sum(1 for r in known.values() if r["shape"] == shape)
+        for rank, site in enumerate(order):
+            if recorded >= per_shape:
+                break
+            if _key(site) not in known:
+                known[_key(site)] = {**site, "rank": rank, "verdict": "", "callee": "",
+                                     "callee_at": "", "reason": "", "cause": ""}
+                recorded += 1
     rows = sorted(known.values(), key=lambda r: (SHAPES.index(r["shape"]), r["rank"]))
     SAMPLES.mkdir(exist_ok=True)
     (SAMPLES / f"recall-{crate}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
