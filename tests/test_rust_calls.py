@@ -376,3 +376,17 @@ def test_a_box_s_own_trait_methods_are_the_box_s_not_the_boxed_type_s(repo) -> N
     with Index.open(root) as idx:
         # `span` derefs to Expr's; `clone` is Box's and Arc's (an Arc's clone is no Expr clone)
         assert _callees(idx, "p::Binary::touch") == {("p::Expr::span", "inferred")}
+
+
+def test_a_path_attribute_names_the_module_s_file(repo) -> None:
+    # syn's way: lib.rs declares `mod gen { #[path = "../gen_helper.rs"] mod helper; }`
+    lib = ("mod gen {\n    pub mod fold;\n    #[path = \"../gen_helper.rs\"]\n"
+           "    mod helper;\n}\n")
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": lib,
+                 "src/gen_helper.rs": "pub mod fold {\n    pub fn tokens_helper() {}\n}\n",
+                 "src/gen/fold.rs": "use crate::gen::helper::fold::*;\n"
+                                    "pub fn fold_item() {\n    tokens_helper();\n}\n"})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::gen::fold::fold_item") == {
+            ("p::gen_helper::fold::tokens_helper", "exact")}
