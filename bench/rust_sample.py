@@ -7,6 +7,10 @@ edges. New edges are appended to ``bench/rust_sample/<crate>.jsonl`` with ``verd
 an edge already there keeps its verdict, and one the index no longer makes is dropped. A person judges each by reading the code and writes
 ``verdict`` ("right", "wrong" or "undecidable") and a one-line ``reason``.
 
+Records marked ``"sample": "new-edges"`` were drawn apart (seeded, 40 per crate) from the Calls
+edges that extracting the items inside macro calls and the extern prelude added, and judged the
+same way: a draw keeps them like any judged edge.
+
 Without ``--draw`` it reads the recorded verdicts and prints precision per stratum, per crate
 and overall (undecidable ones counted apart, in neither numerator nor denominator)::
 
@@ -49,15 +53,20 @@ def call_form(line: str, name: str) -> str:
         match.group(1) or "", "bare")
 
 
-def calls_of(crate_root: Path) -> list[dict[str, Any]]:
-    """The crate's Calls edges, each with its site's text and call form."""
+def export_of(crate_root: Path) -> dict[str, Any]:
+    """The graph of a fresh index of the crate (a copy, so the corpus stays clean)."""
     with tempfile.TemporaryDirectory(prefix="knoxidx-rust-sample-") as tmp:
         copy = Path(tmp) / crate_root.name
         shutil.copytree(crate_root, copy, ignore=shutil.ignore_patterns(".knoxidx"))
         subprocess.run([*KNOXIDX, "index", str(copy), "--offline", "--no-embed"], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        export = json.loads(subprocess.run([*KNOXIDX, "export", str(copy)], check=True,
-                                           capture_output=True, text=True).stdout)
+        return json.loads(subprocess.run([*KNOXIDX, "export", str(copy)], check=True,
+                                         capture_output=True, text=True).stdout)
+
+
+def calls_of(crate_root: Path) -> list[dict[str, Any]]:
+    """The crate's Calls edges, each with its site's text and call form."""
+    export = export_of(crate_root)
     nodes = {n["id"]: n for n in export["nodes"]}
     lines: dict[str, list[str]] = {}
     out = []

@@ -206,3 +206,187 @@ def test_an_inherent_method_is_found_before_a_trait_impl_s_method_of_the_same_na
             " JOIN nodes s ON s.id = e.source JOIN nodes t ON t.id = e.target"
             " WHERE e.type = 'Calls' AND t.name = 'from_raw'").fetchall()
         assert sorted(edges) == [(13, 9, "exact"), (18, 9, "exact")]
+
+
+# tokio's way: the API declared inside `cfg_*! { }` calls (a macro_rules that repeats its items
+# under a `#[cfg]`), a re-export among them, and a struct inside `pin_project! { }`
+MACRO_LIB = """\
+macro_rules! cfg_rt { ($($item:item)*) => { $( #[cfg(feature = "rt")] $item )* } }
+
+mod task;
+
+cfg_rt! {
+    pub use task::spawn;
+    cfg_rt! {
+        pub fn nested() -> u8 { 1 }
+    }
+}
+
+pin_project! {
+    pub struct Reader<R> {
+        #[pin]
+        inner: R,
+    }
+}
+
+impl<R> Reader<R> {
+    cfg_rt! {
+        pub fn get_ref(&self) -> &R { &self.inner }
+    }
+    pub fn is_ready(&self) -> bool {
+        self.get_ref();
+        true
+    }
+}
+
+bitflags! { pub struct Flags: u32 { const A = 1; } }
+
+pub fn run() {
+    spawn();
+    crate::spawn();
+    nested();
+}
+"""
+MACRO_TASK = """\
+cfg_rt! {
+    pub fn spawn() {}
+}
+"""
+
+
+def test_items_inside_a_macro_call_are_extracted_where_they_stand(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": MACRO_LIB,
+                 "src/task.rs": MACRO_TASK})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::run") == {("p::task::spawn", "exact"), ("p::nested", "exact")}
+        assert _callees(idx, "p::Reader::is_ready") == {("p::Reader::get_ref", "inferred")}
+        lines = dict(idx.store.conn.execute(
+            "SELECT qualified_name, start_line FROM nodes").fetchall())
+        # every line where it is written; the body that is no item list stays tokens
+        assert lines["p::nested"] == 8 and lines["p::Reader"] == 13
+        assert lines["p::Reader::get_ref"] == 21 and "p::Flags" not in lines
+
+
+def test_an_integration_test_names_its_crate_without_a_use(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n',
+                 "src/lib.rs": "pub mod task;\npub fn parse_str() {}\n",
+                 "src/task.rs": "pub fn yield_now() {}\n",
+                 "tests/it.rs": "fn it() {\n    p::parse_str();\n    p::task::yield_now();\n"
+                                "    q::parse_str();\n}\n"})
+    build(root)
+    with Index.open(root) as idx:
+        # `q` is no crate of the workspace: left unresolved
+        assert _callees(idx, "p::tests::it::it") == {("p::parse_str", "exact"),
+                                                      ("p::task::yield_now", "exact")}
+
+
+def test_an_impl_s_method_is_no_name_of_its_module(repo) -> None:
+    clock = ("pub fn pause() {}\n"
+             "pub struct Clock;\n"
+             "impl Clock {\n    pub fn pause(&self) {}\n}\n"
+             "impl Drop for Clock {\n    fn drop(&mut self) {}\n}\n"
+             "pub fn stop(c: Clock) {\n    drop(c);\n}\n")
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n',
+                 "src/lib.rs": "pub mod clock;\npub fn run() {\n    clock::pause();\n}\n",
+                 "src/clock.rs": clock})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::run") == {("p::clock::pause", "exact")}
+        assert _callees(idx, "p::clock::stop") == set()  # the prelude's `drop`
+
+
+WRAPPED = """\
+pub struct Mutex<T>(T);
+impl<T> Mutex<T> {
+    pub fn lock(&self) -> &T { &self.0 }
+}
+#[derive(Clone)]
+pub struct Lit;
+impl Lit {
+    pub fn span(&self) {}
+}
+impl Clone for Lit {
+    fn clone(&self) -> Lit { Lit }
+}
+pub struct ExprLit {
+    lit: Option<Lit>,
+    boxed: Box<Lit>,
+    guarded: Mutex<Lit>,
+}
+impl ExprLit {
+    pub fn touch(&self, other: Option<Lit>) {
+        self.lit.clone();
+        other.clone();
+        self.boxed.span();
+        self.guarded.lock();
+    }
+}
+"""
+
+
+def test_a_value_in_an_option_shows_the_option_s_methods_not_its_content_s(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": WRAPPED})
+    build(root)
+    with Index.open(root) as idx:
+        # `Option<Lit>`'s clone is Option's (std); a Box derefs to its Lit; the crate's own
+        # Mutex is a type of its own, not the Lit inside
+        assert _callees(idx, "p::ExprLit::touch") == {("p::Lit::span", "inferred"),
+                                                       ("p::Mutex::lock", "inferred")}
+
+
+def test_an_impl_for_a_reference_is_the_referenced_type_s(repo) -> None:
+    fields = ("pub struct Fields;\n"
+              "impl Fields {\n    pub fn iter(&self) -> u8 { 0 }\n}\n"
+              "impl<'a> IntoIterator for &'a Fields {\n"
+              "    type Item = u8;\n    type IntoIter = std::option::IntoIter<u8>;\n"
+              "    fn into_iter(self) -> Self::IntoIter {\n        Some(self.iter()).into_iter()\n"
+              "    }\n}\n")
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": fields})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::Fields::into_iter") == {("p::Fields::iter", "inferred")}
+
+
+BOXED = """\
+pub struct Expr;
+impl Expr {
+    pub fn span(&self) {}
+}
+impl Clone for Expr {
+    fn clone(&self) -> Expr { Expr }
+}
+pub struct Binary {
+    left: Box<Expr>,
+    right: std::sync::Arc<Expr>,
+}
+impl Binary {
+    pub fn touch(&self) {
+        self.left.span();
+        self.left.clone();
+        self.right.clone();
+    }
+}
+"""
+
+
+def test_a_box_s_own_trait_methods_are_the_box_s_not_the_boxed_type_s(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": BOXED})
+    build(root)
+    with Index.open(root) as idx:
+        # `span` derefs to Expr's; `clone` is Box's and Arc's (an Arc's clone is no Expr clone)
+        assert _callees(idx, "p::Binary::touch") == {("p::Expr::span", "inferred")}
+
+
+def test_a_path_attribute_names_the_module_s_file(repo) -> None:
+    # syn's way: lib.rs declares `mod gen { #[path = "../gen_helper.rs"] mod helper; }`
+    lib = ("mod gen {\n    pub mod fold;\n    #[path = \"../gen_helper.rs\"]\n"
+           "    mod helper;\n}\n")
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": lib,
+                 "src/gen_helper.rs": "pub mod fold {\n    pub fn tokens_helper() {}\n}\n",
+                 "src/gen/fold.rs": "use crate::gen::helper::fold::*;\n"
+                                    "pub fn fold_item() {\n    tokens_helper();\n}\n"})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::gen::fold::fold_item") == {
+            ("p::gen_helper::fold::tokens_helper", "exact")}

@@ -259,6 +259,8 @@ class ScopeResolver(Lookups):
             hit = self.child(fi, symbol[2], name) if fi else None
             return ([("d", symbol[1], hit[-1])] if hit else []), False
         if kind in (VARIABLE, CONSTANT) and depth < MAX_DEPTH:
+            if self.defining(symbol[1]).rules.wrapper_method(d.signature, name):
+                return [], True  # `self.boxed.clone()`: Box's clone, not the boxed type's
             typed = self.value_type(symbol)
             out: list[Symbol] = []
             for t in typed:

@@ -89,8 +89,7 @@ class BaseRules:
     class_members_visible = False
     out_of_line_methods = False
     # out-of-line methods are no names of the module scope (Go: `T{}` is the type even where a
-    # method T of another type follows it). Not Rust's yet: its lookups of a method through
-    # `self` in a trait impl still go by the module's names.
+    # method T of another type follows it; Rust: a bare `drop(x)` is not an impl's `drop`)
     methods_outside_module_scope = False
     # `super(...)` alone constructs the instance's base part (JS/TS, Java): a call of the base
     # class, where Python's `super()` is a proxy to call methods on
@@ -104,6 +103,11 @@ class BaseRules:
     module_joiner = "."
     # heads special_head may answer for: the resolver asks it about no other
     special_heads: frozenset[str] = frozenset({"super"})
+
+    def wrapper_method(self, declared: str, name: str) -> bool:
+        """Whether method ``name`` of a field declared ``declared`` (its definition's text) is
+        the declared wrapper's own, not the wrapped type's (Rust's `Box<T>` clones itself)."""
+        return False
 
     def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list | None:
         """``super``: instances of the enclosing class's bases (MRO order)."""

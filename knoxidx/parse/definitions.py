@@ -16,6 +16,13 @@ from knoxidx.parse.name_paths import alias_path, name_path, type_path
 from knoxidx.parse.signatures import type_signature_of
 
 _TYPE_PARAMS = re.compile(r"\[[^\]]*\]")
+_REFERENCE = re.compile(r"(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)+")
+
+
+def impl_type_path(text: str) -> NamePath:
+    """The type an `impl` block is for: `impl IntoIterator for &'a Fields` is Fields's (its
+    methods take a `&Fields` as `self`)."""
+    return name_path(_REFERENCE.sub("", text, count=1) if text.startswith("&") else text)
 _new = tuple.__new__  # a NamedTuple record without its Python-level __new__
 
 
@@ -45,7 +52,7 @@ def build_definitions(
     source: bytes,
 ) -> list[Definition]:
     impl_spans = sorted(
-        (node.start_byte, node.end_byte, name_path(node_text(source, type_node)))
+        (node.start_byte, node.end_byte, impl_type_path(node_text(source, type_node)))
         for node, type_node, _ in raw_impls
     )
     defs: list[Definition] = []
@@ -89,7 +96,12 @@ def build_definitions(
         if type_node is not None:
             text = node_text(source, type_node)
             square = plugin.SQUARE_TYPE_ARGS
-            type_hint = alias_path(text, square) if kind == _TYPE else type_path(text, square)
+            if kind == _TYPE:
+                type_hint = alias_path(text, square)
+            elif kind == _FUNCTION:  # a return type reads through wrappers: `f()?`
+                type_hint = type_path(text, square)
+            else:
+                type_hint = declared_type(plugin, text)
         end_row, end_column = node.end_point
         defs.append(_new(Definition, (
             kind, name, qualname, parent,
@@ -112,6 +124,18 @@ _CLASS_KINDS = frozenset({NodeKind.CLASS.value, NodeKind.INTERFACE.value})
 _FUNCTION = NodeKind.FUNCTION.value
 _TYPE = NodeKind.TYPE.value
 _GENERIC_KINDS = frozenset({NodeKind.CLASS.value, NodeKind.INTERFACE.value, _TYPE})
+
+
+def declared_type(plugin: Language, declared: str) -> NamePath:
+    """The type a value declared ``declared`` has, whose methods it shows: through pointers,
+    references and wrappers (``type_path``), except the wrappers the language's
+    ``OPAQUE_WRAPPERS`` match, which are that type themselves (Rust's `Option<T>` and
+    `Mutex<T>` have no `Deref`: `x.lock()` is the Mutex's, `x.clone()` the Option's)."""
+    opaque = getattr(plugin, "OPAQUE_WRAPPERS", None)
+    matched = opaque.match(declared) if opaque is not None else None
+    if matched is None:
+        return type_path(declared, plugin.SQUARE_TYPE_ARGS)
+    return type_path(declared[:matched.end()].rstrip("<").rstrip(), plugin.SQUARE_TYPE_ARGS)
 
 
 def bound_locals(

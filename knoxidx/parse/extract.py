@@ -33,7 +33,9 @@ from knoxidx.parse.definitions import (
     binding_scope,
     bound_locals,
     build_definitions,
+    declared_type,
     enclosing,
+    impl_type_path,
     is_local,
     node_text,
     outermost_first,
@@ -45,7 +47,6 @@ from knoxidx.parse.name_paths import (
     name_path,
     reference_path,
     short_reference,
-    type_path,
 )
 from knoxidx.parse.tree_parse import ParseTimeoutError, parse_tree
 
@@ -233,6 +234,12 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     compiled = _compiled(language)
     plugin = compiled.plugin
     tree = parse_tree(compiled.parser, source)
+    unwrap = getattr(plugin, "unwrap_item_macros", None)
+    if unwrap is not None:  # items inside macro calls, parsed where they stand (Rust)
+        unwrapped = unwrap(tree.root_node, source, compiled.parser)
+        if unwrapped is not None:
+            source = unwrapped
+            tree = parse_tree(compiled.parser, source)
     root = tree.root_node
     roles = compiled.roles
     notes: list[str] = []
@@ -441,7 +448,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         raw_bindings, enclosing(spans, [b[0].start_byte for b in raw_bindings]), strict=True
     ):
         raw = node_text(source, type_node)
-        bound_type = name_path(raw) if is_call else type_path(raw, plugin.SQUARE_TYPE_ARGS)
+        bound_type = name_path(raw) if is_call else declared_type(plugin, raw)
         if bound_type and bound_type[0] != "?":
             name = "".join(node_text(source, name_node).split())  # without whitespace
             if is_member:  # the type of that member: the path to it, resolved to its type
@@ -450,7 +457,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
 
     impls = [
         Impl(
-            name_path(node_text(source, type_node)),
+            impl_type_path(node_text(source, type_node)),
             name_path(node_text(source, trait_node)) if trait_node else (),
             node.start_byte, node.end_byte, node.start_point[0] + 1,
         )

@@ -4,10 +4,12 @@ with ``crate``/``self``/``super``, methods from ``impl`` blocks, ``impl Trait fo
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import Any
 
 from knoxidx.core.facts import Import, RefKind
 from knoxidx.languages.common import ReexportingRules, preceding_comment
+from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item_macros
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import node_text
 
@@ -20,6 +22,14 @@ LOCAL_HEADS_ARE_VALUES = True
 # declarations whose type is read from the node, not matched (see go.py)
 TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
+# (``unwrap_item_macros``, imported above, is extraction's hook: the items in `cfg_rt! { }`)
+# A value declared with one of these is of that type, not of the one inside: they have no
+# `Deref` (`x.clone()` on an `Option<Lit>` is Option's clone, `x.lock()` on a `Mutex<T>` the
+# Mutex's, tokio's own where it has one). A function's return type still reads through them,
+# for `f()?`; `Box`, `Arc` and `Rc` deref to the inner type.
+OPAQUE_WRAPPERS = re.compile(
+    r"(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)*(?:(?:std|core)::\w+::)?"
+    r"(?:Option|Result|Cell|RefCell|Mutex|RwLock)\s*<")
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
@@ -44,6 +54,10 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
     line = node.start_point[0] + 1
     if node.type == "mod_item":  # `mod foo;` loads foo.rs / foo/mod.rs
         name = node_text(source, node.child_by_field_name("name"))
+        for attribute in sig.preceding(node, _ATTRIBUTES, _COMMENTS):
+            written = _PATH_ATTRIBUTE.match(node_text(source, attribute))
+            if written:  # `#[path = "../gen_helper.rs"] mod helper;` loads that file
+                return [Import(PATH_MODULE + written.group(1), "", name, line, scope)]
         return [Import("self::" + name, "", name, line, scope)]
     if node.type == "extern_crate_declaration":
         name_node = node.child_by_field_name("name")
@@ -58,6 +72,11 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
     if argument is not None:
         _use_tree(argument, "", line, scope, out, source)
     return out
+
+
+# a `mod` whose file a `#[path]` attribute names: the import's module is that path, as written
+PATH_MODULE = "#path:"
+_PATH_ATTRIBUTE = re.compile(r'#\[\s*path\s*=\s*"([^"\\]+)"\s*\]\Z')
 
 
 def _join(prefix: str, part: str) -> str:
@@ -154,6 +173,9 @@ class _Rules(ReexportingRules):
     self_type_names = frozenset({"Self"})
     self_binds_anywhere = True
     out_of_line_methods = True
+    # an `impl` block's method is no name of its module: a bare `drop(x)` is the prelude's,
+    # not the file's `impl Drop`, and `time::pause` the module's fn, not `Clock::pause`
+    methods_outside_module_scope = True
     # `x.m()` on a value of unknown type is left unresolved, not sent to the crate's one `m`:
     # a third of tokio's and syn's Calls edges were such guesses, often std's methods
     guess_members = False
@@ -171,6 +193,12 @@ class _Rules(ReexportingRules):
     separator = "::"
     module_joiner = "::"
     special_heads = frozenset({"crate", "super", "Self", "self"})
+
+    def wrapper_method(self, declared: str, name: str) -> bool:
+        """`Box<T>`, `Arc<T>` and `Rc<T>` deref to T, but the traits they implement themselves
+        (`Clone`, `Hash`, `PartialEq`, `Debug`, quote's `ToTokens`...) are theirs: an `Arc`'s
+        clone is a new reference, not T's clone."""
+        return name in _WRAPPER_OWN_METHODS and _DEREF_WRAPPER.search(declared) is not None
 
     def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
         return [module_path(path, layout)]
@@ -282,6 +310,8 @@ class _Rules(ReexportingRules):
         return []
 
     def resolve_module(self, r: Any, fi: Any, spec: str, scope: int = -1) -> list:
+        if spec.startswith(PATH_MODULE):
+            return self._path_module(r, fi, spec[len(PATH_MODULE):], scope)
         parts = spec.split("::") if spec else []
         if not parts:
             return []
@@ -307,10 +337,31 @@ class _Rules(ReexportingRules):
                 return [("x", FAMILY, head)]
         key = "::".join([base, *parts[1:]]) if len(parts) > 1 else base
         found = self._module(r, key)
-        if found:
+        if found or len(parts) < 2:
             return found
-        # `use a::Type` where a::Type is an item, not a module: resolve the parent module
-        return []
+        # through an inline module's `#[path]` module (`crate::gen::helper::fold`, where
+        # helper is `#[path = "../gen_helper.rs"] mod helper;` inside lib.rs's `mod gen { }`)
+        walked = self._module(r, base)
+        for part in parts[1:]:
+            walked = [m for w in walked[:4] for m in self.module_member(r, w, part, 1)
+                      if _is_module(r, m)]
+        # (`use a::Type` where a::Type is an item, not a module: nothing)
+        return walked
+
+    def _path_module(self, r: Any, fi: Any, written: str, scope: int) -> list:
+        """The module a `#[path = "written"]` names: relative to the file's directory, and
+        inside inline `mod` blocks to theirs (below a directory named like the file, unless
+        it is a lib.rs, main.rs or mod.rs), as rustc reads it."""
+        directory = posixpath.dirname(fi.path)
+        inline = self._current(r, fi, scope)[len(module_path(fi.path, r.layout)):].strip(":")
+        if inline:
+            stem = posixpath.basename(fi.path)[:-3]
+            if stem not in ("lib", "main", "mod"):
+                directory = posixpath.join(directory, stem)
+            directory = posixpath.join(directory, *inline.split("::"))
+        target = posixpath.normpath(posixpath.join(directory, written))
+        key = module_path(target, r.layout)
+        return [("m", FAMILY, key)] if target in r.module_paths(FAMILY, key) else []
 
     def _item(self, r: Any, fi: Any, module: str, name: str, scope: int = -1) -> list:
         modules = self.resolve_module(r, fi, module, scope) if module else []
@@ -348,7 +399,11 @@ class _Rules(ReexportingRules):
         if module[0] == "d":
             pfi = r.index(module[1])
             hit = r.child(pfi, module[2], name) if pfi else None
-            return [("d", module[1], hit[-1])] if hit else []
+            if hit:
+                return [("d", module[1], hit[-1])]
+            imports = pfi.imports.get((module[2], name)) if pfi else None
+            # an inline module's own `use` or `mod x;` (a `#[path]` one among them)
+            return self.import_binding(r, pfi, imports[-1]) if imports else []
         if module[0] != "m" or depth > 6:
             return []
         out: list = []
@@ -383,7 +438,21 @@ class _Rules(ReexportingRules):
                         return found
         # a child module declared in another file (`mod foo;` is an import, this catches
         # crate-root paths like `foo::bar()` where foo is a sibling module)
-        return self._module(r, f"{self._current(r, fi)}::{name}")
+        child = self._module(r, f"{self._current(r, fi)}::{name}")
+        if child:
+            return child
+        # the extern prelude: a crate of the workspace by its name, as an integration test
+        # (`tests/*.rs`) calls `tokio::spawn` or `syn::parse_str` without a `use`
+        return [("m", FAMILY, name)] if "::" not in name and r.module_paths(FAMILY, name) else []
+
+
+def _is_module(r: Any, symbol: Any) -> bool:
+    if symbol[0] == "m":
+        return True
+    if symbol[0] != "d":
+        return False
+    fi = r.index(symbol[1])
+    return fi is not None and fi.facts.defs[symbol[2]].kind == "Module"
 
 
 def _in_trait_impl(r: Any, path: str, method: int) -> bool:
@@ -398,6 +467,14 @@ def _in_trait_impl(r: Any, path: str, method: int) -> bool:
                 inner is None or impl.start_byte > inner.start_byte):
             inner = impl
     return inner is not None and bool(inner.trait_path)
+
+
+_DEREF_WRAPPER = re.compile(r":\s*(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)*(?:(?:std|alloc)::\w+::)?"
+                            r"(?:Box|Arc|Rc)\s*<")
+_WRAPPER_OWN_METHODS = frozenset("""
+    clone clone_from hash eq ne cmp partial_cmp lt le gt ge fmt default drop as_ref as_mut
+    borrow borrow_mut to_tokens to_token_stream into_token_stream
+""".split())
 
 
 RULES = _Rules()
