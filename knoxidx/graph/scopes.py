@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from knoxidx.core.facts import Binding, Import, NamePath
 from knoxidx.core.model import Confidence
-from knoxidx.graph.lookups import Lookups, Symbol, Workspace
+from knoxidx.core.symbols import (
+    DEFINITION_TAG,
+    EXTERNAL_TAG,
+    FILE_TAG,
+    INSTANCE_TAG,
+    MODULE_TAG,
+    Symbol,
+)
+from knoxidx.graph.lookups import Lookups, Workspace
 from knoxidx.languages.registry import family_plugin
 from knoxidx.parse.file_index import (
     CONSTANT,
@@ -100,7 +108,7 @@ class ScopeResolver(Lookups):
         """What calling each symbol yields: an instance of a class, a function's return type."""
         out: list[Symbol] = []
         for symbol in symbols[:4]:
-            if symbol[0] != "d":
+            if symbol[0] != DEFINITION_TAG:
                 continue
             d = self.definition(symbol)
             if d.kind in TYPE_KINDS:
@@ -153,12 +161,12 @@ class ScopeResolver(Lookups):
                     if s == scope and d.kind in TYPE_KINDS and name == d.name:
                         # a class's own name inside it is the class (as _class_scope has
                         # it), not the member named like it: a Java constructor
-                        return [("d", fi.path, s)], False
+                        return [(DEFINITION_TAG, fi.path, s)], False
                     return found, False
                 if d.kind == FUNCTION and name in rules.self_names and rules.self_binds_anywhere:
                     cls = fi.class_of(s)
                     if cls >= 0:
-                        return [("i", fi.path, cls)], True
+                        return [(INSTANCE_TAG, fi.path, cls)], True
             elif d.kind in TYPE_KINDS and rules.class_members_visible:
                 if fi.outside_functions(s):
                     return self._class_scopes_memo(fi, s, name, want_type), False
@@ -172,7 +180,7 @@ class ScopeResolver(Lookups):
     def _class_scope(self, fi: FileIndex, s: int, name: str, want_type: bool) -> list[Symbol]:
         """``name`` as the class at ``s`` of ``fi`` sees it: itself, or one of its members."""
         if name == fi.facts.defs[s].name:  # a class's own name inside it is the class
-            return [("d", fi.path, s)]
+            return [(DEFINITION_TAG, fi.path, s)]
         # member()'s answer for a class, without its dispatch (it would read the class's
         # definition to learn its kind, and record this file, which class_member does)
         members = self.class_member(fi.path, s, name)
@@ -220,7 +228,7 @@ class ScopeResolver(Lookups):
             kind = fi.facts.defs[hit[-1]].kind
             value = kind in (VARIABLE, CONSTANT)
             if not (value and (imports or want_type)):
-                return [("d", fi.path, hit[-1])]
+                return [(DEFINITION_TAG, fi.path, hit[-1])]
         if imports:
             return self._bind_imports(fi, imports)
         return None
@@ -235,15 +243,16 @@ class ScopeResolver(Lookups):
     def member(self, symbol: Symbol, name: str, depth: int = 0) -> tuple[list[Symbol], bool]:
         """What ``symbol.name`` denotes; the flag says it went through an instance's type."""
         tag = symbol[0]
-        if tag == "x":
+        if tag == EXTERNAL_TAG:
             return [symbol], False  # a member of something external is external
-        if tag == "m" or tag == "f":
-            fi_rules = family_plugin(symbol[1] if tag == "m" else self._family(symbol[1])).RULES
+        if tag == MODULE_TAG or tag == FILE_TAG:
+            family = symbol[1] if tag == MODULE_TAG else self._family(symbol[1])
+            fi_rules = family_plugin(family).RULES
             return fi_rules.module_member(self, symbol, name), False
         d = self.definition(symbol)
         if d is None:
             return [], False
-        if tag == "i":
+        if tag == INSTANCE_TAG:
             found = self.class_member(symbol[1], symbol[2], name)
             return (found or self.attribute_types(symbol[1], symbol[2], name)), True
         kind = d.kind
@@ -257,7 +266,7 @@ class ScopeResolver(Lookups):
         if kind == MODULE:
             fi = self.index(symbol[1])
             hit = self.child(fi, symbol[2], name) if fi else None
-            return ([("d", symbol[1], hit[-1])] if hit else []), False
+            return ([(DEFINITION_TAG, symbol[1], hit[-1])] if hit else []), False
         if kind in (VARIABLE, CONSTANT) and depth < MAX_DEPTH:
             typed = self.value_type(symbol)
             out: list[Symbol] = []
@@ -294,10 +303,10 @@ class ScopeResolver(Lookups):
             # and a field of the same name (a Rust getter: `fn title(&self) -> &str {
             # &self.title }`): both, and the reference picks (see Resolver._by_use)
             defs = fi.facts.defs
-            return [("d", p, i) for p, i in owned] + [
-                ("d", path, i) for i in hit or () if defs[i].kind != FUNCTION]
+            return [(DEFINITION_TAG, p, i) for p, i in owned] + [
+                (DEFINITION_TAG, path, i) for i in hit or () if defs[i].kind != FUNCTION]
         if hit:
-            return [("d", path, i) for i in hit]
+            return [(DEFINITION_TAG, path, i) for i in hit]
         for base in self.bases_of(path, index):
             found = self._class_member(base[1], base[2], name, depth + 1)
             if found:
@@ -338,7 +347,8 @@ class ScopeResolver(Lookups):
             parent = fi.facts.defs[index].parent
             for ref in fi.bases.get(index, ()):
                 found, _ = self.resolve_path(fi, ref.path, parent)
-                out.extend(s for s in found if s[0] == "d" and s != ("d", path, index))
+                out.extend(s for s in found
+                           if s[0] == DEFINITION_TAG and s != (DEFINITION_TAG, path, index))
             out.extend(fi.rules.extra_bases(self, fi, index))
         out = _dedupe(out)
         consulted = frozenset(self.keys)
@@ -370,10 +380,10 @@ class ScopeResolver(Lookups):
             self._typing.discard(key)
         out: list[Symbol] = []
         for symbol in found[:4]:
-            if symbol[0] == "i":  # `self.x = x` where x is a typed local: the same type
+            if symbol[0] == INSTANCE_TAG:  # `self.x = x` where x is a typed local: the same type
                 out.append(symbol)
                 continue
-            if symbol[0] != "d":
+            if symbol[0] != DEFINITION_TAG:
                 continue
             d = self.definition(symbol)
             if d.kind in TYPE_KINDS:
@@ -389,7 +399,9 @@ class ScopeResolver(Lookups):
         """An instance of the type definition ``symbol``: of what it stands for when it is an
         alias (``input: ParseStream`` holds a ParseBuffer), else of itself."""
         aliased = self.aliased(symbol)
-        return [("i", t[1], t[2]) for t in aliased] if aliased else [("i", symbol[1], symbol[2])]
+        if aliased:
+            return [(INSTANCE_TAG, t[1], t[2]) for t in aliased]
+        return [(INSTANCE_TAG, symbol[1], symbol[2])]
 
     def aliased(self, symbol: Symbol, depth: int = 0) -> list[Symbol]:
         """The classes, interfaces or other types a type alias stands for (through aliases of
@@ -404,7 +416,7 @@ class ScopeResolver(Lookups):
         found, _ = self.resolve_path(fi, d.type_hint, d.parent, want_type=True)
         out: list[Symbol] = []
         for target in found[:4]:
-            if target[0] != "d" or target == symbol:
+            if target[0] != DEFINITION_TAG or target == symbol:
                 continue
             t = self.definition(target)
             if t.kind == TYPE and t.type_hint:
@@ -420,10 +432,10 @@ class ScopeResolver(Lookups):
         if hint and hint[-1] in fi.rules.self_type_names:
             cls = fi.class_of(d.parent) if d.parent >= 0 else -1
             if cls >= 0:
-                return [("i", fi.path, cls)]
+                return [(INSTANCE_TAG, fi.path, cls)]
             if d.owner:
                 found, _ = self.lookup(fi, d.owner, -1)
-                return [("i", s[1], s[2]) for s in found if s[0] == "d"]
+                return [(INSTANCE_TAG, s[1], s[2]) for s in found if s[0] == DEFINITION_TAG]
             return []
         return self.binding_type(fi, Binding(d.parent, "", hint, False), depth + 1)  # a type
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from knoxidx.core.symbols import INSTANCE_TAG
 from knoxidx.parse.definitions import node_text
 
 COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
@@ -112,7 +113,7 @@ class BaseRules:
         cls = fi.class_of(scope)
         if cls < 0:
             return []
-        return [("i", s[1], s[2]) for s in r.bases_of(fi.path, cls)]
+        return [(INSTANCE_TAG, s[1], s[2]) for s in r.bases_of(fi.path, cls)]
 
     def parameters(self, signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
         """How many arguments the function ``name`` declared with ``signature`` takes: (least,

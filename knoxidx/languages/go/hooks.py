@@ -7,6 +7,7 @@ import posixpath
 from typing import Any
 
 from knoxidx.core.facts import Import, RefKind
+from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, MODULE_TAG
 from knoxidx.languages.common import BaseRules, preceding_comment
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import node_text
@@ -143,8 +144,8 @@ class _Rules(BaseRules):
 
     def _package(self, r: Any, import_path: str) -> list:
         if r.module_paths(FAMILY, import_path):
-            return [("m", FAMILY, import_path)]
-        return [("x", FAMILY, import_path)]
+            return [(MODULE_TAG, FAMILY, import_path)]
+        return [(EXTERNAL_TAG, FAMILY, import_path)]
 
     def import_binding(self, r: Any, fi: Any, imp: Any) -> list:
         return self._package(r, imp.module)
@@ -153,12 +154,12 @@ class _Rules(BaseRules):
         return self._package(r, imp.module)
 
     def module_member(self, r: Any, module: Any, name: str) -> list:
-        if module[0] != "m":
+        if module[0] != MODULE_TAG:
             return []
         hits = r.module_names(FAMILY, module[2]).get(name, ())
         if len(hits) < len(r.module_paths(FAMILY, module[2])):
             r.missed_name(name)  # some file of the package lacks it: one may gain it
-        return [("d", path, index) for path, index in hits]
+        return [(DEFINITION_TAG, path, index) for path, index in hits]
 
     def module_fallback(self, r: Any, fi: Any, name: str) -> list:
         # the package scope spans every file of the directory: the first other file defining
@@ -173,9 +174,9 @@ class _Rules(BaseRules):
         if hit is None or (first_other is not None and hit[0] != first_other):
             r.missed_name(name)
         if hit is not None:
-            return [("d", hit[0], hit[1])]
+            return [(DEFINITION_TAG, hit[0], hit[1])]
         for wildcard in fi.wildcards:
-            found = self.module_member(r, ("m", FAMILY, wildcard.module), name)
+            found = self.module_member(r, (MODULE_TAG, FAMILY, wildcard.module), name)
             if found:
                 return found
         return []

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from knoxidx.core.facts import Import, RefKind
+from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, INSTANCE_TAG, MODULE_TAG
 from knoxidx.languages.common import COMMENT_TYPES, BaseRules, preceding_comment
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import node_text
@@ -338,15 +339,15 @@ def _path_type(r: Any, fi: Any, scope: int, path: str) -> tuple[str, list | None
         return _returned_type(r, fi, scope, path[:-2])
     found, confidence = r.resolve_path(fi, name_path(path), scope)
     if len(found) > 1:  # a field and methods of its name: a read is the field
-        found = [s for s in found if s[0] != "d" or r.definition(s).kind != "Function"]
+        found = [s for s in found if s[0] != DEFINITION_TAG or r.definition(s).kind != "Function"]
     if len(found) != 1 or confidence == _NAME:
         return "", None
     symbol = found[0]
     d = r.definition(symbol)
-    if d is None or symbol[0] not in ("d", "i"):
+    if d is None or symbol[0] not in (DEFINITION_TAG, INSTANCE_TAG):
         return "", None
-    if symbol[0] == "i":  # `this`
-        return d.name, [("d", symbol[1], symbol[2])]
+    if symbol[0] == INSTANCE_TAG:  # `this`
+        return d.name, [(DEFINITION_TAG, symbol[1], symbol[2])]
     if d.kind not in ("Variable", "Constant"):
         return "", None
     hint = d.type_hint
@@ -355,7 +356,7 @@ def _path_type(r: Any, fi: Any, scope: int, path: str) -> tuple[str, list | None
         parent = declaring.facts.defs[d.parent] if declaring and d.parent >= 0 else None
         if d.kind == "Constant" and parent is not None and parent.kind == "Class" \
                 and " " not in d.signature.partition("(")[0].strip():  # an enum's constant
-            return parent.name, [("d", symbol[1], d.parent)]
+            return parent.name, [(DEFINITION_TAG, symbol[1], d.parent)]
         return "", None
     return _declared(r, symbol, d, hint, d.parent)
 
@@ -369,7 +370,7 @@ def _returned_type(r: Any, fi: Any, scope: int, path: str) -> tuple[str, list | 
     hints = set()
     methods = []
     for symbol in found:
-        d = r.definition(symbol) if symbol[0] == "d" else None
+        d = r.definition(symbol) if symbol[0] == DEFINITION_TAG else None
         if d is None:
             return "", None
         if d.kind == "Function":  # (not a field of the same name: `pos` beside `pos()`)
@@ -397,7 +398,7 @@ def _declared(r: Any, symbol: Any, d: Any, hint: tuple[str, ...], scope: int
     if declaring is None:
         return "", None
     typed = r.resolve_path(declaring, hint, scope)[0]
-    return ".".join(hint), [t for t in typed if t[0] == "d"] or None
+    return ".".join(hint), [t for t in typed if t[0] == DEFINITION_TAG] or None
 
 
 def _may_extend(r: Any, fi: Any, scope: int, argument: str, given: str,
@@ -412,14 +413,15 @@ def _may_extend(r: Any, fi: Any, scope: int, argument: str, given: str,
     if _class_type_variable(declaring, target[2], declared):
         return True
     wanted = [s for s in r.resolve_path(declaring, name_path(parameter), target[2])[0]
-              if s[0] == "d"]
+              if s[0] == DEFINITION_TAG]
     if not wanted and declared in _FINAL_LANG:
         return declared == given
     if classes is None:
         found = r.resolve_path(fi, name_path(argument), scope)[0]
-        classes = [s for s in found if s[0] == "d"]
+        classes = [s for s in found if s[0] == DEFINITION_TAG]
         if not classes:  # a class outside the index (no subtype of one in it), or not known
-            return not wanted or not (given in _FINAL_LANG or any(s[0] == "x" for s in found))
+            return not wanted or not (given in _FINAL_LANG
+                                      or any(s[0] == EXTERNAL_TAG for s in found))
     seen = set(classes)
     for _ in range(MAX_QUALIFIED_NAMES):
         if any(w in seen for w in wanted):
@@ -537,7 +539,7 @@ class _Rules(BaseRules):
             pfi = r.index(path)
             hit = r.child(pfi, -1, name) if pfi else None
             if hit:
-                return [("d", path, hit[-1])]
+                return [(DEFINITION_TAG, path, hit[-1])]
         return []
 
     @staticmethod
@@ -557,23 +559,23 @@ class _Rules(BaseRules):
             members = r.class_member(cls[1], cls[2], imp.name)
             if members:
                 return members
-        return [("x", FAMILY, imp.module)]
+        return [(EXTERNAL_TAG, FAMILY, imp.module)]
 
     def import_targets(self, r: Any, fi: Any, imp: Any) -> list:
         if imp.name == "*":
             if imp.reexport:  # static wildcard: the class's file
-                return [("f", s[1], 0) for s in self._type(r, imp.module)] or \
-                    [("x", FAMILY, imp.module)]
+                return [(FILE_TAG, s[1], 0) for s in self._type(r, imp.module)] or \
+                    [(EXTERNAL_TAG, FAMILY, imp.module)]
             if r.module_paths(FAMILY, imp.module):
-                return [("m", FAMILY, imp.module)]
-            return [("x", FAMILY, imp.module)]
+                return [(MODULE_TAG, FAMILY, imp.module)]
+            return [(EXTERNAL_TAG, FAMILY, imp.module)]
         found = self._type(r, f"{imp.module}.{imp.name}") or self._type(r, imp.module)
         if found:
-            return [("f", found[0][1], 0)]
-        return [("x", FAMILY, imp.module)]
+            return [(FILE_TAG, found[0][1], 0)]
+        return [(EXTERNAL_TAG, FAMILY, imp.module)]
 
     def module_member(self, r: Any, module: Any, name: str) -> list:
-        if module[0] == "m":
+        if module[0] == MODULE_TAG:
             return self._type(r, f"{module[2]}.{name}")
         return []
 
@@ -607,7 +609,7 @@ class _Rules(BaseRules):
                         return found
         # a package name used as a qualifier: java.util.List, a.b.C.m()
         if r.module_paths(FAMILY, name) or r.module_paths(FAMILY, "ns:" + name):
-            return [("m", FAMILY, name)]
+            return [(MODULE_TAG, FAMILY, name)]
         return []
 
 

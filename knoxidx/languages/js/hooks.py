@@ -9,6 +9,7 @@ from typing import Any
 
 from knoxidx.core.facts import Import, RefKind
 from knoxidx.core.model import NodeKind
+from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG
 from knoxidx.languages.common import ReexportingRules, preceding_comment
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import node_text
@@ -266,7 +267,7 @@ class _Rules(ReexportingRules):
     # modules
 
     def _file(self, r: Any, path: str) -> list:
-        return [("f", path, 0)] if r.module_paths(FAMILY, path) else []
+        return [(FILE_TAG, path, 0)] if r.module_paths(FAMILY, path) else []
 
     def _candidates(self, base: str) -> list[str]:
         out = [base]
@@ -291,7 +292,7 @@ class _Rules(ReexportingRules):
 
     def resolve_module(self, r: Any, fi: Any, spec: str) -> list:
         if not spec:
-            return [("f", fi.path, 0)]
+            return [(FILE_TAG, fi.path, 0)]
         # what a specifier names depends only on the importing file's directory: asked once
         # for all the files there (and every import of one module from one file)
         directory = posixpath.dirname(fi.path)
@@ -324,7 +325,7 @@ class _Rules(ReexportingRules):
                     return found
         parts = spec.split("/")
         package = "/".join(parts[:2]) if spec.startswith("@") else parts[0]
-        return [("x", FAMILY, package)]
+        return [(EXTERNAL_TAG, FAMILY, package)]
 
     def import_binding(self, r: Any, fi: Any, imp: Any) -> list:
         modules = self.resolve_module(r, fi, imp.module)
@@ -332,11 +333,12 @@ class _Rules(ReexportingRules):
             return modules
         out: list = []
         for m in modules:
-            if m[0] == "x":
+            if m[0] == EXTERNAL_TAG:
                 out.append(m)
                 continue
             if imp.name == REQUIRE:
-                exported = [s for s in self.module_member(r, m, "default") if s[0] == "d"]
+                exported = [s for s in self.module_member(r, m, "default")
+                            if s[0] == DEFINITION_TAG]
                 out.extend(exported or [m])  # `module.exports = X`, else the exports object
                 continue
             found = self.module_member(r, m, imp.name)
@@ -348,10 +350,11 @@ class _Rules(ReexportingRules):
     def import_targets(self, r: Any, fi: Any, imp: Any) -> list:
         if not imp.module:
             return []
-        return [m for m in self.resolve_module(r, fi, imp.module) if m[0] in ("f", "x")]
+        return [m for m in self.resolve_module(r, fi, imp.module)
+                if m[0] in (FILE_TAG, EXTERNAL_TAG)]
 
     def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
-        if module[0] != "f" or depth > 8:
+        if module[0] != FILE_TAG or depth > 8:
             return []
         fi = r.index(module[1])
         if fi is None:
@@ -365,17 +368,17 @@ class _Rules(ReexportingRules):
                 self.resolve_module(r, fi, exp.module)
         hit = r.child(fi, -1, name)
         if hit:
-            return [("d", fi.path, hit[-1])]
+            return [(DEFINITION_TAG, fi.path, hit[-1])]
         for wildcard in fi.wildcards:
             if wildcard.reexport:
                 for m in self.resolve_module(r, fi, wildcard.module):
-                    if m[0] == "f" and m != module:
+                    if m[0] == FILE_TAG and m != module:
                         found = self.module_member(r, m, name, depth + 1)
                         if found:
                             return found
         if name != "default":
             for default in self.module_member(r, module, "default", depth + 1):
-                if default[0] == "d":
+                if default[0] == DEFINITION_TAG:
                     members, _ = r.member(default, name)
                     if members:
                         return members

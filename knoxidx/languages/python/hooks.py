@@ -7,6 +7,7 @@ from typing import Any
 
 from knoxidx.core.facts import Import, RefKind
 from knoxidx.core.model import NodeKind
+from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, MODULE_TAG
 from knoxidx.languages.common import ReexportingRules, first_doc_line
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import node_text
@@ -207,9 +208,9 @@ class _Rules(ReexportingRules):
         if files:
             inits = [p for p in files if p.endswith(("/__init__.py", "/__init__.pyi"))
                      or p.startswith("__init__.")]
-            return [("f", (inits or files)[0], 0)]
+            return [(FILE_TAG, (inits or files)[0], 0)]
         if r.module_paths(FAMILY, "ns:" + key):
-            return [("m", FAMILY, key)]
+            return [(MODULE_TAG, FAMILY, key)]
         return []
 
     def _absolute(self, r: Any, fi: Any, module: str) -> list:
@@ -223,7 +224,7 @@ class _Rules(ReexportingRules):
             found = self._module(r, sibling)
             if found:
                 return found
-        return [("x", FAMILY, module.split(".", 1)[0])]
+        return [(EXTERNAL_TAG, FAMILY, module.split(".", 1)[0])]
 
     def _resolve_module(self, r: Any, fi: Any, module: str) -> list:
         # `from m import a, b, c` is three imports of one module
@@ -252,7 +253,7 @@ class _Rules(ReexportingRules):
             return modules
         out: list = []
         for m in modules:
-            if m[0] == "x":
+            if m[0] == EXTERNAL_TAG:
                 out.append(m)
             else:
                 out.extend(self.module_member(r, m, imp.name))
@@ -266,22 +267,22 @@ class _Rules(ReexportingRules):
                 sub = self._submodule(r, m, imp.name)
                 out.extend(sub or [m])
             modules = out
-        return [m for m in modules if m[0] in ("f", "x")]
+        return [m for m in modules if m[0] in (FILE_TAG, EXTERNAL_TAG)]
 
     def _submodule(self, r: Any, module: Any, name: str) -> list:
-        if module[0] == "x":
+        if module[0] == EXTERNAL_TAG:
             return []
         key = _module_key(r, module)
         return self._module(r, f"{key}.{name}") if key else []
 
     def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
-        if module[0] == "f":
+        if module[0] == FILE_TAG:
             fi = r.index(module[1])
             if fi is None:
                 return []
             hit = fi.children.get((-1, name))
             if hit:
-                return [("d", fi.path, hit[-1])]
+                return [(DEFINITION_TAG, fi.path, hit[-1])]
             imports = fi.imports.get((-1, name))
             if not imports:
                 r.missed(fi, -1, name)
@@ -290,7 +291,7 @@ class _Rules(ReexportingRules):
             if depth < 8:
                 for wildcard in fi.wildcards:
                     for m in self._resolve_module(r, fi, wildcard.module):
-                        if m != module and m[0] != "x":
+                        if m != module and m[0] != EXTERNAL_TAG:
                             found = self.module_member(r, m, name, depth + 1)
                             if found:
                                 return found
@@ -299,7 +300,7 @@ class _Rules(ReexportingRules):
     def module_fallback(self, r: Any, fi: Any, name: str) -> list:
         for wildcard in fi.wildcards:
             for m in self._resolve_module(r, fi, wildcard.module):
-                if m[0] != "x":
+                if m[0] != EXTERNAL_TAG:
                     found = self.module_member(r, m, name, 1)
                     if found:
                         return found
@@ -307,7 +308,7 @@ class _Rules(ReexportingRules):
 
 
 def _module_key(r: Any, module: Any) -> str:
-    if module[0] == "m":
+    if module[0] == MODULE_TAG:
         return module[2]
     keys = module_keys(module[1], r.layout)
     return keys[0] if keys else ""

@@ -7,6 +7,7 @@ import posixpath
 from typing import Any
 
 from knoxidx.core.facts import Import, RefKind
+from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, INSTANCE_TAG, MODULE_TAG
 from knoxidx.languages.common import ReexportingRules, preceding_comment
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import node_text
@@ -194,7 +195,7 @@ class _Rules(ReexportingRules):
 
     def _module(self, r: Any, key: str) -> list:
         if r.module_paths(FAMILY, key):
-            return [("m", FAMILY, key)]
+            return [(MODULE_TAG, FAMILY, key)]
         # an inline `mod name { }` inside the parent module's file
         parent, _, name = key.rpartition("::")
         if parent:
@@ -202,12 +203,12 @@ class _Rules(ReexportingRules):
                 pfi = r.index(path)
                 hit = r.child(pfi, -1, name) if pfi else None
                 if hit and pfi.facts.defs[hit[-1]].kind == "Module":
-                    return [("d", path, hit[-1])]
+                    return [(DEFINITION_TAG, path, hit[-1])]
         return []
 
     def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list | None:
         if head == "crate":
-            return [("m", FAMILY, crate_of(fi.path, r.layout)[1])]
+            return [(MODULE_TAG, FAMILY, crate_of(fi.path, r.layout)[1])]
         if head == "super":
             parent = self._current(r, fi, scope).rpartition("::")[0]
             return self._module(r, parent) if parent else []
@@ -216,9 +217,9 @@ class _Rules(ReexportingRules):
             return owner
         if head == "self" and not self._in_method(fi, scope):
             current = self._current(r, fi, scope)
-            return self._module(r, current) or [("m", FAMILY, current)]
+            return self._module(r, current) or [(MODULE_TAG, FAMILY, current)]
         if head == "self":
-            return [("i", s[1], s[2]) for s in self._owner_type(r, fi, scope)]
+            return [(INSTANCE_TAG, s[1], s[2]) for s in self._owner_type(r, fi, scope)]
         return None
 
     def _in_method(self, fi: Any, scope: int) -> bool:
@@ -238,9 +239,9 @@ class _Rules(ReexportingRules):
             d = defs[s]
             if d.owner:
                 found, _ = r.resolve_path(fi, (d.owner,), -1)
-                return [x for x in found if x[0] == "d"]
+                return [x for x in found if x[0] == DEFINITION_TAG]
             if d.parent >= 0 and defs[d.parent].kind == "Interface":
-                return [("d", fi.path, d.parent)]
+                return [(DEFINITION_TAG, fi.path, d.parent)]
             s = d.parent
         return []
 
@@ -267,7 +268,7 @@ class _Rules(ReexportingRules):
             return False
         types = r.memo(("rust-impl-type", path, method), self._impl_types, r, path, method)
         # a type name that resolves to nothing here (a macro-made type): the same file only
-        return ("d", fi.path, index) in types if types else path == fi.path
+        return (DEFINITION_TAG, fi.path, index) in types if types else path == fi.path
 
     def _impl_types(self, r: Any, path: str, method: int) -> list:
         mfi = r.index(path)
@@ -275,7 +276,7 @@ class _Rules(ReexportingRules):
             return []
         d = mfi.facts.defs[method]
         found, _ = r.resolve_path(mfi, (d.owner,), d.parent)
-        return [s for s in found if s[0] == "d"]
+        return [s for s in found if s[0] == DEFINITION_TAG]
 
     def extra_bases(self, r: Any, fi: Any, index: int) -> list:
         """Traits a type implements anywhere in the crate lend it their default methods."""
@@ -304,7 +305,7 @@ class _Rules(ReexportingRules):
             elif r.module_paths(FAMILY, head):
                 base = head
             else:
-                return [("x", FAMILY, head)]
+                return [(EXTERNAL_TAG, FAMILY, head)]
         key = "::".join([base, *parts[1:]]) if len(parts) > 1 else base
         found = self._module(r, key)
         if found:
@@ -316,7 +317,7 @@ class _Rules(ReexportingRules):
         modules = self.resolve_module(r, fi, module, scope) if module else []
         out: list = []
         for m in modules:
-            if m[0] == "x":
+            if m[0] == EXTERNAL_TAG:
                 out.append(m)
             else:
                 out.extend(self.module_member(r, m, name))
@@ -338,18 +339,18 @@ class _Rules(ReexportingRules):
             found = self.resolve_module(r, fi, imp.module, imp.scope)
         out: list = []
         for m in found:
-            if m[0] == "m":
-                out.extend(("f", p, 0) for p in r.module_paths(FAMILY, m[2])[:1])
-            elif m[0] == "x":
+            if m[0] == MODULE_TAG:
+                out.extend((FILE_TAG, p, 0) for p in r.module_paths(FAMILY, m[2])[:1])
+            elif m[0] == EXTERNAL_TAG:
                 out.append(m)
         return out
 
     def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
-        if module[0] == "d":
+        if module[0] == DEFINITION_TAG:
             pfi = r.index(module[1])
             hit = r.child(pfi, module[2], name) if pfi else None
-            return [("d", module[1], hit[-1])] if hit else []
-        if module[0] != "m" or depth > 6:
+            return [(DEFINITION_TAG, module[1], hit[-1])] if hit else []
+        if module[0] != MODULE_TAG or depth > 6:
             return []
         out: list = []
         for path in r.module_paths(FAMILY, module[2]):
@@ -358,7 +359,7 @@ class _Rules(ReexportingRules):
                 continue
             hit = pfi.children.get((-1, name))
             if hit:
-                out.append(("d", path, hit[-1]))
+                out.append((DEFINITION_TAG, path, hit[-1]))
                 continue
             imports = pfi.imports.get((-1, name))
             if not imports:
@@ -368,7 +369,7 @@ class _Rules(ReexportingRules):
                 continue
             for wildcard in pfi.wildcards:
                 for m in self.resolve_module(r, pfi, wildcard.module, wildcard.scope):
-                    if m != module and m[0] != "x":
+                    if m != module and m[0] != EXTERNAL_TAG:
                         out.extend(self.module_member(r, m, name, depth + 1))
         if not out:
             out = self._module(r, f"{module[2]}::{name}")
@@ -377,7 +378,7 @@ class _Rules(ReexportingRules):
     def module_fallback(self, r: Any, fi: Any, name: str) -> list:
         for wildcard in fi.wildcards:
             for m in self.resolve_module(r, fi, wildcard.module, wildcard.scope):
-                if m[0] != "x":
+                if m[0] != EXTERNAL_TAG:
                     found = self.module_member(r, m, name, 1)
                     if found:
                         return found
