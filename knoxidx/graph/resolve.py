@@ -12,7 +12,7 @@ says why a call stays unresolved.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from knoxidx.core.errors import CorruptIndexError
 from knoxidx.core.facts import BASE_KINDS, NamePath, RefKind
@@ -43,6 +43,9 @@ from knoxidx.parse.file_index import (
     VARIABLE,
     FileIndex,
 )
+
+if TYPE_CHECKING:
+    from knoxidx.languages.protocol import ResolutionRules
 
 # what a reference yields whatever its line: source, [(target, edge type, confidence)], and
 # (name, reason, candidates) when a call stays unresolved
@@ -129,7 +132,7 @@ class Resolver(ScopeResolver):
         fi = self.index(path)
         if fi is None:
             return result
-        rules = fi.rules
+        rules: ResolutionRules = fi.rules
         file_id = node_id("file", path)
 
         for imp in fi.facts.imports:
@@ -205,7 +208,7 @@ class Resolver(ScopeResolver):
         if kind in BASE_KINDS:
             scope = defs[scope].parent if scope >= 0 else -1
         head = path[0].removesuffix("()") if path else "?"
-        rules = fi.rules
+        rules: ResolutionRules = fi.rules
         # Where the head's lookup goes, learned here once per outcome rather than again by
         # lookup() (whose tests these are, in its order): 0 resolve_path's way (no head, or
         # one the family answers), 1 the module scope, 2 the class at ``cls``, 3 the walk
@@ -379,7 +382,7 @@ class Resolver(ScopeResolver):
             return targets
         return others if kind == RefKind.VALUE else functions
 
-    def _by_arity(self, targets: list[Symbol], name: str, arity: int, rules: Any
+    def _by_arity(self, targets: list[Symbol], name: str, arity: int, rules: ResolutionRules
                   ) -> list[Symbol]:
         """The overloads among ``targets`` that take ``arity`` arguments; where none of a
         class's do, those of its bases (which a subclass's overloads of the name do not
@@ -415,7 +418,7 @@ class Resolver(ScopeResolver):
                 return False
         return True
 
-    def _fitting(self, targets: list[Symbol], name: str, arity: int, rules: Any
+    def _fitting(self, targets: list[Symbol], name: str, arity: int, rules: ResolutionRules
                  ) -> list[Symbol]:
         """The ``targets`` a call of ``arity`` arguments can mean: the functions whose
         parameters take that many, and what is no function (a class: `new`'s, Go's `T(x)`)."""
@@ -433,7 +436,8 @@ class Resolver(ScopeResolver):
         return out
 
     def _by_argument_types(self, fi: FileIndex, scope: int, targets: list[Symbol],
-                           argument_types: tuple[str, ...], rules: Any) -> list[Symbol]:
+                           argument_types: tuple[str, ...], rules: ResolutionRules
+                           ) -> list[Symbol]:
         """The overloads among ``targets`` (all of which take as many arguments) whose
         parameters may take the arguments whose static types are certain; all of them where
         none may (a type this reading gets wrong leaves the call as it was)."""
@@ -451,7 +455,8 @@ class Resolver(ScopeResolver):
         return out or targets
 
     def _exact_arguments(self, fi: FileIndex, scope: int, target: Symbol,
-                         argument_types: tuple[str, ...], rules: Any) -> int:
+                         argument_types: tuple[str, ...], rules: ResolutionRules
+                         ) -> int:
         """How many of the arguments ``target`` declares a parameter of their very type."""
         parameters = self._parameters.get(target)
         if parameters is None:
@@ -462,7 +467,8 @@ class Resolver(ScopeResolver):
 
     def _arguments_fit(self, fi: FileIndex, scope: int, target: Symbol,
                        parameters: tuple[int, int, tuple[str, ...]],
-                       argument_types: tuple[str, ...], rules: Any) -> bool:
+                       argument_types: tuple[str, ...], rules: ResolutionRules
+                       ) -> bool:
         least, most, types = parameters
         for i, argument in enumerate(argument_types):
             if not argument:
@@ -549,7 +555,7 @@ class Resolver(ScopeResolver):
         if any(s[0] == EXTERNAL_TAG for s in found):
             return [], 0  # it names something external: no guessing
         name = path[-1]
-        rules = fi.rules
+        rules: ResolutionRules = fi.rules
         head = path[0]
         if len(path) == 2 and (head in rules.self_names or head in ("super", "Self")):
             return [], 0  # the receiver's class is known: the method is inherited from outside

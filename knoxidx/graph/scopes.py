@@ -10,6 +10,8 @@ Lookups`); what differs per language comes from the family module's ``RULES``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from knoxidx.core.facts import Binding, Import, NamePath
 from knoxidx.core.model import Confidence
 from knoxidx.core.symbols import (
@@ -31,6 +33,9 @@ from knoxidx.parse.file_index import (
     VARIABLE,
     FileIndex,
 )
+
+if TYPE_CHECKING:
+    from knoxidx.languages.protocol import ResolutionRules
 
 EXACT = Confidence.EXACT.value  # plain strings, as file_index's kinds
 INFERRED = Confidence.INFERRED.value
@@ -74,7 +79,7 @@ class ScopeResolver(Lookups):
               called: bool = False) -> tuple[list[Symbol], bool]:
         """What a path's first name (without its call) denotes from ``scope``, and whether
         that went through an instance's type. ``called``: the head is called."""
-        rules = fi.rules
+        rules: ResolutionRules = fi.rules
         current = rules.special_head(self, fi, head, scope) if head in rules.special_heads \
             else None
         if current is not None:
@@ -132,7 +137,7 @@ class ScopeResolver(Lookups):
                 self.missed(fi, scope, name)
             return self.memo(("module-scope", fi.path, name, want_type),
                              self._module_scope, fi, name, want_type), False
-        rules = fi.rules
+        rules: ResolutionRules = fi.rules
         if rules.class_members_visible and scope >= 0:
             cls = fi.class_entry(name, scope)
             if cls >= 0:
@@ -144,7 +149,7 @@ class ScopeResolver(Lookups):
         """:meth:`lookup` where neither of its shortcuts applies: the scopes from ``scope``
         outwards, then the module scope."""
         defs = fi.facts.defs
-        rules = fi.rules
+        rules: ResolutionRules = fi.rules
         skip_bindings = want_type or (called and not rules.locals_callable)
         s = scope
         while s >= 0:
