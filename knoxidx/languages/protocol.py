@@ -107,8 +107,10 @@ class Language(Protocol):
     is_exported: Callable[[Any, str, bool, bytes], bool | None]
     package_name: Callable[[str], str]
     decode_import: Callable[[Any, int, bytes], list[Import]]
-    # a function's parameters, return type, type parameters and decorators, as written
-    signature_of: Callable[[Any, bytes], SignatureData]
+    # a function's parameters, return type, type parameters and decorators, as written; () for
+    # a function-kind definition that has none (a Rust macro). Declared narrower, mypyc's
+    # compiled extraction checked every return against the 4-tuple and failed such files.
+    signature_of: Callable[[Any, bytes], SignatureData | tuple[()]]
 
 
 @runtime_checkable
