@@ -10,7 +10,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
-    from knoxidx.core.facts import Definition, FileFacts, Import, NamePath, RefKind
+    from knoxidx.core.facts import Definition, FileFacts, Import, NamePath
     from knoxidx.core.symbols import Symbol
     from knoxidx.parse.file_index import FileIndex
     from knoxidx.parse.signatures import SignatureData
@@ -91,26 +91,38 @@ class ResolutionRules(Protocol):
 class Language(Protocol):
     """A family's hooks module: what extraction and resolution call. Every hook that reads a
     node takes the file's ``source`` too: a node's text is sliced from it, never read as
-    ``node.text``, which goes back through the parse's read callback."""
+    ``node.text``, which goes back through the parse's read callback. (Read-only members, so
+    that mypy checks a hooks module against this protocol: its family's ``__init__``.)"""
 
-    FAMILY: str
-    # reference kinds a local binding of the same name shadows
-    LOCAL_SHADOWS: frozenset[RefKind]
+    @property
+    def FAMILY(self) -> str: ...
+    # reference kinds (``RefKind``'s) a local binding of the same name shadows
+    @property
+    def LOCAL_SHADOWS(self) -> frozenset[str]: ...
     # definition nodes whose declared type follows their names (Go's `var a, b T`)
-    TYPE_AFTER_NAMES: frozenset[str]
-    SQUARE_TYPE_ARGS: bool  # generics in square brackets (`List[T]`), not angle ones
-    RULES: ResolutionRules
+    @property
+    def TYPE_AFTER_NAMES(self) -> frozenset[str]: ...
+    @property
+    def SQUARE_TYPE_ARGS(self) -> bool: ...  # generics in square brackets (`List[T]`)
+    @property
+    def RULES(self) -> ResolutionRules: ...
 
-    # (declared as callables, not methods: a module's functions take no ``self``)
-    classify: Callable[[str, str, Any, bytes], str | None]
-    doc_comment: Callable[[Any, bytes], str]
-    is_exported: Callable[[Any, str, bool, bytes], bool | None]
-    package_name: Callable[[str], str]
-    decode_import: Callable[[Any, int, bytes], list[Import]]
+    # (callables, not methods: a module's functions take no ``self``)
+    @property
+    def classify(self) -> Callable[[str, str, Any, bytes], str | None]: ...
+    @property
+    def doc_comment(self) -> Callable[[Any, bytes], str]: ...
+    @property
+    def is_exported(self) -> Callable[[Any, str, bool, bytes], bool | None]: ...
+    @property
+    def package_name(self) -> Callable[[str], str]: ...
+    @property
+    def decode_import(self) -> Callable[[Any, int, bytes], list[Import]]: ...
     # a function's parameters, return type, type parameters and decorators, as written; () for
     # a function-kind definition that has none (a Rust macro). Declared narrower, mypyc's
     # compiled extraction checked every return against the 4-tuple and failed such files.
-    signature_of: Callable[[Any, bytes], SignatureData | tuple[()]]
+    @property
+    def signature_of(self) -> Callable[[Any, bytes], SignatureData | tuple[()]]: ...
 
 
 @runtime_checkable
