@@ -9,15 +9,32 @@ Such edges are a name-level guess, and are labelled so.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from knoxidx.graph.protocol import SharedGraphReads
 
 
-def _home(index: Any, node: dict) -> tuple[str, Any]:
+class SharedStore(Protocol):
+    repo: str  # the repository the index was opened on
+
+
+class SharedIndex(Protocol):
+    """What these questions read of an index open on a shared store (:class:`knoxidx.Index`,
+    a layer above, whose queries then answer across repositories)."""
+
+    @property
+    def store(self) -> SharedStore: ...
+    @property
+    def q(self) -> SharedGraphReads: ...
+
+
+def _home(index: SharedIndex, node: dict) -> tuple[str, SharedGraphReads]:
     repo = node.get("repo") or index.store.repo
     return repo, index.q.scoped(repo)
 
 
-def external_callers(index: Any, node: dict) -> list[dict]:
+def external_callers(index: SharedIndex, node: dict) -> list[dict]:
     """Calls to ``node`` from other repositories that import its module by name."""
     if not node.get("path") or node.get("kind") in ("File", "Module"):
         return []
@@ -28,7 +45,7 @@ def external_callers(index: Any, node: dict) -> list[dict]:
     return index.q.external_callers(node["name"], keys, repo)
 
 
-def external_importers(index: Any, node: dict) -> list[dict]:
+def external_importers(index: SharedIndex, node: dict) -> list[dict]:
     """Files of other repositories importing ``node`` (a file or module) by module name."""
     repo, q = _home(index, node)
     if node.get("path"):

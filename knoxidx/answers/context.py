@@ -33,11 +33,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from knoxidx.answers.centrality import centrality_scores
 from knoxidx.answers.packing import Files, Packer
 from knoxidx.graph import traverse
+from knoxidx.graph.protocol import IndexedGraph
 from knoxidx.history.store import tables_of
 from knoxidx.parse.file_index import TYPE_KINDS
 from knoxidx.retrieval.disclosure import Disclosure
@@ -163,7 +164,15 @@ class Gathered:
     refused: int
 
 
-def build_context(index: Any, query: Any, *, max_tokens: Any = 8000,
+class ContextIndex(IndexedGraph, Protocol):
+    """What a context build reads of an open index (:class:`knoxidx.Index`, a layer above):
+    its graph, and its search for the seeds."""
+
+    def search(self, query: str, *, k: int = 10, mode: str = "hybrid",
+               language: str | None = None, path_glob: str | None = None) -> dict[str, Any]: ...
+
+
+def build_context(index: ContextIndex, query: Any, *, max_tokens: Any = 8000,
                   weights: ContextWeights | None = None) -> dict[str, Any]:
     query, max_tokens = _validate(query, max_tokens)
     w = weights or ContextWeights()
@@ -171,7 +180,7 @@ def build_context(index: Any, query: Any, *, max_tokens: Any = 8000,
     return pack(gathered, rank(gathered, w), max_tokens, w)
 
 
-def gather(index: Any, query: str, w: ContextWeights) -> Gathered:
+def gather(index: ContextIndex, query: str, w: ContextWeights) -> Gathered:
     """Seeds, their graph neighbours and each candidate's features (lexical, semantic,
     centrality, outline): the part of a build that reads the index."""
     counter = default_counter()
@@ -241,7 +250,7 @@ def _validate(query: Any, max_tokens: Any) -> tuple[str, int]:
 # ---- seeds ---------------------------------------------------------------------------------
 
 
-def _seeds(index: Any, query: str, w: ContextWeights,
+def _seeds(index: ContextIndex, query: str, w: ContextWeights,
            disclosure: Disclosure) -> tuple[list[Candidate], dict[str, Any]]:
     info: dict[str, Any] = {"mode": None, "note": "", "hits": 0, "fallback": False,
                             "semantic": False, "withheld": 0}
@@ -289,7 +298,7 @@ def _seeds(index: Any, query: str, w: ContextWeights,
     return seeds, info
 
 
-def _candidate_for_result(index: Any, result: dict[str, Any]) -> Candidate:
+def _candidate_for_result(index: ContextIndex, result: dict[str, Any]) -> Candidate:
     q = index.q
     path, start, end = result["path"], result["start_line"], result["end_line"]
     node = None
@@ -337,7 +346,7 @@ def _node_candidate(node: dict[str, Any]) -> Candidate:
     )
 
 
-def _named_definitions(index: Any, query: str, limit: int) -> list[dict[str, Any]]:
+def _named_definitions(index: ContextIndex, query: str, limit: int) -> list[dict[str, Any]]:
     """Definitions whose names appear in the query, in the order the query names them."""
     out: list[dict[str, Any]] = []
     for name in dict.fromkeys(m.group() for m in _IDENT.finditer(query)):
@@ -353,7 +362,7 @@ def _named_definitions(index: Any, query: str, limit: int) -> list[dict[str, Any
 # ---- expansion -----------------------------------------------------------------------------
 
 
-def _expand(index: Any, seeds: list[Candidate], w: ContextWeights) -> dict[str, Candidate]:
+def _expand(index: ContextIndex, seeds: list[Candidate], w: ContextWeights) -> dict[str, Candidate]:
     q = index.q
     out = {c.key: c for c in seeds}
     for seed in seeds[: w.expand_hits]:
@@ -393,7 +402,7 @@ def _expand(index: Any, seeds: list[Candidate], w: ContextWeights) -> dict[str, 
     return out
 
 
-def _add_siblings(index: Any, seeds: list[Candidate], out: dict[str, Candidate],
+def _add_siblings(index: ContextIndex, seeds: list[Candidate], out: dict[str, Candidate],
                   wanted: list[str], files: Files, w: ContextWeights) -> None:
     """The functions of the top hit's file that match the question best (a change request
     often touches a hit's neighbours in its file that the graph does not link to it)."""
@@ -427,7 +436,7 @@ def _add(out: dict[str, Candidate], cand: Candidate, relation: str, proximity: f
         existing.relate(relation, proximity, reason)
 
 
-def _import_block(index: Any, path: str) -> Candidate | None:
+def _import_block(index: ContextIndex, path: str) -> Candidate | None:
     """The file's first run of import statements, as one range."""
     file_node = index.q.file_node(path)
     if file_node is None:
@@ -452,7 +461,7 @@ def _wanted_terms(query: str) -> list[str]:
     return [t for t in unique_terms([query]) if len(t) > 1 and t not in _STOP]
 
 
-def _features(index: Any, query: str, candidates: dict[str, Candidate], info: dict[str, Any],
+def _features(index: ContextIndex, query: str, candidates: dict[str, Candidate], info: dict[str, Any],
               files: Files, w: ContextWeights) -> None:
     wanted = _wanted_terms(query)
     semantic = _semantic_scores(index, query, candidates) if info["semantic"] else {}
@@ -538,7 +547,7 @@ def _score(query: str, candidates: dict[str, Candidate], w: ContextWeights) -> N
             cand.score = min(cand.score, ceiling)
 
 
-def _file_churn(index: Any, paths: set[str], days: int) -> dict[str, float]:
+def _file_churn(index: ContextIndex, paths: set[str], days: int) -> dict[str, float]:
     """Per path, log(1 + commits that changed it in the last ``days`` of the stored git
     history) over the same for the most changed of ``paths``; empty without a history."""
     tables = tables_of(index.store)
@@ -556,7 +565,7 @@ def churn_shares(counts: dict[str, int]) -> dict[str, float]:
     return {p: math.log1p(n) / top for p, n in counts.items()} if top else {}
 
 
-def _outline(index: Any, candidates: dict[str, Candidate]) -> None:
+def _outline(index: ContextIndex, candidates: dict[str, Candidate]) -> None:
     """The method start lines of every type candidate that is not a hit (it is shown as its
     outline, not its body), from the stored facts of its file; fields are left to the body."""
     by_path: dict[str, list[Candidate]] = {}
@@ -590,7 +599,7 @@ def _lexical(wanted: list[str], cand: Candidate, files: Files) -> float:
     return hits / (2 * len(wanted))
 
 
-def _semantic_scores(index: Any, query: str, candidates: dict[str, Candidate]) -> dict[str, float]:
+def _semantic_scores(index: ContextIndex, query: str, candidates: dict[str, Candidate]) -> dict[str, float]:
     """Cosine of the query's vector and the vector of the narrowest chunk holding each
     candidate's first line; empty when the index has no usable vectors."""
     from knoxidx.retrieval.searcher import searcher_for

@@ -19,7 +19,7 @@ from knoxidx.core.model import EdgeType
 from knoxidx.core.paging import PAGE_CHARS
 
 if TYPE_CHECKING:
-    from knoxidx.graph.protocol import GraphStore
+    from knoxidx.graph.protocol import GraphReads, GraphStore
 
 
 class DescribedIndex(Protocol):
@@ -30,7 +30,7 @@ class DescribedIndex(Protocol):
 
     def find(self, spec: str) -> dict: ...
 
-    def _q_of(self, node: dict) -> Any: ...
+    def _q_of(self, node: dict) -> GraphReads: ...
 
 # What the answers need of the graph is imported in them: every command's start-up reads this
 # module (the `show` command's options), and most commands never describe anything.
@@ -77,7 +77,7 @@ def describe(index: DescribedIndex, spec: str, *, limit: int = DEFAULT_RELATED) 
     return _bounded(entity)
 
 
-def _placement(q: Any, node: dict) -> dict[str, Any]:
+def _placement(q: GraphReads, node: dict) -> dict[str, Any]:
     """The enclosing definition (a method's class; None at a file's top level), the file, and
     the module that holds the file (where the language has one per file: Python, Rust...)."""
     from knoxidx.graph.traverse import summary
@@ -102,7 +102,7 @@ def _placement(q: Any, node: dict) -> dict[str, Any]:
     }
 
 
-def _relations(q: Any, node: dict, limit: int) -> dict[str, Any]:
+def _relations(q: GraphReads, node: dict, limit: int) -> dict[str, Any]:
     """Each relation's first ``limit`` distinct definitions and how many there are."""
     from knoxidx.graph.traverse import summary
 
@@ -128,7 +128,7 @@ def _relations(q: Any, node: dict, limit: int) -> dict[str, Any]:
     return out
 
 
-def _members(q: Any, node: dict, limit: int) -> dict[str, Any]:
+def _members(q: GraphReads, node: dict, limit: int) -> dict[str, Any]:
     """A type's first ``limit`` members by line (each with its signature, as a client may
     see it) and how many it has."""
     from knoxidx.answers.questions import _public

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from knoxidx.core.errors import (
     AmbiguousSymbolError,
@@ -19,6 +19,10 @@ from knoxidx.core.paging import CANDIDATES_SHOWN, DEFAULT_LIMIT, FILES_SHOWN, WA
 from knoxidx.graph import traverse
 from knoxidx.parse import signatures
 
+if TYPE_CHECKING:
+    from knoxidx.answers.across_repos import SharedIndex
+    from knoxidx.graph.protocol import GraphReads
+
 _PATH_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
 CALL_TYPES = (EdgeType.CALLS.value,)
 
@@ -27,7 +31,7 @@ class GraphQuestions:
     """What :class:`knoxidx.Index` answers from the graph alone."""
 
     root: Path
-    q: Any
+    q: GraphReads
 
     # ---- finding symbols ---------------------------------------------------------------
 
@@ -140,7 +144,7 @@ class GraphQuestions:
         if hasattr(self.q, "external_callers"):  # a shared store: other repositories too
             from knoxidx.answers.across_repos import external_callers
 
-            out["external_callers"] = external_callers(self, node)
+            out["external_callers"] = external_callers(cast("SharedIndex", self), node)
         return out
 
     def callees(self, spec: str, depth: int = 1, *, limit: int = DEFAULT_LIMIT,
@@ -183,7 +187,7 @@ class GraphQuestions:
         if reverse and hasattr(self.q, "external_importers"):
             from knoxidx.answers.across_repos import external_importers
 
-            out["external_importers"] = external_importers(self, node)
+            out["external_importers"] = external_importers(cast("SharedIndex", self), node)
         return out
 
     def impact(self, spec: str, depth: int = 3, *, limit: int = DEFAULT_LIMIT,
@@ -239,7 +243,7 @@ class GraphQuestions:
             raise SymbolNotFoundError(f"no node with id {node_id} in the index")
         return _public(node)
 
-    def _q_of(self, node: dict) -> Any:
+    def _q_of(self, node: dict) -> GraphReads:
         """The queries for walks from ``node``: edges join within one repository."""
         repo = node.get("repo")
         return self.q.scoped(repo) if repo is not None else self.q

@@ -4,14 +4,7 @@ Every fact the resolver consults (a file's facts, a module's files, the definiti
 the methods declared for an owner) goes through :class:`Lookups`, which adds the read's key to
 ``keys``: an incremental update re-resolves exactly the files whose keys a change touched. On
 these reads rest the resolver's memo (an answer kept with the keys it consulted, replayed on
-every hit) and its cycle guards.
-
-Symbols are small tuples:
-    ("d", path, index)    a definition
-    ("i", path, index)    an instance of the class/interface/type definition at (path, index)
-    ("m", family, key)    a module or package, by its family-specific key
-    ("x", family, name)   an external (third-party) module
-    ("f", path, 0)        a file, as an import target
+every hit) and its cycle guards. What names resolve to are symbols (:mod:`knoxidx.core.symbols`).
 """
 
 from __future__ import annotations
@@ -23,10 +16,9 @@ from typing import Any, Protocol
 
 from knoxidx.core.facts import FileFacts
 from knoxidx.core.heap import settle
+from knoxidx.core.symbols import Symbol
 from knoxidx.languages.registry import BY_NAME, family_plugin
 from knoxidx.parse.file_index import FUNCTION, FileIndex
-
-Symbol = tuple[str, str, Any]
 
 # Files whose index a resolver keeps (see index()). Each resolving process (the parent and a
 # child) holds this many; at 1,500 the whole benchmark corpus peaked at 527-631 MB summed over

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knoxidx.core.errors import IndexNotFoundError
 from knoxidx.core.facts import FileFacts, load_facts
@@ -21,6 +21,9 @@ from knoxidx.core.store_url import redact
 from knoxidx.graph import pg_schema
 from knoxidx.graph.pg_write_lock import PgWriteLock
 from knoxidx.graph.sqlite_schema import NODE_COLUMNS
+
+if TYPE_CHECKING:
+    from knoxidx.graph.pg_queries import PgGraphQueries
 
 _NODE_INSERT = (
     f"INSERT INTO knoxidx.nodes(repo, {', '.join(NODE_COLUMNS)})"
@@ -75,7 +78,7 @@ class PgStore:
             raise
         return cls(url, conn, repo, readonly)
 
-    def queries(self) -> Any:
+    def queries(self) -> PgGraphQueries:
         from knoxidx.graph.pg_queries import PgGraphQueries
 
         return PgGraphQueries(self)

@@ -12,7 +12,7 @@ says why a call stays unresolved.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from knoxidx.core.errors import CorruptIndexError
 from knoxidx.core.facts import BASE_KINDS, NamePath, RefKind
@@ -23,7 +23,15 @@ from knoxidx.core.model import (
     module_node_id,
     node_id,
 )
-from knoxidx.graph.lookups import Symbol, Workspace
+from knoxidx.core.symbols import (
+    DEFINITION_TAG,
+    EXTERNAL_TAG,
+    FILE_TAG,
+    INSTANCE_TAG,
+    MODULE_TAG,
+    Symbol,
+)
+from knoxidx.graph.lookups import Workspace
 from knoxidx.graph.scopes import EXACT, MAX_DEPTH, ScopeResolver
 from knoxidx.parse.file_index import (
     CLASS,
@@ -35,6 +43,9 @@ from knoxidx.parse.file_index import (
     VARIABLE,
     FileIndex,
 )
+
+if TYPE_CHECKING:
+    from knoxidx.languages.protocol import ResolutionRules
 
 # what a reference yields whatever its line: source, [(target, edge type, confidence)], and
 # (name, reason, candidates) when a call stays unresolved
@@ -121,7 +132,7 @@ class Resolver(ScopeResolver):
         fi = self.index(path)
         if fi is None:
             return result
-        rules = fi.rules
+        rules: ResolutionRules = fi.rules
         file_id = node_id("file", path)
 
         for imp in fi.facts.imports:
@@ -197,7 +208,7 @@ class Resolver(ScopeResolver):
         if kind in BASE_KINDS:
             scope = defs[scope].parent if scope >= 0 else -1
         head = path[0].removesuffix("()") if path else "?"
-        rules = fi.rules
+        rules: ResolutionRules = fi.rules
         # Where the head's lookup goes, learned here once per outcome rather than again by
         # lookup() (whose tests these are, in its order): 0 resolve_path's way (no head, or
         # one the family answers), 1 the module scope, 2 the class at ``cls``, 3 the walk
@@ -238,12 +249,12 @@ class Resolver(ScopeResolver):
         # something external goes on external: neither has a class for a qualifier.
         qualified: list[tuple[int, str, str]] = []
         if via and confidence == EXACT and len(path) > 1 and head not in rules.self_names \
-                and head != "Self" and not (found and found[0][0] == "x"):
+                and head != "Self" and not (found and found[0][0] == EXTERNAL_TAG):
             qualified = self._qualifier_targets(fi, kind, head, path, scope, shared, via, cls,
                                                 heads, resolved)
         if path == _SUPER and kind == RefKind.CALL and rules.super_call_constructs:
             found = self._base_classes(found)
-        targets = [s for s in found if s[0] == "d"]
+        targets = [s for s in found if s[0] == DEFINITION_TAG]
         if len(targets) > 1 and len(path) > 1 and kind in CALL_LIKE:
             targets = self._by_use(targets, kind)
         arity = arguments[0]
@@ -261,7 +272,7 @@ class Resolver(ScopeResolver):
                     targets, confidence = guessed, NAME
             if not targets:
                 if kind in (RefKind.CALL, RefKind.NEW):
-                    reason = "external" if any(s[0] == "x" for s in found) else (
+                    reason = "external" if any(s[0] == EXTERNAL_TAG for s in found) else (
                         "ambiguous" if candidates > 1 else "unknown")
                     return source, qualified, (".".join(path), reason, candidates)
                 return source, qualified, None
@@ -328,7 +339,7 @@ class Resolver(ScopeResolver):
             answer = self._denoted(fi, head, qualifier, scope, shared, via, cls, heads,
                                    resolved)
         found, confidence = answer
-        if len(found) != 1 or found[0][0] != "d":
+        if len(found) != 1 or found[0][0] != DEFINITION_TAG:
             return []
         target_id, target_kind = self._target(found[0])
         if target_kind not in QUALIFIER_KINDS:
@@ -343,7 +354,7 @@ class Resolver(ScopeResolver):
         `import a.b.X`), at the import's line: where a rename of X must reach too."""
         source = fi.ids[imp.scope] if imp.scope >= 0 else file_id
         for symbol in self._bind_imports(fi, [imp]):
-            if symbol[0] == "d":
+            if symbol[0] == DEFINITION_TAG:
                 result.edges.append(ResolvedEdge(source, self._target(symbol)[0],
                                                  IMPORTS_SYMBOL, EXACT, imp.line))
 
@@ -352,8 +363,8 @@ class Resolver(ScopeResolver):
         class implements, which the bases also list)."""
         out: list[Symbol] = []
         for base in bases:
-            if base[0] == "i":
-                symbol = ("d", base[1], base[2])
+            if base[0] == INSTANCE_TAG:
+                symbol: Symbol = (DEFINITION_TAG, base[1], base[2])
                 d = self.definition(symbol)
                 if d is not None and d.kind == CLASS:
                     out.append(symbol)
@@ -371,7 +382,7 @@ class Resolver(ScopeResolver):
             return targets
         return others if kind == RefKind.VALUE else functions
 
-    def _by_arity(self, targets: list[Symbol], name: str, arity: int, rules: Any
+    def _by_arity(self, targets: list[Symbol], name: str, arity: int, rules: ResolutionRules
                   ) -> list[Symbol]:
         """The overloads among ``targets`` that take ``arity`` arguments; where none of a
         class's do, those of its bases (which a subclass's overloads of the name do not
@@ -381,7 +392,7 @@ class Resolver(ScopeResolver):
         if fitting or not self._declared_in_class(targets):
             return fitting
         seen: set[Symbol] = set()
-        classes = [("d", t[1], self.definition(t).parent) for t in targets]
+        classes = [(DEFINITION_TAG, t[1], self.definition(t).parent) for t in targets]
         for _ in range(MAX_DEPTH):
             bases = [b for c in classes for b in self.bases_of(c[1], c[2]) if b not in seen]
             if not bases:
@@ -393,7 +404,8 @@ class Resolver(ScopeResolver):
                 fitting.extend(self._fitting(members, name, arity, rules))
                 # a base without a fitting one of its own: its bases in turn
                 if members and self._declared_in_class(members):
-                    classes.extend(("d", m[1], self.definition(m).parent) for m in members)
+                    classes.extend((DEFINITION_TAG, m[1], self.definition(m).parent)
+                                   for m in members)
             if fitting:
                 return _dedupe_symbols(fitting)
         return []
@@ -406,7 +418,7 @@ class Resolver(ScopeResolver):
                 return False
         return True
 
-    def _fitting(self, targets: list[Symbol], name: str, arity: int, rules: Any
+    def _fitting(self, targets: list[Symbol], name: str, arity: int, rules: ResolutionRules
                  ) -> list[Symbol]:
         """The ``targets`` a call of ``arity`` arguments can mean: the functions whose
         parameters take that many, and what is no function (a class: `new`'s, Go's `T(x)`)."""
@@ -424,7 +436,8 @@ class Resolver(ScopeResolver):
         return out
 
     def _by_argument_types(self, fi: FileIndex, scope: int, targets: list[Symbol],
-                           argument_types: tuple[str, ...], rules: Any) -> list[Symbol]:
+                           argument_types: tuple[str, ...], rules: ResolutionRules
+                           ) -> list[Symbol]:
         """The overloads among ``targets`` (all of which take as many arguments) whose
         parameters may take the arguments whose static types are certain; all of them where
         none may (a type this reading gets wrong leaves the call as it was)."""
@@ -442,7 +455,8 @@ class Resolver(ScopeResolver):
         return out or targets
 
     def _exact_arguments(self, fi: FileIndex, scope: int, target: Symbol,
-                         argument_types: tuple[str, ...], rules: Any) -> int:
+                         argument_types: tuple[str, ...], rules: ResolutionRules
+                         ) -> int:
         """How many of the arguments ``target`` declares a parameter of their very type."""
         parameters = self._parameters.get(target)
         if parameters is None:
@@ -453,7 +467,8 @@ class Resolver(ScopeResolver):
 
     def _arguments_fit(self, fi: FileIndex, scope: int, target: Symbol,
                        parameters: tuple[int, int, tuple[str, ...]],
-                       argument_types: tuple[str, ...], rules: Any) -> bool:
+                       argument_types: tuple[str, ...], rules: ResolutionRules
+                       ) -> bool:
         least, most, types = parameters
         for i, argument in enumerate(argument_types):
             if not argument:
@@ -481,18 +496,18 @@ class Resolver(ScopeResolver):
         return info
 
     def _import_edge(self, result: FileResolution, file_id: int, target: Symbol, line: int) -> None:
-        if target[0] == "x":
+        if target[0] == EXTERNAL_TAG:
             ext_id = external_module_id(target[1], target[2])
             result.externals[ext_id] = (target[1], target[2])
             result.edges.append(
                 ResolvedEdge(file_id, ext_id, IMPORTS, EXACT, line)
             )
-        elif target[0] == "m":
+        elif target[0] == MODULE_TAG:
             result.edges.append(ResolvedEdge(
                 file_id, module_node_id(target[1], target[2]), IMPORTS,
                 EXACT, line,
             ))
-        elif target[0] == "f" and target[1] != result.path:
+        elif target[0] == FILE_TAG and target[1] != result.path:
             # (a file's own inline module importing it, Rust's `mod tests { use super::*; }`,
             # is no dependency)
             result.edges.append(
@@ -507,7 +522,7 @@ class Resolver(ScopeResolver):
         traits, _ = self.resolve_path(fi, impl.trait_path, -1)
         for t in types:
             for tr in traits:
-                if t[0] == "d" and tr[0] == "d":
+                if t[0] == DEFINITION_TAG and tr[0] == DEFINITION_TAG:
                     result.edges.append(ResolvedEdge(
                         self.defining(t[1]).ids[t[2]], self.defining(tr[1]).ids[tr[2]],
                         IMPLEMENTS, EXACT, impl.line,
@@ -537,10 +552,10 @@ class Resolver(ScopeResolver):
     def _guess(self, fi: FileIndex, path: NamePath, found: list[Symbol]
                ) -> tuple[list[Symbol], int]:
         """The unique-name guess: (the one candidate or nothing, how many candidates)."""
-        if any(s[0] == "x" for s in found):
+        if any(s[0] == EXTERNAL_TAG for s in found):
             return [], 0  # it names something external: no guessing
         name = path[-1]
-        rules = fi.rules
+        rules: ResolutionRules = fi.rules
         head = path[0]
         if len(path) == 2 and (head in rules.self_names or head in ("super", "Self")):
             return [], 0  # the receiver's class is known: the method is inherited from outside
@@ -557,7 +572,9 @@ class Resolver(ScopeResolver):
                 (p, i) for p, i, kind, is_member in self.defs_named(fi.family, name)
                 if kind in (FUNCTION, CLASS) and (is_member or not member)
             ]
-            found_one = [("d", candidates[0][0], candidates[0][1])] if len(candidates) == 1 else []
+            found_one: list[Symbol] = (
+                [(DEFINITION_TAG, candidates[0][0], candidates[0][1])] if len(candidates) == 1
+                else [])
             cached = (found_one, len(candidates), frozenset({"name:" + name}))
             self._guesses[key] = cached
         self.keys |= cached[2]

@@ -10,9 +10,19 @@ Lookups`); what differs per language comes from the family module's ``RULES``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from knoxidx.core.facts import Binding, Import, NamePath
 from knoxidx.core.model import Confidence
-from knoxidx.graph.lookups import Lookups, Symbol, Workspace
+from knoxidx.core.symbols import (
+    DEFINITION_TAG,
+    EXTERNAL_TAG,
+    FILE_TAG,
+    INSTANCE_TAG,
+    MODULE_TAG,
+    Symbol,
+)
+from knoxidx.graph.lookups import Lookups, Workspace
 from knoxidx.languages.registry import family_plugin
 from knoxidx.parse.file_index import (
     CONSTANT,
@@ -23,6 +33,9 @@ from knoxidx.parse.file_index import (
     VARIABLE,
     FileIndex,
 )
+
+if TYPE_CHECKING:
+    from knoxidx.languages.protocol import ResolutionRules
 
 EXACT = Confidence.EXACT.value  # plain strings, as file_index's kinds
 INFERRED = Confidence.INFERRED.value
@@ -66,7 +79,7 @@ class ScopeResolver(Lookups):
               called: bool = False) -> tuple[list[Symbol], bool]:
         """What a path's first name (without its call) denotes from ``scope``, and whether
         that went through an instance's type. ``called``: the head is called."""
-        rules = fi.rules
+        rules: ResolutionRules = fi.rules
         current = rules.special_head(self, fi, head, scope) if head in rules.special_heads \
             else None
         if current is not None:
@@ -100,7 +113,7 @@ class ScopeResolver(Lookups):
         """What calling each symbol yields: an instance of a class, a function's return type."""
         out: list[Symbol] = []
         for symbol in symbols[:4]:
-            if symbol[0] != "d":
+            if symbol[0] != DEFINITION_TAG:
                 continue
             d = self.definition(symbol)
             if d.kind in TYPE_KINDS:
@@ -124,7 +137,7 @@ class ScopeResolver(Lookups):
                 self.missed(fi, scope, name)
             return self.memo(("module-scope", fi.path, name, want_type),
                              self._module_scope, fi, name, want_type), False
-        rules = fi.rules
+        rules: ResolutionRules = fi.rules
         if rules.class_members_visible and scope >= 0:
             cls = fi.class_entry(name, scope)
             if cls >= 0:
@@ -136,7 +149,7 @@ class ScopeResolver(Lookups):
         """:meth:`lookup` where neither of its shortcuts applies: the scopes from ``scope``
         outwards, then the module scope."""
         defs = fi.facts.defs
-        rules = fi.rules
+        rules: ResolutionRules = fi.rules
         skip_bindings = want_type or (called and not rules.locals_callable)
         s = scope
         while s >= 0:
@@ -153,12 +166,12 @@ class ScopeResolver(Lookups):
                     if s == scope and d.kind in TYPE_KINDS and name == d.name:
                         # a class's own name inside it is the class (as _class_scope has
                         # it), not the member named like it: a Java constructor
-                        return [("d", fi.path, s)], False
+                        return [(DEFINITION_TAG, fi.path, s)], False
                     return found, False
                 if d.kind == FUNCTION and name in rules.self_names and rules.self_binds_anywhere:
                     cls = fi.class_of(s)
                     if cls >= 0:
-                        return [("i", fi.path, cls)], True
+                        return [(INSTANCE_TAG, fi.path, cls)], True
             elif d.kind in TYPE_KINDS and rules.class_members_visible:
                 if fi.outside_functions(s):
                     return self._class_scopes_memo(fi, s, name, want_type), False
@@ -172,7 +185,7 @@ class ScopeResolver(Lookups):
     def _class_scope(self, fi: FileIndex, s: int, name: str, want_type: bool) -> list[Symbol]:
         """``name`` as the class at ``s`` of ``fi`` sees it: itself, or one of its members."""
         if name == fi.facts.defs[s].name:  # a class's own name inside it is the class
-            return [("d", fi.path, s)]
+            return [(DEFINITION_TAG, fi.path, s)]
         # member()'s answer for a class, without its dispatch (it would read the class's
         # definition to learn its kind, and record this file, which class_member does)
         members = self.class_member(fi.path, s, name)
@@ -220,7 +233,7 @@ class ScopeResolver(Lookups):
             kind = fi.facts.defs[hit[-1]].kind
             value = kind in (VARIABLE, CONSTANT)
             if not (value and (imports or want_type)):
-                return [("d", fi.path, hit[-1])]
+                return [(DEFINITION_TAG, fi.path, hit[-1])]
         if imports:
             return self._bind_imports(fi, imports)
         return None
@@ -235,15 +248,16 @@ class ScopeResolver(Lookups):
     def member(self, symbol: Symbol, name: str, depth: int = 0) -> tuple[list[Symbol], bool]:
         """What ``symbol.name`` denotes; the flag says it went through an instance's type."""
         tag = symbol[0]
-        if tag == "x":
+        if tag == EXTERNAL_TAG:
             return [symbol], False  # a member of something external is external
-        if tag == "m" or tag == "f":
-            fi_rules = family_plugin(symbol[1] if tag == "m" else self._family(symbol[1])).RULES
+        if tag == MODULE_TAG or tag == FILE_TAG:
+            family = symbol[1] if tag == MODULE_TAG else self._family(symbol[1])
+            fi_rules = family_plugin(family).RULES
             return fi_rules.module_member(self, symbol, name), False
         d = self.definition(symbol)
         if d is None:
             return [], False
-        if tag == "i":
+        if tag == INSTANCE_TAG:
             found = self.class_member(symbol[1], symbol[2], name)
             return (found or self.attribute_types(symbol[1], symbol[2], name)), True
         kind = d.kind
@@ -257,7 +271,7 @@ class ScopeResolver(Lookups):
         if kind == MODULE:
             fi = self.index(symbol[1])
             hit = self.child(fi, symbol[2], name) if fi else None
-            return ([("d", symbol[1], hit[-1])] if hit else []), False
+            return ([(DEFINITION_TAG, symbol[1], hit[-1])] if hit else []), False
         if kind in (VARIABLE, CONSTANT) and depth < MAX_DEPTH:
             if self.defining(symbol[1]).rules.wrapper_method(d.signature, name):
                 return [], True  # `self.boxed.clone()`: Box's clone, not the boxed type's
@@ -296,10 +310,10 @@ class ScopeResolver(Lookups):
             # and a field of the same name (a Rust getter: `fn title(&self) -> &str {
             # &self.title }`): both, and the reference picks (see Resolver._by_use)
             defs = fi.facts.defs
-            return [("d", p, i) for p, i in owned] + [
-                ("d", path, i) for i in hit or () if defs[i].kind != FUNCTION]
+            return [(DEFINITION_TAG, p, i) for p, i in owned] + [
+                (DEFINITION_TAG, path, i) for i in hit or () if defs[i].kind != FUNCTION]
         if hit:
-            return [("d", path, i) for i in hit]
+            return [(DEFINITION_TAG, path, i) for i in hit]
         for base in self.bases_of(path, index):
             found = self._class_member(base[1], base[2], name, depth + 1)
             if found:
@@ -340,7 +354,8 @@ class ScopeResolver(Lookups):
             parent = fi.facts.defs[index].parent
             for ref in fi.bases.get(index, ()):
                 found, _ = self.resolve_path(fi, ref.path, parent)
-                out.extend(s for s in found if s[0] == "d" and s != ("d", path, index))
+                out.extend(s for s in found
+                           if s[0] == DEFINITION_TAG and s != (DEFINITION_TAG, path, index))
             out.extend(fi.rules.extra_bases(self, fi, index))
         out = _dedupe(out)
         consulted = frozenset(self.keys)
@@ -372,10 +387,10 @@ class ScopeResolver(Lookups):
             self._typing.discard(key)
         out: list[Symbol] = []
         for symbol in found[:4]:
-            if symbol[0] == "i":  # `self.x = x` where x is a typed local: the same type
+            if symbol[0] == INSTANCE_TAG:  # `self.x = x` where x is a typed local: the same type
                 out.append(symbol)
                 continue
-            if symbol[0] != "d":
+            if symbol[0] != DEFINITION_TAG:
                 continue
             d = self.definition(symbol)
             if d.kind in TYPE_KINDS:
@@ -391,7 +406,9 @@ class ScopeResolver(Lookups):
         """An instance of the type definition ``symbol``: of what it stands for when it is an
         alias (``input: ParseStream`` holds a ParseBuffer), else of itself."""
         aliased = self.aliased(symbol)
-        return [("i", t[1], t[2]) for t in aliased] if aliased else [("i", symbol[1], symbol[2])]
+        if aliased:
+            return [(INSTANCE_TAG, t[1], t[2]) for t in aliased]
+        return [(INSTANCE_TAG, symbol[1], symbol[2])]
 
     def aliased(self, symbol: Symbol, depth: int = 0) -> list[Symbol]:
         """The classes, interfaces or other types a type alias stands for (through aliases of
@@ -406,7 +423,7 @@ class ScopeResolver(Lookups):
         found, _ = self.resolve_path(fi, d.type_hint, d.parent, want_type=True)
         out: list[Symbol] = []
         for target in found[:4]:
-            if target[0] != "d" or target == symbol:
+            if target[0] != DEFINITION_TAG or target == symbol:
                 continue
             t = self.definition(target)
             if t.kind == TYPE and t.type_hint:
@@ -422,10 +439,10 @@ class ScopeResolver(Lookups):
         if hint and hint[-1] in fi.rules.self_type_names:
             cls = fi.class_of(d.parent) if d.parent >= 0 else -1
             if cls >= 0:
-                return [("i", fi.path, cls)]
+                return [(INSTANCE_TAG, fi.path, cls)]
             if d.owner:
                 found, _ = self.lookup(fi, d.owner, -1)
-                return [("i", s[1], s[2]) for s in found if s[0] == "d"]
+                return [(INSTANCE_TAG, s[1], s[2]) for s in found if s[0] == DEFINITION_TAG]
             return []
         return self.binding_type(fi, Binding(d.parent, "", hint, False), depth + 1)  # a type
 

@@ -6,10 +6,12 @@ nothing is stored twice.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knoxidx.core.model import REVERSE_NAMES, EdgeType
-from knoxidx.graph.queries import GraphQueries
+
+if TYPE_CHECKING:
+    from knoxidx.graph.protocol import GraphReads
 
 SUMMARY_FIELDS = ("id", "kind", "name", "qualified_name", "path", "start_line", "end_line")
 IMPACT_TYPES = (
@@ -32,7 +34,7 @@ def summary(node: dict[str, Any]) -> dict[str, Any]:
 
 
 def walk(
-    q: GraphQueries, start: int, direction: str, types: tuple[str, ...], depth: int,
+    q: GraphReads, start: int, direction: str, types: tuple[str, ...], depth: int,
     limit: int = 5000,
 ) -> list[dict[str, Any]]:
     """Breadth-first over ``types`` edges, nearest first: one entry per (node, site) at the
@@ -75,7 +77,7 @@ def walk(
     return hits
 
 
-def incoming_by_type(q: GraphQueries, node: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+def incoming_by_type(q: GraphReads, node: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """Every incoming edge grouped by its reverse name (CalledBy, UsedBy, ...), plus the
     structural DefinedIn/ContainedIn views."""
     out: dict[str, list[dict[str, Any]]] = {}
@@ -95,7 +97,7 @@ def incoming_by_type(q: GraphQueries, node: dict[str, Any]) -> dict[str, list[di
     return out
 
 
-def possible_references(q: GraphQueries, node: dict[str, Any],
+def possible_references(q: GraphReads, node: dict[str, Any],
                         limit: int = POSSIBLE_LIMIT) -> dict[str, Any]:
     """The unresolved calls that may be references of ``node``: ``f()``/``x.f()`` for a
     function or class ``f`` outside any type, ``x.f()`` for a member ``f``, and ``x.m()`` for

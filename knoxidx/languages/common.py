@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from knoxidx.core.symbols import INSTANCE_TAG, Symbol
 from knoxidx.parse.definitions import node_text
+from knoxidx.parse.file_index import FileIndex
+
+if TYPE_CHECKING:
+    from knoxidx.languages.protocol import ResolverView
 
 COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
 
@@ -109,14 +114,15 @@ class BaseRules:
         the declared wrapper's own, not the wrapped type's (Rust's `Box<T>` clones itself)."""
         return False
 
-    def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list | None:
+    def special_head(self, r: ResolverView, fi: FileIndex, head: str, scope: int
+                    ) -> list[Symbol] | None:
         """``super``: instances of the enclosing class's bases (MRO order)."""
         if head != "super":
             return None
         cls = fi.class_of(scope)
         if cls < 0:
             return []
-        return [("i", s[1], s[2]) for s in r.bases_of(fi.path, cls)]
+        return [(INSTANCE_TAG, s[1], s[2]) for s in r.bases_of(fi.path, cls)]
 
     def parameters(self, signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
         """How many arguments the function ``name`` declared with ``signature`` takes: (least,
@@ -125,20 +131,22 @@ class BaseRules:
         not say)."""
         return None
 
-    def argument_fits(self, r: Any, fi: Any, scope: int, argument: str, target: Any,
-                      parameter: str) -> bool:
+    def argument_fits(self, r: ResolverView, fi: FileIndex, scope: int, argument: str,
+                      target: Symbol, parameter: str) -> bool:
         """Whether an argument of static type ``argument`` (read in ``scope`` of ``fi``) may
         be passed to the parameter of type ``parameter`` of the function ``target``."""
         return True
 
-    def argument_is(self, r: Any, fi: Any, scope: int, argument: str, parameter: str) -> bool:
+    def argument_is(self, r: ResolverView, fi: FileIndex, scope: int, argument: str, parameter: str
+                   ) -> bool:
         """Whether the parameter is declared of the argument's very static type."""
         return False
 
-    def owner_matches(self, r: Any, fi: Any, index: int, path: str, method: int) -> bool:
+    def owner_matches(self, r: ResolverView, fi: FileIndex, index: int, path: str, method: int
+                     ) -> bool:
         return False
 
-    def extra_bases(self, r: Any, fi: Any, index: int) -> list:
+    def extra_bases(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]:
         return []
 
 
@@ -147,9 +155,11 @@ class ReexportingRules(BaseRules):
     member is the family's ``_module_member``, answered under the resolver's cycle guard and
     memo (``Resolver.module_member``)."""
 
-    def module_member(self, r: Any, module: Any, name: str, depth: int = 0) -> list:
+    def module_member(self, r: ResolverView, module: Symbol, name: str, depth: int = 0
+                     ) -> list[Symbol]:
         return r.module_member(module, name, depth,
                                lambda: self._module_member(r, module, name, depth))
 
-    def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
+    def _module_member(self, r: ResolverView, module: Symbol, name: str, depth: int
+                      ) -> list[Symbol]:
         raise NotImplementedError

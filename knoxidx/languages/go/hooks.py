@@ -4,12 +4,18 @@ receiver's type, embedded fields are inheritance."""
 from __future__ import annotations
 
 import posixpath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knoxidx.core.facts import Import, RefKind
+from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, MODULE_TAG, Symbol
 from knoxidx.languages.common import BaseRules, preceding_comment
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import node_text
+from knoxidx.parse.file_index import FileIndex
+
+if TYPE_CHECKING:
+    from knoxidx.core.facts import FileFacts
+    from knoxidx.languages.protocol import ResolverView
 
 FAMILY = "go"
 # Locals, functions and types share a scope: a local hides all three.
@@ -126,7 +132,7 @@ class _Rules(BaseRules):
         "Seek", "Flush", "Sync", "Stop", "Now",
     })
 
-    def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
+    def module_keys(self, path: str, facts: FileFacts, layout: Any) -> list[str]:
         return [package_path(path, layout), "dir:" + posixpath.dirname(path)]
 
     def qualified_prefix(self, path: str, keys: list[str]) -> str:
@@ -134,33 +140,35 @@ class _Rules(BaseRules):
 
     special_heads: frozenset[str] = frozenset()
 
-    def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list | None:
+    def special_head(self, r: ResolverView, fi: FileIndex, head: str, scope: int
+                    ) -> list[Symbol] | None:
         return None  # Go has no super
 
-    def owner_matches(self, r: Any, fi: Any, index: int, path: str, method: int) -> bool:
+    def owner_matches(self, r: ResolverView, fi: FileIndex, index: int, path: str, method: int
+                     ) -> bool:
         return posixpath.dirname(path) == posixpath.dirname(fi.path)
 
 
-    def _package(self, r: Any, import_path: str) -> list:
+    def _package(self, r: ResolverView, import_path: str) -> list[Symbol]:
         if r.module_paths(FAMILY, import_path):
-            return [("m", FAMILY, import_path)]
-        return [("x", FAMILY, import_path)]
+            return [(MODULE_TAG, FAMILY, import_path)]
+        return [(EXTERNAL_TAG, FAMILY, import_path)]
 
-    def import_binding(self, r: Any, fi: Any, imp: Any) -> list:
+    def import_binding(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
         return self._package(r, imp.module)
 
-    def import_targets(self, r: Any, fi: Any, imp: Any) -> list:
+    def import_targets(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
         return self._package(r, imp.module)
 
-    def module_member(self, r: Any, module: Any, name: str) -> list:
-        if module[0] != "m":
+    def module_member(self, r: ResolverView, module: Symbol, name: str) -> list[Symbol]:
+        if module[0] != MODULE_TAG:
             return []
         hits = r.module_names(FAMILY, module[2]).get(name, ())
         if len(hits) < len(r.module_paths(FAMILY, module[2])):
             r.missed_name(name)  # some file of the package lacks it: one may gain it
-        return [("d", path, index) for path, index in hits]
+        return [(DEFINITION_TAG, path, index) for path, index in hits]
 
-    def module_fallback(self, r: Any, fi: Any, name: str) -> list:
+    def module_fallback(self, r: ResolverView, fi: FileIndex, name: str) -> list[Symbol]:
         # the package scope spans every file of the directory: the first other file defining
         # the name, in path order; a file before it that lacks the name is a recorded miss
         key = "dir:" + fi.path.rpartition("/")[0]  # paths are normalised: posixpath.dirname
@@ -173,9 +181,9 @@ class _Rules(BaseRules):
         if hit is None or (first_other is not None and hit[0] != first_other):
             r.missed_name(name)
         if hit is not None:
-            return [("d", hit[0], hit[1])]
+            return [(DEFINITION_TAG, hit[0], hit[1])]
         for wildcard in fi.wildcards:
-            found = self.module_member(r, ("m", FAMILY, wildcard.module), name)
+            found = self.module_member(r, (MODULE_TAG, FAMILY, wildcard.module), name)
             if found:
                 return found
         return []

@@ -1,6 +1,14 @@
 """Java."""
 
+from typing import TYPE_CHECKING
+
 from knoxidx.languages.spec import LanguageSpec
+
+if TYPE_CHECKING:  # mypy checks the hooks module against what the engine calls
+    from knoxidx.languages.java import hooks as _hooks
+    from knoxidx.languages.protocol import Language
+
+    _CHECKED: Language = _hooks
 
 LANGUAGES = (
     LanguageSpec(

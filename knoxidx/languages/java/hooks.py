@@ -3,13 +3,26 @@ visible by their bare name, ``new T()``."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knoxidx.core.facts import Import, RefKind
+from knoxidx.core.symbols import (
+    DEFINITION_TAG,
+    EXTERNAL_TAG,
+    FILE_TAG,
+    INSTANCE_TAG,
+    MODULE_TAG,
+    Symbol,
+)
 from knoxidx.languages.common import COMMENT_TYPES, BaseRules, preceding_comment
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import node_text
+from knoxidx.parse.file_index import FileIndex
 from knoxidx.parse.name_paths import name_path
+
+if TYPE_CHECKING:
+    from knoxidx.core.facts import Definition, FileFacts
+    from knoxidx.languages.protocol import ResolverView
 
 FAMILY = "java"
 # More names than this in a qualified name is no class of any real program.
@@ -275,7 +288,7 @@ _NUMBER_SUPERS = _VALUE_SUPERS | {"Number"}
 _FINAL_LANG = frozenset({"String", *_UNBOXES})
 
 
-def _argument_fits(r: Any, fi: Any, scope: int, argument: str, target: Any,
+def _argument_fits(r: ResolverView, fi: FileIndex, scope: int, argument: str, target: Symbol,
                    parameter: str) -> bool:
     """Whether an argument of the static type ``argument`` (call_arguments') may be passed
     to a parameter of type ``parameter`` (_parameter_type's) of the method ``target``: False
@@ -308,19 +321,20 @@ def _argument_fits(r: Any, fi: Any, scope: int, argument: str, target: Any,
     return _may_extend(r, fi, scope, argument, given, classes, target, parameter, declared)
 
 
-def _argument_type(r: Any, fi: Any, scope: int, argument: str) -> tuple[str, list | None]:
+def _argument_type(r: ResolverView, fi: FileIndex, scope: int, argument: str
+                  ) -> tuple[str, list[Symbol] | None]:
     """An argument's static type (call_arguments'), "" where not certain, and its classes
     where resolved already (None: look the name up)."""
     if argument[0] == "=":
         return _variable_type(fi, scope, argument[1:]), None
     if argument[0] == "~":
-        found: tuple[str, list | None] = r.memo(("java-argument", fi.path, scope, argument),
+        found: tuple[str, list[Symbol] | None] = r.memo(("java-argument", fi.path, scope, argument),
                                                 _path_type, r, fi, scope, argument[1:])
         return found
     return argument, None
 
 
-def _argument_is(r: Any, fi: Any, scope: int, argument: str, parameter: str) -> bool:
+def _argument_is(r: ResolverView, fi: FileIndex, scope: int, argument: str, parameter: str) -> bool:
     """Whether the parameter is declared of the argument's very type: of the overloads an
     argument fits, javac calls the most specific, and one of its exact type is."""
     if parameter == "?":
@@ -330,7 +344,8 @@ def _argument_is(r: Any, fi: Any, scope: int, argument: str, parameter: str) -> 
         given.rpartition(".")[2] == parameter.rpartition(".")[2]
 
 
-def _path_type(r: Any, fi: Any, scope: int, path: str) -> tuple[str, list | None]:
+def _path_type(r: ResolverView, fi: FileIndex, scope: int, path: str
+              ) -> tuple[str, list[Symbol] | None]:
     """The declared type of what ``path`` denotes (a field, a constant, an enum constant,
     `this`): its name, and its classes in the index (None: look the name up); "" where it is
     not certain."""
@@ -338,15 +353,15 @@ def _path_type(r: Any, fi: Any, scope: int, path: str) -> tuple[str, list | None
         return _returned_type(r, fi, scope, path[:-2])
     found, confidence = r.resolve_path(fi, name_path(path), scope)
     if len(found) > 1:  # a field and methods of its name: a read is the field
-        found = [s for s in found if s[0] != "d" or r.definition(s).kind != "Function"]
+        found = [s for s in found if s[0] != DEFINITION_TAG or not _is_method(r, s)]
     if len(found) != 1 or confidence == _NAME:
         return "", None
     symbol = found[0]
     d = r.definition(symbol)
-    if d is None or symbol[0] not in ("d", "i"):
+    if d is None or symbol[0] not in (DEFINITION_TAG, INSTANCE_TAG):
         return "", None
-    if symbol[0] == "i":  # `this`
-        return d.name, [("d", symbol[1], symbol[2])]
+    if symbol[0] == INSTANCE_TAG:  # `this`
+        return d.name, [(DEFINITION_TAG, symbol[1], symbol[2])]
     if d.kind not in ("Variable", "Constant"):
         return "", None
     hint = d.type_hint
@@ -355,12 +370,13 @@ def _path_type(r: Any, fi: Any, scope: int, path: str) -> tuple[str, list | None
         parent = declaring.facts.defs[d.parent] if declaring and d.parent >= 0 else None
         if d.kind == "Constant" and parent is not None and parent.kind == "Class" \
                 and " " not in d.signature.partition("(")[0].strip():  # an enum's constant
-            return parent.name, [("d", symbol[1], d.parent)]
+            return parent.name, [(DEFINITION_TAG, symbol[1], d.parent)]
         return "", None
     return _declared(r, symbol, d, hint, d.parent)
 
 
-def _returned_type(r: Any, fi: Any, scope: int, path: str) -> tuple[str, list | None]:
+def _returned_type(r: ResolverView, fi: FileIndex, scope: int, path: str
+                  ) -> tuple[str, list[Symbol] | None]:
     """:func:`_path_type` of a call of the method ``path``: the type its declarations (one,
     or overloads that agree) return."""
     found, confidence = r.resolve_path(fi, name_path(path), scope)
@@ -369,7 +385,7 @@ def _returned_type(r: Any, fi: Any, scope: int, path: str) -> tuple[str, list | 
     hints = set()
     methods = []
     for symbol in found:
-        d = r.definition(symbol) if symbol[0] == "d" else None
+        d = r.definition(symbol) if symbol[0] == DEFINITION_TAG else None
         if d is None:
             return "", None
         if d.kind == "Function":  # (not a field of the same name: `pos` beside `pos()`)
@@ -380,11 +396,18 @@ def _returned_type(r: Any, fi: Any, scope: int, path: str) -> tuple[str, list | 
     if len(hints) != 1:
         return "", None
     d = r.definition(methods[0])
+    if d is None:
+        return "", None
     return _declared(r, methods[0], d, d.type_hint, methods[0][2])
 
 
-def _declared(r: Any, symbol: Any, d: Any, hint: tuple[str, ...], scope: int
-              ) -> tuple[str, list | None]:
+def _is_method(r: ResolverView, symbol: Symbol) -> bool:
+    d = r.definition(symbol)
+    return d is not None and d.kind == "Function"
+
+
+def _declared(r: ResolverView, symbol: Symbol, d: Definition, hint: tuple[str, ...], scope: int
+              ) -> tuple[str, list[Symbol] | None]:
     """The type ``hint`` that the definition ``d`` (at ``symbol``) declares, as
     :func:`_path_type` gives it, looked up from ``scope`` of its file."""
     head = d.signature.partition("(")[0].partition("=")[0]
@@ -397,11 +420,12 @@ def _declared(r: Any, symbol: Any, d: Any, hint: tuple[str, ...], scope: int
     if declaring is None:
         return "", None
     typed = r.resolve_path(declaring, hint, scope)[0]
-    return ".".join(hint), [t for t in typed if t[0] == "d"] or None
+    return ".".join(hint), [t for t in typed if t[0] == DEFINITION_TAG] or None
 
 
-def _may_extend(r: Any, fi: Any, scope: int, argument: str, given: str,
-                classes: list | None, target: Any, parameter: str, declared: str) -> bool:
+def _may_extend(r: ResolverView, fi: FileIndex, scope: int, argument: str, given: str,
+                classes: list[Symbol] | None, target: Symbol, parameter: str,
+                declared: str) -> bool:
     """Whether the class ``argument`` may be the type ``parameter`` or a subtype of it: not
     where the parameter's is a class of the index that is none of the argument's bases; not
     where it is a class outside the index (or a final class of java.lang) and the argument's
@@ -412,19 +436,20 @@ def _may_extend(r: Any, fi: Any, scope: int, argument: str, given: str,
     if _class_type_variable(declaring, target[2], declared):
         return True
     wanted = [s for s in r.resolve_path(declaring, name_path(parameter), target[2])[0]
-              if s[0] == "d"]
+              if s[0] == DEFINITION_TAG]
     if not wanted and declared in _FINAL_LANG:
         return declared == given
     if classes is None:
         found = r.resolve_path(fi, name_path(argument), scope)[0]
-        classes = [s for s in found if s[0] == "d"]
+        classes = [s for s in found if s[0] == DEFINITION_TAG]
         if not classes:  # a class outside the index (no subtype of one in it), or not known
-            return not wanted or not (given in _FINAL_LANG or any(s[0] == "x" for s in found))
+            return not wanted or not (given in _FINAL_LANG
+                                      or any(s[0] == EXTERNAL_TAG for s in found))
     seen = set(classes)
     for _ in range(MAX_QUALIFIED_NAMES):
         if any(w in seen for w in wanted):
             return True
-        bases: list = []
+        bases: list[Symbol] = []
         for c in classes:
             resolved = r.bases_of(c[1], c[2])
             if not wanted:  # a type outside the index: only through a base outside it
@@ -439,7 +464,7 @@ def _may_extend(r: Any, fi: Any, scope: int, argument: str, given: str,
     return True
 
 
-def _class_type_variable(fi: Any, method: int, name: str) -> bool:
+def _class_type_variable(fi: FileIndex, method: int, name: str) -> bool:
     """Whether ``name`` is a type variable of a class around the method at ``method``
     (`class Scanner<R, P>`: the signatures of the classes say)."""
     defs = fi.facts.defs
@@ -452,7 +477,7 @@ def _class_type_variable(fi: Any, method: int, name: str) -> bool:
     return False
 
 
-def _variable_type(fi: Any, scope: int, name: str) -> str:
+def _variable_type(fi: FileIndex, scope: int, name: str) -> str:
     """The declared type of the local variable or parameter ``name`` read in ``scope``, where
     the source says it; "" where not (a field's is not taken: a local without a declared type,
     `var x`, may hide it)."""
@@ -483,14 +508,15 @@ class _Rules(BaseRules):
     def parameters(self, signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
         return _parameters(signature, name)
 
-    def argument_fits(self, r: Any, fi: Any, scope: int, argument: str, target: Any,
-                      parameter: str) -> bool:
+    def argument_fits(self, r: ResolverView, fi: FileIndex, scope: int, argument: str,
+                      target: Symbol, parameter: str) -> bool:
         return _argument_fits(r, fi, scope, argument, target, parameter)
 
-    def argument_is(self, r: Any, fi: Any, scope: int, argument: str, parameter: str) -> bool:
+    def argument_is(self, r: ResolverView, fi: FileIndex, scope: int, argument: str, parameter: str
+                   ) -> bool:
         return _argument_is(r, fi, scope, argument, parameter)
 
-    def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
+    def module_keys(self, path: str, facts: FileFacts, layout: Any) -> list[str]:
         package = facts.package
         keys = [package or "(default)"]
         for d in facts.defs:
@@ -501,12 +527,12 @@ class _Rules(BaseRules):
     def qualified_prefix(self, path: str, keys: list[str]) -> str:
         return keys[0] if keys and keys[0] != "(default)" else ""
 
-    def _type(self, r: Any, qualified: str) -> list:
+    def _type(self, r: ResolverView, qualified: str) -> list[Symbol]:
         """The class named by a fully qualified name, nested classes included (memoised: a
         miss tries every shorter prefix as an enclosing class)."""
         return r.memo(("java-type", qualified), self._find_type, r, qualified)
 
-    def _find_type(self, r: Any, qualified: str) -> list:
+    def _find_type(self, r: ResolverView, qualified: str) -> list[Symbol]:
         """The longest prefix of ``qualified`` that names a top-level class (any prefix of at
         least two names, or the whole), then the nested classes the rest names. A loop, not a
         recursion per name: an import of hundreds of names (a mangled file) recursed too deep
@@ -522,7 +548,7 @@ class _Rules(BaseRules):
                 return self._nested(r, top, parts[size:])
         return []
 
-    def _package_type(self, r: Any, package: str, name: str) -> list:
+    def _package_type(self, r: ResolverView, package: str, name: str) -> list[Symbol]:
         """The top-level class ``name`` of ``package`` (memoised), without the shorter
         prefixes :meth:`_find_type` goes on to try: a class named like a package is a compile
         error in Java, so a miss looked each of them up in vain and kept them as dependencies
@@ -531,17 +557,17 @@ class _Rules(BaseRules):
         return r.memo(("java-top", qualified), self._find_top_level, r, qualified, name)
 
     @staticmethod
-    def _find_top_level(r: Any, qualified: str, name: str) -> list:
+    def _find_top_level(r: ResolverView, qualified: str, name: str) -> list[Symbol]:
         """The class whose fully qualified name is ``qualified`` if it is a top-level one."""
         for path in r.module_paths(FAMILY, "type:" + qualified):
             pfi = r.index(path)
             hit = r.child(pfi, -1, name) if pfi else None
             if hit:
-                return [("d", path, hit[-1])]
+                return [(DEFINITION_TAG, path, hit[-1])]
         return []
 
     @staticmethod
-    def _nested(r: Any, found: list, names: list[str]) -> list:
+    def _nested(r: ResolverView, found: list[Symbol], names: list[str]) -> list[Symbol]:
         """From the classes ``found``, the member each further name denotes in turn."""
         for name in names:
             found = next((m for m in (r.class_member(c[1], c[2], name) for c in found) if m), [])
@@ -549,7 +575,7 @@ class _Rules(BaseRules):
                 return []
         return found
 
-    def import_binding(self, r: Any, fi: Any, imp: Any) -> list:
+    def import_binding(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
         found = self._type(r, f"{imp.module}.{imp.name}")
         if found:
             return found
@@ -557,27 +583,27 @@ class _Rules(BaseRules):
             members = r.class_member(cls[1], cls[2], imp.name)
             if members:
                 return members
-        return [("x", FAMILY, imp.module)]
+        return [(EXTERNAL_TAG, FAMILY, imp.module)]
 
-    def import_targets(self, r: Any, fi: Any, imp: Any) -> list:
+    def import_targets(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
         if imp.name == "*":
             if imp.reexport:  # static wildcard: the class's file
-                return [("f", s[1], 0) for s in self._type(r, imp.module)] or \
-                    [("x", FAMILY, imp.module)]
+                return [(FILE_TAG, s[1], 0) for s in self._type(r, imp.module)] or \
+                    [(EXTERNAL_TAG, FAMILY, imp.module)]
             if r.module_paths(FAMILY, imp.module):
-                return [("m", FAMILY, imp.module)]
-            return [("x", FAMILY, imp.module)]
+                return [(MODULE_TAG, FAMILY, imp.module)]
+            return [(EXTERNAL_TAG, FAMILY, imp.module)]
         found = self._type(r, f"{imp.module}.{imp.name}") or self._type(r, imp.module)
         if found:
-            return [("f", found[0][1], 0)]
-        return [("x", FAMILY, imp.module)]
+            return [(FILE_TAG, found[0][1], 0)]
+        return [(EXTERNAL_TAG, FAMILY, imp.module)]
 
-    def module_member(self, r: Any, module: Any, name: str) -> list:
-        if module[0] == "m":
+    def module_member(self, r: ResolverView, module: Symbol, name: str) -> list[Symbol]:
+        if module[0] == MODULE_TAG:
             return self._type(r, f"{module[2]}.{name}")
         return []
 
-    def module_fallback(self, r: Any, fi: Any, name: str) -> list:
+    def module_fallback(self, r: ResolverView, fi: FileIndex, name: str) -> list[Symbol]:
         # it depends on the file's package and wildcard imports only: the files of a package
         # mostly share those, and read the same names
         package = fi.facts.package
@@ -585,8 +611,8 @@ class _Rules(BaseRules):
         return r.memo(("java-fallback", package, wildcards, name),
                       self._fallback, r, package, wildcards, name)
 
-    def _fallback(self, r: Any, package: str, wildcards: tuple[tuple[str, bool], ...],
-                  name: str) -> list:
+    def _fallback(self, r: ResolverView, package: str, wildcards: tuple[tuple[str, bool], ...],
+                  name: str) -> list[Symbol]:
         # Whatever the package or a wildcard import gives is a definition called `name`: where
         # the index holds none (a JDK method, a class of a library outside it), each of those
         # lookups would miss. The one lookup of the name says so, and it is what a definition
@@ -607,7 +633,7 @@ class _Rules(BaseRules):
                         return found
         # a package name used as a qualifier: java.util.List, a.b.C.m()
         if r.module_paths(FAMILY, name) or r.module_paths(FAMILY, "ns:" + name):
-            return [("m", FAMILY, name)]
+            return [(MODULE_TAG, FAMILY, name)]
         return []
 
 

@@ -1,7 +1,15 @@
 """JavaScript and TypeScript (and TSX): one family, one resolution of module paths; each
 dialect's query builds on the shared ECMAScript one (TSX's on TypeScript's too)."""
 
+from typing import TYPE_CHECKING
+
 from knoxidx.languages.spec import LanguageSpec
+
+if TYPE_CHECKING:  # mypy checks the hooks module against what the engine calls
+    from knoxidx.languages.js import hooks as _hooks
+    from knoxidx.languages.protocol import Language
+
+    _CHECKED: Language = _hooks
 
 _HOOKS = "knoxidx.languages.js.hooks"
 _ECMASCRIPT = "knoxidx/languages/js/ecmascript"

@@ -5,13 +5,19 @@ import specifier maps to a file (relative paths, index files, ``.js`` -> ``.ts``
 from __future__ import annotations
 
 import posixpath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knoxidx.core.facts import Import, RefKind
 from knoxidx.core.model import NodeKind
+from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, Symbol
 from knoxidx.languages.common import ReexportingRules, preceding_comment
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import node_text
+from knoxidx.parse.file_index import FileIndex
+
+if TYPE_CHECKING:
+    from knoxidx.core.facts import FileFacts
+    from knoxidx.languages.protocol import ResolverView
 
 FAMILY = "js"
 # One namespace for values: a local hides a function or class of the same name.
@@ -120,7 +126,7 @@ def is_exported(node: Any, name: str, nested: bool, source: bytes) -> bool | Non
             if child.type == "accessibility_modifier":
                 return node_text(source, child) == "public"
         return True
-    return _statement(node).type == "export_statement"
+    return bool(_statement(node).type == "export_statement")
 
 
 def package_name(raw: str) -> str:
@@ -254,7 +260,7 @@ class _Rules(ReexportingRules):
     builtin_method_names = _BUILTIN_METHODS
     module_joiner = ":"
 
-    def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
+    def module_keys(self, path: str, facts: FileFacts, layout: Any) -> list[str]:
         return [path]
 
     def qualified_prefix(self, path: str, keys: list[str]) -> str:
@@ -265,8 +271,8 @@ class _Rules(ReexportingRules):
 
     # modules
 
-    def _file(self, r: Any, path: str) -> list:
-        return [("f", path, 0)] if r.module_paths(FAMILY, path) else []
+    def _file(self, r: ResolverView, path: str) -> list[Symbol]:
+        return [(FILE_TAG, path, 0)] if r.module_paths(FAMILY, path) else []
 
     def _candidates(self, base: str) -> list[str]:
         out = [base]
@@ -277,7 +283,7 @@ class _Rules(ReexportingRules):
         out.extend(f"{base}/index{e}" for e in EXTENSIONS)
         return out
 
-    def _find(self, r: Any, base: str) -> list:
+    def _find(self, r: ResolverView, base: str) -> list[Symbol]:
         base = posixpath.normpath(base)
         if base.startswith(".."):
             return []
@@ -289,16 +295,16 @@ class _Rules(ReexportingRules):
                 return found
         return []
 
-    def resolve_module(self, r: Any, fi: Any, spec: str) -> list:
+    def resolve_module(self, r: ResolverView, fi: FileIndex, spec: str) -> list[Symbol]:
         if not spec:
-            return [("f", fi.path, 0)]
+            return [(FILE_TAG, fi.path, 0)]
         # what a specifier names depends only on the importing file's directory: asked once
         # for all the files there (and every import of one module from one file)
         directory = posixpath.dirname(fi.path)
         return r.memo(("js-module", directory, spec),
                       self._resolve_module, r, directory, spec)
 
-    def _resolve_module(self, r: Any, directory: str, spec: str) -> list:
+    def _resolve_module(self, r: ResolverView, directory: str, spec: str) -> list[Symbol]:
         if spec.startswith("."):
             return self._find(r, posixpath.join(directory, spec))
         for ts in r.layout.ts_configs:
@@ -324,19 +330,20 @@ class _Rules(ReexportingRules):
                     return found
         parts = spec.split("/")
         package = "/".join(parts[:2]) if spec.startswith("@") else parts[0]
-        return [("x", FAMILY, package)]
+        return [(EXTERNAL_TAG, FAMILY, package)]
 
-    def import_binding(self, r: Any, fi: Any, imp: Any) -> list:
+    def import_binding(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
         modules = self.resolve_module(r, fi, imp.module)
         if not imp.name:
             return modules
-        out: list = []
+        out: list[Symbol] = []
         for m in modules:
-            if m[0] == "x":
+            if m[0] == EXTERNAL_TAG:
                 out.append(m)
                 continue
             if imp.name == REQUIRE:
-                exported = [s for s in self.module_member(r, m, "default") if s[0] == "d"]
+                exported = [s for s in self.module_member(r, m, "default")
+                            if s[0] == DEFINITION_TAG]
                 out.extend(exported or [m])  # `module.exports = X`, else the exports object
                 continue
             found = self.module_member(r, m, imp.name)
@@ -345,13 +352,15 @@ class _Rules(ReexportingRules):
             out.extend(found)
         return out
 
-    def import_targets(self, r: Any, fi: Any, imp: Any) -> list:
+    def import_targets(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
         if not imp.module:
             return []
-        return [m for m in self.resolve_module(r, fi, imp.module) if m[0] in ("f", "x")]
+        return [m for m in self.resolve_module(r, fi, imp.module)
+                if m[0] in (FILE_TAG, EXTERNAL_TAG)]
 
-    def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
-        if module[0] != "f" or depth > 8:
+    def _module_member(self, r: ResolverView, module: Symbol, name: str, depth: int
+                      ) -> list[Symbol]:
+        if module[0] != FILE_TAG or depth > 8:
             return []
         fi = r.index(module[1])
         if fi is None:
@@ -365,23 +374,23 @@ class _Rules(ReexportingRules):
                 self.resolve_module(r, fi, exp.module)
         hit = r.child(fi, -1, name)
         if hit:
-            return [("d", fi.path, hit[-1])]
+            return [(DEFINITION_TAG, fi.path, hit[-1])]
         for wildcard in fi.wildcards:
             if wildcard.reexport:
                 for m in self.resolve_module(r, fi, wildcard.module):
-                    if m[0] == "f" and m != module:
+                    if m[0] == FILE_TAG and m != module:
                         found = self.module_member(r, m, name, depth + 1)
                         if found:
                             return found
         if name != "default":
             for default in self.module_member(r, module, "default", depth + 1):
-                if default[0] == "d":
+                if default[0] == DEFINITION_TAG:
                     members, _ = r.member(default, name)
                     if members:
                         return members
         return []
 
-    def module_fallback(self, r: Any, fi: Any, name: str) -> list:
+    def module_fallback(self, r: ResolverView, fi: FileIndex, name: str) -> list[Symbol]:
         return []
 
 

@@ -1,6 +1,14 @@
 """Python."""
 
+from typing import TYPE_CHECKING
+
 from knoxidx.languages.spec import LanguageSpec
+
+if TYPE_CHECKING:  # mypy checks the hooks module against what the engine calls
+    from knoxidx.languages.protocol import Language
+    from knoxidx.languages.python import hooks as _hooks
+
+    _CHECKED: Language = _hooks
 
 LANGUAGES = (
     LanguageSpec(

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knoxidx.core.facts import Import, RefKind
 from knoxidx.core.model import NodeKind
+from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, MODULE_TAG, Symbol
 from knoxidx.languages.common import ReexportingRules, first_doc_line
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import node_text
+from knoxidx.parse.file_index import FileIndex
+
+if TYPE_CHECKING:
+    from knoxidx.core.facts import FileFacts
+    from knoxidx.languages.protocol import ResolverView
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
@@ -144,7 +150,7 @@ _BUILTIN_METHODS = frozenset(
 def module_keys(path: str, layout: Any) -> list[str]:
     """The dotted names a file is importable under (memoised per layout)."""
     key = ("py-keys", path)
-    hit = layout.cache.get(key)
+    hit: list[str] | None = layout.cache.get(key)
     if hit is None:
         hit = layout.cache[key] = _module_keys(path, layout)
     return hit
@@ -194,7 +200,7 @@ class _Rules(ReexportingRules):
     def qualified_prefix(self, path: str, keys: list[str]) -> str:
         return keys[0] if keys else ""
 
-    def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
+    def module_keys(self, path: str, facts: FileFacts, layout: Any) -> list[str]:
         """Importable names first (the first names the file's module), then namespace
         packages it lives in, marked ``ns:``."""
         keys = module_keys(path, layout)
@@ -202,17 +208,17 @@ class _Rules(ReexportingRules):
 
     # modules
 
-    def _module(self, r: Any, key: str) -> list:
+    def _module(self, r: ResolverView, key: str) -> list[Symbol]:
         files = r.module_paths(FAMILY, key)
         if files:
             inits = [p for p in files if p.endswith(("/__init__.py", "/__init__.pyi"))
                      or p.startswith("__init__.")]
-            return [("f", (inits or files)[0], 0)]
+            return [(FILE_TAG, (inits or files)[0], 0)]
         if r.module_paths(FAMILY, "ns:" + key):
-            return [("m", FAMILY, key)]
+            return [(MODULE_TAG, FAMILY, key)]
         return []
 
-    def _absolute(self, r: Any, fi: Any, module: str) -> list:
+    def _absolute(self, r: ResolverView, fi: FileIndex, module: str) -> list[Symbol]:
         found = self._module(r, module)
         if found:
             return found
@@ -223,14 +229,14 @@ class _Rules(ReexportingRules):
             found = self._module(r, sibling)
             if found:
                 return found
-        return [("x", FAMILY, module.split(".", 1)[0])]
+        return [(EXTERNAL_TAG, FAMILY, module.split(".", 1)[0])]
 
-    def _resolve_module(self, r: Any, fi: Any, module: str) -> list:
+    def _resolve_module(self, r: ResolverView, fi: FileIndex, module: str) -> list[Symbol]:
         # `from m import a, b, c` is three imports of one module
         return r.memo(("py-module", fi.path, module),
                       self._resolve_module_of, r, fi, module)
 
-    def _resolve_module_of(self, r: Any, fi: Any, module: str) -> list:
+    def _resolve_module_of(self, r: ResolverView, fi: FileIndex, module: str) -> list[Symbol]:
         if not module.startswith("."):
             return self._absolute(r, fi, module)
         dots = len(module) - len(module.lstrip("."))
@@ -246,19 +252,19 @@ class _Rules(ReexportingRules):
         key = ".".join([*base, rest] if rest else base)
         return self._module(r, key) if key else []
 
-    def import_binding(self, r: Any, fi: Any, imp: Any) -> list:
+    def import_binding(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
         modules = self._resolve_module(r, fi, imp.module)
         if not imp.name:
             return modules
-        out: list = []
+        out: list[Symbol] = []
         for m in modules:
-            if m[0] == "x":
+            if m[0] == EXTERNAL_TAG:
                 out.append(m)
             else:
                 out.extend(self.module_member(r, m, imp.name))
         return out
 
-    def import_targets(self, r: Any, fi: Any, imp: Any) -> list:
+    def import_targets(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
         modules = self._resolve_module(r, fi, imp.module)
         if imp.name and imp.name != "*":
             out = []
@@ -266,22 +272,23 @@ class _Rules(ReexportingRules):
                 sub = self._submodule(r, m, imp.name)
                 out.extend(sub or [m])
             modules = out
-        return [m for m in modules if m[0] in ("f", "x")]
+        return [m for m in modules if m[0] in (FILE_TAG, EXTERNAL_TAG)]
 
-    def _submodule(self, r: Any, module: Any, name: str) -> list:
-        if module[0] == "x":
+    def _submodule(self, r: ResolverView, module: Symbol, name: str) -> list[Symbol]:
+        if module[0] == EXTERNAL_TAG:
             return []
         key = _module_key(r, module)
         return self._module(r, f"{key}.{name}") if key else []
 
-    def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
-        if module[0] == "f":
+    def _module_member(self, r: ResolverView, module: Symbol, name: str, depth: int
+                      ) -> list[Symbol]:
+        if module[0] == FILE_TAG:
             fi = r.index(module[1])
             if fi is None:
                 return []
             hit = fi.children.get((-1, name))
             if hit:
-                return [("d", fi.path, hit[-1])]
+                return [(DEFINITION_TAG, fi.path, hit[-1])]
             imports = fi.imports.get((-1, name))
             if not imports:
                 r.missed(fi, -1, name)
@@ -290,25 +297,26 @@ class _Rules(ReexportingRules):
             if depth < 8:
                 for wildcard in fi.wildcards:
                     for m in self._resolve_module(r, fi, wildcard.module):
-                        if m != module and m[0] != "x":
+                        if m != module and m[0] != EXTERNAL_TAG:
                             found = self.module_member(r, m, name, depth + 1)
                             if found:
                                 return found
         return self._submodule(r, module, name)
 
-    def module_fallback(self, r: Any, fi: Any, name: str) -> list:
+    def module_fallback(self, r: ResolverView, fi: FileIndex, name: str) -> list[Symbol]:
         for wildcard in fi.wildcards:
             for m in self._resolve_module(r, fi, wildcard.module):
-                if m[0] != "x":
+                if m[0] != EXTERNAL_TAG:
                     found = self.module_member(r, m, name, 1)
                     if found:
                         return found
         return []
 
 
-def _module_key(r: Any, module: Any) -> str:
-    if module[0] == "m":
-        return module[2]
+def _module_key(r: ResolverView, module: Symbol) -> str:
+    if module[0] == MODULE_TAG:
+        key: str = module[2]
+        return key
     keys = module_keys(module[1], r.layout)
     return keys[0] if keys else ""
 

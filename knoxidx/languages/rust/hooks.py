@@ -5,13 +5,26 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knoxidx.core.facts import Import, RefKind
+from knoxidx.core.symbols import (
+    DEFINITION_TAG,
+    EXTERNAL_TAG,
+    FILE_TAG,
+    INSTANCE_TAG,
+    MODULE_TAG,
+    Symbol,
+)
 from knoxidx.languages.common import ReexportingRules, preceding_comment
 from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item_macros
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import node_text
+from knoxidx.parse.file_index import FileIndex
+
+if TYPE_CHECKING:
+    from knoxidx.core.facts import FileFacts
+    from knoxidx.languages.protocol import ResolverView
 
 FAMILY = "rust"
 # A `let` hides functions and constants (the value namespace), not the struct a literal
@@ -134,7 +147,7 @@ def crate_of(path: str, layout: Any) -> tuple[str, str]:
     directory in the layout (resolution asks for every path it meets, many times)."""
     directory = posixpath.dirname(path)
     key = ("rust-crate", directory)
-    hit = layout.cache.get(key)
+    hit: tuple[str, str] | None = layout.cache.get(key)
     if hit is None:
         hit = layout.cache[key] = _innermost_crate(directory, layout)
     return hit
@@ -152,7 +165,7 @@ def _innermost_crate(directory: str, layout: Any) -> tuple[str, str]:
 def module_path(path: str, layout: Any) -> str:
     """``crate_name::a::b`` for ``<crate>/src/a/b.rs`` (and ``a/mod.rs``, ``lib.rs``)."""
     key = ("rust-module", path)
-    hit = layout.cache.get(key)
+    hit: str | None = layout.cache.get(key)
     if hit is None:
         hit = layout.cache[key] = _module_path(path, layout)
     return hit
@@ -200,13 +213,13 @@ class _Rules(ReexportingRules):
         clone is a new reference, not T's clone."""
         return name in _WRAPPER_OWN_METHODS and _DEREF_WRAPPER.search(declared) is not None
 
-    def module_keys(self, path: str, facts: Any, layout: Any) -> list[str]:
+    def module_keys(self, path: str, facts: FileFacts, layout: Any) -> list[str]:
         return [module_path(path, layout)]
 
     def qualified_prefix(self, path: str, keys: list[str]) -> str:
         return keys[0] if keys else ""
 
-    def _current(self, r: Any, fi: Any, scope: int = -1) -> str:
+    def _current(self, r: ResolverView, fi: FileIndex, scope: int = -1) -> str:
         """The module path at ``scope`` of the file: the file's module, then the inline
         `mod name { }` blocks around the scope (`super::` in `mod tests` is the file's)."""
         base = module_path(fi.path, r.layout)
@@ -220,22 +233,25 @@ class _Rules(ReexportingRules):
             s = d.parent
         return "::".join([base, *reversed(inline)]) if inline else base
 
-    def _module(self, r: Any, key: str) -> list:
+    def _module(self, r: ResolverView, key: str) -> list[Symbol]:
         if r.module_paths(FAMILY, key):
-            return [("m", FAMILY, key)]
+            return [(MODULE_TAG, FAMILY, key)]
         # an inline `mod name { }` inside the parent module's file
         parent, _, name = key.rpartition("::")
         if parent:
             for path in r.module_paths(FAMILY, parent):
                 pfi = r.index(path)
-                hit = r.child(pfi, -1, name) if pfi else None
+                if pfi is None:
+                    continue
+                hit = r.child(pfi, -1, name)
                 if hit and pfi.facts.defs[hit[-1]].kind == "Module":
-                    return [("d", path, hit[-1])]
+                    return [(DEFINITION_TAG, path, hit[-1])]
         return []
 
-    def special_head(self, r: Any, fi: Any, head: str, scope: int) -> list | None:
+    def special_head(self, r: ResolverView, fi: FileIndex, head: str, scope: int
+                    ) -> list[Symbol] | None:
         if head == "crate":
-            return [("m", FAMILY, crate_of(fi.path, r.layout)[1])]
+            return [(MODULE_TAG, FAMILY, crate_of(fi.path, r.layout)[1])]
         if head == "super":
             parent = self._current(r, fi, scope).rpartition("::")[0]
             return self._module(r, parent) if parent else []
@@ -244,12 +260,12 @@ class _Rules(ReexportingRules):
             return owner
         if head == "self" and not self._in_method(fi, scope):
             current = self._current(r, fi, scope)
-            return self._module(r, current) or [("m", FAMILY, current)]
+            return self._module(r, current) or [(MODULE_TAG, FAMILY, current)]
         if head == "self":
-            return [("i", s[1], s[2]) for s in self._owner_type(r, fi, scope)]
+            return [(INSTANCE_TAG, s[1], s[2]) for s in self._owner_type(r, fi, scope)]
         return None
 
-    def _in_method(self, fi: Any, scope: int) -> bool:
+    def _in_method(self, fi: FileIndex, scope: int) -> bool:
         defs = fi.facts.defs
         s = scope
         while s >= 0:
@@ -259,20 +275,21 @@ class _Rules(ReexportingRules):
             s = d.parent
         return False
 
-    def _owner_type(self, r: Any, fi: Any, scope: int) -> list:
+    def _owner_type(self, r: ResolverView, fi: FileIndex, scope: int) -> list[Symbol]:
         defs = fi.facts.defs
         s = scope
         while s >= 0:
             d = defs[s]
             if d.owner:
                 found, _ = r.resolve_path(fi, (d.owner,), -1)
-                return [x for x in found if x[0] == "d"]
+                return [x for x in found if x[0] == DEFINITION_TAG]
             if d.parent >= 0 and defs[d.parent].kind == "Interface":
-                return [("d", fi.path, d.parent)]
+                return [(DEFINITION_TAG, fi.path, d.parent)]
             s = d.parent
         return []
 
-    def owner_matches(self, r: Any, fi: Any, index: int, path: str, method: int) -> bool:
+    def owner_matches(self, r: ResolverView, fi: FileIndex, index: int, path: str, method: int
+                     ) -> bool:
         """Whether ``method`` is what the type at ``index`` calls by that name: a method of
         one of its impls, and of a trait impl only where no inherent impl has the name (Rust
         looks inherent methods up first: `Task::from_raw` in `impl Link for Task` is Task's
@@ -281,35 +298,38 @@ class _Rules(ReexportingRules):
             return False
         if not _in_trait_impl(r, path, method):
             return True
-        d = r.index(path).facts.defs[method]
+        declaring = r.index(path)
+        assert declaring is not None  # _in_trait_impl read it
+        d = declaring.facts.defs[method]
         owner, name = d.owner, d.name
         return not any(
             m == name and (p, i) != (path, method) and not _in_trait_impl(r, p, i)
             and self._impl_of(r, fi, index, p, i)
             for p, i, m in r.methods_of(FAMILY, owner))
 
-    def _impl_of(self, r: Any, fi: Any, index: int, path: str, method: int) -> bool:
+    def _impl_of(self, r: ResolverView, fi: FileIndex, index: int, path: str, method: int) -> bool:
         """Whether the `impl` block of ``method`` is one of the type at ``index``: its type
         name read where the impl is (tokio has three `State`s, each with its own `load`)."""
         if crate_of(path, r.layout) != crate_of(fi.path, r.layout):
             return False
         types = r.memo(("rust-impl-type", path, method), self._impl_types, r, path, method)
         # a type name that resolves to nothing here (a macro-made type): the same file only
-        return ("d", fi.path, index) in types if types else path == fi.path
+        return (DEFINITION_TAG, fi.path, index) in types if types else path == fi.path
 
-    def _impl_types(self, r: Any, path: str, method: int) -> list:
+    def _impl_types(self, r: ResolverView, path: str, method: int) -> list[Symbol]:
         mfi = r.index(path)
         if mfi is None:
             return []
         d = mfi.facts.defs[method]
         found, _ = r.resolve_path(mfi, (d.owner,), d.parent)
-        return [s for s in found if s[0] == "d"]
+        return [s for s in found if s[0] == DEFINITION_TAG]
 
-    def extra_bases(self, r: Any, fi: Any, index: int) -> list:
+    def extra_bases(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]:
         """Traits a type implements anywhere in the crate lend it their default methods."""
         return []
 
-    def resolve_module(self, r: Any, fi: Any, spec: str, scope: int = -1) -> list:
+    def resolve_module(self, r: ResolverView, fi: FileIndex, spec: str, scope: int = -1
+                      ) -> list[Symbol]:
         if spec.startswith(PATH_MODULE):
             return self._path_module(r, fi, spec[len(PATH_MODULE):], scope)
         parts = spec.split("::") if spec else []
@@ -334,7 +354,7 @@ class _Rules(ReexportingRules):
             elif r.module_paths(FAMILY, head):
                 base = head
             else:
-                return [("x", FAMILY, head)]
+                return [(EXTERNAL_TAG, FAMILY, head)]
         key = "::".join([base, *parts[1:]]) if len(parts) > 1 else base
         found = self._module(r, key)
         if found or len(parts) < 2:
@@ -361,13 +381,14 @@ class _Rules(ReexportingRules):
             directory = posixpath.join(directory, *inline.split("::"))
         target = posixpath.normpath(posixpath.join(directory, written))
         key = module_path(target, r.layout)
-        return [("m", FAMILY, key)] if target in r.module_paths(FAMILY, key) else []
+        return [(MODULE_TAG, FAMILY, key)] if target in r.module_paths(FAMILY, key) else []
 
-    def _item(self, r: Any, fi: Any, module: str, name: str, scope: int = -1) -> list:
+    def _item(self, r: ResolverView, fi: FileIndex, module: str, name: str, scope: int = -1
+             ) -> list[Symbol]:
         modules = self.resolve_module(r, fi, module, scope) if module else []
-        out: list = []
+        out: list[Symbol] = []
         for m in modules:
-            if m[0] == "x":
+            if m[0] == EXTERNAL_TAG:
                 out.append(m)
             else:
                 out.extend(self.module_member(r, m, name))
@@ -377,43 +398,44 @@ class _Rules(ReexportingRules):
             out.extend(found)
         return out
 
-    def import_binding(self, r: Any, fi: Any, imp: Any) -> list:
+    def import_binding(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
         if not imp.name:
             return self.resolve_module(r, fi, imp.module, imp.scope)
         return self._item(r, fi, imp.module, imp.name, imp.scope)
 
-    def import_targets(self, r: Any, fi: Any, imp: Any) -> list:
+    def import_targets(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
         spec = imp.module if not imp.name or imp.name == "*" else f"{imp.module}::{imp.name}"
         found = self.resolve_module(r, fi, spec, imp.scope) if spec else []
         if not found and imp.name and imp.name != "*":
             found = self.resolve_module(r, fi, imp.module, imp.scope)
-        out: list = []
+        out: list[Symbol] = []
         for m in found:
-            if m[0] == "m":
-                out.extend(("f", p, 0) for p in r.module_paths(FAMILY, m[2])[:1])
-            elif m[0] == "x":
+            if m[0] == MODULE_TAG:
+                out.extend((FILE_TAG, p, 0) for p in r.module_paths(FAMILY, m[2])[:1])
+            elif m[0] == EXTERNAL_TAG:
                 out.append(m)
         return out
 
-    def _module_member(self, r: Any, module: Any, name: str, depth: int) -> list:
-        if module[0] == "d":
+    def _module_member(self, r: ResolverView, module: Symbol, name: str, depth: int
+                      ) -> list[Symbol]:
+        if module[0] == DEFINITION_TAG:
             pfi = r.index(module[1])
             hit = r.child(pfi, module[2], name) if pfi else None
             if hit:
-                return [("d", module[1], hit[-1])]
+                return [(DEFINITION_TAG, module[1], hit[-1])]
             imports = pfi.imports.get((module[2], name)) if pfi else None
             # an inline module's own `use` or `mod x;` (a `#[path]` one among them)
             return self.import_binding(r, pfi, imports[-1]) if imports else []
-        if module[0] != "m" or depth > 6:
+        if module[0] != MODULE_TAG or depth > 6:
             return []
-        out: list = []
+        out: list[Symbol] = []
         for path in r.module_paths(FAMILY, module[2]):
             pfi = r.index(path)
             if pfi is None:
                 continue
             hit = pfi.children.get((-1, name))
             if hit:
-                out.append(("d", path, hit[-1]))
+                out.append((DEFINITION_TAG, path, hit[-1]))
                 continue
             imports = pfi.imports.get((-1, name))
             if not imports:
@@ -423,16 +445,16 @@ class _Rules(ReexportingRules):
                 continue
             for wildcard in pfi.wildcards:
                 for m in self.resolve_module(r, pfi, wildcard.module, wildcard.scope):
-                    if m != module and m[0] != "x":
+                    if m != module and m[0] != EXTERNAL_TAG:
                         out.extend(self.module_member(r, m, name, depth + 1))
         if not out:
             out = self._module(r, f"{module[2]}::{name}")
         return out
 
-    def module_fallback(self, r: Any, fi: Any, name: str) -> list:
+    def module_fallback(self, r: ResolverView, fi: FileIndex, name: str) -> list[Symbol]:
         for wildcard in fi.wildcards:
             for m in self.resolve_module(r, fi, wildcard.module, wildcard.scope):
-                if m[0] != "x":
+                if m[0] != EXTERNAL_TAG:
                     found = self.module_member(r, m, name, 1)
                     if found:
                         return found
@@ -443,19 +465,19 @@ class _Rules(ReexportingRules):
             return child
         # the extern prelude: a crate of the workspace by its name, as an integration test
         # (`tests/*.rs`) calls `tokio::spawn` or `syn::parse_str` without a `use`
-        return [("m", FAMILY, name)] if "::" not in name and r.module_paths(FAMILY, name) else []
+        return [(MODULE_TAG, FAMILY, name)] if "::" not in name and r.module_paths(FAMILY, name) else []
 
 
 def _is_module(r: Any, symbol: Any) -> bool:
-    if symbol[0] == "m":
+    if symbol[0] == MODULE_TAG:
         return True
-    if symbol[0] != "d":
+    if symbol[0] != DEFINITION_TAG:
         return False
     fi = r.index(symbol[1])
     return fi is not None and fi.facts.defs[symbol[2]].kind == "Module"
 
 
-def _in_trait_impl(r: Any, path: str, method: int) -> bool:
+def _in_trait_impl(r: ResolverView, path: str, method: int) -> bool:
     """Whether the method at (path, method) is written in an `impl Trait for Type` block."""
     mfi = r.index(path)
     if mfi is None:
