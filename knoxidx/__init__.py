@@ -18,7 +18,8 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
         ("KnoxidxError", "IndexNotFoundError", "IndexGoneError", "SymbolNotFoundError",
          "AmbiguousSymbolError", "IndexLockedError", "CorruptIndexError", "BadPathError",
-         "BadInputError", "IndexWriteError", "HistoryUnavailableError"),
+         "BadInputError", "IndexWriteError", "HistoryUnavailableError", "ForbiddenPathError",
+         "SourceNotFoundError"),
         "knoxidx.core.errors"),
     **dict.fromkeys(
         ("RetrievalError", "SearchInputError", "SearchIndexMissingError",
@@ -31,8 +32,6 @@ _EXPORTS: dict[str, str] = {
     "ConfigError": "knoxidx.core.config",
     "StoreConfigError": "knoxidx.core.store_url",
     "StoreUnavailableError": "knoxidx.graph.pg_schema",
-    "SourceNotFoundError": "knoxidx.parse.source",
-    "ForbiddenPathError": "knoxidx.parse.source",
     "InputError": "knoxidx.api.schemas",
     "GitUnavailableError": "knoxidx.history.gitlog",
 }
@@ -49,19 +48,20 @@ if TYPE_CHECKING:
         BadInputError,
         BadPathError,
         CorruptIndexError,
+        ForbiddenPathError,
         HistoryUnavailableError,
         IndexGoneError,
         IndexLockedError,
         IndexNotFoundError,
         IndexWriteError,
         KnoxidxError,
+        SourceNotFoundError,
         SymbolNotFoundError,
     )
     from knoxidx.core.store_url import StoreConfigError
     from knoxidx.graph.pg_schema import StoreUnavailableError
     from knoxidx.history.gitlog import GitUnavailableError
     from knoxidx.index import Index
-    from knoxidx.parse.source import ForbiddenPathError, SourceNotFoundError
     from knoxidx.retrieval.disclosure import NeverSendError
     from knoxidx.retrieval.egress import EgressBlockedError
     from knoxidx.retrieval.errors import (

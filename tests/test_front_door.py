@@ -82,3 +82,19 @@ def test_the_front_door_does_not_slow_the_graph_commands() -> None:
     loaded = _loaded_after("import knoxidx.cli")
     assert not {name.split(".")[0] for name in loaded} & {"numpy", "onnxruntime", "mcp",
                                                            "starlette", "tokenizers"}
+
+
+def test_a_graph_answer_masks_its_signatures_without_loading_discovery(tmp_path: Path) -> None:
+    """``callers`` shows its symbol's signature through the never-send and secret masking;
+    that must not import file discovery and the repository walk (~40 ms of every command)."""
+    from knoxidx.index import Index
+
+    (tmp_path / "m.py").write_text("def f(token: str = 'x') -> int:\n    return 1\n\n"
+                                   "def g():\n    return f()\n")
+    with Index.open(tmp_path, create=True) as idx:
+        idx.update(embed=False)
+    loaded = _loaded_after(
+        f"from knoxidx.index import Index; idx = Index.open({str(tmp_path)!r}); "
+        "answer = idx.callers('m.f'); assert answer['callers'], answer")
+    assert "knoxidx.retrieval.disclosure" in loaded  # the masking did run
+    assert not {"knoxidx.parse.discovery", "knoxidx.parse.source"} & loaded

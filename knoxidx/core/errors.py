@@ -63,6 +63,16 @@ class BadPathError(KnoxidxError):
     exit_code = 2
 
 
+class ForbiddenPathError(BadPathError):
+    """The path is well-formed but leads outside what may be read (HTTP 403)."""
+
+
+class SourceNotFoundError(KnoxidxError):
+    """No such file in the repository (HTTP 404)."""
+
+    exit_code = 2
+
+
 class BadInputError(KnoxidxError):
     """An argument that cannot name anything (an empty symbol or name): HTTP 400."""
 

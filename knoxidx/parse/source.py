@@ -18,7 +18,11 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
-from knoxidx.core.errors import BadPathError, KnoxidxError
+from knoxidx.core.errors import (
+    BadPathError,
+    ForbiddenPathError,
+    SourceNotFoundError,
+)
 from knoxidx.core.files import FileTooLargeError, NotRegularFileError, read_regular
 from knoxidx.languages.registry import language_for_path
 from knoxidx.parse.watch_filter import RepoPathFilter
@@ -32,16 +36,6 @@ class Disclosing(Protocol):
     def check(self, path: str) -> None: ...
 
     def source(self, answer: dict[str, Any]) -> dict[str, Any]: ...
-
-
-class ForbiddenPathError(BadPathError):
-    """The path is well-formed but leads outside what may be read (HTTP 403)."""
-
-
-class SourceNotFoundError(KnoxidxError):
-    """No such file in the repository (HTTP 404)."""
-
-    exit_code = 2
 
 
 def check_relative(path: Any) -> str:

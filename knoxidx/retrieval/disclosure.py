@@ -27,7 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from knoxidx.core.config import NEVER_SEND_ENV, load_settings
-from knoxidx.parse.source import ForbiddenPathError
+
+# from core, not parse.source: a graph answer's masking must not import discovery (pathspec)
+from knoxidx.core.errors import ForbiddenPathError
 from knoxidx.retrieval.egress import DEFAULT_NEVER_SEND, EgressPolicy
 from knoxidx.retrieval.secrets import MARK, find_secrets, mask_findings
 

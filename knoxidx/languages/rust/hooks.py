@@ -368,7 +368,8 @@ class _Rules(ReexportingRules):
         # (`use a::Type` where a::Type is an item, not a module: nothing)
         return walked
 
-    def _path_module(self, r: Any, fi: Any, written: str, scope: int) -> list:
+    def _path_module(self, r: ResolverView, fi: FileIndex, written: str, scope: int
+                     ) -> list[Symbol]:
         """The module a `#[path = "written"]` names: relative to the file's directory, and
         inside inline `mod` blocks to theirs (below a directory named like the file, unless
         it is a lib.rs, main.rs or mod.rs), as rustc reads it."""
@@ -421,9 +422,11 @@ class _Rules(ReexportingRules):
         if module[0] == DEFINITION_TAG:
             pfi = r.index(module[1])
             hit = r.child(pfi, module[2], name) if pfi else None
+            if pfi is None:
+                return []
             if hit:
                 return [(DEFINITION_TAG, module[1], hit[-1])]
-            imports = pfi.imports.get((module[2], name)) if pfi else None
+            imports = pfi.imports.get((module[2], name))
             # an inline module's own `use` or `mod x;` (a `#[path]` one among them)
             return self.import_binding(r, pfi, imports[-1]) if imports else []
         if module[0] != MODULE_TAG or depth > 6:
