@@ -103,12 +103,13 @@ def drop_index(root: Path) -> None:
 
 
 def _cold_build(root: Path, jobs: int | None, sampled: bool,
-                checkout: Path | None = None) -> tuple[float, float, dict, float]:
+                checkout: Path | None = None,
+                what: str = "--graph-only") -> tuple[float, float, dict, float]:
     """Wall seconds, peak MiB (``sampled``), the ``--json`` report and CPU seconds of one;
     ``checkout``: the knoxidx of that source tree instead of the installed one (first on the
-    path, run from outside both trees)."""
+    path, run from outside both trees); ``what``: the build (``--graph-only``, ``--no-embed``)."""
     drop_index(root)
-    cmd = [*KNOXIDX, "index", "--graph-only", "--json", str(root)]
+    cmd = [*KNOXIDX, "index", what, "--json", str(root)]
     if jobs:
         cmd += ["--jobs", str(jobs)]
     env, cwd = None, None
@@ -196,6 +197,36 @@ def interleaved_builds(root: Path, base: Path, rounds: int,
             for who, rows in runs.items()}
 
 
+def graph_and_chunks(root: Path, rounds: int, jobs: int | None = None,
+                     checkout: Path | None = None) -> dict[str, Any]:
+    """Cold builds of ``root`` with ``--graph-only`` and with ``--no-embed`` (the graph, chunks
+    and lexical search), in ABBA order for ``rounds`` rounds: what the chunks and the lexical
+    index add to a build, as each round's ``--no-embed`` medians over its ``--graph-only`` ones
+    (wall and CPU: on a loaded host the CPU ratio is the steadier), and the median of those."""
+    runs: dict[str, list[tuple[float, float]]] = {"--graph-only": [], "--no-embed": []}
+    ratios: list[tuple[float, float]] = []
+    for n in range(rounds):
+        order = ("--graph-only", "--no-embed") if n % 2 == 0 else ("--no-embed", "--graph-only")
+        this_round: dict[str, list[tuple[float, float]]] = {"--graph-only": [], "--no-embed": []}
+        for what in (*order, *reversed(order)):
+            seconds, _, _, cpu = _cold_build(root, jobs, sampled=False, checkout=checkout,
+                                             what=what)
+            this_round[what].append((seconds, cpu))
+            runs[what].append((seconds, cpu))
+        graph, chunks = this_round["--graph-only"], this_round["--no-embed"]
+        ratios.append((median([w for w, _ in chunks]) / median([w for w, _ in graph]),
+                       median([c for _, c in chunks]) / median([c for _, c in graph])))
+    out: dict[str, Any] = {
+        what: {"wall_s": [round(w, 3) for w, _ in rows], "cpu_s": [round(c, 3) for _, c in rows],
+               "median_wall_s": round(median([w for w, _ in rows]), 3),
+               "median_cpu_s": round(median([c for _, c in rows]), 3)}
+        for what, rows in runs.items()}
+    out["ratio_wall"] = round(median([w for w, _ in ratios]), 3)
+    out["ratio_cpu"] = round(median([c for _, c in ratios]), 3)
+    out["round_ratios"] = [(round(w, 3), round(c, 3)) for w, c in ratios]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m bench.speed ratio [--corpus DIR] [--pairs N] [--jobs J]``: see
     :func:`paired_ratios`; ``python -m bench.speed ab --base TREE [--rounds N]``: see
@@ -205,17 +236,28 @@ def main(argv: list[str] | None = None) -> int:
     from bench.run import DEFAULT_CORPUS, downloads_aside
 
     ap = argparse.ArgumentParser(prog="python -m bench.speed")
-    ap.add_argument("what", choices=["ratio", "ab"])
+    ap.add_argument("what", choices=["ratio", "ab", "chunks"])
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=None)
     ap.add_argument("--base", type=Path, default=None,
-                    help="ab: the source tree of the knoxidx to compare this one with")
+                    help="ab: the source tree of the knoxidx to compare this one with; "
+                    "chunks: the knoxidx to measure instead of this one")
     ap.add_argument("--rounds", type=int, default=4, help="ab: ABBA rounds (4 builds each)")
     args = ap.parse_args(argv)
     if not args.corpus.is_dir():
         raise SystemExit(f"no corpus at {args.corpus} (see ../shared/corpus/get-corpus.sh)")
     downloads_aside(args.corpus)
+    if args.what == "chunks":
+        out = graph_and_chunks(args.corpus, args.rounds, args.jobs, args.base)
+        for what in ("--graph-only", "--no-embed"):
+            row = out[what]
+            print(f"{what}: median {row['median_wall_s']:.2f} s, CPU {row['median_cpu_s']:.2f} s"
+                  f" (walls {' '.join(f'{w:.2f}' for w in row['wall_s'])})")
+        print(f"--no-embed / --graph-only: wall {out['ratio_wall']:.3f}x, CPU "
+              f"{out['ratio_cpu']:.3f}x (median of {args.rounds} rounds: "
+              f"{' '.join(f'{w:.2f}/{c:.2f}' for w, c in out['round_ratios'])})")
+        return 0
     if args.what == "ab":
         if args.base is None or not (args.base / "knoxidx" / "__init__.py").is_file():
             raise SystemExit("ab needs --base, a knoxidx source tree (a git worktree)")

@@ -138,6 +138,16 @@ class Index(GraphQuestions):
             from knoxidx.retrieval.chunker import ChunkBudget
 
             budget = ChunkBudget()
+        def write_chunks(report: Any) -> None:
+            """Chunks and full-text search in step with the files just written (they need no
+            edge): done while the resolvers resolve."""
+            from knoxidx.update.retrieval_steps import refresh_retrieval
+
+            report.retrieval = refresh_retrieval(self, jobs=jobs, progress=progress,
+                                                 session=session, budget=budget,
+                                                 premade=report.chunked)
+            report.chunked = {}  # written: not kept for the rest of the update
+
         # One update is one transaction: a reader sees the graph and the chunks of one state.
         try:
             with self.store.transaction():
@@ -145,14 +155,10 @@ class Index(GraphQuestions):
                 report = update_index(self.root, self.store, jobs=jobs,
                                       max_bytes=max_bytes or DEFAULT_MAX_BYTES,
                                       progress=progress, discovered=discovered, session=session,
-                                      walk_cache=self._walk_cache(), chunk_budget=budget)
-                if retrieval:
-                    from knoxidx.update.retrieval_steps import refresh_retrieval
-
-                    report.retrieval = refresh_retrieval(self, jobs=jobs, progress=progress,
-                                                         session=session, budget=budget,
-                                                         premade=report.chunked)
-                    report.chunked = {}  # written: not kept for the rest of the update
+                                      walk_cache=self._walk_cache(), chunk_budget=budget,
+                                      alongside_resolution=write_chunks if retrieval else None)
+                if retrieval and not report.retrieval:  # (an update that resolved nothing)
+                    write_chunks(report)
                 report.history = self._refresh_history(history)
         except BaseException:
             self._forget_session()  # rolled back: what it remembers ran ahead of the tables

@@ -243,3 +243,26 @@ def test_an_index_and_its_spool_have_large_pages_and_an_older_index_keeps_its_ow
     conn.close()
     with Index.open(old) as idx:
         assert [c["name"] for c in idx.callers("g")["callers"]] == ["f"]
+
+
+@pytest.mark.parametrize("n", [N, 210])  # 210: past PRELOAD_THRESHOLD, resolver workers too
+def test_the_chunks_are_written_while_the_files_resolve(repo, monkeypatch, n: int) -> None:
+    """The retrieval phase's writes need the files, not their edges: the update runs them
+    before it resolves anything itself, beside its resolver workers, not alone after them."""
+    from knoxidx.update import retrieval_steps
+
+    seen: list[tuple[int, int]] = []
+    refresh = retrieval_steps.refresh_retrieval
+
+    def watched(index, **kwargs):
+        conn = index.store.conn
+        seen.append((conn.execute("SELECT count(*) FROM files").fetchone()[0],
+                     conn.execute("SELECT count(*) FROM edges").fetchone()[0]))
+        return refresh(index, **kwargs)
+
+    monkeypatch.setattr(retrieval_steps, "refresh_retrieval", watched)
+    root = repo(files(n))
+    with Index.open(root, create=True) as idx:
+        report = idx.update(jobs=2)
+        assert seen == [(n, 0)]  # once, every file written, no edge yet
+        assert report.retrieval["chunks"] >= n and idx.callers("f1")["callers"]

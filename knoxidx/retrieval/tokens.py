@@ -12,8 +12,12 @@ for a BERT tokenizer :meth:`TokenCounter.count_many` takes a shortcut that gives
 numbers: BERT pre-tokenisation splits printable ASCII into runs of letters and digits and
 single punctuation characters, and WordPiece tokenises each such word on its own, so a line's
 count is the sum of its words' counts, and each distinct word is tokenised once and
-remembered. Lines with anything else in them (non-ASCII, control characters) go to the
-tokenizer whole. ``tests/retrieval/test_tokens.py`` checks both ways agree on real code.
+remembered. Each punctuation character is a token of its own, so only the runs of letters
+and digits go through the word cache; the punctuation is counted by deleting everything else
+(``bytes.translate``, in C), and a file whose text is all printable ASCII is checked once, not
+line by line: 0.55 s -> 0.45 s of CPU for django's lines, 0.51 s -> 0.40 s for the java
+corpus'. Lines with anything else in them
+(non-ASCII, control characters) go to the tokenizer whole. ``tests/retrieval/test_tokens.py`` checks both ways agree on real code.
 A new word goes to the WordPiece model alone (``Tokenizer.model.tokenize``), lower-cased as
 the normaliser would: for a word of printable ASCII that is all normalisation and
 pre-tokenisation do, and it costs a sixth of ``encode_batch`` (72,744 distinct words of the
@@ -40,7 +44,9 @@ TOKENIZER_FILE_ENV = "KNOXIDX_TOKENIZER_FILE"
 # control character is deleted, which joins its neighbours; non-ASCII may be split per
 # character or have accents stripped) is left to the tokenizer.
 _PLAIN_LINE = re.compile(r"[ -~\t\n\r]*")
-_ASCII_WORD = re.compile(r"[A-Za-z0-9]+|[!-/:-@\[-`{-~]")
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
+# What a plain line holds besides its punctuation: deleted, what is left is one token a byte.
+_NOT_PUNCTUATION = bytes(c for c in range(128) if chr(c).isalnum() or chr(c) in " \t\n\r")
 _WORD_CACHE_LIMIT = 500_000
 _LINE_CACHE_LIMIT = 200_000
 # A line at least this long counted whole (minified code) keeps its encoding until the next
@@ -81,12 +87,16 @@ class TokenCounter:
             lines.clear()
         plain, find_words = _PLAIN_LINE.fullmatch, _ASCII_WORD.findall
         added = self._added.search if self._added is not None else None
+        # (no added token spans lines, so the lines are all plain and free of them if their
+        # text is: one check for a whole file of ASCII code)
+        joined = "".join(texts)
+        all_plain = plain(joined) is not None and (added is None or added(joined) is None)
         for i, text in enumerate(texts):
             seen = lines.get(text)
             if seen is not None:
                 counts[i] = seen
                 continue
-            if plain(text) is None or (added is not None and added(text)):
+            if not all_plain and (plain(text) is None or (added is not None and added(text))):
                 whole.append(i)
                 continue
             split.append((i, find_words(text)))
@@ -96,7 +106,9 @@ class TokenCounter:
                 known.clear()
             known.update(self._word_counts_of(new_words))
         for i, words in split:
-            counts[i] = lines[texts[i]] = sum(map(known.__getitem__, words))
+            text = texts[i]
+            counts[i] = lines[text] = sum(map(known.__getitem__, words)) + len(
+                text.encode("ascii").translate(None, _NOT_PUNCTUATION))
         self._kept_encodings.clear()
         if whole:
             long = [i for i in whole if len(texts[i]) >= _KEPT_ENCODING_CHARS]

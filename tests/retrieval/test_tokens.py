@@ -7,7 +7,8 @@ import random
 from retrieval_support import SITE_PACKAGES
 
 from knoxidx.retrieval.chunker import split_lines
-from knoxidx.retrieval.tokens import default_counter
+from knoxidx.retrieval.model_files import tokenizer_path
+from knoxidx.retrieval.tokens import TokenCounter, default_counter
 
 TRICKY = [
     "",
@@ -28,6 +29,19 @@ TRICKY = [
 def test_fast_counts_equal_the_tokenizer_on_tricky_lines() -> None:
     counter = default_counter()
     assert counter.count_many(TRICKY) == [counter.count(t) for t in TRICKY]
+
+
+PLAIN = [TRICKY[i] for i in (0, 1, 2, 3, 6, 11)]  # printable ASCII, no special token
+
+
+def test_a_file_of_plain_ascii_counts_as_its_lines_do() -> None:
+    """All printable ASCII, checked once for the whole file; and the same lines beside one
+    that is not (checked line by line)."""
+    counter = default_counter()
+    plain = [*PLAIN, "\t}\r\n", "if (a->b[0] != '\\0') { return -1; }\n", "   \n"]
+    assert counter.count_many(plain) == [counter.count(t) for t in plain]
+    mixed = [*plain, "caf\u00e9\n"]
+    assert TokenCounter(tokenizer_path()).count_many(mixed) == [counter.count(t) for t in mixed]
 
 
 def test_fast_counts_equal_the_tokenizer_on_real_code() -> None:
