@@ -5,6 +5,7 @@ import specifier maps to a file (relative paths, index files, ``.js`` -> ``.ts``
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import TYPE_CHECKING, Any
 
 from knoxidx.core.facts import Import, RefKind
@@ -88,6 +89,24 @@ def _statement(node: Any) -> Any:
 
 def doc_comment(node: Any, source: bytes) -> str:
     return preceding_comment(_statement(node), source)
+
+
+# JSDoc's return tag (`@return {Vector3}`, `@returns {this}`): the type TypeScript reads for a
+# JavaScript function; a type with braces inside (`{{ a: number }}`) names no class
+_JSDOC_RETURN = re.compile(rb"@returns?\s*\{([^{}]+)\}")
+
+
+def documented_return_type(node: Any, source: bytes) -> str:
+    """The return type a function's JSDoc comment declares (`@return {T}`), or "" when the
+    comment right above it declares none."""
+    target = _statement(node)
+    comment = target.prev_named_sibling
+    if (comment is None or comment.type != "comment"
+            or comment.end_point[0] < target.start_point[0] - 1
+            or not source.startswith(b"/**", comment.start_byte)):
+        return ""
+    declared = _JSDOC_RETURN.search(source, comment.start_byte, comment.end_byte)
+    return declared.group(1).decode("utf-8", "replace").strip().lstrip("?!") if declared else ""
 
 
 def bound_names(node: Any) -> list[Any]:
