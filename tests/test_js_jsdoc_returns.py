@@ -89,3 +89,43 @@ def test_jsdoc_return_types_carry_calls_through_chains(repo) -> None:
         # `{A|B}`: either class's setXYZ could be meant, so neither is claimed
         assert idx.callers("Attribute.setXYZ")["callers"] == []
         assert idx.callers("InterleavedAttribute.setXYZ")["callers"] == []
+
+
+LINE = """
+import { Vector } from './vector.js';
+
+export class Line {
+
+	/**
+	 * @param {Vector} [start=(0,0,0)] - The start.
+	 * @param {?Vector} end - The end.
+	 * @param {number} [options.scale] - A property of a parameter, no parameter.
+	 */
+	constructor( start = new Vector(), end, options ) {
+		this.start = start;
+		this.end = end;
+	}
+
+	/**
+	 * @param {Vector} target - Where the result goes.
+	 * @param {Vector|Line} other - Either: no one type.
+	 */
+	delta( target, other ) {
+		other.add( target );
+		return target.add( this.end );
+	}
+
+	grow() {
+		this.start.add( this.end );
+	}
+
+}
+"""
+
+
+def test_jsdoc_parameter_types_type_parameters_and_the_fields_they_fill(repo) -> None:
+    root = repo({"vector.js": VECTOR, "line.js": LINE})
+    build(root)
+    with Index.open(root) as idx:
+        sites = {(c["name"], c["site"]["line"]) for c in idx.callers("Vector.add")["callers"]}
+        assert sites == {("delta", 22), ("grow", 26)}

@@ -96,17 +96,60 @@ def doc_comment(node: Any, source: bytes) -> str:
 _JSDOC_RETURN = re.compile(rb"@returns?\s*\{([^{}]+)\}")
 
 
-def documented_return_type(node: Any, source: bytes) -> str:
-    """The return type a function's JSDoc comment declares (`@return {T}`), or "" when the
-    comment right above it declares none."""
+# JSDoc's parameter tag: `@param {Vector3} target`, `@param {Vector3} [start=(0,0,0)]`; not
+# `@param {number} [options.x]`, a property of a parameter
+_JSDOC_PARAM = re.compile(rb"@param\s*\{([^{}]+)\}\s*\[?\s*((?:[^\W\d]|\$)[\w$]*)(?![\w$.])")
+
+
+def _jsdoc(node: Any, source: bytes) -> Any:
+    """The JSDoc comment (`/** ... */`) right above a function's statement, or None."""
     target = _statement(node)
     comment = target.prev_named_sibling
     if (comment is None or comment.type != "comment"
             or comment.end_point[0] < target.start_point[0] - 1
             or not source.startswith(b"/**", comment.start_byte)):
-        return ""
-    declared = _JSDOC_RETURN.search(source, comment.start_byte, comment.end_byte)
-    return declared.group(1).decode("utf-8", "replace").strip().lstrip("?!") if declared else ""
+        return None
+    return comment
+
+
+def _jsdoc_type(declared: bytes) -> str:
+    return declared.decode("utf-8", "replace").strip().lstrip("?!")
+
+
+def documented_return_type(node: Any, source: bytes) -> str:
+    """The return type a function's JSDoc comment declares (`@return {T}`), or "" when the
+    comment right above it declares none."""
+    comment = _jsdoc(node, source)
+    declared = _JSDOC_RETURN.search(source, comment.start_byte, comment.end_byte) \
+        if comment is not None else None
+    return _jsdoc_type(declared.group(1)) if declared else ""
+
+
+def documented_parameters(node: Any, source: bytes) -> list[tuple[str, str]]:
+    """(name, type as written) of each parameter a JavaScript function's JSDoc types
+    (`@param {T} name`): the types TypeScript reads for a .js file. Only parameters the
+    function has, written without a type of their own (TypeScript's annotated ones, which
+    its checker reads instead, are no bare names)."""
+    comment = _jsdoc(node, source)
+    if comment is None:
+        return []
+    holder = _FUNCTION_HOLDERS.get(node.type)
+    function = node.child_by_field_name(holder) if holder is not None else node
+    listed = function.child_by_field_name("parameters") if function is not None else None
+    if listed is None:
+        return []
+    names = set()
+    for parameter in listed.named_children:
+        if parameter.type == "assignment_pattern":
+            parameter = parameter.child_by_field_name("left")
+        if parameter is not None and parameter.type == "identifier":
+            names.add(node_text(source, parameter))
+    out: list[tuple[str, str]] = []
+    for declared in _JSDOC_PARAM.finditer(source, comment.start_byte, comment.end_byte):
+        name = declared.group(2).decode("utf-8", "replace")
+        if name in names:
+            out.append((name, _jsdoc_type(declared.group(1))))
+    return out
 
 
 def bound_names(node: Any) -> list[Any]:
