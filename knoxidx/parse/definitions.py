@@ -57,7 +57,6 @@ def build_definitions(
     )
     defs: list[Definition] = []
     stack: list[int] = []
-    documented_return = getattr(plugin, "documented_return_type", None)
     for (start, end, _), (node, sub, name_node, type_node, owner_node) in sorted(
         raw_defs.items(), key=outermost_first
     ):
@@ -103,10 +102,6 @@ def build_definitions(
                 type_hint = type_path(text, square)
             else:
                 type_hint = declared_type(plugin, text)
-        elif kind == _FUNCTION and documented_return is not None:
-            # JavaScript declares types in JSDoc: `@return {Vector3}` is what a call yields;
-            # `{A|B}` names no one type whose methods a call on the result could mean
-            type_hint = alias_path(documented_return(node, source), plugin.SQUARE_TYPE_ARGS)
         end_row, end_column = node.end_point
         defs.append(_new(Definition, (
             kind, name, qualname, parent,

@@ -457,10 +457,10 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 bound_type = (*bound_type, name)
             bindings.append(Binding(binding_scope(defs, scope), name, bound_type, is_call))
 
-    documented = getattr(plugin, "documented_parameters", None)
+    documented = getattr(plugin, "documented_types", None)
     if documented is not None:
         # declared in JSDoc, a parameter's type comes before whatever the body assigns to it
-        bindings[:0] = _documented_bindings(documented, raw_defs, defs, plugin, source)
+        bindings[:0] = _documented_types(documented, raw_defs, defs, plugin, source)
         bindings = _fields_from_locals(bindings)
 
     impls = [
@@ -482,12 +482,14 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     ), notes
 
 
-def _documented_bindings(
+def _documented_types(
     documented: Any, raw_defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]],
     defs: list[Definition], plugin: Language, source: bytes,
 ) -> list[Binding]:
-    """The bindings of the parameters each function's doc comment types (JavaScript's JSDoc
-    `@param {T} name`), scoped to the function. A union of several named types binds none."""
+    """What each function's doc comment types (JavaScript's JSDoc): its return type, set on
+    its definition where it declares none of its own (`@return {Vector3}` is what a call
+    yields), and the bindings of its parameters (`@param {T} name`), scoped to it. A union
+    of several named types (`{A|B}`) types nothing: no one type's methods are meant."""
     functions = {(d.start_byte, d.end_byte): i for i, d in enumerate(defs)
                  if d.kind == _FUNCTION_KIND}
     out: list[Binding] = []
@@ -495,7 +497,11 @@ def _documented_bindings(
         index = functions.get((start, end))
         if index is None:
             continue
-        for name, declared in documented(node, source):
+        returned, parameters = documented(node, source)
+        if returned and not defs[index].type_hint:
+            defs[index] = defs[index]._replace(
+                type_hint=alias_path(returned, plugin.SQUARE_TYPE_ARGS))
+        for name, declared in parameters:
             bound_type = alias_path(declared, plugin.SQUARE_TYPE_ARGS)
             if bound_type:
                 out.append(Binding(index, name, bound_type, False))

@@ -116,40 +116,36 @@ def _jsdoc_type(declared: bytes) -> str:
     return declared.decode("utf-8", "replace").strip().lstrip("?!")
 
 
-def documented_return_type(node: Any, source: bytes) -> str:
-    """The return type a function's JSDoc comment declares (`@return {T}`), or "" when the
-    comment right above it declares none."""
-    comment = _jsdoc(node, source)
-    declared = _JSDOC_RETURN.search(source, comment.start_byte, comment.end_byte) \
-        if comment is not None else None
-    return _jsdoc_type(declared.group(1)) if declared else ""
-
-
-def documented_parameters(node: Any, source: bytes) -> list[tuple[str, str]]:
-    """(name, type as written) of each parameter a JavaScript function's JSDoc types
-    (`@param {T} name`): the types TypeScript reads for a .js file. Only parameters the
-    function has, written without a type of their own (TypeScript's annotated ones, which
-    its checker reads instead, are no bare names)."""
+def documented_types(node: Any, source: bytes) -> tuple[str, list[tuple[str, str]]]:
+    """What a JavaScript function's JSDoc comment declares, the types TypeScript reads for a
+    .js file: the return type (`@return {T}`, "" for none) and (name, type as written) of each
+    parameter it types (`@param {T} name`). Only parameters the function has, written without
+    a type of their own (TypeScript's annotated ones are read from their annotations)."""
     comment = _jsdoc(node, source)
     if comment is None:
-        return []
+        return "", []
+    start, end = comment.start_byte, comment.end_byte
+    declared = _JSDOC_RETURN.search(source, start, end)
+    returned = _jsdoc_type(declared.group(1)) if declared else ""
+    if source.find(b"@param", start, end) < 0:
+        return returned, []
     holder = _FUNCTION_HOLDERS.get(node.type)
     function = node.child_by_field_name(holder) if holder is not None else node
     listed = function.child_by_field_name("parameters") if function is not None else None
     if listed is None:
-        return []
+        return returned, []
     names = set()
     for parameter in listed.named_children:
         if parameter.type == "assignment_pattern":
             parameter = parameter.child_by_field_name("left")
         if parameter is not None and parameter.type == "identifier":
             names.add(node_text(source, parameter))
-    out: list[tuple[str, str]] = []
-    for declared in _JSDOC_PARAM.finditer(source, comment.start_byte, comment.end_byte):
-        name = declared.group(2).decode("utf-8", "replace")
+    typed: list[tuple[str, str]] = []
+    for param in _JSDOC_PARAM.finditer(source, start, end):
+        name = param.group(2).decode("utf-8", "replace")
         if name in names:
-            out.append((name, _jsdoc_type(declared.group(1))))
-    return out
+            typed.append((name, _jsdoc_type(param.group(1))))
+    return returned, typed
 
 
 def bound_names(node: Any) -> list[Any]:
