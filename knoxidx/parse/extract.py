@@ -18,6 +18,7 @@ from typing import Any, Final, cast
 from knoxidx.core.facts import (
     REF_KINDS,
     Binding,
+    Definition,
     FileFacts,
     Impl,
     Import,
@@ -44,6 +45,7 @@ from knoxidx.parse.definitions import (
 from knoxidx.parse.name_paths import (
     CACHED_NAME_CHARS,
     MAX_REFERENCE_CHARS,
+    alias_path,
     name_path,
     reference_path,
     short_reference,
@@ -455,6 +457,12 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 bound_type = (*bound_type, name)
             bindings.append(Binding(binding_scope(defs, scope), name, bound_type, is_call))
 
+    documented = getattr(plugin, "documented_types", None)
+    if documented is not None:
+        # declared in JSDoc, a parameter's type comes before whatever the body assigns to it
+        bindings[:0] = _documented_types(documented, raw_defs, defs, plugin, source)
+        bindings = _fields_from_locals(bindings)
+
     impls = [
         Impl(
             impl_type_path(node_text(source, type_node)),
@@ -472,6 +480,48 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         path, language, package, lines, errors,
         tuple(defs), cast(Any, tuple(refs)), tuple(imports), tuple(bindings), tuple(impls),
     ), notes
+
+
+def _documented_types(
+    documented: Any, raw_defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]],
+    defs: list[Definition], plugin: Language, source: bytes,
+) -> list[Binding]:
+    """What each function's doc comment types (JavaScript's JSDoc): its return type, set on
+    its definition where it declares none of its own (`@return {Vector3}` is what a call
+    yields), and the bindings of its parameters (`@param {T} name`), scoped to it. A union
+    of several named types (`{A|B}`) types nothing: no one type's methods are meant."""
+    functions = {(d.start_byte, d.end_byte): i for i, d in enumerate(defs)
+                 if d.kind == _FUNCTION_KIND}
+    out: list[Binding] = []
+    for (start, end, _), (node, *_rest) in raw_defs.items():
+        index = functions.get((start, end))
+        if index is None:
+            continue
+        returned, parameters = documented(node, source)
+        if returned and not defs[index].type_hint:
+            defs[index] = defs[index]._replace(
+                type_hint=alias_path(returned, plugin.SQUARE_TYPE_ARGS))
+        for name, declared in parameters:
+            bound_type = alias_path(declared, plugin.SQUARE_TYPE_ARGS)
+            if bound_type:
+                out.append(Binding(index, name, bound_type, False))
+    return out
+
+
+def _fields_from_locals(bindings: list[Binding]) -> list[Binding]:
+    """`this.start = start` binds the field to the type of the local it copies, where that
+    local's own binding in the same function says it (a JSDoc-typed parameter)."""
+    typed: dict[tuple[int, str], Binding] = {}
+    for b in bindings:
+        if "." not in b.name:
+            typed.setdefault((b.scope, b.name), b)
+    out: list[Binding] = []
+    for b in bindings:
+        copied = typed.get((b.scope, b.type_path[0])) \
+            if "." in b.name and not b.is_call and len(b.type_path) == 1 else None
+        out.append(b._replace(type_path=copied.type_path, is_call=copied.is_call)
+                   if copied is not None else b)
+    return out
 
 
 def _add_block_variables(
@@ -600,6 +650,7 @@ _END_SHIFT: Final = 3
 _START_SHIFT: Final = _END_SHIFT + 32
 assert len(_REF_RANKS) <= 1 << _END_SHIFT
 _VALUE = RefKind.VALUE
+_FUNCTION_KIND = NodeKind.FUNCTION.value
 _NO_ARGUMENTS: tuple[int, tuple[str, ...]] = (-1, ())  # a reference that is no call's
 # how the native matches hand back a pattern's matches (``_matches.c``): as a reference's row,
 # a local name's span, or else as py-tree-sitter's

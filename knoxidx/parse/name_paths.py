@@ -29,6 +29,8 @@ _SEPARATORS = r"\?\.|!\.|::|->|\."
 _SEPARATOR = re.compile(_SEPARATORS)
 _IDENTIFIER = re.compile(r"(?:[^\W\d]|[$#])[\w$]*\Z")
 _CALL_SEGMENT = re.compile(r"((?:[^\W\d]|[$#])[\w$]*)\s*\(.*\)\Z", re.DOTALL)
+# `new T(...)` heading a chain (JavaScript, Java): an instance of T, as a call of the class is
+_NEW_SEGMENT = re.compile(r"new\s+((?:[^\W\d]|[$#])[\w$]*)\s*\(.*\)\Z", re.DOTALL)
 _NEEDS_FULL_SPLIT = re.compile(r"[^\w.]")
 _NULL_TYPES = frozenset({"None", "null", "undefined", "nil", "void"})
 _TYPE_PREFIX = re.compile(r"^(?:[&*]\s*|'\w+\s+|(?:mut|dyn|impl|const|readonly)\s+)*")
@@ -61,7 +63,8 @@ def _split_name_path(text: str) -> NamePath:
     """Split an expression naming something into its segments: ``a.b.c`` -> ("a", "b", "c").
 
     A call inside the chain keeps its name with "()" (``make().run`` -> ("make()", "run")), so
-    the resolver can follow return types. A receiver that is neither (``a[0].g``, ``(x).g``)
+    the resolver can follow return types; so does a `new T(...)` at its head (``new T().run``
+    -> ("T()", "run")). A receiver that is neither (``a[0].g``, ``(x).g``)
     becomes "?": the path keeps the longest trailing run of names. ``super()`` is "super".
     """
     if text.isidentifier():
@@ -86,6 +89,10 @@ def _split_name_path(text: str) -> NamePath:
             parts[i - 1] = call.group(1) + "()"
             i -= 1
             continue
+        created = _NEW_SEGMENT.match(part) if i == 1 and i < len(parts) else None
+        if created:
+            parts[0] = created.group(1) + "()"
+            i = 0
         break
     if i == len(parts):
         return ()

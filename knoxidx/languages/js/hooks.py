@@ -5,6 +5,7 @@ import specifier maps to a file (relative paths, index files, ``.js`` -> ``.ts``
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import TYPE_CHECKING, Any
 
 from knoxidx.core.facts import Import, RefKind
@@ -88,6 +89,63 @@ def _statement(node: Any) -> Any:
 
 def doc_comment(node: Any, source: bytes) -> str:
     return preceding_comment(_statement(node), source)
+
+
+# JSDoc's return tag (`@return {Vector3}`, `@returns {this}`): the type TypeScript reads for a
+# JavaScript function; a type with braces inside (`{{ a: number }}`) names no class
+_JSDOC_RETURN = re.compile(rb"@returns?\s*\{([^{}]+)\}")
+
+
+# JSDoc's parameter tag: `@param {Vector3} target`, `@param {Vector3} [start=(0,0,0)]`; not
+# `@param {number} [options.x]`, a property of a parameter
+_JSDOC_PARAM = re.compile(rb"@param\s*\{([^{}]+)\}\s*\[?\s*((?:[^\W\d]|\$)[\w$]*)(?![\w$.])")
+
+
+def _jsdoc(node: Any, source: bytes) -> Any:
+    """The JSDoc comment (`/** ... */`) right above a function's statement, or None."""
+    target = _statement(node)
+    comment = target.prev_named_sibling
+    if (comment is None or comment.type != "comment"
+            or comment.end_point[0] < target.start_point[0] - 1
+            or not source.startswith(b"/**", comment.start_byte)):
+        return None
+    return comment
+
+
+def _jsdoc_type(declared: bytes) -> str:
+    return declared.decode("utf-8", "replace").strip().lstrip("?!")
+
+
+def documented_types(node: Any, source: bytes) -> tuple[str, list[tuple[str, str]]]:
+    """What a JavaScript function's JSDoc comment declares, the types TypeScript reads for a
+    .js file: the return type (`@return {T}`, "" for none) and (name, type as written) of each
+    parameter it types (`@param {T} name`). Only parameters the function has, written without
+    a type of their own (TypeScript's annotated ones are read from their annotations)."""
+    comment = _jsdoc(node, source)
+    if comment is None:
+        return "", []
+    start, end = comment.start_byte, comment.end_byte
+    declared = _JSDOC_RETURN.search(source, start, end)
+    returned = _jsdoc_type(declared.group(1)) if declared else ""
+    if source.find(b"@param", start, end) < 0:
+        return returned, []
+    holder = _FUNCTION_HOLDERS.get(node.type)
+    function = node.child_by_field_name(holder) if holder is not None else node
+    listed = function.child_by_field_name("parameters") if function is not None else None
+    if listed is None:
+        return returned, []
+    names = set()
+    for parameter in listed.named_children:
+        if parameter.type == "assignment_pattern":
+            parameter = parameter.child_by_field_name("left")
+        if parameter is not None and parameter.type == "identifier":
+            names.add(node_text(source, parameter))
+    typed: list[tuple[str, str]] = []
+    for param in _JSDOC_PARAM.finditer(source, start, end):
+        name = param.group(2).decode("utf-8", "replace")
+        if name in names:
+            typed.append((name, _jsdoc_type(param.group(1))))
+    return returned, typed
 
 
 def bound_names(node: Any) -> list[Any]:

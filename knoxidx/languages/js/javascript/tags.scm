@@ -24,3 +24,8 @@
   (assignment_pattern left: (identifier) @local) (rest_pattern (identifier) @local)]))
 (function_expression parameters: (formal_parameters [(identifier) @local
   (assignment_pattern left: (identifier) @local) (rest_pattern (identifier) @local)]))
+
+; `this.start = start`: the field holds what the parameter does (typed by its JSDoc)
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier)) @binding.name
+  right: (identifier) @binding.type)

@@ -1,0 +1,131 @@
+"""JavaScript calls on what a call returns: a method whose JSDoc declares `@return {T}` yields
+a T (what the TypeScript checker reads in a .js file), and `new T(...)` heading a chain yields
+a T, so `v.set(1, 2).add(w)` and `new Vector().add(w)` reach Vector.add. A union names no one
+type: no edge."""
+
+from __future__ import annotations
+
+from knoxidx.index import Index
+from knoxidx.parse.name_paths import name_path
+from tests.helpers import build
+
+VECTOR = """
+export class Vector {
+
+	/**
+	 * Sets the components.
+	 *
+	 * @param {number} x - The x component.
+	 * @return {Vector} A reference to this vector.
+	 */
+	set( x ) {
+		this.x = x;
+		return this;
+	}
+
+	/** @returns {this} */
+	scale( s ) {
+		this.x *= s;
+		return this;
+	}
+
+	add( other ) {
+		this.x += other.x;
+		return this;
+	}
+
+}
+
+export class Attribute {
+	setXYZ( i ) {}
+}
+
+export class InterleavedAttribute {
+	setXYZ( i ) {}
+}
+
+/**
+ * @return {Attribute|InterleavedAttribute|undefined} One of two kinds.
+ */
+export function attributeOf( geometry ) {
+	return geometry.attribute;
+}
+"""
+USE = """
+import { Vector, attributeOf } from './vector.js';
+
+const _v = new Vector();
+
+export function chained( w ) {
+	return _v.set( 1 ).add( w );
+}
+
+export function selfTyped( w ) {
+	return _v.scale( 2 ).add( w );
+}
+
+export function created( w ) {
+	return new Vector().set( 3 ).add( w );
+}
+
+export function either( geometry ) {
+	attributeOf( geometry ).setXYZ( 0 );
+}
+"""
+
+
+def test_new_heading_a_chain_is_a_call_of_the_class() -> None:
+    assert name_path("new Vector( 1, 2 ).set( 3 ).add") == ("Vector()", "set()", "add")
+    assert name_path("new a.Vector().add") == ("?", "Vector()", "add")  # qualified: unknown
+
+
+def test_jsdoc_return_types_carry_calls_through_chains(repo) -> None:
+    root = repo({"vector.js": VECTOR, "use.js": USE})
+    build(root)
+    with Index.open(root) as idx:
+        add_callers = {c["name"] for c in idx.callers("Vector.add")["callers"]}
+        assert add_callers == {"chained", "selfTyped", "created"}
+        assert {c["name"] for c in idx.callers("Vector.set")["callers"]} == {"chained", "created"}
+        # `{A|B}`: either class's setXYZ could be meant, so neither is claimed
+        assert idx.callers("Attribute.setXYZ")["callers"] == []
+        assert idx.callers("InterleavedAttribute.setXYZ")["callers"] == []
+
+
+LINE = """
+import { Vector } from './vector.js';
+
+export class Line {
+
+	/**
+	 * @param {Vector} [start=(0,0,0)] - The start.
+	 * @param {?Vector} end - The end.
+	 * @param {number} [options.scale] - A property of a parameter, no parameter.
+	 */
+	constructor( start = new Vector(), end, options ) {
+		this.start = start;
+		this.end = end;
+	}
+
+	/**
+	 * @param {Vector} target - Where the result goes.
+	 * @param {Vector|Line} other - Either: no one type.
+	 */
+	delta( target, other ) {
+		other.add( target );
+		return target.add( this.end );
+	}
+
+	grow() {
+		this.start.add( this.end );
+	}
+
+}
+"""
+
+
+def test_jsdoc_parameter_types_type_parameters_and_the_fields_they_fill(repo) -> None:
+    root = repo({"vector.js": VECTOR, "line.js": LINE})
+    build(root)
+    with Index.open(root) as idx:
+        sites = {(c["name"], c["site"]["line"]) for c in idx.callers("Vector.add")["callers"]}
+        assert sites == {("delta", 22), ("grow", 26)}
