@@ -56,3 +56,17 @@ def test_a_file_without_item_macros_is_not_parsed_again() -> None:
     parser = _compiled("rust").parser
     source = b"fn main() { println!(\"{}\", 1); }\nbitflags! { struct F: u8 { const A = 1; } }\n"
     assert unwrap_item_macros(parse_tree(parser, source), source, parser) is None
+
+
+def test_a_body_is_judged_as_its_own_parse_judges_it() -> None:
+    parser = _compiled("rust").parser
+    # in an impl's body `foo!(x);` reads as a macro call among items, but on its own (the
+    # file's top level) as an expression statement: no item list, so `m!` stays a call
+    source = (b"impl A {\n    m! { foo!(x); }\n    k! { fn a() {} }\n}\n"
+              b"n! { let x = 1; }\nj! { fn b() {} }\n")
+    unwrapped = unwrap_item_macros(parse_tree(parser, source), source, parser)
+    assert unwrapped is not None
+    blanked, tree = unwrapped
+    assert b"m! { foo!(x); }" in blanked and b"n! { let x = 1; }" in blanked
+    assert b"k!" not in blanked and b"j!" not in blanked
+    assert _shape(tree.root_node) == _shape(parse_tree(parser, blanked).root_node)
