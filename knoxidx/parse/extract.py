@@ -238,10 +238,9 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     tree = parse_tree(compiled.parser, source)
     unwrap = getattr(plugin, "unwrap_item_macros", None)
     if unwrap is not None:  # items inside macro calls, parsed where they stand (Rust)
-        unwrapped = unwrap(tree.root_node, source, compiled.parser)
+        unwrapped = unwrap(tree, source, compiled.parser)
         if unwrapped is not None:
-            source = unwrapped
-            tree = parse_tree(compiled.parser, source)
+            source, tree = unwrapped
     root = tree.root_node
     roles = compiled.roles
     notes: list[str] = []

@@ -32,8 +32,10 @@ def parse_budget(size: int) -> float:
     return PARSE_SECONDS + PARSE_SECONDS_PER_MB * size / 1e6
 
 
-def parse_tree(parser: Any, source: bytes) -> Any:
-    """``parser``'s tree of ``source``; ParseTimeoutError past ``parse_budget``."""
+def parse_tree(parser: Any, source: bytes, old_tree: Any = None) -> Any:
+    """``parser``'s tree of ``source``; ParseTimeoutError past ``parse_budget``. ``old_tree``,
+    an earlier version's tree edited (``Tree.edit``) to where ``source`` differs from it, lets
+    tree-sitter reuse what did not change."""
     size = len(source)
     budget = parse_budget(size)
     deadline = time.thread_time() + budget
@@ -58,7 +60,10 @@ def parse_tree(parser: Any, source: bytes) -> Any:
 
     # (a bytes source would ignore the progress callback: tree-sitter reads through `read`)
     try:
-        tree = parser.parse(read, progress_callback=progress)
+        if old_tree is None:  # (py-tree-sitter takes no None for it)
+            tree = parser.parse(read, progress_callback=progress)
+        else:
+            tree = parser.parse(read, old_tree, progress_callback=progress)
     except ValueError:  # how py-tree-sitter 0.26 reports a cancelled parse
         if time.thread_time() <= deadline:
             parser.reset()
