@@ -127,7 +127,7 @@ class RerankWeights:
     # names the receiver so, and same-named methods of sibling types share nearly all their
     # words. Such a method rises (by at most this) to just above the best ranked sibling of
     # the same name, and nothing else moves. x1 to x4 measured the same on the held-out
-    # projects (three.js MRR@10 +0.003, the rest unchanged); x2 is inside that plateau
+    # projects (three.js MRR@10 +0.003 over none, the others equal); x2 is inside that plateau
     subject: float = 2.0
 
 
