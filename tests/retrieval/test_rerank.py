@@ -542,3 +542,52 @@ def test_a_helper_holding_callbacks_stays_a_unit_beside_them() -> None:
     nested = [D("Class", "C", "C", 1, 24), D("Function", "m", "C.m", 2, 19),
               D("Function", "inner", "C.m.inner", 6, 8), D("Function", "n", "C.n", 20, 22)]
     assert [u.symbol for u in units(1, chunks[0], nested)] == ["C.m.inner", "C.n"]
+
+
+def test_the_type_a_question_calls_this_tells_apart_same_named_methods() -> None:
+    """"... a copy of this date with ... years subtracted": the same method of a date-time
+    type shares every word of the target, and the words of its type as many as the target's
+    (`scope`); Javadoc's "this date" names the receiver, so the date type's method wins."""
+    from knoxidx.retrieval.rerank import holder_is, query_subject
+
+    assert query_subject("Compares this OffsetTime to another time.", True) == ("offset", "time")
+    assert query_subject("Checks if this date-time is before", False) == ("date", "time")
+    assert query_subject("Clear the content of this buffer cache.", False) == ("buffer", "cache")
+    assert query_subject("Call this method once.", True) == ()
+    assert holder_is("java.time.OffsetTime.compareTo", ("offset", "time"), False)
+    assert not holder_is("java.time.OffsetDateTime.compareTo", ("offset", "time"), False)
+    assert holder_is("java.time.chrono.ChronoLocalDateImpl.minusYears", ("date",), False)
+    assert not holder_is("java.time.date.minusYears", ("date",), False)  # a package, no type
+
+    def file_of(holder: str) -> tuple[bytes, list[D]]:
+        source = (f"class {holder} {{\n"
+                  "    public Temporal minusYears(long years) {\n"
+                  "        return plusYears(-years);\n"
+                  "    }\n"
+                  "    public String toString() {\n"
+                  "        return text;\n"
+                  "    }\n"
+                  "}\n").encode()
+        return source, [D("Class", holder, holder, 1, 8),
+                        D("Function", "minusYears", f"{holder}.minusYears", 2, 4),
+                        D("Function", "toString", f"{holder}.toString", 5, 7)]
+
+    files = {f"{holder}.java": file_of(holder)
+             for holder in ("OffsetDateTime", "ChronoLocalDateImpl")}
+    chunks = {i: chunk_file(path, source, "java", [])[0]
+              for i, (path, (source, _)) in enumerate(files.items(), start=1)}
+    query = words("Returns a copy of this date with the specified number of years subtracted.")
+    each_method = RerankWeights(whole_lines=0)  # the methods are units, not the small chunks
+
+    def ranked(order: list[int], weights: RerankWeights) -> list[str]:
+        return [u.symbol for u in rerank_definitions(order, chunks, lambda p: files[p][1],
+                                                     query, weights)]
+
+    fused_order = ranked([1, 2], replace(each_method, subject=0.0))
+    assert fused_order[:2] == ["OffsetDateTime.minusYears", "ChronoLocalDateImpl.minusYears"]
+    subject_first = ranked([1, 2], each_method)
+    # the date's method takes its sibling's place; the others keep theirs
+    assert subject_first[:2] == ["ChronoLocalDateImpl.minusYears", "OffsetDateTime.minusYears"]
+    assert sorted(subject_first[2:]) == sorted(fused_order[2:])
+    # already first: nothing moves
+    assert ranked([2, 1], each_method) == ranked([2, 1], replace(each_method, subject=0.0))
