@@ -228,3 +228,16 @@ def test_saved_states_repack_to_the_walks_own_context_scores(history, tmp_path):
         walked = sum(t["systems"]["context"][str(budget)]["covered"] for t in run["tasks"])
         assert repacked[budget][0] == walked
         assert repacked[budget][1] == sum(len(t["gold"]) for t in run["tasks"])
+
+
+def test_the_fusion_experiment_sets_the_vector_weights_for_a_new_search_and_restores_them():
+    from bench.context_eval.fusion import vector_weight
+    from knoxidx.retrieval.hybrid_search import SOURCE_WEIGHTS, HybridSearch
+
+    installed = dict(SOURCE_WEIGHTS)
+    with pytest.raises(RuntimeError), vector_weight(0.5):
+        search = HybridSearch(store=None)  # type: ignore[arg-type]
+        assert search.source_weights == installed | {"vector": 0.5, "declarations": 0.5}
+        raise RuntimeError("a walk that fails")
+    assert SOURCE_WEIGHTS == installed
+    assert HybridSearch(store=None).source_weights == installed  # type: ignore[arg-type]
