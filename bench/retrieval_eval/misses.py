@@ -1,6 +1,6 @@
 """Ask an embedded benchmark copy again, and show what the hybrid search misses.
 
-    python -m bench.retrieval_eval.misses WORK [WORK ...] [--show]
+    python -m bench.retrieval_eval.misses WORK [WORK ...] [--show] [--vector-weight W]
 
 ``WORK`` is a language's folder of a run (``$KNOXIDX_EVAL_DIR/<lang>``: ``repo`` with its
 index and embeddings, ``raw.json`` with the targets). Every target's query goes through
@@ -10,15 +10,19 @@ to the precision the copy was embedded with). Prints Recall@10 / MRR@10 per copy
 rank of each query (``x``: not in the first 10). ``--show`` lists each hybrid miss: the
 query, where each source ranked a chunk that answers it (0: not in its first 50), whether a
 rerank unit of the chunk holding it would answer it, and the ten results given instead.
+``--vector-weight`` asks with both vector sources of the fusion at ``W`` (the installed
+``SOURCE_WEIGHTS`` otherwise), as ``bench.context_eval.fusion`` does on the context benchmark.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
+from bench.context_eval.fusion import vector_weight
 from bench.retrieval_eval.metrics import Span, first_hit, is_hit
 from knoxidx.index import Index
 
@@ -54,12 +58,14 @@ def describe_miss(idx: Index, target: dict[str, Any], sources: dict[str, list[in
     return lines
 
 
-def ask_again(work: Path, show: bool) -> tuple[dict[str, tuple[float, float]], list[str]]:
+def ask_again(work: Path, show: bool, vector_weights: float | None = None
+              ) -> tuple[dict[str, tuple[float, float]], list[str]]:
     raw = json.loads((work / "raw.json").read_text())
     chunks = {int(i): row for i, row in raw["chunks"].items()}
     ranks: dict[str, list[int]] = {"hybrid": [], "vector": []}
     shown: list[str] = []
-    with Index.open(work / "repo") as idx:
+    weights = nullcontext() if vector_weights is None else vector_weight(vector_weights)
+    with weights, Index.open(work / "repo") as idx:
         for target, sources in zip(raw["targets"], raw["queries"], strict=True):
             span = Span(target["path"], target["start_line"], target["end_line"])
             for mode in ranks:
@@ -80,14 +86,16 @@ def ask_again(work: Path, show: bool) -> tuple[dict[str, tuple[float, float]], l
     return scores, summary + shown
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.retrieval_eval.misses")
     parser.add_argument("work", type=Path, nargs="+")
     parser.add_argument("--show", action="store_true", help="list each hybrid miss")
-    args = parser.parse_args()
+    parser.add_argument("--vector-weight", type=float, metavar="W",
+                        help="fusion weight of both vector sources (default: as installed)")
+    args = parser.parse_args(argv)
     means: dict[str, list[tuple[float, float]]] = {"hybrid": [], "vector": []}
     for work in args.work:
-        scores, lines = ask_again(work, args.show)
+        scores, lines = ask_again(work, args.show, args.vector_weight)
         print("\n".join(lines), flush=True)
         for mode, pair in scores.items():
             means[mode].append(pair)

@@ -281,3 +281,33 @@ def test_misses_asks_an_embedded_copy_again_and_lists_what_hybrid_misses(
     assert lines[miss + 2] == ("  source ranks: {'lexical': 0, 'vector': 0, 'symbol': 0, "
                                "'names': 0, 'declarations': 0}")
     assert lines[miss + 3].startswith("   - zoo/")  # the results given instead
+
+
+def test_misses_asks_with_the_vector_sources_at_the_given_fusion_weight(
+        tmp_path: Path, monkeypatch) -> None:
+    from bench.retrieval_eval.misses import ask_again
+    from bench.retrieval_eval.run import index_and_ask
+    from knoxidx.retrieval.hybrid_search import SOURCE_WEIGHTS, HybridSearch
+
+    monkeypatch.setenv("KNOXIDX_EVAL_DIR", str(tmp_path / "work"))
+    src = toy_repo(tmp_path / "src")
+    task, chosen = build_task(src, "toy", ("python",), queries=10, min_chunks=2)
+    work = tmp_path / "work"
+    write_copy(src, work / "repo", task, chosen)
+    index_and_ask(work / "repo", task.targets, language="python", project="toy", work=work)
+    installed = dict(SOURCE_WEIGHTS)
+    seen: list[dict[str, float]] = []
+    search = HybridSearch.search
+
+    def recording(self, *args, **kwargs):  # the real search, its weights noted
+        seen.append(dict(self.source_weights))
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(HybridSearch, "search", recording)
+    scores, _ = ask_again(work, show=False, vector_weights=0.5)
+    assert scores["hybrid"] == (1.0, 1.0)
+    assert seen and all(w == installed | {"vector": 0.5, "declarations": 0.5} for w in seen)
+    seen.clear()
+    ask_again(work, show=False)
+    assert seen and all(w == installed for w in seen)
+    assert SOURCE_WEIGHTS == installed
