@@ -3,8 +3,8 @@
 The graph index's hot path (extraction, fact records, name resolution) and the lexical index's
 per-file work (chunks, token counts, FTS and name rows) are plain, fully annotated Python that
 mypyc compiles to C extension modules, as black and mypy ship themselves: a cold build does
-~13 % less CPU work. The .py files ship beside the compiled
-modules and are what runs wherever these are missing.
+~13 % less CPU work. The .py files ship beside the compiled modules and are what runs
+wherever these are missing.
 
 - A wheel (``pip install .``, ``python -m build``) compiles them.
 - An editable install (``pip install -e .``, the README's) does not, so that an edited module
