@@ -1,9 +1,10 @@
 """knoxidx's build: everything is in pyproject.toml but the modules compiled with mypyc.
 
-The graph index's hot path (extraction, fact records, name resolution) is plain, fully
-annotated Python that mypyc compiles to C extension modules, as black and mypy ship
-themselves: a cold build does ~13 % less CPU work. The .py files ship beside the compiled
-modules and are what runs wherever these are missing.
+The graph index's hot path (extraction, fact records, name resolution) and the lexical index's
+per-file work (chunks, token counts, FTS and name rows) are plain, fully annotated Python that
+mypyc compiles to C extension modules, as black and mypy ship themselves: a cold build does
+~13 % less CPU work. The .py files ship beside the compiled modules and are what runs
+wherever these are missing.
 
 - A wheel (``pip install .``, ``python -m build``) compiles them.
 - An editable install (``pip install -e .``, the README's) does not, so that an edited module
@@ -53,6 +54,12 @@ COMPILED = [
     "knoxidx/languages/js/hooks.py",
     "knoxidx/languages/python/hooks.py",
     "knoxidx/languages/rust/hooks.py",
+    # the lexical index's per-file work in the parse workers (chunks, token counts, FTS and
+    # name rows): what `--no-embed` adds to `--graph-only`
+    "knoxidx/retrieval/chunker.py",
+    "knoxidx/retrieval/names.py",
+    "knoxidx/retrieval/terms.py",
+    "knoxidx/retrieval/tokens.py",
 ]
 NATIVE = "knoxidx/parse/_matches.c"
 NATIVE_MODULE = "knoxidx.parse._matches"

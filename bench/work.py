@@ -1,4 +1,4 @@
-"""``python -m bench.work extract|resolve``: the work of a cold build's two hot loops, counted.
+"""``python -m bench.work extract|resolve|chunk``: the work of a cold build's hot loops, counted.
 
 A build's time on a 2-core host moves by ±10 % from one run to the next, more than any one
 change to extraction or resolution does, so each such change is measured as work instead:
@@ -8,7 +8,10 @@ change to extraction or resolution does, so each such change is measured as work
   corpus, in this process;
 - ``resolve``: the resolution of every indexed file of the corpus by one resolver, as a
   resolver process does it (the workspace preloaded first; the corpus's index is built if
-  it has none).
+  it has none);
+- ``chunk``: what a parse worker adds for a file when the build makes chunks
+  (``chunk_refresh.chunk_source``: the chunks, their token counts, FTS, name and declaration
+  rows), for every ``--step``-th file, from facts extracted before the loop.
 
 Each prints its CPU seconds. With ``--instructions`` it runs again under valgrind's callgrind
 and prints the instructions of the loop alone (collection is switched on only inside it),
@@ -69,6 +72,38 @@ def extract_work(root: Path, step: int) -> dict[str, Any]:
             read_and_extract((base, f, None, layout, False)).status))
         cpu = time.process_time() - cpu
     return {"files": len(files), "ok": results.count("ok"), "cpu_s": round(cpu, 3)}
+
+
+def chunk_work(root: Path, step: int) -> dict[str, Any]:
+    """The chunk work of a parse worker for every ``step``-th file of ``root``, in this
+    process, each file's facts extracted (and the tokenizer loaded) before the loop."""
+    from knoxidx.parse import extract
+    from knoxidx.parse.discovery import discover
+    from knoxidx.parse.extract import extract_rows
+    from knoxidx.retrieval.chunker import ChunkBudget
+    from knoxidx.retrieval.tokens import default_counter
+    from knoxidx.update.chunk_refresh import chunk_source
+
+    files = discover(root).files[::step]
+    extract.prepare({f.language for f in files})
+    jobs = []
+    for f in files:
+        source = (root / f.path).read_bytes()
+        try:
+            jobs.append((f.path, source, extract_rows(f.path, source, f.language)[0]))
+        except Exception:  # noqa: BLE001 - a file the build would not chunk either
+            continue
+    budget = ChunkBudget()
+    default_counter()
+    chunks = [0]
+
+    def chunk(job: tuple[str, bytes, Any]) -> None:
+        chunks[0] += len(chunk_source(job[0], job[1], "", job[2], budget).chunks)
+
+    cpu = time.process_time()
+    _loop(jobs, chunk)
+    cpu = time.process_time() - cpu
+    return {"files": len(jobs), "chunks": chunks[0], "cpu_s": round(cpu, 3)}
 
 
 def resolve_work(root: Path) -> dict[str, Any]:
@@ -152,9 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     from bench.run import DEFAULT_CORPUS, downloads_aside
 
     ap = argparse.ArgumentParser(prog="python -m bench.work", description=__doc__.split("\n")[0])
-    ap.add_argument("what", choices=["extract", "resolve"])
+    ap.add_argument("what", choices=["extract", "resolve", "chunk"])
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    ap.add_argument("--step", type=int, default=6, help="extract: every STEP-th file")
+    ap.add_argument("--step", type=int, default=6, help="extract, chunk: every STEP-th file")
     ap.add_argument("--instructions", action="store_true",
                     help="count the loop's instructions under callgrind (slow: ~50x)")
     ap.add_argument("--out", type=Path, default=None,
@@ -175,7 +210,9 @@ def main(argv: list[str] | None = None) -> int:
         print(" ".join(f"{k} {v:,}" if isinstance(v, int) else f"{k} {v}"
                        for k, v in counted.items()))
         return 0
-    done = extract_work(root, args.step) if args.what == "extract" else resolve_work(root)
+    work = {"extract": lambda: extract_work(root, args.step), "chunk":
+            lambda: chunk_work(root, args.step), "resolve": lambda: resolve_work(root)}
+    done = work[args.what]()
     print(" ".join(f"{k} {v}" for k, v in done.items()), flush=True)
     return 0
 

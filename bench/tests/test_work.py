@@ -3,13 +3,17 @@ extracted; the index's edges resolved again), and callgrind's figures are read r
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from bench.work import extract_work, inclusive, main, resolve_work, total_instructions
+from bench.speed import KNOXIDX
+from bench.work import (chunk_work, extract_work, inclusive, main, resolve_work,
+                        total_instructions)
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -25,6 +29,16 @@ def test_extract_reads_every_step_th_file(tmp_path: Path) -> None:
     every = extract_work(repo, 1)
     assert every["files"] == every["ok"] == len([p for p in repo.rglob("*.go")])
     assert extract_work(repo, 2)["files"] == (every["files"] + 1) // 2
+
+
+def test_chunk_makes_the_chunks_a_build_makes(tmp_path: Path) -> None:
+    repo = _copy(tmp_path, "python")
+    done = chunk_work(repo, 1)
+    built = json.loads(subprocess.run([*KNOXIDX, "index", "--no-embed", "--json", str(repo)],
+                                      check=True, capture_output=True, text=True).stdout)
+    assert done["files"] == built["retrieval"]["files_chunked"] > 0
+    assert done["chunks"] == built["retrieval"]["chunks"] > 0
+    assert chunk_work(repo, 2)["files"] == (done["files"] + 1) // 2
 
 
 def _indexed(repo: Path) -> tuple[int, int]:

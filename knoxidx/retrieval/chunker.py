@@ -19,7 +19,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import NamedTuple, Protocol
 
 import xxhash
@@ -71,6 +71,9 @@ class ChunkBudget:
         if self.member_tokens < 1:
             raise ValueError("need member_tokens >= 1")
 
+    def __reduce__(self) -> tuple[type[ChunkBudget], tuple[object, ...]]:
+        return ChunkBudget, _field_values(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
@@ -93,6 +96,22 @@ class Chunk:
     # chunks read back
     symbol_kinds: tuple[str, ...] = field(default=(), compare=False)
     symbol_signatures: tuple[str, ...] = field(default=(), compare=False)
+
+    def __reduce__(self) -> tuple[type[Chunk], tuple[object, ...]]:
+        return Chunk, _field_values(self)
+
+
+def _field_values(instance: ChunkBudget | Chunk) -> tuple[object, ...]:
+    """A frozen dataclass's fields, in order: what pickle makes it again from (parse workers
+    receive the budget and send their chunks back). Compiled by mypyc, such a class would be
+    unpickled through its ``__setattr__``, which refuses every field."""
+    names = _FIELD_NAMES.get(type(instance))
+    if names is None:
+        names = _FIELD_NAMES[type(instance)] = tuple(f.name for f in fields(instance))
+    return tuple(getattr(instance, name) for name in names)
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 class Piece(NamedTuple):

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import itertools
+import pickle
 import random
 import time
 from pathlib import Path
@@ -103,6 +104,19 @@ def test_small_neighbours_are_merged_and_symbols_recorded() -> None:
     assert c.text == SMALL.decode()
     assert c.header.startswith("m.py")
     assert len(c.content_hash) == 32
+
+
+def test_chunks_and_budgets_pickle_whole() -> None:
+    """Parse workers send their chunks to the writer and get the budget from the parent, both
+    pickled; compiled by mypyc, a frozen class is unpickled through its ``__setattr__``, which
+    refuses every field."""
+    budget = ChunkBudget(max_tokens=300, overlap_tokens=40, merge_tokens=150)
+    chunks = chunk_file("m.py", SMALL, "python", python_definitions(SMALL), budget=budget)
+    assert chunks and chunks[0].symbol_kinds
+    back = pickle.loads(pickle.dumps((budget, chunks)))
+    assert back == (budget, chunks)
+    assert [(c.symbol_kinds, c.symbol_signatures) for c in back[1]] == [
+        (c.symbol_kinds, c.symbol_signatures) for c in chunks]
 
 
 def big_class_source(methods: int = 12, body_lines: int = 30) -> bytes:
