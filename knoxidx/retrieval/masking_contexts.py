@@ -47,7 +47,8 @@ def _positions(haystack: str, needle: str) -> Iterator[int]:
 
 
 def find_in_context(text: str, lowered: str) -> Iterator[Finding]:
-    """Every finding of this module in ``text`` (``lowered``: it in lower case)."""
+    """Every finding of this module in ``text`` (``lowered``: it in lower case); each needs
+    one of ``CONTEXT_TRIGGERS`` in ``lowered``."""
     if "password" in lowered or "pwd" in lowered:
         yield from _connection_passwords(text, lowered)
     yield from _dsn_passwords(text)
@@ -203,6 +204,14 @@ def _bare_assignments(text: str, lowered: str) -> Iterator[Finding]:
             continue  # code (`password=db_password_v2`, `key: hashlib.sha256`), not a value
         if random_looking(value) and secret_name(match["name"]):
             yield Finding("assigned-secret", match.start("value"), match.end("value"))
+
+
+# A literal (in lower case) that each detector above starts from: a text holding none of them
+# has nothing for this module to find (kept beside the detectors so that a new one adds its own).
+CONTEXT_TRIGGERS: tuple[str, ...] = (
+    "password", "pwd", "basic", "auth", "authorization", "sv=",
+    *_DSN_PROTOCOLS, *(key.lower() for key in _AZURE_KEYS), *_SECRET_HINTS,
+)
 
 
 # ---- shapes split over adjacent string literals ----------------------------------------------

@@ -30,6 +30,8 @@ _KEY_QUALIFIERS = frozenset({
     "app", "license", "session", "hmac",
 })
 _PASS_QUALIFIERS = frozenset({"db", "user", "admin", "root", "smtp", "mail", "ftp", "proxy"})
+# a name ``secret_name`` accepts holds one of these (in lower case)
+SECRET_NAME_WORDS: tuple[str, ...] = (*sorted(_SECRET_WORDS), "key", "pass")
 PLACEHOLDER = re.compile(
     r"(?i)^(?:x+|\*+|\.+|-+|#+|0+|<[^>]*>|\$\{[^}]*\}|\$[A-Z_][A-Z0-9_]*|\{\{[^}]*\}\}|"
     r"%\([^)]*\)s|%s|\{\w*\}|changeme|change_me|password\d*|secret\d*|token|example\w*|"

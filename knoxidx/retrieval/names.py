@@ -129,9 +129,9 @@ def declaration_texts(chunk: Chunk) -> list[str]:
 @functools.lru_cache(maxsize=65_536)
 def signature_words(signature: str) -> str:
     """The words a declaration text takes from a signature; remembered, since signatures
-    repeat (``def __init__(self)``, ``String toString()``) and masking scans each one with
-    every detector. A secret in a default value would reach a remote embedder as words its
-    masking no longer recognises: masked while it is still whole."""
+    repeat (``def __init__(self)``, ``String toString()``). A secret in a default value would
+    reach a remote embedder as words its masking no longer recognises: masked while it is
+    still whole."""
     return readable_identifiers(mask_secrets(signature)[0], keep=meaningful_identifier)
 
 

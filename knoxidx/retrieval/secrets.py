@@ -20,6 +20,8 @@ Two families of detectors:
   (calls, dotted names, identifiers) is not taken for a secret.
 
 Every pattern is bounded (no nested unbounded repetition), so a hostile line costs linear time.
+Every detector starts from a literal (a shape's prefix, ``password``, ``://``, a secret name's
+last word...): a text holding none of them (most code) costs one scan (``may_hold_secret``).
 
 Only the value is replaced, by ``«secret:KIND»``; newlines inside a masked span are kept, so the
 masked text has the same lines as the original.
@@ -27,13 +29,20 @@ masked text has the same lines as the original.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterator
 
-from knoxidx.retrieval.masking_contexts import find_in_context, lowered_ascii, split_shapes
+from knoxidx.retrieval.masking_contexts import (
+    CONTEXT_TRIGGERS,
+    find_in_context,
+    lowered_ascii,
+    split_shapes,
+)
 from knoxidx.retrieval.masking_words import (  # noqa: F401  (entropy: re-exported)
     MIN_ENTROPY,
+    SECRET_NAME_WORDS,
     Finding,
     documented,
     entropy,
@@ -157,9 +166,40 @@ def _assignments(text: str) -> Iterator[Finding]:
 
 # ---- finding and masking ---------------------------------------------------------------------
 
+def _literal_alternation(literals: set[str]) -> str:
+    """A pattern matching any of ``literals``, grouped by first character: ``re`` tries each
+    branch at each position, so 15 groups scan 4x faster than 50 plain branches."""
+    # a literal holding another is redundant: the shorter one matches wherever it does
+    kept = sorted(w for w in literals if not any(o != w and o in w for o in literals))
+    branches = []
+    for first, group in itertools.groupby(kept, key=lambda w: w[0]):
+        rests = [re.escape(w[1:]) for w in group]
+        branches.append(re.escape(first) + (f"(?:{'|'.join(rests)})" if len(rests) > 1
+                                            else rests[0]))
+    return "|".join(branches)
+
+
+# The literals every detector needs (in any case): a private key's marker, a shape's needles,
+# a URL's `://`, the context detectors' keys, the last word of a secret name.
+_TRIGGERS = re.compile(_literal_alternation(
+    {"private key", "://", *CONTEXT_TRIGGERS, *SECRET_NAME_WORDS}
+    | {needle.lower() for _, needles, _ in _SHAPES for needle in needles}))
+
+
+def may_hold_secret(text: str) -> bool:
+    """Whether ``text`` holds a literal some detector needs: one scan that spares the dozens
+    of detectors most code (a signature, a snippet) would run for nothing."""
+    return _TRIGGERS.search(text.lower()) is not None
+
+
 def find_secrets(text: str) -> list[Finding]:
     """Likely secrets in ``text``, by position, without overlaps (the earlier and longer
     finding wins)."""
+    return _detect(text) if may_hold_secret(text) else []
+
+
+def _detect(text: str) -> list[Finding]:
+    """``find_secrets`` without its prefilter (every detector run)."""
     found: list[Finding] = list(_private_keys(text)) if "PRIVATE KEY" in text else []
     shaped = False
     for kind, needles, pattern in _SHAPES:

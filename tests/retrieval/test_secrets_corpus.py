@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bench.secrets_corpus import HOSTILE_LINES, Case, false_positive, load_corpus, missed
-from knoxidx.retrieval.secrets import mask_secrets
+from knoxidx.retrieval.secrets import _detect, mask_secrets, may_hold_secret
 
 REPO = Path(__file__).resolve().parents[2]
 SECRETS, LOOK_ALIKES = load_corpus()
@@ -70,6 +70,23 @@ def test_masking_keeps_lines_and_the_text_around_each_value() -> None:
         masked, _ = mask_secrets(case.text)
         assert masked.count("\n") == case.text.count("\n"), case.id
         assert "«secret:" in masked
+
+
+def test_the_prefilter_never_rules_out_a_text_a_detector_finds_a_secret_in() -> None:
+    """``find_secrets`` runs no detector on a text without a trigger literal; every text of
+    the corpus (four seeds), and each of its lines, in which the detectors find something
+    must hold one, so a detector whose literal the triggers lack fails here."""
+    kinds: set[str] = set()
+    for seed in (20261205, 1, 2, 3):
+        secrets, look_alikes = load_corpus(seed=seed)
+        for case in (*secrets, *look_alikes):
+            for text in (case.text, *case.text.splitlines()):
+                found = _detect(text)
+                if found:
+                    kinds.update(f.kind for f in found)
+                    assert may_hold_secret(text), f"{case.id}: {text!r}"
+    assert kinds >= {case.kind for case in SECRETS}
+    assert not may_hold_secret("public Period minusYears(long yearsToSubtract)")
 
 
 def test_hostile_lines_are_masked_in_linear_time() -> None:
