@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from tree_sitter import Query
 
+from knoxidx.core.facts import RefKind
 from knoxidx.languages import registry
 from knoxidx.languages.protocol import (
     BindsNames,
@@ -68,6 +69,9 @@ def test_every_family_implements_the_declared_hooks(family: str) -> None:
     assert isinstance(hooks.RULES, ResolutionRules), [
         name for name in ResolutionRules.__protocol_attrs__  # type: ignore[attr-defined]
         if not hasattr(hooks.RULES, name)]
+    # extraction drops a call a local shadows, the resolver skips the local's binding for a
+    # call it does not: one rule, said twice, must agree
+    assert hooks.RULES.locals_callable == (RefKind.CALL in hooks.LOCAL_SHADOWS)
 
 
 def test_no_module_outside_the_languages_keeps_a_list_of_them() -> None:

@@ -101,7 +101,8 @@ class BaseRules:
     super_call_constructs = False
     guess_bare_names = False
     guess_members = False
-    # a local variable can be called (`f()` on a closure), so it shadows a function of its name
+    # a local variable can be called (`f()` on a closure), so it shadows a function of its name;
+    # a family's RULES say the same as its LOCAL_SHADOWS (tests/test_languages.py)
     locals_callable = True
     builtin_method_names: frozenset[str] = frozenset()
     separator = "."

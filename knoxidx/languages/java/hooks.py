@@ -502,7 +502,9 @@ class _Rules(BaseRules):
     self_binds_anywhere = True
     class_members_visible = True
     guess_members = True
-    locals_callable = False  # `helper()` is a method even where a local `helper` is in scope
+    # a local does not shadow a call (`helper()` is a method even where a local `helper` is in
+    # scope): the resolver's side of what LOCAL_SHADOWS says to extraction
+    locals_callable = RefKind.CALL in LOCAL_SHADOWS
     builtin_method_names = _OBJECT_METHODS
 
     def parameters(self, signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
