@@ -253,11 +253,8 @@ def test_the_dev_set_is_held_out_from_the_reported_one() -> None:
         assert spec.languages == CORPORA[lang].languages
 
 
-def test_misses_asks_an_embedded_copy_again_and_lists_what_hybrid_misses(
-        tmp_path: Path, monkeypatch) -> None:
-    import json
-
-    from bench.retrieval_eval.misses import ask_again
+def _asked_toy_copy(tmp_path: Path, monkeypatch) -> Path:
+    """The benchmark's work folder for a toy repository, indexed, embedded and asked once."""
     from bench.retrieval_eval.run import index_and_ask
 
     monkeypatch.setenv("KNOXIDX_EVAL_DIR", str(tmp_path / "work"))
@@ -266,6 +263,16 @@ def test_misses_asks_an_embedded_copy_again_and_lists_what_hybrid_misses(
     work = tmp_path / "work"
     write_copy(src, work / "repo", task, chosen)
     index_and_ask(work / "repo", task.targets, language="python", project="toy", work=work)
+    return work
+
+
+def test_misses_asks_an_embedded_copy_again_and_lists_what_hybrid_misses(
+        tmp_path: Path, monkeypatch) -> None:
+    import json
+
+    from bench.retrieval_eval.misses import ask_again
+
+    work = _asked_toy_copy(tmp_path, monkeypatch)
     scores, lines = ask_again(work, show=True)
     assert scores["hybrid"] == (1.0, 1.0) and lines[1].endswith("ranks 111")
     assert not any(line.startswith("MISS") for line in lines)
@@ -286,15 +293,9 @@ def test_misses_asks_an_embedded_copy_again_and_lists_what_hybrid_misses(
 def test_misses_asks_with_the_vector_sources_at_the_given_fusion_weight(
         tmp_path: Path, monkeypatch) -> None:
     from bench.retrieval_eval.misses import ask_again
-    from bench.retrieval_eval.run import index_and_ask
     from knoxidx.retrieval.hybrid_search import SOURCE_WEIGHTS, HybridSearch
 
-    monkeypatch.setenv("KNOXIDX_EVAL_DIR", str(tmp_path / "work"))
-    src = toy_repo(tmp_path / "src")
-    task, chosen = build_task(src, "toy", ("python",), queries=10, min_chunks=2)
-    work = tmp_path / "work"
-    write_copy(src, work / "repo", task, chosen)
-    index_and_ask(work / "repo", task.targets, language="python", project="toy", work=work)
+    work = _asked_toy_copy(tmp_path, monkeypatch)
     installed = dict(SOURCE_WEIGHTS)
     seen: list[dict[str, float]] = []
     search = HybridSearch.search
