@@ -20,7 +20,9 @@ ENGINE_META_KEY = "engine"
 @cache
 def engine_fingerprint() -> str:
     """A hash of the code that decides what the graph contains (queries, extraction,
-    resolution), so an upgraded knoxidx never leaves a graph built by the old rules."""
+    resolution) and of the grammars' versions, so an upgraded knoxidx never leaves a graph
+    built by the old rules: an index stamped with another one is read again whole, older or
+    newer alike (a hash has no order), and so are its chunks (``chunker_id``)."""
     import xxhash
 
     package = Path(__file__).resolve().parent.parent
