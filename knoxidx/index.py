@@ -319,10 +319,27 @@ class Index(GraphQuestions):
             "nodes": sum(counts["nodes"].values()),
             "edges": sum(counts["edges"].values()),
             "retrieval": retrieval,
+            "extraction": self.extraction(),
             "egress": egress_status(self),
             "updated_at": datetime.fromtimestamp(max(mtimes), timezone.utc).isoformat(
                 timespec="seconds") if mtimes else None,
         }
+
+    def extraction(self) -> dict:
+        """Which knoxidx extracted the facts of this index (``stored``: the engine fingerprint
+        in its meta, see :mod:`knoxidx.parse.engine`) and this one's (``current``); ``stale``
+        when they differ on an index of some ``files``: the next update reads them all again.
+        Questions meanwhile answer from the facts as they are."""
+        from knoxidx.parse.engine import ENGINE_META_KEY, engine_fingerprint
+
+        stored = self.store.get_meta(ENGINE_META_KEY)
+        current = engine_fingerprint()
+        files = len(self.store.file_states())
+        return {"stored": stored, "current": current, "stale": bool(files) and stored != current,
+                "files": files}
+
+    def stats(self) -> dict:
+        return {**super().stats(), "extraction": self.extraction()}
 
     def embedding_coverage(self) -> dict | None:
         """How many chunks each embedding model has vectors for: the searched model's and

@@ -407,6 +407,13 @@ class Watcher:
         t0 = time.perf_counter()
         found = None if batch.full_scan else self._discovery.patched(batch.paths)
         how = "incremental" if found is not None else "full"
+        if batch.reason == "start":  # the one update that may find another knoxidx's facts
+            extraction = index.extraction()
+            if extraction["stale"]:
+                from knoxidx.update.graph_update import EXTRACTION_CHANGED
+
+                self.emit("notice", {"message": f"{EXTRACTION_CHANGED}: re-reading all "
+                                                f"{extraction['files']} files"})
         report = index.update_held(
             jobs=self.jobs, retrieval=self.retrieval, embed=False, progress=self._progress,
             discovered=found if found is not None else self._discovery.full(),

@@ -23,3 +23,23 @@ def test_the_fingerprint_hashes_facts_extraction_model_and_resolution() -> None:
         source = Path(module.__file__).resolve().parent / f"{name}.py"  # type: ignore[arg-type]
         assert source in hashed, source
     assert any(path.suffix == ".scm" for path in hashed)
+
+
+def test_every_named_engine_source_exists_and_the_updates_module_layer_is_hashed() -> None:
+    from knoxidx.parse.engine import ENGINE_PACKAGES
+
+    package = Path(knoxidx.parse.engine.__file__).resolve().parent.parent
+    assert all((package / name).exists() for name in ENGINE_PACKAGES)
+    assert package / "update" / "graph_update.py" in set(engine_sources(package))
+
+
+def test_the_fingerprint_names_each_grammars_installed_version() -> None:
+    """Read cheaply from the dist-info folders' names, and what importlib.metadata says."""
+    from importlib.metadata import version
+
+    from knoxidx.languages.registry import LANGUAGES
+    from knoxidx.parse.engine import grammar_distributions
+
+    installed = grammar_distributions()
+    for name in {"tree_sitter", *(spec.grammar_module for spec in LANGUAGES)}:
+        assert f"{name}-{version(name)}.dist-info" in installed

@@ -83,6 +83,12 @@ def index_cmd(path: str, jobs: int | None, max_file_size: int, wait: bool, rebui
     with open_index(path, create=True) as idx:
         if idx.store.rebuilt_reason and not as_json:
             click.echo(visible(idx.store.rebuilt_reason), err=True)
+        extraction = idx.extraction()
+        if extraction["stale"] and not as_json and not rebuild:
+            from knoxidx.update.graph_update import EXTRACTION_CHANGED
+
+            click.echo(f"{EXTRACTION_CHANGED}: re-reading all {extraction['files']} files",
+                       err=True)
         progress, finish = progress_bar(enabled=not as_json and sys.stderr.isatty())
         try:
             report = idx.update(jobs=jobs, max_bytes=max_file_size, progress=progress, wait=wait,
@@ -295,6 +301,15 @@ def deps(target: str, path: str, reverse: bool, depth: int, as_json: bool, limit
     emit(data, as_json, human)
 
 
+def _print_extraction(extraction: dict) -> None:
+    if extraction["stale"]:
+        stored = visible(str(extraction["stored"] or "unrecorded"))  # the index's word
+        click.echo(f"  extraction: {stored}, stale (this knoxidx's is "
+                   f"{extraction['current']}): `knoxidx index` reads every file again")
+    else:
+        click.echo(f"  extraction: {extraction['current']} (this knoxidx's)")
+
+
 @main.command()
 @path_argument
 @json_option
@@ -320,6 +335,7 @@ def stats(path: str, as_json: bool) -> None:
                            f"{embeddings['chunks']} chunks ({state})")
             if not embeddings["models"]:
                 click.echo(f"  embeddings: none of {embeddings['chunks']} chunks")
+        _print_extraction(d["extraction"])
 
     emit(data, as_json, human)
 
@@ -340,6 +356,7 @@ def verify(path: str, as_json: bool) -> None:
         click.echo(f"matches a clean rebuild: {d['equal']}")
         if d.get("history"):
             click.echo(f"history matches a read from scratch: {d['history']['equal']}")
+        _print_extraction(d["extraction"])
         for key in ("missing_nodes", "extra_nodes", "missing_edges", "extra_edges"):
             if d[key]:
                 click.echo(f"  {key}: {len(d[key])}, e.g. {d[key][:3]}")

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import xxhash
 
 from knoxidx.core.files import NO_LIMIT, read_regular
+from knoxidx.parse.engine import engine_fingerprint
 from knoxidx.parse.standing import STANDING
 from knoxidx.parse.worker_limits import die_with_parent, may_fork
 from knoxidx.retrieval.chunker import Chunk, ChunkBudget, chunk_file
@@ -79,7 +80,9 @@ class ChunkedFile:
 
 
 def chunker_id(budget: ChunkBudget) -> str:
-    """What the chunks depend on besides the file: chunker version, budget, tokenizer."""
+    """What the chunks depend on besides the file: chunker version, budget, tokenizer, and the
+    engine that extracted the definitions they are cut along (a file whose bytes did not change
+    but whose definitions did, after an upgrade, is chunked again: one key for both)."""
     from knoxidx.retrieval.tokens import TOKENIZER_FILE_ENV
 
     tokenizer = os.environ.get(TOKENIZER_FILE_ENV)
@@ -88,7 +91,8 @@ def chunker_id(budget: ChunkBudget) -> str:
 
         tokenizer = str(tokenizer_path())
     size = Path(tokenizer).stat().st_size
-    return f"{CHUNKER_VERSION}:{budget}:{Path(tokenizer).parent.name}:{size}"
+    return (f"{CHUNKER_VERSION}:{budget}:{Path(tokenizer).parent.name}:{size}:"
+            f"{engine_fingerprint()}")
 
 
 def refresh_chunks(

@@ -29,7 +29,7 @@ from knoxidx.graph.resolve import FileResolution, Resolver
 from knoxidx.graph.workspace import NamedDefinitions, StoreWorkspace
 from knoxidx.languages.registry import BY_NAME
 from knoxidx.parse.discovery import DEFAULT_MAX_BYTES, Discovery, discover
-from knoxidx.parse.engine import engine_fingerprint
+from knoxidx.parse.engine import ENGINE_META_KEY, engine_fingerprint
 from knoxidx.parse.parse_pool import Progress, read_all
 from knoxidx.parse.reader import (
     DefinitionName,
@@ -50,6 +50,8 @@ if TYPE_CHECKING:
 # Resolving more files than this loads every index at once and forks resolver workers.
 PRELOAD_THRESHOLD = 200
 IMPORTS = EdgeType.IMPORTS.value
+# Why an update reads every file of an index again: its facts are another knoxidx's
+EXTRACTION_CHANGED = "knoxidx's extraction changed since this index was built"
 # The collector's thresholds during an update (CPython's default: 700, 10, 10).
 GC_THRESHOLDS = (50_000, 50, 100)
 
@@ -68,6 +70,8 @@ class UpdateReport:
     errors: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     full_resolve: bool = False
+    # every indexed file re-read: its facts were extracted by another knoxidx (or a grammar)
+    extraction_changed: bool = False
     changed_paths: list[str] = field(default_factory=list)  # files re-extracted this update
     removed_paths: list[str] = field(default_factory=list)  # files gone or no longer indexable
     retrieval: dict[str, Any] = field(default_factory=dict)  # what the retrieval phase did
@@ -81,6 +85,7 @@ class UpdateReport:
             "added": self.added, "removed": self.removed, "resolved": self.resolved,
             "lines": self.lines, "skipped": dict(self.skipped), "warnings": self.warnings,
             "errors": self.errors, "full_resolve": self.full_resolve,
+            "extraction_changed": self.extraction_changed,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
             "retrieval": self.retrieval, "history": self.history,
         }
@@ -130,9 +135,10 @@ def update_index(
         layout = build_layout(root, [f.path for f in found.files], found.config_paths)
     fingerprint = layout.fingerprint()
     # A new knoxidx (queries, extraction or resolution changed) re-reads every file once.
-    stale_engine = store.get_meta("engine") != engine
+    stale_engine = store.get_meta(ENGINE_META_KEY) != engine
     if stale_engine:
         known = {p: s._replace(hash="", size=-1) for p, s in known.items()}
+        report.extraction_changed = bool(known)
     report.full_resolve = stale_engine or store.get_meta("layout") != fingerprint
     report.timings["discover"] = time.perf_counter() - t0
 
@@ -291,7 +297,7 @@ def update_index(
         elif module_layer_stale:
             _rebuild_module_layer(store)
         store.set_meta("layout", fingerprint)
-        store.set_meta("engine", engine)
+        store.set_meta(ENGINE_META_KEY, engine)
         store.set_meta("max_bytes", str(max_bytes))  # so `verify` rebuilds the same files
         report.timings["store"] = time.perf_counter() - t3
     report.timings["total"] = time.perf_counter() - t0

@@ -44,6 +44,8 @@ def verify_index(idx: Any, sample: int = 20) -> dict[str, Any]:
         "equal": current_nodes == clean_nodes and current_edges == clean_edges
         and (history is None or history["equal"]),
         "history": history,
+        # a stale extraction explains a difference: `knoxidx index` reads every file again
+        "extraction": idx.extraction(),
         "nodes": len(current_nodes),
         "edges": len(current_edges),
         "missing_nodes": sorted(map(str, clean_nodes - current_nodes))[:sample],

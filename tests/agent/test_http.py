@@ -53,6 +53,7 @@ def test_health_and_status(client: httpx.Client) -> None:
     assert status["files"] >= 5 and status["nodes"] > 10 and status["edges"] > 10
     assert status["phase"] == "not watching" and status["watcher"] is None
     assert status["retrieval"]["embedding_backlog"] == status["retrieval"]["chunks"] > 0
+    assert status["extraction"]["stale"] is False
 
 
 def test_answers_are_the_index_calls(client: httpx.Client, index: Index) -> None:
