@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import jedi
+import jedi.inference.gradual.typeshed
 import parso.cache
 import tree_sitter_python as tsp
 from common import (
@@ -69,7 +70,9 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 ORACLE_NAME = "python_jedi"
 # Part of the cache key: bump whenever a change alters which rows are produced.
-ORACLE_VERSION = "3"
+# 4: jedi's per-function inference budget is reset for every site (`_fresh_inference_budget`), and
+# its bundled django stubs are off (`_without_bundled_django_stubs`).
+ORACLE_VERSION = "4"
 PY_LANGUAGE = Language(tsp.language())
 
 # The callee's name node: `f(...)` -> f, `a.b.c(...)` -> c.  Calls of anything
@@ -163,6 +166,24 @@ def definition_type(name: jedi.api.classes.Name) -> str | None:
     return "function" if definition.type == "funcdef" else "class"
 
 
+def _without_bundled_django_stubs() -> None:
+    """Make jedi read django's own source where it would read the django-stubs it ships.
+
+    jedi loads ``third_party/django-stubs`` for any package named ``django`` and answers from
+    them where it can (a method a class inherits from a base in another module: every
+    ``self.log(...)`` of ``db/backends/postgresql/creation.py``, defined in
+    ``db/backends/base/creation.py``); the stubs lie outside the corpus, so those sites went
+    unanswered.  The corpus *is* the code being judged, and the stubs describe another django
+    version; pointing their path at nothing makes jedi fall back to the source, as it does for
+    any package it has no stubs for.
+    """
+    typeshed = jedi.inference.gradual.typeshed
+    if not hasattr(typeshed, "DJANGO_INIT_PATH"):
+        raise RuntimeError(f"jedi {jedi.__version__} no longer names its django stubs DJANGO_INIT_PATH: "
+                           "check how jedi.inference.gradual.typeshed loads them")
+    typeshed.DJANGO_INIT_PATH = Path(os.devnull) / "django-stubs" / "__init__.pyi"
+
+
 class CallTimeout(Exception):
     pass
 
@@ -209,6 +230,25 @@ class Resolver:
             name = following[0]
         return name
 
+    @staticmethod
+    def _fresh_inference_budget(script: jedi.Script) -> None:
+        """Give the next query jedi's whole per-function inference budget, as a fresh Script would.
+
+        jedi stops inferring inside a function or module once 300 inferences have been made in
+        it (``syntax_tree._limit_value_infers``) and counts them in
+        ``InferenceState.inferred_element_counts``, which, unlike its recursion limits, no API
+        call resets: asked site after site on one Script, every site of a long function past
+        the 300th inference in it gets no answer (``self.execute(...)`` at line 1232 of django's
+        ``db/backends/base/schema.py``, inside the 370-line ``_alter_field``).  Emptying the
+        counts makes the limit bound one query, what jedi means it to bound; the memoized
+        inferences are kept, so answers do not change, only the sites past the budget get one.
+        """
+        counts = getattr(script._inference_state, "inferred_element_counts", None)
+        if not isinstance(counts, dict):
+            raise RuntimeError(f"jedi {jedi.__version__} no longer keeps inferred_element_counts: "
+                               "check how syntax_tree._limit_value_infers budgets inferences")
+        counts.clear()
+
     def _inside(self, module_path: Path | None) -> str | None:
         if module_path is None:
             return None
@@ -221,6 +261,7 @@ class Resolver:
         """(target_path, target_line, target_name) of the in-corpus definitions a site names."""
         wanted = ("function", "class") if site.kind == "call" else ("class",)
         found: dict[tuple[str, int], str] = {}
+        self._fresh_inference_budget(script)
         for t in script.goto(site.line, site.col, follow_imports=True):
             t = self._to_definition(t)
             target_path = self._inside(t.module_path)
@@ -317,6 +358,7 @@ def _init_worker(corpus: str, timeout: float) -> None:
     # jedi warns for every compiled-module import it cannot do; the corpus is never importable.
     warnings.filterwarnings("ignore", category=UserWarning, module=r"jedi\.")
     jedi.settings.cache_directory = str(_claim_parso_cache_slot())
+    _without_bundled_django_stubs()
     _RESOLVER = Resolver(Path(corpus), timeout)
 
 

@@ -111,6 +111,56 @@ def test_jedi_oracle_rows(tmp_path: Path) -> None:
     assert quick["files"] == 1 and quick["computed"] == 0
 
 
+def test_jedi_oracle_answers_every_site_of_a_long_function(tmp_path: Path) -> None:
+    # jedi budgets 300 inferences per function; asked site after site on one Script, the
+    # budget ran out at the 300th `self.` call and the rest of the method went unanswered
+    pytest.importorskip("jedi")
+    import python_jedi
+
+    calls = "\n".join("        self.step()" for _ in range(320))
+    source = f"class Long:\n    def run(self):\n{calls}\n        self.last()\n\n" \
+             "    def step(self):\n        pass\n\n    def last(self):\n        pass\n"
+    corpus = write(tmp_path / "pkg", {"__init__.py": "", "long.py": source})
+    out = tmp_path / "out.jsonl"
+    python_jedi.run_oracle(corpus, out, jobs=1)
+    rows = list(common.read_jsonl(out))
+
+    file_row = next(r for r in rows if r["kind"] == "file" and r["path"] == "long.py")
+    assert (file_row["sites"], file_row["resolved"]) == (321, 321)
+    assert ("long.py", 323, "last", "long.py", 328, "last") in links(rows, "call")
+
+
+def test_jedi_oracle_reads_a_django_corpus_not_the_django_stubs_it_ships(tmp_path: Path) -> None:
+    # jedi answered an inherited method's call in a package named django from its bundled
+    # django-stubs, outside the corpus: the site went unanswered
+    pytest.importorskip("jedi")
+    import python_jedi
+
+    corpus = write(tmp_path / "django", {
+        "__init__.py": "",
+        "template/__init__.py": "",
+        "template/backends/__init__.py": "",
+        "template/backends/base.py": """\
+            class BaseEngine:
+                def iter_template_filenames(self, template_name):
+                    return [template_name]
+            """,
+        "template/backends/dummy.py": """\
+            from .base import BaseEngine
+
+
+            class TemplateStrings(BaseEngine):
+                def get_template(self, template_name):
+                    return self.iter_template_filenames(template_name)
+            """,
+    })
+    out = tmp_path / "out.jsonl"
+    python_jedi.run_oracle(corpus, out, jobs=1)
+
+    assert ("template/backends/dummy.py", 6, "iter_template_filenames", "template/backends/base.py", 2,
+            "iter_template_filenames") in links(common.read_jsonl(out), "call")
+
+
 TS_CORPUS = {
     "a.ts": """\
         import { helper, Widget as W } from "./sub/b.js";

@@ -159,7 +159,7 @@ class ScopeResolver(Lookups):
             if d.kind == FUNCTION or d.kind == MODULE or s == scope:
                 binding = None if skip_bindings else fi.bindings.get((s, name))
                 if binding is not None and d.kind == FUNCTION:
-                    typed = self.binding_type(fi, binding)
+                    typed = self.local_type(fi, binding)
                     return (typed, True) if typed else ([], False)
                 found = self._scope_entry(fi, s, name, want_type)
                 if found is not None:
@@ -365,6 +365,18 @@ class ScopeResolver(Lookups):
         return out
 
     # ---- types of values ---------------------------------------------------------------
+
+    def local_type(self, fi: FileIndex, first: Binding) -> list[Symbol]:
+        """The instance types a function's local holds, from its ``first`` binding; where the
+        family's locals may change type on rebinding, none unless its other bindings give the
+        same types (the order of the bindings, and so which one reaches a use, is not known)."""
+        typed = self.binding_type(fi, first)
+        rebound = fi.rebindings.get((first.scope, first.name)) if typed else None
+        if rebound and fi.rules.rebinding_changes_type:
+            agreed = set(typed)
+            if any(set(self.binding_type(fi, b)) != agreed for b in rebound):
+                return []
+        return typed
 
     def binding_type(self, fi: FileIndex, binding: Binding, depth: int = 0) -> list[Symbol]:
         """The instance types a binding holds: ``x = Foo()`` -> Foo, ``x = make()`` -> make's

@@ -104,6 +104,9 @@ class BaseRules:
     # a local variable can be called (`f()` on a closure), so it shadows a function of its name;
     # a family's RULES say the same as its LOCAL_SHADOWS (tests/test_languages.py)
     locals_callable = True
+    # a local may be bound again to a value of another type (Python's `x = x.asc()`): read
+    # without their order, its bindings name its type only where they all agree
+    rebinding_changes_type = False
     builtin_method_names: frozenset[str] = frozenset()
     separator = "."
     module_joiner = "."

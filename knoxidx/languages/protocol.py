@@ -63,6 +63,7 @@ class ResolutionRules(Protocol):
     guess_bare_names: bool
     guess_members: bool
     locals_callable: bool
+    rebinding_changes_type: bool
     builtin_method_names: frozenset[str]
     separator: str
     module_joiner: str

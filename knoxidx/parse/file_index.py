@@ -52,6 +52,7 @@ class FileIndex:
         "file_key",
         "imports",
         "path",
+        "rebindings",
         "rules",
         "wildcards",
     )
@@ -78,8 +79,13 @@ class FileIndex:
         self._ids: list[int] | None = list(ids) if ids is not None else None
         self.children = children
         self.bindings: dict[tuple[int, str], Binding] = {}
+        # the later bindings of a name that say something else than its first (`x = Foo()`, then
+        # `x = x.asc()`): where a family's rebinding_changes_type, they must agree on the type
+        self.rebindings: dict[tuple[int, str], list[Binding]] = {}
         for b in facts.bindings:
-            self.bindings.setdefault((b.scope, b.name), b)
+            first = self.bindings.setdefault((b.scope, b.name), b)
+            if (b.type_path, b.is_call) != (first.type_path, first.is_call):
+                self.rebindings.setdefault((b.scope, b.name), []).append(b)
         self.imports: dict[tuple[int, str], list[Import]] = defaultdict(list)
         self.wildcards: list[Import] = []
         for imp in facts.imports:

@@ -195,6 +195,7 @@ class _Rules(ReexportingRules):
     self_type_names = frozenset({"Self"})
     self_binds_anywhere = True
     guess_members = False
+    rebinding_changes_type = True
     builtin_method_names = _BUILTIN_METHODS
 
     def qualified_prefix(self, path: str, keys: list[str]) -> str:
