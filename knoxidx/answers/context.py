@@ -87,8 +87,8 @@ class ContextWeights:
     hit_decay: float = 0.1  # a hit's strength is 1 / (1 + hit_decay * rank), rank from 0
     search_k: int = 50  # search hits taken as seeds: enough to fill the largest usual budget
     # the fusion weight of search's vector sources when it seeds a context (``knoxidx search``
-    # keeps its own): a change request's few words are outvoted by two vector sources at 1
-    vector_fusion: float = 1.0
+    # keeps 1): a change request's few words are outvoted by two vector sources at 1
+    vector_fusion: float = 0.75
     expand_hits: int = 5  # hits whose graph neighbourhood is added
     per_relation: int = 8  # neighbours of one hit per relation, at most
     full_cutoff: float = 0.5  # below this share of the best score: signature only
