@@ -1,8 +1,9 @@
 """The context builder: the code an agent should read for a question, packed into a token
 budget.
 
-1. **Seeds**: hybrid search hits, ``search_k`` deep so that the budget fills (or, when search
-   finds nothing, definitions the query names). A hit inside one definition stands for it; a
+1. **Seeds**: hybrid search hits, ``search_k`` deep so that the budget fills, its vector
+   sources weighed at ``vector_fusion`` (or, when search finds nothing, definitions the query
+   names). A hit inside one definition stands for it; a
    chunk holding several small definitions stands for its own lines.
 2. **Expansion** through the graph, for the best hits: the definitions they call, their
    callers, the types and constants they use, their enclosing class, and the import block of
