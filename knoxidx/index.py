@@ -4,7 +4,7 @@ return the shapes its methods return."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -185,11 +185,14 @@ class Index(GraphQuestions):
         return refresh_history(self.root, tables)
 
     def search(self, query: str, *, k: int = 10, mode: str = "hybrid",
-               language: str | None = None, path_glob: str | None = None) -> dict:
-        """Where is the code that does X: hybrid lexical + vector + symbol search."""
+               language: str | None = None, path_glob: str | None = None,
+               source_weights: Mapping[str, float] | None = None) -> dict:
+        """Where is the code that does X: hybrid lexical + vector + symbol search
+        (``source_weights``: fusion weights of named sources for this search only)."""
         from knoxidx.update.retrieval_steps import search
 
-        return search(self, query, k=k, mode=mode, language=language, path_glob=path_glob)
+        return search(self, query, k=k, mode=mode, language=language, path_glob=path_glob,
+                      source_weights=source_weights)
 
     def embed(self, *, progress: Any = None, limit: int | None = None,
               wait: bool = False) -> dict:

@@ -1,27 +1,29 @@
-"""``python -m bench.context_eval.fusion WEIGHT [--repo PATH ...]``: the embedding walks again
-with both vector sources of search's fusion (``vector``, ``declarations``) at ``WEIGHT``.
+"""``python -m bench.context_eval.fusion WEIGHT [WEIGHT ...] [--repo PATH ...]``: the embedding
+walks again, knoxidx context measured with its search's vector sources (``vector``,
+``declarations``) at each ``WEIGHT`` (``ContextWeights.vector_fusion``) in the same walk.
 
-An experiment, not a published table: recall of knoxidx context and plain retrieval per
-repository and pooled, printed; nothing under ``bench/.cache/context_eval/runs`` or
-``bench/results`` is written (the walks reuse the embedding clones, whose index ends where a
-plain walk leaves it). The weight is set on the product's own ``SOURCE_WEIGHTS`` before the
-index opens, so what is measured is the installed search with one number changed.
+An experiment, not a published table: recall of knoxidx context at each weight and of plain
+retrieval (``Index.search`` at the installed ``SOURCE_WEIGHTS``) per repository and pooled,
+printed; nothing under ``bench/.cache/context_eval/runs`` or ``bench/results`` is written (the
+walks reuse the embedding clones, whose index ends where a plain walk leaves it).
+:func:`vector_weight` sets the weight of every search instead, for the retrieval benchmark's
+``misses --vector-weight``.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from bench.context_eval.__main__ import CACHE, repositories
 from bench.context_eval.run import BUDGETS, walk
+from knoxidx.answers.context import ContextWeights
 from knoxidx.retrieval import hybrid_search
 from knoxidx.retrieval.hybrid_search import VECTOR_SOURCES
-
-SYSTEMS = ("context", "retrieval")
 
 
 @contextmanager
@@ -37,11 +39,18 @@ def vector_weight(weight: float) -> Iterator[None]:
         hybrid_search.SOURCE_WEIGHTS.update(saved)
 
 
-def covered(tasks: list[dict[str, Any]]) -> dict[str, int]:
+def variants(weights: Sequence[float]) -> dict[str, ContextWeights]:
+    """knoxidx context as installed but for its vector sources' weight, one per weight."""
+    return {f"context w={weight:g}": replace(ContextWeights(), vector_fusion=weight)
+            for weight in weights}
+
+
+def covered(tasks: list[dict[str, Any]], systems: Sequence[str],
+            budgets: Sequence[int] = BUDGETS) -> dict[str, int]:
     """Gold definitions covered per ``system@budget``, and the gold count under ``gold``."""
     out = {"gold": sum(len(t["gold"]) for t in tasks)}
-    for system in SYSTEMS:
-        for budget in BUDGETS:
+    for system in systems:
+        for budget in budgets:
             out[f"{system}@{budget}"] = sum(t["systems"][system][str(budget)]["covered"]
                                             for t in tasks)
     return out
@@ -55,19 +64,22 @@ def line(label: str, counts: dict[str, int]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.context_eval.fusion",
                                      description=__doc__.split("\n\n")[1])
-    parser.add_argument("weight", type=float, help="fusion weight of each vector source")
+    parser.add_argument("weights", type=float, nargs="+", metavar="WEIGHT",
+                        help="fusion weight of each vector source in context's search")
     parser.add_argument("--repo", action="append", metavar="PATH",
                         help="a git repository or bundle (repeatable; default: the five)")
     parser.add_argument("--tasks", type=int, default=30, help="tasks per repository")
     args = parser.parse_args(argv)
+    measured = variants(args.weights)
+    systems = [*measured, "retrieval"]
     pooled: dict[str, int] = {}
-    with vector_weight(args.weight):
-        for repo in repositories(args.repo):
-            run = walk(repo, CACHE, count=args.tasks, embed=True, log=lambda _m: None)
-            counts = covered(run["tasks"])
-            pooled = {key: pooled.get(key, 0) + n for key, n in counts.items()}
-            print(line(f"{repo.name} (verify {run['verify'] and run['verify']['equal']})",
-                       counts), flush=True)
+    for repo in repositories(args.repo):
+        run = walk(repo, CACHE, count=args.tasks, embed=True, log=lambda _m: None,
+                   variants=measured)
+        counts = covered(run["tasks"], systems)
+        pooled = {key: pooled.get(key, 0) + n for key, n in counts.items()}
+        print(line(f"{repo.name} (verify {run['verify'] and run['verify']['equal']})",
+                   counts), flush=True)
     print(line("pooled", pooled))
     return 0
 

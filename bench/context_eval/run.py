@@ -7,9 +7,10 @@ import gzip
 import json
 import statistics
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench.context_eval.bm25 import BM25Windows, source_files
 from bench.context_eval.coverage import Shown, names_gold, score_pack
@@ -30,6 +31,9 @@ from bench.context_eval.systems import (
     gold_files_pack,
     retrieval_pack,
 )
+
+if TYPE_CHECKING:
+    from knoxidx.answers.context import ContextWeights
 
 BUDGETS = (4000, 8000)
 DUMP_EXPAND = 10  # hits expanded in a saved state: the tuner tries up to this many
@@ -99,7 +103,10 @@ def gold_at_parent(index: Any, root: Path, task: Task) -> tuple[Definition, ...]
 
 def walk(repo: Repository, cache: Path, *, count: int, embed: bool,
          budgets: tuple[int, ...] = BUDGETS, log: Any = print,
-         dump: Path | None = None) -> dict[str, Any]:
+         dump: Path | None = None,
+         variants: Mapping[str, ContextWeights] | None = None) -> dict[str, Any]:
+    """The walk's record; ``variants`` adds, per name, knoxidx context built under those
+    weights as one more system (several settings measured in one walk)."""
     from knoxidx import Index
     from knoxidx.retrieval.tokens import default_counter
     from knoxidx.update.verify import verify_index
@@ -120,7 +127,7 @@ def walk(repo: Repository, cache: Path, *, count: int, embed: bool,
             t0 = time.perf_counter()
             index.update(embed=embed)
             index_seconds.append(time.perf_counter() - t0)
-            records.append(_ask(index, root, task, counter, budgets, dumped))
+            records.append(_ask(index, root, task, counter, budgets, dumped, variants or {}))
             log(f"  {n}/{len(tasks)} {task.commit[:10]} index {index_seconds[-1]:.1f}s "
                 f"ctx@{budgets[0]} {records[-1]['systems']['context'][str(budgets[0])]['covered']}"
                 f"/{len(records[-1]['gold'])}")
@@ -145,8 +152,9 @@ def walk(repo: Repository, cache: Path, *, count: int, embed: bool,
     }
 
 
-def _ask(index: Any, root: Path, task: Task, counter: Any,
-         budgets: tuple[int, ...], dumped: Any = None) -> dict[str, Any]:
+def _ask(index: Any, root: Path, task: Task, counter: Any, budgets: tuple[int, ...],
+         dumped: Any = None,
+         variants: Mapping[str, ContextWeights] | None = None) -> dict[str, Any]:
     from knoxidx.answers.context import ContextWeights, gather, rank
     from knoxidx.answers.context import pack as pack_context
 
@@ -191,6 +199,11 @@ def _ask(index: Any, root: Path, task: Task, counter: Any,
             if system == "retrieval":
                 scored["pack"] = [[s.path, s.start, s.end] for s in pack[:12]]
             systems[system][str(budget)] = scored
+    for name, variant in (variants or {}).items():
+        varied = gather(index, task.question, variant)
+        systems[name] = {str(budget): score_pack(context_pack(
+            pack_context(varied, rank(varied, variant), budget, variant)), gold)
+            for budget in budgets}
     record = {
         "commit": task.commit, "parent": task.parent, "date": task.date,
         "question": task.question,

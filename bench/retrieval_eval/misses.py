@@ -11,7 +11,7 @@ rank of each query (``x``: not in the first 10). ``--show`` lists each hybrid mi
 query, where each source ranked a chunk that answers it (0: not in its first 50), whether a
 rerank unit of the chunk holding it would answer it, and the ten results given instead.
 ``--vector-weight`` asks with both vector sources of the fusion at ``W`` (the installed
-``SOURCE_WEIGHTS`` otherwise), as ``bench.context_eval.fusion`` does on the context benchmark.
+``SOURCE_WEIGHTS`` otherwise).
 """
 
 from __future__ import annotations

@@ -230,6 +230,27 @@ def test_saved_states_repack_to_the_walks_own_context_scores(history, tmp_path):
         assert repacked[budget][1] == sum(len(t["gold"]) for t in run["tasks"])
 
 
+def test_a_walk_measures_each_context_variant_as_a_system_of_its_own(history, tmp_path):
+    from bench.context_eval.fusion import covered, variants
+    from bench.context_eval.run import Repository, walk
+    from knoxidx.answers.context import ContextWeights
+
+    repo, _ = history
+    measured = variants([ContextWeights().vector_fusion, 0.25])
+    assert [w.vector_fusion for w in measured.values()] == [ContextWeights().vector_fusion, 0.25]
+    run = walk(Repository("repo", repo), tmp_path / "cache", count=30, embed=False,
+               budgets=(400, 800), log=lambda _: None, variants=measured)
+    installed = f"context w={ContextWeights().vector_fusion:g}"
+    for task in run["tasks"]:
+        assert set(task["systems"]) == {"context", "retrieval", "bm25", "gold_files", *measured}
+        # the variant at the installed weights is knoxidx context as the walk asks it
+        assert task["systems"][installed] == task["systems"]["context"]
+    counts = covered(run["tasks"], [*measured, "retrieval"], budgets=(400, 800))
+    assert counts["gold"] == sum(len(t["gold"]) for t in run["tasks"])
+    assert counts[f"{installed}@400"] == sum(t["systems"]["context"]["400"]["covered"]
+                                            for t in run["tasks"])
+
+
 def test_the_fusion_experiment_sets_the_vector_weights_for_a_new_search_and_restores_them():
     from bench.context_eval.fusion import vector_weight
     from knoxidx.retrieval.hybrid_search import SOURCE_WEIGHTS, HybridSearch

@@ -1,8 +1,9 @@
 """The context builder: the code an agent should read for a question, packed into a token
 budget.
 
-1. **Seeds**: hybrid search hits, ``search_k`` deep so that the budget fills (or, when search
-   finds nothing, definitions the query names). A hit inside one definition stands for it; a
+1. **Seeds**: hybrid search hits, ``search_k`` deep so that the budget fills, its vector
+   sources weighed at ``vector_fusion`` (or, when search finds nothing, definitions the query
+   names). A hit inside one definition stands for it; a
    chunk holding several small definitions stands for its own lines.
 2. **Expansion** through the graph, for the best hits: the definitions they call, their
    callers, the types and constants they use, their enclosing class, and the import block of
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
@@ -43,6 +45,7 @@ from knoxidx.history.store import tables_of
 from knoxidx.parse.file_index import TYPE_KINDS
 from knoxidx.retrieval.disclosure import Disclosure
 from knoxidx.retrieval.errors import RetrievalError, SearchIndexMissingError, SearchInputError
+from knoxidx.retrieval.hybrid_search import VECTOR_SOURCES
 from knoxidx.retrieval.priors import asks_about_tests, is_test_path
 from knoxidx.retrieval.terms import unique_terms
 from knoxidx.retrieval.tokens import default_counter
@@ -84,6 +87,9 @@ class ContextWeights:
     sibling_hits: int = 1  # the hits whose files give siblings (more lost on the benchmark)
     hit_decay: float = 0.1  # a hit's strength is 1 / (1 + hit_decay * rank), rank from 0
     search_k: int = 50  # search hits taken as seeds: enough to fill the largest usual budget
+    # the fusion weight of search's vector sources when it seeds a context (``knoxidx search``
+    # keeps 1): a change request's few words are outvoted by two vector sources at 1
+    vector_fusion: float = 0.75
     expand_hits: int = 5  # hits whose graph neighbourhood is added
     per_relation: int = 8  # neighbours of one hit per relation, at most
     full_cutoff: float = 0.5  # below this share of the best score: signature only
@@ -169,7 +175,8 @@ class ContextIndex(IndexedGraph, Protocol):
     its graph, and its search for the seeds."""
 
     def search(self, query: str, *, k: int = 10, mode: str = "hybrid",
-               language: str | None = None, path_glob: str | None = None) -> dict[str, Any]: ...
+               language: str | None = None, path_glob: str | None = None,
+               source_weights: Mapping[str, float] | None = None) -> dict[str, Any]: ...
 
 
 def build_context(index: ContextIndex, query: Any, *, max_tokens: Any = 8000,
@@ -256,7 +263,8 @@ def _seeds(index: ContextIndex, query: str, w: ContextWeights,
                             "semantic": False, "withheld": 0}
     results: list[dict[str, Any]] = []
     try:
-        found = index.search(query, k=w.search_k, mode="hybrid")
+        found = index.search(query, k=w.search_k, mode="hybrid", source_weights=dict.fromkeys(
+            VECTOR_SOURCES, w.vector_fusion))
         results = found["results"]
         info.update(mode=found["mode"], note=found["note"], withheld=found["withheld"])
         info["semantic"] = found["mode"] == "hybrid" and not found["note"]

@@ -118,11 +118,14 @@ class HybridSearch(SearchSources):
         sources: Sequence[str] = SOURCES,
         chunk_filter: ChunkFilter | None = None,
         definition_rerank: bool = True,
+        source_weights: Mapping[str, float] | None = None,
     ) -> list[SearchResult]:
         """The ``k`` best results for ``query`` from the given ``sources`` (fused), restricted
         to ``chunk_filter``. With a definition source, results are definitions: with
         ``definition_rerank`` the fused chunks' definitions are reranked (unless a service
-        reranker is set), otherwise each chunk is narrowed to its best definition."""
+        reranker is set), otherwise each chunk is narrowed to its best definition.
+        ``source_weights`` sets the fusion weight of the sources it names for this search
+        only; the others keep the weights the search was made with."""
         self.skipped = {}
         self._words = None
         self._query_vector = None
@@ -145,7 +148,8 @@ class HybridSearch(SearchSources):
             except RetrievalError as exc:
                 log.warning("%s search skipped: %s", name, exc)
                 self.skipped[name] = str(exc)
-        fused = reciprocal_rank_fusion(ranked, self.rrf_k, self.source_weights)
+        fused = reciprocal_rank_fusion(ranked, self.rrf_k,
+                                       self.source_weights | dict(source_weights or {}))
         order = [chunk_id for chunk_id, _ in fused]
         scores = dict(fused)
         head = max(k, self.rerank_top, self.weights.depth if self.definitions else 0)

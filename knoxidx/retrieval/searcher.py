@@ -16,8 +16,10 @@ the first, ``masked`` the secrets masked by kind.
 
 from __future__ import annotations
 
+import math
 import re
 import weakref
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from knoxidx.languages.registry import LANGUAGE_ALIASES
@@ -89,6 +91,27 @@ def validate(
     return query.strip(), ChunkFilter(languages, glob)
 
 
+def validate_source_weights(weights: Any) -> dict[str, float]:
+    """Per-search fusion weights: a mapping of source names to finite weights of 0 or more
+    (raising :class:`SearchInputError` with what is allowed)."""
+    if weights is None:
+        return {}
+    if not isinstance(weights, Mapping):
+        raise SearchInputError(f"source weights must map source names to numbers, not "
+                               f"{type(weights).__name__}")
+    out: dict[str, float] = {}
+    for name, weight in weights.items():
+        if name not in SOURCES:
+            raise SearchInputError(f"unknown search source {name!r}; use one of "
+                                   f"{', '.join(SOURCES)}")
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) \
+                or not math.isfinite(weight) or weight < 0:
+            raise SearchInputError(f"the weight of source {name!r} must be a finite number of "
+                                   f"0 or more, not {weight!r}")
+        out[name] = float(weight)
+    return out
+
+
 class Searcher:
     def __init__(self, index: IndexedGraph, embedder: Embedder | None = None) -> None:
         self.index = index
@@ -142,8 +165,12 @@ class Searcher:
         mode: str = "hybrid",
         language: str | None = None,
         path_glob: str | None = None,
+        source_weights: Mapping[str, float] | None = None,
     ) -> dict[str, Any]:
+        """``source_weights``: the fusion weight of the sources it names, for this search
+        only (the others keep :data:`~knoxidx.retrieval.hybrid_search.SOURCE_WEIGHTS`)."""
         query, chunk_filter = validate(query, k, mode, language, path_glob)
+        fusion = validate_source_weights(source_weights)
         self._last_hits = []
         if not self.store.has_schema():
             raise SearchIndexMissingError(
@@ -172,7 +199,8 @@ class Searcher:
         # the definition rerank belongs to hybrid search (fusion, then rerank); the single-source
         # modes only narrow each chunk to its best definition
         results, withheld = _shown(hybrid, disclosure, query, k, sources=sources,
-                                   chunk_filter=chunk_filter, definition_rerank=mode == "hybrid")
+                                   chunk_filter=chunk_filter, definition_rerank=mode == "hybrid",
+                                   source_weights=fusion)
         if "vector" in hybrid.skipped:
             reason = hybrid.skipped["vector"]
             if mode == "vector":
@@ -183,7 +211,7 @@ class Searcher:
                 try:
                     results, withheld = _shown(hybrid, disclosure, query, k,
                                                sources=LEXICAL_SOURCES, chunk_filter=chunk_filter,
-                                               definition_rerank=False)
+                                               definition_rerank=False, source_weights=fusion)
                 finally:
                     hybrid.reranker = reranker
             else:

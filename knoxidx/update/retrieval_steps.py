@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from knoxidx.retrieval.backends import select_embedder
@@ -89,9 +90,11 @@ def remote_embedding_refused(index: Any) -> str:
 
 
 def search(index: Any, query: str, *, k: int, mode: str, language: str | None,
-           path_glob: str | None) -> dict[str, Any]:
+           path_glob: str | None,
+           source_weights: Mapping[str, float] | None = None) -> dict[str, Any]:
     return searcher_for(index).search(
-        query, k=k, mode=mode, language=language, path_glob=path_glob
+        query, k=k, mode=mode, language=language, path_glob=path_glob,
+        source_weights=source_weights,
     )
 
 

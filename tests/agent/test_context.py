@@ -193,3 +193,45 @@ def test_semantic_factor_with_embedded_chunks(tmp_path: Path) -> None:
     assert 0 < by_name["app.config.parse_config"] <= 1
     assert first["tokens"] <= 1500
     assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+
+
+def test_context_weighs_the_vector_sources_at_its_own_weight_and_search_keeps_its_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from knoxidx.retrieval import hybrid_search
+    from knoxidx.retrieval.hybrid_search import SOURCE_WEIGHTS, VECTOR_SOURCES
+
+    fusions: list[tuple[set[str], dict[str, float]]] = []
+    fuse = hybrid_search.reciprocal_rank_fusion
+
+    def noted(ranked, k=60, weights=None):  # the real fusion, what it was given noted
+        fusions.append((set(ranked), dict(weights or {})))
+        return fuse(ranked, k, weights)
+
+    monkeypatch.setattr(hybrid_search, "reciprocal_rank_fusion", noted)
+    installed = dict(SOURCE_WEIGHTS)
+    root = make_repo(tmp_path / "repo")
+    with Index.open(root) as idx:
+        assert idx.embed()["pending"] == 0  # the local model, offline: the vector sources rank
+        idx.context(QUERY, 1500, weights=ContextWeights(vector_fusion=0.25))
+        asked_by_context = fusions[:]
+        fusions.clear()
+        idx.search(QUERY, k=10)
+        asked_by_search = fusions[:]
+        fusions.clear()
+        idx.context(QUERY, 1500)
+        asked_by_default_context = fusions[:]
+    lowered = installed | dict.fromkeys(VECTOR_SOURCES, 0.25)
+    assert asked_by_context and all(w == lowered for _, w in asked_by_context)
+    assert all(set(VECTOR_SOURCES) <= sources for sources, _ in asked_by_context)
+    assert asked_by_search and all(w == installed for _, w in asked_by_search)
+    assert all(set(VECTOR_SOURCES) <= sources for sources, _ in asked_by_search)
+    default = installed | dict.fromkeys(VECTOR_SOURCES, ContextWeights().vector_fusion)
+    assert asked_by_default_context and all(w == default for _, w in asked_by_default_context)
+    assert SOURCE_WEIGHTS == installed  # nothing global was changed
+
+
+@pytest.mark.parametrize("weights", [{"vectors": 0.5}, {"vector": -1}, {"lexical": float("nan")},
+                                     {"vector": True}, [("vector", 0.5)]])
+def test_search_refuses_bad_source_weights(shared_repo: Path, weights: object) -> None:
+    with Index.open(shared_repo) as idx, pytest.raises(SearchInputError):
+        idx.search(QUERY, source_weights=weights)  # type: ignore[arg-type]
