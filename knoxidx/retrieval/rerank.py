@@ -66,6 +66,9 @@ class Unit:
     symbol: str
     kind: str
     score: float
+    # the qualified names of the definitions a whole chunk stands for when it is kept whole
+    # although it holds several (``query_units``): its name scores as the best of theirs
+    held: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +227,9 @@ def query_units(
                           reverse=True)[:2]
     if best > 0 and best >= weights.narrow_margin * second:
         return found
-    return [whole_unit(chunk_id, chunk)]
+    whole = whole_unit(chunk_id, chunk)
+    return [Unit(whole.chunk_id, whole.start_line, whole.end_line, whole.symbol, whole.kind,
+                 whole.score, tuple(u.symbol for u in found))]
 
 
 def unit_text(chunk: Chunk, unit: Unit) -> str:
@@ -269,13 +274,20 @@ def unit_name(unit: Unit) -> str:
     return unit.symbol.replace("::", ".").rsplit(".", 1)[-1]
 
 
-def match_score(chunk: Chunk, unit: Unit, words: QueryWords, weights: RerankWeights) -> float:
-    found = unit_words(chunk, unit, words.stems)
-    name = unit_name(unit)
+def name_share(symbol: str, words: QueryWords) -> float:
+    """The share of the query's words in a definition's own name (its last part)."""
+    name = symbol.replace("::", ".").rsplit(".", 1)[-1]
     name_words = set(identifier_parts(name)) | {name.lower()}
     if words.stems:
         name_words = {stem(w) for w in name_words}
-    score = weights.lines * words.share(found) + weights.name * words.share(name_words)
+    return words.share(name_words)
+
+
+def match_score(chunk: Chunk, unit: Unit, words: QueryWords, weights: RerankWeights) -> float:
+    found = unit_words(chunk, unit, words.stems)
+    # a chunk kept whole is named by each definition it holds, not only by its first
+    named = max(name_share(symbol, words) for symbol in (unit.symbol, *unit.held))
+    score = weights.lines * words.share(found) + weights.name * named
     if weights.scope:
         scope = scope_words(chunk.path, unit.symbol)
         if words.stems:
@@ -410,10 +422,9 @@ def rerank_definitions(
                 score += weights.declaration * declaration_closeness(unit, chunk)
             if weights.named_first and head and unit_name(unit) == head:
                 score += weights.named_first
-            if openings:
-                act, rest = act_and_object(unit.symbol)
-                if act in openings and words.holds_any(rest):
-                    score += weights.intent
+            if openings and any(act in openings and words.holds_any(rest)
+                                for act, rest in map(act_and_object, (unit.symbol, *unit.held))):
+                score += weights.intent
             score *= factor
             if (declaration_factor != 1.0 and declares_only(unit, defs)
                     and unit_name(unit).lower() != first_word):

@@ -115,6 +115,22 @@ def test_rerank_lists_definitions_best_first_across_chunks() -> None:
     assert [u.score for u in ranked] == sorted((u.score for u in ranked), reverse=True)
 
 
+def test_a_chunk_kept_whole_is_named_by_each_definition_it_holds() -> None:
+    # "erupt lava" is no clear win for one of the small chunk's definitions, so the chunk
+    # stands for itself; it used to be named only by its first definition (feed_zebra) and
+    # lost to a function that shares the words in a comment but not in its name
+    chunk = one_chunk()
+    comment = chunk_file("w.py", b"def stir_pot(pot):\n    # erupt lava\n    return pot\n",
+                         "python", [])[0]
+    defs = {"v.py": DEFS, "w.py": [D("Function", "stir_pot", "stir_pot", 1, 3)]}
+    weights = RerankWeights(similarity=0.0, named_first=0.0, intent=0.0, subject=0.0)
+    [whole] = query_units(1, chunk, DEFS, words("erupt lava"), weights)
+    assert (whole.start_line, whole.end_line) == (1, 12)
+    ranked = rerank_definitions([2, 1], {1: chunk, 2: comment}, lambda p: defs[p],
+                                words("erupt lava"), weights)
+    assert [(u.chunk_id, u.start_line, u.end_line) for u in ranked] == [(1, 1, 12), (2, 1, 3)]
+
+
 def test_code_shaped_words() -> None:
     assert all(looks_like_code(w) for w in ("parse_config", "parseConfig", "HTTPServer",
                                             "os.path", "std::io"))
