@@ -391,14 +391,15 @@ def rerank_definitions(
     words: QueryWords,
     weights: RerankWeights,
     similarity: dict[int, float] | None = None,
-    path_factor: Callable[[str], float] | None = None,
+    path_factor: Callable[[str, str], float] | None = None,
     declaration_closeness: DeclarationCloseness | None = None,
 ) -> list[Unit]:
     """The units of the first ``weights.depth`` chunks of ``order``, best first (see the module
     docstring); a unit reached through two overlapping chunks is listed once. ``similarity``:
     the query's cosine with each chunk's vector (a chunk without one counts as the least
     similar of those given), weighted by ``weights.similarity``. ``path_factor``: what a
-    unit's score is multiplied by, by its file (``priors.path_prior``: test code ranks lower).
+    unit's score is multiplied by, by its file and qualified name (``priors.path_prior``: test
+    code ranks lower).
     ``declaration_closeness``: see ``RerankWeights.declaration`` (none: no such term)."""
     best: dict[tuple[str, int, int], Unit] = {}
     ranked = [i for i in order if i in chunks][: weights.depth]
@@ -414,7 +415,6 @@ def rerank_definitions(
         chunk = chunks[chunk_id]
         base = (weights.rank_k + 1) / (weights.rank_k + rank)
         base += weights.similarity * similarity.get(chunk_id, floor)
-        factor = path_factor(chunk.path) if path_factor is not None else 1.0
         defs = definitions(chunk.path)
         for unit in query_units(chunk_id, chunk, defs, words, weights):
             score = base + match_score(chunk, unit, words, weights)
@@ -425,7 +425,8 @@ def rerank_definitions(
             if openings and any(act in openings and words.holds_any(rest)
                                 for act, rest in map(act_and_object, (unit.symbol, *unit.held))):
                 score += weights.intent
-            score *= factor
+            if path_factor is not None:
+                score *= path_factor(chunk.path, unit.symbol)
             if (declaration_factor != 1.0 and declares_only(unit, defs)
                     and unit_name(unit).lower() != first_word):
                 score *= declaration_factor
