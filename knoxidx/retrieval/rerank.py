@@ -7,9 +7,10 @@ definitions wholly inside it (a container gives way to its members) when there a
 two, else the chunk itself; a chunk of at most ``whole_lines`` lines is already
 definition-sized and stays one unit unless one of its definitions clearly wins on the query's
 words (``narrow_margin``). A unit scores the share of the query's words (weighted by IDF over
-the chunks) found in its lines, plus the share found in its name, plus the share of the rest
-found in the names of what holds it (enclosing definitions, file); words are compared by their
-stems (``terms.stem``):
+the chunks) found in its lines (less the examples fenced in its doc comments), plus the share
+found in its name (a chunk kept whole: the best of its definitions' names), plus the share of
+the rest found in the names of what holds it (enclosing definitions, file); words are compared
+by their stems (``terms.stem``):
 
 - ``narrow``: every result of a lexical or vector search is reported as its best unit (the
   chunk when no unit shares a word with the query).
@@ -248,7 +249,7 @@ def unit_words(chunk: Chunk, unit: Unit, stems: bool = False) -> frozenset[str]:
     found = _unit_words.get(key)
     if found is None:
         words: set[str] = set()
-        for line in unit_text(chunk, unit).split("\n"):
+        for line in without_doc_examples(unit_text(chunk, unit).split("\n")):
             words |= line_terms(line)
         if stems:
             words = {stem(w) for w in words}
@@ -256,6 +257,26 @@ def unit_words(chunk: Chunk, unit: Unit, stems: bool = False) -> frozenset[str]:
             _unit_words.clear()
         found = _unit_words[key] = frozenset(words)
     return found
+
+
+# a comment line that opens or closes a fenced example (Rust's `/// ```rust`, JSDoc's ` * ````)
+_DOC_FENCE = re.compile(r"^\s*(?://[/!]?|\*)\s*```")
+_COMMENT_LINE = re.compile(r"^\s*(?://|\*)")
+
+
+def without_doc_examples(lines: list[str]) -> list[str]:
+    """``lines`` less the code examples fenced in their doc comments: an example calls the
+    definition and its neighbours, so its words say how it is used, not what it does."""
+    kept, inside = [], False
+    for line in lines:
+        if _DOC_FENCE.match(line):
+            inside = not inside
+            continue
+        if inside and _COMMENT_LINE.match(line):
+            continue
+        inside = False  # code ends an example left open
+        kept.append(line)
+    return kept
 
 
 def scope_words(path: str, qualname: str) -> set[str]:

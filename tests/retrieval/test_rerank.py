@@ -20,6 +20,7 @@ from knoxidx.retrieval.rerank import (
     query_units,
     rerank_definitions,
     units,
+    without_doc_examples,
 )
 from knoxidx.retrieval.searcher import looks_like_code
 
@@ -607,3 +608,39 @@ def test_the_type_a_question_calls_this_tells_apart_same_named_methods() -> None
     assert sorted(subject_first[2:]) == sorted(fused_order[2:])
     # already first: nothing moves
     assert ranked([2, 1], each_method) == ranked([2, 1], replace(each_method, subject=0.0))
+
+
+VALVE = (
+    "/// Opens the valve so that the tank can fill.\n"  # 1
+    "///\n"
+    "/// ```\n"
+    "/// let mut pump = Pump::new();\n"
+    "/// pump.drain_sludge_tank();\n"                   # 5
+    "/// ```\n"
+    "pub fn open_valve(valve: &mut Valve) {\n"
+    "    valve.open = true;\n"
+    "}\n"                                                # 9
+)
+SLUDGE = (
+    "pub fn empty_sludge(tank: &mut Tank) {\n"
+    "    tank.level = 0;\n"
+    "}\n"
+)
+
+
+def test_a_doc_comments_example_does_not_speak_for_the_definition() -> None:
+    assert without_doc_examples(VALVE.split("\n")) == [
+        "/// Opens the valve so that the tank can fill.", "///",
+        "pub fn open_valve(valve: &mut Valve) {", "    valve.open = true;", "}", ""]
+    # an example never closed ends where the comment does
+    assert without_doc_examples(["/// ```", "/// drain();", "fn f() {}"]) == ["fn f() {}"]
+    # the example calls something else: "drain the sludge tank" is what empty_sludge does
+    [valve] = chunk_file("valve.rs", VALVE.encode(), "rust", [])
+    [sludge] = chunk_file("sludge.rs", SLUDGE.encode(), "rust", [])
+    defs = {"valve.rs": [D("Function", "open_valve", "open_valve", 1, 9)],
+            "sludge.rs": [D("Function", "empty_sludge", "empty_sludge", 1, 3)]}
+    weights = RerankWeights(similarity=0.0, named_first=0.0, intent=0.0, subject=0.0,
+                            scope=0.0)
+    ranked = rerank_definitions([1, 2], {1: valve, 2: sludge}, lambda p: defs[p],
+                                words("drain the sludge tank"), weights)
+    assert [u.chunk_id for u in ranked] == [2, 1]
