@@ -480,6 +480,9 @@ def _favour_subject(
     for key, u in best.items():
         above = rival.get(unit_name(u))
         if held[key] and above is not None and above >= u.score:
-            score = min(u.score + weight, above + _JUST_ABOVE)
+            # several lifted past one rival keep their order: each lands in (above,
+            # above + _JUST_ABOVE] by its own score (scores are positive)
+            share = u.score / above if above > 0 else 1.0
+            score = min(u.score + weight, above + _JUST_ABOVE * share)
             lifted[key] = Unit(u.chunk_id, u.start_line, u.end_line, u.symbol, u.kind, score)
     return lifted

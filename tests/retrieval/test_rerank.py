@@ -644,3 +644,20 @@ def test_a_doc_comments_example_does_not_speak_for_the_definition() -> None:
     ranked = rerank_definitions([1, 2], {1: valve, 2: sludge}, lambda p: defs[p],
                                 words("drain the sludge tank"), weights)
     assert [u.chunk_id for u in ranked] == [2, 1]
+
+
+def test_methods_lifted_past_one_rival_keep_their_order() -> None:
+    """"... of this listener": two listener types' `local_addr` rise past a socket's; they
+    used to land on one score, just above it, and lose their own order."""
+    from knoxidx.retrieval.rerank import Unit, _favour_subject
+
+    def unit(line: int, symbol: str, score: float) -> Unit:
+        return Unit(line, line, line + 2, symbol, "Function", score)
+
+    best = {("a.rs", u.start_line, u.end_line): u for u in (
+        unit(1, "TcpSocket.local_addr", 3.0), unit(20, "UnixListener.local_addr", 2.6),
+        unit(10, "TcpListener.local_addr", 2.9), unit(30, "TcpListener.bind", 2.95))}
+    lifted = _favour_subject(best, ("listener",), False, 2.0)
+    order = [u.symbol for u in sorted(lifted.values(), key=lambda u: -u.score)]
+    assert order == ["TcpListener.local_addr", "UnixListener.local_addr",
+                     "TcpSocket.local_addr", "TcpListener.bind"]
