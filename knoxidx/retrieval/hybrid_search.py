@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -28,7 +28,7 @@ from knoxidx.retrieval.errors import (
     ServiceError,
 )
 from knoxidx.retrieval.lexical_rows import ChunkFilter
-from knoxidx.retrieval.priors import path_prior
+from knoxidx.retrieval.priors import PathPrior, path_prior
 from knoxidx.retrieval.rerank import (
     DefinitionSource,
     QueryWords,
@@ -252,14 +252,14 @@ class HybridSearch(SearchSources):
 
 def _with_prior(
     order: list[int], scores: dict[int, float], chunks: dict[int, StoredChunk],
-    path_factor: Callable[[str], float],
+    path_factor: PathPrior,
 ) -> tuple[list[int], dict[int, float]]:
-    """``order`` with each fetched chunk's score multiplied by ``path_factor`` of its path,
-    re-sorted; only the fetched head moves, the rest keeps its place after it."""
+    """``order`` with each fetched chunk's score multiplied by ``path_factor`` of its path and
+    symbol, re-sorted; only the fetched head moves, the rest keeps its place after it."""
     head = [i for i in order if i in chunks]
     adjusted = dict(scores)
     for i in head:
-        adjusted[i] = scores[i] * path_factor(chunks[i].chunk.path)
+        adjusted[i] = scores[i] * path_factor(chunks[i].chunk.path, chunks[i].chunk.symbol)
     head.sort(key=lambda i: -adjusted[i])  # stable: ties keep the fused order
     fetched = set(head)
     return head + [i for i in order if i not in fetched], adjusted

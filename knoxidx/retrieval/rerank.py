@@ -7,9 +7,10 @@ definitions wholly inside it (a container gives way to its members) when there a
 two, else the chunk itself; a chunk of at most ``whole_lines`` lines is already
 definition-sized and stays one unit unless one of its definitions clearly wins on the query's
 words (``narrow_margin``). A unit scores the share of the query's words (weighted by IDF over
-the chunks) found in its lines, plus the share found in its name, plus the share of the rest
-found in the names of what holds it (enclosing definitions, file); words are compared by their
-stems (``terms.stem``):
+the chunks) found in its lines (less the examples fenced in its doc comments), plus the share
+found in its name (a chunk kept whole: the best of its definitions' names), plus the share of
+the rest found in the names of what holds it (enclosing definitions, file); words are compared
+by their stems (``terms.stem``):
 
 - ``narrow``: every result of a lexical or vector search is reported as its best unit (the
   chunk when no unit shares a word with the query).
@@ -66,6 +67,9 @@ class Unit:
     symbol: str
     kind: str
     score: float
+    # the qualified names of the definitions a whole chunk stands for when it is kept whole
+    # although it holds several (``query_units``): its name scores as the best of theirs
+    held: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +228,9 @@ def query_units(
                           reverse=True)[:2]
     if best > 0 and best >= weights.narrow_margin * second:
         return found
-    return [whole_unit(chunk_id, chunk)]
+    whole = whole_unit(chunk_id, chunk)
+    return [Unit(whole.chunk_id, whole.start_line, whole.end_line, whole.symbol, whole.kind,
+                 whole.score, tuple(u.symbol for u in found))]
 
 
 def unit_text(chunk: Chunk, unit: Unit) -> str:
@@ -243,7 +249,7 @@ def unit_words(chunk: Chunk, unit: Unit, stems: bool = False) -> frozenset[str]:
     found = _unit_words.get(key)
     if found is None:
         words: set[str] = set()
-        for line in unit_text(chunk, unit).split("\n"):
+        for line in without_doc_examples(unit_text(chunk, unit).split("\n")):
             words |= line_terms(line)
         if stems:
             words = {stem(w) for w in words}
@@ -251,6 +257,26 @@ def unit_words(chunk: Chunk, unit: Unit, stems: bool = False) -> frozenset[str]:
             _unit_words.clear()
         found = _unit_words[key] = frozenset(words)
     return found
+
+
+# a comment line that opens or closes a fenced example (Rust's `/// ```rust`, JSDoc's ` * ````)
+_DOC_FENCE = re.compile(r"^\s*(?://[/!]?|\*)\s*```")
+_COMMENT_LINE = re.compile(r"^\s*(?://|\*)")
+
+
+def without_doc_examples(lines: list[str]) -> list[str]:
+    """``lines`` less the code examples fenced in their doc comments: an example calls the
+    definition and its neighbours, so its words say how it is used, not what it does."""
+    kept, inside = [], False
+    for line in lines:
+        if _DOC_FENCE.match(line):
+            inside = not inside
+            continue
+        if inside and _COMMENT_LINE.match(line):
+            continue
+        inside = False  # code ends an example left open
+        kept.append(line)
+    return kept
 
 
 def scope_words(path: str, qualname: str) -> set[str]:
@@ -269,13 +295,20 @@ def unit_name(unit: Unit) -> str:
     return unit.symbol.replace("::", ".").rsplit(".", 1)[-1]
 
 
-def match_score(chunk: Chunk, unit: Unit, words: QueryWords, weights: RerankWeights) -> float:
-    found = unit_words(chunk, unit, words.stems)
-    name = unit_name(unit)
+def name_share(symbol: str, words: QueryWords) -> float:
+    """The share of the query's words in a definition's own name (its last part)."""
+    name = symbol.replace("::", ".").rsplit(".", 1)[-1]
     name_words = set(identifier_parts(name)) | {name.lower()}
     if words.stems:
         name_words = {stem(w) for w in name_words}
-    score = weights.lines * words.share(found) + weights.name * words.share(name_words)
+    return words.share(name_words)
+
+
+def match_score(chunk: Chunk, unit: Unit, words: QueryWords, weights: RerankWeights) -> float:
+    found = unit_words(chunk, unit, words.stems)
+    # a chunk kept whole is named by each definition it holds, not only by its first
+    named = max(name_share(symbol, words) for symbol in (unit.symbol, *unit.held))
+    score = weights.lines * words.share(found) + weights.name * named
     if weights.scope:
         scope = scope_words(chunk.path, unit.symbol)
         if words.stems:
@@ -379,14 +412,15 @@ def rerank_definitions(
     words: QueryWords,
     weights: RerankWeights,
     similarity: dict[int, float] | None = None,
-    path_factor: Callable[[str], float] | None = None,
+    path_factor: Callable[[str, str], float] | None = None,
     declaration_closeness: DeclarationCloseness | None = None,
 ) -> list[Unit]:
     """The units of the first ``weights.depth`` chunks of ``order``, best first (see the module
     docstring); a unit reached through two overlapping chunks is listed once. ``similarity``:
     the query's cosine with each chunk's vector (a chunk without one counts as the least
     similar of those given), weighted by ``weights.similarity``. ``path_factor``: what a
-    unit's score is multiplied by, by its file (``priors.path_prior``: test code ranks lower).
+    unit's score is multiplied by, by its file and qualified name (``priors.path_prior``: test
+    code ranks lower).
     ``declaration_closeness``: see ``RerankWeights.declaration`` (none: no such term)."""
     best: dict[tuple[str, int, int], Unit] = {}
     ranked = [i for i in order if i in chunks][: weights.depth]
@@ -402,7 +436,6 @@ def rerank_definitions(
         chunk = chunks[chunk_id]
         base = (weights.rank_k + 1) / (weights.rank_k + rank)
         base += weights.similarity * similarity.get(chunk_id, floor)
-        factor = path_factor(chunk.path) if path_factor is not None else 1.0
         defs = definitions(chunk.path)
         for unit in query_units(chunk_id, chunk, defs, words, weights):
             score = base + match_score(chunk, unit, words, weights)
@@ -410,11 +443,11 @@ def rerank_definitions(
                 score += weights.declaration * declaration_closeness(unit, chunk)
             if weights.named_first and head and unit_name(unit) == head:
                 score += weights.named_first
-            if openings:
-                act, rest = act_and_object(unit.symbol)
-                if act in openings and words.holds_any(rest):
-                    score += weights.intent
-            score *= factor
+            if openings and any(act in openings and words.holds_any(rest)
+                                for act, rest in map(act_and_object, (unit.symbol, *unit.held))):
+                score += weights.intent
+            if path_factor is not None:
+                score *= path_factor(chunk.path, unit.symbol)
             if (declaration_factor != 1.0 and declares_only(unit, defs)
                     and unit_name(unit).lower() != first_word):
                 score *= declaration_factor
@@ -447,6 +480,9 @@ def _favour_subject(
     for key, u in best.items():
         above = rival.get(unit_name(u))
         if held[key] and above is not None and above >= u.score:
-            score = min(u.score + weight, above + _JUST_ABOVE)
+            # several lifted past one rival keep their order: each lands in (above,
+            # above + _JUST_ABOVE] by its own score (scores are positive)
+            share = u.score / above if above > 0 else 1.0
+            score = min(u.score + weight, above + _JUST_ABOVE * share)
             lifted[key] = Unit(u.chunk_id, u.start_line, u.end_line, u.symbol, u.kind, score)
     return lifted

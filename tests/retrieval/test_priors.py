@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from knoxidx.index import Index
-from knoxidx.retrieval.priors import asks_about_tests, is_test_path
+from knoxidx.retrieval.priors import asks_about_tests, in_test_module, is_test_path
 
 
 @pytest.mark.parametrize("path", [
@@ -72,3 +72,59 @@ def test_the_code_outranks_its_test_unless_the_query_asks_for_tests(
         asked = idx.search("test that the breaker opens after five consecutive failures",
                            mode=mode)["results"]
         assert asked[0]["path"] == "tests/test_breaker.py"
+
+
+def test_what_lies_inside_a_module_of_unit_tests() -> None:
+    assert in_test_module("tests.remove_by_address")
+    assert in_test_module("tokio::util::linked_list::tests::Entry::from_raw")
+    assert in_test_module("test.budgeting")
+    assert not in_test_module("tests")  # the module itself is named so, not inside one
+    assert not in_test_module("Breaker.record_failure")
+    assert not in_test_module("attestation.latest.verify")
+
+
+RUST_BREAKER = (
+    "pub struct Breaker {\n"
+    "    failures: u32,\n"
+    "    open: bool,\n"
+    "}\n"
+    "\n"
+    "impl Breaker {\n"
+    "    pub fn record_failure(&mut self) {\n"
+    "        self.failures += 1;\n"
+    "        if self.failures >= 5 {\n"
+    "            self.open = true;\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "#[cfg(test)]\n"
+    "mod tests {\n"
+    "    use super::Breaker;\n"
+    "\n"
+    "    #[test]\n"
+    "    fn breaker_opens_after_five_consecutive_failures() {\n"
+    "        let mut breaker = Breaker { failures: 0, open: false };\n"
+    "        for _ in 0..5 {\n"
+    "            breaker.record_failure();\n"
+    "        }\n"
+    "        assert!(breaker.open);\n"
+    "    }\n"
+    "}\n"
+)
+
+
+def test_rusts_inline_unit_tests_rank_below_the_code_they_test(tmp_path: Path) -> None:
+    # Rust keeps unit tests in the source file, in `mod tests`: no path tells them apart
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "breaker.rs").write_text(RUST_BREAKER)
+    with Index.open(tmp_path, create=True) as idx:
+        idx.update(jobs=1)
+        found = [r["symbol"].rsplit("::", 1)[-1] for r in idx.search(
+            "breaker opens after five consecutive failures")["results"]]
+        # the test's name holds every word of the question; the code holds fewer
+        assert found.index("record_failure") < found.index(
+            "breaker_opens_after_five_consecutive_failures")
+        asked = idx.search("test that the breaker opens after five consecutive failures")
+        assert asked["results"][0]["symbol"].endswith(
+            "breaker_opens_after_five_consecutive_failures")

@@ -20,6 +20,7 @@ from knoxidx.retrieval.rerank import (
     query_units,
     rerank_definitions,
     units,
+    without_doc_examples,
 )
 from knoxidx.retrieval.searcher import looks_like_code
 
@@ -113,6 +114,22 @@ def test_rerank_lists_definitions_best_first_across_chunks() -> None:
         (2, 1, 2), (1, 1, 3), (1, 6, 8), (1, 10, 12)
     }
     assert [u.score for u in ranked] == sorted((u.score for u in ranked), reverse=True)
+
+
+def test_a_chunk_kept_whole_is_named_by_each_definition_it_holds() -> None:
+    # "erupt lava" is no clear win for one of the small chunk's definitions, so the chunk
+    # stands for itself; it used to be named only by its first definition (feed_zebra) and
+    # lost to a function that shares the words in a comment but not in its name
+    chunk = one_chunk()
+    comment = chunk_file("w.py", b"def stir_pot(pot):\n    # erupt lava\n    return pot\n",
+                         "python", [])[0]
+    defs = {"v.py": DEFS, "w.py": [D("Function", "stir_pot", "stir_pot", 1, 3)]}
+    weights = RerankWeights(similarity=0.0, named_first=0.0, intent=0.0, subject=0.0)
+    [whole] = query_units(1, chunk, DEFS, words("erupt lava"), weights)
+    assert (whole.start_line, whole.end_line) == (1, 12)
+    ranked = rerank_definitions([2, 1], {1: chunk, 2: comment}, lambda p: defs[p],
+                                words("erupt lava"), weights)
+    assert [(u.chunk_id, u.start_line, u.end_line) for u in ranked] == [(1, 1, 12), (2, 1, 3)]
 
 
 def test_code_shaped_words() -> None:
@@ -591,3 +608,56 @@ def test_the_type_a_question_calls_this_tells_apart_same_named_methods() -> None
     assert sorted(subject_first[2:]) == sorted(fused_order[2:])
     # already first: nothing moves
     assert ranked([2, 1], each_method) == ranked([2, 1], replace(each_method, subject=0.0))
+
+
+VALVE = (
+    "/// Opens the valve so that the tank can fill.\n"  # 1
+    "///\n"
+    "/// ```\n"
+    "/// let mut pump = Pump::new();\n"
+    "/// pump.drain_sludge_tank();\n"                   # 5
+    "/// ```\n"
+    "pub fn open_valve(valve: &mut Valve) {\n"
+    "    valve.open = true;\n"
+    "}\n"                                                # 9
+)
+SLUDGE = (
+    "pub fn empty_sludge(tank: &mut Tank) {\n"
+    "    tank.level = 0;\n"
+    "}\n"
+)
+
+
+def test_a_doc_comments_example_does_not_speak_for_the_definition() -> None:
+    assert without_doc_examples(VALVE.split("\n")) == [
+        "/// Opens the valve so that the tank can fill.", "///",
+        "pub fn open_valve(valve: &mut Valve) {", "    valve.open = true;", "}", ""]
+    # an example never closed ends where the comment does
+    assert without_doc_examples(["/// ```", "/// drain();", "fn f() {}"]) == ["fn f() {}"]
+    # the example calls something else: "drain the sludge tank" is what empty_sludge does
+    [valve] = chunk_file("valve.rs", VALVE.encode(), "rust", [])
+    [sludge] = chunk_file("sludge.rs", SLUDGE.encode(), "rust", [])
+    defs = {"valve.rs": [D("Function", "open_valve", "open_valve", 1, 9)],
+            "sludge.rs": [D("Function", "empty_sludge", "empty_sludge", 1, 3)]}
+    weights = RerankWeights(similarity=0.0, named_first=0.0, intent=0.0, subject=0.0,
+                            scope=0.0)
+    ranked = rerank_definitions([1, 2], {1: valve, 2: sludge}, lambda p: defs[p],
+                                words("drain the sludge tank"), weights)
+    assert [u.chunk_id for u in ranked] == [2, 1]
+
+
+def test_methods_lifted_past_one_rival_keep_their_order() -> None:
+    """"... of this listener": two listener types' `local_addr` rise past a socket's; they
+    used to land on one score, just above it, and lose their own order."""
+    from knoxidx.retrieval.rerank import Unit, _favour_subject
+
+    def unit(line: int, symbol: str, score: float) -> Unit:
+        return Unit(line, line, line + 2, symbol, "Function", score)
+
+    best = {("a.rs", u.start_line, u.end_line): u for u in (
+        unit(1, "TcpSocket.local_addr", 3.0), unit(20, "UnixListener.local_addr", 2.6),
+        unit(10, "TcpListener.local_addr", 2.9), unit(30, "TcpListener.bind", 2.95))}
+    lifted = _favour_subject(best, ("listener",), False, 2.0)
+    order = [u.symbol for u in sorted(lifted.values(), key=lambda u: -u.score)]
+    assert order == ["TcpListener.local_addr", "UnixListener.local_addr",
+                     "TcpSocket.local_addr", "TcpListener.bind"]
