@@ -289,7 +289,11 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
         right = node.child_by_field_name("right")
         if right is None:
             return []
-        if right.type == "identifier":
+        if right.type == "class":  # module.exports = class X {..}: the class node named X
+            right = right.child_by_field_name("name")
+            if right is None:
+                return []
+        if right.type in ("identifier", "type_identifier"):
             return [Import("", node_text(source, right), "default", line, scope, True)]
         for prop in right.named_children:
             if prop.type == "shorthand_property_identifier":
