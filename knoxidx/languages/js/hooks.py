@@ -319,6 +319,7 @@ class _Rules(ReexportingRules):
     self_type_names = frozenset({"this"})
     self_binds_anywhere = True
     guess_members = False  # measured: guesses cost more precision than they add recall
+    classes_block_scoped = True
     builtin_method_names = _BUILTIN_METHODS
     module_joiner = ":"
 
