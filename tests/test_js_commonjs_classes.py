@@ -58,12 +58,22 @@ class Runner extends Base {}
 
 module.exports = { Runner };
 """
+# TypeScript names a class expression with a type_identifier, where JavaScript has an identifier
+TS_CURSOR = """\
+module.exports = class LegacyCursor {};
+"""
+TS_BACK = """\
+const LegacyCursor = require("./cursor");
+
+export class Back extends LegacyCursor {}
+"""
 
 
 def test_a_class_expression_assigned_to_module_exports_is_what_require_binds(repo) -> None:
     root = repo({"cursor.js": CURSOR, "decorative-cursor.js": DECORATIVE,
                  "filter-cursor.js": FILTER, "anonymous.js": ANONYMOUS,
-                 "runner.js": USE_ANONYMOUS})
+                 "runner.js": USE_ANONYMOUS, "legacy/cursor.ts": TS_CURSOR,
+                 "legacy/back.ts": TS_BACK})
     build(root)
     with Index.open(root) as idx:
         nodes = {n["id"]: n for n in export.nodes(idx.q)}
@@ -73,5 +83,6 @@ def test_a_class_expression_assigned_to_module_exports_is_what_require_binds(rep
     assert ("Extends", "decorative-cursor.js", 5, "cursor.js", "Cursor") in links
     assert ("Extends", "filter-cursor.js", 6, "decorative-cursor.js", "DecorativeCursor") in links
     assert ("Calls", "filter-cursor.js", 8, "cursor.js", "Cursor") in links  # `new Cursor()`
+    assert ("Extends", "legacy/back.ts", 3, "legacy/cursor.ts", "LegacyCursor") in links
     # the anonymous class has no node: Runner's base stays unresolved rather than guessed
     assert not {link for link in links if link[1] == "runner.js"}
