@@ -461,17 +461,23 @@ func (s *fileScan) embedded(expr ast.Expr) {
 		if id == nil {
 			continue // a union or `~T` of a constraint
 		}
-		obj, ok := s.info.Uses[id].(*types.TypeName)
+		used := s.info.Uses[id]
+		if used == nil {
+			continue
+		}
+		if s.redeclared(used) {
+			// the checker kept the first declaration, perhaps no struct or interface at all
+			// (`type I int` in a program beside this one): which one is meant, it cannot say
+			s.site("unresolved", id, map[string]any{"reason": "redeclared"})
+			continue
+		}
+		obj, ok := used.(*types.TypeName)
 		if !ok {
 			continue
 		}
 		switch obj.Type().Underlying().(type) {
 		case *types.Struct, *types.Interface:
-			if s.redeclared(obj) {
-				s.site("unresolved", id, map[string]any{"reason": "redeclared"})
-			} else {
-				s.link("extends", id, obj, "relation", "extends")
-			}
+			s.link("extends", id, obj, "relation", "extends")
 		} // `type Kind uint32` embedded: knoxidx's node for it is no class
 	}
 }

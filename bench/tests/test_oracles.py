@@ -291,11 +291,17 @@ GO_CORPUS = {
         func Map[T any](x T) T { return x }
 
         func Twice() {}
+
+        type Kind int
         """,
     "base/twice.go": """\
         package base
 
         func Twice() {}
+
+        type Kind interface{ K() }
+
+        type Holder struct{ Kind }
         """,
     "child.go": """\
         package m
@@ -342,8 +348,13 @@ def test_go_oracle_rows(tmp_path: Path) -> None:
         ("child.go", 15, "Child", "child.go", 10, "Child"),     # a struct literal constructs
         ("child.go", 17, "Map", "base/base.go", 9, "Map"),      # a generic's instance
     }
-    unresolved = {(r["line"], r["name"], r["reason"]) for r in rows if r["kind"] == "unresolved"}
-    assert unresolved == {(19, "Celsius", "conversion"), (21, "Call", "unattributed"),
-                          (22, "Twice", "redeclared")}  # which one is meant, the checker cannot say
+    unresolved = {(r["path"], r["line"], r["name"], r["reason"]) for r in rows
+                  if r["kind"] == "unresolved"}
+    assert unresolved == {("child.go", 19, "Celsius", "conversion"),
+                          ("child.go", 21, "Call", "unattributed"),
+                          # which one is meant, the checker cannot say: not even where the
+                          # declaration it kept (`type Kind int`) is no struct or interface
+                          ("child.go", 22, "Twice", "redeclared"),
+                          ("base/twice.go", 7, "Kind", "redeclared")}
     assert links(rows, "extends") == {("child.go", 10, "Base", "base/base.go", 3, "Base")}
     assert stats["dynamic"] == 1 and stats["external"] == 1  # f(); strings.ToUpper

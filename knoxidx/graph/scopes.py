@@ -25,6 +25,7 @@ from knoxidx.core.symbols import (
 from knoxidx.graph.lookups import Lookups, Workspace
 from knoxidx.languages.registry import family_plugin
 from knoxidx.parse.file_index import (
+    CLASS,
     CONSTANT,
     FUNCTION,
     MODULE,
@@ -230,6 +231,9 @@ class ScopeResolver(Lookups):
         if not hit and not imports:
             self.missed(fi, scope, name)
         if hit:
+            if len(hit) > 1 and fi.rules.classes_block_scoped and sum(
+                    fi.facts.defs[i].kind == CLASS for i in hit) > 1:
+                return []  # same-named classes in blocks the index does not model: no guess
             kind = fi.facts.defs[hit[-1]].kind
             value = kind in (VARIABLE, CONSTANT)
             if not (value and (imports or want_type)):

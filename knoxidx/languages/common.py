@@ -107,6 +107,10 @@ class BaseRules:
     # a local may be bound again to a value of another type (Python's `x = x.asc()`): read
     # without their order, its bindings name its type only where they all agree
     rebinding_changes_type = False
+    # a class declaration binds its name in its block (JS/TS), so two classes of one name
+    # under one definition sit in blocks the index has no scope for (callbacks): which one a
+    # reference means is unknown, where Python's later class statement simply rebinds it
+    classes_block_scoped = False
     builtin_method_names: frozenset[str] = frozenset()
     separator = "."
     module_joiner = "."

@@ -64,6 +64,7 @@ class ResolutionRules(Protocol):
     guess_members: bool
     locals_callable: bool
     rebinding_changes_type: bool
+    classes_block_scoped: bool
     builtin_method_names: frozenset[str]
     separator: str
     module_joiner: str

@@ -289,7 +289,11 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
         right = node.child_by_field_name("right")
         if right is None:
             return []
-        if right.type == "identifier":
+        if right.type == "class":  # module.exports = class X {..}: the class node named X
+            right = right.child_by_field_name("name")
+            if right is None:
+                return []
+        if right.type in ("identifier", "type_identifier"):
             return [Import("", node_text(source, right), "default", line, scope, True)]
         for prop in right.named_children:
             if prop.type == "shorthand_property_identifier":
@@ -315,6 +319,7 @@ class _Rules(ReexportingRules):
     self_type_names = frozenset({"this"})
     self_binds_anywhere = True
     guess_members = False  # measured: guesses cost more precision than they add recall
+    classes_block_scoped = True
     builtin_method_names = _BUILTIN_METHODS
     module_joiner = ":"
 

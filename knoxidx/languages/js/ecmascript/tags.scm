@@ -58,7 +58,7 @@
   (#eq? @_require "require")) @import
 (expression_statement (assignment_expression
   left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
-  right: [(object) (identifier)])
+  right: [(object) (identifier) (class name: (_))])
   (#eq? @_module "module") (#eq? @_exports "exports")) @import
 
 (variable_declarator name: (identifier) @binding.name
