@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from bench.speed import KNOXIDX
-from bench.work import (chunk_work, extract_work, inclusive, main, resolve_work,
-                        total_instructions)
+from bench.work import chunk_work, extract_work, inclusive, main, resolve_work, total_instructions
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
