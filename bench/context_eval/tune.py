@@ -88,8 +88,8 @@ def attach_history(repo: str, tasks: list[Task], days: int) -> None:
     commits: list[tuple[str, int, list[str]]] = []
     for entry in log.split("\x1e")[1:]:
         head, *paths = entry.strip().split("\n")
-        sha, when = head.split()
-        commits.append((sha, int(when), [p for p in paths if p]))
+        sha, committed = head.split()
+        commits.append((sha, int(committed), [p for p in paths if p]))
     time_of = {sha: when for sha, when, _ in commits}
     for task in tasks:
         newest = time_of.get(task.record["parent"])
