@@ -290,6 +290,25 @@ def test_the_walks_context_system_is_index_context_as_installed(tmp_path):
     assert evaluate(saved, ContextWeights(), budgets=(8000,))[8000][0] != walked
 
 
+def test_losses_count_the_published_context_pack_not_the_tuners_repack(tmp_path):
+    import gzip
+
+    from bench.context_eval.losses import WIDER_ONLY, compare
+    from bench.context_eval.run import Repository, walk
+    from bench.context_eval.tune import Task
+    from knoxidx.answers.context import ContextWeights
+
+    states = tmp_path / "states.jsonl.gz"
+    run = walk(Repository("siblings", _sibling_history(tmp_path)), tmp_path / "cache",
+               count=30, embed=False, budgets=(4000, 8000), log=lambda _: None, dump=states)
+    assert run["tasks"][0]["systems"]["context"]["8000"]["covered"] == 0
+    with gzip.open(states, "rt", encoding="utf-8") as lines:
+        saved = {"siblings": [Task(line) for line in lines]}
+    for budget, (lost, won, both) in compare(saved, ContextWeights(), verbose=False).items():
+        assert sum(won.values()) == 0, budget  # the tool does not show helper_g
+        assert both == {WIDER_ONLY: 1} or lost == {WIDER_ONLY: 1}, budget
+
+
 def test_a_walk_measures_each_context_variant_as_a_system_of_its_own(history, tmp_path):
     from bench.context_eval.fusion import covered, variants
     from bench.context_eval.run import Repository, walk
