@@ -110,6 +110,19 @@ def test_a_file_deleted_while_an_older_extractors_index_is_read_again_leaves_no_
         assert _chunks(idx) == upgraded
 
 
+def test_verify_finds_chunks_searched_from_a_file_the_index_no_longer_holds(
+        repo, backend: Backend) -> None:
+    # what a broken update leaves: the graph let go of a deleted file, its chunks did not
+    root = repo(FILES)
+    backend.build(root)
+    (root / "pkg" / "a.py").unlink()
+    with backend.open(root) as idx:
+        with idx.store.transaction():
+            idx.store.delete_file(idx.store.file_states()["pkg/a.py"].id)
+        result = verify_index(idx)
+    assert result["orphan_chunk_paths"] == ["pkg/a.py"] and not result["equal"]
+
+
 def test_an_index_of_this_extractor_reads_nothing_again(repo, backend: Backend) -> None:
     root = repo(FILES)
     backend.build(root)
