@@ -5,7 +5,9 @@ A walk saves each task's gathered state (``bench/.cache/context_eval/states/``, 
 :class:`~knoxidx.answers.context.ContextWeights`, in seconds rather than a walk's minutes.
 The weights are fitted by coordinate descent (every value of one knob in turn, the best kept)
 on the ``--fit`` repositories and reported on the others, held out; the objective is the mean of
-pooled definition recall at the budgets.
+pooled definition recall at the budgets. A saved state is a wider gathering than the tool's
+(:func:`~bench.context_eval.run.tuning_gathering`), so its figures at the installed weights can
+be a function or so off the walk's published ones (``Index.context`` itself).
 """
 
 from __future__ import annotations
