@@ -89,6 +89,40 @@ def test_an_older_extractors_index_is_read_again_whole_and_equals_a_clean_build(
     assert any(symbol.endswith("spawn_blocking_task") for c in upgraded for symbol in c[3])
 
 
+def test_a_file_deleted_while_an_older_extractors_index_is_read_again_leaves_no_chunks(
+        repo, backend: Backend, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # a checkout that removes files in the update that reads the index again: search must not
+    # answer from the removed files (their chunks once outlived the forgotten chunk sources)
+    root = repo(FILES)
+    _build_with_older_extractor(backend, root, monkeypatch)
+    (root / "pkg" / "a.py").unlink()
+
+    report = backend.build(root)
+    assert report.extraction_changed and report.removed == 1
+    with backend.open(root) as idx:
+        upgraded = _chunks(idx)
+        assert not [c for c in upgraded if c[0] == "pkg/a.py"]
+        assert not [r for r in idx.search("helper", k=10, mode="lexical")["results"]
+                    if r["path"] == "pkg/a.py"]
+    clean = write_tree(tmp_path / "clean", {p: t for p, t in FILES.items() if p != "pkg/a.py"})
+    with Index.open(clean, create=True) as idx:
+        idx.update(jobs=1)
+        assert _chunks(idx) == upgraded
+
+
+def test_verify_finds_chunks_searched_from_a_file_the_index_no_longer_holds(
+        repo, backend: Backend) -> None:
+    # what a broken update leaves: the graph let go of a deleted file, its chunks did not
+    root = repo(FILES)
+    backend.build(root)
+    (root / "pkg" / "a.py").unlink()
+    with backend.open(root) as idx:
+        with idx.store.transaction():
+            idx.store.delete_file(idx.store.file_states()["pkg/a.py"].id)
+        result = verify_index(idx)
+    assert result["orphan_chunk_paths"] == ["pkg/a.py"] and not result["equal"]
+
+
 def test_an_index_of_this_extractor_reads_nothing_again(repo, backend: Backend) -> None:
     root = repo(FILES)
     backend.build(root)

@@ -1,11 +1,12 @@
 """``python -m bench.context_eval.losses``: where knoxidx context and plain retrieval differ.
 
-For every saved task (``bench/.cache/context_eval/states/``, see :mod:`.state`), the pack is
-built again from the saved state and, per budget, each gold definition that one of the two
-systems covers and the other does not is listed with the reason the context pack missed it
-(or what it showed instead): not among the gathered candidates (search had it deeper than the
-seeds reach, or not at all), a hit left out when the budget was spent, shown elided without the
-changed lines, shown as a signature or an outline, or inside a block that shows too little of it.
+For every saved task (``bench/.cache/context_eval/states/``, see :mod:`.state`), per budget,
+each gold definition that one of the two systems covers and the other does not, as the walk
+scored them (context is ``Index.context`` as installed), is listed with the reason the context
+pack missed it (or what it showed instead), read from the saved state packed again: not among
+the gathered candidates (search had it deeper than the seeds reach, or not at all), a hit left
+out when the budget was spent, shown elided without the changed lines, shown as a signature or
+an outline, inside a block that shows too little of it, or only in the tuner's wider gathering.
 """
 
 from __future__ import annotations
@@ -22,10 +23,15 @@ from bench.context_eval.systems import context_pack
 from bench.context_eval.tune import BUDGETS, Task, load
 from knoxidx.answers.context import Candidate, ContextWeights, pack, rank
 
+WIDER_ONLY = "covered only by the tuner's wider gathering"
+
 
 def why_missed(gold: Definition, ranked: list[Candidate], answer: dict[str, Any],
                budget: int) -> str:
-    """The reason a context pack does not cover ``gold``."""
+    """The reason a context pack does not cover ``gold``, from the saved state packed again
+    (its wider gathering can cover what the installed weights' own does not)."""
+    if first_cover(context_pack(answer), gold):
+        return WIDER_ONLY
     holding = [(n, c) for n, c in enumerate(ranked) if c.path == gold.path
                and c.start <= gold.start and gold.end <= c.end]
     if not holding:
@@ -52,11 +58,11 @@ def compare(tasks: dict[str, list[Task]], w: ContextWeights,
             ranked = rank(gathered, w)
             for budget in BUDGETS:
                 answer = pack(gathered, ranked, budget, w)
-                shown = context_pack(answer)
                 retrieval = task.record["systems"]["retrieval"][str(budget)]["ranks"]
+                published = task.record["systems"]["context"][str(budget)]["ranks"]
                 lost, won, both = out[budget]
-                for gold, by_retrieval in zip(task.gold, retrieval, strict=True):
-                    by_context = first_cover(shown, gold)
+                for gold, by_retrieval, by_context in zip(task.gold, retrieval, published,
+                                                          strict=True):
                     if not by_retrieval and not by_context:
                         reason = why_missed(gold, ranked, answer, budget)
                         both[reason.split(" (pack")[0]] += 1

@@ -87,7 +87,7 @@ def context_pack(result: dict[str, Any]) -> list[Shown]:
     """The ranges a ``build_context`` answer shows, in its order; a signature-only block shows
     its first line (a multi-line signature is still far short of the coverage rule), an
     elided block only the lines it shows (each of its ranges at the block's rank)."""
-    out = []
+    out: list[Shown] = []
     for block in result["blocks"]:
         if block.get("ranges"):
             out.extend(Shown(block["path"], start, end) for start, end in block["ranges"])

@@ -5,7 +5,9 @@ A walk saves each task's gathered state (``bench/.cache/context_eval/states/``, 
 :class:`~knoxidx.answers.context.ContextWeights`, in seconds rather than a walk's minutes.
 The weights are fitted by coordinate descent (every value of one knob in turn, the best kept)
 on the ``--fit`` repositories and reported on the others, held out; the objective is the mean of
-pooled definition recall at the budgets.
+pooled definition recall at the budgets. A saved state is a wider gathering than the tool's
+(:func:`~bench.context_eval.run.tuning_gathering`), so its figures at the installed weights can
+be a function or so off the walk's published ones (``Index.context`` itself).
 """
 
 from __future__ import annotations
@@ -88,8 +90,8 @@ def attach_history(repo: str, tasks: list[Task], days: int) -> None:
     commits: list[tuple[str, int, list[str]]] = []
     for entry in log.split("\x1e")[1:]:
         head, *paths = entry.strip().split("\n")
-        sha, when = head.split()
-        commits.append((sha, int(when), [p for p in paths if p]))
+        sha, committed = head.split()
+        commits.append((sha, int(committed), [p for p in paths if p]))
     time_of = {sha: when for sha, when, _ in commits}
     for task in tasks:
         newest = time_of.get(task.record["parent"])

@@ -209,7 +209,10 @@ def test_a_walk_indexes_each_parent_asks_every_system_and_verifies(history, tmp_
     assert (repo / "app.py").read_text().count("encoding='utf-8'") == 1  # the source untouched
 
 
-def test_saved_states_repack_to_the_walks_own_context_scores(history, tmp_path):
+def test_saved_states_repack_to_the_walks_context_scores_where_nothing_more_is_gathered(
+        history, tmp_path):
+    # on this history the tuner's wider gathering brings in nothing the installed weights
+    # leave out, so its state repacks to exactly the published figures
     import gzip
 
     from bench.context_eval.run import Repository, walk
@@ -228,6 +231,82 @@ def test_saved_states_repack_to_the_walks_own_context_scores(history, tmp_path):
         walked = sum(t["systems"]["context"][str(budget)]["covered"] for t in run["tasks"])
         assert repacked[budget][0] == walked
         assert repacked[budget][1] == sum(len(t["gold"]) for t in run["tasks"])
+
+
+def _sibling_history(tmp_path: Path) -> Path:
+    """A history whose change request touches the eighth function of the top hit's file, a
+    function search does not find (80 one-line files outrank it): the installed weights take 4
+    of the file's matching functions, the tuner's wider gathering all of them."""
+    repo = tmp_path / "siblings"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    files = {f"fill/f{n:02d}.py": f"def filler_{n}():\n"
+             "    return 'retry connection timeout retry connection timeout'\n"
+             for n in range(80)}
+    net = "def retry_connection_timeout(retry, connection, timeout):\n" \
+          "    return retry, connection, timeout\n"
+    for letter in "abcdefgh":
+        net += f"\n\ndef helper_{letter}(value):\n    # retry the connection\n" + "".join(
+            f"    value = value + {i}\n" for i in range(40)) + "    return value\n"
+    files["net.py"] = net
+    _commit(repo, files, "Initial", 1)
+    _commit(repo, {"net.py": net.replace("helper_g(value):\n    # retry the connection\n"
+                                         "    value = value + 0",
+                                         "helper_g(value):\n    # retry the connection\n"
+                                         "    value = value + 100")},
+            "Retry the connection on timeout", 2)
+    return repo
+
+
+def test_the_walks_context_system_is_index_context_as_installed(tmp_path):
+    import gzip
+
+    from bench.context_eval.run import Repository, walk
+    from bench.context_eval.tune import Task, evaluate
+    from knoxidx import Index
+    from knoxidx.answers.context import ContextWeights
+
+    repo = _sibling_history(tmp_path)
+    states = tmp_path / "states.jsonl.gz"
+    run = walk(Repository("siblings", repo), tmp_path / "cache", count=30, embed=False,
+               budgets=(4000, 8000), log=lambda _: None, dump=states)
+    assert [t["question"] for t in run["tasks"]] == ["Retry the connection on timeout"]
+    clone = tmp_path / "cache" / "repos" / "siblings"
+    for task in run["tasks"]:
+        _git(clone, "checkout", "-q", "--force", "--detach", task["parent"])
+        with Index.open(clone) as index:
+            index.update()
+            for budget in (4000, 8000):
+                blocks = index.context(task["question"], max_tokens=budget)["blocks"]
+                assert task["context_blocks"][str(budget)] == [
+                    {"path": b["path"], "start": b["start_line"], "end": b["end_line"],
+                     "mode": b["mode"], "tokens": b["tokens"], "items": b["items"][:4]}
+                    for b in blocks]
+    # the saved state is the tuner's wider gathering: repacked at the installed weights it
+    # shows helper_g, which the tool does not (else this history would prove nothing)
+    with gzip.open(states, "rt", encoding="utf-8") as lines:
+        saved = [Task(line) for line in lines]
+    walked = sum(t["systems"]["context"]["8000"]["covered"] for t in run["tasks"])
+    assert evaluate(saved, ContextWeights(), budgets=(8000,))[8000][0] != walked
+
+
+def test_losses_count_the_published_context_pack_not_the_tuners_repack(tmp_path):
+    import gzip
+
+    from bench.context_eval.losses import WIDER_ONLY, compare
+    from bench.context_eval.run import Repository, walk
+    from bench.context_eval.tune import Task
+    from knoxidx.answers.context import ContextWeights
+
+    states = tmp_path / "states.jsonl.gz"
+    run = walk(Repository("siblings", _sibling_history(tmp_path)), tmp_path / "cache",
+               count=30, embed=False, budgets=(4000, 8000), log=lambda _: None, dump=states)
+    assert run["tasks"][0]["systems"]["context"]["8000"]["covered"] == 0
+    with gzip.open(states, "rt", encoding="utf-8") as lines:
+        saved = {"siblings": [Task(line) for line in lines]}
+    for budget, (lost, won, both) in compare(saved, ContextWeights(), verbose=False).items():
+        assert sum(won.values()) == 0, budget  # the tool does not show helper_g
+        assert both == {WIDER_ONLY: 1} or lost == {WIDER_ONLY: 1}, budget
 
 
 def test_a_walk_measures_each_context_variant_as_a_system_of_its_own(history, tmp_path):

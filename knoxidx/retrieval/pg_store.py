@@ -188,7 +188,8 @@ class PgChunkStore(PgEmbeddingRows):
     def paths(self) -> list[str]:
         scope, args = self._scope()
         return [r[0] for r in self.conn.execute(
-            f'SELECT DISTINCT path FROM knoxidx.chunk c WHERE {scope} ORDER BY path COLLATE "C"',
+            f'SELECT path FROM knoxidx.chunk c WHERE {scope} GROUP BY path '
+            'ORDER BY path COLLATE "C"',
             args)]
 
     def get(self, ids: Sequence[int] | Any) -> dict[int, StoredChunk]:

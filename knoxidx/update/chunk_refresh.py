@@ -129,7 +129,9 @@ def refresh_chunks(
         else:
             indexed = index.store.ok_file_hashes()
             sources = store.sources()
-        for path in sorted(set(sources) - set(indexed)):
+        # the chunk table's own paths too: after forget_sources, a file removed in this
+        # update has chunks but no source, and they would be searched forever
+        for path in sorted((set(sources) | set(store.paths())) - set(indexed)):
             refresh.removed += store.remove_file(path)
             refresh.files_removed += 1
             if session is not None:

@@ -30,6 +30,18 @@ def clean_graph(root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[set[tup
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def orphan_chunk_paths(store: Any) -> list[str]:
+    """Paths whose chunks are searched though the index holds no readable file there (a clean
+    build never has any: they are what a broken update left behind)."""
+    from knoxidx.retrieval.stores import chunk_store_for
+
+    chunks = chunk_store_for(store)
+    if not chunks.has_schema():  # a graph-only index
+        return []
+    indexed = set(store.ok_file_hashes())
+    return [path for path in chunks.paths() if path not in indexed]
+
+
 def verify_index(idx: Any, sample: int = 20) -> dict[str, Any]:
     integrity = idx.q.integrity()
     current_nodes, current_edges = export.canonical(idx.q)
@@ -39,11 +51,13 @@ def verify_index(idx: Any, sample: int = 20) -> dict[str, Any]:
     from knoxidx.history.verify import verify_history
 
     history = verify_history(idx.root, idx.store)
+    orphans = orphan_chunk_paths(idx.store)
     return {
         "integrity": integrity,
         "equal": current_nodes == clean_nodes and current_edges == clean_edges
-        and (history is None or history["equal"]),
+        and (history is None or history["equal"]) and not orphans,
         "history": history,
+        "orphan_chunk_paths": orphans[:sample],
         # a stale extraction explains a difference: `knoxidx index` reads every file again
         "extraction": idx.extraction(),
         "nodes": len(current_nodes),
