@@ -32,7 +32,13 @@ def terms(text: str) -> Iterator[str]:
             yield from parts
 
 
-_EXPANSIONS: dict[str, str] = {}
+# The runs of ``[A-Za-z0-9_]`` that every match of ``_WORD`` lies inside (no match crosses
+# another byte, and every byte of a run starts or continues one), found with ``bytes.translate``
+# and ``split`` (every other byte a space; non-ASCII encoded as ``?`` separates as it does in
+# ``_WORD``): on the java corpus's chunks a fifth of ``_WORD.findall``'s instructions.
+_RUN_BYTES = bytes(c if c < 128 and (chr(c).isalnum() or chr(c) == "_") else 32
+                   for c in range(256))
+_EXPANSIONS: dict[bytes, str] = {}
 _EXPANSIONS_LIMIT = 200_000
 
 
@@ -42,17 +48,22 @@ def _expansion(word: str) -> str:
     return " ".join(([whole] if whole else []) + (parts if len(parts) > 1 else []))
 
 
+def _run_expansion(run: bytes) -> str:
+    """The expansions of the words of one run (``12ab`` is two: ``12``, ``ab``), joined."""
+    return " ".join(e for e in map(_expansion, _WORD.findall(run.decode("ascii"))) if e)
+
+
 def index_text(text: str) -> str:
-    """``" ".join(terms(text))``, with each distinct identifier's expansion computed once: this
-    runs over every line of a repository when it is indexed."""
+    """``" ".join(terms(text))``, with each distinct run of word characters expanded once:
+    this runs over every line of a repository when it is indexed."""
     cache = _EXPANSIONS
     out: list[str] = []
-    for word in _WORD.findall(text):
-        expanded = cache.get(word)
+    for run in text.encode("ascii", "replace").translate(_RUN_BYTES).split():
+        expanded = cache.get(run)
         if expanded is None:
             if len(cache) > _EXPANSIONS_LIMIT:
                 cache.clear()
-            expanded = cache[word] = _expansion(word)
+            expanded = cache[run] = _run_expansion(run)
         if expanded:
             out.append(expanded)
     return " ".join(out)
