@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from knoxidx.retrieval.terms import index_text, terms
+from knoxidx.retrieval.terms import identifier_parts, index_text, terms
 
 EDGES = [
     "",
@@ -36,3 +36,10 @@ def test_index_text_equals_terms_on_random_text() -> None:
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
         assert index_text(text) == reference(text), repr(text)
+
+
+def test_identifier_parts_are_split_once_and_handed_out_as_new_lists() -> None:
+    first = identifier_parts("parseHTTPResponse_v2")
+    assert first == ["parse", "http", "response", "v", "2"]
+    first.append("changed by a caller")
+    assert identifier_parts("parseHTTPResponse_v2") == ["parse", "http", "response", "v", "2"]
