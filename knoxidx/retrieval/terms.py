@@ -65,6 +65,21 @@ def _run_expansion(run: bytes) -> str:
     return " ".join(e for e in map(_expansion, _WORD.findall(run.decode("ascii"))) if e)
 
 
+def _words(text: str) -> list[str]:
+    """``_WORD.findall(text)`` from the runs of word characters: a run is one word, or two
+    when digits lead letters or underscores (``12ab``: ``12``, ``ab``)."""
+    words: list[str] = []
+    for run in text.encode("ascii", "replace").translate(_RUN_BYTES).split():
+        word = run.decode("ascii")
+        if word[0].isdigit() and not word.isdigit():
+            digits = len(word) - len(word.lstrip("0123456789"))
+            words.append(word[:digits])
+            words.append(word[digits:])
+        else:
+            words.append(word)
+    return words
+
+
 def index_text(text: str) -> str:
     """``" ".join(terms(text))``, with each distinct run of word characters expanded once:
     this runs over every line of a repository when it is indexed."""
@@ -116,10 +131,10 @@ def readable_identifiers(text: str, limit: int = 200,
     """The distinct identifiers (and numbers) of ``text`` as space-separated words, in order of
     appearance; with ``keep``, only the tokens it accepts."""
     seen: dict[str, None] = {}
-    for match in _WORD.finditer(text):
-        if keep is not None and not keep(match.group()):
+    for word in _words(text):
+        if keep is not None and not keep(word):
             continue
-        words = " ".join(identifier_parts(match.group()))
+        words = " ".join(identifier_parts(word))
         if words and words not in seen:
             seen[words] = None
             if len(seen) >= limit:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from knoxidx.retrieval.terms import identifier_parts, index_text, terms
+from knoxidx.retrieval.terms import _WORD, identifier_parts, index_text, readable_identifiers, terms
 
 EDGES = [
     "",
@@ -43,3 +43,31 @@ def test_identifier_parts_are_split_once_and_handed_out_as_new_lists() -> None:
     assert first == ["parse", "http", "response", "v", "2"]
     first.append("changed by a caller")
     assert identifier_parts("parseHTTPResponse_v2") == ["parse", "http", "response", "v", "2"]
+
+
+def reference_readable_identifiers(text: str, limit: int = 200, keep=None) -> str:
+    """``readable_identifiers`` as defined by ``_WORD``'s matches."""
+    seen: dict[str, None] = {}
+    for match in _WORD.finditer(text):
+        if keep is not None and not keep(match.group()):
+            continue
+        words = " ".join(identifier_parts(match.group()))
+        if words and words not in seen:
+            seen[words] = None
+            if len(seen) >= limit:
+                break
+    return " ".join(seen)
+
+
+def test_readable_identifiers_equal_their_definition_by_regular_expression() -> None:
+    def keep(word: str) -> bool:
+        return len(word) > 1
+
+    alphabet = "aZ_19 .\n(\u00e9\u4e2d\udcff\x00"
+    rng = random.Random(5)
+    texts = [*EDGES, *("".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+                       for _ in range(3000))]
+    for text in texts:
+        assert readable_identifiers(text) == reference_readable_identifiers(text), repr(text)
+        assert (readable_identifiers(text, limit=2, keep=keep)
+                == reference_readable_identifiers(text, limit=2, keep=keep)), repr(text)
