@@ -15,9 +15,21 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
+# Each identifier's parts, split once: the names, declarations and FTS rows of a file's chunks
+# split the same few names again and again (on java, 64,000 calls for 194 files).
+_PARTS: dict[str, tuple[str, ...]] = {}
+_PARTS_LIMIT = 200_000
+
+
 def identifier_parts(identifier: str) -> list[str]:
     """``parseHTTPResponse`` -> ``["parse", "http", "response"]``; ``__init__`` -> ``["init"]``."""
-    return [p.lower() for piece in identifier.split("_") for p in _PART.findall(piece)]
+    parts = _PARTS.get(identifier)
+    if parts is None:
+        if len(_PARTS) > _PARTS_LIMIT:
+            _PARTS.clear()
+        parts = _PARTS[identifier] = tuple(
+            p.lower() for piece in identifier.split("_") for p in _PART.findall(piece))
+    return list(parts)
 
 
 def terms(text: str) -> Iterator[str]:
@@ -32,7 +44,13 @@ def terms(text: str) -> Iterator[str]:
             yield from parts
 
 
-_EXPANSIONS: dict[str, str] = {}
+# The runs of ``[A-Za-z0-9_]`` that every match of ``_WORD`` lies inside (no match crosses
+# another byte, and every byte of a run starts or continues one), found with ``bytes.translate``
+# and ``split`` (every other byte a space; non-ASCII encoded as ``?`` separates as it does in
+# ``_WORD``): over the java corpus's files, a quarter of ``_WORD.findall``'s time.
+_RUN_BYTES = bytes(c if c < 128 and (chr(c).isalnum() or chr(c) == "_") else 32
+                   for c in range(256))
+_EXPANSIONS: dict[bytes, str] = {}
 _EXPANSIONS_LIMIT = 200_000
 
 
@@ -42,17 +60,37 @@ def _expansion(word: str) -> str:
     return " ".join(([whole] if whole else []) + (parts if len(parts) > 1 else []))
 
 
+def _run_expansion(run: bytes) -> str:
+    """The expansions of the words of one run (``12ab`` is two: ``12``, ``ab``), joined."""
+    return " ".join(e for e in map(_expansion, _WORD.findall(run.decode("ascii"))) if e)
+
+
+def _words(text: str) -> list[str]:
+    """``_WORD.findall(text)`` from the runs of word characters: a run is one word, or two
+    when digits lead letters or underscores (``12ab``: ``12``, ``ab``)."""
+    words: list[str] = []
+    for run in text.encode("ascii", "replace").translate(_RUN_BYTES).split():
+        word = run.decode("ascii")
+        if word[0].isdigit() and not word.isdigit():
+            digits = len(word) - len(word.lstrip("0123456789"))
+            words.append(word[:digits])
+            words.append(word[digits:])
+        else:
+            words.append(word)
+    return words
+
+
 def index_text(text: str) -> str:
-    """``" ".join(terms(text))``, with each distinct identifier's expansion computed once: this
-    runs over every line of a repository when it is indexed."""
+    """``" ".join(terms(text))``, with each distinct run of word characters expanded once:
+    this runs over every line of a repository when it is indexed."""
     cache = _EXPANSIONS
     out: list[str] = []
-    for word in _WORD.findall(text):
-        expanded = cache.get(word)
+    for run in text.encode("ascii", "replace").translate(_RUN_BYTES).split():
+        expanded = cache.get(run)
         if expanded is None:
             if len(cache) > _EXPANSIONS_LIMIT:
                 cache.clear()
-            expanded = cache[word] = _expansion(word)
+            expanded = cache[run] = _run_expansion(run)
         if expanded:
             out.append(expanded)
     return " ".join(out)
@@ -93,10 +131,10 @@ def readable_identifiers(text: str, limit: int = 200,
     """The distinct identifiers (and numbers) of ``text`` as space-separated words, in order of
     appearance; with ``keep``, only the tokens it accepts."""
     seen: dict[str, None] = {}
-    for match in _WORD.finditer(text):
-        if keep is not None and not keep(match.group()):
+    for word in _words(text):
+        if keep is not None and not keep(word):
             continue
-        words = " ".join(identifier_parts(match.group()))
+        words = " ".join(identifier_parts(word))
         if words and words not in seen:
             seen[words] = None
             if len(seen) >= limit:

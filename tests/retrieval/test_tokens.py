@@ -44,6 +44,19 @@ def test_a_file_of_plain_ascii_counts_as_its_lines_do() -> None:
     assert TokenCounter(tokenizer_path()).count_many(mixed) == [counter.count(t) for t in mixed]
 
 
+def test_every_ascii_character_between_words_counts_as_the_tokenizer_does() -> None:
+    """Which bytes are plain, words or punctuation is decided by byte tables: each of the 128
+    ASCII characters, alone and between words, in one file and line by line."""
+    counter = default_counter()
+    lines = [f"ab{chr(c)}Cd_e9{chr(c)}{chr(c)}x\n" for c in range(128)]
+    lines += [chr(c) for c in range(128)]
+    exact = [counter.count(t) for t in lines]
+    assert TokenCounter(tokenizer_path()).count_many(lines) == exact
+    alone = TokenCounter(tokenizer_path())
+    for line, n in zip(lines, exact, strict=True):
+        assert alone.count_many([line]) == [n], repr(line)
+
+
 def test_fast_counts_equal_the_tokenizer_on_real_code() -> None:
     counter = default_counter()
     files = [
