@@ -15,11 +15,10 @@ count is the sum of its words' counts, and each distinct word is tokenised once 
 remembered. Each punctuation character is a token of its own, so only the runs of letters
 and digits go through the word cache; the punctuation is counted by deleting everything else
 (``bytes.translate``, in C), and a file whose text is all printable ASCII is checked once, not
-line by line: 0.55 s -> 0.45 s of CPU for django's lines, 0.51 s -> 0.40 s for the java
-corpus'. The words, and that check, are byte loops too (``translate`` then ``split``): a
-regular expression's ``findall`` cost several times as much (with the FTS text's words, 2.0 G
-instructions of regular expressions in java's chunk work became 0.4 G of byte loops). Lines
-with anything else in them (non-ASCII, control characters) go to the tokenizer whole. ``tests/retrieval/test_tokens.py`` checks both ways agree on real code.
+line by line. The words, and that check, are byte loops too (``translate`` then ``split``),
+several times cheaper than a regular expression's ``findall`` (BENCHMARKS.md, the lexical
+index's cost). Lines with anything else in them (non-ASCII, control characters) go to the
+tokenizer whole. ``tests/retrieval/test_tokens.py`` checks both ways agree on real code.
 A new word goes to the WordPiece model alone (``Tokenizer.model.tokenize``), lower-cased as
 the normaliser would: for a word of printable ASCII that is all normalisation and
 pre-tokenisation do, and it costs a sixth of ``encode_batch`` (72,744 distinct words of the
