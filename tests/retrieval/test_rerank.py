@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+from click.testing import CliRunner
 
+from knoxidx.cli import main
 from knoxidx.index import Index
 from knoxidx.retrieval.chunker import chunk_file
 from knoxidx.retrieval.intents import act_and_object, name_openings
@@ -682,6 +684,9 @@ def test_a_chunk_kept_whole_is_named_after_the_definition_that_matched(tmp_path:
         assert (top["start_line"], top["end_line"]) == (1, 8)  # the whole chunk
         assert (top["symbol"], top["kind"]) == ("cal.leap_year", "Function")
         assert top["definitions"] == ["cal.add_days", "cal.leap_year"]
+        shown = CliRunner().invoke(main, ["search", "leap year of a date", str(tmp_path)])
+        assert shown.exit_code == 0, shown.output
+        assert "\ncal.py:1-8  Function cal.leap_year (+1 more)  " in shown.output
         # one definition's result lists none
         single = idx.search("leap year", mode="lexical")["results"]
         assert all(r["definitions"] == [] or len(r["definitions"]) > 1 for r in single)
