@@ -1,9 +1,11 @@
 """The whole ``knoxidx search`` command (process start to exit), paired with another checkout.
 
     python -m bench.retrieval_eval.search_command REPO [--runs 10] \\
-        [--other SRC_DIR [--other-repo REPO2]]
+        [--other SRC_DIR [--other-repo REPO2]] [--query Q ...] [--context] [--offline]
 
-Runs each query of ``latency.QUERIES`` ``--runs`` times in a fresh process, alternating this
+Runs each query (``--query``, repeatable; else ``latency.QUERIES``) ``--runs`` times in a fresh
+process: ``knoxidx search Q REPO --json``, or with ``--context`` ``knoxidx context Q REPO
+--max-tokens 8000``; ``--offline`` adds ``--offline`` (no network, the local model). It alternates this
 checkout with ``--other`` (another source tree, e.g. ``git archive 617af78 knoxidx | tar -x
 -C /tmp/main``, imported instead of this one) so that both see the same machine load; ``--other-repo`` is
 the index that one searches (an index embedded by its own model). The repositories must be
@@ -32,13 +34,14 @@ LAUNCHER = (
 )
 
 
-def timed_search(query: str, repo: Path, env: dict[str, str]) -> tuple[float, float]:
+def timed_search(query: str, repo: Path, env: dict[str, str],
+                 extra: tuple[str, ...] = ("search", "--json")) -> tuple[float, float]:
     """The command's wall-clock seconds and CPU seconds (user + system: what a busy machine
     distorts least, and about the wall-clock time on an idle one, the query model being
-    single-threaded)."""
+    single-threaded). ``extra``: the command, then its options."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", LAUNCHER, "search", query, str(repo), "--json"],
+    subprocess.run([sys.executable, "-c", LAUNCHER, extra[0], query, str(repo), *extra[1:]],
                    check=True, capture_output=True, env=env)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -51,7 +54,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--other", type=Path, default=None)
     parser.add_argument("--other-repo", type=Path, default=None)
+    parser.add_argument("--query", action="append", default=None)
+    parser.add_argument("--context", action="store_true")
+    parser.add_argument("--offline", action="store_true")
     args = parser.parse_args()
+    queries = args.query or QUERIES
+    command: tuple[str, ...] = (("context", "--max-tokens", "8000") if args.context
+                                else ("search", "--json"))
+    if args.offline:
+        command += ("--offline",)
     here = Path(__file__).resolve().parents[2]
     setups = {"this checkout": (args.repo, dict(os.environ, KX_SOURCE=str(here)))}
     if args.other is not None:
@@ -59,15 +70,15 @@ def main() -> None:
         setups[f"{args.other}"] = (args.other_repo or args.repo, env)
     print(f"load average before: {os.getloadavg()}")
     for repo, env in setups.values():  # the first run of each writes bytecode, caches
-        timed_search("warm up", repo, env)
+        timed_search("warm up", repo, env, command)
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in setups}
     for _ in range(args.runs):
-        for query in QUERIES:
+        for query in queries:
             for name, (repo, env) in setups.items():
-                times[name].append(timed_search(query, repo, env))
+                times[name].append(timed_search(query, repo, env, command))
     for name, values in times.items():
         walls, cpus = [w for w, _ in values], [c for _, c in values]
-        print(f"{name}: wall median {statistics.median(walls):.3f} s, p90 "
+        print(f"{name}: {command[0]}: wall median {statistics.median(walls):.3f} s, p90 "
               f"{percentile(walls, 0.9):.3f} s; CPU median {statistics.median(cpus):.3f} s, "
               f"p90 {percentile(cpus, 0.9):.3f} s over {len(values)} searches")
     print(f"load average after: {os.getloadavg()}")

@@ -316,7 +316,9 @@ OPERATIONS: tuple[Operation, ...] = (
         "them) and symbol names. Use it first when you do not know the name of what you need "
         "('where are failed HTTP requests retried'). Returns ranked chunks with path, line "
         "range, the enclosing symbol's qualified name (which the graph tools accept), score "
-        "and a snippet; follow up with read_code or get_callers/get_callees. Test code ranks "
+        "and a snippet; a result that holds several small definitions lists them in "
+        "'definitions' and is named after the one that matched the query best. Follow up "
+        "with read_code or get_callers/get_callees. Test code ranks "
         "below the code it tests unless the query mentions tests ('the test for ...').",
         (
             Param("query", "string", "What to look for: words, identifiers, or a description.",

@@ -112,6 +112,9 @@ def _print_results(data: dict) -> None:
         return
     for r in data["results"]:
         what = f"  {r['kind']} {r['symbol']}" if r["symbol"] else ""
+        others = len(r.get("definitions", ())) - 1
+        if what and others > 0:  # a chunk kept whole: say it holds more than the one named
+            what += f" (+{others} more)"
         click.echo(f"{r['path']}:{r['start_line']}-{r['end_line']}{what}  {r['score']:.4f}")
         line = _snippet_line(r["snippet"], data["query"])
         if line:

@@ -72,6 +72,11 @@ class SearchResult:
     chunk_id: int
     language: str = ""
     match_line: int = 0  # the line of the chunk sharing most words with the query
+    # the qualified names of the definitions a result kept whole holds, in source order
+    # (``rerank.query_units``; empty when it is one definition or none)
+    definitions: tuple[str, ...] = ()
+    # of those, the one sharing most of the query, which ``symbol`` then names ("": none)
+    lead: str = ""
 
 
 class HybridSearch(SearchSources):
@@ -294,6 +299,8 @@ def _result(
         lines = text.split("\n")
         text = "\n".join(lines[unit.start_line - start : unit.end_line - start + 1]) + "\n"
         start, end, symbol, kind = unit.start_line, unit.end_line, unit.symbol, unit.kind
+    if unit is not None and unit.lead:
+        symbol, kind = unit.lead, unit.lead_kind
     best = best_line(text, query)
     return SearchResult(
         path=chunk.path,
@@ -307,6 +314,8 @@ def _result(
         chunk_id=stored.id,
         language=chunk.language,
         match_line=start + best,
+        definitions=unit.held if unit is not None else (),
+        lead=unit.lead if unit is not None else "",
     )
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.chunker import DefinitionLike as DefinitionSpan
@@ -70,6 +70,10 @@ class Unit:
     # the qualified names of the definitions a whole chunk stands for when it is kept whole
     # although it holds several (``query_units``): its name scores as the best of theirs
     held: tuple[str, ...] = ()
+    # of those, the one sharing most of the query, and its kind: what the result is named
+    # after, rather than the chunk's first definition ("" when none shares a word)
+    lead: str = ""
+    lead_kind: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,13 +228,16 @@ def query_units(
     found = units(chunk_id, chunk, definitions)
     if len(found) < 2 or chunk.end_line - chunk.start_line + 1 > weights.whole_lines:
         return found
-    best, second = sorted((match_score(chunk, u, words, weights) for u in found),
-                          reverse=True)[:2]
+    scores = [match_score(chunk, u, words, weights) for u in found]
+    best, second = sorted(scores, reverse=True)[:2]
     if best > 0 and best >= weights.narrow_margin * second:
         return found
     whole = whole_unit(chunk_id, chunk)
-    return [Unit(whole.chunk_id, whole.start_line, whole.end_line, whole.symbol, whole.kind,
-                 whole.score, tuple(u.symbol for u in found))]
+    held = tuple(u.symbol for u in found)
+    if best <= 0:  # nothing to tell them apart: the chunk's best line names it
+        return [replace(whole, held=held)]
+    lead = found[scores.index(best)]  # the first of the best: ties keep source order
+    return [replace(whole, held=held, lead=lead.symbol, lead_kind=lead.kind)]
 
 
 def unit_text(chunk: Chunk, unit: Unit) -> str:
@@ -453,8 +460,7 @@ def rerank_definitions(
                 score *= declaration_factor
             key = (chunk.path, unit.start_line, unit.end_line)
             if key not in best or best[key].score < score:
-                best[key] = Unit(chunk_id, unit.start_line, unit.end_line, unit.symbol,
-                                 unit.kind, score)
+                best[key] = replace(unit, chunk_id=chunk_id, score=score)
     if weights.subject:
         subject = query_subject(words.query, words.stems)
         if subject:
@@ -484,5 +490,5 @@ def _favour_subject(
             # above + _JUST_ABOVE] by its own score (scores are positive)
             share = u.score / above if above > 0 else 1.0
             score = min(u.score + weight, above + _JUST_ABOVE * share)
-            lifted[key] = Unit(u.chunk_id, u.start_line, u.end_line, u.symbol, u.kind, score)
+            lifted[key] = replace(u, score=score)
     return lifted

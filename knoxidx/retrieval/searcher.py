@@ -260,11 +260,20 @@ class Searcher:
         if self.every_repo:
             out["repo"] = self.store.repos_of([result.chunk_id]).get(result.chunk_id)
             q = q.scoped(out["repo"])
-        line = result.match_line
-        for hit in self._last_hits:
-            if hit.path == result.path and result.start_line <= hit.line <= result.end_line:
-                line = hit.line
-                break
+        hit_line = next((hit.line for hit in self._last_hits if hit.path == result.path
+                         and result.start_line <= hit.line <= result.end_line), None)
+        if result.definitions:
+            held = self._held_nodes(q, result)
+            out["definitions"] = [node["qualified_name"] if node else name
+                                  for name, node in zip(result.definitions, held, strict=True)]
+            lead = held[result.definitions.index(result.lead)] \
+                if result.lead in result.definitions else None
+            if hit_line is None and lead is not None:
+                # several small definitions kept whole: the rerank named the one of them
+                # that shares most of the query, which the best-matching line can miss
+                out["symbol"], out["kind"] = lead["qualified_name"], lead["kind"]
+                return out
+        line = hit_line or result.match_line
         node = q.node_at(result.path, result.start_line)
         if node is None or node["end_line"] != result.end_line:  # not one definition's span
             node = q.node_at(result.path, line) if line else None
@@ -280,14 +289,33 @@ class Searcher:
                 # around the result (a line of a function's body names that function)
                 node = self._documented(q, result, line) or node
         if node is None and result.symbol:
-            node = next(
-                (n for n in q.nodes_with_suffix(result.symbol, 50)
-                 if n["path"] == result.path and n["kind"] in _KIND_ORDER),
-                None,
-            )
+            node = self._node_named(q, result.path, result.symbol)
         if node is not None and node["kind"] in _KIND_ORDER:
             out["symbol"], out["kind"] = node["qualified_name"], node["kind"]
         return out
+
+    @staticmethod
+    def _node_named(q: Any, path: str, symbol: str) -> dict | None:
+        """The graph node of the code definition of ``path`` whose qualified name ends with
+        ``symbol``."""
+        return next((n for n in q.nodes_with_suffix(symbol, 50)
+                     if n["path"] == path and n["kind"] in _KIND_ORDER), None)
+
+    def _held_nodes(self, q: Any, result: SearchResult) -> list[dict | None]:
+        """The graph nodes of the definitions a result kept whole holds (``definitions``:
+        qualified within their file), in order; None for one not found."""
+        if self.every_repo:  # a path names no one file of a shared store
+            return [self._node_named(q, result.path, name) for name in result.definitions]
+        spans = {d.qualname: d for d in self.file_definitions(result.path)
+                 if result.start_line <= d.start_line and d.end_line <= result.end_line}
+        nodes: list[dict | None] = []
+        for name in result.definitions:
+            d = spans.get(name)
+            node = q.node_at(result.path, d.start_line) if d is not None else None
+            fits = node is not None and d is not None and (node["start_line"], node["name"]) \
+                == (d.start_line, d.name)
+            nodes.append(node if fits else None)
+        return nodes
 
     def _documented(self, q: Any, result: SearchResult, line: int) -> dict | None:
         """The graph node of the first code definition of ``result`` that begins after
@@ -415,6 +443,7 @@ def result_dict(result: SearchResult) -> dict[str, Any]:
         "snippet": result.snippet,
         "language": result.language,
         "sources": list(result.sources),
+        "definitions": list(result.definitions),
     }
 
 

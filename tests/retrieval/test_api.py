@@ -172,7 +172,7 @@ def test_update_chunks_every_file_and_lexical_search_works_at_once(indexed) -> N
     assert top["kind"] == "Function" and top["language"] == "python"
     assert top["start_line"] <= 6 <= top["end_line"] and "parse_http_response" in top["snippet"]
     assert set(top) == {"path", "start_line", "end_line", "symbol", "kind", "score", "snippet",
-                        "language", "sources"}
+                        "language", "sources", "definitions"}
     assert answer["pending_embeddings"] == r["pending"]
     # hybrid before any embedding: lexical + symbols, and says so
     hybrid = idx.search("retry_with_backoff")

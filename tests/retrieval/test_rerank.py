@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+from click.testing import CliRunner
 
+from knoxidx.cli import main
 from knoxidx.index import Index
 from knoxidx.retrieval.chunker import chunk_file
 from knoxidx.retrieval.intents import act_and_object, name_openings
@@ -661,3 +663,42 @@ def test_methods_lifted_past_one_rival_keep_their_order() -> None:
     order = [u.symbol for u in sorted(lifted.values(), key=lambda u: -u.score)]
     assert order == ["TcpListener.local_addr", "UnixListener.local_addr",
                      "TcpSocket.local_addr", "TcpListener.bind"]
+
+
+def test_a_chunk_kept_whole_is_named_after_the_definition_that_matched(tmp_path: Path) -> None:
+    """Two small functions merged into one chunk, kept whole (neither clearly wins); the
+    question's words are in `leap_year`'s name and its body, and most of them in one line of
+    `add_days`'s docstring. The result was named after the definition around that line (or
+    the chunk's first); it is named after `leap_year`, and lists what it holds."""
+    (tmp_path / "cal.py").write_text(
+        "def add_days(date, n):\n"
+        '    """Move the date forward by n days (a leap year has one more)."""\n'
+        "    return date + n\n"
+        "\n\n"
+        "def leap_year(year):\n"
+        "    leap = year % 4 == 0\n"
+        "    return leap\n")
+    with Index.open(tmp_path, create=True) as idx:
+        idx.update(jobs=1)
+        top = idx.search("leap year of a date")["results"][0]
+        assert (top["start_line"], top["end_line"]) == (1, 8)  # the whole chunk
+        assert (top["symbol"], top["kind"]) == ("cal.leap_year", "Function")
+        assert top["definitions"] == ["cal.add_days", "cal.leap_year"]
+        shown = CliRunner().invoke(main, ["search", "leap year of a date", str(tmp_path)])
+        assert shown.exit_code == 0, shown.output
+        assert "\ncal.py:1-8  Function cal.leap_year (+1 more)  " in shown.output
+        # one definition's result lists none
+        single = idx.search("leap year", mode="lexical")["results"]
+        assert all(r["definitions"] == [] or len(r["definitions"]) > 1 for r in single)
+
+
+def test_rerank_keeps_what_a_whole_chunk_holds_and_which_of_it_matched() -> None:
+    chunk = one_chunk()
+    weights = RerankWeights(similarity=0.0)
+    [whole] = query_units(1, chunk, DEFS, words("erupt lava"), weights)
+    assert whole.held == ("feed_zebra", "Volcano.erupt", "Volcano.cool")
+    # erupt and cool share one word each: the first of them leads
+    assert (whole.lead, whole.lead_kind) == ("Volcano.erupt", "Function")
+    [ranked] = rerank_definitions([1], {1: chunk}, lambda p: DEFS, words("erupt lava"),
+                                  weights)
+    assert (ranked.held, ranked.lead) == (whole.held, whole.lead)
