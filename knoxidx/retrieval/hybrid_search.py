@@ -14,9 +14,10 @@ service reranker, which is not asked at all once the service failed the query's 
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -148,17 +149,25 @@ class HybridSearch(SearchSources):
             except RetrievalError as exc:
                 log.warning("%s search skipped: %s", name, exc)
                 self.skipped[name] = str(exc)
+        # Chunk ids follow the order chunks were written, so equal scores are ranked by what
+        # the chunks are: two indexes of the same files then rank alike, whatever their history.
+        places = self.store.places(tied_ids(ranked.values()))
+        ranked = {name: by_place(hits, places) for name, hits in ranked.items()}
         fused = reciprocal_rank_fusion(ranked, self.rrf_k,
                                        self.source_weights | dict(source_weights or {}))
+        head = through_ties(fused, max(k, self.rerank_top,
+                                       self.weights.depth if self.definitions else 0))
+        chunks = self.store.get([i for i, _ in fused[:head]])
+        places |= {i: (c.chunk.path, c.chunk.start_line, c.chunk.end_line)
+                   for i, c in chunks.items()}
+        fused[:head] = by_place(fused[:head], places)
         order = [chunk_id for chunk_id, _ in fused]
         scores = dict(fused)
-        head = max(k, self.rerank_top, self.weights.depth if self.definitions else 0)
         hit_ids = {name: {h for h, _ in hits} for name, hits in ranked.items()}
         found_by = {
             chunk_id: tuple(name for name, ids in hit_ids.items() if chunk_id in ids)
             for chunk_id in order[:head]
         }
-        chunks = self.store.get(order[:head])
         # (before a service reranker, which judges relevance itself, on one scale of scores)
         prior = path_prior(query)
         if prior is not None:
@@ -277,6 +286,42 @@ def reciprocal_rank_fusion(
         for rank, (item, _) in enumerate(hits, start=1):
             totals[item] = totals.get(item, 0.0) + weight / (k + rank)
     return sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def tied_ids(ranked: Iterable[Sequence[tuple[int, float]]]) -> list[int]:
+    """The ids that share their score with a neighbour in any of the ``ranked`` lists (each
+    best first)."""
+    tied: dict[int, None] = {}
+    for hits in ranked:
+        for (before, score), (after, next_score) in itertools.pairwise(hits):
+            if score == next_score:
+                tied[before] = tied[after] = None
+    return list(tied)
+
+
+def by_place(
+    hits: Sequence[tuple[int, float]], places: Mapping[int, tuple[str, int, int]]
+) -> list[tuple[int, float]]:
+    """``hits`` (best first) with each run of equal scores ordered by the chunks' ``places``
+    (path, lines; then id: the same path in two repositories of a shared store), not by the
+    ids' write order; a chunk without a place goes after those with one."""
+
+    def place(chunk_id: int) -> tuple[bool, tuple[str, int, int], int]:
+        found = places.get(chunk_id)
+        return found is None, found or ("", 0, 0), chunk_id
+
+    out: list[tuple[int, float]] = []
+    for _, run in itertools.groupby(hits, key=lambda hit: hit[1]):
+        out.extend(sorted(run, key=lambda hit: place(hit[0])))
+    return out
+
+
+def through_ties(fused: Sequence[tuple[int, float]], head: int) -> int:
+    """``head``, lengthened over the hits tied with the last of the first ``head``: which of
+    them make the head is then not decided by their ids."""
+    while 0 < head < len(fused) and fused[head][1] == fused[head - 1][1]:
+        head += 1
+    return head
 
 
 def _result(
