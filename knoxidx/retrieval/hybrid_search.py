@@ -14,10 +14,9 @@ service reranker, which is not asked at all once the service failed the query's 
 
 from __future__ import annotations
 
-import itertools
 import logging
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -41,6 +40,7 @@ from knoxidx.retrieval.rerank import (
 from knoxidx.retrieval.sources import SearchSources, SymbolSource
 from knoxidx.retrieval.store import ChunkStore, StoredChunk
 from knoxidx.retrieval.terms import content_terms, line_terms
+from knoxidx.retrieval.ties import by_place, through_ties, tied_ids
 from knoxidx.retrieval.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
@@ -286,42 +286,6 @@ def reciprocal_rank_fusion(
         for rank, (item, _) in enumerate(hits, start=1):
             totals[item] = totals.get(item, 0.0) + weight / (k + rank)
     return sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
-
-
-def tied_ids(ranked: Iterable[Sequence[tuple[int, float]]]) -> list[int]:
-    """The ids that share their score with a neighbour in any of the ``ranked`` lists (each
-    best first)."""
-    tied: dict[int, None] = {}
-    for hits in ranked:
-        for (before, score), (after, next_score) in itertools.pairwise(hits):
-            if score == next_score:
-                tied[before] = tied[after] = None
-    return list(tied)
-
-
-def by_place(
-    hits: Sequence[tuple[int, float]], places: Mapping[int, tuple[str, int, int]]
-) -> list[tuple[int, float]]:
-    """``hits`` (best first) with each run of equal scores ordered by the chunks' ``places``
-    (path, lines; then id: the same path in two repositories of a shared store), not by the
-    ids' write order; a chunk without a place goes after those with one."""
-
-    def place(chunk_id: int) -> tuple[bool, tuple[str, int, int], int]:
-        found = places.get(chunk_id)
-        return found is None, found or ("", 0, 0), chunk_id
-
-    out: list[tuple[int, float]] = []
-    for _, run in itertools.groupby(hits, key=lambda hit: hit[1]):
-        out.extend(sorted(run, key=lambda hit: place(hit[0])))
-    return out
-
-
-def through_ties(fused: Sequence[tuple[int, float]], head: int) -> int:
-    """``head``, lengthened over the hits tied with the last of the first ``head``: which of
-    them make the head is then not decided by their ids."""
-    while 0 < head < len(fused) and fused[head][1] == fused[head - 1][1]:
-        head += 1
-    return head
 
 
 def _result(

@@ -27,6 +27,7 @@ from knoxidx.retrieval.rerank import DeclarationCloseness, QueryWords, Unit
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.store_schema import NAMES_PER_CHUNK
 from knoxidx.retrieval.terms import content_terms
+from knoxidx.retrieval.ties import first_by_place
 from knoxidx.retrieval.vectors import VectorIndex, from_blobs, load_matrix
 
 log = logging.getLogger(__name__)
@@ -170,7 +171,9 @@ class SearchSources:
     def names(self, query: str) -> list[tuple[int, float]]:
         words = self.query_words(query, stems=True)
         rows = self.store.name_search(query_stems(words), PRESELECT, self._filter)
-        return rank_names(rows, words, self.candidates)
+        # names' scores are few and often equal: the cut goes by place, not by id
+        return first_by_place(rank_names(rows, words, len(rows)), self.candidates,
+                              self.store.places)
 
     def query_words(self, query: str, *, stems: bool) -> QueryWords:
         """The query's content words with their IDF weights, kept until the next search (the

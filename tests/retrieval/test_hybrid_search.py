@@ -221,3 +221,21 @@ def test_a_tie_in_the_fusion_is_broken_by_place_not_by_the_order_of_writing() ->
         firsts.append([(r.path, r.sources) for r in results])
         connection.close()
     assert firsts[0] == firsts[1] == [("a.py", ("lexical",))]
+
+
+def test_the_names_source_cuts_a_tie_by_place_not_by_the_order_of_writing() -> None:
+    """Three copies of one definition score the same in the names source; the two it keeps
+    (its ``candidates``) are the first by path, whichever files were written first."""
+    source = b"def parse_config_file(path):\n    return path\n"
+    kept = []
+    for written in (["c.py", "b.py", "a.py"], ["a.py", "b.py", "c.py"]):
+        connection = sqlite3.connect(":memory:")
+        create_schema(connection)
+        store = ChunkStore(connection)
+        for path in written:
+            update_file(store, path, chunk_file(path, source, "python",
+                                                python_definitions(source)))
+        search = HybridSearch(store, candidates=2)
+        kept.append([r.path for r in search.search("parse config file", 3, sources=("names",))])
+        connection.close()
+    assert kept[0] == kept[1] == ["a.py", "b.py"]
