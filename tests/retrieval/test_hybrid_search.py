@@ -239,3 +239,26 @@ def test_the_names_source_cuts_a_tie_by_place_not_by_the_order_of_writing() -> N
         kept.append([r.path for r in search.search("parse config file", 3, sources=("names",))])
         connection.close()
     assert kept[0] == kept[1] == ["a.py", "b.py"]
+
+
+def test_the_lexical_and_vector_sources_cut_a_tie_by_place_not_by_the_order_of_writing(
+) -> None:
+    """Three copies of one function score the same in every source; the two each source keeps
+    (its ``candidates``) are the first by path, whichever files were written first."""
+    source = b"def gamma_ray_burst(energy):\n    return energy * 2\n"
+    kept: dict[str, list[list[str]]] = {"lexical": [], "vector": [], "declarations": []}
+    for written in (["c.py", "b.py", "a.py"], ["a.py", "b.py", "c.py"]):
+        connection = sqlite3.connect(":memory:")
+        create_schema(connection)
+        store = ChunkStore(connection)
+        for path in written:
+            update_file(store, path, chunk_file(path, source, "python",
+                                                python_definitions(source)))
+        embedder = HashEmbedder()
+        embed_pending(store, embedder)
+        search = HybridSearch(store, embedder, candidates=2)
+        for name in kept:
+            kept[name].append(
+                [r.path for r in search.search("gamma ray burst", 3, sources=(name,))])
+        connection.close()
+    assert kept == {name: [["a.py", "b.py"]] * 2 for name in kept}
