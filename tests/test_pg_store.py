@@ -177,6 +177,28 @@ def test_search_lexical_and_vector(tmp_path: Path, pg_url: str) -> None:
                                 (name,)).fetchone()[0] == 1
 
 
+RETRY = "def retry_with_backoff(call):\n    \"\"\"Call again after a failure.\"\"\"\n" \
+    "    return call()\n"
+
+
+def test_tied_results_come_in_place_order_whatever_the_history(tmp_path: Path,
+                                                                pg_url: str) -> None:
+    """Two copies of one function tie on every score: the first by path comes first, in a
+    repository where it was written last as in one where it was written first."""
+    firsts = []
+    for name, batches in (("walked", [["zeta/net.py"], ["alpha/net.py"]]),
+                          ("built", [["alpha/net.py", "zeta/net.py"]])):
+        for paths in batches:
+            write_tree(tmp_path / name, dict.fromkeys(paths, RETRY))
+            with Index.open(tmp_path / name, create=True, store=pg_url) as idx:
+                idx.update(jobs=1)
+        with Index.open(tmp_path / name, store=pg_url) as idx:
+            found = idx.search("retry after a failure", k=2, mode="lexical")["results"]
+        firsts.append([(r["path"], r["score"]) for r in found])
+    assert firsts[0] == firsts[1]
+    assert [path for path, _ in firsts[0]] == ["alpha/net.py", "zeta/net.py"]
+
+
 LEDGER = {
     "ledger/__init__.py": "",
     "ledger/api.py": "def transfer(amount):\n    return amount\n",

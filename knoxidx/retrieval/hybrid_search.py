@@ -40,6 +40,7 @@ from knoxidx.retrieval.rerank import (
 from knoxidx.retrieval.sources import SearchSources, SymbolSource
 from knoxidx.retrieval.store import ChunkStore, StoredChunk
 from knoxidx.retrieval.terms import content_terms, line_terms
+from knoxidx.retrieval.ties import by_place, through_ties, tied_ids
 from knoxidx.retrieval.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
@@ -153,17 +154,25 @@ class HybridSearch(SearchSources):
             except RetrievalError as exc:
                 log.warning("%s search skipped: %s", name, exc)
                 self.skipped[name] = str(exc)
+        # Chunk ids follow the order chunks were written, so equal scores are ranked by what
+        # the chunks are: two indexes of the same files then rank alike, whatever their history.
+        places = self.store.places(tied_ids(ranked.values()))
+        ranked = {name: by_place(hits, places) for name, hits in ranked.items()}
         fused = reciprocal_rank_fusion(ranked, self.rrf_k,
                                        self.source_weights | dict(source_weights or {}))
+        head = through_ties(fused, max(k, self.rerank_top,
+                                       self.weights.depth if self.definitions else 0))
+        chunks = self.store.get([i for i, _ in fused[:head]])
+        places |= {i: (c.chunk.path, c.chunk.start_line, c.chunk.end_line)
+                   for i, c in chunks.items()}
+        fused[:head] = by_place(fused[:head], places)
         order = [chunk_id for chunk_id, _ in fused]
         scores = dict(fused)
-        head = max(k, self.rerank_top, self.weights.depth if self.definitions else 0)
         hit_ids = {name: {h for h, _ in hits} for name, hits in ranked.items()}
         found_by = {
             chunk_id: tuple(name for name, ids in hit_ids.items() if chunk_id in ids)
             for chunk_id in order[:head]
         }
-        chunks = self.store.get(order[:head])
         # (before a service reranker, which judges relevance itself, on one scale of scores)
         prior = path_prior(query)
         if prior is not None:

@@ -202,6 +202,18 @@ class PgChunkStore(PgEmbeddingRows):
                 f"SELECT {_CHUNK_COLUMNS} FROM knoxidx.chunk WHERE id = ANY(%s)", (id_list,))
         }
 
+    def places(self, ids: Sequence[int] | Any) -> dict[int, tuple[str, int, int]]:
+        """Each chunk's (path, start line, end line): what orders chunks tied on a score."""
+        id_list = list(ids)
+        if not id_list:
+            return {}
+        return {
+            row[0]: (row[1], row[2], row[3])
+            for row in self.conn.execute(
+                "SELECT id, path, start_line, end_line FROM knoxidx.chunk WHERE id = ANY(%s)",
+                (id_list,))
+        }
+
     def repos_of(self, ids: Sequence[int]) -> dict[int, str]:
         return dict(self.conn.execute(
             "SELECT id, repo FROM knoxidx.chunk WHERE id = ANY(%s)", (list(ids),)).fetchall())

@@ -27,6 +27,7 @@ from knoxidx.retrieval.rerank import DeclarationCloseness, QueryWords, Unit
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.store_schema import NAMES_PER_CHUNK
 from knoxidx.retrieval.terms import content_terms
+from knoxidx.retrieval.ties import first_by_place
 from knoxidx.retrieval.vectors import VectorIndex, from_blobs, load_matrix
 
 log = logging.getLogger(__name__)
@@ -56,19 +57,21 @@ class SearchSources:
     _words: tuple[str, bool, QueryWords] | None  # made once per search
 
     def lexical(self, query: str) -> list[tuple[int, float]]:
-        return self.store.lexical_search(content_terms(query), self.candidates, self._filter)
+        return self.cut(self.store.lexical_search(content_terms(query), self.read_depth(),
+                                                  self._filter))
 
     def vector(self, query: str) -> list[tuple[int, float]]:
         query_vector = self.query_vector(query)
         if query_vector is None:
             return []
         if hasattr(self.store, "vector_search"):  # the store searches its own vector index
-            return self.store.vector_search(query_vector, self.candidates, self._filter)
+            return self.cut(self.store.vector_search(query_vector, self.read_depth(),
+                                                     self._filter))
         index = self.vector_index()
         if len(index) == 0:
             return []
         allowed = self.store.chunk_ids(self._filter) if self._filter else None
-        return index.top_k(query_vector, self.candidates, allowed)
+        return self.cut(index.top_k(query_vector, self.read_depth(), allowed))
 
     def declarations(self, query: str) -> list[tuple[int, float]]:
         """Chunks by the best cosine of the query with their declarations' vectors."""
@@ -76,12 +79,14 @@ class SearchSources:
         if query_vector is None:
             return []
         if hasattr(self.store, "declaration_search"):  # the store searches its own index
-            return self.store.declaration_search(query_vector, self.candidates, self._filter)
+            return self.cut(self.store.declaration_search(query_vector, self.read_depth(),
+                                                          self._filter))
         index = self.declaration_index()
         if len(index) == 0:
             return []
         allowed = self.store.chunk_ids(self._filter) if self._filter else None
-        return index.top_groups(query_vector, self.candidates, NAMES_PER_CHUNK, allowed)
+        return self.cut(index.top_groups(query_vector, self.read_depth(), NAMES_PER_CHUNK,
+                                         allowed))
 
     def declaration_cosines(self, query: str, chunk_ids: Sequence[int]
                             ) -> dict[int, list[tuple[str, float]]]:
@@ -170,7 +175,18 @@ class SearchSources:
     def names(self, query: str) -> list[tuple[int, float]]:
         words = self.query_words(query, stems=True)
         rows = self.store.name_search(query_stems(words), PRESELECT, self._filter)
-        return rank_names(rows, words, self.candidates)
+        # names' scores are few and often equal: the cut goes by place, not by id
+        return self.cut(rank_names(rows, words, len(rows)))
+
+    def read_depth(self) -> int:
+        """How many hits a source reads to keep its ``candidates``: twice as many, so that a
+        run of equal scores across the cut is seen (up to that depth) and cut by place."""
+        return 2 * self.candidates
+
+    def cut(self, hits: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
+        """The first ``candidates`` of ``hits`` (best first), a run of equal scores across
+        the cut taken by place: not by chunk id, which follows the order of writing."""
+        return first_by_place(hits, self.candidates, self.store.places)
 
     def query_words(self, query: str, *, stems: bool) -> QueryWords:
         """The query's content words with their IDF weights, kept until the next search (the

@@ -188,6 +188,19 @@ class ChunkStore(EmbeddingRows, LexicalRows):
                 out[row[0]] = StoredChunk(row[0], _row_to_chunk(row))
         return out
 
+    def places(self, ids: Iterable[int]) -> dict[int, tuple[str, int, int]]:
+        """Each chunk's (path, start line, end line): what orders chunks tied on a score."""
+        out: dict[int, tuple[str, int, int]] = {}
+        id_list = list(ids)
+        for start in range(0, len(id_list), 500):
+            batch = id_list[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            for chunk_id, path, start_line, end_line in self.conn.execute(
+                f"SELECT id, path, start_line, end_line FROM chunk WHERE id IN ({marks})", batch
+            ):
+                out[chunk_id] = (path, start_line, end_line)
+        return out
+
     def chunks_at(
         self, path: str, line: int, chunk_filter: ChunkFilter | None = None
     ) -> list[int]:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from knoxidx.retrieval.chunker import chunk_file
 from knoxidx.retrieval.hybrid_search import HybridSearch, reciprocal_rank_fusion, snippet
 from knoxidx.retrieval.sources import SymbolHit
 from knoxidx.retrieval.store import ChunkStore
+from knoxidx.retrieval.store_schema import create_schema
 from knoxidx.retrieval.vectors import VectorIndex, from_blobs, to_blob
 from knoxidx.update.embedding_refresh import embed_pending, update_file
 
@@ -196,3 +198,67 @@ def test_the_vector_matrix_is_memory_mapped_from_a_copy_that_follows_every_write
     embed_pending(store, embedder)  # nothing to embed; still names the vectors
     assert store.vectors_token()
     conn.close()
+
+
+def test_a_tie_in_the_fusion_is_broken_by_place_not_by_the_order_of_writing() -> None:
+    """Two sources each rank a different chunk first: their fused scores are equal, and which
+    comes first (and is fetched, when the fetched head is cut between them) must not depend on
+    which file was written first."""
+    files = {"a.py": b"def gamma_ray():\n    pass\n", "b.py": b"def other_thing():\n    pass\n"}
+
+    def symbols(query: str, limit: int) -> list[SymbolHit]:
+        return [SymbolHit("b.py", 1, "other_thing", "Function")]
+
+    firsts = []
+    for written in (["a.py", "b.py"], ["b.py", "a.py"]):
+        connection = sqlite3.connect(":memory:")
+        create_schema(connection)
+        store = ChunkStore(connection)
+        for path in written:
+            update_file(store, path, chunk_file(path, files[path], "python", []))
+        search = HybridSearch(store, symbol_source=symbols, rerank_top=1)
+        results = search.search("gamma ray", 1, sources=("lexical", "symbol"))
+        firsts.append([(r.path, r.sources) for r in results])
+        connection.close()
+    assert firsts[0] == firsts[1] == [("a.py", ("lexical",))]
+
+
+def test_the_names_source_cuts_a_tie_by_place_not_by_the_order_of_writing() -> None:
+    """Three copies of one definition score the same in the names source; the two it keeps
+    (its ``candidates``) are the first by path, whichever files were written first."""
+    source = b"def parse_config_file(path):\n    return path\n"
+    kept = []
+    for written in (["c.py", "b.py", "a.py"], ["a.py", "b.py", "c.py"]):
+        connection = sqlite3.connect(":memory:")
+        create_schema(connection)
+        store = ChunkStore(connection)
+        for path in written:
+            update_file(store, path, chunk_file(path, source, "python",
+                                                python_definitions(source)))
+        search = HybridSearch(store, candidates=2)
+        kept.append([r.path for r in search.search("parse config file", 3, sources=("names",))])
+        connection.close()
+    assert kept[0] == kept[1] == ["a.py", "b.py"]
+
+
+def test_the_lexical_and_vector_sources_cut_a_tie_by_place_not_by_the_order_of_writing(
+) -> None:
+    """Three copies of one function score the same in every source; the two each source keeps
+    (its ``candidates``) are the first by path, whichever files were written first."""
+    source = b"def gamma_ray_burst(energy):\n    return energy * 2\n"
+    kept: dict[str, list[list[str]]] = {"lexical": [], "vector": [], "declarations": []}
+    for written in (["c.py", "b.py", "a.py"], ["a.py", "b.py", "c.py"]):
+        connection = sqlite3.connect(":memory:")
+        create_schema(connection)
+        store = ChunkStore(connection)
+        for path in written:
+            update_file(store, path, chunk_file(path, source, "python",
+                                                python_definitions(source)))
+        embedder = HashEmbedder()
+        embed_pending(store, embedder)
+        search = HybridSearch(store, embedder, candidates=2)
+        for name in kept:
+            kept[name].append(
+                [r.path for r in search.search("gamma ray burst", 3, sources=(name,))])
+        connection.close()
+    assert kept == {name: [["a.py", "b.py"]] * 2 for name in kept}
