@@ -1,4 +1,4 @@
-"""``python -m bench.work extract|resolve|chunk``: the work of a cold build's hot loops, counted.
+"""``python -m bench.work extract|resolve|chunk|write``: a cold build's hot loops, counted.
 
 A build's time on a 2-core host moves by ±10 % from one run to the next, more than any one
 change to extraction or resolution does, so each such change is measured as work instead:
@@ -11,7 +11,10 @@ change to extraction or resolution does, so each such change is measured as work
   it has none);
 - ``chunk``: what a parse worker adds for a file when the build makes chunks
   (``chunk_refresh.chunk_source``: the chunks, their token counts, FTS, name and declaration
-  rows), for every ``--step``-th file, from facts extracted before the loop.
+  rows), for every ``--step``-th file, from facts extracted before the loop;
+- ``write``: what the build's parent does with those chunks: each file's result, pickled
+  before the loop as a worker sends it, unpickled and written into a new database (chunks,
+  FTS5, name, declaration and pending rows; the commit counted too).
 
 Each prints its CPU seconds. With ``--instructions`` it runs again under valgrind's callgrind
 and prints the instructions of the loop alone (collection is switched on only inside it),
@@ -74,15 +77,11 @@ def extract_work(root: Path, step: int) -> dict[str, Any]:
     return {"files": len(files), "ok": results.count("ok"), "cpu_s": round(cpu, 3)}
 
 
-def chunk_work(root: Path, step: int) -> dict[str, Any]:
-    """The chunk work of a parse worker for every ``step``-th file of ``root``, in this
-    process, each file's facts extracted (and the tokenizer loaded) before the loop."""
+def _chunk_jobs(root: Path, step: int) -> list[tuple[str, bytes, Any]]:
+    """Path, bytes and extracted facts of every ``step``-th file of ``root`` that extracts."""
     from knoxidx.parse import extract
     from knoxidx.parse.discovery import discover
     from knoxidx.parse.extract import extract_rows
-    from knoxidx.retrieval.chunker import ChunkBudget
-    from knoxidx.retrieval.tokens import default_counter
-    from knoxidx.update.chunk_refresh import chunk_source
 
     files = discover(root).files[::step]
     extract.prepare({f.language for f in files})
@@ -93,6 +92,17 @@ def chunk_work(root: Path, step: int) -> dict[str, Any]:
             jobs.append((f.path, source, extract_rows(f.path, source, f.language)[0]))
         except Exception:  # noqa: BLE001 - a file the build would not chunk either
             continue
+    return jobs
+
+
+def chunk_work(root: Path, step: int) -> dict[str, Any]:
+    """The chunk work of a parse worker for every ``step``-th file of ``root``, in this
+    process, each file's facts extracted (and the tokenizer loaded) before the loop."""
+    from knoxidx.retrieval.chunker import ChunkBudget
+    from knoxidx.retrieval.tokens import default_counter
+    from knoxidx.update.chunk_refresh import chunk_source
+
+    jobs = _chunk_jobs(root, step)
     budget = ChunkBudget()
     default_counter()
     chunks = [0]
@@ -104,6 +114,51 @@ def chunk_work(root: Path, step: int) -> dict[str, Any]:
     _loop(jobs, chunk)
     cpu = time.process_time() - cpu
     return {"files": len(jobs), "chunks": chunks[0], "cpu_s": round(cpu, 3)}
+
+
+def write_work(root: Path, step: int, db: Path) -> dict[str, Any]:
+    """The parent's side of the chunks of every ``step``-th file of ``root``: each file's
+    ``ChunkedFile``, pickled before the loop as a parse worker sends it, is unpickled and
+    written (``ChunkStore.replace_file``, ``set_source``) into the new database ``db``, made
+    as a first build's scratch database; one transaction, its commit (FTS5's last flush and
+    merges) counted with the loop."""
+    import pickle
+
+    import xxhash
+
+    from knoxidx.graph.store import unjournaled_connection
+    from knoxidx.retrieval.chunker import ChunkBudget
+    from knoxidx.retrieval.store import ChunkStore
+    from knoxidx.update.chunk_refresh import chunk_source
+
+    budget = ChunkBudget()
+    sent = [pickle.dumps(chunk_source(path, source, xxhash.xxh3_128_hexdigest(source), facts,
+                                      budget))
+            for path, source, facts in sorted(_chunk_jobs(root, step))]  # as a build writes
+    conn = unjournaled_connection(db)
+    try:
+        conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+        store = ChunkStore(conn)
+        store.ensure_schema()
+        conn.execute("BEGIN")
+        done = object()  # the last item: the commit
+
+        def write(blob: Any) -> None:
+            if blob is done:
+                conn.execute("COMMIT")
+                return
+            result = pickle.loads(blob)
+            store.replace_file(result.path, result.chunks, result.rows)
+            store.set_source(result.path, result.source_hash)
+
+        cpu = time.process_time()
+        _loop([*sent, done], write)
+        cpu = time.process_time() - cpu
+        chunks = store.chunk_count()
+    finally:
+        conn.close()
+    return {"files": len(sent), "chunks": chunks, "bytes_sent": sum(map(len, sent)),
+            "cpu_s": round(cpu, 3)}
 
 
 def resolve_work(root: Path) -> dict[str, Any]:
@@ -141,6 +196,11 @@ def resolve_work(root: Path) -> dict[str, Any]:
     finally:
         store.close()
     return {"files": len(paths), "edges": edges[0], "cpu_s": round(cpu, 3)}
+
+
+def _write_work_in_temp(root: Path, step: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="knoxidx-write-") as scratch:
+        return write_work(root, step, Path(scratch) / "index.db")
 
 
 def instructions(argv: list[str], out: Path) -> dict[str, Any]:
@@ -187,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     from bench.run import DEFAULT_CORPUS, downloads_aside
 
     ap = argparse.ArgumentParser(prog="python -m bench.work", description=__doc__.split("\n")[0])
-    ap.add_argument("what", choices=["extract", "resolve", "chunk"])
+    ap.add_argument("what", choices=["extract", "resolve", "chunk", "write"])
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--step", type=int, default=6, help="extract, chunk: every STEP-th file")
     ap.add_argument("--instructions", action="store_true",
@@ -211,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
                        for k, v in counted.items()))
         return 0
     work = {"extract": lambda: extract_work(root, args.step), "chunk":
-            lambda: chunk_work(root, args.step), "resolve": lambda: resolve_work(root)}
+            lambda: chunk_work(root, args.step), "resolve": lambda: resolve_work(root),
+            "write": lambda: _write_work_in_temp(root, args.step)}
     done = work[args.what]()
     print(" ".join(f"{k} {v}" for k, v in done.items()), flush=True)
     return 0

@@ -12,7 +12,15 @@ from pathlib import Path
 import pytest
 
 from bench.speed import KNOXIDX
-from bench.work import chunk_work, extract_work, inclusive, main, resolve_work, total_instructions
+from bench.work import (
+    chunk_work,
+    extract_work,
+    inclusive,
+    main,
+    resolve_work,
+    total_instructions,
+    write_work,
+)
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -38,6 +46,33 @@ def test_chunk_makes_the_chunks_a_build_makes(tmp_path: Path) -> None:
     assert done["files"] == built["retrieval"]["files_chunked"] > 0
     assert done["chunks"] == built["retrieval"]["chunks"] > 0
     assert chunk_work(repo, 2)["files"] == (done["files"] + 1) // 2
+
+
+_LEXICAL_ROWS = [
+    "SELECT path, start_line, end_line, symbol, token_count, content_hash, text FROM chunk "
+    "ORDER BY id", "SELECT rowid, body, symbols, path FROM chunk_fts ORDER BY rowid",
+    "SELECT rowid, name, scope FROM chunk_name ORDER BY rowid",
+    "SELECT id, text FROM chunk_declaration ORDER BY id",
+    "SELECT chunk_id FROM embed_pending ORDER BY chunk_id", "SELECT * FROM chunk_source ORDER BY path",
+]
+
+
+def _rows(db_path: Path) -> list[list[tuple]]:
+    db = sqlite3.connect(db_path)
+    try:
+        return [db.execute(query).fetchall() for query in _LEXICAL_ROWS]
+    finally:
+        db.close()
+
+
+def test_write_writes_the_rows_a_build_writes(tmp_path: Path) -> None:
+    repo = _copy(tmp_path, "python")
+    done = write_work(repo, 1, tmp_path / "written.db")
+    subprocess.run([*KNOXIDX, "index", "--no-embed", str(repo)], check=True,
+                   capture_output=True)
+    written, built = _rows(tmp_path / "written.db"), _rows(repo / ".knoxidx" / "index.db")
+    assert done["chunks"] == len(built[0]) > 0 and done["files"] == len(built[5])
+    assert written == built
 
 
 def _indexed(repo: Path) -> tuple[int, int]:
@@ -74,8 +109,9 @@ def test_resolve_brings_an_index_up_to_date_first(tmp_path: Path) -> None:
 
 def test_the_command_prints_its_figures(tmp_path: Path, capsys) -> None:
     repo = _copy(tmp_path, "rust")
-    assert main(["extract", "--corpus", str(repo), "--step", "1"]) == 0
-    assert capsys.readouterr().out.startswith("files ")
+    for what in ("extract", "write"):
+        assert main([what, "--corpus", str(repo), "--step", "1"]) == 0
+        assert capsys.readouterr().out.startswith("files ")
     with pytest.raises(SystemExit, match="no corpus"):
         main(["resolve", "--corpus", str(tmp_path / "missing")])
 
