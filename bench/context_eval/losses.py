@@ -85,6 +85,8 @@ def compare(tasks: dict[str, list[Task]], w: ContextWeights,
                         if verbose:
                             print(f"{repo} @{budget} {task.record['commit'][:10]} {gold.name}:"
                                   f" both miss: {reason}")
+                            if reason.startswith("not gathered"):  # what would have found it
+                                print(f"    {gold.path}  asked: {task.record['question']!r}")
                         continue
                     if by_retrieval and not by_context:
                         reason = why_missed(gold, ranked, answer, budget)
@@ -106,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", default="no_embeddings",
                         choices=("no_embeddings", "embeddings"))
     parser.add_argument("--repo", nargs="*", help="only these repositories")
-    parser.add_argument("-v", "--verbose", action="store_true", help="one line per difference")
+    parser.add_argument("-v", "--verbose", action="store_true", help="one line per difference (a gold never gathered: its file and the question too)")
     args = parser.parse_args(argv)
     tasks = {r: t for r, t in load(args.variant).items() if not args.repo or r in args.repo}
     if not tasks:
