@@ -108,7 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", default="no_embeddings",
                         choices=("no_embeddings", "embeddings"))
     parser.add_argument("--repo", nargs="*", help="only these repositories")
-    parser.add_argument("-v", "--verbose", action="store_true", help="one line per difference (a gold never gathered: its file and the question too)")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="one line per difference (a gold never gathered: its file and "
+                        "the question too)")
     args = parser.parse_args(argv)
     tasks = {r: t for r, t in load(args.variant).items() if not args.repo or r in args.repo}
     if not tasks:
