@@ -4,7 +4,8 @@ For every saved task (``bench/.cache/context_eval/states/``, see :mod:`.state`),
 each gold definition that one of the two systems covers and the other does not, as the walk
 scored them (context is ``Index.context`` as installed), is listed with the reason the context
 pack missed it (or what it showed instead), read from the saved state packed again: not among
-the gathered candidates (search had it deeper than the seeds reach, or not at all), a hit left
+the gathered candidates (by where search put its file: no hit there, among the first five files
+of the hits, or further down), a hit left
 out when the budget was spent, shown elided without the changed lines, shown as a signature or
 an outline, inside a block that shows too little of it, or only in the tuner's wider gathering.
 """
@@ -24,6 +25,7 @@ from bench.context_eval.tune import BUDGETS, Task, load
 from knoxidx.answers.context import Candidate, ContextWeights, pack, rank
 
 WIDER_ONLY = "covered only by the tuner's wider gathering"
+SEED_FILES = 5  # files of search's first hits: a miss in one is a question of gathering, not search
 
 
 def why_missed(gold: Definition, ranked: list[Candidate], answer: dict[str, Any],
@@ -35,7 +37,7 @@ def why_missed(gold: Definition, ranked: list[Candidate], answer: dict[str, Any]
     holding = [(n, c) for n, c in enumerate(ranked) if c.path == gold.path
                and c.start <= gold.start and gold.end <= c.end]
     if not holding:
-        return "not gathered"
+        return not_gathered(gold, ranked)
     n, cand = min(holding, key=lambda nc: nc[1].end - nc[1].start)
     item = answer["items"][n]
     how = item["included"]
@@ -45,6 +47,20 @@ def why_missed(gold: Definition, ranked: list[Candidate], answer: dict[str, Any]
         return f"{kind} left out (pack {spent}/{budget} tokens, place {n + 1})"
     block = answer["blocks"][item["block"]]
     return f"{kind} shown {block['mode']}"
+
+
+def not_gathered(gold: Definition, ranked: list[Candidate]) -> str:
+    """Why ``gold`` is not among the candidates, by where search put its file: no hit in it
+    (search's miss), in one of the first ``SEED_FILES`` files of the hits (a miss of the
+    gathering: neither a graph link nor enough of the question's words), or further down."""
+    hit_files = list(dict.fromkeys(c.path for c in sorted(
+        (c for c in ranked if c.hit_rank is not None), key=lambda c: c.hit_rank or 0)))
+    if gold.path not in hit_files:
+        return "not gathered: no hit in its file"
+    place = hit_files.index(gold.path) + 1
+    if place <= SEED_FILES:
+        return f"not gathered: its file is among search's first {SEED_FILES}"
+    return f"not gathered: its file is search's {SEED_FILES + 1}th or lower"
 
 
 def compare(tasks: dict[str, list[Task]], w: ContextWeights,
@@ -69,6 +85,8 @@ def compare(tasks: dict[str, list[Task]], w: ContextWeights,
                         if verbose:
                             print(f"{repo} @{budget} {task.record['commit'][:10]} {gold.name}:"
                                   f" both miss: {reason}")
+                            if reason.startswith("not gathered"):  # what would have found it
+                                print(f"    {gold.path}  asked: {task.record['question']!r}")
                         continue
                     if by_retrieval and not by_context:
                         reason = why_missed(gold, ranked, answer, budget)
@@ -90,7 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", default="no_embeddings",
                         choices=("no_embeddings", "embeddings"))
     parser.add_argument("--repo", nargs="*", help="only these repositories")
-    parser.add_argument("-v", "--verbose", action="store_true", help="one line per difference")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="one line per difference (a gold never gathered: its file and "
+                        "the question too)")
     args = parser.parse_args(argv)
     tasks = {r: t for r, t in load(args.variant).items() if not args.repo or r in args.repo}
     if not tasks:
