@@ -52,7 +52,33 @@ def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
 
 
 def doc_comment(node: Any, source: bytes) -> str:
-    return preceding_comment(node, source)
+    return preceding_comment(node, source) if may_follow_attribute(node, source) else ""
+
+
+def may_follow_attribute(node: Any, source: bytes) -> bool:
+    """Whether an attribute (`#[...]`) or a comment may end just before ``node``: whether
+    what does ends in `]` or `*/`, or on a line with `//` on it. Read from the bytes: a
+    node's previous sibling costs tree-sitter a pass over every sibling before it, and most
+    items follow neither (`}` or `;` ends what is before them)."""
+    at = node.start_byte - 1
+    while at >= 0 and source[at] in _BLANK:
+        at -= 1
+    if at < 0:
+        return False
+    if source[at] == _BRACKET or source[at] == _SLASH or source[at] >= 0x80:
+        return True  # (a byte of a wider character: it may be a space the grammar skips)
+    return source.find(b"//", source.rfind(b"\n", 0, at) + 1, at) >= 0
+
+
+_BLANK = frozenset(b" \t\r\n\f\v")
+_BRACKET, _SLASH = ord("]"), ord("/")
+
+
+def attributes(node: Any, source: bytes) -> list[Any]:
+    """The attributes just before ``node``, in source order (comments passed over)."""
+    if not may_follow_attribute(node, source):
+        return []
+    return sig.preceding(node, _ATTRIBUTES, _COMMENTS)
 
 
 def is_exported(node: Any, name: str, nested: bool, source: bytes) -> bool | None:
@@ -67,7 +93,7 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
     line = node.start_point[0] + 1
     if node.type == "mod_item":  # `mod foo;` loads foo.rs / foo/mod.rs
         name = node_text(source, node.child_by_field_name("name"))
-        for attribute in sig.preceding(node, _ATTRIBUTES, _COMMENTS):
+        for attribute in attributes(node, source):
             written = _PATH_ATTRIBUTE.match(node_text(source, attribute))
             if written:  # `#[path = "../gen_helper.rs"] mod helper;` loads that file
                 return [Import(PATH_MODULE + written.group(1), "", name, line, scope)]
@@ -532,4 +558,4 @@ def signature_of(node: Any, source: bytes) -> sig.SignatureData | None:
             tuple([sig.written(source, t) for t in type_parameters.named_children
                    if t.type not in _COMMENTS]) if type_parameters is not None else (),
             tuple([sig.written(source, a)[2:-1].strip()
-                   for a in sig.preceding(node, _ATTRIBUTES, _COMMENTS)]))
+                   for a in attributes(node, source)]))
