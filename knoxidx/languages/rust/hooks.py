@@ -16,7 +16,11 @@ from knoxidx.core.symbols import (
     MODULE_TAG,
     Symbol,
 )
-from knoxidx.languages.common import ReexportingRules, preceding_comment
+from knoxidx.languages.common import (
+    ReexportingRules,
+    comment_may_end_before,
+    preceding_comment,
+)
 from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item_macros
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import node_text
@@ -52,31 +56,16 @@ def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
 
 
 def doc_comment(node: Any, source: bytes) -> str:
-    return preceding_comment(node, source) if may_follow_attribute(node, source) else ""
+    return preceding_comment(node, source) if _may_follow_attribute(node, source) else ""
 
 
-def may_follow_attribute(node: Any, source: bytes) -> bool:
-    """Whether an attribute (`#[...]`) or a comment may end just before ``node``: whether
-    what does ends in `]` or `*/`, or on a line with `//` on it. Read from the bytes: a
-    node's previous sibling costs tree-sitter a pass over every sibling before it, and most
-    items follow neither (`}` or `;` ends what is before them)."""
-    at = node.start_byte - 1
-    while at >= 0 and source[at] in _BLANK:
-        at -= 1
-    if at < 0:
-        return False
-    if source[at] == _BRACKET or source[at] == _SLASH or source[at] >= 0x80:
-        return True  # (a byte of a wider character: it may be a space the grammar skips)
-    return source.find(b"//", source.rfind(b"\n", 0, at) + 1, at) >= 0
-
-
-_BLANK = frozenset(b" \t\r\n\f\v")
-_BRACKET, _SLASH = ord("]"), ord("/")
+def _may_follow_attribute(node: Any, source: bytes) -> bool:
+    return comment_may_end_before(node, source, b"/]")
 
 
 def attributes(node: Any, source: bytes) -> list[Any]:
     """The attributes just before ``node``, in source order (comments passed over)."""
-    if not may_follow_attribute(node, source):
+    if not _may_follow_attribute(node, source):
         return []
     return sig.preceding(node, _ATTRIBUTES, _COMMENTS)
 
