@@ -331,8 +331,8 @@ DOCS_WHEREVER_THEY_END = {
 
 @pytest.mark.parametrize("language", sorted(DOCS_WHEREVER_THEY_END))
 def test_doc_comments_are_found_wherever_they_end(language: str) -> None:
-    # read past a quick look at the bytes before each definition: a comment line ending in
-    # `;` or `}`, a block comment on the definition's line, a comment after a statement
+    # whatever ends just before the definition: a comment line ending in `;` or `}`, a block
+    # comment on the definition's line, a comment after a statement
     path, source, expected = DOCS_WHEREVER_THEY_END[language]
     facts = extract(path, source.encode(), language)
     assert [(d.name, d.doc) for d in facts.defs] == expected

@@ -156,8 +156,8 @@ def test_other_kinds_and_macros_have_none() -> None:
 
 
 def test_rust_attributes_and_docs_are_found_wherever_they_end() -> None:
-    # read past a quick look at the bytes before each item: a comment line ending in `;`
-    # or `}`, an attribute on the item's own line, a block comment, a no-break space
+    # whatever ends just before the item: a comment line ending in `;` or `}`, an attribute
+    # on the item's own line, a block comment, a no-break space
     source = ("fn plain() {}\n#[inline]\n// note;\nfn after_note() {}\n"
               "#[test] fn same_line() {}\n/// doc }\n#[cfg(x)]\nfn documented() {}\n"
               "#[must_use] /* why */ fn block() {}\n#[cold]\u00a0fn spaced() {}\n"

@@ -14,26 +14,6 @@ if TYPE_CHECKING:
 COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
 
 
-def comment_may_end_before(node: Any, source: bytes, closers: bytes = b"/") -> bool:
-    """Whether a comment (`//`, `/* */`) may end just before ``node``, or something else
-    that ends in one of ``closers`` (Rust's attributes, `]`): whether the last byte before
-    it, spaces aside, is one of those (`/` ends a block comment), or lies on a line with `//`
-    on it. Read from the bytes, for the languages whose comments are these alone: a node's
-    previous sibling costs tree-sitter a pass over every sibling before it, and most
-    definitions follow neither (a `}` or `;` ends what is before them)."""
-    at = node.start_byte - 1
-    while at >= 0 and source[at] in _BLANK:
-        at -= 1
-    if at < 0:
-        return False
-    if source[at] in closers or source[at] >= 0x80:
-        return True  # (a byte of a wider character: it may be a space the grammar skips)
-    return source.find(b"//", source.rfind(b"\n", 0, at) + 1, at) >= 0
-
-
-_BLANK = frozenset(b" \t\r\n\f\v")
-
-
 def first_doc_line(raw: str) -> str:
     """The first non-empty line of a comment or docstring, without comment markers."""
     for line in raw.splitlines():

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from knoxidx.core.facts import Import, RefKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, MODULE_TAG, Symbol
-from knoxidx.languages.common import BaseRules, comment_may_end_before, preceding_comment
+from knoxidx.languages.common import BaseRules, preceding_comment
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import node_text
 from knoxidx.parse.file_index import FileIndex
@@ -40,18 +40,14 @@ def doc_comment(node: Any, source: bytes) -> str:
         target = node.parent
     if node.type in ("const_spec", "var_spec"):
         # a spec of a `var ( ... )` block has its own comment; else the declaration's is its
-        own = _comment_before(node, source)
+        own = preceding_comment(node, source)
         if own:
             return own
         while target is not None and target.type not in ("const_declaration", "var_declaration"):
             target = target.parent
         if target is None:
             return ""
-    return _comment_before(target, source)
-
-
-def _comment_before(node: Any, source: bytes) -> str:
-    return preceding_comment(node, source) if comment_may_end_before(node, source) else ""
+    return preceding_comment(target, source)
 
 
 def bound_names(node: Any) -> list[Any]:

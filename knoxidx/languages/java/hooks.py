@@ -14,12 +14,7 @@ from knoxidx.core.symbols import (
     MODULE_TAG,
     Symbol,
 )
-from knoxidx.languages.common import (
-    COMMENT_TYPES,
-    BaseRules,
-    comment_may_end_before,
-    preceding_comment,
-)
+from knoxidx.languages.common import COMMENT_TYPES, BaseRules, preceding_comment
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import node_text
 from knoxidx.parse.file_index import FileIndex
@@ -61,8 +56,7 @@ def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
 
 
 def doc_comment(node: Any, source: bytes) -> str:
-    # (annotations are inside a declaration's modifiers: none stands between it and its doc)
-    return preceding_comment(node, source) if comment_may_end_before(node, source) else ""
+    return preceding_comment(node, source)
 
 
 def is_exported(node: Any, name: str, nested: bool, source: bytes) -> bool | None:

@@ -16,11 +16,7 @@ from knoxidx.core.symbols import (
     MODULE_TAG,
     Symbol,
 )
-from knoxidx.languages.common import (
-    ReexportingRules,
-    comment_may_end_before,
-    preceding_comment,
-)
+from knoxidx.languages.common import ReexportingRules, preceding_comment
 from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item_macros
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import node_text
@@ -56,18 +52,7 @@ def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
 
 
 def doc_comment(node: Any, source: bytes) -> str:
-    return preceding_comment(node, source) if _may_follow_attribute(node, source) else ""
-
-
-def _may_follow_attribute(node: Any, source: bytes) -> bool:
-    return comment_may_end_before(node, source, b"/]")
-
-
-def attributes(node: Any, source: bytes) -> list[Any]:
-    """The attributes just before ``node``, in source order (comments passed over)."""
-    if not _may_follow_attribute(node, source):
-        return []
-    return sig.preceding(node, _ATTRIBUTES, _COMMENTS)
+    return preceding_comment(node, source)
 
 
 def is_exported(node: Any, name: str, nested: bool, source: bytes) -> bool | None:
@@ -82,7 +67,7 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
     line = node.start_point[0] + 1
     if node.type == "mod_item":  # `mod foo;` loads foo.rs / foo/mod.rs
         name = node_text(source, node.child_by_field_name("name"))
-        for attribute in attributes(node, source):
+        for attribute in sig.preceding(node, _ATTRIBUTES, _COMMENTS):
             written = _PATH_ATTRIBUTE.match(node_text(source, attribute))
             if written:  # `#[path = "../gen_helper.rs"] mod helper;` loads that file
                 return [Import(PATH_MODULE + written.group(1), "", name, line, scope)]
@@ -547,4 +532,4 @@ def signature_of(node: Any, source: bytes) -> sig.SignatureData | None:
             tuple([sig.written(source, t) for t in type_parameters.named_children
                    if t.type not in _COMMENTS]) if type_parameters is not None else (),
             tuple([sig.written(source, a)[2:-1].strip()
-                   for a in attributes(node, source)]))
+                   for a in sig.preceding(node, _ATTRIBUTES, _COMMENTS)]))
