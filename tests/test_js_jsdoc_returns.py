@@ -132,8 +132,8 @@ def test_jsdoc_parameter_types_type_parameters_and_the_fields_they_fill(repo) ->
 
 
 def test_jsdoc_is_found_past_separators_and_not_past_a_line_comment() -> None:
-    # read past a quick look at the bytes before each function: a comment before `,` or `;`
-    # is still its JSDoc, a no-break space is passed over, a `//` line comment is none
+    # a comment before `,` or `;` is still the function's JSDoc, a no-break space is passed
+    # over, a `//` line comment is none
     from knoxidx.parse.extract import extract
 
     source = ("/** @return {A} */ function a(x) {}\nfunction b(y) {}\n"

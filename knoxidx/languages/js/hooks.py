@@ -104,29 +104,12 @@ _JSDOC_PARAM = re.compile(rb"@param\s*\{([^{}]+)\}\s*\[?\s*((?:[^\W\d]|\$)[\w$]*
 def _jsdoc(node: Any, source: bytes) -> Any:
     """The JSDoc comment (`/** ... */`) right above a function's statement, or None."""
     target = _statement(node)
-    if not _may_follow_block_comment(target, source):
-        return None
     comment = target.prev_named_sibling
     if (comment is None or comment.type != "comment"
             or comment.end_point[0] < target.start_point[0] - 1
             or not source.startswith(b"/**", comment.start_byte)):
         return None
     return comment
-
-
-def _may_follow_block_comment(node: Any, source: bytes) -> bool:
-    """Whether a block comment (`*/`) may end just before ``node``, separators (`,` `;`)
-    aside. Read from the bytes: a node's previous sibling costs tree-sitter a pass over
-    every sibling before it, and most functions have no JSDoc."""
-    at = node.start_byte - 1
-    while at >= 0 and source[at] in _BETWEEN:
-        at -= 1
-    # (a byte of a wider character: it may be a space the grammar skips)
-    return at >= 0 and (source[at] == _SLASH or source[at] >= 0x80)
-
-
-_BETWEEN = frozenset(b" \t\r\n\f\v,;")
-_SLASH = ord("/")
 
 
 def _jsdoc_type(declared: bytes) -> str:
