@@ -314,3 +314,25 @@ def test_python_chained_assignments_define_each_name_side_by_side() -> None:
     assert [(d.qualname, d.parent, d.signature) for d in facts.defs if d.kind == "Variable"] == [
         ("noop", -1, "noop = lazy = _ = gettext"), ("lazy", -1, "noop = lazy = _ = gettext"),
         ("_", -1, "noop = lazy = _ = gettext")]
+
+
+DOCS_WHEREVER_THEY_END = {
+    "java": ("A.java", "class A {\n  /** Doc a. */ @Override public void a() {}\n  // note;\n"
+             "  void b() {}\n  int x; void c() {}\n  /* block */ void d() {}\n"
+             "  void e() {} // trailing }\n  void f() {}\n}\n",
+             [("A", ""), ("a", "Doc a."), ("b", "note;"), ("x", ""), ("c", ""), ("d", "block"),
+              ("e", ""), ("f", "trailing }")]),
+    "go": ("a.go", "package a\n\n// F does;\nfunc F() {}\nfunc G() {}\n/* H block */ func H() {}\n"
+           "var (\n\tx = 1 // x is one }\n\ty = 2\n)\n// T type\ntype T struct{}\n",
+           [("F", "F does;"), ("G", ""), ("H", "H block"), ("x", ""), ("y", "x is one }"),
+            ("T", "T type")]),
+}
+
+
+@pytest.mark.parametrize("language", sorted(DOCS_WHEREVER_THEY_END))
+def test_doc_comments_are_found_wherever_they_end(language: str) -> None:
+    # whatever ends just before the definition: a comment line ending in `;` or `}`, a block
+    # comment on the definition's line, a comment after a statement
+    path, source, expected = DOCS_WHEREVER_THEY_END[language]
+    facts = extract(path, source.encode(), language)
+    assert [(d.name, d.doc) for d in facts.defs] == expected

@@ -129,3 +129,20 @@ def test_jsdoc_parameter_types_type_parameters_and_the_fields_they_fill(repo) ->
     with Index.open(root) as idx:
         sites = {(c["name"], c["site"]["line"]) for c in idx.callers("Vector.add")["callers"]}
         assert sites == {("delta", 22), ("grow", 26)}
+
+
+def test_jsdoc_is_found_past_separators_and_not_past_a_line_comment() -> None:
+    # a comment before `,` or `;` is still the function's JSDoc, a no-break space is passed
+    # over, a `//` line comment is none
+    from knoxidx.parse.extract import extract
+
+    source = ("/** @return {A} */ function a(x) {}\nfunction b(y) {}\n"
+              "const o = { /** @return {C} */ c() {}, /** @return {D} */ d() {} , e() {} };\n"
+              "class K { /** @return {M} */ ; m() {} /** @param {P} p */ n(p) {} }\n"
+              "/** @return {E} */\nexport function f() {}\n/** @return {G} */\n\nfunction g() {}\n"
+              "// @return {H}\nfunction h() {}\n/** @return {I} */\u00a0function i() {}\n")
+    facts = extract("a.js", source.encode(), "javascript")
+    assert [(d.name, d.type_hint) for d in facts.defs if d.kind == "Function"] == [
+        ("a", ("A",)), ("b", ()), ("c", ("C",)), ("d", ("D",)), ("e", ()), ("m", ("M",)),
+        ("n", ()), ("f", ("E",)), ("g", ()), ("h", ()), ("i", ("I",))]
+    assert [(b.name, b.type_path) for b in facts.bindings] == [("p", ("P",))]

@@ -155,6 +155,29 @@ def test_other_kinds_and_macros_have_none() -> None:
         ("Class", ()), ("Variable", ()), ("Function", ())]
 
 
+def test_rust_attributes_and_docs_are_found_wherever_they_end() -> None:
+    # whatever ends just before the item: a comment line ending in `;` or `}`, an attribute
+    # on the item's own line, a block comment, a no-break space
+    source = ("fn plain() {}\n#[inline]\n// note;\nfn after_note() {}\n"
+              "#[test] fn same_line() {}\n/// doc }\n#[cfg(x)]\nfn documented() {}\n"
+              "#[must_use] /* why */ fn block() {}\n#[cold]\u00a0fn spaced() {}\n"
+              "fn last() {}\n")
+    facts = extract("a.rs", source.encode(), "rust")
+    assert {d.name: (d.signature_data[3], d.doc) for d in facts.defs} == {
+        "plain": ((), ""), "after_note": (("inline",), "note;"), "same_line": (("test",), ""),
+        "documented": (("cfg(x)",), "doc }"), "block": (("must_use",), "why"),
+        "spaced": ((), ""), "last": ((), "")}  # (the grammar reads no attribute there)
+
+
+def test_a_repeated_signature_is_stored_as_the_first() -> None:
+    data = ((("a", "List<Request>", None, P),), "Map<String, int>", (), ())
+    first = signatures.stored_signature(data)
+    again = signatures.stored_signature(tuple(list(data)))  # equal, not the same object
+    assert again == first == (
+        '[[["a","List<Request>",null,"positional"]],"Map<String, int>",[],[]]',
+        " Map String int ", " List Request ")
+
+
 GENERIC_TYPES = {
     "typescript": ("a.ts", "export class Box<T extends object = {}> {}\n"
                    "interface Pair<K, /* key */ V> { k: K }\ntype Fn<A> = (a: A) => A;\n"

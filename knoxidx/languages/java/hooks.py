@@ -666,9 +666,9 @@ def signature_of(node: Any, source: bytes) -> sig.SignatureData:
             typed = [c for c in child.named_children if c.type not in _ANNOTATIONS]
             params.append(("this", sig.written(source, typed[0]) if typed else None, None,
                            sig.RECEIVER))
-    modifiers = [c for c in node.named_children if c.type == "modifiers"]
-    annotations = [c for c in modifiers[0].named_children
-                   if c.type in _ANNOTATIONS] if modifiers else []
+    modifiers = _modifiers(node)
+    annotations = [c for c in modifiers.named_children
+                   if c.type in _ANNOTATIONS] if modifiers is not None else []
     type_parameters = node.child_by_field_name("type_parameters")
     return (tuple(params), sig.field_text(source, node, "type"),
             tuple([sig.written(source, t) for t in type_parameters.named_children
