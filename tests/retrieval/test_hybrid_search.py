@@ -223,18 +223,24 @@ def test_a_tie_in_the_fusion_is_broken_by_place_not_by_the_order_of_writing() ->
     assert firsts[0] == firsts[1] == [("a.py", ("lexical",))]
 
 
+def _copies_written_in(written: list[str], source: bytes,
+                       ) -> tuple[sqlite3.Connection, ChunkStore]:
+    """A new chunk store holding ``source`` once under each path, written in that order."""
+    connection = sqlite3.connect(":memory:")
+    create_schema(connection)
+    store = ChunkStore(connection)
+    for path in written:
+        update_file(store, path, chunk_file(path, source, "python", python_definitions(source)))
+    return connection, store
+
+
 def test_the_names_source_cuts_a_tie_by_place_not_by_the_order_of_writing() -> None:
     """Three copies of one definition score the same in the names source; the two it keeps
     (its ``candidates``) are the first by path, whichever files were written first."""
     source = b"def parse_config_file(path):\n    return path\n"
     kept = []
     for written in (["c.py", "b.py", "a.py"], ["a.py", "b.py", "c.py"]):
-        connection = sqlite3.connect(":memory:")
-        create_schema(connection)
-        store = ChunkStore(connection)
-        for path in written:
-            update_file(store, path, chunk_file(path, source, "python",
-                                                python_definitions(source)))
+        connection, store = _copies_written_in(written, source)
         search = HybridSearch(store, candidates=2)
         kept.append([r.path for r in search.search("parse config file", 3, sources=("names",))])
         connection.close()
@@ -248,12 +254,7 @@ def test_the_lexical_and_vector_sources_cut_a_tie_by_place_not_by_the_order_of_w
     source = b"def gamma_ray_burst(energy):\n    return energy * 2\n"
     kept: dict[str, list[list[str]]] = {"lexical": [], "vector": [], "declarations": []}
     for written in (["c.py", "b.py", "a.py"], ["a.py", "b.py", "c.py"]):
-        connection = sqlite3.connect(":memory:")
-        create_schema(connection)
-        store = ChunkStore(connection)
-        for path in written:
-            update_file(store, path, chunk_file(path, source, "python",
-                                                python_definitions(source)))
+        connection, store = _copies_written_in(written, source)
         embedder = HashEmbedder()
         embed_pending(store, embedder)
         search = HybridSearch(store, embedder, candidates=2)
