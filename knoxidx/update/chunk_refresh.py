@@ -118,7 +118,8 @@ def refresh_chunks(
     wanted_id = chunker_id(budget)
     with store.transaction():
         store.ensure_schema()
-        if store.meta("chunker") != wanted_id:
+        rechunk_all = store.meta("chunker") != wanted_id
+        if rechunk_all:
             store.forget_sources()
             if session is not None:
                 session.chunk_sources_forgotten()
@@ -129,9 +130,10 @@ def refresh_chunks(
         else:
             indexed = index.store.ok_file_hashes()
             sources = store.sources()
-        # the chunk table's own paths too: after forget_sources, a file removed in this
-        # update has chunks but no source, and they would be searched forever
-        for path in sorted((set(sources) | set(store.paths())) - set(indexed)):
+        # after forget_sources, a file removed in this update has chunks but no source: the
+        # chunk table's own paths say which (read only then: a whole-table scan per update)
+        stored = set(sources) | set(store.paths()) if rechunk_all else set(sources)
+        for path in sorted(stored - set(indexed)):
             refresh.removed += store.remove_file(path)
             refresh.files_removed += 1
             if session is not None:
