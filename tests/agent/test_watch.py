@@ -409,6 +409,9 @@ def test_the_inotify_watch_limit_is_a_warning_and_a_re_walk_not_a_crash(
         (tmp_path / "c" / "refused.py").write_text("def refused():\n    return 1\n")
         for name in ("watched", "also_watched", "refused"):
             wait_for(lambda name=name: names(tmp_path, name), what=name, timeout=20)
+        # the batch events follow the commits that made the names visible
+        wait_for(lambda: {"changes", "reconcile"} <= {b["reason"] for b in recorder.of("batch")},
+                 what="both batches' events", timeout=5)
         reasons = [b["reason"] for b in recorder.of("batch")]
         assert "changes" in reasons and "reconcile" in reasons
     finally:
@@ -435,6 +438,9 @@ def test_a_subdirectory_over_the_watch_limit_is_found_by_the_re_walk(
         assert "(top-level: b, c)" in warning or "(top-level: a, b, c)" in warning
         (tmp_path / "a" / "y" / "silent.py").write_text("def silent():\n    return 1\n")
         wait_for(lambda: names(tmp_path, "silent"), what="silent", timeout=20)
+        # the batch event follows the commit that made the name visible
+        wait_for(lambda: "reconcile" in [b["reason"] for b in recorder.of("batch")],
+                 what="the re-walk's batch event", timeout=5)
         assert "reconcile" in [b["reason"] for b in recorder.of("batch")]
     finally:
         watcher.stop()
