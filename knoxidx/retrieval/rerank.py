@@ -22,7 +22,8 @@ by their stems (``terms.stem``):
   name, holder, signature) the query's vector is close to rises; and so does one named as the
   question's opening implies ("Checks whether ..." -> ``isEmpty``; ``intents``); and a
   method whose type is what the question calls "this ..." ("... a copy of this date")
-  takes the place of a same-named method of another type ranked above it.
+  takes the place of a same-named method of another type ranked above it; so does one whose
+  type the question names by a word the other types lack ("... the chronology - 'Minguo'").
 
 Measured on the docstring -> code benchmark (``python -m bench.retrieval_eval``, where a result
 counts only if it is definition-sized); the weights are what measured best there, and its
@@ -48,6 +49,7 @@ from knoxidx.retrieval.terms import (
 )
 
 CODE_KINDS = frozenset({"Function", "Class", "Interface", "Type"})
+_TYPE_KINDS = frozenset({"Class", "Interface", "Type"})
 
 
 # A file's definitions (the graph's stored facts for that path)
@@ -137,6 +139,14 @@ class RerankWeights:
     # the same name, and nothing else moves. x1 to x4 measured the same on the held-out
     # projects (three.js MRR@10 +0.003 over none, the others equal); x2 is inside that plateau
     subject: float = 2.0
+    # the same lift for a method whose type the question names anywhere by a word that no
+    # same-named rival's type has ("Gets the ID of the chronology - 'Minguo'":
+    # `MinguoChronology.getId` over `Chronology.getId`, `IsoChronology.getId`; "Obtains a
+    # JapaneseDate from ..."), past the rivals whose types it names by no such word. Docs
+    # name the type a method belongs to so, and the words siblings share cannot tell them
+    # apart. x1: at x2 and x0.5 the jdk gains as much or less and other copies lose more
+    # (go-git, javac: a lifted unit passes what lay between it and its rival)
+    holder_named: float = 1.0
 
 
 class QueryWords:
@@ -297,9 +307,16 @@ def scope_words(path: str, qualname: str) -> set[str]:
     return found
 
 
-def unit_name(unit: Unit) -> str:
-    """The unit's own name: the last part of its qualified name."""
-    return unit.symbol.replace("::", ".").rsplit(".", 1)[-1]
+def unit_name(unit: Unit, shown: bool = False) -> str:
+    """The unit's own name: the last part of its qualified name (``shown``: of the name it is
+    given as a result, its ``lead`` when a chunk kept whole has one)."""
+    return unit_name_of(shown_name(unit) if shown else unit.symbol)
+
+
+def shown_name(unit: Unit) -> str:
+    """The qualified name a unit is given as a result, "." separated: its ``lead`` if it has
+    one."""
+    return (unit.lead or unit.symbol).replace("::", ".")
 
 
 def name_share(symbol: str, words: QueryWords) -> float:
@@ -360,6 +377,8 @@ _GENERIC_SUBJECTS = frozenset({"method", "function", "instance", "object", "clas
                                "one", "call", "case", "will", "can", "may", "must"})
 # name parts that say how a type is built, not what it is (`ChronoLocalDateImpl` is a date)
 _BUILD_PARTS = frozenset({"impl", "abstract", "base", "default"})
+# a word as prose writes it: an identifier whole, hyphens between words
+_PROSE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 # how far above its sibling a subject's method is put: enough to order the two, too little
 # to pass a result that was above the sibling
 _JUST_ABOVE = 1e-3
@@ -461,6 +480,10 @@ def rerank_definitions(
             key = (chunk.path, unit.start_line, unit.end_line)
             if key not in best or best[key].score < score:
                 best[key] = replace(unit, chunk_id=chunk_id, score=score)
+    # the named type first: what the question calls "this ..." is its receiver, and has
+    # the last word
+    if weights.holder_named:
+        best = _favour_named_holder(best, definitions, words, weights.holder_named)
     if weights.subject:
         subject = query_subject(words.query, words.stems)
         if subject:
@@ -477,18 +500,98 @@ def _favour_subject(
     ``RerankWeights.subject``); nothing else moves. When every same-named method's type fits
     ("this iter", ten `...Iter.ForEach`), the subject tells nothing apart and lifts none."""
     held = {key: holder_is(u.symbol, subject, stems) for key, u in best.items()}
-    rival: dict[str, float] = {}
+    return _lift_over_namesakes(best, lambda key, rival: held[key] and not held[rival], weight)
+
+
+def query_name_words(query: str, stems: bool) -> frozenset[str]:
+    """The query's words as written, lower-cased (stems when ``stems``): an identifier stays
+    whole (`ChronoField` is "chronofield", not "chrono" and "field"), a hyphenated word is
+    two ("year-month"). What names a type in prose, not the parts of other names."""
+    words = {w.lower() for w in _PROSE_WORD.findall(query)}
+    return frozenset(stem(w) for w in words) if stems else frozenset(words)
+
+
+def holder_parts_named(symbol: str, kinds: dict[str, str], named: frozenset[str],
+                       stems: bool) -> frozenset[str]:
+    """The parts of the name of the type that directly holds ``symbol`` (less those that say
+    how it is built, and the method's own name's) that the query names: all of them when it
+    writes the type's whole name, else those among its words (``query_name_words``); empty
+    when no type holds it (a package, a module)."""
+    holder = holder_type(symbol, kinds)
+    if not holder:
+        return frozenset()
+    norm = stem if stems else str
+    own = {norm(p) for p in identifier_parts(unit_name_of(symbol))}
+    parts = {norm(p) for p in identifier_parts(holder) if p not in _BUILD_PARTS} - own
+    if norm(holder.lower()) in named:
+        return frozenset(parts)
+    return frozenset(parts & named)
+
+
+def holder_type(symbol: str, kinds: dict[str, str]) -> str:
+    """The name of the type that directly holds ``symbol`` (a file's own qualified name), ""
+    when none does: a function or module holds it, by ``kinds`` (the file's definitions'
+    kinds by qualified name). What holds it and is not among them is a type: a Go method's
+    receiver type, declared in another file of its package."""
+    path = symbol.replace("::", ".").split(".")
+    if len(path) < 2:
+        return ""
+    kind = kinds.get(".".join(path[:-1]))
+    return path[-2] if kind is None or kind in _TYPE_KINDS else ""
+
+
+def unit_name_of(symbol: str) -> str:
+    """The last part of a qualified name ("::" or "." separated)."""
+    return symbol.replace("::", ".").rsplit(".", 1)[-1]
+
+
+def _favour_named_holder(
+    best: dict[tuple[str, int, int], Unit], definitions: DefinitionSource, words: QueryWords,
+    weight: float,
+) -> dict[tuple[str, int, int], Unit]:
+    """``best`` where a method whose type the query names by a word that no same-named rival's
+    type has rises, by at most ``weight``, to just above the best rival ranked above it whose
+    type the query does not so name (``RerankWeights.holder_named``)."""
+    named = query_name_words(words.query, words.stems)
+    kinds = {path: {d.qualname: d.kind for d in definitions(path)}
+             for path in {key[0] for key in best}}
+    found = {key: holder_parts_named(shown_name(u), kinds[key[0]], named, words.stems)
+             for key, u in best.items()}
+    holders = {key: holder_type(shown_name(u), kinds[key[0]]) for key, u in best.items()}
+    by_name: dict[str, list[tuple[str, int, int]]] = {}
     for key, unit in best.items():
-        if not held[key]:
-            name = unit_name(unit)
-            rival[name] = max(rival.get(name, unit.score), unit.score)
+        by_name.setdefault(unit_name(unit, shown=True), []).append(key)
+    distinct: dict[tuple[str, int, int], frozenset[str]] = {}
+    for keys in by_name.values():
+        for key in keys:
+            others = [found[o] for o in keys if holders[o] != holders[key]]
+            distinct[key] = found[key].difference(*others)
+    return _lift_over_namesakes(best, lambda key, rival: bool(distinct[key])
+                                and not distinct[rival], weight)
+
+
+def _lift_over_namesakes(
+    best: dict[tuple[str, int, int], Unit],
+    beats: Callable[[tuple[str, int, int], tuple[str, int, int]], bool],
+    weight: float,
+) -> dict[tuple[str, int, int], Unit]:
+    """``best`` where each unit rises (by at most ``weight``) to just above the best ranked
+    unit of the same name that it ``beats``; nothing else moves."""
+    by_name: dict[str, list[tuple[str, int, int]]] = {}
+    for key, unit in best.items():
+        by_name.setdefault(unit_name(unit, shown=True), []).append(key)
     lifted = dict(best)
-    for key, u in best.items():
-        above = rival.get(unit_name(u))
-        if held[key] and above is not None and above >= u.score:
-            # several lifted past one rival keep their order: each lands in (above,
-            # above + _JUST_ABOVE] by its own score (scores are positive)
-            share = u.score / above if above > 0 else 1.0
-            score = min(u.score + weight, above + _JUST_ABOVE * share)
-            lifted[key] = replace(u, score=score)
+    for keys in by_name.values():
+        if len(keys) < 2:
+            continue
+        for key in keys:
+            u = best[key]
+            above = max((best[r].score for r in keys if r != key and beats(key, r)),
+                        default=None)
+            if above is not None and above >= u.score:
+                # several lifted past one rival keep their order: each lands in (above,
+                # above + _JUST_ABOVE] by its own score (scores are positive)
+                share = u.score / above if above > 0 else 1.0
+                score = min(u.score + weight, above + _JUST_ABOVE * share)
+                lifted[key] = replace(u, score=score)
     return lifted

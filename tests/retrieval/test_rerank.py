@@ -612,6 +612,60 @@ def test_the_type_a_question_calls_this_tells_apart_same_named_methods() -> None
     assert ranked([2, 1], each_method) == ranked([2, 1], replace(each_method, subject=0.0))
 
 
+def test_the_type_a_question_names_tells_apart_same_named_methods() -> None:
+    """"Gets the ID of the chronology - 'Minguo'": every chronology's `getId` shares the
+    question's words, the first ranked keeps its doc; the question names the Minguo type by a
+    word no other `getId`'s type has, so `MinguoChronology.getId` is put just above them."""
+    from knoxidx.retrieval.rerank import holder_type, query_name_words
+
+    # identifiers stay whole: `ChronoField` names no "chrono" type
+    assert query_name_words("fields in ChronoField, this year-month", False) == {
+        "fields", "in", "chronofield", "this", "year", "month"}
+    # a type holds a method; a function (ESLint's `create`) or a module does not; a holder
+    # the file does not declare is a type (Go's receiver, declared in another file)
+    kinds = {"create": "Function", "tests": "Module", "Chronology": "Interface"}
+    assert holder_type("Chronology.getId", kinds) == "Chronology"
+    assert holder_type("create.isInline", kinds) == ""
+    assert holder_type("tests::ids", kinds) == ""
+    assert holder_type("command.Close", kinds) == "command"
+
+    def file_of(holder: str, doc: str) -> tuple[bytes, list[D]]:
+        source = (f"class {holder} {{\n"
+                  f"    /** {doc} */\n"
+                  "    public String getId() {\n"
+                  "        return ID;\n"
+                  "    }\n"
+                  "    public String toString() {\n"
+                  "        return text;\n"
+                  "    }\n"
+                  "}\n").encode()
+        return source, [D("Class", holder, holder, 1, 9),
+                        D("Function", "getId", f"{holder}.getId", 2, 5),
+                        D("Function", "toString", f"{holder}.toString", 6, 8)]
+
+    files = {f"{holder}.java": file_of(holder, doc) for holder, doc in (
+        ("IsoChronology", "Gets the ID of the chronology - 'ISO'. The ID identifies it."),
+        ("MinguoChronology", ""))}
+    chunks = {i: chunk_file(path, source, "java", [])[0]
+              for i, (path, (source, _)) in enumerate(files.items(), start=1)}
+    query = words("Gets the ID of the chronology - 'Minguo'. The ID identifies it.")
+    each_method = RerankWeights(whole_lines=0)
+
+    def ranked(order: list[int], weights: RerankWeights) -> list[str]:
+        return [u.symbol for u in rerank_definitions(order, chunks, lambda p: files[p][1],
+                                                     query, weights)]
+
+    fused_order = ranked([1, 2], replace(each_method, holder_named=0.0))
+    assert fused_order[:2] == ["IsoChronology.getId", "MinguoChronology.getId"]
+    named_first = ranked([1, 2], each_method)
+    assert named_first[:2] == ["MinguoChronology.getId", "IsoChronology.getId"]
+    assert sorted(named_first[2:]) == sorted(fused_order[2:])
+    # a word every rival's type has ("chronology") lifts none
+    shared = words("Gets the ID of the chronology. The ID identifies it.")
+    assert [u.symbol for u in rerank_definitions([1, 2], chunks, lambda p: files[p][1], shared,
+                                                 each_method)][:2] == fused_order[:2]
+
+
 VALVE = (
     "/// Opens the valve so that the tank can fill.\n"  # 1
     "///\n"
