@@ -17,8 +17,9 @@ by their stems (``terms.stem``):
 - ``rerank_definitions`` (hybrid search, when no service reranker is configured): the units of
   the first ``depth`` fused chunks are ranked by the chunk's fused rank plus their own scores,
   so two functions of one good chunk may both be listed and a function whose name says what
-  the question asks rises; a unit that only declares (no function in it) yields to one that
-  does something, unless the question names a thing; a unit whose own declaration (kind,
+  the question asks rises; a unit that only declares (no function with a body in it: a
+  type's header, an interface's methods) yields to one that does something, unless the
+  question names a thing; a unit whose own declaration (kind,
   name, holder, signature) the query's vector is close to rises; and so does one named as the
   question's opening implies ("Checks whether ..." -> ``isEmpty``; ``intents``); and a
   method whose type is what the question calls "this ..." ("... a copy of this date")
@@ -104,8 +105,8 @@ class RerankWeights:
     # MinguoChronology.isLeapYear rather than the same method of a sibling class)
     scope: float = 1.0
     # what the score of a unit that only declares (a type's header, fields or variants, its
-    # doc, a file's head: no function in it, nothing that does what the question describes)
-    # is multiplied by, unless the question reads as naming a thing (``asks_for_declaration``)
+    # doc, a file's head, an interface's or abstract method: no function with a body in it,
+    # nothing that does what the question describes) is multiplied by, unless the question reads as naming a thing (``asks_for_declaration``)
     # or begins with the unit's own name (Go's doc comments do). Such a unit's doc often sums
     # up what its methods do ("A buffer that is incrementally filled and initialized") and
     # outranked the method asked about. x0.8: the mildest weight on the plateau measured on
@@ -363,11 +364,27 @@ def asks_for_declaration(query: str) -> bool:
 
 
 def declares_only(unit: Unit, definitions: Sequence[DefinitionSpan]) -> bool:
-    """Whether ``unit`` holds no function: a type's declaration, a file's head."""
-    return unit.kind != "Function" and not any(
-        d.kind == "Function" and unit.start_line <= d.start_line and d.end_line <= unit.end_line
-        for d in definitions
-    )
+    """Whether ``unit`` holds no function with a body: a type's declaration, a file's head,
+    an interface's methods (``bodiless``)."""
+    inside = [d for d in definitions if d.kind == "Function"
+              and unit.start_line <= d.start_line and d.end_line <= unit.end_line]
+    if unit.kind == "Function" and not inside:
+        return False  # its definition is not known: it may well have a body
+    return all(bodiless(d, definitions) for d in inside)
+
+
+def bodiless(definition: DefinitionSpan, definitions: Sequence[DefinitionSpan]) -> bool:
+    """Whether ``definition`` is a method declared without a body: an interface's or trait's
+    (Java's `String getId();`, Rust's `fn poll(..);`, Go's `Config() (*Config, error)`: one
+    line in an interface) or an abstract one (its signature ends the declaration with ";").
+    It says what its implementations do; they do it."""
+    if definition.kind != "Function":
+        return False
+    if definition.signature.rstrip().endswith(";"):
+        return True
+    parent = definitions[definition.parent] if 0 <= definition.parent < len(definitions) else None
+    return (parent is not None and parent.kind == "Interface"
+            and definition.start_line == definition.end_line)
 
 
 # "this" and the words after it, up to the end of the clause

@@ -33,6 +33,9 @@ class D(NamedTuple):
     qualname: str
     start_line: int
     end_line: int
+    signature: str = ""
+    parent: int = -1
+    doc: str = ""
 
 
 SOURCE = (
@@ -664,6 +667,52 @@ def test_the_type_a_question_names_tells_apart_same_named_methods() -> None:
     shared = words("Gets the ID of the chronology. The ID identifies it.")
     assert [u.symbol for u in rerank_definitions([1, 2], chunks, lambda p: files[p][1], shared,
                                                  each_method)][:2] == fused_order[:2]
+
+
+def test_a_method_without_a_body_yields_to_one_that_has_one() -> None:
+    """An interface's `boolean isTimeBased();` keeps its doc, the enum that implements it is
+    the answer: a method declared without a body only says what its implementations do, and
+    counts as a declaration (x ``declaration_only``) as a type's header does."""
+    from knoxidx.retrieval.rerank import bodiless, declares_only
+
+    interface = (b"interface TemporalField {\n"
+                 b"    /** Checks if this field is time-based. */\n"
+                 b"    boolean isTimeBased();\n"
+                 b"}\n")
+    enum = (b"enum ChronoField {\n"
+            b"    public boolean isTimeBased() {\n"
+            b"        return timeComponent(this.field);\n"
+            b"    }\n"
+            b"}\n")
+    defs = {"TemporalField.java": [
+                D("Interface", "TemporalField", "TemporalField", 1, 4, "interface TemporalField"),
+                D("Function", "isTimeBased", "TemporalField.isTimeBased", 3, 3,
+                  "boolean isTimeBased();", 0)],
+            "ChronoField.java": [
+                D("Class", "ChronoField", "ChronoField", 1, 5, "enum ChronoField"),
+                D("Function", "isTimeBased", "ChronoField.isTimeBased", 2, 4,
+                  "public boolean isTimeBased()", 0)]}
+    [method] = [d for d in defs["TemporalField.java"] if d.kind == "Function"]
+    assert bodiless(method, defs["TemporalField.java"])
+    # Go's interface methods end with no ";", on one line in their interface
+    go = [D("Interface", "ConfigStorer", "ConfigStorer", 1, 4, "ConfigStorer interface"),
+          D("Function", "Config", "ConfigStorer.Config", 2, 2, "Config() (*Config, error)", 0)]
+    assert bodiless(go[1], go)
+    assert not any(bodiless(d, defs["ChronoField.java"]) for d in defs["ChronoField.java"])
+    chunks = {1: chunk_file("TemporalField.java", interface, "java",
+                            defs["TemporalField.java"])[0],
+              2: chunk_file("ChronoField.java", enum, "java", defs["ChronoField.java"])[0]}
+    [interface_unit] = units(1, chunks[1], defs["TemporalField.java"])
+    assert declares_only(interface_unit, defs["TemporalField.java"])
+    query = words("Checks if this field represents a component of a time.")
+    weights = RerankWeights(similarity=0.0, holder_named=0.0, subject=0.0)
+
+    def ranked(weights: RerankWeights) -> list[int]:
+        return [u.chunk_id for u in rerank_definitions([1, 2], chunks, lambda p: defs[p],
+                                                       query, weights)]
+
+    assert ranked(replace(weights, declaration_only=1.0)) == [1, 2]  # the interface first
+    assert ranked(weights) == [2, 1]
 
 
 VALVE = (
