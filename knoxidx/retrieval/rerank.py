@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.chunker import DefinitionLike as DefinitionSpan
-from knoxidx.retrieval.intents import act_and_object, name_openings
+from knoxidx.retrieval.intents import BUILD_PARTS, act_and_object, name_openings
 from knoxidx.retrieval.terms import (
     STOP_WORDS,
     content_terms,
@@ -392,8 +392,6 @@ _SUBJECT = re.compile(r"\bthis\s+([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})")
 # what "this ..." calls the receiver without naming its type
 _GENERIC_SUBJECTS = frozenset({"method", "function", "instance", "object", "class", "value",
                                "one", "call", "case", "will", "can", "may", "must"})
-# name parts that say how a type is built, not what it is (`ChronoLocalDateImpl` is a date)
-_BUILD_PARTS = frozenset({"impl", "abstract", "base", "default"})
 # a word as prose writes it: an identifier whole, hyphens between words
 _PROSE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 # how far above its sibling a subject's method is put: enough to order the two, too little
@@ -428,7 +426,7 @@ def holder_is(symbol: str, subject: tuple[str, ...], stems: bool) -> bool:
     # or module's has none
     if not subject or len(path) < 2 or path[-2].islower():
         return False
-    parts = [p for p in identifier_parts(path[-2]) if p not in _BUILD_PARTS]
+    parts = [p for p in identifier_parts(path[-2]) if p not in BUILD_PARTS]
     if stems:
         parts = [stem(p) for p in parts]
     return tuple(parts[-len(subject):]) == subject
@@ -539,7 +537,7 @@ def holder_parts_named(symbol: str, kinds: dict[str, str], named: frozenset[str]
         return frozenset()
     norm = stem if stems else str
     own = {norm(p) for p in identifier_parts(unit_name_of(symbol))}
-    parts = {norm(p) for p in identifier_parts(holder) if p not in _BUILD_PARTS} - own
+    parts = {norm(p) for p in identifier_parts(holder) if p not in BUILD_PARTS} - own
     if norm(holder.lower()) in named:
         return frozenset(parts)
     return frozenset(parts & named)

@@ -473,12 +473,16 @@ def test_what_a_questions_opening_says_of_the_name_it_asks_for() -> None:
     # an opening that names no kind of act implies no name, nor does a verb further on
     assert name_openings("Returns the size of the set") == frozenset()
     assert name_openings("The cache that checks whether entries expired") == frozenset()
-    # a definition's act, and what it acts on: the rest of its name, else what holds it
+    # a definition's act, and what it acts on: the rest of its name, else what holds it,
+    # by the last word of its name (a `LinkedList` is a list: "Creates a new symbolic link"
+    # is not its `new`), less the words that say how it is built
     assert act_and_object("pkg.Walker.isIgnored") == ("is", ("ignored",))
     assert act_and_object("NewReader") == ("new", ("reader",))
-    assert act_and_object("java.time.Period.of") == ("of", ("java", "time", "period"))
-    assert act_and_object("tokio::io::Reader::new") == ("new", ("tokio", "io", "reader"))
-    assert act_and_object("rules/no-loop:create") == ("create", ("rules", "no", "loop"))
+    assert act_and_object("java.time.Period.of") == ("of", ("period",))
+    assert act_and_object("tokio::io::Reader::new") == ("new", ("reader",))
+    assert act_and_object("LinkedList.new") == ("new", ("list",))
+    assert act_and_object("chrono.ChronoLocalDateImpl.of") == ("of", ("date",))
+    assert act_and_object("rules/no-loop:create") == ("create", ("loop",))
 
 
 def test_a_unit_named_as_the_questions_opening_implies_rises() -> None:
