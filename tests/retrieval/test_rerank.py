@@ -290,6 +290,41 @@ def test_a_result_whose_best_line_is_a_doc_comment_names_the_method_it_documents
         assert (top["symbol"], top["kind"]) == ("cal.Calendars.monthLength", "Function")
 
 
+def test_a_result_whose_best_line_documents_a_nested_function_names_that_function(
+    tmp_path: Path,
+) -> None:
+    """An ESLint rule: `create(context)` holds a dozen helpers, each with its JSDoc; the
+    chunks are cut at the helpers, so each holds one helper and the doc above it, inside
+    `create`. The result was named after the innermost definition around its best-matching
+    line, the JSDoc's, which is `create`; a comment line documents what follows it."""
+    acts = ["a node and a token are separated by blank lines", "the token closes the list",
+            "the line is indented by tabs", "a comment sits alone on its line",
+            "the parenthesis opens a call", "the keyword starts a loop",
+            "the arrow has a body block", "the string holds an escape",
+            "the operator is a ternary", "the template has expressions",
+            "the label is used", "the array is sparse"]
+    helpers = []
+    for number, act in enumerate(acts):
+        body = "".join(f"            const step{i} = sourceCode.getTokenAfter(node, {i});\n"
+                       for i in range(14))
+        helpers.append("        /**\n"
+                       f"         * Checks whether {act}.\n"
+                       "         */\n"
+                       f"        function helper{number}(node, token) {{\n{body}"
+                       "            return step0 !== token;\n"
+                       "        }\n")
+    (tmp_path / "rule.js").write_text(
+        "module.exports = {\n    create(context) {\n"
+        "        const sourceCode = context.sourceCode;\n\n" + "\n".join(helpers)
+        + "        return {};\n    }\n};\n")
+    with Index.open(tmp_path, create=True) as idx:
+        idx.update(jobs=1)
+        for number in (0, 7):
+            top = idx.search(f"Checks whether {acts[number]}")["results"][0]
+            assert (top["symbol"], top["kind"]) == (f"rule:create.helper{number}", "Function")
+
+
+
 def test_a_result_whose_best_line_is_in_the_file_header_is_named_after_the_file(
     tmp_path: Path,
 ) -> None:
