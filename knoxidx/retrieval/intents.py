@@ -9,8 +9,8 @@ misses each of these pairs; this table names them, and the definition rerank add
 ``RerankWeights.intent`` to a unit whose name begins with a word its question's opening implies
 and goes on with a word of the question (``isIgnored`` for "Checks whether the path is
 ignored", not ``hasManifest``; a name that is the act alone, ``__init__`` or ``of``, goes on
-with what holds it). The question's own opening word is not implied: the words count it already
-(``check_case`` for "Checks whether ...").
+with what holds it: the last word of its name). The question's own opening word is not
+implied: the words count it already (``check_case`` for "Checks whether ...").
 
 Only openings that say what kind of act it is are listed; "Returns the ..." alone says nothing
 about the name (``size``, ``getName``, ``__len__``) and is left to the words.
@@ -62,6 +62,10 @@ _INTENTS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
 )
 
 
+# name parts that say how a type is built, not what it is (`ChronoLocalDateImpl` is a date)
+BUILD_PARTS = frozenset({"impl", "abstract", "base", "default"})
+
+
 @lru_cache(maxsize=1024)
 def name_openings(query: str) -> frozenset[str]:
     """The first words (lower case) of the names that do what the question's opening says,
@@ -81,11 +85,15 @@ def name_openings(query: str) -> frozenset[str]:
 def act_and_object(symbol: str) -> tuple[str, tuple[str, ...]]:
     """A definition's act (its own name's first word, lower case) and the words that say what
     it acts on: the rest of its name, or when the name is the act alone (``__init__``, ``of``,
-    ``new``) the names of what holds it (``Period.of`` -> of, (java, time, period))."""
+    ``new``) what the innermost thing holding it is, the last word of its name less those that
+    say how it is built (``Period.of`` -> of, (period,); ``LinkedList::new`` -> new, (list,):
+    a linked list is a list, and "Creates a new symbolic link" is not about it)."""
     path = symbol.replace("::", ".").replace(":", ".").split(".")
     parts = identifier_parts(path[-1]) or [path[-1].lower()]
-    rest = parts[1:]
-    if not rest:
-        for outer in path[:-1]:
-            rest.extend(identifier_parts(outer))
-    return parts[0], tuple(rest)
+    if len(parts) > 1:
+        return parts[0], tuple(parts[1:])
+    for outer in reversed(path[:-1]):
+        kept = [p for p in identifier_parts(outer) if p not in BUILD_PARTS]
+        if kept:
+            return parts[0], (kept[-1],)
+    return parts[0], ()

@@ -57,6 +57,8 @@ _NAME = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
 
 # A bracket expression as SQLite's GLOB reads it: `[`, an optional `^`, a `]` taken literally
 # when first, then anything up to the closing `]`. A `[` that matches nothing of this is open.
+# a line of a comment, as the five languages write one
+_COMMENT_LINE = re.compile(r"^\s*(//|/\*|\*|#)")
 _UNCLOSED_BRACKET = re.compile(r"\[(?!\^?\]?[^\]]*\])")
 
 
@@ -282,11 +284,15 @@ class Searcher:
                 # the file's header (module doc, imports): not the first definition below it
                 out["symbol"], out["kind"] = result.path, "File"
                 return out
-            if line and (node is None or node["kind"] != "Function" and (
-                    node["end_line"] > result.end_line or node["start_line"] < result.start_line)):
+            around = node is not None and (node["end_line"] > result.end_line
+                                           or node["start_line"] < result.start_line)
+            if line and (node is None or around and (
+                    node["kind"] != "Function" or self._is_comment(result, line))):
                 # the line is in no definition of the result but between a type's members,
                 # e.g. a doc comment above one: the definition it documents, not the class
-                # around the result (a line of a function's body names that function)
+                # around the result; in a function around it (ESLint's `create` holding its
+                # helpers), only a comment line documents what follows (a line of a
+                # function's body names that function)
                 node = self._documented(q, result, line) or node
         if node is None and result.symbol:
             node = self._node_named(q, result.path, result.symbol)
@@ -316,6 +322,16 @@ class Searcher:
                 == (d.start_line, d.name)
             nodes.append(node if fits else None)
         return nodes
+
+    def _is_comment(self, result: SearchResult, line: int) -> bool:
+        """Whether ``line`` of the result's chunk is a comment line (``//``, ``/*``, ``*``,
+        ``#``)."""
+        stored = self.store.get([result.chunk_id]).get(result.chunk_id)
+        if stored is None:
+            return False
+        lines = stored.chunk.text.split("\n")
+        offset = line - stored.chunk.start_line
+        return 0 <= offset < len(lines) and bool(_COMMENT_LINE.match(lines[offset]))
 
     def _documented(self, q: Any, result: SearchResult, line: int) -> dict | None:
         """The graph node of the first code definition of ``result`` that begins after

@@ -33,6 +33,9 @@ class D(NamedTuple):
     qualname: str
     start_line: int
     end_line: int
+    signature: str = ""
+    parent: int = -1
+    doc: str = ""
 
 
 SOURCE = (
@@ -287,6 +290,41 @@ def test_a_result_whose_best_line_is_a_doc_comment_names_the_method_it_documents
         assert (top["symbol"], top["kind"]) == ("cal.Calendars.monthLength", "Function")
 
 
+def test_a_result_whose_best_line_documents_a_nested_function_names_that_function(
+    tmp_path: Path,
+) -> None:
+    """An ESLint rule: `create(context)` holds a dozen helpers, each with its JSDoc; the
+    chunks are cut at the helpers, so each holds one helper and the doc above it, inside
+    `create`. The result was named after the innermost definition around its best-matching
+    line, the JSDoc's, which is `create`; a comment line documents what follows it."""
+    acts = ["a node and a token are separated by blank lines", "the token closes the list",
+            "the line is indented by tabs", "a comment sits alone on its line",
+            "the parenthesis opens a call", "the keyword starts a loop",
+            "the arrow has a body block", "the string holds an escape",
+            "the operator is a ternary", "the template has expressions",
+            "the label is used", "the array is sparse"]
+    helpers = []
+    for number, act in enumerate(acts):
+        body = "".join(f"            const step{i} = sourceCode.getTokenAfter(node, {i});\n"
+                       for i in range(14))
+        helpers.append("        /**\n"
+                       f"         * Checks whether {act}.\n"
+                       "         */\n"
+                       f"        function helper{number}(node, token) {{\n{body}"
+                       "            return step0 !== token;\n"
+                       "        }\n")
+    (tmp_path / "rule.js").write_text(
+        "module.exports = {\n    create(context) {\n"
+        "        const sourceCode = context.sourceCode;\n\n" + "\n".join(helpers)
+        + "        return {};\n    }\n};\n")
+    with Index.open(tmp_path, create=True) as idx:
+        idx.update(jobs=1)
+        for number in (0, 7):
+            top = idx.search(f"Checks whether {acts[number]}")["results"][0]
+            assert (top["symbol"], top["kind"]) == (f"rule:create.helper{number}", "Function")
+
+
+
 def test_a_result_whose_best_line_is_in_the_file_header_is_named_after_the_file(
     tmp_path: Path,
 ) -> None:
@@ -470,12 +508,16 @@ def test_what_a_questions_opening_says_of_the_name_it_asks_for() -> None:
     # an opening that names no kind of act implies no name, nor does a verb further on
     assert name_openings("Returns the size of the set") == frozenset()
     assert name_openings("The cache that checks whether entries expired") == frozenset()
-    # a definition's act, and what it acts on: the rest of its name, else what holds it
+    # a definition's act, and what it acts on: the rest of its name, else what holds it,
+    # by the last word of its name (a `LinkedList` is a list: "Creates a new symbolic link"
+    # is not its `new`), less the words that say how it is built
     assert act_and_object("pkg.Walker.isIgnored") == ("is", ("ignored",))
     assert act_and_object("NewReader") == ("new", ("reader",))
-    assert act_and_object("java.time.Period.of") == ("of", ("java", "time", "period"))
-    assert act_and_object("tokio::io::Reader::new") == ("new", ("tokio", "io", "reader"))
-    assert act_and_object("rules/no-loop:create") == ("create", ("rules", "no", "loop"))
+    assert act_and_object("java.time.Period.of") == ("of", ("period",))
+    assert act_and_object("tokio::io::Reader::new") == ("new", ("reader",))
+    assert act_and_object("LinkedList.new") == ("new", ("list",))
+    assert act_and_object("chrono.ChronoLocalDateImpl.of") == ("of", ("date",))
+    assert act_and_object("rules/no-loop:create") == ("create", ("loop",))
 
 
 def test_a_unit_named_as_the_questions_opening_implies_rises() -> None:
@@ -610,6 +652,106 @@ def test_the_type_a_question_calls_this_tells_apart_same_named_methods() -> None
     assert sorted(subject_first[2:]) == sorted(fused_order[2:])
     # already first: nothing moves
     assert ranked([2, 1], each_method) == ranked([2, 1], replace(each_method, subject=0.0))
+
+
+def test_the_type_a_question_names_tells_apart_same_named_methods() -> None:
+    """"Gets the ID of the chronology - 'Minguo'": every chronology's `getId` shares the
+    question's words, the first ranked keeps its doc; the question names the Minguo type by a
+    word no other `getId`'s type has, so `MinguoChronology.getId` is put just above them."""
+    from knoxidx.retrieval.rerank import holder_type, query_name_words
+
+    # identifiers stay whole: `ChronoField` names no "chrono" type
+    assert query_name_words("fields in ChronoField, this year-month", False) == {
+        "fields", "in", "chronofield", "this", "year", "month"}
+    # a type holds a method; a function (ESLint's `create`) or a module does not; a holder
+    # the file does not declare is a type (Go's receiver, declared in another file)
+    kinds = {"create": "Function", "tests": "Module", "Chronology": "Interface"}
+    assert holder_type("Chronology.getId", kinds) == "Chronology"
+    assert holder_type("create.isInline", kinds) == ""
+    assert holder_type("tests::ids", kinds) == ""
+    assert holder_type("command.Close", kinds) == "command"
+
+    def file_of(holder: str, doc: str) -> tuple[bytes, list[D]]:
+        source = (f"class {holder} {{\n"
+                  f"    /** {doc} */\n"
+                  "    public String getId() {\n"
+                  "        return ID;\n"
+                  "    }\n"
+                  "    public String toString() {\n"
+                  "        return text;\n"
+                  "    }\n"
+                  "}\n").encode()
+        return source, [D("Class", holder, holder, 1, 9),
+                        D("Function", "getId", f"{holder}.getId", 2, 5),
+                        D("Function", "toString", f"{holder}.toString", 6, 8)]
+
+    files = {f"{holder}.java": file_of(holder, doc) for holder, doc in (
+        ("IsoChronology", "Gets the ID of the chronology - 'ISO'. The ID identifies it."),
+        ("MinguoChronology", ""))}
+    chunks = {i: chunk_file(path, source, "java", [])[0]
+              for i, (path, (source, _)) in enumerate(files.items(), start=1)}
+    query = words("Gets the ID of the chronology - 'Minguo'. The ID identifies it.")
+    each_method = RerankWeights(whole_lines=0)
+
+    def ranked(order: list[int], weights: RerankWeights) -> list[str]:
+        return [u.symbol for u in rerank_definitions(order, chunks, lambda p: files[p][1],
+                                                     query, weights)]
+
+    fused_order = ranked([1, 2], replace(each_method, holder_named=0.0))
+    assert fused_order[:2] == ["IsoChronology.getId", "MinguoChronology.getId"]
+    named_first = ranked([1, 2], each_method)
+    assert named_first[:2] == ["MinguoChronology.getId", "IsoChronology.getId"]
+    assert sorted(named_first[2:]) == sorted(fused_order[2:])
+    # a word every rival's type has ("chronology") lifts none
+    shared = words("Gets the ID of the chronology. The ID identifies it.")
+    assert [u.symbol for u in rerank_definitions([1, 2], chunks, lambda p: files[p][1], shared,
+                                                 each_method)][:2] == fused_order[:2]
+
+
+def test_a_method_without_a_body_yields_to_one_that_has_one() -> None:
+    """An interface's `boolean isTimeBased();` keeps its doc, the enum that implements it is
+    the answer: a method declared without a body only says what its implementations do, and
+    counts as a declaration (x ``declaration_only``) as a type's header does."""
+    from knoxidx.retrieval.rerank import bodiless, declares_only
+
+    interface = (b"interface TemporalField {\n"
+                 b"    /** Checks if this field is time-based. */\n"
+                 b"    boolean isTimeBased();\n"
+                 b"}\n")
+    enum = (b"enum ChronoField {\n"
+            b"    public boolean isTimeBased() {\n"
+            b"        return timeComponent(this.field);\n"
+            b"    }\n"
+            b"}\n")
+    defs = {"TemporalField.java": [
+                D("Interface", "TemporalField", "TemporalField", 1, 4, "interface TemporalField"),
+                D("Function", "isTimeBased", "TemporalField.isTimeBased", 3, 3,
+                  "boolean isTimeBased();", 0)],
+            "ChronoField.java": [
+                D("Class", "ChronoField", "ChronoField", 1, 5, "enum ChronoField"),
+                D("Function", "isTimeBased", "ChronoField.isTimeBased", 2, 4,
+                  "public boolean isTimeBased()", 0)]}
+    [method] = [d for d in defs["TemporalField.java"] if d.kind == "Function"]
+    assert bodiless(method, defs["TemporalField.java"])
+    # Go's interface methods end with no ";", on one line in their interface
+    go = [D("Interface", "ConfigStorer", "ConfigStorer", 1, 4, "ConfigStorer interface"),
+          D("Function", "Config", "ConfigStorer.Config", 2, 2, "Config() (*Config, error)", 0)]
+    assert bodiless(go[1], go)
+    assert not any(bodiless(d, defs["ChronoField.java"]) for d in defs["ChronoField.java"])
+    chunks = {1: chunk_file("TemporalField.java", interface, "java",
+                            defs["TemporalField.java"])[0],
+              2: chunk_file("ChronoField.java", enum, "java", defs["ChronoField.java"])[0]}
+    [interface_unit] = units(1, chunks[1], defs["TemporalField.java"])
+    assert declares_only(interface_unit, defs["TemporalField.java"])
+    query = words("Checks if this field represents a component of a time.")
+    weights = RerankWeights(similarity=0.0, holder_named=0.0, subject=0.0)
+
+    def ranked(weights: RerankWeights) -> list[int]:
+        return [u.chunk_id for u in rerank_definitions([1, 2], chunks, lambda p: defs[p],
+                                                       query, weights)]
+
+    assert ranked(replace(weights, declaration_only=1.0)) == [1, 2]  # the interface first
+    assert ranked(weights) == [2, 1]
 
 
 VALVE = (
