@@ -149,8 +149,8 @@ def measure_task(index: Any, root: Path, task: Any, max_files: int,
             g for g in gold if g[0] in co_files}
         signals[f"co-change def top{k}"].add(gold, missed, by_def, len(by_def))
         for cap in PER_HIT:
-            kept: set[Key] = set()
-            for hit, seqs_of_hit in zip(hits[:k], hit_seqs[:k]):
+            kept = set()
+            for seqs_of_hit in hit_seqs[:k]:
                 shared = seqs_of_hit & narrow
                 order = sorted(((-len(traced[key] & shared), -max(traced[key] & shared), key)
                                 for key in by_def if traced[key] & shared))
@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| signal | repo | gold reached | never-gathered reached | candidates/task "
           "(median, mean) |")
     print("|---|---|---|---|---|")
-    for name, signal in sorted(total.items()):
+    for name in sorted(total):
         for repo_name, signals in [*per_repo.items(), ("all", total)]:
             row = signals[name].row()
             print(f"| {name} | {repo_name} | {row['gold']} | {row['never_gathered']} | "
