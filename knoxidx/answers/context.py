@@ -7,7 +7,9 @@ budget.
    chunk holding several small definitions stands for its own lines.
 2. **Expansion** through the graph, for the best hits: the definitions they call, their
    callers, the types and constants they use, their enclosing class, and the import block of
-   their file; and the top hit's siblings, the functions of its file matching the question.
+   their file; and the top hit's siblings, the functions of its file matching the question;
+   and, from the index's git history, the functions the last commits changed (ranked below
+   the first ``recent_lag`` hits: they fill the room the hits leave).
 3. **Ranking** of every candidate by four factors, weighted in :class:`ContextWeights`:
    semantic similarity (cosine of query and chunk vectors, when the index has them), lexical
    match (the share of query words in the candidate), graph proximity (how directly a
@@ -78,10 +80,10 @@ class ContextWeights:
     history_days: int = 365  # the window of git history whose changes count
     # proximity of a function the last ``recent_commits`` commits changed (work in progress is
     # often what the next change request touches, named or not); 0 gathers none
-    recent: float = 0.0
-    recent_commits: int = 10
-    recent_functions: int = 4  # the newest changed first, the best matching within a commit
-    recent_lag: int = 10  # such a function ranks below this many hits
+    recent: float = 0.5
+    recent_commits: int = 30
+    recent_functions: int = 8  # the newest changed first, the best named within a commit
+    recent_lag: int = 30  # such a function ranks below this many hits: it fills spare room
     recent_lexical: float = 0.0  # the least lexical match for such a function to be taken
     # proximity of a neighbour = strength of the hit it came from x its relation's weight
     hit: float = 1.0
