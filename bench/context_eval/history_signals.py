@@ -12,7 +12,8 @@ history (which ends at the parent: checked, no commit of the change can leak in)
   changed);
 
 and for each, how many gold functions it reaches, how many of the gold that context's
-installed gathering never gathers, and how many candidates it adds per task. Commits that
+gathering never gathers without its recently changed functions (``ContextWeights.recent`` 0),
+and how many candidates it adds per task. Commits that
 changed more than ``--max-files`` files are left out of co-change (a sweeping refactor links
 everything to everything).
 """
@@ -23,7 +24,7 @@ import argparse
 import json
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +100,7 @@ def measure_task(index: Any, root: Path, task: Any, max_files: int,
     prefix = tables.get("prefix") or ""
     gold_defs: tuple[Definition, ...] = gold_at_parent(index, root, task) or task.gold
     gold = [(g.path, g.start, g.end) for g in gold_defs]
-    w = ContextWeights()
+    w = replace(ContextWeights(), recent=0.0)  # what the gathering misses without history
     ranked = rank(gather(index, task.question, w), w)
     missed = [g for g in gold if not any(c.path == g[0] and c.start <= g[1] and g[2] <= c.end
                                          for c in ranked)]

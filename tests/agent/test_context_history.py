@@ -54,6 +54,16 @@ def _recent(answer_or_gathered: object) -> set[str]:
             if any(r == "recent" for r, _ in c.links)}
 
 
+def test_the_installed_weights_gather_what_the_last_commits_changed(repo: Repo) -> None:
+    with Index.open(repo.root, create=True) as idx:
+        idx.update(jobs=1)
+        answer = idx.context(QUERY, max_tokens=8000)
+    recent = {i["qualified_name"]: i for i in answer["items"] if i["relation"] == "recent"}
+    assert "app.cache.evict_stale_entries" in recent
+    assert recent["app.cache.evict_stale_entries"]["included"] is not None
+    assert len(recent) <= ContextWeights().recent_functions
+
+
 def test_a_function_the_last_commit_changed_is_gathered_when_weighed(repo: Repo) -> None:
     with Index.open(repo.root, create=True) as idx:
         idx.update(jobs=1)
