@@ -84,6 +84,7 @@ class ContextWeights:
     recent_commits: int = 30
     recent_functions: int = 8  # the newest changed first, the best named within a commit
     recent_lag: int = 30  # such a function ranks below this many hits: it fills spare room
+    recent_max_files: int = 20  # a commit that changed more files is passed over (0: none is)
     recent_lexical: float = 0.0  # the least lexical match for such a function to be taken
     # proximity of a neighbour = strength of the hit it came from x its relation's weight
     hit: float = 1.0
@@ -453,7 +454,8 @@ def _add_recent(index: ContextIndex, out: dict[str, Candidate], wanted: list[str
     """The functions the last ``recent_commits`` commits changed, the newest change first and,
     among one commit's, those whose names share most words with the question (names only: a
     sweeping commit's files are not read); none without a stored history."""
-    changes = recent_changes(index.store, index.root, w.recent_commits)
+    changes = recent_changes(index.store, index.root, w.recent_commits,
+                             w.recent_max_files or None)
     if not changes:
         return
     nodes = index.q.nodes_by_id([c.node_id for c in changes])

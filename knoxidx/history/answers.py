@@ -243,17 +243,24 @@ class RecentChange:
     end_line: int
 
 
-def recent_changes(store: Any, root: Path, commits: int) -> list[RecentChange]:
-    """The functions that the last ``commits`` commits of the history changed, newest first;
-    empty when the index holds no history. Each is traced back from its current lines, so
-    one that later commits moved is still found at its place now."""
+def recent_changes(store: Any, root: Path, commits: int,
+                   max_files: int | None = None) -> list[RecentChange]:
+    """The functions that the last ``commits`` commits of the history changed, newest first,
+    leaving out a commit that changed more than ``max_files`` files (a sweeping rename or
+    reformat says nothing about any one function); empty when the index holds no history.
+    Each is traced back from its current lines, so one that later commits moved is still
+    found at its place now."""
     tables = tables_of(store)
     if tables is None or commits < 1 or tables.get("head") is None:
         return []
     prefix = tables.get("prefix") or ""
     first_seq = max(0, tables.next_seq() - commits)
+    paths_of: dict[int, list[str]] = {}
+    for seq, git_path in tables.changes_since(first_seq):
+        paths_of.setdefault(seq, []).append(git_path)
+    kept = {seq for seq, paths in paths_of.items() if max_files is None or len(paths) <= max_files}
     by_path: dict[str, dict[int, tuple[int, int]]] = {}
-    for git_path, _ in tables.paths_changed_since(first_seq):
+    for git_path in sorted({p for seq in kept for p in paths_of[seq]}):
         if git_path.startswith(prefix):
             graph_path = git_path[len(prefix):]
             by_path[graph_path] = {row[0]: (row[3], row[4])
@@ -265,8 +272,8 @@ def recent_changes(store: Any, root: Path, commits: int) -> list[RecentChange]:
         traces = trace_file(tables, prefix + graph_path, committed[graph_path],
                             since_seq=first_seq)
         for node_id, trace in traces.items():
-            if trace.touches:
-                found.append(RecentChange(trace.touches[0].seq, node_id, graph_path,
-                                          *spans[node_id]))
+            newest = next((t.seq for t in trace.touches if t.seq in kept), None)
+            if newest is not None:
+                found.append(RecentChange(newest, node_id, graph_path, *spans[node_id]))
     found.sort(key=lambda c: (-c.seq, c.path, c.start_line))
     return found

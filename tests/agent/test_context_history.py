@@ -125,3 +125,17 @@ def test_recent_changes_are_found_at_their_lines_now(repo: Repo) -> None:
     assert newest[0].start_line == lines_now.index("def evict_stale_entries(entries, now):") + 1
     assert newest[0].seq == 1 and both[0] == newest[0]  # newest first
     assert {c.seq for c in both[1:]} == {0}
+
+
+def test_a_commit_of_more_files_than_allowed_is_passed_over(repo: Repo) -> None:
+    swept = {"app/report.py": REPORT.replace("as a table", "as one table"),
+             "app/cache.py": _cache("return {k: v for k, v in entries.items() if v > now}")
+             .replace("return dict(entries)", "return dict(entries or {})")}
+    repo.commit("sweep", swept)
+    with Index.open(repo.root, create=True) as idx:
+        idx.update(jobs=1)
+        every = recent_changes(idx.store, idx.root, 2)
+        narrow = recent_changes(idx.store, idx.root, 2, max_files=1)
+    assert {c.seq for c in every} == {2, 1}  # the sweep (two files) and the eviction
+    assert [c.seq for c in narrow] == [1]  # the sweep passed over: only the eviction is left
+    assert narrow[0].path == "app/cache.py"
