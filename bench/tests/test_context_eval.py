@@ -341,3 +341,16 @@ def test_the_fusion_experiment_sets_the_vector_weights_for_a_new_search_and_rest
         raise RuntimeError("a walk that fails")
     assert SOURCE_WEIGHTS == installed
     assert HybridSearch(store=None).source_weights == installed  # type: ignore[arg-type]
+
+
+def test_a_weight_setting_changes_the_named_fields_only() -> None:
+    from dataclasses import replace
+
+    from bench.context_eval.weigh import weights_of
+    from knoxidx.answers.context import ContextWeights
+
+    assert weights_of("recent=0.5,recent_commits=30,fill_neighbours=false") == replace(
+        ContextWeights(), recent=0.5, recent_commits=30, fill_neighbours=False)
+    for bad in ("nonsense=1", "centrality_edges=1"):
+        with pytest.raises(SystemExit, match="not a numeric field"):
+            weights_of(bad)

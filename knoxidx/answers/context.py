@@ -7,7 +7,9 @@ budget.
    chunk holding several small definitions stands for its own lines.
 2. **Expansion** through the graph, for the best hits: the definitions they call, their
    callers, the types and constants they use, their enclosing class, and the import block of
-   their file; and the top hit's siblings, the functions of its file matching the question.
+   their file; and the top hit's siblings, the functions of its file matching the question;
+   and, from the index's git history, the functions the last commits changed (ranked below
+   the first ``recent_lag`` hits: they fill the room the hits leave).
 3. **Ranking** of every candidate by four factors, weighted in :class:`ContextWeights`:
    semantic similarity (cosine of query and chunk vectors, when the index has them), lexical
    match (the share of query words in the candidate), graph proximity (how directly a
@@ -41,6 +43,7 @@ from knoxidx.answers.centrality import centrality_scores
 from knoxidx.answers.packing import Files, Packer
 from knoxidx.graph import traverse
 from knoxidx.graph.protocol import IndexedGraph
+from knoxidx.history.answers import recent_changes
 from knoxidx.history.store import tables_of
 from knoxidx.parse.file_index import TYPE_KINDS
 from knoxidx.retrieval.disclosure import Disclosure
@@ -50,6 +53,7 @@ from knoxidx.retrieval.priors import asks_about_tests, is_test_path
 from knoxidx.retrieval.terms import unique_terms
 from knoxidx.retrieval.tokens import default_counter
 
+RECENT_SOURCE = "history:recent"  # the link of a recently changed function: no hit brought it
 MIN_TOKENS = 64
 MAX_TOKENS = 200_000
 MAX_QUERY_CHARS = 2000
@@ -74,6 +78,14 @@ class ContextWeights:
     centrality: float = 0.15
     history: float = 0.0
     history_days: int = 365  # the window of git history whose changes count
+    # proximity of a function the last ``recent_commits`` commits changed (work in progress is
+    # often what the next change request touches, named or not); 0 gathers none
+    recent: float = 0.5
+    recent_commits: int = 30
+    recent_functions: int = 8  # the newest changed first, the best named within a commit
+    recent_lag: int = 30  # such a function ranks below this many hits: it fills spare room
+    recent_max_files: int = 20  # a commit that changed more files is passed over (0: none is)
+    recent_lexical: float = 0.0  # the least lexical match for such a function to be taken
     # proximity of a neighbour = strength of the hit it came from x its relation's weight
     hit: float = 1.0
     callee: float = 0.8
@@ -197,6 +209,8 @@ def gather(index: ContextIndex, query: str, w: ContextWeights) -> Gathered:
     candidates = _expand(index, seeds, w)
     if w.sibling:
         _add_siblings(index, seeds, candidates, _wanted_terms(query), files, w)
+    if w.recent:
+        _add_recent(index, candidates, _wanted_terms(query), w)
     refused = [key for key, cand in candidates.items() if not disclosure.allows(cand.path)]
     for key in refused:
         del candidates[key]
@@ -435,6 +449,30 @@ def _add_siblings(index: ContextIndex, seeds: list[Candidate], out: dict[str, Ca
                      f"in {label}'s file", seed.key)
 
 
+def _add_recent(index: ContextIndex, out: dict[str, Candidate], wanted: list[str],
+                w: ContextWeights) -> None:
+    """The functions the last ``recent_commits`` commits changed, the newest change first and,
+    among one commit's, those whose names share most words with the question (names only: a
+    sweeping commit's files are not read); none without a stored history."""
+    changes = recent_changes(index.store, index.root, w.recent_commits,
+                             w.recent_max_files or None)
+    if not changes:
+        return
+    nodes = index.q.nodes_by_id([c.node_id for c in changes])
+    wanted_set = set(wanted)
+    ordered = []
+    for change in changes:
+        node = nodes.get(change.node_id)
+        if node is None or not node["path"]:
+            continue
+        named = len(wanted_set.intersection(unique_terms([node["qualified_name"]])))
+        ordered.append((-change.seq, -named, node["path"], node["start_line"], node))
+    ordered.sort(key=lambda o: o[:4])
+    reason = f"changed in one of the last {w.recent_commits} commits"
+    for *_, node in ordered[: w.recent_functions]:
+        _add(out, _node_candidate(node), "recent", w.recent, reason, RECENT_SOURCE)
+
+
 def _add(out: dict[str, Candidate], cand: Candidate, relation: str, proximity: float,
          reason: str, source: str) -> None:
     existing = out.setdefault(cand.key, cand)
@@ -503,6 +541,8 @@ def _counts(cand: Candidate, relation: str, source: Candidate | None,
     if relation == "sibling":
         return _expanded(source, w.sibling_hits) and w.sibling > 0 \
             and cand.lexical >= w.sibling_lexical
+    if relation == "recent":
+        return w.recent > 0 and cand.lexical >= w.recent_lexical
     return _expanded(source, w.expand_hits)
 
 
@@ -520,7 +560,9 @@ def _proximity(cand: Candidate, candidates: dict[str, Candidate],
     best = (_hit_strength(cand, w), "hit" if cand.hit_rank is not None else "")
     for relation, key in cand.links:
         source = candidates.get(key)
-        if source is not None and _counts(cand, relation, source, w):
+        if relation == "recent" and _counts(cand, relation, None, w):
+            best = max(best, (w.hit * w.recent, relation))
+        elif source is not None and _counts(cand, relation, source, w):
             best = max(best, (_hit_strength(source, w) * w.relation(relation), relation))
     return best
 
@@ -546,13 +588,19 @@ def _score(query: str, candidates: dict[str, Candidate], w: ContextWeights) -> N
     # a graph neighbour never outranks the hits that brought it in, nor the next
     # ``neighbour_lag`` hits after them (a central class would otherwise lead the pack, and
     # small callees crowd out the hits that a small budget has room for)
+    # and a recently changed function ranks below the first ``recent_lag`` hits
     for cand in candidates.values():
-        sources = [candidates[key] for relation, key in cand.links if key in candidates
-                   and _counts(cand, relation, candidates[key], w)]
-        if cand.hit_rank is None and sources and hits:
-            ceiling = max(hits[min((source.hit_rank or 0) + w.neighbour_lag,
-                                   len(hits) - 1)].score for source in sources)
-            cand.score = min(cand.score, ceiling)
+        if cand.hit_rank is not None or not hits:
+            continue
+        lags = [(candidates[key].hit_rank or 0) + w.neighbour_lag
+                for relation, key in cand.links
+                if key in candidates and _counts(cand, relation, candidates[key], w)]
+        if any(relation == "recent" and _counts(cand, relation, None, w)
+               for relation, _ in cand.links):
+            lags.append(w.recent_lag)
+        if lags:
+            cand.score = min(cand.score, max(hits[min(lag, len(hits) - 1)].score
+                                             for lag in lags))
 
 
 def _file_churn(index: ContextIndex, paths: set[str], days: int) -> dict[str, float]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -226,4 +227,53 @@ def evolutions(store: Any, root: Path, nodes: Iterable[dict]) -> dict[int, dict]
                 "last_modified": summary.get("last_change"), "authors": summary["authors"],
                 "churn": summary["churn"],
                 "hotspot": hotspot_score(recent, weight)}
+    return found
+
+
+
+@dataclass(frozen=True, slots=True)
+class RecentChange:
+    """A function one of the last commits changed: where it is now, and the newest such
+    commit (its ``seq``: higher is newer)."""
+
+    seq: int
+    node_id: int
+    path: str
+    start_line: int
+    end_line: int
+
+
+def recent_changes(store: Any, root: Path, commits: int,
+                   max_files: int | None = None) -> list[RecentChange]:
+    """The functions that the last ``commits`` commits of the history changed, newest first,
+    leaving out a commit that changed more than ``max_files`` files (a sweeping rename or
+    reformat says nothing about any one function); empty when the index holds no history.
+    Each is traced back from its current lines, so one that later commits moved is still
+    found at its place now."""
+    tables = tables_of(store)
+    if tables is None or commits < 1 or tables.get("head") is None:
+        return []
+    prefix = tables.get("prefix") or ""
+    first_seq = max(0, tables.next_seq() - commits)
+    paths_of: dict[int, list[str]] = {}
+    for seq, git_path in tables.changes_since(first_seq):
+        paths_of.setdefault(seq, []).append(git_path)
+    kept = {seq for seq, paths in paths_of.items() if max_files is None or len(paths) <= max_files}
+    by_path: dict[str, dict[int, tuple[int, int]]] = {}
+    for git_path in sorted({p for seq in kept for p in paths_of[seq]}):
+        if git_path.startswith(prefix):
+            graph_path = git_path[len(prefix):]
+            by_path[graph_path] = {row[0]: (row[3], row[4])
+                                   for row in tables.definitions_in(graph_path)
+                                   if row[1] == "Function"}
+    committed = _committed_ranges(tables, root, by_path)
+    found: list[RecentChange] = []
+    for graph_path, spans in by_path.items():
+        traces = trace_file(tables, prefix + graph_path, committed[graph_path],
+                            since_seq=first_seq)
+        for node_id, trace in traces.items():
+            newest = next((t.seq for t in trace.touches if t.seq in kept), None)
+            if newest is not None:
+                found.append(RecentChange(newest, node_id, graph_path, *spans[node_id]))
+    found.sort(key=lambda c: (-c.seq, c.path, c.start_line))
     return found

@@ -96,6 +96,11 @@ class PgHistoryTables:
             "SELECT path, count(DISTINCT seq) FROM knoxidx.history_change WHERE repo = %s AND"
             " seq >= %s GROUP BY path", (self.repo, seq)).fetchall()
 
+    def changes_since(self, seq: int) -> list[tuple[int, str]]:
+        return self.conn.execute(
+            "SELECT seq, path FROM knoxidx.history_change WHERE repo = %s AND seq >= %s"
+            " ORDER BY seq, path", (self.repo, seq)).fetchall()
+
     def dump(self) -> tuple[list[tuple], list[tuple]]:
         """Every commit and change row, in order, as SQLite's tables hold them."""
         commits = self.conn.execute(
