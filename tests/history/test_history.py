@@ -384,6 +384,14 @@ def test_a_repository_with_a_submodule(greeting, tmp_path: Path) -> None:
     assert paths == {"app.py"} and c4
 
 
+def recent(idx: Index) -> list[tuple[int, str, int, int]]:
+    """What the last commits changed, as either store answers it (ids are the store's own)."""
+    from knoxidx.history.answers import recent_changes
+
+    return [(c.seq, c.path, c.start_line, c.end_line)
+            for c in recent_changes(idx.store, idx.root, 30, 20)]
+
+
 def test_the_postgresql_store_keeps_the_same_history(greeting, pg_url) -> None:
     from knoxidx.update.verify import verify_index
 
@@ -391,12 +399,14 @@ def test_the_postgresql_store_keeps_the_same_history(greeting, pg_url) -> None:
     local = history(repo.root, "greet") if index(repo.root) else None
     with Index.open(repo.root) as idx:
         local_hotspots = idx.hotspots(since_days=None)
+        local_recent = recent(idx)
     with Index.open(repo.root, create=True, store=pg_url) as idx:
         assert idx.update(jobs=1, retrieval=False).history["mode"] == "full"
         assert idx.history("greet") == local
         assert idx.hotspots(since_days=None) == local_hotspots  # complexity's weight too
         assert idx.find_symbols("farewell")["symbols"][0]["evolution"]["modifications"] == 1
         assert verify_index(idx)["history"]["equal"]
+        assert recent(idx) == local_recent and local_recent  # context's recent changes
     repo.commit("later", {"app.py": GREET_V1})
     with Index.open(repo.root, store=pg_url) as idx:
         report = idx.update(jobs=1, retrieval=False).history
