@@ -844,3 +844,53 @@ def test_rerank_keeps_what_a_whole_chunk_holds_and_which_of_it_matched() -> None
     [ranked] = rerank_definitions([1], {1: chunk}, lambda p: DEFS, words("erupt lava"),
                                   weights)
     assert (ranked.held, ranked.lead) == (whole.held, whole.lead)
+
+
+LISTENER_SOURCE = (
+    "function create(context) {\n"                              # 1
+    "    function getPrefix(node) {\n"                          # 2
+    "        if (node.computed) {\n"
+    "            return \"[\";\n"
+    "        }\n"
+    "        return \".\";\n"
+    "    }\n"
+    "    return {\n"                                            # 8
+    "        MemberExpression(node) {\n"                        # 9
+    "            if (node.optional) {\n"
+    "                context.report({ node });\n"
+    "            }\n"
+    "        },\n"                                              # 13
+    "        \"MemberExpression:exit\"(node) {\n"               # 14
+    "            context.report({ node });\n"
+    "        },\n"                                              # 16
+    "    };\n"
+    "}\n"
+)
+LISTENER_DEFS = [
+    D("Function", "create", "create", 1, 18),
+    D("Function", "getPrefix", "create.getPrefix", 2, 7),
+    D("Function", "MemberExpression", "create.MemberExpression", 9, 13),
+    D("Function", '"MemberExpression:exit"', 'create."MemberExpression:exit"', 14, 16),
+]
+
+
+def test_a_handler_named_after_the_node_it_visits_does_not_match_by_that_name() -> None:
+    """ESLint's rules return listeners named after the AST node they are called on; a question
+    about a helper names the node it takes ("... a given MemberExpression node") and matched
+    the listener's name, which says nothing of what the listener does."""
+    from knoxidx.retrieval.rerank import named_after_what_it_handles
+
+    assert named_after_what_it_handles("rules/a.js", "create.MemberExpression")
+    assert named_after_what_it_handles("rules/a.ts", 'create."Program:exit"')
+    assert named_after_what_it_handles("a.js", 'create.[["Identifier", "PrivateIdentifier"]]')
+    assert not named_after_what_it_handles("rules/a.js", "create.getPrefix")
+    # a class, its members and a language whose functions are named with capitals are not
+    assert not named_after_what_it_handles("XRRenderTarget.js", "XRRenderTarget")
+    assert not named_after_what_it_handles("a.js", "Renderer.Render")
+    assert not named_after_what_it_handles("reader.go", "reader.Read")
+
+    chunks = {1: chunk_file("rule.js", LISTENER_SOURCE.encode(), "javascript", [])[0]}
+    query = words("Get the prefix of a given MemberExpression node.")
+    ranked = rerank_definitions([1], chunks, lambda path: LISTENER_DEFS, query,
+                                RerankWeights(whole_lines=0))
+    assert ranked[0].symbol == "create.getPrefix"
