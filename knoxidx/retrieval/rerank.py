@@ -342,8 +342,8 @@ def named_after_what_it_handles(path: str, symbol: str) -> bool:
     """Whether ``symbol`` is a handler named after the kind of thing it is called on, in a
     language whose functions' names begin in lower case (``LanguageSpec.lower_case_functions``):
     ESLint's rule listeners, a visitor's methods. A question that names the node a helper
-    takes ("Gets the prefix of a given MemberExpression node") shares such a name's words
-    without asking for the handler."""
+    takes ("Gets the prefix of a given MemberExpression node") shares such a name's words,
+    and is close to its declaration, without asking for the handler: neither counts."""
     spec = language_for_path(path)
     return spec is not None and spec.lower_case_functions and bool(_HANDLER.search(symbol))
 
@@ -501,7 +501,9 @@ def rerank_definitions(
         defs = definitions(chunk.path)
         for unit in query_units(chunk_id, chunk, defs, words, weights):
             score = base + match_score(chunk, unit, words, weights)
-            if weights.declaration and declaration_closeness is not None:
+            # a handler's declaration is its name and its node: what it is called on
+            if (weights.declaration and declaration_closeness is not None
+                    and not named_after_what_it_handles(chunk.path, unit.symbol)):
                 score += weights.declaration * declaration_closeness(unit, chunk)
             if weights.named_first and head and unit_name(unit) == head:
                 score += weights.named_first

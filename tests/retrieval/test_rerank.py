@@ -894,3 +894,9 @@ def test_a_handler_named_after_the_node_it_visits_does_not_match_by_that_name() 
     ranked = rerank_definitions([1], chunks, lambda path: LISTENER_DEFS, query,
                                 RerankWeights(whole_lines=0))
     assert ranked[0].symbol == "create.getPrefix"
+    # nor by its declaration (`MemberExpression(node)`), which the query's vector is close to
+    # for the same reason
+    ranked = rerank_definitions(
+        [1], chunks, lambda path: LISTENER_DEFS, query, RerankWeights(whole_lines=0),
+        declaration_closeness=lambda unit, _: 0.5 if "Member" in unit.symbol else 0.0)
+    assert ranked[0].symbol == "create.getPrefix"
