@@ -194,6 +194,21 @@ def test_stems_join_the_forms_of_a_word_and_nothing_else() -> None:
         "is", "get", "utf8", "class", "status", "analysis"]
 
 
+def test_an_adverb_stems_as_the_word_it_is_made_of() -> None:
+    """"Blockingly locks this RwLock ..." asks for `blocking_read`; "-ly" hid the word."""
+    from knoxidx.retrieval.terms import stem
+
+    pairs = [("blockingly", "blocking"), ("exactly", "exact"), ("recursively", "recursive"),
+             ("asynchronously", "asynchronous"), ("initially", "initial"), ("firstly", "first")]
+    for adverb, word in pairs:
+        assert stem(adverb) == stem(word), adverb
+    # words that only end like adverbs keep their ending
+    for word, looks_like in (("apply", "app"), ("supply", "supp"), ("assembly", "assemb"),
+                             ("family", "fami"), ("only", "on"), ("readonly", "readon"),
+                             ("early", "ear"), ("anomaly", "anoma")):
+        assert stem(word) != stem(looks_like), word
+
+
 def test_stemmed_rerank_matches_a_doc_comments_inflections() -> None:
     source = (b"def new_copy(item):\n    return item.clone()\n\n"
               b"def make_entry(item):\n    return item.create()\n")
