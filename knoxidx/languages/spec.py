@@ -43,6 +43,11 @@ class LanguageSpec:
     manifests: tuple[str, ...] = ()
     # ... and the configuration files the resolver reads (``go.mod``, ``tsconfig.json``)
     configs: tuple[str, ...] = field(default=())
+    # whether its functions' and methods' names begin in lower case by convention, so that a
+    # method named with a capital or by a string key is named after the kind of thing it is
+    # called on, not after what it does: a visitor's handlers (ESLint's `MemberExpression`,
+    # `"Program:exit"`; Babel's `Identifier`)
+    lower_case_functions: bool = False
 
     @property
     def plugin(self) -> Language:

@@ -38,6 +38,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from knoxidx.languages.registry import language_for_path
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.chunker import DefinitionLike as DefinitionSpan
 from knoxidx.retrieval.intents import BUILD_PARTS, act_and_object, name_openings
@@ -331,10 +332,28 @@ def name_share(symbol: str, words: QueryWords) -> float:
     return words.share(name_words)
 
 
+# a method of an object built in a function (the holder's name in lower case), named with a
+# capital, by a string or by a computed key: `create.MemberExpression`,
+# `create."VariableDeclaration:exit"`, `create.[["Identifier", "PrivateIdentifier"]]`
+_HANDLER = re.compile(r"""(?:^|\.)[a-z_$][\w$]*\.(?:[A-Z][\w$]*|"[^"]*"|'[^']*'|\[.*\])$""")
+
+
+def named_after_what_it_handles(path: str, symbol: str) -> bool:
+    """Whether ``symbol`` is a handler named after the kind of thing it is called on, in a
+    language whose functions' names begin in lower case (``LanguageSpec.lower_case_functions``):
+    ESLint's rule listeners, a visitor's methods. A question that names the node a helper
+    takes ("Gets the prefix of a given MemberExpression node") shares such a name's words,
+    and is close to its declaration, without asking for the handler: neither counts."""
+    spec = language_for_path(path)
+    return spec is not None and spec.lower_case_functions and bool(_HANDLER.search(symbol))
+
+
 def match_score(chunk: Chunk, unit: Unit, words: QueryWords, weights: RerankWeights) -> float:
     found = unit_words(chunk, unit, words.stems)
-    # a chunk kept whole is named by each definition it holds, not only by its first
-    named = max(name_share(symbol, words) for symbol in (unit.symbol, *unit.held))
+    # a chunk kept whole is named by each definition it holds, not only by its first; a
+    # handler's name says what it is called on, not what it does (``named_after_what_...``)
+    named = max((name_share(symbol, words) for symbol in (unit.symbol, *unit.held)
+                 if not named_after_what_it_handles(chunk.path, symbol)), default=0.0)
     score = weights.lines * words.share(found) + weights.name * named
     if weights.scope:
         scope = scope_words(chunk.path, unit.symbol)
@@ -482,7 +501,9 @@ def rerank_definitions(
         defs = definitions(chunk.path)
         for unit in query_units(chunk_id, chunk, defs, words, weights):
             score = base + match_score(chunk, unit, words, weights)
-            if weights.declaration and declaration_closeness is not None:
+            # a handler's declaration is its name and its node: what it is called on
+            if (weights.declaration and declaration_closeness is not None
+                    and not named_after_what_it_handles(chunk.path, unit.symbol)):
                 score += weights.declaration * declaration_closeness(unit, chunk)
             if weights.named_first and head and unit_name(unit) == head:
                 score += weights.named_first

@@ -157,9 +157,14 @@ def stem(word: str) -> str:
     return _cached_stem(word)
 
 
+# an adverb made of a word by "-ly", after the endings Porter2 lets precede it ("apply",
+# "assembly", "family", "only" keep theirs): "blockingly" -> blocking, "exactly" -> exact
+_ADVERB = re.compile(r"^(?![a-z]*only$)[a-z]{3,}(?:[cdeghkmnrst]|al|ous)ly$")
+
+
 def word_stem(word: str) -> str:
     """English inflections off, roughly as the first steps of Porter's stemmer do (plurals,
-    -ed, -ing, a final -e or -y), so that a doc comment's "Returns ... copies ... created" meets
+    an adverb's -ly, -ed, -ing, a final -e or -y), so that a doc comment's "Returns ... copies ... created" meets
     the code's ``return``, ``copy``, ``create``: both sides go through this function, so a stem
     only has to be the same for the forms of one word, not a real word. Words of three letters
     or fewer, and words with digits, are kept."""
@@ -174,6 +179,8 @@ def word_stem(word: str) -> str:
         w = w[:-2]
     elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
         w = w[:-1]
+    elif _ADVERB.search(w):
+        w = w[:-2]
     for suffix in ("ing", "ed"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3 and _has_vowel(w[: -len(suffix)]):
             w = w[: -len(suffix)]

@@ -194,6 +194,21 @@ def test_stems_join_the_forms_of_a_word_and_nothing_else() -> None:
         "is", "get", "utf8", "class", "status", "analysis"]
 
 
+def test_an_adverb_stems_as_the_word_it_is_made_of() -> None:
+    """"Blockingly locks this RwLock ..." asks for `blocking_read`; "-ly" hid the word."""
+    from knoxidx.retrieval.terms import stem
+
+    pairs = [("blockingly", "blocking"), ("exactly", "exact"), ("recursively", "recursive"),
+             ("asynchronously", "asynchronous"), ("initially", "initial"), ("firstly", "first")]
+    for adverb, word in pairs:
+        assert stem(adverb) == stem(word), adverb
+    # words that only end like adverbs keep their ending
+    for word, looks_like in (("apply", "app"), ("supply", "supp"), ("assembly", "assemb"),
+                             ("family", "fami"), ("only", "on"), ("readonly", "readon"),
+                             ("early", "ear"), ("anomaly", "anoma")):
+        assert stem(word) != stem(looks_like), word
+
+
 def test_stemmed_rerank_matches_a_doc_comments_inflections() -> None:
     source = (b"def new_copy(item):\n    return item.clone()\n\n"
               b"def make_entry(item):\n    return item.create()\n")
@@ -844,3 +859,59 @@ def test_rerank_keeps_what_a_whole_chunk_holds_and_which_of_it_matched() -> None
     [ranked] = rerank_definitions([1], {1: chunk}, lambda p: DEFS, words("erupt lava"),
                                   weights)
     assert (ranked.held, ranked.lead) == (whole.held, whole.lead)
+
+
+LISTENER_SOURCE = (
+    "function create(context) {\n"                              # 1
+    "    function getPrefix(node) {\n"                          # 2
+    "        if (node.computed) {\n"
+    "            return \"[\";\n"
+    "        }\n"
+    "        return \".\";\n"
+    "    }\n"
+    "    return {\n"                                            # 8
+    "        MemberExpression(node) {\n"                        # 9
+    "            if (node.optional) {\n"
+    "                context.report({ node });\n"
+    "            }\n"
+    "        },\n"                                              # 13
+    "        \"MemberExpression:exit\"(node) {\n"               # 14
+    "            context.report({ node });\n"
+    "        },\n"                                              # 16
+    "    };\n"
+    "}\n"
+)
+LISTENER_DEFS = [
+    D("Function", "create", "create", 1, 18),
+    D("Function", "getPrefix", "create.getPrefix", 2, 7),
+    D("Function", "MemberExpression", "create.MemberExpression", 9, 13),
+    D("Function", '"MemberExpression:exit"', 'create."MemberExpression:exit"', 14, 16),
+]
+
+
+def test_a_handler_named_after_the_node_it_visits_does_not_match_by_that_name() -> None:
+    """ESLint's rules return listeners named after the AST node they are called on; a question
+    about a helper names the node it takes ("... a given MemberExpression node") and matched
+    the listener's name, which says nothing of what the listener does."""
+    from knoxidx.retrieval.rerank import named_after_what_it_handles
+
+    assert named_after_what_it_handles("rules/a.js", "create.MemberExpression")
+    assert named_after_what_it_handles("rules/a.ts", 'create."Program:exit"')
+    assert named_after_what_it_handles("a.js", 'create.[["Identifier", "PrivateIdentifier"]]')
+    assert not named_after_what_it_handles("rules/a.js", "create.getPrefix")
+    # a class, its members and a language whose functions are named with capitals are not
+    assert not named_after_what_it_handles("XRRenderTarget.js", "XRRenderTarget")
+    assert not named_after_what_it_handles("a.js", "Renderer.Render")
+    assert not named_after_what_it_handles("reader.go", "reader.Read")
+
+    chunks = {1: chunk_file("rule.js", LISTENER_SOURCE.encode(), "javascript", [])[0]}
+    query = words("Get the prefix of a given MemberExpression node.")
+    ranked = rerank_definitions([1], chunks, lambda path: LISTENER_DEFS, query,
+                                RerankWeights(whole_lines=0))
+    assert ranked[0].symbol == "create.getPrefix"
+    # nor by its declaration (`MemberExpression(node)`), which the query's vector is close to
+    # for the same reason
+    ranked = rerank_definitions(
+        [1], chunks, lambda path: LISTENER_DEFS, query, RerankWeights(whole_lines=0),
+        declaration_closeness=lambda unit, _: 0.5 if "Member" in unit.symbol else 0.0)
+    assert ranked[0].symbol == "create.getPrefix"

@@ -33,7 +33,7 @@ LANGUAGES = (
         grammar_module="tree_sitter_typescript", grammar_function="language_typescript",
         hooks=_HOOKS, queries=(_ECMASCRIPT, _TYPESCRIPT),
         aliases=("js",), test_dirs=_TEST_DIRS, test_files=_TEST_FILES, keywords=_KEYWORDS,
-        manifests=_MANIFESTS, configs=_CONFIGS,
+        manifests=_MANIFESTS, configs=_CONFIGS, lower_case_functions=True,
     ),
     LanguageSpec(
         name="tsx", family="js", extensions=(".tsx",),
@@ -41,12 +41,13 @@ LANGUAGES = (
         hooks=_HOOKS, queries=(_ECMASCRIPT, _TYPESCRIPT, "knoxidx/languages/js/tsx"),
         aliases=("typescript", "js"), test_dirs=_TEST_DIRS, test_files=_TEST_FILES,
         keywords=_KEYWORDS, manifests=_MANIFESTS, configs=_CONFIGS,
+        lower_case_functions=True,
     ),
     LanguageSpec(
         name="javascript", family="js", extensions=(".js", ".jsx", ".mjs", ".cjs"),
         grammar_module="tree_sitter_javascript", grammar_function="language",
         hooks=_HOOKS, queries=(_ECMASCRIPT, "knoxidx/languages/js/javascript"),
         aliases=("js",), test_dirs=_TEST_DIRS, test_files=_TEST_FILES, keywords=_KEYWORDS,
-        manifests=_MANIFESTS, configs=_CONFIGS,
+        manifests=_MANIFESTS, configs=_CONFIGS, lower_case_functions=True,
     ),
 )
