@@ -5,6 +5,7 @@ on the nodes its query captured; a pure function of them, like extraction itself
 
 from __future__ import annotations
 
+import functools
 import re
 from operator import attrgetter
 from typing import Any
@@ -126,12 +127,20 @@ _TYPE = NodeKind.TYPE.value
 _GENERIC_KINDS = frozenset({NodeKind.CLASS.value, NodeKind.INTERFACE.value, _TYPE})
 
 
+# read once per language: a getattr that misses raises (and formats) an AttributeError, and
+# declared types are read for most definitions and bindings of the languages without them
+@functools.cache
+def _opaque_wrappers(plugin: Language) -> re.Pattern[str] | None:
+    found: re.Pattern[str] | None = getattr(plugin, "OPAQUE_WRAPPERS", None)
+    return found
+
+
 def declared_type(plugin: Language, declared: str) -> NamePath:
     """The type a value declared ``declared`` has, whose methods it shows: through pointers,
     references and wrappers (``type_path``), except the wrappers the language's
     ``OPAQUE_WRAPPERS`` match, which are that type themselves (Rust's `Option<T>` and
     `Mutex<T>` have no `Deref`: `x.lock()` is the Mutex's, `x.clone()` the Option's)."""
-    opaque = getattr(plugin, "OPAQUE_WRAPPERS", None)
+    opaque = _opaque_wrappers(plugin)
     matched = opaque.match(declared) if opaque is not None else None
     if matched is None:
         return type_path(declared, plugin.SQUARE_TYPE_ARGS)
