@@ -26,6 +26,24 @@ def impl_type_path(text: str) -> NamePath:
     return name_path(_REFERENCE.sub("", text, count=1) if text.startswith("&") else text)
 _new = tuple.__new__  # a NamedTuple record without its Python-level __new__
 
+# Capture-name suffix -> node kind. Methods are Functions; structs and enums are Classes.
+# (Here, not in extract: each language's classify reads it for every definition, at module
+# level, where an import inside classify ran on every call.)
+DEF_KINDS: dict[str, str] = {
+    "function": NodeKind.FUNCTION.value,
+    "method": NodeKind.FUNCTION.value,
+    "class": NodeKind.CLASS.value,
+    "struct": NodeKind.CLASS.value,
+    "enum": NodeKind.CLASS.value,
+    "interface": NodeKind.INTERFACE.value,
+    "trait": NodeKind.INTERFACE.value,
+    "type": NodeKind.TYPE.value,
+    "constant": NodeKind.CONSTANT.value,
+    "variable": NodeKind.VARIABLE.value,
+    "field": NodeKind.VARIABLE.value,
+    "module": NodeKind.MODULE.value,
+}
+
 
 def node_text(source: bytes, node: Any) -> str:
     """A node's text, sliced from the source: ``node.text`` would read it back through the

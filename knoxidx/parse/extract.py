@@ -52,21 +52,6 @@ from knoxidx.parse.name_paths import (
 )
 from knoxidx.parse.tree_parse import ParseTimeoutError, parse_tree
 
-# Capture-name suffix -> node kind. Methods are Functions; structs and enums are Classes.
-DEF_KINDS: dict[str, str] = {
-    "function": NodeKind.FUNCTION.value,
-    "method": NodeKind.FUNCTION.value,
-    "class": NodeKind.CLASS.value,
-    "struct": NodeKind.CLASS.value,
-    "enum": NodeKind.CLASS.value,
-    "interface": NodeKind.INTERFACE.value,
-    "trait": NodeKind.INTERFACE.value,
-    "type": NodeKind.TYPE.value,
-    "constant": NodeKind.CONSTANT.value,
-    "variable": NodeKind.VARIABLE.value,
-    "field": NodeKind.VARIABLE.value,
-    "module": NodeKind.MODULE.value,
-}
 
 # Query patterns start no deeper than this in the tree. tree-sitter's query cursor keeps a
 # state for each enclosing node that may begin a pattern, so on pathologically deep nesting

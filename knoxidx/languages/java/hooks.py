@@ -16,7 +16,7 @@ from knoxidx.core.symbols import (
 )
 from knoxidx.languages.common import COMMENT_TYPES, BaseRules, preceding_comment
 from knoxidx.parse import signatures as sig
-from knoxidx.parse.definitions import node_text
+from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
 from knoxidx.parse.name_paths import name_path
 
@@ -50,8 +50,6 @@ def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
             from knoxidx.core.model import NodeKind
 
             return NodeKind.CONSTANT.value
-    from knoxidx.parse.extract import DEF_KINDS
-
     return DEF_KINDS.get(sub)
 
 

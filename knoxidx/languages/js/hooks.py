@@ -13,7 +13,7 @@ from knoxidx.core.model import NodeKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, Symbol
 from knoxidx.languages.common import ReexportingRules, preceding_comment
 from knoxidx.parse import signatures as sig
-from knoxidx.parse.definitions import node_text
+from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
 
 if TYPE_CHECKING:
@@ -56,8 +56,6 @@ def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
         value = node.child_by_field_name("value")
         if value is not None and value.type == "class":
             return NodeKind.CLASS.value
-    from knoxidx.parse.extract import DEF_KINDS
-
     return DEF_KINDS.get(sub)
 
 

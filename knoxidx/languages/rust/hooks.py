@@ -19,7 +19,7 @@ from knoxidx.core.symbols import (
 from knoxidx.languages.common import ReexportingRules, preceding_comment
 from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item_macros
 from knoxidx.parse import signatures as sig
-from knoxidx.parse.definitions import node_text
+from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
 
 if TYPE_CHECKING:
@@ -46,8 +46,6 @@ OPAQUE_WRAPPERS = re.compile(
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
-    from knoxidx.parse.extract import DEF_KINDS
-
     return DEF_KINDS.get(sub)
 
 
