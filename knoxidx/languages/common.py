@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from functools import cache
+from typing import TYPE_CHECKING, Any, cast
 
 from knoxidx.core.symbols import INSTANCE_TAG, Symbol
 from knoxidx.parse.definitions import node_text
@@ -12,6 +13,20 @@ if TYPE_CHECKING:
     from knoxidx.languages.protocol import ResolverView
 
 COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
+
+
+@cache
+def field_ids(grammar: str, names: tuple[str, ...]) -> tuple[int, ...]:
+    """The ids of the fields ``names`` in the tree-sitter grammar ``grammar`` (a language's
+    name): ``child_by_field_id`` spares ``child_by_field_name``'s string compare against the
+    grammar's every field name, on each call of the hot hooks."""
+    from knoxidx.languages.registry import ts_language
+
+    language = ts_language(grammar)
+    found = tuple(language.field_id_for_name(name) for name in names)
+    if None in found:
+        raise ValueError(f"the {grammar} grammar has no field among {names}: {found}")
+    return cast("tuple[int, ...]", found)
 
 
 def first_doc_line(raw: str) -> str:
