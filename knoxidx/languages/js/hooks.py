@@ -14,6 +14,7 @@ from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, Symbol
 from knoxidx.languages.common import ReexportingRules, preceding_comment
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
+from knoxidx.parse.siblings import previous_named
 from knoxidx.parse.file_index import FileIndex
 
 if TYPE_CHECKING:
@@ -102,7 +103,7 @@ _JSDOC_PARAM = re.compile(rb"@param\s*\{([^{}]+)\}\s*\[?\s*((?:[^\W\d]|\$)[\w$]*
 def _jsdoc(node: Any, source: bytes) -> Any:
     """The JSDoc comment (`/** ... */`) right above a function's statement, or None."""
     target = _statement(node)
-    comment = target.prev_named_sibling
+    comment = previous_named(target, source)
     if (comment is None or comment.type != "comment"
             or comment.end_point[0] < target.start_point[0] - 1
             or not source.startswith(b"/**", comment.start_byte)):
@@ -476,7 +477,7 @@ def signature_of(node: Any, source: bytes) -> sig.SignatureData | None:
         return None
     decorators = [c for c in function.named_children if c.type == "decorator"]
     if function.type == "method_definition" and not decorators:  # TypeScript's: before it
-        decorators = sig.preceding(function, _DECORATORS, _COMMENTS)
+        decorators = sig.preceding(function, _DECORATORS, _COMMENTS, source)
     params: list[sig.Parameter] = []
     listed = function.child_by_field_name("parameters")
     for child in listed.named_children if listed is not None else ():
