@@ -78,11 +78,15 @@ def _is_overload_signature(node: Any, name: str, source: bytes) -> bool:
 
 def _statement(node: Any) -> Any:
     """The statement a declaration sits in (through `const x = ...` and `export`)."""
+    # each parent asked once: tree-sitter descends from the root to answer it
     target = node
-    if target.type == "variable_declarator" and target.parent is not None:
-        target = target.parent
-    if target.parent is not None and target.parent.type == "export_statement":
-        target = target.parent
+    if target.type == "variable_declarator":
+        declaration = target.parent
+        if declaration is not None:
+            target = declaration
+    above = target.parent
+    if above is not None and above.type == "export_statement":
+        target = above
     return target
 
 
