@@ -581,11 +581,13 @@ def _fields_read(arguments: tuple[int, tuple[str, ...]], scope: int,
     """A call's ``arguments`` with each variable ("=x") that the function around it does
     not bind marked as a field's ("~x"): what the resolver looks up for its type."""
     types = arguments[1]
-    if not any(t[:1] == "=" and not is_local(t[1:], scope, local_names, defs) for t in types):
-        return arguments
-    return arguments[0], tuple(
-        "~" + t[1:] if t[:1] == "=" and not is_local(t[1:], scope, local_names, defs) else t
-        for t in types)
+    marked: list[str] | None = None
+    for i, t in enumerate(types):
+        if t[:1] == "=" and not is_local(t[1:], scope, local_names, defs):
+            if marked is None:
+                marked = list(types)
+            marked[i] = "~" + t[1:]
+    return arguments if marked is None else (arguments[0], tuple(marked))
 
 
 def _cursor(query: Any) -> Any:
