@@ -5,7 +5,6 @@ on the nodes its query captured; a pure function of them, like extraction itself
 
 from __future__ import annotations
 
-import functools
 import re
 from operator import attrgetter
 from typing import Any
@@ -145,12 +144,9 @@ _TYPE = NodeKind.TYPE.value
 _GENERIC_KINDS = frozenset({NodeKind.CLASS.value, NodeKind.INTERFACE.value, _TYPE})
 
 
-# read once per language: a getattr that misses raises (and formats) an AttributeError, and
+# by family, read once: a getattr that misses raises (and formats) an AttributeError, and
 # declared types are read for most definitions and bindings of the languages without them
-@functools.cache
-def _opaque_wrappers(plugin: Language) -> re.Pattern[str] | None:
-    found: re.Pattern[str] | None = getattr(plugin, "OPAQUE_WRAPPERS", None)
-    return found
+_OPAQUE_WRAPPERS: dict[str, re.Pattern[str] | None] = {}
 
 
 def declared_type(plugin: Language, declared: str) -> NamePath:
@@ -158,7 +154,11 @@ def declared_type(plugin: Language, declared: str) -> NamePath:
     references and wrappers (``type_path``), except the wrappers the language's
     ``OPAQUE_WRAPPERS`` match, which are that type themselves (Rust's `Option<T>` and
     `Mutex<T>` have no `Deref`: `x.lock()` is the Mutex's, `x.clone()` the Option's)."""
-    opaque = _opaque_wrappers(plugin)
+    family = plugin.FAMILY
+    if family in _OPAQUE_WRAPPERS:
+        opaque = _OPAQUE_WRAPPERS[family]
+    else:
+        opaque = _OPAQUE_WRAPPERS[family] = getattr(plugin, "OPAQUE_WRAPPERS", None)
     matched = opaque.match(declared) if opaque is not None else None
     if matched is None:
         return type_path(declared, plugin.SQUARE_TYPE_ARGS)
