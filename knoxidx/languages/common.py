@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from knoxidx.core.symbols import INSTANCE_TAG, Symbol
 from knoxidx.parse.definitions import node_text
-from knoxidx.parse.siblings import named_before, previous_named
 from knoxidx.parse.file_index import FileIndex
+from knoxidx.parse.siblings import named_before, previous_named
 
 if TYPE_CHECKING:
     from knoxidx.languages.protocol import ResolverView

@@ -52,7 +52,6 @@ from knoxidx.parse.name_paths import (
 )
 from knoxidx.parse.tree_parse import ParseTimeoutError, parse_tree
 
-
 # Query patterns start no deeper than this in the tree. tree-sitter's query cursor keeps a
 # state for each enclosing node that may begin a pattern, so on pathologically deep nesting
 # (10,000 nested generics, calls or blocks) a query costs depth x nodes: minutes for one file.

@@ -14,8 +14,8 @@ from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, Symbol
 from knoxidx.languages.common import ReexportingRules, preceding_comment
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
-from knoxidx.parse.siblings import previous_named
 from knoxidx.parse.file_index import FileIndex
+from knoxidx.parse.siblings import previous_named
 
 if TYPE_CHECKING:
     from knoxidx.core.facts import FileFacts
