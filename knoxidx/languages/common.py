@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from functools import cache
+from typing import TYPE_CHECKING, Any, cast
 
 from knoxidx.core.symbols import INSTANCE_TAG, Symbol
 from knoxidx.parse.definitions import node_text
 from knoxidx.parse.file_index import FileIndex
+from knoxidx.parse.siblings import named_before, previous_named
 
 if TYPE_CHECKING:
     from knoxidx.languages.protocol import ResolverView
 
 COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
+
+
+@cache
+def field_ids(grammar: str, names: tuple[str, ...]) -> tuple[int, ...]:
+    """The ids of the fields ``names`` in the tree-sitter grammar ``grammar`` (a language's
+    name): ``child_by_field_id`` spares ``child_by_field_name``'s string compare against the
+    grammar's every field name, on each call of the hot hooks."""
+    from knoxidx.languages.registry import ts_language
+
+    language = ts_language(grammar)
+    found = tuple(language.field_id_for_name(name) for name in names)
+    if None in found:
+        raise ValueError(f"the {grammar} grammar has no field among {names}: {found}")
+    return cast("tuple[int, ...]", found)
 
 
 def first_doc_line(raw: str) -> str:
@@ -28,32 +44,36 @@ def first_doc_line(raw: str) -> str:
 
 def preceding_comment(node: Any, source: bytes) -> str:
     """The doc comment right above ``node`` (or above its wrapping export/decorator)."""
+    prev = previous_named(node, source)
+    if prev is None:
+        return ""
+    if prev.type not in _WRAPPERS:  # most definitions: a step or two back, no list
+        if prev.type not in COMMENT_TYPES or _end_row(prev) < node.start_point[0] - 1:
+            return ""
+        if not _continues_run(previous_named(prev, source), prev):
+            return first_doc_line(node_text(source, prev))
+    siblings, i = named_before(node, source)  # siblings[i - 1] is the one before node
     target = node
-    prev = target.prev_named_sibling
-    while prev is not None and prev.type in ("decorator", "annotation", "attribute_item"):
-        target, prev = prev, prev.prev_named_sibling
-    if prev is None or prev.type not in COMMENT_TYPES:
+    i -= 1
+    while i >= 0 and siblings[i].type in _WRAPPERS:
+        target = siblings[i]
+        i -= 1
+    if i < 0:
+        return ""
+    prev = siblings[i]
+    if prev.type not in COMMENT_TYPES:
         return ""
     if _end_row(prev) < target.start_point[0] - 1:  # a blank line between: not its doc
         return ""
     # Walk up a run of line comments to the first one of the block.
-    first = prev
-    for _ in range(RUN_STEPS):
-        before = first.prev_named_sibling
-        if not _continues_run(before, first):
-            return (first_doc_line(node_text(source, first))
-                    or first_doc_line(node_text(source, prev)))
-        first = before
-    return (first_doc_line(node_text(source, _run_start(first)))
+    while i > 0 and _continues_run(siblings[i - 1], siblings[i]):
+        i -= 1
+    return (first_doc_line(node_text(source, siblings[i]))
             or first_doc_line(node_text(source, prev)))
 
 
-# Comments of a run walked up one sibling at a time; tree-sitter finds a node's previous sibling
-# by passing over every sibling before it, so a run of 30,000 comment lines above a function
-# took 2.4-4.8 s (found by bench.long_runs). Past this many, the rest of the run comes from
-# one pass over the parent's children. (A tree cursor's goto_previous_sibling stops early at
-# the hidden nodes that hold long runs of siblings: 45 steps into 300 comments.)
-RUN_STEPS = 64
+# what stands between a definition and its doc comment
+_WRAPPERS = frozenset({"decorator", "annotation", "attribute_item"})
 
 
 def _end_row(comment: Any) -> int:
@@ -68,21 +88,6 @@ def _continues_run(before: Any, after: Any) -> bool:
     """Whether ``before`` is a comment ending on the line above ``after``."""
     return (before is not None and before.type in COMMENT_TYPES
             and _end_row(before) == after.start_point[0] - 1)
-
-
-def _run_start(node: Any) -> Any:
-    """The first comment of the run of line comments that ``node`` belongs to."""
-    parent = node.parent
-    if parent is None:
-        return node
-    siblings = parent.named_children
-    try:
-        i = siblings.index(node)  # nodes compare equal when they are the same node
-    except ValueError:
-        return node
-    while i > 0 and _continues_run(siblings[i - 1], siblings[i]):
-        i -= 1
-    return siblings[i]
 
 
 class BaseRules:

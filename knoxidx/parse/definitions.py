@@ -25,6 +25,24 @@ def impl_type_path(text: str) -> NamePath:
     return name_path(_REFERENCE.sub("", text, count=1) if text.startswith("&") else text)
 _new = tuple.__new__  # a NamedTuple record without its Python-level __new__
 
+# Capture-name suffix -> node kind. Methods are Functions; structs and enums are Classes.
+# (Here, not in extract: each language's classify reads it for every definition, at module
+# level, where an import inside classify ran on every call.)
+DEF_KINDS: dict[str, str] = {
+    "function": NodeKind.FUNCTION.value,
+    "method": NodeKind.FUNCTION.value,
+    "class": NodeKind.CLASS.value,
+    "struct": NodeKind.CLASS.value,
+    "enum": NodeKind.CLASS.value,
+    "interface": NodeKind.INTERFACE.value,
+    "trait": NodeKind.INTERFACE.value,
+    "type": NodeKind.TYPE.value,
+    "constant": NodeKind.CONSTANT.value,
+    "variable": NodeKind.VARIABLE.value,
+    "field": NodeKind.VARIABLE.value,
+    "module": NodeKind.MODULE.value,
+}
+
 
 def node_text(source: bytes, node: Any) -> str:
     """A node's text, sliced from the source: ``node.text`` would read it back through the
@@ -126,12 +144,21 @@ _TYPE = NodeKind.TYPE.value
 _GENERIC_KINDS = frozenset({NodeKind.CLASS.value, NodeKind.INTERFACE.value, _TYPE})
 
 
+# by family, read once: a getattr that misses raises (and formats) an AttributeError, and
+# declared types are read for most definitions and bindings of the languages without them
+_OPAQUE_WRAPPERS: dict[str, re.Pattern[str] | None] = {}
+
+
 def declared_type(plugin: Language, declared: str) -> NamePath:
     """The type a value declared ``declared`` has, whose methods it shows: through pointers,
     references and wrappers (``type_path``), except the wrappers the language's
     ``OPAQUE_WRAPPERS`` match, which are that type themselves (Rust's `Option<T>` and
     `Mutex<T>` have no `Deref`: `x.lock()` is the Mutex's, `x.clone()` the Option's)."""
-    opaque = getattr(plugin, "OPAQUE_WRAPPERS", None)
+    family = plugin.FAMILY
+    if family in _OPAQUE_WRAPPERS:
+        opaque = _OPAQUE_WRAPPERS[family]
+    else:
+        opaque = _OPAQUE_WRAPPERS[family] = getattr(plugin, "OPAQUE_WRAPPERS", None)
     matched = opaque.match(declared) if opaque is not None else None
     if matched is None:
         return type_path(declared, plugin.SQUARE_TYPE_ARGS)

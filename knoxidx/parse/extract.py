@@ -52,22 +52,6 @@ from knoxidx.parse.name_paths import (
 )
 from knoxidx.parse.tree_parse import ParseTimeoutError, parse_tree
 
-# Capture-name suffix -> node kind. Methods are Functions; structs and enums are Classes.
-DEF_KINDS: dict[str, str] = {
-    "function": NodeKind.FUNCTION.value,
-    "method": NodeKind.FUNCTION.value,
-    "class": NodeKind.CLASS.value,
-    "struct": NodeKind.CLASS.value,
-    "enum": NodeKind.CLASS.value,
-    "interface": NodeKind.INTERFACE.value,
-    "trait": NodeKind.INTERFACE.value,
-    "type": NodeKind.TYPE.value,
-    "constant": NodeKind.CONSTANT.value,
-    "variable": NodeKind.VARIABLE.value,
-    "field": NodeKind.VARIABLE.value,
-    "module": NodeKind.MODULE.value,
-}
-
 # Query patterns start no deeper than this in the tree. tree-sitter's query cursor keeps a
 # state for each enclosing node that may begin a pattern, so on pathologically deep nesting
 # (10,000 nested generics, calls or blocks) a query costs depth x nodes: minutes for one file.
@@ -596,11 +580,13 @@ def _fields_read(arguments: tuple[int, tuple[str, ...]], scope: int,
     """A call's ``arguments`` with each variable ("=x") that the function around it does
     not bind marked as a field's ("~x"): what the resolver looks up for its type."""
     types = arguments[1]
-    if not any(t[:1] == "=" and not is_local(t[1:], scope, local_names, defs) for t in types):
-        return arguments
-    return arguments[0], tuple(
-        "~" + t[1:] if t[:1] == "=" and not is_local(t[1:], scope, local_names, defs) else t
-        for t in types)
+    marked: list[str] | None = None
+    for i, t in enumerate(types):
+        if t[:1] == "=" and not is_local(t[1:], scope, local_names, defs):
+            if marked is None:
+                marked = list(types)
+            marked[i] = "~" + t[1:]
+    return arguments if marked is None else (arguments[0], tuple(marked))
 
 
 def _cursor(query: Any) -> Any:

@@ -100,6 +100,8 @@ def _split_name_path(text: str) -> NamePath:
 
 
 _PATHS: dict[str, NamePath] = {}
+# type_path's, by whether type arguments are in square brackets
+_TYPE_PATHS: tuple[dict[str, NamePath], dict[str, NamePath]] = ({}, {})
 _BYTES_PATHS: dict[bytes, tuple[NamePath, bool]] = {}
 
 
@@ -121,7 +123,21 @@ def type_path(text: str, square_args: bool = False) -> NamePath:
     single-value wrappers: ``*Server``, ``&'a mut Foo``, ``Option<Foo>``, ``Promise<Foo>``,
     ``(*T, error)`` all give the path of the inner type. ``square_args``: the language writes
     type arguments in square brackets (Python, Go), so ``Select[Any]`` is a ``Select``; and
-    (Python) an annotation may be a string, a forward reference: ``"Select[T]"`` is one too."""
+    (Python) an annotation may be a string, a forward reference: ``"Select[T]"`` is one too.
+    Short types repeat (``String``, ``int``, ``&str``: a few hundred make most of a corpus's
+    declared types, each read through several patterns): their paths are remembered."""
+    if len(text) > CACHED_NAME_CHARS:
+        return _type_path(text, square_args)
+    remembered = _TYPE_PATHS[square_args]
+    hit = remembered.get(text)
+    if hit is None:
+        if len(remembered) >= CACHED_NAMES:
+            remembered.clear()
+        hit = remembered[text] = _type_path(text, square_args)
+    return hit
+
+
+def _type_path(text: str, square_args: bool) -> NamePath:
     text = _unquoted(text.strip()) if square_args else text.strip()
     if "|" in text:  # `Foo | None`, `Foo | undefined`: the named alternative
         parts = [p.strip() for p in _split_args(text.replace("|", ","))]

@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable
 from typing import Any, Final
 
+from knoxidx.parse.siblings import named_before, previous_named
+
 # a parameter's kind
 POSITIONAL: Final = "positional"
 POSITIONAL_ONLY: Final = "positional-only"  # Python's, before `/`
@@ -64,37 +66,25 @@ def decorator_names(nodes: Iterable[Any], source: bytes, sigil: str) -> tuple[st
     return tuple([written(source, n).lstrip(sigil).lstrip() for n in nodes])
 
 
-def preceding(node: Any, types: frozenset[str], skipped: frozenset[str]) -> list[Any]:
+def preceding(node: Any, types: frozenset[str], skipped: frozenset[str], source: bytes
+              ) -> list[Any]:
     """The run of siblings just before ``node`` of one of ``types`` (decorators, attributes),
-    passing over those of ``skipped`` (comments), in source order."""
+    passing over those of ``skipped`` (comments), in source order (``source``: the text
+    ``node``'s tree was parsed from)."""
+    before = previous_named(node, source)
+    if before is None or before.type not in types and before.type not in skipped:
+        return []  # the commonest case, in one step
+    siblings, i = named_before(node, source)  # siblings[i - 1] is the one before node
     found: list[Any] = []
-    sibling = node.prev_named_sibling
-    for _ in range(_SIBLING_STEPS):
-        if sibling is None or not (sibling.type in types or sibling.type in skipped):
-            found.reverse()
-            return found
-        if sibling.type in types:
-            found.append(sibling)
-        sibling = sibling.prev_named_sibling
-    # a long run (30,000 comment lines): each step back costs a pass over the siblings
-    # before it, so the rest comes from one pass over the parent's children
-    siblings = node.parent.named_children if node.parent is not None else []
-    start = sibling.start_byte if sibling is not None else -1
-    run: list[Any] = []
-    for child in siblings:
-        if child.start_byte > start:
+    while i > 0:
+        i -= 1
+        kind = siblings[i].type
+        if kind in types:
+            found.append(siblings[i])
+        elif kind not in skipped:
             break
-        if child.type in types or child.type in skipped:
-            run.append(child)
-        else:
-            run = []
-    found.extend(reversed([c for c in run if c.type in types]))
     found.reverse()
     return found
-
-
-# siblings walked back one at a time before one pass over the parent's children instead
-_SIBLING_STEPS = 64
 
 
 def type_signature_of(node: Any, source: bytes) -> TypeSignatureData | None:

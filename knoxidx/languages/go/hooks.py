@@ -10,7 +10,7 @@ from knoxidx.core.facts import Import, RefKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, MODULE_TAG, Symbol
 from knoxidx.languages.common import BaseRules, preceding_comment
 from knoxidx.parse import signatures as sig
-from knoxidx.parse.definitions import node_text
+from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
 
 if TYPE_CHECKING:
@@ -29,8 +29,6 @@ SQUARE_TYPE_ARGS = True  # type arguments in square brackets: `List[T]`
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
-    from knoxidx.parse.extract import DEF_KINDS
-
     return DEF_KINDS.get(sub)
 
 

@@ -14,9 +14,9 @@ from knoxidx.core.symbols import (
     MODULE_TAG,
     Symbol,
 )
-from knoxidx.languages.common import COMMENT_TYPES, BaseRules, preceding_comment
+from knoxidx.languages.common import COMMENT_TYPES, BaseRules, field_ids, preceding_comment
 from knoxidx.parse import signatures as sig
-from knoxidx.parse.definitions import node_text
+from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
 from knoxidx.parse.name_paths import name_path
 
@@ -50,8 +50,6 @@ def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
             from knoxidx.core.model import NodeKind
 
             return NodeKind.CONSTANT.value
-    from knoxidx.parse.extract import DEF_KINDS
-
     return DEF_KINDS.get(sub)
 
 
@@ -109,6 +107,11 @@ def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]
     known = False
     for argument in arguments.named_children:
         kind = argument.type
+        if kind == "identifier":  # the commonest argument: a variable
+            types.append("=" + source[argument.start_byte:argument.end_byte].decode(
+                "utf-8", "replace"))
+            known = True
+            continue
         if kind in COMMENT_TYPES:
             continue
         found = _LITERAL_TYPES.get(kind, "")
@@ -118,8 +121,6 @@ def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]
                 found = "long"
             elif suffix in (b"f", b"F"):
                 found = "float"
-        elif kind == "identifier":
-            found = "=" + node_text(source, argument)
         elif kind == "field_access" or kind == "this":
             found = "~" + "".join(node_text(source, argument).split())
         elif kind == "binary_expression":
@@ -127,17 +128,18 @@ def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]
         elif kind == "instanceof_expression":
             found = "boolean"
         elif kind == "unary_expression":
-            operator = argument.child_by_field_name("operator")
+            operator = argument.child_by_field_id(_expression_fields()[0])
             found = "boolean" if operator is not None and operator.type == "!" else ""
         elif kind == "method_invocation":  # `a.b(...)`: what b is declared to return
-            called = argument.child_by_field_name("name")
-            receiver = argument.child_by_field_name("object")
+            name_field, object_field = _call_fields()
+            called = argument.child_by_field_id(name_field)
+            receiver = argument.child_by_field_id(object_field)
             if called is not None and (receiver is None or receiver.end_byte
                                        - receiver.start_byte <= MAX_RECEIVER_CHARS):
                 found = "~" + ("".join(node_text(source, receiver).split()) + "."
                                if receiver is not None else "") + node_text(source, called) + "()"
         elif kind == "object_creation_expression" or kind == "cast_expression":
-            declared = argument.child_by_field_name("type")
+            declared = argument.child_by_field_id(_signature_fields()[1])
             if declared is not None and declared.type in _NAMED_TYPES:
                 found = "".join(node_text(source, declared).split()).partition("<")[0]
         types.append(found)
@@ -148,24 +150,33 @@ def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]
 def _operation_type(expression: Any) -> str:
     """The type of a binary operation where its operator alone says: a comparison's or a
     logical one's boolean, String for a `+` one of whose operands is a string literal."""
-    operator = expression.child_by_field_name("operator")
+    operator_field, left_field, right_field = _expression_fields()
+    operator = expression.child_by_field_id(operator_field)
     if operator is None:
         return ""
     symbol = operator.type
     if symbol in _BOOLEAN_OPERATORS:
         return "boolean"
     while symbol == "+":
-        right = expression.child_by_field_name("right")
-        expression = expression.child_by_field_name("left")
+        right = expression.child_by_field_id(right_field)
+        expression = expression.child_by_field_id(left_field)
         if right is None or expression is None:
             return ""
         if right.type == "string_literal" or expression.type == "string_literal":
             return "String"
         if expression.type != "binary_expression":
             return ""
-        operator = expression.child_by_field_name("operator")
+        operator = expression.child_by_field_id(operator_field)
         symbol = operator.type if operator is not None else ""
     return ""
+
+
+def _call_fields() -> tuple[int, ...]:
+    return field_ids("java", ("name", "object"))
+
+
+def _expression_fields() -> tuple[int, ...]:
+    return field_ids("java", ("operator", "left", "right"))
 
 
 _BOOLEAN_OPERATORS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&&", "||"})
@@ -649,29 +660,40 @@ def signature_of(node: Any, source: bytes) -> sig.SignatureData:
     """A method's or constructor's parameters (`String... rest` variadic of String, `Foo
     this` its receiver), return type (none for a constructor), type parameters and
     annotations."""
+    name_field, type_field, parameters_field, type_parameters_field = _signature_fields()
+    written = sig.written
     params: list[sig.Parameter] = []
-    listed = node.child_by_field_name("parameters")
+    listed = node.child_by_field_id(parameters_field)
     for child in listed.named_children if listed is not None else ():
-        if child.type == "formal_parameter":
-            params.append((sig.field_text(source, child, "name"),
-                           sig.field_text(source, child, "type"), None, sig.POSITIONAL))
-        elif child.type == "spread_parameter":
+        kind = child.type
+        if kind == "formal_parameter":
+            name = child.child_by_field_id(name_field)
+            declared = child.child_by_field_id(type_field)
+            params.append((None if name is None else written(source, name),
+                           None if declared is None else written(source, declared),
+                           None, sig.POSITIONAL))
+        elif kind == "spread_parameter":
             typed = [c for c in child.named_children
                      if c.type not in ("modifiers", "variable_declarator")]
             declarator = [c for c in child.named_children if c.type == "variable_declarator"]
             params.append((sig.field_text(source, declarator[0], "name") if declarator else None,
-                           sig.written(source, typed[0]) if typed else None, None,
+                           written(source, typed[0]) if typed else None, None,
                            sig.VARIADIC))
-        elif child.type == "receiver_parameter":
+        elif kind == "receiver_parameter":
             typed = [c for c in child.named_children if c.type not in _ANNOTATIONS]
-            params.append(("this", sig.written(source, typed[0]) if typed else None, None,
+            params.append(("this", written(source, typed[0]) if typed else None, None,
                            sig.RECEIVER))
     modifiers = _modifiers(node)
     annotations = [c for c in modifiers.named_children
                    if c.type in _ANNOTATIONS] if modifiers is not None else []
-    type_parameters = node.child_by_field_name("type_parameters")
-    return (tuple(params), sig.field_text(source, node, "type"),
-            tuple([sig.written(source, t) for t in type_parameters.named_children
+    type_parameters = node.child_by_field_id(type_parameters_field)
+    returned = node.child_by_field_id(type_field)
+    return (tuple(params), None if returned is None else written(source, returned),
+            tuple([written(source, t) for t in type_parameters.named_children
                    if t.type not in ("line_comment", "block_comment")])
             if type_parameters is not None else (),
-            sig.decorator_names(annotations, source, "@"))
+            sig.decorator_names(annotations, source, "@") if annotations else ())
+
+
+def _signature_fields() -> tuple[int, ...]:
+    return field_ids("java", ("name", "type", "parameters", "type_parameters"))

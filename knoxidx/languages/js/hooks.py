@@ -13,8 +13,9 @@ from knoxidx.core.model import NodeKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, Symbol
 from knoxidx.languages.common import ReexportingRules, preceding_comment
 from knoxidx.parse import signatures as sig
-from knoxidx.parse.definitions import node_text
+from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
+from knoxidx.parse.siblings import previous_named
 
 if TYPE_CHECKING:
     from knoxidx.core.facts import FileFacts
@@ -56,8 +57,6 @@ def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
         value = node.child_by_field_name("value")
         if value is not None and value.type == "class":
             return NodeKind.CLASS.value
-    from knoxidx.parse.extract import DEF_KINDS
-
     return DEF_KINDS.get(sub)
 
 
@@ -79,11 +78,15 @@ def _is_overload_signature(node: Any, name: str, source: bytes) -> bool:
 
 def _statement(node: Any) -> Any:
     """The statement a declaration sits in (through `const x = ...` and `export`)."""
+    # each parent asked once: tree-sitter descends from the root to answer it
     target = node
-    if target.type == "variable_declarator" and target.parent is not None:
-        target = target.parent
-    if target.parent is not None and target.parent.type == "export_statement":
-        target = target.parent
+    if target.type == "variable_declarator":
+        declaration = target.parent
+        if declaration is not None:
+            target = declaration
+    above = target.parent
+    if above is not None and above.type == "export_statement":
+        target = above
     return target
 
 
@@ -104,7 +107,7 @@ _JSDOC_PARAM = re.compile(rb"@param\s*\{([^{}]+)\}\s*\[?\s*((?:[^\W\d]|\$)[\w$]*
 def _jsdoc(node: Any, source: bytes) -> Any:
     """The JSDoc comment (`/** ... */`) right above a function's statement, or None."""
     target = _statement(node)
-    comment = target.prev_named_sibling
+    comment = previous_named(target, source)
     if (comment is None or comment.type != "comment"
             or comment.end_point[0] < target.start_point[0] - 1
             or not source.startswith(b"/**", comment.start_byte)):
@@ -478,7 +481,7 @@ def signature_of(node: Any, source: bytes) -> sig.SignatureData | None:
         return None
     decorators = [c for c in function.named_children if c.type == "decorator"]
     if function.type == "method_definition" and not decorators:  # TypeScript's: before it
-        decorators = sig.preceding(function, _DECORATORS, _COMMENTS)
+        decorators = sig.preceding(function, _DECORATORS, _COMMENTS, source)
     params: list[sig.Parameter] = []
     listed = function.child_by_field_name("parameters")
     for child in listed.named_children if listed is not None else ():

@@ -10,7 +10,7 @@ from knoxidx.core.model import NodeKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, MODULE_TAG, Symbol
 from knoxidx.languages.common import ReexportingRules, first_doc_line
 from knoxidx.parse import signatures as sig
-from knoxidx.parse.definitions import node_text
+from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
 
 if TYPE_CHECKING:
@@ -27,8 +27,6 @@ def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
         return NodeKind.VARIABLE.value
     if sub == "field":
         return NodeKind.VARIABLE.value
-    from knoxidx.parse.extract import DEF_KINDS
-
     return DEF_KINDS.get(sub)
 
 

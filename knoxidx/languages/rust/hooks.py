@@ -19,7 +19,7 @@ from knoxidx.core.symbols import (
 from knoxidx.languages.common import ReexportingRules, preceding_comment
 from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item_macros
 from knoxidx.parse import signatures as sig
-from knoxidx.parse.definitions import node_text
+from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
 
 if TYPE_CHECKING:
@@ -46,8 +46,6 @@ OPAQUE_WRAPPERS = re.compile(
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
-    from knoxidx.parse.extract import DEF_KINDS
-
     return DEF_KINDS.get(sub)
 
 
@@ -67,7 +65,7 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
     line = node.start_point[0] + 1
     if node.type == "mod_item":  # `mod foo;` loads foo.rs / foo/mod.rs
         name = node_text(source, node.child_by_field_name("name"))
-        for attribute in sig.preceding(node, _ATTRIBUTES, _COMMENTS):
+        for attribute in sig.preceding(node, _ATTRIBUTES, _COMMENTS, source):
             written = _PATH_ATTRIBUTE.match(node_text(source, attribute))
             if written:  # `#[path = "../gen_helper.rs"] mod helper;` loads that file
                 return [Import(PATH_MODULE + written.group(1), "", name, line, scope)]
@@ -532,4 +530,4 @@ def signature_of(node: Any, source: bytes) -> sig.SignatureData | None:
             tuple([sig.written(source, t) for t in type_parameters.named_children
                    if t.type not in _COMMENTS]) if type_parameters is not None else (),
             tuple([sig.written(source, a)[2:-1].strip()
-                   for a in sig.preceding(node, _ATTRIBUTES, _COMMENTS)]))
+                   for a in sig.preceding(node, _ATTRIBUTES, _COMMENTS, source)]))
