@@ -61,6 +61,21 @@ def line(label: str, counts: dict[str, int]) -> str:
                                     for key, n in counts.items() if key != "gold")
 
 
+def walk_variants(repos: list[str] | None, tasks: int, embed: bool,
+                  measured: dict[str, ContextWeights], systems: Sequence[str]) -> None:
+    """Each repository walked once with every ``measured`` variant asked beside the installed
+    systems; recall of ``systems`` printed per repository and pooled."""
+    pooled: dict[str, int] = {}
+    for repo in repositories(repos):
+        run = walk(repo, CACHE, count=tasks, embed=embed, log=lambda _m: None,
+                   variants=measured)
+        counts = covered(run["tasks"], systems)
+        pooled = {key: pooled.get(key, 0) + n for key, n in counts.items()}
+        print(line(f"{repo.name} (verify {run['verify'] and run['verify']['equal']})",
+                   counts), flush=True)
+    print(line("pooled", pooled))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.context_eval.fusion",
                                      description=__doc__.split("\n\n")[1])
@@ -71,16 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", type=int, default=30, help="tasks per repository")
     args = parser.parse_args(argv)
     measured = variants(args.weights)
-    systems = [*measured, "retrieval"]
-    pooled: dict[str, int] = {}
-    for repo in repositories(args.repo):
-        run = walk(repo, CACHE, count=args.tasks, embed=True, log=lambda _m: None,
-                   variants=measured)
-        counts = covered(run["tasks"], systems)
-        pooled = {key: pooled.get(key, 0) + n for key, n in counts.items()}
-        print(line(f"{repo.name} (verify {run['verify'] and run['verify']['equal']})",
-                   counts), flush=True)
-    print(line("pooled", pooled))
+    walk_variants(args.repo, args.tasks, True, measured, [*measured, "retrieval"])
     return 0
 
 

@@ -15,9 +15,7 @@ import sys
 from dataclasses import fields, replace
 from typing import Any
 
-from bench.context_eval.__main__ import CACHE, repositories
-from bench.context_eval.fusion import covered, line
-from bench.context_eval.run import walk
+from bench.context_eval.fusion import walk_variants
 from knoxidx.answers.context import ContextWeights
 
 
@@ -45,16 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embed", action="store_true")
     args = parser.parse_args(argv)
     measured = {setting: weights_of(setting) for setting in args.settings}
-    systems = ["context", *measured, "retrieval"]
-    pooled: dict[str, int] = {}
-    for repo in repositories(args.repo):
-        run = walk(repo, CACHE, count=args.tasks, embed=args.embed, log=lambda _m: None,
-                   variants=measured)
-        counts = covered(run["tasks"], systems)
-        pooled = {key: pooled.get(key, 0) + n for key, n in counts.items()}
-        print(line(f"{repo.name} (verify {run['verify'] and run['verify']['equal']})",
-                   counts), flush=True)
-    print(line("pooled", pooled))
+    walk_variants(args.repo, args.tasks, args.embed, measured,
+                  ["context", *measured, "retrieval"])
     return 0
 
 
