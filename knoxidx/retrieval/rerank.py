@@ -338,12 +338,16 @@ def name_share(symbol: str, words: QueryWords) -> float:
 _HANDLER = re.compile(r"""(?:^|\.)[a-z_$][\w$]*\.(?:[A-Z][\w$]*|"[^"]*"|'[^']*'|\[.*\])$""")
 
 
-def named_after_what_it_handles(path: str, symbol: str) -> bool:
+def named_after_what_it_handles(path: str, symbol: str, kind: str = "") -> bool:
     """Whether ``symbol`` is a handler named after the kind of thing it is called on, in a
     language whose functions' names begin in lower case (``LanguageSpec.lower_case_functions``):
     ESLint's rule listeners, a visitor's methods. A question that names the node a helper
     takes ("Gets the prefix of a given MemberExpression node") shares such a name's words,
-    and is close to its declaration, without asking for the handler: neither counts."""
+    and is close to its declaration, without asking for the handler: neither counts. A
+    handler is a function: a type declared inside one (`type TState` in zustand's
+    `createStoreImpl`) is named as types are (``kind`` "" when not known)."""
+    if kind not in ("", "Function"):
+        return False
     spec = language_for_path(path)
     return spec is not None and spec.lower_case_functions and bool(_HANDLER.search(symbol))
 
@@ -352,8 +356,10 @@ def match_score(chunk: Chunk, unit: Unit, words: QueryWords, weights: RerankWeig
     found = unit_words(chunk, unit, words.stems)
     # a chunk kept whole is named by each definition it holds, not only by its first; a
     # handler's name says what it is called on, not what it does (``named_after_what_...``)
+    kinds = {unit.symbol: unit.kind}
     named = max((name_share(symbol, words) for symbol in (unit.symbol, *unit.held)
-                 if not named_after_what_it_handles(chunk.path, symbol)), default=0.0)
+                 if not named_after_what_it_handles(chunk.path, symbol,
+                                                    kinds.get(symbol, ""))), default=0.0)
     score = weights.lines * words.share(found) + weights.name * named
     if weights.scope:
         scope = scope_words(chunk.path, unit.symbol)
@@ -503,7 +509,7 @@ def rerank_definitions(
             score = base + match_score(chunk, unit, words, weights)
             # a handler's declaration is its name and its node: what it is called on
             if (weights.declaration and declaration_closeness is not None
-                    and not named_after_what_it_handles(chunk.path, unit.symbol)):
+                    and not named_after_what_it_handles(chunk.path, unit.symbol, unit.kind)):
                 score += weights.declaration * declaration_closeness(unit, chunk)
             if weights.named_first and head and unit_name(unit) == head:
                 score += weights.named_first

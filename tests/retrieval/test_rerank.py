@@ -889,6 +889,35 @@ LISTENER_DEFS = [
 ]
 
 
+STORE_SOURCE = (
+    "export const createStore = (init) => {\n"                    # 1
+    "  type Listener = (state: unknown) => void\n"                # 2
+    "  const listeners: Set<Listener> = new Set()\n"
+    "  const subscribe = (listener: Listener) => {\n"             # 4
+    "    listeners.add(listener)\n"
+    "    return () => listeners.delete(listener)\n"
+    "  }\n"                                                        # 7
+    "  return { subscribe }\n"
+    "}\n"
+)
+STORE_DEFS = [
+    D("Function", "createStore", "createStore", 1, 9),
+    D("Type", "Listener", "createStore.Listener", 2, 2),
+    D("Function", "subscribe", "createStore.subscribe", 4, 7),
+]
+
+
+def test_a_type_declared_inside_a_function_is_matched_by_its_name() -> None:
+    """A capitalised name inside a lower-case function is a handler only when it is a function
+    itself: zustand's `type TState` inside `createStoreImpl` is a type, named as types are."""
+    chunks = {1: chunk_file("vanilla.ts", STORE_SOURCE.encode(), "typescript", [])[0]}
+    ranked = rerank_definitions([1], chunks, lambda path: STORE_DEFS, words("listener"),
+                                RerankWeights(whole_lines=0))
+    # both hold the word; the type's name is it
+    assert [u.symbol for u in ranked] == ["createStore.Listener", "createStore.subscribe"]
+    assert ranked[0].score > ranked[1].score
+
+
 def test_a_handler_named_after_the_node_it_visits_does_not_match_by_that_name() -> None:
     """ESLint's rules return listeners named after the AST node they are called on; a question
     about a helper names the node it takes ("... a given MemberExpression node") and matched
@@ -903,6 +932,9 @@ def test_a_handler_named_after_the_node_it_visits_does_not_match_by_that_name() 
     assert not named_after_what_it_handles("XRRenderTarget.js", "XRRenderTarget")
     assert not named_after_what_it_handles("a.js", "Renderer.Render")
     assert not named_after_what_it_handles("reader.go", "reader.Read")
+    # a type declared inside a function (zustand's `createStoreImpl`) is no handler
+    assert named_after_what_it_handles("vanilla.ts", "createStoreImpl.SetState", "Function")
+    assert not named_after_what_it_handles("vanilla.ts", "createStoreImpl.TState", "Type")
 
     chunks = {1: chunk_file("rule.js", LISTENER_SOURCE.encode(), "javascript", [])[0]}
     query = words("Get the prefix of a given MemberExpression node.")
