@@ -70,3 +70,24 @@ def test_a_body_is_judged_as_its_own_parse_judges_it() -> None:
     assert b"m! { foo!(x); }" in blanked and b"n! { let x = 1; }" in blanked
     assert b"k!" not in blanked and b"j!" not in blanked
     assert _shape(tree.root_node) == _shape(parse_tree(parser, blanked).root_node)
+
+
+def test_a_body_beside_a_broken_one_is_judged_on_its_own() -> None:
+    parser = _compiled("rust").parser
+    # blanked side by side, `m!`'s broken body spills its error over `k!`'s items: the
+    # blanked file's tree cannot tell, so `k!`'s body is parsed on its own
+    source = b"m! { pub fn } k! { fn a() {} }\nn! { fn b() {} fn } j! { fn c() {} }\n"
+    unwrapped = unwrap_item_macros(parse_tree(parser, source), source, parser)
+    assert unwrapped is not None
+    blanked, tree = unwrapped
+    assert b"m! { pub fn }" in blanked and b"n! { fn b() {} fn }" in blanked
+    assert b"k!" not in blanked and b"j!" not in blanked
+    assert _shape(tree.root_node) == _shape(parse_tree(parser, blanked).root_node)
+
+
+def test_the_caller_s_tree_is_left_as_it_was() -> None:
+    parser = _compiled("rust").parser
+    tree = parse_tree(parser, SOURCE)
+    before = _shape(tree.root_node)
+    assert unwrap_item_macros(tree, SOURCE, parser) is not None
+    assert not tree.root_node.has_changes and _shape(tree.root_node) == before

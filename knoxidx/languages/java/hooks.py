@@ -105,7 +105,9 @@ def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]
     field's)."""
     types: list[str] = []
     known = False
-    for argument in arguments.named_children:
+    # by index: `named_children` builds a node for every `(`, `,` and `)` too, then drops them
+    for at in range(arguments.named_child_count):
+        argument = arguments.named_child(at)
         kind = argument.type
         if kind == "identifier":  # the commonest argument: a variable
             types.append("=" + source[argument.start_byte:argument.end_byte].decode(
