@@ -67,11 +67,12 @@ class PgHistoryTables:
                 seq += 1
         return seq - first_seq
 
-    def changes_of(self, path: str, before: int | None) -> list[tuple[int, str | None, bytes]]:
+    def changes_of(self, path: str, before: int | None,
+                   since: int = 0) -> list[tuple[int, str | None, bytes]]:
         rows = self.conn.execute(
             "SELECT seq, old_path, hunks FROM knoxidx.history_change WHERE repo = %s AND"
-            " path = %s AND seq < %s ORDER BY seq DESC",
-            (self.repo, path, 2**31 - 1 if before is None else before)).fetchall()
+            " path = %s AND seq >= %s AND seq < %s ORDER BY seq DESC",
+            (self.repo, path, since, 2**31 - 1 if before is None else before)).fetchall()
         return [(seq, old_path, bytes(hunks)) for seq, old_path, hunks in rows]
 
     def commits(self, seqs: Iterable[int]) -> dict[int, dict]:

@@ -24,6 +24,7 @@ from knoxidx.history.ranges import Hunk
 from knoxidx.languages.registry import language_for_path
 
 HISTORY_VERSION = 1
+_NO_SEQ = 2**63 - 1  # above every commit's seq: "before" none
 # a definition as HistoryRows.definitions_in gives it: id, kind, qualified name, first and
 # last line, cyclomatic complexity and lines of code (None but for a function)
 Definition = tuple[int, str, str, int, int, int | None, int | None]
@@ -51,8 +52,8 @@ class HistoryRows(Protocol):
     def set(self, key: str, value: str) -> None: ...
     def next_seq(self) -> int: ...
     def append(self, commits: Iterable[CommitRecord], first_seq: int) -> int: ...
-    def changes_of(self, path: str,
-                   before: int | None) -> list[tuple[int, str | None, bytes]]: ...
+    def changes_of(self, path: str, before: int | None,
+                   since: int = 0) -> list[tuple[int, str | None, bytes]]: ...
     def commits(self, seqs: Iterable[int]) -> dict[int, dict]: ...
     def newest_time(self) -> int: ...
     def first_seq_since(self, time: int) -> int: ...
@@ -164,14 +165,14 @@ class HistoryTables:
             seq += 1
         return seq - first_seq
 
-    def changes_of(self, path: str, before: int | None) -> list[tuple[int, str | None, bytes]]:
-        """``path``'s changes before commit ``before`` (all without it), newest first."""
-        if before is None:
-            sql = "SELECT seq, old_path, hunks FROM history_change WHERE path=? ORDER BY seq DESC"
-            return self.conn.execute(sql, (path,)).fetchall()
-        sql = ("SELECT seq, old_path, hunks FROM history_change WHERE path=? AND seq<?"
+    def changes_of(self, path: str, before: int | None,
+                   since: int = 0) -> list[tuple[int, str | None, bytes]]:
+        """``path``'s changes from commit ``since`` on and before commit ``before`` (all
+        without it), newest first (a trace of recent commits reads no older hunks)."""
+        sql = ("SELECT seq, old_path, hunks FROM history_change WHERE path=? AND seq>=? AND seq<?"
                " ORDER BY seq DESC")
-        return self.conn.execute(sql, (path, before)).fetchall()
+        return self.conn.execute(sql, (path, since, _NO_SEQ if before is None else before)
+                                 ).fetchall()
 
     def commits(self, seqs: Iterable[int]) -> dict[int, dict]:
         wanted = sorted(set(seqs))

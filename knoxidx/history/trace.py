@@ -40,9 +40,7 @@ def trace_file(tables: HistoryRows, path: str, ranges: Mapping[Key, list[Range]]
     before: int | None = None
     while following:
         renamed_to: tuple[str, int] | None = None
-        for seq, old_path, blob in tables.changes_of(current, before):
-            if seq < since_seq:
-                return traces
+        for seq, old_path, blob in tables.changes_of(current, before, since_seq):
             diff = IndexedDiff(unpack_numbers(blob))
             for trace in following:
                 touched, parent_ranges = diff.carry(trace.ranges)
