@@ -14,7 +14,7 @@ from knoxidx.languages.js import MINIFIED_LINE_CHARS
 from knoxidx.parse.reader import looks_minified
 from knoxidx.retrieval.stores import chunk_store_for
 from knoxidx.update.verify import verify_index
-from tests.helpers import build
+from tests.helpers import build, run_cli
 
 APP = ('const { helper } = require("./lib");\n\n'
        "function run() {\n  return helper(1);\n}\n\nmodule.exports = { run };\n")
@@ -138,3 +138,13 @@ def test_the_setting_must_be_a_boolean(tmp_path: Path) -> None:
         load_settings(tmp_path)
     (tmp_path / "knoxidx.toml").write_text(OPT_IN, encoding="utf-8")
     assert load_settings(tmp_path).index_minified
+
+
+def test_the_index_summary_counts_them_and_says_how_to_index_them(repo) -> None:
+    root = repo({"app.js": APP, "vendor/lib.min.js": MINIFIED_LIB})
+    code, out, err = run_cli("index", "--graph-only", "--no-history", str(root))
+    assert code == 0, err
+    assert "skipped: 1 minified (`[index] minified = true` in knoxidx.toml" in out
+    code, out, err = run_cli("stats", str(root))
+    assert code == 0, err
+    assert "files: minified=1, ok=1" in out
