@@ -28,9 +28,9 @@ and the user's key go: ``embedder = "voyage"``, ``reranker = "voyage"``, ``voyag
 ``mask_secrets = false`` and ``!`` (re-allowing) never-send patterns are taken only from the
 user's file or the environment; a repository that sets them gets one warning and they are
 ignored. What keeps code on the machine (``embedder = "local"``, ``reranker = "none"``,
-``offline``, more never-send patterns) a repository may choose, and so may it have more of its
-own files indexed (``index.minified``), and its other settings win over
-the user's. A ``base_url`` must be ``https://``; plain ``http://`` only to a loopback address.
+``offline``, more never-send patterns) a repository may choose, as it may have more of its own
+files indexed (``index.minified``), and its other settings win over the user's. A
+``base_url`` must be ``https://``; plain ``http://`` only to a loopback address.
 
 ``offline`` is on if *any* source turns it on (file, environment, flag): a project can demand it
 and so can a user, and neither can switch the other's demand off. The Voyage API key is read
