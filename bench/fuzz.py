@@ -91,7 +91,8 @@ def check_case(workdir: Path, language: str, data: bytes) -> tuple[str, str, flo
     source = SourceFile(name, len(data), 0, language)
     t0 = time.perf_counter()
     layout = build_layout(workdir, [name], [])
-    result = read_and_extract((str(workdir), source, None, layout, True))
+    # minified-looking input extracted too, not skipped: the extractor is what is fuzzed
+    result = read_and_extract((str(workdir), source, None, layout, True, None, True))
     status, message = result.status, result.message
     if status == "ok":  # then what `knoxidx index` makes of it for search (no embedding)
         problem = _check_retrieval(workdir, name, result)

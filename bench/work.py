@@ -78,16 +78,22 @@ def extract_work(root: Path, step: int) -> dict[str, Any]:
 
 
 def _chunk_jobs(root: Path, step: int) -> list[tuple[str, bytes, Any]]:
-    """Path, bytes and extracted facts of every ``step``-th file of ``root`` that extracts."""
+    """Path, bytes and extracted facts of every ``step``-th file of ``root`` that extracts
+    (and that a build reads: not minified)."""
+    from knoxidx.languages.registry import BY_NAME
     from knoxidx.parse import extract
     from knoxidx.parse.discovery import discover
     from knoxidx.parse.extract import extract_rows
+    from knoxidx.parse.reader import looks_minified
 
     files = discover(root).files[::step]
     extract.prepare({f.language for f in files})
     jobs = []
     for f in files:
         source = (root / f.path).read_bytes()
+        limit = BY_NAME[f.language].minified_line_chars
+        if limit and looks_minified(source, limit):
+            continue
         try:
             jobs.append((f.path, source, extract_rows(f.path, source, f.language)[0]))
         except Exception:  # noqa: BLE001 - a file the build would not chunk either

@@ -129,10 +129,12 @@ class Index(GraphQuestions):
     def _update_locked(self, *, jobs: int | None, max_bytes: int | None, progress: Any,
                        retrieval: bool, embed: bool, discovered: Any = None,
                        history: bool = True) -> Any:
+        from knoxidx.core.config import load_settings
         from knoxidx.parse.discovery import DEFAULT_MAX_BYTES
         from knoxidx.update.graph_update import update_index
 
         session = self._writer_session()
+        keep_minified = load_settings(self.root).index_minified  # (read anew: a watcher's too)
         budget = None
         if retrieval:  # the parse workers chunk what they extract, the retrieval phase writes
             from knoxidx.retrieval.chunker import ChunkBudget
@@ -156,7 +158,8 @@ class Index(GraphQuestions):
                                       max_bytes=max_bytes or DEFAULT_MAX_BYTES,
                                       progress=progress, discovered=discovered, session=session,
                                       walk_cache=self._walk_cache(), chunk_budget=budget,
-                                      alongside_resolution=write_chunks if retrieval else None)
+                                      alongside_resolution=write_chunks if retrieval else None,
+                                      keep_minified=keep_minified)
                 if retrieval and not report.retrieval:  # (an update that resolved nothing)
                     write_chunks(report)
                 report.history = self._refresh_history(history)

@@ -149,7 +149,9 @@ def _print_report(data: dict, embedding_next: bool = False) -> None:
         f"in {t.get('total', 0):.2f}s"
     )
     if data["skipped"]:
-        click.echo("skipped: " + ", ".join(f"{v} {k}" for k, v in sorted(data["skipped"].items())))
+        click.echo("skipped: " + ", ".join(f"{v} {k}" for k, v in sorted(data["skipped"].items()))
+                   + (" (`[index] minified = true` in knoxidx.toml indexes minified files)"
+                      if "minified" in data["skipped"] else ""))
     r = data.get("retrieval") or {}
     if r:
         click.echo(

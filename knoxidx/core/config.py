@@ -20,13 +20,17 @@ is optional::
     never_send = ["internal/**", "*.sql"]  # gitignore patterns, added to the defaults
     mask_secrets = true       # mask likely secrets in text sent to a remote service
 
+    [index]
+    minified = false          # true: index minified JavaScript too (skipped by default)
+
 A repository is untrusted (a clone of anyone's code), so its file may not decide where code
 and the user's key go: ``embedder = "voyage"``, ``reranker = "voyage"``, ``voyage.base_url``,
 ``mask_secrets = false`` and ``!`` (re-allowing) never-send patterns are taken only from the
 user's file or the environment; a repository that sets them gets one warning and they are
 ignored. What keeps code on the machine (``embedder = "local"``, ``reranker = "none"``,
-``offline``, more never-send patterns) a repository may choose, and its other settings win over
-the user's. A ``base_url`` must be ``https://``; plain ``http://`` only to a loopback address.
+``offline``, more never-send patterns) a repository may choose, as it may have more of its own
+files indexed (``index.minified``), and its other settings win over the user's. A
+``base_url`` must be ``https://``; plain ``http://`` only to a loopback address.
 
 ``offline`` is on if *any* source turns it on (file, environment, flag): a project can demand it
 and so can a user, and neither can switch the other's demand off. The Voyage API key is read
@@ -75,6 +79,7 @@ _SECTIONS: dict[str, dict[str, tuple[type, tuple[Any, ...] | None]]] = {
               "adapter": (str, ("code-v1", "none")),
               "precision": (str, ("int8", "fp32"))},
     "egress": {"never_send": (list, None), "mask_secrets": (bool, None)},
+    "index": {"minified": (bool, None)},
 }
 # Settings that decide where code and the API key go, and the values of each that a
 # repository's own file may still set: those that keep code on the machine.
@@ -120,6 +125,7 @@ class Settings:
     source: str | None = None  # the repository's file read, if any
     user_source: str | None = None  # the user's file read, if any
     query_deadline: float | None = None  # None: the default (resilience.QUERY_DEADLINE)
+    index_minified: bool = False  # index minified files rather than skip them
 
     def embedder_config(self) -> dict[str, Any]:
         """The mapping ``backends.select_embedder`` / ``select_reranker`` read."""
@@ -212,6 +218,7 @@ def load_settings(root: Path | str | None, env: Mapping[str, str] | None = None)
         source=str(repo_path) if repo_path else None,
         user_source=str(user_path) if user_path else None,
         query_deadline=_query_deadline(env),
+        index_minified=merged.get("index.minified", False),
     )
 
 

@@ -48,6 +48,10 @@ class LanguageSpec:
     # called on, not after what it does: a visitor's handlers (ESLint's `MemberExpression`,
     # `"Program:exit"`; Babel's `Identifier`)
     lower_case_functions: bool = False
+    # the mean characters per line above which a file of the language is a minifier's output
+    # (a library on one line or a few) and skipped as ``minified``; 0: the language is not
+    # minified in practice, so a long line in it is data written or generated on purpose
+    minified_line_chars: int = 0
 
     @property
     def plugin(self) -> Language:

@@ -38,12 +38,14 @@ CHUNK_FILES = 64
 def read_all(
     root: Path, jobs: list[SourceFile], known: dict[str, FileState], layout: Layout,
     workers: int, progress: Progress | None, names: bool = True, chunker: Any = None,
+    keep_minified: bool = False,
 ) -> Iterator[ReadResult]:
     """Each file of ``jobs`` read and extracted; ``names``: whether the results need their
     definition names (``ReadResult.names``); ``chunker``: what makes each extracted file's
-    retrieval chunks in the worker too (``reader.Job``; ``ReadResult.chunked``)."""
+    retrieval chunks in the worker too (``reader.Job``; ``ReadResult.chunked``);
+    ``keep_minified``: extract minified files too, not skip them (``reader.looks_minified``)."""
     args = [(str(root), f, known[f.path].hash if f.path in known else None, layout, names,
-             chunker) for f in jobs]
+             chunker, keep_minified) for f in jobs]
     total = len(args)
     if total == 0:
         return

@@ -39,8 +39,10 @@ DefinitionName = tuple[str, str, str, str, str]  # name, kind, qualname, parent 
 # sixth, a picklable ``chunker(path, source, source_hash, facts)`` that makes the file's
 # retrieval chunks from what the worker has at hand (None: not chunked). The update layer
 # hands it down (``update.chunk_refresh.chunk_source``): this layer knows nothing of chunks.
-Job = tuple[str, SourceFile, str | None, Any, bool] | tuple[str, SourceFile, str | None, Any,
-                                                            bool, Any]
+# Optionally a seventh: whether a minified file is indexed too (else skipped, see looks_minified).
+Job = (tuple[str, SourceFile, str | None, Any, bool]
+       | tuple[str, SourceFile, str | None, Any, bool, Any]
+       | tuple[str, SourceFile, str | None, Any, bool, Any, bool])
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +51,7 @@ class ReadResult:
     language: str
     size: int
     mtime_ns: int
-    status: str  # ok | unchanged | binary | unreadable | timeout | error
+    status: str  # ok | unchanged | binary | minified | unreadable | timeout | error
     hash: str = ""
     message: str = ""
     blob: bytes | None = None  # serialised FileFacts (dump_facts), stored as is
@@ -72,6 +74,7 @@ def read_and_extract(job: Job) -> ReadResult:
     """Read one file, skip it if its hash is unchanged, else extract it. Never raises."""
     root, src, known_hash, layout, names = job[:5]
     chunker = job[5] if len(job) > 5 else None
+    keep_minified = len(job) > 6 and bool(job[6])
     base = (src.path, src.language, src.size, src.mtime_ns)
     try:
         # no more than discovery saw, and some growth: a file rewritten or appended to since
@@ -86,6 +89,12 @@ def read_and_extract(job: Job) -> ReadResult:
         return ReadResult(*base, "unreadable", message=exc.strerror or str(exc))
     if b"\0" in data[:BINARY_SNIFF]:
         return ReadResult(*base, "binary")
+    # judged before the hash: an unchanged file is skipped or indexed as the setting says now
+    limit = BY_NAME[src.language].minified_line_chars
+    if limit and not keep_minified and looks_minified(data, limit):
+        return ReadResult(*base, "minified", message=(
+            f"minified (over {limit} characters a line on average); not indexed: "
+            "`[index] minified = true` in knoxidx.toml indexes it"))
     digest = file_hash(data)
     if digest == known_hash:
         return ReadResult(*base, "unchanged", digest)
@@ -126,6 +135,17 @@ def read_and_extract(job: Job) -> ReadResult:
         interface_fingerprint(facts, base_refs),
         facts.lines, rows, keys, definition_names(facts) if names else frozenset(), chunked,
     )
+
+
+def looks_minified(data: bytes, limit: int) -> bool:
+    """Whether ``data`` averages over ``limit`` characters a line: a minifier's output, a
+    whole library on a line or a few, never a file written to be read (whose one long line
+    of data the rest of the file outweighs)."""
+    breaks = data.count(b"\n")
+    bound = limit * (breaks + (not data.endswith(b"\n"))) + breaks  # the breaks are no line's
+    if len(data) <= bound:  # characters never outnumber bytes: no decoding
+        return False
+    return len(data.decode("utf-8", "replace")) > bound
 
 
 def out_of_memory(exc: BaseException) -> bool:

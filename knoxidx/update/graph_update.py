@@ -54,6 +54,9 @@ IMPORTS = EdgeType.IMPORTS.value
 EXTRACTION_CHANGED = "knoxidx's extraction changed since this index was built"
 # The collector's thresholds during an update (CPython's default: 700, 10, 10).
 GC_THRESHOLDS = (50_000, 50, 100)
+# The meta key recording whether minified files were indexed ("indexed") or skipped
+# ("skipped"): when the setting changes, the files of languages that are minified are re-read.
+MINIFIED_META_KEY = "minified"
 
 
 @dataclass(slots=True)
@@ -103,6 +106,7 @@ def update_index(
     walk_cache: Path | None = None,
     chunk_budget: Any = None,
     alongside_resolution: Callable[[UpdateReport], None] | None = None,
+    keep_minified: bool = False,
 ) -> UpdateReport:
     """``discovered``: the tree as a caller already knows it (the watcher tracks it from file
     events), saving the walk. ``walk_cache``: where the walk keeps its directory listings
@@ -114,7 +118,9 @@ def update_index(
     ``alongside_resolution``: the caller's work in this transaction that needs the files
     written but not their edges (the retrieval phase's writes), given the report: run by this
     process while the resolver children resolve, so that it claims fewer files instead of
-    working alone after them (on 2 cores, ~0.3 s of django's writes in parallel)."""
+    working alone after them (on 2 cores, ~0.3 s of django's writes in parallel).
+    ``keep_minified``: index minified files (``reader.looks_minified``) rather than skip
+    them."""
     report = UpdateReport()
     t0 = time.perf_counter()
     root = root.resolve()
@@ -144,11 +150,15 @@ def update_index(
 
     current = {f.path for f in found.files}
     removed = [p for p in known if p not in current]
+    minified_mode = "indexed" if keep_minified else "skipped"
+    # (an index without the key was built before minified files were told apart)
+    minified_changed = bool(known) and store.get_meta(MINIFIED_META_KEY) != minified_mode
     to_read = [
         f for f in found.files
         if f.path not in known
         or known[f.path].size != f.size
         or known[f.path].mtime_ns != f.mtime_ns
+        or (minified_changed and BY_NAME[f.language].minified_line_chars)
     ]
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     cold = not known  # an empty index: bulk-load without secondary indexes, nothing to clear
@@ -174,7 +184,8 @@ def update_index(
             chunker = functools.partial(chunk_source, budget=chunk_budget)
         # a full resolve needs no invalidation keys, so no definition names
         for result in read_all(root, to_read, known, layout, workers, progress,
-                               names=not report.full_resolve, chunker=chunker):
+                               names=not report.full_resolve, chunker=chunker,
+                               keep_minified=keep_minified):
             report.read += 1
             state = known.get(result.path)
             if result.status == "unchanged":  # its hash was known: so was its row
@@ -299,6 +310,7 @@ def update_index(
         store.set_meta("layout", fingerprint)
         store.set_meta(ENGINE_META_KEY, engine)
         store.set_meta("max_bytes", str(max_bytes))  # so `verify` rebuilds the same files
+        store.set_meta(MINIFIED_META_KEY, minified_mode)  # (and for the next update)
         report.timings["store"] = time.perf_counter() - t3
     report.timings["total"] = time.perf_counter() - t0
     return report
@@ -326,8 +338,8 @@ def _record_unindexable(
     store: GraphStore, result: ReadResult, state: FileState | None, report: UpdateReport,
     invalidate: set[str],
 ) -> None:
-    """A file that is binary, unreadable or failed to extract: remembered (so an unchanged one
-    is not re-read), counted, and whatever it defined before is removed."""
+    """A file that is binary, minified, unreadable or failed to extract: remembered (so an
+    unchanged one is not re-read), counted, and whatever it defined before is removed."""
     report.skipped[result.status] += 1
     if result.status == "error":
         report.errors.append(f"{result.path}: {result.message}")

@@ -13,7 +13,8 @@ from knoxidx.graph.store import SQLiteStore
 from knoxidx.parse.discovery import DEFAULT_MAX_BYTES
 
 
-def clean_graph(root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[set[tuple], set[tuple]]:
+def clean_graph(root: Path, max_bytes: int = DEFAULT_MAX_BYTES,
+                keep_minified: bool = False) -> tuple[set[tuple], set[tuple]]:
     """The nodes and edges a clean build of ``root``'s files gives (order-free), built in a
     scratch database that is thrown away."""
     from knoxidx.update.graph_update import update_index
@@ -22,7 +23,7 @@ def clean_graph(root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[set[tup
     try:
         clean = SQLiteStore.open_at(scratch / "index.db", create=True)
         try:
-            update_index(root, clean, max_bytes=max_bytes)
+            update_index(root, clean, max_bytes=max_bytes, keep_minified=keep_minified)
             return export.canonical(GraphQueries(clean))
         finally:
             clean.close()
@@ -47,7 +48,11 @@ def verify_index(idx: Any, sample: int = 20) -> dict[str, Any]:
     current_nodes, current_edges = export.canonical(idx.q)
     # the size limit the index was built with: else a raised limit reads as a difference
     limit = idx.store.get_meta("max_bytes")
-    clean_nodes, clean_edges = clean_graph(idx.root, int(limit) if limit else DEFAULT_MAX_BYTES)
+    from knoxidx.update.graph_update import MINIFIED_META_KEY
+
+    keep_minified = idx.store.get_meta(MINIFIED_META_KEY) == "indexed"  # ... and the same way
+    clean_nodes, clean_edges = clean_graph(idx.root, int(limit) if limit else DEFAULT_MAX_BYTES,
+                                           keep_minified)
     from knoxidx.history.verify import verify_history
 
     history = verify_history(idx.root, idx.store)
