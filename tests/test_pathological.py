@@ -52,7 +52,12 @@ def minified_case(tmp_path: Path, size: int, raised_seconds: float) -> None:
     report = index(root, retrieval=False)
     assert report.skipped["too_large"] == 1 and report.files == 1
     assert_sound(root)
-    # the limit raised: parsed with a deadline, so bounded either way (indexed or timed out)
+    # the limit raised: skipped as minified without being parsed
+    report = index(root, retrieval=False, max_bytes=size * 2)
+    assert report.skipped["minified"] == 1 and report.files == 2, report.as_dict()
+    assert_sound(root)
+    # ... and when asked for: parsed with a deadline, so bounded either way (indexed or timed out)
+    (root / "knoxidx.toml").write_text("[index]\nminified = true\n", encoding="utf-8")
     start = time.perf_counter()
     report = index(root, retrieval=False, max_bytes=size * 2)
     assert time.perf_counter() - start < raised_seconds
