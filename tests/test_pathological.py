@@ -32,6 +32,9 @@ def assert_sound(root: Path) -> None:
     assert checked["integrity"] == "ok" and checked["equal"], checked
 
 
+MINIFIED_INDEXED = "[index]\nminified = true\n"
+
+
 def minified_js(size: int) -> bytes:
     """One line of minified-looking JavaScript: functions, calls, members, object literals."""
     parts, total, i = [], 0, 0
@@ -57,7 +60,7 @@ def minified_case(tmp_path: Path, size: int, raised_seconds: float) -> None:
     assert report.skipped["minified"] == 1 and report.files == 2, report.as_dict()
     assert_sound(root)
     # ... and when asked for: parsed with a deadline, so bounded either way (indexed or timed out)
-    (root / "knoxidx.toml").write_text("[index]\nminified = true\n", encoding="utf-8")
+    (root / "knoxidx.toml").write_text(MINIFIED_INDEXED)
     start = time.perf_counter()
     report = index(root, retrieval=False, max_bytes=size * 2)
     assert time.perf_counter() - start < raised_seconds
@@ -82,6 +85,7 @@ def test_deep_nesting_in_every_language(tmp_path: Path) -> None:
                   "go": "go", "rust": "rs", "java": "java"}
     for language, source in DEEP.items():
         (root / f"deep_{language}.{extensions[language]}").write_text(source)
+    (root / "knoxidx.toml").write_text(MINIFIED_INDEXED)  # deep_javascript.js is one long line
     report = index(root)
     assert report.changed == 8 and not report.errors, report.as_dict()
     assert sum("not indexed" in w for w in report.warnings) == 7, report.warnings
@@ -95,8 +99,11 @@ def test_a_1_mb_single_line(tmp_path: Path) -> None:
     line = "".join(f"var v{i}=w{i}(1);" for i in range(80_000))[:1_000_000]
     (root / "one_line.js").write_text(line.rsplit(";", 1)[0] + ";")
     (root / "one_line.py").write_text("DATA = [" + ",".join(["1234567"] * 124_000) + "]")
+    report = index(root)  # a JavaScript file of one long line is a minifier's: skipped
+    assert report.skipped["minified"] == 1 and report.changed == 2, report.as_dict()
+    (root / "knoxidx.toml").write_text(MINIFIED_INDEXED)
     report = index(root)  # graph and search data: the chunker must cut a 1 MB line too
-    assert report.changed == 3 and not report.errors, report.as_dict()
+    assert report.changed == 1 and not report.errors, report.as_dict()
     assert_sound(root)
     with Index.open(root) as idx:
         assert idx.symbols("v79")[0]["path"] == "one_line.js"
