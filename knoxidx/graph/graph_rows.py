@@ -20,6 +20,16 @@ if TYPE_CHECKING:
     from knoxidx.graph.spool import ResolutionSpool
 
 
+def _null(value: None) -> None:
+    return value
+
+
+# None binds as NULL either way; without an adapter registered for it, sqlite3 first looks
+# for one by two attribute lookups that fail (~3.3 K instructions a value in all), and node
+# rows hold several None columns each (java's sample: 16 K of them)
+sqlite3.register_adapter(type(None), _null)
+
+
 class GraphRows:
     conn: sqlite3.Connection
     path: Path
