@@ -212,6 +212,26 @@ def test_definitions_gathered_file_by_file_in_any_order_answer_in_the_stores_ord
     assert [path for path, *_ in owned[("go", "T")]] == ["g0.go", "g1.go", "g2.go"]
 
 
+def test_a_small_first_build_resolves_without_a_query_per_name(repo, monkeypatch) -> None:
+    """A first build of few files (below the update's preload threshold) resolves from the
+    definitions it gathered while writing the rows, as a large one does: asking the store for
+    each name and module instead cost java's sample 5,000 queries."""
+    asked: list[str] = []
+    for method in ("defs_named", "methods_of", "module_paths"):
+        real = getattr(store_module.SQLiteStore, method)
+
+        def spy(self, *args, _real=real, _method=method):
+            asked.append(_method)
+            return _real(self, *args)
+
+        monkeypatch.setattr(store_module.SQLiteStore, method, spy)
+    root = repo(files(8))
+    build(root, jobs=1)
+    assert asked == []
+    with Index.open(root) as idx:
+        assert idx.callers("f1")["callers"]
+
+
 def test_an_index_and_its_spool_have_large_pages_and_an_older_index_keeps_its_own(
         repo, tmp_path: Path, monkeypatch) -> None:
     """New indexes (made empty, or by a first build) and resolution spools are written in

@@ -6,6 +6,7 @@ first build)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -17,6 +18,16 @@ from knoxidx.graph.sqlite_schema import MODULE_LAYER_ROWS, NODE_INSERT
 
 if TYPE_CHECKING:
     from knoxidx.graph.spool import ResolutionSpool
+
+
+def _null(value: None) -> None:
+    return value
+
+
+# None binds as NULL either way; without an adapter registered for it, sqlite3 first looks
+# for one by two attribute lookups that fail (~3.3 K instructions a value in all), and node
+# rows hold several None columns each (java's sample: 16 K of them)
+sqlite3.register_adapter(type(None), _null)
 
 
 class GraphRows:
@@ -176,7 +187,7 @@ class GraphRows:
         conn = self.conn
         edge_rows = [(e[0], e[1], e[2], e[3], e[4], file_id) for e in edges]
         unresolved_rows = [(file_id, *u) for u in unresolved]
-        key_rows = [(file_id, k) for k in keys]
+        key_list = list(keys)
         edges_lo, unresolved_lo, lookups_lo = self._next_rowids()
         conn.executemany(
             "INSERT INTO edges(source, target, type, confidence, line, file_id)"
@@ -184,10 +195,13 @@ class GraphRows:
         conn.executemany(
             "INSERT INTO unresolved(file_id, source, kind, name, line, reason, candidates)"
             " VALUES (?,?,?,?,?,?,?)", unresolved_rows)
-        conn.executemany("INSERT INTO lookups VALUES (?,?)", key_rows)
+        # one statement for the file's keys (a JSON array, in order), not one run per key: a
+        # row of two columns cost more to bind and step through than to insert
+        conn.execute("INSERT INTO lookups SELECT ?, value FROM json_each(?)",
+                     (file_id, json.dumps(key_list)))
         conn.execute("INSERT INTO file_rows VALUES (?,?,?,?,?,?,?)", (
             file_id, *_run(edges_lo, len(edge_rows)), *_run(unresolved_lo, len(unresolved_rows)),
-            *_run(lookups_lo, len(key_rows))))
+            *_run(lookups_lo, len(key_list))))
         if externals:
             conn.executemany(
                 "INSERT OR IGNORE INTO externals VALUES (?,?,?)",

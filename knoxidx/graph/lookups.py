@@ -56,20 +56,19 @@ class Lookups:
         self._indexes: dict[str, FileIndex | None] = {}
         self.keys: set[str] = set()
         self._active: set[tuple] = set()
-        self._memo: dict[tuple, tuple[Any, frozenset[str]]] = {}
+        # memo key -> [answer, the lookup keys computing it consulted, the key set those were
+        # last replayed into]: a second hit while resolving the same file (or computing the
+        # same answer) adds nothing
+        self._memo: dict[tuple, list[Any]] = {}
         self._file_keys: dict[str, str] = {}  # path -> "file:" + path, made once
         self._name_keys: dict[str, str] = {}  # name -> "name:" + name, made once
         # (family, module key) -> its "mod:" lookup key and the workspace's paths for it
         self._modules: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
-        # memo key -> the key set its consulted keys were last replayed into: a second hit
-        # while resolving the same file (or computing the same answer) adds nothing
-        self._replayed: dict[tuple, set[str]] = {}
 
     def forget(self) -> None:
         """Drop every answer kept about files (the index cache is being trimmed: answers
         about the dropped files would keep them alive)."""
         self._memo.clear()
-        self._replayed.clear()
 
     def memo(self, key: tuple, compute: Any, *args: Any) -> Any:
         """``compute(*args)`` once per key for the life of this resolver (one update: the
@@ -80,9 +79,9 @@ class Lookups:
         hit = self._memo.get(key)
         if hit is not None:
             keys = self.keys
-            if self._replayed.get(key) is not keys:
+            if hit[2] is not keys:
                 keys |= hit[1]
-                self._replayed[key] = keys
+                hit[2] = keys
             return hit[0]
         outer, self.keys = self.keys, set()
         try:
@@ -92,7 +91,8 @@ class Lookups:
             outer |= consulted  # in place: a file's key set grows with every lookup it makes
             self.keys = outer
         if not self._active:  # answers computed inside a cycle guard may be partial
-            self._memo[key] = (value, frozenset(consulted))
+            # (the set itself, not a frozen copy: nothing adds to it once it is not ``keys``)
+            self._memo[key] = [value, consulted, outer]
         return value
 
     @contextmanager

@@ -127,7 +127,6 @@ class Resolver(ScopeResolver):
 
     def _resolve_file(self, path: str) -> FileResolution:
         self.keys = set()
-        self._replayed.clear()
         result = FileResolution(path)
         fi = self.index(path)
         if fi is None:

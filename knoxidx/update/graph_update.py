@@ -247,7 +247,9 @@ def update_index(
         workspace = StoreWorkspace(store, layout, blobs,
                                    session.facts_loader(store) if session is not None else None)
         ordered = sorted(affected)
-        if len(ordered) > PRELOAD_THRESHOLD:
+        # A first build gathered every name as it wrote the rows: its tables answer what
+        # would otherwise be one query per name and per module (java's sample: 5,000 queries)
+        if cold or len(ordered) > PRELOAD_THRESHOLD:
             workspace.preload(load_all_facts=not ok_paths <= blobs.keys(),
                               named_defs=named_defs if cold else None)
         del named_defs
