@@ -54,6 +54,7 @@ from knoxidx.retrieval.terms import unique_terms
 from knoxidx.retrieval.tokens import default_counter
 
 RECENT_SOURCE = "history:recent"  # the link of a recently changed function: no hit brought it
+NEIGHBOURS_READ = 200  # a hit's callers (or callees, types) read at most, the best named kept
 MIN_TOKENS = 64
 MAX_TOKENS = 200_000
 MAX_QUERY_CHARS = 2000
@@ -103,7 +104,7 @@ class ContextWeights:
     # keeps 1): a change request's few words are outvoted by two vector sources at 1
     vector_fusion: float = 0.75
     expand_hits: int = 5  # hits whose graph neighbourhood is added
-    per_relation: int = 8  # neighbours of one hit per relation, at most
+    per_relation: int = 8  # neighbours of one hit per relation, at most: the best named
     full_cutoff: float = 0.5  # below this share of the best score: signature only
     max_full_lines: int = 150  # a longer definition that is not a hit: signature only
     type_full_lines: int = 60  # the same for classes, interfaces and types
@@ -206,7 +207,7 @@ def gather(index: ContextIndex, query: str, w: ContextWeights) -> Gathered:
     disclosure = Disclosure.for_root(index.root)
     files = Files(index.root, counter, mask=disclosure.mask)
     seeds, search_info = _seeds(index, query, w, disclosure)
-    candidates = _expand(index, seeds, w)
+    candidates = _expand(index, seeds, _wanted_terms(query), w)
     if w.sibling:
         _add_siblings(index, seeds, candidates, _wanted_terms(query), files, w)
     if w.recent:
@@ -384,7 +385,8 @@ def _named_definitions(index: ContextIndex, query: str, limit: int) -> list[dict
 # ---- expansion -----------------------------------------------------------------------------
 
 
-def _expand(index: ContextIndex, seeds: list[Candidate], w: ContextWeights) -> dict[str, Candidate]:
+def _expand(index: ContextIndex, seeds: list[Candidate], wanted: list[str],
+            w: ContextWeights) -> dict[str, Candidate]:
     q = index.q
     out = {c.key: c for c in seeds}
     for seed in seeds[: w.expand_hits]:
@@ -398,19 +400,14 @@ def _expand(index: ContextIndex, seeds: list[Candidate], w: ContextWeights) -> d
             ("type", "out", ("Uses", "Extends", "Implements"), f"used by {label}"),
         )
         for relation, direction, types, reason in relations:
-            hits = traverse.walk(q, seed.node_id, direction, types, 1, limit=200)
-            ids = list(dict.fromkeys(h["id"] for h in hits))[: w.per_relation * 2]
+            hits = traverse.walk(q, seed.node_id, direction, types, 1, limit=NEIGHBOURS_READ)
+            ids = list(dict.fromkeys(h["id"] for h in hits))
             nodes = q.nodes_by_id(ids)
-            taken = 0
-            for node_id in ids:
-                node = nodes.get(node_id)
-                if node is None or not node["path"] or node["kind"] not in DEFINITION_KINDS:
-                    continue
+            found = [nodes[i] for i in ids if i in nodes and nodes[i]["path"]
+                     and nodes[i]["kind"] in DEFINITION_KINDS]
+            for node in best_named(found, wanted, w.per_relation):
                 _add(out, _node_candidate(node), relation, strength * w.relation(relation),
                      reason, seed.key)
-                taken += 1
-                if taken >= w.per_relation:
-                    break
         full = q.nodes_by_id([seed.node_id]).get(seed.node_id)
         parent_id = full.get("parent_id") if full else None
         parent = q.nodes_by_id([parent_id]).get(parent_id) if parent_id else None
@@ -422,6 +419,21 @@ def _expand(index: ContextIndex, seeds: list[Candidate], w: ContextWeights) -> d
             _add(out, imports, "imports", strength * w.imports, f"the imports of {label}'s file",
                  seed.key)
     return out
+
+
+def best_named(nodes: list[dict[str, Any]], wanted: list[str],
+               limit: int) -> list[dict[str, Any]]:
+    """The ``limit`` of ``nodes`` whose names and signatures share the most words with the
+    question, in the graph's order among equals (a function with many callers: the one the
+    question names is rarely among the first the graph lists)."""
+    if len(nodes) <= limit:
+        return nodes
+    wanted_set = set(wanted)
+    named = [len(wanted_set.intersection(unique_terms([n["qualified_name"],
+                                                       n.get("signature") or ""])))
+             for n in nodes]
+    order = sorted(range(len(nodes)), key=lambda i: -named[i])
+    return [nodes[i] for i in order[:limit]]
 
 
 def _add_siblings(index: ContextIndex, seeds: list[Candidate], out: dict[str, Candidate],

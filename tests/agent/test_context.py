@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from knoxidx.answers.centrality import CENTRALITY_FILE
-from knoxidx.answers.context import ContextWeights, build_context
+from knoxidx.answers.context import ContextWeights, build_context, gather
 from knoxidx.cli import main
 from knoxidx.index import Index
 from knoxidx.retrieval.errors import SearchInputError
@@ -235,3 +235,25 @@ def test_context_weighs_the_vector_sources_at_its_own_weight_and_search_keeps_it
 def test_search_refuses_bad_source_weights(shared_repo: Path, weights: object) -> None:
     with Index.open(shared_repo) as idx, pytest.raises(SearchInputError):
         idx.search(QUERY, source_weights=weights)  # type: ignore[arg-type]
+
+
+def test_of_many_callers_the_ones_the_question_names_are_gathered(tmp_path: Path) -> None:
+    # a hub's callers beyond the first few the graph lists were dropped whatever the question
+    # said; the caller it names must be gathered even when the graph lists it last
+    callers = "".join(f"\n\ndef step_{n}():\n    return checksum(b'{n}')\n" for n in range(12))
+    root = make_repo(tmp_path / "repo", {
+        "app/__init__.py": "",
+        "app/hashing.py": "def checksum(data):\n    \"\"\"Checksum of data.\"\"\"\n"
+                          "    return sum(data) % 255\n",
+        "app/steps.py": "from app.hashing import checksum\n" + callers
+                        + "\n\ndef verify_upload():\n    return checksum(b'upload')\n",
+    })
+    # the top hit alone seeds (search finds the callers too: they would be hits)
+    weights = ContextWeights(search_k=1, sibling=0.0, recent=0.0)
+    with Index.open(root) as idx:
+        gathered = gather(idx, "checksum of the upload is wrong", weights)
+    top = next(c for c in gathered.candidates.values() if c.hit_rank == 0)
+    assert top.name == "app.hashing.checksum"
+    callers = {c.name for c in gathered.candidates.values() if ("caller", top.key) in c.links}
+    assert len(callers) == weights.per_relation
+    assert "app.steps.verify_upload" in callers
