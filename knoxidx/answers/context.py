@@ -40,7 +40,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from knoxidx.answers.centrality import centrality_scores
-from knoxidx.answers.packing import Files, Packer
+from knoxidx.answers.packing import FILE_KIND, Files, Packer
 from knoxidx.graph import traverse
 from knoxidx.graph.protocol import IndexedGraph
 from knoxidx.history.answers import recent_changes
@@ -98,6 +98,9 @@ class ContextWeights:
     siblings: int = 4  # siblings of one hit, at most (the best matching), when weighed
     sibling_lexical: float = 0.25  # the least lexical match for a sibling to be taken
     sibling_hits: int = 1  # the hits whose files give siblings (more lost on the benchmark)
+    # the top hit's whole file, right after it, when it counts at most this share of the
+    # budget (a small file's other functions are often what a change also touches); 0: never
+    top_file_share: float = 0.12
     hit_decay: float = 0.1  # a hit's strength is 1 / (1 + hit_decay * rank), rank from 0
     search_k: int = 50  # search hits taken as seeds: enough to fill the largest usual budget
     # the fusion weight of search's vector sources when it seeds a context (``knoxidx search``
@@ -210,6 +213,8 @@ def gather(index: ContextIndex, query: str, w: ContextWeights) -> Gathered:
     candidates = _expand(index, seeds, _wanted_terms(query), w)
     if w.sibling:
         _add_siblings(index, seeds, candidates, _wanted_terms(query), files, w)
+    if w.top_file_share and seeds:
+        _add_top_file(seeds[0], candidates, files)
     if w.recent:
         _add_recent(index, candidates, _wanted_terms(query), w)
     refused = [key for key, cand in candidates.items() if not disclosure.allows(cand.path)]
@@ -461,6 +466,16 @@ def _add_siblings(index: ContextIndex, seeds: list[Candidate], out: dict[str, Ca
                      f"in {label}'s file", seed.key)
 
 
+def _add_top_file(top: Candidate, out: dict[str, Candidate], files: Files) -> None:
+    """The top hit's whole file as one candidate (packed only while it fits
+    ``top_file_share`` of the budget: :mod:`.packing`)."""
+    last = len(files.lines(top.path))
+    if last > top.end - top.start + 1:
+        _add(out, Candidate(key=f"file:{top.path}", path=top.path, start=1, end=last,
+                            kind=FILE_KIND, name=top.path, language=top.language),
+             "file", 0.0, "the top hit's file", top.key)
+
+
 def _add_recent(index: ContextIndex, out: dict[str, Candidate], wanted: list[str],
                 w: ContextWeights) -> None:
     """The functions the last ``recent_commits`` commits changed, the newest change first and,
@@ -555,6 +570,8 @@ def _counts(cand: Candidate, relation: str, source: Candidate | None,
             and cand.lexical >= w.sibling_lexical
     if relation == "recent":
         return w.recent > 0 and cand.lexical >= w.recent_lexical
+    if relation == "file":
+        return w.top_file_share > 0 and _expanded(source, 1)
     return _expanded(source, w.expand_hits)
 
 
@@ -574,6 +591,8 @@ def _proximity(cand: Candidate, candidates: dict[str, Candidate],
         source = candidates.get(key)
         if relation == "recent" and _counts(cand, relation, None, w):
             best = max(best, (w.hit * w.recent, relation))
+        elif relation == "file" and source is not None and _counts(cand, relation, source, w):
+            best = max(best, (_hit_strength(source, w), relation))
         elif source is not None and _counts(cand, relation, source, w):
             best = max(best, (_hit_strength(source, w) * w.relation(relation), relation))
     return best
@@ -613,6 +632,13 @@ def _score(query: str, candidates: dict[str, Candidate], w: ContextWeights) -> N
         if lags:
             cand.score = min(cand.score, max(hits[min(lag, len(hits) - 1)].score
                                              for lag in lags))
+    # the top hit's file is not held back by the lag: it is shown whole only while small (the
+    # packer's call), and then as good as the top hit's neighbourhood; never above the top hit
+    for cand in candidates.values():
+        top = candidates.get(cand.sources[0]) if cand.kind == FILE_KIND and cand.sources \
+            else None
+        if top is not None:
+            cand.score = min(cand.relevance, top.score)
 
 
 def _file_churn(index: ContextIndex, paths: set[str], days: int) -> dict[str, float]:
