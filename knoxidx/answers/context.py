@@ -7,9 +7,11 @@ budget.
    chunk holding several small definitions stands for its own lines.
 2. **Expansion** through the graph, for the best hits: the definitions they call, their
    callers, the types and constants they use (of many, those named most like the question),
-   their enclosing class, and the import block of their file; and the top hit's siblings, the functions of its file matching the question;
-   and, from the index's git history, the functions the last commits changed (ranked below
-   the first ``recent_lag`` hits: they fill the room the hits leave).
+   their enclosing class, and the import block of their file; and the top hit's siblings,
+   the functions of its file matching the question, and that whole file (packed only while
+   it takes at most ``top_file_share`` of the budget); and, from the index's git history,
+   the functions the last commits changed (ranked below the first ``recent_lag`` hits: they
+   fill the room the hits leave).
 3. **Ranking** of every candidate by four factors, weighted in :class:`ContextWeights`:
    semantic similarity (cosine of query and chunk vectors, when the index has them), lexical
    match (the share of query words in the candidate), graph proximity (how directly a

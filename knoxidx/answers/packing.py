@@ -6,7 +6,8 @@ merged into one block, nothing shown twice. No block takes more than ``block_sha
 budget: a longer definition is shown *elided*, its signature and the window of its lines that
 best matches the question, with ``…`` lines saying which line numbers were left out; a class
 that is not itself a hit is shown as its *outline* (its first line and its members' first
-lines). What budget the greedy pass leaves goes to the graph neighbours it passed over for
+lines); the top hit's whole file is shown only while it counts at most ``top_file_share`` of
+the budget, never cut. What budget the greedy pass leaves goes to the graph neighbours it passed over for
 ranking too low, in rank order. The pack ends with the best candidates it left out, one line
 each, so that an agent can ask for them. The rendered markdown is counted once more at the end, so it never exceeds the
 budget. The ranking itself is :mod:`.context`'s.
