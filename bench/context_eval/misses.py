@@ -5,7 +5,8 @@ Walks a repository's tasks as :mod:`.run` does (checkout, incremental index) and
 function the context pack does not cover at the budget, says whether the tool gathered it (its
 place in the ranking and what the budget went to instead) or not (the rank of search's first
 result covering it among 100, of BM25 windows' first window covering it, and how it relates to
-a packed block: a caller, callee or type of one, in the same class, or only in the same file).
+a packed block: a caller, callee or type of one, in the same class, or only in the same file;
+the top hit's whole file, a candidate too, is not counted as gathering what it holds).
 The gold that BM25 windows cover and context does not is listed apart. An experiment: prints,
 writes nothing.
 """
@@ -23,6 +24,7 @@ from bench.context_eval.coverage import Shown, covers, first_cover
 from bench.context_eval.mining import Definition, git
 from bench.context_eval.run import BM25_OFFERED, clone, gold_at_parent, load_or_mine
 from bench.context_eval.systems import SEARCH_K, LineTokens, bm25_pack, context_pack
+from knoxidx.answers.packing import FILE_KIND
 
 GRAPH_TYPES = ("Calls", "Uses", "Extends", "Implements", "References")
 
@@ -113,7 +115,7 @@ def _task_misses(index: Any, root: Any, repo: str, task: Any, budget: int) -> Co
     print(f"    pack {answer['tokens']}/{budget}: {budget_spent(answer)}; search gave "
           f"{len(found)} results")
     for g in missed:
-        holding = [i for i in answer["items"] if i["path"] == g.path
+        holding = [i for i in answer["items"] if i["path"] == g.path and i["kind"] != FILE_KIND
                    and i["start_line"] <= g.start and g.end <= i["end_line"]]
         search_rank = next((n for n, r in enumerate(found, 1) if covers(
             Shown(r["path"], r["start_line"], r["end_line"]), g)), None)
