@@ -52,6 +52,7 @@ GRID: dict[str, tuple[Any, ...]] = {
     "history": (0.0, 0.05, 0.1, 0.2, 0.4),
     "sibling": (0.0, 0.2, 0.4, 0.6, 0.8),
     "sibling_lexical": (0.1, 0.25, 0.4, 0.6),
+    "top_file_share": (0.0, 0.1, 0.12, 0.15, 0.2),
 }
 
 

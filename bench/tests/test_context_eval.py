@@ -354,3 +354,17 @@ def test_a_weight_setting_changes_the_named_fields_only() -> None:
     for bad in ("nonsense=1", "centrality_edges=1"):
         with pytest.raises(SystemExit, match="not a numeric field"):
             weights_of(bad)
+
+
+def test_misses_sums_a_packs_tokens_by_what_its_blocks_are() -> None:
+    from bench.context_eval.misses import budget_spent
+
+    answer = {
+        "items": [{"qualified_name": "a.top", "relation": "hit"},
+                  {"qualified_name": "a.helper", "relation": "callee"},
+                  {"qualified_name": "a.py", "relation": ""}],
+        "blocks": [{"items": ["a.top", "a.helper"], "mode": "full", "tokens": 300},
+                   {"items": ["a.helper"], "mode": "elided", "tokens": 120},
+                   {"items": ["a.py"], "mode": "full", "tokens": 40},
+                   {"items": ["b.other"], "mode": "full", "tokens": 500}]}
+    assert budget_spent(answer) == "? full 500, hit full 300, callee elided 120, range full 40"

@@ -6,10 +6,12 @@ budget.
    names). A hit inside one definition stands for it; a
    chunk holding several small definitions stands for its own lines.
 2. **Expansion** through the graph, for the best hits: the definitions they call, their
-   callers, the types and constants they use, their enclosing class, and the import block of
-   their file; and the top hit's siblings, the functions of its file matching the question;
-   and, from the index's git history, the functions the last commits changed (ranked below
-   the first ``recent_lag`` hits: they fill the room the hits leave).
+   callers, the types and constants they use (of many, those named most like the question),
+   their enclosing class, and the import block of their file; and the top hit's siblings,
+   the functions of its file matching the question, and that whole file (packed only while
+   it takes at most ``top_file_share`` of the budget); and, from the index's git history,
+   the functions the last commits changed (ranked below the first ``recent_lag`` hits: they
+   fill the room the hits leave).
 3. **Ranking** of every candidate by four factors, weighted in :class:`ContextWeights`:
    semantic similarity (cosine of query and chunk vectors, when the index has them), lexical
    match (the share of query words in the candidate), graph proximity (how directly a
@@ -40,7 +42,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from knoxidx.answers.centrality import centrality_scores
-from knoxidx.answers.packing import Files, Packer
+from knoxidx.answers.packing import FILE_KIND, Files, Packer
 from knoxidx.graph import traverse
 from knoxidx.graph.protocol import IndexedGraph
 from knoxidx.history.answers import recent_changes
@@ -54,6 +56,7 @@ from knoxidx.retrieval.terms import unique_terms
 from knoxidx.retrieval.tokens import default_counter
 
 RECENT_SOURCE = "history:recent"  # the link of a recently changed function: no hit brought it
+NEIGHBOURS_READ = 200  # a hit's callers (or callees, types) read at most, the best named kept
 MIN_TOKENS = 64
 MAX_TOKENS = 200_000
 MAX_QUERY_CHARS = 2000
@@ -97,13 +100,16 @@ class ContextWeights:
     siblings: int = 4  # siblings of one hit, at most (the best matching), when weighed
     sibling_lexical: float = 0.25  # the least lexical match for a sibling to be taken
     sibling_hits: int = 1  # the hits whose files give siblings (more lost on the benchmark)
+    # the top hit's whole file, right after it, when it counts at most this share of the
+    # budget (a small file's other functions are often what a change also touches); 0: never
+    top_file_share: float = 0.12
     hit_decay: float = 0.1  # a hit's strength is 1 / (1 + hit_decay * rank), rank from 0
     search_k: int = 50  # search hits taken as seeds: enough to fill the largest usual budget
     # the fusion weight of search's vector sources when it seeds a context (``knoxidx search``
     # keeps 1): a change request's few words are outvoted by two vector sources at 1
     vector_fusion: float = 0.75
     expand_hits: int = 5  # hits whose graph neighbourhood is added
-    per_relation: int = 8  # neighbours of one hit per relation, at most
+    per_relation: int = 8  # neighbours of one hit per relation, at most: the best named
     full_cutoff: float = 0.5  # below this share of the best score: signature only
     max_full_lines: int = 150  # a longer definition that is not a hit: signature only
     type_full_lines: int = 60  # the same for classes, interfaces and types
@@ -206,9 +212,11 @@ def gather(index: ContextIndex, query: str, w: ContextWeights) -> Gathered:
     disclosure = Disclosure.for_root(index.root)
     files = Files(index.root, counter, mask=disclosure.mask)
     seeds, search_info = _seeds(index, query, w, disclosure)
-    candidates = _expand(index, seeds, w)
+    candidates = _expand(index, seeds, _wanted_terms(query), w)
     if w.sibling:
         _add_siblings(index, seeds, candidates, _wanted_terms(query), files, w)
+    if w.top_file_share and seeds:
+        _add_top_file(seeds[0], candidates, files)
     if w.recent:
         _add_recent(index, candidates, _wanted_terms(query), w)
     refused = [key for key, cand in candidates.items() if not disclosure.allows(cand.path)]
@@ -384,7 +392,8 @@ def _named_definitions(index: ContextIndex, query: str, limit: int) -> list[dict
 # ---- expansion -----------------------------------------------------------------------------
 
 
-def _expand(index: ContextIndex, seeds: list[Candidate], w: ContextWeights) -> dict[str, Candidate]:
+def _expand(index: ContextIndex, seeds: list[Candidate], wanted: list[str],
+            w: ContextWeights) -> dict[str, Candidate]:
     q = index.q
     out = {c.key: c for c in seeds}
     for seed in seeds[: w.expand_hits]:
@@ -398,19 +407,14 @@ def _expand(index: ContextIndex, seeds: list[Candidate], w: ContextWeights) -> d
             ("type", "out", ("Uses", "Extends", "Implements"), f"used by {label}"),
         )
         for relation, direction, types, reason in relations:
-            hits = traverse.walk(q, seed.node_id, direction, types, 1, limit=200)
-            ids = list(dict.fromkeys(h["id"] for h in hits))[: w.per_relation * 2]
+            hits = traverse.walk(q, seed.node_id, direction, types, 1, limit=NEIGHBOURS_READ)
+            ids = list(dict.fromkeys(h["id"] for h in hits))
             nodes = q.nodes_by_id(ids)
-            taken = 0
-            for node_id in ids:
-                node = nodes.get(node_id)
-                if node is None or not node["path"] or node["kind"] not in DEFINITION_KINDS:
-                    continue
+            found = [nodes[i] for i in ids if i in nodes and nodes[i]["path"]
+                     and nodes[i]["kind"] in DEFINITION_KINDS]
+            for node in best_named(found, wanted, w.per_relation):
                 _add(out, _node_candidate(node), relation, strength * w.relation(relation),
                      reason, seed.key)
-                taken += 1
-                if taken >= w.per_relation:
-                    break
         full = q.nodes_by_id([seed.node_id]).get(seed.node_id)
         parent_id = full.get("parent_id") if full else None
         parent = q.nodes_by_id([parent_id]).get(parent_id) if parent_id else None
@@ -422,6 +426,21 @@ def _expand(index: ContextIndex, seeds: list[Candidate], w: ContextWeights) -> d
             _add(out, imports, "imports", strength * w.imports, f"the imports of {label}'s file",
                  seed.key)
     return out
+
+
+def best_named(nodes: list[dict[str, Any]], wanted: list[str],
+               limit: int) -> list[dict[str, Any]]:
+    """The ``limit`` of ``nodes`` whose names and signatures share the most words with the
+    question, in the graph's order among equals (a function with many callers: the one the
+    question names is rarely among the first the graph lists)."""
+    if len(nodes) <= limit:
+        return nodes
+    wanted_set = set(wanted)
+    named = [len(wanted_set.intersection(unique_terms([n["qualified_name"],
+                                                       n.get("signature") or ""])))
+             for n in nodes]
+    order = sorted(range(len(nodes)), key=lambda i: -named[i])
+    return [nodes[i] for i in order[:limit]]
 
 
 def _add_siblings(index: ContextIndex, seeds: list[Candidate], out: dict[str, Candidate],
@@ -447,6 +466,16 @@ def _add_siblings(index: ContextIndex, seeds: list[Candidate], out: dict[str, Ca
             if node is not None and node["start_line"] == start and node["end_line"] == end:
                 _add(out, _node_candidate(node), "sibling", seed.proximity * w.sibling,
                      f"in {label}'s file", seed.key)
+
+
+def _add_top_file(top: Candidate, out: dict[str, Candidate], files: Files) -> None:
+    """The top hit's whole file as one candidate (packed only while it fits
+    ``top_file_share`` of the budget: :mod:`.packing`)."""
+    last = len(files.lines(top.path))
+    if last > top.end - top.start + 1:
+        _add(out, Candidate(key=f"file:{top.path}", path=top.path, start=1, end=last,
+                            kind=FILE_KIND, name=top.path, language=top.language),
+             "file", 0.0, "the top hit's file", top.key)
 
 
 def _add_recent(index: ContextIndex, out: dict[str, Candidate], wanted: list[str],
@@ -543,6 +572,8 @@ def _counts(cand: Candidate, relation: str, source: Candidate | None,
             and cand.lexical >= w.sibling_lexical
     if relation == "recent":
         return w.recent > 0 and cand.lexical >= w.recent_lexical
+    if relation == "file":
+        return w.top_file_share > 0 and _expanded(source, 1)
     return _expanded(source, w.expand_hits)
 
 
@@ -562,6 +593,8 @@ def _proximity(cand: Candidate, candidates: dict[str, Candidate],
         source = candidates.get(key)
         if relation == "recent" and _counts(cand, relation, None, w):
             best = max(best, (w.hit * w.recent, relation))
+        elif relation == "file" and source is not None and _counts(cand, relation, source, w):
+            best = max(best, (_hit_strength(source, w), relation))
         elif source is not None and _counts(cand, relation, source, w):
             best = max(best, (_hit_strength(source, w) * w.relation(relation), relation))
     return best
@@ -601,6 +634,13 @@ def _score(query: str, candidates: dict[str, Candidate], w: ContextWeights) -> N
         if lags:
             cand.score = min(cand.score, max(hits[min(lag, len(hits) - 1)].score
                                              for lag in lags))
+    # the top hit's file is not held back by the lag: it is shown whole only while small (the
+    # packer's call), and then as good as the top hit's neighbourhood; never above the top hit
+    for cand in candidates.values():
+        top = candidates.get(cand.sources[0]) if cand.kind == FILE_KIND and cand.sources \
+            else None
+        if top is not None:
+            cand.score = min(cand.relevance, top.score)
 
 
 def _file_churn(index: ContextIndex, paths: set[str], days: int) -> dict[str, float]:

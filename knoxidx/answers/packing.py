@@ -6,7 +6,8 @@ merged into one block, nothing shown twice. No block takes more than ``block_sha
 budget: a longer definition is shown *elided*, its signature and the window of its lines that
 best matches the question, with ``…`` lines saying which line numbers were left out; a class
 that is not itself a hit is shown as its *outline* (its first line and its members' first
-lines). What budget the greedy pass leaves goes to the graph neighbours it passed over for
+lines); the top hit's whole file is shown only while it counts at most ``top_file_share`` of
+the budget, never cut. What budget the greedy pass leaves goes to the graph neighbours it passed over for
 ranking too low, in rank order. The pack ends with the best candidates it left out, one line
 each, so that an agent can ask for them. The rendered markdown is counted once more at the end, so it never exceeds the
 budget. The ranking itself is :mod:`.context`'s.
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from knoxidx.retrieval.disclosure import MaskedText
 
 _BACKTICKS = re.compile(r"`{3,}")
+FILE_KIND = "file"  # the candidate standing for the top hit's whole file
 MIN_HEAD_LINES = 6  # the top hit's head is shown rather than its signature if this much fits
 _MERGE_GAP = 2  # ranges of a file this few lines apart are shown as one block (one header)
 MIN_BLOCK_CAP = 512  # the per-block share never cuts below this many tokens (small budgets)
@@ -247,6 +249,9 @@ class Packer:
 
     def _modes(self, cand: Candidate, position: int, top_score: float,
                filling: bool = False) -> list[str]:
+        if cand.kind == FILE_KIND:  # whole within its share, or not at all
+            room = min(self.total * self.w.top_file_share, self.budget - self.used)
+            return ["full"] if self.files.fits(cand.path, cand.start, cand.end, room) else []
         lines = cand.end - cand.start + 1
         hit = cand.hit_rank is not None
         limit = self.w.type_full_lines if cand.kind in TYPE_KINDS else self.w.max_full_lines
@@ -499,7 +504,8 @@ class Packer:
                 break
             self.blocks.pop()
         placed = {id(item) for block in self.blocks for item in block.items}
-        missing = [(rank, c) for rank, c in enumerate(ranked, 1) if id(c) not in placed]
+        missing = [(rank, c) for rank, c in enumerate(ranked, 1)
+                   if id(c) not in placed and c.kind != FILE_KIND]  # a file: too long to list
         # each line counted alone (counting the whole text again per line made this the
         # slowest part of a build); the sum is checked by one count of the result below
         lines: list[str] = []

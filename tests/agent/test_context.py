@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from knoxidx.answers.centrality import CENTRALITY_FILE
-from knoxidx.answers.context import ContextWeights, build_context
+from knoxidx.answers.context import ContextWeights, build_context, gather
 from knoxidx.cli import main
 from knoxidx.index import Index
 from knoxidx.retrieval.errors import SearchInputError
@@ -46,9 +46,9 @@ def test_includes_callee_definitions_when_room_allows(shared_repo: Path) -> None
     assert "def read_text(path):" in md and "return fh.read()" in md
     assert "class Config" in md  # the constructed class
     assert "app/main.py" in md  # a caller
-    # headers: path:start-end (kind qualified_name — why); Config (9-16) sits two lines above
-    # parse_config (19-23): one block, one header
-    assert md.startswith("app/config.py:9-23 (Function app.config.parse_config — search hit #1")
+    # headers: path:start-end (kind qualified_name — why); the top hit's file is small, so it
+    # is shown whole with Config and the imports: one block, one header
+    assert md.startswith("app/config.py:1-24 (Function app.config.parse_config — search hit #1")
     assert "app.config.Config" in data["blocks"][0]["items"]
 
 
@@ -68,7 +68,7 @@ def test_nothing_is_shown_twice(shared_repo: Path) -> None:
 def test_low_ranked_definitions_get_only_their_signatures(shared_repo: Path) -> None:
     with Index.open(shared_repo) as idx:
         data = build_context(idx, QUERY, max_tokens=4000,
-                             weights=ContextWeights(full_cutoff=0.9))
+                             weights=ContextWeights(full_cutoff=0.9, top_file_share=0.0))
     modes = {i["qualified_name"]: i["included"] for i in data["items"]}
     assert modes["app.config.parse_config"] == "full"
     # a definition reached through the graph only (search lists normalise, read_text and the
@@ -235,3 +235,53 @@ def test_context_weighs_the_vector_sources_at_its_own_weight_and_search_keeps_it
 def test_search_refuses_bad_source_weights(shared_repo: Path, weights: object) -> None:
     with Index.open(shared_repo) as idx, pytest.raises(SearchInputError):
         idx.search(QUERY, source_weights=weights)  # type: ignore[arg-type]
+
+
+def test_of_many_callers_the_ones_the_question_names_are_gathered(tmp_path: Path) -> None:
+    # a hub's callers beyond the first few the graph lists were dropped whatever the question
+    # said; the caller it names must be gathered even when the graph lists it last
+    callers = "".join(f"\n\ndef step_{n}():\n    return checksum(b'{n}')\n" for n in range(12))
+    root = make_repo(tmp_path / "repo", {
+        "app/__init__.py": "",
+        "app/hashing.py": "def checksum(data):\n    \"\"\"Checksum of data.\"\"\"\n"
+                          "    return sum(data) % 255\n",
+        "app/steps.py": "from app.hashing import checksum\n" + callers
+                        + "\n\ndef verify_upload():\n    return checksum(b'upload')\n",
+    })
+    # the top hit alone seeds (search finds the callers too: they would be hits)
+    weights = ContextWeights(search_k=1, sibling=0.0, recent=0.0)
+    with Index.open(root) as idx:
+        gathered = gather(idx, "checksum of the upload is wrong", weights)
+    top = next(c for c in gathered.candidates.values() if c.hit_rank == 0)
+    assert top.name == "app.hashing.checksum"
+    callers = {c.name for c in gathered.candidates.values() if ("caller", top.key) in c.links}
+    assert len(callers) == weights.per_relation
+    assert "app.steps.verify_upload" in callers
+
+
+def test_the_top_hits_small_file_is_shown_whole_within_its_share(tmp_path: Path) -> None:
+    # a change often spans a small file's functions that neither share the question's words
+    # nor call each other; the whole file is shown when it fits its share of the budget
+    encode = "".join(f"    header_{n} = len(payload) + {n}  # the frame's length header\n"
+                     for n in range(8))
+    pad = "".join(f"    block_{n} = size * {n} % 8  # zero bytes up to a multiple of eight\n"
+                  for n in range(8))
+    codec = (f"def encode_frame(payload):\n{encode}    return bytes([header_0]) + payload\n"
+             f"\n\ndef _padding(size):\n{pad}    return b'\\x00' * block_1\n")
+    root = make_repo(tmp_path / "repo", {"app/__init__.py": "", "app/codec.py": codec,
+                                         "app/other.py": "def unrelated():\n    return 1\n"})
+    question = "encode frame length header"
+    weights = ContextWeights(recent=0.0)
+    with Index.open(root) as idx:
+        roomy = build_context(idx, question, max_tokens=4000, weights=weights)
+        tight = build_context(idx, question, max_tokens=200, weights=weights)
+        never = build_context(idx, question, max_tokens=4000,
+                              weights=ContextWeights(recent=0.0, top_file_share=0.0))
+    lines = len(codec.split("\n"))
+    assert roomy["items"][0]["qualified_name"] == "app.codec.encode_frame"
+    assert [(b["start_line"], b["end_line"], b["mode"]) for b in roomy["blocks"]
+            if b["path"] == "app/codec.py"] == [(1, lines, "full")]
+    assert "def _padding(size):" in roomy["markdown"]
+    assert all(i["kind"] != "file" for i in roomy["left_out"] + tight["left_out"])
+    assert "def _padding(size):" not in tight["markdown"]  # 12 % of 200 tokens: too little
+    assert "def _padding(size):" not in never["markdown"]
