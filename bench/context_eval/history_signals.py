@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.context_eval.__main__ import CACHE, repositories
-from bench.context_eval.mining import Definition, git
-from bench.context_eval.run import clone, gold_at_parent, load_or_mine
+from bench.context_eval.mining import Definition
+from bench.context_eval.run import gold_at_parent, tasks_at_parents
 
 RECENT = (1, 3, 10, 30)
 TOP_HITS = (1, 3, 5)
@@ -170,28 +170,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-files", type=int, default=10,
                         help="co-change ignores commits that changed more files than this")
     args = parser.parse_args(argv)
-    from knoxidx import Index
 
     per_repo: dict[str, dict[str, Signal]] = {}
     total: dict[str, Signal] = defaultdict(Signal)
     leaks = 0
     for repo in repositories(args.repo):
-        root, head = clone(repo, CACHE)
-        tasks, _ = load_or_mine(repo, root, head, args.tasks, CACHE)
         signals: dict[str, Signal] = defaultdict(Signal)
-        index = None
-        try:
-            for task in tasks:
-                git(root, "checkout", "-q", "--force", "--detach", task.parent)
-                if index is None:
-                    index = Index.open(root, create=True)
-                index.update()
-                info = measure_task(index, root, task, args.max_files, signals)
-                leaks += not info["leak_free"]
-                print(json.dumps(info), flush=True)
-        finally:
-            if index is not None:
-                index.close()
+        for root, index, task in tasks_at_parents(repo, CACHE, args.tasks):
+            info = measure_task(index, root, task, args.max_files, signals)
+            leaks += not info["leak_free"]
+            print(json.dumps(info), flush=True)
         per_repo[repo.name] = signals
         for name, signal in signals.items():
             merged = total[name]

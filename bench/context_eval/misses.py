@@ -22,7 +22,7 @@ from bench.context_eval.__main__ import CACHE, repositories
 from bench.context_eval.bm25 import BM25Windows, source_files
 from bench.context_eval.coverage import Shown, covers, first_cover
 from bench.context_eval.mining import Definition, git
-from bench.context_eval.run import BM25_OFFERED, clone, gold_at_parent, load_or_mine
+from bench.context_eval.run import BM25_OFFERED, gold_at_parent, tasks_at_parents
 from bench.context_eval.systems import SEARCH_K, LineTokens, bm25_pack, context_pack
 from knoxidx.answers.packing import FILE_KIND
 
@@ -63,8 +63,6 @@ def related(index: Any, gold: Definition, answer: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from knoxidx import Index
-
     parser = argparse.ArgumentParser(prog="python -m bench.context_eval.misses",
                                      description=__doc__.split("\n\n")[1])
     parser.add_argument("--repo", action="append", metavar="PATH")
@@ -73,19 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     totals: Counter[str] = Counter()
     for repo in repositories(args.repo):
-        root, head = clone(repo, CACHE)
-        tasks, _ = load_or_mine(repo, root, head, args.tasks, CACHE)
-        index: Any = None
-        try:
-            for task in tasks:
-                git(root, "checkout", "-q", "--force", "--detach", task.parent)
-                if index is None:
-                    index = Index.open(root, create=True)
-                index.update()
-                totals.update(_task_misses(index, root, repo.name, task, args.budget))
-        finally:
-            if index is not None:
-                index.close()
+        for root, index, task in tasks_at_parents(repo, CACHE, args.tasks):
+            totals.update(_task_misses(index, root, repo.name, task, args.budget))
     print("\ncounts:")
     for reason, n in totals.most_common():
         print(f"  {n:3} {reason}")

@@ -7,7 +7,7 @@ import gzip
 import json
 import statistics
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -99,6 +99,27 @@ def gold_at_parent(index: Any, root: Path, task: Task) -> tuple[Definition, ...]
         old_lines = (root / path).read_text("utf-8", "replace").split("\n")
         gold.extend(touched_definitions(functions, parse_hunks(diff), old_lines))
     return tuple(gold)
+
+
+def tasks_at_parents(repo: Repository, cache: Path, count: int) -> Iterator[tuple[Path, Any, Any]]:
+    """``(clone, index, task)`` for each of ``repo``'s tasks in date order, the clone checked
+    out at the task's parent and the index updated there (no embedding): the walk of the
+    analysis tools, which measure rather than publish."""
+    from knoxidx import Index
+
+    root, head = clone(repo, cache)
+    tasks, _ = load_or_mine(repo, root, head, count, cache)
+    index: Any = None
+    try:
+        for task in tasks:
+            git(root, "checkout", "-q", "--force", "--detach", task.parent)
+            if index is None:
+                index = Index.open(root, create=True)
+            index.update()
+            yield root, index, task
+    finally:
+        if index is not None:
+            index.close()
 
 
 def walk(repo: Repository, cache: Path, *, count: int, embed: bool,
