@@ -93,7 +93,8 @@ def _code_lines_before(source: bytes, comments: list[tuple[int, int, int, int]])
     """For each 0-based row r, how many of the rows before it hold code: something besides
     whitespace and comments. One entry more than the source has rows."""
     lines = source.split(b"\n")
-    is_code = [bool(line.strip()) for line in lines]
+    # (not blank: isspace() makes no stripped copy of each line, as strip() did)
+    is_code = [not (line.isspace() or not line) for line in lines]
     # per row a comment touches: the column spans it covers there
     covered: dict[int, list[tuple[int, int]]] = {}
     for start_row, start_col, end_row, end_col in comments:
