@@ -17,6 +17,10 @@ from knoxidx.core.model import NodeKind
 from knoxidx.parse.definitions import enclosing
 
 _FUNCTION = NodeKind.FUNCTION.value
+_new = tuple.__new__  # a NamedTuple record without its Python-level __new__
+_CYCLOMATIC = Definition._fields.index("cyclomatic")
+_LOC = Definition._fields.index("loc")
+assert Definition._fields[_CYCLOMATIC:_LOC + 1] == ("cyclomatic", "nesting", "loc")
 _ANONYMOUS = -2  # the index enclosing() gives a decision inside a callback: nobody's
 
 
@@ -56,7 +60,10 @@ def with_complexity(defs: list[Definition], captured: ComplexityCaptures,
     for _, _, i in functions:
         d = defs[i]
         loc = code_before[min(d.end_line, last)] - code_before[min(d.start_line - 1, last)]
-        out[i] = d._replace(cyclomatic=1 + decisions[i], nesting=deepest[i], loc=loc)
+        # the record rebuilt from its fields around the three (``_replace`` maps a dict's pop
+        # over every field name, in Python)
+        out[i] = _new(Definition, (*d[:_CYCLOMATIC], 1 + decisions[i], deepest[i], loc,
+                                   *d[_LOC + 1:]))
     return out
 
 
