@@ -17,6 +17,10 @@ from knoxidx.core.model import NodeKind
 from knoxidx.parse.definitions import enclosing
 
 _FUNCTION = NodeKind.FUNCTION.value
+_new = tuple.__new__  # a NamedTuple record without its Python-level __new__
+_CYCLOMATIC = Definition._fields.index("cyclomatic")
+_LOC = Definition._fields.index("loc")
+assert Definition._fields[_CYCLOMATIC:_LOC + 1] == ("cyclomatic", "nesting", "loc")
 _ANONYMOUS = -2  # the index enclosing() gives a decision inside a callback: nobody's
 
 
@@ -56,7 +60,10 @@ def with_complexity(defs: list[Definition], captured: ComplexityCaptures,
     for _, _, i in functions:
         d = defs[i]
         loc = code_before[min(d.end_line, last)] - code_before[min(d.start_line - 1, last)]
-        out[i] = d._replace(cyclomatic=1 + decisions[i], nesting=deepest[i], loc=loc)
+        # the record rebuilt from its fields around the three (``_replace`` maps a dict's pop
+        # over every field name, in Python)
+        out[i] = _new(Definition, (*d[:_CYCLOMATIC], 1 + decisions[i], deepest[i], loc,
+                                   *d[_LOC + 1:]))
     return out
 
 
@@ -93,7 +100,8 @@ def _code_lines_before(source: bytes, comments: list[tuple[int, int, int, int]])
     """For each 0-based row r, how many of the rows before it hold code: something besides
     whitespace and comments. One entry more than the source has rows."""
     lines = source.split(b"\n")
-    is_code = [bool(line.strip()) for line in lines]
+    # (not blank: isspace() makes no stripped copy of each line, as strip() did)
+    is_code = [not (line.isspace() or not line) for line in lines]
     # per row a comment touches: the column spans it covers there
     covered: dict[int, list[tuple[int, int]]] = {}
     for start_row, start_col, end_row, end_col in comments:

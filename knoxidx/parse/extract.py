@@ -267,6 +267,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         if role is None:
             role = roles[pattern] = _role(caps)
         kind, sub, main, rank = role
+        # the roles in the order of how often they match (references, then locals, comments,
+        # decisions...): each match compares its role with every one before its own
         if kind == "ref":
             node = caps[main][0]
             receiver_caps = caps.get("receiver")  # `recv.name(...)` captured apart (Java)
@@ -280,6 +282,16 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             # one integer orders by (start, end, kind): tree-sitter's offsets are 32-bit
             raw_refs.append(((start << _START_SHIFT) | (end << _END_SHIFT) | rank,
                              start, end, sub, row, col, receiver_start, receiver_end))
+        elif kind == "local":
+            node = caps[main][0]
+            raw_locals.append((node.start_byte, node.end_byte))
+        elif kind == "complexity.comment":
+            node = caps[main][0]
+            start_row, start_col = node.start_point
+            end_row, end_col = node.end_point
+            complexity.comments.append((start_row, start_col, end_row, end_col))
+        elif kind == "complexity.decision":
+            complexity.decisions.append(caps[main][0].start_byte)
         elif kind == "def":
             node = caps[main][0]
             name_node = caps["name"][0]
@@ -303,14 +315,31 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                     type_caps[0] if type_caps else None,
                     owner_caps[0] if owner_caps else None,
                 )
-        elif kind == "import":
-            import_nodes.append(caps[main][0])
         elif kind == "binding.name":
             target = caps.get("binding.type") or caps.get("binding.call")
             if target:
                 # `binding.member`: the name is a member of that type (`{ board }: Props`)
                 raw_bindings.append((caps[main][0], target[0], "binding.call" in caps,
                                      "binding.member" in caps))
+        elif kind == "complexity.nesting":
+            node = caps[main][0]
+            complexity.nesting.append((node.start_byte, node.end_byte))
+        elif kind == "arity":
+            arities[caps["arity.name"][0].start_byte] = cast(
+                CountsArguments, plugin).call_arguments(caps[main][0], source)
+        elif kind == "import":
+            import_nodes.append(caps[main][0])
+        elif kind == "complexity.scope":
+            node = caps[main][0]
+            outer = node.parent
+            complexity.scopes.append((
+                node.start_byte, node.end_byte,
+                outer.start_byte if outer is not None else -1,
+                outer.end_byte if outer is not None else -1))
+        elif kind == "local.assigned":
+            node = caps[main][0]
+            raw_locals.append((node.start_byte, node.end_byte))
+            raw_assigned.append(node)
         elif kind == "binding.names":  # `var a, b *T`, `({ a, b }: Props)`: each name bound
             names = cast(BindsNames, plugin).bound_names(caps[main][0])
             target = caps.get("binding.type") or caps.get("binding.call")
@@ -329,39 +358,12 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         elif kind == "impl":
             trait = caps.get("impl.trait")
             raw_impls.append((caps[main][0], caps["impl.type"][0], trait[0] if trait else None))
-        elif kind == "local":
-            node = caps[main][0]
-            raw_locals.append((node.start_byte, node.end_byte))
-        elif kind == "local.assigned":
-            node = caps[main][0]
-            raw_locals.append((node.start_byte, node.end_byte))
-            raw_assigned.append(node)
-        elif kind == "arity":
-            arities[caps["arity.name"][0].start_byte] = cast(
-                CountsArguments, plugin).call_arguments(caps[main][0], source)
+        elif kind == "complexity.flat":
+            complexity.flat.add(caps[main][0].start_byte)
         elif kind == "global":
             raw_globals.append(caps[main][0])
         elif kind == "package":
             package = plugin.package_name(node_text(source, caps[main][0]))
-        elif kind == "complexity.decision":
-            complexity.decisions.append(caps[main][0].start_byte)
-        elif kind == "complexity.nesting":
-            node = caps[main][0]
-            complexity.nesting.append((node.start_byte, node.end_byte))
-        elif kind == "complexity.flat":
-            complexity.flat.add(caps[main][0].start_byte)
-        elif kind == "complexity.comment":
-            node = caps[main][0]
-            start_row, start_col = node.start_point
-            end_row, end_col = node.end_point
-            complexity.comments.append((start_row, start_col, end_row, end_col))
-        elif kind == "complexity.scope":
-            node = caps[main][0]
-            outer = node.parent
-            complexity.scopes.append((
-                node.start_byte, node.end_byte,
-                outer.start_byte if outer is not None else -1,
-                outer.end_byte if outer is not None else -1))
 
     if raw_assigned:
         _add_block_variables(raw_defs, raw_assigned, import_nodes, plugin, source)
