@@ -105,6 +105,7 @@ class ContextWeights:
     top_file_share: float = 0.12
     hit_decay: float = 0.1  # a hit's strength is 1 / (1 + hit_decay * rank), rank from 0
     search_k: int = 50  # search hits taken as seeds: enough to fill the largest usual budget
+    search_depth: int = 20  # fused chunks whose definitions search reranks (its own: 20)
     # the fusion weight of search's vector sources when it seeds a context (``knoxidx search``
     # keeps 1): a change request's few words are outvoted by two vector sources at 1
     vector_fusion: float = 0.75
@@ -194,7 +195,8 @@ class ContextIndex(IndexedGraph, Protocol):
 
     def search(self, query: str, *, k: int = 10, mode: str = "hybrid",
                language: str | None = None, path_glob: str | None = None,
-               source_weights: Mapping[str, float] | None = None) -> dict[str, Any]: ...
+               source_weights: Mapping[str, float] | None = None,
+               depth: int | None = None) -> dict[str, Any]: ...
 
 
 def build_context(index: ContextIndex, query: Any, *, max_tokens: Any = 8000,
@@ -286,7 +288,7 @@ def _seeds(index: ContextIndex, query: str, w: ContextWeights,
     results: list[dict[str, Any]] = []
     try:
         found = index.search(query, k=w.search_k, mode="hybrid", source_weights=dict.fromkeys(
-            VECTOR_SOURCES, w.vector_fusion))
+            VECTOR_SOURCES, w.vector_fusion), depth=w.search_depth)
         results = found["results"]
         info.update(mode=found["mode"], note=found["note"], withheld=found["withheld"])
         info["semantic"] = found["mode"] == "hybrid" and not found["note"]

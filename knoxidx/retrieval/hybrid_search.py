@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from knoxidx.retrieval.embedder import Embedder
@@ -125,13 +125,16 @@ class HybridSearch(SearchSources):
         chunk_filter: ChunkFilter | None = None,
         definition_rerank: bool = True,
         source_weights: Mapping[str, float] | None = None,
+        depth: int | None = None,
     ) -> list[SearchResult]:
         """The ``k`` best results for ``query`` from the given ``sources`` (fused), restricted
         to ``chunk_filter``. With a definition source, results are definitions: with
         ``definition_rerank`` the fused chunks' definitions are reranked (unless a service
         reranker is set), otherwise each chunk is narrowed to its best definition.
         ``source_weights`` sets the fusion weight of the sources it names for this search
-        only; the others keep the weights the search was made with."""
+        only; the others keep the weights the search was made with. ``depth``: how many fused
+        chunks have their definitions reranked, for this search only (None: the weights')."""
+        weights = self.weights if depth is None else replace(self.weights, depth=depth)
         self.skipped = {}
         self._words = None
         self._query_vector = None
@@ -161,7 +164,7 @@ class HybridSearch(SearchSources):
         fused = reciprocal_rank_fusion(ranked, self.rrf_k,
                                        self.source_weights | dict(source_weights or {}))
         head = through_ties(fused, max(k, self.rerank_top,
-                                       self.weights.depth if self.definitions else 0))
+                                       weights.depth if self.definitions else 0))
         chunks = self.store.get([i for i, _ in fused[:head]])
         places |= {i: (c.chunk.path, c.chunk.start_line, c.chunk.end_line)
                    for i, c in chunks.items()}
@@ -194,14 +197,14 @@ class HybridSearch(SearchSources):
             ]
         words = self.query_words(query, stems=self.weights.stems)
         if definition_rerank:
-            plain = {i: chunks[i].chunk for i in order[: self.weights.depth] if i in chunks}
+            plain = {i: chunks[i].chunk for i in order[: weights.depth] if i in chunks}
             # the vector source's cosines (a chunk outside its top ``candidates`` counts as the
             # least similar of them)
             similarity = dict(ranked.get("vector", ())) if self.weights.similarity else None
             closeness = (self.declaration_closeness(query, list(plain))
                          if "declarations" in ranked and self.weights.declaration else None)
             # the prior again: a test's name holds the words of what it tests
-            units = rerank_definitions(order, plain, self.definitions, words, self.weights,
+            units = rerank_definitions(order, plain, self.definitions, words, weights,
                                        similarity=similarity, path_factor=prior,
                                        declaration_closeness=closeness)
             return [
