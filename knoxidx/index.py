@@ -189,13 +189,15 @@ class Index(GraphQuestions):
 
     def search(self, query: str, *, k: int = 10, mode: str = "hybrid",
                language: str | None = None, path_glob: str | None = None,
-               source_weights: Mapping[str, float] | None = None) -> dict:
+               source_weights: Mapping[str, float] | None = None,
+               depth: int | None = None) -> dict:
         """Where is the code that does X: hybrid lexical + vector + symbol search
-        (``source_weights``: fusion weights of named sources for this search only)."""
+        (``source_weights``: fusion weights of named sources, ``depth``: fused chunks whose
+        definitions are reranked; both for this search only)."""
         from knoxidx.update.retrieval_steps import search
 
         return search(self, query, k=k, mode=mode, language=language, path_glob=path_glob,
-                      source_weights=source_weights)
+                      source_weights=source_weights, depth=depth)
 
     def embed(self, *, progress: Any = None, limit: int | None = None,
               wait: bool = False) -> dict:

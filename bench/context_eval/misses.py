@@ -1,10 +1,11 @@
-"""``python -m bench.context_eval.misses [--repo PATH ...] [--budget 8000]``: every gold
-function knoxidx context misses, and where it stood.
+"""``python -m bench.context_eval.misses [--repo PATH ...] [--budget 8000] [--search-depth N]``:
+every gold function knoxidx context misses, and where it stood.
 
 Walks a repository's tasks as :mod:`.run` does (checkout, incremental index) and, per gold
 function the context pack does not cover at the budget, says whether the tool gathered it (its
 place in the ranking and what the budget went to instead) or not (the rank of search's first
-result covering it among 100, of BM25 windows' first window covering it, and how it relates to
+result covering it among 100, the definitions of its first ``--search-depth`` fused chunks
+(default 20, search's own), of BM25 windows' first window covering it, and how it relates to
 a packed block: a caller, callee or type of one, in the same class, or only in the same file;
 the top hit's whole file, a candidate too, is not counted as gathering what it holds).
 The gold that BM25 windows cover and context does not is listed apart. An experiment: prints,
@@ -68,18 +69,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repo", action="append", metavar="PATH")
     parser.add_argument("--tasks", type=int, default=30)
     parser.add_argument("--budget", type=int, default=8000)
+    parser.add_argument("--search-depth", type=int, default=None, metavar="N",
+                        help="fused chunks whose definitions search ranks (default: its own)")
     args = parser.parse_args(argv)
     totals: Counter[str] = Counter()
     for repo in repositories(args.repo):
         for root, index, task in tasks_at_parents(repo, CACHE, args.tasks):
-            totals.update(_task_misses(index, root, repo.name, task, args.budget))
+            totals.update(_task_misses(index, root, repo.name, task, args.budget,
+                                       args.search_depth))
     print("\ncounts:")
     for reason, n in totals.most_common():
         print(f"  {n:3} {reason}")
     return 0
 
 
-def _task_misses(index: Any, root: Any, repo: str, task: Any, budget: int) -> Counter[str]:
+def _task_misses(index: Any, root: Any, repo: str, task: Any, budget: int,
+                 search_depth: int | None = None) -> Counter[str]:
     out: Counter[str] = Counter()
     gold = gold_at_parent(index, root, task) or task.gold
     answer = index.context(task.question, max_tokens=budget)
@@ -97,7 +102,8 @@ def _task_misses(index: Any, root: Any, repo: str, task: Any, budget: int) -> Co
             print(f"{repo} {task.commit[:10]} {g.name}: BM25 covers it, context not")
     if not missed:
         return out
-    found = index.search(task.question, k=SEARCH_K, mode="hybrid")["results"]
+    found = index.search(task.question, k=SEARCH_K, mode="hybrid",
+                         depth=search_depth)["results"]
     print(f"{repo} {task.commit[:10]} {task.question[:90]!r}")
     print(f"    pack {answer['tokens']}/{budget}: {budget_spent(answer)}; search gave "
           f"{len(found)} results")
@@ -117,6 +123,7 @@ def _task_misses(index: Any, root: Any, repo: str, task: Any, budget: int) -> Co
             reason = "not gathered: " + related(index, g, answer)
             where = "never ranked"
         out[reason] += 1
+        out["(of all misses) covered by a search result"] += search_rank is not None
         print(f"  - {g.name} ({g.lines} lines): {reason}; {where}; search #{search_rank}, "
               f"BM25 #{bm25_rank}")
     return out

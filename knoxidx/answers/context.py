@@ -1,10 +1,10 @@
 """The context builder: the code an agent should read for a question, packed into a token
 budget.
 
-1. **Seeds**: hybrid search hits, ``search_k`` deep so that the budget fills, its vector
-   sources weighed at ``vector_fusion`` (or, when search finds nothing, definitions the query
-   names). A hit inside one definition stands for it; a
-   chunk holding several small definitions stands for its own lines.
+1. **Seeds**: hybrid search hits (``search_k`` of the definitions of ``search_depth`` fused
+   chunks), its vector sources weighed at ``vector_fusion`` (or, when search finds nothing,
+   definitions the query names). A hit inside one definition stands for it; a chunk holding
+   several small definitions stands for its own lines.
 2. **Expansion** through the graph, for the best hits: the definitions they call, their
    callers, the types and constants they use (of many, those named most like the question),
    their enclosing class, and the import block of their file; and the top hit's siblings,
@@ -104,7 +104,10 @@ class ContextWeights:
     # budget (a small file's other functions are often what a change also touches); 0: never
     top_file_share: float = 0.12
     hit_decay: float = 0.1  # a hit's strength is 1 / (1 + hit_decay * rank), rank from 0
-    search_k: int = 50  # search hits taken as seeds: enough to fill the largest usual budget
+    search_k: int = 50  # search hits taken as seeds, at most (20 chunks give 20-48)
+    # fused chunks whose definitions are the hits (search's own 20; past them listed after
+    # them): 40, 60 and 100 gained nothing on the benchmark and lost a held-out task @8k
+    search_depth: int = 20
     # the fusion weight of search's vector sources when it seeds a context (``knoxidx search``
     # keeps 1): a change request's few words are outvoted by two vector sources at 1
     vector_fusion: float = 0.75
@@ -194,7 +197,8 @@ class ContextIndex(IndexedGraph, Protocol):
 
     def search(self, query: str, *, k: int = 10, mode: str = "hybrid",
                language: str | None = None, path_glob: str | None = None,
-               source_weights: Mapping[str, float] | None = None) -> dict[str, Any]: ...
+               source_weights: Mapping[str, float] | None = None,
+               depth: int | None = None) -> dict[str, Any]: ...
 
 
 def build_context(index: ContextIndex, query: Any, *, max_tokens: Any = 8000,
@@ -286,7 +290,7 @@ def _seeds(index: ContextIndex, query: str, w: ContextWeights,
     results: list[dict[str, Any]] = []
     try:
         found = index.search(query, k=w.search_k, mode="hybrid", source_weights=dict.fromkeys(
-            VECTOR_SOURCES, w.vector_fusion))
+            VECTOR_SOURCES, w.vector_fusion), depth=w.search_depth)
         results = found["results"]
         info.update(mode=found["mode"], note=found["note"], withheld=found["withheld"])
         info["semantic"] = found["mode"] == "hybrid" and not found["note"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from knoxidx.retrieval.embedder import Embedder
@@ -125,13 +125,15 @@ class HybridSearch(SearchSources):
         chunk_filter: ChunkFilter | None = None,
         definition_rerank: bool = True,
         source_weights: Mapping[str, float] | None = None,
+        depth: int | None = None,
     ) -> list[SearchResult]:
         """The ``k`` best results for ``query`` from the given ``sources`` (fused), restricted
         to ``chunk_filter``. With a definition source, results are definitions: with
         ``definition_rerank`` the fused chunks' definitions are reranked (unless a service
         reranker is set), otherwise each chunk is narrowed to its best definition.
         ``source_weights`` sets the fusion weight of the sources it names for this search
-        only; the others keep the weights the search was made with."""
+        only; the others keep the weights the search was made with. ``depth``: how many fused
+        chunks have their definitions reranked, for this search only (None: the weights')."""
         self.skipped = {}
         self._words = None
         self._query_vector = None
@@ -161,7 +163,8 @@ class HybridSearch(SearchSources):
         fused = reciprocal_rank_fusion(ranked, self.rrf_k,
                                        self.source_weights | dict(source_weights or {}))
         head = through_ties(fused, max(k, self.rerank_top,
-                                       self.weights.depth if self.definitions else 0))
+                                       max(depth or 0, self.weights.depth)
+                                       if self.definitions else 0))
         chunks = self.store.get([i for i, _ in fused[:head]])
         places |= {i: (c.chunk.path, c.chunk.start_line, c.chunk.end_line)
                    for i, c in chunks.items()}
@@ -194,16 +197,18 @@ class HybridSearch(SearchSources):
             ]
         words = self.query_words(query, stems=self.weights.stems)
         if definition_rerank:
-            plain = {i: chunks[i].chunk for i in order[: self.weights.depth] if i in chunks}
-            # the vector source's cosines (a chunk outside its top ``candidates`` counts as the
-            # least similar of them)
-            similarity = dict(ranked.get("vector", ())) if self.weights.similarity else None
-            closeness = (self.declaration_closeness(query, list(plain))
-                         if "declarations" in ranked and self.weights.declaration else None)
-            # the prior again: a test's name holds the words of what it tests
-            units = rerank_definitions(order, plain, self.definitions, words, self.weights,
-                                       similarity=similarity, path_factor=prior,
-                                       declaration_closeness=closeness)
+            # a deeper read lists the definitions of the chunks past search's own depth after
+            # those of its first chunks: its own results keep their order, more come below
+            own = min(depth or self.weights.depth, self.weights.depth)
+            layers = [order[:own], order[own:depth]] if depth and depth > own else [order[:own]]
+            units: list[Unit] = []
+            shown: set[tuple[str, int, int]] = set()
+            for layer in layers:
+                for unit in self._reranked(query, layer, ranked, chunks, words, prior):
+                    key = (chunks[unit.chunk_id].chunk.path, unit.start_line, unit.end_line)
+                    if key not in shown:
+                        shown.add(key)
+                        units.append(unit)
             return [
                 _result(chunks[u.chunk_id], u.score, query,
                         (*found_by.get(u.chunk_id, ()), "rerank"), u)
@@ -216,6 +221,23 @@ class HybridSearch(SearchSources):
                 unit = narrow(i, c, self.definitions(c.path), words, self.weights)
                 results.append(_result(chunks[i], scores[i], query, found_by.get(i, ()), unit))
         return results
+
+    def _reranked(self, query: str, layer: list[int], ranked: dict[str, list[tuple[int, float]]],
+                  chunks: dict[int, StoredChunk], words: QueryWords,
+                  prior: PathPrior | None) -> list[Unit]:
+        """The definitions of the chunks of ``layer`` (fused order), reranked."""
+        assert self.definitions is not None
+        plain = {i: chunks[i].chunk for i in layer if i in chunks}
+        # the vector source's cosines (a chunk outside its top ``candidates`` counts as the
+        # least similar of them)
+        similarity = dict(ranked.get("vector", ())) if self.weights.similarity else None
+        closeness = (self.declaration_closeness(query, list(plain))
+                     if "declarations" in ranked and self.weights.declaration else None)
+        # the prior again: a test's name holds the words of what it tests
+        return rerank_definitions(layer, plain, self.definitions, words,
+                                  replace(self.weights, depth=len(layer)),
+                                  similarity=similarity, path_factor=prior,
+                                  declaration_closeness=closeness)
 
     def service_failed(self) -> bool:
         """Whether the remote service failed this search's query embedding."""

@@ -46,6 +46,7 @@ MODES = ("hybrid", "lexical", "vector")
 # while nothing is embedded yet)
 LEXICAL_SOURCES = ("lexical", "symbol", "names")
 MAX_K = 100
+MAX_DEPTH = 200  # fused chunks reranked at most: each source reads 50
 DEFINITIONS_CACHED = 2000  # files whose definitions a searcher keeps between searches
 MAX_QUERY_CHARS = 2000
 # A name defined more often than this says little about where to look ("get", "run").
@@ -168,11 +169,18 @@ class Searcher:
         language: str | None = None,
         path_glob: str | None = None,
         source_weights: Mapping[str, float] | None = None,
+        depth: int | None = None,
     ) -> dict[str, Any]:
         """``source_weights``: the fusion weight of the sources it names, for this search
-        only (the others keep :data:`~knoxidx.retrieval.hybrid_search.SOURCE_WEIGHTS`)."""
+        only (the others keep :data:`~knoxidx.retrieval.hybrid_search.SOURCE_WEIGHTS`).
+        ``depth``: how many fused chunks hybrid search reranks the definitions of (None: 20,
+        :class:`~knoxidx.retrieval.rerank.RerankWeights`)."""
         query, chunk_filter = validate(query, k, mode, language, path_glob)
         fusion = validate_source_weights(source_weights)
+        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int)
+                                  or not 1 <= depth <= MAX_DEPTH):
+            raise SearchInputError(
+                f"depth must be a whole number from 1 to {MAX_DEPTH}, not {depth!r}")
         self._last_hits = []
         if not self.store.has_schema():
             raise SearchIndexMissingError(
@@ -202,7 +210,7 @@ class Searcher:
         # modes only narrow each chunk to its best definition
         results, withheld = _shown(hybrid, disclosure, query, k, sources=sources,
                                    chunk_filter=chunk_filter, definition_rerank=mode == "hybrid",
-                                   source_weights=fusion)
+                                   source_weights=fusion, depth=depth)
         if "vector" in hybrid.skipped:
             reason = hybrid.skipped["vector"]
             if mode == "vector":

@@ -91,10 +91,11 @@ def remote_embedding_refused(index: Any) -> str:
 
 def search(index: Any, query: str, *, k: int, mode: str, language: str | None,
            path_glob: str | None,
-           source_weights: Mapping[str, float] | None = None) -> dict[str, Any]:
+           source_weights: Mapping[str, float] | None = None,
+           depth: int | None = None) -> dict[str, Any]:
     return searcher_for(index).search(
         query, k=k, mode=mode, language=language, path_glob=path_glob,
-        source_weights=source_weights,
+        source_weights=source_weights, depth=depth,
     )
 
 

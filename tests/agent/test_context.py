@@ -285,3 +285,29 @@ def test_the_top_hits_small_file_is_shown_whole_within_its_share(tmp_path: Path)
     assert all(i["kind"] != "file" for i in roomy["left_out"] + tight["left_out"])
     assert "def _padding(size):" not in tight["markdown"]  # 12 % of 200 tokens: too little
     assert "def _padding(size):" not in never["markdown"]
+
+
+def test_context_reads_search_as_deep_as_its_weights_say(tmp_path: Path) -> None:
+    # the rerank's 20 fused chunks capped context's seeds below ``search_k``, however deep
+    # each source read; ``search_depth`` reads deeper for context, `knoxidx search` keeps 20
+    files = {"app/__init__.py": ""} | {
+        f"app/parser_{n}.py": f"def parse_config_{n}(path):\n    return open(path).read()\n"
+        for n in range(40)
+    }
+    root = make_repo(tmp_path / "repo", files)
+    with Index.open(root) as idx:
+        plain = idx.search(QUERY, k=50)["results"]
+        deeper = idx.search(QUERY, k=50, depth=40)["results"]
+        default_hits = idx.context(QUERY, 4000)["search"]["hits"]
+        deeper_hits = idx.context(QUERY, 4000,
+                                  weights=ContextWeights(search_depth=40))["search"]["hits"]
+    assert len(plain) == 20 == default_hits
+    assert len(deeper) == 40 == deeper_hits
+    # what search's own depth finds keeps its place; the deeper chunks' definitions follow
+    assert [(r["path"], r["symbol"]) for r in deeper[:20]] == [(r["path"], r["symbol"]) for r in plain]
+
+
+@pytest.mark.parametrize("depth", [0, -3, 201, 2.5, True, "40"])
+def test_search_refuses_a_bad_depth(shared_repo: Path, depth: object) -> None:
+    with Index.open(shared_repo) as idx, pytest.raises(SearchInputError, match="depth"):
+        idx.search(QUERY, depth=depth)  # type: ignore[arg-type]
