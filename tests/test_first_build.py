@@ -286,3 +286,23 @@ def test_the_chunks_are_written_while_the_files_resolve(repo, monkeypatch, n: in
         report = idx.update(jobs=2)
         assert seen == [(n, 0)]  # once, every file written, no edge yet
         assert report.retrieval["chunks"] >= n and idx.callers("f1")["callers"]
+
+
+@pytest.mark.parametrize("emptied", ["never held a file", "every file deleted"])
+def test_files_come_to_an_index_that_holds_none(repo, emptied: str) -> None:
+    """An index with no file (an empty directory indexed, or every file deleted) still has
+    its module layer's run of rows: the next build is a first one again and must not trip
+    over it."""
+    from knoxidx.update.verify import verify_index
+
+    root = repo({} if emptied == "never held a file" else files(3))
+    with Index.open(root, create=True) as idx:
+        idx.update(jobs=1)
+        for path in root.glob("m*.py"):
+            path.unlink()
+        idx.update(jobs=1)
+        for name, text in files(3).items():
+            (root / name).write_text(text)
+        report = idx.update(jobs=1)
+        assert report.changed == 3 and idx.callers("f1")["callers"]
+        assert verify_index(idx)["equal"]

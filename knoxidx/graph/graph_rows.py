@@ -318,7 +318,7 @@ class GraphRows:
         imported: set[int],
     ) -> None:
         """:meth:`rebuild_module_layer` for a first build, where the caller has every Imports
-        edge in hand: nothing to delete, external modules kept by ``imported`` (every Imports
+        edge in hand: nothing to delete but an empty run, external modules kept by ``imported`` (every Imports
         target) and DependsOn given. Its SQL would join the edges with themselves before they
         are indexed (0.2 s at the end of a cold build of the benchmark corpus, on one core).
         The module nodes came earlier (:meth:`write_first_module_nodes`): written here, into
@@ -333,6 +333,9 @@ class GraphRows:
              if i in imported],
         )
         conn.execute("DELETE FROM externals WHERE id NOT IN (SELECT id FROM nodes)")
+        # an index that held no file (an empty directory, every file deleted) still records
+        # the layer's empty run of rows
+        self.clear_file_graph(MODULE_LAYER_ROWS)
         self._write_module_edges(contains_rows, depends_rows)
 
     def _write_module_edges(self, contains_rows: list[tuple],
