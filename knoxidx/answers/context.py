@@ -475,7 +475,8 @@ def _add_siblings(index: ContextIndex, seeds: list[Candidate], out: dict[str, Ca
 def _add_top_file(top: Candidate, out: dict[str, Candidate], files: Files) -> None:
     """The top hit's whole file as one candidate (packed only while it fits
     ``top_file_share`` of the budget: :mod:`.packing`)."""
-    last = len(files.lines(top.path))
+    lines = files.lines(top.path)
+    last = len(lines) - (lines[-1] == "")  # a final newline ends the last line, adds none
     if last > top.end - top.start + 1:
         _add(out, Candidate(key=f"file:{top.path}", path=top.path, start=1, end=last,
                             kind=FILE_KIND, name=top.path, language=top.language),

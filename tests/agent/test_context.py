@@ -47,8 +47,8 @@ def test_includes_callee_definitions_when_room_allows(shared_repo: Path) -> None
     assert "class Config" in md  # the constructed class
     assert "app/main.py" in md  # a caller
     # headers: path:start-end (kind qualified_name — why); the top hit's file is small, so it
-    # is shown whole with Config and the imports: one block, one header
-    assert md.startswith("app/config.py:1-24 (Function app.config.parse_config — search hit #1")
+    # is shown whole with Config and the imports: one block, one header (its 23 lines)
+    assert md.startswith("app/config.py:1-23 (Function app.config.parse_config — search hit #1")
     assert "app.config.Config" in data["blocks"][0]["items"]
 
 
@@ -277,7 +277,7 @@ def test_the_top_hits_small_file_is_shown_whole_within_its_share(tmp_path: Path)
         tight = build_context(idx, question, max_tokens=200, weights=weights)
         never = build_context(idx, question, max_tokens=4000,
                               weights=ContextWeights(recent=0.0, top_file_share=0.0))
-    lines = len(codec.split("\n"))
+    lines = codec.count("\n")  # (it ends with one: no line after it)
     assert roomy["items"][0]["qualified_name"] == "app.codec.encode_frame"
     assert [(b["start_line"], b["end_line"], b["mode"]) for b in roomy["blocks"]
             if b["path"] == "app/codec.py"] == [(1, lines, "full")]

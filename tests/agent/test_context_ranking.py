@@ -122,3 +122,16 @@ def test_siblings_come_from_the_top_hits_file_only() -> None:
     assert {"app.m1.sibling", "app.m2.sibling"} <= \
         {c.name for c in rank(gathered, ContextWeights(sibling_hits=3))}
     assert "app.m0.sibling" not in {c.name for c in rank(gathered, ContextWeights(sibling=0))}
+
+
+def test_the_top_hits_whole_file_ends_at_its_last_line(tmp_path: Path) -> None:
+    """A file ending in a newline splits into one empty piece more than it has lines: the
+    file's block once claimed a line past its end ([1, 7] for six lines)."""
+    source = ("def parse_configuration_file(path):\n    return open(path).read()\n\n\n"
+              "def other_thing(x):\n    return x + 1\n")
+    root = make_repo(tmp_path / "repo", {"app/config.py": source})
+    with Index.open(root) as idx:
+        answer = build_context(idx, QUERY, max_tokens=4000)
+    ends = [end for path, ranges, _ in _ranges(answer) if path == "app/config.py"
+            for _, end in ranges]
+    assert ends and max(ends) == 6
