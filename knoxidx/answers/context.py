@@ -216,19 +216,20 @@ def gather(index: ContextIndex, query: str, w: ContextWeights) -> Gathered:
     disclosure = Disclosure.for_root(index.root)
     files = Files(index.root, counter, mask=disclosure.mask)
     seeds, search_info = _seeds(index, query, w, disclosure)
-    candidates = _expand(index, seeds, _wanted_terms(query), w)
+    wanted = _wanted_terms(query)
+    candidates = _expand(index, seeds, wanted, w)
     if w.sibling:
-        _add_siblings(index, seeds, candidates, _wanted_terms(query), files, w)
+        _add_siblings(index, seeds, candidates, wanted, files, w)
     if w.top_file_share and seeds:
         _add_top_file(seeds[0], candidates, files)
     if w.recent:
-        _add_recent(index, candidates, _wanted_terms(query), w)
+        _add_recent(index, candidates, wanted, w)
     refused = [key for key, cand in candidates.items() if not disclosure.allows(cand.path)]
     for key in refused:
         del candidates[key]
-    _features(index, query, candidates, search_info, files, w)
+    _features(index, query, wanted, candidates, search_info, files, w)
     _outline(index, candidates)
-    return Gathered(query, candidates, search_info, files, _wanted_terms(query), len(refused))
+    return Gathered(query, candidates, search_info, files, wanted, len(refused))
 
 
 def rank(gathered: Gathered, w: ContextWeights) -> list[Candidate]:
@@ -541,9 +542,9 @@ def _wanted_terms(query: str) -> list[str]:
     return [t for t in unique_terms([query]) if len(t) > 1 and t not in _STOP]
 
 
-def _features(index: ContextIndex, query: str, candidates: dict[str, Candidate], info: dict[str, Any],
-              files: Files, w: ContextWeights) -> None:
-    wanted = _wanted_terms(query)
+def _features(index: ContextIndex, query: str, wanted: list[str],
+              candidates: dict[str, Candidate], info: dict[str, Any], files: Files,
+              w: ContextWeights) -> None:
     semantic = _semantic_scores(index, query, candidates) if info["semantic"] else {}
     ranks = centrality_scores(index, w.centrality_edges)
     churn = _file_churn(index, {c.path for c in candidates.values()}, w.history_days) \
