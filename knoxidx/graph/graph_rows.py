@@ -319,8 +319,9 @@ class GraphRows:
     ) -> None:
         """:meth:`rebuild_module_layer` for a first build, where the caller has every Imports
         edge in hand: nothing to delete but an empty run, external modules kept by
-        ``imported`` (every Imports target) and DependsOn given. Its SQL would join the edges with themselves before they
-        are indexed (0.2 s at the end of a cold build of the benchmark corpus, on one core).
+        ``imported`` (every Imports target) and DependsOn given. Its SQL would join the edges
+        with themselves before they are indexed (0.2 s at the end of a cold build of the
+        benchmark corpus, on one core).
         The module nodes came earlier (:meth:`write_first_module_nodes`): written here, into
         the indexed nodes table, they cost that end another 0.06-0.08 s."""
         conn = self.conn
