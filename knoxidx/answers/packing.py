@@ -7,10 +7,11 @@ budget: a longer definition is shown *elided*, its signature and the window of i
 best matches the question, with ``…`` lines saying which line numbers were left out; a class
 that is not itself a hit is shown as its *outline* (its first line and its members' first
 lines); the top hit's whole file is shown only while it counts at most ``top_file_share`` of
-the budget, never cut. What budget the greedy pass leaves goes to the graph neighbours it passed over for
-ranking too low, in rank order. The pack ends with the best candidates it left out, one line
-each, so that an agent can ask for them. The rendered markdown is counted once more at the end, so it never exceeds the
-budget. The ranking itself is :mod:`.context`'s.
+the budget, never cut. What budget the greedy pass leaves goes to the graph neighbours it
+passed over for ranking too low, in rank order, each whole within a hit's ``block_share``. The
+pack ends with the best candidates it left out, one line each, so that an agent can ask for
+them. The rendered markdown is counted once more at the end, so it never exceeds the budget.
+The ranking itself is :mod:`.context`'s.
 """
 
 from __future__ import annotations
@@ -265,8 +266,8 @@ class Packer:
             room = self.cap
         else:
             room = self.total * self.w.neighbour_share
-        if filling:  # what no longer fits is not counted
-            room = min(room, self.budget - self.used)
+        if filling:  # nothing ranked above wants the rest: up to a hit's share, if it fits
+            room = min(max(room, self.cap), self.budget - self.used)
         modes = ["full"] if full_ok and self.files.fits(cand.path, cand.start, cand.end,
                                                          room) else []
         if cand.kind != "imports" and (hit or (

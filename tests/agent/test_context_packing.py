@@ -250,6 +250,38 @@ def test_budget_left_at_the_end_goes_to_neighbours_below_the_cut_off(tmp_path: P
     assert packed(ContextWeights(), one_short) == room[:2]  # never ahead of a hit
 
 
+def test_budget_left_at_the_end_shows_a_neighbour_whole_up_to_a_hits_share(
+        tmp_path: Path) -> None:
+    # a caller ranked below the cut-off, longer than a neighbour's share of the greedy pass,
+    # was cut to a window (or left out) although nothing else wanted the budget it fills
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "orders.py").write_text("def refund(order):\n    return order\n")
+    (tmp_path / "pkg" / "audit.py").write_text(
+        "def audit_refund(order):\n" + "".join(
+            f"    order = order.record_step({i}, 'refund audit entry {i}')\n"
+            for i in range(25)) + "    return order\n")
+    files = Files(tmp_path, default_counter())
+    caller_tokens = files.span_tokens("pkg/audit.py", 1, 27)
+    w = ContextWeights()
+    assert w.neighbour_share * 4000 < caller_tokens < w.block_share * 4000
+
+    def packed() -> dict[str, object]:
+        hit = Candidate(key="node:1", path="pkg/orders.py", start=1, end=2, kind="Function",
+                        name="pkg.orders.refund", signature="def refund(order):", node_id=1,
+                        hit_rank=0, forced_signature=False, score=1.0, relevance=1.0)
+        caller = Candidate(key="node:2", path="pkg/audit.py", start=1, end=27,
+                           kind="Function", name="pkg.audit.audit_refund",
+                           signature="def audit_refund(order):", node_id=2, relation="caller",
+                           forced_signature=False, score=0.3, relevance=0.3)
+        packer = Packer(files, files.counter, 4000, w, frozenset({"refund"}))
+        packer.pack([hit, caller])
+        return {b.path: b for b in packer.blocks}
+
+    caller = packed()["pkg/audit.py"]
+    assert caller.mode == "full"  # type: ignore[attr-defined]
+    assert caller.shown() == [(1, 27)]  # type: ignore[attr-defined]
+
+
 def test_a_long_hit_from_its_doc_comment_shows_its_signature(tmp_path: Path) -> None:
     # a hit whose chunk starts at the doc comment above a definition stands for those lines:
     # the elided head once showed the doc's first line in place of the signature, and the
