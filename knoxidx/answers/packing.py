@@ -7,10 +7,11 @@ budget: a longer definition is shown *elided*, its signature and the window of i
 best matches the question, with ``…`` lines saying which line numbers were left out; a class
 that is not itself a hit is shown as its *outline* (its first line and its members' first
 lines); the top hit's whole file is shown only while it counts at most ``top_file_share`` of
-the budget, never cut. What budget the greedy pass leaves goes to the graph neighbours it passed over for
-ranking too low, in rank order. The pack ends with the best candidates it left out, one line
-each, so that an agent can ask for them. The rendered markdown is counted once more at the end, so it never exceeds the
-budget. The ranking itself is :mod:`.context`'s.
+the budget, never cut. What budget the greedy pass leaves goes to the graph neighbours it
+passed over for ranking too low, in rank order, and what that leaves to the longer of them,
+whole within a hit's ``block_share``. The pack ends with the best candidates it left out, one
+line each, so that an agent can ask for them. The rendered markdown is counted once more at
+the end, so it never exceeds the budget. The ranking itself is :mod:`.context`'s.
 """
 
 from __future__ import annotations
@@ -241,14 +242,16 @@ class Packer:
         if not self.w.fill_neighbours:
             return
         # budget the greedy pass left unused (neighbours below the cut-off were not shown
-        # whole nor elided) goes to them, in rank order
-        for position, cand in waiting:
-            if cand.hit_rank is None and not self._covered(cand):
-                any(self._place(cand, mode) for mode in self._modes(cand, position, top_score,
-                                                                    filling=True))
+        # whole nor elided) goes to them, in rank order; what that still leaves, to those
+        # longer than their share, whole within a hit's (after, so it displaces none)
+        for stretched in (False, True):
+            for position, cand in waiting:
+                if cand.hit_rank is None and not self._covered(cand):
+                    any(self._place(cand, mode) for mode in self._modes(
+                        cand, position, top_score, filling=True, stretched=stretched))
 
     def _modes(self, cand: Candidate, position: int, top_score: float,
-               filling: bool = False) -> list[str]:
+               filling: bool = False, stretched: bool = False) -> list[str]:
         if cand.kind == FILE_KIND:  # whole within its share, or not at all
             room = min(self.total * self.w.top_file_share, self.budget - self.used)
             return ["full"] if self.files.fits(cand.path, cand.start, cand.end, room) else []
@@ -265,6 +268,10 @@ class Packer:
             room = self.cap
         else:
             room = self.total * self.w.neighbour_share
+        if stretched:  # the budget nothing else wants: whole within a hit's share, or not
+            room = min(max(room, self.cap), self.budget - self.used)
+            return ["full"] if full_ok and self.files.fits(cand.path, cand.start, cand.end,
+                                                           room) else []
         if filling:  # what no longer fits is not counted
             room = min(room, self.budget - self.used)
         modes = ["full"] if full_ok and self.files.fits(cand.path, cand.start, cand.end,

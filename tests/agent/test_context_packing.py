@@ -250,6 +250,84 @@ def test_budget_left_at_the_end_goes_to_neighbours_below_the_cut_off(tmp_path: P
     assert packed(ContextWeights(), one_short) == room[:2]  # never ahead of a hit
 
 
+def test_budget_left_at_the_end_shows_a_neighbour_whole_up_to_a_hits_share(
+        tmp_path: Path) -> None:
+    # a caller ranked below the cut-off, longer than a neighbour's share of the greedy pass,
+    # was cut to a window (or left out) although nothing else wanted the budget it fills
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "orders.py").write_text("def refund(order):\n    return order\n")
+    (tmp_path / "pkg" / "audit.py").write_text(
+        "def audit_refund(order):\n" + "".join(
+            f"    order = order.record_step({i}, 'refund audit entry {i}')\n"
+            for i in range(25)) + "    return order\n")
+    files = Files(tmp_path, default_counter())
+    caller_tokens = files.span_tokens("pkg/audit.py", 1, 27)
+    w = ContextWeights()
+    assert w.neighbour_share * 4000 < caller_tokens < w.block_share * 4000
+
+    def packed() -> dict[str, object]:
+        hit = Candidate(key="node:1", path="pkg/orders.py", start=1, end=2, kind="Function",
+                        name="pkg.orders.refund", signature="def refund(order):", node_id=1,
+                        hit_rank=0, forced_signature=False, score=1.0, relevance=1.0)
+        caller = Candidate(key="node:2", path="pkg/audit.py", start=1, end=27,
+                           kind="Function", name="pkg.audit.audit_refund",
+                           signature="def audit_refund(order):", node_id=2, relation="caller",
+                           forced_signature=False, score=0.3, relevance=0.3)
+        packer = Packer(files, files.counter, 4000, w, frozenset({"refund"}))
+        packer.pack([hit, caller])
+        return {b.path: b for b in packer.blocks}
+
+    caller = packed()["pkg/audit.py"]
+    assert caller.mode == "full"  # type: ignore[attr-defined]
+    assert caller.shown() == [(1, 27)]  # type: ignore[attr-defined]
+
+
+def test_a_neighbour_longer_than_its_share_takes_only_what_the_others_leave(
+        tmp_path: Path) -> None:
+    # given a hit's share first, a long neighbour ranked higher took the room a short one
+    # ranked below it fitted in within its own share
+    (tmp_path / "pkg").mkdir()
+
+    def write(name: str, lines: int) -> None:
+        (tmp_path / "pkg" / f"{name}.py").write_text(f"def {name}(order):\n" + "".join(
+            f"    order = order.apply_step({i}, 'the {name} step number {i}')\n"
+            for i in range(lines)) + "    return order\n")
+
+    for n in range(5):
+        write(f"hit{n}", 12)
+    write("long", 20)
+    write("short", 3)
+    files = Files(tmp_path, default_counter())
+    w = ContextWeights(neighbour_elided=False)
+
+    def function(n: int, name: str, **kw: object) -> Candidate:
+        end = len(files.lines(f"pkg/{name}.py")) - 1
+        return Candidate(key=f"node:{n}", path=f"pkg/{name}.py", start=1, end=end,
+                         kind="Function", name=f"pkg.{name}.{name}", node_id=n,
+                         signature=f"def {name}(order):", forced_signature=False,
+                         **kw)  # type: ignore[arg-type]
+
+    def ranked() -> list[Candidate]:
+        hits = [function(n, f"hit{n}", hit_rank=n, score=1.0 - n / 10, relevance=1.0 - n / 10)
+                for n in range(5)]
+        return [*hits, function(5, "long", relation="caller", score=0.3, relevance=0.3),
+                function(6, "short", relation="caller", score=0.2, relevance=0.2)]
+
+    def cost(*names: str) -> int:
+        packer = Packer(files, files.counter, 100_000, w)
+        packer.pack([c for c in ranked() if c.name.rsplit(".", 1)[-1] in names])
+        return packer.used
+
+    hits = cost(*(f"hit{n}" for n in range(5)))
+    long, short = cost("long"), cost("short")
+    budget = hits + long + short // 2 + 160  # room for the long one, not for both
+    packer = Packer(files, files.counter, budget, w)
+    assert short < w.neighbour_share * budget < long < packer.cap
+    packer.pack(ranked())
+    paths = [b.path for b in packer.blocks]
+    assert "pkg/short.py" in paths and "pkg/long.py" not in paths
+
+
 def test_a_long_hit_from_its_doc_comment_shows_its_signature(tmp_path: Path) -> None:
     # a hit whose chunk starts at the doc comment above a definition stands for those lines:
     # the elided head once showed the doc's first line in place of the signature, and the
