@@ -101,7 +101,7 @@ class GraphQuestions:
                 "the symbol is empty: pass a name, a qualified name or path:line")
         match = _PATH_LINE.match(spec)
         if match:
-            path, line = match["path"], int(match["line"])
+            path, line = self._repo_relative(match["path"]), int(match["line"])
             if line > 2**31:  # no file has that many lines (and SQLite's integers end at 2**63)
                 raise SymbolNotFoundError(f"no definition at {spec}")
             node = self.q.node_at(path, line) or (
@@ -217,14 +217,7 @@ class GraphQuestions:
     def _file_or_module(self, target: str) -> dict:
         if not target.strip():
             raise BadInputError("the file or module is empty")
-        path = target
-        candidate = Path(target)
-        if candidate.is_absolute():
-            try:
-                path = candidate.resolve().relative_to(self.root).as_posix()
-            except ValueError:
-                raise BadPathError(f"{target} is outside the indexed repository") from None
-        node = self.q.file_node(path.removeprefix("./"))
+        node = self.q.file_node(self._repo_relative(target))
         if node is not None:
             return node
         modules = self.q.module_nodes(target)
@@ -235,6 +228,16 @@ class GraphQuestions:
                 f"{target!r} names {len(modules)} modules", [_public(m) for m in modules]
             )
         raise SymbolNotFoundError(f"no indexed file or module {target!r}")
+
+    def _repo_relative(self, path: str) -> str:
+        """``path`` as the index stores it: an absolute path inside the root (what an agent
+        or a shell completion passes) made relative, a leading ``./`` dropped."""
+        if Path(path).is_absolute():
+            try:
+                return Path(path).resolve().relative_to(self.root).as_posix()
+            except ValueError:
+                raise BadPathError(f"{path} is outside the indexed repository") from None
+        return path.removeprefix("./")
 
     def node(self, node_id: int) -> dict:
         """One node by its id (the ``id`` field of every answer)."""

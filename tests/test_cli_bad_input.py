@@ -1,0 +1,44 @@
+"""The CLI met with input a user or an agent really passes: paths written the shell's way,
+files that cannot be written or read, windows past any history. One line and an exit code,
+never a traceback, and nothing lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import CLI, build, write_tree
+from tests.helpers import run_cli as run
+
+FILES = {
+    "app/__init__.py": "",
+    "app/config.py": "def parse_config(path):\n    return load(path)\n\n\ndef load(path):\n"
+                     "    return path\n",
+    "main.py": "from app.config import parse_config\n\n\ndef main():\n"
+               "    parse_config('a.toml')\n",
+}
+
+
+@pytest.fixture
+def indexed(tmp_path: Path) -> Path:
+    root = write_tree(tmp_path / "repo", FILES)
+    build(root)
+    return root
+
+
+def test_a_path_line_symbol_is_found_however_the_path_is_written(indexed: Path) -> None:
+    """`./app/config.py:5` and the absolute path (what a shell completes, what an agent
+    holds) name the same definition as `app/config.py:5`, as they already did for `deps`."""
+    for spec in ("app/config.py:5", "./app/config.py:5", f"{indexed}/app/config.py:5"):
+        code, out, err = run("callers", spec, str(indexed), "--json")
+        assert code == 0, (spec, err)
+        assert json.loads(out)["symbol"]["qualified_name"] == "app.config.load", spec
+    code, _, err = run("callers", f"{indexed.parent}/elsewhere.py:1", str(indexed))
+    assert code == 2 and "outside the indexed repository" in err and "Traceback" not in err
