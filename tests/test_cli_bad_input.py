@@ -42,3 +42,31 @@ def test_a_path_line_symbol_is_found_however_the_path_is_written(indexed: Path) 
         assert json.loads(out)["symbol"]["qualified_name"] == "app.config.load", spec
     code, _, err = run("callers", f"{indexed.parent}/elsewhere.py:1", str(indexed))
     assert code == 2 and "outside the indexed repository" in err and "Traceback" not in err
+
+
+def test_export_into_a_missing_directory_is_one_line(indexed: Path, tmp_path: Path) -> None:
+    code, _, err = run("export", str(indexed), "-o", str(tmp_path / "no" / "such" / "g.json"))
+    assert code == 2 and err.startswith("error: cannot write") and "Traceback" not in err
+
+
+def _no_bigger_than(size: int):
+    def limit() -> None:  # a full disk, as the kernel reports it: EFBIG on the write
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    return limit
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_FSIZE semantics")
+def test_an_export_that_cannot_be_written_whole_leaves_the_old_file(indexed: Path,
+                                                                    tmp_path: Path) -> None:
+    target = tmp_path / "graph.json"
+    target.write_text("the export of yesterday\n")
+    done = subprocess.run([*CLI, "export", str(indexed), "-o", str(target)],
+                          capture_output=True, text=True, timeout=120, check=False,
+                          preexec_fn=_no_bigger_than(512), env=dict(os.environ))
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("error: cannot write") and "Traceback" not in done.stderr
+    assert target.read_text() == "the export of yesterday\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.json", "repo"]  # no partial
+    code, _, _ = run("export", str(indexed), "-o", str(target))  # and without the limit
+    assert code == 0 and json.loads(target.read_text())["nodes"]

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO, Any
 
 import click
 
@@ -25,7 +28,7 @@ from knoxidx.cli.options import (
     store_options,
 )
 from knoxidx.cli.output import emit, location, print_more, progress_bar, report_error, site_of
-from knoxidx.core.errors import KnoxidxError
+from knoxidx.core.errors import BadPathError, KnoxidxError
 from knoxidx.core.terminal import visible
 
 # Set by a command that has closed every file, connection and process it opened: the console
@@ -383,15 +386,47 @@ def export(path: str, fmt: str, output: str) -> None:
 
     with open_index(path) as idx:
         if fmt == "graphml":
-            with click.open_file(output, "wb") as out:
+            with _export_file(output, "wb") as out:
                 ex.write_graphml(idx.q, out)
         elif fmt == "json":
             evolution = idx.evolution_of_all()
-            with click.open_file(output, "w", encoding="utf-8") as out:
+            with _export_file(output, "w") as out:
                 ex.write_json(idx.q, out, evolution)
         else:
-            with click.open_file(output, "w", encoding="utf-8") as out:
+            with _export_file(output, "w") as out:
                 ex.write_dot(idx.q, out)
+
+
+@contextmanager
+def _export_file(output: str, mode: str) -> Iterator[IO[Any]]:
+    """The file ``export`` writes, or stdout for ``-``. A regular file is written beside its
+    place and renamed over it once whole, so an export that fails (a full disk, an interrupt)
+    leaves the file it would have replaced as it was, and no partial one."""
+    encoding = None if "b" in mode else "utf-8"
+    target = Path(os.path.realpath(output))  # through a link, as writing to it would
+    in_place = output == "-" or (target.exists() and not target.is_file())  # /dev/null, a FIFO
+    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        out = (click.open_file(output, mode, encoding=encoding) if in_place else
+               open(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), mode,
+                    encoding=encoding))
+    except OSError as exc:
+        raise BadPathError(f"cannot write {output}: {exc.strerror or exc}") from None
+    if in_place:
+        with out:
+            yield out
+        return
+    try:
+        with out:
+            yield out
+        os.replace(partial, target)
+    except OSError as exc:  # a full disk, a file size limit: one line, and the old file kept
+        partial.unlink(missing_ok=True)
+        raise KnoxidxError(f"cannot write {output}: {exc.strerror or exc}; "
+                           "nothing was changed there") from None
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def _may_leave_at_once() -> None:
