@@ -70,3 +70,11 @@ def test_an_export_that_cannot_be_written_whole_leaves_the_old_file(indexed: Pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.json", "repo"]  # no partial
     code, _, _ = run("export", str(indexed), "-o", str(target))  # and without the limit
     assert code == 0 and json.loads(target.read_text())["nodes"]
+
+
+def test_search_batch_of_a_file_that_is_not_text_is_one_line(indexed: Path,
+                                                              tmp_path: Path) -> None:
+    queries = tmp_path / "queries.bin"
+    queries.write_bytes(b"parse config\n\xf0\x28\x8c\xbc binary\n")
+    code, _, err = run("search", "--batch", str(queries), str(indexed), "--mode", "lexical")
+    assert code == 2 and "is not UTF-8 text" in err and "Traceback" not in err
