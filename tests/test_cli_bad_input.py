@@ -78,3 +78,16 @@ def test_search_batch_of_a_file_that_is_not_text_is_one_line(indexed: Path,
     queries.write_bytes(b"parse config\n\xf0\x28\x8c\xbc binary\n")
     code, _, err = run("search", "--batch", str(queries), str(indexed), "--mode", "lexical")
     assert code == 2 and "is not UTF-8 text" in err and "Traceback" not in err
+
+
+def test_a_hotspot_window_past_any_history_is_bad_input(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "repo", FILES)
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@x"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "start"], check=True)
+    build(root)
+    code, _, err = run("hotspots", str(root), "--since", "99999999999d")
+    assert code == 2 and "from 0 to 100000 days" in err and "Traceback" not in err
+    code, out, _ = run("hotspots", str(root), "--since", "100000d", "--json")
+    assert code == 0 and json.loads(out)["window"]["since_days"] == 100000

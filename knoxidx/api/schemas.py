@@ -19,6 +19,7 @@ from knoxidx.answers.entity import DEFAULT_RELATED, MAX_RELATED, RELATIONS
 from knoxidx.core.errors import KnoxidxError
 from knoxidx.core.model import NODE_KINDS
 from knoxidx.core.paging import DEFAULT_LIMIT, MAX_LIMIT, PAGE_CHARS
+from knoxidx.history.answers import MAX_SINCE_DAYS
 from knoxidx.languages.registry import LANGUAGE_ALIASES
 
 # ---- limits ------------------------------------------------------------------------------
@@ -468,7 +469,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "find fragile, busy code before changing a module." + PAGED,
         (
             Param("since_days", "integer", "The window in days before the newest commit; 0 "
-                  "for that commit alone.", default=90, minimum=0, maximum=100_000),
+                  "for that commit alone.", default=90, minimum=0, maximum=MAX_SINCE_DAYS),
             Param("limit", "integer", "At most this many definitions (and files).", default=20,
                   minimum=1, maximum=MAX_LIMIT),
             Param("offset", "integer", "Skip this many definitions.", default=0, minimum=0,
