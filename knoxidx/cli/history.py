@@ -58,7 +58,7 @@ def history_cmd(symbol: str, path: str, limit: int, offset: int, as_json: bool) 
         for c in d["changes"]:
             click.echo(f"  {c['commit'][:10]} {c['date'][:10]} +{c['added']:<4} -{c['removed']:<4} "
                        f"{c['author']}: {c['subject']}")
-        print_more(d)
+        print_more(d, narrowed_by="")  # a definition's commits: no --kind, no --path
 
     emit(data, as_json, human)
 

@@ -101,6 +101,8 @@ def test_the_commands_print_for_people_and_machines(greeting) -> None:
     assert lines[3].split()[:4] == [c2[:10], lines[3].split()[1], "+3", "-1"]
     code, out, _ = run_cli("history", "greet", str(root), "--json", "--limit", "1")
     assert json.loads(out)["next_offset"] == 1
+    code, out, _ = run_cli("history", "greet", str(root), "--limit", "1")
+    assert out.splitlines()[-1] == "(items 1-1 of 2; the next page: --offset 1)"  # no --kind
     code, out, _ = run_cli("hotspots", str(root), "--since", "all")
     assert code == 0 and out.startswith("score = changes x log2(1 + weight); weight = "
                                         "cyclomatic x loc for a function, lines otherwise; "
