@@ -91,3 +91,21 @@ def test_a_hotspot_window_past_any_history_is_bad_input(tmp_path: Path) -> None:
     assert code == 2 and "from 0 to 100000 days" in err and "Traceback" not in err
     code, out, _ = run("hotspots", str(root), "--since", "100000d", "--json")
     assert code == 0 and json.loads(out)["window"]["since_days"] == 100000
+
+
+def test_serve_and_mcp_help_name_every_route_and_tool() -> None:
+    """The help is written by hand (the schema table is too heavy to import for it): it
+    must follow the table, which lists the HTTP routes and MCP tools there are."""
+    from click.testing import CliRunner
+
+    from knoxidx.api.schemas import OPERATIONS
+    from knoxidx.cli import main
+
+    serve_help = " ".join(CliRunner().invoke(main, ["serve", "--help"]).output.split())
+    mcp_help = " ".join(CliRunner().invoke(main, ["mcp", "--help"]).output.split())
+    for operation in OPERATIONS:
+        assert f"{operation.path} " in serve_help or f"{operation.path}," in serve_help \
+            or f"{operation.path} (" in serve_help, operation.path
+        if operation.tool:
+            assert operation.tool in mcp_help, operation.tool
+    assert "index_status" in mcp_help and "/health" in serve_help

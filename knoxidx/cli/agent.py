@@ -101,8 +101,9 @@ def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, wo
     """Serve the index of PATH over HTTP, read-only (OpenAPI at /openapi.json).
 
     \b
-    Endpoints: /health /status /symbols /symbols/{id} /callers /callees /refs /deps
-    /impact /search /source (GET) and /context (POST {"query", "max_tokens"}).
+    Endpoints: /health /status /symbols /symbols/{id} /entity /callers /callees /refs
+    /deps /impact /history /hotspots /search /source (GET) and /context (POST {"query",
+    "max_tokens"}).
     With $KNOXIDX_TOKEN set, requests need 'Authorization: Bearer <token>'.
     """
     from knoxidx.api.client_limits import ClientLimits
@@ -146,8 +147,8 @@ def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, wo
 @store_options
 def mcp_cmd(path: str, watch: bool, debounce_ms: int) -> None:
     """Serve the index of PATH to an MCP client over stdio (tools: search_code, find_symbol,
-    get_callers, get_callees, get_references, get_dependencies, impact_of_change,
-    build_context, read_code, index_status)."""
+    describe_symbol, get_callers, get_callees, get_references, get_dependencies,
+    impact_of_change, get_history, find_hotspots, build_context, read_code, index_status)."""
     from knoxidx.api.mcp_server import run_stdio
 
     shared = shared_store()
