@@ -109,3 +109,22 @@ def test_serve_and_mcp_help_name_every_route_and_tool() -> None:
         if operation.tool:
             assert operation.tool in mcp_help, operation.tool
     assert "index_status" in mcp_help and "/health" in serve_help
+
+
+def test_an_absolute_path_filter_is_bad_input_not_an_empty_answer(indexed: Path) -> None:
+    """Paths in the index are relative to the root: `--path /abs/repo/app` matched nothing
+    and said so as an empty answer, which reads as "no such code"."""
+    from knoxidx.core.errors import KnoxidxError
+    from knoxidx.index import Index
+
+    absolute = f"{indexed}/app"
+    with Index.open(indexed) as idx:
+        assert idx.find_symbols("load", path="app")["total"] == 1
+        for ask in (lambda: idx.find_symbols("load", path=absolute),
+                    lambda: idx.callers("load", path=absolute),
+                    lambda: idx.search("load", mode="lexical", path_glob=absolute)):
+            with pytest.raises(KnoxidxError, match="relative to the repository root") as got:
+                ask()
+            assert got.value.exit_code == 2
+    code, _, err = run("symbols", "load", str(indexed), "--path", absolute)
+    assert code == 2 and "starts with '/'" in err and "Traceback" not in err

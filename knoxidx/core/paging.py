@@ -17,7 +17,7 @@ from typing import Any
 
 from knoxidx.core.errors import BadInputError
 from knoxidx.core.model import NodeKind
-from knoxidx.core.path_glob import path_matcher
+from knoxidx.core.path_glob import absolute_filter_problem, path_matcher
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 1000
@@ -58,6 +58,9 @@ class Page:
             if len(self.path) > _MAX_PATH_CHARS:
                 raise BadInputError(f"the path filter is longer than {_MAX_PATH_CHARS} "
                                     "characters")
+            problem = absolute_filter_problem(self.path)
+            if problem:
+                raise BadInputError(problem)
 
     @property
     def path_glob(self) -> str | None:

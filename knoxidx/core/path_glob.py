@@ -36,6 +36,17 @@ def glob_regex(glob: str) -> str:
     return "".join(out) + "$"
 
 
+def absolute_filter_problem(glob: str) -> str | None:
+    """Why ``glob`` can match no path, if it starts with ``/``: the index holds paths relative
+    to the repository root, so an absolute one (what a shell or an agent often has) would
+    silently match nothing."""
+    if not glob.strip().startswith("/"):
+        return None
+    return (f"the path filter {glob.strip()[:200]!r} starts with '/'; paths in the index are "
+            "relative to the repository root: pass a glob such as 'src/*' or a directory "
+            "such as 'src'")
+
+
 def path_prefix(glob: str) -> str:
     """A glob without wildcards as the file or directory it names."""
     return glob.removeprefix("./").rstrip("/")
