@@ -109,6 +109,8 @@ class Param:
             number = int(value.strip(), 10)
         elif isinstance(value, int) and not isinstance(value, bool):
             number = value
+        elif isinstance(value, float) and value.is_integer():
+            number = int(value)  # JSON Schema's integer: 5.0 is one (a client may send it so)
         else:
             raise InputError(f"{label!r} must be a whole number, not {_json_type(value)}")
         if self.minimum is not None and number < self.minimum or \
