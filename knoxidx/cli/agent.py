@@ -29,6 +29,7 @@ from knoxidx.cli.options import (
 )
 from knoxidx.cli.output import emit
 from knoxidx.core.store_url import redact
+from knoxidx.core.terminal import visible
 
 # After SIGTERM (or Ctrl-C), an update still running this long is abandoned (it rolls back;
 # the next start applies its changes), and a process still running this long ends at once:
@@ -125,7 +126,7 @@ def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, wo
         sock = bind(host, port)
         shown = f"[{host}]" if ":" in host else host
         what = root if shared is None else f"{redact(shared[0])} ({shared[1] or 'every repository'})"
-        banner = (f"knoxidx: serving {what} on http://{shown}:{sock.getsockname()[1]} "
+        banner = (f"knoxidx: serving {visible(str(what))} on http://{shown}:{sock.getsockname()[1]} "
                   f"({'watching, ' if watcher else ''}OpenAPI at /openapi.json)")
         app = create_app(root, token=token, watcher=watcher, workers=workers,
                          on_ready=lambda: click.echo(banner, err=True),
