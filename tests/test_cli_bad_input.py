@@ -128,3 +128,15 @@ def test_an_absolute_path_filter_is_bad_input_not_an_empty_answer(indexed: Path)
             assert got.value.exit_code == 2
     code, _, err = run("symbols", "load", str(indexed), "--path", absolute)
     assert code == 2 and "starts with '/'" in err and "Traceback" not in err
+
+
+def test_a_store_url_libpq_cannot_parse_is_bad_input_and_keeps_its_password(
+        indexed: Path) -> None:
+    """libpq quotes a URL it cannot parse in its message, password and all: the message
+    went to stderr (and CI logs) as it was, and as an unreachable server (exit 8)."""
+    pytest.importorskip("psycopg")
+    for url in ("postgresql://kx:hunter2-secret@[::1", "postgresql://kx:hunter2-secret@h/db?x=1",
+                "host=h password=hunter2-secret dbname"):
+        code, _, err = run("symbols", "load", str(indexed), "--store", url)
+        assert code == 2 and err.startswith("error: bad store URL"), (url, err)
+        assert "hunter2" not in err and "Traceback" not in err, err
