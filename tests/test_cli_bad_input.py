@@ -140,3 +140,22 @@ def test_a_store_url_libpq_cannot_parse_is_bad_input_and_keeps_its_password(
         code, _, err = run("symbols", "load", str(indexed), "--store", url)
         assert code == 2 and err.startswith("error: bad store URL"), (url, err)
         assert "hunter2" not in err and "Traceback" not in err, err
+
+
+def test_an_offset_or_minimum_past_sqlites_integers_is_bad_input(indexed: Path) -> None:
+    """HTTP and MCP took at most 2**31 - 1; the CLI and the library passed any number to
+    SQLite, which cannot bind one past 2**63 (a traceback)."""
+    from knoxidx.core.errors import BadInputError
+    from knoxidx.index import Index
+
+    huge = 10**20
+    with Index.open(indexed) as idx:
+        for ask in (lambda: idx.find_symbols("load", offset=huge),
+                    lambda: idx.find_symbols("*", min_complexity=huge),
+                    lambda: idx.callers("load", offset=huge)):
+            with pytest.raises(BadInputError):
+                ask()
+    for args in (["symbols", "load", "--offset", str(huge)],
+                 ["symbols", "*", "--min-complexity", str(huge)]):
+        code, _, err = run(*args, str(indexed))
+        assert code == 2 and "Traceback" not in err, (args, err)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 _PATH_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
 CALL_TYPES = (EdgeType.CALLS.value,)
+MAX_MIN_COMPLEXITY = 2**31 - 1  # as the faces take it; SQLite's integers end at 2**63
 
 
 class GraphQuestions:
@@ -51,10 +52,10 @@ class GraphQuestions:
         least that cyclomatic complexity, the most complex first. ``returns`` /
         ``param_type``: only functions whose declared return type / a parameter's declared
         type names that type, alone or inside another (:func:`signatures.type_query`)."""
-        if min_complexity is not None and min_complexity < 1:
+        if min_complexity is not None and not 1 <= min_complexity <= MAX_MIN_COMPLEXITY:
             raise BadInputError(
-                f"the minimum complexity must be 1 or more (a function's is at least 1), "
-                f"not {min_complexity}")
+                f"the minimum complexity must be from 1 (a function's least) to "
+                f"{MAX_MIN_COMPLEXITY}, not {min_complexity}")
         narrowing: dict[str, Any] = {"min_complexity": min_complexity}
         for key, given in (("returns", returns), ("param_type", param_type)):
             try:
