@@ -104,6 +104,10 @@ def definition_history(store: Any, root: Path, node: dict, *, limit: int = DEFAU
                        offset: int = 0) -> dict:
     """``node``'s evolution: the commit that created its lines, the commits that changed them
     (newest first, a page of them), totals, and the paths it had before a rename."""
+    if not node.get("path") or node.get("start_line") is None:  # a package, an import target
+        raise BadInputError(
+            f"{node['qualified_name']} ({node['kind']}) has no lines of its own in one file to "
+            "follow: ask for a file (path:1) or a definition")
     tables = history_tables(store)
     page = Page(limit, offset)
     prefix = tables.get("prefix") or ""
