@@ -380,18 +380,20 @@ def verify(path: str, as_json: bool) -> None:
               help="File to write (default: stdout).")
 @store_options
 def export(path: str, fmt: str, output: str) -> None:
-    """Write the whole graph as JSON, GraphML or DOT. The JSON gives each definition its
-    `evolution` when the index holds the git history."""
+    """Write the whole graph as JSON, GraphML or DOT, likely secrets in signatures masked as
+    `show` masks them. The JSON gives each definition its `evolution` when the index holds
+    the git history."""
     from knoxidx.graph import export as ex
+    from knoxidx.retrieval.disclosure import declaration_shown
 
     with open_index(path) as idx:
         if fmt == "graphml":
             with _export_file(output, "wb") as out:
-                ex.write_graphml(idx.q, out)
+                ex.write_graphml(idx.q, out, declaration_shown)
         elif fmt == "json":
             evolution = idx.evolution_of_all()
             with _export_file(output, "w") as out:
-                ex.write_json(idx.q, out, evolution)
+                ex.write_json(idx.q, out, evolution, declaration_shown)
         else:
             with _export_file(output, "w") as out:
                 ex.write_dot(idx.q, out)
