@@ -159,3 +159,18 @@ def test_an_offset_or_minimum_past_sqlites_integers_is_bad_input(indexed: Path) 
                  ["symbols", "*", "--min-complexity", str(huge)]):
         code, _, err = run(*args, str(indexed))
         assert code == 2 and "Traceback" not in err, (args, err)
+
+
+@pytest.mark.parametrize("args", [("symbols", "*"), ("search", "parse", "--mode", "lexical"),
+                                  ("export",), ("stats",), ("index",)])
+def test_a_closed_output_pipe_ends_a_command_quietly(indexed: Path, args: tuple[str, ...]) -> None:
+    """`knoxidx symbols '*' | head -1`: the reader is gone, so the command stops as a Unix tool
+    does, with no traceback and no error line; its status is click's for a broken pipe, 1."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader left before the first line: every write meets EPIPE
+    try:
+        proc = subprocess.run([*CLI, *args, str(indexed)], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+    finally:
+        os.close(write_end)
+    assert (proc.returncode, proc.stderr) == (1, "")
