@@ -27,7 +27,15 @@ from knoxidx.cli.options import (
     shared_url,
     store_options,
 )
-from knoxidx.cli.output import emit, location, print_more, progress_bar, report_error, site_of
+from knoxidx.cli.output import (
+    counted,
+    emit,
+    location,
+    print_more,
+    progress_bar,
+    report_error,
+    site_of,
+)
 from knoxidx.core.errors import BadPathError, KnoxidxError
 from knoxidx.core.terminal import visible
 
@@ -147,7 +155,7 @@ def _drop_corrupt_index(path: Path) -> None:
 def _print_report(data: dict, embedding_next: bool = False) -> None:
     t = data["timings"]
     click.echo(
-        f"indexed {data['root']}: {data['files']} files, {data['changed']} changed "
+        f"indexed {data['root']}: {counted(data['files'], 'file')}, {data['changed']} changed "
         f"({data['added']} new), {data['removed']} removed, {data['resolved']} re-resolved "
         f"in {t.get('total', 0):.2f}s"
     )
@@ -158,13 +166,14 @@ def _print_report(data: dict, embedding_next: bool = False) -> None:
     r = data.get("retrieval") or {}
     if r:
         click.echo(
-            f"search: {r.get('chunks', 0)} chunks ({r.get('added', 0)} new, "
+            f"search: {counted(r.get('chunks', 0), 'chunk')} ({r.get('added', 0)} new, "
             f"{r.get('removed', 0)} removed), {r.get('pending', 0)} to embed"
             f"{'' if embedding_next else ' (`knoxidx embed`)'}, in {r.get('seconds', 0):.2f}s"
         )
     h = data.get("history") or {}
     if h.get("available"):
-        click.echo(f"history: {h['commits']} commits ({h['commits_read']} read, {h['mode']})"
+        click.echo(f"history: {counted(h['commits'], 'commit')} ({h['commits_read']} read, "
+                   f"{h['mode']})"
                    f"{', shallow clone' if h.get('shallow') else ''} in {h['seconds']:.2f}s")
     elif h:
         click.echo(h["reason"])
@@ -331,7 +340,7 @@ def stats(path: str, as_json: bool) -> None:
                     "unresolved_calls"):
             # (a damaged index can count rows whose kind or type reads back as NULL)
             counts = sorted(d[key].items(), key=lambda kv: str(kv[0]))
-            click.echo(f"  {key}: " + ", ".join(f"{k}={v}" for k, v in counts))
+            click.echo(f"  {key}: " + (", ".join(f"{k}={v}" for k, v in counts) or "none"))
         embeddings = d["embeddings"]
         if embeddings is not None:
             for model in embeddings["models"]:

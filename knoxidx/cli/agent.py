@@ -27,7 +27,7 @@ from knoxidx.cli.options import (
     shared_store,
     store_options,
 )
-from knoxidx.cli.output import emit
+from knoxidx.cli.output import counted, emit
 from knoxidx.core.store_url import redact
 from knoxidx.core.terminal import visible
 
@@ -186,7 +186,7 @@ def context_cmd(query: str, path: str, max_tokens: int, as_json: bool) -> None:
 
         click.echo(d["markdown"] or f"nothing found for {query!r}")
         note = disclosure_note(d)
-        click.echo(f"{len(d['blocks'])} blocks, {d['tokens']} of {d['max_tokens']} tokens"
+        click.echo(f"{counted(len(d['blocks']), 'block')}, {d['tokens']} of {d['max_tokens']} tokens"
                    f"{'; ' + note if note else ''}", err=True)
 
     emit(data, as_json, human)

@@ -24,6 +24,11 @@ def emit(data: Any, as_json: bool, human: Callable[[Any], None]) -> None:
         human(for_terminal(data))
 
 
+def counted(count: int, noun: str) -> str:
+    """``count`` and ``noun``, in the plural unless there is one: "1 commit", "2 commits"."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def print_more(data: dict, *, narrowed_by: str = "--kind or --path") -> None:
     """What a truncated answer left out, and how to read it: the next page, and the options
     of this command (``narrowed_by``, "" for none) that make the list shorter."""
