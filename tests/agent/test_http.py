@@ -148,6 +148,8 @@ def test_search_and_context(client: httpx.Client, index: Index) -> None:
     ("/deps?target=app/nothing.py", 404, "symbol_not_found"),
     ("/deps?target=app/main.py&reverse=maybe", 400, "bad_request"),
     ("/status?verbose=1", 400, "bad_request"),
+    ("/source?path=app/util.py&start=5&end=4", 400, "bad_range"),
+    ("/source?path=app/util.py&start=99", 400, "bad_range"),
 ])
 def test_clear_errors(client: httpx.Client, url: str, status: int, code: str) -> None:
     body = get(client, url, status)
