@@ -174,3 +174,12 @@ def test_a_closed_output_pipe_ends_a_command_quietly(indexed: Path, args: tuple[
     finally:
         os.close(write_end)
     assert (proc.returncode, proc.stderr) == (1, "")
+
+
+def test_context_takes_the_same_token_budgets_as_the_library(indexed: Path) -> None:
+    """The library's bound is every face's (HTTP and MCP: tests/agent)."""
+    from knoxidx.answers.budget import MAX_TOKENS, MIN_TOKENS
+
+    for budget in (MIN_TOKENS - 1, MAX_TOKENS + 1):
+        code, _, err = run("context", "parse", str(indexed), "--max-tokens", str(budget))
+        assert code == 2 and f"{MIN_TOKENS}<=x<={MAX_TOKENS}" in err, err

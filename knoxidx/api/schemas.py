@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from knoxidx.answers.budget import DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS
 from knoxidx.answers.entity import DEFAULT_RELATED, MAX_RELATED, RELATIONS
 from knoxidx.core.errors import KnoxidxError
 from knoxidx.core.model import NODE_KINDS
@@ -29,9 +30,6 @@ MAX_QUERY_CHARS = 2000
 MAX_NAME_CHARS = 1000
 MAX_TYPE_CHARS = 200  # a type name the --returns / --param-type filters search for
 MAX_PATH_CHARS = 4096
-MIN_CONTEXT_TOKENS = 64
-MAX_CONTEXT_TOKENS = 100_000
-DEFAULT_CONTEXT_TOKENS = 8000
 MAX_SOURCE_LINES = 2000
 MAX_BODY_BYTES = 64 * 1024
 SEARCH_MODES = ("hybrid", "lexical", "vector")
@@ -496,8 +494,7 @@ OPERATIONS: tuple[Operation, ...] = (
             Param("query", "string", "The question or task, in words and/or identifiers.",
                   required=True, max_length=MAX_QUERY_CHARS),
             Param("max_tokens", "integer", "The token budget of the answer.",
-                  default=DEFAULT_CONTEXT_TOKENS, minimum=MIN_CONTEXT_TOKENS,
-                  maximum=MAX_CONTEXT_TOKENS),
+                  default=DEFAULT_TOKENS, minimum=MIN_TOKENS, maximum=MAX_TOKENS),
         ),
         lambda idx, a: idx.context(a["query"], a["max_tokens"]),
         render_context,

@@ -18,6 +18,7 @@ from typing import Any
 
 import click
 
+from knoxidx.answers.budget import DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS
 from knoxidx.cli.group import main
 from knoxidx.cli.options import (
     json_option,
@@ -169,8 +170,8 @@ def mcp_cmd(path: str, watch: bool, debounce_ms: int) -> None:
 @main.command("context")
 @click.argument("query")
 @path_argument
-@click.option("--max-tokens", type=click.IntRange(64, 200_000), default=8000,
-              show_default=True, help="Token budget of the answer (the model's tokenizer).")
+@click.option("--max-tokens", type=click.IntRange(MIN_TOKENS, MAX_TOKENS),
+              default=DEFAULT_TOKENS, show_default=True, help="Token budget of the answer (the model's tokenizer).")
 @json_option
 @offline_option
 @store_options
