@@ -19,7 +19,7 @@ _EXPORTS: dict[str, str] = {
         ("KnoxidxError", "IndexNotFoundError", "IndexGoneError", "SymbolNotFoundError",
          "AmbiguousSymbolError", "IndexLockedError", "CorruptIndexError", "BadPathError",
          "BadInputError", "IndexWriteError", "HistoryUnavailableError", "ForbiddenPathError",
-         "SourceNotFoundError"),
+         "SourceNotFoundError", "LineRangeError"),
         "knoxidx.core.errors"),
     **dict.fromkeys(
         ("RetrievalError", "SearchInputError", "SearchIndexMissingError",
@@ -55,6 +55,7 @@ if TYPE_CHECKING:
         IndexNotFoundError,
         IndexWriteError,
         KnoxidxError,
+        LineRangeError,
         SourceNotFoundError,
         SymbolNotFoundError,
     )

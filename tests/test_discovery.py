@@ -181,6 +181,19 @@ def test_symlink_to_a_non_root_ancestor_is_walked_once(repo) -> None:
     assert found.skipped["symlink_loop"] == 1
 
 
+def test_links_that_lead_to_each_other_are_a_symlink_loop_not_unreadable(repo) -> None:
+    """`a -> b -> a` never reaches a file (ELOOP): a loop, as the summary names it, not a
+    file the user cannot read."""
+    root = repo({"x.py": "x = 1\n"})
+    os.symlink("loop2", root / "loop1")
+    os.symlink("loop1", root / "loop2")
+    os.symlink("self.py", root / "self.py")
+    found = discover(root)
+    assert [f.path for f in found.files] == ["x.py"]
+    assert found.skipped_paths == {"loop1": "symlink_loop", "loop2": "symlink_loop",
+                                   "self.py": "symlink_loop"}
+
+
 # ---- the ignore-rule pre-filter and its cache ----------------------------------------------
 
 IGNORE_FILES_SEEN = [

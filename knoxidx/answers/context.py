@@ -41,6 +41,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from knoxidx.answers.budget import DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS
 from knoxidx.answers.centrality import centrality_scores
 from knoxidx.answers.packing import FILE_KIND, Files, Packer
 from knoxidx.graph import traverse
@@ -57,8 +58,6 @@ from knoxidx.retrieval.tokens import default_counter
 
 RECENT_SOURCE = "history:recent"  # the link of a recently changed function: no hit brought it
 NEIGHBOURS_READ = 200  # a hit's callers (or callees, types) read at most, the best named kept
-MIN_TOKENS = 64
-MAX_TOKENS = 200_000
 MAX_QUERY_CHARS = 2000
 DEFINITION_KINDS = ("Function", "Class", "Interface", "Type", "Constant", "Variable")
 _CONFIG_SUFFIXES = (".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".properties",
@@ -201,7 +200,7 @@ class ContextIndex(IndexedGraph, Protocol):
                depth: int | None = None) -> dict[str, Any]: ...
 
 
-def build_context(index: ContextIndex, query: Any, *, max_tokens: Any = 8000,
+def build_context(index: ContextIndex, query: Any, *, max_tokens: Any = DEFAULT_TOKENS,
                   weights: ContextWeights | None = None) -> dict[str, Any]:
     query, max_tokens = _validate(query, max_tokens)
     w = weights or ContextWeights()

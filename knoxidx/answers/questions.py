@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 _PATH_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
 CALL_TYPES = (EdgeType.CALLS.value,)
+MAX_MIN_COMPLEXITY = 2**31 - 1  # as the faces take it; SQLite's integers end at 2**63
 
 
 class GraphQuestions:
@@ -51,10 +52,10 @@ class GraphQuestions:
         least that cyclomatic complexity, the most complex first. ``returns`` /
         ``param_type``: only functions whose declared return type / a parameter's declared
         type names that type, alone or inside another (:func:`signatures.type_query`)."""
-        if min_complexity is not None and min_complexity < 1:
+        if min_complexity is not None and not 1 <= min_complexity <= MAX_MIN_COMPLEXITY:
             raise BadInputError(
-                f"the minimum complexity must be 1 or more (a function's is at least 1), "
-                f"not {min_complexity}")
+                f"the minimum complexity must be from 1 (a function's least) to "
+                f"{MAX_MIN_COMPLEXITY}, not {min_complexity}")
         narrowing: dict[str, Any] = {"min_complexity": min_complexity}
         for key, given in (("returns", returns), ("param_type", param_type)):
             try:
@@ -101,7 +102,7 @@ class GraphQuestions:
                 "the symbol is empty: pass a name, a qualified name or path:line")
         match = _PATH_LINE.match(spec)
         if match:
-            path, line = match["path"], int(match["line"])
+            path, line = self._repo_relative(match["path"]), int(match["line"])
             if line > 2**31:  # no file has that many lines (and SQLite's integers end at 2**63)
                 raise SymbolNotFoundError(f"no definition at {spec}")
             node = self.q.node_at(path, line) or (
@@ -217,14 +218,7 @@ class GraphQuestions:
     def _file_or_module(self, target: str) -> dict:
         if not target.strip():
             raise BadInputError("the file or module is empty")
-        path = target
-        candidate = Path(target)
-        if candidate.is_absolute():
-            try:
-                path = candidate.resolve().relative_to(self.root).as_posix()
-            except ValueError:
-                raise BadPathError(f"{target} is outside the indexed repository") from None
-        node = self.q.file_node(path.removeprefix("./"))
+        node = self.q.file_node(self._repo_relative(target))
         if node is not None:
             return node
         modules = self.q.module_nodes(target)
@@ -235,6 +229,16 @@ class GraphQuestions:
                 f"{target!r} names {len(modules)} modules", [_public(m) for m in modules]
             )
         raise SymbolNotFoundError(f"no indexed file or module {target!r}")
+
+    def _repo_relative(self, path: str) -> str:
+        """``path`` as the index stores it: an absolute path inside the root (what an agent
+        or a shell completion passes) made relative, a leading ``./`` dropped."""
+        if Path(path).is_absolute():
+            try:
+                return Path(path).resolve().relative_to(self.root).as_posix()
+            except ValueError:
+                raise BadPathError(f"{path} is outside the indexed repository") from None
+        return path.removeprefix("./")
 
     def node(self, node_id: int) -> dict:
         """One node by its id (the ``id`` field of every answer)."""

@@ -2,7 +2,8 @@
 
 Routes come from :data:`knoxidx.api.schemas.OPERATIONS` (plus ``/health``, ``/status`` and
 ``/openapi.json``) and answer with exactly what the :class:`~knoxidx.index.Index` calls return.
-Errors are ``{"error": {"code", "message", "status"[, "candidates"]}}`` with 400 (bad input),
+Errors are ``{"error": {"code", "message", "status"[, "candidates"]}}`` (the codes:
+:mod:`knoxidx.api.error_codes`, which MCP's tool errors name too) with 400 (bad input),
 401 (no or wrong token), 403 (a path outside what may be read, a never-send file, or a
 foreign ``Host``), 404 (unknown symbol or file), 408 (a request head or body not sent in time:
 see :mod:`knoxidx.api.client_limits`), 409 (ambiguous symbol: the candidates), 413 (body too
@@ -37,6 +38,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from knoxidx.api.client_limits import ClientLimits, guarded_protocol
+from knoxidx.api.error_codes import error_code
 from knoxidx.api.openapi import openapi
 from knoxidx.api.readers import DEFAULT_READERS, ReaderPool, status_of
 from knoxidx.api.schemas import (
@@ -45,20 +47,9 @@ from knoxidx.api.schemas import (
     InputError,
     Operation,
 )
-from knoxidx.core.errors import (
-    AmbiguousSymbolError,
-    BadPathError,
-    CorruptIndexError,
-    HistoryUnavailableError,
-    IndexNotFoundError,
-    KnoxidxError,
-    SymbolNotFoundError,
-)
+from knoxidx.core.errors import AmbiguousSymbolError, KnoxidxError
 from knoxidx.graph.dbfile import storage_error
 from knoxidx.graph.sqlite_schema import DB_NAME, INDEX_DIR
-from knoxidx.parse.source import ForbiddenPathError, SourceNotFoundError
-from knoxidx.retrieval.disclosure import NeverSendError
-from knoxidx.retrieval.errors import ModelUnavailableError, SearchIndexMissingError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7411
@@ -79,23 +70,6 @@ class JSON(Response):
 
 # ---- errors --------------------------------------------------------------------------------
 
-_STATUS: tuple[tuple[type[BaseException], int, str], ...] = (
-    (NeverSendError, 403, "never_send"),
-    (ForbiddenPathError, 403, "forbidden_path"),
-    (SourceNotFoundError, 404, "file_not_found"),
-    (SymbolNotFoundError, 404, "symbol_not_found"),
-    (AmbiguousSymbolError, 409, "ambiguous_symbol"),
-    (IndexNotFoundError, 503, "no_index"),
-    (HistoryUnavailableError, 503, "no_history"),
-    (SearchIndexMissingError, 503, "no_search_data"),
-    (ModelUnavailableError, 503, "model_unavailable"),
-    (CorruptIndexError, 500, "corrupt_index"),
-    (InputError, 400, "bad_request"),
-    (BadPathError, 400, "bad_path"),
-    (KnoxidxError, 400, "bad_request"),
-)
-
-
 def error(status: int, code: str, message: str, **extra: Any) -> JSON:
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     return JSON({"error": {"code": code, "message": message, "status": status, **extra}},
@@ -103,12 +77,9 @@ def error(status: int, code: str, message: str, **extra: Any) -> JSON:
 
 
 def error_for(exc: KnoxidxError) -> JSON:
-    for cls, status, code in _STATUS:
-        if isinstance(exc, cls):
-            extra = {"candidates": exc.candidates} if isinstance(exc, AmbiguousSymbolError) \
-                else {}
-            return error(status, code, str(exc), **extra)
-    return error(400, "bad_request", str(exc))
+    status, code = error_code(exc)
+    extra = {"candidates": exc.candidates} if isinstance(exc, AmbiguousSymbolError) else {}
+    return error(status, code, str(exc), **extra)
 
 
 # ---- the application -----------------------------------------------------------------------

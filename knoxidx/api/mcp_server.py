@@ -74,7 +74,10 @@ def build_server(pool: ReaderPool, watcher: Any = None) -> Any:
 
 
 def _problem(exc: KnoxidxError) -> str:
-    text = f"error: {exc}"
+    """A tool error's text: HTTP's code for the problem, then what to do about it."""
+    from knoxidx.api.error_codes import error_code  # on an error only: it reads retrieval's
+
+    text = f"error ({error_code(exc)[1]}): {exc}"
     if isinstance(exc, AmbiguousSymbolError):
         names = [f"{c['qualified_name']} ({c['kind']}, {c['path']}:{c['start_line']})"
                  for c in exc.candidates[:20]]

@@ -15,10 +15,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from knoxidx.answers.budget import DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS
 from knoxidx.answers.entity import DEFAULT_RELATED, MAX_RELATED, RELATIONS
 from knoxidx.core.errors import KnoxidxError
 from knoxidx.core.model import NODE_KINDS
 from knoxidx.core.paging import DEFAULT_LIMIT, MAX_LIMIT, PAGE_CHARS
+from knoxidx.history.answers import MAX_SINCE_DAYS
 from knoxidx.languages.registry import LANGUAGE_ALIASES
 
 # ---- limits ------------------------------------------------------------------------------
@@ -28,9 +30,6 @@ MAX_QUERY_CHARS = 2000
 MAX_NAME_CHARS = 1000
 MAX_TYPE_CHARS = 200  # a type name the --returns / --param-type filters search for
 MAX_PATH_CHARS = 4096
-MIN_CONTEXT_TOKENS = 64
-MAX_CONTEXT_TOKENS = 100_000
-DEFAULT_CONTEXT_TOKENS = 8000
 MAX_SOURCE_LINES = 2000
 MAX_BODY_BYTES = 64 * 1024
 SEARCH_MODES = ("hybrid", "lexical", "vector")
@@ -108,6 +107,8 @@ class Param:
             number = int(value.strip(), 10)
         elif isinstance(value, int) and not isinstance(value, bool):
             number = value
+        elif isinstance(value, float) and value.is_integer():
+            number = int(value)  # JSON Schema's integer: 5.0 is one (a client may send it so)
         else:
             raise InputError(f"{label!r} must be a whole number, not {_json_type(value)}")
         if self.minimum is not None and number < self.minimum or \
@@ -468,7 +469,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "find fragile, busy code before changing a module." + PAGED,
         (
             Param("since_days", "integer", "The window in days before the newest commit; 0 "
-                  "for that commit alone.", default=90, minimum=0, maximum=100_000),
+                  "for that commit alone.", default=90, minimum=0, maximum=MAX_SINCE_DAYS),
             Param("limit", "integer", "At most this many definitions (and files).", default=20,
                   minimum=1, maximum=MAX_LIMIT),
             Param("offset", "integer", "Skip this many definitions.", default=0, minimum=0,
@@ -493,8 +494,7 @@ OPERATIONS: tuple[Operation, ...] = (
             Param("query", "string", "The question or task, in words and/or identifiers.",
                   required=True, max_length=MAX_QUERY_CHARS),
             Param("max_tokens", "integer", "The token budget of the answer.",
-                  default=DEFAULT_CONTEXT_TOKENS, minimum=MIN_CONTEXT_TOKENS,
-                  maximum=MAX_CONTEXT_TOKENS),
+                  default=DEFAULT_TOKENS, minimum=MIN_TOKENS, maximum=MAX_TOKENS),
         ),
         lambda idx, a: idx.context(a["query"], a["max_tokens"]),
         render_context,

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO, Any
 
 import click
 
@@ -24,8 +27,16 @@ from knoxidx.cli.options import (
     shared_url,
     store_options,
 )
-from knoxidx.cli.output import emit, location, print_more, progress_bar, report_error, site_of
-from knoxidx.core.errors import KnoxidxError
+from knoxidx.cli.output import (
+    counted,
+    emit,
+    location,
+    print_more,
+    progress_bar,
+    report_error,
+    site_of,
+)
+from knoxidx.core.errors import BadPathError, KnoxidxError
 from knoxidx.core.terminal import visible
 
 # Set by a command that has closed every file, connection and process it opened: the console
@@ -144,7 +155,7 @@ def _drop_corrupt_index(path: Path) -> None:
 def _print_report(data: dict, embedding_next: bool = False) -> None:
     t = data["timings"]
     click.echo(
-        f"indexed {data['root']}: {data['files']} files, {data['changed']} changed "
+        f"indexed {data['root']}: {counted(data['files'], 'file')}, {data['changed']} changed "
         f"({data['added']} new), {data['removed']} removed, {data['resolved']} re-resolved "
         f"in {t.get('total', 0):.2f}s"
     )
@@ -155,13 +166,14 @@ def _print_report(data: dict, embedding_next: bool = False) -> None:
     r = data.get("retrieval") or {}
     if r:
         click.echo(
-            f"search: {r.get('chunks', 0)} chunks ({r.get('added', 0)} new, "
+            f"search: {counted(r.get('chunks', 0), 'chunk')} ({r.get('added', 0)} new, "
             f"{r.get('removed', 0)} removed), {r.get('pending', 0)} to embed"
             f"{'' if embedding_next else ' (`knoxidx embed`)'}, in {r.get('seconds', 0):.2f}s"
         )
     h = data.get("history") or {}
     if h.get("available"):
-        click.echo(f"history: {h['commits']} commits ({h['commits_read']} read, {h['mode']})"
+        click.echo(f"history: {counted(h['commits'], 'commit')} ({h['commits_read']} read, "
+                   f"{h['mode']})"
                    f"{', shallow clone' if h.get('shallow') else ''} in {h['seconds']:.2f}s")
     elif h:
         click.echo(h["reason"])
@@ -328,7 +340,7 @@ def stats(path: str, as_json: bool) -> None:
                     "unresolved_calls"):
             # (a damaged index can count rows whose kind or type reads back as NULL)
             counts = sorted(d[key].items(), key=lambda kv: str(kv[0]))
-            click.echo(f"  {key}: " + ", ".join(f"{k}={v}" for k, v in counts))
+            click.echo(f"  {key}: " + (", ".join(f"{k}={v}" for k, v in counts) or "none"))
         embeddings = d["embeddings"]
         if embeddings is not None:
             for model in embeddings["models"]:
@@ -377,21 +389,55 @@ def verify(path: str, as_json: bool) -> None:
               help="File to write (default: stdout).")
 @store_options
 def export(path: str, fmt: str, output: str) -> None:
-    """Write the whole graph as JSON, GraphML or DOT. The JSON gives each definition its
-    `evolution` when the index holds the git history."""
+    """Write the whole graph as JSON, GraphML or DOT, likely secrets in signatures masked as
+    `show` masks them. The JSON gives each definition its `evolution` when the index holds
+    the git history."""
     from knoxidx.graph import export as ex
+    from knoxidx.retrieval.disclosure import declaration_shown
 
     with open_index(path) as idx:
         if fmt == "graphml":
-            with click.open_file(output, "wb") as out:
-                ex.write_graphml(idx.q, out)
+            with _export_file(output, "wb") as out:
+                ex.write_graphml(idx.q, out, declaration_shown)
         elif fmt == "json":
             evolution = idx.evolution_of_all()
-            with click.open_file(output, "w", encoding="utf-8") as out:
-                ex.write_json(idx.q, out, evolution)
+            with _export_file(output, "w") as out:
+                ex.write_json(idx.q, out, evolution, declaration_shown)
         else:
-            with click.open_file(output, "w", encoding="utf-8") as out:
+            with _export_file(output, "w") as out:
                 ex.write_dot(idx.q, out)
+
+
+@contextmanager
+def _export_file(output: str, mode: str) -> Iterator[IO[Any]]:
+    """The file ``export`` writes, or stdout for ``-``. A regular file is written beside its
+    place and renamed over it once whole, so an export that fails (a full disk, an interrupt)
+    leaves the file it would have replaced as it was, and no partial one."""
+    encoding = None if "b" in mode else "utf-8"
+    target = Path(os.path.realpath(output))  # through a link, as writing to it would
+    in_place = output == "-" or (target.exists() and not target.is_file())  # /dev/null, a FIFO
+    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        out = (click.open_file(output, mode, encoding=encoding) if in_place else
+               open(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), mode,
+                    encoding=encoding))
+    except OSError as exc:
+        raise BadPathError(f"cannot write {output}: {exc.strerror or exc}") from None
+    if in_place:
+        with out:
+            yield out
+        return
+    try:
+        with out:
+            yield out
+        os.replace(partial, target)
+    except OSError as exc:  # a full disk, a file size limit: one line, and the old file kept
+        partial.unlink(missing_ok=True)
+        raise KnoxidxError(f"cannot write {output}: {exc.strerror or exc}; "
+                           "nothing was changed there") from None
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def _may_leave_at_once() -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 import click
 
+from knoxidx.answers.budget import DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS
 from knoxidx.cli.group import main
 from knoxidx.cli.options import (
     json_option,
@@ -27,8 +28,9 @@ from knoxidx.cli.options import (
     shared_store,
     store_options,
 )
-from knoxidx.cli.output import emit
+from knoxidx.cli.output import counted, emit
 from knoxidx.core.store_url import redact
+from knoxidx.core.terminal import visible
 
 # After SIGTERM (or Ctrl-C), an update still running this long is abandoned (it rolls back;
 # the next start applies its changes), and a process still running this long ends at once:
@@ -101,8 +103,9 @@ def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, wo
     """Serve the index of PATH over HTTP, read-only (OpenAPI at /openapi.json).
 
     \b
-    Endpoints: /health /status /symbols /symbols/{id} /callers /callees /refs /deps
-    /impact /search /source (GET) and /context (POST {"query", "max_tokens"}).
+    Endpoints: /health /status /symbols /symbols/{id} /entity /callers /callees /refs
+    /deps /impact /history /hotspots /search /source (GET) and /context (POST {"query",
+    "max_tokens"}).
     With $KNOXIDX_TOKEN set, requests need 'Authorization: Bearer <token>'.
     """
     from knoxidx.api.client_limits import ClientLimits
@@ -124,7 +127,7 @@ def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, wo
         sock = bind(host, port)
         shown = f"[{host}]" if ":" in host else host
         what = root if shared is None else f"{redact(shared[0])} ({shared[1] or 'every repository'})"
-        banner = (f"knoxidx: serving {what} on http://{shown}:{sock.getsockname()[1]} "
+        banner = (f"knoxidx: serving {visible(str(what))} on http://{shown}:{sock.getsockname()[1]} "
                   f"({'watching, ' if watcher else ''}OpenAPI at /openapi.json)")
         app = create_app(root, token=token, watcher=watcher, workers=workers,
                          on_ready=lambda: click.echo(banner, err=True),
@@ -146,8 +149,8 @@ def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, wo
 @store_options
 def mcp_cmd(path: str, watch: bool, debounce_ms: int) -> None:
     """Serve the index of PATH to an MCP client over stdio (tools: search_code, find_symbol,
-    get_callers, get_callees, get_references, get_dependencies, impact_of_change,
-    build_context, read_code, index_status)."""
+    describe_symbol, get_callers, get_callees, get_references, get_dependencies,
+    impact_of_change, get_history, find_hotspots, build_context, read_code, index_status)."""
     from knoxidx.api.mcp_server import run_stdio
 
     shared = shared_store()
@@ -167,8 +170,8 @@ def mcp_cmd(path: str, watch: bool, debounce_ms: int) -> None:
 @main.command("context")
 @click.argument("query")
 @path_argument
-@click.option("--max-tokens", type=click.IntRange(64, 200_000), default=8000,
-              show_default=True, help="Token budget of the answer (the model's tokenizer).")
+@click.option("--max-tokens", type=click.IntRange(MIN_TOKENS, MAX_TOKENS),
+              default=DEFAULT_TOKENS, show_default=True, help="Token budget of the answer (the model's tokenizer).")
 @json_option
 @offline_option
 @store_options
@@ -184,7 +187,7 @@ def context_cmd(query: str, path: str, max_tokens: int, as_json: bool) -> None:
 
         click.echo(d["markdown"] or f"nothing found for {query!r}")
         note = disclosure_note(d)
-        click.echo(f"{len(d['blocks'])} blocks, {d['tokens']} of {d['max_tokens']} tokens"
+        click.echo(f"{counted(len(d['blocks']), 'block')}, {d['tokens']} of {d['max_tokens']} tokens"
                    f"{'; ' + note if note else ''}", err=True)
 
     emit(data, as_json, human)

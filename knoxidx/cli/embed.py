@@ -14,6 +14,7 @@ from typing import IO, Any
 
 import click
 
+from knoxidx.cli.output import counted
 from knoxidx.core.terminal import visible
 
 PROGRESS_EVERY_S = 5.0
@@ -121,9 +122,10 @@ def print_embedded(data: dict[str, Any]) -> None:
     if data["model_switch"]:
         click.echo(f"note: {data['model_switch']}", err=True)
     click.echo(
-        f"embedded {data['embedded']} chunks ({data['from_cache']} more from the cache) with "
-        f"{data['model']} in {data['seconds']:.1f}s ({data['chunks_per_second']:.1f}/s); "
-        f"{data['pending']} pending, {data['chunks']} chunks in all"
+        f"embedded {counted(data['embedded'], 'chunk')} ({data['from_cache']} more from the "
+        f"cache) with {data['model']} in {data['seconds']:.1f}s "
+        f"({data['chunks_per_second']:.1f}/s); {data['pending']} pending, "
+        f"{counted(data['chunks'], 'chunk')} in all"
     )
     if data.get("withheld"):
         click.echo(f"note: {data['withheld']} chunks of never-send files were kept from the "

@@ -9,7 +9,7 @@ import click
 
 from knoxidx.cli.group import main
 from knoxidx.cli.options import json_option, open_index, path_argument, store_options
-from knoxidx.cli.output import emit, print_more
+from knoxidx.cli.output import counted, emit, print_more
 from knoxidx.core.model import NODE_KINDS
 from knoxidx.core.paging import MAX_LIMIT
 
@@ -51,14 +51,17 @@ def history_cmd(symbol: str, path: str, limit: int, offset: int, as_json: bool) 
                        + ("  (shallow clone: may be older)" if d["shallow"] else ""))
         if d["renamed_from"]:
             click.echo("renamed from " + ", ".join(d["renamed_from"]))
+        if not created and not t["changes"]:
+            click.echo("no commit yet: no commit the index has read holds its lines")
         if t["changes"]:
-            click.echo(f"{t['changes']} commits ({t['modifications']} after creation) by "
-                       f"{t['authors']} authors, {t['first_change'][:10]} .. "
+            click.echo(f"{counted(t['changes'], 'commit')} ({t['modifications']} after "
+                       f"creation) by {counted(t['authors'], 'author')}, "
+                       f"{t['first_change'][:10]} .. "
                        f"{t['last_change'][:10]}, churn {t['churn']} lines")
         for c in d["changes"]:
             click.echo(f"  {c['commit'][:10]} {c['date'][:10]} +{c['added']:<4} -{c['removed']:<4} "
                        f"{c['author']}: {c['subject']}")
-        print_more(d)
+        print_more(d, narrowed_by="")  # a definition's commits: no --kind, no --path
 
     emit(data, as_json, human)
 

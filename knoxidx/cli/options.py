@@ -82,13 +82,13 @@ path_argument = click.argument("path", required=False, default=".", type=click.P
 
 def page_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """``--limit --offset --kind --path``: the page of a list answer (see knoxidx.core.paging)."""
-    from knoxidx.core.paging import DEFAULT_LIMIT, MAX_LIMIT
+    from knoxidx.core.paging import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
 
     for option in reversed((
         click.option("--limit", type=click.IntRange(1, MAX_LIMIT), default=DEFAULT_LIMIT,
                      show_default=True, help="At most this many (the answer also ends "
                                              "before ~28k characters)."),
-        click.option("--offset", type=click.IntRange(0), default=0, show_default=True,
+        click.option("--offset", type=click.IntRange(0, MAX_OFFSET), default=0, show_default=True,
                      help="Skip this many: the 'next' offset a truncated answer names."),
         click.option("--kind", type=click.Choice(NODE_KINDS, case_sensitive=False),
                      default=None, help="Only items of this kind."),

@@ -24,12 +24,19 @@ def emit(data: Any, as_json: bool, human: Callable[[Any], None]) -> None:
         human(for_terminal(data))
 
 
-def print_more(data: dict) -> None:
-    """What a truncated answer left out, and how to read it."""
+def counted(count: int, noun: str) -> str:
+    """``count`` and ``noun``, in the plural unless there is one: "1 commit", "2 commits"."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def print_more(data: dict, *, narrowed_by: str = "--kind or --path") -> None:
+    """What a truncated answer left out, and how to read it: the next page, and the options
+    of this command (``narrowed_by``, "" for none) that make the list shorter."""
     if data.get("truncated"):
         total = data["total"] if data.get("total_exact", True) else f"at least {data['total']}"
+        narrow = f"; narrow with {narrowed_by}" if narrowed_by else ""
         click.echo(f"(items {data['offset'] + 1}-{data['next_offset']} of {total}; the next "
-                   f"page: --offset {data['next_offset']}; narrow with --kind or --path)")
+                   f"page: --offset {data['next_offset']}{narrow})")
     elif data["offset"] and data["offset"] >= data["total"]:
         click.echo(f"(nothing from --offset {data['offset']}: there are {data['total']})")
 

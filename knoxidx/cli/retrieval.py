@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from typing import Any, TextIO
 
 import click
@@ -20,6 +21,7 @@ from knoxidx.cli.options import (
     store_options,
 )
 from knoxidx.cli.output import emit
+from knoxidx.core.errors import BadInputError
 from knoxidx.core.terminal import json_text
 
 MODES = ("hybrid", "lexical", "vector")
@@ -87,7 +89,7 @@ def _search_batch(lines: TextIO, path: str, k: int, mode: str, language: str | N
     validate("-", k, mode, language, path_glob)  # the options, once, before any output
     with open_index(path) as idx:
         searcher = searcher_for(idx)  # one searcher: the model loads once for every query
-        for line in lines:
+        for line in _text_lines(lines):
             query = line.strip()
             if not query:
                 continue
@@ -97,6 +99,14 @@ def _search_batch(lines: TextIO, path: str, k: int, mode: str, language: str | N
             except SearchInputError as exc:
                 data = {"query": query, "error": str(exc)}
             click.echo(json_text(data))
+
+
+def _text_lines(lines: TextIO) -> Iterator[str]:
+    """The lines of the --batch file, ending in one line of error where it is not UTF-8."""
+    try:
+        yield from lines
+    except UnicodeDecodeError as exc:
+        raise BadInputError(f"--batch {lines.name} is not UTF-8 text ({exc.reason})") from None
 
 
 def _print_results(data: dict) -> None:

@@ -10,7 +10,7 @@ import click
 from knoxidx.answers.entity import DEFAULT_RELATED, MAX_RELATED, RELATIONS
 from knoxidx.cli.group import main
 from knoxidx.cli.options import json_option, open_index, path_argument, store_options
-from knoxidx.cli.output import emit, location, site_of
+from knoxidx.cli.output import counted, emit, location, site_of
 
 
 @main.command("show")
@@ -109,7 +109,7 @@ def _print_evolution(d: dict) -> None:
     origin = (f"created {created['commit'][:10]} {created['date'][:10]} {created['author']}"
               if created else "not committed yet")
     last = evolution["last_modified"]
-    click.echo(f"evolution: {origin}; {evolution['modifications']} modifications by "
-               f"{evolution['authors']} authors"
+    click.echo(f"evolution: {origin}; {counted(evolution['modifications'], 'modification')} "
+               f"by {counted(evolution['authors'], 'author')}"
                + (f", last {last[:10]}" if last else "")
                + f"; churn {evolution['churn']}; hotspot {evolution['hotspot']}")

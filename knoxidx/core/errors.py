@@ -79,6 +79,11 @@ class BadInputError(KnoxidxError):
     exit_code = 2
 
 
+class LineRangeError(BadInputError):
+    """Lines a file does not have: a start below 1 or past its end, an end before the start
+    (HTTP 400 ``bad_range``)."""
+
+
 class IndexWriteError(KnoxidxError):
     """The index cannot be written: the disk is full, or ``.knoxidx/`` is read-only. The
     index is left as it was before the update."""

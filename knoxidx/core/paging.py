@@ -17,10 +17,11 @@ from typing import Any
 
 from knoxidx.core.errors import BadInputError
 from knoxidx.core.model import NodeKind
-from knoxidx.core.path_glob import path_matcher
+from knoxidx.core.path_glob import absolute_filter_problem, path_matcher
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 1000
+MAX_OFFSET = 2**31 - 1  # what the faces take: SQLite's OFFSET overflows past 2**63
 # a page's items stop before their compact JSON passes this (~4 characters a token)
 PAGE_CHARS = 28_000
 # an impact answer also lists the distinct files of all its hits, up to this many
@@ -48,8 +49,10 @@ class Page:
                 not 1 <= self.limit <= MAX_LIMIT:
             raise BadInputError(f"limit must be a whole number from 1 to {MAX_LIMIT}, "
                                 f"not {self.limit!r}")
-        if isinstance(self.offset, bool) or not isinstance(self.offset, int) or self.offset < 0:
-            raise BadInputError(f"offset must be a whole number, 0 or more, not {self.offset!r}")
+        if isinstance(self.offset, bool) or not isinstance(self.offset, int) or \
+                not 0 <= self.offset <= MAX_OFFSET:
+            raise BadInputError(f"offset must be a whole number from 0 to {MAX_OFFSET}, "
+                                f"not {self.offset!r}")
         if self.kind is not None and self.kind not in _KINDS:
             raise BadInputError(f"unknown kind {self.kind!r}; use one of {', '.join(_KINDS)}")
         if self.path is not None:
@@ -58,6 +61,9 @@ class Page:
             if len(self.path) > _MAX_PATH_CHARS:
                 raise BadInputError(f"the path filter is longer than {_MAX_PATH_CHARS} "
                                     "characters")
+            problem = absolute_filter_problem(self.path)
+            if problem:
+                raise BadInputError(problem)
 
     @property
     def path_glob(self) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import IO, Any
 from xml.sax.saxutils import escape
 
@@ -20,18 +20,24 @@ EXPORT_NODE_FIELDS = (
 SIGNATURE_FIELDS = ("parameters", "returns", "type_parameters", "decorators")
 # GraphML and networkx attributes are scalars: these lists become their JSON text
 _LIST_FIELDS = ("parameters", "type_parameters", "decorators")
+# what a client may see of an exported node (the CLI passes
+# knoxidx.retrieval.disclosure.declaration_shown, which this layer cannot import)
+NodeShown = Callable[[dict[str, Any]], dict[str, Any]]
 
 
-def nodes(q: GraphQueries,
-          evolution: Mapping[int, dict[str, Any]] | None = None) -> Iterator[dict[str, Any]]:
+def nodes(q: GraphQueries, evolution: Mapping[int, dict[str, Any]] | None = None,
+          shown: NodeShown | None = None) -> Iterator[dict[str, Any]]:
     """Every node as exported; with ``evolution`` (node id -> its evolution object, from the
-    history, which this layer cannot read), each definition's beside it."""
+    history, which this layer cannot read), each definition's beside it; with ``shown``, each
+    node as it returns it (its secrets masked)."""
     for node in q.all_nodes():
         out = {k: node[k] for k in EXPORT_NODE_FIELDS}
         if "complexity" in node:  # a function's
             out["complexity"] = node["complexity"]
         out.update((k, node[k]) for k in SIGNATURE_FIELDS if k in node)  # a function's, a
         # generic type's type_parameters
+        if shown is not None:
+            out = shown(out)
         if evolution and node["id"] in evolution:
             out["evolution"] = evolution[node["id"]]
         yield out
@@ -66,10 +72,11 @@ def canonical(q: GraphQueries) -> tuple[set[tuple], set[tuple]]:
 
 
 def write_json(q: GraphQueries, out: IO[str],
-               evolution: Mapping[int, dict[str, Any]] | None = None) -> None:
+               evolution: Mapping[int, dict[str, Any]] | None = None,
+               shown: NodeShown | None = None) -> None:
     # Streamed: a large graph never sits in memory as one JSON string.
     out.write('{"nodes": [')
-    for i, node in enumerate(nodes(q, evolution)):
+    for i, node in enumerate(nodes(q, evolution, shown)):
         out.write(("," if i else "") + "\n" + json.dumps(node, ensure_ascii=False))
     out.write('\n], "edges": [')
     for i, edge in enumerate(edges(q)):
@@ -108,7 +115,7 @@ GRAPHML_EDGE_KEYS = (("type", "string"), ("confidence", "string"), ("path", "str
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
-def write_graphml(q: GraphQueries, out: IO[bytes]) -> None:
+def write_graphml(q: GraphQueries, out: IO[bytes], shown: NodeShown | None = None) -> None:
     """GraphML, streamed as the JSON is: networkx's writer builds the whole document in memory
     first (2.9 GB and 34 s for the benchmark corpus's 119k nodes and 564k edges). What
     ``networkx.read_graphml`` reads back is :func:`to_networkx`'s graph, node ids as strings
@@ -123,7 +130,7 @@ def write_graphml(q: GraphQueries, out: IO[bytes]) -> None:
             out.write(f'  <key id="{prefix}{i}" for="{kind}" attr.name="{name}" '
                       f'attr.type="{type_}" />\n'.encode())
     out.write(b'  <graph edgedefault="directed">\n')
-    for node in nodes(q):
+    for node in nodes(q, shown=shown):
         out.write((f'    <node id="{node["id"]}">'
                    + _graphml_data("n", GRAPHML_NODE_KEYS, flat_node(node))
                    + "</node>\n").encode())

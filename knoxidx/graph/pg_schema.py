@@ -189,6 +189,9 @@ def connect(url: str, *, role: str = "knoxidx") -> Any:
         return psycopg.connect(url, autocommit=True, application_name=name, connect_timeout=10)
     except psycopg.Error as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        first = redact(first.replace(url, redact(url)))  # libpq quotes a URL it cannot parse
+        if isinstance(exc, psycopg.ProgrammingError):  # the URL itself: no server was asked
+            raise StoreConfigError(f"bad store URL {redact(url)}: {first}") from None
         raise StoreUnavailableError(f"cannot connect to {redact(url)}: {first}") from None
 
 

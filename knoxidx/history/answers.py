@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from knoxidx.core.errors import HistoryUnavailableError
+from knoxidx.core.errors import BadInputError, HistoryUnavailableError
 from knoxidx.core.paging import DEFAULT_LIMIT, Page
 from knoxidx.core.path_glob import path_matcher
 from knoxidx.history.gitlog import GitUnavailableError
@@ -30,6 +30,7 @@ from knoxidx.history.trace import Touch, trace_file
 from knoxidx.history.worktree import line_range, ranges_at_commit
 
 SECONDS_PER_DAY = 86_400
+MAX_SINCE_DAYS = 100_000  # ~270 years: any real history; more would fall before year 1
 # the definition kinds hotspots rank by default: those whose body is code that changes
 HOTSPOT_KINDS = ("Function", "Class", "Interface", "Type")
 HOTSPOT_FORMULA = ("score = changes x log2(1 + weight); weight = cyclomatic x loc for a "
@@ -103,6 +104,10 @@ def definition_history(store: Any, root: Path, node: dict, *, limit: int = DEFAU
                        offset: int = 0) -> dict:
     """``node``'s evolution: the commit that created its lines, the commits that changed them
     (newest first, a page of them), totals, and the paths it had before a rename."""
+    if not node.get("path") or node.get("start_line") is None:  # a package, an import target
+        raise BadInputError(
+            f"{node['qualified_name']} ({node['kind']}) has no lines of its own in one file to "
+            "follow: ask for a file (path:1) or a definition")
     tables = history_tables(store)
     page = Page(limit, offset)
     prefix = tables.get("prefix") or ""
@@ -131,6 +136,9 @@ def _window_start(tables: HistoryRows, since_days: int | None) -> tuple[int, int
     starts; the whole history without a window."""
     if since_days is None:
         return 0, None
+    if not 0 <= since_days <= MAX_SINCE_DAYS:
+        raise BadInputError(f"the window must be from 0 to {MAX_SINCE_DAYS} days (or the "
+                            f"whole history), not {since_days}")
     start = tables.newest_time() - since_days * SECONDS_PER_DAY
     return tables.first_seq_since(start), start
 

@@ -7,6 +7,7 @@ pipeline, so a file is opened at most once.
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from collections import Counter
@@ -184,8 +185,8 @@ class _Walker:
             try:
                 is_link = entry.is_symlink()
                 is_dir = entry.is_dir()  # follows a symlink
-            except OSError:
-                skip(prefix + name, "unreadable")
+            except OSError as exc:  # ELOOP: links that lead to each other, never to a file
+                skip(prefix + name, "symlink_loop" if exc.errno == errno.ELOOP else "unreadable")
                 cacheable = False
                 continue
             if is_link:

@@ -8,10 +8,10 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-import pathspec
 import xxhash
 
 from knoxidx.core.files import FileTooLargeError, NotRegularFileError, read_regular_text
+from knoxidx.parse.ignore_regex import ignore_spec
 
 IGNORE_FILES = (".gitignore", ".knoxidxignore")
 IGNORE_NAMES = frozenset(IGNORE_FILES)
@@ -33,12 +33,11 @@ class IgnoreRules:
     def __init__(self, lines: list[str], digest: str = "") -> None:
         self.digest = digest  # names the content in a walk cache's record of the rules
         try:
-            self.spec = pathspec.GitIgnoreSpec.from_lines(lines)
+            self.spec = ignore_spec(lines)
         except ValueError:
             # A line pathspec cannot compile (a lone "!"): git ignores such a line, and one bad
             # line in a .gitignore must not stop the index (it was a traceback).
-            self.spec = pathspec.GitIgnoreSpec.from_lines(
-                [line for line in lines if _compiles(line)])
+            self.spec = ignore_spec([line for line in lines if _compiles(line)])
         searches: list[Any] = []
         prefilter = True
         for pattern in self.spec.patterns:
@@ -75,7 +74,7 @@ class IgnoreRules:
 
 def _compiles(line: str) -> bool:
     try:
-        pathspec.GitIgnoreSpec.from_lines([line])
+        ignore_spec([line])
     except ValueError:
         return False
     return True

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from knoxidx.core.errors import (
     BadPathError,
     ForbiddenPathError,
+    LineRangeError,
     SourceNotFoundError,
 )
 from knoxidx.core.files import FileTooLargeError, NotRegularFileError, read_regular
@@ -129,13 +130,13 @@ def _window(rel: str, total: int, start: int | None, end: int | None,
             max_lines: int) -> tuple[int, int, bool]:
     first = 1 if start is None else start
     if first < 1:
-        raise BadPathError(f"start must be 1 or more, not {first}")
+        raise LineRangeError(f"start must be 1 or more, not {first}")
     if end is not None and end < first:
-        raise BadPathError(f"end ({end}) is before start ({first})")
+        raise LineRangeError(f"end ({end}) is before start ({first})")
     if total == 0:
         return 1, 0, False
     if first > total:
-        raise BadPathError(f"{rel!r} has {total} lines; start {first} is past its end")
+        raise LineRangeError(f"{rel!r} has {total} lines; start {first} is past its end")
     last = total if end is None else min(end, total)
     truncated = False
     if last - first + 1 > max_lines:

@@ -28,9 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pathspec
-
 from knoxidx.core.config import offline_from_env  # noqa: F401  (re-exported for the Voyage clients)
+from knoxidx.parse.ignore_regex import ignore_spec
 from knoxidx.retrieval.errors import RetrievalError, ServiceError
 from knoxidx.retrieval.secrets import mask_secrets
 
@@ -69,7 +68,7 @@ class EgressPolicy:
     _spec: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        spec = pathspec.GitIgnoreSpec.from_lines(p.lower() for p in self.never_send)
+        spec = ignore_spec([p.lower() for p in self.never_send])  # a repository's own too
         object.__setattr__(self, "_spec", spec)
 
     def allows(self, path: str) -> bool:

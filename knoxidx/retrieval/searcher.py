@@ -22,6 +22,7 @@ import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from knoxidx.core.path_glob import absolute_filter_problem
 from knoxidx.languages.registry import LANGUAGE_ALIASES
 from knoxidx.retrieval.backends import select_embedder, select_reranker
 from knoxidx.retrieval.disclosure import Disclosure
@@ -88,6 +89,9 @@ def validate(
     if path_glob is not None and (not isinstance(path_glob, str) or not path_glob.strip()):
         raise SearchInputError("the path glob is empty")
     glob = path_glob.strip() if path_glob else None
+    absolute = absolute_filter_problem(glob) if glob else None
+    if absolute:
+        raise SearchInputError(absolute)
     if glob and _UNCLOSED_BRACKET.search(glob):
         # SQLite's GLOB backtracks without end on `*[a-*[a-...` (seconds per row): refuse it
         raise SearchInputError(f"the path glob {glob[:80]!r} has a '[' without its ']'")

@@ -192,7 +192,7 @@ def test_the_evolution_comes_from_the_history(tmp_path: Path) -> None:
     code, out, err = run_cli("show", "greet", str(git_repo.root))
     assert code == 0, err
     assert out.splitlines()[-1].startswith(f"evolution: created {first[:10]} ")
-    assert "1 modifications by 2 authors" in out
+    assert "1 modification by 2 authors" in out
 
 
 def test_the_command_prints_for_people_and_machines(repo: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -129,3 +130,19 @@ def test_oversized_query_string_is_refused_not_fatal(client: httpx.Client) -> No
     status = int(reply.split(b" ", 2)[1]) if reply else 0
     assert 400 <= status < 500 or (status == 0 and not reply), reply[:200]
     assert client.get("/health").status_code == 200  # the server lives on
+
+
+def test_the_serve_banner_shows_a_hostile_root_name_as_escapes(tmp_path: Path) -> None:
+    """A clone takes its directory's name from the repository's: an escape sequence in it
+    must not retitle the terminal when the server says where it serves, as every other
+    command's output already shows it."""
+    from tests.helpers import build, write_tree
+
+    root = write_tree(tmp_path / "r\x1b]0;owned\x07", {"m.py": "def a():\n    pass\n"})
+    build(root)
+    proc, _ = start_server(root)
+    try:
+        banner = proc.expect(r"serving", timeout=5).string
+    finally:
+        proc.stop()
+    assert "\x1b" not in banner and "\x07" not in banner and "r\\x1b]0;owned\\x07" in banner

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.agent.support import make_hostile_repo
@@ -66,3 +67,20 @@ def test_hostile_tool_calls_are_clear_tool_errors(tmp_path: Path) -> None:
             assert status["files"] >= 5
 
     asyncio.run(session())
+
+
+def test_a_whole_number_written_with_a_point_is_an_integer() -> None:
+    """The published schemas say `"type": "integer"`, and in JSON Schema 5.0 is one: a client
+    that validates by them (or a language with one number type) may send it. 5.5 is not."""
+    from knoxidx.api.schemas import BY_TOOL, InputError
+
+    callers, context = BY_TOOL["get_callers"], BY_TOOL["build_context"]
+    parsed = callers.parse({"symbol": "x", "limit": 5.0, "depth": 2.0}, from_text=False)
+    assert (parsed["limit"], parsed["depth"]) == (5, 2) and type(parsed["limit"]) is int
+    assert context.parse({"query": "x", "max_tokens": 800.0}, from_text=False)[
+        "max_tokens"] == 800
+    for bad in (5.5, float("inf"), float("nan")):
+        with pytest.raises(InputError, match="whole number"):
+            callers.parse({"symbol": "x", "limit": bad}, from_text=False)
+    with pytest.raises(InputError, match="from 1 to 10"):
+        callers.parse({"symbol": "x", "depth": 11.0}, from_text=False)

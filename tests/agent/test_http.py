@@ -121,6 +121,9 @@ def test_search_and_context(client: httpx.Client, index: Index) -> None:
     assert data["tokens"] <= 900 and "def read_text(path):" in data["markdown"]
     default = client.post("/context", json={"query": "read a file"}).json()
     assert default["max_tokens"] == 8000
+    # the library's bound, as the CLI's and MCP's: 150000 was refused here alone
+    roomy = client.post("/context", json={"query": "read a file", "max_tokens": 150_000})
+    assert roomy.status_code == 200 and roomy.json()["max_tokens"] == 150_000, roomy.text
 
 
 @pytest.mark.parametrize("url,status,code", [
@@ -148,6 +151,8 @@ def test_search_and_context(client: httpx.Client, index: Index) -> None:
     ("/deps?target=app/nothing.py", 404, "symbol_not_found"),
     ("/deps?target=app/main.py&reverse=maybe", 400, "bad_request"),
     ("/status?verbose=1", 400, "bad_request"),
+    ("/source?path=app/util.py&start=5&end=4", 400, "bad_range"),
+    ("/source?path=app/util.py&start=99", 400, "bad_range"),
 ])
 def test_clear_errors(client: httpx.Client, url: str, status: int, code: str) -> None:
     body = get(client, url, status)
@@ -163,7 +168,7 @@ def test_ambiguous_symbol_lists_candidates(client: httpx.Client) -> None:
 
 @pytest.mark.parametrize("body,status", [
     (b"not json", 400), (b"[1, 2]", 400), (b'{"max_tokens": 100}', 400),
-    (b'{"query": "x", "max_tokens": 10}', 400), (b'{"query": "x", "max_tokens": 100001}', 400),
+    (b'{"query": "x", "max_tokens": 10}', 400), (b'{"query": "x", "max_tokens": 200001}', 400),
     (b'{"query": "x", "max_tokens": "100"}', 400), (b'{"query": "x", "extra": 1}', 400),
     (b'{"query": 5}', 400),
 ])

@@ -75,6 +75,8 @@ def test_tools_answers_and_errors(tmp_path: Path) -> None:
                                       max_tokens=600))
             assert context.startswith("app/config.py:") and "def parse_config" in context
             assert "of 600 tokens" in context
+            roomy = await call("build_context", query="read a file", max_tokens=150_000)
+            assert not roomy.is_error and "of 150000 tokens" in text(roomy), text(roomy)
             code = text(await call("read_code", path="app/util.py", start_line=7, end_line=8))
             assert code.splitlines() == ["app/util.py:7-8 of 9", '7\tdef normalise(text):',
                                          '8\t    """Strip surrounding whitespace."""',
@@ -92,12 +94,16 @@ def test_tools_answers_and_errors(tmp_path: Path) -> None:
                 ("get_callers", {}, "missing required parameter 'symbol'"),
                 ("get_callers", {"symbol": "x", "colour": 1}, "unknown parameter 'colour'"),
                 ("build_context", {"query": "x", "max_tokens": 5}, "max_tokens"),
+                ("build_context", {"query": "x", "max_tokens": 200_001}, "max_tokens"),
                 ("read_code", {"path": "../../etc/passwd"}, "climbs out"),
                 ("read_code", {"path": "%2e%2e/etc/passwd"}, "percent-encoded"),
                 ("read_code", {"path": "/etc/passwd"}, "absolute"),
                 ("read_code", {"path": "escape/secret.py"}, "outside the repository"),
                 ("read_code", {"path": ".git/config"}, "internals"),
                 ("read_code", {"path": "secrets/token.py"}, "not part of the indexed"),
+                ("read_code", {"path": "app/util.py", "start_line": 5, "end_line": 4},
+                 "error (bad_range): end (4) is before start (5)"),
+                ("get_callers", {"symbol": "nope_nothing"}, "error (symbol_not_found): "),
                 ("no_such_tool", {}, "no tool"),
             ]:
                 result = await call(name, **arguments)

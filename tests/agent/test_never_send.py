@@ -307,3 +307,21 @@ def test_cli_show_and_symbols_mask_signature_parts(repo: Path) -> None:
         assert result.returncode == 0, result.stderr
         assert_no_secret(result.stdout + result.stderr)
     assert "«secret:github-token»" in results[0].stdout
+
+
+@pytest.mark.parametrize("fmt", ["json", "graphml"])
+def test_cli_export_masks_signatures_as_show_does_and_stays_byte_stable(
+        repo: Path, fmt: str) -> None:
+    """The export is a read that leaves the process like any other: signatures, doc lines and
+    signature parts masked (a never-send file's left out), the same bytes each time."""
+    first, second = (run_cli("export", str(repo), "--format", fmt) for _ in range(2))
+    assert first.returncode == 0, first.stderr
+    assert_no_secret(first.stdout + first.stderr)
+    assert "«secret:github-token»" in first.stdout
+    assert "«secret:connection-password»" in first.stdout
+    assert first.stdout == second.stdout
+    if fmt == "json":
+        nodes = {n["qualified_name"]: n for n in json.loads(first.stdout)["nodes"]}
+        assert nodes["app.vault_secrets.vault_password"]["doc"] == ""
+        assert [p["default"] for p in nodes["app.deploy.deploy"]["parameters"]] == [
+            None, '"«secret:github-token»"', '"«secret:assigned-secret»"']

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from knoxidx.core.errors import BadPathError
+from knoxidx.core.errors import BadPathError, LineRangeError
 from knoxidx.index import Index
 from knoxidx.parse.source import ForbiddenPathError, SourceNotFoundError, read_source
 from tests.agent.support import make_hostile_repo
@@ -58,8 +58,10 @@ def test_reads_lines_and_pages(root: Path) -> None:
 
 @pytest.mark.parametrize("start,end", [(0, None), (10, None), (5, 4)])
 def test_bad_ranges(root: Path, start: int, end: int | None) -> None:
-    with pytest.raises(BadPathError):
+    """A range the file does not have is bad input, not a bad path (HTTP 400 bad_range)."""
+    with pytest.raises(LineRangeError) as info:
         read_source(root, "app/util.py", start, end)
+    assert not isinstance(info.value, BadPathError)
 
 
 def test_missing_directory_and_binary(root: Path) -> None:

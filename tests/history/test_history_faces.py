@@ -101,6 +101,8 @@ def test_the_commands_print_for_people_and_machines(greeting) -> None:
     assert lines[3].split()[:4] == [c2[:10], lines[3].split()[1], "+3", "-1"]
     code, out, _ = run_cli("history", "greet", str(root), "--json", "--limit", "1")
     assert json.loads(out)["next_offset"] == 1
+    code, out, _ = run_cli("history", "greet", str(root), "--limit", "1")
+    assert out.splitlines()[-1] == "(items 1-1 of 2; the next page: --offset 1)"  # no --kind
     code, out, _ = run_cli("hotspots", str(root), "--since", "all")
     assert code == 0 and out.startswith("score = changes x log2(1 + weight); weight = "
                                         "cyclomatic x loc for a function, lines otherwise; "
@@ -128,3 +130,26 @@ def test_the_json_export_carries_each_definitions_evolution(greeting, tmp_path: 
         idx.update(jobs=1, retrieval=False)
     code, out, _ = run_cli("export", str(tmp_path))
     assert code == 0 and '"evolution"' not in out and len(json.loads(out)["nodes"]) > 2
+
+
+def test_a_module_without_lines_of_its_own_is_bad_input_on_every_face(greeting) -> None:
+    """A package or an external import has no file and lines to follow: the CLI printed a
+    traceback, HTTP answered 500 and MCP a protocol error (a TypeError on its lines)."""
+    from knoxidx.core.errors import BadInputError
+    from tests.helpers import run_cli
+
+    root, _ = greeting
+    with Index.open(root) as idx:
+        module = next(s for s in idx.find_symbols("*", kind="Module")["symbols"]
+                      if not s.get("path"))
+        with pytest.raises(BadInputError, match="no lines of its own"):
+            idx.history(module["qualified_name"])
+    code, _, err = run_cli("history", module["qualified_name"], str(root))
+    assert code == 2 and "no lines of its own" in err and "Traceback" not in err
+    proc, url = start_server(root)
+    try:
+        got = httpx.get(url + "/history", params={"symbol": module["qualified_name"]},
+                        timeout=30)
+        assert got.status_code == 400 and "no lines of its own" in got.json()["error"]["message"]
+    finally:
+        assert proc.stop() == 0
