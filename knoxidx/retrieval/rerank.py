@@ -33,6 +33,7 @@ current figures are in BENCHMARKS.md.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -496,6 +497,9 @@ def rerank_definitions(
     code ranks lower).
     ``declaration_closeness``: see ``RerankWeights.declaration`` (none: no such term)."""
     best: dict[tuple[str, int, int], Unit] = {}
+    # each file once: the searcher checks a file's version on every ask, and the chunks
+    # ranked share files
+    definitions = functools.cache(definitions)
     ranked = [i for i in order if i in chunks][: weights.depth]
     declaration_factor = 1.0 if asks_for_declaration(words.query) else weights.declaration_only
     # nor when the question begins with the unit's own name, as Go's doc comments do
