@@ -300,6 +300,28 @@ def test_misses_asks_an_embedded_copy_again_and_lists_what_hybrid_misses(
     assert found["fused"] >= 1 and found["lexical"] >= 1
 
 
+def test_rerank_terms_add_up_to_the_scores_the_search_gives(tmp_path: Path, monkeypatch) -> None:
+    import json
+
+    from bench.retrieval_eval.rerank_terms import describe
+
+    work = _asked_toy_copy(tmp_path, monkeypatch)
+    assert describe(work) == []  # every target answered first
+    # the first target's question, with the second target's function as its answer
+    raw = json.loads((work / "raw.json").read_text())
+    first, second = raw["targets"][:2]
+    raw["targets"][0] = second | {"query": first["query"]}
+    (work / "raw.json").write_text(json.dumps(raw))
+    lines = describe(work, k=1)
+    assert lines[0].startswith(f"MISS {second['qualname']} {second['path']}:")
+    answer, top = lines[2], lines[3]
+    assert answer.startswith(f"  answer: {second['qualname']} ")
+    assert top.startswith(f"  first: {first['qualname']} ")
+    # the terms of what ranks first add up to the score the search gave it
+    total, score = top.rsplit("total ", 1)[1].split("; score ")
+    assert float(total) == pytest.approx(float(score), abs=1e-3)
+
+
 def test_misses_asks_with_the_vector_sources_at_the_given_fusion_weight(
         tmp_path: Path, monkeypatch) -> None:
     from bench.retrieval_eval.misses import ask_again
