@@ -8,8 +8,9 @@ index and embeddings, ``raw.json`` with the targets). Every target's query goes 
 fusion change is measured without embedding anything again (set ``$KNOXIDX_LOCAL_PRECISION``
 to the precision the copy was embedded with). Prints Recall@10 / MRR@10 per copy and the
 rank of each query (``x``: not in the first 10). ``--show`` lists each hybrid miss: the
-query, where each source ranked a chunk that answers it (0: not in its first 50), whether a
-rerank unit of the chunk holding it would answer it, and the ten results given instead.
+query, where each source and their fusion rank the chunk holding it (0: not in a source's
+first 50), whether a rerank unit of that chunk would answer it, and the ten results given
+instead.
 ``--vector-weight`` asks with both vector sources of the fusion at ``W`` (the installed
 ``SOURCE_WEIGHTS`` otherwise).
 """
@@ -31,22 +32,43 @@ def ranks_line(ranks: list[int]) -> str:
     return "".join(str(min(r, 9)) if r else "x" for r in ranks)
 
 
-def describe_miss(idx: Index, target: dict[str, Any], sources: dict[str, list[int]],
-                  chunks: dict[int, list[Any]], results: list[dict[str, Any]]) -> list[str]:
+def fused_ranks(idx: Index, query: str, span: Span) -> dict[str, int]:
+    """Where each source of this checkout, and their fusion, rank the first chunk holding
+    any line of ``span`` (0: not among a source's candidates). Asks the sources the search
+    just asked (so the query's vector and words are made), without the fusion's tie order."""
+    from knoxidx.retrieval.hybrid_search import reciprocal_rank_fusion
+    from knoxidx.retrieval.searcher import searcher_for
+
+    hybrid = searcher_for(idx).hybrid()
+    ranked = {name: ask(query) for name, ask in (
+        ("lexical", hybrid.lexical), ("vector", hybrid.vector),
+        ("declarations", hybrid.declarations), ("symbol", hybrid.symbols),
+        ("names", hybrid.names))}
+    ranked["fused"] = reciprocal_rank_fusion(ranked, hybrid.rrf_k, hybrid.source_weights)
+    places = hybrid.store.places(list({i for hits in ranked.values() for i, _ in hits}))
+
+    def holds(chunk_id: int) -> bool:
+        path, start, end = places[chunk_id]
+        return path == span.path and start <= span.end_line and span.start_line <= end
+
+    return {name: next((rank for rank, (i, _) in enumerate(hits, 1) if holds(i)), 0)
+            for name, hits in ranked.items()}
+
+
+def describe_miss(idx: Index, target: dict[str, Any], results: list[dict[str, Any]]
+                  ) -> list[str]:
     from knoxidx.retrieval.rerank import units
     from knoxidx.retrieval.searcher import searcher_for
 
     span = Span(target["path"], target["start_line"], target["end_line"])
-    found = {}
-    for source, ids in sources.items():
-        found[source] = next((rank for rank, i in enumerate(ids, 1)
-                              if is_hit(Span(*chunks[i][:3]), span)), 0)
+    found = fused_ranks(idx, target["query"], span)
     searcher = searcher_for(idx)
     definitions = searcher.file_definitions(span.path)
     holding = searcher.store.get(searcher.store.chunks_at(span.path, span.start_line))
     lines = [f"MISS {target['qualname']} {span.path}:{span.start_line}-{span.end_line}",
              f"  query: {target['query'][:200]}",
-             f"  source ranks: {found}"]
+             f"  source ranks: {found} (the rerank reads the first "
+             f"{searcher.hybrid().weights.depth} fused)"]
     for chunk_id, stored in holding.items():
         chunk = stored.chunk
         is_unit = any(is_hit(Span(span.path, u.start_line, u.end_line), span)
@@ -61,12 +83,11 @@ def describe_miss(idx: Index, target: dict[str, Any], sources: dict[str, list[in
 def ask_again(work: Path, show: bool, vector_weights: float | None = None
               ) -> tuple[dict[str, tuple[float, float]], list[str]]:
     raw = json.loads((work / "raw.json").read_text())
-    chunks = {int(i): row for i, row in raw["chunks"].items()}
     ranks: dict[str, list[int]] = {"hybrid": [], "vector": []}
     shown: list[str] = []
     weights = nullcontext() if vector_weights is None else vector_weight(vector_weights)
     with weights, Index.open(work / "repo") as idx:
-        for target, sources in zip(raw["targets"], raw["queries"], strict=True):
+        for target in raw["targets"]:
             span = Span(target["path"], target["start_line"], target["end_line"])
             for mode in ranks:
                 results = idx.search(target["query"], k=10, mode=mode)["results"]
@@ -74,7 +95,7 @@ def ask_again(work: Path, show: bool, vector_weights: float | None = None
                                   for r in results], span)
                 ranks[mode].append(rank)
                 if mode == "hybrid" and not rank and show:
-                    shown += describe_miss(idx, target, sources, chunks, results)
+                    shown += describe_miss(idx, target, results)
     scores = {mode: (sum(1 for r in found if r) / len(found),
                      sum(1 / r for r in found if r) / len(found))
               for mode, found in ranks.items()}

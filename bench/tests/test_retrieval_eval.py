@@ -270,7 +270,9 @@ def test_misses_asks_an_embedded_copy_again_and_lists_what_hybrid_misses(
         tmp_path: Path, monkeypatch) -> None:
     import json
 
-    from bench.retrieval_eval.misses import ask_again
+    from bench.retrieval_eval.metrics import Span
+    from bench.retrieval_eval.misses import ask_again, fused_ranks
+    from knoxidx.index import Index
 
     work = _asked_toy_copy(tmp_path, monkeypatch)
     scores, lines = ask_again(work, show=True)
@@ -285,9 +287,39 @@ def test_misses_asks_an_embedded_copy_again_and_lists_what_hybrid_misses(
     miss = lines.index(next(line for line in lines if line.startswith("MISS")))
     assert lines[miss].endswith("zoo/elsewhere.py:" + f"{raw['targets'][0]['start_line']}-"
                                 f"{raw['targets'][0]['end_line']}")
-    assert lines[miss + 2] == ("  source ranks: {'lexical': 0, 'vector': 0, 'symbol': 0, "
-                               "'names': 0, 'declarations': 0}")
+    assert lines[miss + 2] == ("  source ranks: {'lexical': 0, 'vector': 0, 'declarations': 0, "
+                               "'symbol': 0, 'names': 0, 'fused': 0} (the rerank reads the "
+                               "first 60 fused)")
     assert lines[miss + 3].startswith("   - zoo/")  # the results given instead
+    # the ranks are asked of this checkout's sources: an answered target's chunk is found
+    target = raw["targets"][1]
+    with Index.open(work / "repo") as idx:
+        idx.search(target["query"], k=10)
+        found = fused_ranks(idx, target["query"],
+                            Span(target["path"], target["start_line"], target["end_line"]))
+    assert found["fused"] >= 1 and found["lexical"] >= 1
+
+
+def test_rerank_terms_add_up_to_the_scores_the_search_gives(tmp_path: Path, monkeypatch) -> None:
+    import json
+
+    from bench.retrieval_eval.rerank_terms import describe
+
+    work = _asked_toy_copy(tmp_path, monkeypatch)
+    assert describe(work) == []  # every target answered first
+    # the first target's question, with the second target's function as its answer
+    raw = json.loads((work / "raw.json").read_text())
+    first, second = raw["targets"][:2]
+    raw["targets"][0] = second | {"query": first["query"]}
+    (work / "raw.json").write_text(json.dumps(raw))
+    lines = describe(work, k=1)
+    assert lines[0].startswith(f"MISS {second['qualname']} {second['path']}:")
+    answer, top = lines[2], lines[3]
+    assert answer.startswith(f"  answer: {second['qualname']} ")
+    assert top.startswith(f"  first: {first['qualname']} ")
+    # the terms of what ranks first add up to the score the search gave it
+    total, score = top.rsplit("total ", 1)[1].split("; score ")
+    assert float(total) == pytest.approx(float(score), abs=1e-3)
 
 
 def test_misses_asks_with_the_vector_sources_at_the_given_fusion_weight(

@@ -177,7 +177,7 @@ class Searcher:
     ) -> dict[str, Any]:
         """``source_weights``: the fusion weight of the sources it names, for this search
         only (the others keep :data:`~knoxidx.retrieval.hybrid_search.SOURCE_WEIGHTS`).
-        ``depth``: how many fused chunks hybrid search reranks the definitions of (None: 20,
+        ``depth``: how many fused chunks hybrid search reranks the definitions of (None: 60,
         :class:`~knoxidx.retrieval.rerank.RerankWeights`)."""
         query, chunk_filter = validate(query, k, mode, language, path_glob)
         fusion = validate_source_weights(source_weights)

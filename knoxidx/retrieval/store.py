@@ -24,6 +24,8 @@ from knoxidx.retrieval.names import declaration_texts, name_rows
 from knoxidx.retrieval.store_schema import NAMES_PER_CHUNK, create_schema, has_schema, schema_name
 from knoxidx.retrieval.terms import index_text
 
+# chunks whose declarations one query reads (one variable each, well under SQLite's limit)
+_DECLARATION_BATCH = 200
 _CHUNK_COLUMNS = (
     "id, path, start_line, end_line, language, symbol, kind, symbols, enclosing, signature, doc, "
     "header, token_count, content_hash, text"
@@ -282,16 +284,20 @@ class ChunkStore(EmbeddingRows, LexicalRows):
         )
 
     def declarations(self, chunk_ids: Sequence[int]) -> dict[int, list[tuple[int, str]]]:
-        """(declaration id, text) of each chunk's declarations, in order."""
+        """(declaration id, text) of each chunk's declarations, in order. One query per
+        ``_DECLARATION_BATCH`` chunks (a range of ids each): the rerank asks this of each
+        search's 60 chunks."""
         out: dict[int, list[tuple[int, str]]] = {}
-        for i in chunk_ids:
-            base = i * NAMES_PER_CHUNK
-            rows = self.conn.execute(
-                "SELECT id, text FROM chunk_declaration WHERE id >= ? AND id < ? ORDER BY id",
-                (base, base + NAMES_PER_CHUNK)).fetchall()
-            if rows:
-                out[i] = [(int(d), str(t)) for d, t in rows]
-        return out
+        wanted = list(dict.fromkeys(chunk_ids))
+        for start in range(0, len(wanted), _DECLARATION_BATCH):
+            batch = wanted[start : start + _DECLARATION_BATCH]
+            firsts = ",".join(["(?)"] * len(batch))
+            for d, t in self.conn.execute(
+                    f"WITH wanted(first) AS (VALUES {firsts}) SELECT d.id, d.text FROM wanted"
+                    " JOIN chunk_declaration d ON d.id >= wanted.first AND d.id < wanted.first + ?"
+                    " ORDER BY d.id", [i * NAMES_PER_CHUNK for i in batch] + [NAMES_PER_CHUNK]):
+                out.setdefault(int(d) // NAMES_PER_CHUNK, []).append((int(d), str(t)))
+        return {i: out[i] for i in wanted if i in out}  # in the order asked
 
     def rebuild_names(
         self, definitions: Callable[[str], Sequence[DefinitionLike] | None]

@@ -143,6 +143,31 @@ def test_the_table_follows_the_chunks(store: ChunkStore) -> None:
     assert _declarations(store) == []
 
 
+def test_the_declarations_of_many_chunks_are_read_as_each_chunk_alone_would_be(
+    store: ChunkStore,
+) -> None:
+    from knoxidx.retrieval.store import _DECLARATION_BATCH
+
+    update_file(store, "dates/period.py", _chunks("dates/period.py", PERIOD))
+    for n in range(2 * _DECLARATION_BATCH + 3):  # three queries' worth
+        update_file(store, f"gen/m{n}.py",
+                    _chunks(f"gen/m{n}.py", f"def step_{n}(x):\n    return x + {n}\n"))
+    update_file(store, "dates/constants.py", _chunks("dates/constants.py", "FIRST = 1\n"))
+    ids = [row[0] for row in store.conn.execute("SELECT id FROM chunk ORDER BY id DESC")]
+    asked = [*ids, ids[0]]  # newest first, one asked twice
+
+    def alone(chunk_id: int) -> list[tuple[int, str]]:
+        return [(d, t) for d, t in store.conn.execute(
+            "SELECT id, text FROM chunk_declaration WHERE id / ? = ? ORDER BY id",
+            (NAMES_PER_CHUNK, chunk_id))]
+
+    expected = {i: alone(i) for i in asked if alone(i)}
+    found = store.declarations(asked)
+    assert found == expected and list(found) == list(expected)  # in the order asked
+    assert len(found) == len(ids) - 1  # the constants' chunk declares nothing
+    assert any(len(rows) > 1 for rows in found.values())  # Period's methods, in order
+
+
 def test_the_declarations_source_finds_a_method_by_what_its_name_means(
     repo: Path, local_embedder
 ) -> None:

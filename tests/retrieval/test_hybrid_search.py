@@ -11,7 +11,8 @@ from retrieval_support import SITE_PACKAGES, HashEmbedder
 
 from knoxidx.retrieval.chunker import chunk_file
 from knoxidx.retrieval.hybrid_search import HybridSearch, reciprocal_rank_fusion, snippet
-from knoxidx.retrieval.sources import SymbolHit
+from knoxidx.retrieval.rerank import RerankWeights
+from knoxidx.retrieval.sources import SymbolHit, SymbolSource
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.store_schema import create_schema
 from knoxidx.retrieval.vectors import VectorIndex, from_blobs, to_blob
@@ -263,3 +264,45 @@ def test_the_lexical_and_vector_sources_cut_a_tie_by_place_not_by_the_order_of_w
                 [r.path for r in search.search("gamma ray burst", 3, sources=(name,))])
         connection.close()
     assert kept == {name: [["a.py", "b.py"]] * 2 for name in kept}
+
+
+def _one_function_per_file(store: ChunkStore, count: int, answer: int
+                           ) -> tuple[dict[str, bytes], SymbolSource]:
+    """``count`` files of one function each, only the ``answer``-th of them about lava, and
+    a symbol source that ranks them in the order of their names (the answer last but few)."""
+    names, sources = {}, {}
+    for number in range(count):
+        path = f"m{number:02}.py"
+        names[path] = "harden_lava_into_basalt" if number == answer else f"count_item_{number}"
+        body = "basalt = lava.harden()" if number == answer else f"total = {number}"
+        sources[path] = f"def {names[path]}(x):\n    {body}\n    return x\n".encode()
+        update_file(store, path, chunk_file(path, sources[path], "python",
+                                            python_definitions(sources[path])))
+
+    def symbols(query: str, limit: int) -> list[SymbolHit]:
+        return [SymbolHit(path, 1, name, "Function") for path, name in names.items()][:limit]
+
+    return sources, symbols
+
+
+def test_the_rerank_reads_past_the_fusions_first_twenty_chunks(store: ChunkStore) -> None:
+    """One source alone (here the graph's symbol hits) may rank the answer's chunk below
+    twenty others that share nothing with the question; the definition rerank still reads
+    it, and ranks the definition whose name and lines hold the question first."""
+    sources, symbols = _one_function_per_file(store, 45, answer=38)
+    search = HybridSearch(store, symbol_source=symbols,
+                          definitions=lambda path: python_definitions(sources[path]))
+    results = search.search("harden the lava into basalt", 10, sources=("symbol",))
+    assert (results[0].path, results[0].symbol) == ("m38.py", "harden_lava_into_basalt")
+
+
+def test_a_deeper_search_lists_the_deeper_chunks_below_its_own(store: ChunkStore) -> None:
+    sources, symbols = _one_function_per_file(store, 45, answer=30)
+    search = HybridSearch(store, symbol_source=symbols, weights=RerankWeights(depth=20),
+                          definitions=lambda path: python_definitions(sources[path]))
+    own = search.search("harden the lava into basalt", 50, sources=("symbol",))
+    deeper = search.search("harden the lava into basalt", 50, sources=("symbol",), depth=40)
+    assert (len(own), len(deeper)) == (20, 40)
+    # what its own depth finds keeps its place, though the answer ranks first among the rest
+    assert [r.path for r in deeper[:20]] == [r.path for r in own]
+    assert deeper[20].path == "m30.py"

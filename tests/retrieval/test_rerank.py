@@ -121,6 +121,27 @@ def test_rerank_lists_definitions_best_first_across_chunks() -> None:
     assert [u.score for u in ranked] == sorted((u.score for u in ranked), reverse=True)
 
 
+def test_the_rerank_asks_for_each_files_definitions_once() -> None:
+    # the searcher checks a file's version each time it is asked; the 60 chunks a rerank
+    # reads share files, and asking again cost a query each
+    volcano = one_chunk()
+    other = chunk_file("w.py", b"def erupt_geyser(water):\n    return water.boil()\n", "python",
+                       [])[0]
+    defs = {"v.py": DEFS, "w.py": [D("Function", "erupt_geyser", "erupt_geyser", 1, 2)]}
+    asked: list[str] = []
+
+    def definitions(path: str) -> list[D]:
+        asked.append(path)
+        return defs[path]
+
+    # two chunks of v.py (an overlapping one, as a chunk and a piece of it may both rank)
+    chunks = {1: volcano, 2: other, 3: replace(volcano, start_line=5)}
+    ranked = rerank_definitions(list(chunks), chunks, definitions,
+                                words("erupt the volcano magma"), RerankWeights())
+    assert ranked[0].symbol == "Volcano.erupt"
+    assert sorted(asked) == ["v.py", "w.py"]
+
+
 def test_a_chunk_kept_whole_is_named_by_each_definition_it_holds() -> None:
     # "erupt lava" is no clear win for one of the small chunk's definitions, so the chunk
     # stands for itself; it used to be named only by its first definition (feed_zebra) and
