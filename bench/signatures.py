@@ -65,9 +65,14 @@ class Tally:
     cut: int = 0  # differing only because knoxidx cut a text longer than MAX_WRITTEN
     parts: Counter = field(default_factory=Counter)  # which part differed, how often
     differing: list[tuple[str, int, str, str, Any, Any]] = field(default_factory=list)
+    # the oracle's functions none of knoxidx's matched (file, line, name); None where not
+    # counted (Python, TypeScript)
+    oracle_only: list[tuple[str, int, str]] | None = None
 
     def row(self) -> dict[str, Any]:
-        return {
+        counted = {} if self.oracle_only is None else {
+            "oracle_functions_not_knoxidx": len(self.oracle_only)}
+        return {**counted,
             "files": self.files, "oracle_failed": self.oracle_failed,
             "knoxidx_functions": self.ours, "matched": self.matched,
             "matched_share": round(self.matched / self.ours, 4) if self.ours else 0.0,
@@ -348,6 +353,7 @@ def run_compiled(root: Path, step: int, language: str, tally: Tally) -> None:
     oracle = _compiled_oracle()
     declared = (oracle.go_functions if language == "go" else oracle.java_methods)(files)
     compare = compare_go if language == "go" else compare_java
+    tally.oracle_only = tally.oracle_only or []
     for path in files:
         rows = declared.get(str(path), [])
         if any("error" in row for row in rows):
@@ -358,6 +364,7 @@ def run_compiled(root: Path, step: int, language: str, tally: Tally) -> None:
         for row in sorted(rows, key=lambda r: r["line"]):
             by_name.setdefault(row["name"], []).append(row)
         rel = path.relative_to(root).as_posix()
+        unmatched = {id(row): row for row in rows}
         for d in extract(path.as_posix(), path.read_bytes(), language).defs:
             if d.kind != "Function" or not d.signature_data:
                 continue
@@ -367,9 +374,11 @@ def run_compiled(root: Path, step: int, language: str, tally: Tally) -> None:
             if their is None:
                 continue
             tally.matched += 1
+            unmatched.pop(id(their), None)
             differs = compare(d.signature_data, their)
             _count(tally, differs, d.signature_data, rel, their["line"], d.name,
                    lambda t=their: t)
+        tally.oracle_only += [(rel, row["line"], row["name"]) for row in unmatched.values()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -413,6 +422,10 @@ def main(argv: list[str] | None = None) -> int:
     for lang, tally in sorted(tallies.items()):
         for rel, line, name, parts, ours, theirs in tally.differing[:args.show]:
             print(f"{lang} {rel}:{line} {name} [{parts}]\n  knoxidx {ours}\n  oracle  {theirs}")
+        if tally.oracle_only:
+            print(f"{lang}: {len(tally.oracle_only)} of the oracle's functions are none of "
+                  "knoxidx's" + "".join(f"\n  {rel}:{line} {name}"
+                                        for rel, line, name in tally.oracle_only[:args.show]))
     return 0
 
 
