@@ -1,4 +1,5 @@
-"""``python -m bench.signatures [CORPUS]``: knoxidx's signatures as data against two oracles.
+"""``python -m bench.signatures [CORPUS]``: knoxidx's signatures as data against the languages'
+own parsers.
 
 - Python: the standard library's ``ast`` (of this interpreter). Each ``def`` is matched with
   knoxidx's Function node by (file, line of its ``def``); a function counts as exact when its
@@ -9,6 +10,14 @@
   ``typescript`` bench/oracles installs): each function-like declaration's parameters (name,
   optional ``?``, rest ``...``, declared type and initializer as written, whitespace runs as
   one space) and return type, matched by (file, line of the declaration's name).
+- Go: the standard library's ``go/parser`` (bench/oracles/go_signatures.go, built with the
+  installed ``go``): each function's, method's and interface method's receiver, parameters
+  (a grouped ``a, b int`` one per name, ``...T`` variadic of T), results as declared and type
+  parameters per declared group, as written.
+- Java: javac's parser (bench/oracles/JavaSignatures.java, compiled with the installed JDK):
+  each method's and constructor's receiver parameter, parameters (``T...`` variadic of T),
+  return type, type parameters and annotations, as written. Both matched by (file, line of
+  the name) within the function's lines.
 
 For every source file of the corpus (``$KNOXIDX_CORPUS``, else ``~/.cache/knoxidx-corpus``;
 ``--step N`` reads every N-th file) it prints, per language, how many of knoxidx's functions
@@ -33,13 +42,15 @@ from typing import Any
 
 from knoxidx.languages.registry import language_for_path
 from knoxidx.parse.extract import extract
-from knoxidx.parse.signatures import MAX_WRITTEN, SELF
+from knoxidx.parse.signatures import MAX_WRITTEN, POSITIONAL, RECEIVER, SELF, VARIADIC
 
 DEFAULT_CORPUS = Path.home() / ".cache" / "knoxidx-corpus"
 MAX_FILE_BYTES = 1_000_000  # knoxidx's own default size limit
 ORACLES = Path(__file__).resolve().parent / "oracles"
 TS_SCRIPT = ORACLES / "ts_signatures.mjs"
 TS_LANGUAGES = ("typescript", "tsx")
+COMPILED_LANGUAGES = ("go", "java")
+ORACLE_NAMES = {"python": "ast", "go": "go/parser", "java": "javac"}
 
 
 @dataclass(slots=True)
@@ -54,9 +65,14 @@ class Tally:
     cut: int = 0  # differing only because knoxidx cut a text longer than MAX_WRITTEN
     parts: Counter = field(default_factory=Counter)  # which part differed, how often
     differing: list[tuple[str, int, str, str, Any, Any]] = field(default_factory=list)
+    # the oracle's functions none of knoxidx's matched (file, line, name); None where not
+    # counted (Python, TypeScript)
+    oracle_only: list[tuple[str, int, str]] | None = None
 
     def row(self) -> dict[str, Any]:
-        return {
+        counted = {} if self.oracle_only is None else {
+            "oracle_functions_not_knoxidx": len(self.oracle_only)}
+        return {**counted,
             "files": self.files, "oracle_failed": self.oracle_failed,
             "knoxidx_functions": self.ours, "matched": self.matched,
             "matched_share": round(self.matched / self.ours, 4) if self.ours else 0.0,
@@ -252,6 +268,8 @@ def compare_ts(ours: tuple, theirs: dict) -> list[str]:
 
 def run_ts(root: Path, step: int, tallies: dict[str, Tally]) -> None:
     files = list(source_files(root, step, TS_LANGUAGES))
+    if not files:
+        return
     declarations = ts_declarations([p for p, _ in files])
     for path, language in files:
         tally = tallies.setdefault(language, Tally())
@@ -274,6 +292,95 @@ def run_ts(root: Path, step: int, tallies: dict[str, Tally]) -> None:
             _count(tally, differs, d.signature_data, rel, line, d.name, lambda t=their: t)
 
 
+# ---- Go and Java: their compilers' parsers ---------------------------------------------------
+
+def _compiled_oracle() -> Any:
+    sys.path.insert(0, str(ORACLES))
+    import compiled_signatures  # type: ignore[import-not-found]
+
+    return compiled_signatures
+
+
+def _their_parameter(their: dict, kind: str) -> tuple[str | None, str | None, None, str]:
+    return (their["name"], their["type"], None, VARIADIC if their["variadic"] else kind)
+
+
+def compare_go(ours: tuple, theirs: dict) -> list[str]:
+    """The parts of knoxidx's signature that differ from go/parser's: [] when exact. Its
+    receiver is knoxidx's (kind receiver), before the parameters; a Go function has no
+    defaults nor decorators."""
+    expected = [_their_parameter(p, RECEIVER) for p in theirs["receiver"]]
+    expected += [_their_parameter(p, POSITIONAL) for p in theirs["parameters"]]
+    return _compare_parameters(ours, expected, theirs["results"], theirs["typeParameters"], [])
+
+
+def compare_java(ours: tuple, theirs: dict) -> list[str]:
+    """The parts of knoxidx's signature that differ from javac's: [] when exact. javac's
+    receiver parameter (`Foo this`) is knoxidx's, its method annotations knoxidx's decorators."""
+    expected = [_their_parameter(p, RECEIVER if p["receiver"] else POSITIONAL)
+                for p in theirs["parameters"]]
+    return _compare_parameters(ours, expected, theirs["returns"], theirs["typeParameters"],
+                               theirs["annotations"])
+
+
+def _compare_parameters(ours: tuple, expected: list[tuple], returns: str | None,
+                        type_parameters: list[str], decorators: list[str]) -> list[str]:
+    params, our_returns, our_type_parameters, our_decorators = ours
+    differs: list[str] = []
+    if len(params) != len(expected):
+        differs.append("parameters")
+    else:
+        for mine, their in zip(params, expected, strict=True):
+            for part, a, b in (("name", mine[0], their[0]), ("type", mine[1], their[1]),
+                               ("default", mine[2], their[2]), ("kind", mine[3], their[3])):
+                if a != b:
+                    differs.append(part)
+    if our_returns != returns:
+        differs.append("returns")
+    if list(our_type_parameters) != type_parameters:
+        differs.append("type_parameters")
+    if list(our_decorators) != decorators:
+        differs.append("decorators")
+    return sorted(set(differs))
+
+
+def run_compiled(root: Path, step: int, language: str, tally: Tally) -> None:
+    """Go's or Java's files of ``root`` against their compiler's parser. A function matches
+    the oracle's of its name whose name's line is the first within its lines."""
+    files = [p for p, _ in source_files(root, step, (language,))]
+    if not files:
+        return
+    oracle = _compiled_oracle()
+    declared = (oracle.go_functions if language == "go" else oracle.java_methods)(files)
+    compare = compare_go if language == "go" else compare_java
+    tally.oracle_only = tally.oracle_only or []
+    for path in files:
+        rows = declared.get(str(path), [])
+        if any("error" in row for row in rows):
+            tally.oracle_failed += 1
+            continue
+        tally.files += 1
+        by_name: dict[str, list[dict]] = {}
+        for row in sorted(rows, key=lambda r: r["line"]):
+            by_name.setdefault(row["name"], []).append(row)
+        rel = path.relative_to(root).as_posix()
+        unmatched = {id(row): row for row in rows}
+        for d in extract(path.as_posix(), path.read_bytes(), language).defs:
+            if d.kind != "Function" or not d.signature_data:
+                continue
+            tally.ours += 1
+            their = next((r for r in by_name.get(d.name, ())
+                          if d.start_line <= r["line"] <= d.end_line), None)
+            if their is None:
+                continue
+            tally.matched += 1
+            unmatched.pop(id(their), None)
+            differs = compare(d.signature_data, their)
+            _count(tally, differs, d.signature_data, rel, their["line"], d.name,
+                   lambda t=their: t)
+        tally.oracle_only += [(rel, row["line"], row["name"]) for row in unmatched.values()]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.signatures", description=__doc__)
     parser.add_argument("corpus", nargs="*", type=Path,
@@ -291,6 +398,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         run_python(corpus, max(1, args.step), tallies.setdefault("python", Tally()))
         run_ts(corpus, max(1, args.step), tallies)
+        for language in COMPILED_LANGUAGES:
+            run_compiled(corpus, max(1, args.step), language,
+                         tallies.setdefault(language, Tally()))
     table = {lang: t.row() for lang, t in sorted(tallies.items()) if t.files}
     if args.save:
         args.save.write_text(json.dumps({
@@ -304,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
               "| exactly the oracle's | differing parts |")
         print("|---|---|---:|---:|---:|---:|---|")
         for lang, row in table.items():
-            oracle = "ast" if lang == "python" else "tsc"
+            oracle = ORACLE_NAMES.get(lang, "tsc")
             parts = ", ".join(f"{k} {v}" for k, v in row["differing_parts"].items()) or "-"
             print(f"| {lang} | {oracle} | {row['files']} ({row['oracle_failed']}) "
                   f"| {row['knoxidx_functions']} | {row['matched_share']:.1%} "
@@ -312,6 +422,10 @@ def main(argv: list[str] | None = None) -> int:
     for lang, tally in sorted(tallies.items()):
         for rel, line, name, parts, ours, theirs in tally.differing[:args.show]:
             print(f"{lang} {rel}:{line} {name} [{parts}]\n  knoxidx {ours}\n  oracle  {theirs}")
+        if tally.oracle_only:
+            print(f"{lang}: {len(tally.oracle_only)} of the oracle's functions are none of "
+                  "knoxidx's" + "".join(f"\n  {rel}:{line} {name}"
+                                        for rel, line, name in tally.oracle_only[:args.show]))
     return 0
 
 

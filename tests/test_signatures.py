@@ -75,6 +75,7 @@ class A {
   public <T extends Y> List<T> m(final int a, @NonNull String... rest) throws E { return null; }
   A(int x) {}
   void r(A this, int[] q) {}
+  int c(byte b[], int[] d [ ])[] { return null; }
 }
 '''
 
@@ -131,6 +132,9 @@ EXPECTED: dict[str, dict[str, tuple]] = {
               ("T extends Y",), ("Override", 'SuppressWarnings("x")')),
         "A": ((("x", "int", None, P),), None, (), ()),
         "r": ((("this", "A", None, RECV), ("q", "int[]", None, P)), "void", (), ()),
+        # C-style array dimensions after a name are the type's (javac's types, found by
+        # bench.signatures on the JDK's sources)
+        "c": ((("b", "byte[]", None, P), ("d", "int[][ ]", None, P)), "int[]", (), ()),
     },
 }
 

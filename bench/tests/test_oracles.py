@@ -358,3 +358,48 @@ def test_go_oracle_rows(tmp_path: Path) -> None:
                           ("base/twice.go", 7, "Kind", "redeclared")}
     assert links(rows, "extends") == {("child.go", 10, "Base", "base/base.go", 3, "Base")}
     assert stats["dynamic"] == 1 and stats["external"] == 1  # f(); strings.ToUpper
+
+
+SIGNATURE_FILES = {
+    "p.go": """\
+        package p
+
+        func (s *S) F(a, b int, rest ...string) (n int, err error) { return }
+        func G[K comparable, V any](m map[K]V, _ int) error { return nil }
+        type I interface{ M(int) error }
+        """,
+    "A.java": """\
+        class A {
+          @Override public <T> java.util.List<T> m(A this, final int a, String... rest) { return null; }
+          A(byte b[]) {}
+        }
+        """,
+    "Broken.java": "class Broken { void f( }\n",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("language", "functions"), [("go", 3), ("java", 2)])
+def test_signature_oracles_read_what_knoxidx_reads(tmp_path: Path, language: str,
+                                                   functions: int) -> None:
+    from bench import signatures
+
+    if shutil.which(language if language == "go" else "javac") is None:
+        pytest.skip(f"no {language} toolchain installed")
+    write(tmp_path, SIGNATURE_FILES)
+    tally = signatures.Tally()
+    signatures.run_compiled(tmp_path, 1, language, tally)
+    assert (tally.files, tally.ours, tally.matched, tally.exact) == (1, *[functions] * 3)
+    assert tally.oracle_failed == (1 if language == "java" else 0)  # Broken.java
+    assert tally.oracle_only == []
+
+    # a signature that differs is told apart, part by part
+    ours = next(row for row in signatures._compiled_oracle().go_functions([tmp_path / "p.go"])[
+        str(tmp_path / "p.go")] if row["name"] == "F")
+    knoxidx_f = ((("s", "*S", None, "receiver"), ("a", "int", None, "positional"),
+                  ("b", "int", None, "positional"), ("rest", "string", None, "variadic")),
+                 "(n int, err error)", (), ())
+    assert signatures.compare_go(knoxidx_f, ours) == []
+    wrong = ((knoxidx_f[0][0], knoxidx_f[0][1], knoxidx_f[0][2],
+              ("rest", "...string", None, "positional")), "(int, error)", (), ())
+    assert signatures.compare_go(wrong, ours) == ["kind", "returns", "type"]

@@ -660,9 +660,10 @@ _ANNOTATIONS = frozenset({"marker_annotation", "annotation"})
 
 def signature_of(node: Any, source: bytes) -> sig.SignatureData:
     """A method's or constructor's parameters (`String... rest` variadic of String, `Foo
-    this` its receiver), return type (none for a constructor), type parameters and
-    annotations."""
-    name_field, type_field, parameters_field, type_parameters_field = _signature_fields()
+    this` its receiver, `byte b[]` of byte[]), return type (none for a constructor), type
+    parameters and annotations."""
+    (name_field, type_field, parameters_field, type_parameters_field,
+     dimensions_field) = _signature_fields()
     written = sig.written
     params: list[sig.Parameter] = []
     listed = node.child_by_field_id(parameters_field)
@@ -672,7 +673,7 @@ def signature_of(node: Any, source: bytes) -> sig.SignatureData:
             name = child.child_by_field_id(name_field)
             declared = child.child_by_field_id(type_field)
             params.append((None if name is None else written(source, name),
-                           None if declared is None else written(source, declared),
+                           _typed(source, declared, child.child_by_field_id(dimensions_field)),
                            None, sig.POSITIONAL))
         elif kind == "spread_parameter":
             typed = [c for c in child.named_children
@@ -690,12 +691,23 @@ def signature_of(node: Any, source: bytes) -> sig.SignatureData:
                    if c.type in _ANNOTATIONS] if modifiers is not None else []
     type_parameters = node.child_by_field_id(type_parameters_field)
     returned = node.child_by_field_id(type_field)
-    return (tuple(params), None if returned is None else written(source, returned),
+    return (tuple(params),
+            _typed(source, returned, node.child_by_field_id(dimensions_field)),
             tuple([written(source, t) for t in type_parameters.named_children
                    if t.type not in ("line_comment", "block_comment")])
             if type_parameters is not None else (),
             sig.decorator_names(annotations, source, "@") if annotations else ())
 
 
+def _typed(source: bytes, declared: Any, dimensions: Any) -> str | None:
+    """A declared type as written, with the array dimensions written after the name or the
+    parameter list (`byte b[]`, `int m()[]`: byte[], int[]), as javac has it."""
+    if declared is None:
+        return None
+    if dimensions is None:
+        return sig.written(source, declared)
+    return sig.cut(sig.written(source, declared) + sig.written(source, dimensions))
+
+
 def _signature_fields() -> tuple[int, ...]:
-    return field_ids("java", ("name", "type", "parameters", "type_parameters"))
+    return field_ids("java", ("name", "type", "parameters", "type_parameters", "dimensions"))
