@@ -7,7 +7,7 @@ adding one means adding its folder and its family's name to ``FAMILIES``.
 from __future__ import annotations
 
 import importlib
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -50,6 +50,9 @@ CONFIGS: frozenset[str] = frozenset(c for spec in LANGUAGES for c in spec.config
 # a whole file name), each once.
 TEST_DIRS: tuple[str, ...] = tuple(dict.fromkeys(d for s in LANGUAGES for d in s.test_dirs))
 TEST_FILES: tuple[str, ...] = tuple(dict.fromkeys(f for s in LANGUAGES for f in s.test_files))
+# Directories that hold a project's sources without naming them (``mycrate/src/lib.rs``: the
+# crate is the directory above).
+SOURCE_DIRS = frozenset({"src", "lib", "source", "sources"})
 
 
 
@@ -59,6 +62,24 @@ def language_for_path(path: str) -> LanguageSpec | None:
     if dot < 0:
         return None
     return BY_EXTENSION.get(path[dot:].lower())
+
+
+@lru_cache(maxsize=16_384)
+def name_of_file(path: str) -> str:
+    """What a file is named for: its name without the extension, or for a file its language
+    names after its directory (``directory_named_files``: ``_examples/clone/main.go``,
+    ``pkg/__init__.py``), that directory's name, a source folder passed over
+    (``mycrate/src/lib.rs`` -> ``mycrate``); the file's own name where no directory names it
+    (``src/lib.rs`` at the root)."""
+    *directories, file_name = path.replace("\\", "/").split("/")
+    stem = file_name.split(".", 1)[0]
+    spec = language_for_path(file_name)
+    if spec is None or stem not in spec.directory_named_files:
+        return stem
+    for directory in reversed(directories):
+        if directory and directory.lower() not in SOURCE_DIRS:
+            return directory
+    return stem
 
 
 @cache

@@ -52,6 +52,10 @@ class LanguageSpec:
     # (a library on one line or a few) and skipped as ``minified``; 0: the language is not
     # minified in practice, so a long line in it is data written or generated on purpose
     minified_line_chars: int = 0
+    # file names (without the extension) that stand for their directory: a package's,
+    # module's or program's entry file (``__init__``, ``mod``, ``index``, Go's ``main``),
+    # whose own name says nothing of what it holds; the directory's name says it
+    directory_named_files: tuple[str, ...] = ()
 
     @property
     def plugin(self) -> Language:

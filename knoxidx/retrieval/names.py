@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
+from knoxidx.languages.registry import name_of_file
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.rerank import QueryWords, scope_words
 from knoxidx.retrieval.secrets import mask_secrets
@@ -137,15 +138,17 @@ def signature_words(signature: str) -> str:
 
 def declaration_head(path: str, qualname: str, kind: str) -> str:
     """What a declaration text says before the signature: the kind, the name's words and
-    what holds it, ``function minus years in period``; "" for a name without words. A
-    search finds a definition's declaration by it (``declaration_head_of``)."""
+    what holds it (enclosing names, else what the file is named for: ``main`` of
+    ``_examples/clone/main.go`` is ``function main in clone``), ``function minus years in
+    period``; "" for a name without words. A search finds a definition's declaration by it
+    (``declaration_head_of``)."""
     parts = qualname.replace("::", ".").split(".")
     own = " ".join(identifier_parts(parts[-1]))
     if not own:
         return ""
     holder = " ".join(" ".join(identifier_parts(p)) for p in parts[:-1])
     if not holder:
-        holder = " ".join(identifier_parts(path.rsplit("/", 1)[-1].split(".", 1)[0]))
+        holder = " ".join(identifier_parts(name_of_file(path)))
     return f"{kind.lower()} {own} in {holder}" if holder else f"{kind.lower()} {own}"
 
 

@@ -39,7 +39,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from knoxidx.languages.registry import language_for_path
+from knoxidx.languages.registry import language_for_path, name_of_file
 from knoxidx.retrieval.chunker import Chunk
 from knoxidx.retrieval.chunker import DefinitionLike as DefinitionSpan
 from knoxidx.retrieval.intents import BUILD_PARTS, act_and_object, name_openings
@@ -307,12 +307,12 @@ def without_doc_examples(lines: list[str]) -> list[str]:
 
 
 def scope_words(path: str, qualname: str) -> set[str]:
-    """The words of what holds a definition: its enclosing names and its file's name
-    (``time/OffsetTime.java``, ``OffsetTime.withSecond`` -> offset, time, offsettime)."""
+    """The words of what holds a definition: its enclosing names and what its file is named
+    for (``time/OffsetTime.java``, ``OffsetTime.withSecond`` -> offset, time, offsettime;
+    ``_examples/clone/main.go``, ``main`` -> clone: see ``name_of_file``)."""
     outer = qualname.replace("::", ".").split(".")[:-1]
-    stem_of_file = path.rsplit("/", 1)[-1].split(".", 1)[0]
     found: set[str] = set()
-    for name in (*outer, stem_of_file):
+    for name in (*outer, name_of_file(path)):
         found |= set(identifier_parts(name)) | {name.lower()}
     return found
 

@@ -17,11 +17,11 @@ from knoxidx.retrieval.chunker import chunk_file
 from knoxidx.retrieval.errors import CircuitOpenError
 from knoxidx.retrieval.hybrid_search import HybridSearch
 from knoxidx.retrieval.lexical_rows import ChunkFilter
-from knoxidx.retrieval.names import declaration_texts
+from knoxidx.retrieval.names import declaration_head, declaration_texts
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.store_schema import NAMES_PER_CHUNK
 from knoxidx.update.embedding_refresh import update_file
-from knoxidx.update.retrieval_steps import embed_pending_chunks
+from knoxidx.update.retrieval_steps import CACHE_SCHEMA, embed_pending_chunks
 
 # No doc comments: what a method does is said by its name alone.
 PERIOD = """\
@@ -93,6 +93,76 @@ def test_a_declaration_says_the_kind_the_name_what_holds_it_and_the_signature() 
     texts = [t for c in _chunks("dates/period.py", PERIOD) for t in declaration_texts(c)]
     assert "function minus years in period: minus years count" in texts
     assert texts[0] == "class period in period: period"
+
+
+@pytest.mark.parametrize(("path", "qualname", "head"), [
+    # the file's own name says nothing: its language names such a file after its directory
+    ("_examples/clone/main.go", "main", "function main in clone"),
+    ("cmd/go-git/main.go", "main", "function main in go git"),
+    ("storage/__init__.py", "open_storage", "function open storage in storage"),
+    ("cli/__main__.py", "run", "function run in cli"),
+    ("mycrate/src/lib.rs", "parse_file", "function parse file in mycrate"),
+    ("tests/repo/mod.rs", "clone_repo", "function clone repo in repo"),
+    ("src/utils/index.ts", "debounce", "function debounce in utils"),
+    # the file's name says it; an ``index.py`` is not a package's entry; no directory to name
+    ("dates/calendar.py", "leap_year", "function leap year in calendar"),
+    ("site/index.py", "render", "function render in index"),
+    ("main.go", "main", "function main in main"),
+    ("src/lib.rs", "parse_file", "function parse file in lib"),
+    # what encloses a definition names it before any file does
+    ("storage/__init__.py", "Storage.open", "function open in storage"),
+])
+def test_a_file_named_after_its_directory_gives_its_definitions_the_directorys_name(
+    path: str, qualname: str, head: str
+) -> None:
+    assert declaration_head(path, qualname, "Function") == head
+
+
+GO_EXAMPLE = """\
+package main
+
+import "fmt"
+
+// Basic example of how to clone a repository.
+func main() {
+\tfmt.Println("cloning")
+}
+"""
+
+
+def test_an_update_after_the_rule_rewrites_and_embeds_only_the_declarations_it_changed(
+    tmp_path: Path, local_embedder
+) -> None:
+    (tmp_path / "go.mod").write_text("module example.com/demo\n\ngo 1.21\n")
+    (tmp_path / "_examples/clone").mkdir(parents=True)
+    (tmp_path / "_examples/clone/main.go").write_text(GO_EXAMPLE)
+    (tmp_path / "dates").mkdir()
+    (tmp_path / "dates/calendar.py").write_text(CALENDAR)
+    with _embedded(tmp_path, local_embedder) as idx:
+        store = ChunkStore(idx.store.conn)
+        before = _declarations(store)
+        assert ("function main in clone: main", True) in [(t, v) for _, t, v in before]
+        [[scope]] = idx.store.conn.execute(
+            "SELECT scope FROM chunk_name WHERE name = 'main'").fetchall()
+        assert scope == "clon"  # the names source finds the example by its directory's stem
+        # as an index made before the rule was: the file's own name held the definition,
+        # and the new text was never embedded (the cache keeps vectors by text)
+        conn = idx.store.conn
+        conn.execute(f"DELETE FROM {CACHE_SCHEMA}.embed_cache WHERE text_hash IN (SELECT text_hash FROM"
+                     " chunk_declaration WHERE text = 'function main in clone: main')")
+        conn.execute("UPDATE chunk_declaration SET text = 'function main in main: main'"
+                     " WHERE text = 'function main in clone: main'")
+        conn.execute("UPDATE embed_meta SET value = 'old' WHERE key = 'chunker'")
+        conn.commit()
+        report = idx.update(jobs=1)
+        assert report.retrieval["kept"] == 2 and report.retrieval["added"] == 0
+        assert report.retrieval["pending"] == 1  # the example's chunk, not the calendar's
+        done = embed_pending_chunks(idx, progress=None, limit=None, embedder=local_embedder)
+        # the chunk's own vector comes from the cache; only the new text reaches the model,
+        # and every declaration whose text is unchanged keeps its vector
+        assert (done["embedded"], done["from_cache"], done["declarations"]) == (0, 1, 1)
+        after = _declarations(store)
+        assert [(t, v) for _, t, v in after] == [(t, True) for _, t, _ in before]
 
 
 def test_a_secret_in_a_default_value_is_masked_while_it_is_whole() -> None:

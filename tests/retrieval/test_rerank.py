@@ -272,6 +272,9 @@ def test_scope_words_tell_apart_the_same_method_of_sibling_classes() -> None:
     assert scope_words("time/chrono/MinguoChronology.java", "MinguoChronology.isLeapYear") == {
         "minguochronology", "minguo", "chronology"}
     assert scope_words("src/lib.rs", "Runtime::block_on") >= {"runtime", "lib"}
+    # a file named after its directory is held by the directory's name, not its own
+    assert scope_words("_examples/clone/main.go", "main") == {"clone"}
+    assert scope_words("tokio/src/lib.rs", "spawn") == {"tokio"}
     source = b"def is_leap_year(year):\n    return year % 4 == 0\n"
     defs = [D("Function", "is_leap_year", "MinguoCalendar.is_leap_year", 1, 2)]
     minguo = chunk_file("minguo.py", source, "python", [])[0]

@@ -16,6 +16,7 @@ LANGUAGES = (
         grammar_module="tree_sitter_go", grammar_function="language",
         hooks="knoxidx.languages.go.hooks", queries=("knoxidx/languages/go",),
         test_dirs=("testdata",), test_files=(r"[^/]*_tests?\.go",),
+        directory_named_files=("main",),
         keywords=frozenset({
             "func", "defer", "go", "package", "import", "return", "if", "else", "for", "var",
             "const", "struct", "interface", "switch", "case", "default", "break", "continue",

@@ -16,6 +16,7 @@ LANGUAGES = (
         grammar_module="tree_sitter_java", grammar_function="language",
         hooks="knoxidx.languages.java.hooks", queries=("knoxidx/languages/java",),
         test_files=(r"[^/]*Tests?\.java",),
+        directory_named_files=("package-info",),
         keywords=frozenset({
             "class", "public", "private", "protected", "static", "final", "void", "new",
             "this", "extends", "implements", "package", "import", "return", "if", "else",

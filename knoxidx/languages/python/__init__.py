@@ -16,6 +16,7 @@ LANGUAGES = (
         grammar_module="tree_sitter_python", grammar_function="language",
         hooks="knoxidx.languages.python.hooks", queries=("knoxidx/languages/python",),
         test_files=(r"[^/]*_tests?\.py", r"conftest\.py"),
+        directory_named_files=("__init__", "__main__"),
         keywords=frozenset({
             "def", "class", "self", "cls", "return", "if", "elif", "else", "for", "while",
             "in", "is", "not", "and", "or", "none", "true", "false", "import", "from", "as",
