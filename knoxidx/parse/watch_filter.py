@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Container
 from pathlib import Path
 
+from knoxidx.core.config import CONFIG_FILES
 from knoxidx.graph.layout import CONFIG_NAMES
 from knoxidx.languages.registry import language_for_path
 from knoxidx.parse.discovery import (
@@ -32,9 +33,10 @@ from knoxidx.parse.discovery import (
 )
 from knoxidx.parse.ignore_rules import IGNORE_NAMES, Specs, is_ignored, load_ignore_files
 
-# Files whose change can change what discovery finds, or how imports resolve.
+# Files whose change can change what discovery finds, or how imports resolve; the
+# repository's settings too (``[index] minified`` decides which files are read).
 _RULE_FILES = IGNORE_NAMES | MANIFESTS | {"pyvenv.cfg"}
-TRIGGER_NAMES = _RULE_FILES | CONFIG_NAMES
+TRIGGER_NAMES = _RULE_FILES | CONFIG_NAMES | frozenset(CONFIG_FILES)
 # Never served to a client, whatever the ignore files say.
 PRIVATE_DIRS = frozenset({".git", ".hg", ".svn", ".knoxidx"})
 
