@@ -78,7 +78,8 @@ class EventHandler:
                 continue
             if event.is_directory:
                 self.filt.reset()  # a directory came or went: cached verdicts may be stale
-                if not self.filt.dir_skipped(rel):
+                gone = kind == "deleted" or (kind == "moved" and raw == event.src_path)
+                if not (self.filt.gone_dir_skipped(rel) if gone else self.filt.dir_skipped(rel)):
                     relevant.append(rel)
                     full_scan = True
                 resync = resync or "/" not in rel

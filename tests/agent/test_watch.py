@@ -168,6 +168,19 @@ def test_a_bad_settings_file_is_one_line_until_fixed(
     wait_for(lambda: names(root, "late"), timeout=30, what="the edit once the file is fixed")
 
 
+def test_a_directory_replaced_by_a_link_out_of_the_root_is_dropped(
+        watching: tuple[Path, Watcher, Recorder]) -> None:
+    """``mv tools elsewhere && ln -s elsewhere tools``: by the time its deletion is heard, the
+    path is a link out of the root, which discovery skips; what the directory held must still
+    leave the index."""
+    root, _, _ = watching
+    assert names(root, "main") == ["app.main.main", "other.main"]
+    elsewhere = root.parent / "elsewhere"
+    (root / "tools").rename(elsewhere)
+    (root / "tools").symlink_to(elsewhere, target_is_directory=True)
+    wait_for(lambda: names(root, "main") == ["app.main.main"], what="tools/ to be dropped")
+
+
 def test_holds_the_writer_lock(watching: tuple[Path, Watcher, Recorder]) -> None:
     root, _, _ = watching
     proc = subprocess.run(knoxidx_command("index", str(root)), check=False, capture_output=True,
