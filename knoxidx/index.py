@@ -76,8 +76,7 @@ class Index(GraphQuestions):
         lexical search for the changed files, and unless ``history`` is off, the new commits
         of the git history, in one transaction; with ``embed`` the pending chunks are
         embedded afterwards (interruptible, resumed by a later run)."""
-        lock = self.store.write_lock()
-        lock.acquire(wait=wait)
+        lock = self._take_write_lock(wait)
         try:
             if rebuild:  # under the lock: never drop an index another writer is using
                 self._forget_session()
@@ -204,13 +203,26 @@ class Index(GraphQuestions):
         """Embed the chunks still pending (under the writer lock)."""
         from knoxidx.update.retrieval_steps import embed_pending_chunks
 
-        lock = self.store.write_lock()
-        lock.acquire(wait=wait)
+        lock = self._take_write_lock(wait)
         try:
             self._forget_session()  # it writes through this connection outside an update
             return embed_pending_chunks(self, progress=progress, limit=limit)
         finally:
             lock.release()
+
+    def _take_write_lock(self, wait: bool) -> Any:
+        """The writer lock, held, with this Index on the database file now at the index's
+        path: the writer it waited for may have renamed a new one over the file it opened."""
+        lock = self.store.write_lock()
+        lock.acquire(wait=wait)
+        try:
+            if isinstance(self.store, SQLiteStore) and self.store.reopen_if_replaced():
+                self._forget_session()  # it describes the old file's tables
+                self.q = self.store.queries()
+        except BaseException:
+            lock.release()
+            raise
+        return lock
 
     def _walk_cache(self) -> Path | None:
         """Where updates keep the walk's directory listings: beside a ``.knoxidx`` index (a
@@ -281,8 +293,7 @@ class Index(GraphQuestions):
         writer gets :class:`IndexLockedError`."""
         if getattr(self, "_held_lock", None) is not None:
             raise RuntimeError("this Index already holds the writer lock")
-        lock = self.store.write_lock()
-        lock.acquire(wait=wait)
+        lock = self._take_write_lock(wait)
         self._held_lock: Any = lock
         try:
             self.store.quick_check()  # once per watcher's life: whatever the size

@@ -39,7 +39,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
-from knoxidx.core.errors import CorruptIndexError, IndexGoneError, IndexNotFoundError
+from knoxidx.core.errors import (
+    CorruptIndexError,
+    IndexGoneError,
+    IndexNotFoundError,
+    KnoxidxError,
+)
 from knoxidx.core.heap import release_free_memory
 from knoxidx.core.terminal import json_text, visible
 from knoxidx.graph.dbfile import storage_error
@@ -335,7 +340,8 @@ class Watcher:
                     exc = said  # a full disk: retried, and said plainly
                 delay = RETRY_DELAYS_S[min(failures, len(RETRY_DELAYS_S) - 1)]
                 failures += 1
-                log.exception("update failed")
+                if not isinstance(exc, KnoxidxError):  # a known one's message says it all
+                    log.exception("update failed")
                 self._set(phase="pending", error=f"{type(exc).__name__}: {exc}")
                 self.emit("error", {"error": f"{type(exc).__name__}: {exc}", "fatal": False,
                                     "retry_in_s": delay, "paths": len(batch.paths)})

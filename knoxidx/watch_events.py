@@ -16,6 +16,11 @@ from knoxidx.parse.watch_filter import TRIGGER_NAMES, RepoPathFilter
 
 log = logging.getLogger(__name__)
 
+# git appends a line to HEAD's reflog whenever HEAD moves (a commit, a checkout, a reset, a
+# rebase), work tree changed or not: the event that tells the watcher to read the history.
+GIT_LOGS_DIR = ".git/logs"
+GIT_HEAD_LOG = GIT_LOGS_DIR + "/HEAD"
+
 
 class PendingChanges:
     """Paths seen since the last batch: the debounce state shared by the observer's thread
@@ -68,9 +73,13 @@ class EventHandler:
             rel = self.filt.relative(raw)
             if not rel:
                 continue
+            if rel == GIT_HEAD_LOG:  # HEAD moved: an update reads the new commits
+                relevant.append(rel)
+                continue
             if event.is_directory:
                 self.filt.reset()  # a directory came or went: cached verdicts may be stale
-                if not self.filt.dir_skipped(rel):
+                gone = kind == "deleted" or (kind == "moved" and raw == event.src_path)
+                if not (self.filt.gone_dir_skipped(rel) if gone else self.filt.dir_skipped(rel)):
                     relevant.append(rel)
                     full_scan = True
                 resync = resync or "/" not in rel
@@ -87,8 +96,9 @@ class EventHandler:
 
 class Watches:
     """The root's own entries (not recursive) plus one recursive watch per top-level directory
-    that discovery does not skip: ``.git``, ``node_modules``, virtualenvs and ignored trees at
-    the top are never watched at all. Scheduled on a running observer, so that a watch the
+    that discovery does not skip: ``.git`` (but for its ``logs`` folder, not recursive: HEAD's
+    reflog), ``node_modules``, virtualenvs and ignored trees at the top are never watched at
+    all. Scheduled on a running observer, so that a watch the
     kernel refuses fails here, one directory at a time (see :meth:`limited`)."""
 
     def __init__(self, observer: Any, handler: EventHandler, filt: RepoPathFilter) -> None:
@@ -114,6 +124,15 @@ class Watches:
         self.kinds = [DirCreatedEvent, DirDeletedEvent, DirMovedEvent, FileClosedEvent,
                       FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent]
         self.root_watch = self._schedule(".", filt.root, recursive=False)
+        self.head_log_watch = self._watch_head_log()
+
+    def _watch_head_log(self) -> Any:
+        """A watch on the directory of HEAD's reflog, None outside git (or where ``.git`` is a
+        file: a worktree's, a submodule's, whose commits the idle re-walk reads)."""
+        logs = os.path.join(self.filt.root, GIT_LOGS_DIR)
+        if not os.path.isdir(logs) or os.path.islink(logs):
+            return None
+        return self._schedule(GIT_LOGS_DIR, logs, recursive=False)
 
     def _schedule(self, name: str, path: str, recursive: bool) -> Any:
         """The watch of ``path``, or None when it could not be placed."""
@@ -141,9 +160,11 @@ class Watches:
                 self.current[name] = watch
         for name in sorted(self.current.keys() - wanted):
             self.observer.unschedule(self.current.pop(name))
-        self.unwatched &= wanted | {"."}
+        self.unwatched &= wanted | {".", GIT_LOGS_DIR}
         if self.root_watch is None:
             self.root_watch = self._schedule(".", self.filt.root, recursive=False)
+        if self.head_log_watch is None:  # (a `git init` since, or room under the limit again)
+            self.head_log_watch = self._watch_head_log()
 
     def limited(self) -> bool:
         """Whether the kernel's inotify limits left something unwatched: a directory whose

@@ -177,3 +177,29 @@ def test_facts_remembered_for_resolution_follow_the_file_content(tmp_path: Path)
         idx.update(jobs=1)
         assert [c["qualified_name"] for c in idx.callees("main")["callees"]] == ["b.h"]
         assert verify_index(idx)["equal"]
+
+
+def test_a_writer_that_waited_out_a_rebuild_writes_the_rebuilt_file(tmp_path: Path) -> None:
+    """A rebuild renames a new database over the index while another writer (a `watch --wait`,
+    an `index --wait`) waits for the lock on a connection to the old file. Once it has the
+    lock it must write the file now at the path: writing on into the replaced one, its every
+    update was lost and readers never saw them."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "a.py").write_text("def a():\n    return 1\n")
+    (root / "b.py").write_text("from a import a\n\ndef b():\n    return a()\n")
+    with Index.open(root, create=True) as idx:
+        idx.update(jobs=1)
+    with Index.open(root) as waiting, Index.open(root) as waiting_too:
+        with Index.open(root) as rebuilding:
+            rebuilding.update(jobs=1, rebuild=True)
+        (root / "a.py").write_text("def a():\n    return 1\n\ndef added():\n    return 2\n")
+        with waiting.writer():  # the watcher's way
+            report = waiting.update_held(jobs=1)
+        assert (report.changed, report.added) == (1, 0)
+        with Index.open_reader(root) as reader:
+            assert reader.symbols("added"), "the update went into the replaced file"
+        (root / "b.py").write_text("def b():\n    return 2\n")
+        report = waiting_too.update(jobs=1)  # `index --wait`'s way: no second first build
+        assert (report.changed, report.added) == (1, 0)
+        assert verify_index(waiting_too)["equal"]

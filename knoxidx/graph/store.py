@@ -133,6 +133,15 @@ def _create_file(db_path: Path) -> None:
             path.unlink(missing_ok=True)
 
 
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    """The (device, inode) of the file at ``path``; None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def _sidecars(db_path: Path) -> tuple[Path, ...]:
     return tuple(db_path.with_name(db_path.name + s) for s in ("-wal", "-shm", "-journal"))
 
@@ -149,6 +158,9 @@ class SQLiteStore(GraphRows):
     def __init__(self, db_path: Path, conn: sqlite3.Connection) -> None:
         self.path = db_path
         self.conn = conn
+        # the (device, inode) of the file at ``path`` before ``conn`` was opened (see
+        # reopen_if_replaced); None where the store never follows a replacement
+        self.opened_file: tuple[int, int] | None = None
         self.rebuilt_reason: str | None = None
         # a scratch database's flushes running behind the build (see _flush_behind); None in
         # any other database
@@ -182,8 +194,10 @@ class SQLiteStore(GraphRows):
                 raise storage_error(exc, db_path) from None
         conn = None
         try:
+            opened_file = _file_identity(db_path)  # (before: a replacement after is seen)
             conn = _connect(db_path, readonly)
             store = cls(db_path, conn)
+            store.opened_file = opened_file
             store._check_schema(create and not readonly)
             check_database_file(db_path, conn)
         except BaseException as exc:
@@ -339,7 +353,22 @@ class SQLiteStore(GraphRows):
                     path.unlink(missing_ok=True)
             raise storage_error(exc, self.path) from None
         finally:
+            self.opened_file = _file_identity(self.path)
             self.conn = _connect(self.path, readonly=False)
+
+    def reopen_if_replaced(self) -> bool:
+        """Connect again when another writer renamed a new database over this one since it
+        was opened (a first build or ``--rebuild`` installed while this writer waited for the
+        lock): what is written through the old connection goes to a deleted file. Called by a
+        writer that has just taken the lock, so no rename can come between."""
+        now = _file_identity(self.path)
+        if self.opened_file is None or now is None or now == self.opened_file:
+            return False
+        self.conn.close()
+        self.opened_file = now
+        self.conn = _connect(self.path, readonly=False)
+        self._check_schema(False)
+        return True
 
     def discard(self) -> None:
         """Close and delete a scratch database (a first build that failed)."""

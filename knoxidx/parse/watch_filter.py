@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Container
 from pathlib import Path
 
+from knoxidx.core.config import CONFIG_FILES
 from knoxidx.graph.layout import CONFIG_NAMES
 from knoxidx.languages.registry import language_for_path
 from knoxidx.parse.discovery import (
@@ -32,9 +33,10 @@ from knoxidx.parse.discovery import (
 )
 from knoxidx.parse.ignore_rules import IGNORE_NAMES, Specs, is_ignored, load_ignore_files
 
-# Files whose change can change what discovery finds, or how imports resolve.
+# Files whose change can change what discovery finds, or how imports resolve; the
+# repository's settings too (``[index] minified`` decides which files are read).
 _RULE_FILES = IGNORE_NAMES | MANIFESTS | {"pyvenv.cfg"}
-TRIGGER_NAMES = _RULE_FILES | CONFIG_NAMES
+TRIGGER_NAMES = _RULE_FILES | CONFIG_NAMES | frozenset(CONFIG_FILES)
 # Never served to a client, whatever the ignore files say.
 PRIVATE_DIRS = frozenset({".git", ".hg", ".svn", ".knoxidx"})
 
@@ -78,6 +80,15 @@ class RepoPathFilter:
             return False
         with self._lock:
             return self._dir_skipped_locked(rel_dir)
+
+    def gone_dir_skipped(self, rel_dir: str) -> bool:
+        """Whether discovery skipped this directory, now deleted or moved away: by its name and
+        its ancestors only, since whatever sits at the path now (a link out of the root, a
+        new virtualenv) is not what was there."""
+        parent, _, name = rel_dir.rpartition("/")
+        with self._lock:
+            return ((bool(parent) and self._dir_skipped_locked(parent))
+                    or self._skipped_by_name(parent, rel_dir, name))
 
     def file_ignored(self, rel: str) -> bool:
         """Whether discovery would never look at this file: it lies in a skipped directory or
@@ -123,14 +134,17 @@ class RepoPathFilter:
             parent, _, name = directory.rpartition("/")
             skipped = (
                 skipped
-                or name in ALWAYS_SKIP_DIRS
-                or (name in BUILD_DIRS and self._has_manifest(parent))
-                or self._ignored_dir(parent, directory)
+                or self._skipped_by_name(parent, directory, name)
                 or os.path.exists(os.path.join(self.root, directory, "pyvenv.cfg"))
                 or self._links_outside(directory)
             )
             self._dir_skipped[directory] = skipped
         return skipped
+
+    def _skipped_by_name(self, parent: str, rel_dir: str, name: str) -> bool:
+        return (name in ALWAYS_SKIP_DIRS
+                or (name in BUILD_DIRS and self._has_manifest(parent))
+                or self._ignored_dir(parent, rel_dir))
 
     def _ignored_dir(self, parent: str, rel_dir: str) -> bool:
         specs = self._specs_locked(parent)

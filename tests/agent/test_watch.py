@@ -154,6 +154,33 @@ def test_gitignore_change_reindexes(watching: tuple[Path, Watcher, Recorder]) ->
     wait_for(lambda: names(root, "TOKEN"), what="secrets/ to be indexed once not ignored")
 
 
+def test_a_bad_settings_file_is_one_line_until_fixed(
+        watching: tuple[Path, Watcher, Recorder], caplog: pytest.LogCaptureFixture) -> None:
+    """A typo in ``knoxidx.toml`` fails each try with the error that names it (as `index`
+    does, exit 2), not a traceback per retry; fixed, the waiting edit goes in."""
+    root, _, recorder = watching
+    (root / "knoxidx.toml").write_text("[index]\nminifed = true\n", encoding="utf-8")
+    (root / "app" / "late.py").write_text("def late():\n    return 1\n", encoding="utf-8")
+    wait_for(lambda: recorder.of("error"), what="the settings error")
+    assert "unknown setting 'index.minifed'" in recorder.of("error")[0]["error"]
+    assert not [r for r in caplog.records if r.exc_info], "a user's typo is not a crash"
+    (root / "knoxidx.toml").write_text("[index]\nminified = false\n", encoding="utf-8")
+    wait_for(lambda: names(root, "late"), timeout=30, what="the edit once the file is fixed")
+
+
+def test_a_directory_replaced_by_a_link_out_of_the_root_is_dropped(
+        watching: tuple[Path, Watcher, Recorder]) -> None:
+    """``mv tools elsewhere && ln -s elsewhere tools``: by the time its deletion is heard, the
+    path is a link out of the root, which discovery skips; what the directory held must still
+    leave the index."""
+    root, _, _ = watching
+    assert names(root, "main") == ["app.main.main", "other.main"]
+    elsewhere = root.parent / "elsewhere"
+    (root / "tools").rename(elsewhere)
+    (root / "tools").symlink_to(elsewhere, target_is_directory=True)
+    wait_for(lambda: names(root, "main") == ["app.main.main"], what="tools/ to be dropped")
+
+
 def test_holds_the_writer_lock(watching: tuple[Path, Watcher, Recorder]) -> None:
     root, _, _ = watching
     proc = subprocess.run(knoxidx_command("index", str(root)), check=False, capture_output=True,

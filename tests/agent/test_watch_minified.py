@@ -34,3 +34,20 @@ def test_watch_skips_a_minified_file_and_indexes_it_once_readable(agent_repo: Pa
                 ["lib.js"]
     finally:
         watcher.stop()
+
+
+def test_a_settings_file_saved_while_watching_applies_at_once(agent_repo: Path) -> None:
+    """``knoxidx.toml`` is no source file, yet its ``[index] minified`` decides what is read:
+    saving it is a change the watcher must act on, not wait for its next re-walk."""
+    (agent_repo / "lib.js").write_text(MINIFIED_LIB, encoding="utf-8")
+    recorder = Recorder()
+    watcher = Watcher(agent_repo, debounce_ms=100, jobs=1, reconcile_s=0, emit=recorder)
+    watcher.start()
+    try:
+        wait_for(lambda: status_of(agent_repo, "lib.js") == "minified", what="the skip")
+        (agent_repo / "knoxidx.toml").write_text("[index]\nminified = true\n", encoding="utf-8")
+        wait_for(lambda: status_of(agent_repo, "lib.js") == "ok", what="the setting applied")
+        (agent_repo / "knoxidx.toml").unlink()
+        wait_for(lambda: status_of(agent_repo, "lib.js") == "minified", what="the default back")
+    finally:
+        watcher.stop()
