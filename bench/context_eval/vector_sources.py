@@ -8,7 +8,8 @@ declarations, symbol, names), the vector sources also asked with other texts of 
 (``QUESTION_FORMS``), and the place of search's first result covering it, as context asks
 (vector sources at ``ContextWeights.vector_fusion``) and with them at 1 and at 0; with the
 vector source's first five chunks, to see what it ranks high. An experiment: prints a summary
-and writes one JSON line per task to ``--out`` (nothing under ``bench/results``).
+(with what the saved embedding walk's packs reach of search's first 20) and writes one JSON
+line per task to ``--out`` (nothing under ``bench/results``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from bench.context_eval.run import clone, gold_at_parent, load_or_mine
 from knoxidx.answers.context import ContextWeights
 from knoxidx.retrieval.hybrid_search import VECTOR_SOURCES
 from knoxidx.retrieval.lexical_rows import ChunkFilter
+from knoxidx.retrieval.priors import is_test_path
 from knoxidx.retrieval.searcher import searcher_for
 from knoxidx.retrieval.terms import content_terms
 
@@ -144,11 +146,10 @@ def summary(records: list[dict[str, Any]]) -> str:
         for label, place in g["search"].items():
             within[f"search {label}"] += _within(place)
     kinds = Counter(_kind(g) for g in golds)
-    short = [g for r in records if len(set(content_terms(_first_line(r["question"])))) <= SHORT
-             for g in r["gold"]]
+    short = [g for r in records if _is_short(r) for g in r["gold"]]
     short_within = Counter(name for g in short for name, place in g["sources"].items()
                            if _within(place, SHORT_TOP))
-    return "\n".join([
+    return "\n".join([*_first_vectors(records), *_packed(records), 
         f"gold {len(golds)}; in the first {TOP}: "
         + ", ".join(f"{k} {v}" for k, v in sorted(within.items())),
         "by source (V vector sources, L lexical, N names or symbol; S in search's first "
@@ -158,8 +159,64 @@ def summary(records: list[dict[str, Any]]) -> str:
     ])
 
 
+def _is_short(record: dict[str, Any]) -> bool:
+    return len(set(content_terms(_first_line(record["question"])))) <= SHORT
+
+
+def _first_vectors(records: list[dict[str, Any]]) -> list[str]:
+    """What the vector source's first ``FIRST`` chunks are, for short questions and others."""
+    lines = []
+    for label, short in (("short", True), ("other", False)):
+        kinds: Counter[str] = Counter()
+        for record in (r for r in records if _is_short(r) == short):
+            for chunk_id in record["ranked"]["vector"][:FIRST]:
+                path, start, end = record["spans"][str(chunk_id)]
+                golds = [g for g in record["gold"] if g["path"] == path]
+                if any(start <= g["end"] and g["start"] <= end for g in golds):
+                    kinds["on gold"] += 1
+                elif golds:
+                    kinds["gold's file"] += 1
+                elif is_test_path(path) or path.split("/")[0] in ASIDE:
+                    kinds["test, doc or example"] += 1
+                else:
+                    kinds["other"] += 1
+        lines.append(f"vector's first {FIRST} chunks, {label} questions: "
+                     + ", ".join(f"{k} {v}" for k, v in kinds.most_common()))
+    return lines
+
+
+def _packed(records: list[dict[str, Any]]) -> list[str]:
+    """Of the gold in search's first ``TOP`` (as context asks) and the rest, how many the
+    saved embedding walk's packs reach (a block's line range counted whole)."""
+    reached: Counter[str] = Counter()
+    for repo in sorted({r["repo"] for r in records}):
+        saved = CACHE / "runs" / f"embeddings-{repo}.json"
+        if not saved.exists():
+            continue
+        blocks = {t["commit"]: t["context_blocks"]
+                  for t in json.loads(saved.read_text(encoding="utf-8"))["tasks"]}
+        for record in (r for r in records if r["repo"] == repo and r["commit"] in blocks):
+            for g in record["gold"]:
+                gold = Definition(g["path"], g["name"], g["start"], g["end"])
+                where = "first" if _within(g["search"]["context"]) else "rest"
+                reached[where] += 1
+                for budget, packed in blocks[record["commit"]].items():
+                    reached[f"{where} @{budget}"] += any(
+                        covers(Shown(b["path"], b["start"], b["end"]), gold) for b in packed)
+    if not reached:
+        return []
+    return [f"the saved walk's packs reach, of search's first {TOP} gold "
+            + ", ".join(f"{k.split(' ')[1]} {v}" for k, v in sorted(reached.items())
+                        if k.startswith("first ")) + f" (of {reached['first']})"
+            + "; of the rest " + ", ".join(f"{k.split(' ')[1]} {v}"
+                                           for k, v in sorted(reached.items())
+                                           if k.startswith("rest ")) + f" (of {reached['rest']})"]
+
+
 SHORT = 5  # distinct content words of the subject, at most
 SHORT_TOP = 10
+FIRST = 5  # the vector source's first chunks classified
+ASIDE = frozenset({"docs", "doc", "examples", "example", "benches"})
 
 
 def _within(place: int | None, top: int = TOP) -> bool:
