@@ -14,6 +14,7 @@ nothing under ``bench/.cache/context_eval/runs`` or ``bench/results`` is written
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -31,18 +32,21 @@ HEAD = 20  # the fused chunks whose definitions search reranks (``RerankWeights.
 
 
 def guarded(fuse: Fuse, sources: tuple[str, ...], count: int) -> Fuse:
-    """``fuse``, with the first ``count`` chunks of each of ``sources`` scored at least as
-    the ``HEAD``-th fused chunk (ties go by chunk id, as the fusion's own)."""
+    """``fuse``, with the first ``count`` chunks of each of ``sources`` that it left below the
+    ``HEAD``-th fused chunk scored just above that one (at its score, a tie by chunk id or
+    place could leave them below it still)."""
     def fused(ranked: Ranked, k: int = 60,
               weights: Mapping[str, float] | None = None) -> list[tuple[int, float]]:
         order = fuse(ranked, k, weights)
         if len(order) <= HEAD:
             return order
         floor = order[HEAD - 1][1]
+        lifted = math.nextafter(floor, math.inf)
         scores = dict(order)
         for name in sources:
             for chunk_id, _ in ranked.get(name, [])[:count]:
-                scores[chunk_id] = max(scores[chunk_id], floor)
+                if scores[chunk_id] <= floor:
+                    scores[chunk_id] = lifted
         return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     return fused
 
