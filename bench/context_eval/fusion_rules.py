@@ -5,7 +5,8 @@ again with hybrid search's fusion or rerank changed by RULE, for every search of
 A RULE is ``installed``; ``guard:lexical:N`` or ``guard:all:N`` (the first N chunks of the
 lexical source, or of every source, lifted into the fused first 20 that search reranks, when
 the fusion left them below); ``drop:SOURCE`` or ``drop:SOURCE:W`` (SOURCE left out of the
-fusion; W: the ``vector`` source's weight instead of the one asked); ``rerank:KNOB=VALUE``
+fusion; W: the ``vector`` source's weight instead of the one asked); ``max:W`` (the two
+vector sources as one vote, a chunk's better place of the two, at W); ``rerank:KNOB=VALUE``
 (a :class:`~knoxidx.retrieval.rerank.RerankWeights` knob). An experiment, not a published
 table: recall of knoxidx context and plain retrieval per repository and pooled, printed;
 nothing under ``bench/.cache/context_eval/runs`` or ``bench/results`` is written.
@@ -61,6 +62,23 @@ def dropped(fuse: Fuse, source: str, vector_weight: float | None) -> Fuse:
     return fused
 
 
+def one_vector_vote(fuse: Fuse, weight: float) -> Fuse:
+    """``fuse`` with the two vector sources as one vote: a chunk counts its better place of
+    the two, at ``weight``."""
+    def fused(ranked: Ranked, k: int = 60,
+              weights: Mapping[str, float] | None = None) -> list[tuple[int, float]]:
+        best: dict[int, int] = {}
+        for name in hybrid_search.VECTOR_SOURCES:
+            for place, (chunk_id, _) in enumerate(ranked.get(name, []), 1):
+                best[chunk_id] = min(best.get(chunk_id, place), place)
+        votes = dict(fuse({n: hits for n, hits in ranked.items()
+                           if n not in hybrid_search.VECTOR_SOURCES}, k, weights))
+        for chunk_id, place in best.items():
+            votes[chunk_id] = votes.get(chunk_id, 0.0) + weight / (k + place)
+        return sorted(votes.items(), key=lambda kv: (-kv[1], kv[0]))
+    return fused
+
+
 @contextmanager
 def applied(rule: str) -> Iterator[None]:
     """Search under ``rule`` while inside (an index opened inside keeps it)."""
@@ -74,6 +92,8 @@ def applied(rule: str) -> Iterator[None]:
         source, _, weight = spec.partition(":")
         hybrid_search.reciprocal_rank_fusion = dropped(fuse, source,
                                                        float(weight) if weight else None)
+    elif kind == "max":
+        hybrid_search.reciprocal_rank_fusion = one_vector_vote(fuse, float(spec))
     elif kind == "rerank":
         knob, value = spec.split("=")
         knobs: dict[str, Any] = {knob: float(value)}

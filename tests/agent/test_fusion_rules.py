@@ -3,7 +3,7 @@ installed fusion comes back after."""
 
 from __future__ import annotations
 
-from bench.context_eval.fusion_rules import HEAD, applied, dropped, guarded
+from bench.context_eval.fusion_rules import HEAD, applied, dropped, guarded, one_vector_vote
 from knoxidx.retrieval import hybrid_search
 from knoxidx.retrieval.hybrid_search import reciprocal_rank_fusion
 
@@ -26,6 +26,14 @@ def test_a_dropped_source_takes_no_vote() -> None:
     order = [i for i, _ in dropped(reciprocal_rank_fusion, "declarations", 1.0)(_ranked(), 20)]
     # one vector vote: 1/(20+1) each for lexical's first and vector's first
     assert order[:2] == [1, 99]
+
+
+def test_two_agreeing_vector_sources_count_as_one_vote() -> None:
+    ranked = _ranked() | {"declarations": [(7, 1.0), (1, 0.9)]}
+    scores = dict(one_vector_vote(reciprocal_rank_fusion, 1.0)(ranked, 20))
+    assert scores[1] == 1 / 21 + 1 / 22  # its better vector place, and lexical's second
+    assert scores[7] == 1 / 21  # the declarations source's first, absent from vector's
+    assert scores[99] == 1 / 21
 
 
 def test_a_rule_is_undone_after_its_walk() -> None:
