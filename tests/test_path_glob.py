@@ -38,3 +38,32 @@ def test_the_matcher_answers_as_sqlite_glob() -> None:
             assert matches(path) == bool(sqlite_says), (glob, path)
             # and the POSIX regex the PostgreSQL store sends is the same language
             assert bool(re.fullmatch(glob_regex(glob), path, re.DOTALL)) == bool(sqlite_says)
+
+
+# classes as SQLite reads them: `]` first is a member, reversed ranges, a `[` never closed,
+# and characters that are special to a regex but not to a glob
+_CLASS_GLOBS = ["[^]a]*", "[]a]*", "*[z-a]", "[c-a]", "[]-a]", "[a-]", "src/[a", "*[^]",
+                "[\\]*", "[a-c-e]", "[^-a]", "[.^]*", "[[]*", "[]]"]
+_CLASS_PATHS = ["]", "a", "b", "c", "d", "e", "z", "-", "^", ".", "\\", "[", "src/[a",
+                "src/a", "x]", "ab", "]]"]
+
+
+def test_classes_answer_as_sqlite_glob_and_never_raise() -> None:
+    conn = sqlite3.connect(":memory:")
+    for glob in _CLASS_GLOBS:
+        matches = path_matcher(glob)  # a hostile filter was a re.error traceback
+        for path in _CLASS_PATHS:
+            sqlite_says = conn.execute("SELECT ? GLOB ?", (path, glob)).fetchone()[0]
+            assert matches(path) == bool(sqlite_says), (glob, path)
+
+
+def test_classes_answer_as_sqlite_glob_on_postgresql(pg_url: str) -> None:
+    import psycopg
+
+    sqlite = sqlite3.connect(":memory:")
+    with psycopg.connect(pg_url) as conn:
+        for glob in _CLASS_GLOBS:
+            for path in _CLASS_PATHS:
+                pg_says = conn.execute("SELECT %s ~ %s", (path, glob_regex(glob))).fetchone()[0]
+                sqlite_says = sqlite.execute("SELECT ? GLOB ?", (path, glob)).fetchone()[0]
+                assert pg_says == bool(sqlite_says), (glob, path)

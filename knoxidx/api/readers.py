@@ -10,7 +10,6 @@ reopened on the next call.
 from __future__ import annotations
 
 import asyncio
-import os
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from typing import Any, TypeVar
 
 from knoxidx.api.schemas import InputError
 from knoxidx.core.store_url import repo_id
-from knoxidx.graph.dbfile import storage_error
+from knoxidx.graph.dbfile import file_identity, storage_error
 from knoxidx.graph.sqlite_schema import INDEX_DIR
 from knoxidx.index import Index
 from knoxidx.watch_presence import watcher_elsewhere
@@ -87,23 +86,15 @@ class ReaderPool:
 
     def _index(self) -> Index:
         index: Index | None = getattr(self._local, "index", None)
-        identity = _identity(index.store.path) if index is not None else None
+        identity = file_identity(index.store.path) if index is not None else None
         if index is not None and identity == self._local.identity:
             return index
         if index is not None:
             index.close()
         index = Index.open_reader(self.root)
         self._local.index = index
-        self._local.identity = _identity(index.store.path)
+        self._local.identity = file_identity(index.store.path)
         return index
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
 
 
 def status_of(index: Index, watcher: Any) -> dict[str, Any]:

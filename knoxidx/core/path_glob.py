@@ -9,6 +9,8 @@ import re
 from collections.abc import Callable
 
 WILDCARDS = "*?["
+# a piece no character matches: a class never closed
+_NEVER = "(?!)"
 
 
 def _glob_pieces(glob: str) -> list[str | None]:
@@ -22,18 +24,40 @@ def _glob_pieces(glob: str) -> list[str | None]:
         elif ch == "?":
             out.append(".")
         elif ch == "[":
-            end = glob.find("]", i + 2)
-            if end == -1:
-                out.append(re.escape(ch))
-            else:
-                body = glob[i + 1 : end]
-                body = "^" + body[1:] if body.startswith("^") else body
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = end
+            piece, i = _class_piece(glob, i)
+            out.append(piece)
         else:
             out.append(re.escape(ch))
         i += 1
     return out
+
+
+def _class_piece(glob: str, start: int) -> tuple[str, int]:
+    """The class that opens at ``glob[start]`` as a regex piece, and the index of its ``]``,
+    read as SQLite's GLOB reads it: ``^`` negates; a ``]`` first (after any ``^``) is a
+    member; ``x-y`` holds ``x`` and, unless reversed, ``x`` to ``y``; a class never closed
+    matches nothing. Members are escaped: a glob's class is not the regex engine's syntax."""
+    i = start + 1
+    negated = glob.startswith("^", i)
+    i += negated
+    members: list[str] = []
+    if glob.startswith("]", i):
+        members.append(re.escape("]"))
+        i += 1
+    prior: str | None = None  # a character that a following `-` makes a range's start
+    while i < len(glob) and glob[i] != "]":
+        if glob[i] == "-" and prior is not None and glob[i + 1 : i + 2] not in ("", "]"):
+            if prior <= glob[i + 1]:
+                members.append(f"{re.escape(prior)}-{re.escape(glob[i + 1])}")
+            prior = None
+            i += 2
+            continue
+        members.append(re.escape(glob[i]))
+        prior = glob[i]
+        i += 1
+    if i >= len(glob):
+        return _NEVER, len(glob) - 1
+    return f"[{'^' if negated else ''}{''.join(members)}]", i
 
 
 def glob_regex(glob: str) -> str:

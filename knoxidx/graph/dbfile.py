@@ -43,6 +43,16 @@ def check_database_file(db_path: Path, conn: sqlite3.Connection) -> None:
             f"number of {page_size}-byte pages); {REBUILD_FIX}")
 
 
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """The (device, inode) of the file at ``path``, which a rename of another file over it
+    changes; None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def _file_size(path: Path) -> int:
     try:
         return path.stat().st_size

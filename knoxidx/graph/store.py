@@ -26,7 +26,12 @@ from knoxidx.core.errors import (
     decoding_stored,
 )
 from knoxidx.core.heap import process_alive
-from knoxidx.graph.dbfile import REBUILD_FIX, check_database_file, storage_error
+from knoxidx.graph.dbfile import (
+    REBUILD_FIX,
+    check_database_file,
+    file_identity,
+    storage_error,
+)
 from knoxidx.graph.graph_rows import GraphRows
 from knoxidx.graph.sqlite_schema import (
     DB_NAME,
@@ -133,15 +138,6 @@ def _create_file(db_path: Path) -> None:
             path.unlink(missing_ok=True)
 
 
-def _file_identity(path: Path) -> tuple[int, int] | None:
-    """The (device, inode) of the file at ``path``; None when there is none."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
-
-
 def _sidecars(db_path: Path) -> tuple[Path, ...]:
     return tuple(db_path.with_name(db_path.name + s) for s in ("-wal", "-shm", "-journal"))
 
@@ -194,7 +190,7 @@ class SQLiteStore(GraphRows):
                 raise storage_error(exc, db_path) from None
         conn = None
         try:
-            opened_file = _file_identity(db_path)  # (before: a replacement after is seen)
+            opened_file = file_identity(db_path)  # (before: a replacement after is seen)
             conn = _connect(db_path, readonly)
             store = cls(db_path, conn)
             store.opened_file = opened_file
@@ -353,7 +349,7 @@ class SQLiteStore(GraphRows):
                     path.unlink(missing_ok=True)
             raise storage_error(exc, self.path) from None
         finally:
-            self.opened_file = _file_identity(self.path)
+            self.opened_file = file_identity(self.path)
             self.conn = _connect(self.path, readonly=False)
 
     def reopen_if_replaced(self) -> bool:
@@ -361,7 +357,7 @@ class SQLiteStore(GraphRows):
         was opened (a first build or ``--rebuild`` installed while this writer waited for the
         lock): what is written through the old connection goes to a deleted file. Called by a
         writer that has just taken the lock, so no rename can come between."""
-        now = _file_identity(self.path)
+        now = file_identity(self.path)
         if self.opened_file is None or now is None or now == self.opened_file:
             return False
         self.conn.close()

@@ -50,9 +50,6 @@ CONFIGS: frozenset[str] = frozenset(c for spec in LANGUAGES for c in spec.config
 # a whole file name), each once.
 TEST_DIRS: tuple[str, ...] = tuple(dict.fromkeys(d for s in LANGUAGES for d in s.test_dirs))
 TEST_FILES: tuple[str, ...] = tuple(dict.fromkeys(f for s in LANGUAGES for f in s.test_files))
-# Directories that hold a project's sources without naming them (``mycrate/src/lib.rs``: the
-# crate is the directory above).
-SOURCE_DIRS = frozenset({"src", "lib", "source", "sources"})
 
 
 
@@ -68,16 +65,16 @@ def language_for_path(path: str) -> LanguageSpec | None:
 def name_of_file(path: str) -> str:
     """What a file is named for: its name without the extension, or for a file its language
     names after its directory (``directory_named_files``: ``_examples/clone/main.go``,
-    ``pkg/__init__.py``), that directory's name, a source folder passed over
-    (``mycrate/src/lib.rs`` -> ``mycrate``); the file's own name where no directory names it
-    (``src/lib.rs`` at the root)."""
+    ``pkg/__init__.py``), that directory's name, its language's source folders passed over
+    (``source_dirs``: ``mycrate/src/lib.rs`` -> ``mycrate``); the file's own name where no
+    directory names it (``src/lib.rs`` at the root)."""
     *directories, file_name = path.replace("\\", "/").split("/")
     stem = file_name.split(".", 1)[0]
     spec = language_for_path(file_name)
     if spec is None or stem not in spec.directory_named_files:
         return stem
     for directory in reversed(directories):
-        if directory and directory.lower() not in SOURCE_DIRS:
+        if directory and directory.lower() not in spec.source_dirs:
             return directory
     return stem
 

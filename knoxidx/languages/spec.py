@@ -56,6 +56,10 @@ class LanguageSpec:
     # module's or program's entry file (``__init__``, ``mod``, ``index``, Go's ``main``),
     # whose own name says nothing of what it holds; the directory's name says it
     directory_named_files: tuple[str, ...] = ()
+    # directories that hold such a file without naming what it stands for, passed over for
+    # the one above (``mycrate/src/lib.rs``: the crate); elsewhere (``numpy/lib/__init__.py``)
+    # the directory is the package's name
+    source_dirs: tuple[str, ...] = ()
 
     @property
     def plugin(self) -> Language:

@@ -136,19 +136,37 @@ def declaration_shown(node: dict[str, Any]) -> dict[str, Any]:
         return {**hidden, "signature": "", "doc": ""}
     shown = {**node, "signature": disclosure.mask(signature).text,
              "doc": disclosure.mask(doc).text}
-    if has_data and disclosure.policy.mask_secrets:
-        shown.update(_signature_data_shown(node, disclosure, signature))
+    if disclosure.policy.mask_secrets:
+        in_signature = _secrets_in(signature)
+        shown["signature"] = _masked_again(shown["signature"], in_signature)
+        shown["doc"] = _masked_again(shown["doc"], in_signature)
+        if has_data:
+            shown.update(_signature_data_shown(node, disclosure, in_signature))
     return shown
 
 
+def _secrets_in(signature: str) -> list[tuple[str, str]]:
+    """The (text, kind) of each secret found in ``signature``, longest first, then by text
+    and kind: one order in every process (a set's depends on the hash seed), so that the
+    same graph is masked, and exported, the same."""
+    return sorted({(signature[f.start:f.end], f.kind) for f in find_secrets(signature)},
+                  key=lambda found: (-len(found[0]), found))
+
+
+def _masked_again(text: str, secrets: list[tuple[str, str]]) -> str:
+    """``text`` with each of ``secrets`` masked wherever it recurs: a value found beside a
+    secret's name (``api_key="..."``) is the same secret where no name says so."""
+    for value, kind in secrets:
+        text = text.replace(value, MARK.format(kind=kind))
+    return text
+
+
 def _signature_data_shown(node: dict[str, Any], disclosure: Disclosure,
-                          signature: str) -> dict[str, Any]:
+                          in_signature: list[tuple[str, str]]) -> dict[str, Any]:
     """A node's signature data with what masking finds masked. A default value is masked with
     its parameter's name before it (``password="..."`` is a secret where ``"..."`` alone is
-    not), and whatever was masked in the signature is masked wherever it recurs here (the
-    signature may hold the context that a piece of it lacks)."""
-    in_signature = sorted({(signature[f.start:f.end], f.kind) for f in find_secrets(signature)},
-                          key=lambda found: -len(found[0]))
+    not), and whatever was masked in the signature (``in_signature``) is masked wherever it
+    recurs here (the signature may hold the context that a piece of it lacks)."""
 
     def shown(text: str | None, named: str | None = None) -> str | None:
         if not text:
@@ -157,9 +175,7 @@ def _signature_data_shown(node: dict[str, Any], disclosure: Disclosure,
         masked = disclosure.mask(prefix + text).text
         masked = masked[len(prefix):] if masked.startswith(prefix) else \
             disclosure.mask(text).text
-        for value, kind in in_signature:
-            masked = masked.replace(value, MARK.format(kind=kind))
-        return masked
+        return _masked_again(masked, in_signature)
 
     out: dict[str, Any] = {}
     if "parameters" in node:

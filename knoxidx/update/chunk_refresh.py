@@ -46,8 +46,9 @@ Progress = Callable[[str, int, int], None]
 # 5: the declarations source's texts (``chunk_declaration``); 6: a window's overlap stops at its
 # middle (a run of blank lines gave a window per line); 7: a line over the budget is cut within
 # the line; 8: the names' stems join an adverb to its word (``terms.word_stem``); 9: a file
-# named after its directory (``clone/main.go``) gives its definitions the directory's name
-CHUNKER_VERSION = "9"
+# named after its directory (``clone/main.go``) gives its definitions the directory's name;
+# 10: only Rust's and JavaScript's source folders are passed over for it (``numpy/lib``)
+CHUNKER_VERSION = "10"
 # Below this many files a pool costs more than it saves (fork + tokenizer load per worker).
 POOL_THRESHOLD = 24
 # ... and a pool started by the forkserver (in a watcher: see _pool_method), whose workers

@@ -104,6 +104,10 @@ def test_a_declaration_says_the_kind_the_name_what_holds_it_and_the_signature() 
     ("mycrate/src/lib.rs", "parse_file", "function parse file in mycrate"),
     ("tests/repo/mod.rs", "clone_repo", "function clone repo in repo"),
     ("src/utils/index.ts", "debounce", "function debounce in utils"),
+    ("packages/ui/src/index.ts", "render", "function render in ui"),
+    # only where a language keeps such files in a folder that is not theirs is it passed over
+    ("numpy/lib/__init__.py", "pad", "function pad in lib"),
+    ("tools/source/main.go", "main", "function main in source"),
     # the file's name says it; an ``index.py`` is not a package's entry; no directory to name
     ("dates/calendar.py", "leap_year", "function leap year in calendar"),
     ("site/index.py", "render", "function render in index"),

@@ -27,6 +27,7 @@ _KEYWORDS = frozenset({
 _MANIFESTS = ("package.json",)
 _CONFIGS = ("tsconfig.json", "jsconfig.json")
 _DIRECTORY_NAMED = ("index",)  # what an import of the directory loads
+_SOURCE_DIRS = ("src", "lib", "source", "sources")  # `packages/ui/src/index.ts` is ui's
 # Over the seven benchmark corpora and five histories the JavaScript written (or generated) to
 # be read averages at most 99 characters a line, the minified at least 206 (select2's locale
 # files; jquery.min.js 43,767): TypeScript is compiled to JavaScript, never minified itself.
@@ -39,7 +40,8 @@ LANGUAGES = (
         hooks=_HOOKS, queries=(_ECMASCRIPT, _TYPESCRIPT),
         aliases=("js",), test_dirs=_TEST_DIRS, test_files=_TEST_FILES, keywords=_KEYWORDS,
         manifests=_MANIFESTS, configs=_CONFIGS,
-        directory_named_files=_DIRECTORY_NAMED, lower_case_functions=True,
+        directory_named_files=_DIRECTORY_NAMED, source_dirs=_SOURCE_DIRS,
+        lower_case_functions=True,
     ),
     LanguageSpec(
         name="tsx", family="js", extensions=(".tsx",),
@@ -47,7 +49,7 @@ LANGUAGES = (
         hooks=_HOOKS, queries=(_ECMASCRIPT, _TYPESCRIPT, "knoxidx/languages/js/tsx"),
         aliases=("typescript", "js"), test_dirs=_TEST_DIRS, test_files=_TEST_FILES,
         keywords=_KEYWORDS, manifests=_MANIFESTS, configs=_CONFIGS,
-        directory_named_files=_DIRECTORY_NAMED,
+        directory_named_files=_DIRECTORY_NAMED, source_dirs=_SOURCE_DIRS,
         lower_case_functions=True,
     ),
     LanguageSpec(
@@ -56,7 +58,8 @@ LANGUAGES = (
         hooks=_HOOKS, queries=(_ECMASCRIPT, "knoxidx/languages/js/javascript"),
         aliases=("js",), test_dirs=_TEST_DIRS, test_files=_TEST_FILES, keywords=_KEYWORDS,
         manifests=_MANIFESTS, configs=_CONFIGS,
-        directory_named_files=_DIRECTORY_NAMED, lower_case_functions=True,
+        directory_named_files=_DIRECTORY_NAMED, source_dirs=_SOURCE_DIRS,
+        lower_case_functions=True,
         minified_line_chars=MINIFIED_LINE_CHARS,
     ),
 )

@@ -16,7 +16,7 @@ LANGUAGES = (
         grammar_module="tree_sitter_rust", grammar_function="language",
         hooks="knoxidx.languages.rust.hooks", queries=("knoxidx/languages/rust",),
         test_files=(r"[^/]*_tests?\.rs",),
-        directory_named_files=("mod", "lib", "main"),
+        directory_named_files=("mod", "lib", "main"), source_dirs=("src",),
         keywords=frozenset({
             "fn", "pub", "mut", "impl", "use", "mod", "crate", "super", "self", "ref", "dyn",
             "where", "match", "loop", "break", "continue", "struct", "enum", "return", "if",
