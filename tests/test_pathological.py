@@ -96,7 +96,10 @@ def test_a_1_mb_single_line(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     root.mkdir()
     (root / "normal.py").write_text(NORMAL)
-    line = "".join(f"var v{i}=w{i}(1);" for i in range(80_000))[:1_000_000]
+    # each statement's words make the line 1 MB: its chunks are cut the same as from 80,000
+    # statements, at a fortieth of their definitions (the 2 MB minified case parses those)
+    words = " ".join(["word"] * 96)
+    line = "".join(f'var v{i}=w{i}("{words}");' for i in range(2_000))[:1_000_000]
     (root / "one_line.js").write_text(line.rsplit(";", 1)[0] + ";")
     (root / "one_line.py").write_text("DATA = [" + ",".join(["1234567"] * 124_000) + "]")
     report = index(root)  # a JavaScript file of one long line is a minifier's: skipped

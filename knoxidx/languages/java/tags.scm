@@ -9,6 +9,8 @@
 (annotation_type_declaration name: (identifier) @name) @definition.interface
 (method_declaration type: (_) @def.type name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.method
+; an annotation type's element (`String name() default "";`): a method of it without a body
+(annotation_type_element_declaration type: (_) @def.type name: (identifier) @name) @definition.method
 (field_declaration type: (_) @def.type declarator: (variable_declarator name: (identifier) @name)) @definition.field
 (enum_constant name: (identifier) @name) @definition.constant
 
@@ -30,6 +32,7 @@
 
 (formal_parameter type: [(type_identifier) (scoped_type_identifier)] @reference.type)
 (method_declaration type: [(type_identifier) (scoped_type_identifier)] @reference.type)
+(annotation_type_element_declaration type: [(type_identifier) (scoped_type_identifier)] @reference.type)
 (field_declaration type: [(type_identifier) (scoped_type_identifier)] @reference.type)
 (local_variable_declaration type: [(type_identifier) (scoped_type_identifier)] @reference.type)
 (type_arguments [(type_identifier) (scoped_type_identifier)] @reference.type)
@@ -39,6 +42,9 @@
 
 (argument_list [(identifier) (field_access)] @reference.value)
 (method_reference . [(identifier) (field_access) (type_identifier)] @reference.value)
+; `@DefinedBy(value = X)` reads the annotation type's element `value`
+(annotation name: (_) @receiver
+  arguments: (annotation_argument_list (element_value_pair key: (identifier) @reference.value)))
 
 ; what an expression reads: operands, conditions, indexes, elements, returned and assigned values
 (binary_expression [(identifier) (field_access)] @reference.value)  ; left or right
