@@ -13,6 +13,8 @@
 (annotation_type_element_declaration type: (_) @def.type name: (identifier) @name) @definition.method
 (field_declaration type: (_) @def.type declarator: (variable_declarator name: (identifier) @name)) @definition.field
 (enum_constant name: (identifier) @name) @definition.constant
+; an interface's or annotation type's field (`int X = 1;`): public static final without saying so
+(constant_declaration type: (_) @def.type declarator: (variable_declarator name: (identifier) @name)) @definition.constant
 
 (method_invocation object: (_) @receiver name: (identifier) @reference.call)
 (method_invocation !object name: (identifier) @reference.call)
@@ -34,6 +36,7 @@
 (method_declaration type: [(type_identifier) (scoped_type_identifier)] @reference.type)
 (annotation_type_element_declaration type: [(type_identifier) (scoped_type_identifier)] @reference.type)
 (field_declaration type: [(type_identifier) (scoped_type_identifier)] @reference.type)
+(constant_declaration type: [(type_identifier) (scoped_type_identifier)] @reference.type)
 (local_variable_declaration type: [(type_identifier) (scoped_type_identifier)] @reference.type)
 (type_arguments [(type_identifier) (scoped_type_identifier)] @reference.type)
 (generic_type [(type_identifier) (scoped_type_identifier)] @reference.type)
