@@ -104,8 +104,9 @@ class ContextWeights:
     top_file_share: float = 0.12
     hit_decay: float = 0.1  # a hit's strength is 1 / (1 + hit_decay * rank), rank from 0
     search_k: int = 50  # search hits taken as seeds, at most (20 chunks give 20-48)
-    # fused chunks whose definitions are the hits (search's own 20; past them listed after
-    # them): 40, 60 and 100 gained nothing on the benchmark and lost a held-out task @8k
+    # fused chunks whose definitions are the hits (``knoxidx search`` reads 60): 40 or 60,
+    # reranked as one or after these 20, moved pooled recall by 0.004 at most and lost
+    # held-out gold @8k (BENCHMARKS)
     search_depth: int = 20
     # the fusion weight of search's vector sources when it seeds a context (``knoxidx search``
     # keeps 1): a change request's few words are outvoted by two vector sources at 1
