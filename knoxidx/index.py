@@ -317,6 +317,7 @@ class Index(GraphQuestions):
         backlog, and when the index last changed."""
         from knoxidx.retrieval.egress import egress_status
         from knoxidx.retrieval.stores import chunk_store_for
+        from knoxidx.update.graph_update import skipped_files
 
         counts = self.q.counts()
         chunks = chunk_store_for(self.store)
@@ -333,6 +334,7 @@ class Index(GraphQuestions):
             "root": str(self.root),
             "files": sum(counts["files"].values()),
             "files_by_status": counts["files"],
+            "skipped": skipped_files(self.store, counts["files"]),
             "languages": counts["languages"],
             "lines": counts["lines"],
             "nodes": sum(counts["nodes"].values()),
@@ -358,7 +360,11 @@ class Index(GraphQuestions):
                 "files": files}
 
     def stats(self) -> dict:
-        return {**super().stats(), "extraction": self.extraction()}
+        from knoxidx.update.graph_update import skipped_files
+
+        counts = super().stats()
+        return {**counts, "skipped": skipped_files(self.store, counts["files"]),
+                "extraction": self.extraction()}
 
     def embedding_coverage(self) -> dict | None:
         """How many chunks each embedding model has vectors for: the searched model's and

@@ -336,7 +336,7 @@ def stats(path: str, as_json: bool) -> None:
 
     def human(d: dict) -> None:
         click.echo(f"index of {d['root']}: {d['lines']} lines")
-        for key in ("files", "languages", "nodes", "edges", "calls_by_confidence",
+        for key in ("files", "skipped", "languages", "nodes", "edges", "calls_by_confidence",
                     "unresolved_calls"):
             # (a damaged index can count rows whose kind or type reads back as NULL)
             counts = sorted(d[key].items(), key=lambda kv: str(kv[0]))

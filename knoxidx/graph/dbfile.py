@@ -10,6 +10,7 @@ as it was and what to do.
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import sqlite3
 import time
@@ -17,7 +18,30 @@ from pathlib import Path
 
 from knoxidx.core.errors import REBUILD_FIX, CorruptIndexError, IndexWriteError, KnoxidxError
 
-__all__ = ["REBUILD_FIX", "check_database_file", "storage_error"]
+log = logging.getLogger(__name__)
+
+__all__ = ["REBUILD_FIX", "check_database_file", "keep_out_of_git", "storage_error"]
+
+# what a ``.knoxidx`` folder holds so that git leaves it out of ``git status`` without an edit
+# to the repository's own ``.gitignore`` (as ``.pytest_cache`` and virtualenvs do)
+IGNORE_ALL = "# made by knoxidx: its index is no part of the repository\n*\n"
+
+
+def keep_out_of_git(index_dir: Path) -> None:
+    """Write ``index_dir/.gitignore`` holding ``*`` unless one is there. A ``.knoxidx`` that is
+    a symlink is left alone: git lists the link itself, which no file behind it can hide, and
+    the folder it points to is someone else's. The file is made exclusively, so nothing placed
+    there (a link into the user's files included) is followed or overwritten; a folder that
+    cannot be written to only keeps showing in ``git status``."""
+    if index_dir.is_symlink() or not index_dir.is_dir():
+        return
+    try:
+        with open(index_dir / ".gitignore", "x", encoding="utf-8") as ignore_file:
+            ignore_file.write(IGNORE_ALL)
+    except FileExistsError:
+        pass
+    except OSError as exc:  # a read-only folder: the index still works, git merely lists it
+        log.debug("could not write %s/.gitignore: %s", index_dir, exc)
 
 
 def check_database_file(db_path: Path, conn: sqlite3.Connection) -> None:

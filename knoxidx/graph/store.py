@@ -30,6 +30,7 @@ from knoxidx.graph.dbfile import (
     REBUILD_FIX,
     check_database_file,
     file_identity,
+    keep_out_of_git,
     storage_error,
 )
 from knoxidx.graph.graph_rows import GraphRows
@@ -110,6 +111,12 @@ def unjournaled_connection(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def _keep_index_dir_out_of_git(folder: Path) -> None:
+    """Only a repository's ``.knoxidx``: a scratch or cache folder elsewhere is no repository's."""
+    if folder.name == INDEX_DIR:
+        keep_out_of_git(folder)
+
+
 def _create_file(db_path: Path) -> None:
     """A new index appears whole, schema and WAL mode included: made beside its name, then
     linked into place (or left, if another process made one meanwhile). Made in place, a kill
@@ -185,6 +192,7 @@ class SQLiteStore(GraphRows):
                     "move it away and index again")
             try:
                 db_path.parent.mkdir(parents=True, exist_ok=True)
+                _keep_index_dir_out_of_git(db_path.parent)
                 _create_file(db_path)
             except (sqlite3.Error, OSError) as exc:
                 raise storage_error(exc, db_path) from None
@@ -513,6 +521,7 @@ class SQLiteStore(GraphRows):
     def write_lock(self) -> WriteLock:
         if self.writes_refused is not None:
             raise self.writes_refused
+        _keep_index_dir_out_of_git(self.path.parent)  # an index made before it was written
         return WriteLock(self.path.parent)
 
     def queries(self) -> GraphQueries:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import json
 import os
 import time
 from collections import Counter, defaultdict
@@ -57,6 +58,19 @@ GC_THRESHOLDS = (50_000, 50, 100)
 # The meta key recording whether minified files were indexed ("indexed") or skipped
 # ("skipped"): when the setting changes, the files of languages that are minified are re-read.
 MINIFIED_META_KEY = "minified"
+# The meta key holding the last walk's skipped files by reason (too_large, symlink_loop...):
+# they have no row in the files table, yet `stats` and `status` list them as the update did.
+WALK_SKIPPED_META_KEY = "walk_skipped"
+
+
+def skipped_files(store: GraphStore, files_by_status: dict[str, int]) -> dict[str, int]:
+    """The files an index leaves out, by reason, as an update's summary counts them: those
+    the last walk passed over and those read but not indexed (binary, minified, error...)."""
+    skipped = Counter({status: n for status, n in files_by_status.items() if status != "ok"})
+    recorded = store.get_meta(WALK_SKIPPED_META_KEY)
+    if recorded:
+        skipped.update(json.loads(recorded))
+    return dict(sorted(skipped.items(), key=lambda kv: str(kv[0])))
 
 
 @dataclass(slots=True)
@@ -313,6 +327,7 @@ def update_index(
         store.set_meta(ENGINE_META_KEY, engine)
         store.set_meta("max_bytes", str(max_bytes))  # so `verify` rebuilds the same files
         store.set_meta(MINIFIED_META_KEY, minified_mode)  # (and for the next update)
+        store.set_meta(WALK_SKIPPED_META_KEY, json.dumps(dict(found.skipped), sort_keys=True))
         report.timings["store"] = time.perf_counter() - t3
     report.timings["total"] = time.perf_counter() - t0
     return report
