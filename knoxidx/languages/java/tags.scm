@@ -18,8 +18,11 @@
 
 (method_invocation object: (_) @receiver name: (identifier) @reference.call)
 (method_invocation !object name: (identifier) @reference.call)
-; `super(...)` in a constructor: the base class's (a call of the class, as `new T()` is)
-(explicit_constructor_invocation constructor: (super) @reference.call)
+; `super(...)` in a constructor: the base class's (a call of the class, as `new T()` is, and
+; of its constructor); `this(...)`: another constructor of the class
+(explicit_constructor_invocation constructor: [(super) (this)] @reference.call)
+(explicit_constructor_invocation constructor: [(super) (this)] @arity.name
+  arguments: (argument_list) @arity)
 ; how many arguments a call passes: which overloads of the method it can call
 (method_invocation name: (identifier) @arity.name arguments: (argument_list) @arity)
 (object_creation_expression type: [(type_identifier) (scoped_type_identifier)] @reference.new)
