@@ -47,7 +47,10 @@
 (throws [(type_identifier) (scoped_type_identifier)] @reference.type)
 
 (argument_list [(identifier) (field_access)] @reference.value)
-(method_reference . [(identifier) (field_access) (type_identifier)] @reference.value)
+; `Item::describe`, `this::register`: the method (its class qualifier a reference as in any
+; path); `Item::new`, with no method named: the class
+(method_reference . [(identifier) (field_access) (this) (super)] . (identifier) .) @reference.value
+(method_reference . [(identifier) (field_access) (type_identifier)] @reference.value .)
 ; `@DefinedBy(value = X)` reads the annotation type's element `value`
 (annotation name: (_) @receiver
   arguments: (annotation_argument_list (element_value_pair key: (identifier) @reference.value)))
