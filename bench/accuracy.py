@@ -361,6 +361,22 @@ def considered(export: Export, files: set[str], edge_types: frozenset[str], targ
     return dedupe_edges(out)
 
 
+def constructors_as_classes(export: Export, edges: list[Edge]) -> list[Edge]:
+    """The edges with a target that is a constructor (a Function named as the class that
+    holds it: Java's) retargeted to that class, as the oracles map a constructor call
+    (`new T()`, `super(..)`, `this(..)`) to its class."""
+    out = []
+    for e in edges:
+        target = export.nodes[e.target]
+        if target.kind == "Function" and target.path is not None:
+            holder = export.class_containing(target.path, target.start_line)
+            if holder is not None and holder.name == target.name and holder.id != target.id:
+                e = Edge(source=e.source, target=holder.id, type=e.type, confidence=e.confidence,
+                         path=e.path, line=e.line)
+        out.append(e)
+    return dedupe_edges(out)
+
+
 def without_undecidable(export: Export, edges: list[Edge], row_keys: list[list[Key]],
                         edge_keys: Callable[[Edge], list[Key]],
                         undecidable: set[tuple[str, int, str]]) -> tuple[list[Edge], int]:
@@ -394,7 +410,7 @@ def evaluate(oracle: Oracle, export: Export) -> dict[str, Any]:
                     for r in oracle.calls]
     call_row_keys: list[list[Key]] = [[(r.path, r.line, t.id)] if t else [] for r, t in zip(oracle.calls, call_targets, strict=True)]
     call_sites = {(r.path, r.line) for r in oracle.calls}
-    call_edges = considered(export, files, frozenset({"Calls"}), def_kinds)
+    call_edges = constructors_as_classes(export, considered(export, files, frozenset({"Calls"}), def_kinds))
     call_edges, undecided = without_undecidable(export, call_edges, call_row_keys, call_edge_keys,
                                                 oracle.undecidable)
     calls = link_report(oracle.calls, call_row_keys, call_edges, call_edge_keys, call_sites)

@@ -306,3 +306,13 @@ def test_extends_edges_at_undecidable_sites_are_left_out_too() -> None:
     rep = run(rows, JAVA_NODES, edges)
     assert rep["extends"]["overall"]["precision"] == 1.0 and rep["extends"]["overall"]["edges"] == 1
     assert rep["coverage"]["knoxidx_extends_at_undecidable_sites"] == 1
+
+
+def test_a_call_of_a_constructor_is_scored_as_one_of_its_class() -> None:
+    # the oracles map `super(..)`/`this(..)`/`new T()` to the class; knoxidx may link the
+    # constructor (a Function named as its class), or the class and the constructor both
+    nodes = NODES + [node(13, "Function", "Widget", "b.py", 6, 6)]
+    rows = files("a.py") + [call("a.py", 3, "Widget", "b.py", 5), call("a.py", 4, "Widget", "b.py", 5)]
+    rep = run(rows, nodes, [edge(2, 13, 3), edge(2, 11, 4), edge(2, 13, 4)])
+    assert rep["calls"]["overall"] == {"precision": 1.0, "recall": 1.0, "f1": 1.0, "matched_edges": 2,
+                                       "edges": 2, "matched_rows": 2, "rows": 2}

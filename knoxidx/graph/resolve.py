@@ -53,6 +53,7 @@ _Outcome = tuple[int, list[tuple[int, str, str]], tuple[str, str, int] | None]
 _new = tuple.__new__  # a NamedTuple record without its Python-level __new__
 
 NAME = Confidence.NAME.value  # plain strings, as file_index's kinds
+INFERRED = Confidence.INFERRED.value
 CALLS = EdgeType.CALLS.value
 IMPORTS = EdgeType.IMPORTS.value
 IMPORTS_SYMBOL = EdgeType.IMPORTS_SYMBOL.value
@@ -62,6 +63,7 @@ USES = EdgeType.USES.value
 REFERENCES = EdgeType.REFERENCES.value
 CALL_LIKE = frozenset({RefKind.CALL, RefKind.NEW, RefKind.VALUE})  # see _outcome's source
 _SUPER = ("super",)
+_THIS = ("this",)
 # what a qualifier (`PKey` in `PKey.from_type_string()`) must denote to be a reference of its
 # own: a name a rename of it would have to change, not a value whose type is only inferred
 QUALIFIER_KINDS = TYPE_KINDS | {MODULE}
@@ -251,6 +253,13 @@ class Resolver(ScopeResolver):
                 and head != "Self" and not (found and found[0][0] == EXTERNAL_TAG):
             qualified = self._qualifier_targets(fi, kind, head, path, scope, shared, via, cls,
                                                 heads, resolved)
+        constructors: list[tuple[int, str, str]] = []
+        if kind == RefKind.CALL and rules.constructor_calls_named_as_class \
+                and (path == _SUPER or path == _THIS):
+            classes = self._base_classes(found) if path == _SUPER else self._classes(found)
+            constructors = self._constructor_edges(fi, ref_scope, classes, arguments, rules)
+            if path == _THIS:  # another constructor of the class, never the class itself
+                return source, constructors, None
         if path == _SUPER and kind == RefKind.CALL and rules.super_call_constructs:
             found = self._base_classes(found)
         targets = [s for s in found if s[0] == DEFINITION_TAG]
@@ -281,7 +290,7 @@ class Resolver(ScopeResolver):
                 if kind in (RefKind.CALL, RefKind.NEW):
                     return source, qualified, (".".join(path), "ambiguous", len(targets))
                 return source, qualified, None
-        out: list[tuple[int, str, str]] = qualified
+        out: list[tuple[int, str, str]] = qualified + constructors
         scope_def = defs[ref_scope] if ref_scope >= 0 else None
         known = self._targets
         for target in targets:
@@ -368,6 +377,41 @@ class Resolver(ScopeResolver):
                 if d is not None and d.kind == CLASS:
                     out.append(symbol)
         return out
+
+    def _classes(self, instances: list[Symbol]) -> list[Symbol]:
+        """The classes whose instance ``this`` is (``this(...)``: a constructor of its own)."""
+        out: list[Symbol] = []
+        for instance in instances:
+            if instance[0] == INSTANCE_TAG:
+                symbol: Symbol = (DEFINITION_TAG, instance[1], instance[2])
+                d = self.definition(symbol)
+                if d is not None and d.kind == CLASS:
+                    out.append(symbol)
+        return out
+
+    def _constructor_edges(self, fi: FileIndex, scope: int, classes: list[Symbol],
+                           arguments: tuple[int, tuple[str, ...]], rules: ResolutionRules
+                           ) -> list[tuple[int, str, str]]:
+        """The Calls edges of ``super(...)``/``this(...)`` to the constructors of ``classes``
+        (their members named as the class) that take its arguments, picked among overloads
+        as any call's are; none for a class that declares none (its implicit one)."""
+        arity, argument_types = arguments
+        edges: list[tuple[int, str, str]] = []
+        for cls in classes:
+            d = self.definition(cls)
+            cls_fi = self.index(cls[1])
+            if d is None or cls_fi is None:
+                continue
+            named = self.child(cls_fi, cls[2], d.name) or ()
+            declared: list[Symbol] = [(DEFINITION_TAG, cls[1], i) for i in named
+                        if cls_fi.facts.defs[i].kind == FUNCTION]
+            fitting = self._fitting(declared, d.name, arity, rules) if arity >= 0 else declared
+            if len(fitting) > 1 and argument_types:
+                fitting = self._by_argument_types(fi, scope, fitting, argument_types, rules)
+            # several left: never silently pick one
+            confidence = INFERRED if len(fitting) == 1 else NAME
+            edges.extend((self._target(c)[0], CALLS, confidence) for c in fitting)
+        return edges
 
     def _by_use(self, targets: list[Symbol], kind: str) -> list[Symbol]:
         """Members of one name that are a method and a field (Java keeps them apart, a Rust

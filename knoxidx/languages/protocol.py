@@ -60,6 +60,7 @@ class ResolutionRules(Protocol):
     out_of_line_methods: bool
     methods_outside_module_scope: bool
     super_call_constructs: bool
+    constructor_calls_named_as_class: bool
     guess_bare_names: bool
     guess_members: bool
     locals_callable: bool

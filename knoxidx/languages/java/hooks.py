@@ -511,6 +511,7 @@ def _looks_like_type_variable(name: str) -> bool:
 
 class _Rules(BaseRules):
     super_call_constructs = True
+    constructor_calls_named_as_class = True
     self_names = frozenset({"this"})
     self_binds_anywhere = True
     class_members_visible = True

@@ -18,8 +18,11 @@
 
 (method_invocation object: (_) @receiver name: (identifier) @reference.call)
 (method_invocation !object name: (identifier) @reference.call)
-; `super(...)` in a constructor: the base class's (a call of the class, as `new T()` is)
-(explicit_constructor_invocation constructor: (super) @reference.call)
+; `super(...)` in a constructor: the base class's (a call of the class, as `new T()` is, and
+; of its constructor); `this(...)`: another constructor of the class
+(explicit_constructor_invocation constructor: [(super) (this)] @reference.call)
+(explicit_constructor_invocation constructor: [(super) (this)] @arity.name
+  arguments: (argument_list) @arity)
 ; how many arguments a call passes: which overloads of the method it can call
 (method_invocation name: (identifier) @arity.name arguments: (argument_list) @arity)
 (object_creation_expression type: [(type_identifier) (scoped_type_identifier)] @reference.new)
@@ -44,7 +47,10 @@
 (throws [(type_identifier) (scoped_type_identifier)] @reference.type)
 
 (argument_list [(identifier) (field_access)] @reference.value)
-(method_reference . [(identifier) (field_access) (type_identifier)] @reference.value)
+; `Item::describe`, `this::register`: the method (its class qualifier a reference as in any
+; path); `Item::new`, with no method named: the class
+(method_reference . [(identifier) (field_access) (this) (super)] . (identifier) .) @reference.value
+(method_reference . [(identifier) (field_access) (type_identifier)] @reference.value .)
 ; `@DefinedBy(value = X)` reads the annotation type's element `value`
 (annotation name: (_) @receiver
   arguments: (annotation_argument_list (element_value_pair key: (identifier) @reference.value)))
