@@ -7,6 +7,7 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -141,12 +142,16 @@ def test_a_lock_whose_holder_is_gone_is_taken_over(tmp_path: Path) -> None:
     make_repo(root, 5)
     assert subprocess.run([*CLI, "index", str(root)], capture_output=True).returncode == 0
     index_dir = root / ".knoxidx"
+    # what an earlier holder with a longer process id left: the new holder's record must
+    # replace it whole, or its id would read as another, gone process
+    (index_dir / LOCK_NAME).write_text(f"{10**9 - 1} {socket.gethostname()}/\n")
     # a holder that handed its lock on to a process that outlives it (what an older knoxidx's
     # resolver worker did): the lock stays held after the holder is gone
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
         import fcntl, os, subprocess, sys
         fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
         fcntl.flock(fd, fcntl.LOCK_EX)
+        os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())
         heir = subprocess.Popen(["sleep", "600"], pass_fds=(fd,))
         print(heir.pid, flush=True)
