@@ -34,6 +34,7 @@ from knoxidx.graph.dbfile import (
     storage_error,
 )
 from knoxidx.graph.graph_rows import GraphRows
+from knoxidx.graph.index_link import refuse_committed_index_link
 from knoxidx.graph.sqlite_schema import (
     DB_NAME,
     INDEX_DIR,
@@ -176,6 +177,7 @@ class SQLiteStore(GraphRows):
 
     @classmethod
     def open(cls, root: Path, *, create: bool = False, readonly: bool = False) -> SQLiteStore:
+        refuse_committed_index_link(root)
         db_path = root / INDEX_DIR / DB_NAME
         if not db_path.exists() and not create:
             raise IndexNotFoundError(f"no knoxidx index at {root}; run `knoxidx index {root}` first")
