@@ -361,16 +361,22 @@ def considered(export: Export, files: set[str], edge_types: frozenset[str], targ
     return dedupe_edges(out)
 
 
+# files whose classes' constructors are named `constructor` (JavaScript/TypeScript)
+ECMASCRIPT_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
+
+
 def constructors_as_classes(export: Export, edges: list[Edge]) -> list[Edge]:
     """The edges with a target that is a constructor (a Function named as the class that
-    holds it: Java's) retargeted to that class, as the oracles map a constructor call
-    (`new T()`, `super(..)`, `this(..)`) to its class."""
+    holds it, Java's, or `constructor` in JavaScript/TypeScript) retargeted to that class, as
+    the oracles map a constructor call (`new T()`, `super(..)`, `this(..)`) to its class."""
     out = []
     for e in edges:
         target = export.nodes[e.target]
         if target.kind == "Function" and target.path is not None:
             holder = export.class_containing(target.path, target.start_line)
-            if holder is not None and holder.name == target.name and holder.id != target.id:
+            named = target.name == "constructor" and target.path.endswith(ECMASCRIPT_SUFFIXES) \
+                or holder is not None and holder.name == target.name
+            if holder is not None and named and holder.id != target.id:
                 e = Edge(source=e.source, target=holder.id, type=e.type, confidence=e.confidence,
                          path=e.path, line=e.line)
         out.append(e)

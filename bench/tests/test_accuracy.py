@@ -316,3 +316,15 @@ def test_a_call_of_a_constructor_is_scored_as_one_of_its_class() -> None:
     rep = run(rows, nodes, [edge(2, 13, 3), edge(2, 11, 4), edge(2, 13, 4)])
     assert rep["calls"]["overall"] == {"precision": 1.0, "recall": 1.0, "f1": 1.0, "matched_edges": 2,
                                        "edges": 2, "matched_rows": 2, "rows": 2}
+
+
+def test_a_call_of_a_javascript_constructor_is_scored_as_one_of_its_class() -> None:
+    # the TS language service maps `super(..)` to the base class; knoxidx links the class and
+    # its `constructor` both: one edge, matched, as for Java
+    nodes = [node(1, "File", "a.ts", "a.ts", 1, 9), node(2, "Function", "constructor", "a.ts", 2, 2),
+             node(10, "File", "b.ts", "b.ts", 1, 9), node(11, "Class", "Base", "b.ts", 1, 3),
+             node(12, "Function", "constructor", "b.ts", 2, 2)]
+    rows = files("a.ts", "b.ts") + [call("a.ts", 2, "super", "b.ts", 1, "Base")]
+    rep = run(rows, nodes, [edge(2, 11, 2, "a.ts"), edge(2, 12, 2, "a.ts")])
+    assert rep["calls"]["overall"] == {"precision": 1.0, "recall": 1.0, "f1": 1.0, "matched_edges": 1,
+                                       "edges": 1, "matched_rows": 1, "rows": 1}

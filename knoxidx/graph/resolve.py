@@ -254,8 +254,8 @@ class Resolver(ScopeResolver):
             qualified = self._qualifier_targets(fi, kind, head, path, scope, shared, via, cls,
                                                 heads, resolved)
         constructors: list[tuple[int, str, str]] = []
-        if kind == RefKind.CALL and rules.constructor_calls_named_as_class \
-                and (path == _SUPER or path == _THIS):
+        if kind == RefKind.CALL and (path == _SUPER and rules.super_calls_constructor
+                                     or path == _THIS and rules.this_calls_constructor):
             classes = self._base_classes(found) if path == _SUPER else self._classes(found)
             constructors = self._constructor_edges(fi, ref_scope, classes, arguments, rules)
             if path == _THIS:  # another constructor of the class, never the class itself
@@ -393,8 +393,9 @@ class Resolver(ScopeResolver):
                            arguments: tuple[int, tuple[str, ...]], rules: ResolutionRules
                            ) -> list[tuple[int, str, str]]:
         """The Calls edges of ``super(...)``/``this(...)`` to the constructors of ``classes``
-        (their members named as the class) that take its arguments, picked among overloads
-        as any call's are; none for a class that declares none (its implicit one)."""
+        (their members named ``rules.constructor_name``, or as the class) that take its
+        arguments, picked among overloads as any call's are; none for a class that declares
+        none (its implicit one)."""
         arity, argument_types = arguments
         edges: list[tuple[int, str, str]] = []
         for cls in classes:
@@ -402,10 +403,11 @@ class Resolver(ScopeResolver):
             cls_fi = self.index(cls[1])
             if d is None or cls_fi is None:
                 continue
-            named = self.child(cls_fi, cls[2], d.name) or ()
+            name = rules.constructor_name or d.name
+            named = self.child(cls_fi, cls[2], name) or ()
             declared: list[Symbol] = [(DEFINITION_TAG, cls[1], i) for i in named
                         if cls_fi.facts.defs[i].kind == FUNCTION]
-            fitting = self._fitting(declared, d.name, arity, rules) if arity >= 0 else declared
+            fitting = self._fitting(declared, name, arity, rules) if arity >= 0 else declared
             if len(fitting) > 1 and argument_types:
                 fitting = self._by_argument_types(fi, scope, fitting, argument_types, rules)
             # several left: never silently pick one

@@ -104,9 +104,12 @@ class BaseRules:
     # `super(...)` alone constructs the instance's base part (JS/TS, Java): a call of the base
     # class, where Python's `super()` is a proxy to call methods on
     super_call_constructs = False
-    # `super(...)`/`this(...)` call a constructor, a member named as its class (Java): the
-    # base's or the class's own, picked among overloads by the arguments
-    constructor_calls_named_as_class = False
+    # `super(...)` calls the base class's constructor, and `this(...)` where
+    # ``this_calls_constructor`` (Java) another of the class's own, picked among overloads by
+    # the arguments: the member named ``constructor_name``, or as its class where that is empty
+    super_calls_constructor = False
+    this_calls_constructor = False
+    constructor_name = ""
     guess_bare_names = False
     guess_members = False
     # a local variable can be called (`f()` on a closure), so it shadows a function of its name;

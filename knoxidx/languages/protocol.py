@@ -60,7 +60,9 @@ class ResolutionRules(Protocol):
     out_of_line_methods: bool
     methods_outside_module_scope: bool
     super_call_constructs: bool
-    constructor_calls_named_as_class: bool
+    super_calls_constructor: bool
+    this_calls_constructor: bool
+    constructor_name: str
     guess_bare_names: bool
     guess_members: bool
     locals_callable: bool

@@ -511,7 +511,8 @@ def _looks_like_type_variable(name: str) -> bool:
 
 class _Rules(BaseRules):
     super_call_constructs = True
-    constructor_calls_named_as_class = True
+    super_calls_constructor = True  # constructors named as their class
+    this_calls_constructor = True
     self_names = frozenset({"this"})
     self_binds_anywhere = True
     class_members_visible = True

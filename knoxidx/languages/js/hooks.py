@@ -318,6 +318,8 @@ _BUILTIN_METHODS = frozenset(["push", "pop", "shift", "unshift", "map", "filter"
 
 class _Rules(ReexportingRules):
     super_call_constructs = True
+    super_calls_constructor = True
+    constructor_name = "constructor"
     self_names = frozenset({"this"})
     self_type_names = frozenset({"this"})
     self_binds_anywhere = True
