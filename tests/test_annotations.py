@@ -293,19 +293,20 @@ class A:
         assert _calls(idx, "m.A.f") == {("m.helper", 11, "exact")}
 
 
-@pytest.mark.parametrize(("files", "caller", "base"), [
+@pytest.mark.parametrize(("files", "caller", "targets"), [
     ({"a.ts": "export class A { constructor(x: number) {} }\n"
               "export class B extends A {\n  constructor(x: number) {\n    super(x);\n  }\n}\n"},
-     "B.constructor", ("a:A", 4)),
+     "B.constructor", {("a:A", 4), ("a:A.constructor", 4)}),
     ({"p/B.java": "package p;\nclass A { A(int x) {} }\n"
                   "class B extends A {\n  B(int x) {\n    super(x);\n  }\n}\n"},
-     "p.B.B", ("p.A", 5)),
+     "p.B.B", {("p.A", 5), ("p.A.A", 5)}),
 ], ids=["typescript", "java"])
-def test_super_in_a_constructor_calls_the_base_class(repo, files, caller, base) -> None:
+def test_super_in_a_constructor_calls_the_base_class_and_its_constructor(
+        repo, files, caller, targets) -> None:
     root = repo(files)
     build(root)
     with Index.open(root) as idx:
-        assert {(q, line) for q, line, _ in _calls(idx, caller)} == {base}
+        assert {(q, line) for q, line, _ in _calls(idx, caller)} == targets
 
 
 def test_pythons_super_is_no_call_of_the_base_class(repo) -> None:
