@@ -256,12 +256,12 @@ class Resolver(ScopeResolver):
         constructors: list[tuple[int, str, str]] = []
         if kind == RefKind.CALL and (path == _SUPER and rules.super_calls_constructor
                                      or path == _THIS and rules.this_calls_constructor):
-            classes = self._base_classes(found) if path == _SUPER else self._classes(found)
-            constructors = self._constructor_edges(fi, ref_scope, classes, arguments, rules)
+            constructors = self._constructor_edges(fi, ref_scope, self._classes(found),
+                                                   arguments, rules)
             if path == _THIS:  # another constructor of the class, never the class itself
                 return source, constructors, None
         if path == _SUPER and kind == RefKind.CALL and rules.super_call_constructs:
-            found = self._base_classes(found)
+            found = self._classes(found)
         targets = [s for s in found if s[0] == DEFINITION_TAG]
         if len(targets) > 1 and len(path) > 1 and kind in CALL_LIKE:
             targets = self._by_use(targets, kind)
@@ -366,20 +366,10 @@ class Resolver(ScopeResolver):
                 result.edges.append(ResolvedEdge(source, self._target(symbol)[0],
                                                  IMPORTS_SYMBOL, EXACT, imp.line))
 
-    def _base_classes(self, bases: list[Symbol]) -> list[Symbol]:
-        """What ``super(...)`` in a constructor calls: the base class (not an interface the
-        class implements, which the bases also list)."""
-        out: list[Symbol] = []
-        for base in bases:
-            if base[0] == INSTANCE_TAG:
-                symbol: Symbol = (DEFINITION_TAG, base[1], base[2])
-                d = self.definition(symbol)
-                if d is not None and d.kind == CLASS:
-                    out.append(symbol)
-        return out
-
     def _classes(self, instances: list[Symbol]) -> list[Symbol]:
-        """The classes whose instance ``this`` is (``this(...)``: a constructor of its own)."""
+        """The classes of these instances: what ``super(...)`` in a constructor calls (the
+        base class, not an interface the class implements, which the bases also list), or
+        whose constructor ``this(...)`` calls."""
         out: list[Symbol] = []
         for instance in instances:
             if instance[0] == INSTANCE_TAG:
