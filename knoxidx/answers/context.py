@@ -626,7 +626,9 @@ def _score(query: str, candidates: dict[str, Candidate], w: ContextWeights) -> N
     hits.sort(key=lambda c: -c.score)
     # a graph neighbour never outranks the hits that brought it in, nor the next
     # ``neighbour_lag`` hits after them (a central class would otherwise lead the pack, and
-    # small callees crowd out the hits that a small budget has room for)
+    # small callees crowd out the hits that a small budget has room for); it takes the
+    # score of the last of them, so it also follows the later hits tied with that one
+    # (placed right after it instead: jsoup -3 gold @4k with embeddings, BENCHMARKS)
     # and a recently changed function ranks below the first ``recent_lag`` hits
     for cand in candidates.values():
         if cand.hit_rank is not None or not hits:
