@@ -62,6 +62,7 @@ IMPLEMENTS = EdgeType.IMPLEMENTS.value
 USES = EdgeType.USES.value
 REFERENCES = EdgeType.REFERENCES.value
 CALL_LIKE = frozenset({RefKind.CALL, RefKind.NEW, RefKind.VALUE})  # see _outcome's source
+TYPE_POSITIONS = frozenset({RefKind.NEW, RefKind.TYPE}) | BASE_KINDS  # see types_apart_from_values
 _SUPER = ("super",)
 _THIS = ("this",)
 # what a qualifier (`PKey` in `PKey.from_type_string()`) must denote to be a reference of its
@@ -72,6 +73,15 @@ QUALIFIER_KINDS = TYPE_KINDS | {MODULE}
 # reference would otherwise make an edge to each (4,438 x 4,536 edges in one fuzzed file, found
 # by bench.fuzz: the update ran for minutes). Such a reference stays unresolved, "ambiguous".
 MAX_CANDIDATES = 64
+
+
+def _lookup_key(path: NamePath, called: bool, typed: bool) -> NamePath:
+    """``path`` as the resolver's caches key it: a bare name called, or one looked up among
+    types only, apart from the same name read."""
+    if called:
+        return (path[0] + "()",)
+    return (path[0] + ":type",) if typed else path
+
 
 
 class ResolvedEdge(NamedTuple):
@@ -235,14 +245,15 @@ class Resolver(ScopeResolver):
         else:
             shared = scope
             via = 3
-        # a bare name called, where a local of that name would not be (see lookup): kept
-        # apart from the same name read
+        # a bare name called, where a local of that name would not be (see lookup), and one
+        # in a type position where values do not hide types: each kept apart from the same
+        # name read
         called = kind == RefKind.CALL and len(path) == 1 and not rules.locals_callable
-        key = (path[0] + "()",) if called else path
-        answer = resolved.get((key, shared))
+        typed = kind in TYPE_POSITIONS and len(path) == 1 and rules.types_apart_from_values
+        answer = resolved.get((_lookup_key(path, called, typed), shared))
         if answer is None:
             answer = self._denoted(fi, head, path, scope, shared, via, cls, heads, resolved,
-                                   called)
+                                   called, typed)
         found, confidence = answer
         # `PKey.from_type_string()` names PKey too: a reference to the qualifier when it is a
         # class (or an inline module), through a name written here (not `self`, `Self`). A
@@ -308,28 +319,30 @@ class Resolver(ScopeResolver):
     def _denoted(self, fi: FileIndex, head: str, path: NamePath, scope: int, shared: int,
                  via: int, cls: int, heads: dict[tuple[str, int], tuple[list[Symbol], bool]],
                  resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]],
-                 called: bool = False) -> tuple[list[Symbol], str]:
+                 called: bool = False, typed: bool = False) -> tuple[list[Symbol], str]:
         """What ``path`` (whose first name, less its call, is ``head``) denotes and with what
         confidence, its lookup going ``via`` the way :meth:`_outcome` chose for the head; kept
-        in ``resolved`` by (path, ``shared``). ``called``: the path is a bare name called."""
+        in ``resolved`` by (path, ``shared``). ``called``: the path is a bare name called;
+        ``typed``: a bare name in a type position, looked up among types only."""
         if via == 1:
-            answer = self._follow(path, self.memo(("module-scope", fi.path, head, False),
-                                                  self._module_scope, fi, head, False),
+            answer = self._follow(path, self.memo(("module-scope", fi.path, head, typed),
+                                                  self._module_scope, fi, head, typed),
                                   False, path[0].endswith("()"))
         elif via == 2:
-            answer = self._follow(path, self._class_scopes_memo(fi, cls, head, False),
+            answer = self._follow(path, self._class_scopes_memo(fi, cls, head, typed),
                                   False, path[0].endswith("()"))
         elif head == "?":
             answer = self.resolve_path(fi, path, scope)
         else:
-            # a called name and the same name read may denote different things (see lookup)
-            key = (head + "()" if called else head, scope)
+            # a called name, a typed one and the same name read may denote different things
+            # (see lookup)
+            key = (_lookup_key((head,), called, typed)[0], scope)
             got = heads.get(key)
             if got is None:
-                got = heads[key] = (self._walk(fi, head, scope, False, called) if via == 3
-                                    else self._head(fi, head, scope, False, called))
+                got = heads[key] = (self._walk(fi, head, scope, typed, called) if via == 3
+                                    else self._head(fi, head, scope, typed, called))
             answer = self._follow(path, got[0], got[1], path[0].endswith("()"))
-        resolved[((path[0] + "()",) if called else path, shared)] = answer
+        resolved[(_lookup_key(path, called, typed), shared)] = answer
         return answer
 
     def _qualifier_targets(self, fi: FileIndex, kind: str, head: str, path: NamePath,

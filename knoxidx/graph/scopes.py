@@ -310,6 +310,10 @@ class ScopeResolver(Lookups):
             if method == name and fi.rules.owner_matches(self, fi, index, p, i)
         ] if fi.rules.out_of_line_methods else []
         hit = self.child(fi, index, name)
+        if hit and depth and name == d.name:
+            # a base's constructor (Java names it as its class) is no member a subclass
+            # inherits: the name read there is the base class itself
+            hit = [i for i in hit if fi.facts.defs[i].kind != FUNCTION]
         if owned:
             # and a field of the same name (a Rust getter: `fn title(&self) -> &str {
             # &self.title }`): both, and the reference picks (see Resolver._by_use)

@@ -108,6 +108,10 @@ class BaseRules:
     # ``this_calls_constructor`` (Java) another of the class's own, picked among overloads by
     # the arguments: the member named ``constructor_name``, or as its class where that is empty
     super_calls_constructor = False
+    # a single name in a type position (`new Error(..)`, a declared type, a base) is looked up
+    # among types only, so a field or local of that name does not hide it (Java: a class's
+    # `static final Error Error` beside `new Error(..)`)
+    types_apart_from_values = False
     this_calls_constructor = False
     constructor_name = ""
     guess_bare_names = False

@@ -62,6 +62,7 @@ class ResolutionRules(Protocol):
     super_call_constructs: bool
     super_calls_constructor: bool
     this_calls_constructor: bool
+    types_apart_from_values: bool
     constructor_name: str
     guess_bare_names: bool
     guess_members: bool

@@ -170,8 +170,9 @@ class FileIndex:
         return needed
 
     def class_entry(self, name: str, scope: int) -> int:
-        """Where a lexical lookup of ``name`` from ``scope`` first meets a scope other than
-        a function's, when that is a class no function encloses; -1 otherwise (or when some
+        """Where a lexical lookup of ``name`` from ``scope`` (a function, or a class whose
+        body reads it) first meets a scope other than a function's, when that is a class no
+        function encloses; -1 otherwise (or when some
         function binds ``name``, or is the receiver). The function scopes on the way bind no
         such name and record nothing (:meth:`Resolver.missed` exempts them), so the lookup
         from ``scope`` is the one from that class's scope, whichever method reads the name."""
@@ -198,6 +199,10 @@ class FileIndex:
                     s = defs[s].parent
                 if s >= 0 and self.outside_functions(s):
                     entry = s
+            elif defs[scope].kind in TYPE_KINDS and self.outside_functions(scope):
+                # read in the class body itself (a static block, a field's initializer): its
+                # members as a method sees them, every overload and the inherited ones
+                entry = scope
             self._class_entry[scope] = entry
         return entry
 
