@@ -31,6 +31,10 @@ _IDENTIFIER = re.compile(r"(?:[^\W\d]|[$#])[\w$]*\Z")
 _CALL_SEGMENT = re.compile(r"((?:[^\W\d]|[$#])[\w$]*)\s*\(.*\)\Z", re.DOTALL)
 # `new T(...)` heading a chain (JavaScript, Java): an instance of T, as a call of the class is
 _NEW_SEGMENT = re.compile(r"new\s+((?:[^\W\d]|[$#])[\w$]*)\s*\(.*\)\Z", re.DOTALL)
+# a cast heading a chain (Java's `((T) x).run`, `((a.T) x).run`): an instance of T, as `new T()`
+_CAST_SEGMENT = re.compile(
+    r"\(\s*\(\s*((?:[^\W\d]|[$#])[\w$]*(?:\s*\.\s*(?:[^\W\d]|[$#])[\w$]*)*)\s*\)\s*"
+    r"[\w$(].*\)\Z", re.DOTALL)
 _NEEDS_FULL_SPLIT = re.compile(r"[^\w.]")
 _NULL_TYPES = frozenset({"None", "null", "undefined", "nil", "void"})
 _TYPE_PREFIX = re.compile(r"^(?:[&*]\s*|'\w+\s+|(?:mut|dyn|impl|const|readonly)\s+)*")
@@ -64,7 +68,7 @@ def _split_name_path(text: str) -> NamePath:
 
     A call inside the chain keeps its name with "()" (``make().run`` -> ("make()", "run")), so
     the resolver can follow return types; so does a `new T(...)` at its head (``new T().run``
-    -> ("T()", "run")). A receiver that is neither (``a[0].g``, ``(x).g``)
+    -> ("T()", "run")), and so does a cast (``((T) x).run`` -> ("T()", "run")). A receiver that is neither (``a[0].g``, ``(x).g``)
     becomes "?": the path keeps the longest trailing run of names. ``super()`` is "super".
     """
     if text.isidentifier():
@@ -92,6 +96,10 @@ def _split_name_path(text: str) -> NamePath:
         created = _NEW_SEGMENT.match(part) if i == 1 and i < len(parts) else None
         if created:
             parts[0] = created.group(1) + "()"
+            i = 0
+        elif i == 1 and i < len(parts) and (cast := _CAST_SEGMENT.match(part)):
+            *qualifier, name = (p.strip() for p in cast.group(1).split("."))
+            parts[:1] = [*qualifier, name + "()"]
             i = 0
         break
     if i == len(parts):

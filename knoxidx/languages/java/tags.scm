@@ -12,7 +12,9 @@
 ; an annotation type's element (`String name() default "";`): a method of it without a body
 (annotation_type_element_declaration type: (_) @def.type name: (identifier) @name) @definition.method
 (field_declaration type: (_) @def.type declarator: (variable_declarator name: (identifier) @name)) @definition.field
-(enum_constant name: (identifier) @name) @definition.constant
+; an enum constant is of its enum's type: `YEAR.checkValidValue(y)` calls ChronoField's method
+(enum_declaration name: (identifier) @def.type
+  body: (enum_body (enum_constant name: (identifier) @name) @definition.constant))
 ; an interface's or annotation type's field (`int X = 1;`): public static final without saying so
 (constant_declaration type: (_) @def.type declarator: (variable_declarator name: (identifier) @name)) @definition.constant
 
@@ -86,6 +88,9 @@
   name: (identifier) @binding.name)
 (enhanced_for_statement type: [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.type
   name: (identifier) @binding.name)
+; a pattern variable: `x instanceof T t` binds t, a T
+(instanceof_expression right: [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.type
+  name: (identifier) @binding.name)
 
 ; @local: a name a method binds for itself (parameters, local variables, loop and catch
 ; variables): a bare reference to it inside the method never means a field or a type.
@@ -96,6 +101,7 @@
 (local_variable_declaration declarator: (variable_declarator name: (identifier) @local))
 (enhanced_for_statement name: (identifier) @local)
 (catch_formal_parameter name: (identifier) @local)
+(instanceof_expression name: (identifier) @local)
 (resource name: (identifier) @local)
 (lambda_expression parameters: (identifier) @local)
 (lambda_expression parameters: (inferred_parameters (identifier) @local))

@@ -1,0 +1,75 @@
+"""Java receivers typed where the code says the type: an enum constant is of its enum, a cast
+heading a chain is of the cast's type, and a pattern variable (`x instanceof T t`) is a T. Each
+call once went unresolved or to a guess by the method's name alone."""
+
+from __future__ import annotations
+
+from knoxidx.graph import export
+from knoxidx.index import Index
+from knoxidx.parse.name_paths import name_path
+from tests.helpers import build
+
+FIELD = """\
+package q;
+
+public enum Field {
+    YEAR,
+    MONTH {
+        int extra() { return 1; }
+    };
+    public long check(long v) { return v; }
+}
+"""
+
+RANGE = """\
+package q;
+
+public class Range {
+    public long check(long v) { return v; }
+    public int getPort() { return 1; }
+}
+"""
+
+DATE = """\
+package p;
+
+import static q.Field.YEAR;
+import q.Field;
+import q.Range;
+
+class Date {
+    long of(long y, Object o) {
+        Field.MONTH.check(y);
+        long a = ((Range) o).getPort();
+        if (!(o instanceof Range range))
+            return YEAR.check(y);
+        return range.getPort() + a;
+    }
+}
+"""
+
+
+def _calls(root) -> set[tuple[int, str, str]]:
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        return {(e["line"], nodes[e["target"]]["qualified_name"], e["confidence"])
+                for e in export.edges(idx.q) if e["type"] == "Calls" and e["path"] == "p/Date.java"}
+
+
+def test_enum_constants_casts_and_pattern_variables_type_their_calls(repo) -> None:
+    root = repo({"q/Field.java": FIELD, "q/Range.java": RANGE, "p/Date.java": DATE})
+    build(root)
+    assert _calls(root) == {
+        (9, "q.Field.check", "inferred"),  # an enum constant, through its enum's name
+        (10, "q.Range.getPort", "inferred"),  # a cast
+        (12, "q.Field.check", "inferred"),  # an enum constant imported statically
+        (13, "q.Range.getPort", "inferred"),  # a pattern variable
+    }
+
+
+def test_a_cast_heading_a_chain_is_an_instance_of_its_type() -> None:
+    assert name_path("((Range) o).getPort") == ("Range()", "getPort")
+    assert name_path("((Impl<?>) object).write") == ("Impl()", "write")
+    assert name_path("((Attribute.Class) l.head).getValue") == ("Attribute", "Class()", "getValue")
+    assert name_path("((a) => b).call") == ("?", "call")  # an arrow function is no cast
+    assert name_path("(x).g") == ("?", "g")
