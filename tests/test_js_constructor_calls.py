@@ -1,6 +1,8 @@
 """JavaScript/TypeScript `super(...)` in a constructor calls the base class's `constructor`
 (besides the base class itself, as before), across an import too; a base that declares no
-constructor (its implicit one) gives no such edge, and `this(...)` is no constructor call."""
+constructor and has no base gives no such edge, and `this(...)` is no constructor call.
+`new T(...)` calls T's `constructor` too, or where T declares none, its nearest base's (the
+implicit one passes its arguments on)."""
 
 from __future__ import annotations
 
@@ -80,4 +82,33 @@ def test_super_calls_the_base_constructor_whatever_its_arguments_in_javascript(r
     assert {c[1:] for c in _calls(root)} == {
         (9, "lib/store:FileStore.constructor", "lib/store:MemoryStore inferred"),
         (9, "lib/store:FileStore.constructor", "lib/store:MemoryStore.constructor inferred"),
+    }
+
+
+TYPES_TS = """\
+export class ZodType {
+  constructor(def: object) {}
+}
+export class ZodSet extends ZodType {}
+export class ZodMap extends ZodType {
+  constructor(def: object, extra: number) { super(def); }
+}
+export class Bare {}
+export function make() {
+  new Bare();
+  const a = new ZodSet({});
+  return new ZodMap({}, 1);
+}
+"""
+
+
+def test_new_calls_the_constructor_that_runs_its_own_or_an_inherited_one(repo) -> None:
+    root = repo({"src/types.ts": TYPES_TS})
+    build(root)
+    assert {c[1:] for c in _calls(root) if c[2] == "src/types:make"} == {
+        (10, "src/types:make", "src/types:Bare exact"),
+        (11, "src/types:make", "src/types:ZodSet exact"),
+        (11, "src/types:make", "src/types:ZodType.constructor inferred"),  # inherited
+        (12, "src/types:make", "src/types:ZodMap exact"),
+        (12, "src/types:make", "src/types:ZodMap.constructor inferred"),
     }

@@ -301,6 +301,9 @@ class Resolver(ScopeResolver):
                 if kind in (RefKind.CALL, RefKind.NEW):
                     return source, qualified, (".".join(path), "ambiguous", len(targets))
                 return source, qualified, None
+        if kind == RefKind.NEW and rules.new_calls_constructor:
+            constructors = self._constructor_edges(
+                fi, ref_scope, [t for t in targets if self._is_class(t)], arguments, rules)
         out: list[tuple[int, str, str]] = qualified + constructors
         scope_def = defs[ref_scope] if ref_scope >= 0 else None
         known = self._targets
@@ -395,21 +398,19 @@ class Resolver(ScopeResolver):
     def _constructor_edges(self, fi: FileIndex, scope: int, classes: list[Symbol],
                            arguments: tuple[int, tuple[str, ...]], rules: ResolutionRules
                            ) -> list[tuple[int, str, str]]:
-        """The Calls edges of ``super(...)``/``this(...)`` to the constructors of ``classes``
-        (their members named ``rules.constructor_name``, or as the class) that take its
-        arguments, picked among overloads as any call's are; none for a class that declares
-        none (its implicit one)."""
+        """The Calls edges of ``super(...)``/``this(...)``/``new T(...)`` to the constructors
+        of ``classes`` (their members named ``rules.constructor_name``, or as the class) that
+        take its arguments, picked among overloads as any call's are; for a class that
+        declares none (its implicit one), its base's where ``rules.constructors_inherited``,
+        else none."""
         arity, argument_types = arguments
         edges: list[tuple[int, str, str]] = []
         for cls in classes:
+            declared = self._declared_constructors(cls, rules)
             d = self.definition(cls)
-            cls_fi = self.index(cls[1])
-            if d is None or cls_fi is None:
+            if not declared or d is None:
                 continue
-            name = rules.constructor_name or d.name
-            named = self.child(cls_fi, cls[2], name) or ()
-            declared: list[Symbol] = [(DEFINITION_TAG, cls[1], i) for i in named
-                        if cls_fi.facts.defs[i].kind == FUNCTION]
+            name = rules.constructor_name or d.name  # an inherited one: JavaScript's `constructor`
             fitting = self._fitting(declared, name, arity, rules) if arity >= 0 else declared
             if len(fitting) > 1 and argument_types:
                 fitting = self._by_argument_types(fi, scope, fitting, argument_types, rules)
@@ -417,6 +418,31 @@ class Resolver(ScopeResolver):
             confidence = INFERRED if len(fitting) == 1 else NAME
             edges.extend((self._target(c)[0], CALLS, confidence) for c in fitting)
         return edges
+
+    def _declared_constructors(self, cls: Symbol, rules: ResolutionRules,
+                               depth: int = 0) -> list[Symbol]:
+        """The constructors the class ``cls`` declares, or where it declares none and
+        ``rules.constructors_inherited``, the nearest base class's."""
+        d = self.definition(cls)
+        cls_fi = self.index(cls[1])
+        if d is None or cls_fi is None or depth > MAX_DEPTH:
+            return []
+        name = rules.constructor_name or d.name
+        declared: list[Symbol] = [(DEFINITION_TAG, cls[1], i)
+                                  for i in self.child(cls_fi, cls[2], name) or ()
+                                  if cls_fi.facts.defs[i].kind == FUNCTION]
+        if declared or not rules.constructors_inherited:
+            return declared
+        for base in self.bases_of(cls[1], cls[2]):
+            if self._is_class(base):
+                return self._declared_constructors(base, rules, depth + 1)
+        return []
+
+    def _is_class(self, symbol: Symbol) -> bool:
+        if symbol[0] != DEFINITION_TAG:
+            return False
+        d = self.definition(symbol)
+        return d is not None and d.kind == CLASS
 
     def _by_use(self, targets: list[Symbol], kind: str) -> list[Symbol]:
         """Members of one name that are a method and a field (Java keeps them apart, a Rust

@@ -112,6 +112,11 @@ class BaseRules:
     # among types only, so a field or local of that name does not hide it (Java: a class's
     # `static final Error Error` beside `new Error(..)`)
     types_apart_from_values = False
+    # `new T(...)` calls T's constructor too (picked by the arguments), and a class declaring
+    # none runs its base's where ``constructors_inherited`` (JavaScript's implicit one
+    # passes its arguments on to `super`): what a change to that constructor reaches
+    new_calls_constructor = False
+    constructors_inherited = False
     this_calls_constructor = False
     constructor_name = ""
     guess_bare_names = False

@@ -63,6 +63,8 @@ class ResolutionRules(Protocol):
     super_calls_constructor: bool
     this_calls_constructor: bool
     types_apart_from_values: bool
+    new_calls_constructor: bool
+    constructors_inherited: bool
     constructor_name: str
     guess_bare_names: bool
     guess_members: bool

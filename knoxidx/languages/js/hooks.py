@@ -320,6 +320,8 @@ class _Rules(ReexportingRules):
     super_call_constructs = True
     super_calls_constructor = True
     constructor_name = "constructor"
+    new_calls_constructor = True
+    constructors_inherited = True
     self_names = frozenset({"this"})
     self_type_names = frozenset({"this"})
     self_binds_anywhere = True
