@@ -8,6 +8,10 @@
 (variable_declarator
   name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function) (class)]) @definition.function
+; the same in parentheses: `const f = (function () {..})`
+(variable_declarator
+  name: (identifier) @name
+  value: (parenthesized_expression [(arrow_function) (function_expression)])) @definition.function
 
 (program (lexical_declaration (variable_declarator name: (identifier) @name) @definition.constant))
 (program (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable))

@@ -63,6 +63,13 @@
   name: (object_pattern) @binding.names
   value: (identifier) @binding.type @binding.member)
 
+; a function cast or checked: `const validate: V = ((s, v) => ..) as V`, `.. satisfies V`
+(variable_declarator
+  name: (identifier) @name
+  value: [(as_expression (parenthesized_expression [(arrow_function) (function_expression)]))
+          (satisfies_expression (parenthesized_expression [(arrow_function) (function_expression)]))]
+  ) @definition.function
+
 ; return types, for following `make().run()` (merged with the definitions above)
 (function_declaration name: (identifier) @name
   return_type: (type_annotation (_) @def.type)) @definition.function
