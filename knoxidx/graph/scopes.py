@@ -284,6 +284,12 @@ class ScopeResolver(Lookups):
             for t in typed:
                 members, _ = self.member(t, name, depth + 1)
                 out.extend(members)
+            if not typed:
+                # an object literal's own methods: `const Cache = { get(key) {..} }`
+                fi = self.index(symbol[1])
+                hit = self.child(fi, symbol[2], name) if fi else None
+                if hit:
+                    return [(DEFINITION_TAG, symbol[1], hit[-1])], False
             return out, True
         return [], False
 

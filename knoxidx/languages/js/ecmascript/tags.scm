@@ -8,6 +8,10 @@
 (variable_declarator
   name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function) (class)]) @definition.function
+; a function-valued property of an object literal a variable holds (`const Cache = { add:
+; function (key) {..} }`): a method of it, as the shorthand `get(key) {..}` is
+(variable_declarator value: (object (pair key: (property_identifier) @name
+  value: [(function_expression) (arrow_function)]) @definition.function))
 ; the same in parentheses: `const f = (function () {..})`
 (variable_declarator
   name: (identifier) @name
