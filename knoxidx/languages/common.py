@@ -133,6 +133,12 @@ class BaseRules:
         the declared wrapper's own, not the wrapped type's (Rust's `Box<T>` clones itself)."""
         return False
 
+    def element_type(self, declared: str) -> str:
+        """The type of the elements of a collection declared ``declared`` (a function's
+        return type as written, or a field's declaration), "" where not known: what a loop
+        over it binds (see ``ELEMENT_OF``)."""
+        return ""
+
     def special_head(self, r: ResolverView, fi: FileIndex, head: str, scope: int
                     ) -> list[Symbol] | None:
         """``super``: instances of the enclosing class's bases (MRO order)."""

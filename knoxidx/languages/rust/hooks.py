@@ -7,7 +7,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.facts import Import, RefKind
+from knoxidx.core.facts import Impl, Import, RefKind
 from knoxidx.core.symbols import (
     DEFINITION_TAG,
     EXTERNAL_TAG,
@@ -17,10 +17,13 @@ from knoxidx.core.symbols import (
     Symbol,
 )
 from knoxidx.languages.common import ReexportingRules, preceding_comment
+from knoxidx.languages.rust.bound_types import declared_binding_type as declared_binding_type
+from knoxidx.languages.rust.bound_types import element_binding as element_binding
+from knoxidx.languages.rust.bound_types import element_type
 from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item_macros
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
-from knoxidx.parse.file_index import FileIndex
+from knoxidx.parse.file_index import CLASS, FUNCTION, INTERFACE, MODULE, FileIndex
 
 if TYPE_CHECKING:
     from knoxidx.core.facts import FileFacts
@@ -205,6 +208,9 @@ class _Rules(ReexportingRules):
     module_joiner = "::"
     special_heads = frozenset({"crate", "super", "Self", "self"})
 
+    def element_type(self, declared: str) -> str:
+        return element_type(declared)
+
     def wrapper_method(self, declared: str, name: str) -> bool:
         """`Box<T>`, `Arc<T>` and `Rc<T>` deref to T, but the traits they implement themselves
         (`Clone`, `Hash`, `PartialEq`, `Debug`, quote's `ToTokens`...) are theirs: an `Arc`'s
@@ -323,8 +329,33 @@ class _Rules(ReexportingRules):
         return [s for s in found if s[0] == DEFINITION_TAG]
 
     def extra_bases(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]:
-        """Traits a type implements anywhere in the crate lend it their default methods."""
-        return []
+        """The traits a type implements lend it their default methods (`shelf.headline()`
+        where `impl Describe for MemoryShelf` leaves `headline` to the trait): the trait impls
+        in the type's own file, and those around a method of the type elsewhere in the crate
+        (an impl of only default methods in another file is not found). The type's own
+        methods come first (``class_member`` asks the bases last)."""
+        d = fi.facts.defs[index]
+        if d.kind != CLASS:  # a struct or an enum (a trait's supertraits are its bases)
+            return []
+        places = {(fi.path, impl) for impl in fi.facts.impls if impl.trait_path}
+        for path, method, _ in r.methods_of(FAMILY, d.name):
+            mfi = r.index(path)
+            impl = _impl_around(mfi, method) if mfi is not None else None
+            if impl is not None and impl.trait_path:
+                places.add((path, impl))
+        me = (DEFINITION_TAG, fi.path, index)
+        out: list[Symbol] = []
+        for path, impl in sorted(places, key=lambda place: (place[0], place[1].start_byte)):
+            ifi = r.index(path)
+            if ifi is None or crate_of(path, r.layout) != crate_of(fi.path, r.layout):
+                continue
+            scope = _scope_at(ifi, impl.start_byte)
+            types, _ = r.resolve_path(ifi, impl.type_path, scope, want_type=True)
+            if me not in types:
+                continue
+            traits, _ = r.resolve_path(ifi, impl.trait_path, scope, want_type=True)
+            out.extend(t for t in traits if t[0] == DEFINITION_TAG and _is_trait(r, t))
+        return out
 
     def resolve_module(self, r: ResolverView, fi: FileIndex, spec: str, scope: int = -1
                       ) -> list[Symbol]:
@@ -483,13 +514,33 @@ def _in_trait_impl(r: ResolverView, path: str, method: int) -> bool:
     mfi = r.index(path)
     if mfi is None:
         return False
-    start = mfi.facts.defs[method].start_byte
+    inner = _impl_around(mfi, method)
+    return inner is not None and bool(inner.trait_path)
+
+
+def _impl_around(fi: FileIndex, method: int) -> Impl | None:
+    """The innermost `impl` block around the definition at ``method``."""
+    start = fi.facts.defs[method].start_byte
     inner = None
-    for impl in mfi.facts.impls:  # the innermost impl around the method
+    for impl in fi.facts.impls:
         if impl.start_byte <= start < impl.end_byte and (
                 inner is None or impl.start_byte > inner.start_byte):
             inner = impl
-    return inner is not None and bool(inner.trait_path)
+    return inner
+
+
+def _scope_at(fi: FileIndex, start: int) -> int:
+    """The innermost definition around byte ``start`` (an impl inside `mod tests { }`)."""
+    scope = -1
+    for i, d in enumerate(fi.facts.defs):
+        if d.start_byte <= start < d.end_byte and d.kind in (MODULE, FUNCTION):
+            scope = i
+    return scope
+
+
+def _is_trait(r: ResolverView, symbol: Symbol) -> bool:
+    d = r.definition(symbol)
+    return d is not None and d.kind == INTERFACE
 
 
 _DEREF_WRAPPER = re.compile(r":\s*(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)*(?:(?:std|alloc)::\w+::)?"
