@@ -611,3 +611,40 @@ def test_a_trait_object_or_impl_trait_type_is_a_use_of_the_trait(repo) -> None:
     # `v: &mut impl Fold`, `u: &dyn Fold` (and `Box<dyn Visit>` of Visit)
     assert "src/lib.rs:35" in sites(answer, "UsedBy")
     assert "src/lib.rs:35" in sites(refs(root, "p::Visit"), "UsedBy")
+
+
+LIST = """
+pub trait Link {
+    fn from_raw(ptr: usize) -> Self;
+    fn pointers(target: usize) -> usize;
+}
+
+// a type named like the parameter: the path below is the bound's function, not this one's
+pub struct L;
+
+impl L {
+    pub fn from_raw(ptr: usize) -> L { L }
+}
+
+pub struct List<L> { head: usize, marker: Option<L> }
+
+impl<L: Link> List<L> {
+    pub fn pop(&mut self) -> L {
+        L::pointers(self.head);
+        L::from_raw(self.head)
+    }
+}
+
+pub fn make<T: Link>(ptr: usize) -> T {
+    T::from_raw(ptr)
+}
+"""
+
+
+def test_a_path_through_a_bounded_type_parameter_is_the_bound_s_function(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": LIST})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::List::pop") == {
+            ("p::Link::pointers", "inferred"), ("p::Link::from_raw", "inferred")}
+        assert _callees(idx, "p::make") == {("p::Link::from_raw", "inferred")}

@@ -10,7 +10,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
-    from knoxidx.core.facts import Definition, FileFacts, Import, NamePath
+    from knoxidx.core.facts import Binding, Definition, FileFacts, Import, NamePath
     from knoxidx.core.symbols import Symbol
     from knoxidx.parse.file_index import FileIndex
     from knoxidx.parse.signatures import SignatureData
@@ -173,3 +173,14 @@ class BindsElements(Protocol):
     read as a call's (see ``Binding``), ((), False) where it cannot say."""
 
     element_binding: Callable[[Any, bytes], tuple[NamePath, bool]]
+
+
+@runtime_checkable
+class BindsTypeParameters(Protocol):
+    """A language whose paths may start at a type parameter (Rust `L::from_raw(p)` where
+    `L: Link`) binds, in each function that names one so, the parameter's name to its bounds
+    (a ``Binding`` whose ``type_path`` joins them), from the parse tree, the file's
+    references (``Reference``'s fields, as tuples) and its definitions."""
+
+    type_parameter_bindings: Callable[[Any, Sequence[tuple[Any, ...]], Sequence[Definition],
+                                       bytes], list[Binding]]

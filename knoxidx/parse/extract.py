@@ -31,6 +31,7 @@ from knoxidx.core.model import NodeKind
 from knoxidx.languages.protocol import (
     BindsElements,
     BindsNames,
+    BindsTypeParameters,
     CountsArguments,
     Language,
     ReadsDeclaredTypes,
@@ -445,6 +446,10 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     ):
         imports.extend(plugin.decode_import(node, binding_scope(defs, scope), source))
 
+    parameter_heads = getattr(plugin, "type_parameter_bindings", None)
+    if parameter_heads is not None:  # `L::from_raw(p)` where `L: Link`: a bound's function
+        bindings.extend(cast(BindsTypeParameters, plugin).type_parameter_bindings(
+            root, refs, defs, source))
     documented = getattr(plugin, "documented_types", None)
     if documented is not None:
         # declared in JSDoc, a parameter's type comes before whatever the body assigns to it

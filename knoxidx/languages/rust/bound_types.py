@@ -5,10 +5,11 @@ what `for x in xs` binds x to: an element of xs, read where xs is declared (reso
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
-from knoxidx.core.facts import ELEMENT_OF, TYPES_JOINER, NamePath
-from knoxidx.parse.definitions import node_text
+from knoxidx.core.facts import ELEMENT_OF, TYPES_JOINER, Binding, Definition, NamePath
+from knoxidx.parse.definitions import binding_scope, node_text
 from knoxidx.parse.name_paths import name_path
 
 # bounds with no methods for a call to mean: left out of a value's types
@@ -49,6 +50,78 @@ def declared_binding_type(type_node: Any, source: bytes) -> NamePath | None:
     if kind in _BOUNDED:
         return _joined(_written_bounds(node), source)
     return None
+
+
+def type_parameter_bindings(root: Any, refs: Sequence[tuple[Any, ...]],
+                            defs: Sequence[Definition], source: bytes) -> list[Binding]:
+    """For each function whose code starts a path at a bounded type parameter (`L::from_raw(p)`
+    where `impl<L: Link>` or `fn f<L: Link>`), a binding of that name to its bounds, so that
+    the path goes on from them. Only heads the file declares as type parameters somewhere are
+    looked for in the tree (most `X::y` paths name a type or a module)."""
+    declared = _declared_parameters(source)
+    for d in defs:  # a function's own, as its signature lists them (`T: Link`, `'a`)
+        if d.signature_data and len(d.signature_data) == 4:
+            declared.update(match.group() for match in map(_NAME.match, d.signature_data[2])
+                            if match)
+    if not declared:
+        return []
+    definitions = list(defs)
+    out: list[Binding] = []
+    seen: set[tuple[int, str]] = set()
+    for ref in refs:
+        path, scope = ref[1], ref[2]
+        if len(path) < 2 or scope < 0 or path[0] not in declared:
+            continue
+        head = path[0]
+        function = binding_scope(definitions, scope)
+        if function < 0 or (function, head) in seen:  # (a `const`'s value at the top level)
+            continue
+        seen.add((function, head))
+        bounds = _function_parameter_bounds(root, definitions[function], head, source)
+        joined = _joined(bounds, source) if bounds else ()
+        if joined:
+            out.append(Binding(function, head, joined, False))
+    return out
+
+
+def _function_parameter_bounds(root: Any, function: Definition, name: str, source: bytes
+                               ) -> list[Any] | None:
+    """:func:`_parameter_bounds` for a function definition, found from the root down (a
+    node's parent is found that way too, from the root, at each step up)."""
+    node = root.descendant_for_byte_range(function.start_byte, function.end_byte)
+    if node is None or node.type not in _FUNCTIONS:
+        return None
+    bounds = _declared_bounds(node, name, source)
+    if bounds is not None:
+        return bounds
+    body = node.parent  # a method's impl or trait
+    item = body.parent if body is not None and body.type == "declaration_list" else None
+    if item is None or item.type not in _GENERIC_ITEMS:
+        return None
+    return _declared_bounds(item, name, source)
+
+
+def _declared_parameters(source: bytes) -> set[str]:
+    """The capitalised names in the type parameter lists of the file's `impl<..>` and
+    `trait T<..>` (and the types their bounds name: a superset, read from the text)."""
+    names: set[str] = set()
+    for pattern in _GENERICS_OPENINGS:
+        for opening in pattern.finditer(source):
+            start = opening.end() - 1
+            # up to the parameters' or the body's opening (a bound's `Fn(..)` ends it early)
+            end = _LIST_END.search(source, start, start + _LONGEST_PARAMETERS)
+            names.update(n.decode() for n in _PARAMETER_NAME.findall(
+                source, start, end.start() if end else start + _LONGEST_PARAMETERS))
+    return names
+
+
+# one pattern each, each starting with its literal: the regex engine then skips to the
+# literal's places, where one pattern of alternatives tried every byte (+5 % of extraction)
+_GENERICS_OPENINGS = (re.compile(rb"impl\s*<"), re.compile(rb"trait\s+\w+\s*<"))
+_NAME = re.compile(r"[A-Z]\w*")
+_LIST_END = re.compile(rb"[({;]")
+_PARAMETER_NAME = re.compile(rb"[<,]\s*([A-Z]\w*)")
+_LONGEST_PARAMETERS = 1000
 
 
 def element_binding(value_node: Any, source: bytes) -> tuple[NamePath, bool]:

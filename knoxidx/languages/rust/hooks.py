@@ -20,6 +20,9 @@ from knoxidx.languages.common import ReexportingRules, preceding_comment
 from knoxidx.languages.rust.bound_types import declared_binding_type as declared_binding_type
 from knoxidx.languages.rust.bound_types import element_binding as element_binding
 from knoxidx.languages.rust.bound_types import element_type
+from knoxidx.languages.rust.bound_types import (
+    type_parameter_bindings as type_parameter_bindings,
+)
 from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item_macros
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
