@@ -7,7 +7,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.facts import Impl, Import, RefKind
+from knoxidx.core.facts import Impl, Import, NamePath, RefKind
 from knoxidx.core.symbols import (
     DEFINITION_TAG,
     EXTERNAL_TAG,
@@ -25,7 +25,7 @@ from knoxidx.languages.rust.bound_types import (
 )
 from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item_macros
 from knoxidx.parse import signatures as sig
-from knoxidx.parse.definitions import DEF_KINDS, node_text
+from knoxidx.parse.definitions import DEF_KINDS, enclosing, node_text
 from knoxidx.parse.file_index import CLASS, FUNCTION, INTERFACE, MODULE, FileIndex
 
 if TYPE_CHECKING:
@@ -340,24 +340,44 @@ class _Rules(ReexportingRules):
         d = fi.facts.defs[index]
         if d.kind != CLASS:  # a struct or an enum (a trait's supertraits are its bases)
             return []
-        places = {(fi.path, impl) for impl in fi.facts.impls if impl.trait_path}
+        impls, scopes, _ = _impl_table(r, fi)
+        # (an impl names its type as written: an alias's impl is not looked for)
+        places = {(fi.path, i): scopes[i] for i, impl in enumerate(impls)
+                  if impl.trait_path and impl.type_path[-1:] == (d.name,)}
+        methods: dict[str, list[int]] = {}  # by file: a type's methods are in a few
         for path, method, _ in r.methods_of(FAMILY, d.name):
-            mfi = r.index(path)
-            impl = _impl_around(mfi, method) if mfi is not None else None
-            if impl is not None and impl.trait_path:
-                places.add((path, impl))
+            methods.setdefault(path, []).append(method)
+        files: dict[str, FileIndex | None] = {fi.path: fi}
+        for path, indexes in methods.items():
+            mfi = files[path] = r.index(path)
+            if mfi is None:
+                continue
+            mimpls, _, around = _impl_table(r, mfi)
+            for method in indexes:
+                inner = around[method]
+                if inner >= 0 and mimpls[inner].trait_path:
+                    places[(path, inner)] = mfi.facts.defs[method].parent
         me = (DEFINITION_TAG, fi.path, index)
+        crate = crate_of(fi.path, r.layout)
+        # the trait first, once per trait as written in a scope: most are std's (`Clone`,
+        # `Debug`: tests/debug/gen.rs has 300 `impl Debug for Lite<..>`), whose impls' types
+        # are then not read
+        traits_of: dict[tuple[str, int, NamePath], list[Symbol]] = {}
         out: list[Symbol] = []
-        for path, impl in sorted(places, key=lambda place: (place[0], place[1].start_byte)):
-            ifi = r.index(path)
-            if ifi is None or crate_of(path, r.layout) != crate_of(fi.path, r.layout):
+        for (path, inner), scope in sorted(places.items()):
+            ifi = files[path]
+            if ifi is None:
                 continue
-            scope = _scope_at(ifi, impl.start_byte)
-            types, _ = r.resolve_path(ifi, impl.type_path, scope, want_type=True)
-            if me not in types:
-                continue
-            traits, _ = r.resolve_path(ifi, impl.trait_path, scope, want_type=True)
-            out.extend(t for t in traits if t[0] == DEFINITION_TAG and _is_trait(r, t))
+            impl = ifi.facts.impls[inner]
+            key = (path, scope, impl.trait_path)
+            traits = traits_of.get(key)
+            if traits is None:
+                found, _ = r.resolve_path(ifi, impl.trait_path, scope, want_type=True)
+                traits = traits_of[key] = [
+                    t for t in found if t[0] == DEFINITION_TAG and _is_trait(r, t)
+                ] if crate_of(path, r.layout) == crate else []
+            if traits and me in r.resolve_path(ifi, impl.type_path, scope, want_type=True)[0]:
+                out.extend(traits)
         return out
 
     def resolve_module(self, r: ResolverView, fi: FileIndex, spec: str, scope: int = -1
@@ -517,28 +537,36 @@ def _in_trait_impl(r: ResolverView, path: str, method: int) -> bool:
     mfi = r.index(path)
     if mfi is None:
         return False
-    inner = _impl_around(mfi, method)
-    return inner is not None and bool(inner.trait_path)
+    impls, _, around = _impl_table(r, mfi)
+    inner = around[method]
+    return inner >= 0 and bool(impls[inner].trait_path)
 
 
-def _impl_around(fi: FileIndex, method: int) -> Impl | None:
-    """The innermost `impl` block around the definition at ``method``."""
-    start = fi.facts.defs[method].start_byte
-    inner = None
-    for impl in fi.facts.impls:
-        if impl.start_byte <= start < impl.end_byte and (
-                inner is None or impl.start_byte > inner.start_byte):
-            inner = impl
-    return inner
+def _impl_table(r: ResolverView, fi: FileIndex) -> tuple[tuple[Impl, ...], list[int], list[int]]:
+    """A file's impls, the definition each is written in (-1: the file's top level) and, per
+    definition, the index of the innermost impl around it (-1: none): once per file, where a
+    scan of the file's impls or definitions for each question made syn's generated files'
+    resolution eight times slower."""
+    return r.memo(("rust-impls", fi.path), _impl_table_of, fi)
 
 
-def _scope_at(fi: FileIndex, start: int) -> int:
-    """The innermost definition around byte ``start`` (an impl inside `mod tests { }`)."""
-    scope = -1
-    for i, d in enumerate(fi.facts.defs):
-        if d.start_byte <= start < d.end_byte and d.kind in (MODULE, FUNCTION):
-            scope = i
-    return scope
+def _impl_table_of(fi: FileIndex) -> tuple[tuple[Impl, ...], list[int], list[int]]:
+    defs = fi.facts.defs
+    impls = fi.facts.impls
+    scopes_spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)
+                    if d.kind in (MODULE, FUNCTION)]
+    by_start = sorted(range(len(impls)), key=lambda i: (impls[i].start_byte, -impls[i].end_byte))
+    found = enclosing(scopes_spans, [impls[i].start_byte for i in by_start])
+    scopes = [-1] * len(impls)
+    for i, scope in zip(by_start, found, strict=True):
+        scopes[i] = scope
+    impl_spans = [(impls[i].start_byte, impls[i].end_byte, i) for i in by_start]
+    defs_by_start = sorted(range(len(defs)), key=lambda i: defs[i].start_byte)
+    around = [-1] * len(defs)
+    for i, inner in zip(defs_by_start, enclosing(
+            impl_spans, [defs[i].start_byte for i in defs_by_start]), strict=True):
+        around[i] = inner
+    return impls, scopes, around
 
 
 def _is_trait(r: ResolverView, symbol: Symbol) -> bool:
