@@ -648,3 +648,53 @@ def test_a_path_through_a_bounded_type_parameter_is_the_bound_s_function(repo) -
         assert _callees(idx, "p::List::pop") == {
             ("p::Link::pointers", "inferred"), ("p::Link::from_raw", "inferred")}
         assert _callees(idx, "p::make") == {("p::Link::from_raw", "inferred")}
+
+
+SHELF_LIB = """
+mod other;
+
+pub trait Describe {
+    fn describe(&self) -> String;
+
+    fn headline(&self) -> String {
+        self.describe()
+    }
+}
+
+pub struct Shelf;
+
+pub fn report(shelf: &Shelf) {
+    shelf.headline();
+}
+"""
+TRAIT_IMPL = """
+use crate::{Describe, Shelf};
+
+impl Describe for Shelf {
+    fn describe(&self) -> String { String::new() }
+}
+"""
+INHERENT_IMPL = """
+use crate::Shelf;
+
+impl Shelf {
+    pub fn describe(&self) -> String { String::new() }
+}
+"""
+
+
+def test_an_update_follows_a_trait_impl_written_in_another_file(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": SHELF_LIB,
+                 "src/other.rs": TRAIT_IMPL})
+    build(root)
+    headline = {("p::Describe::headline", "inferred")}
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::report") == headline
+    (root / "src" / "other.rs").write_text(INHERENT_IMPL)  # Shelf implements no Describe now
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::report") == set()
+    (root / "src" / "other.rs").write_text(TRAIT_IMPL)
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::report") == headline
