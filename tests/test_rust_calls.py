@@ -556,6 +556,30 @@ pub fn iterated(shelf: &Shelf) {
     }
 }
 
+pub struct Pair<T>(T);
+
+impl<T> Pair<T> {
+    pub fn into_value(self) -> T { self.0 }
+}
+
+pub struct Pairs<'a> { shelf: &'a Shelf }
+
+impl<'a> Iterator for Pairs<'a> {
+    type Item = Pair<&'a Book>;
+
+    fn next(&mut self) -> Option<Self::Item> { None }
+}
+
+impl Shelf {
+    pub fn pairs(&self) -> Pairs<'_> { Pairs { shelf: self } }
+}
+
+pub fn paired(shelf: &Shelf) {
+    for pair in shelf.pairs() {
+        pair.into_value();
+    }
+}
+
 pub fn tuples(pairs: Vec<(Book, Book)>) {
     for pair in pairs {
         pair.label();
@@ -574,6 +598,9 @@ def test_a_loop_variable_is_an_element_of_the_collection_it_walks(repo) -> None:
         assert _callees(idx, "p::sliced") == {label}
         assert _callees(idx, "p::owned") == {label}
         assert _callees(idx, "p::iterated") == {("p::Shelf::each", "inferred"), label}
+        # the crate's own iterator: the `Item` of its `impl Iterator`
+        assert _callees(idx, "p::paired") == {
+            ("p::Shelf::pairs", "inferred"), ("p::Pair::into_value", "inferred")}
         # a tuple's elements: no one type
         assert _callees(idx, "p::tuples") == set()
 

@@ -463,6 +463,9 @@ class ScopeResolver(Lookups):
                 if path:
                     out.extend(self.binding_type(declaring, Binding(scope, "", path, False),
                                                  depth + 1))
+            else:  # an iterator type of the project's own
+                for item in declaring.rules.iterator_items(self, declaring, scope, declared)[:4]:
+                    out.extend(self.instances_of(item))
         return _dedupe(out)
 
     def instances_of(self, symbol: Symbol) -> list[Symbol]:

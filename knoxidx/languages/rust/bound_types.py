@@ -161,9 +161,7 @@ def element_type(declared: str) -> str:
     `books: Vec<Book>` too): `Vec<T>`, `VecDeque<T>`, `HashSet<T>`, `BTreeSet<T>`,
     `Option<T>`, `[T]`, `[T; N]`, a slice iterator `Iter<'a, T>` and `impl Iterator<Item = T>`
     give T; "" for others (a map's, a tuple's elements)."""
-    field = _FIELD.match(declared)
-    text = (field.group(1) if field else declared).strip()
-    text = _REFERENCE.sub("", text, count=1).strip()
+    text = collection_type(declared)
     if text.startswith("["):
         inner = text[1:].rstrip().removesuffix("]")
         element = _top_level(inner, ";")[0]
@@ -190,6 +188,14 @@ _COLLECTION = re.compile(
     r"(?:(?:std|core|alloc)::\w+::)?(?:Vec|VecDeque|HashSet|BTreeSet|BinaryHeap|LinkedList|"
     r"Option|Iter|IterMut|IntoIter)\s*<(.*)>\Z", re.DOTALL)
 _ITEM = re.compile(r"\b(?:Into)?Iterator\s*<\s*Item\s*=\s*(.*)>\s*>?\s*(?:\+.*)?\Z", re.DOTALL)
+
+
+def collection_type(declared: str) -> str:
+    """The type a collection declared ``declared`` is of (a field's declaration's type),
+    without its references: `&'a Pairs<T, P>` is a `Pairs<T, P>`."""
+    field = _FIELD.match(declared)
+    text = (field.group(1) if field else declared).strip()
+    return _REFERENCE.sub("", text, count=1).strip()
 
 
 def _top_level(text: str, separator: str) -> list[str]:

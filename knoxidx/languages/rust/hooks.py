@@ -17,9 +17,9 @@ from knoxidx.core.symbols import (
     Symbol,
 )
 from knoxidx.languages.common import ReexportingRules, preceding_comment
+from knoxidx.languages.rust.bound_types import collection_type, element_type
 from knoxidx.languages.rust.bound_types import declared_binding_type as declared_binding_type
 from knoxidx.languages.rust.bound_types import element_binding as element_binding
-from knoxidx.languages.rust.bound_types import element_type
 from knoxidx.languages.rust.bound_types import (
     type_parameter_bindings as type_parameter_bindings,
 )
@@ -27,6 +27,7 @@ from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, enclosing, node_text
 from knoxidx.parse.file_index import CLASS, FUNCTION, INTERFACE, MODULE, FileIndex
+from knoxidx.parse.name_paths import type_path
 
 if TYPE_CHECKING:
     from knoxidx.core.facts import FileFacts
@@ -213,6 +214,34 @@ class _Rules(ReexportingRules):
 
     def element_type(self, declared: str) -> str:
         return element_type(declared)
+
+    def iterator_items(self, r: ResolverView, fi: FileIndex, scope: int, declared: str
+                       ) -> list[Symbol]:
+        """The crate's iterator types' items: `type Item = Pair<&T, &P>` in the `impl Iterator
+        for Pairs` of the type `declared` names (`for el in punctuated.pairs()`)."""
+        path = type_path(collection_type(declared))
+        if not path:
+            return []
+        found, _ = r.resolve_path(fi, path, scope, want_type=True)
+        out: list[Symbol] = []
+        for symbol in found[:4]:
+            if symbol[0] != DEFINITION_TAG:
+                continue
+            tfi = r.index(symbol[1])
+            if tfi is None or tfi.facts.defs[symbol[2]].kind != CLASS:
+                continue
+            for p, i, name in r.methods_of(FAMILY, tfi.facts.defs[symbol[2]].name):
+                if name != "Item" or not self._impl_of(r, tfi, symbol[2], p, i):
+                    continue
+                ifi = r.index(p)
+                assert ifi is not None  # _impl_of read it
+                impls, _, around = _impl_table(r, ifi)
+                item = ifi.facts.defs[i]
+                if around[i] >= 0 and impls[around[i]].trait_path[-1:] == ("Iterator",) \
+                        and item.type_hint:
+                    items, _ = r.resolve_path(ifi, item.type_hint, item.parent, want_type=True)
+                    out.extend(t for t in items if t[0] == DEFINITION_TAG)
+        return out
 
     def wrapper_method(self, declared: str, name: str) -> bool:
         """`Box<T>`, `Arc<T>` and `Rc<T>` deref to T, but the traits they implement themselves
