@@ -17,6 +17,7 @@ from tree_sitter import Query
 from knoxidx.core.facts import RefKind
 from knoxidx.languages import registry
 from knoxidx.languages.protocol import (
+    BindsElements,
     BindsNames,
     CountsArguments,
     Language,
@@ -58,6 +59,7 @@ def test_every_language_has_queries_that_compile_against_its_grammar(spec: Langu
     assert ("binding.names" not in captures) or isinstance(hooks, BindsNames)
     assert ("binding.object" not in captures) or isinstance(hooks, TypesProperties)
     assert ("arity" not in captures) or isinstance(hooks, CountsArguments)
+    assert ("binding.element" not in captures) or isinstance(hooks, BindsElements)
 
 
 @pytest.mark.parametrize("family", registry.FAMILIES)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from knoxidx.index import Index
 from tests.helpers import build
+from tests.test_references import refs, sites
 
 STATE = """
 use std::fmt;
@@ -390,3 +391,337 @@ def test_a_path_attribute_names_the_module_s_file(repo) -> None:
     with Index.open(root) as idx:
         assert _callees(idx, "p::gen::fold::fold_item") == {
             ("p::gen_helper::fold::tokens_helper", "exact")}
+
+
+VISIT = """
+pub trait Node {
+    fn span(&self) -> usize;
+}
+
+pub trait Visit<'ast>: Node {
+    fn visit_expr(&mut self, expr: usize) {}
+    fn visit_ident(&mut self, ident: usize) {}
+}
+
+pub trait Fold {
+    fn fold_expr(&mut self, expr: usize) -> usize { expr }
+}
+
+// a type named like a type parameter: no parameter `T` below means it
+pub struct T;
+
+impl T {
+    pub fn visit_expr(&self) {}
+}
+
+pub fn visit_bin<'ast, V>(v: &mut V, left: usize)
+where
+    V: Visit<'ast> + ?Sized,
+{
+    v.visit_expr(left);
+    v.span();
+}
+
+pub fn visit_both<V: Visit<'static> + Fold + Send>(v: &mut V) {
+    v.visit_ident(1);
+    v.fold_expr(2);
+}
+
+pub fn by_impl(v: &mut impl Fold, w: Box<dyn Visit<'static> + Send>, u: &dyn Fold) {
+    v.fold_expr(1);
+    w.visit_ident(2);
+    u.fold_expr(3);
+}
+
+pub fn unbounded<T>(t: T) {
+    t.visit_expr();
+}
+
+pub struct Walker<F> { folder: F }
+
+impl<F: Fold> Walker<F> {
+    pub fn walk(&mut self, f: &mut F) {
+        let run = |x: usize| f.fold_expr(x);
+        run(1);
+    }
+}
+"""
+
+
+def test_a_value_of_a_bounded_type_parameter_has_the_bounds_methods(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": VISIT})
+    build(root)
+    with Index.open(root) as idx:
+        # the `where` clause's bound, and its supertrait's method
+        assert _callees(idx, "p::visit_bin") == {
+            ("p::Visit::visit_expr", "inferred"), ("p::Node::span", "inferred")}
+        # every bound of `<V: A + B + Send>`
+        assert _callees(idx, "p::visit_both") == {
+            ("p::Visit::visit_ident", "inferred"), ("p::Fold::fold_expr", "inferred")}
+        # `impl Fold`, `Box<dyn Visit + Send>`, `&dyn Fold`
+        assert _callees(idx, "p::by_impl") == {
+            ("p::Fold::fold_expr", "inferred"), ("p::Visit::visit_ident", "inferred")}
+        # a parameter with no bound has no methods here, not those of a type named like it
+        assert _callees(idx, "p::unbounded") == set()
+        # the impl's type parameter, read in a closure of its method
+        assert ("p::Fold::fold_expr", "inferred") in _callees(idx, "p::Walker::walk")
+
+
+DESCRIBE = """
+pub trait Describe {
+    fn describe(&self) -> String;
+
+    fn headline(&self) -> String {
+        self.describe()
+    }
+
+    fn footer(&self) -> String {
+        String::new()
+    }
+}
+
+pub struct Shelf;
+pub struct Other;
+
+impl Describe for Shelf {
+    fn describe(&self) -> String { String::new() }
+
+    fn footer(&self) -> String { String::from("shelf") }
+}
+
+impl Other {
+    pub fn make() -> Other { Other }
+}
+
+pub fn report(shelf: &Shelf, other: &Other) {
+    shelf.headline();
+    shelf.footer();
+    other.headline();
+}
+"""
+
+
+def test_a_trait_s_default_method_is_a_method_of_its_implementing_types(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": DESCRIBE})
+    build(root)
+    with Index.open(root) as idx:
+        # the default `headline`; the impl's own `footer` wins over the trait's default;
+        # `Other` implements no Describe: its `headline` is not the trait's
+        assert _callees(idx, "p::report") == {
+            ("p::Describe::headline", "inferred"), ("p::Shelf::footer", "inferred")}
+
+
+SHELF = """
+pub struct Book;
+
+impl Book {
+    pub fn label(&self) -> String { String::new() }
+}
+
+pub struct Shelf { books: Vec<Book> }
+
+impl Shelf {
+    pub fn books(&self) -> Vec<&Book> { self.books.iter().collect() }
+
+    pub fn each(&self) -> impl Iterator<Item = &Book> + '_ { self.books.iter() }
+
+    pub fn fields(&self) {
+        for book in self.books.iter() {
+            book.label();
+        }
+    }
+}
+
+pub fn returned(shelf: &Shelf) {
+    for a in shelf.books() {
+        a.label();
+    }
+}
+
+pub fn sliced(slice: &[Book]) {
+    for b in slice {
+        b.label();
+    }
+}
+
+pub fn owned(mut owned: Vec<Book>) {
+    for c in owned.iter_mut() {
+        c.label();
+    }
+}
+
+pub fn iterated(shelf: &Shelf) {
+    for d in shelf.each() {
+        d.label();
+    }
+}
+
+pub struct Pair<T>(T);
+
+impl<T> Pair<T> {
+    pub fn into_value(self) -> T { self.0 }
+}
+
+pub struct Pairs<'a> { shelf: &'a Shelf }
+
+impl<'a> Iterator for Pairs<'a> {
+    type Item = Pair<&'a Book>;
+
+    fn next(&mut self) -> Option<Self::Item> { None }
+}
+
+impl Shelf {
+    pub fn pairs(&self) -> Pairs<'_> { Pairs { shelf: self } }
+}
+
+pub fn paired(shelf: &Shelf) {
+    for pair in shelf.pairs() {
+        pair.into_value();
+    }
+}
+
+pub fn tuples(pairs: Vec<(Book, Book)>) {
+    for pair in pairs {
+        pair.label();
+    }
+}
+"""
+
+
+def test_a_loop_variable_is_an_element_of_the_collection_it_walks(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": SHELF})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::Shelf::fields") == {("p::Book::label", "inferred")}
+        label = ("p::Book::label", "inferred")
+        assert _callees(idx, "p::returned") == {("p::Shelf::books", "inferred"), label}
+        assert _callees(idx, "p::sliced") == {label}
+        assert _callees(idx, "p::owned") == {label}
+        assert _callees(idx, "p::iterated") == {("p::Shelf::each", "inferred"), label}
+        # the crate's own iterator: the `Item` of its `impl Iterator`
+        assert _callees(idx, "p::paired") == {
+            ("p::Shelf::pairs", "inferred"), ("p::Pair::into_value", "inferred")}
+        # a tuple's elements: no one type
+        assert _callees(idx, "p::tuples") == set()
+
+
+
+CONFIG_LIB = """
+mod config;
+
+pub struct Config;
+
+impl Config {
+    pub fn load() -> Config { Config }
+}
+
+pub fn start() {
+    let config = Config::load();
+    config::check();
+}
+"""
+
+
+def test_a_path_of_items_is_not_hidden_by_a_local_of_its_first_name(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": CONFIG_LIB,
+                 "src/config.rs": "pub fn check() {}\n"})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::start") == {
+            ("p::Config::load", "exact"), ("p::config::check", "exact")}
+
+
+def test_a_trait_object_or_impl_trait_type_is_a_use_of_the_trait(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": VISIT})
+    build(root)
+    answer = refs(root, "p::Fold")
+    # `v: &mut impl Fold`, `u: &dyn Fold` (and `Box<dyn Visit>` of Visit)
+    assert "src/lib.rs:35" in sites(answer, "UsedBy")
+    assert "src/lib.rs:35" in sites(refs(root, "p::Visit"), "UsedBy")
+
+
+LIST = """
+pub trait Link {
+    fn from_raw(ptr: usize) -> Self;
+    fn pointers(target: usize) -> usize;
+}
+
+// a type named like the parameter: the path below is the bound's function, not this one's
+pub struct L;
+
+impl L {
+    pub fn from_raw(ptr: usize) -> L { L }
+}
+
+pub struct List<L> { head: usize, marker: Option<L> }
+
+impl<L: Link> List<L> {
+    pub fn pop(&mut self) -> L {
+        L::pointers(self.head);
+        L::from_raw(self.head)
+    }
+}
+
+pub fn make<T: Link>(ptr: usize) -> T {
+    T::from_raw(ptr)
+}
+"""
+
+
+def test_a_path_through_a_bounded_type_parameter_is_the_bound_s_function(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": LIST})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::List::pop") == {
+            ("p::Link::pointers", "inferred"), ("p::Link::from_raw", "inferred")}
+        assert _callees(idx, "p::make") == {("p::Link::from_raw", "inferred")}
+
+
+SHELF_LIB = """
+mod other;
+
+pub trait Describe {
+    fn describe(&self) -> String;
+
+    fn headline(&self) -> String {
+        self.describe()
+    }
+}
+
+pub struct Shelf;
+
+pub fn report(shelf: &Shelf) {
+    shelf.headline();
+}
+"""
+TRAIT_IMPL = """
+use crate::{Describe, Shelf};
+
+impl Describe for Shelf {
+    fn describe(&self) -> String { String::new() }
+}
+"""
+INHERENT_IMPL = """
+use crate::Shelf;
+
+impl Shelf {
+    pub fn describe(&self) -> String { String::new() }
+}
+"""
+
+
+def test_an_update_follows_a_trait_impl_written_in_another_file(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": SHELF_LIB,
+                 "src/other.rs": TRAIT_IMPL})
+    build(root)
+    headline = {("p::Describe::headline", "inferred")}
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::report") == headline
+    (root / "src" / "other.rs").write_text(INHERENT_IMPL)  # Shelf implements no Describe now
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::report") == set()
+    (root / "src" / "other.rs").write_text(TRAIT_IMPL)
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::report") == headline

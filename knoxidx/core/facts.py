@@ -71,8 +71,21 @@ class Binding(NamedTuple):
 
     scope: int
     name: str  # "x", or "self.x" for an attribute set on the receiver
+    # a path, or several joined by TYPES_JOINER, or a path ending in ELEMENT_OF (below)
     type_path: NamePath
     is_call: bool  # True for `x = f()`: the type is what f returns (or f itself, if a class)
+
+
+# Segments of a Binding's ``type_path`` that name nothing. A value of a type parameter bounded
+# by several traits (Rust `v: &mut V` where `V: Read + Write`) has each one's methods: their
+# paths are joined by TYPES_JOINER. `for x in shelf.books()` binds x to an element of what the
+# path before ELEMENT_OF denotes (a `Vec<Book>` it returns: a Book).
+TYPES_JOINER = "+"
+ELEMENT_OF = "[]"
+# The head of a reference's path whose first name a local binds but which is written as a path
+# of items (Rust `config::APP_NAME` beside a local `config`: locals hide no module or type):
+# the name after it is looked up as a module's or a type's, past the locals.
+ITEMS_HEAD = "::"
 
 
 class Impl(NamedTuple):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from knoxidx.core.errors import CorruptIndexError
-from knoxidx.core.facts import BASE_KINDS, NamePath, RefKind
+from knoxidx.core.facts import BASE_KINDS, ITEMS_HEAD, NamePath, RefKind
 from knoxidx.core.model import (
     Confidence,
     EdgeType,
@@ -225,7 +225,7 @@ class Resolver(ScopeResolver):
         # one the family answers), 1 the module scope, 2 the class at ``cls``, 3 the walk
         # from ``scope``.
         cls = -1
-        if head == "?" or head in rules.special_heads:
+        if head == "?" or head == ITEMS_HEAD or head in rules.special_heads:
             shared = scope
             via = 0
         elif not fi.walk_needed(head, scope):
@@ -283,6 +283,7 @@ class Resolver(ScopeResolver):
                 targets = self._by_argument_types(fi, ref_scope, targets, arguments[1], rules)
         if not targets:
             candidates = 0
+            written = path[1:] if head == ITEMS_HEAD else path  # as the call names it
             if kind in (RefKind.CALL, RefKind.NEW):
                 guessed, candidates = self._guess(fi, path, found)
                 if guessed and arity >= 0:
@@ -293,7 +294,7 @@ class Resolver(ScopeResolver):
                 if kind in (RefKind.CALL, RefKind.NEW):
                     reason = "external" if any(s[0] == EXTERNAL_TAG for s in found) else (
                         "ambiguous" if candidates > 1 else "unknown")
-                    return source, qualified, (".".join(path), reason, candidates)
+                    return source, qualified, (".".join(written), reason, candidates)
                 return source, qualified, None
         if len(targets) > 1 and confidence != NAME:
             confidence = NAME  # several candidates: never silently pick one
@@ -334,7 +335,7 @@ class Resolver(ScopeResolver):
         elif via == 2:
             answer = self._follow(path, self._class_scopes_memo(fi, cls, head, typed),
                                   False, path[0].endswith("()"))
-        elif head == "?":
+        elif head == "?" or head == ITEMS_HEAD:
             answer = self.resolve_path(fi, path, scope)
         else:
             # a called name, a typed one and the same name read may denote different things

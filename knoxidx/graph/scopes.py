@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from knoxidx.core.facts import Binding, Import, NamePath
+from knoxidx.core.facts import ELEMENT_OF, ITEMS_HEAD, TYPES_JOINER, Binding, Import, NamePath
 from knoxidx.core.model import Confidence
 from knoxidx.core.symbols import (
     DEFINITION_TAG,
@@ -24,6 +24,7 @@ from knoxidx.core.symbols import (
 )
 from knoxidx.graph.lookups import Lookups, Workspace
 from knoxidx.languages.registry import family_plugin
+from knoxidx.parse.definitions import declared_type
 from knoxidx.parse.file_index import (
     CLASS,
     CONSTANT,
@@ -64,6 +65,9 @@ class ScopeResolver(Lookups):
 
         A segment ending in "()" is a call: the path continues from what it returns.
         """
+        items_only = bool(path) and path[0] == ITEMS_HEAD  # the next name is no local's
+        if items_only:
+            path = path[1:]
         if not path:
             return [], EXACT
         head = path[0]
@@ -73,7 +77,8 @@ class ScopeResolver(Lookups):
         called = head.endswith("()")
         if called:
             head = head[:-2]
-        current, inferred = self._head(fi, head, scope, want_type and len(path) == 1, called)
+        current, inferred = self._head(fi, head, scope,
+                                       items_only or (want_type and len(path) == 1), called)
         return self._follow(path, current, inferred, called)
 
     def _head(self, fi: FileIndex, head: str, scope: int, want_type: bool = False,
@@ -407,8 +412,14 @@ class ScopeResolver(Lookups):
             return []  # `x = x.next()` and other self-referential bindings
         self._typing.add(key)
         try:
-            found, _ = self.resolve_path(fi, binding.type_path, binding.scope,
-                                         want_type=not binding.is_call)
+            if binding.type_path[-1] == ELEMENT_OF:
+                return self._element_types(fi, binding, depth)
+            if TYPES_JOINER in binding.type_path:  # a value of several bounds' types
+                found = [s for path in _joined_paths(binding.type_path)
+                         for s in self.resolve_path(fi, path, binding.scope, want_type=True)[0]]
+            else:
+                found, _ = self.resolve_path(fi, binding.type_path, binding.scope,
+                                             want_type=not binding.is_call)
         finally:
             self._typing.discard(key)
         out: list[Symbol] = []
@@ -426,6 +437,45 @@ class ScopeResolver(Lookups):
             elif d.kind in (VARIABLE, CONSTANT) and d.type_hint and not binding.is_call:
                 # a member's declared type: `({ board }: Props)` binds board to Props.board
                 out.extend(self.value_type(symbol))
+        return _dedupe(out)
+
+    def _element_types(self, fi: FileIndex, binding: Binding, depth: int) -> list[Symbol]:
+        """The types of an element of the collection `binding.type_path[:-1]` denotes (see
+        ``ELEMENT_OF``), read from its declared type as written: the parameter's of that name
+        of the binding's function, else the field's it resolves to or, when it is called,
+        the function's return type (the family's ``element_type`` reads the element)."""
+        collection = binding.type_path[:-1]
+        called = collection[-1].endswith("()")
+        if called:
+            collection = (*collection[:-1], collection[-1][:-2])
+        written: list[tuple[FileIndex, int, str]] = []  # (file, scope, declared type)
+        function = fi.facts.defs[binding.scope] if binding.scope >= 0 else None
+        if len(collection) == 1 and not called and function is not None \
+                and function.kind == FUNCTION and function.signature_data:
+            written.extend((fi, binding.scope, declared)
+                           for name, declared, *_ in function.signature_data[0]
+                           if name == collection[0] and declared)
+        if not written:
+            found, _ = self.resolve_path(fi, collection, binding.scope)
+            for symbol in found[:4]:
+                if symbol[0] != DEFINITION_TAG:
+                    continue
+                d = self.definition(symbol)
+                if called and d.kind == FUNCTION and d.signature_data and d.signature_data[1]:
+                    written.append((self.defining(symbol[1]), d.parent, d.signature_data[1]))
+                elif not called and d.kind in (VARIABLE, CONSTANT):
+                    written.append((self.defining(symbol[1]), d.parent, d.signature))
+        out: list[Symbol] = []
+        for declaring, scope, declared in written:
+            element = declaring.rules.element_type(declared)
+            if element:
+                path = declared_type(family_plugin(declaring.family), element)
+                if path:
+                    out.extend(self.binding_type(declaring, Binding(scope, "", path, False),
+                                                 depth + 1))
+            else:  # an iterator type of the project's own
+                for item in declaring.rules.iterator_items(self, declaring, scope, declared)[:4]:
+                    out.extend(self.instances_of(item))
         return _dedupe(out)
 
     def instances_of(self, symbol: Symbol) -> list[Symbol]:
@@ -487,6 +537,18 @@ class ScopeResolver(Lookups):
                 if name.endswith("." + d.name) and scope >= 0 and fi.facts.defs[scope].parent == d.parent:
                     return self.binding_type(fi, b)
         return []
+
+
+def _joined_paths(joined: NamePath) -> list[NamePath]:
+    """The paths a ``TYPES_JOINER``-joined type path joins."""
+    paths: list[NamePath] = []
+    start = 0
+    for i, segment in enumerate(joined):
+        if segment == TYPES_JOINER:
+            paths.append(joined[start:i])
+            start = i + 1
+    paths.append(joined[start:])
+    return [p for p in paths if p]
 
 
 def _dedupe(symbols: list[Symbol]) -> list[Symbol]:

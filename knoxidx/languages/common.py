@@ -142,6 +142,19 @@ class BaseRules:
         the declared wrapper's own, not the wrapped type's (Rust's `Box<T>` clones itself)."""
         return False
 
+    def element_type(self, declared: str) -> str:
+        """The type of the elements of a collection declared ``declared`` (a function's
+        return type as written, or a field's declaration), "" where not known: what a loop
+        over it binds (see ``ELEMENT_OF``)."""
+        return ""
+
+    def iterator_items(self, r: ResolverView, fi: FileIndex, scope: int, declared: str
+                       ) -> list[Symbol]:
+        """The types of the items of an iterator declared ``declared`` (read in ``scope`` of
+        ``fi``) where its own iterator impl says, for a collection ``element_type`` cannot
+        read: a family's own iterator types (Rust's `impl Iterator for Pairs`)."""
+        return []
+
     def special_head(self, r: ResolverView, fi: FileIndex, head: str, scope: int
                     ) -> list[Symbol] | None:
         """``super``: instances of the enclosing class's bases (MRO order)."""

@@ -10,7 +10,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
-    from knoxidx.core.facts import Definition, FileFacts, Import, NamePath
+    from knoxidx.core.facts import Binding, Definition, FileFacts, Import, NamePath
     from knoxidx.core.symbols import Symbol
     from knoxidx.parse.file_index import FileIndex
     from knoxidx.parse.signatures import SignatureData
@@ -87,6 +87,9 @@ class ResolutionRules(Protocol):
     def owner_matches(self, r: ResolverView, fi: FileIndex, index: int, path: str,
                       method: int) -> bool: ...
     def wrapper_method(self, declared: str, name: str) -> bool: ...
+    def element_type(self, declared: str) -> str: ...
+    def iterator_items(self, r: ResolverView, fi: FileIndex, scope: int, declared: str
+                       ) -> list[Symbol]: ...
     def extra_bases(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]: ...
     def parameters(self, signature: str, name: str
                    ) -> tuple[int, int, tuple[str, ...]] | None: ...
@@ -156,3 +159,33 @@ class CountsArguments(Protocol):
     arguments it passes and each one's static type where certain (overloads by arity)."""
 
     call_arguments: Callable[[Any, bytes], tuple[int, tuple[str, ...]]]
+
+
+@runtime_checkable
+class ReadsDeclaredTypes(Protocol):
+    """A language whose declared types may stand for several types or none (Rust: a type
+    parameter stands for its bounds, `V: Visit + ?Sized`; `impl Read + Write`) says what a
+    ``@binding.type`` node denotes: a ``type_path`` (bounds joined by ``TYPES_JOINER``), ()
+    for no known type, None to read it as other declared types are."""
+
+    declared_binding_type: Callable[[Any, bytes], NamePath | None]
+
+
+@runtime_checkable
+class BindsElements(Protocol):
+    """A language whose queries capture ``@binding.element`` (`for x in xs`: x is one of the
+    elements of the expression captured) says what x holds: a ``type_path`` and whether it is
+    read as a call's (see ``Binding``), ((), False) where it cannot say."""
+
+    element_binding: Callable[[Any, bytes], tuple[NamePath, bool]]
+
+
+@runtime_checkable
+class BindsTypeParameters(Protocol):
+    """A language whose paths may start at a type parameter (Rust `L::from_raw(p)` where
+    `L: Link`) binds, in each function that names one so, the parameter's name to its bounds
+    (a ``Binding`` whose ``type_path`` joins them), from the parse tree, the file's
+    references (``Reference``'s fields, as tuples) and its definitions."""
+
+    type_parameter_bindings: Callable[[Any, Sequence[tuple[Any, ...]], Sequence[Definition],
+                                       bytes], list[Binding]]

@@ -16,6 +16,7 @@ from operator import itemgetter
 from typing import Any, Final, cast
 
 from knoxidx.core.facts import (
+    ITEMS_HEAD,
     REF_KINDS,
     Binding,
     Definition,
@@ -27,7 +28,15 @@ from knoxidx.core.facts import (
     as_references,
 )
 from knoxidx.core.model import NodeKind
-from knoxidx.languages.protocol import BindsNames, CountsArguments, Language, TypesProperties
+from knoxidx.languages.protocol import (
+    BindsElements,
+    BindsNames,
+    BindsTypeParameters,
+    CountsArguments,
+    Language,
+    ReadsDeclaredTypes,
+    TypesProperties,
+)
 from knoxidx.languages.registry import BY_NAME, query_source, ts_language
 from knoxidx.parse.complexity import ComplexityCaptures, with_complexity
 from knoxidx.parse.definitions import (
@@ -242,7 +251,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     # orders by (start, end, kind)
     raw_refs: list[tuple[int, int, int, str, int, int, int, int]]
     import_nodes: list[Any] = []
-    raw_bindings: list[tuple[Any, Any, bool, bool]] = []
+    # (name, type or value node, how its type is read: _DECLARED, _CALLED or _ELEMENT, member)
+    raw_bindings: list[tuple[Any, Any, str, bool]] = []
     raw_impls: list[tuple[Any, Any, Any]] = []
     raw_locals: list[tuple[int, int]]  # (start, end) of the names a function binds for itself
     raw_assigned: list[Any] = []  # ... by an assignment (some of them module variables)
@@ -317,10 +327,12 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 )
         elif kind == "binding.name":
             target = caps.get("binding.type") or caps.get("binding.call")
+            how = _CALLED if "binding.call" in caps else _DECLARED
+            if not target:
+                target, how = caps.get("binding.element"), _ELEMENT
             if target:
                 # `binding.member`: the name is a member of that type (`{ board }: Props`)
-                raw_bindings.append((caps[main][0], target[0], "binding.call" in caps,
-                                     "binding.member" in caps))
+                raw_bindings.append((caps[main][0], target[0], how, "binding.member" in caps))
         elif kind == "complexity.nesting":
             node = caps[main][0]
             complexity.nesting.append((node.start_byte, node.end_byte))
@@ -349,12 +361,12 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 for name_node in names:
                     typed = types.get(node_text(source, name_node))
                     if typed is not None:
-                        raw_bindings.append((name_node, typed, False, False))
+                        raw_bindings.append((name_node, typed, _DECLARED, False))
             elif target:
-                is_call = "binding.call" in caps
+                how = _CALLED if "binding.call" in caps else _DECLARED
                 is_member = "binding.member" in caps
                 for name_node in names:
-                    raw_bindings.append((name_node, target[0], is_call, is_member))
+                    raw_bindings.append((name_node, target[0], how, is_member))
         elif kind == "impl":
             trait = caps.get("impl.trait")
             raw_impls.append((caps[main][0], caps["impl.type"][0], trait[0] if trait else None))
@@ -372,6 +384,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)]
     local_names = bound_locals(raw_locals, raw_globals, raw_defs, defs, spans, source)
 
+    bindings, typed_names = _bindings(raw_bindings, defs, spans, plugin, source)
+
     raw_refs.sort(key=_FIRST)  # integers compared, no key tuples made
     ref_scopes = enclosing(spans, [r[1] for r in raw_refs])
     refs: list[tuple[str, NamePath, int, int, int, int, tuple[str, ...]]] = []  # Reference's
@@ -382,9 +396,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     untyped_local_heads = getattr(plugin, "LOCAL_HEADS_ARE_VALUES", False) and bool(local_names)
     typed_scopes: dict[int, set[str]] = {}  # like local_names: the locals of known type
     if untyped_local_heads:
-        for b, name_scope in zip(raw_bindings, enclosing(
-                spans, [b[0].start_byte for b in raw_bindings]), strict=True):
-            typed_scopes.setdefault(name_scope, set()).add(node_text(source, b[0]))
+        for name, name_scope in typed_names:
+            typed_scopes.setdefault(name_scope, set()).add(name)
     # the hot loop of extraction (hundreds of thousands of references): short texts go
     # straight to the cached split, keyed by their bytes (most are repeats: no decoding)
     for i, (_, start, end, sub, row, col, receiver_start, receiver_end) in enumerate(raw_refs):
@@ -410,11 +423,15 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             if (local_names and len(ref_path) == 1 and sub in plugin.LOCAL_SHADOWS
                     and is_local(ref_path[0], scope, local_names, defs)):
                 continue  # a parameter or local variable: nothing outside the function
-            if (untyped_local_heads and len(ref_path) > 1
-                    and source[start + len(ref_path[0]):start + len(ref_path[0]) + 1] == b"."
-                    and is_local(ref_path[0], scope, local_names, defs)
-                    and not is_local(ref_path[0], scope, typed_scopes, defs)):
-                ref_path = ("?", *ref_path[1:])
+            if untyped_local_heads and len(ref_path) > 1:
+                after = source[start + len(ref_path[0]):start + len(ref_path[0]) + 2]
+                if (after[:1] == b"." and is_local(ref_path[0], scope, local_names, defs)
+                        and not is_local(ref_path[0], scope, typed_scopes, defs)):
+                    ref_path = ("?", *ref_path[1:])
+                elif after == b"::" and is_local(ref_path[0], scope, local_names, defs):
+                    # `config::APP_NAME` beside a local `config`: a path of items, which
+                    # locals do not hide
+                    ref_path = (ITEMS_HEAD, *ref_path)
             if spans_lines:  # a chain over several lines: the site is where its last name is
                 row, col = _name_position(source, start, end, ref_path[-1], row, col)
             arguments = arities.get(start, _NO_ARGUMENTS) if arities else _NO_ARGUMENTS
@@ -429,19 +446,10 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     ):
         imports.extend(plugin.decode_import(node, binding_scope(defs, scope), source))
 
-    raw_bindings.sort(key=lambda b: b[0].start_byte)
-    bindings: list[Binding] = []
-    for (name_node, type_node, is_call, is_member), scope in zip(
-        raw_bindings, enclosing(spans, [b[0].start_byte for b in raw_bindings]), strict=True
-    ):
-        raw = node_text(source, type_node)
-        bound_type = name_path(raw) if is_call else declared_type(plugin, raw)
-        if bound_type and bound_type[0] != "?":
-            name = "".join(node_text(source, name_node).split())  # without whitespace
-            if is_member:  # the type of that member: the path to it, resolved to its type
-                bound_type = (*bound_type, name)
-            bindings.append(Binding(binding_scope(defs, scope), name, bound_type, is_call))
-
+    parameter_heads = getattr(plugin, "type_parameter_bindings", None)
+    if parameter_heads is not None:  # `L::from_raw(p)` where `L: Link`: a bound's function
+        bindings.extend(cast(BindsTypeParameters, plugin).type_parameter_bindings(
+            root, refs, defs, source))
     documented = getattr(plugin, "documented_types", None)
     if documented is not None:
         # declared in JSDoc, a parameter's type comes before whatever the body assigns to it
@@ -465,6 +473,37 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         path, language, package, lines, errors,
         tuple(defs), cast(Any, tuple(refs)), tuple(imports), tuple(bindings), tuple(impls),
     ), notes
+
+
+def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definition],
+              spans: list[tuple[int, int, int]], plugin: Language, source: bytes,
+              ) -> tuple[list[Binding], list[tuple[str, int]]]:
+    """The bindings whose type the source says, in source order, and each one's name with the
+    innermost definition around it (a local whose binding says no type is an untyped one)."""
+    raw_bindings.sort(key=lambda b: b[0].start_byte)
+    bindings: list[Binding] = []
+    typed_names: list[tuple[str, int]] = []
+    declared_binding_type = getattr(plugin, "declared_binding_type", None)
+    for (name_node, type_node, how, is_member), scope in zip(
+        raw_bindings, enclosing(spans, [b[0].start_byte for b in raw_bindings]), strict=True
+    ):
+        is_call = how == _CALLED
+        if how == _ELEMENT:
+            bound_type, is_call = cast(BindsElements, plugin).element_binding(type_node, source)
+        elif is_call:
+            bound_type = name_path(node_text(source, type_node))
+        else:
+            read = (cast(ReadsDeclaredTypes, plugin).declared_binding_type(type_node, source)
+                    if declared_binding_type is not None else None)
+            bound_type = (read if read is not None
+                          else declared_type(plugin, node_text(source, type_node)))
+        if bound_type and bound_type[0] != "?":
+            name = "".join(node_text(source, name_node).split())  # without whitespace
+            typed_names.append((name, scope))
+            if is_member:  # the type of that member: the path to it, resolved to its type
+                bound_type = (*bound_type, name)
+            bindings.append(Binding(binding_scope(defs, scope), name, bound_type, is_call))
+    return bindings, typed_names
 
 
 def _documented_types(
@@ -637,6 +676,9 @@ _END_SHIFT: Final = 3
 _START_SHIFT: Final = _END_SHIFT + 32
 assert len(_REF_RANKS) <= 1 << _END_SHIFT
 _VALUE = RefKind.VALUE
+# how a binding's type is read from its captured node: a declared type, the type a call
+# returns, the type of an element of a collection
+_DECLARED, _CALLED, _ELEMENT = "declared", "called", "element"
 _FUNCTION_KIND = NodeKind.FUNCTION.value
 _NO_ARGUMENTS: tuple[int, tuple[str, ...]] = (-1, ())  # a reference that is no call's
 # how the native matches hand back a pattern's matches (``_matches.c``): as a reference's row,

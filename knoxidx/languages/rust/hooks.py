@@ -7,7 +7,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.facts import Import, RefKind
+from knoxidx.core.facts import Impl, Import, NamePath, RefKind
 from knoxidx.core.symbols import (
     DEFINITION_TAG,
     EXTERNAL_TAG,
@@ -17,10 +17,17 @@ from knoxidx.core.symbols import (
     Symbol,
 )
 from knoxidx.languages.common import ReexportingRules, preceding_comment
+from knoxidx.languages.rust.bound_types import collection_type, element_type
+from knoxidx.languages.rust.bound_types import declared_binding_type as declared_binding_type
+from knoxidx.languages.rust.bound_types import element_binding as element_binding
+from knoxidx.languages.rust.bound_types import (
+    type_parameter_bindings as type_parameter_bindings,
+)
 from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item_macros
 from knoxidx.parse import signatures as sig
-from knoxidx.parse.definitions import DEF_KINDS, node_text
-from knoxidx.parse.file_index import FileIndex
+from knoxidx.parse.definitions import DEF_KINDS, enclosing, node_text
+from knoxidx.parse.file_index import CLASS, FUNCTION, INTERFACE, MODULE, FileIndex
+from knoxidx.parse.name_paths import type_path
 
 if TYPE_CHECKING:
     from knoxidx.core.facts import FileFacts
@@ -205,6 +212,37 @@ class _Rules(ReexportingRules):
     module_joiner = "::"
     special_heads = frozenset({"crate", "super", "Self", "self"})
 
+    def element_type(self, declared: str) -> str:
+        return element_type(declared)
+
+    def iterator_items(self, r: ResolverView, fi: FileIndex, scope: int, declared: str
+                       ) -> list[Symbol]:
+        """The crate's iterator types' items: `type Item = Pair<&T, &P>` in the `impl Iterator
+        for Pairs` of the type `declared` names (`for el in punctuated.pairs()`)."""
+        path = type_path(collection_type(declared))
+        if not path:
+            return []
+        found, _ = r.resolve_path(fi, path, scope, want_type=True)
+        out: list[Symbol] = []
+        for symbol in found[:4]:
+            if symbol[0] != DEFINITION_TAG:
+                continue
+            tfi = r.index(symbol[1])
+            if tfi is None or tfi.facts.defs[symbol[2]].kind != CLASS:
+                continue
+            for p, i, name in r.methods_of(FAMILY, tfi.facts.defs[symbol[2]].name):
+                if name != "Item" or not self._impl_of(r, tfi, symbol[2], p, i):
+                    continue
+                ifi = r.index(p)
+                assert ifi is not None  # _impl_of read it
+                impls, _, around = _impl_table(r, ifi)
+                item = ifi.facts.defs[i]
+                if around[i] >= 0 and impls[around[i]].trait_path[-1:] == ("Iterator",) \
+                        and item.type_hint:
+                    items, _ = r.resolve_path(ifi, item.type_hint, item.parent, want_type=True)
+                    out.extend(t for t in items if t[0] == DEFINITION_TAG)
+        return out
+
     def wrapper_method(self, declared: str, name: str) -> bool:
         """`Box<T>`, `Arc<T>` and `Rc<T>` deref to T, but the traits they implement themselves
         (`Clone`, `Hash`, `PartialEq`, `Debug`, quote's `ToTokens`...) are theirs: an `Arc`'s
@@ -323,8 +361,53 @@ class _Rules(ReexportingRules):
         return [s for s in found if s[0] == DEFINITION_TAG]
 
     def extra_bases(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]:
-        """Traits a type implements anywhere in the crate lend it their default methods."""
-        return []
+        """The traits a type implements lend it their default methods (`shelf.headline()`
+        where `impl Describe for MemoryShelf` leaves `headline` to the trait): the trait impls
+        in the type's own file, and those around a method of the type elsewhere in the crate
+        (an impl of only default methods in another file is not found). The type's own
+        methods come first (``class_member`` asks the bases last)."""
+        d = fi.facts.defs[index]
+        if d.kind != CLASS:  # a struct or an enum (a trait's supertraits are its bases)
+            return []
+        impls, scopes, _ = _impl_table(r, fi)
+        # (an impl names its type as written: an alias's impl is not looked for)
+        places = {(fi.path, i): scopes[i] for i, impl in enumerate(impls)
+                  if impl.trait_path and impl.type_path[-1:] == (d.name,)}
+        methods: dict[str, list[int]] = {}  # by file: a type's methods are in a few
+        for path, method, _ in r.methods_of(FAMILY, d.name):
+            methods.setdefault(path, []).append(method)
+        files: dict[str, FileIndex | None] = {fi.path: fi}
+        for path, indexes in methods.items():
+            mfi = files[path] = r.index(path)
+            if mfi is None:
+                continue
+            mimpls, _, around = _impl_table(r, mfi)
+            for method in indexes:
+                inner = around[method]
+                if inner >= 0 and mimpls[inner].trait_path:
+                    places[(path, inner)] = mfi.facts.defs[method].parent
+        me = (DEFINITION_TAG, fi.path, index)
+        crate = crate_of(fi.path, r.layout)
+        # the trait first, once per trait as written in a scope: most are std's (`Clone`,
+        # `Debug`: tests/debug/gen.rs has 300 `impl Debug for Lite<..>`), whose impls' types
+        # are then not read
+        traits_of: dict[tuple[str, int, NamePath], list[Symbol]] = {}
+        out: list[Symbol] = []
+        for (path, inner), scope in sorted(places.items()):
+            ifi = files[path]
+            if ifi is None:
+                continue
+            impl = ifi.facts.impls[inner]
+            key = (path, scope, impl.trait_path)
+            traits = traits_of.get(key)
+            if traits is None:
+                found, _ = r.resolve_path(ifi, impl.trait_path, scope, want_type=True)
+                traits = traits_of[key] = [
+                    t for t in found if t[0] == DEFINITION_TAG and _is_trait(r, t)
+                ] if crate_of(path, r.layout) == crate else []
+            if traits and me in r.resolve_path(ifi, impl.type_path, scope, want_type=True)[0]:
+                out.extend(traits)
+        return out
 
     def resolve_module(self, r: ResolverView, fi: FileIndex, spec: str, scope: int = -1
                       ) -> list[Symbol]:
@@ -483,13 +566,41 @@ def _in_trait_impl(r: ResolverView, path: str, method: int) -> bool:
     mfi = r.index(path)
     if mfi is None:
         return False
-    start = mfi.facts.defs[method].start_byte
-    inner = None
-    for impl in mfi.facts.impls:  # the innermost impl around the method
-        if impl.start_byte <= start < impl.end_byte and (
-                inner is None or impl.start_byte > inner.start_byte):
-            inner = impl
-    return inner is not None and bool(inner.trait_path)
+    impls, _, around = _impl_table(r, mfi)
+    inner = around[method]
+    return inner >= 0 and bool(impls[inner].trait_path)
+
+
+def _impl_table(r: ResolverView, fi: FileIndex) -> tuple[tuple[Impl, ...], list[int], list[int]]:
+    """A file's impls, the definition each is written in (-1: the file's top level) and, per
+    definition, the index of the innermost impl around it (-1: none): once per file, where a
+    scan of the file's impls or definitions for each question made syn's generated files'
+    resolution eight times slower."""
+    return r.memo(("rust-impls", fi.path), _impl_table_of, fi)
+
+
+def _impl_table_of(fi: FileIndex) -> tuple[tuple[Impl, ...], list[int], list[int]]:
+    defs = fi.facts.defs
+    impls = fi.facts.impls
+    scopes_spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)
+                    if d.kind in (MODULE, FUNCTION)]
+    by_start = sorted(range(len(impls)), key=lambda i: (impls[i].start_byte, -impls[i].end_byte))
+    found = enclosing(scopes_spans, [impls[i].start_byte for i in by_start])
+    scopes = [-1] * len(impls)
+    for i, scope in zip(by_start, found, strict=True):
+        scopes[i] = scope
+    impl_spans = [(impls[i].start_byte, impls[i].end_byte, i) for i in by_start]
+    defs_by_start = sorted(range(len(defs)), key=lambda i: defs[i].start_byte)
+    around = [-1] * len(defs)
+    for i, inner in zip(defs_by_start, enclosing(
+            impl_spans, [defs[i].start_byte for i in defs_by_start]), strict=True):
+        around[i] = inner
+    return impls, scopes, around
+
+
+def _is_trait(r: ResolverView, symbol: Symbol) -> bool:
+    d = r.definition(symbol)
+    return d is not None and d.kind == INTERFACE
 
 
 _DEREF_WRAPPER = re.compile(r":\s*(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)*(?:(?:std|alloc)::\w+::)?"

@@ -30,6 +30,8 @@
 (field_declaration type: [(type_identifier) (scoped_type_identifier)] @reference.type)
 (let_declaration type: [(type_identifier) (scoped_type_identifier)] @reference.type)
 (trait_bounds [(type_identifier) (scoped_type_identifier)] @reference.type)
+(dynamic_type trait: [(type_identifier) (scoped_type_identifier)] @reference.type)  ; `&dyn Trait`
+(abstract_type trait: [(type_identifier) (scoped_type_identifier)] @reference.type)  ; `impl Trait`
 
 (arguments [(identifier) (scoped_identifier) (field_expression)] @reference.value)
 (let_declaration value: [(identifier) (scoped_identifier) (field_expression)] @reference.value)
@@ -66,6 +68,12 @@
   value: (await_expression (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call)))
 (parameter pattern: (identifier) @binding.name
   type: [(type_identifier) (scoped_type_identifier) (generic_type) (reference_type)] @binding.type)
+; `v: impl Fold`, `v: impl Read + Write` (`dyn` stands behind `&` or `Box<>`); apart from the
+; alternatives above, where they cost an eighth more query time
+(parameter pattern: (identifier) @binding.name type: (abstract_type) @binding.type)
+(parameter pattern: (identifier) @binding.name type: (bounded_type) @binding.type)
+; `for book in shelf.books()`: book is an element of what the call returns
+(for_expression pattern: (identifier) @binding.name value: (_) @binding.element)
 
 ; @local: a name a function binds for itself (parameters, `let`, `for` and `if let` patterns'
 ; plain names): a bare reference to it inside the function never means an item. (`mut x` is
