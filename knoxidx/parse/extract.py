@@ -183,7 +183,8 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
     """What a pattern's matches are, from the capture names of one of them: (role, kind, the
     capture holding the node, the kind's rank in the references' order) — the role "def",
     "ref", "import", "binding.name", "binding.names" (a declaration binding each name the
-    plugin's ``bound_names`` lists), "impl", "package", "local" (a name a function binds for
+    plugin's ``bound_names`` lists), "narrowed" (a span where a name holds a type of its own:
+    a Go type switch's case), "impl", "package", "local" (a name a function binds for
     itself), "local.assigned" (one an assignment binds: at a module's top level, a module
     variable), "global", "arity" (a call's arguments, its called name in ``arity.name``) or
     "ignore"."""
@@ -197,7 +198,7 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
                 raise ValueError(f"the query captures an unknown reference kind: @{key}")
             return "ref", tail, key, rank
     for key in ("import", "binding.name", "binding.names", "impl", "package", "local",
-                "local.assigned", "global", "arity", *_COMPLEXITY_ROLES):
+                "local.assigned", "global", "arity", "narrowed", *_COMPLEXITY_ROLES):
         if key in caps:
             return key, "", key, 0
     return "ignore", "", "", 0
@@ -247,6 +248,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     raw_locals: list[tuple[int, int]]  # (start, end) of the names a function binds for itself
     raw_assigned: list[Any] = []  # ... by an assignment (some of them module variables)
     raw_globals: list[Any] = []  # Python `global x`: not a local after all
+    # (start, end, name, type node): inside the span, the name holds that type
+    raw_narrowed: list[tuple[int, int, str, Any]] = []
     # a call's argument count and types (see Reference), by its called name's start
     arities: dict[int, tuple[int, tuple[str, ...]]] = {}
     package = ""
@@ -362,6 +365,11 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             complexity.flat.add(caps[main][0].start_byte)
         elif kind == "global":
             raw_globals.append(caps[main][0])
+        elif kind == "narrowed":
+            node = caps[main][0]
+            raw_narrowed.append((node.start_byte, node.end_byte,
+                                 node_text(source, caps["narrowed.name"][0]),
+                                 caps["narrowed.type"][0]))
         elif kind == "package":
             package = plugin.package_name(node_text(source, caps[main][0]))
 
@@ -385,6 +393,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         for b, name_scope in zip(raw_bindings, enclosing(
                 spans, [b[0].start_byte for b in raw_bindings]), strict=True):
             typed_scopes.setdefault(name_scope, set()).add(node_text(source, b[0]))
+    narrowed = _narrowings(raw_narrowed, plugin, source) if raw_narrowed else None
     # the hot loop of extraction (hundreds of thousands of references): short texts go
     # straight to the cached split, keyed by their bytes (most are repeats: no decoding)
     for i, (_, start, end, sub, row, col, receiver_start, receiver_end) in enumerate(raw_refs):
@@ -407,6 +416,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             else:
                 ref_path = ("?", ref_path[-1])
         if ref_path:
+            if narrowed is not None and len(ref_path) > 1 and ref_path[0] in narrowed[0]:
+                ref_path = _narrowed_path(ref_path, start, narrowed[1])
             if (local_names and len(ref_path) == 1 and sub in plugin.LOCAL_SHADOWS
                     and is_local(ref_path[0], scope, local_names, defs)):
                 continue  # a parameter or local variable: nothing outside the function
@@ -465,6 +476,32 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         path, language, package, lines, errors,
         tuple(defs), cast(Any, tuple(refs)), tuple(imports), tuple(bindings), tuple(impls),
     ), notes
+
+
+def _narrowings(raw: list[tuple[int, int, str, Any]], plugin: Language, source: bytes
+                ) -> tuple[frozenset[str], list[tuple[int, int, str, NamePath]]]:
+    """The names narrowed somewhere, and each span narrowing one, innermost last among those
+    that nest, with the path of the call that makes an instance of the type (``*pkg.T`` ->
+    ("pkg", "T()")): a member read through the name is that instance's."""
+    spans: list[tuple[int, int, str, NamePath]] = []
+    for start, end, name, type_node in sorted(raw, key=_FIRST):
+        typed = declared_type(plugin, node_text(source, type_node))
+        if typed:
+            spans.append((start, end, name, (*typed[:-1], typed[-1] + "()")))
+    return frozenset(s[2] for s in spans), spans
+
+
+def _narrowed_path(path: NamePath, start: int,
+                   spans: list[tuple[int, int, str, NamePath]]) -> NamePath:
+    """``path`` (``v.m``) as read at ``start``: through the innermost span narrowing its head
+    there (``T().m``), else as it is."""
+    found: NamePath = ()
+    for span_start, span_end, name, instance in spans:
+        if span_start > start:
+            break
+        if start < span_end and name == path[0]:
+            found = instance  # a later span that holds the reference is nested in this one
+    return (*found, *path[1:]) if found else path
 
 
 def _documented_types(

@@ -35,6 +35,9 @@ _NEW_SEGMENT = re.compile(r"new\s+((?:[^\W\d]|[$#])[\w$]*)\s*\(.*\)\Z", re.DOTAL
 _CAST_SEGMENT = re.compile(
     r"\(\s*\(\s*((?:[^\W\d]|[$#])[\w$]*(?:\s*\.\s*(?:[^\W\d]|[$#])[\w$]*)*)\s*\)\s*"
     r"[\w$(].*\)\Z", re.DOTALL)
+# a Go type assertion (`x.(*T).run`, `x.(a.T).run`): the value as a T, as a cast's
+_ASSERTION_SEGMENT = re.compile(
+    r"\(\s*\*?\s*((?:[^\W\d]|[$#])[\w$]*(?:\s*\.\s*(?:[^\W\d]|[$#])[\w$]*)*)\s*\)\Z")
 _NEEDS_FULL_SPLIT = re.compile(r"[^\w.]")
 _NULL_TYPES = frozenset({"None", "null", "undefined", "nil", "void"})
 _TYPE_PREFIX = re.compile(r"^(?:[&*]\s*|'\w+\s+|(?:mut|dyn|impl|const|readonly)\s+)*")
@@ -68,7 +71,8 @@ def _split_name_path(text: str) -> NamePath:
 
     A call inside the chain keeps its name with "()" (``make().run`` -> ("make()", "run")), so
     the resolver can follow return types; so does a `new T(...)` at its head (``new T().run``
-    -> ("T()", "run")), and so does a cast (``((T) x).run`` -> ("T()", "run")). A receiver that is neither (``a[0].g``, ``(x).g``)
+    -> ("T()", "run")), and so does a cast (``((T) x).run`` -> ("T()", "run")) and a Go type assertion
+    (``x.(*T).run`` -> ("T()", "run")). A receiver that is neither (``a[0].g``, ``(x).g``)
     becomes "?": the path keeps the longest trailing run of names. ``super()`` is "super".
     """
     if text.isidentifier():
@@ -100,6 +104,13 @@ def _split_name_path(text: str) -> NamePath:
         elif i == 1 and i < len(parts) and (cast := _CAST_SEGMENT.match(part)):
             *qualifier, name = (p.strip() for p in cast.group(1).split("."))
             parts[:1] = [*qualifier, name + "()"]
+            i = 0
+        elif (i >= 2 and i < len(parts) and "?.(" not in text
+              and (asserted := _ASSERTION_SEGMENT.match(part))):
+            # what the asserted value was does not matter: the chain continues from a T
+            # (JavaScript's optional call `f?.(x).then` is no assertion)
+            *qualifier, name = (p.strip() for p in asserted.group(1).split("."))
+            parts[:i] = [*qualifier, name + "()"]
             i = 0
         break
     if i == len(parts):

@@ -84,6 +84,18 @@
   left: (expression_list . (identifier) @binding.name)
   right: (expression_list . (unary_expression operand: (composite_literal
     type: [(type_identifier) (qualified_type) (generic_type)] @binding.type))))
+; a type assertion: `v := x.(*T)`, `v, ok := x.(T)` (also in `if v, ok := x.(*T); ok`) bind v
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list . (type_assertion_expression
+    type: [(type_identifier) (qualified_type) (generic_type)
+           (pointer_type [(type_identifier) (qualified_type) (generic_type)])] @binding.type)))
+; a type switch's `v` is a T in a case of the one type T (`case *T:`); in a case of several,
+; or the default, it is what was switched on: the first type followed by the case's statements
+(type_switch_statement alias: (expression_list . (identifier) @narrowed.name)
+  (type_case . type: [(type_identifier) (qualified_type) (generic_type)
+                      (pointer_type [(type_identifier) (qualified_type) (generic_type)])]
+    @narrowed.type . (statement_list)) @narrowed)
 ; `var a, b *T` binds every name to T, `var a, b = f()` to what f returns: the names are read from
 ; the node (`@binding.names`), as a pattern holding a name and the type or value made the query
 ; cursor quadratic in the names (8,000 in one `var`: 0.8 s for the value pattern alone)

@@ -1,0 +1,109 @@
+"""Go receivers typed through what the code declares about them: a type assertion (`v :=
+x.(*T)`, `x.(*T).m()`), a type switch's case of one type, a multi-value assignment's
+results and a range loop's element. Each call once went unresolved: Go guesses no method of
+a receiver of unknown type."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from knoxidx.graph import export
+from knoxidx.index import Index
+from tests.helpers import build
+
+GO_MOD = "module example.com/m\n\ngo 1.21\n"
+
+SHAPES = """\
+package shapes
+
+type Circle struct{}
+
+func (c *Circle) Area() float64 { return 0 }
+
+type Square struct{}
+
+func (s *Square) Area() float64 { return 1 }
+func (s *Square) Side() float64 { return 1 }
+"""
+
+
+def _calls(root: Path) -> set[tuple[str, int, str, str]]:
+    """(file, line, callee's file, callee's name) of every Calls edge."""
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        return {(e["path"], e["line"], nodes[e["target"]]["path"], nodes[e["target"]]["name"])
+                for e in export.edges(idx.q) if e["type"] == "Calls"}
+
+
+ASSERTIONS = """\
+package main
+
+import "example.com/m/shapes"
+
+type Local struct{}
+
+func (l Local) Run() {}
+
+func use(x any, y interface{}) {
+	c := x.(*shapes.Circle)
+	c.Area()
+	if s, ok := y.(*shapes.Square); ok {
+		s.Side()
+	}
+	l, _ := x.(Local)
+	l.Run()
+	x.(*shapes.Square).Side()
+}
+"""
+
+
+def test_a_type_assertion_types_what_it_binds_and_the_chain_it_heads(repo) -> None:
+    root = repo({"go.mod": GO_MOD, "shapes/shapes.go": SHAPES, "main.go": ASSERTIONS})
+    calls = _calls(root)
+    assert ("main.go", 11, "shapes/shapes.go", "Area") in calls
+    assert ("main.go", 13, "shapes/shapes.go", "Side") in calls  # `if s, ok := ...; ok`
+    assert ("main.go", 16, "main.go", "Run") in calls
+    assert ("main.go", 17, "shapes/shapes.go", "Side") in calls  # `x.(*shapes.Square).Side()`
+
+
+SWITCH = """\
+package main
+
+import "example.com/m/shapes"
+
+func area(x any) float64 {
+	switch v := x.(type) {
+	case *shapes.Circle:
+		return v.Area()
+	case *shapes.Square:
+		v.Side()
+		return v.Area()
+	case int, string:
+		v.Area()
+	default:
+		v.Area()
+	}
+	return 0
+}
+"""
+
+
+def test_a_type_switch_types_its_variable_in_each_case_of_one_type(repo) -> None:
+    root = repo({"go.mod": GO_MOD, "shapes/shapes.go": SHAPES, "main.go": SWITCH})
+    shapes = Path(root, "shapes/shapes.go").read_text().splitlines()
+    circle_area = shapes.index("func (c *Circle) Area() float64 { return 0 }") + 1
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["name"], nodes[e["target"]]["start_line"])
+                 for e in export.edges(idx.q)
+                 if e["type"] == "Calls" and e["path"] == "main.go"}
+    square_area = circle_area + 4
+    assert (8, "Area", circle_area) in calls
+    assert (8, "Area", square_area) not in calls  # each case its own type
+    assert (10, "Side", square_area + 1) in calls
+    assert (11, "Area", square_area) in calls
+    assert (11, "Area", circle_area) not in calls
+    # a case of several types, and the default: v is what was switched on, of unknown type
+    assert not {c for c in calls if c[0] in (13, 15)}
