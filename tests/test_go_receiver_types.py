@@ -107,3 +107,99 @@ def test_a_type_switch_types_its_variable_in_each_case_of_one_type(repo) -> None
     assert (11, "Area", circle_area) not in calls
     # a case of several types, and the default: v is what was switched on, of unknown type
     assert not {c for c in calls if c[0] in (13, 15)}
+
+
+ELEMENTS = """\
+package main
+
+import "example.com/m/shapes"
+
+type Pkg struct {
+	Squares []*shapes.Square
+	byName  map[string]*shapes.Circle
+}
+
+func (p *Pkg) Name() string { return "" }
+
+func Load() []*Pkg { return nil }
+
+func walk(pkgs []*Pkg, p *Pkg, ch chan *shapes.Square, more ...*Pkg) {
+	for _, q := range pkgs {
+		q.Name()
+	}
+	for _, s := range p.Squares {
+		s.Side()
+	}
+	for name, c := range p.byName {
+		c.Area()
+		_ = name
+	}
+	for _, l := range Load() {
+		l.Name()
+	}
+	first := pkgs[0]
+	first.Name()
+	c, ok := p.byName["x"]
+	c.Area()
+	s, ok := <-ch
+	s.Side()
+	for _, m := range more {
+		m.Name()
+	}
+	loaded := Load()
+	for i := range loaded {
+		loaded[i].Name()
+	}
+	_ = ok
+}
+"""
+
+
+def test_a_range_an_index_and_a_receive_type_an_element_of_a_typed_container(repo) -> None:
+    root = repo({"go.mod": GO_MOD, "shapes/shapes.go": SHAPES, "main.go": ELEMENTS})
+    calls = _calls(root)
+    assert ("main.go", 16, "main.go", "Name") in calls  # a parameter's `[]*Pkg`
+    assert ("main.go", 19, "shapes/shapes.go", "Side") in calls  # a field's
+    assert ("main.go", 22, "shapes/shapes.go", "Area") in calls  # a map's value
+    assert ("main.go", 26, "main.go", "Name") in calls  # a call's result
+    assert ("main.go", 29, "main.go", "Name") in calls  # `first := pkgs[0]`
+    assert ("main.go", 31, "shapes/shapes.go", "Area") in calls  # `c, ok := m[k]`
+    assert ("main.go", 33, "shapes/shapes.go", "Side") in calls  # `s, ok := <-ch`
+    assert ("main.go", 35, "main.go", "Name") in calls  # a variadic parameter's
+
+
+NAMED = """\
+package main
+
+type Item struct{}
+
+func (i Item) Len() int { return 0 }
+
+type Items []Item
+
+func (s Items) Len() int { return len(s) }
+
+func count(items Items, all []Items) int {
+	n := 0
+	for _, it := range items {
+		n += it.Len()
+	}
+	for _, group := range all {
+		n += group.Len()
+	}
+	return n
+}
+"""
+
+
+def test_an_element_of_a_named_container_type_is_not_the_container(repo) -> None:
+    root = repo({"go.mod": GO_MOD, "main.go": NAMED})
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["start_line"]) for e in export.edges(idx.q)
+                 if e["type"] == "Calls" and nodes[e["target"]]["name"] == "Len"}
+    # `it` is an Item, `group` an Items: which a named type's element is (or whether
+    # `[]Items` was one) is not read, and neither is guessed as the ranged value's type
+    assert (14, 9) not in calls
+    assert (17, 5) not in calls

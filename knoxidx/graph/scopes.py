@@ -34,6 +34,7 @@ from knoxidx.parse.file_index import (
     VARIABLE,
     FileIndex,
 )
+from knoxidx.parse.name_paths import ELEMENT_SEGMENT
 
 if TYPE_CHECKING:
     from knoxidx.languages.protocol import ResolutionRules
@@ -96,6 +97,9 @@ class ScopeResolver(Lookups):
         for segment in path[1:]:
             if not current:
                 break
+            if segment == ELEMENT_SEGMENT:
+                current, inferred = self.elements(current), True
+                continue
             called = segment.endswith("()")
             if called:
                 segment = segment[:-2]
@@ -121,6 +125,21 @@ class ScopeResolver(Lookups):
                 out.extend(self.instances_of(symbol))
             elif d.kind == FUNCTION and d.type_hint:
                 out.extend(self.returns(symbol))
+        return _dedupe(out)
+
+    def elements(self, symbols: list[Symbol]) -> list[Symbol]:
+        """What indexing or ranging over each value yields (a path's ``[]`` segment, which Go
+        bindings write): its own type's instance where that is a struct or interface, for Go
+        reads a container's declared type as its element's (``[]*T`` as T: name_paths'
+        _CONTAINER_PREFIX) and neither can be ranged over; nothing for a named type of
+        another kind (`type Ts []T`: its element is not read)."""
+        out: list[Symbol] = []
+        for symbol in symbols[:4]:
+            if symbol[0] == DEFINITION_TAG and self.definition(symbol).kind in (VARIABLE,
+                                                                                CONSTANT):
+                out.extend(self.elements(self.value_type(symbol)))
+            elif symbol[0] == INSTANCE_TAG and self.definition(symbol).kind != TYPE:
+                out.append(symbol)
         return _dedupe(out)
 
     def lookup(

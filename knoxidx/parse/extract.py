@@ -46,6 +46,7 @@ from knoxidx.parse.name_paths import (
     CACHED_NAME_CHARS,
     MAX_REFERENCE_CHARS,
     alias_path,
+    element_path,
     name_path,
     reference_path,
     short_reference,
@@ -243,7 +244,9 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     # orders by (start, end, kind)
     raw_refs: list[tuple[int, int, int, str, int, int, int, int]]
     import_nodes: list[Any] = []
-    raw_bindings: list[tuple[Any, Any, bool, bool]] = []
+    # (name, type or value node, is_call, what of it the name holds: "" the type or value's,
+    # "member" a member's, "element" an element's)
+    raw_bindings: list[tuple[Any, Any, bool, str]] = []
     raw_impls: list[tuple[Any, Any, Any]] = []
     raw_locals: list[tuple[int, int]]  # (start, end) of the names a function binds for itself
     raw_assigned: list[Any] = []  # ... by an assignment (some of them module variables)
@@ -320,10 +323,13 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 )
         elif kind == "binding.name":
             target = caps.get("binding.type") or caps.get("binding.call")
+            element = caps.get("binding.element")
             if target:
                 # `binding.member`: the name is a member of that type (`{ board }: Props`)
                 raw_bindings.append((caps[main][0], target[0], "binding.call" in caps,
-                                     "binding.member" in caps))
+                                     _MEMBER if "binding.member" in caps else ""))
+            elif element:  # `for _, v := range xs`, `v := xs[i]`: an element of the value
+                raw_bindings.append((caps[main][0], element[0], False, _ELEMENT))
         elif kind == "complexity.nesting":
             node = caps[main][0]
             complexity.nesting.append((node.start_byte, node.end_byte))
@@ -352,12 +358,12 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 for name_node in names:
                     typed = types.get(node_text(source, name_node))
                     if typed is not None:
-                        raw_bindings.append((name_node, typed, False, False))
+                        raw_bindings.append((name_node, typed, False, ""))
             elif target:
                 is_call = "binding.call" in caps
-                is_member = "binding.member" in caps
+                held = _MEMBER if "binding.member" in caps else ""
                 for name_node in names:
-                    raw_bindings.append((name_node, target[0], is_call, is_member))
+                    raw_bindings.append((name_node, target[0], is_call, held))
         elif kind == "impl":
             trait = caps.get("impl.trait")
             raw_impls.append((caps[main][0], caps["impl.type"][0], trait[0] if trait else None))
@@ -442,14 +448,17 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
 
     raw_bindings.sort(key=lambda b: b[0].start_byte)
     bindings: list[Binding] = []
-    for (name_node, type_node, is_call, is_member), scope in zip(
+    for (name_node, type_node, is_call, held), scope in zip(
         raw_bindings, enclosing(spans, [b[0].start_byte for b in raw_bindings]), strict=True
     ):
         raw = node_text(source, type_node)
-        bound_type = name_path(raw) if is_call else declared_type(plugin, raw)
+        if held == _ELEMENT:
+            bound_type = element_path(raw)
+        else:
+            bound_type = name_path(raw) if is_call else declared_type(plugin, raw)
         if bound_type and bound_type[0] != "?":
             name = "".join(node_text(source, name_node).split())  # without whitespace
-            if is_member:  # the type of that member: the path to it, resolved to its type
+            if held == _MEMBER:  # the type of that member: the path to it, resolved to its type
                 bound_type = (*bound_type, name)
             bindings.append(Binding(binding_scope(defs, scope), name, bound_type, is_call))
 
@@ -667,6 +676,8 @@ def _sampled_shape(tree: Any) -> tuple[int, int]:
 
 
 _FIRST = itemgetter(0)
+_MEMBER: Final = "member"
+_ELEMENT: Final = "element"
 # The reference kinds in the order the references of one expression are kept (see the loop
 # over raw_refs: a value reading sorts after every more specific reading of the same span).
 _REF_RANKS: dict[str, int] = {kind: i for i, kind in enumerate(sorted(REF_KINDS))}

@@ -48,6 +48,12 @@ _WRAPPER = re.compile(
     r"CompletableFuture|Future|Awaitable|Readonly|ClassVar|Final|Annotated)\s*[<\[](.*)[>\]]$",
     re.DOTALL,
 )
+# A Go container written before its element (`[]T`, `[4]T`, `map[K]T`, `chan T`, `<-chan T`): the
+# element is what a value of it yields, indexed or ranged over, and the container itself has
+# no methods, so its declared type may stand for its element's
+_CONTAINER_PREFIX = re.compile(
+    r"(?:\[[^\[\]]*\]|map\s*\[(?:[^\[\]]|\[[^\[\]]*\])*\]|(?:<-\s*)?chan\b(?:\s*<-)?)\s*")
+_CONTAINER_STARTS = ("[", "map", "chan", "<-")
 # A generic written with square brackets (Python's `Select[Any]`, Go's `List[T]`): the name
 # before them. Not `Foo[]` (an array elsewhere) nor `Literal["a"]` (values, not types).
 _SQUARE_ARGS = re.compile(r"((?:[^\W\d]|[$#])[\w$.]*)\s*\[\s*[^\s\]'\"\d].*\]\Z", re.DOTALL)
@@ -140,7 +146,8 @@ def short_reference(text: bytes) -> tuple[NamePath, bool]:
 def type_path(text: str, square_args: bool = False) -> NamePath:
     """The named type a type annotation denotes, through pointers, references and the usual
     single-value wrappers: ``*Server``, ``&'a mut Foo``, ``Option<Foo>``, ``Promise<Foo>``,
-    ``(*T, error)`` all give the path of the inner type. ``square_args``: the language writes
+    ``(*T, error)`` all give the path of the inner type; so do Go's containers, ``[]*T``,
+    ``map[string]T``, ``chan T`` (see _CONTAINER_PREFIX). ``square_args``: the language writes
     type arguments in square brackets (Python, Go), so ``Select[Any]`` is a ``Select``; and
     (Python) an annotation may be a string, a forward reference: ``"Select[T]"`` is one too.
     Short types repeat (``String``, ``int``, ``&str``: a few hundred make most of a corpus's
@@ -168,6 +175,11 @@ def _type_path(text: str, square_args: bool) -> NamePath:
         if text.startswith(_TYPE_PREFIX_STARTS):
             text = _TYPE_PREFIX.sub("", text)
         text = text.strip()
+        if square_args and text.startswith(_CONTAINER_STARTS):
+            container = _CONTAINER_PREFIX.match(text)
+            if container and container.end() < len(text):
+                text = text[container.end():]
+                continue
         wrapped = _WRAPPER.match(text)
         if not wrapped:
             break
@@ -180,6 +192,18 @@ def _type_path(text: str, square_args: bool) -> NamePath:
             text = generic.group(1)
     path = name_path(text)
     return path if path and path[0] != "?" else ()
+
+
+# The last segment of a path to what indexing or ranging over a value yields (see element_path)
+ELEMENT_SEGMENT = "[]"
+
+
+def element_path(text: str) -> NamePath:
+    """The path of an element of the value the expression ``text`` names: ``xs`` ->
+    ("xs", "[]"), ``s.files`` -> ("s", "files", "[]"), ``load(cfg)`` -> ("load()", "[]");
+    nothing where the value has no path (``xs[i]``, a literal)."""
+    path = name_path(text + ".x")[:-1]  # a member read makes the call at its end a segment
+    return (*path, ELEMENT_SEGMENT) if path and path[0] != "?" else ()
 
 
 def _unquoted(text: str) -> str:

@@ -90,6 +90,16 @@
   right: (expression_list . (type_assertion_expression
     type: [(type_identifier) (qualified_type) (generic_type)
            (pointer_type [(type_identifier) (qualified_type) (generic_type)])] @binding.type)))
+; an element of a value: `for _, v := range xs` (a slice's or map's; the one name of `for v :=
+; range ch` is no element of a slice), `v := xs[i]`, `v, ok := m[k]`, `v, ok := <-ch`
+(range_clause left: (expression_list . (identifier) . (identifier) @binding.name)
+  right: (_) @binding.element)
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list . (index_expression operand: (_) @binding.element)))
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list . (unary_expression operator: "<-" operand: (_) @binding.element)))
 ; a type switch's `v` is a T in a case of the one type T (`case *T:`); in a case of several,
 ; or the default, it is what was switched on: the first type followed by the case's statements
 (type_switch_statement alias: (expression_list . (identifier) @narrowed.name)
@@ -102,6 +112,9 @@
 (var_spec type: [(type_identifier) (qualified_type) (generic_type)] @binding.type) @binding.names
 (var_spec
   type: (pointer_type [(type_identifier) (qualified_type) (generic_type)] @binding.type)) @binding.names
+; a container (`var xs []*T`) binds its element's type: containers have no methods (see
+; _CONTAINER_PREFIX in parse/name_paths.py), a range or index over one reads it (`[]`)
+(var_spec type: [(slice_type) (array_type) (map_type) (channel_type)] @binding.type) @binding.names
 (var_spec
   value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call))) @binding.names
 ; (parameters the same way: `func f(a, b *T)`; a mangled file of 43,000 nodes took 9 s). A
@@ -110,6 +123,12 @@
   type: [(type_identifier) (qualified_type) (generic_type)] @binding.type) @binding.names
 (parameter_declaration
   type: (pointer_type [(type_identifier) (qualified_type) (generic_type)] @binding.type)) @binding.names
+(parameter_declaration
+  type: [(slice_type) (array_type) (map_type) (channel_type)] @binding.type) @binding.names
+; `opts ...Option` is a []Option: its elements are Options
+(variadic_parameter_declaration
+  type: [(type_identifier) (qualified_type) (generic_type)
+         (pointer_type [(type_identifier) (qualified_type) (generic_type)])] @binding.type) @binding.names
 
 ; @local: a name a function binds for itself (receiver, parameters, named results, `:=`, `var`,
 ; `range` variables): a bare reference to it inside the function never means a package name.
