@@ -203,3 +203,34 @@ def test_an_element_of_a_named_container_type_is_not_the_container(repo) -> None
     # `[]Items` was one) is not read, and neither is guessed as the ranged value's type
     assert (14, 9) not in calls
     assert (17, 5) not in calls
+
+
+RESULTS = """\
+package main
+
+type Node struct{ left *Node }
+
+func (n *Node) decref() {}
+
+func split(n *Node) (left, right *Node) { return n, n }
+
+func find(n *Node) (found *Node, err error) { return n, nil }
+
+func use(root *Node) {
+	l, r := split(root)
+	l.decref()
+	f, _ := find(root)
+	f.decref()
+	child := root.left
+	child.decref()
+	_ = r
+}
+"""
+
+
+def test_named_results_and_a_copied_field_type_what_they_bind(repo) -> None:
+    root = repo({"go.mod": GO_MOD, "main.go": RESULTS})
+    calls = _calls(root)
+    assert ("main.go", 13, "main.go", "decref") in calls  # `(left, right *Node)`: a Node
+    assert ("main.go", 15, "main.go", "decref") in calls  # `(found *Node, err error)`
+    assert ("main.go", 17, "main.go", "decref") in calls  # `child := root.left`

@@ -171,7 +171,7 @@ def _type_path(text: str, square_args: bool) -> NamePath:
         text = named[0] if named else ""
     for _ in range(4):
         if text.startswith("("):
-            text = _split_args(text[1:].rstrip(")"))[0]
+            text = _first_result(_split_args(text[1:].rstrip(")")), square_args)
         if text.startswith(_TYPE_PREFIX_STARTS):
             text = _TYPE_PREFIX.sub("", text)
         text = text.strip()
@@ -204,6 +204,22 @@ def element_path(text: str) -> NamePath:
     nothing where the value has no path (``xs[i]``, a literal)."""
     path = name_path(text + ".x")[:-1]  # a member read makes the call at its end a segment
     return (*path, ELEMENT_SEGMENT) if path and path[0] != "?" else ()
+
+
+# a Go named result, `err error` (its name before its type; no type begins with a keyword
+# and a space, as `chan int` does)
+_NAMED_RESULT = re.compile(r"(?!(?:chan|func|map|interface|struct)\b)[^\W\d]\w*\s+(?=\S)")
+
+
+def _first_result(results: list[str], square_args: bool) -> str:
+    """The first of a tuple's types, or of Go's results: named (`(n int, err error)`, `(left,
+    right *Node)`: all named or none, so the last says which), the first type written."""
+    if square_args and _NAMED_RESULT.match(results[-1].strip()):
+        for result in results:
+            named = _NAMED_RESULT.match(result.strip())
+            if named:
+                return result.strip()[named.end():]
+    return results[0]
 
 
 def _unquoted(text: str) -> str:

@@ -90,6 +90,11 @@
   right: (expression_list . (type_assertion_expression
     type: [(type_identifier) (qualified_type) (generic_type)
            (pointer_type [(type_identifier) (qualified_type) (generic_type)])] @binding.type)))
+; a copy of a field or a package's variable (`root := m.root`): of its declared type (a selector
+; alone: a bare name would be read as a type's)
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list . (selector_expression) @binding.type))
 ; an element of a value: `for _, v := range xs` (a slice's or map's; the one name of `for v :=
 ; range ch` is no element of a slice), `v := xs[i]`, `v, ok := m[k]`, `v, ok := <-ch`
 (range_clause left: (expression_list . (identifier) . (identifier) @binding.name)
