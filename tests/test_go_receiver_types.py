@@ -234,3 +234,36 @@ def test_named_results_and_a_copied_field_type_what_they_bind(repo) -> None:
     assert ("main.go", 13, "main.go", "decref") in calls  # `(left, right *Node)`: a Node
     assert ("main.go", 15, "main.go", "decref") in calls  # `(found *Node, err error)`
     assert ("main.go", 17, "main.go", "decref") in calls  # `child := root.left`
+
+
+LATER_RESULTS = """\
+package main
+
+type Node struct{}
+
+func (n *Node) decref() {}
+
+type Stats struct{}
+
+func (s Stats) Report() {}
+
+func split() (left, mid, right *Node) { return nil, nil, nil }
+
+func compute() (int, Stats) { return 0, Stats{} }
+
+func use() {
+	_, mid, right := split()
+	mid.decref()
+	right.decref()
+	_, stats := compute()
+	stats.Report()
+}
+"""
+
+
+def test_a_later_result_of_a_call_types_its_name(repo) -> None:
+    root = repo({"go.mod": GO_MOD, "main.go": LATER_RESULTS})
+    calls = _calls(root)
+    assert ("main.go", 17, "main.go", "decref") in calls  # `(left, mid, right *Node)`
+    assert ("main.go", 18, "main.go", "decref") in calls
+    assert ("main.go", 20, "main.go", "Report") in calls  # `(int, Stats)`: the second

@@ -34,7 +34,12 @@ from knoxidx.parse.file_index import (
     VARIABLE,
     FileIndex,
 )
-from knoxidx.parse.name_paths import ELEMENT_SEGMENT
+from knoxidx.parse.name_paths import (
+    ELEMENT_SEGMENT,
+    RESULT_SEGMENT_PREFIX,
+    result_types,
+    type_path,
+)
 
 if TYPE_CHECKING:
     from knoxidx.languages.protocol import ResolutionRules
@@ -419,8 +424,11 @@ class ScopeResolver(Lookups):
         if depth > MAX_DEPTH or key in self._typing:
             return []  # `x = x.next()` and other self-referential bindings
         self._typing.add(key)
+        path, result = binding.type_path, 0
+        if binding.is_call and path[-1].startswith(RESULT_SEGMENT_PREFIX):
+            path, result = path[:-1], int(path[-1][1:])  # `_, b := f()`: f's second result
         try:
-            found, _ = self.resolve_path(fi, binding.type_path, binding.scope,
+            found, _ = self.resolve_path(fi, path, binding.scope,
                                          want_type=not binding.is_call)
         finally:
             self._typing.discard(key)
@@ -432,7 +440,10 @@ class ScopeResolver(Lookups):
             if symbol[0] != DEFINITION_TAG:
                 continue
             d = self.definition(symbol)
-            if d.kind in TYPE_KINDS:
+            if result:
+                if d.kind == FUNCTION:
+                    out.extend(self.nth_result(symbol, result, depth + 1))
+            elif d.kind in TYPE_KINDS:
                 out.extend(self.instances_of(symbol))
             elif d.kind == FUNCTION and binding.is_call and d.type_hint:
                 out.extend(self.returns(symbol, depth + 1))
@@ -484,6 +495,21 @@ class ScopeResolver(Lookups):
                 return [(INSTANCE_TAG, s[1], s[2]) for s in found if s[0] == DEFINITION_TAG]
             return []
         return self.binding_type(fi, Binding(d.parent, "", hint, False), depth + 1)  # a type
+
+    def nth_result(self, symbol: Symbol, result: int, depth: int = 0) -> list[Symbol]:
+        """The instance types of the function ``symbol``'s result at ``result`` (from 0), as
+        its signature writes its results (Go's `(T, error)`)."""
+        fi = self.defining(symbol[1])
+        d = fi.facts.defs[symbol[2]]
+        written = d.signature_data[1] if len(d.signature_data) > 1 else None
+        types = result_types(written) if written else []
+        if result >= len(types):
+            return []
+        square_args = getattr(family_plugin(fi.family), "SQUARE_TYPE_ARGS", False)
+        typed = type_path(types[result], square_args)
+        if not typed:
+            return []
+        return self.binding_type(fi, Binding(d.parent, "", typed, False), depth)
 
     def value_type(self, symbol: Symbol) -> list[Symbol]:
         """Instance types of a variable/constant/field definition."""

@@ -45,6 +45,7 @@ from knoxidx.parse.definitions import (
 from knoxidx.parse.name_paths import (
     CACHED_NAME_CHARS,
     MAX_REFERENCE_CHARS,
+    RESULT_SEGMENT_PREFIX,
     alias_path,
     element_path,
     name_path,
@@ -245,7 +246,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     raw_refs: list[tuple[int, int, int, str, int, int, int, int]]
     import_nodes: list[Any] = []
     # (name, type or value node, is_call, what of it the name holds: "" the type or value's,
-    # "member" a member's, "element" an element's)
+    # "member" a member's, "element" an element's, "result" a call's result after its first)
     raw_bindings: list[tuple[Any, Any, bool, str]] = []
     raw_impls: list[tuple[Any, Any, Any]] = []
     raw_locals: list[tuple[int, int]]  # (start, end) of the names a function binds for itself
@@ -324,7 +325,9 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         elif kind == "binding.name":
             target = caps.get("binding.type") or caps.get("binding.call")
             element = caps.get("binding.element")
-            if target:
+            if target and "binding.result" in caps:  # `_, b := f()`: b is f's second result
+                raw_bindings.append((caps[main][0], target[0], True, _RESULT))
+            elif target:
                 # `binding.member`: the name is a member of that type (`{ board }: Props`)
                 raw_bindings.append((caps[main][0], target[0], "binding.call" in caps,
                                      _MEMBER if "binding.member" in caps else ""))
@@ -454,6 +457,11 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         raw = node_text(source, type_node)
         if held == _ELEMENT:
             bound_type = element_path(raw)
+        elif held == _RESULT:
+            bound_type = name_path(raw)
+            position = _position(name_node)
+            if bound_type and position:
+                bound_type = (*bound_type, f"{RESULT_SEGMENT_PREFIX}{position}")
         else:
             bound_type = name_path(raw) if is_call else declared_type(plugin, raw)
         if bound_type and bound_type[0] != "?":
@@ -678,6 +686,16 @@ def _sampled_shape(tree: Any) -> tuple[int, int]:
 _FIRST = itemgetter(0)
 _MEMBER: Final = "member"
 _ELEMENT: Final = "element"
+_RESULT: Final = "result"
+
+
+def _position(node: Any) -> int:
+    """Where ``node`` stands among its parent's named children (a name in `a, b, c`)."""
+    parent = node.parent
+    if parent is None:
+        return 0
+    starts = [c.start_byte for c in parent.named_children]
+    return starts.index(node.start_byte) if node.start_byte in starts else 0
 # The reference kinds in the order the references of one expression are kept (see the loop
 # over raw_refs: a value reading sorts after every more specific reading of the same span).
 _REF_RANKS: dict[str, int] = {kind: i for i, kind in enumerate(sorted(REF_KINDS))}

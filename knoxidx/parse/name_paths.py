@@ -211,6 +211,32 @@ def element_path(text: str) -> NamePath:
 _NAMED_RESULT = re.compile(r"(?!(?:chan|func|map|interface|struct)\b)[^\W\d]\w*\s+(?=\S)")
 
 
+# A binding's last segment "#k" (k >= 1): the k-th result of the call its path names, counting
+# from 0 (Go's `f, err := os.Open(p)`; the first result is the call's own type)
+RESULT_SEGMENT_PREFIX = "#"
+
+
+def result_types(text: str) -> list[str]:
+    """The type of each of Go's results ``text``, as written: ``(T, error)`` -> ["T",
+    "error"], ``(left, right *Node)`` -> ["*Node", "*Node"], ``T`` -> ["T"]."""
+    text = text.strip()
+    if not (text.startswith("(") and text.endswith(")")):
+        return [text]
+    results = [r.strip() for r in _split_args(text[1:-1])]
+    if not _NAMED_RESULT.match(results[-1]):
+        return results
+    out: list[str] = []
+    untyped = 0  # names before the type they share: `left, right *Node`
+    for result in results:
+        named = _NAMED_RESULT.match(result)
+        if named is None:
+            untyped += 1
+            continue
+        out.extend([result[named.end():]] * (untyped + 1))
+        untyped = 0
+    return out
+
+
 def _first_result(results: list[str], square_args: bool) -> str:
     """The first of a tuple's types, or of Go's results: named (`(n int, err error)`, `(left,
     right *Node)`: all named or none, so the last says which), the first type written."""

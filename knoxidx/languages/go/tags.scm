@@ -84,6 +84,14 @@
   left: (expression_list . (identifier) @binding.name)
   right: (expression_list . (unary_expression operand: (composite_literal
     type: [(type_identifier) (qualified_type) (generic_type)] @binding.type))))
+; a call's second and third results: `_, b := f()`, `a, b, c := f()` (`@binding.result`: the
+; name's place in the list is the result's)
+(short_var_declaration
+  left: (expression_list . (identifier) . (identifier) @binding.name @binding.result)
+  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call)))
+(short_var_declaration
+  left: (expression_list . (identifier) . (identifier) . (identifier) @binding.name @binding.result)
+  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call)))
 ; a type assertion: `v := x.(*T)`, `v, ok := x.(T)` (also in `if v, ok := x.(*T); ok`) bind v
 (short_var_declaration
   left: (expression_list . (identifier) @binding.name)
