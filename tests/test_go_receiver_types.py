@@ -267,3 +267,30 @@ def test_a_later_result_of_a_call_types_its_name(repo) -> None:
     assert ("main.go", 17, "main.go", "decref") in calls  # `(left, mid, right *Node)`
     assert ("main.go", 18, "main.go", "decref") in calls
     assert ("main.go", 20, "main.go", "Report") in calls  # `(int, Stats)`: the second
+
+
+INTERFACE_RESULTS = """\
+package main
+
+type Label struct{}
+
+func (l Label) Valid() bool { return true }
+
+type Map interface {
+	Find(key string) Label
+}
+
+func get(lm Map) bool {
+	if t := lm.Find("k"); t.Valid() {
+		return true
+	}
+	return lm.Find("j").Valid()
+}
+"""
+
+
+def test_an_interface_method_returns_its_declared_result(repo) -> None:
+    root = repo({"go.mod": GO_MOD, "main.go": INTERFACE_RESULTS})
+    calls = _calls(root)
+    assert ("main.go", 12, "main.go", "Valid") in calls
+    assert ("main.go", 15, "main.go", "Valid") in calls

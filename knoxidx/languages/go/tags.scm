@@ -31,7 +31,8 @@
 (source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
 (source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.variable)))
 (field_declaration name: (field_identifier) @name) @definition.field
-(method_elem name: (field_identifier) @name) @definition.method
+; an interface's method declares what it returns as a function does (`Find(key Key) Label`)
+(method_elem name: (field_identifier) @name result: (_)? @def.type) @definition.method
 
 (call_expression function: [(identifier) (selector_expression)] @reference.call)
 (composite_literal type: [(type_identifier) (qualified_type)] @reference.new)
