@@ -294,3 +294,22 @@ def test_an_interface_method_returns_its_declared_result(repo) -> None:
     calls = _calls(root)
     assert ("main.go", 12, "main.go", "Valid") in calls
     assert ("main.go", 15, "main.go", "Valid") in calls
+
+
+PRIVATE = """\
+class Maker {
+  #make() { return new Maker(); }
+  run() {}
+  start() {
+    const made = this.#make();
+    made.run();
+  }
+}
+"""
+
+
+def test_a_private_name_is_no_result_number(repo) -> None:
+    # `#` marks a call's later result in a binding, and starts a JavaScript private name
+    root = repo({"maker.js": PRIVATE})
+    calls = _calls(root)
+    assert ("maker.js", 5, "maker.js", "#make") in calls  # its file resolved, not failed

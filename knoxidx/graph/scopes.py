@@ -425,8 +425,10 @@ class ScopeResolver(Lookups):
             return []  # `x = x.next()` and other self-referential bindings
         self._typing.add(key)
         path, result = binding.type_path, 0
-        if binding.is_call and path[-1].startswith(RESULT_SEGMENT_PREFIX):
-            path, result = path[:-1], int(path[-1][1:])  # `_, b := f()`: f's second result
+        last = path[-1]
+        if binding.is_call and last.startswith(RESULT_SEGMENT_PREFIX) and last[1:].isdigit():
+            # `_, b := f()`: f's second result (a name, JavaScript's `#make`, is no number)
+            path, result = path[:-1], int(last[1:])
         try:
             found, _ = self.resolve_path(fi, path, binding.scope,
                                          want_type=not binding.is_call)

@@ -212,7 +212,8 @@ _NAMED_RESULT = re.compile(r"(?!(?:chan|func|map|interface|struct)\b)[^\W\d]\w*\
 
 
 # A binding's last segment "#k" (k >= 1): the k-th result of the call its path names, counting
-# from 0 (Go's `f, err := os.Open(p)`; the first result is the call's own type)
+# from 0 (Go's `_, b := f()`; the first result is the call's own type). No name is a number
+# (`#` starts JavaScript's private names)
 RESULT_SEGMENT_PREFIX = "#"
 
 
