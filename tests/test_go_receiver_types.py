@@ -313,3 +313,35 @@ def test_a_private_name_is_no_result_number(repo) -> None:
     root = repo({"maker.js": PRIVATE})
     calls = _calls(root)
     assert ("maker.js", 5, "maker.js", "#make") in calls  # its file resolved, not failed
+
+
+BUILTINS = """\
+package main
+
+type Graph map[string][]string
+
+func (g Graph) addEdge(a, b string) {}
+
+type Set struct{}
+
+func (s *Set) Insert(x int) {}
+
+func build() {
+	g := make(Graph)
+	g.addEdge("a", "b")
+	s := new(Set)
+	s.Insert(1)
+	sets := make([]*Set, 2)
+	sets[0].Insert(2)
+	first := sets[0]
+	first.Insert(3)
+}
+"""
+
+
+def test_new_and_make_type_what_they_bind(repo) -> None:
+    root = repo({"go.mod": GO_MOD, "main.go": BUILTINS})
+    calls = _calls(root)
+    assert ("main.go", 13, "main.go", "addEdge") in calls  # `make(Graph)`: a Graph
+    assert ("main.go", 15, "main.go", "Insert") in calls  # `new(Set)`: a *Set
+    assert ("main.go", 19, "main.go", "Insert") in calls  # an element of `make([]*Set, 2)`

@@ -451,10 +451,13 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
 
     raw_bindings.sort(key=lambda b: b[0].start_byte)
     bindings: list[Binding] = []
+    type_argument_calls: frozenset[str] = getattr(plugin, "TYPE_ARGUMENT_CALLS", frozenset())
     for (name_node, type_node, is_call, held), scope in zip(
         raw_bindings, enclosing(spans, [b[0].start_byte for b in raw_bindings]), strict=True
     ):
         raw = node_text(source, type_node)
+        if is_call and raw in type_argument_calls:
+            continue  # `new(T)`: the name's other binding is to T
         if held == _ELEMENT:
             bound_type = element_path(raw)
         elif held == _RESULT:

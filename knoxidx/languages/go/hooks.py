@@ -26,6 +26,9 @@ LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL, RefKind.NEW})
 # found by bench.fuzz), as each name's match state scans the rest for the type.
 TYPE_AFTER_NAMES: frozenset[str] = frozenset({"field_declaration", "var_spec", "const_spec"})
 SQUARE_TYPE_ARGS = True  # type arguments in square brackets: `List[T]`
+# The builtins whose result is of the type they are passed (`new(T)`, `make([]T, n)`): a name
+# bound to a call of one is bound to that type (tags.scm), not to what the call returns
+TYPE_ARGUMENT_CALLS: frozenset[str] = frozenset({"new", "make"})
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:

@@ -74,6 +74,14 @@
 
 (import_declaration) @import
 
+; `new(T)`, `make(Ts)`, `make([]T, n)`: only the builtins take a type where arguments go, and
+; tree-sitter reads it as a type there (`f(T)` passes an identifier); the call's own binding
+; below is dropped (TYPE_ARGUMENT_CALLS in hooks.py)
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list . (call_expression arguments: (argument_list
+    . [(type_identifier) (qualified_type) (generic_type) (pointer_type) (slice_type) (array_type)
+       (map_type) (channel_type)] @binding.type))))
 (short_var_declaration
   left: (expression_list . (identifier) @binding.name)
   right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call)))
