@@ -345,3 +345,29 @@ def test_new_and_make_type_what_they_bind(repo) -> None:
     assert ("main.go", 13, "main.go", "addEdge") in calls  # `make(Graph)`: a Graph
     assert ("main.go", 15, "main.go", "Insert") in calls  # `new(Set)`: a *Set
     assert ("main.go", 19, "main.go", "Insert") in calls  # an element of `make([]*Set, 2)`
+
+
+INDEXED = """\
+package main
+
+type Section struct{}
+
+func (s *Section) Copy() *Section { return s }
+
+type File struct{ Sections []*Section }
+
+func copyAll(f *File, all map[string][]*Section) {
+	f.Sections[0].Copy()
+	all["x"][1].Copy()
+	sections := f.Sections
+	sections[len(sections)-1].Copy()
+}
+"""
+
+
+def test_a_member_of_an_indexed_element_is_the_element_type_s(repo) -> None:
+    root = repo({"go.mod": GO_MOD, "main.go": INDEXED})
+    calls = _calls(root)
+    assert ("main.go", 10, "main.go", "Copy") in calls  # a field's element
+    assert ("main.go", 11, "main.go", "Copy") in calls  # an element of a map's value
+    assert ("main.go", 13, "main.go", "Copy") in calls  # a local's

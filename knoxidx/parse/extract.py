@@ -48,6 +48,7 @@ from knoxidx.parse.name_paths import (
     RESULT_SEGMENT_PREFIX,
     alias_path,
     element_path,
+    indexed_path,
     name_path,
     reference_path,
     short_reference,
@@ -403,6 +404,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 spans, [b[0].start_byte for b in raw_bindings]), strict=True):
             typed_scopes.setdefault(name_scope, set()).add(node_text(source, b[0]))
     narrowed = _narrowings(raw_narrowed, plugin, source) if raw_narrowed else None
+    indexes_elements = getattr(plugin, "INDEXES_ELEMENTS", False)
     # the hot loop of extraction (hundreds of thousands of references): short texts go
     # straight to the cached split, keyed by their bytes (most are repeats: no decoding)
     for i, (_, start, end, sub, row, col, receiver_start, receiver_end) in enumerate(raw_refs):
@@ -425,6 +427,9 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             else:
                 ref_path = ("?", ref_path[-1])
         if ref_path:
+            if ref_path[0] == "?" and indexes_elements and end - start <= MAX_REFERENCE_CHARS:
+                # `xs[i].run()`: a member of an element of xs (else the receiver is unknown)
+                ref_path = indexed_path(span_text(source, start, end)) or ref_path
             if narrowed is not None and len(ref_path) > 1 and ref_path[0] in narrowed[0]:
                 ref_path = _narrowed_path(ref_path, start, narrowed[1])
             if (local_names and len(ref_path) == 1 and sub in plugin.LOCAL_SHADOWS

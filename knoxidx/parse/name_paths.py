@@ -217,6 +217,26 @@ _NAMED_RESULT = re.compile(r"(?!(?:chan|func|map|interface|struct)\b)[^\W\d]\w*\
 RESULT_SEGMENT_PREFIX = "#"
 
 
+_INDEXED = re.compile(r"((?:[^\W\d]|[$#])[\w$]*)\s*\[.*\]\Z", re.DOTALL)
+
+
+def indexed_path(text: str) -> NamePath:
+    """The path of a member of an indexed value, through :data:`ELEMENT_SEGMENT`: ``xs[i].run``
+    -> ("xs", "[]", "run"), ``s.files[0].Name`` -> ("s", "files", "[]", "Name"); nothing where
+    no name path leads to the index (``f()[0].run``) or nothing follows it."""
+    parts = _split_top_level(text.strip())
+    i = len(parts)
+    while i > 0 and _IDENTIFIER.match(parts[i - 1]):
+        i -= 1
+    if i == 0 or i == len(parts):
+        return ()
+    indexed = _INDEXED.match(parts[i - 1])
+    head = parts[:i - 1]
+    if indexed is None or not all(_IDENTIFIER.match(p) for p in head):
+        return ()
+    return (*head, indexed.group(1), ELEMENT_SEGMENT, *parts[i:])
+
+
 def result_types(text: str) -> list[str]:
     """The type of each of Go's results ``text``, as written: ``(T, error)`` -> ["T",
     "error"], ``(left, right *Node)`` -> ["*Node", "*Node"], ``T`` -> ["T"]."""

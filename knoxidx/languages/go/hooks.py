@@ -29,6 +29,9 @@ SQUARE_TYPE_ARGS = True  # type arguments in square brackets: `List[T]`
 # The builtins whose result is of the type they are passed (`new(T)`, `make([]T, n)`): a name
 # bound to a call of one is bound to that type (tags.scm), not to what the call returns
 TYPE_ARGUMENT_CALLS: frozenset[str] = frozenset({"new", "make"})
+# `xs[i].run()` reads run on an element of xs (name_paths.indexed_path): a container's declared
+# type is its element's, and a named one's element is not read (scopes.elements)
+INDEXES_ELEMENTS = True
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
