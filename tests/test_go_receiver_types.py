@@ -371,3 +371,36 @@ def test_a_member_of_an_indexed_element_is_the_element_type_s(repo) -> None:
     assert ("main.go", 10, "main.go", "Copy") in calls  # a field's element
     assert ("main.go", 11, "main.go", "Copy") in calls  # an element of a map's value
     assert ("main.go", 13, "main.go", "Copy") in calls  # a local's
+
+
+NESTED = """\
+package main
+
+import "example.com/m/shapes"
+
+func nested(x, y any) {
+	switch v := x.(type) {
+	case *shapes.Square:
+		switch v := y.(type) {
+		case *shapes.Circle:
+			v.Area()
+		}
+		v.Side()
+	}
+	switch v := y.(type) {
+	case *shapes.Square:
+		v.Side()
+	}
+}
+"""
+
+
+def test_a_type_switch_inside_another_narrows_its_own_cases_only(repo) -> None:
+    root = repo({"go.mod": GO_MOD, "shapes/shapes.go": SHAPES, "main.go": NESTED})
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["name"], nodes[e["target"]]["start_line"])
+                 for e in export.edges(idx.q)
+                 if e["type"] == "Calls" and e["path"] == "main.go"}
+    assert calls == {(10, "Area", 5), (12, "Side", 10), (16, "Side", 10)}

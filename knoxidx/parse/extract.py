@@ -403,7 +403,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         for b, name_scope in zip(raw_bindings, enclosing(
                 spans, [b[0].start_byte for b in raw_bindings]), strict=True):
             typed_scopes.setdefault(name_scope, set()).add(node_text(source, b[0]))
-    narrowed = _narrowings(raw_narrowed, plugin, source) if raw_narrowed else None
+    narrowed = _Narrowings(raw_narrowed, plugin, source) if raw_narrowed else None
     indexes_elements = getattr(plugin, "INDEXES_ELEMENTS", False)
     # the hot loop of extraction (hundreds of thousands of references): short texts go
     # straight to the cached split, keyed by their bytes (most are repeats: no decoding)
@@ -430,8 +430,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             if ref_path[0] == "?" and indexes_elements and end - start <= MAX_REFERENCE_CHARS:
                 # `xs[i].run()`: a member of an element of xs (else the receiver is unknown)
                 ref_path = indexed_path(span_text(source, start, end)) or ref_path
-            if narrowed is not None and len(ref_path) > 1 and ref_path[0] in narrowed[0]:
-                ref_path = _narrowed_path(ref_path, start, narrowed[1])
+            if narrowed is not None and len(ref_path) > 1 and ref_path[0] in narrowed.names:
+                ref_path = narrowed.path(ref_path, start)
             if (local_names and len(ref_path) == 1 and sub in plugin.LOCAL_SHADOWS
                     and is_local(ref_path[0], scope, local_names, defs)):
                 continue  # a parameter or local variable: nothing outside the function
@@ -503,30 +503,41 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     ), notes
 
 
-def _narrowings(raw: list[tuple[int, int, str, Any]], plugin: Language, source: bytes
-                ) -> tuple[frozenset[str], list[tuple[int, int, str, NamePath]]]:
-    """The names narrowed somewhere, and each span narrowing one, innermost last among those
-    that nest, with the path of the call that makes an instance of the type (``*pkg.T`` ->
-    ("pkg", "T()")): a member read through the name is that instance's."""
-    spans: list[tuple[int, int, str, NamePath]] = []
-    for start, end, name, type_node in sorted(raw, key=_FIRST):
-        typed = declared_type(plugin, node_text(source, type_node))
-        if typed:
-            spans.append((start, end, name, (*typed[:-1], typed[-1] + "()")))
-    return frozenset(s[2] for s in spans), spans
+class _Narrowings:
+    """The spans where a name holds a type of its own (a Go type switch's cases), read in the
+    order of the references: a sweep keeps the spans open at the last one (each inside the one
+    below it), so a file of many switches costs each reference its nesting depth, not every
+    span before it."""
 
+    def __init__(self, raw: list[tuple[int, int, str, Any]], plugin: Language,
+                 source: bytes) -> None:
+        # (start, end, name, the path of the call making an instance of the type: ``*pkg.T``
+        # -> ("pkg", "T()"), whose members a member read through the name is)
+        self.spans: list[tuple[int, int, str, NamePath]] = []
+        for start, end, name, type_node in sorted(raw, key=_FIRST):
+            typed = declared_type(plugin, node_text(source, type_node))
+            if typed:
+                self.spans.append((start, end, name, (*typed[:-1], typed[-1] + "()")))
+        self.names = frozenset(s[2] for s in self.spans)
+        self.opened = 0  # the spans before this one have been opened
+        self.open: list[tuple[int, int, str, NamePath]] = []
 
-def _narrowed_path(path: NamePath, start: int,
-                   spans: list[tuple[int, int, str, NamePath]]) -> NamePath:
-    """``path`` (``v.m``) as read at ``start``: through the innermost span narrowing its head
-    there (``T().m``), else as it is."""
-    found: NamePath = ()
-    for span_start, span_end, name, instance in spans:
-        if span_start > start:
-            break
-        if start < span_end and name == path[0]:
-            found = instance  # a later span that holds the reference is nested in this one
-    return (*found, *path[1:]) if found else path
+    def path(self, path: NamePath, start: int) -> NamePath:
+        """``path`` (``v.m``) as read at ``start``, no earlier than the last one asked: through
+        the innermost span narrowing its head there (``T().m``), else as it is."""
+        spans, open_spans = self.spans, self.open
+        while self.opened < len(spans) and spans[self.opened][0] <= start:
+            span = spans[self.opened]
+            self.opened += 1
+            while open_spans and open_spans[-1][1] <= span[0]:
+                open_spans.pop()
+            open_spans.append(span)
+        while open_spans and open_spans[-1][1] <= start:
+            open_spans.pop()
+        for _, _, name, instance in reversed(open_spans):
+            if name == path[0]:
+                return (*instance, *path[1:])
+        return path
 
 
 def _documented_types(
