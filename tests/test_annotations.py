@@ -30,8 +30,16 @@ from tests.helpers import build
     ("Final[Registry]", True, ("Registry",)),
     ("Literal['a']", True, ()),  # values, not a type
     ("Foo[]", True, ()),
-    ("map[string]Foo", True, ()),  # Go: the map, not the value type
-    ("[]Foo", True, ()),
+    # Go's containers have no methods: their type stands for their element's, which a range
+    # or an index reads
+    ("map[string]Foo", True, ("Foo",)),
+    ("[]Foo", True, ("Foo",)),
+    ("map[[2]int][]*pkg.Foo", True, ("pkg", "Foo")),
+    ("<-chan Foo", True, ("Foo",)),
+    # Go's results: named ones (all or none, so the last says which) give the first's type
+    ("(left, right *Node, err error)", True, ("Node",)),
+    ("(n int, err error)", True, ("int",)),
+    ("(chan Foo, error)", True, ("Foo",)),
     ("List[T]", True, ("List",)),  # Go generics
     # languages whose type arguments are angle brackets are as before
     ("Select[Any]", False, ()),

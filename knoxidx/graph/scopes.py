@@ -35,6 +35,12 @@ from knoxidx.parse.file_index import (
     VARIABLE,
     FileIndex,
 )
+from knoxidx.parse.name_paths import (
+    ELEMENT_SEGMENT,
+    RESULT_SEGMENT_PREFIX,
+    result_types,
+    type_path,
+)
 
 if TYPE_CHECKING:
     from knoxidx.languages.protocol import ResolutionRules
@@ -101,6 +107,9 @@ class ScopeResolver(Lookups):
         for segment in path[1:]:
             if not current:
                 break
+            if segment == ELEMENT_SEGMENT:
+                current, inferred = self.elements(current), True
+                continue
             called = segment.endswith("()")
             if called:
                 segment = segment[:-2]
@@ -126,6 +135,21 @@ class ScopeResolver(Lookups):
                 out.extend(self.instances_of(symbol))
             elif d.kind == FUNCTION and d.type_hint:
                 out.extend(self.returns(symbol))
+        return _dedupe(out)
+
+    def elements(self, symbols: list[Symbol]) -> list[Symbol]:
+        """What indexing or ranging over each value yields (a path's ``[]`` segment, which Go
+        bindings write): its own type's instance where that is a struct or interface, for Go
+        reads a container's declared type as its element's (``[]*T`` as T: name_paths'
+        _CONTAINER_PREFIX) and neither can be ranged over; nothing for a named type of
+        another kind (`type Ts []T`: its element is not read)."""
+        out: list[Symbol] = []
+        for symbol in symbols[:4]:
+            if symbol[0] == DEFINITION_TAG and self.definition(symbol).kind in (VARIABLE,
+                                                                                CONSTANT):
+                out.extend(self.elements(self.value_type(symbol)))
+            elif symbol[0] == INSTANCE_TAG and self.definition(symbol).kind != TYPE:
+                out.append(symbol)
         return _dedupe(out)
 
     def lookup(
@@ -411,14 +435,21 @@ class ScopeResolver(Lookups):
         if depth > MAX_DEPTH or key in self._typing:
             return []  # `x = x.next()` and other self-referential bindings
         self._typing.add(key)
+        path, result = binding.type_path, 0
+        last = path[-1]
+        if binding.is_call and last.startswith(RESULT_SEGMENT_PREFIX) and last[1:].isdigit():
+            # `_, b := f()`: f's second result (a name, JavaScript's `#make`, is no number)
+            path, result = path[:-1], int(last[1:])
         try:
-            if binding.type_path[-1] == ELEMENT_OF:
+            if path[-1] == ELEMENT_OF and not _indexes_elements(fi.family):
+                # Rust: an element of a collection, read from where the collection is declared
                 return self._element_types(fi, binding, depth)
-            if TYPES_JOINER in binding.type_path:  # a value of several bounds' types
-                found = [s for path in _joined_paths(binding.type_path)
-                         for s in self.resolve_path(fi, path, binding.scope, want_type=True)[0]]
+            if TYPES_JOINER in path:  # a value of several bounds' types
+                found = [s for joined in _joined_paths(path)
+                         for s in self.resolve_path(fi, joined, binding.scope, want_type=True)[0]]
             else:
-                found, _ = self.resolve_path(fi, binding.type_path, binding.scope,
+                # Go's `[]` segments (an element of the value) are followed by resolve_path
+                found, _ = self.resolve_path(fi, path, binding.scope,
                                              want_type=not binding.is_call)
         finally:
             self._typing.discard(key)
@@ -430,7 +461,10 @@ class ScopeResolver(Lookups):
             if symbol[0] != DEFINITION_TAG:
                 continue
             d = self.definition(symbol)
-            if d.kind in TYPE_KINDS:
+            if result:
+                if d.kind == FUNCTION:
+                    out.extend(self.nth_result(symbol, result, depth + 1))
+            elif d.kind in TYPE_KINDS:
                 out.extend(self.instances_of(symbol))
             elif d.kind == FUNCTION and binding.is_call and d.type_hint:
                 out.extend(self.returns(symbol, depth + 1))
@@ -522,6 +556,21 @@ class ScopeResolver(Lookups):
             return []
         return self.binding_type(fi, Binding(d.parent, "", hint, False), depth + 1)  # a type
 
+    def nth_result(self, symbol: Symbol, result: int, depth: int = 0) -> list[Symbol]:
+        """The instance types of the function ``symbol``'s result at ``result`` (from 0), as
+        its signature writes its results (Go's `(T, error)`)."""
+        fi = self.defining(symbol[1])
+        d = fi.facts.defs[symbol[2]]
+        written = d.signature_data[1] if len(d.signature_data) > 1 else None
+        types = result_types(written) if written else []
+        if result >= len(types):
+            return []
+        square_args = getattr(family_plugin(fi.family), "SQUARE_TYPE_ARGS", False)
+        typed = type_path(types[result], square_args)
+        if not typed:
+            return []
+        return self.binding_type(fi, Binding(d.parent, "", typed, False), depth)
+
     def value_type(self, symbol: Symbol) -> list[Symbol]:
         """Instance types of a variable/constant/field definition."""
         fi = self.defining(symbol[1])
@@ -537,6 +586,11 @@ class ScopeResolver(Lookups):
                 if name.endswith("." + d.name) and scope >= 0 and fi.facts.defs[scope].parent == d.parent:
                     return self.binding_type(fi, b)
         return []
+
+
+def _indexes_elements(family: str) -> bool:
+    """Whether the family's paths carry ``[]`` segments that resolve_path follows (Go)."""
+    return bool(getattr(family_plugin(family), "INDEXES_ELEMENTS", False))
 
 
 def _joined_paths(joined: NamePath) -> list[NamePath]:

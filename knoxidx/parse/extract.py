@@ -54,7 +54,9 @@ from knoxidx.parse.definitions import (
 from knoxidx.parse.name_paths import (
     CACHED_NAME_CHARS,
     MAX_REFERENCE_CHARS,
+    RESULT_SEGMENT_PREFIX,
     alias_path,
+    indexed_path,
     name_path,
     reference_path,
     short_reference,
@@ -192,7 +194,8 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
     """What a pattern's matches are, from the capture names of one of them: (role, kind, the
     capture holding the node, the kind's rank in the references' order) — the role "def",
     "ref", "import", "binding.name", "binding.names" (a declaration binding each name the
-    plugin's ``bound_names`` lists), "impl", "package", "local" (a name a function binds for
+    plugin's ``bound_names`` lists), "narrowed" (a span where a name holds a type of its own:
+    a Go type switch's case), "impl", "package", "local" (a name a function binds for
     itself), "local.assigned" (one an assignment binds: at a module's top level, a module
     variable), "global", "arity" (a call's arguments, its called name in ``arity.name``) or
     "ignore"."""
@@ -206,7 +209,7 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
                 raise ValueError(f"the query captures an unknown reference kind: @{key}")
             return "ref", tail, key, rank
     for key in ("import", "binding.name", "binding.names", "impl", "package", "local",
-                "local.assigned", "global", "arity", *_COMPLEXITY_ROLES):
+                "local.assigned", "global", "arity", "narrowed", *_COMPLEXITY_ROLES):
         if key in caps:
             return key, "", key, 0
     return "ignore", "", "", 0
@@ -251,12 +254,15 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     # orders by (start, end, kind)
     raw_refs: list[tuple[int, int, int, str, int, int, int, int]]
     import_nodes: list[Any] = []
-    # (name, type or value node, how its type is read: _DECLARED, _CALLED or _ELEMENT, member)
+    # (name, type or value node, how its type is read: _DECLARED, _CALLED, _ELEMENT or
+    # _RESULT (a call's result after its first), whether the name is a member of that type)
     raw_bindings: list[tuple[Any, Any, str, bool]] = []
     raw_impls: list[tuple[Any, Any, Any]] = []
     raw_locals: list[tuple[int, int]]  # (start, end) of the names a function binds for itself
     raw_assigned: list[Any] = []  # ... by an assignment (some of them module variables)
     raw_globals: list[Any] = []  # Python `global x`: not a local after all
+    # (start, end, name, type node): inside the span, the name holds that type
+    raw_narrowed: list[tuple[int, int, str, Any]] = []
     # a call's argument count and types (see Reference), by its called name's start
     arities: dict[int, tuple[int, tuple[str, ...]]] = {}
     package = ""
@@ -328,7 +334,9 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         elif kind == "binding.name":
             target = caps.get("binding.type") or caps.get("binding.call")
             how = _CALLED if "binding.call" in caps else _DECLARED
-            if not target:
+            if target and "binding.result" in caps:  # `_, b := f()`: b is f's second result
+                how = _RESULT
+            if not target:  # `for _, v := range xs`, `v := xs[i]`: an element of the value
                 target, how = caps.get("binding.element"), _ELEMENT
             if target:
                 # `binding.member`: the name is a member of that type (`{ board }: Props`)
@@ -374,6 +382,11 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             complexity.flat.add(caps[main][0].start_byte)
         elif kind == "global":
             raw_globals.append(caps[main][0])
+        elif kind == "narrowed":
+            node = caps[main][0]
+            raw_narrowed.append((node.start_byte, node.end_byte,
+                                 node_text(source, caps["narrowed.name"][0]),
+                                 caps["narrowed.type"][0]))
         elif kind == "package":
             package = plugin.package_name(node_text(source, caps[main][0]))
 
@@ -398,6 +411,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     if untyped_local_heads:
         for name, name_scope in typed_names:
             typed_scopes.setdefault(name_scope, set()).add(name)
+    narrowed = _Narrowings(raw_narrowed, plugin, source) if raw_narrowed else None
+    indexes_elements = getattr(plugin, "INDEXES_ELEMENTS", False)
     # the hot loop of extraction (hundreds of thousands of references): short texts go
     # straight to the cached split, keyed by their bytes (most are repeats: no decoding)
     for i, (_, start, end, sub, row, col, receiver_start, receiver_end) in enumerate(raw_refs):
@@ -420,6 +435,11 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             else:
                 ref_path = ("?", ref_path[-1])
         if ref_path:
+            if ref_path[0] == "?" and indexes_elements and end - start <= MAX_REFERENCE_CHARS:
+                # `xs[i].run()`: a member of an element of xs (else the receiver is unknown)
+                ref_path = indexed_path(span_text(source, start, end)) or ref_path
+            if narrowed is not None and len(ref_path) > 1 and ref_path[0] in narrowed.names:
+                ref_path = narrowed.path(ref_path, start)
             if (local_names and len(ref_path) == 1 and sub in plugin.LOCAL_SHADOWS
                     and is_local(ref_path[0], scope, local_names, defs)):
                 continue  # a parameter or local variable: nothing outside the function
@@ -484,14 +504,21 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definit
     bindings: list[Binding] = []
     typed_names: list[tuple[str, int]] = []
     declared_binding_type = getattr(plugin, "declared_binding_type", None)
+    type_argument_calls: frozenset[str] = getattr(plugin, "TYPE_ARGUMENT_CALLS", frozenset())
     for (name_node, type_node, how, is_member), scope in zip(
         raw_bindings, enclosing(spans, [b[0].start_byte for b in raw_bindings]), strict=True
     ):
-        is_call = how == _CALLED
+        is_call = how in (_CALLED, _RESULT)
         if how == _ELEMENT:
             bound_type, is_call = cast(BindsElements, plugin).element_binding(type_node, source)
         elif is_call:
-            bound_type = name_path(node_text(source, type_node))
+            raw = node_text(source, type_node)
+            if raw in type_argument_calls:
+                continue  # `new(T)`: the name's other binding is to T
+            bound_type = name_path(raw)
+            position = _position(name_node) if how == _RESULT else 0
+            if bound_type and position:
+                bound_type = (*bound_type, f"{RESULT_SEGMENT_PREFIX}{position}")
         else:
             read = (cast(ReadsDeclaredTypes, plugin).declared_binding_type(type_node, source)
                     if declared_binding_type is not None else None)
@@ -504,6 +531,43 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definit
                 bound_type = (*bound_type, name)
             bindings.append(Binding(binding_scope(defs, scope), name, bound_type, is_call))
     return bindings, typed_names
+
+
+class _Narrowings:
+    """The spans where a name holds a type of its own (a Go type switch's cases), read in the
+    order of the references: a sweep keeps the spans open at the last one (each inside the one
+    below it), so a file of many switches costs each reference its nesting depth, not every
+    span before it."""
+
+    def __init__(self, raw: list[tuple[int, int, str, Any]], plugin: Language,
+                 source: bytes) -> None:
+        # (start, end, name, the path of the call making an instance of the type: ``*pkg.T``
+        # -> ("pkg", "T()"), whose members a member read through the name is)
+        self.spans: list[tuple[int, int, str, NamePath]] = []
+        for start, end, name, type_node in sorted(raw, key=_FIRST):
+            typed = declared_type(plugin, node_text(source, type_node))
+            if typed:
+                self.spans.append((start, end, name, (*typed[:-1], typed[-1] + "()")))
+        self.names = frozenset(s[2] for s in self.spans)
+        self.opened = 0  # the spans before this one have been opened
+        self.open: list[tuple[int, int, str, NamePath]] = []
+
+    def path(self, path: NamePath, start: int) -> NamePath:
+        """``path`` (``v.m``) as read at ``start``, no earlier than the last one asked: through
+        the innermost span narrowing its head there (``T().m``), else as it is."""
+        spans, open_spans = self.spans, self.open
+        while self.opened < len(spans) and spans[self.opened][0] <= start:
+            span = spans[self.opened]
+            self.opened += 1
+            while open_spans and open_spans[-1][1] <= span[0]:
+                open_spans.pop()
+            open_spans.append(span)
+        while open_spans and open_spans[-1][1] <= start:
+            open_spans.pop()
+        for _, _, name, instance in reversed(open_spans):
+            if name == path[0]:
+                return (*instance, *path[1:])
+        return path
 
 
 def _documented_types(
@@ -669,6 +733,15 @@ def _sampled_shape(tree: Any) -> tuple[int, int]:
 
 
 _FIRST = itemgetter(0)
+
+
+def _position(node: Any) -> int:
+    """Where ``node`` stands among its parent's named children (a name in `a, b, c`)."""
+    parent = node.parent
+    if parent is None:
+        return 0
+    starts = [c.start_byte for c in parent.named_children]
+    return starts.index(node.start_byte) if node.start_byte in starts else 0
 # The reference kinds in the order the references of one expression are kept (see the loop
 # over raw_refs: a value reading sorts after every more specific reading of the same span).
 _REF_RANKS: dict[str, int] = {kind: i for i, kind in enumerate(sorted(REF_KINDS))}
@@ -677,8 +750,8 @@ _START_SHIFT: Final = _END_SHIFT + 32
 assert len(_REF_RANKS) <= 1 << _END_SHIFT
 _VALUE = RefKind.VALUE
 # how a binding's type is read from its captured node: a declared type, the type a call
-# returns, the type of an element of a collection
-_DECLARED, _CALLED, _ELEMENT = "declared", "called", "element"
+# returns, the type of an element of a collection, a call's result after its first
+_DECLARED, _CALLED, _ELEMENT, _RESULT = "declared", "called", "element", "result"
 _FUNCTION_KIND = NodeKind.FUNCTION.value
 _NO_ARGUMENTS: tuple[int, tuple[str, ...]] = (-1, ())  # a reference that is no call's
 # how the native matches hand back a pattern's matches (``_matches.c``): as a reference's row,

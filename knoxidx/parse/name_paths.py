@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from knoxidx.core.facts import NamePath
+from knoxidx.core.facts import ELEMENT_OF, NamePath
 
 # A reference's text is cut to its tail beyond this: a receiver expression this long (a
 # chain of 10,000 calls) never resolves, and re-reading it for every call in the chain is
@@ -35,6 +35,9 @@ _NEW_SEGMENT = re.compile(r"new\s+((?:[^\W\d]|[$#])[\w$]*)\s*\(.*\)\Z", re.DOTAL
 _CAST_SEGMENT = re.compile(
     r"\(\s*\(\s*((?:[^\W\d]|[$#])[\w$]*(?:\s*\.\s*(?:[^\W\d]|[$#])[\w$]*)*)\s*\)\s*"
     r"[\w$(].*\)\Z", re.DOTALL)
+# a Go type assertion (`x.(*T).run`, `x.(a.T).run`): the value as a T, as a cast's
+_ASSERTION_SEGMENT = re.compile(
+    r"\(\s*\*?\s*((?:[^\W\d]|[$#])[\w$]*(?:\s*\.\s*(?:[^\W\d]|[$#])[\w$]*)*)\s*\)\Z")
 _NEEDS_FULL_SPLIT = re.compile(r"[^\w.]")
 _NULL_TYPES = frozenset({"None", "null", "undefined", "nil", "void"})
 _TYPE_PREFIX = re.compile(r"^(?:[&*]\s*|'\w+\s+|(?:mut|dyn|impl|const|readonly)\s+)*")
@@ -45,6 +48,12 @@ _WRAPPER = re.compile(
     r"CompletableFuture|Future|Awaitable|Readonly|ClassVar|Final|Annotated)\s*[<\[](.*)[>\]]$",
     re.DOTALL,
 )
+# A Go container written before its element (`[]T`, `[4]T`, `map[K]T`, `chan T`, `<-chan T`): the
+# element is what a value of it yields, indexed or ranged over, and the container itself has
+# no methods, so its declared type may stand for its element's
+_CONTAINER_PREFIX = re.compile(
+    r"(?:\[[^\[\]]*\]|map\s*\[(?:[^\[\]]|\[[^\[\]]*\])*\]|(?:<-\s*)?chan\b(?:\s*<-)?)\s*")
+_CONTAINER_STARTS = ("[", "map", "chan", "<-")
 # A generic written with square brackets (Python's `Select[Any]`, Go's `List[T]`): the name
 # before them. Not `Foo[]` (an array elsewhere) nor `Literal["a"]` (values, not types).
 _SQUARE_ARGS = re.compile(r"((?:[^\W\d]|[$#])[\w$.]*)\s*\[\s*[^\s\]'\"\d].*\]\Z", re.DOTALL)
@@ -68,7 +77,8 @@ def _split_name_path(text: str) -> NamePath:
 
     A call inside the chain keeps its name with "()" (``make().run`` -> ("make()", "run")), so
     the resolver can follow return types; so does a `new T(...)` at its head (``new T().run``
-    -> ("T()", "run")), and so does a cast (``((T) x).run`` -> ("T()", "run")). A receiver that is neither (``a[0].g``, ``(x).g``)
+    -> ("T()", "run")), and so does a cast (``((T) x).run`` -> ("T()", "run")) and a Go type assertion
+    (``x.(*T).run`` -> ("T()", "run")). A receiver that is neither (``a[0].g``, ``(x).g``)
     becomes "?": the path keeps the longest trailing run of names. ``super()`` is "super".
     """
     if text.isidentifier():
@@ -101,6 +111,13 @@ def _split_name_path(text: str) -> NamePath:
             *qualifier, name = (p.strip() for p in cast.group(1).split("."))
             parts[:1] = [*qualifier, name + "()"]
             i = 0
+        elif (i >= 2 and i < len(parts) and "?.(" not in text
+              and (asserted := _ASSERTION_SEGMENT.match(part))):
+            # what the asserted value was does not matter: the chain continues from a T
+            # (JavaScript's optional call `f?.(x).then` is no assertion)
+            *qualifier, name = (p.strip() for p in asserted.group(1).split("."))
+            parts[:i] = [*qualifier, name + "()"]
+            i = 0
         break
     if i == len(parts):
         return ()
@@ -129,7 +146,8 @@ def short_reference(text: bytes) -> tuple[NamePath, bool]:
 def type_path(text: str, square_args: bool = False) -> NamePath:
     """The named type a type annotation denotes, through pointers, references and the usual
     single-value wrappers: ``*Server``, ``&'a mut Foo``, ``Option<Foo>``, ``Promise<Foo>``,
-    ``(*T, error)`` all give the path of the inner type. ``square_args``: the language writes
+    ``(*T, error)`` all give the path of the inner type; so do Go's containers, ``[]*T``,
+    ``map[string]T``, ``chan T`` (see _CONTAINER_PREFIX). ``square_args``: the language writes
     type arguments in square brackets (Python, Go), so ``Select[Any]`` is a ``Select``; and
     (Python) an annotation may be a string, a forward reference: ``"Select[T]"`` is one too.
     Short types repeat (``String``, ``int``, ``&str``: a few hundred make most of a corpus's
@@ -153,10 +171,15 @@ def _type_path(text: str, square_args: bool) -> NamePath:
         text = named[0] if named else ""
     for _ in range(4):
         if text.startswith("("):
-            text = _split_args(text[1:].rstrip(")"))[0]
+            text = _first_result(_split_args(text[1:].rstrip(")")), square_args)
         if text.startswith(_TYPE_PREFIX_STARTS):
             text = _TYPE_PREFIX.sub("", text)
         text = text.strip()
+        if square_args and text.startswith(_CONTAINER_STARTS):
+            container = _CONTAINER_PREFIX.match(text)
+            if container and container.end() < len(text):
+                text = text[container.end():]
+                continue
         wrapped = _WRAPPER.match(text)
         if not wrapped:
             break
@@ -169,6 +192,81 @@ def _type_path(text: str, square_args: bool) -> NamePath:
             text = generic.group(1)
     path = name_path(text)
     return path if path and path[0] != "?" else ()
+
+
+# The last segment of a path to what indexing or ranging over a value yields (see element_path)
+ELEMENT_SEGMENT = ELEMENT_OF  # the same segment a Rust loop binding ends in (core.facts)
+
+
+def element_path(text: str) -> NamePath:
+    """The path of an element of the value the expression ``text`` names: ``xs`` ->
+    ("xs", "[]"), ``s.files`` -> ("s", "files", "[]"), ``load(cfg)`` -> ("load()", "[]");
+    nothing where the value has no path (``xs[i]``, a literal)."""
+    path = name_path(text + ".x")[:-1]  # a member read makes the call at its end a segment
+    return (*path, ELEMENT_SEGMENT) if path and path[0] != "?" else ()
+
+
+# a Go named result, `err error` (its name before its type; no type begins with a keyword
+# and a space, as `chan int` does)
+_NAMED_RESULT = re.compile(r"(?!(?:chan|func|map|interface|struct)\b)[^\W\d]\w*\s+(?=\S)")
+
+
+# A binding's last segment "#k" (k >= 1): the k-th result of the call its path names, counting
+# from 0 (Go's `_, b := f()`; the first result is the call's own type). No name is a number
+# (`#` starts JavaScript's private names)
+RESULT_SEGMENT_PREFIX = "#"
+
+
+_INDEXED = re.compile(r"((?:[^\W\d]|[$#])[\w$]*)\s*\[.*\]\Z", re.DOTALL)
+
+
+def indexed_path(text: str) -> NamePath:
+    """The path of a member of an indexed value, through :data:`ELEMENT_SEGMENT`: ``xs[i].run``
+    -> ("xs", "[]", "run"), ``s.files[0].Name`` -> ("s", "files", "[]", "Name"); nothing where
+    no name path leads to the index (``f()[0].run``) or nothing follows it."""
+    parts = _split_top_level(text.strip())
+    i = len(parts)
+    while i > 0 and _IDENTIFIER.match(parts[i - 1]):
+        i -= 1
+    if i == 0 or i == len(parts):
+        return ()
+    indexed = _INDEXED.match(parts[i - 1])
+    head = parts[:i - 1]
+    if indexed is None or not all(_IDENTIFIER.match(p) for p in head):
+        return ()
+    return (*head, indexed.group(1), ELEMENT_SEGMENT, *parts[i:])
+
+
+def result_types(text: str) -> list[str]:
+    """The type of each of Go's results ``text``, as written: ``(T, error)`` -> ["T",
+    "error"], ``(left, right *Node)`` -> ["*Node", "*Node"], ``T`` -> ["T"]."""
+    text = text.strip()
+    if not (text.startswith("(") and text.endswith(")")):
+        return [text]
+    results = [r.strip() for r in _split_args(text[1:-1])]
+    if not _NAMED_RESULT.match(results[-1]):
+        return results
+    out: list[str] = []
+    untyped = 0  # names before the type they share: `left, right *Node`
+    for result in results:
+        named = _NAMED_RESULT.match(result)
+        if named is None:
+            untyped += 1
+            continue
+        out.extend([result[named.end():]] * (untyped + 1))
+        untyped = 0
+    return out
+
+
+def _first_result(results: list[str], square_args: bool) -> str:
+    """The first of a tuple's types, or of Go's results: named (`(n int, err error)`, `(left,
+    right *Node)`: all named or none, so the last says which), the first type written."""
+    if square_args and _NAMED_RESULT.match(results[-1].strip()):
+        for result in results:
+            named = _NAMED_RESULT.match(result.strip())
+            if named:
+                return result.strip()[named.end():]
+    return results[0]
 
 
 def _unquoted(text: str) -> str:

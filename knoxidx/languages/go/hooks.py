@@ -6,12 +6,13 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.facts import Import, RefKind
+from knoxidx.core.facts import Import, NamePath, RefKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, MODULE_TAG, Symbol
 from knoxidx.languages.common import BaseRules, preceding_comment
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
+from knoxidx.parse.name_paths import element_path
 
 if TYPE_CHECKING:
     from knoxidx.core.facts import FileFacts
@@ -26,6 +27,18 @@ LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL, RefKind.NEW})
 # found by bench.fuzz), as each name's match state scans the rest for the type.
 TYPE_AFTER_NAMES: frozenset[str] = frozenset({"field_declaration", "var_spec", "const_spec"})
 SQUARE_TYPE_ARGS = True  # type arguments in square brackets: `List[T]`
+# The builtins whose result is of the type they are passed (`new(T)`, `make([]T, n)`): a name
+# bound to a call of one is bound to that type (tags.scm), not to what the call returns
+TYPE_ARGUMENT_CALLS: frozenset[str] = frozenset({"new", "make"})
+# `xs[i].run()` reads run on an element of xs (name_paths.indexed_path): a container's declared
+# type is its element's, and a named one's element is not read (scopes.elements)
+INDEXES_ELEMENTS = True
+
+
+def element_binding(value_node: Any, source: bytes) -> tuple[NamePath, bool]:
+    """`for _, v := range xs`, `v := xs[i]`, `v, ok := <-ch`: v is an element of what xs names,
+    a path ending in ``[]`` that the resolver follows (a container reads as its element)."""
+    return element_path(node_text(source, value_node)), False
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:

@@ -31,7 +31,8 @@
 (source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
 (source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.variable)))
 (field_declaration name: (field_identifier) @name) @definition.field
-(method_elem name: (field_identifier) @name) @definition.method
+; an interface's method declares what it returns as a function does (`Find(key Key) Label`)
+(method_elem name: (field_identifier) @name result: (_)? @def.type) @definition.method
 
 (call_expression function: [(identifier) (selector_expression)] @reference.call)
 (composite_literal type: [(type_identifier) (qualified_type)] @reference.new)
@@ -73,6 +74,14 @@
 
 (import_declaration) @import
 
+; `new(T)`, `make(Ts)`, `make([]T, n)`: only the builtins take a type where arguments go, and
+; tree-sitter reads it as a type there (`f(T)` passes an identifier); the call's own binding
+; below is dropped (TYPE_ARGUMENT_CALLS in hooks.py)
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list . (call_expression arguments: (argument_list
+    . [(type_identifier) (qualified_type) (generic_type) (pointer_type) (slice_type) (array_type)
+       (map_type) (channel_type)] @binding.type))))
 (short_var_declaration
   left: (expression_list . (identifier) @binding.name)
   right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call)))
@@ -84,12 +93,50 @@
   left: (expression_list . (identifier) @binding.name)
   right: (expression_list . (unary_expression operand: (composite_literal
     type: [(type_identifier) (qualified_type) (generic_type)] @binding.type))))
+; a call's second and third results: `_, b := f()`, `a, b, c := f()` (`@binding.result`: the
+; name's place in the list is the result's)
+(short_var_declaration
+  left: (expression_list . (identifier) . (identifier) @binding.name @binding.result)
+  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call)))
+(short_var_declaration
+  left: (expression_list . (identifier) . (identifier) . (identifier) @binding.name @binding.result)
+  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call)))
+; a type assertion: `v := x.(*T)`, `v, ok := x.(T)` (also in `if v, ok := x.(*T); ok`) bind v
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list . (type_assertion_expression
+    type: [(type_identifier) (qualified_type) (generic_type)
+           (pointer_type [(type_identifier) (qualified_type) (generic_type)])] @binding.type)))
+; a copy of a field or a package's variable (`root := m.root`): of its declared type (a selector
+; alone: a bare name would be read as a type's)
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list . (selector_expression) @binding.type))
+; an element of a value: `for _, v := range xs` (a slice's or map's; the one name of `for v :=
+; range ch` is no element of a slice), `v := xs[i]`, `v, ok := m[k]`, `v, ok := <-ch`
+(range_clause left: (expression_list . (identifier) . (identifier) @binding.name)
+  right: (_) @binding.element)
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list . (index_expression operand: (_) @binding.element)))
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list . (unary_expression operator: "<-" operand: (_) @binding.element)))
+; a type switch's `v` is a T in a case of the one type T (`case *T:`); in a case of several,
+; or the default, it is what was switched on: the first type followed by the case's statements
+(type_switch_statement alias: (expression_list . (identifier) @narrowed.name)
+  (type_case . type: [(type_identifier) (qualified_type) (generic_type)
+                      (pointer_type [(type_identifier) (qualified_type) (generic_type)])]
+    @narrowed.type . (statement_list)) @narrowed)
 ; `var a, b *T` binds every name to T, `var a, b = f()` to what f returns: the names are read from
 ; the node (`@binding.names`), as a pattern holding a name and the type or value made the query
 ; cursor quadratic in the names (8,000 in one `var`: 0.8 s for the value pattern alone)
 (var_spec type: [(type_identifier) (qualified_type) (generic_type)] @binding.type) @binding.names
 (var_spec
   type: (pointer_type [(type_identifier) (qualified_type) (generic_type)] @binding.type)) @binding.names
+; a container (`var xs []*T`) binds its element's type: containers have no methods (see
+; _CONTAINER_PREFIX in parse/name_paths.py), a range or index over one reads it (`[]`)
+(var_spec type: [(slice_type) (array_type) (map_type) (channel_type)] @binding.type) @binding.names
 (var_spec
   value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call))) @binding.names
 ; (parameters the same way: `func f(a, b *T)`; a mangled file of 43,000 nodes took 9 s). A
@@ -98,6 +145,12 @@
   type: [(type_identifier) (qualified_type) (generic_type)] @binding.type) @binding.names
 (parameter_declaration
   type: (pointer_type [(type_identifier) (qualified_type) (generic_type)] @binding.type)) @binding.names
+(parameter_declaration
+  type: [(slice_type) (array_type) (map_type) (channel_type)] @binding.type) @binding.names
+; `opts ...Option` is a []Option: its elements are Options
+(variadic_parameter_declaration
+  type: [(type_identifier) (qualified_type) (generic_type)
+         (pointer_type [(type_identifier) (qualified_type) (generic_type)])] @binding.type) @binding.names
 
 ; @local: a name a function binds for itself (receiver, parameters, named results, `:=`, `var`,
 ; `range` variables): a bare reference to it inside the function never means a package name.
