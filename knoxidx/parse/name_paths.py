@@ -166,12 +166,12 @@ def type_path(text: str, square_args: bool = False) -> NamePath:
 def _type_path(text: str, square_args: bool) -> NamePath:
     text = _unquoted(text.strip()) if square_args else text.strip()
     if "|" in text:  # `Foo | None`, `Foo | undefined`: the named alternative
-        parts = [p.strip() for p in _split_args(text.replace("|", ","))]
+        parts = [p.strip() for p in split_top_level(text.replace("|", ","))]
         named = [p for p in parts if p and p not in _NULL_TYPES]
         text = named[0] if named else ""
     for _ in range(4):
         if text.startswith("("):
-            text = _first_result(_split_args(text[1:].rstrip(")")), square_args)
+            text = _first_result(split_top_level(text[1:].rstrip(")")), square_args)
         if text.startswith(_TYPE_PREFIX_STARTS):
             text = _TYPE_PREFIX.sub("", text)
         text = text.strip()
@@ -183,7 +183,7 @@ def _type_path(text: str, square_args: bool) -> NamePath:
         wrapped = _WRAPPER.match(text)
         if not wrapped:
             break
-        text = _split_args(wrapped.group(1))[0].strip()
+        text = split_top_level(wrapped.group(1))[0].strip()
         if square_args:
             text = _unquoted(text)
     if square_args and text.endswith("]"):
@@ -243,7 +243,7 @@ def result_types(text: str) -> list[str]:
     text = text.strip()
     if not (text.startswith("(") and text.endswith(")")):
         return [text]
-    results = [r.strip() for r in _split_args(text[1:-1])]
+    results = [r.strip() for r in split_top_level(text[1:-1])]
     if not _NAMED_RESULT.match(results[-1]):
         return results
     out: list[str] = []
@@ -281,20 +281,22 @@ def alias_path(text: str, square_args: bool = False) -> NamePath:
     a member of it could belong to either; :func:`type_path` picks the first for a binding's
     annotation, where the others are usually null)."""
     if "|" in text:
-        parts = [p.strip() for p in _split_args(text.replace("|", ","))]
+        parts = [p.strip() for p in split_top_level(text.replace("|", ","))]
         if sum(1 for p in parts if p and p not in _NULL_TYPES) > 1:
             return ()
     return type_path(text, square_args)
 
 
-def _split_args(text: str) -> list[str]:
+def split_top_level(text: str, separator: str = ",") -> list[str]:
+    """``text`` split at each ``separator`` outside brackets: a type's arguments, a tuple's
+    parts (``Vec<(A, B)>, C`` -> ``Vec<(A, B)>``, `` C``)."""
     parts, depth, start = [], 0, 0
     for i, c in enumerate(text):
         if c in "<([{":
             depth += 1
         elif c in ">)]}":
             depth -= 1
-        elif c == "," and depth == 0:
+        elif c == separator and depth == 0:
             parts.append(text[start:i])
             start = i + 1
     parts.append(text[start:])

@@ -10,7 +10,7 @@ from typing import Any
 
 from knoxidx.core.facts import ELEMENT_OF, TYPES_JOINER, Binding, Definition, NamePath
 from knoxidx.parse.definitions import binding_scope, node_text
-from knoxidx.parse.name_paths import name_path
+from knoxidx.parse.name_paths import name_path, split_top_level
 
 # bounds with no methods for a call to mean: left out of a value's types
 _MARKER_TRAITS = frozenset({"Send", "Sync", "Sized", "Unpin", "Copy"})
@@ -164,7 +164,7 @@ def element_type(declared: str) -> str:
     text = collection_type(declared)
     if text.startswith("["):
         inner = text[1:].rstrip().removesuffix("]")
-        element = _top_level(inner, ";")[0]
+        element = split_top_level(inner, ";")[0]
     else:
         item = _ITEM.search(text) if "Item" in text else None
         if item is not None and text.startswith(("impl", "Box<dyn", "dyn")):
@@ -173,7 +173,7 @@ def element_type(declared: str) -> str:
             collection = _COLLECTION.match(text)
             if collection is None:
                 return ""
-            arguments = [a.strip() for a in _top_level(collection.group(1), ",")]
+            arguments = [a.strip() for a in split_top_level(collection.group(1), ",")]
             types = [a for a in arguments if a and not a.startswith("'")]
             if len(types) != 1:
                 return ""
@@ -196,20 +196,6 @@ def collection_type(declared: str) -> str:
     field = _FIELD.match(declared)
     text = (field.group(1) if field else declared).strip()
     return _REFERENCE.sub("", text, count=1).strip()
-
-
-def _top_level(text: str, separator: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, c in enumerate(text):
-        if c in "<([":
-            depth += 1
-        elif c in ">)]":
-            depth -= 1
-        elif c == separator and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return parts
 
 
 def _iterated(call: Any, source: bytes) -> Any:
