@@ -20,6 +20,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 QUERIES = [
@@ -68,22 +69,26 @@ def main() -> None:
                           f"{top.get('symbol')}")
             print(f"in-process {mode}: p50 {percentile(times, 0.5):.1f} ms, "
                   f"p90 {percentile(times, 0.9):.1f} ms over {len(times)} searches")
-    exe = str(Path(sys.executable).with_name("knoxidx"))
     for mode in ("lexical", "hybrid"):
-        medians = []
-        for query in QUERIES[:5]:
-            runs = []
-            for _ in range(args.runs):
-                t = time.perf_counter()
-                subprocess.run([exe, "search", query, str(args.repo), "--mode", mode],
-                               check=True, capture_output=True)
-                runs.append(time.perf_counter() - t)
-            medians.append(statistics.median(runs))
-        print(f"whole command `knoxidx search --mode {mode}`: median "
-              f"{statistics.median(medians):.2f} s (per query: "
-              + ", ".join(f"{m:.2f}" for m in medians) + ")")
+        whole_command(f"search --mode {mode}", lambda query, mode=mode: [
+            "search", query, str(args.repo), "--mode", mode], args.runs)
     print(f"load average after: {os.getloadavg()}")
 
+
+def whole_command(label: str, argv: Callable[[str], list[str]], runs: int) -> None:
+    """The median over the first five questions of each one's median of ``runs`` whole
+    ``knoxidx`` commands, as a person would type them."""
+    exe = str(Path(sys.executable).with_name("knoxidx"))
+    medians = []
+    for query in QUERIES[:5]:
+        taken = []
+        for _ in range(runs):
+            t = time.perf_counter()
+            subprocess.run([exe, *argv(query)], check=True, capture_output=True)
+            taken.append(time.perf_counter() - t)
+        medians.append(statistics.median(taken))
+    print(f"whole command `knoxidx {label}`: median {statistics.median(medians):.2f} s "
+          "(per query: " + ", ".join(f"{m:.2f}" for m in medians) + ")")
 
 
 def context_latency(repo: Path, runs: int) -> None:
@@ -101,19 +106,8 @@ def context_latency(repo: Path, runs: int) -> None:
                     times.append((time.perf_counter() - t) * 1000)
             print(f"in-process context @{budget}: p50 {percentile(times, 0.5):.0f} ms, "
                   f"p90 {percentile(times, 0.9):.0f} ms over {len(times)}")
-    exe = str(Path(sys.executable).with_name("knoxidx"))
-    medians = []
-    for query in QUERIES[:5]:
-        taken = []
-        for _ in range(runs):
-            t = time.perf_counter()
-            subprocess.run([exe, "context", query, str(repo), "--max-tokens", "8000"],
-                           check=True, capture_output=True)
-            taken.append(time.perf_counter() - t)
-        medians.append(statistics.median(taken))
-    print(f"whole command `knoxidx context --max-tokens 8000`: median "
-          f"{statistics.median(medians):.2f} s (per query: "
-          + ", ".join(f"{m:.2f}" for m in medians) + ")")
+    whole_command("context --max-tokens 8000",
+                  lambda query: ["context", query, str(repo), "--max-tokens", "8000"], runs)
     print(f"load average after: {os.getloadavg()}")
 
 
