@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 QUERIES = [
@@ -70,9 +71,12 @@ def main() -> None:
             print(f"in-process {mode}: p50 {percentile(times, 0.5):.1f} ms, "
                   f"p90 {percentile(times, 0.9):.1f} ms over {len(times)} searches")
     for mode in ("lexical", "hybrid"):
-        whole_command(f"search --mode {mode}", lambda query, mode=mode: [
-            "search", query, str(args.repo), "--mode", mode], args.runs)
+        whole_command(f"search --mode {mode}", partial(_search_argv, args.repo, mode), args.runs)
     print(f"load average after: {os.getloadavg()}")
+
+
+def _search_argv(repo: Path, mode: str, query: str) -> list[str]:
+    return ["search", query, str(repo), "--mode", mode]
 
 
 def whole_command(label: str, argv: Callable[[str], list[str]], runs: int) -> None:
