@@ -70,7 +70,8 @@ mkdir -p npm; (cd npm
   done
   for f in *.tgz; do mkdir -p "x_${f%.tgz}"; tar xzf "$f" -C "x_${f%.tgz}"; done)
 for d in npm/x_*; do
-  p=$d/package; [ -d "$p/src" ] && p=$p/src || { [ -d "$p/lib" ] && p=$p/lib; }
+  p=$(find "$d" -mindepth 1 -maxdepth 1 -type d | head -1)  # package/ in most tarballs, not ejs's
+  [ -d "$p/src" ] && p=$p/src || { [ -d "$p/lib" ] && p=$p/lib; }
   echo "javascript:${d#npm/x_}:$T/$p:150" >> "$OUT"
 done
 wc -l "$OUT"

@@ -67,6 +67,10 @@ def benchmark_summaries(corpus: Path) -> set[str]:
     for corpora in SETS.values():
         for spec in corpora.values():
             root = corpus / spec.project
+            if not root.is_dir():  # a copy of its doc comments would go unnoticed
+                raise SystemExit(
+                    f"error: benchmark project {spec.project} is not in {corpus}: fetch every one "
+                    "with ../shared/corpus/get-corpus.sh")
             for f in discover(root).files:
                 if f.language in spec.languages:
                     try:

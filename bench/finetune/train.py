@@ -2,6 +2,7 @@
 
     python bench/finetune/train.py PAIRS.jsonl [...] --out ADAPTER.safetensors
         [--rank 8] [--epochs 1] [--lr 3e-4] [--batch 32] [--max-pairs-per-language 2500]
+        [--negatives 1 | --mined K]
 
 Needs torch and transformers (a training environment, not knoxidx's: ``pip install
 torch==2.13.0 transformers safetensors``); knoxidx itself never imports either. The base
@@ -12,9 +13,13 @@ value, attention output, intermediate, output) gets ``W + B @ A`` with A (rank x
 (out x rank); only A and B are fitted, so the adapter is ~1 % of the model.
 
 Loss: in-batch contrastive (multiple negatives ranking): each query against every document of
-its batch and the batch's hard negatives (other chunks of the same files), cosine x 20, cross
-entropy. A batch holds pairs of one language; chunk pairs (the chunk vectors' text) and
-declaration pairs (the declarations source's text) come in separate batches.
+its batch and the batch's hard negatives, cosine x 20, cross entropy. The hard negatives of a
+chunk pair are ``--negatives`` other chunks of the same file, or with ``--mined K`` the first K
+of the pair's ``mined`` field (``bench.finetune.mine``: the chunks of the same project the
+current model ranks highest), topped up from the file's when it has fewer. A column whose text
+is a row's own answer text (another pair's mined rival can be this pair's answer) does not count
+against that row. A batch holds pairs of one language; chunk pairs (the chunk vectors' text)
+and declaration pairs (the declarations source's text) come in separate batches.
 
 The adapter is written as safetensors, float16, ``<param>.lora_a`` / ``<param>.lora_b`` (B
 already scaled by alpha / rank), with the fit's settings in its metadata.
@@ -126,6 +131,24 @@ def batches(pairs: list[dict], size: int, rng: random.Random) -> list[tuple[str,
     return out
 
 
+def hard_negatives(pair: dict, negatives: int, mined: int) -> list[str]:
+    """The pair's hard negatives: ``mined`` of its mined ones (the file's filling up when it
+    has fewer), or without ``mined`` the file's first ``negatives``."""
+    if mined:
+        return (pair.get("mined", []) + pair["negatives"])[:mined]
+    return pair["negatives"][:negatives]
+
+
+def answer_repeats(docs: list[str], rows: int) -> torch.Tensor:
+    """True where column c holds row r's answer text again (c != r): not a negative of r."""
+    mask = torch.zeros((rows, len(docs)), dtype=torch.bool)
+    for row in range(rows):
+        for column, text in enumerate(docs):
+            if column != row and text == docs[row]:
+                mask[row, column] = True
+    return mask
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench/finetune/train.py")
     parser.add_argument("pairs", nargs="+", type=Path)
@@ -136,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--negatives", type=int, default=1, help="hard negatives per chunk pair")
+    parser.add_argument("--mined", type=int, default=0,
+                        help="K mined negatives per chunk pair in place of the file's")
     parser.add_argument("--max-pairs-per-language", type=int, default=2500)
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--seed", type=int, default=7)
@@ -174,9 +199,10 @@ def main(argv: list[str] | None = None) -> int:
         queries = encoder.sorted_call([p["query"] for p in batch])
         docs = [p[kind] for p in batch]
         if kind == "chunk":
-            docs += [n for p in batch for n in p["negatives"][: args.negatives]]
+            docs += [n for p in batch for n in hard_negatives(p, args.negatives, args.mined)]
         encoded = encoder.sorted_call(docs)
-        logits = queries @ encoded.T * SCALE
+        logits = (queries @ encoded.T * SCALE).masked_fill(answer_repeats(docs, len(batch)),
+                                                          float("-inf"))
         loss = nn.functional.cross_entropy(logits, torch.arange(len(batch)))
         optimizer.zero_grad()
         loss.backward()

@@ -65,3 +65,14 @@ def test_sources_and_benchmark_projects(tmp_path: Path) -> None:
     out = tmp_path / "pairs.jsonl"
     assert main(["--source", f"python:harbour:{project(tmp_path)}", "--out", str(out)]) == 0
     assert len(out.read_text().splitlines()) == 2
+
+
+def test_a_benchmark_corpus_without_every_project_is_refused_before_any_pair(
+        tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    out = tmp_path / "pairs.jsonl"
+    with pytest.raises(SystemExit, match=r"benchmark project .* is not in .*corpus.*get-corpus"):
+        main(["--source", f"python:harbour:{project(tmp_path)}", "--out", str(out),
+              "--benchmark-corpus", str(corpus)])
+    assert not out.exists()
