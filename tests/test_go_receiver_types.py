@@ -36,6 +36,16 @@ def _calls(root: Path) -> set[tuple[str, int, str, str]]:
                 for e in export.edges(idx.q) if e["type"] == "Calls"}
 
 
+def _calls_in(root: Path, path: str) -> set[tuple[int, str, int]]:
+    """(line, callee's name, callee's start line) of every Calls edge in ``path``."""
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        return {(e["line"], nodes[e["target"]]["name"], nodes[e["target"]]["start_line"])
+                for e in export.edges(idx.q)
+                if e["type"] == "Calls" and e["path"] == path}
+
+
 ASSERTIONS = """\
 package main
 
@@ -93,12 +103,7 @@ def test_a_type_switch_types_its_variable_in_each_case_of_one_type(repo) -> None
     root = repo({"go.mod": GO_MOD, "shapes/shapes.go": SHAPES, "main.go": SWITCH})
     shapes = Path(root, "shapes/shapes.go").read_text().splitlines()
     circle_area = shapes.index("func (c *Circle) Area() float64 { return 0 }") + 1
-    build(root)
-    with Index.open(root) as idx:
-        nodes = {n["id"]: n for n in export.nodes(idx.q)}
-        calls = {(e["line"], nodes[e["target"]]["name"], nodes[e["target"]]["start_line"])
-                 for e in export.edges(idx.q)
-                 if e["type"] == "Calls" and e["path"] == "main.go"}
+    calls = _calls_in(root, "main.go")
     square_area = circle_area + 4
     assert (8, "Area", circle_area) in calls
     assert (8, "Area", square_area) not in calls  # each case its own type
@@ -397,10 +402,5 @@ func nested(x, y any) {
 
 def test_a_type_switch_inside_another_narrows_its_own_cases_only(repo) -> None:
     root = repo({"go.mod": GO_MOD, "shapes/shapes.go": SHAPES, "main.go": NESTED})
-    build(root)
-    with Index.open(root) as idx:
-        nodes = {n["id"]: n for n in export.nodes(idx.q)}
-        calls = {(e["line"], nodes[e["target"]]["name"], nodes[e["target"]]["start_line"])
-                 for e in export.edges(idx.q)
-                 if e["type"] == "Calls" and e["path"] == "main.go"}
+    calls = _calls_in(root, "main.go")
     assert calls == {(10, "Area", 5), (12, "Side", 10), (16, "Side", 10)}
