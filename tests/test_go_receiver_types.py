@@ -9,6 +9,7 @@ from pathlib import Path
 
 from knoxidx.graph import export
 from knoxidx.index import Index
+from knoxidx.parse.name_paths import result_types, type_path
 from tests.helpers import build
 
 GO_MOD = "module example.com/m\n\ngo 1.21\n"
@@ -404,3 +405,13 @@ def test_a_type_switch_inside_another_narrows_its_own_cases_only(repo) -> None:
     root = repo({"go.mod": GO_MOD, "shapes/shapes.go": SHAPES, "main.go": NESTED})
     calls = _calls_in(root, "main.go")
     assert calls == {(10, "Area", 5), (12, "Side", 10), (16, "Side", 10)}
+
+
+def test_results_read_one_by_one_also_when_their_text_is_cut_short() -> None:
+    # the tuple's first type is what type_path reads too (one reading of Go's results); a
+    # text without its closing parenthesis was one type, `(a int, b error`
+    assert result_types("(T, error)") == ["T", "error"]
+    assert result_types("(left, right *Node)") == ["*Node", "*Node"]
+    assert result_types("(*Packfile, func())") == ["*Packfile", "func()"]
+    assert result_types("(a int, b error") == ["int", "error"]
+    assert type_path("(n int, err error)", True) == ("int",)

@@ -171,7 +171,8 @@ def _type_path(text: str, square_args: bool) -> NamePath:
         text = named[0] if named else ""
     for _ in range(4):
         if text.startswith("("):
-            text = _first_result(split_top_level(text[1:].rstrip(")")), square_args)
+            # a tuple's first type; Go's results name theirs (`(n int, err error)`)
+            text = result_types(text)[0]
         if text.startswith(_TYPE_PREFIX_STARTS):
             text = _TYPE_PREFIX.sub("", text)
         text = text.strip()
@@ -241,9 +242,10 @@ def result_types(text: str) -> list[str]:
     """The type of each of Go's results ``text``, as written: ``(T, error)`` -> ["T",
     "error"], ``(left, right *Node)`` -> ["*Node", "*Node"], ``T`` -> ["T"]."""
     text = text.strip()
-    if not (text.startswith("(") and text.endswith(")")):
+    if not text.startswith("("):
         return [text]
-    results = [r.strip() for r in split_top_level(text[1:-1])]
+    inner = text[1:-1] if text.endswith(")") else text[1:]  # a long one is cut short
+    results = [r.strip() for r in split_top_level(inner)]
     if not _NAMED_RESULT.match(results[-1]):
         return results
     out: list[str] = []
@@ -257,16 +259,6 @@ def result_types(text: str) -> list[str]:
         untyped = 0
     return out
 
-
-def _first_result(results: list[str], square_args: bool) -> str:
-    """The first of a tuple's types, or of Go's results: named (`(n int, err error)`, `(left,
-    right *Node)`: all named or none, so the last says which), the first type written."""
-    if square_args and _NAMED_RESULT.match(results[-1].strip()):
-        for result in results:
-            named = _NAMED_RESULT.match(result.strip())
-            if named:
-                return result.strip()[named.end():]
-    return results[0]
 
 
 def _unquoted(text: str) -> str:
