@@ -421,6 +421,15 @@ class Index(GraphQuestions):
         return definition_history(self.store, self.root, self.find(spec), limit=limit,
                                   offset=offset)
 
+    def changes(self, base: str = "HEAD", *, depth: int = 3, limit: int = 50, offset: int = 0,
+                kind: str | None = None, path: str | None = None) -> dict:
+        """The definitions the work tree changed since the commit ``base`` (modified, added,
+        removed, with the calls a removal leaves unresolved) and a page of what they may
+        break, the tests among it; see :mod:`knoxidx.answers.changes`."""
+        from knoxidx.answers.changes import changes
+
+        return changes(self, base, depth, limit=limit, offset=offset, kind=kind, path=path)
+
     def hotspots(self, *, path: str | None = None, since_days: int | None = 90,
                  kind: str | None = None, limit: int = 20, offset: int = 0) -> dict:
         """Definitions and files ranked by recent change frequency times size; see

@@ -444,6 +444,24 @@ OPERATIONS: tuple[Operation, ...] = (
         lambda idx, a: idx.impact(a["symbol"], depth=a["depth"], **_paged(a)),
     ),
     Operation(
+        "detect_changes", "GET", "/changes", "What the uncommitted changes may break",
+        "What the work tree changed since a commit (base, default HEAD: the uncommitted "
+        "edits), as the index last read the files (stale lists files edited since: index "
+        "first): the definitions modified, added and removed (changed, removed; a removed "
+        "one with the calls of its name now left unresolved, still_called), the files, and "
+        "what they may break: their transitive callers, users, subclasses and importers up "
+        "to depth hops, nearest first (impacted, the page), their files, and the tests among "
+        "them (tests, test_files: what to run). Use it after editing, before committing." +
+        PAGED,
+        (
+            Param("base", "string", "The commit to compare with: a hash, branch, tag or "
+                  "HEAD~N.", default="HEAD", max_length=200),
+            _depth(3),
+            *PAGE_PARAMS,
+        ),
+        lambda idx, a: idx.changes(a["base"], depth=a["depth"], **_paged(a)),
+    ),
+    Operation(
         "get_history", "GET", "/history", "How a definition evolved (git)",
         "The git history of one definition (first-parent history of HEAD): the commit that "
         "created its lines, the commits that changed them newest first (hash, date, author, "

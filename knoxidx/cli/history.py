@@ -8,8 +8,15 @@ import re
 import click
 
 from knoxidx.cli.group import main
-from knoxidx.cli.options import json_option, open_index, path_argument, store_options
-from knoxidx.cli.output import counted, emit, print_more
+from knoxidx.cli.options import (
+    json_option,
+    open_index,
+    page_kwargs,
+    page_options,
+    path_argument,
+    store_options,
+)
+from knoxidx.cli.output import counted, emit, location, print_more, site_of
 from knoxidx.core.model import NODE_KINDS
 from knoxidx.core.paging import MAX_LIMIT
 
@@ -108,6 +115,61 @@ def hotspots_cmd(path: str, since: str, kind: str | None, path_glob: str | None,
         for f in d["files"]:
             click.echo(f"{f['score']:>8.1f} {f['changes']:>7} {f['weight']:>7} {'':>4} {'':>5} "
                        f"{f['lines']:>6} {'':>7}  {f['path']}")
+        print_more(d)
+
+    emit(data, as_json, human)
+
+
+@main.command("changes")
+@path_argument
+@click.option("--base", default="HEAD", show_default=True,
+              help="The commit to compare the work tree with (a hash, branch, tag, HEAD~1).")
+@click.option("--depth", type=click.IntRange(1, 10), default=3, show_default=True,
+              help="Hops of callers, users, subclasses and importers to follow.")
+@json_option
+@page_options
+@store_options
+def changes_cmd(path: str, base: str, depth: int, as_json: bool, limit: int, offset: int,
+                kind: str | None, path_glob: str | None) -> None:
+    """What the work tree changed since BASE (definitions modified, added and removed, as
+    indexed: run `knoxidx index` or `watch` first) and what it may break: their transitive
+    callers, users, subclasses and importers, and the tests among them."""
+    with open_index(path) as idx:
+        data = idx.changes(base, depth=depth, **page_kwargs(limit, offset, kind, path_glob))
+
+    def human(d: dict) -> None:
+        if d["stale"]:
+            click.echo(f"warning: {counted(len(d['stale']), 'file')} changed since the last "
+                       f"`knoxidx index` ({d['stale'][0]}...): lines may be off",
+                       err=True)
+        changed = d["changed"] + d["removed"]
+        click.echo(f"since {d['base']['revision']} ({d['base']['commit'][:10]}): "
+                   f"{counted(d['files_total'], 'file')}, "
+                   f"{counted(d['changed_total'] + d['removed_total'], 'definition')} changed")
+        for c in changed:
+            lines = f"+{c.get('lines_added', 0)} -{c.get('lines_removed', 0)}"
+            where = location(c) + (" (base)" if c["change"] == "removed" else "")
+            click.echo(f"  {c['change']:<8} {c['kind']:<9} {c['qualified_name']}  {where}  "
+                       f"{lines}")
+            if c["change"] == "removed" and c["still_called_total"]:
+                sites = ", ".join(f"{s['path']}:{s['line']}"
+                                  for s in c["still_called"][:3])
+                click.echo(f"           still called at {c['still_called_total']} sites: "
+                           f"{sites}")
+        if len(changed) < d["changed_total"] + d["removed_total"]:
+            click.echo(f"  ... (--json lists the first {len(d['changed'])} changed and "
+                       f"{len(d['removed'])} removed)")
+        click.echo(f"may break: {counted(d['total'], 'definition')} in "
+                   f"{counted(d['file_count'], 'file')}")
+        for h in d["impacted"]:
+            indent = "  " * h.get("depth", 1)
+            click.echo(f"{indent}{h['qualified_name']} ({h['kind']})  {site_of(h)}  "
+                       f"[{h['via']}]")
+        if d["test_count"]:
+            click.echo(f"tests reached: {d['test_count']} in "
+                       f"{counted(len(d['test_files']), 'file')}: "
+                       + ", ".join(p for p in d["test_files"][:10])
+                       + (" ..." if len(d["test_files"]) > 10 else ""))
         print_more(d)
 
     emit(data, as_json, human)

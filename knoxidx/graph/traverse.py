@@ -6,6 +6,7 @@ nothing is stored twice.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from knoxidx.core.model import REVERSE_NAMES, EdgeType
@@ -34,16 +35,20 @@ def summary(node: dict[str, Any]) -> dict[str, Any]:
 
 
 def walk(
-    q: GraphReads, start: int, direction: str, types: tuple[str, ...], depth: int,
-    limit: int = 5000,
+    q: GraphReads, start: int | Collection[int], direction: str, types: tuple[str, ...],
+    depth: int, limit: int = 5000, *, starts_listed: bool = True,
 ) -> list[dict[str, Any]]:
     """Breadth-first over ``types`` edges, nearest first: one entry per (node, site) at the
     depth the node is first reached. A node already listed nearer is not listed again for a
     longer path to it (a caller that also calls through a helper), nor is ``start`` past
-    depth 1 (a recursive function is its own caller once)."""
-    seen = {start}
-    frontier = [start]
+    depth 1 (a recursive function is its own caller once). ``start`` may be several nodes
+    walked from at once; ``starts_listed=False`` never lists them (they are the question)."""
+    starts = {start} if isinstance(start, int) else set(start)
+    seen = set(starts)
+    frontier = sorted(starts)
     hits: list[dict[str, Any]] = []
+    if not frontier:
+        return hits
     for level in range(1, depth + 1):
         edges = q.edges(frontier, direction, types)
         other = "source" if direction == "in" else "target"
@@ -52,7 +57,8 @@ def walk(
         reached: set[int] = set()  # first reached at this level
         for e in edges:
             node_id = e[other]
-            if node_id in seen and node_id not in reached and (level > 1 or node_id != start):
+            if node_id in seen and node_id not in reached and (
+                    level > 1 or node_id not in starts or not starts_listed):
                 continue  # listed at a shallower depth
             node = nodes.get(node_id)
             if node is None:

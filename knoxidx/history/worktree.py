@@ -24,7 +24,7 @@ def line_range(start: int, end: int) -> list[Range]:
     return [(start - 1, end)] if end >= start >= 1 else []
 
 
-def _blob_id(content: bytes) -> str:
+def blob_id(content: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
 
 
@@ -41,7 +41,7 @@ def committed_blobs(root: Path, commit: str) -> dict[str, str]:
     return found
 
 
-def _blob(root: Path, blob: str) -> bytes:
+def blob_bytes(root: Path, blob: str) -> bytes:
     done = subprocess.run(git_command(root, "cat-file", "blob", blob), env=git_env(),
                           capture_output=True, stdin=subprocess.DEVNULL, timeout=60)
     if done.returncode != 0:
@@ -73,10 +73,10 @@ def ranges_at_commit(root: Path, commit: str, prefix: str,
         except OSError:
             out[path] = dict(ranges)
             continue
-        if _blob_id(current) == blob:
+        if blob_id(current) == blob:
             out[path] = dict(ranges)
             continue
-        hunks = uncommitted_hunks(_blob(root, blob), current)
+        hunks = uncommitted_hunks(blob_bytes(root, blob), current)
         diff = IndexedDiff.of(hunks)
         out[path] = {key: diff.carry(r)[1] for key, r in ranges.items()}
     return out
