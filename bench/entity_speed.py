@@ -1,7 +1,8 @@
 """How fast one-definition answers are: ``knoxidx show`` in-process (``Index.describe``) and
 as a whole command, each paired with ``callers`` of the same symbol in the same round (the
-host's load moves both alike); with ``--history``, ``knoxidx history SYMBOL``, ``hotspots``
-and ``hotspots --since all`` as whole commands.
+host's load moves both alike); with ``--history``, ``knoxidx history SYMBOL``, ``hotspots``,
+``hotspots --since all`` and ``changes --base HEAD~N`` (the definitions the last ``--changes``
+commits changed, and their impact) as whole commands.
 
     python -m bench.entity_speed ~/.cache/knoxidx-corpus/python/django
     python -m bench.entity_speed /tmp/click --history
@@ -74,6 +75,8 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=5, help="Symbols sampled.")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--history", action="store_true")
+    parser.add_argument("--changes", type=int, default=10,
+                        help="With --history: `changes` against HEAD~N, this N.")
     args = parser.parse_args()
     repo = args.repo.expanduser().resolve()
     with Index.open_reader(repo) as idx:
@@ -97,6 +100,8 @@ def main() -> None:
             rounds.setdefault("hotspots", []).append(whole(["hotspots"], repo))
             rounds.setdefault("hotspots --since all", []).append(
                 whole(["hotspots", "--since", "all"], repo))
+            rounds.setdefault(f"changes --base HEAD~{args.changes}", []).append(
+                whole(["changes", "--base", f"HEAD~{args.changes}"], repo))
     for name, times in rounds.items():
         walls = sorted(wall for wall, _ in times)
         print(f"whole command {name}: median {statistics.median(walls):.3f} s wall "
