@@ -421,6 +421,14 @@ class Index(GraphQuestions):
         return definition_history(self.store, self.root, self.find(spec), limit=limit,
                                   offset=offset)
 
+    def goto(self, at: str, name: str | None = None) -> dict:
+        """What the code at ``at`` (``path:line``) refers to: each name used there with the
+        definitions the graph resolved it to, or why it has none; see
+        :mod:`knoxidx.answers.goto`."""
+        from knoxidx.answers.goto import goto
+
+        return goto(self, at, name)
+
     def changes(self, base: str = "HEAD", *, depth: int = 3, limit: int = 50, offset: int = 0,
                 kind: str | None = None, path: str | None = None) -> dict:
         """The definitions the work tree changed since the commit ``base`` (modified, added,

@@ -444,6 +444,23 @@ OPERATIONS: tuple[Operation, ...] = (
         lambda idx, a: idx.impact(a["symbol"], depth=a["depth"], **_paged(a)),
     ),
     Operation(
+        "goto_definition", "GET", "/goto", "What the code at a line refers to",
+        "Go to definition by place: for 'path:line' (as read_code and search give them), "
+        "each name the line uses (a call, a new, a type, a value read or passed, a base "
+        "class) with its column and the definitions the graph resolved it to through "
+        "imports, scopes and receiver types (definitions; empty with 'unresolved' saying "
+        "why: a local, builtin or library name, or several candidates), the imports on the "
+        "line with what they bind, and the enclosing definition. Use it while reading code "
+        "instead of searching for a name that many definitions share.",
+        (
+            Param("at", "string", "The place: a repository-relative path and a 1-based line, "
+                  "'src/app/config.py:42'.", required=True, max_length=MAX_PATH_CHARS + 12),
+            Param("name", "string", "Only the references of this name on the line.",
+                  max_length=MAX_NAME_CHARS),
+        ),
+        lambda idx, a: idx.goto(a["at"], a["name"]),
+    ),
+    Operation(
         "detect_changes", "GET", "/changes", "What the uncommitted changes may break",
         "What the work tree changed since a commit (base, default HEAD: the uncommitted "
         "edits), as the index last read the files (stale lists files edited since: index "

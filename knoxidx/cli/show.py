@@ -113,3 +113,44 @@ def _print_evolution(d: dict) -> None:
                f"by {counted(evolution['authors'], 'author')}"
                + (f", last {last[:10]}" if last else "")
                + f"; churn {evolution['churn']}; hotspot {evolution['hotspot']}")
+
+
+@main.command("goto")
+@click.argument("place")
+@path_argument
+@click.option("--name", default=None, help="Only the references of this name on the line.")
+@json_option
+@store_options
+def goto_cmd(place: str, path: str, name: str | None, as_json: bool) -> None:
+    """Go to definition: what the code at PLACE (PATH:LINE) refers to, each call, type,
+    value, base and import on the line with the definitions the graph resolved it to, or
+    why it has none."""
+    with open_index(path) as idx:
+        data = idx.goto(place, name)
+
+    def human(d: dict) -> None:
+        enclosing = d["enclosing"]
+        inside = f" (in {enclosing['kind']} {enclosing['qualified_name']})" if enclosing else ""
+        click.echo(f"{d['path']}:{d['line']}{inside}")
+        for ref in d["references"]:
+            head = f"  {ref['written']}  col {ref['column']}  {ref['kind']}"
+            if not ref["definitions"]:
+                click.echo(f"{head}  -> unresolved: {ref['unresolved']}")
+            for target in ref["definitions"]:
+                click.echo(f"{head}  -> {target['kind']} {target['qualified_name']}  "
+                           f"{location(target) or '-'}  [{target['confidence']}]")
+        for imp in d["imports"]:
+            bound = f" {imp['name']}" if imp["name"] else ""
+            head = f"  import {imp['module']}{bound}"
+            if not imp["definitions"]:
+                click.echo(f"{head}  -> not in the repository")
+            for target in imp["definitions"]:
+                click.echo(f"{head}  -> {target['kind']} {target['qualified_name']}  "
+                           f"{location(target) or 'external'}")
+        for other in d["other_edges"]:
+            click.echo(f"  {other['via']} -> {other['kind']} {other['qualified_name']}  "
+                       f"{location(other) or '-'}")
+        if not (d["references"] or d["imports"] or d["other_edges"]):
+            click.echo("  no references on this line")
+
+    emit(data, as_json, human)
