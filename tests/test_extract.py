@@ -336,3 +336,16 @@ def test_doc_comments_are_found_wherever_they_end(language: str) -> None:
     path, source, expected = DOCS_WHEREVER_THEY_END[language]
     facts = extract(path, source.encode(), language)
     assert [(d.name, d.doc) for d in facts.defs] == expected
+
+
+def test_a_comment_before_the_body_is_not_part_of_the_signature() -> None:
+    """Python's comments between the header's colon and the first statement were read as
+    the signature's end (`def f(a) -> int: # explains the body # more`)."""
+    from knoxidx.parse.extract import extract
+
+    source = (b"def f(a: int) -> int:\n    # explains the body\n    return a\n\n\n"
+              b"class C:  # a note\n    def m(self):  # why\n        pass\n")
+    assert [d.signature for d in extract("m.py", source, "python").defs] == [
+        "def f(a: int) -> int", "class C", "def m(self)"]
+    js = b"function g(a, b) // note\n{\n  return a;\n}\n"
+    assert [d.signature for d in extract("m.js", js, "javascript").defs] == ["function g(a, b)"]

@@ -226,11 +226,26 @@ def signature(node: Any, source: bytes) -> str:
     body = node.child_by_field_name("body")
     end = body.start_byte if body is not None else node.end_byte
     end = min(end, node.start_byte + 400)
-    text = source[node.start_byte : end].decode("utf-8", "replace")
+    raw = source[node.start_byte : end]
+    if body is not None and (b"#" in raw or b"//" in raw or b"/*" in raw):
+        end = min(end, _header_end(node, body))  # a comment before the body is not the header
+        raw = source[node.start_byte : end]
+    text = raw.decode("utf-8", "replace")
     if body is None:
         text = text.split("\n", 1)[0]
     # whitespace runs as one space (str.split, in C: a regex cost ~4 % of extraction)
     return " ".join(text.split()).rstrip("{:").rstrip()
+
+
+def _header_end(node: Any, body: Any) -> int:
+    """Where the header ends: after its last part before ``body`` that is not a comment."""
+    end = node.start_byte
+    for child in node.children:
+        if child.start_byte >= body.start_byte:
+            break
+        if "comment" not in child.type:
+            end = child.end_byte
+    return end if end > node.start_byte else body.start_byte
 
 
 def enclosing(spans: list[tuple[int, int, int]], positions: list[int]) -> list[int]:
