@@ -421,6 +421,14 @@ class Index(GraphQuestions):
         return definition_history(self.store, self.root, self.find(spec), limit=limit,
                                   offset=offset)
 
+    def repo_map(self, max_tokens: int = 1024, path: str | None = None) -> dict:
+        """The repository's most central definitions whose signatures fit ``max_tokens``,
+        file by file (``path``: a glob or directory to map alone); see
+        :mod:`knoxidx.answers.repo_map`."""
+        from knoxidx.answers.repo_map import repo_map
+
+        return repo_map(self, max_tokens, path)
+
     def goto(self, at: str, name: str | None = None) -> dict:
         """What the code at ``at`` (``path:line``) refers to: each name used there with the
         definitions the graph resolved it to, or why it has none; see

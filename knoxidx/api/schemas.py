@@ -444,6 +444,23 @@ OPERATIONS: tuple[Operation, ...] = (
         lambda idx, a: idx.impact(a["symbol"], depth=a["depth"], **_paged(a)),
     ),
     Operation(
+        "repo_map", "GET", "/map", "A map of the repository in a token budget",
+        "The repository's most central functions, classes, interfaces and types (PageRank "
+        "over calls and imports, test code lower) whose signatures fit max_tokens, file by "
+        "file in path order, each as its signature's first line and ':line', a method under "
+        "its class. Call it first on a repository you do not know, then describe_symbol or "
+        "read_code what you need; path maps one directory or glob alone.",
+        (
+            Param("max_tokens", "integer", "The map's token budget.", default=1024,
+                  minimum=64, maximum=200_000),
+            Param("path", "string", "Only files matching this glob ('*' crosses '/'), or "
+                  "under this directory.", max_length=MAX_PATH_CHARS),
+        ),
+        lambda idx, a: idx.repo_map(a["max_tokens"], a["path"]),
+        lambda d: d["text"] + f"({d['shown']} of {d['total']} definitions, {d['tokens']} of "
+                              f"{d['max_tokens']} tokens)",
+    ),
+    Operation(
         "goto_definition", "GET", "/goto", "What the code at a line refers to",
         "Go to definition by place: for 'path:line' (as read_code and search give them), "
         "each name the line uses (a call, a new, a type, a value read or passed, a base "

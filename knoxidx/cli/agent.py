@@ -104,7 +104,7 @@ def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, wo
 
     \b
     Endpoints: /health /status /symbols /symbols/{id} /entity /callers /callees /refs
-    /deps /impact /changes /goto /history /hotspots /search /source (GET) and /context (POST {"query",
+    /deps /impact /changes /goto /map /history /hotspots /search /source (GET) and /context (POST {"query",
     "max_tokens"}).
     With $KNOXIDX_TOKEN set, requests need 'Authorization: Bearer <token>'.
     """
@@ -150,7 +150,7 @@ def serve_cmd(path: str, host: str, port: int, watch: bool, debounce_ms: int, wo
 def mcp_cmd(path: str, watch: bool, debounce_ms: int) -> None:
     """Serve the index of PATH to an MCP client over stdio (tools: search_code, find_symbol,
     describe_symbol, get_callers, get_callees, get_references, get_dependencies,
-    impact_of_change, detect_changes, goto_definition, get_history, find_hotspots, build_context, read_code, index_status)."""
+    impact_of_change, detect_changes, goto_definition, repo_map, get_history, find_hotspots, build_context, read_code, index_status)."""
     from knoxidx.api.mcp_server import run_stdio
 
     shared = shared_store()

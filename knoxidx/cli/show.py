@@ -154,3 +154,26 @@ def goto_cmd(place: str, path: str, name: str | None, as_json: bool) -> None:
             click.echo("  no references on this line")
 
     emit(data, as_json, human)
+
+
+@main.command("map")
+@path_argument
+@click.option("--max-tokens", type=click.IntRange(64, 200_000), default=1024, show_default=True,
+              help="The map's token budget.")
+@click.option("--path", "path_glob", default=None,
+              help="Map only files matching this glob ('*' crosses '/'), or this directory.")
+@json_option
+@store_options
+def map_cmd(path: str, max_tokens: int, path_glob: str | None, as_json: bool) -> None:
+    """A map of the repository: its most central functions, classes, interfaces and types
+    (PageRank over calls and imports, tests lower) whose signatures fit the budget, file by
+    file, each with the line it starts on."""
+    with open_index(path) as idx:
+        data = idx.repo_map(max_tokens, path_glob)
+
+    def human(d: dict) -> None:
+        click.echo(d["text"], nl=False)
+        click.echo(f"({d['shown']} of {d['total']} definitions, {d['tokens']} of "
+                   f"{d['max_tokens']} tokens)")
+
+    emit(data, as_json, human)

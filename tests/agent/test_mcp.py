@@ -18,7 +18,7 @@ from tests.agent.support import make_hostile_repo, make_repo, mcp_server
 TOOLS = {"search_code", "find_symbol", "get_callers", "get_callees", "get_references",
          "get_dependencies", "impact_of_change", "build_context", "read_code", "index_status",
          "get_history", "find_hotspots", "describe_symbol", "detect_changes",
-         "goto_definition"}
+         "goto_definition", "repo_map"}
 
 
 def text(result: Any) -> str:
