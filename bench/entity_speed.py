@@ -1,6 +1,7 @@
 """How fast one-definition answers are: ``knoxidx show`` in-process (``Index.describe``) and
 as a whole command, each paired with ``callers`` of the same symbol in the same round (the
-host's load moves both alike); with ``--history``, ``knoxidx history SYMBOL``, ``hotspots``,
+host's load moves both alike), and ``goto PATH:LINE`` at each symbol's first line and the
+1024-token ``map`` as whole commands (the map's centrality cached by a first call); with ``--history``, ``knoxidx history SYMBOL``, ``hotspots``,
 ``hotspots --since all`` and ``changes --base HEAD~N`` (the definitions the last ``--changes``
 commits changed, and their impact) as whole commands.
 
@@ -85,17 +86,21 @@ def main() -> None:
         for symbol in symbols:
             show_ms.append(in_process(partial(idx.describe, symbol), args.runs * 3) * 1000)
             callers_ms.append(in_process(partial(idx.callers, symbol), args.runs * 3) * 1000)
+        places = [f"{n['path']}:{n['start_line']}" for n in map(idx.find, symbols)]
+        idx.repo_map()  # computes and caches the centrality the map ranks by
     print(f"symbols: {', '.join(symbols)}")
     print(f"in-process median ms: show {statistics.median(show_ms):.2f} (max of the "
           f"symbols' medians {max(show_ms):.2f}), callers {statistics.median(callers_ms):.2f}")
     rounds: dict[str, list[tuple[float, float]]] = {}
     for _ in range(args.runs):  # interleaved: each round runs every command once
-        for symbol in symbols:
-            commands = {"show": ["show", symbol], "callers": ["callers", symbol]}
+        for symbol, place in zip(symbols, places, strict=True):
+            commands = {"show": ["show", symbol], "callers": ["callers", symbol],
+                        "goto": ["goto", place]}
             if args.history:
                 commands["history"] = ["history", symbol]
             for name, argv in commands.items():
                 rounds.setdefault(name, []).append(whole(argv, repo))
+        rounds.setdefault("map", []).append(whole(["map"], repo))
         if args.history:
             rounds.setdefault("hotspots", []).append(whole(["hotspots"], repo))
             rounds.setdefault("hotspots --since all", []).append(

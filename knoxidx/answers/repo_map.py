@@ -26,6 +26,7 @@ MAX_MAP_TOKENS = 200_000
 MAPPED_KINDS = frozenset({"Function", "Class", "Interface", "Type"})
 TEST_FACTOR = 0.3  # test code ranks lower unless the path filter asks for it
 MAX_LINE_CHARS = 160
+MAX_SKIPPED = 50  # candidates in a row too long for what is left: the map is full
 _OPEN_SPACE = re.compile(r"([(\[<])\s+")
 _CLOSE_SPACE = re.compile(r",?\s+([)\]>])")
 
@@ -61,6 +62,7 @@ def repo_map(index: Index, max_tokens: int = DEFAULT_MAP_TOKENS, path: str | Non
     chosen: dict[int, tuple[float, dict]] = {}
     files: set[str] = set()
     parents: dict[int, dict] = {}
+    skipped = 0
     for score, node in ranked:
         cost = counter.count(_line(node, 1)) + 1
         if node["path"] not in files:
@@ -69,7 +71,11 @@ def repo_map(index: Index, max_tokens: int = DEFAULT_MAP_TOKENS, path: str | Non
         if parent is not None and parent["id"] not in chosen:
             cost += counter.count(_line(parent, 0)) + 1
         if spent + cost > max_tokens:
+            skipped += 1
+            if skipped > MAX_SKIPPED:
+                break
             continue
+        skipped = 0
         spent += cost
         chosen[node["id"]] = (score, node)
         files.add(node["path"])
