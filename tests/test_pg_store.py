@@ -588,3 +588,27 @@ def test_the_declarations_source_in_the_shared_store(tmp_path: Path, pg_url: str
         idx.update(jobs=1)
     with psycopg.connect(pg_url) as conn:
         assert conn.execute(count).fetchone()[0] < declared
+
+
+def test_changes_goto_and_map_answer_as_over_sqlite(tmp_path: Path, pg_url: str) -> None:
+    """The answers read off the facts, the history tables and the centrality are the same
+    whichever store holds the graph."""
+    from tests.history.gitrepo import Repo
+
+    repo = Repo(tmp_path / "changes")
+    base = {"app.py": "def helper(x):\n    return x\n\n\ndef gone():\n    return 1\n",
+            "use.py": "from app import helper, gone\n\n\ndef run():\n    return helper(1) + gone()\n"}
+    repo.commit("start", base)
+    (repo.root / "app.py").write_text("def helper(x):\n    return x * 2\n", encoding="utf-8")
+    answers = []
+    for store in (None, pg_url):
+        with Index.open(repo.root, create=True, store=store) as idx:
+            idx.update(jobs=1, retrieval=store is None)
+            answers.append((idx.changes(), idx.goto("use.py:5"), idx.repo_map(200)["text"]))
+    (local_changes, local_goto, local_map), (shared_changes, shared_goto, shared_map) = answers
+    assert {c["qualified_name"]: c["change"] for c in local_changes["changed"]
+            + local_changes["removed"]} == {"app.helper": "modified", "app.gone": "removed"}
+    assert [h["qualified_name"] for h in local_changes["impacted"]] == ["use.run"]
+    for key in ("changed", "removed", "impacted", "files", "tests"):
+        assert shared_changes[key] == local_changes[key]
+    assert shared_goto == local_goto and shared_map == local_map
