@@ -21,11 +21,13 @@ from knoxidx.core.errors import AmbiguousSymbolError, KnoxidxError
 
 INSTRUCTIONS = (
     "knoxidx indexes this repository's code as a graph of definitions, calls, imports and "
-    "type uses, with hybrid search. Start with build_context for a task, or search_code / "
-    "find_symbol to locate code; describe_symbol gives everything about one definition at "
-    "once; navigate with get_callers, get_callees, get_references, "
-    "get_dependencies and impact_of_change (they take qualified names, names or path:line); "
-    "read exact lines with read_code."
+    "type uses, with hybrid search. On a repository you do not know, repo_map first. Start "
+    "with build_context for a task, or search_code / find_symbol to locate code; "
+    "describe_symbol gives everything about one definition at once; navigate with "
+    "get_callers, get_callees, get_references, get_dependencies and impact_of_change (they "
+    "take qualified names, names or path:line), and goto_definition for what a line of code "
+    "refers to; read exact lines with read_code. After editing, detect_changes says what "
+    "the edits may break and which tests reach them."
 )
 
 
