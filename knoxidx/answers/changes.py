@@ -25,7 +25,7 @@ from knoxidx.history.worktree import blob_bytes, blob_id, committed_blobs, uncom
 
 if TYPE_CHECKING:
     from knoxidx.core.facts import Definition
-    from knoxidx.index import Index
+    from knoxidx.graph.protocol import IndexedGraph as Index
 
 # A revision as a user writes one (HEAD~2, main, v1.2, a hash, @{u}): never an option.
 _REVISION = re.compile(r"[^\s\x00-\x1f\x7f-][^\s\x00-\x1f\x7f]{0,199}")

@@ -9,15 +9,19 @@ answer is the index's, not a guess by name.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from knoxidx.core.errors import BadInputError, LineRangeError, SourceNotFoundError
 from knoxidx.core.facts import RefKind
 from knoxidx.core.paging import WALK_CAP
 from knoxidx.graph import traverse
+from knoxidx.graph.protocol import IndexedGraph
 
-if TYPE_CHECKING:
-    from knoxidx.index import Index
+
+class PlacedIndex(IndexedGraph, Protocol):
+    """What a place is read with: the index and its way of taking a path."""
+
+    def _repo_relative(self, path: str) -> str: ...
 
 _PLACE = re.compile(r"^(?P<path>.+):(?P<line>\d{1,9})$")
 # the edge a reference of each kind becomes when it resolves
@@ -29,7 +33,7 @@ _REASONS = {"unknown": "no definition of that name is in scope here",
 _CONSTRUCTORS = frozenset({"constructor", "__init__", "new"})
 
 
-def goto(index: Index, at: str, name: str | None = None) -> dict:
+def goto(index: PlacedIndex, at: str, name: str | None = None) -> dict:
     """The references on line ``at`` (``path:line``), each with its resolved definitions;
     ``name``: only references whose last name is that."""
     place = _PLACE.match(at.strip())
@@ -102,7 +106,7 @@ def goto(index: Index, at: str, name: str | None = None) -> dict:
     }
 
 
-def _why(index: Index, path: str, line: int, name: str) -> str:
+def _why(index: PlacedIndex, path: str, line: int, name: str) -> str:
     """Why a name on the line has no definition: the reason resolution stored for it (an
     external library, unknown, ambiguous), or that nothing was stored (a local, a builtin)."""
     if not name:

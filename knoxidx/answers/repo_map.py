@@ -18,7 +18,7 @@ from knoxidx.core.errors import BadInputError
 from knoxidx.core.paging import Page, path_matcher
 
 if TYPE_CHECKING:
-    from knoxidx.index import Index
+    from knoxidx.graph.protocol import IndexedGraph as Index
 
 DEFAULT_MAP_TOKENS = 1024
 MIN_MAP_TOKENS = 64
