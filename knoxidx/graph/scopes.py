@@ -394,11 +394,15 @@ class ScopeResolver(Lookups):
         fi = self.index(path)
         out: list[Symbol] = []
         if fi is not None:
-            parent = fi.facts.defs[index].parent
-            for ref in fi.bases.get(index, ()):
-                found, _ = self.resolve_path(fi, ref.path, parent)
-                out.extend(s for s in found
-                           if s[0] == DEFINITION_TAG and s != (DEFINITION_TAG, path, index))
+            d = fi.facts.defs[index]
+            found = [s for ref in fi.bases.get(index, ())
+                     for s in self.resolve_path(fi, ref.path, d.parent)[0]]
+            if d.kind == CLASS and d.type_hint:
+                # an anonymous class (`new T() {..}`): the type its `new` names, a base with
+                # no Extends edge (javac reports that relation as the `new`'s call of T)
+                found.extend(self.resolve_path(fi, d.type_hint, d.parent, want_type=True)[0])
+            out.extend(s for s in found
+                       if s[0] == DEFINITION_TAG and s != (DEFINITION_TAG, path, index))
             out.extend(fi.rules.extra_bases(self, fi, index))
         out = _dedupe(out)
         consulted = frozenset(self.keys)

@@ -15,6 +15,12 @@
 ; an enum constant is of its enum's type: `YEAR.checkValidValue(y)` calls ChronoField's method
 (enum_declaration name: (identifier) @def.type
   body: (enum_body (enum_constant name: (identifier) @name) @definition.constant))
+; an anonymous class (`new T() {..}`, an enum constant's body): a class of its own, named as
+; javac names it (`Outer$1`), whose base is the type its `new` or its enum names
+(object_creation_expression type: [(type_identifier) (scoped_type_identifier) (generic_type)] @def.type @name
+  (class_body) @definition.anonymous)
+(enum_declaration name: (identifier) @def.type
+  body: (enum_body (enum_constant name: (identifier) @name body: (class_body) @definition.anonymous)))
 ; an interface's or annotation type's field (`int X = 1;`): public static final without saying so
 (constant_declaration type: (_) @def.type declarator: (variable_declarator name: (identifier) @name)) @definition.constant
 

@@ -1,0 +1,97 @@
+"""A Java anonymous class (`new T() {..}`, an enum constant's body) is a class of its own,
+named as javac names it (`Outer$1`), whose base is the type its `new` (or its enum) names: a
+method of it sees that base's members first (`scan(..)`, `this.scan(..)`, `super.scan(..)`),
+then the enclosing scopes (javac's `TreeScanner` visitors lost ~250 calls without)."""
+
+from __future__ import annotations
+
+from knoxidx.graph import export
+from knoxidx.index import Index
+from knoxidx.parse.extract import extract
+from tests.helpers import build
+
+SCANNER = """\
+package p;
+
+public class Scanner {
+    public void scan(Object tree) {}
+    public void visitIdent(Object tree) {}
+}
+"""
+
+USER = """\
+package p;
+
+class User {
+    void scan(String s) {}
+    void helper() {}
+    int count;
+
+    void run(Object root) {
+        int local = 1;
+        new Scanner() {
+            @Override
+            public void visitIdent(Object tree) {
+                scan(tree);
+                this.scan(tree);
+                super.visitIdent(tree);
+                helper();
+            }
+        }.scan(root);
+    }
+
+    enum Kind {
+        PLAIN,
+        FANCY {
+            @Override
+            String describe() { return super.describe() + "!"; }
+        };
+
+        String describe() { return name(); }
+    }
+}
+"""
+
+
+def _calls(root) -> set[tuple[int, str, str, str]]:
+    """(site line, caller, target's file, target's name) of every Calls edge."""
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        return {(e["line"], nodes[e["source"]]["name"], nodes[e["target"]]["path"],
+                 nodes[e["target"]]["name"])
+                for e in export.edges(idx.q) if e["type"] == "Calls"}
+
+
+def test_an_anonymous_class_is_named_as_javac_names_it_and_based_on_its_new() -> None:
+    defs = extract("p/User.java", USER.encode(), "java").defs
+    anonymous = [(d.name, d.qualname, d.type_hint, d.signature) for d in defs
+                 if "$" in d.name]
+    assert anonymous == [
+        ("User$1", "User.run.User$1", ("Scanner",), "new Scanner()"),
+        ("Kind$1", "User.Kind.FANCY.Kind$1", ("Kind",), "FANCY"),
+    ]
+    visit = next(d for d in defs if d.name == "visitIdent")
+    assert defs[visit.parent].name == "User$1"
+
+
+def test_a_method_of_an_anonymous_class_calls_its_bases_members_first(repo) -> None:
+    root = repo({"p/Scanner.java": SCANNER, "p/User.java": USER})
+    build(root)
+    calls = _calls(root)
+    scanner = "p/Scanner.java"
+    assert (13, "visitIdent", scanner, "scan") in calls  # not User.scan(String)
+    assert (14, "visitIdent", scanner, "scan") in calls  # `this` is the anonymous class
+    assert (15, "visitIdent", scanner, "visitIdent") in calls
+    assert (16, "visitIdent", "p/User.java", "helper") in calls  # then the enclosing class
+    assert (10, "run", scanner, "Scanner") in calls  # the `new`: the enclosing method's call
+    assert not {c for c in calls if c[3] == "scan" and c[2] == "p/User.java"}
+
+
+def test_super_in_an_enum_constants_body_is_the_enum(repo) -> None:
+    root = repo({"p/User.java": USER})
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        targets = {(e["line"], nodes[e["target"]]["name"], nodes[e["target"]]["start_line"])
+                   for e in export.edges(idx.q) if e["type"] == "Calls"}
+    assert (25, "describe", 28) in targets  # not itself (line 25)
