@@ -95,3 +95,36 @@ def test_super_in_an_enum_constants_body_is_the_enum(repo) -> None:
         targets = {(e["line"], nodes[e["target"]]["name"], nodes[e["target"]]["start_line"])
                    for e in export.edges(idx.q) if e["type"] == "Calls"}
     assert (25, "describe", 28) in targets  # not itself (line 25)
+
+
+OUTER = """\
+package p;
+
+class Outer {
+    void helper() {}
+
+    void run() {
+        new Scanner() {
+            @Override
+            public void visitIdent(Object tree) {
+                Outer.this.helper();
+            }
+        }.scan(null);
+        new Scanner() {
+            @Override
+            public void scan(Object tree) {}
+        }.scan(null);
+    }
+}
+"""
+
+
+def test_outer_this_and_a_member_of_an_anonymous_creation_resolve(repo) -> None:
+    root = repo({"p/Scanner.java": SCANNER, "p/Outer.java": OUTER})
+    build(root)
+    calls = {(c[0], c[2], c[3]) for c in _calls(root)}
+    assert (10, "p/Outer.java", "helper") in calls  # `Outer.this`: Outer's instance
+    assert (12, "p/Scanner.java", "scan") in calls  # `new Scanner() {..}.scan(..)`
+    assert (16, "p/Outer.java", "scan") in calls  # the anonymous class's own override
+    assert not {c for c in calls if c[0] == 16 and c[1] == "p/Scanner.java"}
+

@@ -24,7 +24,7 @@ from knoxidx.core.symbols import (
 )
 from knoxidx.graph.lookups import Lookups, Workspace
 from knoxidx.languages.registry import family_plugin
-from knoxidx.parse.definitions import declared_type
+from knoxidx.parse.definitions import declared_type, is_anonymous
 from knoxidx.parse.file_index import (
     CLASS,
     CONSTANT,
@@ -397,7 +397,7 @@ class ScopeResolver(Lookups):
             d = fi.facts.defs[index]
             found = [s for ref in fi.bases.get(index, ())
                      for s in self.resolve_path(fi, ref.path, d.parent)[0]]
-            if d.kind == CLASS and d.type_hint:
+            if is_anonymous(d):
                 # an anonymous class (`new T() {..}`): the type its `new` names, a base with
                 # no Extends edge (javac reports that relation as the `new`'s call of T)
                 found.extend(self.resolve_path(fi, d.type_hint, d.parent, want_type=True)[0])

@@ -149,6 +149,11 @@ def build_definitions(
 ANONYMOUS = "anonymous"
 
 
+def is_anonymous(d: Definition) -> bool:
+    """Whether ``d`` is an anonymous class (see ``ANONYMOUS``): no other class has a type."""
+    return d.kind == _CLASS and bool(d.type_hint)
+
+
 def _anonymous_name(defs: list[Definition], parent: int, counts: dict[int, int]) -> str:
     """The name of the next anonymous class inside ``parent`` (see ``ANONYMOUS``)."""
     holder = parent
@@ -167,6 +172,7 @@ def _anonymous_signature(body: Any, source: bytes) -> str:
 _VALUE_KINDS = frozenset({NodeKind.VARIABLE.value, NodeKind.CONSTANT.value})
 _CLASS_KINDS = frozenset({NodeKind.CLASS.value, NodeKind.INTERFACE.value})
 _FUNCTION = NodeKind.FUNCTION.value
+_CLASS = NodeKind.CLASS.value
 _TYPE = NodeKind.TYPE.value
 _GENERIC_KINDS = frozenset({NodeKind.CLASS.value, NodeKind.INTERFACE.value, _TYPE})
 

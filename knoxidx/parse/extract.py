@@ -46,6 +46,7 @@ from knoxidx.parse.definitions import (
     declared_type,
     enclosing,
     impl_type_path,
+    is_anonymous,
     is_local,
     node_text,
     outermost_first,
@@ -413,6 +414,10 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             typed_scopes.setdefault(name_scope, set()).add(name)
     narrowed = _Narrowings(raw_narrowed, plugin, source) if raw_narrowed else None
     indexes_elements = getattr(plugin, "INDEXES_ELEMENTS", False)
+    # `Outer.this.m()` (Java): the enclosing class's instance, read as `Outer().m`
+    qualified_self: str = getattr(plugin, "QUALIFIED_SELF", "")
+    # a receiver ending where an anonymous class's body ends is its creation: `new T() {..}.m()`
+    anonymous = {d.end_byte: d.name for d in defs if is_anonymous(d)}
     # the hot loop of extraction (hundreds of thousands of references): short texts go
     # straight to the cached split, keyed by their bytes (most are repeats: no decoding)
     for i, (_, start, end, sub, row, col, receiver_start, receiver_end) in enumerate(raw_refs):
@@ -429,7 +434,10 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             spans_lines = source.find(b"\n", start, end) >= 0
         if receiver_start >= 0 and ref_path:
             # `recv.name(...)` captured as two nodes (Java): the receiver's path, then the name
-            if receiver_end - receiver_start <= MAX_REFERENCE_CHARS:
+            created = anonymous.get(receiver_end) if anonymous else None
+            if created is not None:  # a member of the anonymous class: its own or its base's
+                ref_path = (created + "()", ref_path[-1])
+            elif receiver_end - receiver_start <= MAX_REFERENCE_CHARS:
                 receiver = span_text(source, receiver_start, receiver_end)
                 ref_path = name_path(receiver + "." + ref_path[-1])
             else:
@@ -438,6 +446,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             if ref_path[0] == "?" and indexes_elements and end - start <= MAX_REFERENCE_CHARS:
                 # `xs[i].run()`: a member of an element of xs (else the receiver is unknown)
                 ref_path = indexed_path(span_text(source, start, end)) or ref_path
+            if qualified_self and len(ref_path) > 2 and qualified_self in ref_path:
+                ref_path = _through_qualified_self(ref_path, qualified_self)
             if narrowed is not None and len(ref_path) > 1 and ref_path[0] in narrowed.names:
                 ref_path = narrowed.path(ref_path, start)
             if (local_names and len(ref_path) == 1 and sub in plugin.LOCAL_SHADOWS
@@ -677,6 +687,14 @@ def _name_position(source: bytes, start: int, end: int, name: str, row: int,
     if at <= start or not source.startswith(encoded, at):
         return row, col
     return row + source.count(b"\n", start, at), at - source.rfind(b"\n", 0, at) - 1
+
+
+def _through_qualified_self(path: NamePath, self_name: str) -> NamePath:
+    """``path`` with `Outer.this` before a member read as an instance of Outer, `Outer()`."""
+    at = path.index(self_name)
+    if at == 0 or at == len(path) - 1:
+        return path
+    return (*path[: at - 1], path[at - 1] + "()", *path[at + 1 :])
 
 
 def _fields_read(arguments: tuple[int, tuple[str, ...]], scope: int,

@@ -32,6 +32,7 @@ LOCAL_SHADOWS = frozenset({RefKind.VALUE})
 # declarations whose type is read from the node, not matched (see go.py)
 TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
+QUALIFIED_SELF = "this"  # `Outer.this`: the instance of the enclosing class Outer
 
 
 def _modifiers(node: Any) -> Any:
