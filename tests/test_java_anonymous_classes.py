@@ -128,3 +128,22 @@ def test_outer_this_and_a_member_of_an_anonymous_creation_resolve(repo) -> None:
     assert (16, "p/Outer.java", "scan") in calls  # the anonymous class's own override
     assert not {c for c in calls if c[0] == 16 and c[1] == "p/Scanner.java"}
 
+
+UNTYPED = """\
+package p;
+
+class Untyped {
+    void run(external.Visitor v) {
+        v.visitIdent(null);
+    }
+}
+"""
+
+
+def test_a_method_of_an_anonymous_class_is_never_a_guess_for_an_unknown_receiver(repo) -> None:
+    # only its base's declaration names it: a call through a receiver of unknown type calls
+    # some other type's method (javac's `v.visitNoType(..)` on a library's visitor)
+    root = repo({"p/Outer.java": OUTER.replace("Scanner", "external.Scanner"),
+                 "p/Untyped.java": UNTYPED})
+    build(root)
+    assert not {c for c in _calls(root) if c[3] == "visitIdent"}
