@@ -147,3 +147,45 @@ def test_a_method_of_an_anonymous_class_is_never_a_guess_for_an_unknown_receiver
                  "p/Untyped.java": UNTYPED})
     build(root)
     assert not {c for c in _calls(root) if c[3] == "visitIdent"}
+
+
+LISTENER = """\
+package p;
+
+public interface Listener {
+    void fired();
+}
+"""
+
+OWNER = """\
+package p;
+
+public class Owner {
+    public class Inner {}
+}
+"""
+
+MAKER = """\
+package p;
+
+class Maker {
+    Owner owner;
+
+    void run() {
+        Listener l = new Listener() {
+            public void fired() {}
+        };
+        Object inner = owner.new Inner();
+    }
+}
+"""
+
+
+def test_new_of_an_interface_and_of_an_inner_class_of_another_are_calls(repo) -> None:
+    # javac's attribution calls `new I() {..}` a call of I; `owner.new Inner()` is Owner's
+    # Inner, which no name in Maker's scope denotes
+    root = repo({"p/Listener.java": LISTENER, "p/Owner.java": OWNER, "p/Maker.java": MAKER})
+    build(root)
+    calls = _calls(root)
+    assert (7, "run", "p/Listener.java", "Listener") in calls
+    assert (10, "run", "p/Owner.java", "Inner") in calls

@@ -312,6 +312,8 @@ class Resolver(ScopeResolver):
         out: list[tuple[int, str, str]] = qualified + constructors
         scope_def = defs[ref_scope] if ref_scope >= 0 else None
         known = self._targets
+        # `new I() {..}` (Java): an anonymous class implementing I, a call of I as javac has it
+        new_interface = kind == RefKind.NEW and rules.new_calls_interfaces
         for target in targets:
             info = known.get(target)
             if info is None:
@@ -319,7 +321,8 @@ class Resolver(ScopeResolver):
             else:  # _target's hit, inlined: the file made its key when first indexed
                 self.keys.add(self._file_keys[target[1]])
             target_id, target_kind = info
-            edge_type = self._edge_type(kind, scope_def, target_kind)
+            edge_type = CALLS if new_interface and target_kind == INTERFACE \
+                else self._edge_type(kind, scope_def, target_kind)
             if edge_type is not None:
                 out.append((target_id, edge_type, confidence))
         return source, out, None

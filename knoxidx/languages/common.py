@@ -117,6 +117,8 @@ class BaseRules:
     # passes its arguments on to `super`): what a change to that constructor reaches
     new_calls_constructor = False
     constructors_inherited = False
+    # `new I() {..}` of an interface I (an anonymous class implementing it) calls I (Java)
+    new_calls_interfaces = False
     this_calls_constructor = False
     constructor_name = ""
     guess_bare_names = False

@@ -65,6 +65,7 @@ class ResolutionRules(Protocol):
     types_apart_from_values: bool
     new_calls_constructor: bool
     constructors_inherited: bool
+    new_calls_interfaces: bool
     constructor_name: str
     guess_bare_names: bool
     guess_members: bool

@@ -442,6 +442,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 ref_path = name_path(receiver + "." + ref_path[-1])
             else:
                 ref_path = ("?", ref_path[-1])
+            if sub == _NEW and ref_path[0] == "?":
+                ref_path = ref_path[-1:]  # `(..).new Inner()`: the inner class seen from here
         if ref_path:
             if ref_path[0] == "?" and indexes_elements and end - start <= MAX_REFERENCE_CHARS:
                 # `xs[i].run()`: a member of an element of xs (else the receiver is unknown)
@@ -767,6 +769,7 @@ _END_SHIFT: Final = 3
 _START_SHIFT: Final = _END_SHIFT + 32
 assert len(_REF_RANKS) <= 1 << _END_SHIFT
 _VALUE = RefKind.VALUE
+_NEW = RefKind.NEW
 # how a binding's type is read from its captured node: a declared type, the type a call
 # returns, the type of an element of a collection, a call's result after its first
 _DECLARED, _CALLED, _ELEMENT, _RESULT = "declared", "called", "element", "result"

@@ -514,6 +514,7 @@ class _Rules(BaseRules):
     super_call_constructs = True
     super_calls_constructor = True  # constructors named as their class
     this_calls_constructor = True
+    new_calls_interfaces = True
     types_apart_from_values = True
     self_names = frozenset({"this"})
     self_binds_anywhere = True

@@ -33,8 +33,12 @@
   arguments: (argument_list) @arity)
 ; how many arguments a call passes: which overloads of the method it can call
 (method_invocation name: (identifier) @arity.name arguments: (argument_list) @arity)
-(object_creation_expression type: [(type_identifier) (scoped_type_identifier)] @reference.new)
-(object_creation_expression type: (generic_type [(type_identifier) (scoped_type_identifier)] @reference.new))
+(object_creation_expression . "new" type: [(type_identifier) (scoped_type_identifier)] @reference.new)
+(object_creation_expression . "new"
+  type: (generic_type [(type_identifier) (scoped_type_identifier)] @reference.new))
+; `outer.new Inner()`: the inner class as a member of what `outer` holds
+(object_creation_expression . (_) @receiver "new"
+  type: [(type_identifier) (generic_type (type_identifier))] @reference.new)
 
 (superclass [(type_identifier) (scoped_type_identifier)] @reference.extends)
 (superclass (generic_type [(type_identifier) (scoped_type_identifier)] @reference.extends))
