@@ -338,10 +338,10 @@ class Resolver(ScopeResolver):
         if via == 1:
             answer = self._follow(path, self.memo(("module-scope", fi.path, head, typed),
                                                   self._module_scope, fi, head, typed),
-                                  False, path[0].endswith("()"))
+                                  False, path[0].endswith("()"), fi)
         elif via == 2:
             answer = self._follow(path, self._class_scopes_memo(fi, cls, head, typed),
-                                  False, path[0].endswith("()"))
+                                  False, path[0].endswith("()"), fi, cls)
         elif head == "?" or head == ITEMS_HEAD:
             answer = self.resolve_path(fi, path, scope)
         else:
@@ -352,7 +352,7 @@ class Resolver(ScopeResolver):
             if got is None:
                 got = heads[key] = (self._walk(fi, head, scope, typed, called) if via == 3
                                     else self._head(fi, head, scope, typed, called))
-            answer = self._follow(path, got[0], got[1], path[0].endswith("()"))
+            answer = self._follow(path, got[0], got[1], path[0].endswith("()"), fi, scope)
         resolved[(_lookup_key(path, called, typed), shared)] = answer
         return answer
 

@@ -150,6 +150,12 @@ class BaseRules:
         over it binds (see ``ELEMENT_OF``)."""
         return ""
 
+    def written_type(self, signature: str, name: str) -> str:
+        """The declared type of the field ``name`` as its declaration ``signature`` writes it,
+        type arguments and all (what a member declared of a type parameter reads), "" where
+        the family does not say."""
+        return ""
+
     def iterator_items(self, r: ResolverView, fi: FileIndex, scope: int, declared: str
                        ) -> list[Symbol]:
         """The types of the items of an iterator declared ``declared`` (read in ``scope`` of

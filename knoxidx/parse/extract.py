@@ -18,6 +18,7 @@ from typing import Any, Final, cast
 from knoxidx.core.facts import (
     ITEMS_HEAD,
     REF_KINDS,
+    TYPE_ARGUMENTS,
     Binding,
     Definition,
     FileFacts,
@@ -61,6 +62,7 @@ from knoxidx.parse.name_paths import (
     name_path,
     reference_path,
     short_reference,
+    type_arguments,
 )
 from knoxidx.parse.tree_parse import ParseTimeoutError, parse_tree
 
@@ -517,10 +519,13 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definit
     typed_names: list[tuple[str, int]] = []
     declared_binding_type = getattr(plugin, "declared_binding_type", None)
     type_argument_calls: frozenset[str] = getattr(plugin, "TYPE_ARGUMENT_CALLS", frozenset())
+    # the type arguments of a declared type, bound apart (see TYPE_ARGUMENTS)
+    binds_type_arguments = getattr(plugin, "BINDS_TYPE_ARGUMENTS", False)
     for (name_node, type_node, how, is_member), scope in zip(
         raw_bindings, enclosing(spans, [b[0].start_byte for b in raw_bindings]), strict=True
     ):
         is_call = how in (_CALLED, _RESULT)
+        arguments: tuple[str, ...] = ()
         if how == _ELEMENT:
             bound_type, is_call = cast(BindsElements, plugin).element_binding(type_node, source)
         elif is_call:
@@ -534,14 +539,19 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definit
         else:
             read = (cast(ReadsDeclaredTypes, plugin).declared_binding_type(type_node, source)
                     if declared_binding_type is not None else None)
-            bound_type = (read if read is not None
-                          else declared_type(plugin, node_text(source, type_node)))
+            written = node_text(source, type_node)
+            bound_type = read if read is not None else declared_type(plugin, written)
+            if binds_type_arguments and "<" in written:
+                arguments = type_arguments(written)
         if bound_type and bound_type[0] != "?":
             name = "".join(node_text(source, name_node).split())  # without whitespace
             typed_names.append((name, scope))
             if is_member:  # the type of that member: the path to it, resolved to its type
                 bound_type = (*bound_type, name)
             bindings.append(Binding(binding_scope(defs, scope), name, bound_type, is_call))
+            if arguments:
+                bindings.append(Binding(binding_scope(defs, scope), name + TYPE_ARGUMENTS,
+                                        arguments, False))
     return bindings, typed_names
 
 
