@@ -473,7 +473,16 @@ class Resolver(ScopeResolver):
         fitting = self._fitting(targets, name, arity, rules)
         if fitting or not self._declared_in_class(targets):
             return fitting
-        return next(self._inherited_overloads(targets, name, arity, rules), [])
+        levels = self._inherited_levels(targets, name, arity, rules)
+        return levels[0] if levels else []
+
+    def _inherited_levels(self, targets: list[Symbol], name: str, arity: int,
+                          rules: ResolutionRules) -> list[list[Symbol]]:
+        """:meth:`_inherited_overloads`, once per (targets, name, arity)."""
+        levels: list[list[Symbol]] = self.memo(
+            ("inherited-overloads", tuple(targets), name, arity),
+            lambda: list(self._inherited_overloads(targets, name, arity, rules)))
+        return levels
 
     def _inherited_overloads(self, targets: list[Symbol], name: str, arity: int,
                              rules: ResolutionRules) -> Iterator[list[Symbol]]:
@@ -508,16 +517,14 @@ class Resolver(ScopeResolver):
         (`scan(JCTree)` declared beside TreeScanner's `scan(List)`)."""
         if not self._declared_in_class(targets):
             return targets
-        levels = self._inherited_overloads(targets, name, arity, rules)
-        inherited = next(levels, None)
-        if inherited is None or any(self._takes(fi, scope, t, argument_types, rules)
-                                    for t in targets):
+        levels = self._inherited_levels(targets, name, arity, rules)
+        if not levels or any(self._takes(fi, scope, t, argument_types, rules)
+                             for t in targets):
             return targets
-        while inherited is not None:
+        for inherited in levels:
             fitting = [t for t in inherited if self._takes(fi, scope, t, argument_types, rules)]
             if fitting:
                 return fitting
-            inherited = next(levels, None)
         return targets
 
     def _takes(self, fi: FileIndex, scope: int, target: Symbol,

@@ -176,6 +176,25 @@ class ScopeResolver(Lookups):
         """The written type of the field ``symbol`` (or, ``called``, of the method's result)
         when it has type arguments; those naming a type parameter of its class are read as
         ``outer`` (the written type of what the member was read on) gives them."""
+        declared: _Declared | None = self.memo(("written", symbol, called),
+                                               self._declared_arguments, symbol, called)
+        if declared is None:
+            return None
+        base, holder, arguments = declared
+        declaring = self.defining(symbol[1])
+        scope = self.definition(symbol).parent
+        mapped: list[tuple[FileIndex, int, str]] = []
+        for text, at in arguments:
+            if outer is not None and 0 <= at < len(outer[1]) and outer[0] == holder:
+                mapped.append(outer[1][at])
+            else:
+                mapped.append((declaring, scope, text))
+        return base, tuple(mapped)
+
+    def _declared_arguments(self, symbol: Symbol, called: bool) -> _Declared | None:
+        """What :meth:`_written_of` reads of the declaration: the written type's name, the
+        name of the class declaring the member, and each type argument as written with the
+        position of the class's type parameter it names (-1: none)."""
         if symbol[0] != DEFINITION_TAG:
             return None
         d = self.definition(symbol)
@@ -193,15 +212,9 @@ class ScopeResolver(Lookups):
         if not base:
             return None
         parameters = _type_parameters(declaring, d.parent)
-        mapped: list[tuple[FileIndex, int, str]] = []
-        for argument in arguments:
-            at = parameters.index(argument) if argument in parameters else -1
-            if outer is not None and 0 <= at < len(outer[1]) \
-                    and outer[0] == declaring.facts.defs[d.parent].name:
-                mapped.append(outer[1][at])
-            else:
-                mapped.append((declaring, d.parent, argument))
-        return base[-1], tuple(mapped)
+        holder = declaring.facts.defs[d.parent].name if d.parent >= 0 else ""
+        return base[-1], holder, tuple(
+            (a, parameters.index(a) if a in parameters else -1) for a in arguments)
 
     def _through_type_arguments(self, members: list[Symbol], written: Written, called: bool,
                                 reader: tuple[FileIndex, int] | None = None
@@ -717,6 +730,8 @@ class ScopeResolver(Lookups):
 # `List<Type>`: the argument as the value's declaration writes it).
 Written = tuple[str, tuple[tuple[FileIndex, int, str], ...]]
 _UNWRITTEN: Written = ("", ())  # a value whose type arguments are not known
+# a declaration's written type (see ScopeResolver._declared_arguments)
+_Declared = tuple[str, str, tuple[tuple[str, int], ...]]
 
 
 def _type_parameters(fi: FileIndex, index: int) -> list[str]:
