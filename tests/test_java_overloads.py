@@ -272,3 +272,51 @@ def test_of_the_overloads_an_argument_fits_the_most_specific_is_called(repo) -> 
     calls = _calls(root)
     assert {s for n, s in calls if n == 8} == {"static void check(boolean cond, String message)"}
     assert {s for n, s in calls if n == 9} == {"static void check(boolean cond, Object value)"}
+
+
+LIST_SCANNER = """\
+package p;
+
+import java.util.List;
+
+public class Scanner {
+    public void scan(Tree tree) {}
+    public void scan(List<Tree> trees) {}
+}
+"""
+
+FILTER = """\
+package p;
+
+import java.util.List;
+
+class Tree {}
+
+class Filter extends Scanner {
+    List<Tree> children;
+    Tree root;
+
+    @Override
+    public void scan(Tree tree) {
+        scan(children);
+        scan(root);
+        super.scan(tree);
+    }
+}
+"""
+
+
+def test_a_classs_method_hides_no_inherited_overload_of_other_parameters(repo) -> None:
+    # `scan(Tree)` declared beside the base's `scan(List)`: a list passed is the base's
+    # (javac's TreeScanner subclasses lost ~80 calls to their own overload)
+    root = repo({"p/Scanner.java": LIST_SCANNER, "p/Filter.java": FILTER})
+    build(root)
+    calls = _calls(root)
+    assert {s for line, s in calls if line == 13} == {"public void scan(List<Tree> trees)"}
+    assert {s for line, s in calls if line == 14} == {"@Override public void scan(Tree tree)"}
+    assert {s for line, s in calls if line == 15} == {"public void scan(Tree tree)"}
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        own = {e["line"] for e in export.edges(idx.q) if e["type"] == "Calls"
+               and nodes[e["target"]]["path"] == "p/Filter.java"}
+    assert own == {14}  # the override itself, not the base's it overrides

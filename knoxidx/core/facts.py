@@ -86,6 +86,10 @@ ELEMENT_OF = "[]"
 # of items (Rust `config::APP_NAME` beside a local `config`: locals hide no module or type):
 # the name after it is looked up as a module's or a type's, past the locals.
 ITEMS_HEAD = "::"
+# A binding named `x` followed by this holds the type arguments x's declared type is written
+# with, each as written (`List<Type> x`: ("Type",)), not a path: what a member of x declared
+# of a type parameter of its class holds (`x.head`, `head` declared `A head` in `List<A>`).
+TYPE_ARGUMENTS = "<>"
 
 
 class Impl(NamedTuple):

@@ -11,6 +11,7 @@ says why a call stays unresolved.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -281,6 +282,9 @@ class Resolver(ScopeResolver):
             targets = self._by_arity(targets, path[-1], arity, rules)
             if len(targets) > 1 and arguments[1]:
                 targets = self._by_argument_types(fi, ref_scope, targets, arguments[1], rules)
+            if targets and arguments[1]:
+                targets = self._inherited_by_types(fi, ref_scope, targets, path[-1], arity,
+                                                   arguments[1], rules)
         if not targets:
             candidates = 0
             written = path[1:] if head == ITEMS_HEAD else path  # as the call names it
@@ -308,6 +312,8 @@ class Resolver(ScopeResolver):
         out: list[tuple[int, str, str]] = qualified + constructors
         scope_def = defs[ref_scope] if ref_scope >= 0 else None
         known = self._targets
+        # `new I() {..}` (Java): an anonymous class implementing I, a call of I as javac has it
+        new_interface = kind == RefKind.NEW and rules.new_calls_interfaces
         for target in targets:
             info = known.get(target)
             if info is None:
@@ -315,7 +321,8 @@ class Resolver(ScopeResolver):
             else:  # _target's hit, inlined: the file made its key when first indexed
                 self.keys.add(self._file_keys[target[1]])
             target_id, target_kind = info
-            edge_type = self._edge_type(kind, scope_def, target_kind)
+            edge_type = CALLS if new_interface and target_kind == INTERFACE \
+                else self._edge_type(kind, scope_def, target_kind)
             if edge_type is not None:
                 out.append((target_id, edge_type, confidence))
         return source, out, None
@@ -331,10 +338,10 @@ class Resolver(ScopeResolver):
         if via == 1:
             answer = self._follow(path, self.memo(("module-scope", fi.path, head, typed),
                                                   self._module_scope, fi, head, typed),
-                                  False, path[0].endswith("()"))
+                                  False, path[0].endswith("()"), fi)
         elif via == 2:
             answer = self._follow(path, self._class_scopes_memo(fi, cls, head, typed),
-                                  False, path[0].endswith("()"))
+                                  False, path[0].endswith("()"), fi, cls)
         elif head == "?" or head == ITEMS_HEAD:
             answer = self.resolve_path(fi, path, scope)
         else:
@@ -345,7 +352,7 @@ class Resolver(ScopeResolver):
             if got is None:
                 got = heads[key] = (self._walk(fi, head, scope, typed, called) if via == 3
                                     else self._head(fi, head, scope, typed, called))
-            answer = self._follow(path, got[0], got[1], path[0].endswith("()"))
+            answer = self._follow(path, got[0], got[1], path[0].endswith("()"), fi, scope)
         resolved[(_lookup_key(path, called, typed), shared)] = answer
         return answer
 
@@ -466,14 +473,31 @@ class Resolver(ScopeResolver):
         fitting = self._fitting(targets, name, arity, rules)
         if fitting or not self._declared_in_class(targets):
             return fitting
+        levels = self._inherited_levels(targets, name, arity, rules)
+        return levels[0] if levels else []
+
+    def _inherited_levels(self, targets: list[Symbol], name: str, arity: int,
+                          rules: ResolutionRules) -> list[list[Symbol]]:
+        """:meth:`_inherited_overloads`, once per (targets, name, arity)."""
+        levels: list[list[Symbol]] = self.memo(
+            ("inherited-overloads", tuple(targets), name, arity),
+            lambda: list(self._inherited_overloads(targets, name, arity, rules)))
+        return levels
+
+    def _inherited_overloads(self, targets: list[Symbol], name: str, arity: int,
+                             rules: ResolutionRules) -> Iterator[list[Symbol]]:
+        """The overloads of ``name`` taking ``arity`` arguments that the classes declaring
+        ``targets`` inherit, nearest bases first: for each level of bases that has some, those
+        (a base without a fitting one of its own is passed through to its bases)."""
         seen: set[Symbol] = set()
         classes = [(DEFINITION_TAG, t[1], self.definition(t).parent) for t in targets]
         for _ in range(MAX_DEPTH):
             bases = [b for c in classes for b in self.bases_of(c[1], c[2]) if b not in seen]
             if not bases:
-                return []
+                return
             seen.update(bases)
             classes = []
+            fitting: list[Symbol] = []
             for base in bases:
                 members = self.class_member(base[1], base[2], name)
                 fitting.extend(self._fitting(members, name, arity, rules))
@@ -482,8 +506,34 @@ class Resolver(ScopeResolver):
                     classes.extend((DEFINITION_TAG, m[1], self.definition(m).parent)
                                    for m in members)
             if fitting:
-                return _dedupe_symbols(fitting)
-        return []
+                yield _dedupe_symbols(fitting)
+
+    def _inherited_by_types(self, fi: FileIndex, scope: int, targets: list[Symbol], name: str,
+                            arity: int, argument_types: tuple[str, ...],
+                            rules: ResolutionRules) -> list[Symbol]:
+        """``targets`` (a class's overloads of ``name`` that take ``arity`` arguments), or
+        where the arguments' certain types fit none of them, the nearest inherited overloads
+        they fit: a class's method hides no overload of its bases with other parameters
+        (`scan(JCTree)` declared beside TreeScanner's `scan(List)`)."""
+        if not self._declared_in_class(targets):
+            return targets
+        levels = self._inherited_levels(targets, name, arity, rules)
+        if not levels or any(self._takes(fi, scope, t, argument_types, rules)
+                             for t in targets):
+            return targets
+        for inherited in levels:
+            fitting = [t for t in inherited if self._takes(fi, scope, t, argument_types, rules)]
+            if fitting:
+                return fitting
+        return targets
+
+    def _takes(self, fi: FileIndex, scope: int, target: Symbol,
+               argument_types: tuple[str, ...], rules: ResolutionRules) -> bool:
+        """Whether the function ``target`` may take arguments of these types (True where its
+        parameters are not known)."""
+        parameters = self._parameters.get(target)
+        return parameters is None or self._arguments_fit(fi, scope, target, parameters,
+                                                         argument_types, rules)
 
     def _declared_in_class(self, targets: list[Symbol]) -> bool:
         """Whether every target is a method of a class (so its bases have overloads too)."""

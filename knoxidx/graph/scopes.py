@@ -10,9 +10,19 @@ Lookups`); what differs per language comes from the family module's ``RULES``.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
-from knoxidx.core.facts import ELEMENT_OF, ITEMS_HEAD, TYPES_JOINER, Binding, Import, NamePath
+from knoxidx.core.facts import (
+    ELEMENT_OF,
+    ITEMS_HEAD,
+    TYPE_ARGUMENTS,
+    TYPES_JOINER,
+    Binding,
+    Definition,
+    Import,
+    NamePath,
+)
 from knoxidx.core.model import Confidence
 from knoxidx.core.symbols import (
     DEFINITION_TAG,
@@ -24,7 +34,7 @@ from knoxidx.core.symbols import (
 )
 from knoxidx.graph.lookups import Lookups, Workspace
 from knoxidx.languages.registry import family_plugin
-from knoxidx.parse.definitions import declared_type
+from knoxidx.parse.definitions import declared_type, is_anonymous
 from knoxidx.parse.file_index import (
     CLASS,
     CONSTANT,
@@ -39,6 +49,7 @@ from knoxidx.parse.name_paths import (
     ELEMENT_SEGMENT,
     RESULT_SEGMENT_PREFIX,
     result_types,
+    type_arguments,
     type_path,
 )
 
@@ -85,7 +96,7 @@ class ScopeResolver(Lookups):
             head = head[:-2]
         current, inferred = self._head(fi, head, scope,
                                        items_only or (want_type and len(path) == 1), called)
-        return self._follow(path, current, inferred, called)
+        return self._follow(path, current, inferred, called, fi, scope)
 
     def _head(self, fi: FileIndex, head: str, scope: int, want_type: bool = False,
               called: bool = False) -> tuple[list[Symbol], bool]:
@@ -99,12 +110,25 @@ class ScopeResolver(Lookups):
         return self.lookup(fi, head, scope, want_type, called)
 
     def _follow(self, path: NamePath, current: list[Symbol], inferred: bool,
-                called: bool) -> tuple[list[Symbol], str]:
+                called: bool, fi: FileIndex | None = None, scope: int = -1
+                ) -> tuple[list[Symbol], str]:
         """The rest of :meth:`resolve_path` once its head denotes ``current``: the head's
-        call, then each further segment as a member of what the path denotes so far."""
+        call, then each further segment as a member of what the path denotes so far. ``fi``
+        and ``scope``: where the head was read (its type arguments, where a local's)."""
+        written: Written | None = None
+        if fi is not None and len(path) > 1 and _binds_type_arguments(fi.family):
+            written = self._local_written(fi, path[0], scope) if not called else None
+            if written is None:  # a field's or a method's: read as a member's is
+                substituted, written = self._through_type_arguments(current, _UNWRITTEN,
+                                                                    called, (fi, scope))
+                if substituted:
+                    current, inferred, called = substituted, True, False
+                written = written or _UNWRITTEN
         if called:
             current, inferred = self.call_results(current), True
-        for segment in path[1:]:
+        last = len(path) - 1
+        for at in range(1, len(path)):
+            segment = path[at]
             if not current:
                 break
             if segment == ELEMENT_SEGMENT:
@@ -119,10 +143,119 @@ class ScopeResolver(Lookups):
                 nxt.extend(members)
                 inferred = inferred or via_instance
             current = _dedupe(nxt)
+            if written is not None and (at < last or called):
+                substituted, written = self._through_type_arguments(current, written, called)
+                if substituted:
+                    current, inferred = substituted, True
+                    continue
             if called:
                 current, inferred = self.call_results(current), True
         conf = INFERRED if inferred else EXACT
         return current, conf
+
+    # ---- type arguments (TYPE_ARGUMENTS) ----------------------------------------------
+
+    def _local_written(self, fi: FileIndex, head: str, scope: int) -> Written | None:
+        """The written type arguments of the local or parameter ``head`` read in ``scope``
+        (its TYPE_ARGUMENTS binding; none known where it has none); None where ``head`` is
+        no local of a function around ``scope``."""
+        defs = fi.facts.defs
+        s = scope
+        while s >= 0 and defs[s].kind == FUNCTION:
+            plain = fi.bindings.get((s, head))
+            if plain is not None:
+                bound = fi.bindings.get((s, head + TYPE_ARGUMENTS))
+                if bound is None:
+                    return _UNWRITTEN
+                return plain.type_path[-1], tuple((fi, s, a) for a in bound.type_path)
+            s = defs[s].parent
+        return None
+
+    def _written_of(self, symbol: Symbol, called: bool, outer: Written | None
+                    ) -> Written | None:
+        """The written type of the field ``symbol`` (or, ``called``, of the method's result)
+        when it has type arguments; those naming a type parameter of its class are read as
+        ``outer`` (the written type of what the member was read on) gives them."""
+        declared: _Declared | None = self.memo(("written", symbol, called),
+                                               self._declared_arguments, symbol, called)
+        if declared is None:
+            return None
+        base, holder, arguments = declared
+        declaring = self.defining(symbol[1])
+        scope = self.definition(symbol).parent
+        mapped: list[tuple[FileIndex, int, str]] = []
+        for text, at in arguments:
+            if outer is not None and 0 <= at < len(outer[1]) and outer[0] == holder:
+                mapped.append(outer[1][at])
+            else:
+                mapped.append((declaring, scope, text))
+        return base, tuple(mapped)
+
+    def _declared_arguments(self, symbol: Symbol, called: bool) -> _Declared | None:
+        """What :meth:`_written_of` reads of the declaration: the written type's name, the
+        name of the class declaring the member, and each type argument as written with the
+        position of the class's type parameter it names (-1: none)."""
+        if symbol[0] != DEFINITION_TAG:
+            return None
+        d = self.definition(symbol)
+        if d is None:
+            return None
+        declaring = self.defining(symbol[1])
+        if d.kind == FUNCTION and called and len(d.signature_data) > 1:
+            text = d.signature_data[1] or ""
+        elif d.kind in (VARIABLE, CONSTANT) and not called:
+            text = declaring.rules.written_type(d.signature, d.name)
+        else:
+            return None
+        arguments = type_arguments(text) if "<" in text else ()
+        base = type_path(text) if arguments else ()
+        if not base:
+            return None
+        parameters = _type_parameters(declaring, d.parent)
+        holder = declaring.facts.defs[d.parent].name if d.parent >= 0 else ""
+        return base[-1], holder, tuple(
+            (a, parameters.index(a) if a in parameters else -1) for a in arguments)
+
+    def _through_type_arguments(self, members: list[Symbol], written: Written, called: bool,
+                                reader: tuple[FileIndex, int] | None = None
+                                ) -> tuple[list[Symbol], Written | None]:
+        """Where the one member a path segment denotes is declared of a type parameter of its
+        class (`A head` in `List<A>`, `A get()`), the types of what it holds: the type
+        argument the value it was read on is written with (`List<Type> l`: `l.head` holds a
+        Type), else the parameter's bound (`T extends Symbol`) where the member is read by
+        its name inside its class (``reader``: the file and scope; a subclass may bind the
+        parameter, `extends Base<X>`); and the written type of what it holds, for the next
+        segment."""
+        if len(members) != 1 or members[0][0] != DEFINITION_TAG:
+            return [], None
+        member = members[0]
+        d = self.definition(member)
+        if d is None or (d.kind == FUNCTION) != called \
+                or d.kind not in (FUNCTION, VARIABLE, CONSTANT) or len(d.type_hint) != 1:
+            return [], self._written_of(member, called, written) if d is not None else None
+        declaring = self.defining(member[1])
+        parameters = _type_parameters(declaring, d.parent)
+        name = d.type_hint[0]
+        if name not in parameters or (d.kind == FUNCTION and len(d.signature_data) > 2 and any(
+                p.split()[0] == name for p in d.signature_data[2] if p.split())):
+            return [], self._written_of(member, called, written)
+        at = parameters.index(name)
+        cls = declaring.facts.defs[d.parent]
+        if written[1] and written[0] == cls.name and at < len(written[1]):
+            where, scope, text = written[1][at]
+            typed = type_path(text) if text else ()
+            if not typed:
+                return [], None
+            inner = type_arguments(text)
+            return (self.binding_type(where, Binding(scope, "", typed, False)),
+                    (typed[-1], tuple((where, scope, a) for a in inner)) if inner else None)
+        if written[1] or reader is None or reader[0].path != member[1] \
+                or not _inside(reader[0], reader[1], d.parent):
+            return [], None  # an inherited member: its parameter is not the value's
+        bound = _parameter_bound(cls, at)
+        if not bound:
+            return [], None
+        return self.binding_type(declaring, Binding(d.parent, "", bound, False)), None
 
     def call_results(self, symbols: list[Symbol]) -> list[Symbol]:
         """What calling each symbol yields: an instance of a class, a function's return type."""
@@ -394,11 +527,15 @@ class ScopeResolver(Lookups):
         fi = self.index(path)
         out: list[Symbol] = []
         if fi is not None:
-            parent = fi.facts.defs[index].parent
-            for ref in fi.bases.get(index, ()):
-                found, _ = self.resolve_path(fi, ref.path, parent)
-                out.extend(s for s in found
-                           if s[0] == DEFINITION_TAG and s != (DEFINITION_TAG, path, index))
+            d = fi.facts.defs[index]
+            found = [s for ref in fi.bases.get(index, ())
+                     for s in self.resolve_path(fi, ref.path, d.parent)[0]]
+            if is_anonymous(d):
+                # an anonymous class (`new T() {..}`): the type its `new` names, a base with
+                # no Extends edge (javac reports that relation as the `new`'s call of T)
+                found.extend(self.resolve_path(fi, d.type_hint, d.parent, want_type=True)[0])
+            out.extend(s for s in found
+                       if s[0] == DEFINITION_TAG and s != (DEFINITION_TAG, path, index))
             out.extend(fi.rules.extra_bases(self, fi, index))
         out = _dedupe(out)
         consulted = frozenset(self.keys)
@@ -586,6 +723,49 @@ class ScopeResolver(Lookups):
                 if name.endswith("." + d.name) and scope >= 0 and fi.facts.defs[scope].parent == d.parent:
                     return self.binding_type(fi, b)
         return []
+
+
+# A written type with its type arguments: its name, and each argument as written with where
+# (file, scope) it is written (`List<Type>` read on a `List<A> tail` field of a value written
+# `List<Type>`: the argument as the value's declaration writes it).
+Written = tuple[str, tuple[tuple[FileIndex, int, str], ...]]
+_UNWRITTEN: Written = ("", ())  # a value whose type arguments are not known
+# a declaration's written type (see ScopeResolver._declared_arguments)
+_Declared = tuple[str, str, tuple[tuple[str, int], ...]]
+
+
+def _type_parameters(fi: FileIndex, index: int) -> list[str]:
+    """The names of the type parameters the class at ``index`` declares (`<T extends S, U>`:
+    T, U); none where ``index`` is no class."""
+    if index < 0:
+        return []
+    d = fi.facts.defs[index]
+    if d.kind not in TYPE_KINDS or not d.signature_data:
+        return []
+    return [p.split()[0] for p in d.signature_data[0] if p.split()]
+
+
+def _inside(fi: FileIndex, scope: int, index: int) -> bool:
+    """Whether ``scope`` of ``fi`` is the definition at ``index`` or lies inside it."""
+    defs = fi.facts.defs
+    while scope >= 0 and scope != index:
+        scope = defs[scope].parent
+    return scope == index
+
+
+def _parameter_bound(cls: Definition, at: int) -> NamePath:
+    """The path of the bound of the class's type parameter at ``at`` (`T extends a.B<C> & D`:
+    a.B), () for none."""
+    written = cls.signature_data[0][at].split(None, 2) if cls.signature_data else []
+    if len(written) < 3 or written[1] != "extends":
+        return ()
+    return type_path(written[2].partition("&")[0].strip())
+
+
+@functools.cache
+def _binds_type_arguments(family: str) -> bool:
+    """Whether the family's bindings say type arguments (see ``TYPE_ARGUMENTS``)."""
+    return bool(getattr(family_plugin(family), "BINDS_TYPE_ARGUMENTS", False))
 
 
 def _indexes_elements(family: str) -> bool:

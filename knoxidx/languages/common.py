@@ -117,6 +117,8 @@ class BaseRules:
     # passes its arguments on to `super`): what a change to that constructor reaches
     new_calls_constructor = False
     constructors_inherited = False
+    # `new I() {..}` of an interface I (an anonymous class implementing it) calls I (Java)
+    new_calls_interfaces = False
     this_calls_constructor = False
     constructor_name = ""
     guess_bare_names = False
@@ -146,6 +148,12 @@ class BaseRules:
         """The type of the elements of a collection declared ``declared`` (a function's
         return type as written, or a field's declaration), "" where not known: what a loop
         over it binds (see ``ELEMENT_OF``)."""
+        return ""
+
+    def written_type(self, signature: str, name: str) -> str:
+        """The declared type of the field ``name`` as its declaration ``signature`` writes it,
+        type arguments and all (what a member declared of a type parameter reads), "" where
+        the family does not say."""
         return ""
 
     def iterator_items(self, r: ResolverView, fi: FileIndex, scope: int, declared: str

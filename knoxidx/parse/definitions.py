@@ -32,6 +32,7 @@ DEF_KINDS: dict[str, str] = {
     "function": NodeKind.FUNCTION.value,
     "method": NodeKind.FUNCTION.value,
     "class": NodeKind.CLASS.value,
+    "anonymous": NodeKind.CLASS.value,  # a class without a name of its own (see ANONYMOUS)
     "struct": NodeKind.CLASS.value,
     "enum": NodeKind.CLASS.value,
     "interface": NodeKind.INTERFACE.value,
@@ -75,6 +76,7 @@ def build_definitions(
     )
     defs: list[Definition] = []
     stack: list[int] = []
+    anonymous: dict[int, int] = {}  # how many anonymous classes each class holds so far
     for (start, end, _), (node, sub, name_node, type_node, owner_node) in sorted(
         raw_defs.items(), key=outermost_first
     ):
@@ -89,6 +91,8 @@ def build_definitions(
                              and defs[stack[-1]].end_byte == end)):
             stack.pop()
         parent = stack[-1] if stack else -1
+        if sub == ANONYMOUS:
+            name = _anonymous_name(defs, parent, anonymous)
         if sub == "field" and parent >= 0 and defs[parent].kind == _FUNCTION:
             parent = defs[parent].parent  # `constructor(private x: T)` declares a field
         owner = ""
@@ -125,7 +129,8 @@ def build_definitions(
             kind, name, qualname, parent,
             node.start_point[0] + 1, end_row + 1 - (end_column == 0),
             start, end,
-            signature(node, source), plugin.doc_comment(node, source),
+            _anonymous_signature(node, source) if sub == ANONYMOUS else signature(node, source),
+            plugin.doc_comment(node, source),
             plugin.is_exported(node, name, parent >= 0, source), owner, type_hint,
             0, 0, 0,  # complexity: filled in for functions (``complexity.with_complexity``)
             # None (no signature) is stored as (); never a union with () in a return type,
@@ -137,9 +142,37 @@ def build_definitions(
     return defs
 
 
+# A class body with no name of its own (Java's `new T() {..}`): named as javac names it, its
+# innermost enclosing class's name, `$` and its rank among that class's anonymous ones in
+# source order (`Outer$1`, `Outer$1$1` inside it); its ``type_hint`` is its base, the type
+# its `new` names (``ScopeResolver.bases_of``).
+ANONYMOUS = "anonymous"
+
+
+def is_anonymous(d: Definition) -> bool:
+    """Whether ``d`` is an anonymous class (see ``ANONYMOUS``): no other class has a type."""
+    return d.kind == _CLASS and bool(d.type_hint)
+
+
+def _anonymous_name(defs: list[Definition], parent: int, counts: dict[int, int]) -> str:
+    """The name of the next anonymous class inside ``parent`` (see ``ANONYMOUS``)."""
+    holder = parent
+    while holder >= 0 and defs[holder].kind not in _CLASS_KINDS:
+        holder = defs[holder].parent
+    rank = counts[holder] = counts.get(holder, 0) + 1
+    return f"{defs[holder].name if holder >= 0 else ''}${rank}"
+
+
+def _anonymous_signature(body: Any, source: bytes) -> str:
+    """What an anonymous class's body follows: `new T<A>(args)`, an enum constant's `A(args)`."""
+    start = body.parent.start_byte if body.parent is not None else body.start_byte
+    return " ".join(span_text(source, start, min(body.start_byte, start + 400)).split())
+
+
 _VALUE_KINDS = frozenset({NodeKind.VARIABLE.value, NodeKind.CONSTANT.value})
 _CLASS_KINDS = frozenset({NodeKind.CLASS.value, NodeKind.INTERFACE.value})
 _FUNCTION = NodeKind.FUNCTION.value
+_CLASS = NodeKind.CLASS.value
 _TYPE = NodeKind.TYPE.value
 _GENERIC_KINDS = frozenset({NodeKind.CLASS.value, NodeKind.INTERFACE.value, _TYPE})
 

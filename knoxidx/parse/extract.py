@@ -18,6 +18,7 @@ from typing import Any, Final, cast
 from knoxidx.core.facts import (
     ITEMS_HEAD,
     REF_KINDS,
+    TYPE_ARGUMENTS,
     Binding,
     Definition,
     FileFacts,
@@ -46,6 +47,7 @@ from knoxidx.parse.definitions import (
     declared_type,
     enclosing,
     impl_type_path,
+    is_anonymous,
     is_local,
     node_text,
     outermost_first,
@@ -60,6 +62,7 @@ from knoxidx.parse.name_paths import (
     name_path,
     reference_path,
     short_reference,
+    type_arguments,
 )
 from knoxidx.parse.tree_parse import ParseTimeoutError, parse_tree
 
@@ -413,6 +416,10 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             typed_scopes.setdefault(name_scope, set()).add(name)
     narrowed = _Narrowings(raw_narrowed, plugin, source) if raw_narrowed else None
     indexes_elements = getattr(plugin, "INDEXES_ELEMENTS", False)
+    # `Outer.this.m()` (Java): the enclosing class's instance, read as `Outer().m`
+    qualified_self: str = getattr(plugin, "QUALIFIED_SELF", "")
+    # a receiver ending where an anonymous class's body ends is its creation: `new T() {..}.m()`
+    anonymous = {d.end_byte: d.name for d in defs if is_anonymous(d)}
     # the hot loop of extraction (hundreds of thousands of references): short texts go
     # straight to the cached split, keyed by their bytes (most are repeats: no decoding)
     for i, (_, start, end, sub, row, col, receiver_start, receiver_end) in enumerate(raw_refs):
@@ -429,15 +436,22 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             spans_lines = source.find(b"\n", start, end) >= 0
         if receiver_start >= 0 and ref_path:
             # `recv.name(...)` captured as two nodes (Java): the receiver's path, then the name
-            if receiver_end - receiver_start <= MAX_REFERENCE_CHARS:
+            created = anonymous.get(receiver_end) if anonymous else None
+            if created is not None:  # a member of the anonymous class: its own or its base's
+                ref_path = (created + "()", ref_path[-1])
+            elif receiver_end - receiver_start <= MAX_REFERENCE_CHARS:
                 receiver = span_text(source, receiver_start, receiver_end)
                 ref_path = name_path(receiver + "." + ref_path[-1])
             else:
                 ref_path = ("?", ref_path[-1])
+            if sub == _NEW and ref_path[0] == "?":
+                ref_path = ref_path[-1:]  # `(..).new Inner()`: the inner class seen from here
         if ref_path:
             if ref_path[0] == "?" and indexes_elements and end - start <= MAX_REFERENCE_CHARS:
                 # `xs[i].run()`: a member of an element of xs (else the receiver is unknown)
                 ref_path = indexed_path(span_text(source, start, end)) or ref_path
+            if qualified_self and len(ref_path) > 2 and qualified_self in ref_path:
+                ref_path = _through_qualified_self(ref_path, qualified_self)
             if narrowed is not None and len(ref_path) > 1 and ref_path[0] in narrowed.names:
                 ref_path = narrowed.path(ref_path, start)
             if (local_names and len(ref_path) == 1 and sub in plugin.LOCAL_SHADOWS
@@ -505,10 +519,13 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definit
     typed_names: list[tuple[str, int]] = []
     declared_binding_type = getattr(plugin, "declared_binding_type", None)
     type_argument_calls: frozenset[str] = getattr(plugin, "TYPE_ARGUMENT_CALLS", frozenset())
+    # the type arguments of a declared type, bound apart (see TYPE_ARGUMENTS)
+    binds_type_arguments = getattr(plugin, "BINDS_TYPE_ARGUMENTS", False)
     for (name_node, type_node, how, is_member), scope in zip(
         raw_bindings, enclosing(spans, [b[0].start_byte for b in raw_bindings]), strict=True
     ):
         is_call = how in (_CALLED, _RESULT)
+        arguments: tuple[str, ...] = ()
         if how == _ELEMENT:
             bound_type, is_call = cast(BindsElements, plugin).element_binding(type_node, source)
         elif is_call:
@@ -522,14 +539,19 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definit
         else:
             read = (cast(ReadsDeclaredTypes, plugin).declared_binding_type(type_node, source)
                     if declared_binding_type is not None else None)
-            bound_type = (read if read is not None
-                          else declared_type(plugin, node_text(source, type_node)))
+            written = node_text(source, type_node)
+            bound_type = read if read is not None else declared_type(plugin, written)
+            if binds_type_arguments and "<" in written:
+                arguments = type_arguments(written)
         if bound_type and bound_type[0] != "?":
             name = "".join(node_text(source, name_node).split())  # without whitespace
             typed_names.append((name, scope))
             if is_member:  # the type of that member: the path to it, resolved to its type
                 bound_type = (*bound_type, name)
             bindings.append(Binding(binding_scope(defs, scope), name, bound_type, is_call))
+            if arguments:
+                bindings.append(Binding(binding_scope(defs, scope), name + TYPE_ARGUMENTS,
+                                        arguments, False))
     return bindings, typed_names
 
 
@@ -679,6 +701,14 @@ def _name_position(source: bytes, start: int, end: int, name: str, row: int,
     return row + source.count(b"\n", start, at), at - source.rfind(b"\n", 0, at) - 1
 
 
+def _through_qualified_self(path: NamePath, self_name: str) -> NamePath:
+    """``path`` with `Outer.this` before a member read as an instance of Outer, `Outer()`."""
+    at = path.index(self_name)
+    if at == 0 or at == len(path) - 1:
+        return path
+    return (*path[: at - 1], path[at - 1] + "()", *path[at + 1 :])
+
+
 def _fields_read(arguments: tuple[int, tuple[str, ...]], scope: int,
                  local_names: dict[int, set[str]], defs: list[Any]
                  ) -> tuple[int, tuple[str, ...]]:
@@ -749,6 +779,7 @@ _END_SHIFT: Final = 3
 _START_SHIFT: Final = _END_SHIFT + 32
 assert len(_REF_RANKS) <= 1 << _END_SHIFT
 _VALUE = RefKind.VALUE
+_NEW = RefKind.NEW
 # how a binding's type is read from its captured node: a declared type, the type a call
 # returns, the type of an element of a collection, a call's result after its first
 _DECLARED, _CALLED, _ELEMENT, _RESULT = "declared", "called", "element", "result"

@@ -279,6 +279,23 @@ def alias_path(text: str, square_args: bool = False) -> NamePath:
     return type_path(text, square_args)
 
 
+def type_arguments(written: str) -> tuple[str, ...]:
+    """The type arguments of a written type's outermost generic, each without spaces or
+    annotations (`Map<K, List<V>>` -> ("K", "List<V>")); a wildcard's upper bound (`? extends
+    T` -> "T") and "" for one with none (`?`, `? super T`); () for a type without any."""
+    start = written.find("<")
+    end = written.rfind(">")
+    if start < 0 or end < start or not written[start + 1 : end].strip():
+        return ()
+    out: list[str] = []
+    for part in split_top_level(written[start + 1 : end]):
+        words = [w for w in part.split() if not w.startswith("@")]
+        if words and words[0] == "?":
+            words = words[2:] if len(words) > 2 and words[1] == "extends" else []
+        out.append("".join(words))
+    return tuple(out)
+
+
 def split_top_level(text: str, separator: str = ",") -> list[str]:
     """``text`` split at each ``separator`` outside brackets: a type's arguments, a tuple's
     parts (``Vec<(A, B)>, C`` -> ``Vec<(A, B)>``, `` C``)."""

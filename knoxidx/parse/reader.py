@@ -19,6 +19,7 @@ from knoxidx.core.facts import BASE_KINDS, Definition, FileFacts, base_reference
 from knoxidx.core.files import FileTooLargeError, read_regular
 from knoxidx.core.model import NodeKind, file_node_id
 from knoxidx.languages.registry import BY_NAME
+from knoxidx.parse.definitions import is_anonymous
 from knoxidx.parse.discovery import SourceFile
 from knoxidx.parse.extract import ParseTimeoutError, extract_rows
 from knoxidx.parse.file_index import FUNCTION, TYPE_KINDS, definition_ids
@@ -175,7 +176,10 @@ def node_rows(facts: FileFacts, prefix: str, joiner: str, sep: str,
         ids = definition_ids(facts)
     defs = facts.defs
     for i, d in enumerate(defs):
-        member = bool(d.owner) or (d.parent >= 0 and defs[d.parent].kind in TYPE_KINDS)
+        # a method of an anonymous class is reached only through its base's: never guessed
+        # as the member a receiver of unknown type calls (as before it was a class of its own)
+        member = bool(d.owner) or (d.parent >= 0 and defs[d.parent].kind in TYPE_KINDS
+                                   and not is_anonymous(defs[d.parent]))
         qualified = d.qualname if sep == "." else d.qualname.replace(".", sep)
         rows.append((
             ids[i], d.kind, d.name, f"{prefix}{joiner}{qualified}" if prefix else qualified,

@@ -32,6 +32,8 @@ LOCAL_SHADOWS = frozenset({RefKind.VALUE})
 # declarations whose type is read from the node, not matched (see go.py)
 TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
+QUALIFIED_SELF = "this"  # `Outer.this`: the instance of the enclosing class Outer
+BINDS_TYPE_ARGUMENTS = True  # `List<Type> x`: x's type arguments bound apart (TYPE_ARGUMENTS)
 
 
 def _modifiers(node: Any) -> Any:
@@ -504,6 +506,24 @@ def _variable_type(fi: FileIndex, scope: int, name: str) -> str:
     return ""
 
 
+def _written_type(signature: str, name: str) -> str:
+    """A field's declared type as its declaration ``signature`` writes it, type arguments and
+    all (`private final List<Type> types = ..;` -> "List<Type>"), "" where not read."""
+    head = signature.partition("=")[0].strip().rstrip(";").rstrip()
+    if not head.endswith(name):
+        return ""
+    words = head[: len(head) - len(name)].split()
+    while words and (words[0] in _MODIFIERS or words[0].startswith("@")):
+        if "(" in words[0] and ")" not in words[0]:
+            return ""  # an annotation's arguments: not read
+        words.pop(0)
+    return " ".join(words)
+
+
+_MODIFIERS = frozenset({"public", "protected", "private", "static", "final", "transient",
+                        "volatile"})
+
+
 def _looks_like_type_variable(name: str) -> bool:
     """A class's type variables are named so by convention: T, E, K2, TT."""
     return 0 < len(name) <= 2 and name[0].isupper() and (len(name) == 1 or not name[1].islower())
@@ -513,6 +533,7 @@ class _Rules(BaseRules):
     super_call_constructs = True
     super_calls_constructor = True  # constructors named as their class
     this_calls_constructor = True
+    new_calls_interfaces = True
     types_apart_from_values = True
     self_names = frozenset({"this"})
     self_binds_anywhere = True
@@ -525,6 +546,9 @@ class _Rules(BaseRules):
 
     def parameters(self, signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
         return _parameters(signature, name)
+
+    def written_type(self, signature: str, name: str) -> str:
+        return _written_type(signature, name)
 
     def argument_fits(self, r: ResolverView, fi: FileIndex, scope: int, argument: str,
                       target: Symbol, parameter: str) -> bool:

@@ -15,6 +15,12 @@
 ; an enum constant is of its enum's type: `YEAR.checkValidValue(y)` calls ChronoField's method
 (enum_declaration name: (identifier) @def.type
   body: (enum_body (enum_constant name: (identifier) @name) @definition.constant))
+; an anonymous class (`new T() {..}`, an enum constant's body): a class of its own, named as
+; javac names it (`Outer$1`), whose base is the type its `new` or its enum names
+(object_creation_expression type: [(type_identifier) (scoped_type_identifier) (generic_type)] @def.type @name
+  (class_body) @definition.anonymous)
+(enum_declaration name: (identifier) @def.type
+  body: (enum_body (enum_constant name: (identifier) @name body: (class_body) @definition.anonymous)))
 ; an interface's or annotation type's field (`int X = 1;`): public static final without saying so
 (constant_declaration type: (_) @def.type declarator: (variable_declarator name: (identifier) @name)) @definition.constant
 
@@ -27,8 +33,12 @@
   arguments: (argument_list) @arity)
 ; how many arguments a call passes: which overloads of the method it can call
 (method_invocation name: (identifier) @arity.name arguments: (argument_list) @arity)
-(object_creation_expression type: [(type_identifier) (scoped_type_identifier)] @reference.new)
-(object_creation_expression type: (generic_type [(type_identifier) (scoped_type_identifier)] @reference.new))
+(object_creation_expression . "new" type: [(type_identifier) (scoped_type_identifier)] @reference.new)
+(object_creation_expression . "new"
+  type: (generic_type [(type_identifier) (scoped_type_identifier)] @reference.new))
+; `outer.new Inner()`: the inner class as a member of what `outer` holds
+(object_creation_expression . (_) @receiver "new"
+  type: [(type_identifier) (generic_type (type_identifier))] @reference.new)
 
 (superclass [(type_identifier) (scoped_type_identifier)] @reference.extends)
 (superclass (generic_type [(type_identifier) (scoped_type_identifier)] @reference.extends))

@@ -1,0 +1,113 @@
+"""A Java member declared of a type parameter of its class (`A head` in `List<A>`) holds the
+type argument the value it is read on is declared with (`List<Tree> l`: `l.head` is a Tree),
+through locals, parameters, fields and what methods return, and where none is written, read
+inside the class, the parameter's bound (`T extends Tree`). javac lost ~280 calls without:
+`args.head.hasTag(..)`, `env.info.scope.enter(..)`."""
+
+from __future__ import annotations
+
+from knoxidx.graph import export
+from knoxidx.index import Index
+from knoxidx.languages.java.hooks import _written_type
+from knoxidx.parse.name_paths import type_arguments
+from tests.helpers import build
+
+FILES = {
+    "p/List.java": """\
+package p;
+
+public class List<A> {
+    public A head;
+    public List<A> tail;
+    public A get(int i) { return head; }
+}
+""",
+    "p/Env.java": """\
+package p;
+
+public class Env<A> {
+    public A info;
+    public Env<A> outer;
+}
+""",
+    "p/Tree.java": """\
+package p;
+
+public class Tree {
+    public boolean hasTag(int t) { return true; }
+    public Scope scope;
+}
+""",
+    "p/Scope.java": """\
+package p;
+
+public class Scope {
+    public void enter(Tree t) {}
+}
+""",
+    "p/Delegate.java": """\
+package p;
+
+public class Delegate<T extends Tree> {
+    protected T other;
+    boolean tagged() { return other.hasTag(1); }
+}
+""",
+    # a second class of each method's name: no unique-name guess stands in for the types
+    "p/Other.java": """\
+package p;
+
+class Other {
+    public boolean hasTag(int t) { return false; }
+    public void enter(Tree t) {}
+    public Tree get(int i) { return null; }
+}
+""",
+    "p/User.java": """\
+package p;
+
+class User {
+    List<Tree> trees;
+    Env<Tree> env;
+
+    void run(List<Tree> args, Env<Tree> penv) {
+        args.head.hasTag(1);
+        for (List<Tree> l = args; l != null; l = l.tail) {
+            l.head.hasTag(2);
+        }
+        trees.head.hasTag(3);
+        trees.tail.head.hasTag(4);
+        env.info.scope.enter(null);
+        penv.outer.info.hasTag(5);
+        args.get(0).hasTag(6);
+    }
+}
+""",
+}
+
+
+def test_a_member_of_a_type_parameter_holds_the_values_type_argument(repo) -> None:
+    root = repo(FILES)
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["path"], e["line"], nodes[e["target"]]["name"])
+                 for e in export.edges(idx.q) if e["type"] == "Calls"}
+        to_other = [e for e in export.edges(idx.q)
+                    if e["type"] == "Calls" and nodes[e["target"]]["path"] == "p/Other.java"]
+    assert not to_other
+    user = {(line, name) for path, line, name in calls if path == "p/User.java"}
+    assert user >= {(8, "hasTag"), (10, "hasTag"), (12, "hasTag"), (13, "hasTag"),
+                    (14, "enter"), (15, "hasTag"), (16, "get"), (16, "hasTag")}
+    assert ("p/Delegate.java", 5, "hasTag") in calls  # the bound, read in its class
+
+
+def test_type_arguments_and_a_fields_written_type_are_read_from_the_text() -> None:
+    assert type_arguments("Map<K, List<V>>") == ("K", "List<V>")
+    assert type_arguments("List<? extends JCTree>") == ("JCTree",)
+    assert type_arguments("List<? super T>") == ("",)
+    assert type_arguments("Tree") == ()
+    assert _written_type("protected final List<JCExpression> args;", "args") == \
+        "List<JCExpression>"
+    assert _written_type("@DefinedBy(Api.X) Map<K, V> m = null;", "m") == "Map<K, V>"
+    assert _written_type("int a = f(b, c);", "z") == ""
