@@ -5,8 +5,9 @@ one same-named method in the crate."""
 
 from __future__ import annotations
 
+from knoxidx.graph import resolve
 from knoxidx.index import Index
-from tests.helpers import build
+from tests.helpers import build, resolve_every_file
 from tests.test_references import refs, sites
 
 STATE = """
@@ -725,3 +726,42 @@ def test_an_update_follows_a_trait_impl_written_in_another_file(repo) -> None:
     build(root)
     with Index.open(root) as idx:
         assert _callees(idx, "p::report") == headline
+
+
+def _local_prints(count: int) -> str:
+    """``count`` functions, each declaring its own `Print` with a std and a crate trait impl,
+    as syn's generated Debug impls do (tests/debug/gen.rs: 79 of them in one file)."""
+    return "pub trait Describe {\n    fn headline(&self) {}\n}\n" + "".join(f"""
+pub fn show{i}(x: u8) {{
+    struct Print(u8);
+    impl Describe for Print {{}}
+    impl std::fmt::Debug for Print {{
+        fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {{ Ok(()) }}
+    }}
+    Print(x).headline();
+}}
+""" for i in range(count))
+
+
+def test_same_named_local_types_read_each_trait_impl_once(repo, monkeypatch) -> None:
+    """Each `Print` asks every impl of a `Print` for its trait: the trait of each is
+    resolved once, not once per type that asks."""
+    count = 12
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": _local_prints(count)})
+    build(root)
+    with Index.open(root) as idx:
+        for i in range(count):
+            assert _callees(idx, f"p::show{i}") == {
+                (f"p::show{i}::Print", "exact"), ("p::Describe::headline", "inferred")}
+    debug = ("std", "fmt", "Debug")
+    resolved: list[tuple[str, ...]] = []
+    original = resolve.Resolver.resolve_path
+
+    def counting(self, fi, path, scope, want_type=False):  # type: ignore[no-untyped-def]
+        resolved.append(path)
+        return original(self, fi, path, scope, want_type)
+
+    monkeypatch.setattr(resolve.Resolver, "resolve_path", counting)
+    resolve_every_file(root)
+    # once for its Implements edge, once as a base: not once per `Print` more
+    assert resolved.count(debug) <= 2 * count
