@@ -765,3 +765,58 @@ def test_same_named_local_types_read_each_trait_impl_once(repo, monkeypatch) -> 
     resolve_every_file(root)
     # once for its Implements edge, once as a base: not once per `Print` more
     assert resolved.count(debug) <= 2 * count
+
+
+CHANNEL = """
+pub struct Sender;
+pub struct Receiver;
+pub struct Wrapped;
+
+impl Sender {
+    pub fn send(&self) {}
+    pub fn recv(&self) {}
+}
+
+impl Receiver {
+    pub fn recv(&self) {}
+}
+
+impl Wrapped {
+    pub fn recv(&self) {}
+}
+
+pub fn channel<T>() -> (Sender, Receiver) { (Sender, Receiver) }
+
+pub fn wrap(rx: Receiver) -> Wrapped { Wrapped }
+
+pub fn pair() {
+    let (tx, mut rx) = channel::<u8>();
+    tx.send();
+    rx.recv();
+}
+
+pub fn skipped() {
+    let (_, rx) = channel::<u8>();
+    rx.recv();
+}
+
+pub fn shadowed() {
+    let (tx, rx) = channel::<u8>();
+    let rx = wrap(rx);
+    rx.recv();
+}
+"""
+
+
+def test_a_tuple_let_binds_each_name_to_its_place_in_the_call_s_result(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": CHANNEL})
+    build(root)
+    channel = ("p::channel", "exact")
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::pair") == {
+            channel, ("p::Sender::send", "inferred"), ("p::Receiver::recv", "inferred")}
+        # `_` holds the first place: rx is the second
+        assert _callees(idx, "p::skipped") == {channel, ("p::Receiver::recv", "inferred")}
+        # a later `let` of the name wraps the element: what it binds is rx's type
+        assert _callees(idx, "p::shadowed") == {
+            channel, ("p::wrap", "exact"), ("p::Wrapped::recv", "inferred")}

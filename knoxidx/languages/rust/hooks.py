@@ -191,6 +191,7 @@ class _Rules(ReexportingRules):
     self_type_names = frozenset({"Self"})
     self_binds_anywhere = True
     out_of_line_methods = True
+    results_yield_to_rebindings = True  # `let (tx, rx) = channel(); let tx = Arc::new(tx);`
     # an `impl` block's method is no name of its module: a bare `drop(x)` is the prelude's,
     # not the file's `impl Drop`, and `time::pause` the module's fn, not `Clock::pause`
     methods_outside_module_scope = True
