@@ -64,8 +64,6 @@ class Lookups:
         self._name_keys: dict[str, str] = {}  # name -> "name:" + name, made once
         # (family, module key) -> its "mod:" lookup key and the workspace's paths for it
         self._modules: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
-        # (family, owner) -> its "owner:" lookup key and its methods by name (see methods_named)
-        self._methods: dict[tuple[str, str], tuple[str, dict[str, list[tuple[str, int]]]]] = {}
 
     def forget(self) -> None:
         """Drop every answer kept about files (the index cache is being trimmed: answers
@@ -187,19 +185,6 @@ class Lookups:
     def methods_of(self, family: str, owner: str) -> list[tuple[str, int, str]]:
         self.keys.add("owner:" + owner)
         return self.ws.methods_of(family, owner)
-
-    def methods_named(self, family: str, owner: str, name: str) -> list[tuple[str, int]]:
-        """(path, index) of the methods declared apart for ``owner`` that are named ``name``,
-        in :meth:`methods_of`'s order: grouped by name once per owner, not scanned for each
-        name asked (tokio's `Handle`s share one list of 82 methods)."""
-        known = self._methods.get((family, owner))
-        if known is None:
-            grouped: dict[str, list[tuple[str, int]]] = defaultdict(list)
-            for path, index, method in self.ws.methods_of(family, owner):
-                grouped[method].append((path, index))
-            known = self._methods[(family, owner)] = ("owner:" + owner, dict(grouped))
-        self.keys.add(known[0])
-        return known[1].get(name, [])
 
     def child(self, fi: FileIndex, scope: int, name: str) -> list[int] | None:
         """``fi``'s definitions named ``name`` directly in ``scope`` (-1: the top level); a

@@ -341,8 +341,8 @@ class ScopeResolver(Lookups):
         # methods declared apart (Go receivers, Rust impls) before fields of the same name:
         # `x.len()` is the method even where a field `len` exists
         owned = [
-            (p, i) for p, i in self.methods_named(fi.family, d.name, name)
-            if fi.rules.owner_matches(self, fi, index, p, i)
+            (p, i) for p, i, method in self.methods_of(fi.family, d.name)
+            if method == name and fi.rules.owner_matches(self, fi, index, p, i)
         ] if fi.rules.out_of_line_methods else []
         hit = self.child(fi, index, name)
         if hit and depth and name == d.name:

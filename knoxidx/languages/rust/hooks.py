@@ -231,8 +231,8 @@ class _Rules(ReexportingRules):
             tfi = r.index(symbol[1])
             if tfi is None or tfi.facts.defs[symbol[2]].kind != CLASS:
                 continue
-            for p, i in r.methods_named(FAMILY, tfi.facts.defs[symbol[2]].name, "Item"):
-                if not self._impl_of(r, tfi, symbol[2], p, i):
+            for p, i, name in r.methods_of(FAMILY, tfi.facts.defs[symbol[2]].name):
+                if name != "Item" or not self._impl_of(r, tfi, symbol[2], p, i):
                     continue
                 ifi = r.index(p)
                 assert ifi is not None  # _impl_of read it
@@ -340,9 +340,9 @@ class _Rules(ReexportingRules):
         d = declaring.facts.defs[method]
         owner, name = d.owner, d.name
         return not any(
-            (p, i) != (path, method) and not _in_trait_impl(r, p, i)
+            m == name and (p, i) != (path, method) and not _in_trait_impl(r, p, i)
             and self._impl_of(r, fi, index, p, i)
-            for p, i in r.methods_named(FAMILY, owner, name))
+            for p, i, m in r.methods_of(FAMILY, owner))
 
     def _impl_of(self, r: ResolverView, fi: FileIndex, index: int, path: str, method: int) -> bool:
         """Whether the `impl` block of ``method`` is one of the type at ``index``: its type
