@@ -5,8 +5,9 @@ one same-named method in the crate."""
 
 from __future__ import annotations
 
+from knoxidx.graph import resolve
 from knoxidx.index import Index
-from tests.helpers import build
+from tests.helpers import build, resolve_every_file
 from tests.test_references import refs, sites
 
 STATE = """
@@ -725,3 +726,97 @@ def test_an_update_follows_a_trait_impl_written_in_another_file(repo) -> None:
     build(root)
     with Index.open(root) as idx:
         assert _callees(idx, "p::report") == headline
+
+
+def _local_prints(count: int) -> str:
+    """``count`` functions, each declaring its own `Print` with a std and a crate trait impl,
+    as syn's generated Debug impls do (tests/debug/gen.rs: 79 of them in one file)."""
+    return "pub trait Describe {\n    fn headline(&self) {}\n}\n" + "".join(f"""
+pub fn show{i}(x: u8) {{
+    struct Print(u8);
+    impl Describe for Print {{}}
+    impl std::fmt::Debug for Print {{
+        fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {{ Ok(()) }}
+    }}
+    Print(x).headline();
+}}
+""" for i in range(count))
+
+
+def test_same_named_local_types_read_each_trait_impl_once(repo, monkeypatch) -> None:
+    """Each `Print` asks every impl of a `Print` for its trait: the trait of each is
+    resolved once, not once per type that asks."""
+    count = 12
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": _local_prints(count)})
+    build(root)
+    with Index.open(root) as idx:
+        for i in range(count):
+            assert _callees(idx, f"p::show{i}") == {
+                (f"p::show{i}::Print", "exact"), ("p::Describe::headline", "inferred")}
+    debug = ("std", "fmt", "Debug")
+    resolved: list[tuple[str, ...]] = []
+    original = resolve.Resolver.resolve_path
+
+    def counting(self, fi, path, scope, want_type=False):  # type: ignore[no-untyped-def]
+        resolved.append(path)
+        return original(self, fi, path, scope, want_type)
+
+    monkeypatch.setattr(resolve.Resolver, "resolve_path", counting)
+    resolve_every_file(root)
+    # once for its Implements edge, once as a base: not once per `Print` more
+    assert resolved.count(debug) <= 2 * count
+
+
+CHANNEL = """
+pub struct Sender;
+pub struct Receiver;
+pub struct Wrapped;
+
+impl Sender {
+    pub fn send(&self) {}
+    pub fn recv(&self) {}
+}
+
+impl Receiver {
+    pub fn recv(&self) {}
+}
+
+impl Wrapped {
+    pub fn recv(&self) {}
+}
+
+pub fn channel<T>() -> (Sender, Receiver) { (Sender, Receiver) }
+
+pub fn wrap(rx: Receiver) -> Wrapped { Wrapped }
+
+pub fn pair() {
+    let (tx, mut rx) = channel::<u8>();
+    tx.send();
+    rx.recv();
+}
+
+pub fn skipped() {
+    let (_, rx) = channel::<u8>();
+    rx.recv();
+}
+
+pub fn shadowed() {
+    let (tx, rx) = channel::<u8>();
+    let rx = wrap(rx);
+    rx.recv();
+}
+"""
+
+
+def test_a_tuple_let_binds_each_name_to_its_place_in_the_call_s_result(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": CHANNEL})
+    build(root)
+    channel = ("p::channel", "exact")
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::pair") == {
+            channel, ("p::Sender::send", "inferred"), ("p::Receiver::recv", "inferred")}
+        # `_` holds the first place: rx is the second
+        assert _callees(idx, "p::skipped") == {channel, ("p::Receiver::recv", "inferred")}
+        # a later `let` of the name wraps the element: what it binds is rx's type
+        assert _callees(idx, "p::shadowed") == {
+            channel, ("p::wrap", "exact"), ("p::Wrapped::recv", "inferred")}

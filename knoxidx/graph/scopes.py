@@ -550,6 +550,11 @@ class ScopeResolver(Lookups):
         """The instance types a function's local holds, from its ``first`` binding; where the
         family's locals may change type on rebinding, none unless its other bindings give the
         same types (the order of the bindings, and so which one reaches a use, is not known)."""
+        if fi.rules.results_yield_to_rebindings and _is_result(first):
+            rebound = fi.rebindings.get((first.scope, first.name))
+            if rebound:  # its first other binding, as if this one were not read
+                others = [b for b in rebound if not _is_result(b)]
+                return self.binding_type(fi, others[0]) if others else []
         typed = self.binding_type(fi, first)
         rebound = fi.rebindings.get((first.scope, first.name)) if typed else None
         if rebound and fi.rules.rebinding_changes_type:
@@ -766,6 +771,13 @@ def _parameter_bound(cls: Definition, at: int) -> NamePath:
 def _binds_type_arguments(family: str) -> bool:
     """Whether the family's bindings say type arguments (see ``TYPE_ARGUMENTS``)."""
     return bool(getattr(family_plugin(family), "BINDS_TYPE_ARGUMENTS", False))
+
+
+def _is_result(binding: Binding) -> bool:
+    """Whether ``binding`` holds one of a call's results taken apart (`_, b := f()`, Rust's
+    `let (a, b) = f()`): its path ends in a result segment."""
+    last = binding.type_path[-1]
+    return binding.is_call and last.startswith(RESULT_SEGMENT_PREFIX) and last[1:].isdigit()
 
 
 def _indexes_elements(family: str) -> bool:

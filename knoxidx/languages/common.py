@@ -129,6 +129,11 @@ class BaseRules:
     # a local may be bound again to a value of another type (Python's `x = x.asc()`): read
     # without their order, its bindings name its type only where they all agree
     rebinding_changes_type = False
+    # a local bound to one of a call's results taken apart (`let (tx, rx) = channel()`) and
+    # bound again (Rust's `let tx = Arc::new(tx)`, where tx.clone() is the Arc's) holds what
+    # its other bindings say: which one reaches a use is not read, and the later one mostly
+    # wraps the earlier
+    results_yield_to_rebindings = False
     # a class declaration binds its name in its block (JS/TS), so two classes of one name
     # under one definition sit in blocks the index has no scope for (callbacks): which one a
     # reference means is unknown, where Python's later class statement simply rebinds it

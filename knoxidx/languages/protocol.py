@@ -71,6 +71,7 @@ class ResolutionRules(Protocol):
     guess_members: bool
     locals_callable: bool
     rebinding_changes_type: bool
+    results_yield_to_rebindings: bool
     classes_block_scoped: bool
     builtin_method_names: frozenset[str]
     separator: str

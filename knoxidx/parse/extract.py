@@ -259,7 +259,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     import_nodes: list[Any] = []
     # (name, type or value node, how its type is read: _DECLARED, _CALLED, _ELEMENT or
     # _RESULT (a call's result after its first), whether the name is a member of that type)
-    raw_bindings: list[tuple[Any, Any, str, bool]] = []
+    raw_bindings: list[tuple[Any, Any, str, bool, Any]] = []
     raw_impls: list[tuple[Any, Any, Any]] = []
     raw_locals: list[tuple[int, int]]  # (start, end) of the names a function binds for itself
     raw_assigned: list[Any] = []  # ... by an assignment (some of them module variables)
@@ -337,13 +337,15 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         elif kind == "binding.name":
             target = caps.get("binding.type") or caps.get("binding.call")
             how = _CALLED if "binding.call" in caps else _DECLARED
-            if target and "binding.result" in caps:  # `_, b := f()`: b is f's second result
+            place = caps.get("binding.result")
+            if target and place:  # `_, b := f()`: b is f's second result
                 how = _RESULT
             if not target:  # `for _, v := range xs`, `v := xs[i]`: an element of the value
                 target, how = caps.get("binding.element"), _ELEMENT
             if target:
                 # `binding.member`: the name is a member of that type (`{ board }: Props`)
-                raw_bindings.append((caps[main][0], target[0], how, "binding.member" in caps))
+                raw_bindings.append((caps[main][0], target[0], how, "binding.member" in caps,
+                                     place[0] if how == _RESULT and place else None))
         elif kind == "complexity.nesting":
             node = caps[main][0]
             complexity.nesting.append((node.start_byte, node.end_byte))
@@ -372,12 +374,12 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 for name_node in names:
                     typed = types.get(node_text(source, name_node))
                     if typed is not None:
-                        raw_bindings.append((name_node, typed, _DECLARED, False))
+                        raw_bindings.append((name_node, typed, _DECLARED, False, None))
             elif target:
                 how = _CALLED if "binding.call" in caps else _DECLARED
                 is_member = "binding.member" in caps
                 for name_node in names:
-                    raw_bindings.append((name_node, target[0], how, is_member))
+                    raw_bindings.append((name_node, target[0], how, is_member, None))
         elif kind == "impl":
             trait = caps.get("impl.trait")
             raw_impls.append((caps[main][0], caps["impl.type"][0], trait[0] if trait else None))
@@ -509,7 +511,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     ), notes
 
 
-def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definition],
+def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[Definition],
               spans: list[tuple[int, int, int]], plugin: Language, source: bytes,
               ) -> tuple[list[Binding], list[tuple[str, int]]]:
     """The bindings whose type the source says, in source order, and each one's name with the
@@ -521,7 +523,7 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definit
     type_argument_calls: frozenset[str] = getattr(plugin, "TYPE_ARGUMENT_CALLS", frozenset())
     # the type arguments of a declared type, bound apart (see TYPE_ARGUMENTS)
     binds_type_arguments = getattr(plugin, "BINDS_TYPE_ARGUMENTS", False)
-    for (name_node, type_node, how, is_member), scope in zip(
+    for (name_node, type_node, how, is_member, place), scope in zip(
         raw_bindings, enclosing(spans, [b[0].start_byte for b in raw_bindings]), strict=True
     ):
         is_call = how in (_CALLED, _RESULT)
@@ -533,8 +535,9 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definit
             if raw in type_argument_calls:
                 continue  # `new(T)`: the name's other binding is to T
             bound_type = name_path(raw)
-            position = _position(name_node) if how == _RESULT else 0
-            if bound_type and position:
+            # (the first result too where a pattern says so: `let (a, b) = f()`'s a is f's #0)
+            if bound_type and how == _RESULT:
+                position = _position(place)
                 bound_type = (*bound_type, f"{RESULT_SEGMENT_PREFIX}{position}")
         else:
             read = (cast(ReadsDeclaredTypes, plugin).declared_binding_type(type_node, source)
@@ -766,12 +769,17 @@ _FIRST = itemgetter(0)
 
 
 def _position(node: Any) -> int:
-    """Where ``node`` stands among its parent's named children (a name in `a, b, c`)."""
-    parent = node.parent
-    if parent is None:
-        return 0
-    starts = [c.start_byte for c in parent.named_children]
-    return starts.index(node.start_byte) if node.start_byte in starts else 0
+    """Where ``node`` stands in its parent's list (a name in `a, b, c`, Rust's `mut b` in
+    `(a, mut b)`): the separators before it, as Rust's `_` in `(_, b)` is no named node."""
+    place = 0
+    sibling = node.prev_sibling
+    while sibling is not None:
+        if sibling.type == ",":
+            place += 1
+        sibling = sibling.prev_sibling
+    return place
+
+
 # The reference kinds in the order the references of one expression are kept (see the loop
 # over raw_refs: a value reading sorts after every more specific reading of the same span).
 _REF_RANKS: dict[str, int] = {kind: i for i, kind in enumerate(sorted(REF_KINDS))}

@@ -191,6 +191,7 @@ class _Rules(ReexportingRules):
     self_type_names = frozenset({"Self"})
     self_binds_anywhere = True
     out_of_line_methods = True
+    results_yield_to_rebindings = True  # `let (tx, rx) = channel(); let tx = Arc::new(tx);`
     # an `impl` block's method is no name of its module: a bare `drop(x)` is the prelude's,
     # not the file's `impl Drop`, and `time::pause` the module's fn, not `Clock::pause`
     methods_outside_module_scope = True
@@ -369,43 +370,16 @@ class _Rules(ReexportingRules):
         d = fi.facts.defs[index]
         if d.kind != CLASS:  # a struct or an enum (a trait's supertraits are its bases)
             return []
-        impls, scopes, _ = _impl_table(r, fi)
-        # (an impl names its type as written: an alias's impl is not looked for)
-        places = {(fi.path, i): scopes[i] for i, impl in enumerate(impls)
-                  if impl.trait_path and impl.type_path[-1:] == (d.name,)}
-        methods: dict[str, list[int]] = {}  # by file: a type's methods are in a few
-        for path, method, _ in r.methods_of(FAMILY, d.name):
-            methods.setdefault(path, []).append(method)
-        files: dict[str, FileIndex | None] = {fi.path: fi}
-        for path, indexes in methods.items():
-            mfi = files[path] = r.index(path)
-            if mfi is None:
-                continue
-            mimpls, _, around = _impl_table(r, mfi)
-            for method in indexes:
-                inner = around[method]
-                if inner >= 0 and mimpls[inner].trait_path:
-                    places[(path, inner)] = mfi.facts.defs[method].parent
+        # the places once per name and file: tests/debug/gen.rs declares 79 local structs
+        # `Print`, each with its `impl Debug for Print`, and each asked of all 79 impls
+        places = r.memo(("rust-trait-impls", fi.path, d.name), _crate_trait_impls, r, fi,
+                        d.name)
         me = (DEFINITION_TAG, fi.path, index)
-        crate = crate_of(fi.path, r.layout)
-        # the trait first, once per trait as written in a scope: most are std's (`Clone`,
-        # `Debug`: tests/debug/gen.rs has 300 `impl Debug for Lite<..>`), whose impls' types
-        # are then not read
-        traits_of: dict[tuple[str, int, NamePath], list[Symbol]] = {}
         out: list[Symbol] = []
-        for (path, inner), scope in sorted(places.items()):
-            ifi = files[path]
-            if ifi is None:
-                continue
-            impl = ifi.facts.impls[inner]
-            key = (path, scope, impl.trait_path)
-            traits = traits_of.get(key)
-            if traits is None:
-                found, _ = r.resolve_path(ifi, impl.trait_path, scope, want_type=True)
-                traits = traits_of[key] = [
-                    t for t in found if t[0] == DEFINITION_TAG and _is_trait(r, t)
-                ] if crate_of(path, r.layout) == crate else []
-            if traits and me in r.resolve_path(ifi, impl.type_path, scope, want_type=True)[0]:
+        for path, inner, scope, traits in places:
+            ifi = r.index(path)
+            if ifi is not None and me in r.resolve_path(ifi, ifi.facts.impls[inner].type_path,
+                                                        scope, want_type=True)[0]:
                 out.extend(traits)
         return out
 
@@ -596,6 +570,51 @@ def _impl_table_of(fi: FileIndex) -> tuple[tuple[Impl, ...], list[int], list[int
             impl_spans, [defs[i].start_byte for i in defs_by_start]), strict=True):
         around[i] = inner
     return impls, scopes, around
+
+
+def _crate_trait_impls(r: ResolverView, fi: FileIndex, name: str
+                       ) -> list[tuple[str, int, int, list[Symbol]]]:
+    """The impls of one of the crate's traits that may be of a type ``name`` declared in
+    ``fi``: (file, impl, its scope, the traits), in file and impl order. Those in ``fi`` that
+    name it, and those around a method whose owner is so named elsewhere in the crate."""
+    impls, scopes, _ = _impl_table(r, fi)
+    # (an impl names its type as written: an alias's impl is not looked for)
+    places = {(fi.path, i): scopes[i] for i, impl in enumerate(impls)
+              if impl.trait_path and impl.type_path[-1:] == (name,)}
+    methods: dict[str, list[int]] = {}  # by file: a type's methods are in a few
+    for path, method, _ in r.methods_of(FAMILY, name):
+        methods.setdefault(path, []).append(method)
+    files: dict[str, FileIndex | None] = {fi.path: fi}
+    for path, indexes in methods.items():
+        mfi = files[path] = r.index(path)
+        if mfi is None:
+            continue
+        mimpls, _, around = _impl_table(r, mfi)
+        for method in indexes:
+            inner = around[method]
+            if inner >= 0 and mimpls[inner].trait_path:
+                places[(path, inner)] = mfi.facts.defs[method].parent
+    crate = crate_of(fi.path, r.layout)
+    out: list[tuple[str, int, int, list[Symbol]]] = []
+    for (path, inner), scope in sorted(places.items()):
+        ifi = files[path]
+        if ifi is None or crate_of(path, r.layout) != crate:
+            continue
+        # the trait first, once per trait as written in a scope: most are std's (`Clone`,
+        # `Debug`: the same file has 300 `impl Debug for Lite<..>`), whose impls are left
+        trait_path = ifi.facts.impls[inner].trait_path
+        traits = r.memo(("rust-impl-traits", path, scope, trait_path), _crate_traits, r, ifi,
+                        trait_path, scope)
+        if traits:
+            out.append((path, inner, scope, traits))
+    return out
+
+
+def _crate_traits(r: ResolverView, fi: FileIndex, trait_path: NamePath, scope: int
+                  ) -> list[Symbol]:
+    """The crate's traits an impl's trait path names from ``scope`` of ``fi``."""
+    found, _ = r.resolve_path(fi, trait_path, scope, want_type=True)
+    return [t for t in found if t[0] == DEFINITION_TAG and _is_trait(r, t)]
 
 
 def _is_trait(r: ResolverView, symbol: Symbol) -> bool:

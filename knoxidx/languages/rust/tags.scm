@@ -66,6 +66,20 @@
   value: (try_expression (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call)))
 (let_declaration pattern: (identifier) @binding.name
   value: (await_expression (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call)))
+; `let (tx, rx) = mpsc::channel(8)`: each name of the type at its place in the tuple the call
+; returns (`@binding.result`: the element whose place is the result's, the first's too, so that
+; a later `let tx = Arc::new(tx)` is seen to shadow it; `mut rx` stands for rx;
+; `mpsc::channel::<i32>(1)` is mpsc::channel's)
+(let_declaration
+  pattern: (tuple_pattern . [(identifier) @binding.name @binding.result
+                             (mut_pattern (identifier) @binding.name) @binding.result])
+  value: (call_expression
+    function: [(identifier) (scoped_identifier) (field_expression) (generic_function)] @binding.call))
+(let_declaration
+  pattern: (tuple_pattern . (_) . [(identifier) @binding.name @binding.result
+                                   (mut_pattern (identifier) @binding.name) @binding.result])
+  value: (call_expression
+    function: [(identifier) (scoped_identifier) (field_expression) (generic_function)] @binding.call))
 (parameter pattern: (identifier) @binding.name
   type: [(type_identifier) (scoped_type_identifier) (generic_type) (reference_type)] @binding.type)
 ; `v: impl Fold`, `v: impl Read + Write` (`dyn` stands behind `&` or `Box<>`); apart from the
