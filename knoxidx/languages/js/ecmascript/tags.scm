@@ -75,6 +75,13 @@
   value: (call_expression function: [(identifier) (member_expression)] @binding.call))
 (variable_declarator name: (identifier) @binding.name
   value: (await_expression (call_expression function: [(identifier) (member_expression)] @binding.call)))
+; destructured from a value in the body: `const { board } = props` (props: Props), `const {
+; state, utils } = this`: each name is that value's member
+(variable_declarator
+  name: (object_pattern) @binding.names
+  value: [(identifier) (this) (member_expression)] @binding.type @binding.member)
+; a copy of a field or a module's member (`const geometry = this.geometry`): of its type
+(variable_declarator name: (identifier) @binding.name value: (member_expression) @binding.type)
 (assignment_expression
   left: (member_expression object: (this) property: (property_identifier)) @binding.name
   right: (new_expression constructor: [(identifier) (member_expression)] @binding.type))

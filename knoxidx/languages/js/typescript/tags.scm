@@ -58,10 +58,7 @@
   pattern: (object_pattern) @binding.names
   type: (type_annotation (generic_type
     name: [(type_identifier) (nested_type_identifier)] @binding.type @binding.member)))
-; ... and destructured from a value in the body: `const { board } = props` (props: Props)
-(variable_declarator
-  name: (object_pattern) @binding.names
-  value: (identifier) @binding.type @binding.member)
+; ... and destructured from a value in the body: see ecmascript/tags.scm
 
 ; a function cast or checked: `const validate: V = ((s, v) => ..) as V`, `.. satisfies V`
 (variable_declarator
