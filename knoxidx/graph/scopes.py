@@ -313,7 +313,7 @@ class ScopeResolver(Lookups):
             for t in typed:
                 members, _ = self.member(t, name, depth + 1)
                 out.extend(members)
-            if not typed:
+            if not out:
                 # an object literal's own methods: `const Cache = { get(key) {..} }`
                 fi = self.index(symbol[1])
                 hit = self.child(fi, symbol[2], name) if fi else None
@@ -457,6 +457,9 @@ class ScopeResolver(Lookups):
         for symbol in found[:4]:
             if symbol[0] == INSTANCE_TAG:  # `self.x = x` where x is a typed local: the same type
                 out.append(symbol)
+                continue
+            if (symbol[0] == FILE_TAG or symbol[0] == MODULE_TAG) and not binding.is_call:
+                out.append(symbol)  # a namespace spread into an object: its members are the value's
                 continue
             if symbol[0] != DEFINITION_TAG:
                 continue

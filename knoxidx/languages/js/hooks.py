@@ -8,13 +8,14 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.facts import Import, RefKind
+from knoxidx.core.facts import TYPES_JOINER, Import, NamePath, RefKind
 from knoxidx.core.model import NodeKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, Symbol
 from knoxidx.languages.common import ReexportingRules, preceding_comment
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
+from knoxidx.parse.name_paths import name_path
 from knoxidx.parse.siblings import previous_named
 
 if TYPE_CHECKING:
@@ -151,6 +152,29 @@ def documented_types(node: Any, source: bytes) -> tuple[str, list[tuple[str, str
     return returned, typed
 
 
+_SPREAD_VALUES = frozenset({"identifier", "member_expression"})
+MAX_SPREADS = 4  # the resolver reads at most four types of a value
+
+
+def declared_binding_type(type_node: Any, source: bytes) -> NamePath | None:
+    """What an object literal of spreads holds (`const z = { ...schemas, ...checks }`): the
+    members of each value spread, their paths joined by ``TYPES_JOINER`` (a namespace's
+    functions, called as `z.string()`); None for any other node, read as declared types are."""
+    if type_node.type != "object":
+        return None
+    joined: list[str] = []
+    spreads = 0
+    for child in type_node.named_children:
+        if child.type != "spread_element" or not child.named_child_count:
+            continue
+        spread = child.named_child(0)
+        path = name_path(node_text(source, spread)) if spread.type in _SPREAD_VALUES else ()
+        if path and spreads < MAX_SPREADS:
+            joined.extend((TYPES_JOINER, *path) if joined else path)
+            spreads += 1
+    return tuple(joined)
+
+
 def bound_names(node: Any) -> list[Any]:
     """The names a `@binding.names` node binds: an object pattern's shorthand ones
     (`{ board, size }`)."""
@@ -267,6 +291,9 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
         return []
     if kind == "variable_declarator":  # const x = require("y"), const {a, b: c} = require("y")
         call = node.child_by_field_name("value")
+        dynamic = call is not None and call.type == "await_expression"
+        if dynamic:  # const x = await import("y"): the namespace, as `import * as x`
+            call = call.named_child(0) if call.named_child_count else None
         args = call.child_by_field_name("arguments") if call is not None else None
         strings = [c for c in args.named_children if c.type == "string"] if args else []
         if not strings:
@@ -276,7 +303,8 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
         if target is None:
             return []
         if target.type == "identifier":  # binds what the module assigned to module.exports
-            return [Import(module, REQUIRE, node_text(source, target), line, scope)]
+            return [Import(module, "" if dynamic else REQUIRE, node_text(source, target), line,
+                           scope)]
         if target.type == "object_pattern":
             for prop in target.named_children:
                 if prop.type == "shorthand_property_identifier_pattern":

@@ -64,6 +64,9 @@
 (variable_declarator
   value: (call_expression function: (identifier) @_require arguments: (arguments (string)))
   (#eq? @_require "require")) @import
+; `const z = await import("./m.js")`: the module's namespace, as `import * as z` binds it
+(variable_declarator value: (await_expression (call_expression function: (import)
+  arguments: (arguments (string))))) @import
 (expression_statement (assignment_expression
   left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
   right: [(object) (identifier) (class name: (_))])
@@ -80,6 +83,9 @@
 (variable_declarator
   name: (object_pattern) @binding.names
   value: [(identifier) (this) (member_expression)] @binding.type @binding.member)
+; an object of spreads (`const z = { ...schemas, ...checks }`): what each value spread holds
+; (js.declared_binding_type reads them)
+(variable_declarator name: (identifier) @binding.name value: (object (spread_element)) @binding.type)
 ; a copy of a field or a module's member (`const geometry = this.geometry`): of its type
 (variable_declarator name: (identifier) @binding.name value: (member_expression) @binding.type)
 (assignment_expression
