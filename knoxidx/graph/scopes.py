@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from knoxidx.core.facts import ELEMENT_OF, ITEMS_HEAD, TYPES_JOINER, Binding, Import, NamePath
+from knoxidx.core.facts import (
+    CALLBACK_OF,
+    ELEMENT_OF,
+    ITEMS_HEAD,
+    TYPES_JOINER,
+    Binding,
+    Import,
+    NamePath,
+)
 from knoxidx.core.model import Confidence
 from knoxidx.core.symbols import (
     DEFINITION_TAG,
@@ -415,7 +423,9 @@ class ScopeResolver(Lookups):
         same types (the order of the bindings, and so which one reaches a use, is not known)."""
         typed = self.binding_type(fi, first)
         rebound = fi.rebindings.get((first.scope, first.name)) if typed else None
-        if rebound and fi.rules.rebinding_changes_type:
+        # a callback is no scope of its own: which one a reference sits in is not known
+        if rebound and (fi.rules.rebinding_changes_type or _callback(first)
+                        or any(_callback(b) for b in rebound)):
             agreed = set(typed)
             if any(set(self.binding_type(fi, b)) != agreed for b in rebound):
                 return []
@@ -441,6 +451,8 @@ class ScopeResolver(Lookups):
             # `_, b := f()`: f's second result (a name, JavaScript's `#make`, is no number)
             path, result = path[:-1], int(last[1:])
         try:
+            if path[-1][:1] == CALLBACK_OF:
+                return self._callback_types(fi, binding, depth)
             if path[-1] == ELEMENT_OF and not _indexes_elements(fi.family):
                 # Rust: an element of a collection, read from where the collection is declared
                 return self._element_types(fi, binding, depth)
@@ -475,6 +487,52 @@ class ScopeResolver(Lookups):
                 # a member's declared type: `({ board }: Props)` binds board to Props.board
                 out.extend(self.value_type(symbol))
         return _dedupe(out)
+
+    def _callback_types(self, fi: FileIndex, binding: Binding, depth: int) -> list[Symbol]:
+        """The types of the first parameter of a function passed to a call (see
+        ``CALLBACK_OF``): the first parameter's of the function type the called function
+        declares at that position; where the call is of a collection's own method that passes
+        it each element (``rules.element_callbacks``, `xs.forEach((x) => ..)`, no
+        definition in the index), an element of the receiver."""
+        callee, position = binding.type_path[:-1], int(binding.type_path[-1][1:])
+        found, _ = self.resolve_path(fi, callee, binding.scope)
+        out: list[Symbol] = []
+        for symbol in found[:4]:
+            if symbol[0] != DEFINITION_TAG:
+                continue
+            d = self.definition(symbol)
+            parameters = d.signature_data[0] if d.kind == FUNCTION and d.signature_data else ()
+            written = parameters[position][1] if position < len(parameters) else None
+            if not written:
+                continue
+            declaring = self.defining(symbol[1])
+            typed = declaring.rules.callback_parameter(written)
+            path = declared_type(family_plugin(declaring.family), typed) if typed else ()
+            if path:
+                out.extend(self.binding_type(declaring, Binding(d.parent, "", path, False),
+                                             depth + 1))
+        if not found and position == 0 and len(callee) > 1 \
+                and callee[-1] in fi.rules.element_callbacks:
+            receiver = self._collection(fi, callee[:-1], binding.scope)
+            out = self._element_types(
+                fi, Binding(binding.scope, binding.name, (*receiver, ELEMENT_OF), False), depth)
+        return _dedupe(out)
+
+    def _collection(self, fi: FileIndex, path: NamePath, scope: int) -> NamePath:
+        """The path to the collection whose elements ``path``'s are: past calls that keep the
+        receiver's elements (``rules.elements_kept``, `xs.filter(..)`), and a local of the
+        function holding a call's result to that call (`const xs = this.getAll()`)."""
+        kept = fi.rules.elements_kept
+        while len(path) > 1 and path[-1].endswith("()") and path[-1][:-2] in kept:
+            path = path[:-1]
+        if len(path) == 1 and scope >= 0:
+            local = fi.bindings.get((scope, path[0]))
+            if local is not None and local.is_call and local.type_path \
+                    and local.type_path[-1][:1] != CALLBACK_OF:
+                path = (*local.type_path[:-1], local.type_path[-1] + "()")
+                while len(path) > 1 and path[-1][:-2] in kept:
+                    path = path[:-1]
+        return path
 
     def _element_types(self, fi: FileIndex, binding: Binding, depth: int) -> list[Symbol]:
         """The types of an element of the collection `binding.type_path[:-1]` denotes (see
@@ -589,6 +647,11 @@ class ScopeResolver(Lookups):
                 if name.endswith("." + d.name) and scope >= 0 and fi.facts.defs[scope].parent == d.parent:
                     return self.binding_type(fi, b)
         return []
+
+
+def _callback(binding: Binding) -> bool:
+    """Whether ``binding`` is of a callback's parameter (see ``CALLBACK_OF``)."""
+    return binding.type_path[-1][:1] == CALLBACK_OF
 
 
 def _indexes_elements(family: str) -> bool:

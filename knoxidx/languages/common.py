@@ -132,6 +132,11 @@ class BaseRules:
     # reference means is unknown, where Python's later class statement simply rebinds it
     classes_block_scoped = False
     builtin_method_names: frozenset[str] = frozenset()
+    # methods of the language's own collections that pass each element to a callback first
+    # (JavaScript's `xs.forEach((x) => ..)`): its parameter is one of the receiver's elements
+    element_callbacks: frozenset[str] = frozenset()
+    # ... and those that return a collection of the receiver's own elements (`xs.filter(..)`)
+    elements_kept: frozenset[str] = frozenset()
     separator = "."
     module_joiner = "."
     # heads special_head may answer for: the resolver asks it about no other
@@ -146,6 +151,12 @@ class BaseRules:
         """The type of the elements of a collection declared ``declared`` (a function's
         return type as written, or a field's declaration), "" where not known: what a loop
         over it binds (see ``ELEMENT_OF``)."""
+        return ""
+
+    def callback_parameter(self, declared: str) -> str:
+        """The type of the first parameter of a function type declared ``declared`` (a
+        parameter's, `fn: (doc: Doc) => void`), "" where not known: what a callback passed
+        there is called with (see ``CALLBACK_OF``)."""
         return ""
 
     def iterator_items(self, r: ResolverView, fi: FileIndex, scope: int, declared: str

@@ -72,6 +72,8 @@ class ResolutionRules(Protocol):
     rebinding_changes_type: bool
     classes_block_scoped: bool
     builtin_method_names: frozenset[str]
+    element_callbacks: frozenset[str]
+    elements_kept: frozenset[str]
     separator: str
     module_joiner: str
     special_heads: frozenset[str]
@@ -88,6 +90,7 @@ class ResolutionRules(Protocol):
                       method: int) -> bool: ...
     def wrapper_method(self, declared: str, name: str) -> bool: ...
     def element_type(self, declared: str) -> str: ...
+    def callback_parameter(self, declared: str) -> str: ...
     def iterator_items(self, r: ResolverView, fi: FileIndex, scope: int, declared: str
                        ) -> list[Symbol]: ...
     def extra_bases(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]: ...
@@ -178,6 +181,16 @@ class BindsElements(Protocol):
     read as a call's (see ``Binding``), ((), False) where it cannot say."""
 
     element_binding: Callable[[Any, bytes], tuple[NamePath, bool]]
+
+
+@runtime_checkable
+class BindsCallbacks(Protocol):
+    """A language whose queries capture ``@binding.callback`` (a function passed to a call,
+    whose first parameter is ``@binding.name``, untyped) says what that parameter holds: a
+    ``type_path`` ending in ``CALLBACK_OF`` and the argument's position (see ``Binding``), ()
+    where it cannot say."""
+
+    callback_binding: Callable[[Any, bytes], NamePath]
 
 
 @runtime_checkable

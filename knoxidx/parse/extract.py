@@ -29,6 +29,7 @@ from knoxidx.core.facts import (
 )
 from knoxidx.core.model import NodeKind
 from knoxidx.languages.protocol import (
+    BindsCallbacks,
     BindsElements,
     BindsNames,
     BindsTypeParameters,
@@ -254,7 +255,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     # orders by (start, end, kind)
     raw_refs: list[tuple[int, int, int, str, int, int, int, int]]
     import_nodes: list[Any] = []
-    # (name, type or value node, how its type is read: _DECLARED, _CALLED, _ELEMENT or
+    # (name, type or value node, how its type is read: _DECLARED, _CALLED, _ELEMENT, _CALLBACK or
     # _RESULT (a call's result after its first), whether the name is a member of that type)
     raw_bindings: list[tuple[Any, Any, str, bool]] = []
     raw_impls: list[tuple[Any, Any, Any]] = []
@@ -338,6 +339,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 how = _RESULT
             if not target:  # `for _, v := range xs`, `v := xs[i]`: an element of the value
                 target, how = caps.get("binding.element"), _ELEMENT
+            if not target:  # `xs.forEach((x) => ..)`: what the call passes its callback
+                target, how = caps.get("binding.callback"), _CALLBACK
             if target:
                 # `binding.member`: the name is a member of that type (`{ board }: Props`)
                 raw_bindings.append((caps[main][0], target[0], how, "binding.member" in caps))
@@ -511,6 +514,8 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definit
         is_call = how in (_CALLED, _RESULT)
         if how == _ELEMENT:
             bound_type, is_call = cast(BindsElements, plugin).element_binding(type_node, source)
+        elif how == _CALLBACK:
+            bound_type = cast(BindsCallbacks, plugin).callback_binding(type_node, source)
         elif is_call:
             raw = node_text(source, type_node)
             if raw in type_argument_calls:
@@ -752,6 +757,7 @@ _VALUE = RefKind.VALUE
 # how a binding's type is read from its captured node: a declared type, the type a call
 # returns, the type of an element of a collection, a call's result after its first
 _DECLARED, _CALLED, _ELEMENT, _RESULT = "declared", "called", "element", "result"
+_CALLBACK = "callback"
 _FUNCTION_KIND = NodeKind.FUNCTION.value
 _NO_ARGUMENTS: tuple[int, tuple[str, ...]] = (-1, ())  # a reference that is no call's
 # how the native matches hand back a pattern's matches (``_matches.c``): as a reference's row,

@@ -8,14 +8,14 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.facts import TYPES_JOINER, Import, NamePath, RefKind
+from knoxidx.core.facts import CALLBACK_OF, TYPES_JOINER, Import, NamePath, RefKind
 from knoxidx.core.model import NodeKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, Symbol
 from knoxidx.languages.common import ReexportingRules, preceding_comment
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
-from knoxidx.parse.name_paths import name_path
+from knoxidx.parse.name_paths import name_path, reference_path, split_top_level
 from knoxidx.parse.siblings import previous_named
 
 if TYPE_CHECKING:
@@ -173,6 +173,33 @@ def declared_binding_type(type_node: Any, source: bytes) -> NamePath | None:
             joined.extend((TYPES_JOINER, *path) if joined else path)
             spreads += 1
     return tuple(joined)
+
+
+_CALLEES = frozenset({"identifier", "member_expression"})
+
+
+def callback_binding(callback: Any, source: bytes) -> NamePath:
+    """What the first parameter of a function passed to a call holds (`doc.indented((d) =>
+    ..)`, `xs.forEach((x) => ..)`): the called path and the argument's position after
+    ``CALLBACK_OF`` (resolution reads the called function's declared parameter there, or
+    the receiver's elements); () where the call names no function (`f()((x) => ..)`)."""
+    arguments = callback.parent
+    call = arguments.parent if arguments is not None else None
+    if call is None or call.type != "call_expression":
+        return ()
+    callee = call.child_by_field_name("function")
+    if callee is None or callee.type not in _CALLEES:
+        return ()
+    path = reference_path(source, callee.start_byte, callee.end_byte)
+    if not path or path[0] == "?":
+        return ()
+    position = 0
+    for argument in arguments.named_children:
+        if argument.start_byte == callback.start_byte:
+            return (*path, f"{CALLBACK_OF}{position}")
+        if argument.type != "comment":
+            position += 1
+    return ()
 
 
 def bound_names(node: Any) -> list[Any]:
@@ -344,6 +371,66 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
 _BUILTIN_METHODS = frozenset(["push", "pop", "shift", "unshift", "map", "filter", "forEach", "reduce", "reduceRight", "join", "split", "slice", "splice", "indexOf", "lastIndexOf", "includes", "concat", "keys", "values", "entries", "get", "set", "has", "delete", "add", "clear", "then", "catch", "finally", "toString", "toFixed", "trim", "trimStart", "trimEnd", "replace", "replaceAll", "match", "matchAll", "test", "apply", "call", "bind", "startsWith", "endsWith", "find", "findIndex", "findLast", "some", "every", "sort", "reverse", "fill", "charAt", "charCodeAt", "codePointAt", "substring", "substr", "toLowerCase", "toUpperCase", "padStart", "padEnd", "repeat", "flat", "flatMap", "assign", "freeze", "create", "defineProperty", "hasOwnProperty", "isArray", "from", "of", "emit", "on", "once", "off", "addListener", "removeListener", "log", "warn", "error", "info", "debug", "parse", "stringify", "resolve", "reject", "all", "allSettled", "race", "any", "next", "return", "throw", "exec", "at", "valueOf", "localeCompare", "normalize", "search", "toJSON", "getTime", "now", "addEventListener", "removeEventListener", "dispatchEvent", "querySelector", "querySelectorAll", "getAttribute", "setAttribute", "appendChild", "removeChild", "preventDefault", "stopPropagation"])
 
 
+# a field's declaration (`#observers: Array<Observer> = []`): the type after its name
+_DECLARED_FIELD = re.compile(
+    r"\s*(?:(?:public|private|protected|readonly|static|declare|override|abstract)\s+)*"
+    r"[#\w$]+\s*[?!]?\s*:(?!:)")
+_INITIALIZER = re.compile(r"\s=(?![=>])")
+_COLLECTION = re.compile(r"(?:Readonly)?(?:Array|Set)\s*<(.*)>\Z", re.DOTALL)
+_MAPPING = re.compile(r"(?:Readonly)?Map\s*<(.*)>\Z", re.DOTALL)
+# the methods of arrays, sets and maps whose callback's first parameter is an element (a
+# map's value): `xs.forEach((x) => ..)`
+_ELEMENT_CALLBACKS = frozenset({
+    "forEach", "map", "filter", "find", "findLast", "findIndex", "findLastIndex", "some",
+    "every", "flatMap", "toSorted"})
+# ... and those returning the receiver's elements (some of them): `xs.filter(..).map(..)`
+_ELEMENTS_KEPT = frozenset({"filter", "slice", "toSorted", "toReversed", "concat"})
+
+
+def element_type(declared: str) -> str:
+    """The type of the elements of a collection declared ``declared`` (a field's
+    declaration, or a type as written): `T[]`, `Array<T>`, `Set<T>` and their read-only
+    kinds give T, `Map<K, V>` gives V; "" for others (a union of them, a tuple)."""
+    field = _DECLARED_FIELD.match(declared)
+    text = declared[field.end():] if field else declared
+    text = _INITIALIZER.split(text, maxsplit=1)[0].strip().removeprefix("readonly ").strip()
+    if text.endswith("[]"):
+        element = text[:-2].strip()
+    else:
+        collection = _COLLECTION.match(text) or _MAPPING.match(text)
+        if collection is None:
+            return ""
+        arguments = split_top_level(collection.group(1))
+        if len(arguments) != (1 if collection.re is _COLLECTION else 2):
+            return ""
+        element = arguments[-1].strip()
+    if not element or element[0] in "({[" or "|" in element or "&" in element:
+        return ""
+    return element
+
+
+def callback_parameter(declared: str) -> str:
+    """The type of the first parameter of the function type ``declared`` (`(doc: Doc) =>
+    void`), "" where it declares none."""
+    text = declared.strip()
+    if not text.startswith("("):
+        return ""
+    depth, end = 0, -1
+    for at, c in enumerate(text):
+        depth += (c == "(") - (c == ")")
+        if depth == 0:
+            end = at
+            break
+    if end < 0 or not text[end + 1:].lstrip().startswith("=>"):
+        return ""  # a type in parentheses, no function type
+    first = split_top_level(text[1:end])[0]
+    name, colon, typed = first.partition(":")
+    typed = typed.strip()
+    if not colon or name.strip().startswith("...") or not typed or "|" in typed:
+        return ""
+    return typed
+
+
 class _Rules(ReexportingRules):
     super_call_constructs = True
     super_calls_constructor = True
@@ -356,7 +443,15 @@ class _Rules(ReexportingRules):
     guess_members = False  # measured: guesses cost more precision than they add recall
     classes_block_scoped = True
     builtin_method_names = _BUILTIN_METHODS
+    element_callbacks = _ELEMENT_CALLBACKS
+    elements_kept = _ELEMENTS_KEPT
     module_joiner = ":"
+
+    def element_type(self, declared: str) -> str:
+        return element_type(declared)
+
+    def callback_parameter(self, declared: str) -> str:
+        return callback_parameter(declared)
 
     def module_keys(self, path: str, facts: FileFacts, layout: Any) -> list[str]:
         return [path]

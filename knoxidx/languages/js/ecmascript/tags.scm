@@ -86,6 +86,10 @@
 ; an object of spreads (`const z = { ...schemas, ...checks }`): what each value spread holds
 ; (js.declared_binding_type reads them)
 (variable_declarator name: (identifier) @binding.name value: (object (spread_element)) @binding.type)
+; the parameter of a function passed to a call (`doc.indented((d) => ..)`, `xs.forEach(x =>
+; ..)`): what the called function passes it (js.callback_binding); the parenthesized forms
+; are in the per-language files
+(arguments (arrow_function parameter: (identifier) @binding.name) @binding.callback)
 ; a copy of a field or a module's member (`const geometry = this.geometry`): of its type
 (variable_declarator name: (identifier) @binding.name value: (member_expression) @binding.type)
 (assignment_expression

@@ -60,6 +60,13 @@
     name: [(type_identifier) (nested_type_identifier)] @binding.type @binding.member)))
 ; ... and destructured from a value in the body: see ecmascript/tags.scm
 
+; a callback's first parameter, untyped (see ecmascript/tags.scm)
+(arguments [(arrow_function parameters: (formal_parameters
+              . (required_parameter pattern: (identifier) @binding.name !type)))
+            (function_expression parameters: (formal_parameters
+              . (required_parameter pattern: (identifier) @binding.name !type)))]
+  @binding.callback)
+
 ; a function cast or checked: `const validate: V = ((s, v) => ..) as V`, `.. satisfies V`
 (variable_declarator
   name: (identifier) @name
