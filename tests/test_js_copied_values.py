@@ -1,6 +1,7 @@
 """JavaScript and TypeScript locals that copy a value of known type: `const geometry =
-this.geometry` and `const { geometry, state } = this` hold what the fields hold, so a method
-called on the local is the field's type's (what the TypeScript checker reads)."""
+this.geometry` and `const { geometry, state } = this` hold what the fields hold, and `const
+point = target` what the name copied holds (a JSDoc-typed parameter, a module's constant), so a
+method called on the local is that type's (what the TypeScript checker reads)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,19 @@ export class Mesh {
 		state.bind();
 	}
 
+	/**
+	 * @param {Geometry} target - Where the result goes.
+	 */
+	named( target ) {
+		const point = target;
+		point.compute();
+		const shared = _shared;
+		shared.compute();
+	}
+
 }
+
+const _shared = new Geometry();
 """
 RENDERER = """
 import { Geometry, State } from './geometry.js';
@@ -64,6 +77,7 @@ def test_locals_copying_fields_hold_the_fields_types(repo) -> None:
     build(root)
     with Index.open(root) as idx:
         compute = {(c["name"], c["site"]["line"]) for c in idx.callers("Geometry.compute")["callers"]}
-        assert compute == {("copied", 16), ("destructured", 21), ("draw", 10)}
+        assert compute == {("copied", 16), ("destructured", 21), ("draw", 10), ("named", 30),
+                           ("named", 32)}
         bind = {(c["name"], c["site"]["line"]) for c in idx.callers("State.bind")["callers"]}
         assert bind == {("destructured", 22), ("draw", 12)}

@@ -341,6 +341,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 target, how = caps.get("binding.element"), _ELEMENT
             if not target:  # `xs.forEach((x) => ..)`: what the call passes its callback
                 target, how = caps.get("binding.callback"), _CALLBACK
+            if not target:  # `const point = target`: what the name copied holds
+                target, how = caps.get("binding.copy"), _COPY
             if target:
                 # `binding.member`: the name is a member of that type (`{ board }: Props`)
                 raw_bindings.append((caps[main][0], target[0], how, "binding.member" in caps))
@@ -478,6 +480,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         # declared in JSDoc, a parameter's type comes before whatever the body assigns to it
         bindings[:0] = _documented_types(documented, raw_defs, defs, plugin, source)
         bindings = _fields_from_locals(bindings)
+    if any(b.type_path[0] == _COPIED for b in bindings):
+        bindings = _copies_typed(bindings, local_names, defs)
 
     impls = [
         Impl(
@@ -516,6 +520,8 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definit
             bound_type, is_call = cast(BindsElements, plugin).element_binding(type_node, source)
         elif how == _CALLBACK:
             bound_type = cast(BindsCallbacks, plugin).callback_binding(type_node, source)
+        elif how == _COPY:  # read once every binding is known (see _copies_typed)
+            bound_type = (_COPIED, node_text(source, type_node))
         elif is_call:
             raw = node_text(source, type_node)
             if raw in type_argument_calls:
@@ -598,6 +604,30 @@ def _documented_types(
             bound_type = alias_path(declared, plugin.SQUARE_TYPE_ARGS)
             if bound_type:
                 out.append(Binding(index, name, bound_type, False))
+    return out
+
+
+def _copies_typed(bindings: list[Binding], local_names: dict[int, set[str]],
+                  defs: list[Definition]) -> list[Binding]:
+    """The bindings with each copy of a name (`const point = target`) bound as that name is,
+    in the same function, else at the module level where no local hides it (in source
+    order, so a copy of a copy too); a copy of a name bound to no known type is dropped."""
+    typed: dict[tuple[int, str], Binding] = {}
+    for b in bindings:
+        if b.type_path[0] != _COPIED:
+            typed.setdefault((b.scope, b.name), b)
+    out: list[Binding] = []
+    for b in bindings:
+        if b.type_path[0] == _COPIED:
+            copied_name = b.type_path[1]
+            copied = typed.get((b.scope, copied_name))
+            if copied is None and not is_local(copied_name, b.scope, local_names, defs):
+                copied = typed.get((-1, copied_name))
+            if copied is None:
+                continue
+            b = b._replace(type_path=copied.type_path, is_call=copied.is_call)
+            typed.setdefault((b.scope, b.name), b)
+        out.append(b)
     return out
 
 
@@ -757,7 +787,8 @@ _VALUE = RefKind.VALUE
 # how a binding's type is read from its captured node: a declared type, the type a call
 # returns, the type of an element of a collection, a call's result after its first
 _DECLARED, _CALLED, _ELEMENT, _RESULT = "declared", "called", "element", "result"
-_CALLBACK = "callback"
+_CALLBACK, _COPY = "callback", "copy"
+_COPIED = "="  # the head of a copy's type path until _copies_typed reads it
 _FUNCTION_KIND = NodeKind.FUNCTION.value
 _NO_ARGUMENTS: tuple[int, tuple[str, ...]] = (-1, ())  # a reference that is no call's
 # how the native matches hand back a pattern's matches (``_matches.c``): as a reference's row,

@@ -90,6 +90,8 @@
 ; ..)`): what the called function passes it (js.callback_binding); the parenthesized forms
 ; are in the per-language files
 (arguments (arrow_function parameter: (identifier) @binding.name) @binding.callback)
+; a copy of a name (`const point = optionalTarget`): what that name holds
+(variable_declarator name: (identifier) @binding.name value: (identifier) @binding.copy)
 ; a copy of a field or a module's member (`const geometry = this.geometry`): of its type
 (variable_declarator name: (identifier) @binding.name value: (member_expression) @binding.type)
 (assignment_expression
