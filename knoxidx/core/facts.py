@@ -86,6 +86,10 @@ ELEMENT_OF = "[]"
 # a call (`doc.indented((d) => ..)`), followed by the argument's position: the path before it
 # names the function called, whose parameter there declares the callback's type.
 CALLBACK_OF = "&"
+# A function's ``type_hint`` that names no type: it returns an object of its own nested
+# definitions (`function create() { const api = { get: function () {..} }; return api; }`),
+# whose members a call's result has.
+OWN_MEMBERS = ("{}",)
 # The head of a reference's path whose first name a local binds but which is written as a path
 # of items (Rust `config::APP_NAME` beside a local `config`: locals hide no module or type):
 # the name after it is looked up as a module's or a type's, past the locals.

@@ -16,6 +16,7 @@ from knoxidx.core.facts import (
     CALLBACK_OF,
     ELEMENT_OF,
     ITEMS_HEAD,
+    OWN_MEMBERS,
     TYPES_JOINER,
     Binding,
     Import,
@@ -607,6 +608,8 @@ class ScopeResolver(Lookups):
         fi = self.defining(symbol[1])
         d = fi.facts.defs[symbol[2]]
         hint = d.type_hint
+        if hint == OWN_MEMBERS:  # a factory's object: members defined in the function
+            return [(INSTANCE_TAG, symbol[1], symbol[2])]
         if hint and hint[-1] in fi.rules.self_type_names:
             cls = fi.class_of(d.parent) if d.parent >= 0 else -1
             if cls >= 0:

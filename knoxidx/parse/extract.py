@@ -17,6 +17,7 @@ from typing import Any, Final, cast
 
 from knoxidx.core.facts import (
     ITEMS_HEAD,
+    OWN_MEMBERS,
     REF_KINDS,
     Binding,
     Definition,
@@ -599,7 +600,8 @@ def _documented_types(
         returned, parameters = documented(node, source)
         if returned and not defs[index].type_hint:
             defs[index] = defs[index]._replace(
-                type_hint=alias_path(returned, plugin.SQUARE_TYPE_ARGS))
+                type_hint=OWN_MEMBERS if returned == OWN_MEMBERS[0]
+                else alias_path(returned, plugin.SQUARE_TYPE_ARGS))
         for name, declared in parameters:
             bound_type = alias_path(declared, plugin.SQUARE_TYPE_ARGS)
             if bound_type:

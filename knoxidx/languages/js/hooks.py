@@ -120,6 +120,40 @@ def _jsdoc_type(declared: bytes) -> str:
     return declared.decode("utf-8", "replace").strip().lstrip("?!")
 
 
+# what documented_types says a function returns when it returns an object literal of its own
+# (see OWN_MEMBERS)
+OWN_RETURNED = "{}"
+_DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration"})
+
+
+def _returns_own_object(node: Any, source: bytes) -> bool:
+    """Whether a function's body ends returning an object literal, written there or held by
+    a variable its body declares so (`const api = {..}; ..; return api;`): a factory, whose
+    result has the object's methods (defined in the function, see OWN_MEMBERS)."""
+    holder = _FUNCTION_HOLDERS.get(node.type)
+    function = node.child_by_field_name(holder) if holder is not None else node
+    body = function.child_by_field_name("body") if function is not None else None
+    if body is None or body.type != "statement_block" or not body.named_child_count:
+        return False
+    last = body.named_child(body.named_child_count - 1)
+    if last.type != "return_statement" or not last.named_child_count:
+        return False
+    returned = last.named_child(0)
+    if returned.type == "object":
+        return True
+    if returned.type != "identifier":
+        return False
+    name = node_text(source, returned)
+    for statement in body.named_children:
+        if statement.type in _DECLARATIONS:
+            for declarator in statement.named_children:
+                bound = declarator.child_by_field_name("name")
+                value = declarator.child_by_field_name("value")
+                if bound is not None and node_text(source, bound) == name:
+                    return value is not None and value.type == "object"
+    return False
+
+
 def documented_types(node: Any, source: bytes) -> tuple[str, list[tuple[str, str]]]:
     """What a JavaScript function's JSDoc comment declares, the types TypeScript reads for a
     .js file: the return type (`@return {T}`, "" for none) and (name, type as written) of each
@@ -127,10 +161,12 @@ def documented_types(node: Any, source: bytes) -> tuple[str, list[tuple[str, str
     a type of their own (TypeScript's annotated ones are read from their annotations)."""
     comment = _jsdoc(node, source)
     if comment is None:
-        return "", []
+        return (OWN_RETURNED if _returns_own_object(node, source) else ""), []
     start, end = comment.start_byte, comment.end_byte
     declared = _JSDOC_RETURN.search(source, start, end)
     returned = _jsdoc_type(declared.group(1)) if declared else ""
+    if not returned and _returns_own_object(node, source):
+        returned = OWN_RETURNED
     if source.find(b"@param", start, end) < 0:
         return returned, []
     holder = _FUNCTION_HOLDERS.get(node.type)

@@ -12,6 +12,9 @@
 ; function (key) {..} }`): a method of it, as the shorthand `get(key) {..}` is
 (variable_declarator value: (object (pair key: (property_identifier) @name
   value: [(function_expression) (arrow_function)]) @definition.function))
+; ... or a function returns (`return { add: function (key) {..} }`: see js.documented_types)
+(return_statement (object (pair key: (property_identifier) @name
+  value: [(function_expression) (arrow_function)]) @definition.function))
 ; the same in parentheses: `const f = (function () {..})`
 (variable_declarator
   name: (identifier) @name
