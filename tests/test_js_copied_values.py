@@ -1,7 +1,8 @@
 """JavaScript and TypeScript locals that copy a value of known type: `const geometry =
 this.geometry` and `const { geometry, state } = this` hold what the fields hold, and `const
 point = target` what the name copied holds (a JSDoc-typed parameter, a module's constant), so a
-method called on the local is that type's (what the TypeScript checker reads)."""
+method called on the local is that type's (what the TypeScript checker reads); `const scope =
+this` holds the receiver for the functions nested in a method."""
 
 from __future__ import annotations
 
@@ -51,6 +52,14 @@ export class Mesh {
 		shared.compute();
 	}
 
+	closure() {
+		const scope = this;
+		function later() {
+			scope.copied();
+		}
+		return later;
+	}
+
 }
 
 const _shared = new Geometry();
@@ -79,5 +88,7 @@ def test_locals_copying_fields_hold_the_fields_types(repo) -> None:
         compute = {(c["name"], c["site"]["line"]) for c in idx.callers("Geometry.compute")["callers"]}
         assert compute == {("copied", 16), ("destructured", 21), ("draw", 10), ("named", 30),
                            ("named", 32)}
+        copied = {(c["name"], c["site"]["line"]) for c in idx.callers("Mesh.copied")["callers"]}
+        assert copied == {("later", 38)}  # `const scope = this` in the method around it
         bind = {(c["name"], c["site"]["line"]) for c in idx.callers("State.bind")["callers"]}
         assert bind == {("destructured", 22), ("draw", 12)}

@@ -97,6 +97,8 @@
 (variable_declarator name: (identifier) @binding.name value: (identifier) @binding.copy)
 ; a copy of a field or a module's member (`const geometry = this.geometry`): of its type
 (variable_declarator name: (identifier) @binding.name value: (member_expression) @binding.type)
+; `const scope = this`: the receiver, for the functions nested in the method to call through
+(variable_declarator name: (identifier) @binding.name value: (this) @binding.type)
 (assignment_expression
   left: (member_expression object: (this) property: (property_identifier)) @binding.name
   right: (new_expression constructor: [(identifier) (member_expression)] @binding.type))
