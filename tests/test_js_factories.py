@@ -73,3 +73,28 @@ def test_members_of_a_factory_result_are_its_objects(repo) -> None:
         assert sites("createCache.get") == {("use", 7)}
         # a function nested in one that returns no object of its own is no member
         assert sites("createHelper.lookup") == {("createHelper", 27)}
+
+
+NOTIFY = """
+export function createNotifyManager() {
+  let queue: Array<() => void> = []
+  return {
+    batch: <T>(callback: () => T): T => callback(),
+    schedule: (callback: () => void): void => { queue.push(callback) },
+  } as const
+}
+
+export const notifyManager = createNotifyManager()
+
+export function run() {
+  notifyManager.batch(() => 1)
+}
+"""
+
+
+def test_a_factory_object_returned_cast_as_const(repo) -> None:
+    root = repo({"notify.ts": NOTIFY})
+    build(root)
+    with Index.open(root) as idx:
+        assert [(c["name"], c["site"]["line"])
+                for c in idx.callers("createNotifyManager.batch")["callers"]] == [("run", 13)]

@@ -124,6 +124,7 @@ def _jsdoc_type(declared: bytes) -> str:
 # (see OWN_MEMBERS)
 OWN_RETURNED = "{}"
 _DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration"})
+_CASTS = frozenset({"as_expression", "satisfies_expression"})
 
 
 def _returns_own_object(node: Any, source: bytes) -> bool:
@@ -139,6 +140,8 @@ def _returns_own_object(node: Any, source: bytes) -> bool:
     if last.type != "return_statement" or not last.named_child_count:
         return False
     returned = last.named_child(0)
+    if returned.type in _CASTS and returned.named_child_count:  # `return {..} as const`
+        returned = returned.named_child(0)
     if returned.type == "object":
         return True
     if returned.type != "identifier":

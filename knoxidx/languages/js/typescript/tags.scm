@@ -67,6 +67,13 @@
               . (required_parameter pattern: (identifier) @binding.name !type)))]
   @binding.callback)
 
+; a function-valued property of an object a function returns cast (`return { batch: () => ..
+; } as const`): a method of its result, as without the cast (ecmascript/tags.scm)
+(return_statement [(as_expression (object (pair key: (property_identifier) @name
+                    value: [(function_expression) (arrow_function)]) @definition.function))
+                   (satisfies_expression (object (pair key: (property_identifier) @name
+                    value: [(function_expression) (arrow_function)]) @definition.function))])
+
 ; a function cast or checked: `const validate: V = ((s, v) => ..) as V`, `.. satisfies V`
 (variable_declarator
   name: (identifier) @name
