@@ -35,6 +35,7 @@ from knoxidx.graph.lookups import Lookups, Workspace
 from knoxidx.languages.registry import family_plugin
 from knoxidx.parse.definitions import declared_type
 from knoxidx.parse.file_index import (
+    ASSIGNED_MEMBER,
     CLASS,
     CONSTANT,
     FUNCTION,
@@ -354,6 +355,8 @@ class ScopeResolver(Lookups):
             if method == name and fi.rules.owner_matches(self, fi, index, p, i)
         ] if fi.rules.out_of_line_methods else []
         hit = self.child(fi, index, name)
+        if not hit and fi.rules.constructor_name and d.kind == CLASS:
+            hit = self._constructor_assigned(fi, index, name)
         if hit and depth and name == d.name:
             # a base's constructor (Java names it as its class) is no member a subclass
             # inherits: the name read there is the base class itself
@@ -371,6 +374,15 @@ class ScopeResolver(Lookups):
             if found:
                 return found
         return []
+
+    def _constructor_assigned(self, fi: FileIndex, index: int, name: str) -> list[int]:
+        """The functions the constructor of the class at ``index`` assigns to the receiver's
+        member ``name`` (JavaScript's `this.clear = function () {..}`): defined inside the
+        constructor, which they close over, they are members of the class all the same."""
+        out: list[int] = []
+        for constructor in self.child(fi, index, fi.rules.constructor_name) or ():
+            out.extend(self.child(fi, constructor, ASSIGNED_MEMBER + name) or ())
+        return out
 
     def attribute_types(self, path: str, index: int, name: str, depth: int = 0) -> list[Symbol]:
         """Types of an attribute set on the receiver in a method (``self.x = Foo()``), in the

@@ -27,6 +27,11 @@
 (program (export_statement declaration:
   (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable)))
 
+; a method a constructor assigns: `this.clear = function () {..}` (see js RULES.constructor_members)
+(expression_statement (assignment_expression
+  left: (member_expression object: (this) property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)]) @definition.function)
+
 ; CommonJS: exports.name = function () {}
 (expression_statement (assignment_expression
   left: (member_expression object: [(identifier) (member_expression)] @_exports
