@@ -403,7 +403,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)]
     local_names = bound_locals(raw_locals, raw_globals, raw_defs, defs, spans, source)
 
-    bindings, typed_names = _bindings(raw_bindings, defs, spans, plugin, source)
+    bindings, typed_names, aliases = _bindings(raw_bindings, defs, spans, plugin, source)
 
     raw_refs.sort(key=_FIRST)  # integers compared, no key tuples made
     ref_scopes = enclosing(spans, [r[1] for r in raw_refs])
@@ -448,7 +448,13 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 ref_path = narrowed.path(ref_path, start)
             if (local_names and len(ref_path) == 1 and sub in plugin.LOCAL_SHADOWS
                     and is_local(ref_path[0], scope, local_names, defs)):
-                continue  # a parameter or local variable: nothing outside the function
+                # a parameter or local variable: nothing outside the function, unless it
+                # copies a function read through a path (`precedence(node)`)
+                aliased = _aliased(ref_path[0], scope, local_names, defs, aliases) \
+                    if aliases and sub == _CALL else None
+                if aliased is None:
+                    continue
+                ref_path = aliased
             if untyped_local_heads and len(ref_path) > 1:
                 after = source[start + len(ref_path[0]):start + len(ref_path[0]) + 2]
                 if (after[:1] == b"." and is_local(ref_path[0], scope, local_names, defs)
@@ -505,12 +511,17 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
 
 def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definition],
               spans: list[tuple[int, int, int]], plugin: Language, source: bytes,
-              ) -> tuple[list[Binding], list[tuple[str, int]]]:
+              ) -> tuple[list[Binding], list[tuple[str, int]], dict[tuple[int, str], NamePath]]:
     """The bindings whose type the source says, in source order, and each one's name with the
-    innermost definition around it (a local whose binding says no type is an untyped one)."""
+    innermost definition around it (a local whose binding says no type is an untyped one).
+    Third, the locals copying a value read through a path (the plugin's ``VALUE_PATHS``:
+    `const precedence = astUtils.getPrecedence`), by (innermost definition, name): a call of
+    the local is a call of that path."""
     raw_bindings.sort(key=lambda b: b[0].start_byte)
     bindings: list[Binding] = []
     typed_names: list[tuple[str, int]] = []
+    aliases: dict[tuple[int, str], NamePath] = {}
+    value_paths: frozenset[str] = getattr(plugin, "VALUE_PATHS", frozenset())
     declared_binding_type = getattr(plugin, "declared_binding_type", None)
     type_argument_calls: frozenset[str] = getattr(plugin, "TYPE_ARGUMENT_CALLS", frozenset())
     for (name_node, type_node, how, is_member), scope in zip(
@@ -541,8 +552,10 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definit
             typed_names.append((name, scope))
             if is_member:  # the type of that member: the path to it, resolved to its type
                 bound_type = (*bound_type, name)
+            elif how == _DECLARED and type_node.type in value_paths and scope >= 0:
+                aliases.setdefault((scope, name), bound_type)
             bindings.append(Binding(binding_scope(defs, scope), name, bound_type, is_call))
-    return bindings, typed_names
+    return bindings, typed_names, aliases
 
 
 class _Narrowings:
@@ -607,6 +620,18 @@ def _documented_types(
             if bound_type:
                 out.append(Binding(index, name, bound_type, False))
     return out
+
+
+def _aliased(name: str, scope: int, local_names: dict[int, set[str]], defs: list[Definition],
+             aliases: dict[tuple[int, str], NamePath]) -> NamePath | None:
+    """The path the local ``name`` read at ``scope`` copies (see ``_bindings``' aliases),
+    from the innermost definition binding it, or None."""
+    while scope >= 0:
+        bound = local_names.get(scope)
+        if bound is not None and name in bound:
+            return aliases.get((scope, name))
+        scope = defs[scope].parent
+    return None
 
 
 def _copies_typed(bindings: list[Binding], local_names: dict[int, set[str]],
@@ -786,6 +811,7 @@ _END_SHIFT: Final = 3
 _START_SHIFT: Final = _END_SHIFT + 32
 assert len(_REF_RANKS) <= 1 << _END_SHIFT
 _VALUE = RefKind.VALUE
+_CALL = RefKind.CALL
 # how a binding's type is read from its captured node: a declared type, the type a call
 # returns, the type of an element of a collection, a call's result after its first
 _DECLARED, _CALLED, _ELEMENT, _RESULT = "declared", "called", "element", "result"

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 FAMILY = "js"
 # One namespace for values: a local hides a function or class of the same name.
 LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL, RefKind.NEW})
+# the nodes of a value read through a path: a local bound to one copies it (`const precedence =
+# astUtils.getPrecedence; precedence(node)` calls astUtils.getPrecedence)
+VALUE_PATHS = frozenset({"member_expression"})
 # declarations whose type is read from the node, not matched (see go.py)
 TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
