@@ -194,6 +194,15 @@ class BindsCallbacks(Protocol):
 
 
 @runtime_checkable
+class BindsDocumented(Protocol):
+    """A language whose queries capture ``@binding.documented`` (an assignment statement to
+    ``@binding.name``) says the type the doc comment above it declares: a ``type_path``, ()
+    where none does (JavaScript's `/** @type {Node} */ this.node = null`)."""
+
+    documented_binding: Callable[[Any, bytes], NamePath]
+
+
+@runtime_checkable
 class BindsTypeParameters(Protocol):
     """A language whose paths may start at a type parameter (Rust `L::from_raw(p)` where
     `L: Link`) binds, in each function that names one so, the parameter's name to its bounds

@@ -31,6 +31,7 @@ from knoxidx.core.facts import (
 from knoxidx.core.model import NodeKind
 from knoxidx.languages.protocol import (
     BindsCallbacks,
+    BindsDocumented,
     BindsElements,
     BindsNames,
     BindsTypeParameters,
@@ -344,6 +345,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 target, how = caps.get("binding.callback"), _CALLBACK
             if not target:  # `const point = target`: what the name copied holds
                 target, how = caps.get("binding.copy"), _COPY
+            if not target:  # `/** @type {Node} */ this.node = null`: what its doc declares
+                target, how = caps.get("binding.documented"), _DOCUMENTED
             if target:
                 # `binding.member`: the name is a member of that type (`{ board }: Props`)
                 raw_bindings.append((caps[main][0], target[0], how, "binding.member" in caps))
@@ -521,6 +524,7 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definit
     bindings: list[Binding] = []
     typed_names: list[tuple[str, int]] = []
     aliases: dict[tuple[int, str], NamePath] = {}
+    documented: list[Binding] = []
     value_paths: frozenset[str] = getattr(plugin, "VALUE_PATHS", frozenset())
     declared_binding_type = getattr(plugin, "declared_binding_type", None)
     type_argument_calls: frozenset[str] = getattr(plugin, "TYPE_ARGUMENT_CALLS", frozenset())
@@ -534,6 +538,8 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definit
             bound_type = cast(BindsCallbacks, plugin).callback_binding(type_node, source)
         elif how == _COPY:  # read once every binding is known (see _copies_typed)
             bound_type = (_COPIED, node_text(source, type_node))
+        elif how == _DOCUMENTED:
+            bound_type = cast(BindsDocumented, plugin).documented_binding(type_node, source)
         elif is_call:
             raw = node_text(source, type_node)
             if raw in type_argument_calls:
@@ -554,8 +560,10 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definit
                 bound_type = (*bound_type, name)
             elif how == _DECLARED and type_node.type in value_paths and scope >= 0:
                 aliases.setdefault((scope, name), bound_type)
-            bindings.append(Binding(binding_scope(defs, scope), name, bound_type, is_call))
-    return bindings, typed_names, aliases
+            binding = Binding(binding_scope(defs, scope), name, bound_type, is_call)
+            (documented if how == _DOCUMENTED else bindings).append(binding)
+    # declared in a doc comment, a field's type comes before whatever is assigned to it
+    return documented + bindings, typed_names, aliases
 
 
 class _Narrowings:
@@ -815,7 +823,7 @@ _CALL = RefKind.CALL
 # how a binding's type is read from its captured node: a declared type, the type a call
 # returns, the type of an element of a collection, a call's result after its first
 _DECLARED, _CALLED, _ELEMENT, _RESULT = "declared", "called", "element", "result"
-_CALLBACK, _COPY = "callback", "copy"
+_CALLBACK, _COPY, _DOCUMENTED = "callback", "copy", "documented"
 _COPIED = "="  # the head of a copy's type path until _copies_typed reads it
 _FUNCTION_KIND = NodeKind.FUNCTION.value
 _NO_ARGUMENTS: tuple[int, tuple[str, ...]] = (-1, ())  # a reference that is no call's

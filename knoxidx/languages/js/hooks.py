@@ -15,7 +15,7 @@ from knoxidx.languages.common import ReexportingRules, preceding_comment
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
-from knoxidx.parse.name_paths import name_path, reference_path, split_top_level
+from knoxidx.parse.name_paths import alias_path, name_path, reference_path, split_top_level
 from knoxidx.parse.siblings import previous_named
 
 if TYPE_CHECKING:
@@ -106,6 +106,21 @@ _JSDOC_RETURN = re.compile(rb"@returns?\s*\{([^{}]+)\}")
 # JSDoc's parameter tag: `@param {Vector3} target`, `@param {Vector3} [start=(0,0,0)]`; not
 # `@param {number} [options.x]`, a property of a parameter
 _JSDOC_PARAM = re.compile(rb"@param\s*\{([^{}]+)\}\s*\[?\s*((?:[^\W\d]|\$)[\w$]*)(?![\w$.])")
+
+
+# JSDoc's type tag: `@type {?Node}`, the declared type of what the statement below assigns
+_JSDOC_TYPE = re.compile(rb"@type\s*\{([^{}]+)\}")
+
+
+def documented_binding(statement: Any, source: bytes) -> NamePath:
+    """The type the JSDoc comment right above an assignment declares (`/** @type {?Node} */
+    this.outputNode = null;`), as TypeScript reads it in a .js file; () where none does (a
+    union of several named types names none)."""
+    comment = _jsdoc(statement, source)
+    if comment is None:
+        return ()
+    declared = _JSDOC_TYPE.search(source, comment.start_byte, comment.end_byte)
+    return alias_path(_jsdoc_type(declared.group(1))) if declared else ()
 
 
 def _jsdoc(node: Any, source: bytes) -> Any:
