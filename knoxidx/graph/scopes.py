@@ -355,7 +355,7 @@ class ScopeResolver(Lookups):
             if method == name and fi.rules.owner_matches(self, fi, index, p, i)
         ] if fi.rules.out_of_line_methods else []
         hit = self.child(fi, index, name)
-        if not hit and fi.rules.constructor_name and d.kind == CLASS:
+        if not hit and fi.assigns_members and d.kind == CLASS:
             hit = self._constructor_assigned(fi, index, name)
         if hit and depth and name == d.name:
             # a base's constructor (Java names it as its class) is no member a subclass

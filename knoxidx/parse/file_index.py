@@ -48,6 +48,7 @@ class FileIndex:
         "_outside",
         "_refs",
         "_walk_needed",
+        "assigns_members",
         "bindings",
         "children",
         "facts",
@@ -78,12 +79,14 @@ class FileIndex:
         # `this.clear = function () {..}` in a constructor: a member of the class, no name
         # of the constructor's scope (kept apart, under ASSIGNED_MEMBER before its name)
         receivers = tuple(f"{r}." for r in rules.self_names) if rules.constructor_name else ()
+        self.assigns_members = False  # whether any definition is filed so
         for i, d in enumerate(defs):
             if hide_methods and d.owner and d.parent < 0:
                 continue  # a Go receiver's method: no name of the package scope
             if receivers and d.parent >= 0 and d.signature.startswith(receivers) \
                     and d.kind == FUNCTION:
                 children[(d.parent, ASSIGNED_MEMBER + d.name)].append(i)
+                self.assigns_members = True
                 continue
             children[(d.parent, d.name)].append(i)
         self._ids: list[int] | None = list(ids) if ids is not None else None
