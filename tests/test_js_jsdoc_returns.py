@@ -146,3 +146,39 @@ def test_jsdoc_is_found_past_separators_and_not_past_a_line_comment() -> None:
         ("a", ("A",)), ("b", ()), ("c", ("C",)), ("d", ("D",)), ("e", ()), ("m", ("M",)),
         ("n", ()), ("f", ("E",)), ("g", ()), ("h", ()), ("i", ("I",))]
     assert [(b.name, b.type_path) for b in facts.bindings] == [("p", ("P",))]
+
+
+STACK = """
+import { Vector } from './vector.js';
+
+export class Stack {
+
+	constructor() {
+
+		/**
+		 * The output, set later.
+		 *
+		 * @type {?Vector}
+		 */
+		this.output = null;
+
+		/** @type {Vector|Stack} */
+		this.either = null;
+
+	}
+
+	build( w ) {
+		this.output.add( w );
+		this.either.add( w );
+	}
+
+}
+"""
+
+
+def test_jsdoc_type_of_a_field_assigned_in_the_constructor(repo) -> None:
+    root = repo({"vector.js": VECTOR, "stack.js": STACK})
+    build(root)
+    with Index.open(root) as idx:
+        sites = {(c["name"], c["site"]["line"]) for c in idx.callers("Vector.add")["callers"]}
+        assert sites == {("build", 21)}  # `{Vector|Stack}` names no one type

@@ -82,6 +82,14 @@ class Binding(NamedTuple):
 # path before ELEMENT_OF denotes (a `Vec<Book>` it returns: a Book).
 TYPES_JOINER = "+"
 ELEMENT_OF = "[]"
+# The last segment of a Binding's ``type_path`` for the first parameter of a function passed to
+# a call (`doc.indented((d) => ..)`), followed by the argument's position: the path before it
+# names the function called, whose parameter there declares the callback's type.
+CALLBACK_OF = "&"
+# A function's ``type_hint`` that names no type: it returns an object of its own nested
+# definitions (`function create() { const api = { get: function () {..} }; return api; }`),
+# whose members a call's result has.
+OWN_MEMBERS = ("{}",)
 # The head of a reference's path whose first name a local binds but which is written as a path
 # of items (Rust `config::APP_NAME` beside a local `config`: locals hide no module or type):
 # the name after it is looked up as a module's or a type's, past the locals.

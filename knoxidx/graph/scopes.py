@@ -14,8 +14,10 @@ import functools
 from typing import TYPE_CHECKING
 
 from knoxidx.core.facts import (
+    CALLBACK_OF,
     ELEMENT_OF,
     ITEMS_HEAD,
+    OWN_MEMBERS,
     TYPE_ARGUMENTS,
     TYPES_JOINER,
     Binding,
@@ -36,6 +38,7 @@ from knoxidx.graph.lookups import Lookups, Workspace
 from knoxidx.languages.registry import family_plugin
 from knoxidx.parse.definitions import declared_type, is_anonymous
 from knoxidx.parse.file_index import (
+    ASSIGNED_MEMBER,
     CLASS,
     CONSTANT,
     FUNCTION,
@@ -446,7 +449,7 @@ class ScopeResolver(Lookups):
             for t in typed:
                 members, _ = self.member(t, name, depth + 1)
                 out.extend(members)
-            if not typed:
+            if not out:
                 # an object literal's own methods: `const Cache = { get(key) {..} }`
                 fi = self.index(symbol[1])
                 hit = self.child(fi, symbol[2], name) if fi else None
@@ -478,6 +481,8 @@ class ScopeResolver(Lookups):
             if method == name and fi.rules.owner_matches(self, fi, index, p, i)
         ] if fi.rules.out_of_line_methods else []
         hit = self.child(fi, index, name)
+        if not hit and fi.assigns_members and d.kind == CLASS:
+            hit = self._constructor_assigned(fi, index, name)
         if hit and depth and name == d.name:
             # a base's constructor (Java names it as its class) is no member a subclass
             # inherits: the name read there is the base class itself
@@ -495,6 +500,15 @@ class ScopeResolver(Lookups):
             if found:
                 return found
         return []
+
+    def _constructor_assigned(self, fi: FileIndex, index: int, name: str) -> list[int]:
+        """The functions the constructor of the class at ``index`` assigns to the receiver's
+        member ``name`` (JavaScript's `this.clear = function () {..}`): defined inside the
+        constructor, which they close over, they are members of the class all the same."""
+        out: list[int] = []
+        for constructor in self.child(fi, index, fi.rules.constructor_name) or ():
+            out.extend(self.child(fi, constructor, ASSIGNED_MEMBER + name) or ())
+        return out
 
     def attribute_types(self, path: str, index: int, name: str, depth: int = 0) -> list[Symbol]:
         """Types of an attribute set on the receiver in a method (``self.x = Foo()``), in the
@@ -557,7 +571,9 @@ class ScopeResolver(Lookups):
                 return self.binding_type(fi, others[0]) if others else []
         typed = self.binding_type(fi, first)
         rebound = fi.rebindings.get((first.scope, first.name)) if typed else None
-        if rebound and fi.rules.rebinding_changes_type:
+        # a callback is no scope of its own: which one a reference sits in is not known
+        if rebound and (fi.rules.rebinding_changes_type or _callback(first)
+                        or any(_callback(b) for b in rebound)):
             agreed = set(typed)
             if any(set(self.binding_type(fi, b)) != agreed for b in rebound):
                 return []
@@ -583,6 +599,8 @@ class ScopeResolver(Lookups):
             # `_, b := f()`: f's second result (a name, JavaScript's `#make`, is no number)
             path, result = path[:-1], int(last[1:])
         try:
+            if path[-1][:1] == CALLBACK_OF:
+                return self._callback_types(fi, binding, depth)
             if path[-1] == ELEMENT_OF and not _indexes_elements(fi.family):
                 # Rust: an element of a collection, read from where the collection is declared
                 return self._element_types(fi, binding, depth)
@@ -600,6 +618,9 @@ class ScopeResolver(Lookups):
             if symbol[0] == INSTANCE_TAG:  # `self.x = x` where x is a typed local: the same type
                 out.append(symbol)
                 continue
+            if (symbol[0] == FILE_TAG or symbol[0] == MODULE_TAG) and not binding.is_call:
+                out.append(symbol)  # a namespace spread into an object: its members are the value's
+                continue
             if symbol[0] != DEFINITION_TAG:
                 continue
             d = self.definition(symbol)
@@ -614,6 +635,52 @@ class ScopeResolver(Lookups):
                 # a member's declared type: `({ board }: Props)` binds board to Props.board
                 out.extend(self.value_type(symbol))
         return _dedupe(out)
+
+    def _callback_types(self, fi: FileIndex, binding: Binding, depth: int) -> list[Symbol]:
+        """The types of the first parameter of a function passed to a call (see
+        ``CALLBACK_OF``): the first parameter's of the function type the called function
+        declares at that position; where the call is of a collection's own method that passes
+        it each element (``rules.element_callbacks``, `xs.forEach((x) => ..)`, no
+        definition in the index), an element of the receiver."""
+        callee, position = binding.type_path[:-1], int(binding.type_path[-1][1:])
+        found, _ = self.resolve_path(fi, callee, binding.scope)
+        out: list[Symbol] = []
+        for symbol in found[:4]:
+            if symbol[0] != DEFINITION_TAG:
+                continue
+            d = self.definition(symbol)
+            parameters = d.signature_data[0] if d.kind == FUNCTION and d.signature_data else ()
+            written = parameters[position][1] if position < len(parameters) else None
+            if not written:
+                continue
+            declaring = self.defining(symbol[1])
+            typed = declaring.rules.callback_parameter(written)
+            path = declared_type(family_plugin(declaring.family), typed) if typed else ()
+            if path:
+                out.extend(self.binding_type(declaring, Binding(d.parent, "", path, False),
+                                             depth + 1))
+        if not found and position == 0 and len(callee) > 1 \
+                and callee[-1] in fi.rules.element_callbacks:
+            receiver = self._collection(fi, callee[:-1], binding.scope)
+            out = self._element_types(
+                fi, Binding(binding.scope, binding.name, (*receiver, ELEMENT_OF), False), depth)
+        return _dedupe(out)
+
+    def _collection(self, fi: FileIndex, path: NamePath, scope: int) -> NamePath:
+        """The path to the collection whose elements ``path``'s are: past calls that keep the
+        receiver's elements (``rules.elements_kept``, `xs.filter(..)`), and a local of the
+        function holding a call's result to that call (`const xs = this.getAll()`)."""
+        kept = fi.rules.elements_kept
+        while len(path) > 1 and path[-1].endswith("()") and path[-1][:-2] in kept:
+            path = path[:-1]
+        if len(path) == 1 and scope >= 0:
+            local = fi.bindings.get((scope, path[0]))
+            if local is not None and local.is_call and local.type_path \
+                    and local.type_path[-1][:1] != CALLBACK_OF:
+                path = (*local.type_path[:-1], local.type_path[-1] + "()")
+                while len(path) > 1 and path[-1][:-2] in kept:
+                    path = path[:-1]
+        return path
 
     def _element_types(self, fi: FileIndex, binding: Binding, depth: int) -> list[Symbol]:
         """The types of an element of the collection `binding.type_path[:-1]` denotes (see
@@ -688,6 +755,8 @@ class ScopeResolver(Lookups):
         fi = self.defining(symbol[1])
         d = fi.facts.defs[symbol[2]]
         hint = d.type_hint
+        if hint == OWN_MEMBERS:  # a factory's object: members defined in the function
+            return [(INSTANCE_TAG, symbol[1], symbol[2])]
         if hint and hint[-1] in fi.rules.self_type_names:
             cls = fi.class_of(d.parent) if d.parent >= 0 else -1
             if cls >= 0:
@@ -778,6 +847,11 @@ def _is_result(binding: Binding) -> bool:
     `let (a, b) = f()`): its path ends in a result segment."""
     last = binding.type_path[-1]
     return binding.is_call and last.startswith(RESULT_SEGMENT_PREFIX) and last[1:].isdigit()
+
+
+def _callback(binding: Binding) -> bool:
+    """Whether ``binding`` is of a callback's parameter (see ``CALLBACK_OF``)."""
+    return binding.type_path[-1][:1] == CALLBACK_OF
 
 
 def _indexes_elements(family: str) -> bool:

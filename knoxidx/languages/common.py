@@ -139,6 +139,11 @@ class BaseRules:
     # reference means is unknown, where Python's later class statement simply rebinds it
     classes_block_scoped = False
     builtin_method_names: frozenset[str] = frozenset()
+    # methods of the language's own collections that pass each element to a callback first
+    # (JavaScript's `xs.forEach((x) => ..)`): its parameter is one of the receiver's elements
+    element_callbacks: frozenset[str] = frozenset()
+    # ... and those that return a collection of the receiver's own elements (`xs.filter(..)`)
+    elements_kept: frozenset[str] = frozenset()
     separator = "."
     module_joiner = "."
     # heads special_head may answer for: the resolver asks it about no other
@@ -159,6 +164,12 @@ class BaseRules:
         """The declared type of the field ``name`` as its declaration ``signature`` writes it,
         type arguments and all (what a member declared of a type parameter reads), "" where
         the family does not say."""
+        return ""
+
+    def callback_parameter(self, declared: str) -> str:
+        """The type of the first parameter of a function type declared ``declared`` (a
+        parameter's, `fn: (doc: Doc) => void`), "" where not known: what a callback passed
+        there is called with (see ``CALLBACK_OF``)."""
         return ""
 
     def iterator_items(self, r: ResolverView, fi: FileIndex, scope: int, declared: str

@@ -74,6 +74,8 @@ class ResolutionRules(Protocol):
     results_yield_to_rebindings: bool
     classes_block_scoped: bool
     builtin_method_names: frozenset[str]
+    element_callbacks: frozenset[str]
+    elements_kept: frozenset[str]
     separator: str
     module_joiner: str
     special_heads: frozenset[str]
@@ -91,6 +93,7 @@ class ResolutionRules(Protocol):
     def wrapper_method(self, declared: str, name: str) -> bool: ...
     def element_type(self, declared: str) -> str: ...
     def written_type(self, signature: str, name: str) -> str: ...
+    def callback_parameter(self, declared: str) -> str: ...
     def iterator_items(self, r: ResolverView, fi: FileIndex, scope: int, declared: str
                        ) -> list[Symbol]: ...
     def extra_bases(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]: ...
@@ -181,6 +184,25 @@ class BindsElements(Protocol):
     read as a call's (see ``Binding``), ((), False) where it cannot say."""
 
     element_binding: Callable[[Any, bytes], tuple[NamePath, bool]]
+
+
+@runtime_checkable
+class BindsCallbacks(Protocol):
+    """A language whose queries capture ``@binding.callback`` (a function passed to a call,
+    whose first parameter is ``@binding.name``, untyped) says what that parameter holds: a
+    ``type_path`` ending in ``CALLBACK_OF`` and the argument's position (see ``Binding``), ()
+    where it cannot say."""
+
+    callback_binding: Callable[[Any, bytes], NamePath]
+
+
+@runtime_checkable
+class BindsDocumented(Protocol):
+    """A language whose queries capture ``@binding.documented`` (an assignment statement to
+    ``@binding.name``) says the type the doc comment above it declares: a ``type_path``, ()
+    where none does (JavaScript's `/** @type {Node} */ this.node = null`)."""
+
+    documented_binding: Callable[[Any, bytes], NamePath]
 
 
 @runtime_checkable

@@ -17,6 +17,7 @@ from typing import Any, Final, cast
 
 from knoxidx.core.facts import (
     ITEMS_HEAD,
+    OWN_MEMBERS,
     REF_KINDS,
     TYPE_ARGUMENTS,
     Binding,
@@ -30,6 +31,8 @@ from knoxidx.core.facts import (
 )
 from knoxidx.core.model import NodeKind
 from knoxidx.languages.protocol import (
+    BindsCallbacks,
+    BindsDocumented,
     BindsElements,
     BindsNames,
     BindsTypeParameters,
@@ -257,7 +260,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     # orders by (start, end, kind)
     raw_refs: list[tuple[int, int, int, str, int, int, int, int]]
     import_nodes: list[Any] = []
-    # (name, type or value node, how its type is read: _DECLARED, _CALLED, _ELEMENT or
+    # (name, type or value node, how its type is read: _DECLARED, _CALLED, _ELEMENT, _CALLBACK or
     # _RESULT (a call's result after its first), whether the name is a member of that type)
     raw_bindings: list[tuple[Any, Any, str, bool, Any]] = []
     raw_impls: list[tuple[Any, Any, Any]] = []
@@ -342,6 +345,12 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 how = _RESULT
             if not target:  # `for _, v := range xs`, `v := xs[i]`: an element of the value
                 target, how = caps.get("binding.element"), _ELEMENT
+            if not target:  # `xs.forEach((x) => ..)`: what the call passes its callback
+                target, how = caps.get("binding.callback"), _CALLBACK
+            if not target:  # `const point = target`: what the name copied holds
+                target, how = caps.get("binding.copy"), _COPY
+            if not target:  # `/** @type {Node} */ this.node = null`: what its doc declares
+                target, how = caps.get("binding.documented"), _DOCUMENTED
             if target:
                 # `binding.member`: the name is a member of that type (`{ board }: Props`)
                 raw_bindings.append((caps[main][0], target[0], how, "binding.member" in caps,
@@ -402,7 +411,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)]
     local_names = bound_locals(raw_locals, raw_globals, raw_defs, defs, spans, source)
 
-    bindings, typed_names = _bindings(raw_bindings, defs, spans, plugin, source)
+    bindings, typed_names, aliases = _bindings(raw_bindings, defs, spans, plugin, source)
 
     raw_refs.sort(key=_FIRST)  # integers compared, no key tuples made
     ref_scopes = enclosing(spans, [r[1] for r in raw_refs])
@@ -458,7 +467,13 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 ref_path = narrowed.path(ref_path, start)
             if (local_names and len(ref_path) == 1 and sub in plugin.LOCAL_SHADOWS
                     and is_local(ref_path[0], scope, local_names, defs)):
-                continue  # a parameter or local variable: nothing outside the function
+                # a parameter or local variable: nothing outside the function, unless it
+                # copies a function read through a path (`precedence(node)`)
+                aliased = _aliased(ref_path[0], scope, local_names, defs, aliases) \
+                    if aliases and sub == _CALL else None
+                if aliased is None:
+                    continue
+                ref_path = aliased
             if untyped_local_heads and len(ref_path) > 1:
                 after = source[start + len(ref_path[0]):start + len(ref_path[0]) + 2]
                 if (after[:1] == b"." and is_local(ref_path[0], scope, local_names, defs)
@@ -491,6 +506,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         # declared in JSDoc, a parameter's type comes before whatever the body assigns to it
         bindings[:0] = _documented_types(documented, raw_defs, defs, plugin, source)
         bindings = _fields_from_locals(bindings)
+    if any(b.type_path[0] == _COPIED for b in bindings):
+        bindings = _copies_typed(bindings, local_names, defs)
 
     impls = [
         Impl(
@@ -513,12 +530,18 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
 
 def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[Definition],
               spans: list[tuple[int, int, int]], plugin: Language, source: bytes,
-              ) -> tuple[list[Binding], list[tuple[str, int]]]:
+              ) -> tuple[list[Binding], list[tuple[str, int]], dict[tuple[int, str], NamePath]]:
     """The bindings whose type the source says, in source order, and each one's name with the
-    innermost definition around it (a local whose binding says no type is an untyped one)."""
+    innermost definition around it (a local whose binding says no type is an untyped one).
+    Third, the locals copying a value read through a path (the plugin's ``VALUE_PATHS``:
+    `const precedence = astUtils.getPrecedence`), by (innermost definition, name): a call of
+    the local is a call of that path."""
     raw_bindings.sort(key=lambda b: b[0].start_byte)
     bindings: list[Binding] = []
     typed_names: list[tuple[str, int]] = []
+    aliases: dict[tuple[int, str], NamePath] = {}
+    documented: list[Binding] = []
+    value_paths: frozenset[str] = getattr(plugin, "VALUE_PATHS", frozenset())
     declared_binding_type = getattr(plugin, "declared_binding_type", None)
     type_argument_calls: frozenset[str] = getattr(plugin, "TYPE_ARGUMENT_CALLS", frozenset())
     # the type arguments of a declared type, bound apart (see TYPE_ARGUMENTS)
@@ -530,6 +553,12 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[De
         arguments: tuple[str, ...] = ()
         if how == _ELEMENT:
             bound_type, is_call = cast(BindsElements, plugin).element_binding(type_node, source)
+        elif how == _CALLBACK:
+            bound_type = cast(BindsCallbacks, plugin).callback_binding(type_node, source)
+        elif how == _COPY:  # read once every binding is known (see _copies_typed)
+            bound_type = (_COPIED, node_text(source, type_node))
+        elif how == _DOCUMENTED:
+            bound_type = cast(BindsDocumented, plugin).documented_binding(type_node, source)
         elif is_call:
             raw = node_text(source, type_node)
             if raw in type_argument_calls:
@@ -551,11 +580,15 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[De
             typed_names.append((name, scope))
             if is_member:  # the type of that member: the path to it, resolved to its type
                 bound_type = (*bound_type, name)
-            bindings.append(Binding(binding_scope(defs, scope), name, bound_type, is_call))
+            elif how == _DECLARED and type_node.type in value_paths and scope >= 0:
+                aliases.setdefault((scope, name), bound_type)
+            binding = Binding(binding_scope(defs, scope), name, bound_type, is_call)
+            (documented if how == _DOCUMENTED else bindings).append(binding)
             if arguments:
                 bindings.append(Binding(binding_scope(defs, scope), name + TYPE_ARGUMENTS,
                                         arguments, False))
-    return bindings, typed_names
+    # declared in a doc comment, a field's type comes before whatever is assigned to it
+    return documented + bindings, typed_names, aliases
 
 
 class _Narrowings:
@@ -613,11 +646,48 @@ def _documented_types(
         returned, parameters = documented(node, source)
         if returned and not defs[index].type_hint:
             defs[index] = defs[index]._replace(
-                type_hint=alias_path(returned, plugin.SQUARE_TYPE_ARGS))
+                type_hint=OWN_MEMBERS if returned == OWN_MEMBERS[0]
+                else alias_path(returned, plugin.SQUARE_TYPE_ARGS))
         for name, declared in parameters:
             bound_type = alias_path(declared, plugin.SQUARE_TYPE_ARGS)
             if bound_type:
                 out.append(Binding(index, name, bound_type, False))
+    return out
+
+
+def _aliased(name: str, scope: int, local_names: dict[int, set[str]], defs: list[Definition],
+             aliases: dict[tuple[int, str], NamePath]) -> NamePath | None:
+    """The path the local ``name`` read at ``scope`` copies (see ``_bindings``' aliases),
+    from the innermost definition binding it, or None."""
+    while scope >= 0:
+        bound = local_names.get(scope)
+        if bound is not None and name in bound:
+            return aliases.get((scope, name))
+        scope = defs[scope].parent
+    return None
+
+
+def _copies_typed(bindings: list[Binding], local_names: dict[int, set[str]],
+                  defs: list[Definition]) -> list[Binding]:
+    """The bindings with each copy of a name (`const point = target`) bound as that name is,
+    in the same function, else at the module level where no local hides it (in source
+    order, so a copy of a copy too); a copy of a name bound to no known type is dropped."""
+    typed: dict[tuple[int, str], Binding] = {}
+    for b in bindings:
+        if b.type_path[0] != _COPIED:
+            typed.setdefault((b.scope, b.name), b)
+    out: list[Binding] = []
+    for b in bindings:
+        if b.type_path[0] == _COPIED:
+            copied_name = b.type_path[1]
+            copied = typed.get((b.scope, copied_name))
+            if copied is None and not is_local(copied_name, b.scope, local_names, defs):
+                copied = typed.get((-1, copied_name))
+            if copied is None:
+                continue
+            b = b._replace(type_path=copied.type_path, is_call=copied.is_call)
+            typed.setdefault((b.scope, b.name), b)
+        out.append(b)
     return out
 
 
@@ -788,9 +858,12 @@ _START_SHIFT: Final = _END_SHIFT + 32
 assert len(_REF_RANKS) <= 1 << _END_SHIFT
 _VALUE = RefKind.VALUE
 _NEW = RefKind.NEW
+_CALL = RefKind.CALL
 # how a binding's type is read from its captured node: a declared type, the type a call
 # returns, the type of an element of a collection, a call's result after its first
 _DECLARED, _CALLED, _ELEMENT, _RESULT = "declared", "called", "element", "result"
+_CALLBACK, _COPY, _DOCUMENTED = "callback", "copy", "documented"
+_COPIED = "="  # the head of a copy's type path until _copies_typed reads it
 _FUNCTION_KIND = NodeKind.FUNCTION.value
 _NO_ARGUMENTS: tuple[int, tuple[str, ...]] = (-1, ())  # a reference that is no call's
 # how the native matches hand back a pattern's matches (``_matches.c``): as a reference's row,

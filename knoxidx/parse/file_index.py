@@ -29,6 +29,9 @@ CONSTANT = NodeKind.CONSTANT.value
 MODULE = NodeKind.MODULE.value
 TYPE_KINDS = frozenset({CLASS, INTERFACE, TYPE})
 CALLER_KINDS = frozenset({FUNCTION, CLASS, INTERFACE, TYPE})
+# what the children of a scope file a function it assigns to the receiver's member under,
+# before its name (see FileIndex.children)
+ASSIGNED_MEMBER = "."
 
 
 class FileIndex:
@@ -45,6 +48,7 @@ class FileIndex:
         "_outside",
         "_refs",
         "_walk_needed",
+        "assigns_members",
         "bindings",
         "children",
         "facts",
@@ -72,9 +76,18 @@ class FileIndex:
         defs = facts.defs
         children: dict[tuple[int, str], list[int]] = defaultdict(list)
         hide_methods = rules.methods_outside_module_scope
+        # `this.clear = function () {..}` in a constructor: a member of the class, no name
+        # of the constructor's scope (kept apart, under ASSIGNED_MEMBER before its name)
+        receivers = tuple(f"{r}." for r in rules.self_names) if rules.constructor_name else ()
+        self.assigns_members = False  # whether any definition is filed so
         for i, d in enumerate(defs):
             if hide_methods and d.owner and d.parent < 0:
                 continue  # a Go receiver's method: no name of the package scope
+            if receivers and d.parent >= 0 and d.signature.startswith(receivers) \
+                    and d.kind == FUNCTION:
+                children[(d.parent, ASSIGNED_MEMBER + d.name)].append(i)
+                self.assigns_members = True
+                continue
             children[(d.parent, d.name)].append(i)
         self._ids: list[int] | None = list(ids) if ids is not None else None
         self.children = children

@@ -8,13 +8,14 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.facts import Import, RefKind
+from knoxidx.core.facts import CALLBACK_OF, TYPES_JOINER, Import, NamePath, RefKind
 from knoxidx.core.model import NodeKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, Symbol
 from knoxidx.languages.common import ReexportingRules, preceding_comment
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
+from knoxidx.parse.name_paths import alias_path, name_path, reference_path, split_top_level
 from knoxidx.parse.siblings import previous_named
 
 if TYPE_CHECKING:
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
 FAMILY = "js"
 # One namespace for values: a local hides a function or class of the same name.
 LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL, RefKind.NEW})
+# the nodes of a value read through a path: a local bound to one copies it (`const precedence =
+# astUtils.getPrecedence; precedence(node)` calls astUtils.getPrecedence)
+VALUE_PATHS = frozenset({"member_expression"})
 # declarations whose type is read from the node, not matched (see go.py)
 TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
@@ -104,6 +108,21 @@ _JSDOC_RETURN = re.compile(rb"@returns?\s*\{([^{}]+)\}")
 _JSDOC_PARAM = re.compile(rb"@param\s*\{([^{}]+)\}\s*\[?\s*((?:[^\W\d]|\$)[\w$]*)(?![\w$.])")
 
 
+# JSDoc's type tag: `@type {?Node}`, the declared type of what the statement below assigns
+_JSDOC_TYPE = re.compile(rb"@type\s*\{([^{}]+)\}")
+
+
+def documented_binding(statement: Any, source: bytes) -> NamePath:
+    """The type the JSDoc comment right above an assignment declares (`/** @type {?Node} */
+    this.outputNode = null;`), as TypeScript reads it in a .js file; () where none does (a
+    union of several named types names none)."""
+    comment = _jsdoc(statement, source)
+    if comment is None:
+        return ()
+    declared = _JSDOC_TYPE.search(source, comment.start_byte, comment.end_byte)
+    return alias_path(_jsdoc_type(declared.group(1))) if declared else ()
+
+
 def _jsdoc(node: Any, source: bytes) -> Any:
     """The JSDoc comment (`/** ... */`) right above a function's statement, or None."""
     target = _statement(node)
@@ -119,6 +138,43 @@ def _jsdoc_type(declared: bytes) -> str:
     return declared.decode("utf-8", "replace").strip().lstrip("?!")
 
 
+# what documented_types says a function returns when it returns an object literal of its own
+# (see OWN_MEMBERS)
+OWN_RETURNED = "{}"
+_DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration"})
+_CASTS = frozenset({"as_expression", "satisfies_expression"})
+
+
+def _returns_own_object(node: Any, source: bytes) -> bool:
+    """Whether a function's body ends returning an object literal, written there or held by
+    a variable its body declares so (`const api = {..}; ..; return api;`): a factory, whose
+    result has the object's methods (defined in the function, see OWN_MEMBERS)."""
+    holder = _FUNCTION_HOLDERS.get(node.type)
+    function = node.child_by_field_name(holder) if holder is not None else node
+    body = function.child_by_field_name("body") if function is not None else None
+    if body is None or body.type != "statement_block" or not body.named_child_count:
+        return False
+    last = body.named_child(body.named_child_count - 1)
+    if last.type != "return_statement" or not last.named_child_count:
+        return False
+    returned = last.named_child(0)
+    if returned.type in _CASTS and returned.named_child_count:  # `return {..} as const`
+        returned = returned.named_child(0)
+    if returned.type == "object":
+        return True
+    if returned.type != "identifier":
+        return False
+    name = node_text(source, returned)
+    for statement in body.named_children:
+        if statement.type in _DECLARATIONS:
+            for declarator in statement.named_children:
+                bound = declarator.child_by_field_name("name")
+                value = declarator.child_by_field_name("value")
+                if bound is not None and node_text(source, bound) == name:
+                    return value is not None and value.type == "object"
+    return False
+
+
 def documented_types(node: Any, source: bytes) -> tuple[str, list[tuple[str, str]]]:
     """What a JavaScript function's JSDoc comment declares, the types TypeScript reads for a
     .js file: the return type (`@return {T}`, "" for none) and (name, type as written) of each
@@ -126,10 +182,12 @@ def documented_types(node: Any, source: bytes) -> tuple[str, list[tuple[str, str
     a type of their own (TypeScript's annotated ones are read from their annotations)."""
     comment = _jsdoc(node, source)
     if comment is None:
-        return "", []
+        return (OWN_RETURNED if _returns_own_object(node, source) else ""), []
     start, end = comment.start_byte, comment.end_byte
     declared = _JSDOC_RETURN.search(source, start, end)
     returned = _jsdoc_type(declared.group(1)) if declared else ""
+    if not returned and _returns_own_object(node, source):
+        returned = OWN_RETURNED
     if source.find(b"@param", start, end) < 0:
         return returned, []
     holder = _FUNCTION_HOLDERS.get(node.type)
@@ -149,6 +207,56 @@ def documented_types(node: Any, source: bytes) -> tuple[str, list[tuple[str, str
         if name in names:
             typed.append((name, _jsdoc_type(param.group(1))))
     return returned, typed
+
+
+_SPREAD_VALUES = frozenset({"identifier", "member_expression"})
+MAX_SPREADS = 4  # the resolver reads at most four types of a value
+
+
+def declared_binding_type(type_node: Any, source: bytes) -> NamePath | None:
+    """What an object literal of spreads holds (`const z = { ...schemas, ...checks }`): the
+    members of each value spread, their paths joined by ``TYPES_JOINER`` (a namespace's
+    functions, called as `z.string()`); None for any other node, read as declared types are."""
+    if type_node.type != "object":
+        return None
+    joined: list[str] = []
+    spreads = 0
+    for child in type_node.named_children:
+        if child.type != "spread_element" or not child.named_child_count:
+            continue
+        spread = child.named_child(0)
+        path = name_path(node_text(source, spread)) if spread.type in _SPREAD_VALUES else ()
+        if path and spreads < MAX_SPREADS:
+            joined.extend((TYPES_JOINER, *path) if joined else path)
+            spreads += 1
+    return tuple(joined)
+
+
+_CALLEES = frozenset({"identifier", "member_expression"})
+
+
+def callback_binding(callback: Any, source: bytes) -> NamePath:
+    """What the first parameter of a function passed to a call holds (`doc.indented((d) =>
+    ..)`, `xs.forEach((x) => ..)`): the called path and the argument's position after
+    ``CALLBACK_OF`` (resolution reads the called function's declared parameter there, or
+    the receiver's elements); () where the call names no function (`f()((x) => ..)`)."""
+    arguments = callback.parent
+    call = arguments.parent if arguments is not None else None
+    if call is None or call.type != "call_expression":
+        return ()
+    callee = call.child_by_field_name("function")
+    if callee is None or callee.type not in _CALLEES:
+        return ()
+    path = reference_path(source, callee.start_byte, callee.end_byte)
+    if not path or path[0] == "?":
+        return ()
+    position = 0
+    for argument in arguments.named_children:
+        if argument.start_byte == callback.start_byte:
+            return (*path, f"{CALLBACK_OF}{position}")
+        if argument.type != "comment":
+            position += 1
+    return ()
 
 
 def bound_names(node: Any) -> list[Any]:
@@ -267,6 +375,9 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
         return []
     if kind == "variable_declarator":  # const x = require("y"), const {a, b: c} = require("y")
         call = node.child_by_field_name("value")
+        dynamic = call is not None and call.type == "await_expression"
+        if dynamic:  # const x = await import("y"): the namespace, as `import * as x`
+            call = call.named_child(0) if call.named_child_count else None
         args = call.child_by_field_name("arguments") if call is not None else None
         strings = [c for c in args.named_children if c.type == "string"] if args else []
         if not strings:
@@ -276,7 +387,8 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
         if target is None:
             return []
         if target.type == "identifier":  # binds what the module assigned to module.exports
-            return [Import(module, REQUIRE, node_text(source, target), line, scope)]
+            return [Import(module, "" if dynamic else REQUIRE, node_text(source, target), line,
+                           scope)]
         if target.type == "object_pattern":
             for prop in target.named_children:
                 if prop.type == "shorthand_property_identifier_pattern":
@@ -316,6 +428,66 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
 _BUILTIN_METHODS = frozenset(["push", "pop", "shift", "unshift", "map", "filter", "forEach", "reduce", "reduceRight", "join", "split", "slice", "splice", "indexOf", "lastIndexOf", "includes", "concat", "keys", "values", "entries", "get", "set", "has", "delete", "add", "clear", "then", "catch", "finally", "toString", "toFixed", "trim", "trimStart", "trimEnd", "replace", "replaceAll", "match", "matchAll", "test", "apply", "call", "bind", "startsWith", "endsWith", "find", "findIndex", "findLast", "some", "every", "sort", "reverse", "fill", "charAt", "charCodeAt", "codePointAt", "substring", "substr", "toLowerCase", "toUpperCase", "padStart", "padEnd", "repeat", "flat", "flatMap", "assign", "freeze", "create", "defineProperty", "hasOwnProperty", "isArray", "from", "of", "emit", "on", "once", "off", "addListener", "removeListener", "log", "warn", "error", "info", "debug", "parse", "stringify", "resolve", "reject", "all", "allSettled", "race", "any", "next", "return", "throw", "exec", "at", "valueOf", "localeCompare", "normalize", "search", "toJSON", "getTime", "now", "addEventListener", "removeEventListener", "dispatchEvent", "querySelector", "querySelectorAll", "getAttribute", "setAttribute", "appendChild", "removeChild", "preventDefault", "stopPropagation"])
 
 
+# a field's declaration (`#observers: Array<Observer> = []`): the type after its name
+_DECLARED_FIELD = re.compile(
+    r"\s*(?:(?:public|private|protected|readonly|static|declare|override|abstract)\s+)*"
+    r"[#\w$]+\s*[?!]?\s*:(?!:)")
+_INITIALIZER = re.compile(r"\s=(?![=>])")
+_COLLECTION = re.compile(r"(?:Readonly)?(?:Array|Set)\s*<(.*)>\Z", re.DOTALL)
+_MAPPING = re.compile(r"(?:Readonly)?Map\s*<(.*)>\Z", re.DOTALL)
+# the methods of arrays, sets and maps whose callback's first parameter is an element (a
+# map's value): `xs.forEach((x) => ..)`
+_ELEMENT_CALLBACKS = frozenset({
+    "forEach", "map", "filter", "find", "findLast", "findIndex", "findLastIndex", "some",
+    "every", "flatMap", "toSorted"})
+# ... and those returning the receiver's elements (some of them): `xs.filter(..).map(..)`
+_ELEMENTS_KEPT = frozenset({"filter", "slice", "toSorted", "toReversed", "concat"})
+
+
+def element_type(declared: str) -> str:
+    """The type of the elements of a collection declared ``declared`` (a field's
+    declaration, or a type as written): `T[]`, `Array<T>`, `Set<T>` and their read-only
+    kinds give T, `Map<K, V>` gives V; "" for others (a union of them, a tuple)."""
+    field = _DECLARED_FIELD.match(declared)
+    text = declared[field.end():] if field else declared
+    text = _INITIALIZER.split(text, maxsplit=1)[0].strip().removeprefix("readonly ").strip()
+    if text.endswith("[]"):
+        element = text[:-2].strip()
+    else:
+        collection = _COLLECTION.match(text) or _MAPPING.match(text)
+        if collection is None:
+            return ""
+        arguments = split_top_level(collection.group(1))
+        if len(arguments) != (1 if collection.re is _COLLECTION else 2):
+            return ""
+        element = arguments[-1].strip()
+    if not element or element[0] in "({[" or "|" in element or "&" in element:
+        return ""
+    return element
+
+
+def callback_parameter(declared: str) -> str:
+    """The type of the first parameter of the function type ``declared`` (`(doc: Doc) =>
+    void`), "" where it declares none."""
+    text = declared.strip()
+    if not text.startswith("("):
+        return ""
+    depth, end = 0, -1
+    for at, c in enumerate(text):
+        depth += (c == "(") - (c == ")")
+        if depth == 0:
+            end = at
+            break
+    if end < 0 or not text[end + 1:].lstrip().startswith("=>"):
+        return ""  # a type in parentheses, no function type
+    first = split_top_level(text[1:end])[0]
+    name, colon, typed = first.partition(":")
+    typed = typed.strip()
+    if not colon or name.strip().startswith("...") or not typed or "|" in typed:
+        return ""
+    return typed
+
+
 class _Rules(ReexportingRules):
     super_call_constructs = True
     super_calls_constructor = True
@@ -328,7 +500,15 @@ class _Rules(ReexportingRules):
     guess_members = False  # measured: guesses cost more precision than they add recall
     classes_block_scoped = True
     builtin_method_names = _BUILTIN_METHODS
+    element_callbacks = _ELEMENT_CALLBACKS
+    elements_kept = _ELEMENTS_KEPT
     module_joiner = ":"
+
+    def element_type(self, declared: str) -> str:
+        return element_type(declared)
+
+    def callback_parameter(self, declared: str) -> str:
+        return callback_parameter(declared)
 
     def module_keys(self, path: str, facts: FileFacts, layout: Any) -> list[str]:
         return [path]

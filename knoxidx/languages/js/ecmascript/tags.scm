@@ -12,6 +12,9 @@
 ; function (key) {..} }`): a method of it, as the shorthand `get(key) {..}` is
 (variable_declarator value: (object (pair key: (property_identifier) @name
   value: [(function_expression) (arrow_function)]) @definition.function))
+; ... or a function returns (`return { add: function (key) {..} }`: see js.documented_types)
+(return_statement (object (pair key: (property_identifier) @name
+  value: [(function_expression) (arrow_function)]) @definition.function))
 ; the same in parentheses: `const f = (function () {..})`
 (variable_declarator
   name: (identifier) @name
@@ -23,6 +26,11 @@
   (lexical_declaration (variable_declarator name: (identifier) @name) @definition.constant)))
 (program (export_statement declaration:
   (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable)))
+
+; a method a constructor assigns: `this.clear = function () {..}` (see js RULES.constructor_members)
+(expression_statement (assignment_expression
+  left: (member_expression object: (this) property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)]) @definition.function)
 
 ; CommonJS: exports.name = function () {}
 (expression_statement (assignment_expression
@@ -64,6 +72,9 @@
 (variable_declarator
   value: (call_expression function: (identifier) @_require arguments: (arguments (string)))
   (#eq? @_require "require")) @import
+; `const z = await import("./m.js")`: the module's namespace, as `import * as z` binds it
+(variable_declarator value: (await_expression (call_expression function: (import)
+  arguments: (arguments (string))))) @import
 (expression_statement (assignment_expression
   left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
   right: [(object) (identifier) (class name: (_))])
@@ -75,6 +86,24 @@
   value: (call_expression function: [(identifier) (member_expression)] @binding.call))
 (variable_declarator name: (identifier) @binding.name
   value: (await_expression (call_expression function: [(identifier) (member_expression)] @binding.call)))
+; destructured from a value in the body: `const { board } = props` (props: Props), `const {
+; state, utils } = this`: each name is that value's member
+(variable_declarator
+  name: (object_pattern) @binding.names
+  value: [(identifier) (this) (member_expression)] @binding.type @binding.member)
+; an object of spreads (`const z = { ...schemas, ...checks }`): what each value spread holds
+; (js.declared_binding_type reads them)
+(variable_declarator name: (identifier) @binding.name value: (object (spread_element)) @binding.type)
+; the parameter of a function passed to a call (`doc.indented((d) => ..)`, `xs.forEach(x =>
+; ..)`): what the called function passes it (js.callback_binding); the parenthesized forms
+; are in the per-language files
+(arguments (arrow_function parameter: (identifier) @binding.name) @binding.callback)
+; a copy of a name (`const point = optionalTarget`): what that name holds
+(variable_declarator name: (identifier) @binding.name value: (identifier) @binding.copy)
+; a copy of a field or a module's member (`const geometry = this.geometry`): of its type
+(variable_declarator name: (identifier) @binding.name value: (member_expression) @binding.type)
+; `const scope = this`: the receiver, for the functions nested in the method to call through
+(variable_declarator name: (identifier) @binding.name value: (this) @binding.type)
 (assignment_expression
   left: (member_expression object: (this) property: (property_identifier)) @binding.name
   right: (new_expression constructor: [(identifier) (member_expression)] @binding.type))

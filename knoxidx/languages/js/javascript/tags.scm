@@ -29,3 +29,13 @@
 (assignment_expression
   left: (member_expression object: (this) property: (property_identifier)) @binding.name
   right: (identifier) @binding.type)
+
+; a callback's first parameter (see ecmascript/tags.scm)
+(arguments [(arrow_function parameters: (formal_parameters . (identifier) @binding.name))
+            (function_expression parameters: (formal_parameters . (identifier) @binding.name))]
+  @binding.callback)
+
+; `/** @type {?Node} */ this.outputNode = null;`: the field holds what its JSDoc declares
+(expression_statement (assignment_expression
+  left: (member_expression object: (this) property: (property_identifier)) @binding.name))
+  @binding.documented

@@ -58,10 +58,21 @@
   pattern: (object_pattern) @binding.names
   type: (type_annotation (generic_type
     name: [(type_identifier) (nested_type_identifier)] @binding.type @binding.member)))
-; ... and destructured from a value in the body: `const { board } = props` (props: Props)
-(variable_declarator
-  name: (object_pattern) @binding.names
-  value: (identifier) @binding.type @binding.member)
+; ... and destructured from a value in the body: see ecmascript/tags.scm
+
+; a callback's first parameter, untyped (see ecmascript/tags.scm)
+(arguments [(arrow_function parameters: (formal_parameters
+              . (required_parameter pattern: (identifier) @binding.name !type)))
+            (function_expression parameters: (formal_parameters
+              . (required_parameter pattern: (identifier) @binding.name !type)))]
+  @binding.callback)
+
+; a function-valued property of an object a function returns cast (`return { batch: () => ..
+; } as const`): a method of its result, as without the cast (ecmascript/tags.scm)
+(return_statement [(as_expression (object (pair key: (property_identifier) @name
+                    value: [(function_expression) (arrow_function)]) @definition.function))
+                   (satisfies_expression (object (pair key: (property_identifier) @name
+                    value: [(function_expression) (arrow_function)]) @definition.function))])
 
 ; a function cast or checked: `const validate: V = ((s, v) => ..) as V`, `.. satisfies V`
 (variable_declarator
