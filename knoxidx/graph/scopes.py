@@ -188,7 +188,8 @@ class ScopeResolver(Lookups):
             # names for what it holds, as a function does
             if d.kind == FUNCTION or d.kind == MODULE or s == scope:
                 binding = None if skip_bindings else fi.bindings.get((s, name))
-                if binding is not None and d.kind == FUNCTION:
+                # (a variable's value binds a function literal's parameters: Go's extraction)
+                if binding is not None and d.kind in (FUNCTION, VARIABLE, CONSTANT):
                     typed = self.local_type(fi, binding)
                     return (typed, True) if typed else ([], False)
                 found = self._scope_entry(fi, s, name, want_type)

@@ -505,6 +505,7 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definit
     typed_names: list[tuple[str, int]] = []
     declared_binding_type = getattr(plugin, "declared_binding_type", None)
     type_argument_calls: frozenset[str] = getattr(plugin, "TYPE_ARGUMENT_CALLS", frozenset())
+    function_literals: frozenset[str] = getattr(plugin, "FUNCTION_LITERALS", frozenset())
     for (name_node, type_node, how, is_member), scope in zip(
         raw_bindings, enclosing(spans, [b[0].start_byte for b in raw_bindings]), strict=True
     ):
@@ -529,8 +530,25 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool]], defs: list[Definit
             typed_names.append((name, scope))
             if is_member:  # the type of that member: the path to it, resolved to its type
                 bound_type = (*bound_type, name)
-            bindings.append(Binding(binding_scope(defs, scope), name, bound_type, is_call))
+            owner = binding_scope(defs, scope)
+            if (owner != scope and function_literals
+                    and _in_function_literal(name_node, defs[scope].start_byte,
+                                             function_literals)):
+                # `var f = func(c *T) { c.m() }`: c is the literal's, read inside the value only
+                owner = scope
+            bindings.append(Binding(owner, name, bound_type, is_call))
     return bindings, typed_names
+
+
+def _in_function_literal(node: Any, start: int, literals: frozenset[str]) -> bool:
+    """Whether ``node`` lies inside a function literal (a node of a type in ``literals``)
+    that begins at or after ``start``."""
+    parent = node.parent
+    while parent is not None and parent.start_byte >= start:
+        if parent.type in literals:
+            return True
+        parent = parent.parent
+    return False
 
 
 class _Narrowings:

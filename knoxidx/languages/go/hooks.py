@@ -33,6 +33,9 @@ TYPE_ARGUMENT_CALLS: frozenset[str] = frozenset({"new", "make"})
 # `xs[i].run()` reads run on an element of xs (name_paths.indexed_path): a container's declared
 # type is its element's, and a named one's element is not read (scopes.elements)
 INDEXES_ELEMENTS = True
+# A function literal's parameters are its own: inside a package-level variable's value (`var f =
+# func(c *T) { c.m() }`) they stay bound there, not to the package as the variable's name is
+FUNCTION_LITERALS: frozenset[str] = frozenset({"func_literal"})
 
 
 def element_binding(value_node: Any, source: bytes) -> tuple[NamePath, bool]:

@@ -1,0 +1,52 @@
+"""Go calls whose receiver or callee is written in a form the resolver once did not read: a
+function literal's parameter inside a package-level variable's value, a generic function
+called with explicit type arguments, an element of a container of a named non-struct type,
+and a name two files declare under mutually exclusive build constraints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from knoxidx.graph import export
+from knoxidx.index import Index
+from tests.helpers import build
+
+GO_MOD = "module example.com/m\n\ngo 1.21\n"
+
+
+def _calls_in(root: Path, path: str) -> set[tuple[int, str, str]]:
+    """(line, callee's file, callee's name) of every Calls edge in ``path``."""
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        return {(e["line"], nodes[e["target"]]["path"], nodes[e["target"]]["name"])
+                for e in export.edges(idx.q)
+                if e["type"] == "Calls" and e["path"] == path}
+
+
+LITERALS = """\
+package p
+
+type Cursor struct{}
+
+func (c *Cursor) Node() int { return 0 }
+
+var visit = func(c *Cursor) { c.Node() }
+
+var tests = []struct {
+	name string
+	f    func(*Cursor) bool
+}{
+	{name: "a", f: func(c *Cursor) bool { return c.Node() == 0 }},
+}
+
+func other(c int) { _ = c }
+"""
+
+
+def test_a_function_literal_s_parameter_in_a_package_variable_is_typed(repo) -> None:
+    root = repo({"go.mod": GO_MOD, "p.go": LITERALS})
+    calls = _calls_in(root, "p.go")
+    assert (7, "p.go", "Node") in calls
+    assert (13, "p.go", "Node") in calls
+
