@@ -50,3 +50,60 @@ def test_a_function_literal_s_parameter_in_a_package_variable_is_typed(repo) -> 
     assert (7, "p.go", "Node") in calls
     assert (13, "p.go", "Node") in calls
 
+
+GENERICS = """\
+package p
+
+import "example.com/m/lib"
+
+func Zero[T any]() T { var z T; return z }
+
+func Pair[K comparable, V any](k K, v V) {}
+
+func use() {
+	_ = Zero[int]()
+	Pair[string, int]("a", 1)
+	lib.Map[int](nil)
+	lib.Map2[int, string](nil)
+}
+"""
+
+LIB = """\
+package lib
+
+func Map[T any](xs []T) {}
+
+func Map2[T, U any](xs []T) {}
+"""
+
+
+def test_a_generic_function_called_with_explicit_type_arguments(repo) -> None:
+    root = repo({"go.mod": GO_MOD, "p.go": GENERICS, "lib/lib.go": LIB})
+    calls = _calls_in(root, "p.go")
+    assert (10, "p.go", "Zero") in calls  # `F[T]()`: an index expression, to tree-sitter
+    assert (11, "p.go", "Pair") in calls  # `F[T, U](x)`: a conversion to a generic type
+    assert (12, "lib/lib.go", "Map") in calls
+    assert (13, "lib/lib.go", "Map2") in calls
+
+
+COMPOSITES = """\
+package p
+
+type config struct{ name string }
+
+func (c config) test(x int) {}
+
+func use() {
+	config{name: "a"}.test(1)
+	config{
+		name: "b",
+	}.test(2)
+}
+"""
+
+
+def test_a_method_of_a_composite_literal(repo) -> None:
+    root = repo({"go.mod": GO_MOD, "p.go": COMPOSITES})
+    calls = _calls_in(root, "p.go")
+    assert (8, "p.go", "test") in calls
+    assert (11, "p.go", "test") in calls  # the site is the method's name, after the literal
