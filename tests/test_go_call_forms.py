@@ -107,3 +107,46 @@ def test_a_method_of_a_composite_literal(repo) -> None:
     calls = _calls_in(root, "p.go")
     assert (8, "p.go", "test") in calls
     assert (11, "p.go", "test") in calls  # the site is the method's name, after the literal
+
+
+NAMED = """\
+package p
+
+type RefSpec string
+
+func (s RefSpec) Validate() error { return nil }
+
+type Hash [20]byte
+
+func (h Hash) String() string { return "" }
+
+type Item struct{}
+
+func (i *Item) Size() int { return 0 }
+
+type byKind []*Item
+
+func (a byKind) Less(i, j int) bool { return a[i].Size() < a[j].Size() }
+
+type Config struct {
+	Fetch  []RefSpec
+	Hashes []Hash
+}
+
+func use(c *Config, hs []Hash) {
+	for _, r := range c.Fetch {
+		r.Validate()
+	}
+	hs[0].String()
+	c.Hashes[1].String()
+}
+"""
+
+
+def test_an_element_of_a_container_of_a_named_non_struct_type(repo) -> None:
+    root = repo({"go.mod": GO_MOD, "p.go": NAMED})
+    calls = _calls_in(root, "p.go")
+    assert (17, "p.go", "Size") in calls  # a named container indexed: its own element
+    assert (26, "p.go", "Validate") in calls  # `[]RefSpec`: the element is a RefSpec
+    assert (28, "p.go", "String") in calls  # a Hash's own elements are bytes
+    assert (29, "p.go", "String") in calls
