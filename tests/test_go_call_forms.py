@@ -150,3 +150,89 @@ def test_an_element_of_a_container_of_a_named_non_struct_type(repo) -> None:
     assert (26, "p.go", "Validate") in calls  # `[]RefSpec`: the element is a RefSpec
     assert (28, "p.go", "String") in calls  # a Hash's own elements are bytes
     assert (29, "p.go", "String") in calls
+
+
+OLD = """\
+//go:build !go1.18
+// +build !go1.18
+
+package tp
+
+type Union struct{}
+
+func (*Union) Len() int { return 0 }
+
+func NewUnion() *Union { return &Union{} }
+"""
+
+NEW = """\
+//go:build go1.18
+// +build go1.18
+
+package tp
+
+import "go/types"
+
+type Union = types.Union
+
+func NewUnion() *Union { return types.NewUnion(nil) }
+"""
+
+PIPE = """\
+package tp
+
+func Pipe() {}
+"""
+
+PIPE_JS = """\
+package tp
+
+func Pipe() {}
+"""
+
+USE = """\
+package main
+
+import "example.com/m/tp"
+
+func main() {
+	u := tp.NewUnion()
+	u.Len()
+	tp.Pipe()
+}
+"""
+
+USE_INSIDE = """\
+package tp
+
+func inside() {
+	u := NewUnion()
+	u.Len()
+	Pipe()
+}
+"""
+
+
+def test_a_name_declared_under_exclusive_build_constraints_is_the_default_build_s(repo) -> None:
+    root = repo({"go.mod": GO_MOD, "tp/old.go": OLD, "tp/new.go": NEW, "tp/pipe.go": PIPE,
+                 "tp/pipe_js.go": PIPE_JS, "tp/use.go": USE_INSIDE, "main.go": USE})
+    outside = _calls_in(root, "main.go")
+    assert (6, "tp/new.go", "NewUnion") in outside
+    assert (6, "tp/old.go", "NewUnion") not in outside
+    assert not any(name == "Len" for _, _, name in outside)  # types.Union's, not old.go's
+    assert (8, "tp/pipe.go", "Pipe") in outside
+    assert (8, "tp/pipe_js.go", "Pipe") not in outside
+    inside = _calls_in(root, "tp/use.go")
+    assert (4, "tp/new.go", "NewUnion") in inside
+    assert not any(name == "Len" for _, _, name in inside)
+    assert (6, "tp/pipe.go", "Pipe") in inside
+
+
+def test_a_file_s_own_constraint_prefers_its_siblings_under_the_same_one(repo) -> None:
+    other = OLD.replace("func NewUnion() *Union { return &Union{} }\n", "") + \
+        "\nfunc first() { NewUnion() }\n"
+    root = repo({"go.mod": GO_MOD, "tp/a_old.go": other, "tp/b_new.go": NEW,
+                 "tp/c_old.go": "//go:build !go1.18\n\npackage tp\n\nfunc NewUnion() {}\n"})
+    calls = _calls_in(root, "tp/a_old.go")
+    assert (11, "tp/c_old.go", "NewUnion") in calls
+    assert (11, "tp/b_new.go", "NewUnion") not in calls

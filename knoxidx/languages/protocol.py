@@ -189,3 +189,11 @@ class BindsTypeParameters(Protocol):
 
     type_parameter_bindings: Callable[[Any, Sequence[tuple[Any, ...]], Sequence[Definition],
                                        bytes], list[Binding]]
+
+
+@runtime_checkable
+class StatesConstraints(Protocol):
+    """A language whose files may state which builds compile them (Go's `//go:build`) reads
+    that statement from the parse tree's header: ``FileFacts.build``, "" where none."""
+
+    build_constraint: Callable[[Any, bytes], str]

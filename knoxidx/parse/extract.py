@@ -35,6 +35,7 @@ from knoxidx.languages.protocol import (
     CountsArguments,
     Language,
     ReadsDeclaredTypes,
+    StatesConstraints,
     TypesProperties,
 )
 from knoxidx.languages.registry import BY_NAME, query_source, ts_language
@@ -489,9 +490,11 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     if root.has_error:
         errors = max(1, len(_cursor(compiled.errors_query).captures(root).get("error", ())))
     lines = source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0)
+    constraint = getattr(plugin, "build_constraint", None)
     return FileFacts(
         path, language, package, lines, errors,
         tuple(defs), cast(Any, tuple(refs)), tuple(imports), tuple(bindings), tuple(impls),
+        cast(StatesConstraints, plugin).build_constraint(root, source) if constraint else "",
     ), notes
 
 
