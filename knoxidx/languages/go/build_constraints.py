@@ -6,6 +6,7 @@ the compiler and gopls (in its default configuration) do."""
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from typing import Any
@@ -48,6 +49,7 @@ def file_constraint(root: Any, source: bytes) -> str:
     return " && ".join(plus_lines)
 
 
+@functools.lru_cache(maxsize=4096)  # asked again for each method and name of the file
 def in_default_build(path: str, constraint: str) -> bool:
     """Whether a default build compiles the file at ``path`` whose header states
     ``constraint`` (``file_constraint``): its name's `_GOOS`/`_GOARCH` suffix and the
