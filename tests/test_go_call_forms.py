@@ -236,3 +236,39 @@ def test_a_file_s_own_constraint_prefers_its_siblings_under_the_same_one(repo) -
     calls = _calls_in(root, "tp/a_old.go")
     assert (11, "tp/c_old.go", "NewUnion") in calls
     assert (11, "tp/b_new.go", "NewUnion") not in calls
+
+
+ITER = """\
+package p
+
+type Iter interface {
+	Next() error
+}
+"""
+
+EMBEDDED = """\
+package p
+
+type Storer struct{}
+
+func (s *Storer) Save() {}
+
+type Wrapper struct {
+	Iter
+	*Storer
+	name string
+}
+
+func (w *Wrapper) Next() error {
+	w.Storer.Save()
+	return w.Iter.Next()
+}
+"""
+
+
+def test_an_embedded_field_is_named_by_its_type(repo) -> None:
+    root = repo({"go.mod": GO_MOD, "iter.go": ITER, "p.go": EMBEDDED})
+    calls = _calls_in(root, "p.go")
+    assert (14, "p.go", "Save") in calls
+    assert (15, "iter.go", "Next") in calls  # the interface's, not Wrapper's own
+    assert (15, "p.go", "Next") not in calls

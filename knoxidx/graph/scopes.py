@@ -408,6 +408,11 @@ class ScopeResolver(Lookups):
             typed = self.binding_type(fi, binding)
             if typed:
                 return typed
+        if fi.rules.bases_are_fields:
+            embedded = [base for base in self.bases_of(path, index)
+                        if base[0] == DEFINITION_TAG and self.definition(base).name == name]
+            if embedded:
+                return [i for base in embedded for i in self.instances_of(base)]
         for base in self.bases_of(path, index):
             found = self.attribute_types(base[1], base[2], name, depth + 1)
             if found:

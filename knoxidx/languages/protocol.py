@@ -68,6 +68,7 @@ class ResolutionRules(Protocol):
     constructor_name: str
     guess_bare_names: bool
     guess_members: bool
+    bases_are_fields: bool
     locals_callable: bool
     rebinding_changes_type: bool
     classes_block_scoped: bool

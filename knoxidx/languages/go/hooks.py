@@ -144,6 +144,7 @@ class _Rules(BaseRules):
     # unique-name guesses were a standard-library method named like one in the corpus
     # (`w.Header()` -> cmd/godoc's Header), and an unresolved call is better than a wrong one
     guess_members = False
+    bases_are_fields = True  # an embedded field is named by its type
     builtin_method_names = frozenset({
         "Error", "String", "Close", "Read", "Write", "Lock", "Unlock", "RLock", "RUnlock",
         "Done", "Err", "Value", "Len", "Wait", "Add", "Store", "Load", "Swap", "Reset",
