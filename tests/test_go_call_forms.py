@@ -272,3 +272,50 @@ def test_an_embedded_field_is_named_by_its_type(repo) -> None:
     assert (14, "p.go", "Save") in calls
     assert (15, "iter.go", "Next") in calls  # the interface's, not Wrapper's own
     assert (15, "p.go", "Next") not in calls
+
+
+CHAINS = """\
+package p
+
+type Chunk struct{}
+
+func (c *Chunk) Type() int { return 0 }
+
+type Patch struct {
+	Attributes []*Chunk
+}
+
+func (p *Patch) Chunks() []*Chunk { return nil }
+
+type Result struct{}
+
+func (r *Result) Patches() []*Patch { return nil }
+
+func use(r *Result, ps []*Patch) {
+	r.Patches()[0].Chunks()[1].Type()
+	ps[0].Attributes[2].Type()
+	ps[1:].Type()
+}
+"""
+
+
+def test_a_chain_of_indexes_and_calls(repo) -> None:
+    root = repo({"go.mod": GO_MOD, "p.go": CHAINS})
+    calls = _calls_in(root, "p.go")
+    assert (18, "p.go", "Type") in calls
+    assert (18, "p.go", "Chunks") in calls
+    assert (19, "p.go", "Type") in calls
+    assert (20, "p.go", "Type") not in calls  # a slice of ps is no element of it
+
+
+def test_indexed_paths() -> None:
+    from knoxidx.parse.name_paths import indexed_path
+
+    assert indexed_path("s.files[0].Name") == ("s", "files", "[]", "Name")
+    assert indexed_path("mas[0].Attributes[1].IsSet") == (
+        "mas", "[]", "Attributes", "[]", "IsSet")
+    assert indexed_path("p.Patches()[0].Type") == ("p", "Patches()", "[]", "Type")
+    assert indexed_path("m[k][j].run") == ("m", "[]", "[]", "run")
+    assert indexed_path("fs[i]().run") == ()  # a call of an element
+    assert indexed_path("xs[i:j].run") == ()
+    assert indexed_path("x.run") == ()
