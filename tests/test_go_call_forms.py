@@ -319,3 +319,32 @@ def test_indexed_paths() -> None:
     assert indexed_path("fs[i]().run") == ()  # a call of an element
     assert indexed_path("xs[i:j].run") == ()
     assert indexed_path("x.run") == ()
+
+
+FRAME = """\
+package frame
+
+type Frame struct{}
+
+func New() (*Frame, error) { return &Frame{}, nil }
+
+func (f *Frame) First() int { return 0 }
+"""
+
+SHADOWED = """\
+package p
+
+import "example.com/m/frame"
+
+func use() {
+	frame, err := frame.New()
+	_ = err
+	frame.First()
+}
+"""
+
+
+def test_a_local_named_as_the_package_its_value_is_read_from(repo) -> None:
+    root = repo({"go.mod": GO_MOD, "frame/frame.go": FRAME, "p.go": SHADOWED})
+    calls = _calls_in(root, "p.go")
+    assert (8, "frame/frame.go", "First") in calls  # the local, a *Frame from frame.New

@@ -486,8 +486,11 @@ class ScopeResolver(Lookups):
                 found = [s for joined in _joined_paths(path)
                          for s in self.resolve_path(fi, joined, binding.scope, want_type=True)[0]]
             else:
-                # Go's `[]` segments (an element of the value) are followed by resolve_path
-                found, _ = self.resolve_path(fi, path, binding.scope,
+                # Go's `[]` segments (an element of the value) are followed by resolve_path;
+                # `frame := frame.New(root)` reads the package `frame`: a name declared by a
+                # statement is not in scope in its own value
+                own = binding.is_call and path[0].removesuffix("()") == binding.name
+                found, _ = self.resolve_path(fi, path, -1 if own else binding.scope,
                                              want_type=not binding.is_call)
         finally:
             self._typing.discard(key)
