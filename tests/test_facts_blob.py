@@ -59,7 +59,7 @@ def test_a_blob_an_earlier_knoxidx_wrote_still_loads() -> None:
     facts = extract("m.py", SOURCE, "python")
     earlier = marshal.dumps((
         facts.path, facts.language, facts.package, facts.lines, facts.error_nodes,
-        *(tuple(map(tuple, records)) for records in facts[5:]),
+        *(tuple(map(tuple, records)) for records in facts[5:10]),
     ))
     assert load_facts(earlier) == facts
     assert load_interface(earlier) == (facts, None, None)
@@ -69,7 +69,7 @@ def test_a_blob_an_earlier_knoxidx_wrote_still_loads() -> None:
         facts.path, facts.language, facts.package, facts.lines, facts.error_nodes,
         *(tuple(map(tuple, records)) for records in facts[5:6]),
         tuple(r for r in refs if r[0] in BASE_KINDS),
-        *(tuple(map(tuple, records)) for records in facts[7:]), marshal.dumps(refs),
+        *(tuple(map(tuple, records)) for records in facts[7:10]), marshal.dumps(refs),
     ))
     assert load_facts(without_ids) == facts
     interface, stored_refs, ids = load_interface(without_ids)
@@ -131,3 +131,11 @@ def test_a_query_capturing_an_unknown_reference_kind_fails_loudly() -> None:
     assert _role({"reference.call": []})[:2] == ("ref", "call")
     with pytest.raises(ValueError, match="unknown reference kind"):
         _role({"reference.calls": []})
+
+
+def test_a_go_file_s_build_constraint_is_stored() -> None:
+    facts = extract("a.go", b"//go:build !go1.18\n\npackage a\n\nfunc f() {}\n", "go")
+    assert facts.build == "!go1.18"
+    loaded = load_facts(dump_facts(facts, definition_ids(facts)))
+    assert loaded.build == "!go1.18"
+    assert load_interface(dump_facts(facts, definition_ids(facts)))[0].build == "!go1.18"

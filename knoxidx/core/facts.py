@@ -121,6 +121,8 @@ class FileFacts(NamedTuple):
     imports: tuple[Import, ...]
     bindings: tuple[Binding, ...]
     impls: tuple[Impl, ...]
+    # the build constraint the file states (Go's `//go:build` expression), "" where none
+    build: str = ""
 
 
 class RefKind:
@@ -140,6 +142,8 @@ _INLINE_REFS_FIELDS: Final = 10
 # A stored blob is sealed: this tag, the xxh3-64 digest of the rest, then the marshalled
 # fields. A flipped byte that still unmarshals (inside a name, a line number) would otherwise
 # become the graph an update resolves against, unnoticed; checking costs ~1 us per 10 KB.
+# where dump_facts puts the build constraint (after the marshalled references and the ids)
+_BUILD_FIELD: Final = 12
 _SEAL: Final = b"KXF1"
 _SEALED_AT: Final = len(_SEAL) + 8
 _FACTS: Final = "a file's stored facts"
@@ -164,7 +168,7 @@ def dump_facts(facts: FileFacts, ids: Sequence[int],
         facts.path, facts.language, facts.package, facts.lines, facts.error_nodes,
         tuple(map(tuple, facts.defs)), base_references(refs) if base is None else base,
         tuple(map(tuple, facts.imports)), tuple(map(tuple, facts.bindings)),
-        tuple(map(tuple, facts.impls)), marshal.dumps(refs), tuple(ids),
+        tuple(map(tuple, facts.impls)), marshal.dumps(refs), tuple(ids), facts.build,
     ))
     return _SEAL + xxhash.xxh3_64_digest(fields) + fields
 
@@ -235,6 +239,7 @@ def _facts(fields: tuple[Any, ...], refs: tuple[Any, ...]) -> FileFacts:
         path, language, package, lines, errors, _records(Definition, defs),
         _records(Reference, refs), _records(Import, imports), _records(Binding, bindings),
         _records(Impl, impls),
+        fields[_BUILD_FIELD] if len(fields) > _BUILD_FIELD else "",  # an earlier blob: none
     )
 
 

@@ -59,6 +59,9 @@ from knoxidx.parse.name_paths import (
 if TYPE_CHECKING:
     from knoxidx.languages.protocol import ResolutionRules
 
+# what a Go container's type starts with (`[]T`, `[4]T`, `map[K]T`, `chan T`, `<-chan T`)
+_CONTAINER_STARTS = ("[", "map", "chan", "<-")
+
 EXACT = Confidence.EXACT.value  # plain strings, as file_index's kinds
 INFERRED = Confidence.INFERRED.value
 MAX_DEPTH = 12
@@ -278,15 +281,44 @@ class ScopeResolver(Lookups):
         bindings write): its own type's instance where that is a struct or interface, for Go
         reads a container's declared type as its element's (``[]*T`` as T: name_paths'
         _CONTAINER_PREFIX) and neither can be ranged over; nothing for a named type of
-        another kind (`type Ts []T`: its element is not read)."""
+        another kind: see :meth:`_named_elements`."""
         out: list[Symbol] = []
         for symbol in symbols[:4]:
             if symbol[0] == DEFINITION_TAG and self.definition(symbol).kind in (VARIABLE,
                                                                                 CONSTANT):
                 out.extend(self.elements(self.value_type(symbol)))
-            elif symbol[0] == INSTANCE_TAG and self.definition(symbol).kind != TYPE:
-                out.append(symbol)
+            elif symbol[0] == INSTANCE_TAG:
+                out.extend(self._named_elements(symbol)
+                           if self.definition(symbol).kind == TYPE else [symbol])
         return _dedupe(out)
+
+    def _named_elements(self, symbol: Symbol) -> list[Symbol]:
+        """An element of a value of the named type ``symbol`` (not a struct or interface),
+        where a container's declared type reads as its element's: `[]T` and `T` are both T. A
+        value whose elements have no methods (`type RefSpec string`, `type Hash [20]byte`)
+        cannot be what a member is read on, so the container was `[]T` and the element a T;
+        a named container of a named type (`type byKind []*Item`) is indexed itself far more
+        often than put in another one (`a[i]` in its sort methods): the element is an Item."""
+        d = self.definition(symbol)
+        if d.type_hint:  # an alias whose target is not the project's: nothing known of it
+            return []
+        underlying = d.signature[len(d.name):]
+        if underlying.startswith("["):  # type parameters: `List[T any] []T`
+            depth = 0
+            for i, char in enumerate(underlying):
+                depth += (char == "[") - (char == "]")
+                if depth == 0:
+                    underlying = underlying[i + 1:]
+                    break
+        underlying = underlying.strip()
+        if underlying.startswith(_CONTAINER_STARTS):
+            element = type_path(underlying, True)
+            if element:
+                fi = self.defining(symbol[1])
+                found = self.binding_type(fi, Binding(d.parent, "", element, False))
+                if found:
+                    return found
+        return [symbol]
 
     def lookup(
         self, fi: FileIndex, name: str, scope: int, want_type: bool = False,
@@ -324,7 +356,8 @@ class ScopeResolver(Lookups):
             # names for what it holds, as a function does
             if d.kind == FUNCTION or d.kind == MODULE or s == scope:
                 binding = None if skip_bindings else fi.bindings.get((s, name))
-                if binding is not None and d.kind == FUNCTION:
+                # (a variable's value binds a function literal's parameters: Go's extraction)
+                if binding is not None and d.kind in (FUNCTION, VARIABLE, CONSTANT):
                     typed = self.local_type(fi, binding)
                     return (typed, True) if typed else ([], False)
                 found = self._scope_entry(fi, s, name, want_type)
@@ -522,6 +555,11 @@ class ScopeResolver(Lookups):
             typed = self.binding_type(fi, binding)
             if typed:
                 return typed
+        if fi.rules.bases_are_fields:
+            embedded = [base for base in self.bases_of(path, index)
+                        if base[0] == DEFINITION_TAG and self.definition(base).name == name]
+            if embedded:
+                return [i for base in embedded for i in self.instances_of(base)]
         for base in self.bases_of(path, index):
             found = self.attribute_types(base[1], base[2], name, depth + 1)
             if found:
@@ -608,8 +646,11 @@ class ScopeResolver(Lookups):
                 found = [s for joined in _joined_paths(path)
                          for s in self.resolve_path(fi, joined, binding.scope, want_type=True)[0]]
             else:
-                # Go's `[]` segments (an element of the value) are followed by resolve_path
-                found, _ = self.resolve_path(fi, path, binding.scope,
+                # Go's `[]` segments (an element of the value) are followed by resolve_path;
+                # `frame := frame.New(root)` reads the package `frame`: a name declared by a
+                # statement is not in scope in its own value
+                own = binding.is_call and path[0].removesuffix("()") == binding.name
+                found, _ = self.resolve_path(fi, path, -1 if own else binding.scope,
                                              want_type=not binding.is_call)
         finally:
             self._typing.discard(key)

@@ -123,6 +123,8 @@ class BaseRules:
     constructor_name = ""
     guess_bare_names = False
     guess_members = False
+    # a base is also a field named as its type (Go's embedded `*Storer`: `w.Storer.Save()`)
+    bases_are_fields = False
     # a local variable can be called (`f()` on a closure), so it shadows a function of its name;
     # a family's RULES say the same as its LOCAL_SHADOWS (tests/test_languages.py)
     locals_callable = True

@@ -69,6 +69,7 @@ class ResolutionRules(Protocol):
     constructor_name: str
     guess_bare_names: bool
     guess_members: bool
+    bases_are_fields: bool
     locals_callable: bool
     rebinding_changes_type: bool
     results_yield_to_rebindings: bool
@@ -214,3 +215,11 @@ class BindsTypeParameters(Protocol):
 
     type_parameter_bindings: Callable[[Any, Sequence[tuple[Any, ...]], Sequence[Definition],
                                        bytes], list[Binding]]
+
+
+@runtime_checkable
+class StatesConstraints(Protocol):
+    """A language whose files may state which builds compile them (Go's `//go:build`) reads
+    that statement from the parse tree's header: ``FileFacts.build``, "" where none."""
+
+    build_constraint: Callable[[Any, bytes], str]

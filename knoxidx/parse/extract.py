@@ -39,6 +39,7 @@ from knoxidx.languages.protocol import (
     CountsArguments,
     Language,
     ReadsDeclaredTypes,
+    StatesConstraints,
     TypesProperties,
 )
 from knoxidx.languages.registry import BY_NAME, query_source, ts_language
@@ -522,9 +523,11 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     if root.has_error:
         errors = max(1, len(_cursor(compiled.errors_query).captures(root).get("error", ())))
     lines = source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0)
+    constraint = getattr(plugin, "build_constraint", None)
     return FileFacts(
         path, language, package, lines, errors,
         tuple(defs), cast(Any, tuple(refs)), tuple(imports), tuple(bindings), tuple(impls),
+        cast(StatesConstraints, plugin).build_constraint(root, source) if constraint else "",
     ), notes
 
 
@@ -546,6 +549,7 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[De
     type_argument_calls: frozenset[str] = getattr(plugin, "TYPE_ARGUMENT_CALLS", frozenset())
     # the type arguments of a declared type, bound apart (see TYPE_ARGUMENTS)
     binds_type_arguments = getattr(plugin, "BINDS_TYPE_ARGUMENTS", False)
+    function_literals: frozenset[str] = getattr(plugin, "FUNCTION_LITERALS", frozenset())
     for (name_node, type_node, how, is_member, place), scope in zip(
         raw_bindings, enclosing(spans, [b[0].start_byte for b in raw_bindings]), strict=True
     ):
@@ -582,13 +586,29 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[De
                 bound_type = (*bound_type, name)
             elif how == _DECLARED and type_node.type in value_paths and scope >= 0:
                 aliases.setdefault((scope, name), bound_type)
-            binding = Binding(binding_scope(defs, scope), name, bound_type, is_call)
+            owner = binding_scope(defs, scope)
+            if (owner != scope and function_literals
+                    and _in_function_literal(name_node, defs[scope].start_byte,
+                                             function_literals)):
+                # `var f = func(c *T) { c.m() }`: c is the literal's, read inside the value only
+                owner = scope
+            binding = Binding(owner, name, bound_type, is_call)
             (documented if how == _DOCUMENTED else bindings).append(binding)
             if arguments:
-                bindings.append(Binding(binding_scope(defs, scope), name + TYPE_ARGUMENTS,
-                                        arguments, False))
+                bindings.append(Binding(owner, name + TYPE_ARGUMENTS, arguments, False))
     # declared in a doc comment, a field's type comes before whatever is assigned to it
     return documented + bindings, typed_names, aliases
+
+
+def _in_function_literal(node: Any, start: int, literals: frozenset[str]) -> bool:
+    """Whether ``node`` lies inside a function literal (a node of a type in ``literals``)
+    that begins at or after ``start``."""
+    parent = node.parent
+    while parent is not None and parent.start_byte >= start:
+        if parent.type in literals:
+            return True
+        parent = parent.parent
+    return False
 
 
 class _Narrowings:

@@ -218,24 +218,82 @@ _NAMED_RESULT = re.compile(r"(?!(?:chan|func|map|interface|struct)\b)[^\W\d]\w*\
 RESULT_SEGMENT_PREFIX = "#"
 
 
-_INDEXED = re.compile(r"((?:[^\W\d]|[$#])[\w$]*)\s*\[.*\]\Z", re.DOTALL)
+_LEADING_NAME = re.compile(r"(?:[^\W\d]|[$#])[\w$]*")
+_CLOSER = {"(": ")", "[": "]", "{": "}"}
 
 
 def indexed_path(text: str) -> NamePath:
     """The path of a member of an indexed value, through :data:`ELEMENT_SEGMENT`: ``xs[i].run``
-    -> ("xs", "[]", "run"), ``s.files[0].Name`` -> ("s", "files", "[]", "Name"); nothing where
-    no name path leads to the index (``f()[0].run``) or nothing follows it."""
+    -> ("xs", "[]", "run"), ``s.files[0].Name`` -> ("s", "files", "[]", "Name"),
+    ``p.Patches()[0].Chunks()[1].Type`` -> ("p", "Patches()", "[]", "Chunks()", "[]", "Type");
+    nothing where no index is read, a part is no name, call or index of one (`fs[i]()`: a
+    call of an element), or nothing follows the last index."""
     parts = _split_top_level(text.strip())
-    i = len(parts)
-    while i > 0 and _IDENTIFIER.match(parts[i - 1]):
-        i -= 1
-    if i == 0 or i == len(parts):
+    if len(parts) < 2 or not _IDENTIFIER.match(parts[-1]):
         return ()
-    indexed = _INDEXED.match(parts[i - 1])
-    head = parts[:i - 1]
-    if indexed is None or not all(_IDENTIFIER.match(p) for p in head):
+    out: list[str] = []
+    for part in parts[:-1]:
+        segments = _indexed_segments(part)
+        if segments is None:
+            return ()
+        out.extend(segments)
+    if ELEMENT_SEGMENT not in out:
         return ()
-    return (*head, indexed.group(1), ELEMENT_SEGMENT, *parts[i:])
+    return (*out, parts[-1])
+
+
+def _indexed_segments(part: str) -> list[str] | None:
+    """``xs`` -> ["xs"], ``xs[i][j]`` -> ["xs", "[]", "[]"], ``f(a)[0]`` -> ["f()", "[]"];
+    None for any other form."""
+    name = _LEADING_NAME.match(part)
+    if name is None:
+        return None
+    segments = [name.group(0)]
+    i = name.end()
+    while i < len(part):
+        char = part[i]
+        if char.isspace():
+            i += 1
+            continue
+        if char not in "([":
+            return None
+        close = _closing(part, i)
+        if close < 0:
+            return None
+        if char == "(":
+            if len(segments) > 1 or segments[0].endswith("()"):
+                return None  # a call of an element, or of a call's result
+            segments[0] += "()"
+        elif ":" in part[i + 1:close]:
+            return None  # `xs[i:j]`: a slice of the value, no element of it
+        else:
+            segments.append(ELEMENT_SEGMENT)
+        i = close + 1
+    return segments
+
+
+def _closing(text: str, start: int) -> int:
+    """Where the bracket opened at ``start`` closes (strings skipped), or -1."""
+    expected = [_CLOSER[text[start]]]
+    i = start + 1
+    while i < len(text):
+        char = text[i]
+        if char in "\"'`":
+            end = text.find(char, i + 1)
+            while end > 0 and char != "`" and text[end - 1] == "\\":
+                end = text.find(char, end + 1)
+            if end < 0:
+                return -1
+            i = end
+        elif char in _CLOSER:
+            expected.append(_CLOSER[char])
+        elif char in ")]}":
+            if char != expected.pop():
+                return -1
+            if not expected:
+                return i
+        i += 1
+    return -1
 
 
 def result_types(text: str) -> list[str]:

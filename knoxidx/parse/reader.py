@@ -220,7 +220,7 @@ def interface_fingerprint(facts: FileFacts, base_refs: tuple[Any, ...] | None = 
     defs = facts.defs
     has_children = {d.parent for d in defs}
     return xxhash.xxh3_64_hexdigest(marshal.dumps((
-        facts.package,
+        facts.package, facts.build,
         tuple(map(_INTERFACE_DEF, defs)),
         tuple(map(_INTERFACE_IMPORT, facts.imports)),
         tuple(tuple(b) for b in facts.bindings
@@ -274,7 +274,7 @@ def _interface_view(facts: FileFacts, keep: Any) -> tuple:
 
     has_children = {defs[i].parent for i in kept}
     return (
-        facts.package,
+        facts.package, facts.build,
         [(defs[i].kind, defs[i].name, defs[i].qualname, qual(defs[i].parent), defs[i].owner,
           defs[i].type_hint, defs[i].exported) for i in sorted(kept)],
         [(i.module, i.name, i.alias, qual(i.scope), i.reexport)

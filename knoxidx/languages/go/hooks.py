@@ -4,11 +4,13 @@ receiver's type, embedded fields are inheritance."""
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from knoxidx.core.facts import Import, NamePath, RefKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, MODULE_TAG, Symbol
 from knoxidx.languages.common import BaseRules, preceding_comment
+from knoxidx.languages.go.build_constraints import file_constraint, in_default_build
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
@@ -33,12 +35,19 @@ TYPE_ARGUMENT_CALLS: frozenset[str] = frozenset({"new", "make"})
 # `xs[i].run()` reads run on an element of xs (name_paths.indexed_path): a container's declared
 # type is its element's, and a named one's element is not read (scopes.elements)
 INDEXES_ELEMENTS = True
+# A function literal's parameters are its own: inside a package-level variable's value (`var f =
+# func(c *T) { c.m() }`) they stay bound there, not to the package as the variable's name is
+FUNCTION_LITERALS: frozenset[str] = frozenset({"func_literal"})
 
 
 def element_binding(value_node: Any, source: bytes) -> tuple[NamePath, bool]:
     """`for _, v := range xs`, `v := xs[i]`, `v, ok := <-ch`: v is an element of what xs names,
     a path ending in ``[]`` that the resolver follows (a container reads as its element)."""
     return element_path(node_text(source, value_node)), False
+
+
+def build_constraint(root: Any, source: bytes) -> str:
+    return file_constraint(root, source)
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
@@ -135,6 +144,7 @@ class _Rules(BaseRules):
     # unique-name guesses were a standard-library method named like one in the corpus
     # (`w.Header()` -> cmd/godoc's Header), and an unresolved call is better than a wrong one
     guess_members = False
+    bases_are_fields = True  # an embedded field is named by its type
     builtin_method_names = frozenset({
         "Error", "String", "Close", "Read", "Write", "Lock", "Unlock", "RLock", "RUnlock",
         "Done", "Err", "Value", "Len", "Wait", "Add", "Store", "Load", "Swap", "Reset",
@@ -157,7 +167,11 @@ class _Rules(BaseRules):
 
     def owner_matches(self, r: ResolverView, fi: FileIndex, index: int, path: str, method: int
                      ) -> bool:
-        return posixpath.dirname(path) == posixpath.dirname(fi.path)
+        # a method in a file the default build leaves out is no member of a type declared in
+        # one it compiles: `Len` of go117's `type Union struct{}` is not go118's alias's
+        return posixpath.dirname(path) == posixpath.dirname(fi.path) and (
+            path == fi.path or not in_default_build(fi.path, fi.facts.build)
+            or _in_default_build(r, path))
 
 
     def _package(self, r: ResolverView, import_path: str) -> list[Symbol]:
@@ -177,7 +191,7 @@ class _Rules(BaseRules):
         hits = r.module_names(FAMILY, module[2]).get(name, ())
         if len(hits) < len(r.module_paths(FAMILY, module[2])):
             r.missed_name(name)  # some file of the package lacks it: one may gain it
-        return [(DEFINITION_TAG, path, index) for path, index in hits]
+        return [(DEFINITION_TAG, path, index) for path, index in _built(r, hits)]
 
     def module_fallback(self, r: ResolverView, fi: FileIndex, name: str) -> list[Symbol]:
         # the package scope spans every file of the directory: the first other file defining
@@ -187,8 +201,8 @@ class _Rules(BaseRules):
         # the first other file of the package (a package of 100 files answers thousands of
         # misses: no list of the others per miss)
         first_other = next((p for p in paths if p != fi.path), None)
-        hit = next((h for h in r.module_names(FAMILY, key).get(name, ()) if h[0] != fi.path),
-                   None)
+        hit = next(iter(_built(r, [h for h in r.module_names(FAMILY, key).get(name, ())
+                                   if h[0] != fi.path], fi)), None)
         if hit is None or (first_other is not None and hit[0] != first_other):
             r.missed_name(name)
         if hit is not None:
@@ -201,6 +215,34 @@ class _Rules(BaseRules):
 
 
 RULES = _Rules()
+
+
+def _built(r: ResolverView, hits: Sequence[tuple[str, int]], site: FileIndex | None = None
+           ) -> Sequence[tuple[str, int]]:
+    """Of a package's definitions of one name, those in files a default build compiles
+    (build_constraints.py): two files declaring it under exclusive constraints are both real
+    code, but a reference means the one the build resolves it to; all of them where no such
+    file declares it (the name of a `_windows.go` file read from another). Read from a file
+    of the ``site``'s package that the default build leaves out, those in files under the
+    same constraint come first: the build that compiles the site compiles them."""
+    if len(hits) < 2:
+        return hits
+    if site is not None and not in_default_build(site.path, site.facts.build):
+        alike = [h for h in hits if _constraint(r, h[0]) == site.facts.build]
+        if alike:
+            return alike
+    built = [h for h in hits if _in_default_build(r, h[0])]
+    return built or hits
+
+
+def _constraint(r: ResolverView, path: str) -> str:
+    fi = r.index(path)
+    return fi.facts.build if fi is not None else ""
+
+
+def _in_default_build(r: ResolverView, path: str) -> bool:
+    fi = r.index(path)
+    return fi is None or in_default_build(path, fi.facts.build)
 
 
 def signature_of(node: Any, source: bytes) -> sig.SignatureData:

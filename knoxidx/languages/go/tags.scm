@@ -35,6 +35,15 @@
 (method_elem name: (field_identifier) @name result: (_)? @def.type) @definition.method
 
 (call_expression function: [(identifier) (selector_expression)] @reference.call)
+; a generic function given its type arguments: `F[T](x)` reads as an index expression, `F[T,
+; U](x)` and `pkg.F[T](x)` as a conversion to a generic type (the checker's answer to a real
+; conversion says so: no call is counted there)
+(call_expression function: (index_expression operand: [(identifier) (selector_expression)] @reference.call))
+(type_conversion_expression type: (generic_type type: [(type_identifier) (qualified_type)] @reference.call))
+; a method of a composite literal (`T{...}.m()`): the literal's type is the receiver's
+(call_expression function: (selector_expression
+  operand: (composite_literal type: [(type_identifier) (qualified_type)] @receiver)
+  field: (field_identifier) @reference.call))
 (composite_literal type: [(type_identifier) (qualified_type)] @reference.new)
 (composite_literal type: (generic_type type: [(type_identifier) (qualified_type)] @reference.new))
 
