@@ -197,23 +197,22 @@ def _classify(new_defs: Sequence[Definition], old_defs: Sequence[Definition],
     old_owner = _owners(old_defs, max(old_lines, *(d.end_line for d in old_defs), 0))
     touched: dict[Key, _Touched] = {}
 
-    def entry(d: Definition) -> _Touched:
-        key = (d.kind, d.qualname)
-        return touched.setdefault(key, _Touched(key))
+    def mark(lines: range, owner: list[int], defs: Sequence[Definition], new: bool) -> None:
+        for line in lines:
+            if line < len(owner) and owner[line] >= 0:
+                d = defs[owner[line]]
+                t = touched.setdefault((d.kind, d.qualname), _Touched((d.kind, d.qualname)))
+                side = t.new if new else t.old
+                if new:
+                    t.added_lines += 1
+                else:
+                    t.removed_lines += 1
+                if d not in side:
+                    side.append(d)
 
     for i1, i2, j1, j2 in hunks:
-        for line in range(j1 + 1, j2 + 1):
-            if line < len(new_owner) and new_owner[line] >= 0:
-                t = entry(new_defs[new_owner[line]])
-                t.added_lines += 1
-                if new_defs[new_owner[line]] not in t.new:
-                    t.new.append(new_defs[new_owner[line]])
-        for line in range(i1 + 1, i2 + 1):
-            if line < len(old_owner) and old_owner[line] >= 0:
-                t = entry(old_defs[old_owner[line]])
-                t.removed_lines += 1
-                if old_defs[old_owner[line]] not in t.old:
-                    t.old.append(old_defs[old_owner[line]])
+        mark(range(j1 + 1, j2 + 1), new_owner, new_defs, True)
+        mark(range(i1 + 1, i2 + 1), old_owner, old_defs, False)
     return sorted(touched.values(), key=lambda t: (t.key[1], t.key[0]))
 
 

@@ -133,20 +133,12 @@ def goto_cmd(place: str, path: str, name: str | None, as_json: bool) -> None:
         inside = f" (in {enclosing['kind']} {enclosing['qualified_name']})" if enclosing else ""
         click.echo(f"{d['path']}:{d['line']}{inside}")
         for ref in d["references"]:
-            head = f"  {ref['written']}  col {ref['column']}  {ref['kind']}"
-            if not ref["definitions"]:
-                click.echo(f"{head}  -> unresolved: {ref['unresolved']}")
-            for target in ref["definitions"]:
-                click.echo(f"{head}  -> {target['kind']} {target['qualified_name']}  "
-                           f"{location(target) or '-'}  [{target['confidence']}]")
+            _print_targets(f"  {ref['written']}  col {ref['column']}  {ref['kind']}",
+                           ref["definitions"], f"unresolved: {ref.get('unresolved')}", True)
         for imp in d["imports"]:
             bound = f" {imp['name']}" if imp["name"] else ""
-            head = f"  import {imp['module']}{bound}"
-            if not imp["definitions"]:
-                click.echo(f"{head}  -> not in the repository")
-            for target in imp["definitions"]:
-                click.echo(f"{head}  -> {target['kind']} {target['qualified_name']}  "
-                           f"{location(target) or 'external'}")
+            _print_targets(f"  import {imp['module']}{bound}", imp["definitions"],
+                           "not in the repository", False)
         for other in d["other_edges"]:
             click.echo(f"  {other['via']} -> {other['kind']} {other['qualified_name']}  "
                        f"{location(other) or '-'}")
@@ -177,3 +169,13 @@ def map_cmd(path: str, max_tokens: int, path_glob: str | None, as_json: bool) ->
                    f"{d['max_tokens']} tokens)")
 
     emit(data, as_json, human)
+
+
+def _print_targets(head: str, targets: list[dict], missing: str, confidence: bool) -> None:
+    """A goto line: what ``head`` names, one line per definition it resolves to."""
+    if not targets:
+        click.echo(f"{head}  -> {missing}")
+    for target in targets:
+        where = location(target) or ("-" if confidence else "external")
+        tail = f"  [{target['confidence']}]" if confidence else ""
+        click.echo(f"{head}  -> {target['kind']} {target['qualified_name']}  {where}{tail}")
