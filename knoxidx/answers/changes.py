@@ -21,6 +21,7 @@ from knoxidx.core.paging import DEFAULT_LIMIT, FILES_SHOWN, WALK_CAP, Page
 from knoxidx.graph import traverse
 from knoxidx.history.gitlog import GitUnavailableError, repository_top, run_git
 from knoxidx.history.ranges import Hunk
+from knoxidx.history.refresh import path_prefix
 from knoxidx.history.worktree import blob_bytes, blob_id, committed_blobs, uncommitted_hunks
 
 if TYPE_CHECKING:
@@ -155,8 +156,7 @@ def _base_commit(root: Path, base: str) -> tuple[str, str]:
         if "Needed a single revision" in reason or not reason or "`git rev-parse`" in reason:
             raise BadInputError(f"no commit {base!r} in the repository") from None
         raise HistoryUnavailableError(f"cannot compare with git: {reason}") from None
-    inner = root.resolve().relative_to(top.resolve()).as_posix()
-    return commit, "" if inner == "." else inner + "/"
+    return commit, path_prefix(root, top)
 
 
 def _read(path: Path) -> bytes | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, Protocol
 
+from knoxidx.answers.questions import _PATH_LINE
 from knoxidx.core.errors import BadInputError, LineRangeError, SourceNotFoundError
 from knoxidx.core.facts import RefKind
 from knoxidx.core.paging import WALK_CAP
@@ -23,7 +24,6 @@ class PlacedIndex(IndexedGraph, Protocol):
 
     def _repo_relative(self, path: str) -> str: ...
 
-_PLACE = re.compile(r"^(?P<path>.+):(?P<line>\d{1,9})$")
 # the edge a reference of each kind becomes when it resolves
 _EDGE_OF = {RefKind.CALL: ("Calls",), RefKind.NEW: ("Calls", "Uses"), RefKind.TYPE: ("Uses",),
             RefKind.VALUE: ("References", "Calls", "Uses"), RefKind.EXTENDS: ("Extends",),
@@ -36,7 +36,7 @@ _CONSTRUCTORS = frozenset({"constructor", "__init__", "new"})
 def goto(index: PlacedIndex, at: str, name: str | None = None) -> dict:
     """The references on line ``at`` (``path:line``), each with its resolved definitions;
     ``name``: only references whose last name is that."""
-    place = _PLACE.match(at.strip())
+    place = _PATH_LINE.match(at.strip())
     if place is None:
         raise BadInputError(f"not a place: {at!r} (give PATH:LINE, such as src/app.py:42)")
     path, line = index._repo_relative(place["path"]), int(place["line"])

@@ -32,7 +32,7 @@ def refresh_history(root: Path, tables: HistoryRows) -> dict[str, Any]:
             tables.clear()
         return {"available": False, "reason": f"no history: {exc}"}
     note = tables.ensure()
-    prefix = _prefix(root, top)
+    prefix = path_prefix(root, top)
     last = tables.get("head")
     reread = (last is None or tables.get("prefix") != prefix
               or tables.get("shallow") != str(shallow))
@@ -77,7 +77,7 @@ def _read_new_commits(root: Path, tables: HistoryRows, head: str,
     return mode, read
 
 
-def _prefix(root: Path, top: Path) -> str:
+def path_prefix(root: Path, top: Path) -> str:
     """Where the indexed directory lies in its repository ("" at the top): graph paths are
     relative to the first, git's to the second."""
     inner = root.resolve().relative_to(top.resolve()).as_posix()
