@@ -188,6 +188,10 @@ class OrdersBindings(Protocol):
 
     BINDING_BLOCKS: frozenset[str]
     LOOPS: frozenset[str]
+    # whether a name bound to a value of no type the index reads (`x = y`, `for x in xs:`)
+    # is the same local bound again (Python), not a new one its block declares (Go's `x :=`,
+    # a type switch's `x`), so that the earlier bindings reach no use past it
+    UNTYPED_REBINDS: bool
 
 
 @runtime_checkable

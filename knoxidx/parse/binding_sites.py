@@ -18,10 +18,22 @@ def placed(bindings: list[Binding], nodes: list[tuple[int, Any, Any]], defs: lis
            source: bytes, plugin: OrdersBindings) -> list[Binding]:
     """``bindings`` with those at the indexes ``nodes`` names (each with its name node and the
     node its type is read from) placed, where their scope binds their name more than once,
-    and, after them, a binding of ``UNKNOWN_VALUE`` placed at each other binding of such a
-    name (``raw_locals``: the bytes of each name a function binds, the query's ``@local``),
-    whose value the index reads no type of (`for x in xs:`, `x = y`): past it, the earlier
-    ones reach no use. ``spans``: each definition's (start, end, index)."""
+    and, after them, where the language says so (``UNTYPED_REBINDS``), a binding of
+    ``UNKNOWN_VALUE`` placed at each other binding of such a name (``raw_locals``: the bytes
+    of each name a function binds, the query's ``@local``), whose value the index reads no
+    type of (`for x in xs:`, `x = y`): past it, the earlier ones reach no use. A name both
+    declared and bound to a call's result in one statement (`var i I = C(0)`, `x: T = f()`)
+    keeps the declared type alone, as a type checker has it. ``spans``: each definition's
+    (start, end, index)."""
+    declared = {name_node.start_byte for i, name_node, _ in nodes if not bindings[i].is_call}
+    dropped = {i for i, name_node, _ in nodes
+               if bindings[i].is_call and name_node.start_byte in declared}
+    if dropped:
+        kept = [i for i in range(len(bindings)) if i not in dropped]
+        moved = {old: new for new, old in enumerate(kept)}
+        bindings = [bindings[i] for i in kept]
+        nodes = [(moved[i], name_node, value_node) for i, name_node, value_node in nodes
+                 if i not in dropped]
     counts = Counter((bindings[i].scope, bindings[i].name) for i, _, _ in nodes)
     several = {key for key, count in counts.items() if count > 1}
     if not several:
@@ -35,6 +47,8 @@ def placed(bindings: list[Binding], nodes: list[tuple[int, Any, Any]], defs: lis
             block_end, loop = _reach(name_node, _start(defs, b.scope), blocks, loops)
             bindings[i] = b._replace(at=_at(name_node, value_node, blocks, loops),
                                      block_end=block_end, loop=loop)
+    if not plugin.UNTYPED_REBINDS:
+        return bindings
     names = {name for _, name in several}
     others = sorted(span for span in raw_locals
                     if span[0] not in typed_at and span_text(source, *span) in names)

@@ -137,6 +137,7 @@ TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 # earlier uses on the next turn
 BINDING_BLOCKS: frozenset[str] = frozenset({"block"})
 LOOPS: frozenset[str] = frozenset({"for_statement", "while_statement"})
+UNTYPED_REBINDS = True
 OVERLOAD_RUN = 64  # signatures of one overloaded function looked ahead at most
 SQUARE_TYPE_ARGS = True  # type arguments in square brackets: `Select[Any]`, and string annotations
 # Methods of builtin types: `x.append()` on an unknown `x` is far likelier a list than the one
