@@ -691,6 +691,11 @@ class ScopeResolver(Lookups):
                 found, _ = self.resolve_path(fi, path, -1 if own else binding.scope,
                                              want_type=not binding.is_call,
                                              site=binding.at - 1 if binding.at else 0)
+                if not found and binding.is_call and len(path) > 1 \
+                        and path[-1] in fi.rules.same_type_methods:
+                    # `let rt = rt.clone()` of a type whose clone the project does not write
+                    # (a derive's): what the receiver holds
+                    return self._receiver_types(fi, binding, path[:-1])
         finally:
             self._typing.discard(key)
         out: list[Symbol] = []
@@ -713,6 +718,20 @@ class ScopeResolver(Lookups):
                 out.extend(self.returns(symbol, depth + 1))
             elif d.kind in (VARIABLE, CONSTANT) and d.type_hint and not binding.is_call:
                 # a member's declared type: `({ board }: Props)` binds board to Props.board
+                out.extend(self.value_type(symbol))
+        return _dedupe(out)
+
+    def _receiver_types(self, fi: FileIndex, binding: Binding, receiver: NamePath
+                        ) -> list[Symbol]:
+        """The instance types of what ``receiver`` (read where ``binding``'s value is) holds."""
+        found, _ = self.resolve_path(fi, receiver, binding.scope,
+                                     site=binding.at - 1 if binding.at else 0)
+        out: list[Symbol] = []
+        for symbol in found[:4]:
+            if symbol[0] == INSTANCE_TAG:
+                out.append(symbol)
+            elif symbol[0] == DEFINITION_TAG and self.definition(symbol).kind in (VARIABLE,
+                                                                                CONSTANT):
                 out.extend(self.value_type(symbol))
         return _dedupe(out)
 

@@ -140,6 +140,9 @@ class BaseRules:
     # declaration): of a name's placed bindings, a use reads the last one in scope there, and
     # one in a block the use is not in, not at all (see FileIndex.reaching)
     bindings_block_scoped = False
+    # methods that give a value of their receiver's type where the project writes none of its
+    # own (Rust's derived `clone`): `let rt = rt.clone()` holds what rt held
+    same_type_methods: frozenset[str] = frozenset()
     # a class declaration binds its name in its block (JS/TS), so two classes of one name
     # under one definition sit in blocks the index has no scope for (callbacks): which one a
     # reference means is unknown, where Python's later class statement simply rebinds it

@@ -74,6 +74,7 @@ class ResolutionRules(Protocol):
     rebinding_changes_type: bool
     results_yield_to_rebindings: bool
     bindings_block_scoped: bool
+    same_type_methods: frozenset[str]
     classes_block_scoped: bool
     builtin_method_names: frozenset[str]
     element_callbacks: frozenset[str]
