@@ -202,7 +202,9 @@ class FileIndex:
         while s >= 0:
             if (s, name) in self.ordered:
                 reached = self.reaching(s, name, scope, site)
-                return None if reached is None else tuple([b.at for b in reached])
+                # (none in scope there: a declaration the index has no type of, Java's `var p`
+                # or a lambda's `p ->`, read as the name's bindings are without a site)
+                return tuple([b.at for b in reached]) if reached else None
             s = defs[s].parent
         return None
 
