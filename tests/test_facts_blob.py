@@ -139,3 +139,19 @@ def test_a_go_file_s_build_constraint_is_stored() -> None:
     loaded = load_facts(dump_facts(facts, definition_ids(facts)))
     assert loaded.build == "!go1.18"
     assert load_interface(dump_facts(facts, definition_ids(facts)))[0].build == "!go1.18"
+
+
+def test_bindings_are_stored_with_their_places_and_an_earlier_blob_s_have_none() -> None:
+    source = b"def f(flag):\n    x = A()\n    if flag:\n        x = B()\n    x.m()\n"
+    facts = extract("m.py", source, "python")
+    assert [(b.name, b.at >> 24, b.block_end >> 24) for b in facts.bindings] == [
+        ("x", 2, 5), ("x", 4, 4)]
+    assert load_facts(dump_facts(facts, definition_ids(facts))).bindings == facts.bindings
+    earlier = marshal.dumps((
+        facts.path, facts.language, facts.package, facts.lines, facts.error_nodes,
+        *(tuple(map(tuple, records)) for records in facts[5:8]),
+        tuple(tuple(b[:4]) for b in facts.bindings), tuple(map(tuple, facts.impls)),
+    ))
+    loaded = load_facts(earlier).bindings
+    assert [b[:4] for b in loaded] == [b[:4] for b in facts.bindings]
+    assert {(b.at, b.block_end, b.loop) for b in loaded} == {(0, 0, 0)}

@@ -73,3 +73,34 @@ def test_a_cast_heading_a_chain_is_an_instance_of_its_type() -> None:
     assert name_path("((Attribute.Class) l.head).getValue") == ("Attribute", "Class()", "getValue")
     assert name_path("((a) => b).call") == ("?", "call")  # an arrow function is no cast
     assert name_path("(x).g") == ("?", "g")
+
+
+BLOCKS = """\
+package p;
+
+class Body { void close() {} }
+
+class Head { void close() {} }
+
+class Reader {
+    void read(boolean chunked) {
+        if (chunked) {
+            Body part = new Body();
+            part.close();
+        } else {
+            Head part = new Head();
+            part.close();
+        }
+    }
+}
+"""
+
+
+def test_same_named_locals_of_two_blocks_each_type_the_calls_in_their_block(repo) -> None:
+    root = repo({"p/Body.java": BLOCKS})
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        closes = {(e["line"], nodes[e["target"]]["start_line"]) for e in export.edges(idx.q)
+                  if e["type"] == "Calls" and nodes[e["target"]]["name"] == "close"}
+    assert closes == {(11, 3), (14, 5)}

@@ -5,7 +5,7 @@ one same-named method in the crate."""
 
 from __future__ import annotations
 
-from knoxidx.graph import resolve
+from knoxidx.graph import export, resolve
 from knoxidx.index import Index
 from tests.helpers import build, resolve_every_file
 from tests.test_references import refs, sites
@@ -820,3 +820,45 @@ def test_a_tuple_let_binds_each_name_to_its_place_in_the_call_s_result(repo) -> 
         # a later `let` of the name wraps the element: what it binds is rx's type
         assert _callees(idx, "p::shadowed") == {
             channel, ("p::wrap", "exact"), ("p::Wrapped::recv", "inferred")}
+
+
+SHADOWED = """
+#[derive(Clone)]
+pub struct Handle;
+
+pub struct Timer;
+
+impl Handle {
+    pub fn timer(&self) -> Timer { Timer }
+    pub fn enter(&self) {}
+}
+
+impl Timer {
+    pub fn enter(&self) {}
+}
+
+pub fn run(rt: &Handle) {
+    rt.enter();
+    {
+        let rt = rt.timer();
+        rt.enter();
+    }
+    let rt = rt.clone();
+    rt.enter();
+}
+"""
+
+
+def test_a_let_shadowing_a_name_holds_its_own_value_where_it_is_in_scope(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": SHADOWED})
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        enters = {(e["line"], nodes[e["target"]]["start_line"]) for e in export.edges(idx.q)
+                  if e["type"] == "Calls" and nodes[e["target"]]["name"] == "enter"}
+    lines = [line.strip() for line in SHADOWED.splitlines()]  # (its first line is empty)
+    handle_enter, timer_enter = [i + 1 for i, s in enumerate(lines) if "fn enter" in s]
+    reads = [i + 1 for i, s in enumerate(lines) if s == "rt.enter();"]
+    # the parameter, the block's Timer, then the clone of the Handle (a derive's clone)
+    assert enters == {(reads[0], handle_enter), (reads[1], timer_enter),
+                      (reads[2], handle_enter)}

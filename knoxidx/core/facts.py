@@ -74,8 +74,33 @@ class Binding(NamedTuple):
     # a path, or several joined by TYPES_JOINER, or a path ending in ELEMENT_OF (below)
     type_path: NamePath
     is_call: bool  # True for `x = f()`: the type is what f returns (or f itself, if a class)
+    # Where a name is bound more than once in its scope, which of its bindings may reach a use
+    # (a Reference's line and col, as a :func:`point`); all three 0 for a name bound once.
+    # ``at``: where it takes effect, just past the value it binds (`x = x.asc()` reads the
+    # earlier x); ``block_end``: the end of the innermost block (or statement whose header
+    # binds it: Go's `if v, ok := x.(T); ok {..}`) holding it, past which it reaches a use no
+    # longer for sure (0: the whole function); ``loop``: the start of the outermost loop
+    # around it in its function, before it in which a use may be reached on the next turn
+    # (0: none)
+    at: int = 0
+    block_end: int = 0
+    loop: int = 0
 
 
+_COLUMNS: Final = 1 << 24
+
+
+def point(line: int, col: int) -> int:
+    """A place in a file as one integer that orders as (line, col) does: a binding's
+    ``at`` compared with a reference's site. A column past 2**24 (a minified line) counts
+    as the last one."""
+    return line << 24 | (col if col < _COLUMNS else _COLUMNS - 1)
+
+
+# The ``type_path`` of a binding whose value the index reads no type of (`for x in xs:` beside
+# `x = Foo()`), kept where its name is bound several ways and placed (see Binding): past it,
+# the name's earlier bindings reach no use.
+UNKNOWN_VALUE: NamePath = ("?",)
 # Segments of a Binding's ``type_path`` that name nothing. A value of a type parameter bounded
 # by several traits (Rust `v: &mut V` where `V: Read + Write`) has each one's methods: their
 # paths are joined by TYPES_JOINER. `for x in shelf.books()` binds x to an element of what the
@@ -144,6 +169,8 @@ _INLINE_REFS_FIELDS: Final = 10
 # become the graph an update resolves against, unnoticed; checking costs ~1 us per 10 KB.
 # where dump_facts puts the build constraint (after the marshalled references and the ids)
 _BUILD_FIELD: Final = 12
+# how many fields a binding has (an earlier blob's have no positions)
+_BINDING_FIELDS: Final = len(Binding._fields)
 _SEAL: Final = b"KXF1"
 _SEALED_AT: Final = len(_SEAL) + 8
 _FACTS: Final = "a file's stored facts"
@@ -235,6 +262,8 @@ def load_interface(blob: bytes) -> tuple[FileFacts, bytes | None, tuple[int, ...
 def _facts(fields: tuple[Any, ...], refs: tuple[Any, ...]) -> FileFacts:
     """A blob's fields as records, with ``refs`` as the references."""
     path, language, package, lines, errors, defs, _, imports, bindings, impls = fields[:10]
+    if bindings and len(bindings[0]) < _BINDING_FIELDS:  # an earlier blob's: no positions
+        bindings = tuple([(*b, 0, 0, 0) for b in bindings])
     return FileFacts(
         path, language, package, lines, errors, _records(Definition, defs),
         _records(Reference, refs), _records(Import, imports), _records(Binding, bindings),

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from knoxidx.core.errors import CorruptIndexError
-from knoxidx.core.facts import BASE_KINDS, ITEMS_HEAD, NamePath, RefKind
+from knoxidx.core.facts import BASE_KINDS, ITEMS_HEAD, NamePath, RefKind, point
 from knoxidx.core.model import (
     Confidence,
     EdgeType,
@@ -158,22 +158,31 @@ class Resolver(ScopeResolver):
         # (`len(x)` twice in a function): resolved once, and what it yields (the source, the
         # targets with their edge types, or why it is unresolved) reused for every repeat.
         # Its lookup keys are this file's already, so a repeat records nothing new.
-        resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]] = {}
+        resolved: dict[tuple[NamePath, Any], tuple[list[Symbol], str]] = {}
         # what a head denotes from a scope, for the paths that start with it (x.a(), x.b)
-        heads: dict[tuple[str, int], tuple[list[Symbol], bool]] = {}
-        outcomes: dict[tuple[NamePath, int, str, int, tuple[str, ...]], _Outcome] = {}
+        heads: dict[tuple[str, Any], tuple[list[Symbol], bool]] = {}
+        outcomes: dict[tuple[NamePath, Any, str, int, tuple[str, ...]], _Outcome] = {}
         # One edge per (source, target, type, line), the first one made, as they are made;
         # Imports edges (one per imported file, whatever the line) never equal another.
         result.edges = edges = _unique_edges(result.edges)
         seen: set[tuple[int, int, str, int]] = set()
         unresolved = result.unresolved
-        for kind, name_path, scope, line, _, arity, argument_types in fi.reference_rows():
-            key = (name_path, scope, kind, arity, argument_types)
+        # a local bound several ways is read where it is (see FileIndex.reaching): such a
+        # reference's outcome is kept by which of its bindings reach it, not by scope alone
+        placed = fi.placed_names
+        for kind, name_path, scope, line, col, arity, argument_types in fi.reference_rows():
+            site = 0
+            where: Any = scope
+            if placed and name_path and name_path[0] in placed:
+                reach = fi.reach_key(name_path[0], scope, point(line, col))
+                if reach is not None:
+                    site, where = point(line, col), (scope, reach)
+            key = (name_path, where, kind, arity, argument_types)
             outcome = outcomes.get(key)
             if outcome is None:
                 outcome = outcomes[key] = self._outcome(fi, kind, name_path, scope,
                                                         (arity, argument_types), file_id,
-                                                        resolved, heads)
+                                                        resolved, heads, site, where)
             source, targets, missing = outcome
             if missing is not None:
                 name, reason, candidates = missing
@@ -200,14 +209,17 @@ class Resolver(ScopeResolver):
 
     def _outcome(self, fi: FileIndex, kind: str, path: NamePath, ref_scope: int,
                  arguments: tuple[int, tuple[str, ...]], file_id: int,
-                 resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]],
-                 heads: dict[tuple[str, int], tuple[list[Symbol], bool]]) -> _Outcome:
+                 resolved: dict[tuple[NamePath, Any], tuple[list[Symbol], str]],
+                 heads: dict[tuple[str, Any], tuple[list[Symbol], bool]], site: int = 0,
+                 where: Any = None) -> _Outcome:
         """What a reference yields, whatever its line: (source node, [(target node, edge type,
         confidence)], None or (name, reason, candidates) when a call stays unresolved).
         ``arguments``: how many a call passes (-1 unknown) and their static types where
         certain (Reference's), which pick among overloads.
         ``resolved``: what a path denotes, by where its lookup goes; ``heads``: what a head
-        denotes from a scope the walk starts at (the file's lookup keys have it already)."""
+        denotes from a scope the walk starts at (the file's lookup keys have it already).
+        ``site``: where a head bound several ways is read (a ``point``; else 0), ``where``
+        the key that tells such reads apart (``FileIndex.reach_key``, with the scope)."""
         defs = fi.facts.defs
         scope = ref_scope
         # the source: calls come from the enclosing function (or class), other edges from any
@@ -219,6 +231,7 @@ class Resolver(ScopeResolver):
             source = fi.ids[s] if s >= 0 else file_id
         if kind in BASE_KINDS:
             scope = defs[scope].parent if scope >= 0 else -1
+            site = 0
         head = path[0].removesuffix("()") if path else "?"
         rules: ResolutionRules = fi.rules
         # Where the head's lookup goes, learned here once per outcome rather than again by
@@ -226,8 +239,9 @@ class Resolver(ScopeResolver):
         # one the family answers), 1 the module scope, 2 the class at ``cls``, 3 the walk
         # from ``scope``.
         cls = -1
+        shared: Any
         if head == "?" or head == ITEMS_HEAD or head in rules.special_heads:
-            shared = scope
+            shared = where if site else scope
             via = 0
         elif not fi.walk_needed(head, scope):
             # The head resolves in the module scope from wherever it is read, and so does the
@@ -244,7 +258,7 @@ class Resolver(ScopeResolver):
             shared = -2 - cls
             via = 2
         else:
-            shared = scope
+            shared = where if site else scope
             via = 3
         # a bare name called, where a local of that name would not be (see lookup), and one
         # in a type position where values do not hide types: each kept apart from the same
@@ -254,7 +268,7 @@ class Resolver(ScopeResolver):
         answer = resolved.get((_lookup_key(path, called, typed), shared))
         if answer is None:
             answer = self._denoted(fi, head, path, scope, shared, via, cls, heads, resolved,
-                                   called, typed)
+                                   called, typed, site)
         found, confidence = answer
         # `PKey.from_type_string()` names PKey too: a reference to the qualifier when it is a
         # class (or an inline module), through a name written here (not `self`, `Self`). A
@@ -264,7 +278,7 @@ class Resolver(ScopeResolver):
         if via and confidence == EXACT and len(path) > 1 and head not in rules.self_names \
                 and head != "Self" and not (found and found[0][0] == EXTERNAL_TAG):
             qualified = self._qualifier_targets(fi, kind, head, path, scope, shared, via, cls,
-                                                heads, resolved)
+                                                heads, resolved, site)
         constructors: list[tuple[int, str, str]] = []
         if kind == RefKind.CALL and (path == _SUPER and rules.super_calls_constructor
                                      or path == _THIS and rules.this_calls_constructor):
@@ -327,14 +341,16 @@ class Resolver(ScopeResolver):
                 out.append((target_id, edge_type, confidence))
         return source, out, None
 
-    def _denoted(self, fi: FileIndex, head: str, path: NamePath, scope: int, shared: int,
-                 via: int, cls: int, heads: dict[tuple[str, int], tuple[list[Symbol], bool]],
-                 resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]],
-                 called: bool = False, typed: bool = False) -> tuple[list[Symbol], str]:
+    def _denoted(self, fi: FileIndex, head: str, path: NamePath, scope: int, shared: Any,
+                 via: int, cls: int, heads: dict[tuple[str, Any], tuple[list[Symbol], bool]],
+                 resolved: dict[tuple[NamePath, Any], tuple[list[Symbol], str]],
+                 called: bool = False, typed: bool = False, site: int = 0
+                 ) -> tuple[list[Symbol], str]:
         """What ``path`` (whose first name, less its call, is ``head``) denotes and with what
         confidence, its lookup going ``via`` the way :meth:`_outcome` chose for the head; kept
         in ``resolved`` by (path, ``shared``). ``called``: the path is a bare name called;
-        ``typed``: a bare name in a type position, looked up among types only."""
+        ``typed``: a bare name in a type position, looked up among types only; ``site``:
+        where a head bound several ways is read (``shared`` tells such reads apart)."""
         if via == 1:
             answer = self._follow(path, self.memo(("module-scope", fi.path, head, typed),
                                                   self._module_scope, fi, head, typed),
@@ -347,20 +363,21 @@ class Resolver(ScopeResolver):
         else:
             # a called name, a typed one and the same name read may denote different things
             # (see lookup)
-            key = (_lookup_key((head,), called, typed)[0], scope)
+            key = (_lookup_key((head,), called, typed)[0], shared if site else scope)
             got = heads.get(key)
             if got is None:
-                got = heads[key] = (self._walk(fi, head, scope, typed, called) if via == 3
-                                    else self._head(fi, head, scope, typed, called))
+                got = heads[key] = (self._walk(fi, head, scope, typed, called, site)
+                                    if via == 3 else
+                                    self._head(fi, head, scope, typed, called, site))
             answer = self._follow(path, got[0], got[1], path[0].endswith("()"), fi, scope)
         resolved[(_lookup_key(path, called, typed), shared)] = answer
         return answer
 
     def _qualifier_targets(self, fi: FileIndex, kind: str, head: str, path: NamePath,
-                           scope: int, shared: int, via: int, cls: int,
-                           heads: dict[tuple[str, int], tuple[list[Symbol], bool]],
-                           resolved: dict[tuple[NamePath, int], tuple[list[Symbol], str]]
-                           ) -> list[tuple[int, str, str]]:
+                           scope: int, shared: Any, via: int, cls: int,
+                           heads: dict[tuple[str, Any], tuple[list[Symbol], bool]],
+                           resolved: dict[tuple[NamePath, Any], tuple[list[Symbol], str]],
+                           site: int = 0) -> list[tuple[int, str, str]]:
         """The class (or inline module) the qualifier of ``path`` names, as an edge target:
         ``pkey.PKey`` in ``pkey.PKey.from_type_string()``, whose whole path resolved exactly
         (so no call's result is in the qualifier). Nothing for a qualifier that denotes
@@ -369,7 +386,7 @@ class Resolver(ScopeResolver):
         answer = resolved.get((qualifier, shared))
         if answer is None:
             answer = self._denoted(fi, head, qualifier, scope, shared, via, cls, heads,
-                                   resolved)
+                                   resolved, site=site)
         found, confidence = answer
         if len(found) != 1 or found[0][0] != DEFINITION_TAG:
             return []

@@ -20,6 +20,7 @@ from knoxidx.core.facts import (
     OWN_MEMBERS,
     TYPE_ARGUMENTS,
     TYPES_JOINER,
+    UNKNOWN_VALUE,
     Binding,
     Definition,
     Import,
@@ -82,9 +83,12 @@ class ScopeResolver(Lookups):
     # ---- paths -------------------------------------------------------------------------
 
     def resolve_path(
-        self, fi: FileIndex, path: NamePath, scope: int, want_type: bool = False
+        self, fi: FileIndex, path: NamePath, scope: int, want_type: bool = False,
+        site: int = 0
     ) -> tuple[list[Symbol], str]:
         """Symbols a dotted path denotes from ``scope`` and the confidence of the result.
+        ``site``: where it is read (a ``point``; 0 where that does not matter), which picks
+        among a local's bindings (see ``FileIndex.reaching``).
 
         A segment ending in "()" is a call: the path continues from what it returns.
         """
@@ -101,11 +105,12 @@ class ScopeResolver(Lookups):
         if called:
             head = head[:-2]
         current, inferred = self._head(fi, head, scope,
-                                       items_only or (want_type and len(path) == 1), called)
+                                       items_only or (want_type and len(path) == 1), called,
+                                       site)
         return self._follow(path, current, inferred, called, fi, scope)
 
     def _head(self, fi: FileIndex, head: str, scope: int, want_type: bool = False,
-              called: bool = False) -> tuple[list[Symbol], bool]:
+              called: bool = False, site: int = 0) -> tuple[list[Symbol], bool]:
         """What a path's first name (without its call) denotes from ``scope``, and whether
         that went through an instance's type. ``called``: the head is called."""
         rules: ResolutionRules = fi.rules
@@ -113,7 +118,7 @@ class ScopeResolver(Lookups):
             else None
         if current is not None:
             return current, head in rules.self_names or head == "super"
-        return self.lookup(fi, head, scope, want_type, called)
+        return self.lookup(fi, head, scope, want_type, called, site)
 
     def _follow(self, path: NamePath, current: list[Symbol], inferred: bool,
                 called: bool, fi: FileIndex | None = None, scope: int = -1
@@ -322,12 +327,13 @@ class ScopeResolver(Lookups):
 
     def lookup(
         self, fi: FileIndex, name: str, scope: int, want_type: bool = False,
-        called: bool = False
+        called: bool = False, site: int = 0
     ) -> tuple[list[Symbol], bool]:
         """Lexical lookup of a bare name: enclosing scopes, then the module, then the family's
         fallbacks (package scope, wildcard imports, builtins). ``want_type``: the name is in a
         type position, so values (fields, variables, locals) do not shadow it; ``called``: it
-        is called, so in a family whose locals cannot be (Java) they do not shadow it."""
+        is called, so in a family whose locals cannot be (Java) they do not shadow it;
+        ``site``: where it is read (see resolve_path)."""
         if not fi.walk_needed(name, scope):
             # straight to the module scope, recording what the walk would have: the miss in
             # the reference's own scope when that is no function body
@@ -340,10 +346,10 @@ class ScopeResolver(Lookups):
             cls = fi.class_entry(name, scope)
             if cls >= 0:
                 return self._class_scopes_memo(fi, cls, name, want_type), False
-        return self._walk(fi, name, scope, want_type, called)
+        return self._walk(fi, name, scope, want_type, called, site)
 
     def _walk(self, fi: FileIndex, name: str, scope: int, want_type: bool,
-              called: bool = False) -> tuple[list[Symbol], bool]:
+              called: bool = False, site: int = 0) -> tuple[list[Symbol], bool]:
         """:meth:`lookup` where neither of its shortcuts applies: the scopes from ``scope``
         outwards, then the module scope."""
         defs = fi.facts.defs
@@ -358,8 +364,14 @@ class ScopeResolver(Lookups):
                 binding = None if skip_bindings else fi.bindings.get((s, name))
                 # (a variable's value binds a function literal's parameters: Go's extraction)
                 if binding is not None and d.kind in (FUNCTION, VARIABLE, CONSTANT):
-                    typed = self.local_type(fi, binding)
-                    return (typed, True) if typed else ([], False)
+                    reached = fi.reaching(s, name, scope, site) if site else None
+                    if reached is None:
+                        typed = self.local_type(fi, binding)
+                        return (typed, True) if typed else ([], False)
+                    if reached:
+                        typed = self.reached_type(fi, reached)
+                        return (typed, True) if typed else ([], False)
+                    # no binding of it in scope at the site: no local of this function there
                 found = self._scope_entry(fi, s, name, want_type)
                 if found is not None:
                     if s == scope and d.kind in TYPE_KINDS and name == d.name:
@@ -617,6 +629,29 @@ class ScopeResolver(Lookups):
                 return []
         return typed
 
+    def reached_type(self, fi: FileIndex, reached: tuple[Binding, ...]) -> list[Symbol]:
+        """The instance types a local holds where the bindings ``reached`` may reach
+        (``FileIndex.reaching``): theirs where they all agree, else none. One of a value
+        whose type is not read (``UNKNOWN_VALUE``: `for x in xs:`) adds no type, as one being
+        worked out already does not (a loop's `x = x.next()`, whose value reads x): the
+        types are the others'."""
+        if len(reached) > 1:
+            reached = tuple([b for b in reached if b.type_path != UNKNOWN_VALUE
+                             and (fi.path, b) not in self._typing]) or reached
+        if reached[0].type_path == UNKNOWN_VALUE:
+            return []
+        typed: list[Symbol] = []
+        agreed: set[Symbol] = set()
+        for b in reached:
+            found = self.binding_type(fi, b)
+            if not found:
+                continue
+            if not typed:
+                typed, agreed = found, set(found)
+            elif set(found) != agreed:
+                return []
+        return typed
+
     def binding_type(self, fi: FileIndex, binding: Binding, depth: int = 0) -> list[Symbol]:
         """The instance types a binding holds: ``x = Foo()`` -> Foo, ``x = make()`` -> make's
         return type, ``x: Foo`` -> Foo. Asked afresh (no other binding's type being worked
@@ -648,10 +683,19 @@ class ScopeResolver(Lookups):
             else:
                 # Go's `[]` segments (an element of the value) are followed by resolve_path;
                 # `frame := frame.New(root)` reads the package `frame`: a name declared by a
-                # statement is not in scope in its own value
-                own = binding.is_call and path[0].removesuffix("()") == binding.name
+                # statement is not in scope in its own value. A placed binding's value reads
+                # the bindings that reach it (`x = x.asc()`: the earlier x), the package's
+                # where none does.
+                own = binding.is_call and path[0].removesuffix("()") == binding.name \
+                    and not binding.at
                 found, _ = self.resolve_path(fi, path, -1 if own else binding.scope,
-                                             want_type=not binding.is_call)
+                                             want_type=not binding.is_call,
+                                             site=binding.at - 1 if binding.at else 0)
+                if not found and binding.is_call and len(path) > 1 \
+                        and path[-1] in fi.rules.same_type_methods:
+                    # `let rt = rt.clone()` of a type whose clone the project does not write
+                    # (a derive's): what the receiver holds
+                    return self._receiver_types(fi, binding, path[:-1])
         finally:
             self._typing.discard(key)
         out: list[Symbol] = []
@@ -674,6 +718,20 @@ class ScopeResolver(Lookups):
                 out.extend(self.returns(symbol, depth + 1))
             elif d.kind in (VARIABLE, CONSTANT) and d.type_hint and not binding.is_call:
                 # a member's declared type: `({ board }: Props)` binds board to Props.board
+                out.extend(self.value_type(symbol))
+        return _dedupe(out)
+
+    def _receiver_types(self, fi: FileIndex, binding: Binding, receiver: NamePath
+                        ) -> list[Symbol]:
+        """The instance types of what ``receiver`` (read where ``binding``'s value is) holds."""
+        found, _ = self.resolve_path(fi, receiver, binding.scope,
+                                     site=binding.at - 1 if binding.at else 0)
+        out: list[Symbol] = []
+        for symbol in found[:4]:
+            if symbol[0] == INSTANCE_TAG:
+                out.append(symbol)
+            elif symbol[0] == DEFINITION_TAG and self.definition(symbol).kind in (VARIABLE,
+                                                                                CONSTANT):
                 out.extend(self.value_type(symbol))
         return _dedupe(out)
 

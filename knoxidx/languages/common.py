@@ -136,6 +136,13 @@ class BaseRules:
     # its other bindings say: which one reaches a use is not read, and the later one mostly
     # wraps the earlier
     results_yield_to_rebindings = False
+    # each binding of a local declares one scoped to its block (Go's `:=`, Rust's `let`, a Java
+    # declaration): of a name's placed bindings, a use reads the last one in scope there, and
+    # one in a block the use is not in, not at all (see FileIndex.reaching)
+    bindings_block_scoped = False
+    # methods that give a value of their receiver's type where the project writes none of its
+    # own (Rust's derived `clone`): `let rt = rt.clone()` holds what rt held
+    same_type_methods: frozenset[str] = frozenset()
     # a class declaration binds its name in its block (JS/TS), so two classes of one name
     # under one definition sit in blocks the index has no scope for (callbacks): which one a
     # reference means is unknown, where Python's later class statement simply rebinds it

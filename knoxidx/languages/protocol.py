@@ -73,6 +73,8 @@ class ResolutionRules(Protocol):
     locals_callable: bool
     rebinding_changes_type: bool
     results_yield_to_rebindings: bool
+    bindings_block_scoped: bool
+    same_type_methods: frozenset[str]
     classes_block_scoped: bool
     builtin_method_names: frozenset[str]
     element_callbacks: frozenset[str]
@@ -176,6 +178,21 @@ class ReadsDeclaredTypes(Protocol):
     for no known type, None to read it as other declared types are."""
 
     declared_binding_type: Callable[[Any, bytes], NamePath | None]
+
+
+@runtime_checkable
+class OrdersBindings(Protocol):
+    """A language whose bindings are placed (``Binding``'s ``at``, ``block_end``, ``loop``: which
+    of a name's several bindings reaches a use) names the nodes that bound a binding's reach
+    (``BINDING_BLOCKS``: a block, a case's statements, a statement whose header binds a name
+    for its body) and its loops."""
+
+    BINDING_BLOCKS: frozenset[str]
+    LOOPS: frozenset[str]
+    # whether a name bound to a value of no type the index reads (`x = y`, `for x in xs:`)
+    # is the same local bound again (Python), not a new one its block declares (Go's `x :=`,
+    # a type switch's `x`), so that the earlier bindings reach no use past it
+    UNTYPED_REBINDS: bool
 
 
 @runtime_checkable

@@ -38,11 +38,13 @@ from knoxidx.languages.protocol import (
     BindsTypeParameters,
     CountsArguments,
     Language,
+    OrdersBindings,
     ReadsDeclaredTypes,
     StatesConstraints,
     TypesProperties,
 )
 from knoxidx.languages.registry import BY_NAME, query_source, ts_language
+from knoxidx.parse.binding_sites import placed
 from knoxidx.parse.complexity import ComplexityCaptures, with_complexity
 from knoxidx.parse.definitions import (
     binding_scope,
@@ -412,7 +414,11 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)]
     local_names = bound_locals(raw_locals, raw_globals, raw_defs, defs, spans, source)
 
-    bindings, typed_names, aliases = _bindings(raw_bindings, defs, spans, plugin, source)
+    bindings, typed_names, aliases, placing = _bindings(raw_bindings, defs, spans, plugin,
+                                                        source)
+    if placing:
+        bindings = placed(bindings, placing, defs, spans, raw_locals, root, source,
+                          cast(OrdersBindings, plugin))
 
     raw_refs.sort(key=_FIRST)  # integers compared, no key tuples made
     ref_scopes = enclosing(spans, [r[1] for r in raw_refs])
@@ -533,12 +539,14 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
 
 def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[Definition],
               spans: list[tuple[int, int, int]], plugin: Language, source: bytes,
-              ) -> tuple[list[Binding], list[tuple[str, int]], dict[tuple[int, str], NamePath]]:
+              ) -> tuple[list[Binding], list[tuple[str, int]], dict[tuple[int, str], NamePath],
+                         list[tuple[int, Any, Any]]]:
     """The bindings whose type the source says, in source order, and each one's name with the
     innermost definition around it (a local whose binding says no type is an untyped one).
     Third, the locals copying a value read through a path (the plugin's ``VALUE_PATHS``:
     `const precedence = astUtils.getPrecedence`), by (innermost definition, name): a call of
-    the local is a call of that path."""
+    the local is a call of that path. Last, where the plugin places bindings
+    (``OrdersBindings``), each one's index among the bindings, name node and value node."""
     raw_bindings.sort(key=lambda b: b[0].start_byte)
     bindings: list[Binding] = []
     typed_names: list[tuple[str, int]] = []
@@ -550,6 +558,9 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[De
     # the type arguments of a declared type, bound apart (see TYPE_ARGUMENTS)
     binds_type_arguments = getattr(plugin, "BINDS_TYPE_ARGUMENTS", False)
     function_literals: frozenset[str] = getattr(plugin, "FUNCTION_LITERALS", frozenset())
+    # (index in bindings, name node, value node) of each binding to place (see binding_sites)
+    ordered = getattr(plugin, "BINDING_BLOCKS", None) is not None
+    nodes: list[tuple[int, Any, Any]] = []
     for (name_node, type_node, how, is_member, place), scope in zip(
         raw_bindings, enclosing(spans, [b[0].start_byte for b in raw_bindings]), strict=True
     ):
@@ -593,11 +604,16 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[De
                 # `var f = func(c *T) { c.m() }`: c is the literal's, read inside the value only
                 owner = scope
             binding = Binding(owner, name, bound_type, is_call)
-            (documented if how == _DOCUMENTED else bindings).append(binding)
+            if how == _DOCUMENTED:
+                documented.append(binding)
+            else:
+                if ordered:
+                    nodes.append((len(bindings), name_node, type_node))
+                bindings.append(binding)
             if arguments:
                 bindings.append(Binding(owner, name + TYPE_ARGUMENTS, arguments, False))
     # declared in a doc comment, a field's type comes before whatever is assigned to it
-    return documented + bindings, typed_names, aliases
+    return documented + bindings, typed_names, aliases, nodes
 
 
 def _in_function_literal(node: Any, start: int, literals: frozenset[str]) -> bool:

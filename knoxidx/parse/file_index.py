@@ -4,11 +4,14 @@ file. Built once per file a resolver loads; it reads nothing else."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
+from operator import attrgetter
 from typing import Any
 
 from knoxidx.core.facts import (
     BASE_KINDS,
+    UNKNOWN_VALUE,
     Binding,
     FileFacts,
     Import,
@@ -29,6 +32,7 @@ CONSTANT = NodeKind.CONSTANT.value
 MODULE = NodeKind.MODULE.value
 TYPE_KINDS = frozenset({CLASS, INTERFACE, TYPE})
 CALLER_KINDS = frozenset({FUNCTION, CLASS, INTERFACE, TYPE})
+_AT = attrgetter("at")
 # what the children of a scope file a function it assigns to the receiver's member under,
 # before its name (see FileIndex.children)
 ASSIGNED_MEMBER = "."
@@ -55,7 +59,9 @@ class FileIndex:
         "family",
         "file_key",
         "imports",
+        "ordered",
         "path",
+        "placed_names",
         "rebindings",
         "rules",
         "wildcards",
@@ -99,6 +105,16 @@ class FileIndex:
             first = self.bindings.setdefault((b.scope, b.name), b)
             if (b.type_path, b.is_call) != (first.type_path, first.is_call):
                 self.rebindings.setdefault((b.scope, b.name), []).append(b)
+        # the locals bound several ways whose bindings are placed (Binding.at): each one's
+        # bindings in the order they take effect, with those places to bisect, and those of
+        # them that declare its type (see reaching)
+        self.ordered: dict[tuple[int, str],
+                           tuple[list[int], list[Binding], tuple[Binding, ...]]] = {}
+        # their names, and as called (`f()`): a reference whose head is one is resolved
+        # with its site (see reaching)
+        self.placed_names: frozenset[str] = frozenset()
+        if self.rebindings:
+            self._order(facts.bindings)
         self.imports: dict[tuple[int, str], list[Import]] = defaultdict(list)
         self.wildcards: list[Import] = []
         for imp in facts.imports:
@@ -114,6 +130,83 @@ class FileIndex:
         self._function_bound: frozenset[str] | None = None
         self._class_entry: dict[int, int] = {}
         self._callers: dict[int, int] = {}
+
+    def _order(self, bindings: tuple[Binding, ...]) -> None:
+        """Fill :attr:`ordered` and :attr:`placed_names` (see ``__init__``)."""
+        wanted = {key for key, rebound in self.rebindings.items()
+                  if "." not in key[1] and rebound[0].at}
+        if not wanted:
+            return
+        groups: dict[tuple[int, str], list[Binding]] = defaultdict(list)
+        for b in bindings:
+            if (b.scope, b.name) in wanted:
+                groups[(b.scope, b.name)].append(b)
+        # (a declaration is no statement in a block-scoped family, where each binding declares)
+        declares = not self.rules.bindings_block_scoped
+        for key, group in groups.items():
+            group.sort(key=_AT)
+            self.ordered[key] = ([b.at for b in group], group, tuple([
+                b for b in group if declares and not b.is_call and b.block_end
+                and b.type_path != UNKNOWN_VALUE]))
+        names = {name for _, name in wanted}
+        self.placed_names = frozenset(names | {name + "()" for name in names})
+
+    def reaching(self, s: int, name: str, scope: int, site: int) -> tuple[Binding, ...] | None:
+        """The bindings of the local ``name`` of the function at ``s`` that may reach a read
+        of it at ``site`` (a ``point``) in ``scope``: where locals are block-scoped
+        (``rules.bindings_block_scoped``), the last one before the site whose block holds it,
+        none where no such one does (the name is no local there); else the ones before the
+        site back to the first that runs for sure before it (one outside a branch the site
+        is not in), and the later ones in a loop around the site that the former do not
+        cover. Where a statement declares its type (Python's `x: T`, not a parameter's:
+        outside every block of the function), whatever else it is bound to, the ones that do
+        wherever it is read, as a type checker has it. None where that is not known: the name
+        is not placed in ``s``, or a function's local is read in a function inside it
+        (called later, it may see any)."""
+        entry = self.ordered.get((s, name))
+        if entry is None:
+            return None
+        ats, group, declared = entry
+        if declared:
+            return declared
+        last = bisect_right(ats, site) - 1
+        if self.rules.bindings_block_scoped:
+            for i in range(last, -1, -1):
+                b = group[i]
+                if not b.block_end or site < b.block_end:
+                    return (b,)
+            return ()
+        if s != scope:
+            return None
+        out: list[Binding] = []
+        definite: Binding | None = None
+        for i in range(last, -1, -1):
+            b = group[i]
+            out.append(b)
+            if not b.block_end or site < b.block_end:
+                definite = b
+                break
+        for b in group[last + 1:]:
+            if b.loop and b.loop <= site and (definite is None or definite.at < b.loop):
+                out.append(b)
+        return tuple(out) if out else None
+
+    def reach_key(self, name: str, scope: int, site: int) -> tuple[int, ...] | None:
+        """What tells apart the reads of ``name`` (a reference's head, maybe called) in
+        ``scope`` at different sites: the places of the bindings that reach ``site``
+        (:meth:`reaching`) from the innermost function around ``scope`` placing ``name``;
+        None where none does, or where it is not known which reach."""
+        name = name.removesuffix("()")
+        defs = self.facts.defs
+        s = scope
+        while s >= 0:
+            if (s, name) in self.ordered:
+                reached = self.reaching(s, name, scope, site)
+                # (none in scope there: a declaration the index has no type of, Java's `var p`
+                # or a lambda's `p ->`, read as the name's bindings are without a site)
+                return tuple([b.at for b in reached]) if reached else None
+            s = defs[s].parent
+        return None
 
     # Made on first use: most files a resolver loads are only consulted (a name looked up in
     # them), and never need node ids or base lists.

@@ -223,7 +223,7 @@ def interface_fingerprint(facts: FileFacts, base_refs: tuple[Any, ...] | None = 
         facts.package, facts.build,
         tuple(map(_INTERFACE_DEF, defs)),
         tuple(map(_INTERFACE_IMPORT, facts.imports)),
-        tuple(tuple(b) for b in facts.bindings
+        tuple(b[:4] for b in facts.bindings  # not where: a line moved changes no other file
               if b.scope < 0 or "." in b.name or defs[b.scope].kind != FUNCTION
               or b.scope in has_children),
         tuple([(r[1], r[2]) for r in base_refs]),  # (path, scope): records or plain rows

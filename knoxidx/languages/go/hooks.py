@@ -28,6 +28,15 @@ LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL, RefKind.NEW})
 # query cursor cubic in the names (1,000 in one `var`: 6.4 s; a mangled struct of 4,000: hours;
 # found by bench.fuzz), as each name's match state scans the rest for the type.
 TYPE_AFTER_NAMES: frozenset[str] = frozenset({"field_declaration", "var_spec", "const_spec"})
+# Which of a local's bindings reaches a use (see binding_sites): each `:=` declares a local
+# scoped to its block, a case's statements, or the statement whose header declares it (`if v,
+# ok := x.(T); ok {..} else {..}`), a function literal's parameters to the literal
+BINDING_BLOCKS: frozenset[str] = frozenset({
+    "block", "expression_case", "default_case", "type_case", "communication_case",
+    "if_statement", "for_statement", "expression_switch_statement", "type_switch_statement",
+    "func_literal"})
+LOOPS: frozenset[str] = frozenset({"for_statement"})
+UNTYPED_REBINDS = False
 SQUARE_TYPE_ARGS = True  # type arguments in square brackets: `List[T]`
 # The builtins whose result is of the type they are passed (`new(T)`, `make([]T, n)`): a name
 # bound to a call of one is bound to that type (tags.scm), not to what the call returns
@@ -145,6 +154,7 @@ class _Rules(BaseRules):
     # (`w.Header()` -> cmd/godoc's Header), and an unresolved call is better than a wrong one
     guess_members = False
     bases_are_fields = True  # an embedded field is named by its type
+    bindings_block_scoped = True
     builtin_method_names = frozenset({
         "Error", "String", "Close", "Read", "Write", "Lock", "Unlock", "RLock", "RUnlock",
         "Done", "Err", "Value", "Len", "Wait", "Add", "Store", "Load", "Swap", "Reset",

@@ -128,6 +128,11 @@
 (short_var_declaration
   left: (expression_list . (identifier) @binding.name)
   right: (expression_list . (index_expression operand: (_) @binding.element)))
+; `rs := &specs[i]`: a pointer to the element, whose methods are the element's
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list . (unary_expression operator: "&"
+    operand: (index_expression operand: (_) @binding.element))))
 (short_var_declaration
   left: (expression_list . (identifier) @binding.name)
   right: (expression_list . (unary_expression operator: "<-" operand: (_) @binding.element)))

@@ -31,6 +31,15 @@ MAX_QUALIFIED_NAMES = 64
 LOCAL_SHADOWS = frozenset({RefKind.VALUE})
 # declarations whose type is read from the node, not matched (see go.py)
 TYPE_AFTER_NAMES: frozenset[str] = frozenset()
+# Which of a local's bindings reaches a use (see binding_sites): each declares a local scoped
+# to its block, a `for`'s to the loop, a resource's to the try, a lambda's parameter to the
+# lambda; not an `if`: a pattern variable (`if (!(o instanceof T t)) return;`) outlives it
+BINDING_BLOCKS: frozenset[str] = frozenset({
+    "block", "switch_block", "for_statement", "enhanced_for_statement",
+    "try_with_resources_statement", "catch_clause", "lambda_expression"})
+LOOPS: frozenset[str] = frozenset({
+    "for_statement", "enhanced_for_statement", "while_statement", "do_statement"})
+UNTYPED_REBINDS = False
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
 QUALIFIED_SELF = "this"  # `Outer.this`: the instance of the enclosing class Outer
 BINDS_TYPE_ARGUMENTS = True  # `List<Type> x`: x's type arguments bound apart (TYPE_ARGUMENTS)
@@ -538,6 +547,7 @@ class _Rules(BaseRules):
     self_names = frozenset({"this"})
     self_binds_anywhere = True
     class_members_visible = True
+    bindings_block_scoped = True
     guess_members = True
     # a local does not shadow a call (`helper()` is a method even where a local `helper` is in
     # scope): the resolver's side of what LOCAL_SHADOWS says to extraction

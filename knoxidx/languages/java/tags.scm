@@ -97,7 +97,8 @@
 (formal_parameter type: [(integral_type) (floating_point_type) (boolean_type)] @binding.type
   name: (identifier) @binding.name)
 (enhanced_for_statement type: [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.type
-  name: (identifier) @binding.name)
+  name: (identifier) @binding.name
+  (#not-eq? @binding.type "var"))
 ; a pattern variable: `x instanceof T t` binds t, a T
 (instanceof_expression right: [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.type
   name: (identifier) @binding.name)

@@ -132,6 +132,12 @@ FAMILY = "python"
 LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL, RefKind.NEW})
 # declarations whose type is read from the node, not matched (see go.py)
 TYPE_AFTER_NAMES: frozenset[str] = frozenset()
+# Which of a local's bindings reaches a use (see binding_sites): a binding in a block (an if's
+# branch, a try's body) may not run before a use past it; a loop's later binding may reach its
+# earlier uses on the next turn
+BINDING_BLOCKS: frozenset[str] = frozenset({"block"})
+LOOPS: frozenset[str] = frozenset({"for_statement", "while_statement"})
+UNTYPED_REBINDS = True
 OVERLOAD_RUN = 64  # signatures of one overloaded function looked ahead at most
 SQUARE_TYPE_ARGS = True  # type arguments in square brackets: `Select[Any]`, and string annotations
 # Methods of builtin types: `x.append()` on an unknown `x` is far likelier a list than the one

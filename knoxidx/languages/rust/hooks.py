@@ -41,6 +41,12 @@ LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL})
 LOCAL_HEADS_ARE_VALUES = True
 # declarations whose type is read from the node, not matched (see go.py)
 TYPE_AFTER_NAMES: frozenset[str] = frozenset()
+# Which of a local's bindings reaches a use (see binding_sites): each `let` declares a local
+# scoped to its block, a `for`'s pattern to the loop, a closure's parameters to the closure
+BINDING_BLOCKS: frozenset[str] = frozenset({
+    "block", "for_expression", "closure_expression"})
+LOOPS: frozenset[str] = frozenset({"for_expression", "while_expression", "loop_expression"})
+UNTYPED_REBINDS = False
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
 # (``unwrap_item_macros``, imported above, is extraction's hook: the items in `cfg_rt! { }`)
 # A value declared with one of these is of that type, not of the one inside: they have no
@@ -192,6 +198,8 @@ class _Rules(ReexportingRules):
     self_binds_anywhere = True
     out_of_line_methods = True
     results_yield_to_rebindings = True  # `let (tx, rx) = channel(); let tx = Arc::new(tx);`
+    bindings_block_scoped = True
+    same_type_methods = frozenset({"clone"})
     # an `impl` block's method is no name of its module: a bare `drop(x)` is the prelude's,
     # not the file's `impl Drop`, and `time::pause` the module's fn, not `Clock::pause`
     methods_outside_module_scope = True

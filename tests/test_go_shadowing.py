@@ -1,0 +1,66 @@
+"""A Go local declared again (`x, err := x.Child()` in an inner block, `var i I = C(0)`): a call
+through it is read with the declaration in scope where it sits, the last one before it whose
+block holds it, and a declaration's written type stands over its value's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from knoxidx.graph import export
+from knoxidx.index import Index
+from tests.helpers import build
+
+GO_MOD = "module example.com/m\n\ngo 1.21\n"
+
+SOURCE = """\
+package p
+
+type Root struct{}
+
+func (r *Root) Child() (*Node, error) { return nil, nil }
+
+func (r *Root) Walk() {}
+
+type Node struct{}
+
+func (n *Node) Walk() {}
+
+type Walker interface{ Walk() }
+
+func f() {
+	x := &Root{}
+	x.Walk() // the Root
+	if true {
+		x, err := x.Child()
+		_ = err
+		x.Walk() // the Node
+	}
+	x.Walk() // the Root again
+	var w Walker = &Node{}
+	w.Walk() // as declared
+}
+"""
+
+
+def _line(text: str) -> int:
+    return next(i for i, line in enumerate(SOURCE.splitlines(), 1) if line.endswith(text))
+
+
+def _calls(root: Path) -> set[tuple[int, str, int]]:
+    """(line, callee's name, callee's line) of every Calls edge in p.go."""
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        return {(e["line"], nodes[e["target"]]["name"], nodes[e["target"]]["start_line"])
+                for e in export.edges(idx.q)
+                if e["type"] == "Calls" and e["path"] == "p.go"}
+
+
+def test_a_local_declared_again_in_a_block_is_read_where_it_is_in_scope(repo) -> None:
+    calls = {c for c in _calls(repo({"go.mod": GO_MOD, "p.go": SOURCE})) if c[1] == "Walk"}
+    assert calls == {
+        (_line("// the Root"), "Walk", 7),
+        (_line("// the Node"), "Walk", 11),
+        (_line("// the Root again"), "Walk", 7),
+        (_line("// as declared"), "Walk", 13),
+    }
