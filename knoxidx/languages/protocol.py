@@ -188,6 +188,16 @@ class BindsElements(Protocol):
 
 
 @runtime_checkable
+class BindsElementTypes(Protocol):
+    """A language whose queries capture ``@binding.elements`` (a node that says what the
+    collection ``@binding.name`` holds: `xs.push(new T())`'s arguments) says the type of its
+    elements: a ``type_path``, () where it cannot say. The binding is named for the
+    collection followed by ``ELEMENT_OF`` (see ``Binding``)."""
+
+    elements_binding: Callable[[Any, bytes], NamePath]
+
+
+@runtime_checkable
 class BindsCallbacks(Protocol):
     """A language whose queries capture ``@binding.callback`` (a function passed to a call,
     whose first parameter is ``@binding.name``, untyped) says what that parameter holds: a
