@@ -2,7 +2,7 @@
 `const child = children[i]; child.update()`, `for (const x of xs) x.update()`, where the
 element's type is what the collection's declaration or construction says (its JSDoc `@type
 {Array<T>}`, a TypeScript `T[]`, an array literal of `new T()`, `xs.push(new T())`,
-`xs[i] = new T()`), as the TypeScript checker reads them. A quoted index reads a member
+`xs[i] = new T()`; `const [ a, b ] = xs.concat()` too), as the TypeScript checker reads them. A quoted index reads a member
 (`o["key"]`), no element; what a function stores in its own `[]` is not known in the
 functions nested in it (TypeScript's evolving array is `any[]` there)."""
 
@@ -82,6 +82,14 @@ export class Tree {
 		_nodes[ 1 ].update();
 	}
 
+	destructured() {
+		const [ first, second ] = this.children.concat();
+		first.update();
+		second.update();
+		const copy = this.children.slice();
+		copy[ 0 ].update();
+	}
+
 }
 
 const _nodes = [ /*@__PURE__*/ new Node(), /*@__PURE__*/ new Node() ];
@@ -111,6 +119,7 @@ def test_calls_on_elements_reach_the_elements_type(repo) -> None:
         assert update == {
             ("indexed", 18), ("copied", 24), ("copied", 26), ("looped", 31),
             ("built", 41), ("built", 44), ("literal", 59),
+            ("destructured", 64), ("destructured", 65), ("destructured", 67),
             ("visit", 8), ("visit", 10), ("visit", 11),
         }
         assert idx.callers("Other.update")["callers"] == []

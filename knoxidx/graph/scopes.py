@@ -739,6 +739,10 @@ class ScopeResolver(Lookups):
         of the binding's function, else the field's it resolves to or, when it is called,
         the function's return type (the family's ``element_type`` reads the element)."""
         collection = binding.type_path[:-1]
+        kept = fi.rules.elements_kept  # `xs.concat()`: xs's elements
+        while len(collection) > 1 and collection[-1].endswith("()") \
+                and collection[-1][:-2] in kept:
+            collection = collection[:-1]
         called = collection[-1].endswith("()")
         if called:
             collection = (*collection[:-1], collection[-1][:-2])
@@ -797,10 +801,15 @@ class ScopeResolver(Lookups):
                 return self._agreed_elements(fi, held, depth)
             local = fi.bindings.get((s, name))
             if local is not None:
-                if local.is_call or not all(map(_names_a_value, local.type_path)):
+                copied = local.type_path
+                if local.is_call and len(copied) > 1 and copied[-1] in fi.rules.elements_kept:
+                    copied = copied[:-1]  # `const xs = this.xs.concat()`: the same elements
+                elif local.is_call:
                     return []
-                return self.binding_type(
-                    fi, Binding(s, "", (*local.type_path, ELEMENT_OF), False), depth + 1)
+                if not all(map(_names_a_value, copied)):
+                    return []
+                return self.binding_type(fi, Binding(s, "", (*copied, ELEMENT_OF), False),
+                                         depth + 1)
             if s < 0:
                 return []
             d = defs[s]

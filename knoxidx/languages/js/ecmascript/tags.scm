@@ -122,9 +122,11 @@
 (arrow_function parameter: (identifier) @local)
 
 ; an element of a collection (js.element_binding): `const child = children[i]`, `for (const x
-; of xs)`
+; of xs)`, `const [ first, second ] = xs`
 (variable_declarator name: (identifier) @binding.name value: (subscript_expression) @binding.element)
 (for_in_statement left: (identifier) @binding.name operator: "of" right: (_) @binding.element)
+(variable_declarator name: (array_pattern (identifier) @binding.name)
+  value: [(identifier) (member_expression) (call_expression)] @binding.element)
 ; what a collection's elements hold (js.elements_binding): the objects an array literal
 ; creates, or one created and stored or pushed into it
 (assignment_expression
