@@ -133,3 +133,56 @@ def test_element_bindings_are_named_for_the_collection() -> None:
                         ("_nodes[]", ("Node",))}
     keyed = [r.path for r in facts.refs if r.line == 35 and r.kind == "call"]
     assert keyed == [("?", "update")]  # `o['children']`: a member of o, not an element
+
+
+STORE = """
+import { Node } from './node.js';
+
+export class Store {
+  private cache: Map<string, Node> = new Map();
+  private items: Node[] = [];
+
+  read(k: string): void {
+    this.cache.get(k)!.update();
+    const n = this.cache.get(k);
+    n?.update();
+    this.items.at(0)?.update();
+    this.items.find((x) => x)?.update();
+    const last = this.items.pop();
+    last!.update();
+  }
+}
+"""
+REGISTRY = """
+import { Node } from './node.js';
+
+export class Registry {
+
+	constructor() {
+
+		/**
+		 * @type {WeakMap<Object, Node>}
+		 */
+		this.byName = new WeakMap();
+
+	}
+
+	named( name ) {
+		const node = this.byName.get( name );
+		node.update();
+	}
+
+}
+"""
+
+
+def test_a_collections_own_methods_return_its_elements(repo) -> None:
+    """`xs.find(..)`, `xs.at(i)`, `xs.pop()` and a map's `m.get(k)` (a `WeakMap`'s too)
+    return an element (a value): where the call is of no method the index has, what it returns is one."""
+    root = repo({"node.js": NODE, "store.ts": STORE, "registry.js": REGISTRY})
+    build(root)
+    with Index.open(root) as idx:
+        update = {(c["name"], c["site"]["line"])
+                  for c in idx.callers("Node.update")["callers"]}
+        assert update == {("read", 9), ("read", 11), ("read", 12), ("read", 13), ("read", 15),
+                          ("named", 17)}

@@ -159,6 +159,13 @@ class ScopeResolver(Lookups):
                 nxt.extend(members)
                 inferred = inferred or via_instance
             current = _dedupe(nxt)
+            if not current and called and fi is not None \
+                    and segment in fi.rules.element_results:
+                # `xs.find(..).run()`: a collection's own method, returning an element
+                current = self.binding_type(fi, Binding(scope, "", (*path[:at], ELEMENT_OF),
+                                                        False))
+                inferred = True
+                continue
             if written is not None and (at < last or called):
                 substituted, written = self._through_type_arguments(current, written, called)
                 if substituted:
@@ -685,6 +692,11 @@ class ScopeResolver(Lookups):
             elif d.kind in (VARIABLE, CONSTANT) and d.type_hint and not binding.is_call:
                 # a member's declared type: `({ board }: Props)` binds board to Props.board
                 out.extend(self.value_type(symbol))
+        if not found and binding.is_call and len(path) > 1 \
+                and path[-1] in fi.rules.element_results:
+            # `const x = xs.find(..)`: one of the collection's elements (see _follow)
+            return self.binding_type(
+                fi, Binding(binding.scope, "", (*path[:-1], ELEMENT_OF), False), depth + 1)
         return _dedupe(out)
 
     def _callback_types(self, fi: FileIndex, binding: Binding, depth: int) -> list[Symbol]:

@@ -77,6 +77,7 @@ class ResolutionRules(Protocol):
     builtin_method_names: frozenset[str]
     element_callbacks: frozenset[str]
     elements_kept: frozenset[str]
+    element_results: frozenset[str]
     separator: str
     module_joiner: str
     special_heads: frozenset[str]

@@ -511,7 +511,7 @@ _DECLARED_FIELD = re.compile(
     r"[#\w$]+\s*[?!]?\s*:(?!:)")
 _INITIALIZER = re.compile(r"\s=(?![=>])")
 _COLLECTION = re.compile(r"(?:Readonly)?(?:Array|Set)\s*<(.*)>\Z", re.DOTALL)
-_MAPPING = re.compile(r"(?:Readonly)?Map\s*<(.*)>\Z", re.DOTALL)
+_MAPPING = re.compile(r"(?:Readonly|Weak)?Map\s*<(.*)>\Z", re.DOTALL)
 # the methods of arrays, sets and maps whose callback's first parameter is an element (a
 # map's value): `xs.forEach((x) => ..)`
 _ELEMENT_CALLBACKS = frozenset({
@@ -519,12 +519,15 @@ _ELEMENT_CALLBACKS = frozenset({
     "every", "flatMap", "toSorted"})
 # ... and those returning the receiver's elements (some of them): `xs.filter(..).map(..)`
 _ELEMENTS_KEPT = frozenset({"filter", "slice", "toSorted", "toReversed", "concat"})
+# ... and those returning one of them (a map's value: `m.get(k)`)
+_ELEMENT_RESULTS = frozenset({"find", "findLast", "at", "pop", "shift", "get"})
 
 
 def element_type(declared: str) -> str:
     """The type of the elements of a collection declared ``declared`` (a field's
     declaration, or a type as written): `T[]`, `Array<T>`, `Set<T>` and their read-only
-    kinds give T, `Map<K, V>` gives V; "" for others (a union of them, a tuple)."""
+    kinds give T, `Map<K, V>` (and `WeakMap<K, V>`) gives V; "" for others (a union of
+    them, a tuple)."""
     field = _DECLARED_FIELD.match(declared)
     text = declared[field.end():] if field else declared
     text = _INITIALIZER.split(text, maxsplit=1)[0].strip().removeprefix("readonly ").strip()
@@ -579,6 +582,7 @@ class _Rules(ReexportingRules):
     builtin_method_names = _BUILTIN_METHODS
     element_callbacks = _ELEMENT_CALLBACKS
     elements_kept = _ELEMENTS_KEPT
+    element_results = _ELEMENT_RESULTS
     module_joiner = ":"
 
     def element_type(self, declared: str) -> str:
