@@ -107,6 +107,8 @@ UNKNOWN_VALUE: NamePath = ("?",)
 # path before ELEMENT_OF denotes (a `Vec<Book>` it returns: a Book).
 TYPES_JOINER = "+"
 ELEMENT_OF = "[]"
+# A binding named `xs` followed by ELEMENT_OF holds the type of xs's elements (JavaScript's
+# `/** @type {Array<Plane>} */ this.planes = []`, `xs.push(new T())`).
 # The last segment of a Binding's ``type_path`` for the first parameter of a function passed to
 # a call (`doc.indented((d) => ..)`), followed by the argument's position: the path before it
 # names the function called, whose parameter there declares the callback's type.

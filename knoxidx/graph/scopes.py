@@ -109,6 +109,14 @@ class ScopeResolver(Lookups):
                                        site)
         return self._follow(path, current, inferred, called, fi, scope)
 
+    def _through_element(self, fi: FileIndex, path: NamePath, scope: int
+                         ) -> tuple[list[Symbol], str]:
+        """A path through an element of a collection (`xs[i].run`: ("xs", "[]", "run")): the
+        types of the last element read (see :meth:`_element_types`), then its members."""
+        at = len(path) - 1 - path[::-1].index(ELEMENT_OF)
+        elements = self.binding_type(fi, Binding(scope, "", path[:at + 1], False))
+        return self._follow(path[at:], elements, True, False)
+
     def _head(self, fi: FileIndex, head: str, scope: int, want_type: bool = False,
               called: bool = False, site: int = 0) -> tuple[list[Symbol], bool]:
         """What a path's first name (without its call) denotes from ``scope``, and whether
@@ -126,6 +134,8 @@ class ScopeResolver(Lookups):
         """The rest of :meth:`resolve_path` once its head denotes ``current``: the head's
         call, then each further segment as a member of what the path denotes so far. ``fi``
         and ``scope``: where the head was read (its type arguments, where a local's)."""
+        if fi is not None and ELEMENT_SEGMENT in path and not _indexes_elements(fi.family):
+            return self._through_element(fi, path, scope)
         written: Written | None = None
         if fi is not None and len(path) > 1 and _binds_type_arguments(fi.family):
             written = self._local_written(fi, path[0], scope) if not called else None
@@ -154,6 +164,13 @@ class ScopeResolver(Lookups):
                 nxt.extend(members)
                 inferred = inferred or via_instance
             current = _dedupe(nxt)
+            if not current and called and fi is not None \
+                    and segment in fi.rules.element_results:
+                # `xs.find(..).run()`: a collection's own method, returning an element
+                current = self.binding_type(fi, Binding(scope, "", (*path[:at], ELEMENT_OF),
+                                                        False))
+                inferred = True
+                continue
             if written is not None and (at < last or called):
                 substituted, written = self._through_type_arguments(current, written, called)
                 if substituted:
@@ -719,6 +736,11 @@ class ScopeResolver(Lookups):
             elif d.kind in (VARIABLE, CONSTANT) and d.type_hint and not binding.is_call:
                 # a member's declared type: `({ board }: Props)` binds board to Props.board
                 out.extend(self.value_type(symbol))
+        if not found and binding.is_call and len(path) > 1 \
+                and path[-1] in fi.rules.element_results:
+            # `const x = xs.find(..)`: one of the collection's elements (see _follow)
+            return self.binding_type(
+                fi, Binding(binding.scope, "", (*path[:-1], ELEMENT_OF), False), depth + 1)
         return _dedupe(out)
 
     def _receiver_types(self, fi: FileIndex, binding: Binding, receiver: NamePath
@@ -787,6 +809,10 @@ class ScopeResolver(Lookups):
         of the binding's function, else the field's it resolves to or, when it is called,
         the function's return type (the family's ``element_type`` reads the element)."""
         collection = binding.type_path[:-1]
+        kept = fi.rules.elements_kept  # `xs.concat()`: xs's elements
+        while len(collection) > 1 and collection[-1].endswith("()") \
+                and collection[-1][:-2] in kept:
+            collection = collection[:-1]
         called = collection[-1].endswith("()")
         if called:
             collection = (*collection[:-1], collection[-1][:-2])
@@ -797,6 +823,10 @@ class ScopeResolver(Lookups):
             written.extend((fi, binding.scope, declared)
                            for name, declared, *_ in function.signature_data[0]
                            if name == collection[0] and declared)
+        if not written and not called:
+            held = self._held_elements(fi, collection, binding.scope, depth)
+            if held:
+                return held
         if not written:
             found, _ = self.resolve_path(fi, collection, binding.scope)
             for symbol in found[:4]:
@@ -819,6 +849,68 @@ class ScopeResolver(Lookups):
                 for item in declaring.rules.iterator_items(self, declaring, scope, declared)[:4]:
                     out.extend(self.instances_of(item))
         return _dedupe(out)
+
+    def _held_elements(self, fi: FileIndex, collection: NamePath, scope: int, depth: int
+                       ) -> list[Symbol]:
+        """The types of the elements of a local's or a field's collection where a binding
+        named for it says them (see ``ELEMENT_OF``: `xs.push(new T())`), or of the path a
+        local copies (`const xs = this.xs`)."""
+        if len(collection) > 1:  # a field of what the path before it denotes
+            out: list[Symbol] = []
+            owners, _ = self.resolve_path(fi, collection[:-1], scope)
+            for owner in owners[:4]:
+                if owner[0] == INSTANCE_TAG:
+                    out.extend(self._field_elements(owner[1], owner[2], collection[-1], depth))
+            return _dedupe(out)
+        name, defs, s = collection[0], fi.facts.defs, scope
+        while True:
+            # what a function stores in its local collection (`xs.push(new T())`) is not
+            # known in the functions nested in it (TypeScript's evolving `[]` stays `any[]`)
+            held = fi.bindings.get((s, name + ELEMENT_OF)) if s == scope or s < 0 else None
+            if held is not None:
+                return self._agreed_elements(fi, held, depth)
+            local = fi.bindings.get((s, name))
+            if local is not None:
+                copied = local.type_path
+                if local.is_call and len(copied) > 1 and copied[-1] in fi.rules.elements_kept:
+                    copied = copied[:-1]  # `const xs = this.xs.concat()`: the same elements
+                elif local.is_call:
+                    return []
+                if not all(map(_names_a_value, copied)):
+                    return []
+                return self.binding_type(fi, Binding(s, "", (*copied, ELEMENT_OF), False),
+                                         depth + 1)
+            if s < 0:
+                return []
+            d = defs[s]
+            if d.kind == FUNCTION and d.signature_data and any(
+                    p[0] == name for p in d.signature_data[0]):
+                return []  # a parameter of no known elements hides what is outside
+            s = d.parent
+
+    def _field_elements(self, path: str, index: int, name: str, depth: int) -> list[Symbol]:
+        """The types of the elements of the field ``name`` of the class at (path, index) or
+        of its bases, where a binding says them (see :meth:`_held_elements`)."""
+        fi = self.index(path)
+        if fi is None or depth > MAX_DEPTH:
+            return []
+        held = fi.attribute_binding(index, name + ELEMENT_OF)
+        if held is not None:
+            return self._agreed_elements(fi, held, depth)
+        for base in self.bases_of(path, index):
+            found = self._field_elements(base[1], base[2], name, depth + 1)
+            if found:
+                return found
+        return []
+
+    def _agreed_elements(self, fi: FileIndex, held: Binding, depth: int) -> list[Symbol]:
+        """The types ``held`` says a collection's elements are, none where the scope's other
+        bindings of them say other types (objects of several classes pushed)."""
+        typed = self.binding_type(fi, held, depth + 1)
+        for other in fi.rebindings.get((held.scope, held.name), ()):
+            if set(self.binding_type(fi, other, depth + 1)) != set(typed):
+                return []
+        return typed
 
     def instances_of(self, symbol: Symbol) -> list[Symbol]:
         """An instance of the type definition ``symbol``: of what it stands for when it is an
@@ -951,6 +1043,13 @@ def _is_result(binding: Binding) -> bool:
 def _callback(binding: Binding) -> bool:
     """Whether ``binding`` is of a callback's parameter (see ``CALLBACK_OF``)."""
     return binding.type_path[-1][:1] == CALLBACK_OF
+
+
+def _names_a_value(segment: str) -> bool:
+    """Whether a binding's path segment names a value read (no call, element, joined type
+    or callback's parameter): a copy's path (`const xs = this.xs`)."""
+    return segment != ELEMENT_OF and segment != TYPES_JOINER and segment[-1:] != ")" \
+        and segment[:1] != CALLBACK_OF
 
 
 def _indexes_elements(family: str) -> bool:

@@ -153,6 +153,9 @@ class BaseRules:
     element_callbacks: frozenset[str] = frozenset()
     # ... and those that return a collection of the receiver's own elements (`xs.filter(..)`)
     elements_kept: frozenset[str] = frozenset()
+    # ... and those that return one of them (`xs.find(..)`, a map's `m.get(k)`), where the
+    # call is of no method the index has
+    element_results: frozenset[str] = frozenset()
     separator = "."
     module_joiner = "."
     # heads special_head may answer for: the resolver asks it about no other

@@ -79,6 +79,7 @@ class ResolutionRules(Protocol):
     builtin_method_names: frozenset[str]
     element_callbacks: frozenset[str]
     elements_kept: frozenset[str]
+    element_results: frozenset[str]
     separator: str
     module_joiner: str
     special_heads: frozenset[str]
@@ -202,6 +203,16 @@ class BindsElements(Protocol):
     read as a call's (see ``Binding``), ((), False) where it cannot say."""
 
     element_binding: Callable[[Any, bytes], tuple[NamePath, bool]]
+
+
+@runtime_checkable
+class BindsElementTypes(Protocol):
+    """A language whose queries capture ``@binding.elements`` (a node that says what the
+    collection ``@binding.name`` holds: `xs.push(new T())`'s arguments) says the type of its
+    elements: a ``type_path``, () where it cannot say. The binding is named for the
+    collection followed by ``ELEMENT_OF`` (see ``Binding``)."""
+
+    elements_binding: Callable[[Any, bytes], NamePath]
 
 
 @runtime_checkable

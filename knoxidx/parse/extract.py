@@ -16,6 +16,7 @@ from operator import itemgetter
 from typing import Any, Final, cast
 
 from knoxidx.core.facts import (
+    ELEMENT_OF,
     ITEMS_HEAD,
     OWN_MEMBERS,
     REF_KINDS,
@@ -34,6 +35,7 @@ from knoxidx.languages.protocol import (
     BindsCallbacks,
     BindsDocumented,
     BindsElements,
+    BindsElementTypes,
     BindsNames,
     BindsTypeParameters,
     CountsArguments,
@@ -354,6 +356,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 target, how = caps.get("binding.copy"), _COPY
             if not target:  # `/** @type {Node} */ this.node = null`: what its doc declares
                 target, how = caps.get("binding.documented"), _DOCUMENTED
+            if not target:  # `xs.push(new T())`: what xs's elements hold
+                target, how = caps.get("binding.elements"), _ELEMENTS
             if target:
                 # `binding.member`: the name is a member of that type (`{ board }: Props`)
                 raw_bindings.append((caps[main][0], target[0], how, "binding.member" in caps,
@@ -433,7 +437,10 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         for name, name_scope in typed_names:
             typed_scopes.setdefault(name_scope, set()).add(name)
     narrowed = _Narrowings(raw_narrowed, plugin, source) if raw_narrowed else None
-    indexes_elements = getattr(plugin, "INDEXES_ELEMENTS", False)
+    # `xs[i].run()`: a member of an element of xs (name_paths.indexed_path, or the plugin's)
+    indexed_receiver = getattr(plugin, "indexed_receiver", None)
+    if indexed_receiver is None and getattr(plugin, "INDEXES_ELEMENTS", False):
+        indexed_receiver = indexed_path
     # `Outer.this.m()` (Java): the enclosing class's instance, read as `Outer().m`
     qualified_self: str = getattr(plugin, "QUALIFIED_SELF", "")
     # a receiver ending where an anonymous class's body ends is its creation: `new T() {..}.m()`
@@ -465,9 +472,10 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             if sub == _NEW and ref_path[0] == "?":
                 ref_path = ref_path[-1:]  # `(..).new Inner()`: the inner class seen from here
         if ref_path:
-            if ref_path[0] == "?" and indexes_elements and end - start <= MAX_REFERENCE_CHARS:
+            if (ref_path[0] == "?" and indexed_receiver is not None
+                    and end - start <= MAX_REFERENCE_CHARS):
                 # `xs[i].run()`: a member of an element of xs (else the receiver is unknown)
-                ref_path = indexed_path(span_text(source, start, end)) or ref_path
+                ref_path = indexed_receiver(span_text(source, start, end)) or ref_path
             if qualified_self and len(ref_path) > 2 and qualified_self in ref_path:
                 ref_path = _through_qualified_self(ref_path, qualified_self)
             if narrowed is not None and len(ref_path) > 1 and ref_path[0] in narrowed.names:
@@ -574,6 +582,8 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[De
             bound_type = (_COPIED, node_text(source, type_node))
         elif how == _DOCUMENTED:
             bound_type = cast(BindsDocumented, plugin).documented_binding(type_node, source)
+        elif how == _ELEMENTS:
+            bound_type = cast(BindsElementTypes, plugin).elements_binding(type_node, source)
         elif is_call:
             raw = node_text(source, type_node)
             if raw in type_argument_calls:
@@ -592,6 +602,8 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[De
                 arguments = type_arguments(written)
         if bound_type and bound_type[0] != "?":
             name = "".join(node_text(source, name_node).split())  # without whitespace
+            if how == _ELEMENTS:
+                name += ELEMENT_OF
             typed_names.append((name, scope))
             if is_member:  # the type of that member: the path to it, resolved to its type
                 bound_type = (*bound_type, name)
@@ -899,6 +911,7 @@ _CALL = RefKind.CALL
 # returns, the type of an element of a collection, a call's result after its first
 _DECLARED, _CALLED, _ELEMENT, _RESULT = "declared", "called", "element", "result"
 _CALLBACK, _COPY, _DOCUMENTED = "callback", "copy", "documented"
+_ELEMENTS = "elements"  # the type of the elements of the collection the name holds
 _COPIED = "="  # the head of a copy's type path until _copies_typed reads it
 _FUNCTION_KIND = NodeKind.FUNCTION.value
 _NO_ARGUMENTS: tuple[int, tuple[str, ...]] = (-1, ())  # a reference that is no call's

@@ -11,6 +11,7 @@ from typing import Any
 
 from knoxidx.core.facts import (
     BASE_KINDS,
+    ELEMENT_OF,
     UNKNOWN_VALUE,
     Binding,
     FileFacts,
@@ -258,7 +259,9 @@ class FileIndex:
         names = self._local_names
         if names is None:
             local = {name for scope_, name in self.children if scope_ >= 0}
-            local.update(name for scope_, name in self.bindings if scope_ >= 0)
+            # (a collection's elements' binding names it: `xs[]`, see ELEMENT_OF)
+            local.update(name.removesuffix(ELEMENT_OF) for scope_, name in self.bindings
+                         if scope_ >= 0)
             local.update(name for scope_, name in self.imports if scope_ >= 0)
             local.update(self.rules.self_names)
             names = self._local_names = frozenset(local)
@@ -287,7 +290,7 @@ class FileIndex:
             defs = self.facts.defs
             local = {name for scope_, name in self.children
                      if scope_ >= 0 and defs[scope_].kind == FUNCTION}
-            local.update(name for scope_, name in self.bindings
+            local.update(name.removesuffix(ELEMENT_OF) for scope_, name in self.bindings
                          if scope_ >= 0 and defs[scope_].kind == FUNCTION)
             local.update(name for scope_, name in self.imports
                          if scope_ >= 0 and defs[scope_].kind == FUNCTION)

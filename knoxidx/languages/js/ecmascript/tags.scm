@@ -120,3 +120,27 @@
 (for_in_statement left: (identifier) @local)
 (catch_clause parameter: (identifier) @local)
 (arrow_function parameter: (identifier) @local)
+
+; an element of a collection (js.element_binding): `const child = children[i]`, `for (const x
+; of xs)`, `const [ first, second ] = xs`
+(variable_declarator name: (identifier) @binding.name value: (subscript_expression) @binding.element)
+(for_in_statement left: (identifier) @binding.name operator: "of" right: (_) @binding.element)
+(variable_declarator name: (array_pattern (identifier) @binding.name)
+  value: [(identifier) (member_expression) (call_expression)] @binding.element)
+; what a collection's elements hold (js.elements_binding): the objects an array literal
+; creates, or one created and stored or pushed into it
+(assignment_expression
+  left: (subscript_expression object: (identifier) @binding.name)
+  right: (new_expression) @binding.elements)
+(variable_declarator name: (identifier) @binding.name
+  value: (array (new_expression)) @binding.elements)
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier)) @binding.name
+  right: (array (new_expression)) @binding.elements)
+(call_expression
+  function: (member_expression
+    object: [(identifier) (member_expression object: (this) property: (property_identifier))]
+      @binding.name
+    property: (property_identifier) @_push)
+  arguments: (arguments . (new_expression)) @binding.elements
+  (#eq? @_push "push"))

@@ -39,3 +39,8 @@
 (expression_statement (assignment_expression
   left: (member_expression object: (this) property: (property_identifier)) @binding.name))
   @binding.documented
+
+; `/** @type {Array<Plane>} */ this.planes = []`: the elements its JSDoc declares
+(expression_statement (assignment_expression
+  left: (member_expression object: (this) property: (property_identifier)) @binding.name))
+  @binding.elements

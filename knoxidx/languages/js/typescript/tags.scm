@@ -117,3 +117,7 @@
   [(required_parameter pattern: (identifier) @local) (optional_parameter pattern: (identifier) @local)]))
 (function_expression parameters: (formal_parameters
   [(required_parameter pattern: (identifier) @local) (optional_parameter pattern: (identifier) @local)]))
+
+; `const xs: Plane[] = []`: the elements its annotation declares (js.elements_binding)
+(variable_declarator name: (identifier) @binding.name
+  type: (type_annotation [(array_type) (generic_type)] @binding.elements))
