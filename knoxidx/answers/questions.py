@@ -236,8 +236,11 @@ class GraphQuestions:
         if Path(path).is_absolute():
             try:
                 return Path(path).resolve().relative_to(self.root).as_posix()
-            except ValueError:
+            except ValueError:  # outside, or a NUL in it
                 raise BadPathError(f"{path} is outside the indexed repository") from None
+            except (RuntimeError, OSError) as exc:  # a symlink loop, a name too long
+                raise BadPathError(f"{path} cannot be resolved: "
+                                   f"{getattr(exc, 'strerror', None) or exc}") from None
         return path.removeprefix("./")
 
     def node(self, node_id: int) -> dict:
