@@ -1,7 +1,8 @@
 """Paths that cannot be resolved (a symlink loop, a name longer than the file system takes),
 given where a face takes a path: each face refuses them with the same code (HTTP's status and
 code, MCP's tool error naming the code, the CLI's one line and exit code), never a 500, an MCP
-protocol error or a traceback."""
+protocol error or a traceback; and a bug met by a tool call is an MCP tool error with HTTP's
+`internal` code."""
 
 from __future__ import annotations
 
@@ -84,3 +85,26 @@ def test_the_cli_says_so_in_one_line(root: Path, args: list[str]) -> None:
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
     assert "symlink loop" in err.lower() or "Symlink loop" in err, err
 
+
+def test_a_bug_in_a_tool_is_a_tool_error_with_the_internal_code(root: Path) -> None:
+    from knoxidx.api.mcp_server import build_server
+    from knoxidx.api.readers import ReaderPool
+
+    class Broken(ReaderPool):
+        def _call(self, fn: Any, repo: str | None = None) -> Any:
+            raise RuntimeError("a bug")
+
+    pool = Broken(root, 1)
+
+    async def session() -> Any:
+        async with Client(build_server(pool)) as client:
+            broken = await client.call_tool("find_symbol", {"name": "main"})
+            listed = await client.list_tools()
+            return broken, listed
+
+    try:
+        broken, listed = asyncio.run(session())
+    finally:
+        pool.close()
+    assert broken.is_error and broken.content[0].text.startswith("error (internal): ")
+    assert "a bug" not in broken.content[0].text and listed.tools
