@@ -122,3 +122,17 @@ def test_escaping_rules() -> None:
                                   "items": [{"name": "\\x07"}], "n": 3}
     text = json_text({"p": f"{TITLE}{CSI}{BIDI}\n"}, indent=2)
     assert not RAW_CONTROL.search(text) and json.loads(text) == {"p": f"{TITLE}{CSI}{BIDI}\n"}
+
+
+def test_the_index_report_before_embedding_is_escaped(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """`knoxidx index` embeds by default, and prints its report before it starts: that report
+    (a warning naming a file) went out unescaped, a newline forging a line, an ESC obeyed."""
+    import knoxidx.cli.embed
+
+    monkeypatch.setattr(knoxidx.cli.embed, "embed_after_index", lambda *a, **k: None)
+    root = write_tree(tmp_path / "r", {f"bad{TITLE}\nname.py": "def f(:\n    pass\n"})
+    result = CliRunner().invoke(main, ["index", "--jobs", "1", "--embed", str(root)], color=True)
+    assert result.exit_code == 0, result.output
+    assert not RAW_CONTROL.search(result.output), repr(result.output)
+    assert "warning: bad\\x1b]0;pwned\\x07\\nname.py: " in result.output
