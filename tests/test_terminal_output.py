@@ -136,3 +136,10 @@ def test_the_index_report_before_embedding_is_escaped(tmp_path: Path,
     assert result.exit_code == 0, result.output
     assert not RAW_CONTROL.search(result.output), repr(result.output)
     assert "warning: bad\\x1b]0;pwned\\x07\\nname.py: " in result.output
+
+
+def test_a_newline_in_a_file_name_splits_no_map_line(hostile: Path) -> None:
+    lines = cli("map", str(hostile)).splitlines()
+    assert "line\\nbreak.py:" in lines and "line" not in lines
+    data = json.loads(cli("map", str(hostile), "--json"))
+    assert "line\nbreak.py" in {f["path"] for f in data["files"]}
