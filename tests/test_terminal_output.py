@@ -143,3 +143,8 @@ def test_a_newline_in_a_file_name_splits_no_map_line(hostile: Path) -> None:
     assert "line\\nbreak.py:" in lines and "line" not in lines
     data = json.loads(cli("map", str(hostile), "--json"))
     assert "line\nbreak.py" in {f["path"] for f in data["files"]}
+
+
+def test_a_file_name_holding_a_newline_can_be_named_as_path_line(hostile: Path) -> None:
+    assert "Function line\\nbreak.forged" in cli("show", "line\nbreak.py:4", str(hostile))
+    assert "-> Function util.helper" in cli("goto", "line\nbreak.py:5", str(hostile))
