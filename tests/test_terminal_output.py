@@ -148,3 +148,17 @@ def test_a_newline_in_a_file_name_splits_no_map_line(hostile: Path) -> None:
 def test_a_file_name_holding_a_newline_can_be_named_as_path_line(hostile: Path) -> None:
     assert "Function line\\nbreak.forged" in cli("show", "line\nbreak.py:4", str(hostile))
     assert "-> Function util.helper" in cli("goto", "line\nbreak.py:5", str(hostile))
+
+
+@pytest.mark.parametrize("fmt", ["json", "dot", "graphml"])
+def test_an_export_to_the_terminal_sends_no_control_character(hostile: Path, fmt: str) -> None:
+    """`knoxidx export` writes to stdout by default: its JSON escapes C1 and bidi characters
+    as well (the same values), its DOT writes them as character references."""
+    output = cli("export", str(hostile), "--format", fmt)
+    if fmt == "json":
+        paths = {n["path"] for n in json.loads(output)["nodes"]}
+        assert f"csi{CSI}{BIDI}.py" in paths and f"title{TITLE}.py" in paths
+    if fmt == "dot":
+        assert "title&#27;]0;pwned&#7;.py" in output
+    if fmt == "graphml":
+        assert "csi&#155;31m&#8238;.py" in output  # (C0 but tab and newline: no XML text)

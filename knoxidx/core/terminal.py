@@ -63,6 +63,13 @@ def _headers_escaped(markdown: str, blocks: list[Any]) -> str:
     return markdown
 
 
+def character_references(text: str, keep: str = "\n") -> str:
+    """``text`` with every control character but those in ``keep`` as an XML character
+    reference (``&#27;``), which Graphviz and XML readers take as the character itself."""
+    return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else f"&#{ord(m.group())};",
+                       text)
+
+
 def json_text(data: Any, indent: int | None = None) -> str:
     """``data`` as JSON (non-ASCII text as it is), every control character escaped: the same
     JSON value, which a terminal shows without obeying."""
