@@ -66,6 +66,8 @@ def _headers_escaped(markdown: str, blocks: list[Any]) -> str:
 def character_references(text: str, keep: str = "\n") -> str:
     """``text`` with every control character but those in ``keep`` as an XML character
     reference (``&#27;``), which Graphviz and XML readers take as the character itself."""
+    if not _UNSAFE.search(text):
+        return text
     return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else f"&#{ord(m.group())};",
                        text)
 
@@ -74,4 +76,6 @@ def json_text(data: Any, indent: int | None = None) -> str:
     """``data`` as JSON (non-ASCII text as it is), every control character escaped: the same
     JSON value, which a terminal shows without obeying."""
     text = json.dumps(data, indent=indent, ensure_ascii=False, default=str)
+    if text.isascii():  # no C1 or bidi character: the export's every line, at no scan's cost
+        return text
     return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
