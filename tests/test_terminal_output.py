@@ -162,3 +162,11 @@ def test_an_export_to_the_terminal_sends_no_control_character(hostile: Path, fmt
         assert "title&#27;]0;pwned&#7;.py" in output
     if fmt == "graphml":
         assert "csi&#155;31m&#8238;.py" in output  # (C0 but tab and newline: no XML text)
+
+
+def test_the_bidirectional_marks_are_escaped_too() -> None:
+    """ALM, LRM and RLM reorder the text around them as the overrides do (all of Unicode's
+    Bidi_Control): `x.py\u200f:12` must not show its line number moved."""
+    assert visible("x.py\u200f:12 \u200e\u061c") == "x.py\\u200f:12 \\u200e\\u061c"
+    text = json_text({"p": "a\u200fb"})
+    assert "\u200f" not in text and json.loads(text) == {"p": "a\u200fb"}

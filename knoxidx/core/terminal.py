@@ -14,10 +14,11 @@ import json
 import re
 from typing import Any
 
-# C0, DEL, C1, and the bidirectional embeddings, overrides and isolates
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# C0, DEL, C1, and every bidirectional control (Unicode's Bidi_Control: the embeddings,
+# overrides and isolates, and the marks ALM, LRM, RLM, which reorder what is around them too)
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 # in JSON text those not escaped by json.dumps(ensure_ascii=False): all inside strings
-_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 # answer fields that hold many lines of code or markdown: their newlines and tabs are layout
 MULTILINE_KEYS = frozenset({"snippet", "markdown", "text"})
