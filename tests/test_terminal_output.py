@@ -122,3 +122,51 @@ def test_escaping_rules() -> None:
                                   "items": [{"name": "\\x07"}], "n": 3}
     text = json_text({"p": f"{TITLE}{CSI}{BIDI}\n"}, indent=2)
     assert not RAW_CONTROL.search(text) and json.loads(text) == {"p": f"{TITLE}{CSI}{BIDI}\n"}
+
+
+def test_the_index_report_before_embedding_is_escaped(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """`knoxidx index` embeds by default, and prints its report before it starts: that report
+    (a warning naming a file) went out unescaped, a newline forging a line, an ESC obeyed."""
+    import knoxidx.cli.embed
+
+    monkeypatch.setattr(knoxidx.cli.embed, "embed_after_index", lambda *a, **k: None)
+    root = write_tree(tmp_path / "r", {f"bad{TITLE}\nname.py": "def f(:\n    pass\n"})
+    result = CliRunner().invoke(main, ["index", "--jobs", "1", "--embed", str(root)], color=True)
+    assert result.exit_code == 0, result.output
+    assert not RAW_CONTROL.search(result.output), repr(result.output)
+    assert "warning: bad\\x1b]0;pwned\\x07\\nname.py: " in result.output
+
+
+def test_a_newline_in_a_file_name_splits_no_map_line(hostile: Path) -> None:
+    lines = cli("map", str(hostile)).splitlines()
+    assert "line\\nbreak.py:" in lines and "line" not in lines
+    data = json.loads(cli("map", str(hostile), "--json"))
+    assert "line\nbreak.py" in {f["path"] for f in data["files"]}
+
+
+def test_a_file_name_holding_a_newline_can_be_named_as_path_line(hostile: Path) -> None:
+    assert "Function line\\nbreak.forged" in cli("show", "line\nbreak.py:4", str(hostile))
+    assert "-> Function util.helper" in cli("goto", "line\nbreak.py:5", str(hostile))
+
+
+@pytest.mark.parametrize("fmt", ["json", "dot", "graphml"])
+def test_an_export_to_the_terminal_sends_no_control_character(hostile: Path, fmt: str) -> None:
+    """`knoxidx export` writes to stdout by default: its JSON escapes C1 and bidi characters
+    as well (the same values), its DOT writes them as character references."""
+    output = cli("export", str(hostile), "--format", fmt)
+    if fmt == "json":
+        paths = {n["path"] for n in json.loads(output)["nodes"]}
+        assert f"csi{CSI}{BIDI}.py" in paths and f"title{TITLE}.py" in paths
+    if fmt == "dot":
+        assert "title&#27;]0;pwned&#7;.py" in output
+    if fmt == "graphml":
+        assert "csi&#155;31m&#8238;.py" in output  # (C0 but tab and newline: no XML text)
+
+
+def test_the_bidirectional_marks_are_escaped_too() -> None:
+    """ALM, LRM and RLM reorder the text around them as the overrides do (all of Unicode's
+    Bidi_Control): `x.py\u200f:12` must not show its line number moved."""
+    assert visible("x.py\u200f:12 \u200e\u061c") == "x.py\\u200f:12 \\u200e\\u061c"
+    text = json_text({"p": "a\u200fb"})
+    assert "\u200f" not in text and json.loads(text) == {"p": "a\u200fb"}

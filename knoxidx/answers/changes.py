@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from knoxidx.core.errors import BadInputError, HistoryUnavailableError
+from knoxidx.core.files import FileTooLargeError, confined, read_regular
 from knoxidx.core.paging import DEFAULT_LIMIT, FILES_SHOWN, WALK_CAP, Page
 from knoxidx.graph import traverse
 from knoxidx.history.gitlog import GitUnavailableError, repository_top, run_git
@@ -71,7 +72,7 @@ def changes(index: Index, base: str = "HEAD", depth: int = 3, *, limit: int = DE
 
     for rel in sorted(hashes):
         try:
-            current = _read(root / rel)
+            current = _read(root, rel)
         except OSError:
             current = None
         if current is None or file_hash(current) != hashes[rel]:
@@ -159,11 +160,13 @@ def _base_commit(root: Path, base: str) -> tuple[str, str]:
     return commit, path_prefix(root, top)
 
 
-def _read(path: Path) -> bytes | None:
-    """The file's bytes; None for one grown past what is read here (left as stale)."""
-    with path.open("rb") as f:
-        data = f.read(MAX_FILE_BYTES + 1)
-    return None if len(data) > MAX_FILE_BYTES else data
+def _read(root: Path, rel: str) -> bytes | None:
+    """The file's bytes; None for one grown past what is read here (left as stale). OSError
+    for one that is no regular file inside the repository any more (a FIFO, a link out)."""
+    try:
+        return read_regular(confined(root, rel), MAX_FILE_BYTES)
+    except FileTooLargeError:
+        return None
 
 
 def _definitions(path: str, source: bytes, language: str) -> tuple[Definition, ...]:

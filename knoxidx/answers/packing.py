@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.files import NO_LIMIT, read_regular_text
+from knoxidx.core.files import NO_LIMIT, confined, read_regular_text
 from knoxidx.parse.file_index import TYPE_KINDS
 from knoxidx.retrieval.terms import unique_terms
 from knoxidx.retrieval.tokens import TokenCounter
@@ -67,7 +67,7 @@ class Files:
         lines = self._lines.get(path)
         if lines is None:
             try:
-                text = read_regular_text(self.root / path, NO_LIMIT)  # never a FIFO's wait
+                text = read_regular_text(confined(self.root, path), NO_LIMIT)  # never a FIFO's wait
             except OSError:
                 text = ""
             if self.mask is not None:

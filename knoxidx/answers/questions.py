@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from knoxidx.answers.across_repos import SharedIndex
     from knoxidx.graph.protocol import GraphReads
 
-_PATH_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
+# DOTALL: a file name may hold a line break (and it is not "a.py:3" with a newline after)
+_PATH_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)\Z", re.DOTALL)
 CALL_TYPES = (EdgeType.CALLS.value,)
 MAX_MIN_COMPLEXITY = 2**31 - 1  # as the faces take it; SQLite's integers end at 2**63
 
@@ -236,8 +237,11 @@ class GraphQuestions:
         if Path(path).is_absolute():
             try:
                 return Path(path).resolve().relative_to(self.root).as_posix()
-            except ValueError:
+            except ValueError:  # outside, or a NUL in it
                 raise BadPathError(f"{path} is outside the indexed repository") from None
+            except (RuntimeError, OSError) as exc:  # a symlink loop, a name too long
+                raise BadPathError(f"{path} cannot be resolved: "
+                                   f"{getattr(exc, 'strerror', None) or exc}") from None
         return path.removeprefix("./")
 
     def node(self, node_id: int) -> dict:

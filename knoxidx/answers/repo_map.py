@@ -120,7 +120,8 @@ def _render(chosen: dict[int, tuple[float, dict]], parents: dict[int, dict],
     lines: list[str] = []
     listed: list[dict] = []
     for path in sorted(by_file):
-        lines.append(f"{path}:")
+        # one line per file: a line break in its name would forge a map line (files[] has it)
+        lines.append(path.replace("\r", "\\r").replace("\n", "\\n") + ":")
         definitions = []
         for node in _in_order(by_file[path].values()):
             node = public(node) | {"parent_id": node.get("parent_id")}

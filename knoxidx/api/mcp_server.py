@@ -12,12 +12,15 @@ stdout carries the protocol only: logs go to stderr.
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
 from knoxidx.api.readers import ReaderPool, status_of
 from knoxidx.api.schemas import BY_TOOL, STATUS_DESCRIPTION, InputError, package_version
 from knoxidx.core.errors import AmbiguousSymbolError, KnoxidxError
+
+log = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
     "knoxidx indexes this repository's code as a graph of definitions, calls, imports and "
@@ -69,6 +72,11 @@ def build_server(pool: ReaderPool, watcher: Any = None) -> Any:
         except KnoxidxError as exc:
             return types.CallToolResult(content=[types.TextContent(text=_problem(exc))],
                                         is_error=True)
+        except Exception:  # a bug: its traceback on stderr; the client gets HTTP's 500 word
+            log.exception("tool call %s failed", name)
+            return types.CallToolResult(content=[types.TextContent(
+                text="error (internal): internal error; the server log (stderr) has the "
+                     "details")], is_error=True)
         return types.CallToolResult(content=[types.TextContent(text=text)])
 
     return Server("knoxidx", version=package_version(), instructions=INSTRUCTIONS,

@@ -37,7 +37,7 @@ from knoxidx.cli.output import (
     site_of,
 )
 from knoxidx.core.errors import BadPathError, KnoxidxError
-from knoxidx.core.terminal import visible
+from knoxidx.core.terminal import for_terminal, visible
 
 # Set by a command that has closed every file, connection and process it opened: the console
 # script then ends its process at once, without Python's teardown, which frees every object one
@@ -112,7 +112,7 @@ def index_cmd(path: str, jobs: int | None, max_file_size: int, wait: bool, rebui
             emit(data, as_json, _print_report)
         else:
             if not as_json:  # the graph and lexical search are usable from here on
-                _print_report(data, embedding_next=True)
+                _print_report(for_terminal(data), embedding_next=True)
             from knoxidx.cli.embed import embed_after_index
 
             embed_after_index(idx, data, wait=wait, as_json=as_json, asked=bool(embed))

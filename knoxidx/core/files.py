@@ -65,3 +65,25 @@ def read_regular_text(path: str | os.PathLike[str], limit: int = CONFIG_MAX_BYTE
     it is read."""
     text = read_regular(path, limit).decode("utf-8", "replace")
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+# Version-control and index internals: never read for a client, whatever leads there.
+PRIVATE_DIRS = frozenset({".git", ".hg", ".svn", ".knoxidx"})
+
+
+class OutsideRootError(OSError):
+    """The path leads out of the repository, or into its version-control or index internals
+    (a file replaced by a symlink since it was indexed, or a path no discovery gives)."""
+
+
+def confined(root: str | os.PathLike[str], rel: str) -> str:
+    """The real path of the repository file ``rel`` (as the index stores it), where it still
+    lies under ``root`` and outside :data:`PRIVATE_DIRS`; else :class:`OutsideRootError`.
+    Answers read files the index listed, maybe long ago: one turned since into a link to
+    ``/proc/self/environ`` or a key (by a pull, a checkout) must not be quoted."""
+    prefix = os.path.join(os.path.realpath(root), "")
+    real = os.path.realpath(os.path.join(prefix, rel))
+    inner = real[len(prefix):] if real.startswith(prefix) else None
+    if inner is None or PRIVATE_DIRS.intersection(inner.split(os.sep)):
+        raise OutsideRootError(errno.EACCES, "leads outside the repository", rel)
+    return real

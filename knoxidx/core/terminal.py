@@ -14,10 +14,11 @@ import json
 import re
 from typing import Any
 
-# C0, DEL, C1, and the bidirectional embeddings, overrides and isolates
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# C0, DEL, C1, and every bidirectional control (Unicode's Bidi_Control: the embeddings,
+# overrides and isolates, and the marks ALM, LRM, RLM, which reorder what is around them too)
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 # in JSON text those not escaped by json.dumps(ensure_ascii=False): all inside strings
-_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 # answer fields that hold many lines of code or markdown: their newlines and tabs are layout
 MULTILINE_KEYS = frozenset({"snippet", "markdown", "text"})
@@ -63,8 +64,19 @@ def _headers_escaped(markdown: str, blocks: list[Any]) -> str:
     return markdown
 
 
+def character_references(text: str, keep: str = "\n") -> str:
+    """``text`` with every control character but those in ``keep`` as an XML character
+    reference (``&#27;``), which Graphviz and XML readers take as the character itself."""
+    if not _UNSAFE.search(text):
+        return text
+    return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else f"&#{ord(m.group())};",
+                       text)
+
+
 def json_text(data: Any, indent: int | None = None) -> str:
     """``data`` as JSON (non-ASCII text as it is), every control character escaped: the same
     JSON value, which a terminal shows without obeying."""
     text = json.dumps(data, indent=indent, ensure_ascii=False, default=str)
+    if text.isascii():  # no C1 or bidi character: the export's every line, at no scan's cost
+        return text
     return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

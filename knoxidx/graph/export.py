@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import IO, Any
 from xml.sax.saxutils import escape
 
+from knoxidx.core.terminal import character_references, json_text
 from knoxidx.graph.queries import EDGE_FIELDS, GraphQueries
 
 EXPORT_NODE_FIELDS = (
@@ -77,10 +78,10 @@ def write_json(q: GraphQueries, out: IO[str],
     # Streamed: a large graph never sits in memory as one JSON string.
     out.write('{"nodes": [')
     for i, node in enumerate(nodes(q, evolution, shown)):
-        out.write(("," if i else "") + "\n" + json.dumps(node, ensure_ascii=False))
+        out.write(("," if i else "") + "\n" + json_text(node))  # no control character raw
     out.write('\n], "edges": [')
     for i, edge in enumerate(edges(q)):
-        out.write(("," if i else "") + "\n" + json.dumps(edge, ensure_ascii=False))
+        out.write(("," if i else "") + "\n" + json_text(edge))
     out.write("\n]}\n")
 
 
@@ -147,12 +148,15 @@ def _graphml_data(prefix: str, keys: tuple[tuple[str, str], ...], row: dict[str,
         if value is None:
             continue
         text = ("true" if value else "false") if type_ == "boolean" else str(value)
-        parts.append(f'<data key="{prefix}{i}">{escape(_NOT_XML.sub(chr(0xFFFD), text))}</data>')
+        shown = character_references(escape(_NOT_XML.sub(chr(0xFFFD), text)), keep="\t\n")
+        parts.append(f'<data key="{prefix}{i}">{shown}</data>')
     return "".join(parts)
 
 
 def _dot_quote(value: Any) -> str:
-    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    # exported to a terminal as often as to a file: no control character goes out raw
+    text = character_references(str(value))
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def write_dot(q: GraphQueries, out: IO[str]) -> None:

@@ -13,6 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
 
+from knoxidx.core.files import NO_LIMIT, confined, read_regular
 from knoxidx.history.gitlog import GitUnavailableError, git_command, git_env, run_git
 from knoxidx.history.ranges import Hunk, IndexedDiff, Range
 
@@ -69,7 +70,7 @@ def ranges_at_commit(root: Path, commit: str, prefix: str,
             out[path] = {key: [] for key in ranges}
             continue
         try:
-            current = (root / path).read_bytes()
+            current = read_regular(confined(root, path), NO_LIMIT)
         except OSError:
             out[path] = dict(ranges)
             continue

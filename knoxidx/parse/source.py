@@ -121,6 +121,8 @@ def _read_text(real: str, rel: str) -> str:
             f"{rel!r} is over {MAX_SOURCE_BYTES} bytes; larger files are not served") from None
     except PermissionError:
         raise ForbiddenPathError(f"{rel!r} is not readable") from None
+    except OSError as exc:  # a symlink loop, a name too long: the client's path, not a bug
+        raise BadPathError(f"{rel!r} cannot be read: {exc.strerror or exc}") from None
     if b"\x00" in data[:8192]:
         raise BadPathError(f"{rel!r} is a binary file")
     return data.decode("utf-8", errors="replace")

@@ -18,6 +18,7 @@ from collections.abc import Container
 from pathlib import Path
 
 from knoxidx.core.config import CONFIG_FILES
+from knoxidx.core.files import PRIVATE_DIRS
 from knoxidx.graph.layout import CONFIG_NAMES
 from knoxidx.languages.registry import language_for_path
 from knoxidx.parse.discovery import (
@@ -37,8 +38,6 @@ from knoxidx.parse.ignore_rules import IGNORE_NAMES, Specs, is_ignored, load_ign
 # repository's settings too (``[index] minified`` decides which files are read).
 _RULE_FILES = IGNORE_NAMES | MANIFESTS | {"pyvenv.cfg"}
 TRIGGER_NAMES = _RULE_FILES | CONFIG_NAMES | frozenset(CONFIG_FILES)
-# Never served to a client, whatever the ignore files say.
-PRIVATE_DIRS = frozenset({".git", ".hg", ".svn", ".knoxidx"})
 
 
 class RepoPathFilter:
