@@ -33,6 +33,7 @@ _EXPORTS: dict[str, str] = {
     "StoreConfigError": "knoxidx.core.store_url",
     "StoreUnavailableError": "knoxidx.graph.pg_schema",
     "CommittedIndexLinkError": "knoxidx.graph.index_link",
+    "CommittedIndexError": "knoxidx.graph.index_link",
     "InputError": "knoxidx.api.schemas",
     "GitUnavailableError": "knoxidx.history.gitlog",
 }
@@ -61,7 +62,7 @@ if TYPE_CHECKING:
         SymbolNotFoundError,
     )
     from knoxidx.core.store_url import StoreConfigError
-    from knoxidx.graph.index_link import CommittedIndexLinkError
+    from knoxidx.graph.index_link import CommittedIndexError, CommittedIndexLinkError
     from knoxidx.graph.pg_schema import StoreUnavailableError
     from knoxidx.history.gitlog import GitUnavailableError
     from knoxidx.index import Index

@@ -3,12 +3,14 @@ made (untracked, or outside git) keeps working."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from knoxidx.graph.index_link import CommittedIndexLinkError
+from knoxidx.graph import index_link
+from knoxidx.graph.index_link import CommittedIndexError, CommittedIndexLinkError
 from knoxidx.index import Index
 from tests.helpers import build, run_cli, write_tree
 
@@ -80,3 +82,63 @@ def test_a_link_outside_any_git_repository_keeps_working(repo, tmp_path) -> None
     (root / ".knoxidx").symlink_to(target)
     build(root)
     assert (target / "index.db").exists()
+
+
+def _repo_committing_index(root: Path, other: Path) -> Path:
+    """A clone whose history carries an index built from other code (``git add -f``: knoxidx's
+    own ``.knoxidx/.gitignore`` keeps its files out of git otherwise)."""
+    write_tree(root, {"app.py": "def run():\n    return 1\n"})
+    build(other)
+    (root / ".knoxidx").mkdir()
+    for item in (other / ".knoxidx").iterdir():
+        if item.is_file():
+            (root / ".knoxidx" / item.name).write_bytes(item.read_bytes())
+    _git(root, "init", "-q")
+    _git(root, "add", "-f", "app.py", ".knoxidx")
+    _git(root, "commit", "-qm", "app with the index it brings")
+    return root
+
+
+def test_a_committed_index_folder_is_not_read_or_updated(repo, tmp_path) -> None:
+    other = repo({"lib.py": "def helper():\n    return 2\n"})
+    root = _repo_committing_index(tmp_path / "clone", other)
+    shipped = (root / ".knoxidx" / "index.db").read_bytes()
+    for open_index in (Index.open_reader, Index.open, lambda p: Index.open(p, create=True)):
+        with pytest.raises(CommittedIndexError):
+            open_index(root)
+    code, _out, err = run_cli("index", "--no-embed", str(root))
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert "committed to the repository" in err and "git rm -r -q --cached .knoxidx" in err
+    code, _out, err = run_cli("symbols", "helper", str(root))
+    assert code == 2 and "committed to the repository" in err
+    assert (root / ".knoxidx" / "index.db").read_bytes() == shipped
+
+
+def test_an_index_folder_taken_out_of_git_works_again(repo, tmp_path) -> None:
+    other = repo({"lib.py": "def helper():\n    return 2\n"})
+    root = _repo_committing_index(tmp_path / "clone", other)
+    with pytest.raises(CommittedIndexError):
+        build(root)
+    _git(root, "rm", "-r", "-q", "--cached", ".knoxidx")
+    shutil.rmtree(root / ".knoxidx")
+    build(root)
+    with Index.open_reader(root) as index:
+        assert [s["name"] for s in index.symbols("run")] == ["run"]
+
+
+def test_an_untracked_index_folder_in_a_repository_costs_one_git_call(repo, tmp_path,
+                                                                        monkeypatch) -> None:
+    root = repo({"app.py": "def run():\n    return 1\n"})
+    _git(root, "init", "-q")
+    _git(root, "add", "app.py")
+    _git(root, "commit", "-qm", "app")
+    build(root)
+    calls: list[tuple[str, ...]] = []
+    real = index_link.run_git
+    monkeypatch.setattr(index_link, "run_git", lambda r, *a: calls.append(a) or real(r, *a))
+    index_link._UNTRACKED.clear()
+    for _ in range(3):
+        with Index.open_reader(root):
+            pass
+    assert len(calls) == 1
