@@ -5,8 +5,8 @@ each gold definition that one of the two systems covers and the other does not, 
 scored them (context is ``Index.context`` as installed), is listed with the reason the context
 pack missed it (or what it showed instead), read from the saved state packed again: not among
 the gathered candidates (by where search put its file: no hit there, among the first five files
-of the hits, or further down), a hit left
-out when the budget was spent, shown elided without the changed lines, shown as a signature or
+of the hits, or further down), one of search's own results, which fill the budget left, left
+out (its place in search's results), a hit left out when the budget was spent, shown elided without the changed lines, shown as a signature or
 an outline, inside a block that shows too little of it, or only in the tuner's wider gathering.
 """
 
@@ -17,7 +17,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-from bench.context_eval.coverage import first_cover
+from bench.context_eval.coverage import Shown, first_cover
 from bench.context_eval.mining import Definition
 from bench.context_eval.state import restored
 from bench.context_eval.systems import context_pack
@@ -29,7 +29,7 @@ SEED_FILES = 5  # files of search's first hits: a miss in one is a question of g
 
 
 def why_missed(gold: Definition, ranked: list[Candidate], answer: dict[str, Any],
-               budget: int) -> str:
+               budget: int, fill: list[Candidate] | None = None) -> str:
     """The reason a context pack does not cover ``gold``, from the saved state packed again
     (its wider gathering can cover what the installed weights' own does not)."""
     if first_cover(context_pack(answer), gold):
@@ -37,6 +37,10 @@ def why_missed(gold: Definition, ranked: list[Candidate], answer: dict[str, Any]
     holding = [(n, c) for n, c in enumerate(ranked) if c.path == gold.path
                and c.start <= gold.start and gold.end <= c.end]
     if not holding:
+        filling = first_cover([Shown(c.path, c.start, c.end) for c in fill or ()], gold)
+        if filling is not None:  # only search's own results, which fill what is left
+            spent = sum(b["tokens"] for b in answer["blocks"])
+            return f"search result left out (pack {spent}/{budget} tokens, its #{filling})"
         return not_gathered(gold, ranked)
     n, cand = min(holding, key=lambda nc: nc[1].end - nc[1].start)
     item = answer["items"][n]
@@ -80,7 +84,7 @@ def compare(tasks: dict[str, list[Task]], w: ContextWeights,
                 for gold, by_retrieval, by_context in zip(task.gold, retrieval, published,
                                                           strict=True):
                     if not by_retrieval and not by_context:
-                        reason = why_missed(gold, ranked, answer, budget)
+                        reason = why_missed(gold, ranked, answer, budget, gathered.search_fill())
                         both[reason.split(" (pack")[0]] += 1
                         if verbose:
                             print(f"{repo} @{budget} {task.record['commit'][:10]} {gold.name}:"
@@ -89,7 +93,7 @@ def compare(tasks: dict[str, list[Task]], w: ContextWeights,
                                 print(f"    {gold.path}  asked: {task.record['question']!r}")
                         continue
                     if by_retrieval and not by_context:
-                        reason = why_missed(gold, ranked, answer, budget)
+                        reason = why_missed(gold, ranked, answer, budget, gathered.search_fill())
                         lost[reason.split(" (pack")[0]] += 1
                     elif by_context and not by_retrieval:
                         reason = "context covers, retrieval not"

@@ -16,11 +16,13 @@ _TUPLES = ("match", "outline")
 
 def saved_state(gathered: Gathered) -> dict[str, Any]:
     files = gathered.files
-    paths = sorted({c.path for c in gathered.candidates.values()})
+    fill = gathered.search_fill()
+    paths = sorted({c.path for c in [*gathered.candidates.values(), *fill]})
     return {
         "query": gathered.query, "search": gathered.search, "wanted": gathered.wanted,
         "refused": gathered.refused,
         "candidates": [asdict(c) for c in gathered.candidates.values()],
+        "fill": [asdict(c) for c in fill],
         "files": {p: {"lines": files.lines(p), "tokens": files.tokens(p)} for p in paths},
     }
 
@@ -28,16 +30,9 @@ def saved_state(gathered: Gathered) -> dict[str, Any]:
 def restored(saved: dict[str, Any], files: Files | None = None) -> Gathered:
     """A fresh :class:`Gathered` (its candidates are new objects: ranking rewrites them);
     ``files`` from an earlier restore of the same state keeps what it counted."""
-    names = {f.name for f in fields(Candidate)}
     candidates = {}
     for row in saved["candidates"]:
-        values = {k: v for k, v in row.items() if k in names}
-        for key in _TUPLES:
-            if values.get(key) is not None:
-                values[key] = tuple(values[key])
-        values["matches"] = [tuple(m) for m in values.get("matches", [])]
-        values["links"] = [tuple(link) for link in values.get("links", [])]
-        cand = Candidate(**values)
+        cand = _candidate(row)
         candidates[cand.key] = cand
     if files is None:
         files = Files(None, default_counter())
@@ -45,4 +40,15 @@ def restored(saved: dict[str, Any], files: Files | None = None) -> Gathered:
             files._lines[path] = saved_file["lines"]
             files._tokens[path] = saved_file["tokens"]
     return Gathered(saved["query"], candidates, saved["search"], files, saved["wanted"],
-                    saved["refused"])
+                    saved["refused"], [_candidate(row) for row in saved.get("fill", [])])
+
+
+def _candidate(row: dict[str, Any]) -> Candidate:
+    names = {f.name for f in fields(Candidate)}
+    values = {k: v for k, v in row.items() if k in names}
+    for key in _TUPLES:
+        if values.get(key) is not None:
+            values[key] = tuple(values[key])
+    values["matches"] = [tuple(m) for m in values.get("matches", [])]
+    values["links"] = [tuple(link) for link in values.get("links", [])]
+    return Candidate(**values)

@@ -22,7 +22,9 @@ budget.
 4. **Packing** (:mod:`.packing`), greedy in rank order, counted with the real tokenizer
    (:mod:`.tokens`): whole definitions within their share of the budget, long hits elided to
    their signature and the lines that match, classes as outlines, overlapping or adjacent
-   ranges of a file merged into one block, nothing shown twice, and at the end the best
+   ranges of a file merged into one block, nothing shown twice; what budget the candidates
+   leave, to search's own results (``fill_search``: ``knoxidx search``'s, at its own depth,
+   read only then) in its order, as they alone would be packed; and at the end the best
    candidates left out, one line each. The rendered markdown is counted once more at the
    end, so it never exceeds the budget.
 
@@ -37,8 +39,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any, Protocol
 
 from knoxidx.answers.budget import DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS
@@ -125,6 +128,10 @@ class ContextWeights:
     neighbour_share: float = 0.08  # a graph neighbour is shown whole up to this share at most
     neighbour_elided: bool = True  # a longer one ranked high: its signature and matching lines
     fill_neighbours: bool = True  # the budget left at the end: neighbours below the cut-off
+    # and what that leaves: search's own results (``knoxidx search``'s k, at its own depth), in
+    # its order, as they alone would be packed (the 20 chunks the hits come from miss what it
+    # finds deeper); 0: none
+    fill_search: int = 100
     search_order: bool = True  # a hit never outranks one that search put before it
     left_out: int = 8  # candidates left out, listed one line each at the end of the pack
     # PageRank edge weights (types not listed are left out of the centrality graph)
@@ -189,6 +196,15 @@ class Gathered:
     files: Files
     wanted: list[str]
     refused: int
+    fill: list[Candidate] | None = None  # search's own results in its order, once read
+    read_fill: Callable[[], list[Candidate]] | None = None  # a second search, read on demand
+
+    def search_fill(self) -> list[Candidate]:
+        """Search's own results that fill the budget a pack leaves: read when first asked
+        for (most packs leave none, and the search is a tenth of a build's time)."""
+        if self.fill is None:
+            self.fill = self.read_fill() if self.read_fill is not None else []
+        return self.fill
 
 
 class ContextIndex(IndexedGraph, Protocol):
@@ -205,13 +221,16 @@ def build_context(index: ContextIndex, query: Any, *, max_tokens: Any = DEFAULT_
                   weights: ContextWeights | None = None) -> dict[str, Any]:
     query, max_tokens = _validate(query, max_tokens)
     w = weights or ContextWeights()
-    gathered = gather(index, query, w)
+    gathered = gather(index, query, w, fill_on_demand=True)
     return pack(gathered, rank(gathered, w), max_tokens, w)
 
 
-def gather(index: ContextIndex, query: str, w: ContextWeights) -> Gathered:
+def gather(index: ContextIndex, query: str, w: ContextWeights, *,
+           fill_on_demand: bool = False) -> Gathered:
     """Seeds, their graph neighbours and each candidate's features (lexical, semantic,
-    centrality, outline): the part of a build that reads the index."""
+    centrality, outline), and search's own results for the fill: the part of a build that
+    reads the index (with ``fill_on_demand``, those results are read only when a pack has
+    budget left for them, so the index must still be open then)."""
     counter = default_counter()
     disclosure = Disclosure.for_root(index.root)
     files = Files(index.root, counter, mask=disclosure.mask)
@@ -229,7 +248,13 @@ def gather(index: ContextIndex, query: str, w: ContextWeights) -> Gathered:
         del candidates[key]
     _features(index, query, wanted, candidates, search_info, files, w)
     _outline(index, candidates)
-    return Gathered(query, candidates, search_info, files, wanted, len(refused))
+    read_fill = partial(_search_fill, index, query, w) if w.fill_search and seeds \
+        and not search_info["fallback"] else None
+    gathered = Gathered(query, candidates, search_info, files, wanted, len(refused),
+                        read_fill=read_fill)
+    if not fill_on_demand:
+        gathered.search_fill()
+    return gathered
 
 
 def rank(gathered: Gathered, w: ContextWeights) -> list[Candidate]:
@@ -244,8 +269,9 @@ def pack(gathered: Gathered, ranked: list[Candidate], max_tokens: int,
          w: ContextWeights) -> dict[str, Any]:
     files = gathered.files
     packer = Packer(files, files.counter, max_tokens, w, frozenset(gathered.wanted))
-    packer.pack(ranked)
-    markdown = packer.render(ranked)
+    packer.pack(ranked, (lambda: gathered.search_fill()[:w.fill_search])
+                if w.fill_search else None)
+    markdown = packer.render(ranked + (gathered.fill or [])[:w.fill_search])
     return {
         "query": gathered.query,
         "max_tokens": max_tokens,
@@ -331,6 +357,22 @@ def _seeds(index: ContextIndex, query: str, w: ContextWeights,
             seeds.append(cand)
     info["hits"] = len(seeds)
     return seeds, info
+
+
+def _search_fill(index: ContextIndex, query: str, w: ContextWeights) -> list[Candidate]:
+    """Search's own first ``fill_search`` results (at its own depth, the fusion as the seeds'),
+    each the lines it shows, in its order: what the pack's last fill takes."""
+    found = index.search(query, k=w.fill_search, mode="hybrid", source_weights=dict.fromkeys(
+        VECTOR_SOURCES, w.vector_fusion))
+    out: list[Candidate] = []
+    for n, result in enumerate(found["results"], 1):
+        path, start, end = result["path"], result["start_line"], result["end_line"]
+        out.append(Candidate(
+            key=f"search:{path}:{start}:{end}", path=path, start=start, end=end,
+            kind=result.get("kind") or "code", name=result.get("symbol") or path,
+            language=result.get("language") or "", relation="search",
+            forced_signature=False, reasons=[f"search result #{n}"]))
+    return out
 
 
 def _candidate_for_result(index: ContextIndex, result: dict[str, Any]) -> Candidate:

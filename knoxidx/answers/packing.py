@@ -9,9 +9,12 @@ that is not itself a hit is shown as its *outline* (its first line and its membe
 lines); the top hit's whole file is shown only while it counts at most ``top_file_share`` of
 the budget, never cut. What budget the greedy pass leaves goes to the graph neighbours it
 passed over for ranking too low, in rank order, and what that leaves to the longer of them,
-whole within a hit's ``block_share``. The pack ends with the best candidates it left out, one
-line each, so that an agent can ask for them. The rendered markdown is counted once more at
-the end, so it never exceeds the budget. The ranking itself is :mod:`.context`'s.
+whole within a hit's ``block_share``; and what is still left to search's own results, in its
+order, each less what is shown of its ends, whole within a hit's share or passed over (as they
+alone would be packed: the hits come from search's first chunks only). The pack ends with the
+best candidates it left out, one line each, so that an agent can ask for them. The rendered
+markdown is counted once more at the end, so it never exceeds the budget. The ranking itself
+is :mod:`.context`'s.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ if TYPE_CHECKING:
 _BACKTICKS = re.compile(r"`{3,}")
 FILE_KIND = "file"  # the candidate standing for the top hit's whole file
 MIN_HEAD_LINES = 6  # the top hit's head is shown rather than its signature if this much fits
+MIN_FILL_TOKENS = 48  # a block of a line or two, its header and fences: less left, no fill
 _MERGE_GAP = 2  # ranges of a file this few lines apart are shown as one block (one header)
 MIN_BLOCK_CAP = 512  # the per-block share never cuts below this many tokens (small budgets)
 _CONTIGUOUS = frozenset({"full", "excerpt", "truncated"})  # blocks that show start..end whole
@@ -225,10 +229,14 @@ class Packer:
         self.used = 0
         self.final_tokens = 0
         self.left_out: list[tuple[int, Candidate]] = []
+        self.shown_fill: set[int] = set()  # search results the fill found shown already
 
     # ---- the greedy pass ---------------------------------------------------------------
 
-    def pack(self, ranked: list[Candidate]) -> None:
+    def pack(self, ranked: list[Candidate],
+             fill: Callable[[], list[Candidate]] | None = None) -> None:
+        """``ranked`` in their order, then what budget is left to the results of ``fill``
+        (search's own, in its order; read only if a block still fits)."""
         if not ranked:
             return
         top_score = ranked[0].score or 1.0
@@ -239,16 +247,51 @@ class Packer:
             if not any(self._place(cand, mode) for mode in self._modes(cand, position,
                                                                           top_score)):
                 waiting.append((position, cand))
-        if not self.w.fill_neighbours:
-            return
         # budget the greedy pass left unused (neighbours below the cut-off were not shown
         # whole nor elided) goes to them, in rank order; what that still leaves, to those
         # longer than their share, whole within a hit's (after, so it displaces none)
-        for stretched in (False, True):
+        for stretched in (False, True) if self.w.fill_neighbours else ():
             for position, cand in waiting:
                 if cand.hit_rank is None and not self._covered(cand):
                     any(self._place(cand, mode) for mode in self._modes(
                         cand, position, top_score, filling=True, stretched=stretched))
+        if fill is not None and self.budget - self.used >= MIN_FILL_TOKENS:
+            self._fill(fill())
+            for _, cand in waiting:  # what the fill now shows is in the pack, not left out
+                if not self.placed(cand):
+                    self._covered(cand)
+
+    def _fill(self, fill: list[Candidate]) -> None:
+        """The budget still unused: search's own results in its order (its deeper ones are
+        candidates of no other pass), each less what blocks placed show of its ends, whole
+        within a hit's share or passed over, as search's results alone would be packed."""
+        for cand in fill:
+            if self.budget - self.used < MIN_FILL_TOKENS:
+                return
+            if self._holding(cand) is not None:  # shown already: neither listed nor left out
+                self.shown_fill.add(id(cand))
+                continue
+            start, end = self._trimmed(cand)
+            room = min(self.cap, self.budget - self.used)
+            if start <= end and self.files.fits(cand.path, start, end, room):
+                self._place(cand, "full", (start, end))
+
+    def _trimmed(self, cand: Candidate) -> tuple[int, int]:
+        """``cand``'s lines less what the blocks placed show of its ends (a block wholly
+        inside them is merged into it, or replaced by it: :meth:`_place`)."""
+        start, end = cand.start, min(cand.end, len(self.files.lines(cand.path)))
+        for s, e in sorted(r for b in self.blocks if b.path == cand.path
+                           and not (cand.start <= b.start and b.end <= cand.end)
+                           for r in b.shown()):
+            if s <= start <= e:
+                start = e + 1
+            if s <= end <= e:
+                end = s - 1
+        return start, end
+
+    def placed(self, cand: Candidate) -> bool:
+        return id(cand) in self.shown_fill or any(
+            item is cand for block in self.blocks for item in block.items)
 
     def _modes(self, cand: Candidate, position: int, top_score: float,
                filling: bool = False, stretched: bool = False) -> list[str]:
@@ -294,14 +337,19 @@ class Packer:
     def _covered(self, cand: Candidate) -> bool:
         """Inside a range already shown: recorded there (not in its header), costs
         nothing."""
-        for block in self.blocks:
-            if block.path == cand.path and block.mode != "signature" and any(
-                    start <= cand.start and cand.end <= end for start, end in block.shown()):
-                block.items.append(cand)
-                return True
-        return False
+        block = self._holding(cand)
+        if block is not None:
+            block.items.append(cand)
+        return block is not None
 
-    def _place(self, cand: Candidate, mode: str) -> bool:
+    def _holding(self, cand: Candidate) -> Block | None:
+        """The block showing all of ``cand``'s lines, if one does."""
+        return next((block for block in self.blocks if block.path == cand.path
+                     and block.mode != "signature" and any(
+                         start <= cand.start and cand.end <= end
+                         for start, end in block.shown())), None)
+
+    def _place(self, cand: Candidate, mode: str, span: tuple[int, int] | None = None) -> bool:
         lines = self.files.lines(cand.path)
         if mode == "signature":
             text = cand.signature.strip() or (
@@ -320,7 +368,8 @@ class Packer:
         if mode in ("elided", "outline"):
             gapped = self._elided(cand) if mode == "elided" else self._outline(cand)
             return gapped is not None and self._commit(gapped, [])
-        start, end = cand.match if mode == "excerpt" and cand.match else (cand.start, cand.end)
+        start, end = span or (cand.match if mode == "excerpt" and cand.match
+                              else (cand.start, cand.end))
         end = min(end, len(lines))
         if start > end or (mode == "excerpt" and
                            self.files.span_tokens(cand.path, start, end) > self.cap):
@@ -510,7 +559,7 @@ class Packer:
             if tokens <= self.total or not self.blocks:
                 break
             self.blocks.pop()
-        placed = {id(item) for block in self.blocks for item in block.items}
+        placed = {id(item) for block in self.blocks for item in block.items} | self.shown_fill
         missing = [(rank, c) for rank, c in enumerate(ranked, 1)
                    if id(c) not in placed and c.kind != FILE_KIND]  # a file: too long to list
         # each line counted alone (counting the whole text again per line made this the

@@ -4,6 +4,7 @@ the list of what was left out. Each repository is real (indexed in tmp), each qu
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from bench.context_eval.coverage import covers
 from bench.context_eval.mining import Definition
 from bench.context_eval.systems import context_pack
-from knoxidx.answers.context import Candidate, ContextWeights
+from knoxidx.answers.context import Candidate, ContextWeights, build_context
 from knoxidx.answers.packing import Files, Packer
 from knoxidx.index import Index
 from knoxidx.retrieval.tokens import default_counter
@@ -353,3 +354,59 @@ def test_a_long_hit_from_its_doc_comment_shows_its_signature(tmp_path: Path) -> 
     assert {1, 10, 211} <= shown  # the doc's first line, the signature, the matching line
     assert not shown & set(range(2, 10))  # the rest of the doc is elided
     assert "pub fn accumulate(mut total: u64) -> u64 {" in block.body
+
+
+def test_budget_the_ranked_candidates_leave_is_filled_from_search_in_its_order(
+        tmp_path: Path) -> None:
+    # the hits come from search's first fused chunks only: what search finds deeper was never
+    # shown, however much budget the pack left (plain search's results packed showed it)
+    files = {"pkg/__init__.py": ""}
+    for i in range(8):
+        files[f"pkg/refund_{i}.py"] = (
+            f"def refund_order_{i}(order):\n    \"\"\"Refund the order, case {i}.\"\"\"\n"
+            f"    return order.refund({i})\n")
+    root = make_repo(tmp_path / "repo", files)
+    narrow = ContextWeights(search_depth=2, expand_hits=0, sibling=0.0, top_file_share=0.0,
+                            recent=0.0)
+    with Index.open(root) as idx:
+        searched = {r["path"] for r in idx.search("refund the order", k=100)["results"]}
+        filled = build_context(idx, "refund the order", max_tokens=4000, weights=narrow)
+        assert len(searched) == 8
+        assert {b["path"] for b in filled["blocks"]} == searched
+        unfilled = build_context(idx, "refund the order", max_tokens=4000,
+                                 weights=replace(narrow, fill_search=0))
+    assert len({b["path"] for b in unfilled["blocks"]}) < 8
+    # the ranked candidates first, then search's other results in its order
+    assert filled["blocks"][:len(unfilled["blocks"])] == unfilled["blocks"]
+    assert filled["tokens"] <= 4000
+
+
+def test_the_search_fill_trims_what_is_shown_and_passes_over_what_does_not_fit(
+        tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "orders.py").write_text("".join(
+        f"def refund_{i}(order):\n    return order.refund({i})\n\n" for i in range(10)))
+    (tmp_path / "pkg" / "big.py").write_text("def settle(order):\n" + "".join(
+        f"    order = order.step({i})  # the refund step {i}\n" for i in range(300)))
+    (tmp_path / "pkg" / "audit.py").write_text("def audit(order):\n    return order\n")
+    files = Files(tmp_path, default_counter())
+
+    def result(path: str, start: int, end: int) -> Candidate:
+        return Candidate(key=f"search:{path}:{start}:{end}", path=path, start=start, end=end,
+                         kind="Function", name=path, relation="search",
+                         forced_signature=False)
+
+    hit = Candidate(key="node:1", path="pkg/orders.py", start=1, end=2, kind="Function",
+                    name="pkg.orders.refund_0", signature="def refund_0(order):", node_id=1,
+                    hit_rank=0, forced_signature=False, score=1.0, relevance=1.0)
+    fill = [result("pkg/orders.py", 1, 8), result("pkg/big.py", 1, 301),
+            result("pkg/audit.py", 1, 2), result("pkg/orders.py", 4, 5)]
+    packer = Packer(files, files.counter, 4000, ContextWeights(), frozenset({"refund"}))
+    packer.pack([hit], lambda: fill)
+    shown = [(b.path, b.shown()) for b in packer.blocks]
+    # the hit's lines merged with the result around them, shown once; the long result, past
+    # a hit's share, passed over for the next; one inside what is shown costs nothing
+    assert shown == [("pkg/orders.py", [(1, 8)]), ("pkg/audit.py", [(1, 2)])]
+    assert packer.placed(fill[3])
+    packer.render([hit, *fill])
+    assert [c.path for _, c in packer.left_out] == ["pkg/big.py"]
