@@ -298,7 +298,9 @@ class _Rules(ReexportingRules):
             if not imports:
                 r.missed(fi, -1, name)
             if imports and depth < 8:
-                return [s for s in self.import_binding(r, fi, imports[-1]) if s != module]
+                found = [s for s in self.import_binding(r, fi, imports[-1]) if s != module]
+                # `from . import sub` in the package's own __init__ asks itself: the submodule
+                return found or self._submodule(r, module, name)
             if depth < 8:
                 for wildcard in fi.wildcards:
                     for m in self._resolve_module(r, fi, wildcard.module):
