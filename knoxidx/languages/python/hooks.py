@@ -194,6 +194,10 @@ def namespace_keys(path: str, layout: Any) -> list[str]:
     return out
 
 
+# decorators that make a method an attribute read (`@memoized_property`, `@memoized_attribute`)
+_PROPERTY_SUFFIXES = ("property", "memoized_attribute")
+
+
 class _Rules(ReexportingRules):
     self_names = frozenset({"self", "cls"})
     self_type_names = frozenset({"Self"})
@@ -201,6 +205,11 @@ class _Rules(ReexportingRules):
     guess_members = False
     rebinding_changes_type = True
     builtin_method_names = _BUILTIN_METHODS
+
+    def read_as_value(self, decorators: tuple[str, ...]) -> bool:
+        # `@property`, `@functools.cached_property`, a project's `@util.memoized_property`
+        return any(d.partition("(")[0].rpartition(".")[2].endswith(_PROPERTY_SUFFIXES)
+                   for d in decorators)
 
     def qualified_prefix(self, path: str, keys: list[str]) -> str:
         return keys[0] if keys else ""
