@@ -92,3 +92,45 @@ def test_a_property_read_on_an_instance_continues_from_its_return_type(repo) -> 
     assert ("outside", "process", "Compiler") in calls
     assert {c for c in calls if c[0] == "plain"} == set()
     assert ("run", "process", "Statement") not in calls
+
+
+COPIED = """\
+class Engine:
+    def connect(self):
+        pass
+
+
+class Compiler:
+    def process(self):
+        pass
+
+
+class Connection:
+    def __init__(self):
+        self.engine = Engine()
+
+    @property
+    def compiler(self) -> Compiler:
+        return Compiler()
+
+    def run(self):
+        engine = self.engine
+        engine.connect()
+        compiler = self.compiler
+        compiler.process()
+
+
+def outside(connection: Connection):
+    engine = connection.engine
+    engine.connect()
+"""
+
+
+def test_a_local_bound_to_an_attribute_read_holds_its_type(repo) -> None:
+    # `engine = self.engine`: the attribute's type; `compiler = self.compiler`: the property's
+    root = repo({"m.py": COPIED})
+    build(root)
+    calls = _calls(root)
+    assert ("run", "connect", "Engine") in calls
+    assert ("run", "process", "Compiler") in calls
+    assert ("outside", "connect", "Engine") in calls

@@ -749,6 +749,8 @@ class ScopeResolver(Lookups):
                 out.extend(self.instances_of(symbol))
             elif d.kind == FUNCTION and binding.is_call and d.type_hint:
                 out.extend(self.returns(symbol, depth + 1))
+            elif d.kind == FUNCTION and len(path) > 1:  # `c = self.compiler`, a @property
+                out.extend(s for s in self._property_values([symbol]) if s != symbol)
             elif d.kind in (VARIABLE, CONSTANT) and d.type_hint and not binding.is_call:
                 # a member's declared type: `({ board }: Props)` binds board to Props.board
                 out.extend(self.value_type(symbol))
