@@ -161,6 +161,8 @@ class ScopeResolver(Lookups):
             nxt: list[Symbol] = []
             for symbol in current[:4]:
                 members, via_instance = self.member(symbol, segment)
+                if via_instance and not called and at < last:
+                    members = self._property_values(members)
                 nxt.extend(members)
                 inferred = inferred or via_instance
             current = _dedupe(nxt)
@@ -297,6 +299,20 @@ class ScopeResolver(Lookups):
             elif d.kind == FUNCTION and d.type_hint:
                 out.extend(self.returns(symbol))
         return _dedupe(out)
+
+    def _property_values(self, members: list[Symbol]) -> list[Symbol]:
+        """The members with each method read as a value (a ``@property``) replaced by what it
+        returns: ``self.compiler.process()`` is the compiler's method, not the property's."""
+        out: list[Symbol] = []
+        for member in members:
+            d = self.definition(member) if member[0] == DEFINITION_TAG else None
+            if d is not None and d.kind == FUNCTION and d.type_hint \
+                    and len(d.signature_data) > 3 \
+                    and self.defining(member[1]).rules.read_as_value(d.signature_data[3]):
+                out.extend(self.returns(member))
+            else:
+                out.append(member)
+        return out
 
     def elements(self, symbols: list[Symbol]) -> list[Symbol]:
         """What indexing or ranging over each value yields (a path's ``[]`` segment, which Go
@@ -733,6 +749,8 @@ class ScopeResolver(Lookups):
                 out.extend(self.instances_of(symbol))
             elif d.kind == FUNCTION and binding.is_call and d.type_hint:
                 out.extend(self.returns(symbol, depth + 1))
+            elif d.kind == FUNCTION and len(path) > 1:  # `c = self.compiler`, a @property
+                out.extend(s for s in self._property_values([symbol]) if s != symbol)
             elif d.kind in (VARIABLE, CONSTANT) and d.type_hint and not binding.is_call:
                 # a member's declared type: `({ board }: Props)` binds board to Props.board
                 out.extend(self.value_type(symbol))

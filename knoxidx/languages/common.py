@@ -161,6 +161,11 @@ class BaseRules:
     # heads special_head may answer for: the resolver asks it about no other
     special_heads: frozenset[str] = frozenset({"super"})
 
+    def read_as_value(self, decorators: tuple[str, ...]) -> bool:
+        """Whether a method with these decorators (as written) is read as an attribute whose
+        value is what it returns (Python's ``@property``): ``obj.prop.run()`` is the result's."""
+        return False
+
     def wrapper_method(self, declared: str, name: str) -> bool:
         """Whether method ``name`` of a field declared ``declared`` (its definition's text) is
         the declared wrapper's own, not the wrapped type's (Rust's `Box<T>` clones itself)."""

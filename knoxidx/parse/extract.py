@@ -521,6 +521,9 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         # declared in JSDoc, a parameter's type comes before whatever the body assigns to it
         bindings[:0] = _documented_types(documented, raw_defs, defs, plugin, source)
         bindings = _fields_from_locals(bindings)
+    elif getattr(plugin, "FIELDS_COPY_LOCALS", False):
+        # `self.preparer = preparer`: the field holds what the local (a typed parameter) does
+        bindings = _fields_from_locals(bindings)
     if any(b.type_path[0] == _COPIED for b in bindings):
         bindings = _copies_typed(bindings, local_names, defs)
 

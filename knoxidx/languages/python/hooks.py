@@ -138,6 +138,8 @@ TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 BINDING_BLOCKS: frozenset[str] = frozenset({"block"})
 LOOPS: frozenset[str] = frozenset({"for_statement", "while_statement"})
 UNTYPED_REBINDS = True
+# `self.x = x` gives the field the type of the local it copies (see extract._fields_from_locals)
+FIELDS_COPY_LOCALS = True
 OVERLOAD_RUN = 64  # signatures of one overloaded function looked ahead at most
 SQUARE_TYPE_ARGS = True  # type arguments in square brackets: `Select[Any]`, and string annotations
 # Methods of builtin types: `x.append()` on an unknown `x` is far likelier a list than the one
@@ -194,6 +196,10 @@ def namespace_keys(path: str, layout: Any) -> list[str]:
     return out
 
 
+# decorators that make a method an attribute read (`@memoized_property`, `@memoized_attribute`)
+_PROPERTY_SUFFIXES = ("property", "memoized_attribute")
+
+
 class _Rules(ReexportingRules):
     self_names = frozenset({"self", "cls"})
     self_type_names = frozenset({"Self"})
@@ -201,6 +207,11 @@ class _Rules(ReexportingRules):
     guess_members = False
     rebinding_changes_type = True
     builtin_method_names = _BUILTIN_METHODS
+
+    def read_as_value(self, decorators: tuple[str, ...]) -> bool:
+        # `@property`, `@functools.cached_property`, a project's `@util.memoized_property`
+        return any(d.partition("(")[0].rpartition(".")[2].endswith(_PROPERTY_SUFFIXES)
+                   for d in decorators)
 
     def qualified_prefix(self, path: str, keys: list[str]) -> str:
         return keys[0] if keys else ""
@@ -298,7 +309,9 @@ class _Rules(ReexportingRules):
             if not imports:
                 r.missed(fi, -1, name)
             if imports and depth < 8:
-                return [s for s in self.import_binding(r, fi, imports[-1]) if s != module]
+                found = [s for s in self.import_binding(r, fi, imports[-1]) if s != module]
+                # `from . import sub` in the package's own __init__ asks itself: the submodule
+                return found or self._submodule(r, module, name)
             if depth < 8:
                 for wildcard in fi.wildcards:
                     for m in self._resolve_module(r, fi, wildcard.module):

@@ -91,6 +91,8 @@
 (assignment
   left: (attribute object: (identifier) attribute: (identifier)) @binding.name
   right: (identifier) @binding.type)
+; `engine = self.engine`, `log = self.logger`: what the attribute read holds
+(assignment left: (identifier) @binding.name right: (attribute) @binding.type)
 
 ; @local: a name a function binds for itself (parameters, assignments, loop and `with`/`except`
 ; targets). A bare reference to it inside the function means it, never a same-named definition
