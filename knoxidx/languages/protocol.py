@@ -187,7 +187,7 @@ class OrdersBindings(Protocol):
     """A language whose bindings are placed (``Binding``'s ``at``, ``block_end``, ``loop``: which
     of a name's several bindings reaches a use) names the nodes that bound a binding's reach
     (``BINDING_BLOCKS``: a block, a case's statements, a statement whose header binds a name
-    for its body) and its loops."""
+    for its body) and its loops (none where each binding declares a local of its own)."""
 
     BINDING_BLOCKS: frozenset[str]
     LOOPS: frozenset[str]

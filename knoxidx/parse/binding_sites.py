@@ -94,6 +94,8 @@ def _reach(name_node: Any, scope_start: int, blocks: frozenset[str],
         if not block_end and kind in blocks:
             row, col = node.end_point
             block_end = point(row + 1, col)
+            if not loops:  # (the loops around it are all that is left to find)
+                break
         if kind in loops:
             row, col = node.start_point
             loop = point(row + 1, col)

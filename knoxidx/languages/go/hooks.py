@@ -35,7 +35,8 @@ BINDING_BLOCKS: frozenset[str] = frozenset({
     "block", "expression_case", "default_case", "type_case", "communication_case",
     "if_statement", "for_statement", "expression_switch_statement", "type_switch_statement",
     "func_literal"})
-LOOPS: frozenset[str] = frozenset({"for_statement"})
+# (a later declaration is another local: none reaches an earlier use, in a loop or not)
+LOOPS: frozenset[str] = frozenset()
 UNTYPED_REBINDS = False
 SQUARE_TYPE_ARGS = True  # type arguments in square brackets: `List[T]`
 # The builtins whose result is of the type they are passed (`new(T)`, `make([]T, n)`): a name

@@ -37,8 +37,8 @@ TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 BINDING_BLOCKS: frozenset[str] = frozenset({
     "block", "switch_block", "for_statement", "enhanced_for_statement",
     "try_with_resources_statement", "catch_clause", "lambda_expression"})
-LOOPS: frozenset[str] = frozenset({
-    "for_statement", "enhanced_for_statement", "while_statement", "do_statement"})
+# (a later declaration is another local: none reaches an earlier use, in a loop or not)
+LOOPS: frozenset[str] = frozenset()
 UNTYPED_REBINDS = False
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
 QUALIFIED_SELF = "this"  # `Outer.this`: the instance of the enclosing class Outer

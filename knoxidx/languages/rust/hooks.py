@@ -45,7 +45,8 @@ TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 # scoped to its block, a `for`'s pattern to the loop, a closure's parameters to the closure
 BINDING_BLOCKS: frozenset[str] = frozenset({
     "block", "for_expression", "closure_expression"})
-LOOPS: frozenset[str] = frozenset({"for_expression", "while_expression", "loop_expression"})
+# (a later declaration is another local: none reaches an earlier use, in a loop or not)
+LOOPS: frozenset[str] = frozenset()
 UNTYPED_REBINDS = False
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
 # (``unwrap_item_macros``, imported above, is extraction's hook: the items in `cfg_rt! { }`)
