@@ -18,6 +18,8 @@
 (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @reference.call)
 (call_expression function: (generic_function function: [(identifier) (scoped_identifier) (field_expression)] @reference.call))
 (macro_invocation macro: [(identifier) (scoped_identifier)] @reference.call)
+; `Trait::method(&x, ..)`: the first argument is the receiver (see hooks.call_arguments)
+(call_expression function: (scoped_identifier) @arity.name arguments: (arguments) @arity)
 (struct_expression name: [(type_identifier) (scoped_type_identifier)] @reference.new)
 
 (trait_item bounds: (trait_bounds [(type_identifier) (scoped_type_identifier)] @reference.extends))
