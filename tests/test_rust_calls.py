@@ -949,3 +949,46 @@ def test_a_trait_method_called_by_its_path_runs_the_impl_for_the_first_argument(
         # a type without an impl of the crate's: the trait's declaration, as before
         (at("Shape::area(&x);"), trait_area, "exact"),
     }
+
+
+ARC_OF_A_CALL = """
+use std::sync::Arc;
+
+pub struct Semaphore;
+pub struct Sender;
+
+impl Semaphore {
+    pub fn new() -> Semaphore { Semaphore }
+    pub fn acquire(&self) {}
+}
+
+impl Clone for Sender {
+    fn clone(&self) -> Sender { Sender }
+}
+
+pub fn channel() -> (Sender, u8) { (Sender, 0) }
+
+pub fn shared() {
+    let sem = Arc::new(Semaphore::new());
+    sem.acquire();
+    let other = sem.clone();
+    other.acquire();
+}
+
+pub fn rewrapped() {
+    let (tx, _rx) = channel();
+    let tx = Arc::new(tx);
+    tx.clone();
+}
+"""
+
+
+def test_a_let_of_an_arc_of_a_call_holds_the_call_s_value(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": ARC_OF_A_CALL})
+    build(root)
+    with Index.open(root) as idx:
+        # an Arc derefs to the Semaphore it holds, and so does its clone
+        assert _callees(idx, "p::shared") == {
+            ("p::Semaphore::new", "exact"), ("p::Semaphore::acquire", "inferred")}
+        # `Arc::new(tx)` of a name: the Arc's clone, not the Sender's
+        assert _callees(idx, "p::rewrapped") == {("p::channel", "exact")}
