@@ -19,7 +19,8 @@ all 103 edges (102 of syn's, 1 of tokio's) that reading `Trait::method(x, ..)` a
 x's type changed from the trait's declaration to an impl's method, each judged by the declared
 type of the receiver (`FoldHelper::lift(node.attrs, ..)`: the field `attrs: Vec<Attribute>`).
 ``"sample": "new-edges-wrapped"``: 29 of the 81 tokio edges (25 seeded, 55, and every one of a
-method name drawn once) that `let x = Arc::new(T::new(..))` reading x as the T added.
+method name drawn once) that `let x = Arc::new(T::new(..))` reading x as the T added, and all
+25 that `x.clone().m()` inside a chain (a clone the crate does not write) added.
 
 Without ``--draw`` it reads the recorded verdicts and prints precision per stratum, per crate
 and overall (undecidable ones counted apart, in neither numerator nor denominator)::

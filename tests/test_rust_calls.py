@@ -975,6 +975,10 @@ pub fn shared() {
     other.acquire();
 }
 
+pub fn cloned_in_a_chain(held: Arc<Semaphore>) {
+    held.clone().acquire();
+}
+
 pub fn rewrapped() {
     let (tx, _rx) = channel();
     let tx = Arc::new(tx);
@@ -990,5 +994,7 @@ def test_a_let_of_an_arc_of_a_call_holds_the_call_s_value(repo) -> None:
         # an Arc derefs to the Semaphore it holds, and so does its clone
         assert _callees(idx, "p::shared") == {
             ("p::Semaphore::new", "exact"), ("p::Semaphore::acquire", "inferred")}
+        # a clone the crate does not write, inside a chain: the receiver's type
+        assert _callees(idx, "p::cloned_in_a_chain") == {("p::Semaphore::acquire", "inferred")}
         # `Arc::new(tx)` of a name: the Arc's clone, not the Sender's
         assert _callees(idx, "p::rewrapped") == {("p::channel", "exact")}
