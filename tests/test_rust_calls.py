@@ -862,3 +862,139 @@ def test_a_let_shadowing_a_name_holds_its_own_value_where_it_is_in_scope(repo) -
     # the parameter, the block's Timer, then the clone of the Handle (a derive's clone)
     assert enters == {(reads[0], handle_enter), (reads[1], timer_enter),
                       (reads[2], handle_enter)}
+
+
+TRAIT_PATHS = """
+pub trait Shape {
+    fn area(&self) -> u32;
+    fn describe(&self) -> u32 { 0 }
+}
+
+pub trait Lift {
+    fn lift(self) -> Self;
+}
+
+pub struct Square;
+pub struct Circle;
+
+pub struct Holder {
+    items: Vec<u32>,
+    square: Square,
+}
+
+impl Square {
+    pub fn area(&self) -> u32 { 9 }
+}
+
+impl Shape for Square {
+    fn area(&self) -> u32 { 1 }
+}
+
+impl Shape for Circle {
+    fn area(&self) -> u32 { 2 }
+    fn describe(&self) -> u32 { 3 }
+}
+
+impl<T> Lift for Vec<T> {
+    fn lift(self) -> Self { self }
+}
+
+pub fn squares(s: Square, h: Holder) {
+    Shape::area(&s);
+    Shape::describe(&s);
+    Shape::area(&h.square);
+    Lift::lift(h.items);
+}
+
+pub fn circles(c: &mut Circle) {
+    Shape::area(c);
+    Shape::describe(&mut *c);
+    Shape::describe(c);
+}
+
+pub fn unknown(x: u32) {
+    Shape::area(&x);
+}
+"""
+
+
+def test_a_trait_method_called_by_its_path_runs_the_impl_for_the_first_argument(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": TRAIT_PATHS})
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["start_line"], e["confidence"])
+                 for e in export.edges(idx.q) if e["type"] == "Calls"
+                 and nodes[e["source"]]["name"] in ("squares", "circles", "unknown")}
+    lines = [line.strip() for line in TRAIT_PATHS.splitlines()]  # (its first line is empty)
+
+    def at(text: str, nth: int = 0) -> int:
+        return [i + 1 for i, s in enumerate(lines) if s.startswith(text)][nth]
+
+    trait_area, trait_describe = at("fn area(&self) -> u32;"), at("fn describe(&self) -> u32 {")
+    square_area, circle_area = at("fn area(&self) -> u32 { 1 }"), at("fn area(&self) -> u32 { 2 }")
+    circle_describe, vec_lift = at("fn describe(&self) -> u32 { 3 }"), at("fn lift(self) -> Self {")
+    assert calls == {
+        # the trait's impl for Square, not Square's own `area` (an `s.area()` would be that)
+        (at("Shape::area(&s);"), square_area, "inferred"),
+        # Square's impl leaves describe to the trait's default
+        (at("Shape::describe(&s);"), trait_describe, "exact"),
+        (at("Shape::area(&h.square);"), square_area, "inferred"),
+        # a type no crate item is (std's Vec), by its name
+        (at("Lift::lift(h.items);"), vec_lift, "inferred"),
+        (at("Shape::area(c);"), circle_area, "inferred"),
+        # a receiver not read as a name path (`&mut *c`): the trait's method, as before
+        (at("Shape::describe(&mut *c);"), trait_describe, "exact"),
+        (at("Shape::describe(c);"), circle_describe, "inferred"),
+        # a type without an impl of the crate's: the trait's declaration, as before
+        (at("Shape::area(&x);"), trait_area, "exact"),
+    }
+
+
+ARC_OF_A_CALL = """
+use std::sync::Arc;
+
+pub struct Semaphore;
+pub struct Sender;
+
+impl Semaphore {
+    pub fn new() -> Semaphore { Semaphore }
+    pub fn acquire(&self) {}
+}
+
+impl Clone for Sender {
+    fn clone(&self) -> Sender { Sender }
+}
+
+pub fn channel() -> (Sender, u8) { (Sender, 0) }
+
+pub fn shared() {
+    let sem = Arc::new(Semaphore::new());
+    sem.acquire();
+    let other = sem.clone();
+    other.acquire();
+}
+
+pub fn cloned_in_a_chain(held: Arc<Semaphore>) {
+    held.clone().acquire();
+}
+
+pub fn rewrapped() {
+    let (tx, _rx) = channel();
+    let tx = Arc::new(tx);
+    tx.clone();
+}
+"""
+
+
+def test_a_let_of_an_arc_of_a_call_holds_the_call_s_value(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": ARC_OF_A_CALL})
+    build(root)
+    with Index.open(root) as idx:
+        # an Arc derefs to the Semaphore it holds, and so does its clone
+        assert _callees(idx, "p::shared") == {
+            ("p::Semaphore::new", "exact"), ("p::Semaphore::acquire", "inferred")}
+        # a clone the crate does not write, inside a chain: the receiver's type
+        assert _callees(idx, "p::cloned_in_a_chain") == {("p::Semaphore::acquire", "inferred")}
+        # `Arc::new(tx)` of a name: the Arc's clone, not the Sender's
+        assert _callees(idx, "p::rewrapped") == {("p::channel", "exact")}

@@ -53,8 +53,12 @@ class Reference(NamedTuple):
     # method's overloads it calls); -1 where unknown or no call
     arity: int = -1
     # each argument's static type where it is certain (see languages/java/hooks.py call_arguments), ""
-    # where not; () where none is
+    # where not; () where none is. Or, first, RECEIVER_ARGUMENT and the "."-joined name path
+    # of a path call's first argument, the receiver a trait's method so called takes (Rust)
     argument_types: tuple[str, ...] = ()
+
+
+RECEIVER_ARGUMENT = "^"
 
 
 class Import(NamedTuple):

@@ -16,7 +16,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from knoxidx.core.errors import CorruptIndexError
-from knoxidx.core.facts import BASE_KINDS, ITEMS_HEAD, NamePath, RefKind, point
+from knoxidx.core.facts import (
+    BASE_KINDS,
+    ITEMS_HEAD,
+    RECEIVER_ARGUMENT,
+    NamePath,
+    RefKind,
+    point,
+)
 from knoxidx.core.model import (
     Confidence,
     EdgeType,
@@ -161,7 +168,7 @@ class Resolver(ScopeResolver):
         resolved: dict[tuple[NamePath, Any], tuple[list[Symbol], str]] = {}
         # what a head denotes from a scope, for the paths that start with it (x.a(), x.b)
         heads: dict[tuple[str, Any], tuple[list[Symbol], bool]] = {}
-        outcomes: dict[tuple[NamePath, Any, str, int, tuple[str, ...]], _Outcome] = {}
+        outcomes: dict[tuple[NamePath, Any, str, int, tuple[str, ...], Any], _Outcome] = {}
         # One edge per (source, target, type, line), the first one made, as they are made;
         # Imports edges (one per imported file, whatever the line) never equal another.
         result.edges = edges = _unique_edges(result.edges)
@@ -177,12 +184,22 @@ class Resolver(ScopeResolver):
                 reach = fi.reach_key(name_path[0], scope, point(line, col))
                 if reach is not None:
                     site, where = point(line, col), (scope, reach)
-            key = (name_path, where, kind, arity, argument_types)
+            receiver_site = 0
+            receiver_reach = None
+            if argument_types and argument_types[0][:1] == RECEIVER_ARGUMENT and placed:
+                # `Trait::m(x, ..)`: which of x's bindings reaches the call tells its outcome
+                receiver_head = argument_types[0][1:].partition(".")[0].removesuffix("()")
+                if receiver_head in placed:
+                    receiver_reach = fi.reach_key(receiver_head, scope, point(line, col))
+                    if receiver_reach is not None:
+                        receiver_site = point(line, col)
+            key = (name_path, where, kind, arity, argument_types, receiver_reach)
             outcome = outcomes.get(key)
             if outcome is None:
                 outcome = outcomes[key] = self._outcome(fi, kind, name_path, scope,
                                                         (arity, argument_types), file_id,
-                                                        resolved, heads, site, where)
+                                                        resolved, heads, site, where,
+                                                        receiver_site)
             source, targets, missing = outcome
             if missing is not None:
                 name, reason, candidates = missing
@@ -211,7 +228,7 @@ class Resolver(ScopeResolver):
                  arguments: tuple[int, tuple[str, ...]], file_id: int,
                  resolved: dict[tuple[NamePath, Any], tuple[list[Symbol], str]],
                  heads: dict[tuple[str, Any], tuple[list[Symbol], bool]], site: int = 0,
-                 where: Any = None) -> _Outcome:
+                 where: Any = None, receiver_site: int = 0) -> _Outcome:
         """What a reference yields, whatever its line: (source node, [(target node, edge type,
         confidence)], None or (name, reason, candidates) when a call stays unresolved).
         ``arguments``: how many a call passes (-1 unknown) and their static types where
@@ -219,7 +236,9 @@ class Resolver(ScopeResolver):
         ``resolved``: what a path denotes, by where its lookup goes; ``heads``: what a head
         denotes from a scope the walk starts at (the file's lookup keys have it already).
         ``site``: where a head bound several ways is read (a ``point``; else 0), ``where``
-        the key that tells such reads apart (``FileIndex.reach_key``, with the scope)."""
+        the key that tells such reads apart (``FileIndex.reach_key``, with the scope);
+        ``receiver_site``: the same for the receiver a call's first argument is, where it is
+        bound several ways."""
         defs = fi.facts.defs
         scope = ref_scope
         # the source: calls come from the enclosing function (or class), other edges from any
@@ -299,6 +318,13 @@ class Resolver(ScopeResolver):
             if targets and arguments[1]:
                 targets = self._inherited_by_types(fi, ref_scope, targets, path[-1], arity,
                                                    arguments[1], rules)
+        if targets and arguments[1] and arguments[1][0][:1] == RECEIVER_ARGUMENT \
+                and kind == RefKind.CALL:
+            # `Trait::method(x, ..)` runs the method of the trait's impl for x's type
+            receiver = tuple(arguments[1][0][1:].split("."))
+            ran = rules.receiver_methods(self, fi, ref_scope, receiver, receiver_site, targets)
+            if ran:
+                targets, confidence = ran, INFERRED
         if not targets:
             candidates = 0
             written = path[1:] if head == ITEMS_HEAD else path  # as the call names it

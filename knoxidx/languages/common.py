@@ -11,6 +11,7 @@ from knoxidx.parse.file_index import FileIndex
 from knoxidx.parse.siblings import named_before, previous_named
 
 if TYPE_CHECKING:
+    from knoxidx.core.facts import NamePath
     from knoxidx.languages.protocol import ResolverView
 
 COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
@@ -229,6 +230,13 @@ class BaseRules:
         return False
 
     def extra_bases(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]:
+        return []
+
+    def receiver_methods(self, r: ResolverView, fi: FileIndex, scope: int, receiver: NamePath,
+                         site: int, declared: list[Symbol]) -> list[Symbol]:
+        """What a call of an interface's method by its path runs on the receiver its first
+        argument is (``receiver``, read at ``site`` of ``scope``), where ``declared`` are the
+        interface's methods the path names: [] where not known."""
         return []
 
 

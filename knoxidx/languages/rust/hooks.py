@@ -7,7 +7,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.facts import Impl, Import, NamePath, RefKind
+from knoxidx.core.facts import RECEIVER_ARGUMENT, Impl, Import, NamePath, RefKind
 from knoxidx.core.symbols import (
     DEFINITION_TAG,
     EXTERNAL_TAG,
@@ -26,8 +26,16 @@ from knoxidx.languages.rust.bound_types import (
 from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item_macros
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, enclosing, node_text
-from knoxidx.parse.file_index import CLASS, FUNCTION, INTERFACE, MODULE, FileIndex
-from knoxidx.parse.name_paths import type_path
+from knoxidx.parse.file_index import (
+    CLASS,
+    CONSTANT,
+    FUNCTION,
+    INTERFACE,
+    MODULE,
+    VARIABLE,
+    FileIndex,
+)
+from knoxidx.parse.name_paths import name_path, type_path
 
 if TYPE_CHECKING:
     from knoxidx.core.facts import FileFacts
@@ -73,6 +81,34 @@ def is_exported(node: Any, name: str, nested: bool, source: bytes) -> bool | Non
 
 def package_name(raw: str) -> str:
     return raw
+
+
+_NO_RECEIVER: tuple[int, tuple[str, ...]] = (-1, ())
+_RECEIVER_FORMS = frozenset({"identifier", "field_expression", "call_expression", "self"})
+
+
+def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]:
+    """A path call's first argument as the receiver a trait's method called by its path
+    takes (`FoldHelper::lift(node.attrs, f)`, `Shape::area(&mut s)`, `Debug::fmt(Lite(x),
+    f)`): its name path, "."-joined after RECEIVER_ARGUMENT, `&`/`&mut` left off. No arity: Rust has
+    no overloads, and `self` counts as a parameter as the call passes it."""
+    # (the cheap tests first: most calls stop there)
+    first = arguments.named_child(0) if arguments.named_child_count else None
+    while first is not None and first.type == "reference_expression":
+        first = first.child_by_field_name("value")
+    if first is None or first.type not in _RECEIVER_FORMS:
+        return _NO_RECEIVER
+    call = arguments.parent
+    function = call.child_by_field_name("function") if call is not None else None
+    qualifier = function.child_by_field_name("path") if function is not None else None
+    # a type's or a trait's path (`Debug::fmt`, `io::Read::read`), not a module's
+    # (`mpsc::channel(8)`): each receiver keeps a call's outcome apart in resolution
+    if qualifier is None or not node_text(source, qualifier).rpartition("::")[2][:1].isupper():
+        return _NO_RECEIVER
+    written = name_path(node_text(source, first) + ".m")[:-1]
+    if not written or written[0] == "?":
+        return _NO_RECEIVER
+    return -1, (RECEIVER_ARGUMENT + ".".join(written),)
 
 
 def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
@@ -370,6 +406,52 @@ class _Rules(ReexportingRules):
         found, _ = r.resolve_path(mfi, (d.owner,), d.parent)
         return [s for s in found if s[0] == DEFINITION_TAG]
 
+    def receiver_methods(self, r: ResolverView, fi: FileIndex, scope: int, receiver: NamePath,
+                         site: int, declared: list[Symbol]) -> list[Symbol]:
+        """`FoldHelper::lift(node.attrs, f)` runs the `lift` of the trait's impl for the type
+        of node.attrs (a `Vec`), not the trait's body-less declaration: of the crate's impls
+        of the trait ``declared``'s methods belong to, that of the receiver's type, matched
+        as an `x.method()` is (a type no crate item names by its name alone). [] where the
+        type is not known or its impl leaves the method to the trait's default."""
+        trait: Symbol | None = None
+        name = ""
+        for target in declared:
+            dfi = r.index(target[1])
+            if dfi is None:
+                return []
+            parent = dfi.facts.defs[target[2]].parent
+            if parent < 0 or dfi.facts.defs[parent].kind != INTERFACE \
+                    or trait not in (None, (DEFINITION_TAG, target[1], parent)):
+                return []
+            trait = (DEFINITION_TAG, target[1], parent)
+            name = dfi.facts.defs[target[2]].name
+        out: list[Symbol] = []
+        for type_name, type_symbol in _receiver_types(r, fi, scope, receiver, site):
+            tfi = r.index(type_symbol[1]) if type_symbol is not None else None
+            for path, method, method_name in r.methods_of(FAMILY, type_name):
+                if method_name != name or (DEFINITION_TAG, path, method) in out:
+                    continue
+                mfi = r.index(path)
+                if mfi is None or crate_of(path, r.layout) != crate_of(fi.path, r.layout):
+                    continue
+                impls, _, around = _impl_table(r, mfi)
+                inner = around[method]
+                if inner < 0 or not impls[inner].trait_path:
+                    continue
+                where = mfi.facts.defs[method].parent
+                traits = r.memo(("rust-impl-traits", path, where, impls[inner].trait_path),
+                                _crate_traits, r, mfi, impls[inner].trait_path, where)
+                if trait not in traits:
+                    continue
+                if tfi is not None and type_symbol is not None:
+                    if not self._impl_of(r, tfi, type_symbol[2], path, method):
+                        continue
+                elif r.memo(("rust-impl-type", path, method), self._impl_types, r, path,
+                            method):
+                    continue  # an impl for a crate type of that name, not the receiver's
+                out.append((DEFINITION_TAG, path, method))
+        return out
+
     def extra_bases(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]:
         """The traits a type implements lend it their default methods (`shelf.headline()`
         where `impl Describe for MemoryShelf` leaves `headline` to the trait): the trait impls
@@ -552,6 +634,38 @@ def _in_trait_impl(r: ResolverView, path: str, method: int) -> bool:
     impls, _, around = _impl_table(r, mfi)
     inner = around[method]
     return inner >= 0 and bool(impls[inner].trait_path)
+
+
+def _receiver_types(r: ResolverView, fi: FileIndex, scope: int, receiver: NamePath, site: int
+                    ) -> list[tuple[str, Symbol | None]]:
+    """The types a receiver ``receiver`` (a name path, read at ``site`` of ``scope``) may be
+    of: (its name, the crate's type or None where no crate item is it). A local or a call's
+    result as an instance of its type; a field or a constant by its declared type."""
+    found, _ = r.resolve_path(fi, receiver, scope, site=site)
+    out: list[tuple[str, Symbol | None]] = []
+    for symbol in found[:4]:
+        if symbol[0] == INSTANCE_TAG:
+            typed: Symbol = (DEFINITION_TAG, symbol[1], symbol[2])
+            d = r.definition(typed)
+            if d is not None and d.kind == CLASS:
+                out.append((d.name, typed))
+        elif symbol[0] == DEFINITION_TAG:
+            d = r.definition(symbol)
+            if d is None or d.kind not in (VARIABLE, CONSTANT) or not d.type_hint:
+                continue
+            dfi = r.index(symbol[1])
+            types, _ = r.resolve_path(dfi, d.type_hint, d.parent, want_type=True) \
+                if dfi is not None else ([], "")
+            crate_types = [t for t in types if t[0] == DEFINITION_TAG and _is_class(r, t)]
+            out.extend((d.type_hint[-1], t) for t in crate_types)
+            if not crate_types:  # `attrs: Vec<Attribute>`: std's Vec, by its name
+                out.append((d.type_hint[-1], None))
+    return out
+
+
+def _is_class(r: ResolverView, symbol: Symbol) -> bool:
+    d = r.definition(symbol)
+    return d is not None and d.kind == CLASS
 
 
 def _impl_table(r: ResolverView, fi: FileIndex) -> tuple[tuple[Impl, ...], list[int], list[int]]:

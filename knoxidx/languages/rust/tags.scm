@@ -18,6 +18,8 @@
 (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @reference.call)
 (call_expression function: (generic_function function: [(identifier) (scoped_identifier) (field_expression)] @reference.call))
 (macro_invocation macro: [(identifier) (scoped_identifier)] @reference.call)
+; `Trait::method(&x, ..)`: the first argument is the receiver (see hooks.call_arguments)
+(call_expression function: (scoped_identifier) @arity.name arguments: (arguments) @arity)
 (struct_expression name: [(type_identifier) (scoped_type_identifier)] @reference.new)
 
 (trait_item bounds: (trait_bounds [(type_identifier) (scoped_type_identifier)] @reference.extends))
@@ -59,7 +61,16 @@
 (let_declaration pattern: (identifier) @binding.name
   type: [(type_identifier) (scoped_type_identifier) (generic_type) (reference_type)] @binding.type)
 (let_declaration pattern: (identifier) @binding.name
-  value: (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call))
+  value: (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call) @_value
+  (#not-match? @_value "^(?:(?:std|alloc)::\\w+::)?(?:Arc|Rc|Box)::new\\(\\s*[\\w:]+\\s*\\("))
+; `let sem = Arc::new(Semaphore::new(0))`: an `Arc`, `Rc` or `Box` derefs to the value it holds,
+; whose methods `sem.acquire()` calls (the call's own binding above left out for it)
+(let_declaration pattern: (identifier) @binding.name
+  value: (call_expression
+    function: (scoped_identifier) @_wrapper
+    arguments: (arguments .
+      (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call) .))
+  (#match? @_wrapper "^(?:(?:std|alloc)::\\w+::)?(?:Arc|Rc|Box)::new$"))
 (let_declaration pattern: (identifier) @binding.name
   value: (struct_expression name: [(type_identifier) (scoped_type_identifier)] @binding.type))
 (let_declaration pattern: (identifier) @binding.name
