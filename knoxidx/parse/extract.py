@@ -201,6 +201,22 @@ def _plan(native: Any, query: Any, roles: dict[int, tuple[str, str, str, int]]) 
         return None
 
 
+def _assigned_where_unset(assigned: list[tuple[Any, Any, str, bool, Any]], unset: list[Any],
+                          defs: list[Definition], spans: list[tuple[int, int, int]],
+                          source: bytes) -> list[tuple[Any, Any, str, bool, Any]]:
+    """The bindings of ``assigned`` whose name the same function declares with no value
+    (``unset``): `let x; .. x = new T()` makes x a T, while an assignment to a local declared
+    with a value (`let f = () => {}; f = g()`) leaves it the value's type, as TypeScript reads
+    both. An assignment to a name declared outside the function binds nothing: a binding
+    would make it the function's own local, hiding the module variable it writes."""
+    declared = {(binding_scope(defs, scope), node_text(source, node))
+                for node, scope in zip(unset, enclosing(spans, [n.start_byte for n in unset]),
+                                       strict=True)}
+    return [binding for binding, scope in zip(
+                assigned, enclosing(spans, [b[0].start_byte for b in assigned]), strict=True)
+            if (binding_scope(defs, scope), node_text(source, binding[0])) in declared]
+
+
 def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
     """What a pattern's matches are, from the capture names of one of them: (role, kind, the
     capture holding the node, the kind's rank in the references' order) — the role "def",
@@ -208,7 +224,8 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
     plugin's ``bound_names`` lists), "narrowed" (a span where a name holds a type of its own:
     a Go type switch's case), "impl", "package", "local" (a name a function binds for
     itself), "local.assigned" (one an assignment binds: at a module's top level, a module
-    variable), "global", "arity" (a call's arguments, its called name in ``arity.name``) or
+    variable), "global", "arity" (a call's arguments, its called name in ``arity.name``),
+    "unset" (a local declared with no value: the bindings of its assignments are read) or
     "ignore"."""
     for key in caps:
         head, _, tail = key.partition(".")
@@ -220,7 +237,7 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
                 raise ValueError(f"the query captures an unknown reference kind: @{key}")
             return "ref", tail, key, rank
     for key in ("import", "binding.name", "binding.names", "impl", "package", "local",
-                "local.assigned", "global", "arity", "narrowed", *_COMPLEXITY_ROLES):
+                "local.assigned", "global", "arity", "narrowed", "unset", *_COMPLEXITY_ROLES):
         if key in caps:
             return key, "", key, 0
     return "ignore", "", "", 0
@@ -268,6 +285,9 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     # (name, type or value node, how its type is read: _DECLARED, _CALLED, _ELEMENT, _CALLBACK or
     # _RESULT (a call's result after its first), whether the name is a member of that type)
     raw_bindings: list[tuple[Any, Any, str, bool, Any]] = []
+    # ... those an assignment makes (`x = new T()`), kept where x was declared with no value
+    assigned_bindings: list[tuple[Any, Any, str, bool, Any]] = []
+    raw_unset: list[Any] = []  # the names of locals declared with no value (`let x;`)
     raw_impls: list[tuple[Any, Any, Any]] = []
     raw_locals: list[tuple[int, int]]  # (start, end) of the names a function binds for itself
     raw_assigned: list[Any] = []  # ... by an assignment (some of them module variables)
@@ -360,8 +380,9 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 target, how = caps.get("binding.elements"), _ELEMENTS
             if target:
                 # `binding.member`: the name is a member of that type (`{ board }: Props`)
-                raw_bindings.append((caps[main][0], target[0], how, "binding.member" in caps,
-                                     place[0] if how == _RESULT and place else None))
+                (assigned_bindings if "binding.assigned" in caps else raw_bindings).append(
+                    (caps[main][0], target[0], how, "binding.member" in caps,
+                     place[0] if how == _RESULT and place else None))
         elif kind == "complexity.nesting":
             node = caps[main][0]
             complexity.nesting.append((node.start_byte, node.end_byte))
@@ -410,6 +431,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                                  caps["narrowed.type"][0]))
         elif kind == "package":
             package = plugin.package_name(node_text(source, caps[main][0]))
+        elif kind == "unset":
+            raw_unset.append(caps[main][0])
 
     if raw_assigned:
         _add_block_variables(raw_defs, raw_assigned, import_nodes, plugin, source)
@@ -418,6 +441,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)]
     local_names = bound_locals(raw_locals, raw_globals, raw_defs, defs, spans, source)
 
+    if assigned_bindings and raw_unset:
+        raw_bindings += _assigned_where_unset(assigned_bindings, raw_unset, defs, spans, source)
     bindings, typed_names, aliases, placing = _bindings(raw_bindings, defs, spans, plugin,
                                                         source)
     if placing:

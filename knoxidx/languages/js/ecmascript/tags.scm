@@ -104,6 +104,30 @@
 (variable_declarator name: (identifier) @binding.name value: (member_expression) @binding.type)
 ; `const scope = this`: the receiver, for the functions nested in the method to call through
 (variable_declarator name: (identifier) @binding.name value: (this) @binding.type)
+; a local declared with no value (`let x;`, `let x = null`) holds what it is assigned later
+; (`x = new T()`, `x = f()`, `x = this.y`), as TypeScript's evolving `let` does; a local
+; declared with a value keeps that value's type (@binding.assigned: read where @unset)
+(variable_declarator name: (identifier) @unset !value)
+(variable_declarator name: (identifier) @unset value: [(null) (undefined)])
+(assignment_expression left: (identifier) @binding.name
+  right: (new_expression constructor: [(identifier) (member_expression)] @binding.type))
+  @binding.assigned
+(assignment_expression left: (identifier) @binding.name
+  right: (call_expression function: [(identifier) (member_expression)] @binding.call))
+  @binding.assigned
+(assignment_expression left: (identifier) @binding.name
+  right: (member_expression) @binding.type) @binding.assigned
+; either value of a conditional (`x = a ? new A() : new B()`): each a binding of its own
+(variable_declarator name: (identifier) @binding.name
+  value: (ternary_expression (new_expression constructor: [(identifier) (member_expression)] @binding.type)))
+(variable_declarator name: (identifier) @binding.name
+  value: (ternary_expression (call_expression function: [(identifier) (member_expression)] @binding.call)))
+(assignment_expression left: (identifier) @binding.name
+  right: (ternary_expression (new_expression constructor: [(identifier) (member_expression)] @binding.type)))
+  @binding.assigned
+(assignment_expression left: (identifier) @binding.name
+  right: (ternary_expression (call_expression function: [(identifier) (member_expression)] @binding.call)))
+  @binding.assigned
 (assignment_expression
   left: (member_expression object: (this) property: (property_identifier)) @binding.name
   right: (new_expression constructor: [(identifier) (member_expression)] @binding.type))
