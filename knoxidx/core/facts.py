@@ -121,6 +121,10 @@ CALLBACK_OF = "&"
 # definitions (`function create() { const api = { get: function () {..} }; return api; }`),
 # whose members a call's result has.
 OWN_MEMBERS = ("{}",)
+# A function's ``type_hint`` where it declares no return type but its `return` statements say
+# what it returns (Python's `return Foo(..)`, `return self`): the types of its bindings named
+# RETURNED[0] in its own scope (a name no local can have), where they agree.
+RETURNED = ("return",)
 # The head of a reference's path whose first name a local binds but which is written as a path
 # of items (Rust `config::APP_NAME` beside a local `config`: locals hide no module or type):
 # the name after it is looked up as a module's or a type's, past the locals.

@@ -18,6 +18,7 @@ from knoxidx.core.facts import (
     ELEMENT_OF,
     ITEMS_HEAD,
     OWN_MEMBERS,
+    RETURNED,
     TYPE_ARGUMENTS,
     TYPES_JOINER,
     UNKNOWN_VALUE,
@@ -66,6 +67,7 @@ _CONTAINER_STARTS = ("[", "map", "chan", "<-")
 EXACT = Confidence.EXACT.value  # plain strings, as file_index's kinds
 INFERRED = Confidence.INFERRED.value
 MAX_DEPTH = 12
+_RETURNED = RETURNED[0]
 
 
 class ScopeResolver(Lookups):
@@ -311,9 +313,10 @@ class ScopeResolver(Lookups):
         out: list[Symbol] = []
         for member in members:
             d = self.definition(member) if member[0] == DEFINITION_TAG else None
-            if d is not None and d.kind == FUNCTION and d.type_hint \
-                    and len(d.signature_data) > 3 \
-                    and self.defining(member[1]).rules.read_as_value(d.signature_data[3]):
+            rules = self.defining(member[1]).rules if d is not None else None
+            if d is not None and rules is not None and d.kind == FUNCTION and d.type_hint \
+                    and len(d.signature_data) > 3 and rules.read_as_value(d.signature_data[3]) \
+                    and (d.type_hint != RETURNED or rules.returns_read(d.signature_data[3])):
                 out.extend(self.returns(member))
             else:
                 out.append(member)
@@ -971,6 +974,10 @@ class ScopeResolver(Lookups):
         hint = d.type_hint
         if hint == OWN_MEMBERS:  # a factory's object: members defined in the function
             return [(INSTANCE_TAG, symbol[1], symbol[2])]
+        if hint == RETURNED:  # no declared type: what its `return` statements hold
+            if self._typing:  # (inside another binding's typing: a partial answer, not kept)
+                return self._returned(fi, symbol[2], depth)
+            return self.memo(("returned", symbol), self._returned, fi, symbol[2], depth)
         if hint and hint[-1] in fi.rules.self_type_names:
             cls = fi.class_of(d.parent) if d.parent >= 0 else -1
             if cls >= 0:
@@ -980,6 +987,25 @@ class ScopeResolver(Lookups):
                 return [(INSTANCE_TAG, s[1], s[2]) for s in found if s[0] == DEFINITION_TAG]
             return []
         return self.binding_type(fi, Binding(d.parent, "", hint, False), depth + 1)  # a type
+
+    def _returned(self, fi: FileIndex, index: int, depth: int) -> list[Symbol]:
+        """The types the RETURNED bindings of the function at ``index`` hold (see
+        parse/returns.py): theirs where every one that says a type says the same, else none
+        (`return Foo()` in one branch, `return Bar()` in the other: neither is sure)."""
+        first = fi.bindings.get((index, _RETURNED))
+        if first is None:
+            return []
+        typed: list[Symbol] = []
+        agreed: set[Symbol] = set()
+        for b in (first, *fi.rebindings.get((index, _RETURNED), ())):
+            found = self.binding_type(fi, b, depth + 1)
+            if not found:
+                continue
+            if not typed:
+                typed, agreed = found, set(found)
+            elif set(found) != agreed:
+                return []
+        return typed
 
     def nth_result(self, symbol: Symbol, result: int, depth: int = 0) -> list[Symbol]:
         """The instance types of the function ``symbol``'s result at ``result`` (from 0), as

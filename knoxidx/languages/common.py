@@ -167,6 +167,12 @@ class BaseRules:
         value is what it returns (Python's ``@property``): ``obj.prop.run()`` is the result's."""
         return False
 
+    def returns_read(self, decorators: tuple[str, ...]) -> bool:
+        """Whether a method read as a value (see :meth:`read_as_value`) with these
+        decorators gives what its `return` statements hold where it declares no type
+        (``RETURNED``)."""
+        return True
+
     def wrapper_method(self, declared: str, name: str) -> bool:
         """Whether method ``name`` of a field declared ``declared`` (its definition's text) is
         the declared wrapper's own, not the wrapped type's (Rust's `Box<T>` clones itself)."""

@@ -95,6 +95,7 @@ class ResolutionRules(Protocol):
     def owner_matches(self, r: ResolverView, fi: FileIndex, index: int, path: str,
                       method: int) -> bool: ...
     def read_as_value(self, decorators: tuple[str, ...]) -> bool: ...
+    def returns_read(self, decorators: tuple[str, ...]) -> bool: ...
     def wrapper_method(self, declared: str, name: str) -> bool: ...
     def element_type(self, declared: str) -> str: ...
     def written_type(self, signature: str, name: str) -> str: ...
@@ -246,6 +247,19 @@ class BindsTypeParameters(Protocol):
 
     type_parameter_bindings: Callable[[Any, Sequence[tuple[Any, ...]], Sequence[Definition],
                                        bytes], list[Binding]]
+
+
+@runtime_checkable
+class ReadsReturns(Protocol):
+    """A language whose queries capture ``@returned`` (a `return` statement, or a `yield`:
+    a generator, which returns no value of its own) says what a `return` statement's value
+    holds, as a binding's ``type_path`` and whether it is a call's (see ``Binding``); ((),
+    False) where it returns nothing (`return None`), None where its type is not read."""
+
+    returned_value: Callable[[Any, bytes], tuple[NamePath, bool] | None]
+    # what a returned binding holds, as the language reads it (`self.__class__(..)`: the
+    # receiver's class), the binding of a returned local as well
+    returned_path: Callable[[NamePath, bool], tuple[NamePath, bool]]
 
 
 @runtime_checkable

@@ -42,6 +42,7 @@ from knoxidx.languages.protocol import (
     Language,
     OrdersBindings,
     ReadsDeclaredTypes,
+    ReadsReturns,
     StatesConstraints,
     TypesProperties,
 )
@@ -72,6 +73,7 @@ from knoxidx.parse.name_paths import (
     short_reference,
     type_arguments,
 )
+from knoxidx.parse.returns import returned_bindings
 from knoxidx.parse.tree_parse import ParseTimeoutError, parse_tree
 
 # Query patterns start no deeper than this in the tree. tree-sitter's query cursor keeps a
@@ -225,8 +227,8 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
     a Go type switch's case), "impl", "package", "local" (a name a function binds for
     itself), "local.assigned" (one an assignment binds: at a module's top level, a module
     variable), "global", "arity" (a call's arguments, its called name in ``arity.name``),
-    "unset" (a local declared with no value: the bindings of its assignments are read) or
-    "ignore"."""
+    "returned" (a function's `return` or `yield`: see ``parse.returns``), "unset" (a local
+    declared with no value: the bindings of its assignments are read) or "ignore"."""
     for key in caps:
         head, _, tail = key.partition(".")
         if head == "definition":
@@ -237,7 +239,8 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
                 raise ValueError(f"the query captures an unknown reference kind: @{key}")
             return "ref", tail, key, rank
     for key in ("import", "binding.name", "binding.names", "impl", "package", "local",
-                "local.assigned", "global", "arity", "narrowed", "unset", *_COMPLEXITY_ROLES):
+                "local.assigned", "global", "arity", "narrowed", "returned", "unset",
+                *_COMPLEXITY_ROLES):
         if key in caps:
             return key, "", key, 0
     return "ignore", "", "", 0
@@ -294,6 +297,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     raw_globals: list[Any] = []  # Python `global x`: not a local after all
     # (start, end, name, type node): inside the span, the name holds that type
     raw_narrowed: list[tuple[int, int, str, Any]] = []
+    raw_returns: list[Any] = []  # `return` statements, and what makes a function return none
     # a call's argument count and types (see Reference), by its called name's start
     arities: dict[int, tuple[int, tuple[str, ...]]] = {}
     package = ""
@@ -431,6 +435,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                                  caps["narrowed.type"][0]))
         elif kind == "package":
             package = plugin.package_name(node_text(source, caps[main][0]))
+        elif kind == "returned":
+            raw_returns.append(caps[main][0])
         elif kind == "unset":
             raw_unset.append(caps[main][0])
 
@@ -551,6 +557,10 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         bindings = _fields_from_locals(bindings)
     if any(b.type_path[0] == _COPIED for b in bindings):
         bindings = _copies_typed(bindings, local_names, defs)
+    if raw_returns:  # what a function declaring no return type returns (sets its type_hint)
+        bindings.extend(returned_bindings(raw_returns, defs, spans, bindings, local_names,
+                                          cast(ReadsReturns, plugin),
+                                          plugin.RULES.self_names, source))
 
     impls = [
         Impl(

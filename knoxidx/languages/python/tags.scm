@@ -62,6 +62,11 @@
 (while_statement condition: [(identifier) (attribute)] @reference.value)
 (interpolation expression: [(identifier) (attribute)] @reference.value)
 
+; what a function without a return annotation returns (parse/returns.py): each `return`, and
+; what makes it return no value of its own (a generator's `yield`, an `async def`)
+[(return_statement) (yield)] @returned
+(function_definition "async" @returned)
+
 (import_statement) @import
 (import_from_statement) @import
 

@@ -1,0 +1,98 @@
+"""What a function returns where it declares no type: what its `return` statements say.
+
+A function without a return annotation (`def make(): return Foo()`, `def _clone(self): c =
+self.__class__.__new__(self.__class__); ..; return c`) returns what each `return` with a value
+holds: a binding named ``RETURNED[0]`` in the function's own scope for each, read as any
+binding is (the resolver keeps the types where they agree), and ``RETURNED`` as the
+function's ``type_hint``. A function with a `return` whose value's type is not read (`return
+a, b`, an untyped local), a generator's `yield` or an `async def` (a coroutine) says nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from knoxidx.core.facts import RETURNED, UNKNOWN_VALUE, Binding, Definition, NamePath
+from knoxidx.core.model import NodeKind
+from knoxidx.languages.protocol import ReadsReturns
+from knoxidx.parse.definitions import enclosing, is_local
+
+_FUNCTION = NodeKind.FUNCTION.value
+_RETURNED = RETURNED[0]
+
+
+def returned_bindings(
+    returns: list[Any], defs: list[Definition], spans: list[tuple[int, int, int]],
+    bindings: list[Binding], local_names: dict[int, set[str]], plugin: ReadsReturns,
+    self_names: frozenset[str], source: bytes,
+) -> list[Binding]:
+    """The RETURNED bindings of each function that declares no return type and whose every
+    ``returns`` node (a `return`, or what makes it return no value of its own) reads a type;
+    each such function's definition in ``defs`` gets RETURNED as its ``type_hint``."""
+    returns.sort(key=_start)
+    read: dict[int, list[tuple[NamePath, bool]] | None] = {}
+    for node, scope in zip(returns, enclosing(spans, [n.start_byte for n in returns]),
+                           strict=True):
+        if scope < 0 or defs[scope].kind != _FUNCTION or defs[scope].type_hint:
+            continue
+        values = read.setdefault(scope, [])
+        if values is None:
+            continue
+        value = plugin.returned_value(node, source)
+        if value is None:
+            read[scope] = None
+        elif value[0]:  # (`return None` alongside: an Optional, whose value is of the type)
+            values.append(value)
+    if not any(read.values()):
+        return []
+    own: dict[tuple[int, str], list[Binding]] = {}
+    for b in bindings:
+        if b.scope in read:
+            own.setdefault((b.scope, b.name), []).append(b)
+    out: list[Binding] = []
+    for scope, values in read.items():
+        found = _function_returns(scope, values, own, defs, local_names, plugin, self_names) \
+            if values else None
+        if found:
+            out.extend(found)
+            defs[scope] = defs[scope]._replace(type_hint=RETURNED)
+    return out
+
+
+def _function_returns(
+    scope: int, values: list[tuple[NamePath, bool]], own: dict[tuple[int, str], list[Binding]],
+    defs: list[Definition], local_names: dict[int, set[str]], plugin: ReadsReturns,
+    self_names: frozenset[str],
+) -> list[Binding] | None:
+    """The RETURNED bindings of the function at ``scope``, None where one of its values is
+    not read: a name of the function (a parameter, a local) is read through its own
+    bindings, and so is only one they type; a bare name of no local (`return Foo`, the
+    class) is none."""
+    out: list[Binding] = []
+    for path, called in values:
+        head = path[0]
+        if head in self_names:
+            out.append(Binding(scope, _RETURNED, path, called))
+            continue
+        if not is_local(head, scope, local_names, defs):
+            if len(path) == 1 and not called:
+                return None
+            out.append(Binding(scope, _RETURNED, path, called))
+            continue
+        typed = own.get((scope, head))
+        if not typed:
+            return None  # untyped, or a local of a function around this one
+        if len(path) > 1 or called:
+            out.append(Binding(scope, _RETURNED, path, called))
+            continue
+        for b in typed:  # `c = Foo(); ..; return c`: what each binding of c holds
+            if b.type_path == UNKNOWN_VALUE:
+                return None
+            copied, copied_call = plugin.returned_path(b.type_path, b.is_call)
+            out.append(Binding(scope, _RETURNED, copied, copied_call))
+    return out
+
+
+def _start(node: Any) -> int:
+    start: int = node.start_byte
+    return start
