@@ -24,7 +24,13 @@ from knoxidx.core.errors import (
     LineRangeError,
     SourceNotFoundError,
 )
-from knoxidx.core.files import FileTooLargeError, NotRegularFileError, read_regular
+from knoxidx.core.files import (
+    FileTooLargeError,
+    NotRegularFileError,
+    OutsideRootError,
+    confined,
+    read_regular,
+)
 from knoxidx.languages.registry import language_for_path
 from knoxidx.parse.watch_filter import RepoPathFilter
 
@@ -74,10 +80,12 @@ def read_source(root: Path, path: Any, start: int | None = None, end: int | None
     filt = path_filter or RepoPathFilter(root)
     if filt.private(rel):
         raise ForbiddenPathError(f"{rel!r} is inside version-control or index internals")
-    full = os.path.join(filt.root, rel)
-    real = os.path.realpath(full)
-    if not (real.startswith(filt.root + os.sep)):
-        raise ForbiddenPathError(f"{rel!r} resolves outside the repository (a symlink)")
+    try:  # the one confinement every answer that reads a file goes through
+        real = confined(filt.root, rel)
+    except OutsideRootError as exc:
+        raise ForbiddenPathError(
+            f"{rel!r} is inside version-control or index internals" if exc.internal
+            else f"{rel!r} resolves outside the repository (a symlink)") from None
     real_rel = filt.relative(real) or rel
     if filt.private(real_rel) or filt.file_ignored(rel) or filt.file_ignored(real_rel):
         raise ForbiddenPathError(
