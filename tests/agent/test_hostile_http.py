@@ -48,6 +48,8 @@ GETS = [
     ("/search", {"q": "x", "k": "1_0"}, 400, "bad_request"),
     ("/search", {"q": "x", "k": "１０"}, 400, "bad_request"),
     ("/source", {"path": "app/util.py", "start": "٣"}, 400, "bad_request"),
+    ("/callers", {"symbol": "app/util.py:٣"}, 400, "bad_request"),  # a path:line too
+    ("/goto", {"at": "app/util.py:٣"}, 400, "bad_request"),
     ("/search", {"q": "x", "k": "-5"}, 400, "bad_request"),
     ("/search", {"q": "x", "k": "9" * 40}, 400, "bad_request"),
     ("/search", {"q": "x", "k": "ten"}, 400, "bad_request"),

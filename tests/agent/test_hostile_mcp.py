@@ -41,6 +41,8 @@ HOSTILE = [
      "unknown parameter 'q'; the tool find_symbol takes: name, limit, offset, kind, path"),
     ("get_dependencies", {"target": "/etc/passwd"}, "outside the indexed repository"),
     ("get_callers", {"symbol": "app/util.py:99999999999999999999999"}, "no definition"),
+    ("get_callers", {"symbol": "app/util.py:٣"}, "in the digits 0-9"),  # int() reads it
+    ("goto_definition", {"at": "app/util.py:３"}, "in the digits 0-9"),
     ("index_status", {"verbose": True}, "takes no arguments"),
 ]
 
