@@ -30,7 +30,9 @@ user's file or the environment; a repository that sets them gets one warning and
 ignored. What keeps code on the machine (``embedder = "local"``, ``reranker = "none"``,
 ``offline``, more never-send patterns) a repository may choose, as it may have more of its own
 files indexed (``index.minified``), and its other settings win over the user's. A
-``base_url`` must be ``https://``; plain ``http://`` only to a loopback address.
+``base_url`` must be ``https://``; plain ``http://`` only to a loopback address. The
+repository's file is its own: one that links out of the repository (or into ``.git``) is not
+read.
 
 ``offline`` is on if *any* source turns it on (file, environment, flag): a project can demand it
 and so can a user, and neither can switch the other's demand off. The Voyage API key is read
@@ -54,7 +56,7 @@ from urllib.parse import urlsplit
 import tomllib
 
 from knoxidx.core.errors import KnoxidxError
-from knoxidx.core.files import read_regular
+from knoxidx.core.files import OutsideRootError, confined, read_regular
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +154,11 @@ def find_config(root: Path) -> Path | None:
     for name in CONFIG_FILES:
         candidate = root / name
         if candidate.is_file():
+            try:  # a link to a file outside (the user's own, /proc/self/environ) is not the
+                confined(root, name)  # repository's to read, nor one into .git
+            except OutsideRootError as exc:
+                raise ConfigError(f"{candidate}: a link that {exc.strerror}; the settings are "
+                                  "not read") from None
             return candidate
         if candidate.exists():  # its never-send patterns would go unapplied without a word
             raise ConfigError(f"{candidate}: not a regular file; the settings are not read")

@@ -177,3 +177,22 @@ def test_a_named_user_config_that_is_missing_is_an_error(tmp_path: Path) -> None
         load_settings(tmp_path, env={"KNOXIDX_CONFIG": str(missing)})
     # the default place may simply have no file
     assert load_settings(tmp_path, env={"XDG_CONFIG_HOME": str(tmp_path)}).user_source is None
+
+
+@pytest.mark.parametrize("target", ["outside", ".git/config"])
+def test_a_repository_config_that_links_out_is_not_read(tmp_path: Path, user_config: Path,
+                                                        target: str) -> None:
+    """A knoxidx.toml linking out of the repository (a file of the user's, /proc/self/environ)
+    or into .git: its values would be quoted in errors as the repository's settings."""
+    user_config.write_text('embedder = "voyage"\n', encoding="utf-8")
+    root = write_tree(tmp_path / "cloned", {**FILES, ".git/config": 'embedder = "local"\n'})
+    outside = tmp_path / "elsewhere.toml"
+    outside.write_text('embedder = "pa-a-secret-from-elsewhere"\n', encoding="utf-8")
+    (root / ".knoxidx.toml").symlink_to(outside if target == "outside" else root / target)
+    with pytest.raises(ConfigError, match="a link that leads") as info:
+        load_settings(root)
+    assert "pa-a-secret" not in str(info.value)
+    (root / ".knoxidx.toml").unlink()
+    (root / ".knoxidx.toml").symlink_to("app/settings.toml")  # a link inside is fine
+    (root / "app" / "settings.toml").write_text('[local]\nview = "full"\n', encoding="utf-8")
+    assert load_settings(root).local_view == "full"
