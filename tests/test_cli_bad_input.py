@@ -235,3 +235,24 @@ def test_seconds_are_digits_too() -> None:
     for value in ("nan", "inf", "٣"):
         code, _, err = run("serve", ".", "--header-timeout", value)
         assert code == 2 and "a number in the digits 0-9" in err, (value, err)
+
+
+@pytest.mark.parametrize("value", ["abc", "٣", "-5", "0"])
+def test_a_worker_memory_cap_that_is_no_number_is_one_line(tmp_path: Path, value: str) -> None:
+    """int() raised a traceback on 'abc', read '٣' as 3, and took a cap below zero."""
+    root = write_tree(tmp_path / "repo", FILES)
+    code, _, err = run("index", str(root), "--graph-only",
+                       env={"KNOXIDX_WORKER_MEMORY_MB": value})
+    assert code == 2 and "KNOXIDX_WORKER_MEMORY_MB must be a whole number" in err, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("value", ["0", "nan", "inf", "٣", "1_0", "601"])
+def test_a_query_deadline_takes_digits_only(tmp_path: Path, value: str) -> None:
+    from knoxidx.core.config import ConfigError, load_settings
+
+    with pytest.raises(ConfigError, match="KNOXIDX_QUERY_DEADLINE"):
+        load_settings(tmp_path, env={"KNOXIDX_QUERY_DEADLINE": value,
+                                     "XDG_CONFIG_HOME": str(tmp_path)})
+    assert load_settings(tmp_path, env={"KNOXIDX_QUERY_DEADLINE": "2.5",
+                                        "XDG_CONFIG_HOME": str(tmp_path)}).query_deadline == 2.5

@@ -57,6 +57,7 @@ import tomllib
 
 from knoxidx.core.errors import KnoxidxError
 from knoxidx.core.files import OutsideRootError, confined, read_regular
+from knoxidx.core.limits import DECIMAL_NUMBER
 
 log = logging.getLogger(__name__)
 
@@ -233,11 +234,9 @@ def _query_deadline(env: Mapping[str, str]) -> float | None:
     value = (env.get(QUERY_DEADLINE_ENV) or "").strip()
     if not value:
         return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = 0.0
-    if not 0 < seconds <= 600:  # also refuses nan and inf
+    # digits 0-9 only: float() also reads 'nan', 'inf', '٣' and '1_0'
+    seconds = float(value) if DECIMAL_NUMBER.fullmatch(value) else 0.0
+    if not 0 < seconds <= 600:
         raise ConfigError(f"${QUERY_DEADLINE_ENV} must be a number of seconds above 0 and up to "
                           f"600, not {value!r}")
     return seconds
