@@ -207,3 +207,25 @@ def test_every_answer_about_history_is_escaped_too(committed: Path, args: list[s
     output = cli(command, *rest[:1], str(committed), *rest[1:]) if rest and \
         not rest[0].startswith("-") else cli(command, str(committed), *rest)
     assert output.strip(), args
+
+
+def test_the_librarys_warnings_reach_the_terminal_escaped(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Warnings went out through Python's last-resort handler as they were: a model name from
+    the repository's settings, a file name in an exception's message or traceback."""
+    import logging
+
+    from knoxidx.cli.output import log_to_terminal
+
+    log_to_terminal()
+    log_to_terminal()  # once per process, however many commands run in it
+    log = logging.getLogger("knoxidx.somewhere")
+    log.warning("vectors made by %s", f"m{TITLE}")
+    try:
+        raise OSError(f"cannot read title{TITLE}\nbreak.py")
+    except OSError:
+        log.exception("update failed")
+    err = capsys.readouterr().err
+    assert not RAW_CONTROL.search(err), repr(err)
+    assert err.startswith("vectors made by m\\x1b]0;pwned\\x07\nupdate failed\nTraceback")
+    assert "cannot read title\\x1b]0;pwned\\x07\nbreak.py" in err  # a traceback keeps its lines

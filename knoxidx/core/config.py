@@ -47,6 +47,7 @@ import ipaddress
 import json
 import logging
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,6 +93,8 @@ _USER_ONLY: dict[str, tuple[Any, ...]] = {
     "voyage.base_url": (),
     "egress.mask_secrets": (True,),
 }
+# a model's name goes into requests, logs and answers: no escape, no path, no URL
+_MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _warned: set[tuple[str, tuple[str, ...]]] = set()  # (file, keys) already warned about
 
 
@@ -333,6 +336,9 @@ def _check_value(path: Path, key: str, rule: tuple[type, tuple[Any, ...] | None]
         raise ConfigError(f"{path}: {key} must be a {kind.__name__}, not {value!r}")
     if isinstance(value, list) and not all(isinstance(v, str) and v.strip() for v in value):
         raise ConfigError(f"{path}: {key} must be a list of non-empty strings")
+    if key == "voyage.model" and not _MODEL_NAME.fullmatch(str(value)):
+        raise ConfigError(f"{path}: {key} must be a model name such as voyage-code-3 (letters, "
+                          f"digits, '.', '_' and '-'), not {value!r}")
     if allowed is not None and value not in allowed:
         raise ConfigError(f"{path}: {key} must be one of {', '.join(map(str, allowed))}, "
                           f"not {value!r}")

@@ -196,3 +196,15 @@ def test_a_repository_config_that_links_out_is_not_read(tmp_path: Path, user_con
     (root / ".knoxidx.toml").symlink_to("app/settings.toml")  # a link inside is fine
     (root / "app" / "settings.toml").write_text('[local]\nview = "full"\n', encoding="utf-8")
     assert load_settings(root).local_view == "full"
+
+
+def test_a_model_name_is_a_name(tmp_path: Path, user_config: Path) -> None:
+    """A repository's settings may choose the model: its name goes into logs and answers, so
+    an escape in it (TOML's \\u001b) or a path is refused."""
+    for model in ("m\u001b]0;x\u0007", "../../x", "https://evil.example/m", ""):
+        root = write_tree(tmp_path / "r", {**FILES, "knoxidx.toml": "[voyage]\nmodel = "
+                                           + json.dumps(model) + "\n"})
+        with pytest.raises(ConfigError, match="voyage.model must be a model name"):
+            load_settings(root)
+    (root / "knoxidx.toml").write_text('[voyage]\nmodel = "voyage-3.5-lite"\n', encoding="utf-8")
+    assert load_settings(root).voyage_model == "voyage-3.5-lite"
