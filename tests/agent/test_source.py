@@ -89,3 +89,21 @@ def test_a_link_into_the_internals_is_forbidden_whatever_its_target_is_named(
     for path in ("peek.py", "odd.py"):
         with pytest.raises(ForbiddenPathError, match="internals"):
             read_source(root, path)
+
+
+def test_a_name_spelled_in_another_case_is_not_read(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A case-insensitive file system (macOS, Windows) opens SECRETS/token.py as the ignored
+    secrets/token.py, and .ENV as a never-send .env: the rules match names in their case."""
+    import knoxidx.parse.source as source
+
+    top = os.path.realpath(root)
+    opened = source.read_regular
+    # realpath keeps the spelling asked for; the open finds the file in any case
+    monkeypatch.setattr(source, "confined", lambda base, rel: os.path.join(top, rel))
+    monkeypatch.setattr(source, "read_regular", lambda path, limit: opened(
+        os.path.join(top, os.path.relpath(path, top).lower()), limit))
+    for path in ("SECRETS/token.py", "App/util.py", "app/UTIL.py"):
+        with pytest.raises(SourceNotFoundError, match="in their case"):
+            read_source(root, path)
+    assert read_source(root, "app/util.py")["total_lines"] == 9
