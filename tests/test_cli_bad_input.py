@@ -183,3 +183,76 @@ def test_context_takes_the_same_token_budgets_as_the_library(indexed: Path) -> N
     for budget in (MIN_TOKENS - 1, MAX_TOKENS + 1):
         code, _, err = run("context", "parse", str(indexed), "--max-tokens", str(budget))
         assert code == 2 and f"{MIN_TOKENS}<=x<={MAX_TOKENS}" in err, err
+
+
+NOT_UTF8 = os.fsdecode(b"\xff")  # a byte of argv that is not UTF-8, as Python decodes it
+
+
+@pytest.mark.parametrize("args,words", [
+    # the lengths HTTP and MCP take (knoxidx.core.limits)
+    (("symbols", "x" * 1001), "'NAME': is longer than 1000 characters"),
+    (("symbols", "*", "--returns", "T" * 201), "'--returns': is longer than 200"),
+    (("callers", "x" * 1001), "'SYMBOL': is longer than 1000"),
+    (("show", "x" * 1001), "'SYMBOL': is longer than 1000"),
+    (("history", "x" * 1001), "'SYMBOL': is longer than 1000"),
+    (("context", "x" * 2001), "'QUERY': is longer than 2000"),
+    (("deps", "x" * 4097), "'TARGET': is longer than 4096"),
+    (("goto", "x" * 4109), "'PLACE': is longer than 4108"),
+    (("changes", "--base", "x" * 201), "'--base': is longer than 200"),
+    (("symbols", "load", "--path", "x" * 4097), "'--path': is longer than 4096"),
+    # bytes that are not UTF-8: a traceback from SQLite or the tokenizer
+    (("symbols", NOT_UTF8), "not UTF-8"), (("deps", NOT_UTF8), "not UTF-8"),
+    (("context", NOT_UTF8), "not UTF-8"), (("symbols", "load", "--path", NOT_UTF8), "not UTF-8"),
+    # digits int() reads and HTTP refuses
+    (("symbols", "load", "--limit", "٣"), "whole number in the digits 0-9"),
+    (("symbols", "load", "--offset", "1_0"), "whole number in the digits 0-9"),
+    (("map", "--max-tokens", "١٠٠"), "whole number in the digits 0-9"),
+    (("context", "x", "--max-tokens", "１０００"), "whole number in the digits 0-9"),
+    (("history", "load", "--offset", str(2**31)), "0<=x<=2147483647"),
+    (("symbols", "*", "--min-complexity", str(2**31)), "1<=x<=2147483647"),
+    (("callers", "app/config.py:٥"), "must be written in the digits 0-9"),
+    (("goto", "app/config.py:٥"), "must be written in the digits 0-9"),
+    (("show", "app/config.py:٥"), "must be written in the digits 0-9"),
+])
+def test_the_cli_refuses_what_http_refuses(indexed: Path, args: tuple[str, ...],
+                                           words: str) -> None:
+    code, out, err = run(*args, str(indexed))
+    assert code == 2 and words in " ".join(err.split()) and "Traceback" not in err, err
+    assert out == ""
+
+
+def test_a_window_in_other_digits_is_refused(tmp_path: Path) -> None:
+    """int() reads '٣' as 3: `--since ٣` answered for three days without a word."""
+    root = write_tree(tmp_path / "repo", FILES)
+    build(root)
+    for since in ("٣", "٣d", "３０d", "1_0"):
+        code, _, err = run("hotspots", str(root), "--since", since)
+        assert code == 2 and "not a number of days" in err, (since, err)
+
+
+def test_seconds_are_digits_too() -> None:
+    """float() reads 'nan', which no range refuses, and '٣'."""
+    for value in ("nan", "inf", "٣"):
+        code, _, err = run("serve", ".", "--header-timeout", value)
+        assert code == 2 and "a number in the digits 0-9" in err, (value, err)
+
+
+@pytest.mark.parametrize("value", ["abc", "٣", "-5", "0"])
+def test_a_worker_memory_cap_that_is_no_number_is_one_line(tmp_path: Path, value: str) -> None:
+    """int() raised a traceback on 'abc', read '٣' as 3, and took a cap below zero."""
+    root = write_tree(tmp_path / "repo", FILES)
+    code, _, err = run("index", str(root), "--graph-only",
+                       env={"KNOXIDX_WORKER_MEMORY_MB": value})
+    assert code == 2 and "KNOXIDX_WORKER_MEMORY_MB must be a whole number" in err, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("value", ["0", "nan", "inf", "٣", "1_0", "601"])
+def test_a_query_deadline_takes_digits_only(tmp_path: Path, value: str) -> None:
+    from knoxidx.core.config import ConfigError, load_settings
+
+    with pytest.raises(ConfigError, match="KNOXIDX_QUERY_DEADLINE"):
+        load_settings(tmp_path, env={"KNOXIDX_QUERY_DEADLINE": value,
+                                     "XDG_CONFIG_HOME": str(tmp_path)})
+    assert load_settings(tmp_path, env={"KNOXIDX_QUERY_DEADLINE": "2.5",
+                                        "XDG_CONFIG_HOME": str(tmp_path)}).query_deadline == 2.5

@@ -170,3 +170,62 @@ def test_the_bidirectional_marks_are_escaped_too() -> None:
     assert visible("x.py\u200f:12 \u200e\u061c") == "x.py\\u200f:12 \\u200e\\u061c"
     text = json_text({"p": "a\u200fb"})
     assert "\u200f" not in text and json.loads(text) == {"p": "a\u200fb"}
+
+
+@pytest.fixture(scope="module")
+def committed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The hostile names in git history: two commits by an author whose name and subject hold
+    escapes too, and an uncommitted edit."""
+    import subprocess
+
+    root = write_tree(tmp_path_factory.mktemp("committed"), FILES)
+    git = ["git", "-C", str(root), "-c", f"user.name=A{TITLE}", "-c", "user.email=a@x"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", f"start{CLEAR}"], check=True)
+    for name in (f"title{TITLE}.py", "line\nbreak.py"):
+        with open(root / name, "a", encoding="utf-8") as out:
+            out.write("\n\ndef later():\n    return helper()\n")
+    subprocess.run([*git, "commit", "-qam", f"more{CSI}{BIDI}"], check=True)
+    with open(root / f"clear{CLEAR}.py", "a", encoding="utf-8") as out:
+        out.write("\n\ndef fresh():\n    return wipe()\n")
+    result = CliRunner().invoke(main, ["index", "--jobs", "1", str(root)])
+    assert result.exit_code == 0, result.output
+    return root
+
+
+@pytest.mark.parametrize("args", [
+    ["changes"], ["hotspots"], ["hotspots", "--since", "all"], ["history", "retitle"],
+    ["history", "line\nbreak.py:4"], ["show", "retitle"], ["show", "wipe"],
+    ["goto", f"title{TITLE}.py:5"], ["map"], ["stats"], ["symbols", "later"],
+    ["callers", "helper"], ["impact", "wipe"], ["context", "retitle later"],
+])
+def test_every_answer_about_history_is_escaped_too(committed: Path, args: list[str]) -> None:
+    """File names, authors and commit subjects from the repository, through the commands that
+    read git history or print a whole-repository view."""
+    command, *rest = args
+    output = cli(command, *rest[:1], str(committed), *rest[1:]) if rest and \
+        not rest[0].startswith("-") else cli(command, str(committed), *rest)
+    assert output.strip(), args
+
+
+def test_the_librarys_warnings_reach_the_terminal_escaped(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Warnings went out through Python's last-resort handler as they were: a model name from
+    the repository's settings, a file name in an exception's message or traceback."""
+    import logging
+
+    from knoxidx.cli.output import log_to_terminal
+
+    log_to_terminal()
+    log_to_terminal()  # once per process, however many commands run in it
+    log = logging.getLogger("knoxidx.somewhere")
+    log.warning("vectors made by %s", f"m{TITLE}")
+    try:
+        raise OSError(f"cannot read title{TITLE}\nbreak.py")
+    except OSError:
+        log.exception("update failed")
+    err = capsys.readouterr().err
+    assert not RAW_CONTROL.search(err), repr(err)
+    assert err.startswith("vectors made by m\\x1b]0;pwned\\x07\nupdate failed\nTraceback")
+    assert "cannot read title\\x1b]0;pwned\\x07\nbreak.py" in err  # a traceback keeps its lines

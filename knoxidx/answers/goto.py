@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, Protocol
 
-from knoxidx.answers.questions import _PATH_LINE
+from knoxidx.answers.questions import place_of
 from knoxidx.core.errors import BadInputError, LineRangeError, SourceNotFoundError
 from knoxidx.core.facts import RefKind
 from knoxidx.core.paging import WALK_CAP
@@ -36,7 +36,7 @@ _CONSTRUCTORS = frozenset({"constructor", "__init__", "new"})
 def goto(index: PlacedIndex, at: str, name: str | None = None) -> dict:
     """The references on line ``at`` (``path:line``), each with its resolved definitions;
     ``name``: only references whose last name is that."""
-    place = _PATH_LINE.match(at.strip())
+    place = place_of(at.strip())
     if place is None:
         raise BadInputError(f"not a place: {at!r} (give PATH:LINE, such as src/app.py:42)")
     path, line = index._repo_relative(place["path"]), int(place["line"])

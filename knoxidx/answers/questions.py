@@ -24,9 +24,20 @@ if TYPE_CHECKING:
     from knoxidx.graph.protocol import GraphReads
 
 # DOTALL: a file name may hold a line break (and it is not "a.py:3" with a newline after)
-_PATH_LINE = re.compile(r"^(?P<path>.+):(?P<line>\d+)\Z", re.DOTALL)
+_PATH_LINE = re.compile(r"^(?P<path>.+):(?P<line>[0-9]+)\Z", re.DOTALL)
+# a line number in other digits ('a.py:٣'): int() reads it, and no face may
+_OTHER_DIGITS = re.compile(r".+:\d+\Z", re.DOTALL)
 CALL_TYPES = (EdgeType.CALLS.value,)
 MAX_MIN_COMPLEXITY = 2**31 - 1  # as the faces take it; SQLite's integers end at 2**63
+
+
+def place_of(spec: str) -> re.Match[str] | None:
+    """``spec`` as ``path:line`` (groups ``path`` and ``line``), or None when it is not one;
+    BadInputError when its line number is written in digits other than 0-9."""
+    match = _PATH_LINE.match(spec)
+    if match is None and _OTHER_DIGITS.match(spec):
+        raise BadInputError(f"the line number of {spec!r} must be written in the digits 0-9")
+    return match
 
 
 class GraphQuestions:
@@ -101,7 +112,7 @@ class GraphQuestions:
         if not spec.strip():
             raise BadInputError(
                 "the symbol is empty: pass a name, a qualified name or path:line")
-        match = _PATH_LINE.match(spec)
+        match = place_of(spec)
         if match:
             path, line = self._repo_relative(match["path"]), int(match["line"])
             if line > 2**31:  # no file has that many lines (and SQLite's integers end at 2**63)

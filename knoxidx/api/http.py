@@ -48,6 +48,7 @@ from knoxidx.api.schemas import (
     Operation,
 )
 from knoxidx.core.errors import AmbiguousSymbolError, KnoxidxError
+from knoxidx.core.terminal import json_text
 from knoxidx.graph.dbfile import storage_error
 from knoxidx.graph.sqlite_schema import DB_NAME, INDEX_DIR
 
@@ -65,7 +66,9 @@ class JSON(Response):
     media_type = "application/json"
 
     def render(self, content: Any) -> bytes:
-        return json.dumps(content, ensure_ascii=False, default=str).encode("utf-8")
+        # C1 and bidi characters of a repository's names as \u escapes (the same JSON value):
+        # `curl` prints the body to a terminal, which would obey them
+        return json_text(content).encode("utf-8")
 
 
 # ---- errors --------------------------------------------------------------------------------

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from knoxidx.api.readers import ReaderPool, status_of
@@ -107,9 +109,93 @@ def run_stdio(root: Path, watcher: Any = None, workers: int = 2, *,
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            await server.run(AnsweringReader(read_stream, write_stream), write_stream,
+                             server.create_initialization_options())
 
     try:
         anyio.run(main)
     finally:
         pool.close()
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class AnsweringReader:
+    """The stdio transport's read stream, answering the requests it could not decode.
+
+    The SDK reads each line with pydantic, which refuses JSON that Python's ``json`` takes:
+    a lone surrogate escape (``"\\ud800"``). The line becomes an exception with no
+    request id, which the SDK only logs: the client waited for its timeout. Here such a line
+    that is still a request with an id is answered with a JSON-RPC error for that id."""
+
+    def __init__(self, inner: Any, write_stream: Any) -> None:
+        self._inner = inner
+        self._write = write_stream
+
+    @property
+    def last_context(self) -> Any:  # the sender's context, as the SDK's own stream keeps it
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self._inner.receive()
+            if isinstance(item, Exception):
+                reply = unreadable_request_error(item)
+                if reply is not None:
+                    from mcp.shared.message import SessionMessage
+
+                    await self._write.send(SessionMessage(reply))
+                    continue
+            return item
+
+    def __aiter__(self) -> AnsweringReader:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> AnsweringReader:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc_val: BaseException | None, exc_tb: TracebackType | None) -> None:
+        await self.aclose()
+
+
+def unreadable_request_error(exc: Exception) -> Any:
+    """The JSON-RPC error answering the line that ``exc`` (the SDK's validation error) refused
+    as JSON, or None when that line is no request with an id (nothing to answer)."""
+    from mcp import types
+    from pydantic import ValidationError
+
+    details = exc.errors() if isinstance(exc, ValidationError) else []
+    if not details or details[0].get("type") != "json_invalid":
+        return None
+    line = details[0].get("input")
+    try:
+        message = json.loads(line) if isinstance(line, str) else None
+    except ValueError:  # not JSON at all: no id to answer (JSON-RPC's parse error is id-less)
+        return None
+    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+        return None
+    request_id = message.get("id")
+    if isinstance(request_id, bool) or not isinstance(request_id, int | str) or (
+            isinstance(request_id, str) and _SURROGATE.search(request_id)):
+        return None  # a notification, or an id that cannot be sent back
+    # a lone surrogate is the one thing Python's json takes and pydantic's does not
+    if _SURROGATE.search(json.dumps(message.get("params"), ensure_ascii=False)):
+        code, where = types.INVALID_PARAMS, "the request's params hold"
+    else:
+        code, where = types.INVALID_REQUEST, "the request holds"
+    text = f"{where} an unpaired UTF-16 surrogate escape (such as \\ud800); send valid Unicode"
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id,
+                              error=types.ErrorData(code=code, message=text))

@@ -10,7 +10,6 @@ shapes (the library's return values, as the CLI's ``--json`` prints them).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,18 +17,24 @@ from typing import Any
 from knoxidx.answers.budget import DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS
 from knoxidx.answers.entity import DEFAULT_RELATED, MAX_RELATED, RELATIONS
 from knoxidx.core.errors import KnoxidxError
+from knoxidx.core.limits import (
+    MAX_DEPTH,
+    MAX_K,
+    MAX_NAME_CHARS,
+    MAX_PATH_CHARS,
+    MAX_PLACE_CHARS,
+    MAX_QUERY_CHARS,
+    MAX_REVISION_CHARS,
+    MAX_TYPE_CHARS,
+    WHOLE_NUMBER,
+    text_problem,
+)
 from knoxidx.core.model import NODE_KINDS
 from knoxidx.core.paging import DEFAULT_LIMIT, MAX_LIMIT, PAGE_CHARS
 from knoxidx.history.answers import MAX_SINCE_DAYS
 from knoxidx.languages.registry import LANGUAGE_ALIASES
 
 # ---- limits ------------------------------------------------------------------------------
-MAX_DEPTH = 10
-MAX_K = 100
-MAX_QUERY_CHARS = 2000
-MAX_NAME_CHARS = 1000
-MAX_TYPE_CHARS = 200  # a type name the --returns / --param-type filters search for
-MAX_PATH_CHARS = 4096
 MAX_SOURCE_LINES = 2000
 MAX_BODY_BYTES = 64 * 1024
 SEARCH_MODES = ("hybrid", "lexical", "vector")
@@ -84,12 +89,11 @@ class Param:
             return self._boolean(value, from_text, label)
         if not isinstance(value, str):
             raise InputError(f"{label!r} must be a string, not {_json_type(value)}")
-        if _SURROGATE.search(value):  # from a JSON "\ud800": not text, cannot be encoded
-            raise InputError(f"{label!r} holds an unpaired UTF-16 surrogate; send valid Unicode")
         if self.required and not value.strip():
             raise InputError(f"{label!r} is empty")
-        if self.max_length is not None and len(value) > self.max_length:
-            raise InputError(f"{label!r} is longer than {self.max_length} characters")
+        problem = text_problem(value, self.max_length)  # a JSON "\ud800" cannot be encoded
+        if problem:
+            raise InputError(f"{label!r} {problem}")
         if self.enum and value not in self.enum:
             # in any case (an agent writes `kind=class`): answered as the listed spelling
             folded = value.casefold()
@@ -102,7 +106,7 @@ class Param:
     def _integer(self, value: Any, from_text: bool, label: str) -> int:
         if from_text and isinstance(value, str):
             # ASCII digits only: int() would also take '1_000', '١٠' and fullwidth digits
-            if not _DIGITS.fullmatch(value.strip()):
+            if not WHOLE_NUMBER.fullmatch(value.strip()):
                 raise InputError(f"{label!r} must be a whole number, not {value!r}")
             number = int(value.strip(), 10)
         elif isinstance(value, int) and not isinstance(value, bool):
@@ -180,8 +184,6 @@ def package_version() -> str:
         return "0"
 
 
-_DIGITS = re.compile(r"[+-]?[0-9]+")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _json_type(value: Any) -> str:
@@ -471,7 +473,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "instead of searching for a name that many definitions share.",
         (
             Param("at", "string", "The place: a repository-relative path and a 1-based line, "
-                  "'src/app/config.py:42'.", required=True, max_length=MAX_PATH_CHARS + 12),
+                  "'src/app/config.py:42'.", required=True, max_length=MAX_PLACE_CHARS),
             Param("name", "string", "Only the references of this name on the line.",
                   max_length=MAX_NAME_CHARS),
         ),
@@ -489,7 +491,7 @@ OPERATIONS: tuple[Operation, ...] = (
         PAGED,
         (
             Param("base", "string", "The commit to compare with: a hash, branch, tag or "
-                  "HEAD~N.", default="HEAD", max_length=200),
+                  "HEAD~N.", default="HEAD", max_length=MAX_REVISION_CHARS),
             _depth(3),
             *PAGE_PARAMS,
         ),

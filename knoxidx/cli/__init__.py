@@ -18,6 +18,8 @@ import click
 
 from knoxidx.cli.group import main
 from knoxidx.cli.options import (
+    Text,
+    WholeRange,
     json_option,
     offline_option,
     open_index,
@@ -37,6 +39,8 @@ from knoxidx.cli.output import (
     site_of,
 )
 from knoxidx.core.errors import BadPathError, KnoxidxError
+from knoxidx.core.limits import MAX_NAME_CHARS, MAX_PATH_CHARS, MAX_TYPE_CHARS
+from knoxidx.core.paging import MAX_OFFSET
 from knoxidx.core.terminal import for_terminal, visible
 
 # Set by a command that has closed every file, connection and process it opened: the console
@@ -69,9 +73,9 @@ def _print_hits(title: str, symbol: dict, hits: list[dict],
 
 @main.command("index")
 @path_argument
-@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
+@click.option("--jobs", "-j", type=WholeRange(1, 64), default=None,
               help="Worker processes for parsing (default: CPU count).")
-@click.option("--max-file-size", type=click.IntRange(1), default=1024 * 1024, show_default=True,
+@click.option("--max-file-size", type=WholeRange(1), default=1024 * 1024, show_default=True,
               help="Skip files larger than this many bytes.")
 @click.option("--wait", is_flag=True, help="Wait for another writer instead of failing.")
 @click.option("--rebuild", is_flag=True, help="Drop the index and build it from scratch.")
@@ -186,15 +190,15 @@ def _print_report(data: dict, embedding_next: bool = False) -> None:
 
 
 @main.command()
-@click.argument("name")
+@click.argument("name", type=Text(MAX_NAME_CHARS))
 @path_argument
 @page_options
-@click.option("--min-complexity", type=click.IntRange(min=1), default=None,
+@click.option("--min-complexity", type=WholeRange(1, MAX_OFFSET), default=None,
               help="Only functions of at least this cyclomatic complexity, most complex first.")
-@click.option("--returns", "returns", metavar="TYPE", default=None,
+@click.option("--returns", "returns", metavar="TYPE", type=Text(MAX_TYPE_CHARS), default=None,
               help="Only functions whose declared return type names TYPE ('Request' matches "
                    "Optional[Request], Promise<Request>, *http.Request).")
-@click.option("--param-type", metavar="TYPE", default=None,
+@click.option("--param-type", metavar="TYPE", type=Text(MAX_TYPE_CHARS), default=None,
               help="Only functions with a parameter whose declared type names TYPE (the same "
                    "rule; a receiver or self is no parameter).")
 @json_option
@@ -228,10 +232,10 @@ def symbols(name: str, path: str, limit: int, offset: int, kind: str | None,
 def _graph_command(name: str, method: str, title: str, key: str, help_text: str,
                    with_depth: bool) -> None:
     @main.command(name, help=help_text)
-    @click.argument("symbol")
+    @click.argument("symbol", type=Text(MAX_NAME_CHARS))
     @path_argument
     @json_option
-    @click.option("--depth", type=click.IntRange(1, 10), default=1 if name != "impact" else 3,
+    @click.option("--depth", type=WholeRange(1, 10), default=1 if name != "impact" else 3,
                   show_default=True, hidden=not with_depth)
     @page_options
     @store_options
@@ -260,7 +264,7 @@ _graph_command("impact", "impact", "impact of changing", "impacted",
 
 
 @main.command()
-@click.argument("symbol")
+@click.argument("symbol", type=Text(MAX_NAME_CHARS))
 @path_argument
 @json_option
 @page_options
@@ -293,10 +297,10 @@ def refs(symbol: str, path: str, as_json: bool, limit: int, offset: int, kind: s
 
 
 @main.command()
-@click.argument("target")
+@click.argument("target", type=Text(MAX_PATH_CHARS))
 @path_argument
 @click.option("--reverse", is_flag=True, help="Who depends on TARGET instead.")
-@click.option("--depth", type=click.IntRange(1, 10), default=1, show_default=True)
+@click.option("--depth", type=WholeRange(1, 10), default=1, show_default=True)
 @json_option
 @page_options
 @store_options

@@ -21,6 +21,9 @@ import click
 from knoxidx.answers.budget import DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS
 from knoxidx.cli.group import main
 from knoxidx.cli.options import (
+    NumberRange,
+    Text,
+    WholeRange,
     json_option,
     offline_option,
     open_index,
@@ -29,6 +32,7 @@ from knoxidx.cli.options import (
     store_options,
 )
 from knoxidx.cli.output import counted, emit
+from knoxidx.core.limits import MAX_QUERY_CHARS
 from knoxidx.core.store_url import redact
 from knoxidx.core.terminal import visible
 
@@ -39,18 +43,18 @@ STOP_GRACE_S = 2.0
 STOP_LIMIT_S = 4.5
 
 debounce_option = click.option(
-    "--debounce-ms", type=click.IntRange(10, 60_000), default=150, show_default=True,
+    "--debounce-ms", type=WholeRange(10, 60_000), default=150, show_default=True,
     help="Apply changes after this many milliseconds without a new one.")
 
 
 @main.command("watch")
 @path_argument
 @debounce_option
-@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
+@click.option("--jobs", "-j", type=WholeRange(1, 64), default=None,
               help="Worker processes for big batches (default: CPU count).")
 @click.option("--graph-only", is_flag=True, help="Skip chunking and search indexes.")
 @click.option("--wait", is_flag=True, help="Wait for another writer instead of failing.")
-@click.option("--reconcile-s", type=click.FloatRange(0), default=120, show_default=True,
+@click.option("--reconcile-s", type=NumberRange(0), default=120, show_default=True,
               help="When idle this long, re-check the whole tree (0: never).")
 @json_option
 @offline_option
@@ -80,19 +84,19 @@ def watch_cmd(path: str, debounce_ms: int, jobs: int | None, graph_only: bool, w
 @path_argument
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on; anything but loopback needs $KNOXIDX_TOKEN.")
-@click.option("--port", type=click.IntRange(0, 65535), default=7411, show_default=True,
+@click.option("--port", type=WholeRange(0, 65535), default=7411, show_default=True,
               help="Port (0: any free one; the address is printed).")
 @click.option("--watch", is_flag=True, help="Also keep the index up to date (a watcher).")
 @debounce_option
-@click.option("--workers", type=click.IntRange(1, 64), default=4, show_default=True,
+@click.option("--workers", type=WholeRange(1, 64), default=4, show_default=True,
               help="Reader threads (each holds its own read-only connection).")
 @click.option("--access-log", is_flag=True, help="Log every request.")
-@click.option("--header-timeout", type=click.FloatRange(0.1, 3600), default=10.0,
+@click.option("--header-timeout", type=NumberRange(0.1, 3600), default=10.0,
               show_default=True,
               help="Seconds a client has to send a request's headers (then: 408, closed).")
-@click.option("--body-timeout", type=click.FloatRange(0.1, 3600), default=30.0,
+@click.option("--body-timeout", type=NumberRange(0.1, 3600), default=30.0,
               show_default=True, help="Seconds a client has to send a request's body.")
-@click.option("--max-connections", type=click.IntRange(1, 100_000), default=512,
+@click.option("--max-connections", type=WholeRange(1, 100_000), default=512,
               show_default=True, help="Open connections at most (past it the one that has "
               "waited longest for its headers is closed).")
 @offline_option
@@ -168,9 +172,9 @@ def mcp_cmd(path: str, watch: bool, debounce_ms: int) -> None:
 
 
 @main.command("context")
-@click.argument("query")
+@click.argument("query", type=Text(MAX_QUERY_CHARS))
 @path_argument
-@click.option("--max-tokens", type=click.IntRange(MIN_TOKENS, MAX_TOKENS),
+@click.option("--max-tokens", type=WholeRange(MIN_TOKENS, MAX_TOKENS),
               default=DEFAULT_TOKENS, show_default=True, help="Token budget of the answer (the model's tokenizer).")
 @json_option
 @offline_option

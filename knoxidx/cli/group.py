@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from knoxidx.cli.options import offline_option
+from knoxidx.cli.output import log_to_terminal
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -13,3 +14,4 @@ from knoxidx.cli.options import offline_option
 @offline_option
 def main() -> None:
     """knoxidx: a local code graph of functions, classes, calls and imports."""
+    log_to_terminal()

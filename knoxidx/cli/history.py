@@ -9,6 +9,8 @@ import click
 
 from knoxidx.cli.group import main
 from knoxidx.cli.options import (
+    Text,
+    WholeRange,
     json_option,
     open_index,
     page_kwargs,
@@ -17,28 +19,29 @@ from knoxidx.cli.options import (
     store_options,
 )
 from knoxidx.cli.output import counted, emit, location, print_more, site_of
+from knoxidx.core.limits import MAX_NAME_CHARS, MAX_PATH_CHARS, MAX_REVISION_CHARS
 from knoxidx.core.model import NODE_KINDS
-from knoxidx.core.paging import MAX_LIMIT
+from knoxidx.core.paging import MAX_LIMIT, MAX_OFFSET
 
-_DAYS = re.compile(r"^(\d+)\s*d?$")
+_DAYS = re.compile(r"([0-9]+) *d?")  # ASCII digits: int() also reads '٣' and '1_000'
 
 
 def _since_days(text: str) -> int | None:
     """``90d`` or ``90``: days; ``all``: the whole history (None)."""
     if text.strip().lower() == "all":
         return None
-    found = _DAYS.match(text.strip().lower())
+    found = _DAYS.fullmatch(text.strip().lower())
     if not found:
         raise click.BadParameter(f"{text!r} is not a number of days like 90d, or 'all'")
     return int(found.group(1))
 
 
 @main.command("history")
-@click.argument("symbol")
+@click.argument("symbol", type=Text(MAX_NAME_CHARS))
 @path_argument
-@click.option("--limit", type=click.IntRange(1, MAX_LIMIT), default=20, show_default=True,
+@click.option("--limit", type=WholeRange(1, MAX_LIMIT), default=20, show_default=True,
               help="At most this many commits.")
-@click.option("--offset", type=click.IntRange(0), default=0, show_default=True,
+@click.option("--offset", type=WholeRange(0, MAX_OFFSET), default=0, show_default=True,
               help="Skip this many commits (newest first).")
 @json_option
 @store_options
@@ -80,10 +83,10 @@ def history_cmd(symbol: str, path: str, limit: int, offset: int, as_json: bool) 
 @click.option("--kind", type=click.Choice(NODE_KINDS, case_sensitive=False), default=None,
               help="Only definitions of this kind (default: functions, classes, interfaces, "
                    "types).")
-@click.option("--path", "path_glob", default=None, metavar="GLOB",
+@click.option("--path", "path_glob", type=Text(MAX_PATH_CHARS), default=None, metavar="GLOB",
               help="Only files matching GLOB ('*' crosses '/'), or under this directory.")
-@click.option("--limit", type=click.IntRange(1, MAX_LIMIT), default=20, show_default=True)
-@click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--limit", type=WholeRange(1, MAX_LIMIT), default=20, show_default=True)
+@click.option("--offset", type=WholeRange(0, MAX_OFFSET), default=0, show_default=True)
 @json_option
 @store_options
 def hotspots_cmd(path: str, since: str, kind: str | None, path_glob: str | None, limit: int,
@@ -122,9 +125,9 @@ def hotspots_cmd(path: str, since: str, kind: str | None, path_glob: str | None,
 
 @main.command("changes")
 @path_argument
-@click.option("--base", default="HEAD", show_default=True,
+@click.option("--base", type=Text(MAX_REVISION_CHARS), default="HEAD", show_default=True,
               help="The commit to compare the work tree with (a hash, branch, tag, HEAD~1).")
-@click.option("--depth", type=click.IntRange(1, 10), default=3, show_default=True,
+@click.option("--depth", type=WholeRange(1, 10), default=3, show_default=True,
               help="Hops of callers, users, subclasses and importers to follow.")
 @json_option
 @page_options

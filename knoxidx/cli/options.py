@@ -11,8 +11,49 @@ from typing import Any
 
 import click
 
+from knoxidx.core.limits import DECIMAL_NUMBER, MAX_PATH_CHARS, WHOLE_NUMBER, text_problem
 from knoxidx.core.model import NODE_KINDS
 from knoxidx.core.store_url import STORE_ENV, StoreConfigError, parse_store
+
+
+class Text(click.ParamType):
+    """A text argument as HTTP and MCP take it (:mod:`knoxidx.core.limits`): at most
+    ``max_chars`` characters, and UTF-8 (a byte that is not decodes to a surrogate, which
+    SQLite and the tokenizer cannot take)."""
+
+    name = "text"
+
+    def __init__(self, max_chars: int) -> None:
+        self.max_chars = max_chars
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        problem = text_problem(value, self.max_chars) if isinstance(value, str) else ""
+        if problem:
+            self.fail(problem, param, ctx)
+        return value
+
+
+class WholeRange(click.IntRange):
+    """click's IntRange written in ASCII digits only, as HTTP takes a number."""
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not WHOLE_NUMBER.fullmatch(value.strip()):
+            self.fail(f"must be a whole number in the digits 0-9, not {value!r}", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class NumberRange(click.FloatRange):
+    """click's FloatRange written in ASCII digits only (float() also takes 'nan', which no
+    range refuses, and '٣')."""
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not DECIMAL_NUMBER.fullmatch(value.strip()):
+            self.fail(f"must be a number in the digits 0-9, not {value!r}", param, ctx)
+        return super().convert(value, param, ctx)
+
 
 # what --store/--repo said for the command now running (one command per process)
 _CHOICE: dict[str, str | None] = {"store": None, "repo": None}
@@ -85,14 +126,15 @@ def page_options(command: Callable[..., Any]) -> Callable[..., Any]:
     from knoxidx.core.paging import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
 
     for option in reversed((
-        click.option("--limit", type=click.IntRange(1, MAX_LIMIT), default=DEFAULT_LIMIT,
+        click.option("--limit", type=WholeRange(1, MAX_LIMIT), default=DEFAULT_LIMIT,
                      show_default=True, help="At most this many (the answer also ends "
                                              "before ~28k characters)."),
-        click.option("--offset", type=click.IntRange(0, MAX_OFFSET), default=0, show_default=True,
+        click.option("--offset", type=WholeRange(0, MAX_OFFSET), default=0, show_default=True,
                      help="Skip this many: the 'next' offset a truncated answer names."),
         click.option("--kind", type=click.Choice(NODE_KINDS, case_sensitive=False),
                      default=None, help="Only items of this kind."),
-        click.option("--path", "path_glob", default=None, metavar="GLOB",
+        click.option("--path", "path_glob", type=Text(MAX_PATH_CHARS), default=None,
+                     metavar="GLOB",
                      help="Only items in files matching GLOB ('*' crosses '/'), or under "
                           "this directory."),
     )):

@@ -4,7 +4,9 @@ stderr and its exit code."""
 
 from __future__ import annotations
 
+import logging
 import sqlite3
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +24,32 @@ def emit(data: Any, as_json: bool, human: Callable[[Any], None]) -> None:
         click.echo(json_text(data, indent=2))
     else:
         human(for_terminal(data))
+
+
+class TerminalLog(logging.Handler):
+    """The library's warnings on the command line, written as Python's last-resort handler
+    writes them (the message alone, on the ``sys.stderr`` of the moment), with every control
+    character made visible: a message may quote a repository's file names and settings."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = visible(record.getMessage())
+            if record.exc_info:  # a traceback keeps its lines; what it quotes is escaped
+                text += "\n" + visible(logging.Formatter().formatException(record.exc_info),
+                                        multiline=True)
+            sys.stderr.write(text + "\n")
+        except Exception:  # as every logging handler: a broken stream is reported, not raised
+            self.handleError(record)
+
+
+def log_to_terminal() -> None:
+    """Send the library's warnings through :class:`TerminalLog` (once per process)."""
+    logger = logging.getLogger("knoxidx")
+    if not any(isinstance(handler, TerminalLog) for handler in logger.handlers):
+        logger.addHandler(TerminalLog())
 
 
 def counted(count: int, noun: str) -> str:

@@ -14,6 +14,8 @@ import click
 
 from knoxidx.cli.group import main
 from knoxidx.cli.options import (
+    Text,
+    WholeRange,
     json_option,
     offline_option,
     open_index,
@@ -22,6 +24,7 @@ from knoxidx.cli.options import (
 )
 from knoxidx.cli.output import emit
 from knoxidx.core.errors import BadInputError
+from knoxidx.core.limits import MAX_NAME_CHARS, MAX_PATH_CHARS, MAX_QUERY_CHARS
 from knoxidx.core.terminal import json_text
 
 MODES = ("hybrid", "lexical", "vector")
@@ -37,18 +40,18 @@ def one_blas_thread() -> None:
 
 
 @main.command("search")
-@click.argument("query", required=False)
+@click.argument("query", required=False, type=Text(MAX_QUERY_CHARS))
 @click.argument("path", required=False, default=".", type=click.Path())
-@click.option("-k", "k", type=click.IntRange(1, 100), default=10, show_default=True,
+@click.option("-k", "k", type=WholeRange(1, 100), default=10, show_default=True,
               help="How many results.")
 @click.option("--mode", type=click.Choice(MODES, case_sensitive=False), default="hybrid",
               show_default=True,
               help="hybrid: words + meaning + symbol names; lexical: words and names only "
                    "(no model); vector: meaning only.")
-@click.option("--lang", "language", default=None,
+@click.option("--lang", "language", type=Text(MAX_NAME_CHARS), default=None,
               help="Only this language: python, typescript (incl. tsx), tsx, javascript, js "
                    "(all three), rust, go, java.")
-@click.option("--path", "path_glob", default=None,
+@click.option("--path", "path_glob", type=Text(MAX_PATH_CHARS), default=None,
               help="Only paths matching this glob ('*' crosses '/'), or under this directory.")
 @click.option("--batch", "batch", type=click.File("r", encoding="utf-8"), default=None,
               help="Run one query per line of FILE ('-': stdin); prints one JSON object per "
@@ -142,7 +145,7 @@ def _snippet_line(snippet: str, query: str) -> str:
 
 @main.command("embed")
 @path_argument
-@click.option("--limit", type=click.IntRange(0), default=None,
+@click.option("--limit", type=WholeRange(0), default=None,
               help="Embed at most this many chunks now (the rest stay pending).")
 @click.option("--wait", is_flag=True, help="Wait for another writer instead of failing.")
 @json_option
@@ -168,7 +171,7 @@ def embed_cmd(path: str, limit: int | None, wait: bool, as_json: bool) -> None:
 
 @main.command("egress")
 @path_argument
-@click.option("--days", type=click.IntRange(1, 3650), default=30, show_default=True,
+@click.option("--days", type=WholeRange(1, 3650), default=30, show_default=True,
               help="How many days back (UTC, today included).")
 @json_option
 def egress_cmd(path: str, days: int, as_json: bool) -> None:

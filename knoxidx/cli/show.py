@@ -9,14 +9,22 @@ import click
 
 from knoxidx.answers.entity import DEFAULT_RELATED, MAX_RELATED, RELATIONS
 from knoxidx.cli.group import main
-from knoxidx.cli.options import json_option, open_index, path_argument, store_options
+from knoxidx.cli.options import (
+    Text,
+    WholeRange,
+    json_option,
+    open_index,
+    path_argument,
+    store_options,
+)
 from knoxidx.cli.output import counted, emit, location, site_of
+from knoxidx.core.limits import MAX_NAME_CHARS, MAX_PATH_CHARS, MAX_PLACE_CHARS
 
 
 @main.command("show")
-@click.argument("symbol")
+@click.argument("symbol", type=Text(MAX_NAME_CHARS))
 @path_argument
-@click.option("--limit", type=click.IntRange(1, MAX_RELATED), default=DEFAULT_RELATED,
+@click.option("--limit", type=WholeRange(1, MAX_RELATED), default=DEFAULT_RELATED,
               show_default=True, help="At most this many definitions per relation (calls, "
                                       "called by, ...); the totals count all of them.")
 @json_option
@@ -116,9 +124,10 @@ def _print_evolution(d: dict) -> None:
 
 
 @main.command("goto")
-@click.argument("place")
+@click.argument("place", type=Text(MAX_PLACE_CHARS))
 @path_argument
-@click.option("--name", default=None, help="Only the references of this name on the line.")
+@click.option("--name", type=Text(MAX_NAME_CHARS), default=None,
+              help="Only the references of this name on the line.")
 @json_option
 @store_options
 def goto_cmd(place: str, path: str, name: str | None, as_json: bool) -> None:
@@ -150,9 +159,9 @@ def goto_cmd(place: str, path: str, name: str | None, as_json: bool) -> None:
 
 @main.command("map")
 @path_argument
-@click.option("--max-tokens", type=click.IntRange(64, 200_000), default=1024, show_default=True,
+@click.option("--max-tokens", type=WholeRange(64, 200_000), default=1024, show_default=True,
               help="The map's token budget.")
-@click.option("--path", "path_glob", default=None,
+@click.option("--path", "path_glob", type=Text(MAX_PATH_CHARS), default=None,
               help="Map only files matching this glob ('*' crosses '/'), or this directory.")
 @json_option
 @store_options

@@ -9,7 +9,11 @@ from typing import Any
 import click
 
 from knoxidx.cli.group import main
-from knoxidx.cli.options import json_option, path_argument
+from knoxidx.cli.options import (
+    WholeRange,
+    json_option,
+    path_argument,
+)
 from knoxidx.cli.output import emit
 from knoxidx.core.store_url import STORE_ENV, StoreConfigError, parse_store, redact, repo_id
 
@@ -34,7 +38,7 @@ def store_group() -> None:
 
 @store_group.command("init")
 @store_url_option
-@click.option("--vector-dim", type=click.IntRange(1, 16000), multiple=True, default=(384,),
+@click.option("--vector-dim", type=WholeRange(1, 16000), multiple=True, default=(384,),
               show_default=True, help="Make the HNSW index for vectors of this size now (384: "
                                       "the local model; 1024: voyage-code-3). Repeatable.")
 @json_option

@@ -30,7 +30,9 @@ user's file or the environment; a repository that sets them gets one warning and
 ignored. What keeps code on the machine (``embedder = "local"``, ``reranker = "none"``,
 ``offline``, more never-send patterns) a repository may choose, as it may have more of its own
 files indexed (``index.minified``), and its other settings win over the user's. A
-``base_url`` must be ``https://``; plain ``http://`` only to a loopback address.
+``base_url`` must be ``https://``; plain ``http://`` only to a loopback address. The
+repository's file is its own: one that links out of the repository (or into ``.git``) is not
+read.
 
 ``offline`` is on if *any* source turns it on (file, environment, flag): a project can demand it
 and so can a user, and neither can switch the other's demand off. The Voyage API key is read
@@ -45,6 +47,7 @@ import ipaddress
 import json
 import logging
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +57,8 @@ from urllib.parse import urlsplit
 import tomllib
 
 from knoxidx.core.errors import KnoxidxError
-from knoxidx.core.files import read_regular
+from knoxidx.core.files import OutsideRootError, confined, read_regular
+from knoxidx.core.limits import DECIMAL_NUMBER
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +93,8 @@ _USER_ONLY: dict[str, tuple[Any, ...]] = {
     "voyage.base_url": (),
     "egress.mask_secrets": (True,),
 }
+# a model's name goes into requests, logs and answers: no escape, no path, no URL
+_MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _warned: set[tuple[str, tuple[str, ...]]] = set()  # (file, keys) already warned about
 
 
@@ -152,6 +158,11 @@ def find_config(root: Path) -> Path | None:
     for name in CONFIG_FILES:
         candidate = root / name
         if candidate.is_file():
+            try:  # a link to a file outside (the user's own, /proc/self/environ) is not the
+                confined(root, name)  # repository's to read, nor one into .git
+            except OutsideRootError as exc:
+                raise ConfigError(f"{candidate}: a link that {exc.strerror}; the settings are "
+                                  "not read") from None
             return candidate
         if candidate.exists():  # its never-send patterns would go unapplied without a word
             raise ConfigError(f"{candidate}: not a regular file; the settings are not read")
@@ -226,11 +237,9 @@ def _query_deadline(env: Mapping[str, str]) -> float | None:
     value = (env.get(QUERY_DEADLINE_ENV) or "").strip()
     if not value:
         return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = 0.0
-    if not 0 < seconds <= 600:  # also refuses nan and inf
+    # digits 0-9 only: float() also reads 'nan', 'inf', '٣' and '1_0'
+    seconds = float(value) if DECIMAL_NUMBER.fullmatch(value) else 0.0
+    if not 0 < seconds <= 600:
         raise ConfigError(f"${QUERY_DEADLINE_ENV} must be a number of seconds above 0 and up to "
                           f"600, not {value!r}")
     return seconds
@@ -327,6 +336,9 @@ def _check_value(path: Path, key: str, rule: tuple[type, tuple[Any, ...] | None]
         raise ConfigError(f"{path}: {key} must be a {kind.__name__}, not {value!r}")
     if isinstance(value, list) and not all(isinstance(v, str) and v.strip() for v in value):
         raise ConfigError(f"{path}: {key} must be a list of non-empty strings")
+    if key == "voyage.model" and not _MODEL_NAME.fullmatch(str(value)):
+        raise ConfigError(f"{path}: {key} must be a model name such as voyage-code-3 (letters, "
+                          f"digits, '.', '_' and '-'), not {value!r}")
     if allowed is not None and value not in allowed:
         raise ConfigError(f"{path}: {key} must be one of {', '.join(map(str, allowed))}, "
                           f"not {value!r}")

@@ -71,9 +71,18 @@ def read_regular_text(path: str | os.PathLike[str], limit: int = CONFIG_MAX_BYTE
 PRIVATE_DIRS = frozenset({".git", ".hg", ".svn", ".knoxidx"})
 
 
+def is_private(parts: list[str]) -> bool:
+    """Whether a path of these parts lies in :data:`PRIVATE_DIRS`, in any case: a
+    case-insensitive file system (macOS, Windows) opens ``.GIT/config`` as ``.git/config``."""
+    return any(part.casefold() in PRIVATE_DIRS for part in parts)
+
+
 class OutsideRootError(OSError):
     """The path leads out of the repository, or into its version-control or index internals
-    (a file replaced by a symlink since it was indexed, or a path no discovery gives)."""
+    (a file replaced by a symlink since it was indexed, or a path no discovery gives);
+    ``internal`` tells the second from the first."""
+
+    internal = False
 
 
 def confined(root: str | os.PathLike[str], rel: str) -> str:
@@ -83,7 +92,11 @@ def confined(root: str | os.PathLike[str], rel: str) -> str:
     ``/proc/self/environ`` or a key (by a pull, a checkout) must not be quoted."""
     prefix = os.path.join(os.path.realpath(root), "")
     real = os.path.realpath(os.path.join(prefix, rel))
-    inner = real[len(prefix):] if real.startswith(prefix) else None
-    if inner is None or PRIVATE_DIRS.intersection(inner.split(os.sep)):
+    if not real.startswith(prefix):
         raise OutsideRootError(errno.EACCES, "leads outside the repository", rel)
+    if is_private(real[len(prefix):].split(os.sep)):
+        error = OutsideRootError(errno.EACCES, "leads into version-control or index internals",
+                                 rel)
+        error.internal = True
+        raise error
     return real

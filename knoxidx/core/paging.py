@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from knoxidx.core.errors import BadInputError
+from knoxidx.core.limits import MAX_PATH_CHARS
 from knoxidx.core.model import NodeKind
 from knoxidx.core.path_glob import absolute_filter_problem, path_matcher
 
@@ -31,7 +32,6 @@ CANDIDATES_SHOWN = 50
 # a walk stops after this many hits: the total is then a lower bound (total_exact: false)
 WALK_CAP = 50_000
 _KINDS = tuple(k.value for k in NodeKind)
-_MAX_PATH_CHARS = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +58,8 @@ class Page:
         if self.path is not None:
             if not self.path.strip():
                 raise BadInputError("the path filter is empty")
-            if len(self.path) > _MAX_PATH_CHARS:
-                raise BadInputError(f"the path filter is longer than {_MAX_PATH_CHARS} "
+            if len(self.path) > MAX_PATH_CHARS:
+                raise BadInputError(f"the path filter is longer than {MAX_PATH_CHARS} "
                                     "characters")
             problem = absolute_filter_problem(self.path)
             if problem:

@@ -6,6 +6,7 @@ backslash or a percent-encoded dot or slash (a client that decoded once too few 
 names version-control or index internals; after resolving symlinks it must still lie under the
 root, and discovery must not skip it (``.gitignore``, ``node_modules``, virtualenvs...): what a
 client may read is what knoxidx indexes, plus the other files beside it (READMEs, configs).
+Each name must be spelled as on disk, case included, as the ignore rules match it.
 Given a ``disclosure`` (what ``Index.read_source`` passes:
 :class:`knoxidx.retrieval.disclosure.Disclosure`), a never-send file is refused by its path
 and by the path a symlink leads to, and secrets in the lines read are masked.
@@ -24,7 +25,13 @@ from knoxidx.core.errors import (
     LineRangeError,
     SourceNotFoundError,
 )
-from knoxidx.core.files import FileTooLargeError, NotRegularFileError, read_regular
+from knoxidx.core.files import (
+    FileTooLargeError,
+    NotRegularFileError,
+    OutsideRootError,
+    confined,
+    read_regular,
+)
 from knoxidx.languages.registry import language_for_path
 from knoxidx.parse.watch_filter import RepoPathFilter
 
@@ -74,10 +81,12 @@ def read_source(root: Path, path: Any, start: int | None = None, end: int | None
     filt = path_filter or RepoPathFilter(root)
     if filt.private(rel):
         raise ForbiddenPathError(f"{rel!r} is inside version-control or index internals")
-    full = os.path.join(filt.root, rel)
-    real = os.path.realpath(full)
-    if not (real.startswith(filt.root + os.sep)):
-        raise ForbiddenPathError(f"{rel!r} resolves outside the repository (a symlink)")
+    try:  # the one confinement every answer that reads a file goes through
+        real = confined(filt.root, rel)
+    except OutsideRootError as exc:
+        raise ForbiddenPathError(
+            f"{rel!r} is inside version-control or index internals" if exc.internal
+            else f"{rel!r} resolves outside the repository (a symlink)") from None
     real_rel = filt.relative(real) or rel
     if filt.private(real_rel) or filt.file_ignored(rel) or filt.file_ignored(real_rel):
         raise ForbiddenPathError(
@@ -87,6 +96,10 @@ def read_source(root: Path, path: Any, start: int | None = None, end: int | None
         disclosure.check(rel)
         if real_rel != rel:
             disclosure.check(real_rel)
+    other = _spelled_otherwise(filt.root, rel) or _spelled_otherwise(filt.root, real_rel)
+    if other is not None:
+        raise SourceNotFoundError(f"no file {rel!r} in the repository: names are matched in "
+                                  f"their case, and on disk it is {other!r}")
     text = _read_text(real, rel)
     lines = text.split("\n")
     if lines and lines[-1] == "" and len(lines) > 1:
@@ -105,6 +118,24 @@ def read_source(root: Path, path: Any, start: int | None = None, end: int | None
         "truncated": truncated,
     }
     return disclosure.source(answer) if disclosure is not None else answer
+
+
+def _spelled_otherwise(root: str, rel: str) -> str | None:
+    """The first name of ``rel`` that its directory holds only in another case, as it holds
+    it; None if none. A case-insensitive file system (macOS, Windows) opens
+    ``SECRETS/token.py`` as ``secrets/token.py``, which ignore files and never-send patterns,
+    matched in their case, do not know."""
+    parent = root
+    for name in rel.split("/"):
+        try:
+            names = os.listdir(parent)
+        except OSError:  # not a listable directory: opening the file says what is wrong
+            return None
+        if name not in names:
+            folded = name.casefold()
+            return next((n for n in names if n.casefold() == folded), None)
+        parent = os.path.join(parent, name)
+    return None
 
 
 def _read_text(real: str, rel: str) -> str:

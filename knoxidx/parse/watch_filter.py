@@ -18,7 +18,7 @@ from collections.abc import Container
 from pathlib import Path
 
 from knoxidx.core.config import CONFIG_FILES
-from knoxidx.core.files import PRIVATE_DIRS
+from knoxidx.core.files import is_private
 from knoxidx.graph.layout import CONFIG_NAMES
 from knoxidx.languages.registry import language_for_path
 from knoxidx.parse.discovery import (
@@ -117,7 +117,7 @@ class RepoPathFilter:
 
     def private(self, rel: str) -> bool:
         """Version-control and index internals, never shown to a client."""
-        return any(part in PRIVATE_DIRS for part in rel.split("/"))
+        return is_private(rel.split("/"))
 
     # ---- internals (hold the lock) ------------------------------------------------------
 

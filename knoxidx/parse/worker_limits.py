@@ -14,10 +14,13 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from knoxidx.core.config import ConfigError
 from knoxidx.core.heap import address_space_bytes, process_alive
+from knoxidx.core.limits import WHOLE_NUMBER
 
 # What a parse worker may allocate beyond its size when it starts (see limit_worker_memory).
 WORKER_MEMORY_MB = 1024
+WORKER_MEMORY_ENV = "KNOXIDX_WORKER_MEMORY_MB"
 # The CPU one file may take in a parse worker, read to facts (see cpu_bound): 5x and more the
 # parse's own deadline; the slowest file of the benchmark corpus takes well under a second.
 READ_SECONDS = 10.0
@@ -27,7 +30,13 @@ READ_SECONDS_PER_MB = 20.0
 def worker_memory_mb() -> int:
     """What a parse worker may allocate beyond its size at start, in MiB (read in the caller,
     so that a worker started by the forkserver obeys the caller's environment)."""
-    return int(os.environ.get("KNOXIDX_WORKER_MEMORY_MB", WORKER_MEMORY_MB))
+    text = os.environ.get(WORKER_MEMORY_ENV, "").strip()
+    if not text:
+        return WORKER_MEMORY_MB
+    if not WHOLE_NUMBER.fullmatch(text) or int(text) < 1:  # a traceback, or a cap below zero
+        raise ConfigError(f"${WORKER_MEMORY_ENV} must be a whole number of MiB above 0 in the "
+                          f"digits 0-9, not {text!r}")
+    return int(text)
 
 
 def limit_worker_memory(extra_mb: int | None = None) -> None:

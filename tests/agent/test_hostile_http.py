@@ -48,6 +48,8 @@ GETS = [
     ("/search", {"q": "x", "k": "1_0"}, 400, "bad_request"),
     ("/search", {"q": "x", "k": "１０"}, 400, "bad_request"),
     ("/source", {"path": "app/util.py", "start": "٣"}, 400, "bad_request"),
+    ("/callers", {"symbol": "app/util.py:٣"}, 400, "bad_request"),  # a path:line too
+    ("/goto", {"at": "app/util.py:٣"}, 400, "bad_request"),
     ("/search", {"q": "x", "k": "-5"}, 400, "bad_request"),
     ("/search", {"q": "x", "k": "9" * 40}, 400, "bad_request"),
     ("/search", {"q": "x", "k": "ten"}, 400, "bad_request"),
@@ -146,3 +148,23 @@ def test_the_serve_banner_shows_a_hostile_root_name_as_escapes(tmp_path: Path) -
     finally:
         proc.stop()
     assert "\x1b" not in banner and "\x07" not in banner and "r\\x1b]0;owned\\x07" in banner
+
+
+def test_a_response_body_obeys_no_terminal(tmp_path: Path) -> None:
+    """`curl` prints a body to the terminal: a file name's C1 CSI or bidi override went out
+    raw (JSON escapes only C0 itself). The values stay the same."""
+    import json
+
+    from starlette.testclient import TestClient
+
+    from knoxidx.api.http import create_app
+    from tests.agent.support import make_repo
+
+    name = "csi\x9b31m\u202e.py"
+    root = make_repo(tmp_path / "repo", {name: "def tinted():\n    return 1\n"}, retrieval=False)
+    with TestClient(create_app(root), base_url="http://127.0.0.1") as client:
+        for url in ("/symbols?q=tinted", "/nope\u202e"):
+            body = client.get(url).content.decode("utf-8")
+            assert "\x9b" not in body and "\u202e" not in body, body
+        found = client.get("/symbols?q=tinted").content
+    assert json.loads(found)["symbols"][0]["path"] == name

@@ -41,6 +41,8 @@ HOSTILE = [
      "unknown parameter 'q'; the tool find_symbol takes: name, limit, offset, kind, path"),
     ("get_dependencies", {"target": "/etc/passwd"}, "outside the indexed repository"),
     ("get_callers", {"symbol": "app/util.py:99999999999999999999999"}, "no definition"),
+    ("get_callers", {"symbol": "app/util.py:٣"}, "in the digits 0-9"),  # int() reads it
+    ("goto_definition", {"at": "app/util.py:３"}, "in the digits 0-9"),
     ("index_status", {"verbose": True}, "takes no arguments"),
 ]
 
@@ -84,3 +86,58 @@ def test_a_whole_number_written_with_a_point_is_an_integer() -> None:
             callers.parse({"symbol": "x", "limit": bad}, from_text=False)
     with pytest.raises(InputError, match="from 1 to 10"):
         callers.parse({"symbol": "x", "depth": 11.0}, from_text=False)
+
+
+def test_a_request_the_sdk_cannot_read_is_answered(tmp_path: Path) -> None:
+    """A JSON string holding a lone surrogate escape ("\\ud800") is JSON that Python reads
+    and the SDK's reader refuses: the line was dropped and the client waited for
+    its timeout. Now its id gets a JSON-RPC error, a notification nothing, and the session
+    goes on."""
+    import queue
+    import subprocess
+    import threading
+    import time
+
+    from mcp import types
+
+    root = make_hostile_repo(tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from knoxidx.cli import run; run()", "mcp", str(root)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(line: str) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(line.encode() + b"\n")
+        proc.stdin.flush()
+
+    lines: queue.Queue[bytes] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout or ()],
+                     daemon=True).start()
+
+    def reply() -> dict[str, Any]:  # a line dropped must fail the test, not hang it
+        return json.loads(lines.get(timeout=30))
+
+    call = ('{"jsonrpc": "2.0", "id": %s, "method": "tools/call", "params": {"name": '
+            '"find_symbol", "arguments": {"name": %s}}}')
+    try:
+        send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": types.LATEST_PROTOCOL_VERSION, "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"}}}))
+        assert reply()["id"] == 1
+        send('{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        started = time.monotonic()
+        send(call % (7, '"\\ud800"'))
+        send('{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": '
+             '{"requestId": 5, "reason": "\\udfff"}}')  # a notification: no answer
+        send('{"jsonrpc": "2.0", "id": "n", "method": "tools/\\udc00"}')
+        send(call % (9, '"read_text"'))
+        answers = [reply(), reply(), reply()]
+        assert time.monotonic() - started < 30
+        assert answers[0]["id"] == 7 and answers[0]["error"]["code"] == types.INVALID_PARAMS
+        assert "surrogate" in answers[0]["error"]["message"]
+        assert answers[1]["id"] == "n" and answers[1]["error"]["code"] == types.INVALID_REQUEST
+        assert answers[2]["id"] == 9 and "read_text" in answers[2]["result"]["content"][0]["text"]
+    finally:
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0

@@ -214,6 +214,7 @@ TRAVERSALS = [
     ("path=evil.py", 403),  # a file symlink out of the root
     ("path=.git/config", 403),
     ("path=.knoxidx/index.db", 403),
+    ("path=.GIT/config", 403),  # what a case-insensitive file system opens as .git/config
     ("path=secrets/token.py", 403),  # .gitignore
     ("path=node_modules/m/i.js", 403),
     ("path=app/nope.py", 404),

@@ -101,6 +101,7 @@ def test_tools_answers_and_errors(tmp_path: Path) -> None:
                 ("read_code", {"path": "/etc/passwd"}, "absolute"),
                 ("read_code", {"path": "escape/secret.py"}, "outside the repository"),
                 ("read_code", {"path": ".git/config"}, "internals"),
+                ("read_code", {"path": ".Git/config"}, "internals"),
                 ("read_code", {"path": "secrets/token.py"}, "not part of the indexed"),
                 ("read_code", {"path": "app/util.py", "start_line": 5, "end_line": 4},
                  "error (bad_range): end (4) is before start (5)"),

@@ -3,6 +3,7 @@ faces are tested against the same cases in test_http.py and test_mcp.py)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,8 @@ BAD = [
 FORBIDDEN = [
     ".git/config", ".knoxidx/index.db", "secrets/token.py", "debug.log", "node_modules/m/i.js",
     "escape/secret.py", "evil.py", "app/.git/HEAD",
+    # a case-insensitive file system (macOS, Windows) opens these as .git/config, .knoxidx/...
+    ".GIT/config", ".Knoxidx/index.db", "app/.Git/HEAD",
 ]
 
 
@@ -71,3 +74,36 @@ def test_missing_directory_and_binary(root: Path) -> None:
         read_source(root, "app")
     with pytest.raises(BadPathError, match="binary"):
         read_source(root, "data/blob.py")
+
+
+def test_a_link_into_the_internals_is_forbidden_whatever_its_target_is_named(
+        tmp_path: Path) -> None:
+    """The target's name is checked as the file system has it: a name that is not UTF-8
+    under .git hid where the link led, and the file was read."""
+    root = make_hostile_repo(tmp_path)
+    os.symlink(".git/config", root / "peek.py")
+    hidden = os.path.join(os.fsencode(root), b".git", b"\xffkeys")
+    with open(hidden, "wb") as out:
+        out.write(b"token = 1\n")
+    os.symlink(hidden, root / "odd.py")
+    for path in ("peek.py", "odd.py"):
+        with pytest.raises(ForbiddenPathError, match="internals"):
+            read_source(root, path)
+
+
+def test_a_name_spelled_in_another_case_is_not_read(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A case-insensitive file system (macOS, Windows) opens SECRETS/token.py as the ignored
+    secrets/token.py, and .ENV as a never-send .env: the rules match names in their case."""
+    import knoxidx.parse.source as source
+
+    top = os.path.realpath(root)
+    opened = source.read_regular
+    # realpath keeps the spelling asked for; the open finds the file in any case
+    monkeypatch.setattr(source, "confined", lambda base, rel: os.path.join(top, rel))
+    monkeypatch.setattr(source, "read_regular", lambda path, limit: opened(
+        os.path.join(top, os.path.relpath(path, top).lower()), limit))
+    for path in ("SECRETS/token.py", "App/util.py", "app/UTIL.py"):
+        with pytest.raises(SourceNotFoundError, match="in their case"):
+            read_source(root, path)
+    assert read_source(root, "app/util.py")["total_lines"] == 9

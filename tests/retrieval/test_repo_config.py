@@ -177,3 +177,34 @@ def test_a_named_user_config_that_is_missing_is_an_error(tmp_path: Path) -> None
         load_settings(tmp_path, env={"KNOXIDX_CONFIG": str(missing)})
     # the default place may simply have no file
     assert load_settings(tmp_path, env={"XDG_CONFIG_HOME": str(tmp_path)}).user_source is None
+
+
+@pytest.mark.parametrize("target", ["outside", ".git/config"])
+def test_a_repository_config_that_links_out_is_not_read(tmp_path: Path, user_config: Path,
+                                                        target: str) -> None:
+    """A knoxidx.toml linking out of the repository (a file of the user's, /proc/self/environ)
+    or into .git: its values would be quoted in errors as the repository's settings."""
+    user_config.write_text('embedder = "voyage"\n', encoding="utf-8")
+    root = write_tree(tmp_path / "cloned", {**FILES, ".git/config": 'embedder = "local"\n'})
+    outside = tmp_path / "elsewhere.toml"
+    outside.write_text('embedder = "pa-a-secret-from-elsewhere"\n', encoding="utf-8")
+    (root / ".knoxidx.toml").symlink_to(outside if target == "outside" else root / target)
+    with pytest.raises(ConfigError, match="a link that leads") as info:
+        load_settings(root)
+    assert "pa-a-secret" not in str(info.value)
+    (root / ".knoxidx.toml").unlink()
+    (root / ".knoxidx.toml").symlink_to("app/settings.toml")  # a link inside is fine
+    (root / "app" / "settings.toml").write_text('[local]\nview = "full"\n', encoding="utf-8")
+    assert load_settings(root).local_view == "full"
+
+
+def test_a_model_name_is_a_name(tmp_path: Path, user_config: Path) -> None:
+    """A repository's settings may choose the model: its name goes into logs and answers, so
+    an escape in it (TOML's \\u001b) or a path is refused."""
+    for model in ("m\u001b]0;x\u0007", "../../x", "https://evil.example/m", ""):
+        root = write_tree(tmp_path / "r", {**FILES, "knoxidx.toml": "[voyage]\nmodel = "
+                                           + json.dumps(model) + "\n"})
+        with pytest.raises(ConfigError, match="voyage.model must be a model name"):
+            load_settings(root)
+    (root / "knoxidx.toml").write_text('[voyage]\nmodel = "voyage-3.5-lite"\n', encoding="utf-8")
+    assert load_settings(root).voyage_model == "voyage-3.5-lite"
