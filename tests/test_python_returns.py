@@ -181,3 +181,28 @@ def test_mutually_recursive_returns_end(repo) -> None:
     build(root)
     calls = _calls(root)
     assert ("run", "close", "Engine") in calls
+
+
+AWAITED = """\
+class Conn:
+    def execute(self):
+        pass
+
+
+class Pool:
+    async def acquire(self) -> Conn:
+        return Conn()
+
+
+async def run(pool: Pool):
+    conn = await pool.acquire()
+    conn.execute()
+"""
+
+
+def test_an_awaited_call_holds_what_the_coroutine_declares_it_returns(repo) -> None:
+    root = repo({"m.py": AWAITED})
+    build(root)
+    with Index.open(root) as idx:
+        assert [(c["name"], c["site"]["line"]) for c in idx.callers("Conn.execute")["callers"]] \
+            == [("run", 13)]

@@ -73,6 +73,10 @@
 (assignment
   left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @binding.name
   right: (call function: [(identifier) (attribute)] @binding.call))
+; `x = await f()`: what the coroutine f declares it returns (`async def f() -> T`)
+(assignment
+  left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @binding.name
+  right: (await (call function: [(identifier) (attribute)] @binding.call)))
 ; an annotation: a name, a generic (`Select[Any]`, `Optional[T]`) or a forward reference
 ; (`"Select"`); name_paths.type_path reads the type out of it
 (assignment
