@@ -193,6 +193,8 @@ class Resolver(ScopeResolver):
                     receiver_reach = fi.reach_key(receiver_head, scope, point(line, col))
                     if receiver_reach is not None:
                         receiver_site = point(line, col)
+            if placed and argument_types:
+                argument_types = _placed_arguments(fi, argument_types, scope, point(line, col))
             key = (name_path, where, kind, arity, argument_types, receiver_reach)
             outcome = outcomes.get(key)
             if outcome is None:
@@ -395,7 +397,8 @@ class Resolver(ScopeResolver):
                 got = heads[key] = (self._walk(fi, head, scope, typed, called, site)
                                     if via == 3 else
                                     self._head(fi, head, scope, typed, called, site))
-            answer = self._follow(path, got[0], got[1], path[0].endswith("()"), fi, scope)
+            answer = self._follow(path, got[0], got[1], path[0].endswith("()"), fi, scope,
+                                  site)
         resolved[(_lookup_key(path, called, typed), shared)] = answer
         return answer
 
@@ -747,6 +750,23 @@ class Resolver(ScopeResolver):
             self._guesses[key] = cached
         self.keys |= cached[2]
         return cached[0], cached[1]
+
+
+def _placed_arguments(fi: FileIndex, argument_types: tuple[str, ...], scope: int, site: int
+                      ) -> tuple[str, ...]:
+    """The argument types with each variable bound several ways (`=x`, or a path from it:
+    `~x.f`) marked with where the binding that reaches the call takes effect (`=x@at`, see
+    ``FileIndex.reach_key``): its declaration types it, not the first one of its name."""
+    out: list[str] | None = None
+    for i, argument in enumerate(argument_types):
+        head = argument[1:].partition(".")[0] if argument[:1] == "~" else argument[1:]
+        if argument[:1] in ("=", "~") and head in fi.placed_names:
+            reach = fi.reach_key(head, scope, site)
+            if reach is not None and len(reach) == 1:
+                if out is None:
+                    out = list(argument_types)
+                out[i] = f"{argument}@{reach[0]}"
+    return tuple(out) if out is not None else argument_types
 
 
 def _dedupe_symbols(symbols: list[Symbol]) -> list[Symbol]:

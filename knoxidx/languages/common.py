@@ -184,8 +184,8 @@ class BaseRules:
         the family does not say."""
         return ""
 
-    def callback_parameter(self, declared: str) -> str:
-        """The type of the first parameter of a function type declared ``declared`` (a
+    def callback_parameter(self, declared: str, index: int = 0) -> str:
+        """The type of the parameter at ``index`` of a function type declared ``declared`` (a
         parameter's, `fn: (doc: Doc) => void`), "" where not known: what a callback passed
         there is called with (see ``CALLBACK_OF``)."""
         return ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.facts import Import, RefKind
+from knoxidx.core.facts import CALLBACK_OF, Import, NamePath, RefKind
 from knoxidx.core.symbols import (
     DEFINITION_TAG,
     EXTERNAL_TAG,
@@ -18,7 +18,7 @@ from knoxidx.languages.common import COMMENT_TYPES, BaseRules, field_ids, preced
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
-from knoxidx.parse.name_paths import name_path
+from knoxidx.parse.name_paths import name_path, reference_path, split_top_level, type_path
 
 if TYPE_CHECKING:
     from knoxidx.core.facts import Definition, FileFacts
@@ -199,6 +199,151 @@ MAX_RECEIVER_CHARS = 120  # a longer call chain as an argument is not typed
 MAX_OVERLOADS = 16  # more declarations than this for an argument's call: not typed
 
 
+# ---- lambdas ---------------------------------------------------------------------------------
+
+# The functional interfaces of java.util (function, Comparator) by their simple names: which of
+# its type arguments each parameter of a lambda of that type is (`BiFunction<T, U, R>`: T, U)
+_FUNCTION_PARAMETERS: dict[str, tuple[int, ...]] = {
+    "Consumer": (0,), "Predicate": (0,), "Function": (0,), "UnaryOperator": (0,),
+    "ToIntFunction": (0,), "ToLongFunction": (0,), "ToDoubleFunction": (0,),
+    "ObjIntConsumer": (0,), "ObjLongConsumer": (0,), "ObjDoubleConsumer": (0,),
+    "BiConsumer": (0, 1), "BiFunction": (0, 1), "BiPredicate": (0, 1),
+    "ToIntBiFunction": (0, 1), "ToLongBiFunction": (0, 1), "ToDoubleBiFunction": (0, 1),
+    "BinaryOperator": (0, 0), "Comparator": (0, 0),
+}
+# JDK (and javac's own) collections, streams and optionals: their one type argument is their
+# elements' type (a map's two are not)
+_COLLECTIONS = frozenset({
+    "Iterable", "Collection", "List", "ArrayList", "LinkedList", "Set", "HashSet",
+    "LinkedHashSet", "TreeSet", "SortedSet", "NavigableSet", "EnumSet", "Queue", "Deque",
+    "ArrayDeque", "PriorityQueue", "Stack", "Vector", "Stream", "Optional", "Iterator",
+    "ListIterator", "Spliterator", "ListBuffer", "CopyOnWriteArrayList"})
+# a collection's or stream's own methods (outside the index) whose function argument is passed
+# each element (`xs.forEach(x -> ..)`, a comparator's first parameter too)
+_ELEMENT_CALLBACKS = frozenset({
+    "forEach", "forEachOrdered", "forEachRemaining", "filter", "map", "mapToInt", "mapToLong",
+    "mapToDouble", "mapToObj", "flatMap", "anyMatch", "allMatch", "noneMatch", "peek",
+    "removeIf", "takeWhile", "dropWhile", "ifPresent", "ifPresentOrElse", "sort", "sorted",
+    "min", "max", "reduce"})
+# ... and those that give a stream or a collection of the receiver's own elements
+_ELEMENTS_KEPT = frozenset({
+    "stream", "parallelStream", "filter", "sorted", "distinct", "limit", "skip", "peek",
+    "parallel", "sequential", "unordered", "iterator", "reversed"})
+_LAMBDA_HOLDERS = frozenset({"local_variable_declaration", "field_declaration"})
+
+
+def callback_binding(parameter: Any, source: bytes) -> NamePath:
+    """What a lambda's untyped parameter holds (`xs.forEach(x -> ..)`, `(a, b) -> ..`): passed
+    to a method, the called path, then ``CALLBACK_OF`` with the lambda's position among the
+    call's arguments and, past a dot, the parameter's among the lambda's (resolution reads the
+    functional interface the method declares there, or the receiver's elements); the value of
+    a declared local or field, or returned, the type argument its declared type or the method's
+    return type passes it (`Predicate<Tree> p = t -> ..`); () otherwise."""
+    index = 0
+    lambda_ = parameter.parent
+    if lambda_ is not None and lambda_.type == "inferred_parameters":
+        for at in range(lambda_.named_child_count):
+            if lambda_.named_child(at).start_byte == parameter.start_byte:
+                break
+            index += 1
+        lambda_ = lambda_.parent
+    holder = lambda_.parent if lambda_ is not None else None
+    if holder is None:
+        return ()
+    if holder.type == "argument_list":
+        return _passed_lambda(lambda_, holder, index, source)
+    declared = None
+    if holder.type == "variable_declarator" and holder.parent is not None \
+            and holder.parent.type in _LAMBDA_HOLDERS:
+        declared = holder.parent.child_by_field_name("type")
+    elif holder.type == "return_statement":
+        method = holder.parent
+        while method is not None and method.type not in _RETURNING:
+            method = method.parent
+        if method is not None and method.type == "method_declaration":
+            declared = method.child_by_field_name("type")
+    if declared is None:
+        return ()
+    typed = _lambda_parameter(node_text(source, declared), index)
+    return type_path(typed) if typed else ()
+
+
+# what a `return` returns from: the innermost method, or a lambda or class body it lies in
+_RETURNING = frozenset({"method_declaration", "lambda_expression", "class_body",
+                        "constructor_declaration"})
+
+
+def _passed_lambda(lambda_: Any, arguments: Any, index: int, source: bytes) -> NamePath:
+    """:func:`callback_binding` of a lambda passed at ``arguments`` to a named method."""
+    call = arguments.parent
+    if call is None or call.type != "method_invocation":
+        return ()
+    name_field, object_field = _call_fields()
+    called = call.child_by_field_id(name_field)
+    receiver = call.child_by_field_id(object_field)
+    if called is None:
+        return ()
+    path = reference_path(source, receiver.start_byte if receiver is not None
+                          else called.start_byte, called.end_byte)
+    if not path or path[0] == "?":
+        return ()
+    position = 0
+    for at in range(arguments.named_child_count):
+        argument = arguments.named_child(at)
+        if argument.start_byte == lambda_.start_byte:
+            suffix = f".{index}" if index else ""
+            return (*path, f"{CALLBACK_OF}{position}{suffix}")
+        if argument.type not in COMMENT_TYPES:
+            position += 1
+    return ()
+
+
+def _lambda_parameter(declared: str, index: int) -> str:
+    """The type the functional interface ``declared`` (`Function<? super T, R>`) passes its
+    lambda's parameter at ``index`` (T), "" where it is none of java.util's known ones."""
+    head = declared.partition("<")[0].split()
+    name = head[-1].rpartition(".")[2] if head else ""
+    taken = _FUNCTION_PARAMETERS.get(name)
+    if taken is None or index >= len(taken) or "<" not in declared:
+        return ""
+    inside = declared[declared.index("<") + 1 : declared.rfind(">")]
+    arguments = split_top_level(inside)
+    if taken[index] >= len(arguments):
+        return ""
+    words = [w for w in arguments[taken[index]].split() if not w.startswith("@")]
+    if words and words[0] == "?":  # `? super T`, `? extends T`: the lambda's is T
+        words = words[2:]
+    return "".join(words)
+
+
+def _element_type(declared: str) -> str:
+    """The type of the elements of the collection, stream or optional ``declared`` (a type as
+    written, or a field's whole declaration): its one type argument, "" where not known."""
+    head = declared.partition("=")[0]
+    end = head.rfind(">")
+    depth, start = 0, -1
+    for at in range(end, -1, -1):
+        if head[at] == ">":
+            depth += 1
+        elif head[at] == "<":
+            depth -= 1
+            if depth == 0:
+                start = at
+                break
+    if start <= 0:
+        return ""
+    words = head[:start].split()
+    if not words or words[-1].rpartition(".")[2] not in _COLLECTIONS:
+        return ""
+    arguments = split_top_level(head[start + 1 : end])
+    if len(arguments) != 1:
+        return ""
+    words = [w for w in arguments[0].split() if not w.startswith("@")]
+    if words and words[0] == "?":  # `? extends T`: a T; `? super T`: not known
+        words = words[2:] if len(words) > 2 and words[1] == "extends" else []
+    return "".join(words)
+
+
 # ---- resolution ----------------------------------------------------------------------------
 
 _OBJECT_METHODS = frozenset(["equals", "hashCode", "toString", "getClass", "notify", "notifyAll", "wait", "clone", "finalize", "length", "charAt", "substring", "indexOf", "isEmpty", "get", "put", "add", "addAll", "remove", "contains", "containsKey", "size", "iterator", "stream", "forEach", "map", "filter", "collect", "append", "format", "valueOf", "of", "asList", "keySet", "values", "entrySet", "close", "read", "write", "flush", "println", "print", "trim", "split", "replace", "startsWith", "endsWith", "toLowerCase", "toUpperCase", "compareTo", "next", "hasNext", "getKey", "getValue", "orElse", "isPresent", "ifPresent"])
@@ -352,8 +497,11 @@ def _argument_type(r: ResolverView, fi: FileIndex, scope: int, argument: str
     if argument[0] == "=":
         return _variable_type(fi, scope, argument[1:]), None
     if argument[0] == "~":
+        path, _, at = argument[1:].rpartition("@")
+        if not path or not at.isdigit():  # (`~x.y@12`: x read where its binding at 12 is)
+            path, at = argument[1:], ""
         found: tuple[str, list[Symbol] | None] = r.memo(("java-argument", fi.path, scope, argument),
-                                                _path_type, r, fi, scope, argument[1:])
+                                                _path_type, r, fi, scope, path, int(at or 0))
         return found
     return argument, None
 
@@ -368,14 +516,14 @@ def _argument_is(r: ResolverView, fi: FileIndex, scope: int, argument: str, para
         given.rpartition(".")[2] == parameter.rpartition(".")[2]
 
 
-def _path_type(r: ResolverView, fi: FileIndex, scope: int, path: str
+def _path_type(r: ResolverView, fi: FileIndex, scope: int, path: str, site: int = 0
               ) -> tuple[str, list[Symbol] | None]:
     """The declared type of what ``path`` denotes (a field, a constant, an enum constant,
     `this`): its name, and its classes in the index (None: look the name up); "" where it is
     not certain."""
     if path.endswith("()"):
-        return _returned_type(r, fi, scope, path[:-2])
-    found, confidence = r.resolve_path(fi, name_path(path), scope)
+        return _returned_type(r, fi, scope, path[:-2], site)
+    found, confidence = r.resolve_path(fi, name_path(path), scope, site=site)
     if len(found) > 1:  # a field and methods of its name: a read is the field
         found = [s for s in found if s[0] != DEFINITION_TAG or not _is_method(r, s)]
     if len(found) != 1 or confidence == _NAME:
@@ -399,11 +547,11 @@ def _path_type(r: ResolverView, fi: FileIndex, scope: int, path: str
     return _declared(r, symbol, d, hint, d.parent)
 
 
-def _returned_type(r: ResolverView, fi: FileIndex, scope: int, path: str
+def _returned_type(r: ResolverView, fi: FileIndex, scope: int, path: str, site: int = 0
                   ) -> tuple[str, list[Symbol] | None]:
     """:func:`_path_type` of a call of the method ``path``: the type its declarations (one,
     or overloads that agree) return."""
-    found, confidence = r.resolve_path(fi, name_path(path), scope)
+    found, confidence = r.resolve_path(fi, name_path(path), scope, site=site)
     if not found or len(found) > MAX_OVERLOADS or confidence == _NAME:
         return "", None
     hints = set()
@@ -504,12 +652,22 @@ def _class_type_variable(fi: FileIndex, method: int, name: str) -> bool:
 def _variable_type(fi: FileIndex, scope: int, name: str) -> str:
     """The declared type of the local variable or parameter ``name`` read in ``scope``, where
     the source says it; "" where not (a field's is not taken: a local without a declared type,
-    `var x`, may hide it)."""
+    `var x`, may hide it). ``name@at``: of a local bound several ways, the declaration that
+    takes effect at ``at`` (the one reaching the read, see resolve's _placed_arguments); of
+    one without it, none (no declaration of its name reaches the read: `var x`, a lambda's)."""
+    name, _, at = name.partition("@")
     defs = fi.facts.defs
     s = scope
     while s >= 0 and defs[s].kind == "Function":
         binding = fi.bindings.get((s, name))
         if binding is not None:
+            if (s, name) in fi.ordered:
+                reached = fi.reaching(s, name, scope, int(at)) if at else None
+                if not reached or len(reached) != 1:
+                    return ""
+                binding = reached[0]
+            if binding.is_call or binding.type_path[-1][:1] == CALLBACK_OF:
+                return ""  # (a lambda's parameter, typed by what it is passed)
             return ".".join(binding.type_path)
         s = defs[s].parent
     return ""
@@ -553,6 +711,14 @@ class _Rules(BaseRules):
     # scope): the resolver's side of what LOCAL_SHADOWS says to extraction
     locals_callable = RefKind.CALL in LOCAL_SHADOWS
     builtin_method_names = _OBJECT_METHODS
+    element_callbacks = _ELEMENT_CALLBACKS
+    elements_kept = _ELEMENTS_KEPT
+
+    def callback_parameter(self, declared: str, index: int = 0) -> str:
+        return _lambda_parameter(declared, index)
+
+    def element_type(self, declared: str) -> str:
+        return _element_type(declared)
 
     def parameters(self, signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
         return _parameters(signature, name)
