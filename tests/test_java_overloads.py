@@ -320,3 +320,31 @@ def test_a_classs_method_hides_no_inherited_overload_of_other_parameters(repo) -
         own = {e["line"] for e in export.edges(idx.q) if e["type"] == "Calls"
                and nodes[e["target"]]["path"] == "p/Filter.java"}
     assert own == {14}  # the override itself, not the base's it overrides
+
+
+TREE = """\
+package p;
+
+public abstract class Tree {
+    public abstract void accept(Visitor v);
+
+    @DefinedBy(Api.COMPILER_TREE)
+    public abstract <R,D> R accept(TreeVisitor<R,D> v, D d);
+
+    public static abstract class Visitor {
+        void run(Tree tree) { tree.accept(this); }
+    }
+}
+"""
+
+
+def test_an_abstract_methods_signature_is_its_header_past_the_annotations_lines(repo) -> None:
+    # (read as its first line, `@DefinedBy(..)`, it took any number of arguments)
+    defs = extract("p/Tree.java", TREE.encode(), "java").defs
+    assert [d.signature for d in defs if d.name == "accept"] == [
+        "public abstract void accept(Visitor v);",
+        "public abstract <R,D> R accept(TreeVisitor<R,D> v, D d);"]
+    root = repo({"p/Tree.java": TREE})
+    build(root)
+    assert {s for line, s in _calls(root) if line == 10} == {
+        "public abstract void accept(Visitor v);"}
