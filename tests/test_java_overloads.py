@@ -348,3 +348,35 @@ def test_an_abstract_methods_signature_is_its_header_past_the_annotations_lines(
     build(root)
     assert {s for line, s in _calls(root) if line == 10} == {
         "public abstract void accept(Visitor v);"}
+
+
+NODE = """\
+package p;
+
+public class Node implements Cloneable {
+    public Leaf left;
+
+    public static class Leaf extends Node {}
+}
+"""
+
+DIFFER = """\
+package p;
+
+public class Differ {
+    public boolean scan(Node tree, Node other) { return true; }
+    private boolean scan(Iterable<? extends Node> xs, Iterable<? extends Node> ys) { return true; }
+
+    void visit(Node tree, Node that) {
+        scan(tree.left, that.left);
+    }
+}
+"""
+
+
+def test_a_class_whose_base_outside_the_index_is_a_known_jdk_type_is_no_other(repo) -> None:
+    # (`implements Cloneable` made a Leaf a possible Iterable: both overloads took the call)
+    root = repo({"p/Node.java": NODE, "p/Differ.java": DIFFER})
+    build(root)
+    assert {s for line, s in _calls(root) if line == 8} == {
+        "public boolean scan(Node tree, Node other)"}

@@ -626,7 +626,9 @@ def _may_extend(r: ResolverView, fi: FileIndex, scope: int, argument: str, given
             resolved = r.bases_of(c[1], c[2])
             if not wanted:  # a type outside the index: only through a base outside it
                 c_index = r.index(c[1])
-                if c_index is None or len(c_index.bases.get(c[2], ())) > len(resolved):
+                if c_index is None or (len(c_index.bases.get(c[2], ())) > len(resolved)
+                                       and _outside_base_may_be(r, c_index, c[2], resolved,
+                                                                declared)):
                     return True
             bases.extend(b for b in resolved if b not in seen)
         if not bases:
@@ -634,6 +636,37 @@ def _may_extend(r: ResolverView, fi: FileIndex, scope: int, argument: str, given
         seen.update(bases)
         classes = bases
     return True
+
+
+# JDK types a class of an index extends or implements, with every supertype of theirs but
+# Object: through one of them a class is of those types only (`JCTree implements Cloneable`
+# is no Iterable)
+_JDK_SUPERTYPES: dict[str, frozenset[str]] = {
+    "Object": frozenset(), "Cloneable": frozenset(), "Serializable": frozenset(),
+    "Comparable": frozenset(), "Runnable": frozenset(), "AutoCloseable": frozenset(),
+    "Closeable": frozenset({"AutoCloseable"}), "CharSequence": frozenset(),
+    "Iterable": frozenset(), "Iterator": frozenset(), "Comparator": frozenset(),
+    "Throwable": frozenset({"Serializable"}),
+    "Exception": frozenset({"Throwable", "Serializable"}),
+    "Error": frozenset({"Throwable", "Serializable"}),
+    "RuntimeException": frozenset({"Exception", "Throwable", "Serializable"}),
+}
+
+
+def _outside_base_may_be(r: ResolverView, fi: FileIndex, index: int, resolved: list[Symbol],
+                         declared: str) -> bool:
+    """Whether a base outside the index of the class at ``index`` (its bases the index has:
+    ``resolved``) may make it a ``declared`` (a type outside the index): not where each of
+    those is a JDK type that is known to be none (``_JDK_SUPERTYPES``)."""
+    inside = {d.name for d in (r.definition(s) for s in resolved) if d is not None}
+    for ref in fi.bases.get(index, ()):
+        name = ref.path[-1].partition("<")[0] if ref.path else ""
+        if name in inside:
+            continue
+        supers = _JDK_SUPERTYPES.get(name)
+        if supers is None or name == declared or declared in supers:
+            return True
+    return False
 
 
 def _class_type_variable(fi: FileIndex, method: int, name: str) -> bool:
