@@ -380,3 +380,53 @@ def test_a_class_whose_base_outside_the_index_is_a_known_jdk_type_is_no_other(re
     build(root)
     assert {s for line, s in _calls(root) if line == 8} == {
         "public boolean scan(Node tree, Node other)"}
+
+
+CONTEXT = """\
+package p;
+
+public class Context {
+    public static class Key<T> {}
+    public <T> T get(Key<T> key) { return null; }
+    public <T> T get(Class<T> clazz) { return null; }
+}
+"""
+
+ARRAYS = """\
+package p;
+
+public class Arrays {
+    public static <T> T[] grow(T[] array, int size) { return array; }
+    public static byte[] grow(byte[] array, int size) { return array; }
+    public static int[] grow(int[] array, int size) { return array; }
+}
+"""
+
+USER = """\
+package p;
+
+class User {
+    Node[] nodes;
+    byte[] buf;
+
+    void run(Context context) {
+        context.get(Node.class);
+        nodes = Arrays.grow(nodes, 4);
+        buf = Arrays.grow(buf, 4);
+    }
+}
+"""
+
+
+def test_a_class_literal_and_an_array_tell_overloads_apart(repo) -> None:
+    # (neither was typed: each call took every overload of its arity)
+    root = repo({"p/Context.java": CONTEXT, "p/Arrays.java": ARRAYS, "p/Node.java": NODE,
+                 "p/User.java": USER})
+    build(root)
+    calls = _calls(root)
+    assert {s for line, s in calls if line == 8} == {
+        "public <T> T get(Class<T> clazz)"}
+    assert {s for line, s in calls if line == 9} == {
+        "public static <T> T[] grow(T[] array, int size)"}
+    assert {s for line, s in calls if line == 10} == {
+        "public static byte[] grow(byte[] array, int size)"}

@@ -104,6 +104,7 @@ _LITERAL_TYPES = {
     "decimal_integer_literal": "int", "hex_integer_literal": "int",
     "octal_integer_literal": "int", "binary_integer_literal": "int",
     "decimal_floating_point_literal": "double", "hex_floating_point_literal": "double",
+    "class_literal": "Class",
 }
 
 
@@ -454,7 +455,7 @@ _VALUE_SUPERS = frozenset({"Object", "Serializable", "Comparable", "Constable", 
 _STRING_SUPERS = _VALUE_SUPERS | {"String", "CharSequence"}
 _NUMBER_SUPERS = _VALUE_SUPERS | {"Number"}
 # final classes of java.lang: no class of an index extends them
-_FINAL_LANG = frozenset({"String", *_UNBOXES})
+_FINAL_LANG = frozenset({"String", "Class", *_UNBOXES})
 
 
 def _argument_fits(r: ResolverView, fi: FileIndex, scope: int, argument: str, target: Symbol,
@@ -469,7 +470,12 @@ def _argument_fits(r: ResolverView, fi: FileIndex, scope: int, argument: str, ta
         return True
     if argument == "null":
         return parameter not in _PRIMITIVES
-    if parameter.endswith("]"):  # an array: no argument typed here is one
+    if argument.endswith("]"):  # an array (a field's, what a method returns)
+        if not parameter.endswith("]"):
+            return True  # (a varargs' element, Object, Cloneable: not told apart here)
+        element, wanted = argument[:-2], parameter[:-2]
+        return element == wanted if element in _PRIMITIVES or wanted in _PRIMITIVES else True
+    if parameter.endswith("]"):  # an array: no other argument is one
         return False
     declared = parameter.rpartition(".")[2]
     widened = _WIDENS.get(argument)
@@ -537,6 +543,12 @@ def _path_type(r: ResolverView, fi: FileIndex, scope: int, path: str, site: int 
     if d.kind not in ("Variable", "Constant"):
         return "", None
     hint = d.type_hint
+    written = _written_type(d.signature, d.name) if not hint else ""
+    if written.endswith("]"):  # `Node[] nodes;`: an array, of no type hint
+        written = "".join(written.split())
+        if "<" in written:
+            written = written.partition("<")[0] + written[written.rfind(">") + 1 :]
+        return written, None
     if not hint:
         declaring = r.index(symbol[1])
         parent = declaring.facts.defs[d.parent] if declaring and d.parent >= 0 else None
@@ -586,6 +598,10 @@ def _declared(r: ResolverView, symbol: Symbol, d: Definition, hint: tuple[str, .
     lt = head.find("<")
     if lt >= 0 and head.find(hint[-1]) > lt:  # `Optional<T> x` read as a T
         return "", None
+    words = head.split()
+    if len(words) > 1 and (words[-2].endswith("]") or words[-1].endswith("]")):
+        # `byte[] buf`, `int m()[]`, `T x[]`: an array of the type
+        return ".".join(hint) + "[]" * max(1, (words[-2] + words[-1]).count("[")), None
     if len(hint) == 1 and (hint[0] in _PRIMITIVES or hint[0] in _FINAL_LANG):
         return hint[0], None
     declaring = r.index(symbol[1])
