@@ -430,3 +430,36 @@ def test_a_class_literal_and_an_array_tell_overloads_apart(repo) -> None:
         "public static <T> T[] grow(T[] array, int size)"}
     assert {s for line, s in calls if line == 10} == {
         "public static byte[] grow(byte[] array, int size)"}
+
+
+KIDS_HOLDER = """\
+package p;
+
+import java.util.List;
+
+public interface Holder extends Tree {
+    List<? extends Tree> getKids();
+}
+"""
+
+KIDS_SCANNER = """\
+package p;
+
+public class Scanner {
+    public void scan(Tree tree, int p) {}
+    public void scan(Iterable<? extends Tree> trees, int p) {}
+
+    void visit(Holder node) {
+        scan(node.getKids(), 1);
+    }
+}
+"""
+
+
+def test_a_type_outside_the_index_is_read_where_the_value_is_declared(repo) -> None:
+    # (`List`, looked up in the calling file that imports none, was any class at all)
+    root = repo({"p/Tree.java": "package p;\n\npublic interface Tree {}\n",
+                 "p/Holder.java": KIDS_HOLDER, "p/Scanner.java": KIDS_SCANNER})
+    build(root)
+    assert {s for line, s in _calls(root) if line == 8 and "scan" in s} == {
+        "public void scan(Iterable<? extends Tree> trees, int p)"}

@@ -608,7 +608,10 @@ def _declared(r: ResolverView, symbol: Symbol, d: Definition, hint: tuple[str, .
     if declaring is None:
         return "", None
     typed = r.resolve_path(declaring, hint, scope)[0]
-    return ".".join(hint), [t for t in typed if t[0] == DEFINITION_TAG] or None
+    found = [t for t in typed if t[0] == DEFINITION_TAG]
+    if not found and any(t[0] == EXTERNAL_TAG for t in typed):
+        return ".".join(hint), []  # a type outside the index, as its declaration names it
+    return ".".join(hint), found or None
 
 
 def _may_extend(r: ResolverView, fi: FileIndex, scope: int, argument: str, given: str,
@@ -633,6 +636,8 @@ def _may_extend(r: ResolverView, fi: FileIndex, scope: int, argument: str, given
         if not classes:  # a class outside the index (no subtype of one in it), or not known
             return not wanted or not (given in _FINAL_LANG
                                       or any(s[0] == EXTERNAL_TAG for s in found))
+    elif not classes:  # a class outside the index, where the value's declaration names it
+        return not wanted
     seen = set(classes)
     for _ in range(MAX_QUALIFIED_NAMES):
         if any(w in seen for w in wanted):
