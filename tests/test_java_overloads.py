@@ -463,3 +463,43 @@ def test_a_type_outside_the_index_is_read_where_the_value_is_declared(repo) -> N
     build(root)
     assert {s for line, s in _calls(root) if line == 8 and "scan" in s} == {
         "public void scan(Iterable<? extends Tree> trees, int p)"}
+
+
+TRANSLATOR = """\
+package p;
+
+public class Translator {
+    public <T extends Node> T translate(T tree) { return tree; }
+    public <T extends Node> Seq<T> translate(Seq<T> trees) { return trees; }
+}
+"""
+
+LOWER = """\
+package p;
+
+public class Lower extends Translator {
+    Seq<Node> defs;
+
+    public <T extends Node> T translate(T tree) { return tree; }
+
+    <T extends Node> void run(T tree) {
+        defs = translate(defs);
+        keep(tree);
+    }
+
+    void keep(Node node) {}
+    void keep(Seq<Node> nodes) {}
+}
+"""
+
+
+def test_a_methods_type_variable_is_read_as_its_bound(repo) -> None:
+    # (`T translate(T tree)` took a Seq, hiding the inherited `translate(Seq<T>)`; a `T tree`
+    # argument fitted both keeps)
+    root = repo({"p/Node.java": NODE, "p/Seq.java": "package p;\n\npublic class Seq<A> {}\n",
+                 "p/Translator.java": TRANSLATOR, "p/Lower.java": LOWER})
+    build(root)
+    calls = _calls(root)
+    assert {s for line, s in calls if line == 9} == {
+        "public <T extends Node> Seq<T> translate(Seq<T> trees)"}
+    assert {s for line, s in calls if line == 10} == {"void keep(Node node)"}

@@ -383,19 +383,20 @@ def _parameters(signature: str, name: str) -> tuple[int, int, tuple[str, ...]] |
             depth -= 1
             if depth == 0:
                 texts.append(signature[last:i])
-                return _counted(texts, _type_parameters(signature[:at]))
+                return _counted(texts, _type_parameters(signature[:at]),
+                                _type_bounds(signature[:at]))
         elif c == "," and depth == 1:
             texts.append(signature[last:i])
             last = i + 1
     return None
 
 
-def _counted(texts: list[str], type_parameters: frozenset[str]
-             ) -> tuple[int, int, tuple[str, ...]]:
+def _counted(texts: list[str], type_parameters: frozenset[str],
+             bounds: dict[str, str] | None = None) -> tuple[int, int, tuple[str, ...]]:
     """:func:`_parameters` of a whole parameter list, split into its parameters' ``texts``."""
     if len(texts) == 1 and not texts[0].strip():
         return 0, 0, ()
-    types = [_parameter_type(text, type_parameters) for text in texts]
+    types = [_parameter_type(text, type_parameters, bounds) for text in texts]
     if types[0] == "this":
         del types[0]  # a receiver parameter (`Outer Outer.this`) takes no argument
     if types and types[-1].endswith("..."):
@@ -403,10 +404,13 @@ def _counted(texts: list[str], type_parameters: frozenset[str]
     return len(types), len(types), tuple(types)
 
 
-def _parameter_type(text: str, type_parameters: frozenset[str]) -> str:
+def _parameter_type(text: str, type_parameters: frozenset[str],
+                    bounds: dict[str, str] | None = None) -> str:
     """A parameter's type as a call's argument is checked against it: without annotations,
     modifiers, type arguments or the name (`int[]`, `String...`, `a.B`); "?" for a type
-    variable (of the method's, or named like one: the class's are not in the signature)."""
+    variable (of the method's, or named like one: the class's are not in the signature),
+    but the bound of one of the method's declared with one (`<T extends JCTree> .. T t`:
+    JCTree)."""
     words = [w for w in text.split() if not w.startswith("@") and w != "final"]
     if len(words) < 2:
         return "?"
@@ -422,6 +426,8 @@ def _parameter_type(text: str, type_parameters: frozenset[str]) -> str:
     if name.endswith("]"):  # `int a[]`
         declared += name[name.index("[") :].replace(" ", "")
     bare = declared.removesuffix("...").replace("[]", "")
+    if bounds and bare == declared and bare in bounds:
+        return bounds[bare]
     if bare in type_parameters or _looks_like_type_variable(bare):
         return "?"
     return declared
@@ -433,6 +439,22 @@ def _type_parameters(head: str) -> frozenset[str]:
         return frozenset()
     inside = head[head.index("<") + 1 : head.rfind(">")]
     return frozenset(part.split()[0] for part in inside.split(",") if part.split())
+
+
+def _type_bounds(head: str) -> dict[str, str]:
+    """The bounds of the type variables a method declares before its name that have one of a
+    class type (`<T extends JCTree>`: T -> JCTree, without type arguments)."""
+    if "extends" not in head or "<" not in head:
+        return {}
+    inside = head[head.index("<") + 1 : head.rfind(">")]
+    out: dict[str, str] = {}
+    for part in split_top_level(inside):
+        words = part.split(None, 2)
+        if len(words) == 3 and words[1] == "extends":
+            bound = "".join(words[2].partition("&")[0].split()).partition("<")[0]
+            if bound and not _looks_like_type_variable(bound.rpartition(".")[2]):
+                out[words[0]] = bound
+    return out
 
 
 _PRIMITIVES = frozenset({"int", "long", "short", "byte", "char", "boolean", "float", "double"})
@@ -722,6 +744,11 @@ def _variable_type(fi: FileIndex, scope: int, name: str) -> str:
                 binding = reached[0]
             if binding.is_call or binding.type_path[-1][:1] == CALLBACK_OF:
                 return ""  # (a lambda's parameter, typed by what it is passed)
+            if len(binding.type_path) == 1 and _looks_like_type_variable(binding.type_path[0]):
+                # `T tree` of `<T extends JCTree>`: a JCTree
+                head = defs[s].signature.partition("(")[0]
+                return _type_bounds(head.replace(defs[s].name, "", 1)).get(
+                    binding.type_path[0], binding.type_path[0])
             return ".".join(binding.type_path)
         s = defs[s].parent
     return ""
