@@ -104,3 +104,42 @@ def test_same_named_locals_of_two_blocks_each_type_the_calls_in_their_block(repo
         closes = {(e["line"], nodes[e["target"]]["start_line"]) for e in export.edges(idx.q)
                   if e["type"] == "Calls" and nodes[e["target"]]["name"] == "close"}
     assert closes == {(11, 3), (14, 5)}
+
+
+FAILURE = """\
+package q;
+
+public class Failure extends RuntimeException {
+    public String getDiagnostic() { return ""; }
+
+    public static class Lookup extends RuntimeException {
+        public String getDiagnostic() { return ""; }
+    }
+}
+"""
+
+CATCHER = """\
+package q;
+
+class Catcher {
+    String run(Runnable r) {
+        try {
+            r.run();
+        } catch (Failure.Lookup ex) {
+            return ex.getDiagnostic();
+        }
+        return "";
+    }
+}
+"""
+
+
+def test_a_caught_exception_is_of_its_catch_clauses_type(repo) -> None:
+    root = repo({"q/Failure.java": FAILURE, "q/Catcher.java": CATCHER})
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["qualified_name"])
+                 for e in export.edges(idx.q) if e["type"] == "Calls"
+                 and e["path"] == "q/Catcher.java"}
+    assert {name for line, name in calls if line == 8} == {"q.Failure.Lookup.getDiagnostic"}
