@@ -143,3 +143,29 @@ def test_a_caught_exception_is_of_its_catch_clauses_type(repo) -> None:
                  for e in export.edges(idx.q) if e["type"] == "Calls"
                  and e["path"] == "q/Catcher.java"}
     assert {name for line, name in calls if line == 8} == {"q.Failure.Lookup.getDiagnostic"}
+
+
+ADDRESSES = """\
+package q;
+
+class Addresses {
+    Range[] ranges;
+
+    long run(Range[] given, int i) {
+        given[i].getPort();
+        return this.ranges[0].check(1) + ranges[i + 1].check(2);
+    }
+}
+"""
+
+
+def test_an_element_of_an_array_is_of_the_arrays_element_type(repo) -> None:
+    # (`given[i].getPort()` was read on an unknown receiver)
+    root = repo({"q/Range.java": RANGE, "q/Field.java": FIELD, "q/Addresses.java": ADDRESSES})
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["qualified_name"])
+                 for e in export.edges(idx.q) if e["type"] == "Calls"
+                 and e["path"] == "q/Addresses.java"}
+    assert calls == {(7, "q.Range.getPort"), (8, "q.Range.check")}

@@ -18,7 +18,13 @@ from knoxidx.languages.common import COMMENT_TYPES, BaseRules, field_ids, preced
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
-from knoxidx.parse.name_paths import name_path, reference_path, split_top_level, type_path
+from knoxidx.parse.name_paths import (
+    indexed_path,
+    name_path,
+    reference_path,
+    split_top_level,
+    type_path,
+)
 
 if TYPE_CHECKING:
     from knoxidx.core.facts import Definition, FileFacts
@@ -317,10 +323,20 @@ def _lambda_parameter(declared: str, index: int) -> str:
     return "".join(words)
 
 
+def indexed_receiver(text: str) -> NamePath:
+    """The path of a member read on an element of an array (`addrs[i].getHostName`: ("addrs",
+    "[]", "getHostName"), see name_paths.indexed_path); () where none is read."""
+    return indexed_path(text) if "[" in text else ()
+
+
 def _element_type(declared: str) -> str:
     """The type of the elements of the collection, stream or optional ``declared`` (a type as
-    written, or a field's whole declaration): its one type argument, "" where not known."""
+    written, or a field's whole declaration): its one type argument, or an array's element
+    type (`InetAddress[] addrs;`), "" where not known."""
     head = declared.partition("=")[0]
+    array = next((w for w in head.split() if w.endswith("[]") and "<" not in w), "")
+    if array and array.count("[") == 1 and not array.startswith("@"):
+        return array[:-2]
     end = head.rfind(">")
     depth, start = 0, -1
     for at in range(end, -1, -1):
