@@ -169,3 +169,34 @@ def test_an_element_of_an_array_is_of_the_arrays_element_type(repo) -> None:
                  for e in export.edges(idx.q) if e["type"] == "Calls"
                  and e["path"] == "q/Addresses.java"}
     assert calls == {(7, "q.Range.getPort"), (8, "q.Range.check")}
+
+
+SYNTAX = """\
+package q;
+
+public class SyntaxError extends Exception {
+    public String getMessage() { return ""; }
+}
+"""
+
+WRAPPER = """\
+package q;
+
+import java.io.IOException;
+
+class Wrapper {
+    String wrap(IOException e, SyntaxError s) {
+        return e.getMessage() + s.getMessage();
+    }
+}
+"""
+
+
+def test_no_method_of_the_index_is_guessed_on_a_receiver_of_a_type_outside_it(repo) -> None:
+    # (the one getMessage of the index was guessed for an IOException's)
+    root = repo({"q/SyntaxError.java": SYNTAX, "q/Wrapper.java": WRAPPER})
+    build(root)
+    with Index.open(root) as idx:
+        calls = [e for e in export.edges(idx.q)
+                 if e["type"] == "Calls" and e["path"] == "q/Wrapper.java"]
+    assert [(e["line"], e["confidence"]) for e in calls] == [(7, "inferred")]

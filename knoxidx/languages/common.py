@@ -124,6 +124,9 @@ class BaseRules:
     constructor_name = ""
     guess_bare_names = False
     guess_members = False
+    # ... but not where the receiver is of a type outside the index (Java's `e.getMessage()` of
+    # an `IOException e`: a method of that type, none of the index's)
+    guess_outside_receivers = True
     # a base is also a field named as its type (Go's embedded `*Storer`: `w.Storer.Save()`)
     bases_are_fields = False
     # a local variable can be called (`f()` on a closure), so it shadows a function of its name;

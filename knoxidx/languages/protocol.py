@@ -69,6 +69,7 @@ class ResolutionRules(Protocol):
     constructor_name: str
     guess_bare_names: bool
     guess_members: bool
+    guess_outside_receivers: bool
     bases_are_fields: bool
     locals_callable: bool
     rebinding_changes_type: bool

@@ -804,6 +804,7 @@ class _Rules(BaseRules):
     class_members_visible = True
     bindings_block_scoped = True
     guess_members = True
+    guess_outside_receivers = False
     # a local does not shadow a call (`helper()` is a method even where a local `helper` is in
     # scope): the resolver's side of what LOCAL_SHADOWS says to extraction
     locals_callable = RefKind.CALL in LOCAL_SHADOWS
