@@ -503,3 +503,25 @@ def test_a_methods_type_variable_is_read_as_its_bound(repo) -> None:
     assert {s for line, s in calls if line == 9} == {
         "public <T extends Node> Seq<T> translate(Seq<T> trees)"}
     assert {s for line, s in calls if line == 10} == {"void keep(Node node)"}
+
+
+DURATION = """\
+package p;
+
+public class Duration {
+    private Duration plus(long seconds, long nanos) { return this; }
+    public Duration plus(long amount, Node unit) { return this; }
+
+    Duration plusMillis(long millis) {
+        return plus(millis / 1000, -millis);
+    }
+}
+"""
+
+
+def test_an_arithmetic_result_is_a_number_of_no_class(repo) -> None:
+    # (`millis / 1000` was of no known type: both overloads took the call)
+    root = repo({"p/Node.java": NODE, "p/Duration.java": DURATION})
+    build(root)
+    assert {s for line, s in _calls(root) if line == 8} == {
+        "private Duration plus(long seconds, long nanos)"}

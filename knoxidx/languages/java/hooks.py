@@ -149,7 +149,8 @@ def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]
             found = "boolean"
         elif kind == "unary_expression":
             operator = argument.child_by_field_id(_expression_fields()[0])
-            found = "boolean" if operator is not None and operator.type == "!" else ""
+            found = "boolean" if operator is not None and operator.type == "!" else \
+                NUMBER if operator is not None and operator.type == "-" else ""
         elif kind == "method_invocation":  # `a.b(...)`: what b is declared to return
             name_field, object_field = _call_fields()
             called = argument.child_by_field_id(name_field)
@@ -177,6 +178,8 @@ def _operation_type(expression: Any) -> str:
     symbol = operator.type
     if symbol in _BOOLEAN_OPERATORS:
         return "boolean"
+    if symbol in _NUMERIC_OPERATORS:
+        return NUMBER
     while symbol == "+":
         right = expression.child_by_field_id(right_field)
         expression = expression.child_by_field_id(left_field)
@@ -200,6 +203,9 @@ def _expression_fields() -> tuple[int, ...]:
 
 
 _BOOLEAN_OPERATORS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&&", "||"})
+# operators whose result is a number of a primitive type, which one not read here
+_NUMERIC_OPERATORS = frozenset({"-", "*", "/", "%", "<<", ">>", ">>>"})
+NUMBER = "#number"  # the type of such a result: some primitive numeric type
 _NAMED_TYPES = frozenset({"type_identifier", "scoped_type_identifier", "generic_type"})
 _NAME = "name"  # a resolution's confidence when it is only a name match (core.model)
 MAX_RECEIVER_CHARS = 120  # a longer call chain as an argument is not typed
@@ -508,6 +514,10 @@ def _argument_fits(r: ResolverView, fi: FileIndex, scope: int, argument: str, ta
         return True
     if argument == "null":
         return parameter not in _PRIMITIVES
+    if argument == NUMBER:  # (`a / 1000`: int, long, double..: a number's parameter, boxed or not)
+        declared = parameter.rpartition(".")[2]
+        return parameter != "boolean" if parameter in _PRIMITIVES else \
+            declared in _NUMBER_SUPERS or declared in _UNBOXES and declared != "Boolean"
     if argument.endswith("]"):  # an array (a field's, what a method returns)
         if not parameter.endswith("]"):
             return True  # (a varargs' element, Object, Cloneable: not told apart here)
