@@ -320,3 +320,208 @@ def test_a_classs_method_hides_no_inherited_overload_of_other_parameters(repo) -
         own = {e["line"] for e in export.edges(idx.q) if e["type"] == "Calls"
                and nodes[e["target"]]["path"] == "p/Filter.java"}
     assert own == {14}  # the override itself, not the base's it overrides
+
+
+TREE = """\
+package p;
+
+public abstract class Tree {
+    public abstract void accept(Visitor v);
+
+    @DefinedBy(Api.COMPILER_TREE)
+    public abstract <R,D> R accept(TreeVisitor<R,D> v, D d);
+
+    public static abstract class Visitor {
+        void run(Tree tree) { tree.accept(this); }
+    }
+}
+"""
+
+
+def test_an_abstract_methods_signature_is_its_header_past_the_annotations_lines(repo) -> None:
+    # (read as its first line, `@DefinedBy(..)`, it took any number of arguments)
+    defs = extract("p/Tree.java", TREE.encode(), "java").defs
+    assert [d.signature for d in defs if d.name == "accept"] == [
+        "public abstract void accept(Visitor v);",
+        "public abstract <R,D> R accept(TreeVisitor<R,D> v, D d);"]
+    root = repo({"p/Tree.java": TREE})
+    build(root)
+    assert {s for line, s in _calls(root) if line == 10} == {
+        "public abstract void accept(Visitor v);"}
+
+
+NODE = """\
+package p;
+
+public class Node implements Cloneable {
+    public Leaf left;
+
+    public static class Leaf extends Node {}
+}
+"""
+
+DIFFER = """\
+package p;
+
+public class Differ {
+    public boolean scan(Node tree, Node other) { return true; }
+    private boolean scan(Iterable<? extends Node> xs, Iterable<? extends Node> ys) { return true; }
+
+    void visit(Node tree, Node that) {
+        scan(tree.left, that.left);
+    }
+}
+"""
+
+
+def test_a_class_whose_base_outside_the_index_is_a_known_jdk_type_is_no_other(repo) -> None:
+    # (`implements Cloneable` made a Leaf a possible Iterable: both overloads took the call)
+    root = repo({"p/Node.java": NODE, "p/Differ.java": DIFFER})
+    build(root)
+    assert {s for line, s in _calls(root) if line == 8} == {
+        "public boolean scan(Node tree, Node other)"}
+
+
+CONTEXT = """\
+package p;
+
+public class Context {
+    public static class Key<T> {}
+    public <T> T get(Key<T> key) { return null; }
+    public <T> T get(Class<T> clazz) { return null; }
+}
+"""
+
+ARRAYS = """\
+package p;
+
+public class Arrays {
+    public static <T> T[] grow(T[] array, int size) { return array; }
+    public static byte[] grow(byte[] array, int size) { return array; }
+    public static int[] grow(int[] array, int size) { return array; }
+}
+"""
+
+USER = """\
+package p;
+
+class User {
+    Node[] nodes;
+    byte[] buf;
+
+    void run(Context context) {
+        context.get(Node.class);
+        nodes = Arrays.grow(nodes, 4);
+        buf = Arrays.grow(buf, 4);
+    }
+}
+"""
+
+
+def test_a_class_literal_and_an_array_tell_overloads_apart(repo) -> None:
+    # (neither was typed: each call took every overload of its arity)
+    root = repo({"p/Context.java": CONTEXT, "p/Arrays.java": ARRAYS, "p/Node.java": NODE,
+                 "p/User.java": USER})
+    build(root)
+    calls = _calls(root)
+    assert {s for line, s in calls if line == 8} == {
+        "public <T> T get(Class<T> clazz)"}
+    assert {s for line, s in calls if line == 9} == {
+        "public static <T> T[] grow(T[] array, int size)"}
+    assert {s for line, s in calls if line == 10} == {
+        "public static byte[] grow(byte[] array, int size)"}
+
+
+KIDS_HOLDER = """\
+package p;
+
+import java.util.List;
+
+public interface Holder extends Tree {
+    List<? extends Tree> getKids();
+}
+"""
+
+KIDS_SCANNER = """\
+package p;
+
+public class Scanner {
+    public void scan(Tree tree, int p) {}
+    public void scan(Iterable<? extends Tree> trees, int p) {}
+
+    void visit(Holder node) {
+        scan(node.getKids(), 1);
+    }
+}
+"""
+
+
+def test_a_type_outside_the_index_is_read_where_the_value_is_declared(repo) -> None:
+    # (`List`, looked up in the calling file that imports none, was any class at all)
+    root = repo({"p/Tree.java": "package p;\n\npublic interface Tree {}\n",
+                 "p/Holder.java": KIDS_HOLDER, "p/Scanner.java": KIDS_SCANNER})
+    build(root)
+    assert {s for line, s in _calls(root) if line == 8 and "scan" in s} == {
+        "public void scan(Iterable<? extends Tree> trees, int p)"}
+
+
+TRANSLATOR = """\
+package p;
+
+public class Translator {
+    public <T extends Node> T translate(T tree) { return tree; }
+    public <T extends Node> Seq<T> translate(Seq<T> trees) { return trees; }
+}
+"""
+
+LOWER = """\
+package p;
+
+public class Lower extends Translator {
+    Seq<Node> defs;
+
+    public <T extends Node> T translate(T tree) { return tree; }
+
+    <T extends Node> void run(T tree) {
+        defs = translate(defs);
+        keep(tree);
+    }
+
+    void keep(Node node) {}
+    void keep(Seq<Node> nodes) {}
+}
+"""
+
+
+def test_a_methods_type_variable_is_read_as_its_bound(repo) -> None:
+    # (`T translate(T tree)` took a Seq, hiding the inherited `translate(Seq<T>)`; a `T tree`
+    # argument fitted both keeps)
+    root = repo({"p/Node.java": NODE, "p/Seq.java": "package p;\n\npublic class Seq<A> {}\n",
+                 "p/Translator.java": TRANSLATOR, "p/Lower.java": LOWER})
+    build(root)
+    calls = _calls(root)
+    assert {s for line, s in calls if line == 9} == {
+        "public <T extends Node> Seq<T> translate(Seq<T> trees)"}
+    assert {s for line, s in calls if line == 10} == {"void keep(Node node)"}
+
+
+DURATION = """\
+package p;
+
+public class Duration {
+    private Duration plus(long seconds, long nanos) { return this; }
+    public Duration plus(long amount, Node unit) { return this; }
+
+    Duration plusMillis(long millis) {
+        return plus(millis / 1000, -millis);
+    }
+}
+"""
+
+
+def test_an_arithmetic_result_is_a_number_of_no_class(repo) -> None:
+    # (`millis / 1000` was of no known type: both overloads took the call)
+    root = repo({"p/Node.java": NODE, "p/Duration.java": DURATION})
+    build(root)
+    assert {s for line, s in _calls(root) if line == 8} == {
+        "private Duration plus(long seconds, long nanos)"}

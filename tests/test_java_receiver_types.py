@@ -104,3 +104,99 @@ def test_same_named_locals_of_two_blocks_each_type_the_calls_in_their_block(repo
         closes = {(e["line"], nodes[e["target"]]["start_line"]) for e in export.edges(idx.q)
                   if e["type"] == "Calls" and nodes[e["target"]]["name"] == "close"}
     assert closes == {(11, 3), (14, 5)}
+
+
+FAILURE = """\
+package q;
+
+public class Failure extends RuntimeException {
+    public String getDiagnostic() { return ""; }
+
+    public static class Lookup extends RuntimeException {
+        public String getDiagnostic() { return ""; }
+    }
+}
+"""
+
+CATCHER = """\
+package q;
+
+class Catcher {
+    String run(Runnable r) {
+        try {
+            r.run();
+        } catch (Failure.Lookup ex) {
+            return ex.getDiagnostic();
+        }
+        return "";
+    }
+}
+"""
+
+
+def test_a_caught_exception_is_of_its_catch_clauses_type(repo) -> None:
+    root = repo({"q/Failure.java": FAILURE, "q/Catcher.java": CATCHER})
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["qualified_name"])
+                 for e in export.edges(idx.q) if e["type"] == "Calls"
+                 and e["path"] == "q/Catcher.java"}
+    assert {name for line, name in calls if line == 8} == {"q.Failure.Lookup.getDiagnostic"}
+
+
+ADDRESSES = """\
+package q;
+
+class Addresses {
+    Range[] ranges;
+
+    long run(Range[] given, int i) {
+        given[i].getPort();
+        return this.ranges[0].check(1) + ranges[i + 1].check(2);
+    }
+}
+"""
+
+
+def test_an_element_of_an_array_is_of_the_arrays_element_type(repo) -> None:
+    # (`given[i].getPort()` was read on an unknown receiver)
+    root = repo({"q/Range.java": RANGE, "q/Field.java": FIELD, "q/Addresses.java": ADDRESSES})
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["qualified_name"])
+                 for e in export.edges(idx.q) if e["type"] == "Calls"
+                 and e["path"] == "q/Addresses.java"}
+    assert calls == {(7, "q.Range.getPort"), (8, "q.Range.check")}
+
+
+SYNTAX = """\
+package q;
+
+public class SyntaxError extends Exception {
+    public String getMessage() { return ""; }
+}
+"""
+
+WRAPPER = """\
+package q;
+
+import java.io.IOException;
+
+class Wrapper {
+    String wrap(IOException e, SyntaxError s) {
+        return e.getMessage() + s.getMessage();
+    }
+}
+"""
+
+
+def test_no_method_of_the_index_is_guessed_on_a_receiver_of_a_type_outside_it(repo) -> None:
+    # (the one getMessage of the index was guessed for an IOException's)
+    root = repo({"q/SyntaxError.java": SYNTAX, "q/Wrapper.java": WRAPPER})
+    build(root)
+    with Index.open(root) as idx:
+        calls = [e for e in export.edges(idx.q)
+                 if e["type"] == "Calls" and e["path"] == "q/Wrapper.java"]
+    assert [(e["line"], e["confidence"]) for e in calls] == [(7, "inferred")]

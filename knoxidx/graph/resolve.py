@@ -18,8 +18,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from knoxidx.core.errors import CorruptIndexError
 from knoxidx.core.facts import (
     BASE_KINDS,
+    CALLBACK_OF,
+    ELEMENT_OF,
     ITEMS_HEAD,
     RECEIVER_ARGUMENT,
+    UNKNOWN_VALUE,
     NamePath,
     RefKind,
     point,
@@ -193,6 +196,8 @@ class Resolver(ScopeResolver):
                     receiver_reach = fi.reach_key(receiver_head, scope, point(line, col))
                     if receiver_reach is not None:
                         receiver_site = point(line, col)
+            if placed and argument_types:
+                argument_types = _placed_arguments(fi, argument_types, scope, point(line, col))
             key = (name_path, where, kind, arity, argument_types, receiver_reach)
             outcome = outcomes.get(key)
             if outcome is None:
@@ -329,7 +334,7 @@ class Resolver(ScopeResolver):
             candidates = 0
             written = path[1:] if head == ITEMS_HEAD else path  # as the call names it
             if kind in (RefKind.CALL, RefKind.NEW):
-                guessed, candidates = self._guess(fi, path, found)
+                guessed, candidates = self._guess(fi, path, found, ref_scope, site)
                 if guessed and arity >= 0:
                     guessed = self._fitting(guessed, path[-1], arity, rules)
                 if guessed:
@@ -395,7 +400,8 @@ class Resolver(ScopeResolver):
                 got = heads[key] = (self._walk(fi, head, scope, typed, called, site)
                                     if via == 3 else
                                     self._head(fi, head, scope, typed, called, site))
-            answer = self._follow(path, got[0], got[1], path[0].endswith("()"), fi, scope)
+            answer = self._follow(path, got[0], got[1], path[0].endswith("()"), fi, scope,
+                                  site)
         resolved[(_lookup_key(path, called, typed), shared)] = answer
         return answer
 
@@ -717,9 +723,31 @@ class Resolver(ScopeResolver):
 
     # ---- the unique-name guess ---------------------------------------------------------
 
-    def _guess(self, fi: FileIndex, path: NamePath, found: list[Symbol]
-               ) -> tuple[list[Symbol], int]:
-        """The unique-name guess: (the one candidate or nothing, how many candidates)."""
+    def _declared_outside(self, fi: FileIndex, head: str, scope: int, site: int) -> bool:
+        """Whether the local or parameter ``head`` read in ``scope`` (at ``site``) is declared
+        of a type outside the index (`IOException e`), by the declaration reaching the read."""
+        defs = fi.facts.defs
+        s = scope
+        while s >= 0 and defs[s].kind == FUNCTION:
+            binding = fi.bindings.get((s, head))
+            if binding is not None:
+                if (s, head) in fi.ordered:
+                    reached = fi.reaching(s, head, scope, site) if site else None
+                    if not reached or len(reached) != 1:
+                        return False
+                    binding = reached[0]
+                if binding.is_call or not _plain_type(binding.type_path):
+                    return False
+                typed = self.resolve_path(fi, binding.type_path, s, want_type=True)[0]
+                return bool(typed) and all(t[0] == EXTERNAL_TAG for t in typed)
+            s = defs[s].parent
+        return False
+
+    def _guess(self, fi: FileIndex, path: NamePath, found: list[Symbol],
+               scope: int | None = None, site: int = 0) -> tuple[list[Symbol], int]:
+        """The unique-name guess: (the one candidate or nothing, how many candidates).
+        ``scope`` and ``site``: where the path is read, for a family that guesses no member
+        of a receiver of a type outside the index (``guess_outside_receivers``)."""
         if any(s[0] == EXTERNAL_TAG for s in found):
             return [], 0  # it names something external: no guessing
         name = path[-1]
@@ -731,6 +759,9 @@ class Resolver(ScopeResolver):
             if not rules.guess_bare_names:
                 return [], 0
         elif not rules.guess_members or name in rules.builtin_method_names:
+            return [], 0
+        elif not rules.guess_outside_receivers and scope is not None and len(path) == 2 \
+                and self._declared_outside(fi, head, scope, site):
             return [], 0
         member = len(path) > 1
         key = (fi.family, name, member)
@@ -747,6 +778,29 @@ class Resolver(ScopeResolver):
             self._guesses[key] = cached
         self.keys |= cached[2]
         return cached[0], cached[1]
+
+
+def _placed_arguments(fi: FileIndex, argument_types: tuple[str, ...], scope: int, site: int
+                      ) -> tuple[str, ...]:
+    """The argument types with each variable bound several ways (`=x`, or a path from it:
+    `~x.f`) marked with where the binding that reaches the call takes effect (`=x@at`, see
+    ``FileIndex.reach_key``): its declaration types it, not the first one of its name."""
+    out: list[str] | None = None
+    for i, argument in enumerate(argument_types):
+        head = argument[1:].partition(".")[0] if argument[:1] == "~" else argument[1:]
+        if argument[:1] in ("=", "~") and head in fi.placed_names:
+            reach = fi.reach_key(head, scope, site)
+            if reach is not None and len(reach) == 1:
+                if out is None:
+                    out = list(argument_types)
+                out[i] = f"{argument}@{reach[0]}"
+    return tuple(out) if out is not None else argument_types
+
+
+def _plain_type(path: NamePath) -> bool:
+    """Whether a binding's type path names a type as written (no call's result, element,
+    callback's parameter or value of no known type)."""
+    return path != UNKNOWN_VALUE and path[-1] != ELEMENT_OF and path[-1][:1] != CALLBACK_OF
 
 
 def _dedupe_symbols(symbols: list[Symbol]) -> list[Symbol]:

@@ -109,7 +109,7 @@ class ScopeResolver(Lookups):
         current, inferred = self._head(fi, head, scope,
                                        items_only or (want_type and len(path) == 1), called,
                                        site)
-        return self._follow(path, current, inferred, called, fi, scope)
+        return self._follow(path, current, inferred, called, fi, scope, site)
 
     def _through_element(self, fi: FileIndex, path: NamePath, scope: int
                          ) -> tuple[list[Symbol], str]:
@@ -131,16 +131,17 @@ class ScopeResolver(Lookups):
         return self.lookup(fi, head, scope, want_type, called, site)
 
     def _follow(self, path: NamePath, current: list[Symbol], inferred: bool,
-                called: bool, fi: FileIndex | None = None, scope: int = -1
+                called: bool, fi: FileIndex | None = None, scope: int = -1, site: int = 0
                 ) -> tuple[list[Symbol], str]:
         """The rest of :meth:`resolve_path` once its head denotes ``current``: the head's
-        call, then each further segment as a member of what the path denotes so far. ``fi``
-        and ``scope``: where the head was read (its type arguments, where a local's)."""
+        call, then each further segment as a member of what the path denotes so far. ``fi``,
+        ``scope`` and ``site``: where the head was read (its type arguments, where a
+        local's)."""
         if fi is not None and ELEMENT_SEGMENT in path and not _indexes_elements(fi.family):
             return self._through_element(fi, path, scope)
         written: Written | None = None
         if fi is not None and len(path) > 1 and _binds_type_arguments(fi.family):
-            written = self._local_written(fi, path[0], scope) if not called else None
+            written = self._local_written(fi, path[0], scope, site) if not called else None
             if written is None:  # a field's or a method's: read as a member's is
                 substituted, written = self._through_type_arguments(current, _UNWRITTEN,
                                                                     called, (fi, scope))
@@ -192,17 +193,26 @@ class ScopeResolver(Lookups):
 
     # ---- type arguments (TYPE_ARGUMENTS) ----------------------------------------------
 
-    def _local_written(self, fi: FileIndex, head: str, scope: int) -> Written | None:
+    def _local_written(self, fi: FileIndex, head: str, scope: int, site: int = 0
+                       ) -> Written | None:
         """The written type arguments of the local or parameter ``head`` read in ``scope``
-        (its TYPE_ARGUMENTS binding; none known where it has none); None where ``head`` is
-        no local of a function around ``scope``."""
+        at ``site`` (the TYPE_ARGUMENTS binding of the declaration that reaches it, see
+        ``FileIndex.reaching``; without a site, or where it is not known, the first's; none
+        known where it has none); None where ``head`` is no local of a function around
+        ``scope``."""
         defs = fi.facts.defs
         s = scope
         while s >= 0 and defs[s].kind == FUNCTION:
             plain = fi.bindings.get((s, head))
             if plain is not None:
                 bound = fi.bindings.get((s, head + TYPE_ARGUMENTS))
-                if bound is None:
+                if site and (s, head) in fi.ordered:
+                    reached = fi.reaching(s, head, scope, site)
+                    if not reached or len(reached) != 1:
+                        return _UNWRITTEN
+                    plain = reached[0]
+                    bound = fi.placed_arguments.get((s, head, plain.at))
+                if bound is None or plain.type_path[-1][:1] == CALLBACK_OF:
                     return _UNWRITTEN
                 return plain.type_path[-1], tuple((fi, s, a) for a in bound.type_path)
             s = defs[s].parent
@@ -789,8 +799,12 @@ class ScopeResolver(Lookups):
         declares at that position; where the call is of a collection's own method that passes
         it each element (``rules.element_callbacks``, `xs.forEach((x) => ..)`, no
         definition in the index), an element of the receiver."""
-        callee, position = binding.type_path[:-1], int(binding.type_path[-1][1:])
-        found, _ = self.resolve_path(fi, callee, binding.scope)
+        callee = binding.type_path[:-1]
+        # `&1`: the argument at 1; `&1.2`: that function's parameter at 2 (Java's `(a, b) ->`)
+        argument, _, nth = binding.type_path[-1][1:].partition(".")
+        position, index = int(argument), int(nth or 0)
+        site = binding.at - 1 if binding.at else 0
+        found, _ = self.resolve_path(fi, callee, binding.scope, site=site)
         out: list[Symbol] = []
         for symbol in found[:4]:
             if symbol[0] != DEFINITION_TAG:
@@ -801,17 +815,44 @@ class ScopeResolver(Lookups):
             if not written:
                 continue
             declaring = self.defining(symbol[1])
-            typed = declaring.rules.callback_parameter(written)
+            typed = declaring.rules.callback_parameter(written, index)
             path = declared_type(family_plugin(declaring.family), typed) if typed else ()
+            if path and len(path) == 1 and len(callee) == 2:
+                # `Function<A, B>` of a `List<A>`: the receiver's type argument for A
+                substituted = self._receiver_argument(fi, callee[0], binding.scope, declaring,
+                                                      d.parent, path[0])
+                if substituted is not None:
+                    out.extend(substituted)
+                    continue
             if path:
                 out.extend(self.binding_type(declaring, Binding(d.parent, "", path, False),
                                              depth + 1))
-        if not found and position == 0 and len(callee) > 1 \
+        if not found and position == 0 and index == 0 and len(callee) > 1 \
                 and callee[-1] in fi.rules.element_callbacks:
             receiver = self._collection(fi, callee[:-1], binding.scope)
             out = self._element_types(
                 fi, Binding(binding.scope, binding.name, (*receiver, ELEMENT_OF), False), depth)
         return _dedupe(out)
+
+    def _receiver_argument(self, fi: FileIndex, receiver: str, scope: int,
+                           declaring: FileIndex, cls: int, name: str) -> list[Symbol] | None:
+        """The types of the type argument that the local ``receiver`` (read in ``scope``)
+        is declared with for the type parameter ``name`` of the class at ``cls`` of
+        ``declaring`` (`List<Tree> ts`: Tree for `List<A>`'s A); None where ``name`` is no
+        type parameter of that class or the local writes no argument for it."""
+        if not _binds_type_arguments(fi.family):
+            return None
+        parameters = _type_parameters(declaring, cls)
+        if name not in parameters:
+            return None
+        written = self._local_written(fi, receiver, scope)
+        at = parameters.index(name)
+        if written is None or written[0] != declaring.facts.defs[cls].name \
+                or at >= len(written[1]):
+            return None
+        where, s, text = written[1][at]
+        typed = type_path(text) if text else ()
+        return self.binding_type(where, Binding(s, "", typed, False)) if typed else []
 
     def _collection(self, fi: FileIndex, path: NamePath, scope: int) -> NamePath:
         """The path to the collection whose elements ``path``'s are: past calls that keep the
@@ -849,6 +890,14 @@ class ScopeResolver(Lookups):
             written.extend((fi, binding.scope, declared)
                            for name, declared, *_ in function.signature_data[0]
                            if name == collection[0] and declared)
+        if not written and not called and len(collection) == 1 \
+                and _binds_type_arguments(fi.family):
+            # `List<Tree> ts = ..`: the type arguments its declaration writes
+            local = self._local_written(fi, collection[0], binding.scope)
+            if local is not None and local[1]:
+                where, s, _ = local[1][0]
+                arguments = ", ".join(text for _, _, text in local[1])
+                written.append((where, s, f"{local[0]}<{arguments}>"))
         if not written and not called:
             held = self._held_elements(fi, collection, binding.scope, depth)
             if held:

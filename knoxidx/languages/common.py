@@ -124,6 +124,9 @@ class BaseRules:
     constructor_name = ""
     guess_bare_names = False
     guess_members = False
+    # ... but not where the receiver is of a type outside the index (Java's `e.getMessage()` of
+    # an `IOException e`: a method of that type, none of the index's)
+    guess_outside_receivers = True
     # a base is also a field named as its type (Go's embedded `*Storer`: `w.Storer.Save()`)
     bases_are_fields = False
     # a local variable can be called (`f()` on a closure), so it shadows a function of its name;
@@ -190,8 +193,8 @@ class BaseRules:
         the family does not say."""
         return ""
 
-    def callback_parameter(self, declared: str) -> str:
-        """The type of the first parameter of a function type declared ``declared`` (a
+    def callback_parameter(self, declared: str, index: int = 0) -> str:
+        """The type of the parameter at ``index`` of a function type declared ``declared`` (a
         parameter's, `fn: (doc: Doc) => void`), "" where not known: what a callback passed
         there is called with (see ``CALLBACK_OF``)."""
         return ""

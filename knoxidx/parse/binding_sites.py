@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from knoxidx.core.facts import UNKNOWN_VALUE, Binding, Definition, point
+from knoxidx.core.facts import TYPE_ARGUMENTS, UNKNOWN_VALUE, Binding, Definition, point
 from knoxidx.languages.protocol import OrdersBindings
 from knoxidx.parse.definitions import binding_scope, enclosing, span_text
 
@@ -47,6 +47,11 @@ def placed(bindings: list[Binding], nodes: list[tuple[int, Any, Any]], defs: lis
             block_end, loop = _reach(name_node, _start(defs, b.scope), blocks, loops)
             bindings[i] = b._replace(at=_at(name_node, value_node, blocks, loops),
                                      block_end=block_end, loop=loop)
+            after = bindings[i + 1] if i + 1 < len(bindings) else None
+            if after is not None and after.name == b.name + TYPE_ARGUMENTS \
+                    and after.scope == b.scope:  # its type arguments (`List<T> x`), placed alike
+                bindings[i + 1] = after._replace(at=bindings[i].at, block_end=block_end,
+                                                 loop=loop)
     if not plugin.UNTYPED_REBINDS:
         return bindings
     names = {name for _, name in several}

@@ -265,7 +265,11 @@ def signature(node: Any, source: bytes) -> str:
         raw = source[node.start_byte : end]
     text = raw.decode("utf-8", "replace")
     if body is None:
-        text = text.split("\n", 1)[0]
+        text, _, rest = text.partition("\n")
+        # an annotation's own line (`@DefinedBy(Api.X)` above `void accept(V v);`) is no
+        # header: the line after it is
+        while rest and text.lstrip().startswith("@") and text.count("(") == text.count(")"):
+            text, _, rest = rest.partition("\n")
     # whitespace runs as one space (str.split, in C: a regex cost ~4 % of extraction)
     return " ".join(text.split()).rstrip("{:").rstrip()
 

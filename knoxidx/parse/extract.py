@@ -497,7 +497,11 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 ref_path = (created + "()", ref_path[-1])
             elif receiver_end - receiver_start <= MAX_REFERENCE_CHARS:
                 receiver = span_text(source, receiver_start, receiver_end)
-                ref_path = name_path(receiver + "." + ref_path[-1])
+                member = ref_path[-1]
+                ref_path = name_path(receiver + "." + member)
+                if ref_path and ref_path[0] == "?" and indexed_receiver is not None:
+                    # `addrs[i].getHostName()`: a member of an element of addrs
+                    ref_path = indexed_receiver(receiver + "." + member) or ref_path
             else:
                 ref_path = ("?", ref_path[-1])
             if sub == _NEW and ref_path[0] == "?":

@@ -12,6 +12,7 @@ from typing import Any
 from knoxidx.core.facts import (
     BASE_KINDS,
     ELEMENT_OF,
+    TYPE_ARGUMENTS,
     UNKNOWN_VALUE,
     Binding,
     FileFacts,
@@ -63,6 +64,7 @@ class FileIndex:
         "ordered",
         "path",
         "placed_names",
+        "placed_arguments",
         "rebindings",
         "rules",
         "wildcards",
@@ -102,10 +104,24 @@ class FileIndex:
         # the later bindings of a name that say something else than its first (`x = Foo()`, then
         # `x = x.asc()`): where a family's rebinding_changes_type, they must agree on the type
         self.rebindings: dict[tuple[int, str], list[Binding]] = {}
+        # the type arguments a declaration of a local bound several ways writes, by the
+        # local's scope, name and the declaration's place (see reaching)
+        self.placed_arguments: dict[tuple[int, str, int], Binding] = {}
+        previous: Binding | None = None
         for b in facts.bindings:
+            if b.at and b.name.endswith(TYPE_ARGUMENTS):
+                self.placed_arguments[(b.scope, b.name[: -len(TYPE_ARGUMENTS)], b.at)] = b
             first = self.bindings.setdefault((b.scope, b.name), b)
             if (b.type_path, b.is_call) != (first.type_path, first.is_call):
                 self.rebindings.setdefault((b.scope, b.name), []).append(b)
+                if previous is not None and previous.at and previous.scope == b.scope \
+                        and b.name == previous.name + TYPE_ARGUMENTS:
+                    # `List<Tree> l`, then `List<Sym> l`: declarations apart in their type
+                    # arguments alone are placed as well (see reaching)
+                    rebound = self.rebindings.setdefault((b.scope, previous.name), [])
+                    if previous not in rebound:
+                        rebound.append(previous)
+            previous = b
         # the locals bound several ways whose bindings are placed (Binding.at): each one's
         # bindings in the order they take effect, with those places to bisect, and those of
         # them that declare its type (see reaching)

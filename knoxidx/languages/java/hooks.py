@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.facts import Import, RefKind
+from knoxidx.core.facts import CALLBACK_OF, Import, NamePath, RefKind
 from knoxidx.core.symbols import (
     DEFINITION_TAG,
     EXTERNAL_TAG,
@@ -18,7 +18,13 @@ from knoxidx.languages.common import COMMENT_TYPES, BaseRules, field_ids, preced
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
-from knoxidx.parse.name_paths import name_path
+from knoxidx.parse.name_paths import (
+    indexed_path,
+    name_path,
+    reference_path,
+    split_top_level,
+    type_path,
+)
 
 if TYPE_CHECKING:
     from knoxidx.core.facts import Definition, FileFacts
@@ -104,6 +110,7 @@ _LITERAL_TYPES = {
     "decimal_integer_literal": "int", "hex_integer_literal": "int",
     "octal_integer_literal": "int", "binary_integer_literal": "int",
     "decimal_floating_point_literal": "double", "hex_floating_point_literal": "double",
+    "class_literal": "Class",
 }
 
 
@@ -142,7 +149,8 @@ def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]
             found = "boolean"
         elif kind == "unary_expression":
             operator = argument.child_by_field_id(_expression_fields()[0])
-            found = "boolean" if operator is not None and operator.type == "!" else ""
+            found = "boolean" if operator is not None and operator.type == "!" else \
+                NUMBER if operator is not None and operator.type == "-" else ""
         elif kind == "method_invocation":  # `a.b(...)`: what b is declared to return
             name_field, object_field = _call_fields()
             called = argument.child_by_field_id(name_field)
@@ -170,6 +178,8 @@ def _operation_type(expression: Any) -> str:
     symbol = operator.type
     if symbol in _BOOLEAN_OPERATORS:
         return "boolean"
+    if symbol in _NUMERIC_OPERATORS:
+        return NUMBER
     while symbol == "+":
         right = expression.child_by_field_id(right_field)
         expression = expression.child_by_field_id(left_field)
@@ -193,10 +203,168 @@ def _expression_fields() -> tuple[int, ...]:
 
 
 _BOOLEAN_OPERATORS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&&", "||"})
+# operators whose result is a number of a primitive type, which one not read here
+_NUMERIC_OPERATORS = frozenset({"-", "*", "/", "%", "<<", ">>", ">>>"})
+NUMBER = "#number"  # the type of such a result: some primitive numeric type
 _NAMED_TYPES = frozenset({"type_identifier", "scoped_type_identifier", "generic_type"})
 _NAME = "name"  # a resolution's confidence when it is only a name match (core.model)
 MAX_RECEIVER_CHARS = 120  # a longer call chain as an argument is not typed
 MAX_OVERLOADS = 16  # more declarations than this for an argument's call: not typed
+
+
+# ---- lambdas ---------------------------------------------------------------------------------
+
+# The functional interfaces of java.util (function, Comparator) by their simple names: which of
+# its type arguments each parameter of a lambda of that type is (`BiFunction<T, U, R>`: T, U)
+_FUNCTION_PARAMETERS: dict[str, tuple[int, ...]] = {
+    "Consumer": (0,), "Predicate": (0,), "Function": (0,), "UnaryOperator": (0,),
+    "ToIntFunction": (0,), "ToLongFunction": (0,), "ToDoubleFunction": (0,),
+    "ObjIntConsumer": (0,), "ObjLongConsumer": (0,), "ObjDoubleConsumer": (0,),
+    "BiConsumer": (0, 1), "BiFunction": (0, 1), "BiPredicate": (0, 1),
+    "ToIntBiFunction": (0, 1), "ToLongBiFunction": (0, 1), "ToDoubleBiFunction": (0, 1),
+    "BinaryOperator": (0, 0), "Comparator": (0, 0),
+}
+# JDK (and javac's own) collections, streams and optionals: their one type argument is their
+# elements' type (a map's two are not)
+_COLLECTIONS = frozenset({
+    "Iterable", "Collection", "List", "ArrayList", "LinkedList", "Set", "HashSet",
+    "LinkedHashSet", "TreeSet", "SortedSet", "NavigableSet", "EnumSet", "Queue", "Deque",
+    "ArrayDeque", "PriorityQueue", "Stack", "Vector", "Stream", "Optional", "Iterator",
+    "ListIterator", "Spliterator", "ListBuffer", "CopyOnWriteArrayList"})
+# a collection's or stream's own methods (outside the index) whose function argument is passed
+# each element (`xs.forEach(x -> ..)`, a comparator's first parameter too)
+_ELEMENT_CALLBACKS = frozenset({
+    "forEach", "forEachOrdered", "forEachRemaining", "filter", "map", "mapToInt", "mapToLong",
+    "mapToDouble", "mapToObj", "flatMap", "anyMatch", "allMatch", "noneMatch", "peek",
+    "removeIf", "takeWhile", "dropWhile", "ifPresent", "ifPresentOrElse", "sort", "sorted",
+    "min", "max", "reduce"})
+# ... and those that give a stream or a collection of the receiver's own elements
+_ELEMENTS_KEPT = frozenset({
+    "stream", "parallelStream", "filter", "sorted", "distinct", "limit", "skip", "peek",
+    "parallel", "sequential", "unordered", "iterator", "reversed"})
+_LAMBDA_HOLDERS = frozenset({"local_variable_declaration", "field_declaration"})
+
+
+def callback_binding(parameter: Any, source: bytes) -> NamePath:
+    """What a lambda's untyped parameter holds (`xs.forEach(x -> ..)`, `(a, b) -> ..`): passed
+    to a method, the called path, then ``CALLBACK_OF`` with the lambda's position among the
+    call's arguments and, past a dot, the parameter's among the lambda's (resolution reads the
+    functional interface the method declares there, or the receiver's elements); the value of
+    a declared local or field, or returned, the type argument its declared type or the method's
+    return type passes it (`Predicate<Tree> p = t -> ..`); () otherwise."""
+    index = 0
+    lambda_ = parameter.parent
+    if lambda_ is not None and lambda_.type == "inferred_parameters":
+        for at in range(lambda_.named_child_count):
+            if lambda_.named_child(at).start_byte == parameter.start_byte:
+                break
+            index += 1
+        lambda_ = lambda_.parent
+    holder = lambda_.parent if lambda_ is not None else None
+    if holder is None:
+        return ()
+    if holder.type == "argument_list":
+        return _passed_lambda(lambda_, holder, index, source)
+    declared = None
+    if holder.type == "variable_declarator" and holder.parent is not None \
+            and holder.parent.type in _LAMBDA_HOLDERS:
+        declared = holder.parent.child_by_field_name("type")
+    elif holder.type == "return_statement":
+        method = holder.parent
+        while method is not None and method.type not in _RETURNING:
+            method = method.parent
+        if method is not None and method.type == "method_declaration":
+            declared = method.child_by_field_name("type")
+    if declared is None:
+        return ()
+    typed = _lambda_parameter(node_text(source, declared), index)
+    return type_path(typed) if typed else ()
+
+
+# what a `return` returns from: the innermost method, or a lambda or class body it lies in
+_RETURNING = frozenset({"method_declaration", "lambda_expression", "class_body",
+                        "constructor_declaration"})
+
+
+def _passed_lambda(lambda_: Any, arguments: Any, index: int, source: bytes) -> NamePath:
+    """:func:`callback_binding` of a lambda passed at ``arguments`` to a named method."""
+    call = arguments.parent
+    if call is None or call.type != "method_invocation":
+        return ()
+    name_field, object_field = _call_fields()
+    called = call.child_by_field_id(name_field)
+    receiver = call.child_by_field_id(object_field)
+    if called is None:
+        return ()
+    path = reference_path(source, receiver.start_byte if receiver is not None
+                          else called.start_byte, called.end_byte)
+    if not path or path[0] == "?":
+        return ()
+    position = 0
+    for at in range(arguments.named_child_count):
+        argument = arguments.named_child(at)
+        if argument.start_byte == lambda_.start_byte:
+            suffix = f".{index}" if index else ""
+            return (*path, f"{CALLBACK_OF}{position}{suffix}")
+        if argument.type not in COMMENT_TYPES:
+            position += 1
+    return ()
+
+
+def _lambda_parameter(declared: str, index: int) -> str:
+    """The type the functional interface ``declared`` (`Function<? super T, R>`) passes its
+    lambda's parameter at ``index`` (T), "" where it is none of java.util's known ones."""
+    head = declared.partition("<")[0].split()
+    name = head[-1].rpartition(".")[2] if head else ""
+    taken = _FUNCTION_PARAMETERS.get(name)
+    if taken is None or index >= len(taken) or "<" not in declared:
+        return ""
+    inside = declared[declared.index("<") + 1 : declared.rfind(">")]
+    arguments = split_top_level(inside)
+    if taken[index] >= len(arguments):
+        return ""
+    words = [w for w in arguments[taken[index]].split() if not w.startswith("@")]
+    if words and words[0] == "?":  # `? super T`, `? extends T`: the lambda's is T
+        words = words[2:]
+    return "".join(words)
+
+
+def indexed_receiver(text: str) -> NamePath:
+    """The path of a member read on an element of an array (`addrs[i].getHostName`: ("addrs",
+    "[]", "getHostName"), see name_paths.indexed_path); () where none is read."""
+    return indexed_path(text) if "[" in text else ()
+
+
+def _element_type(declared: str) -> str:
+    """The type of the elements of the collection, stream or optional ``declared`` (a type as
+    written, or a field's whole declaration): its one type argument, or an array's element
+    type (`InetAddress[] addrs;`), "" where not known."""
+    head = declared.partition("=")[0]
+    array = next((w for w in head.split() if w.endswith("[]") and "<" not in w), "")
+    if array and array.count("[") == 1 and not array.startswith("@"):
+        return array[:-2]
+    end = head.rfind(">")
+    depth, start = 0, -1
+    for at in range(end, -1, -1):
+        if head[at] == ">":
+            depth += 1
+        elif head[at] == "<":
+            depth -= 1
+            if depth == 0:
+                start = at
+                break
+    if start <= 0:
+        return ""
+    words = head[:start].split()
+    if not words or words[-1].rpartition(".")[2] not in _COLLECTIONS:
+        return ""
+    arguments = split_top_level(head[start + 1 : end])
+    if len(arguments) != 1:
+        return ""
+    words = [w for w in arguments[0].split() if not w.startswith("@")]
+    if words and words[0] == "?":  # `? extends T`: a T; `? super T`: not known
+        words = words[2:] if len(words) > 2 and words[1] == "extends" else []
+    return "".join(words)
 
 
 # ---- resolution ----------------------------------------------------------------------------
@@ -237,19 +405,20 @@ def _parameters(signature: str, name: str) -> tuple[int, int, tuple[str, ...]] |
             depth -= 1
             if depth == 0:
                 texts.append(signature[last:i])
-                return _counted(texts, _type_parameters(signature[:at]))
+                return _counted(texts, _type_parameters(signature[:at]),
+                                _type_bounds(signature[:at]))
         elif c == "," and depth == 1:
             texts.append(signature[last:i])
             last = i + 1
     return None
 
 
-def _counted(texts: list[str], type_parameters: frozenset[str]
-             ) -> tuple[int, int, tuple[str, ...]]:
+def _counted(texts: list[str], type_parameters: frozenset[str],
+             bounds: dict[str, str] | None = None) -> tuple[int, int, tuple[str, ...]]:
     """:func:`_parameters` of a whole parameter list, split into its parameters' ``texts``."""
     if len(texts) == 1 and not texts[0].strip():
         return 0, 0, ()
-    types = [_parameter_type(text, type_parameters) for text in texts]
+    types = [_parameter_type(text, type_parameters, bounds) for text in texts]
     if types[0] == "this":
         del types[0]  # a receiver parameter (`Outer Outer.this`) takes no argument
     if types and types[-1].endswith("..."):
@@ -257,10 +426,13 @@ def _counted(texts: list[str], type_parameters: frozenset[str]
     return len(types), len(types), tuple(types)
 
 
-def _parameter_type(text: str, type_parameters: frozenset[str]) -> str:
+def _parameter_type(text: str, type_parameters: frozenset[str],
+                    bounds: dict[str, str] | None = None) -> str:
     """A parameter's type as a call's argument is checked against it: without annotations,
     modifiers, type arguments or the name (`int[]`, `String...`, `a.B`); "?" for a type
-    variable (of the method's, or named like one: the class's are not in the signature)."""
+    variable (of the method's, or named like one: the class's are not in the signature),
+    but the bound of one of the method's declared with one (`<T extends JCTree> .. T t`:
+    JCTree)."""
     words = [w for w in text.split() if not w.startswith("@") and w != "final"]
     if len(words) < 2:
         return "?"
@@ -276,6 +448,8 @@ def _parameter_type(text: str, type_parameters: frozenset[str]) -> str:
     if name.endswith("]"):  # `int a[]`
         declared += name[name.index("[") :].replace(" ", "")
     bare = declared.removesuffix("...").replace("[]", "")
+    if bounds and bare == declared and bare in bounds:
+        return bounds[bare]
     if bare in type_parameters or _looks_like_type_variable(bare):
         return "?"
     return declared
@@ -287,6 +461,22 @@ def _type_parameters(head: str) -> frozenset[str]:
         return frozenset()
     inside = head[head.index("<") + 1 : head.rfind(">")]
     return frozenset(part.split()[0] for part in inside.split(",") if part.split())
+
+
+def _type_bounds(head: str) -> dict[str, str]:
+    """The bounds of the type variables a method declares before its name that have one of a
+    class type (`<T extends JCTree>`: T -> JCTree, without type arguments)."""
+    if "extends" not in head or "<" not in head:
+        return {}
+    inside = head[head.index("<") + 1 : head.rfind(">")]
+    out: dict[str, str] = {}
+    for part in split_top_level(inside):
+        words = part.split(None, 2)
+        if len(words) == 3 and words[1] == "extends":
+            bound = "".join(words[2].partition("&")[0].split()).partition("<")[0]
+            if bound and not _looks_like_type_variable(bound.rpartition(".")[2]):
+                out[words[0]] = bound
+    return out
 
 
 _PRIMITIVES = frozenset({"int", "long", "short", "byte", "char", "boolean", "float", "double"})
@@ -309,7 +499,7 @@ _VALUE_SUPERS = frozenset({"Object", "Serializable", "Comparable", "Constable", 
 _STRING_SUPERS = _VALUE_SUPERS | {"String", "CharSequence"}
 _NUMBER_SUPERS = _VALUE_SUPERS | {"Number"}
 # final classes of java.lang: no class of an index extends them
-_FINAL_LANG = frozenset({"String", *_UNBOXES})
+_FINAL_LANG = frozenset({"String", "Class", *_UNBOXES})
 
 
 def _argument_fits(r: ResolverView, fi: FileIndex, scope: int, argument: str, target: Symbol,
@@ -324,7 +514,16 @@ def _argument_fits(r: ResolverView, fi: FileIndex, scope: int, argument: str, ta
         return True
     if argument == "null":
         return parameter not in _PRIMITIVES
-    if parameter.endswith("]"):  # an array: no argument typed here is one
+    if argument == NUMBER:  # (`a / 1000`: int, long, double..: a number's parameter, boxed or not)
+        declared = parameter.rpartition(".")[2]
+        return parameter != "boolean" if parameter in _PRIMITIVES else \
+            declared in _NUMBER_SUPERS or declared in _UNBOXES and declared != "Boolean"
+    if argument.endswith("]"):  # an array (a field's, what a method returns)
+        if not parameter.endswith("]"):
+            return True  # (a varargs' element, Object, Cloneable: not told apart here)
+        element, wanted = argument[:-2], parameter[:-2]
+        return element == wanted if element in _PRIMITIVES or wanted in _PRIMITIVES else True
+    if parameter.endswith("]"):  # an array: no other argument is one
         return False
     declared = parameter.rpartition(".")[2]
     widened = _WIDENS.get(argument)
@@ -352,8 +551,11 @@ def _argument_type(r: ResolverView, fi: FileIndex, scope: int, argument: str
     if argument[0] == "=":
         return _variable_type(fi, scope, argument[1:]), None
     if argument[0] == "~":
+        path, _, at = argument[1:].rpartition("@")
+        if not path or not at.isdigit():  # (`~x.y@12`: x read where its binding at 12 is)
+            path, at = argument[1:], ""
         found: tuple[str, list[Symbol] | None] = r.memo(("java-argument", fi.path, scope, argument),
-                                                _path_type, r, fi, scope, argument[1:])
+                                                _path_type, r, fi, scope, path, int(at or 0))
         return found
     return argument, None
 
@@ -368,14 +570,14 @@ def _argument_is(r: ResolverView, fi: FileIndex, scope: int, argument: str, para
         given.rpartition(".")[2] == parameter.rpartition(".")[2]
 
 
-def _path_type(r: ResolverView, fi: FileIndex, scope: int, path: str
+def _path_type(r: ResolverView, fi: FileIndex, scope: int, path: str, site: int = 0
               ) -> tuple[str, list[Symbol] | None]:
     """The declared type of what ``path`` denotes (a field, a constant, an enum constant,
     `this`): its name, and its classes in the index (None: look the name up); "" where it is
     not certain."""
     if path.endswith("()"):
-        return _returned_type(r, fi, scope, path[:-2])
-    found, confidence = r.resolve_path(fi, name_path(path), scope)
+        return _returned_type(r, fi, scope, path[:-2], site)
+    found, confidence = r.resolve_path(fi, name_path(path), scope, site=site)
     if len(found) > 1:  # a field and methods of its name: a read is the field
         found = [s for s in found if s[0] != DEFINITION_TAG or not _is_method(r, s)]
     if len(found) != 1 or confidence == _NAME:
@@ -389,6 +591,12 @@ def _path_type(r: ResolverView, fi: FileIndex, scope: int, path: str
     if d.kind not in ("Variable", "Constant"):
         return "", None
     hint = d.type_hint
+    written = _written_type(d.signature, d.name) if not hint else ""
+    if written.endswith("]"):  # `Node[] nodes;`: an array, of no type hint
+        written = "".join(written.split())
+        if "<" in written:
+            written = written.partition("<")[0] + written[written.rfind(">") + 1 :]
+        return written, None
     if not hint:
         declaring = r.index(symbol[1])
         parent = declaring.facts.defs[d.parent] if declaring and d.parent >= 0 else None
@@ -399,11 +607,11 @@ def _path_type(r: ResolverView, fi: FileIndex, scope: int, path: str
     return _declared(r, symbol, d, hint, d.parent)
 
 
-def _returned_type(r: ResolverView, fi: FileIndex, scope: int, path: str
+def _returned_type(r: ResolverView, fi: FileIndex, scope: int, path: str, site: int = 0
                   ) -> tuple[str, list[Symbol] | None]:
     """:func:`_path_type` of a call of the method ``path``: the type its declarations (one,
     or overloads that agree) return."""
-    found, confidence = r.resolve_path(fi, name_path(path), scope)
+    found, confidence = r.resolve_path(fi, name_path(path), scope, site=site)
     if not found or len(found) > MAX_OVERLOADS or confidence == _NAME:
         return "", None
     hints = set()
@@ -438,13 +646,20 @@ def _declared(r: ResolverView, symbol: Symbol, d: Definition, hint: tuple[str, .
     lt = head.find("<")
     if lt >= 0 and head.find(hint[-1]) > lt:  # `Optional<T> x` read as a T
         return "", None
+    words = head.split()
+    if len(words) > 1 and (words[-2].endswith("]") or words[-1].endswith("]")):
+        # `byte[] buf`, `int m()[]`, `T x[]`: an array of the type
+        return ".".join(hint) + "[]" * max(1, (words[-2] + words[-1]).count("[")), None
     if len(hint) == 1 and (hint[0] in _PRIMITIVES or hint[0] in _FINAL_LANG):
         return hint[0], None
     declaring = r.index(symbol[1])
     if declaring is None:
         return "", None
     typed = r.resolve_path(declaring, hint, scope)[0]
-    return ".".join(hint), [t for t in typed if t[0] == DEFINITION_TAG] or None
+    found = [t for t in typed if t[0] == DEFINITION_TAG]
+    if not found and any(t[0] == EXTERNAL_TAG for t in typed):
+        return ".".join(hint), []  # a type outside the index, as its declaration names it
+    return ".".join(hint), found or None
 
 
 def _may_extend(r: ResolverView, fi: FileIndex, scope: int, argument: str, given: str,
@@ -469,6 +684,8 @@ def _may_extend(r: ResolverView, fi: FileIndex, scope: int, argument: str, given
         if not classes:  # a class outside the index (no subtype of one in it), or not known
             return not wanted or not (given in _FINAL_LANG
                                       or any(s[0] == EXTERNAL_TAG for s in found))
+    elif not classes:  # a class outside the index, where the value's declaration names it
+        return not wanted
     seen = set(classes)
     for _ in range(MAX_QUALIFIED_NAMES):
         if any(w in seen for w in wanted):
@@ -478,7 +695,9 @@ def _may_extend(r: ResolverView, fi: FileIndex, scope: int, argument: str, given
             resolved = r.bases_of(c[1], c[2])
             if not wanted:  # a type outside the index: only through a base outside it
                 c_index = r.index(c[1])
-                if c_index is None or len(c_index.bases.get(c[2], ())) > len(resolved):
+                if c_index is None or (len(c_index.bases.get(c[2], ())) > len(resolved)
+                                       and _outside_base_may_be(r, c_index, c[2], resolved,
+                                                                declared)):
                     return True
             bases.extend(b for b in resolved if b not in seen)
         if not bases:
@@ -486,6 +705,37 @@ def _may_extend(r: ResolverView, fi: FileIndex, scope: int, argument: str, given
         seen.update(bases)
         classes = bases
     return True
+
+
+# JDK types a class of an index extends or implements, with every supertype of theirs but
+# Object: through one of them a class is of those types only (`JCTree implements Cloneable`
+# is no Iterable)
+_JDK_SUPERTYPES: dict[str, frozenset[str]] = {
+    "Object": frozenset(), "Cloneable": frozenset(), "Serializable": frozenset(),
+    "Comparable": frozenset(), "Runnable": frozenset(), "AutoCloseable": frozenset(),
+    "Closeable": frozenset({"AutoCloseable"}), "CharSequence": frozenset(),
+    "Iterable": frozenset(), "Iterator": frozenset(), "Comparator": frozenset(),
+    "Throwable": frozenset({"Serializable"}),
+    "Exception": frozenset({"Throwable", "Serializable"}),
+    "Error": frozenset({"Throwable", "Serializable"}),
+    "RuntimeException": frozenset({"Exception", "Throwable", "Serializable"}),
+}
+
+
+def _outside_base_may_be(r: ResolverView, fi: FileIndex, index: int, resolved: list[Symbol],
+                         declared: str) -> bool:
+    """Whether a base outside the index of the class at ``index`` (its bases the index has:
+    ``resolved``) may make it a ``declared`` (a type outside the index): not where each of
+    those is a JDK type that is known to be none (``_JDK_SUPERTYPES``)."""
+    inside = {d.name for d in (r.definition(s) for s in resolved) if d is not None}
+    for ref in fi.bases.get(index, ()):
+        name = ref.path[-1].partition("<")[0] if ref.path else ""
+        if name in inside:
+            continue
+        supers = _JDK_SUPERTYPES.get(name)
+        if supers is None or name == declared or declared in supers:
+            return True
+    return False
 
 
 def _class_type_variable(fi: FileIndex, method: int, name: str) -> bool:
@@ -504,12 +754,27 @@ def _class_type_variable(fi: FileIndex, method: int, name: str) -> bool:
 def _variable_type(fi: FileIndex, scope: int, name: str) -> str:
     """The declared type of the local variable or parameter ``name`` read in ``scope``, where
     the source says it; "" where not (a field's is not taken: a local without a declared type,
-    `var x`, may hide it)."""
+    `var x`, may hide it). ``name@at``: of a local bound several ways, the declaration that
+    takes effect at ``at`` (the one reaching the read, see resolve's _placed_arguments); of
+    one without it, none (no declaration of its name reaches the read: `var x`, a lambda's)."""
+    name, _, at = name.partition("@")
     defs = fi.facts.defs
     s = scope
     while s >= 0 and defs[s].kind == "Function":
         binding = fi.bindings.get((s, name))
         if binding is not None:
+            if (s, name) in fi.ordered:
+                reached = fi.reaching(s, name, scope, int(at)) if at else None
+                if not reached or len(reached) != 1:
+                    return ""
+                binding = reached[0]
+            if binding.is_call or binding.type_path[-1][:1] == CALLBACK_OF:
+                return ""  # (a lambda's parameter, typed by what it is passed)
+            if len(binding.type_path) == 1 and _looks_like_type_variable(binding.type_path[0]):
+                # `T tree` of `<T extends JCTree>`: a JCTree
+                head = defs[s].signature.partition("(")[0]
+                return _type_bounds(head.replace(defs[s].name, "", 1)).get(
+                    binding.type_path[0], binding.type_path[0])
             return ".".join(binding.type_path)
         s = defs[s].parent
     return ""
@@ -549,10 +814,19 @@ class _Rules(BaseRules):
     class_members_visible = True
     bindings_block_scoped = True
     guess_members = True
+    guess_outside_receivers = False
     # a local does not shadow a call (`helper()` is a method even where a local `helper` is in
     # scope): the resolver's side of what LOCAL_SHADOWS says to extraction
     locals_callable = RefKind.CALL in LOCAL_SHADOWS
     builtin_method_names = _OBJECT_METHODS
+    element_callbacks = _ELEMENT_CALLBACKS
+    elements_kept = _ELEMENTS_KEPT
+
+    def callback_parameter(self, declared: str, index: int = 0) -> str:
+        return _lambda_parameter(declared, index)
+
+    def element_type(self, declared: str) -> str:
+        return _element_type(declared)
 
     def parameters(self, signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
         return _parameters(signature, name)

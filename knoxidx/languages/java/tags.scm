@@ -99,9 +99,18 @@
 (enhanced_for_statement type: [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.type
   name: (identifier) @binding.name
   (#not-eq? @binding.type "var"))
+; a caught exception of one type: `catch (Types.Err ex)` binds ex, a Types.Err (not `A | B ex`)
+(catch_formal_parameter
+  (catch_type . [(type_identifier) (scoped_type_identifier)] @binding.type .)
+  name: (identifier) @binding.name)
 ; a pattern variable: `x instanceof T t` binds t, a T
 (instanceof_expression right: [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.type
   name: (identifier) @binding.name)
+
+; a lambda's untyped parameter: what the method it is passed to, or the declared type it is a
+; value of, passes it (java.callback_binding)
+(lambda_expression parameters: (identifier) @binding.name @binding.callback)
+(lambda_expression parameters: (inferred_parameters (identifier) @binding.name @binding.callback))
 
 ; @local: a name a method binds for itself (parameters, local variables, loop and catch
 ; variables): a bare reference to it inside the method never means a field or a type.

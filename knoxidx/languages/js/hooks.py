@@ -588,8 +588,8 @@ class _Rules(ReexportingRules):
     def element_type(self, declared: str) -> str:
         return element_type(declared)
 
-    def callback_parameter(self, declared: str) -> str:
-        return callback_parameter(declared)
+    def callback_parameter(self, declared: str, index: int = 0) -> str:
+        return callback_parameter(declared) if index == 0 else ""
 
     def module_keys(self, path: str, facts: FileFacts, layout: Any) -> list[str]:
         return [path]
