@@ -236,7 +236,11 @@ class _Rules(ReexportingRules):
     out_of_line_methods = True
     results_yield_to_rebindings = True  # `let (tx, rx) = channel(); let tx = Arc::new(tx);`
     bindings_block_scoped = True
-    same_type_methods = frozenset({"clone"})
+    # `f()` is read as the T of the `Option<T>`/`Result<T, E>` it returns (for `f()?`), so
+    # its `unwrap()` and `expect(..)` are of that type too, where the crate writes none
+    same_type_methods = frozenset({
+        "clone", "unwrap", "expect", "unwrap_or", "unwrap_or_else", "unwrap_or_default"})
+    same_type_fields = frozenset({"await"})
     # an `impl` block's method is no name of its module: a bare `drop(x)` is the prelude's,
     # not the file's `impl Drop`, and `time::pause` the module's fn, not `Clock::pause`
     methods_outside_module_scope = True
