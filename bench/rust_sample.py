@@ -23,6 +23,8 @@ method name drawn once) that `let x = Arc::new(T::new(..))` reading x as the T a
 25 that `x.clone().m()` inside a chain (a clone the crate does not write) added.
 ``"sample": "new-edges-unwrapped"``: all 11 tokio edges that reading `.unwrap()`, `.expect(..)`
 and `.await` on a call's result as the value it holds added (syn gained none).
+``"sample": "new-edges-qualified-result"``: 40 of the 325 (seeded) that reading `io::Result<T>`
+(an `Option` or `Result` named by its path) as T added.
 
 Without ``--draw`` it reads the recorded verdicts and prints precision per stratum, per crate
 and overall (undecidable ones counted apart, in neither numerator nor denominator)::

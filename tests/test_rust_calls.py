@@ -1060,3 +1060,38 @@ def test_an_unwrapped_or_awaited_result_is_the_value_it_holds(repo) -> None:
             ("p::Conn::try_connect", "exact"), ping}
         assert _callees(idx, "p::held_option") == set()
 
+
+QUALIFIED_RESULT = """
+pub struct Conn;
+pub struct Error;
+pub mod io {
+    pub type Result<T> = std::result::Result<T, super::Error>;
+}
+
+impl Conn {
+    pub fn open() -> io::Result<Conn> { Ok(Conn) }
+    pub fn std_open() -> std::io::Result<Conn> { Ok(Conn) }
+    pub fn ping(&self) {}
+}
+
+pub fn tried() -> io::Result<()> {
+    let c = Conn::open()?;
+    c.ping();
+    Conn::std_open()?.ping();
+    Ok(())
+}
+
+pub fn held(r: io::Result<Conn>) {
+    // the Result itself: it has no `ping`
+    r.ping();
+}
+"""
+
+
+def test_a_result_named_by_its_module_path_holds_its_first_type_argument(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": QUALIFIED_RESULT})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::tried") == {
+            ("p::Conn::open", "exact"), ("p::Conn::std_open", "exact"), ("p::Conn::ping", "inferred")}
+        assert _callees(idx, "p::held") == set()

@@ -61,10 +61,11 @@ SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.typ
 # A value declared with one of these is of that type, not of the one inside: they have no
 # `Deref` (`x.clone()` on an `Option<Lit>` is Option's clone, `x.lock()` on a `Mutex<T>` the
 # Mutex's, tokio's own where it has one). A function's return type still reads through them,
-# for `f()?`; `Box`, `Arc` and `Rc` deref to the inner type.
+# for `f()?`; `Box`, `Arc` and `Rc` deref to the inner type. (Any path may lead to an
+# Option or a Result: `io::Result<T>`.)
 OPAQUE_WRAPPERS = re.compile(
-    r"(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)*(?:(?:std|core)::\w+::)?"
-    r"(?:Option|Result|Cell|RefCell|Mutex|RwLock)\s*<")
+    r"(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)*"
+    r"(?:(?:\w+::)*(?:Option|Result)|(?:(?:std|core)::\w+::)?(?:Cell|RefCell|Mutex|RwLock))\s*<")
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
