@@ -998,3 +998,100 @@ def test_a_let_of_an_arc_of_a_call_holds_the_call_s_value(repo) -> None:
         assert _callees(idx, "p::cloned_in_a_chain") == {("p::Semaphore::acquire", "inferred")}
         # `Arc::new(tx)` of a name: the Arc's clone, not the Sender's
         assert _callees(idx, "p::rewrapped") == {("p::channel", "exact")}
+
+
+UNWRAPPED = """
+pub struct Conn;
+pub struct Error;
+
+impl Conn {
+    pub fn open() -> Result<Conn, Error> { Ok(Conn) }
+    pub fn maybe() -> Option<Conn> { None }
+    pub async fn connect() -> Conn { Conn }
+    pub async fn try_connect() -> Result<Conn, Error> { Ok(Conn) }
+    pub fn ping(&self) {}
+}
+
+pub fn unwrapped() {
+    let d = Conn::open().unwrap();
+    d.ping();
+    let e = Conn::maybe().unwrap_or_else(|| Conn);
+    e.ping();
+}
+
+pub fn expected_in_a_chain() {
+    Conn::maybe().expect("a connection").ping();
+}
+
+pub async fn awaited_in_a_chain() {
+    Conn::connect().await.ping();
+}
+
+pub async fn awaited_then_unwrapped() {
+    let t = Conn::try_connect().await.unwrap();
+    t.ping();
+}
+
+pub async fn awaited_then_tried() -> Result<(), Error> {
+    let c = Conn::try_connect().await?;
+    c.ping();
+    Ok(())
+}
+
+pub fn held_option(w: Option<Conn>) {
+    // an `Option` value declared so is the Option: its content's type is not read here
+    w.unwrap().ping();
+}
+"""
+
+
+def test_an_unwrapped_or_awaited_result_is_the_value_it_holds(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": UNWRAPPED})
+    build(root)
+    ping = ("p::Conn::ping", "inferred")
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::unwrapped") == {
+            ("p::Conn::open", "exact"), ("p::Conn::maybe", "exact"), ping}
+        assert _callees(idx, "p::expected_in_a_chain") == {("p::Conn::maybe", "exact"), ping}
+        assert _callees(idx, "p::awaited_in_a_chain") == {("p::Conn::connect", "exact"), ping}
+        assert _callees(idx, "p::awaited_then_unwrapped") == {
+            ("p::Conn::try_connect", "exact"), ping}
+        assert _callees(idx, "p::awaited_then_tried") == {
+            ("p::Conn::try_connect", "exact"), ping}
+        assert _callees(idx, "p::held_option") == set()
+
+
+QUALIFIED_RESULT = """
+pub struct Conn;
+pub struct Error;
+pub mod io {
+    pub type Result<T> = std::result::Result<T, super::Error>;
+}
+
+impl Conn {
+    pub fn open() -> io::Result<Conn> { Ok(Conn) }
+    pub fn std_open() -> std::io::Result<Conn> { Ok(Conn) }
+    pub fn ping(&self) {}
+}
+
+pub fn tried() -> io::Result<()> {
+    let c = Conn::open()?;
+    c.ping();
+    Conn::std_open()?.ping();
+    Ok(())
+}
+
+pub fn held(r: io::Result<Conn>) {
+    // the Result itself: it has no `ping`
+    r.ping();
+}
+"""
+
+
+def test_a_result_named_by_its_module_path_holds_its_first_type_argument(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": QUALIFIED_RESULT})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::tried") == {
+            ("p::Conn::open", "exact"), ("p::Conn::std_open", "exact"), ("p::Conn::ping", "inferred")}
+        assert _callees(idx, "p::held") == set()

@@ -168,9 +168,10 @@ class ScopeResolver(Lookups):
                     members = self._property_values(members)
                 nxt.extend(members)
                 inferred = inferred or via_instance
-            if not nxt and called and fi is not None and segment in fi.rules.same_type_methods:
+            if not nxt and fi is not None and segment in (
+                    fi.rules.same_type_methods if called else fi.rules.same_type_fields):
                 # `sem.clone().acquire()`: a clone the project does not write (a derive's, an
-                # Arc's) is of the receiver's type
+                # Arc's) is of the receiver's type; so is `f().await` where f's result is read
                 current, inferred = [s for s in current[:4] if s[0] == INSTANCE_TAG], True
                 continue
             current = _dedupe(nxt)

@@ -147,6 +147,9 @@ class BaseRules:
     # methods that give a value of their receiver's type where the project writes none of its
     # own (Rust's derived `clone`): `let rt = rt.clone()` holds what rt held
     same_type_methods: frozenset[str] = frozenset()
+    # ... and fields that do so (Rust's `.await`: what an `async fn` returns is read as its
+    # declared result already)
+    same_type_fields: frozenset[str] = frozenset()
     # a class declaration binds its name in its block (JS/TS), so two classes of one name
     # under one definition sit in blocks the index has no scope for (callbacks): which one a
     # reference means is unknown, where Python's later class statement simply rebinds it

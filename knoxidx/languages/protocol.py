@@ -76,6 +76,7 @@ class ResolutionRules(Protocol):
     results_yield_to_rebindings: bool
     bindings_block_scoped: bool
     same_type_methods: frozenset[str]
+    same_type_fields: frozenset[str]
     classes_block_scoped: bool
     builtin_method_names: frozenset[str]
     element_callbacks: frozenset[str]

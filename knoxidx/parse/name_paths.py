@@ -43,8 +43,10 @@ _NULL_TYPES = frozenset({"None", "null", "undefined", "nil", "void"})
 _TYPE_PREFIX = re.compile(r"^(?:[&*]\s*|'\w+\s+|(?:mut|dyn|impl|const|readonly)\s+)*")
 # what a text _TYPE_PREFIX removes something from starts with (most start with none)
 _TYPE_PREFIX_STARTS = ("&", "*", "'", "mut", "dyn", "impl", "const", "readonly")
+# (a Rust path may lead to an Option or a Result, `io::Result<T>`; not to a Mutex, a crate's
+# own `sync::Mutex<T>` is one, whose methods `x.lock()` calls)
 _WRAPPER = re.compile(
-    r"^(?:Option|Result|Box|Arc|Rc|RefCell|Cell|Mutex|RwLock|Promise|Optional|"
+    r"^(?:(?:\w+\s*::\s*)*(?:Option|Result)|Box|Arc|Rc|RefCell|Cell|Mutex|RwLock|Promise|Optional|"
     r"CompletableFuture|Future|Awaitable|Readonly|ClassVar|Final|Annotated)\s*[<\[](.*)[>\]]$",
     re.DOTALL,
 )

@@ -61,10 +61,11 @@ SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.typ
 # A value declared with one of these is of that type, not of the one inside: they have no
 # `Deref` (`x.clone()` on an `Option<Lit>` is Option's clone, `x.lock()` on a `Mutex<T>` the
 # Mutex's, tokio's own where it has one). A function's return type still reads through them,
-# for `f()?`; `Box`, `Arc` and `Rc` deref to the inner type.
+# for `f()?`; `Box`, `Arc` and `Rc` deref to the inner type. (Any path may lead to an
+# Option or a Result: `io::Result<T>`.)
 OPAQUE_WRAPPERS = re.compile(
-    r"(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)*(?:(?:std|core)::\w+::)?"
-    r"(?:Option|Result|Cell|RefCell|Mutex|RwLock)\s*<")
+    r"(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)*"
+    r"(?:(?:\w+::)*(?:Option|Result)|(?:(?:std|core)::\w+::)?(?:Cell|RefCell|Mutex|RwLock))\s*<")
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
@@ -236,7 +237,11 @@ class _Rules(ReexportingRules):
     out_of_line_methods = True
     results_yield_to_rebindings = True  # `let (tx, rx) = channel(); let tx = Arc::new(tx);`
     bindings_block_scoped = True
-    same_type_methods = frozenset({"clone"})
+    # `f()` is read as the T of the `Option<T>`/`Result<T, E>` it returns (for `f()?`), so
+    # its `unwrap()` and `expect(..)` are of that type too, where the crate writes none
+    same_type_methods = frozenset({
+        "clone", "unwrap", "expect", "unwrap_or", "unwrap_or_else", "unwrap_or_default"})
+    same_type_fields = frozenset({"await"})
     # an `impl` block's method is no name of its module: a bare `drop(x)` is the prelude's,
     # not the file's `impl Drop`, and `time::pause` the module's fn, not `Clock::pause`
     methods_outside_module_scope = True

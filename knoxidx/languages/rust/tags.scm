@@ -77,6 +77,9 @@
   value: (try_expression (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call)))
 (let_declaration pattern: (identifier) @binding.name
   value: (await_expression (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call)))
+; `let c = connect().await?`: what the async fn's `Result` holds
+(let_declaration pattern: (identifier) @binding.name
+  value: (try_expression (await_expression (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call))))
 ; `let (tx, rx) = mpsc::channel(8)`: each name of the type at its place in the tuple the call
 ; returns (`@binding.result`: the element whose place is the result's, the first's too, so that
 ; a later `let tx = Arc::new(tx)` is seen to shadow it; `mut rx` stands for rx;
