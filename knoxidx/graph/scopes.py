@@ -524,6 +524,8 @@ class ScopeResolver(Lookups):
             return [], False
         if tag == INSTANCE_TAG:
             found = self.class_member(symbol[1], symbol[2], name)
+            if not found and d.kind == FUNCTION:
+                found = self._result_member(symbol, name)
             return (found or self.attribute_types(symbol[1], symbol[2], name)), True
         kind = d.kind
         if kind in TYPE_KINDS:
@@ -605,6 +607,14 @@ class ScopeResolver(Lookups):
         for constructor in self.child(fi, index, fi.rules.constructor_name) or ():
             out.extend(self.child(fi, constructor, ASSIGNED_MEMBER + name) or ())
         return out
+
+    def _result_member(self, symbol: Symbol, name: str) -> list[Symbol]:
+        """The types of the property ``name`` of the inline object type the function
+        ``symbol`` declares as its result (`f(): { status: ParseStatus }`, see
+        parse/returns.py's result_member_bindings)."""
+        fi = self.index(symbol[1])
+        binding = fi.bindings.get((symbol[2], f"{OWN_MEMBERS[0]}.{name}")) if fi else None
+        return self.binding_type(fi, binding) if fi is not None and binding is not None else []
 
     def attribute_types(self, path: str, index: int, name: str, depth: int = 0) -> list[Symbol]:
         """Types of an attribute set on the receiver in a method (``self.x = Foo()``), in the
