@@ -584,6 +584,16 @@ class _Rules(ReexportingRules):
     elements_kept = _ELEMENTS_KEPT
     element_results = _ELEMENT_RESULTS
     module_joiner = ":"
+    # `module.exports.x()` in the file it exports from: CommonJS's `module` is no name the
+    # file declares, and its `exports` the file's exports
+    special_heads = frozenset({"super", "module"})
+
+    def special_head(self, r: ResolverView, fi: FileIndex, head: str, scope: int
+                     ) -> list[Symbol] | None:
+        if head != "module":
+            return super().special_head(r, fi, head, scope)
+        declared = r.memo(("js-declares-module", fi.path), _declares, fi, head)
+        return None if declared else [(FILE_TAG, fi.path, 0)]
 
     def element_type(self, declared: str) -> str:
         return element_type(declared)
@@ -693,6 +703,8 @@ class _Rules(ReexportingRules):
                       ) -> list[Symbol]:
         if module[0] != FILE_TAG or depth > 8:
             return []
+        if name == "exports":  # `module.exports`: the file's exports themselves
+            return [module]
         fi = r.index(module[1])
         if fi is None:
             return []
@@ -791,3 +803,9 @@ def _parameter(child: Any, source: bytes) -> sig.Parameter:
     elif pattern.type == "this":
         kind = sig.RECEIVER
     return (sig.written(source, pattern).lstrip(".").lstrip(), type_text, default, kind)
+
+
+def _declares(fi: FileIndex, name: str) -> bool:
+    """Whether the file declares ``name`` anywhere: a definition, an import or a local."""
+    return any(n == name for _, n in fi.children) or any(n == name for _, n in fi.imports) \
+        or any(n == name for _, n in fi.bindings)
