@@ -173,3 +173,12 @@
     property: (property_identifier) @_push)
   arguments: (arguments . (new_expression)) @binding.elements
   (#eq? @_push "push"))
+
+; what a function declaring no return type returns (js.returned_value): each `return`, and
+; what makes it return no value of its own read (a generator's `yield`, an `async` function)
+(return_statement) @returned
+(yield_expression) @returned
+(function_declaration "async" @returned)
+(function_expression "async" @returned)
+(arrow_function "async" @returned)
+(method_definition "async" @returned)
