@@ -318,15 +318,18 @@ class ScopeResolver(Lookups):
         return _dedupe(out)
 
     def _property_values(self, members: list[Symbol]) -> list[Symbol]:
-        """The members with each method read as a value (a ``@property``) replaced by what it
-        returns: ``self.compiler.process()`` is the compiler's method, not the property's."""
+        """The members with each method read as a value (a ``@property``, a JavaScript `get`)
+        replaced by what it returns: ``self.compiler.process()`` is the compiler's method, not the property's."""
         out: list[Symbol] = []
         for member in members:
             d = self.definition(member) if member[0] == DEFINITION_TAG else None
             rules = self.defining(member[1]).rules if d is not None else None
             if d is not None and rules is not None and d.kind == FUNCTION and d.type_hint \
-                    and len(d.signature_data) > 3 and rules.read_as_value(d.signature_data[3]) \
-                    and (d.type_hint != RETURNED or rules.returns_read(d.signature_data[3])):
+                    and (rules.getter_prefix and d.signature.startswith(rules.getter_prefix)
+                         or len(d.signature_data) > 3
+                         and rules.read_as_value(d.signature_data[3])
+                         and (d.type_hint != RETURNED
+                              or rules.returns_read(d.signature_data[3]))):
                 out.extend(self.returns(member))
             else:
                 out.append(member)

@@ -650,6 +650,7 @@ class _Rules(ReexportingRules):
     # `module.exports.x()` in the file it exports from: CommonJS's `module` is no name the
     # file declares, and its `exports` the file's exports
     special_heads = frozenset({"super", "module"})
+    getter_prefix = "get "
 
     def special_head(self, r: ResolverView, fi: FileIndex, head: str, scope: int
                      ) -> list[Symbol] | None:
