@@ -180,6 +180,7 @@ class Resolver(ScopeResolver):
         # a local bound several ways is read where it is (see FileIndex.reaching): such a
         # reference's outcome is kept by which of its bindings reach it, not by scope alone
         placed = fi.placed_names
+        block_functions = fi.block_functions
         for kind, name_path, scope, line, col, arity, argument_types in fi.reference_rows():
             site = 0
             where: Any = scope
@@ -206,6 +207,9 @@ class Resolver(ScopeResolver):
                                                         resolved, heads, site, where,
                                                         receiver_site)
             source, targets, missing = outcome
+            if block_functions and len(name_path) == 1 and targets \
+                    and name_path[0] in block_functions:
+                targets = _nearest_declared(fi, block_functions[name_path[0]], targets, line)
             if missing is not None:
                 name, reason, candidates = missing
                 unresolved.append(_new(Unresolved, (source, kind, name, line, reason,
@@ -816,4 +820,32 @@ def _unique_edges(edges: list[ResolvedEdge]) -> list[ResolvedEdge]:
         if key not in seen:
             seen.add(key)
             out.append(e)
+    return out
+
+
+def _nearest_declared(fi: FileIndex, declared: list[int], targets: list[tuple[int, str, str]],
+                      line: int) -> list[tuple[int, str, str]]:
+    """``targets`` with the one among the same-named module-scope functions ``declared``
+    (each in a block the index does not model, see FileIndex.block_functions) replaced by the
+    last declared at or before ``line``: the one in the block the call is in, where each
+    block declares it before using it (the first where none precedes)."""
+    ids = fi.ids
+    among = {ids[i] for i in declared}
+    defs = fi.facts.defs
+    nearest = declared[0]
+    for i in declared:
+        if defs[i].start_line <= line:
+            nearest = i
+    return _dedupe_targets([(ids[nearest], edge_type, confidence) if target in among
+                            else (target, edge_type, confidence)
+                            for target, edge_type, confidence in targets])
+
+
+def _dedupe_targets(targets: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    seen: set[tuple[int, str]] = set()
+    out = []
+    for target in targets:
+        if (target[0], target[1]) not in seen:
+            seen.add((target[0], target[1]))
+            out.append(target)
     return out

@@ -319,15 +319,18 @@ class ScopeResolver(Lookups):
         return _dedupe(out)
 
     def _property_values(self, members: list[Symbol]) -> list[Symbol]:
-        """The members with each method read as a value (a ``@property``) replaced by what it
-        returns: ``self.compiler.process()`` is the compiler's method, not the property's."""
+        """The members with each method read as a value (a ``@property``, a JavaScript `get`)
+        replaced by what it returns: ``self.compiler.process()`` is the compiler's method, not the property's."""
         out: list[Symbol] = []
         for member in members:
             d = self.definition(member) if member[0] == DEFINITION_TAG else None
             rules = self.defining(member[1]).rules if d is not None else None
             if d is not None and rules is not None and d.kind == FUNCTION and d.type_hint \
-                    and len(d.signature_data) > 3 and rules.read_as_value(d.signature_data[3]) \
-                    and (d.type_hint != RETURNED or rules.returns_read(d.signature_data[3])):
+                    and (rules.getter_prefix and d.signature.startswith(rules.getter_prefix)
+                         or len(d.signature_data) > 3
+                         and rules.read_as_value(d.signature_data[3])
+                         and (d.type_hint != RETURNED
+                              or rules.returns_read(d.signature_data[3]))):
                 out.extend(self.returns(member))
             else:
                 out.append(member)
@@ -525,6 +528,8 @@ class ScopeResolver(Lookups):
             return [], False
         if tag == INSTANCE_TAG:
             found = self.class_member(symbol[1], symbol[2], name)
+            if not found and d.kind == FUNCTION:
+                found = self._result_member(symbol, name)
             return (found or self.attribute_types(symbol[1], symbol[2], name)), True
         kind = d.kind
         if kind in TYPE_KINDS:
@@ -606,6 +611,14 @@ class ScopeResolver(Lookups):
         for constructor in self.child(fi, index, fi.rules.constructor_name) or ():
             out.extend(self.child(fi, constructor, ASSIGNED_MEMBER + name) or ())
         return out
+
+    def _result_member(self, symbol: Symbol, name: str) -> list[Symbol]:
+        """The types of the property ``name`` of the inline object type the function
+        ``symbol`` declares as its result (`f(): { status: ParseStatus }`, see
+        parse/returns.py's result_member_bindings)."""
+        fi = self.index(symbol[1])
+        binding = fi.bindings.get((symbol[2], f"{OWN_MEMBERS[0]}.{name}")) if fi else None
+        return self.binding_type(fi, binding) if fi is not None and binding is not None else []
 
     def attribute_types(self, path: str, index: int, name: str, depth: int = 0) -> list[Symbol]:
         """Types of an attribute set on the receiver in a method (``self.x = Foo()``), in the

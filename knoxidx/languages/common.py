@@ -167,6 +167,8 @@ class BaseRules:
     module_joiner = "."
     # heads special_head may answer for: the resolver asks it about no other
     special_heads: frozenset[str] = frozenset({"super"})
+    # how a method read as a value is declared (JavaScript's `get x() {..}`), "" where none is
+    getter_prefix = ""
 
     def read_as_value(self, decorators: tuple[str, ...]) -> bool:
         """Whether a method with these decorators (as written) is read as an attribute whose

@@ -85,6 +85,7 @@ class ResolutionRules(Protocol):
     separator: str
     module_joiner: str
     special_heads: frozenset[str]
+    getter_prefix: str
 
     def module_keys(self, path: str, facts: FileFacts, layout: Any) -> list[str]: ...
     def qualified_prefix(self, path: str, keys: list[str]) -> str: ...

@@ -73,7 +73,7 @@ from knoxidx.parse.name_paths import (
     short_reference,
     type_arguments,
 )
-from knoxidx.parse.returns import returned_bindings
+from knoxidx.parse.returns import result_member_bindings, returned_bindings
 from knoxidx.parse.tree_parse import ParseTimeoutError, parse_tree
 
 # Query patterns start no deeper than this in the tree. tree-sitter's query cursor keeps a
@@ -566,6 +566,12 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                                           cast(ReadsReturns, plugin),
                                           plugin.RULES.self_names, source))
 
+    if getattr(plugin, "property_types", None) is not None \
+            and any(d.type_hint == OWN_MEMBERS for d in defs):
+        # `f(): { status: ParseStatus }`: what the members of f's result hold
+        bindings.extend(result_member_bindings(raw_defs, defs, cast(TypesProperties, plugin),
+                                               source))
+
     impls = [
         Impl(
             impl_type_path(node_text(source, type_node)),
@@ -647,7 +653,10 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[De
             if how == _ELEMENTS:
                 name += ELEMENT_OF
             typed_names.append((name, scope))
-            if is_member:  # the type of that member: the path to it, resolved to its type
+            if is_member and is_call:  # `const { a } = f()`: the member a of f's result
+                bound_type = (*bound_type[:-1], bound_type[-1] + "()", name)
+                is_call = False
+            elif is_member:  # the type of that member: the path to it, resolved to its type
                 bound_type = (*bound_type, name)
             elif how == _DECLARED and type_node.type in value_paths and scope >= 0:
                 aliases.setdefault((scope, name), bound_type)

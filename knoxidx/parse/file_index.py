@@ -46,6 +46,7 @@ class FileIndex:
     __slots__ = (
         "_attributes",
         "_bases",
+        "_block_functions",
         "_callers",
         "_class_entry",
         "_function_bound",
@@ -100,6 +101,7 @@ class FileIndex:
             children[(d.parent, d.name)].append(i)
         self._ids: list[int] | None = list(ids) if ids is not None else None
         self.children = children
+        self._block_functions: dict[str, list[int]] | None = None
         self.bindings: dict[tuple[int, str], Binding] = {}
         # the later bindings of a name that say something else than its first (`x = Foo()`, then
         # `x = x.asc()`): where a family's rebinding_changes_type, they must agree on the type
@@ -227,6 +229,18 @@ class FileIndex:
 
     # Made on first use: most files a resolver loads are only consulted (a name looked up in
     # them), and never need node ids or base lists.
+
+    @property
+    def block_functions(self) -> dict[str, list[int]]:
+        """Names the module scope declares as several functions where declarations live in
+        blocks the index does not model (JavaScript's `const f = () => ..` in each test's
+        callback): name -> those definitions, in the file's order. Made on first use."""
+        if self._block_functions is None:
+            self._block_functions = {} if not self.rules.classes_block_scoped else {
+                name: hit for (scope, name), hit in self.children.items()
+                if scope < 0 and len(hit) > 1
+                and all(self.facts.defs[i].kind == FUNCTION for i in hit)}
+        return self._block_functions
 
     @property
     def ids(self) -> list[int]:

@@ -10,15 +10,16 @@ a, b`, an untyped local), a generator's `yield` or an `async def` (a coroutine) 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from knoxidx.core.facts import RETURNED, UNKNOWN_VALUE, Binding, Definition, NamePath
+from knoxidx.core.facts import OWN_MEMBERS, RETURNED, UNKNOWN_VALUE, Binding, Definition, NamePath
 from knoxidx.core.model import NodeKind
-from knoxidx.languages.protocol import ReadsReturns
-from knoxidx.parse.definitions import enclosing, is_local
+from knoxidx.languages.protocol import Language, ReadsReturns, TypesProperties
+from knoxidx.parse.definitions import declared_type, enclosing, is_local
 
 _FUNCTION = NodeKind.FUNCTION.value
 _RETURNED = RETURNED[0]
+_OWN = OWN_MEMBERS[0]
 
 
 def returned_bindings(
@@ -96,3 +97,37 @@ def _function_returns(
 def _start(node: Any) -> int:
     start: int = node.start_byte
     return start
+
+
+def result_member_bindings(
+    raw_defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]],
+    defs: list[Definition], plugin: TypesProperties, source: bytes,
+) -> list[Binding]:
+    """For each function declaring an inline object type as its result (TypeScript's
+    `f(): { status: ParseStatus; ctx: Context }`, which its ``type_hint`` reads as
+    ``OWN_MEMBERS``), a binding in its own scope per property typed by a named type, named
+    ``OWN_MEMBERS[0]`` + "." + the property (no local can have that name): what `const {
+    status } = f()` and `f().status` hold."""
+    out: list[Binding] = []
+    for (start, end, _), (node, *_rest) in raw_defs.items():
+        declared = node.child_by_field_name("return_type")
+        inline = declared.named_children[0] if declared is not None \
+            and declared.named_children else None
+        if inline is None or inline.type != "object_type":
+            continue
+        index = _function_at(defs, start, end)
+        if index < 0 or defs[index].type_hint != OWN_MEMBERS:
+            continue
+        for name, type_node in plugin.property_types(inline, source).items():
+            typed = declared_type(cast(Language, plugin),
+                                  source[type_node.start_byte:type_node.end_byte].decode())
+            if typed:
+                out.append(Binding(index, f"{_OWN}.{name}", typed, False))
+    return out
+
+
+def _function_at(defs: list[Definition], start: int, end: int) -> int:
+    for i, d in enumerate(defs):
+        if d.start_byte == start and d.end_byte == end and d.kind == _FUNCTION:
+            return i
+    return -1

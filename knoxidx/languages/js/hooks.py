@@ -342,6 +342,69 @@ def bound_names(node: Any) -> list[Any]:
     return [c for c in node.named_children if c.type == "shorthand_property_identifier_pattern"]
 
 
+# what a function's own `return` may sit in: a function the index holds as a definition (a
+# declaration, a method, one assigned to a name, a property or a field); a `return` in any
+# other (a callback passed to a call, a function returned) is that function's, not the
+# definition's around it
+_FUNCTION_NODES = frozenset({"function_declaration", "generator_function_declaration",
+                             "method_definition", "arrow_function", "function_expression",
+                             "generator_function", "function"})
+_DEFINED_FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration",
+                                "method_definition"})
+_HOLDING_FUNCTIONS = frozenset({"variable_declarator", "pair", "assignment_expression",
+                                "public_field_definition", "field_definition"})
+_NOTHING = frozenset({"null", "undefined"})
+
+
+def returned_value(node: Any, source: bytes) -> tuple[NamePath, bool] | None:
+    """What a `return` statement's value holds (see ``ReadsReturns``): the class a `new`
+    makes (`return new ShaderMaterial(..)`) or the path a call calls (`return
+    _getMaterial(..)`), both read as a call's; a name or a member read (`return this`,
+    `return target`, `return this._cache`); NOTHING_RETURNED for `return`, `return null`
+    and `return undefined`, and for a `return` in a function the index holds no definition
+    of (a callback's: none of the definition's around it). None for any other value, and
+    for a `yield` or an `async` function's (a generator, a promise)."""
+    if node.type != "return_statement":
+        return None
+    if not _returns_from_definition(node):
+        return (), False
+    value = next((c for c in node.named_children if c.type != "comment"), None)
+    while value is not None and value.type == "parenthesized_expression" \
+            and value.named_child_count == 1:
+        value = value.named_child(0)
+    if value is None or value.type in _NOTHING:
+        return (), False
+    called = value.type in ("call_expression", "new_expression")
+    if called:
+        value = value.child_by_field_name(
+            "function" if value.type == "call_expression" else "constructor")
+    if value is None or value.type not in ("identifier", "member_expression", "this"):
+        return None
+    text = node_text(source, value)
+    if "(" in text or "[" in text or "?" in text:
+        return None  # a call or an index inside the chain: no path the binding could name
+    path = name_path(text)
+    return (path, called) if path else None
+
+
+def returned_path(path: NamePath, called: bool) -> tuple[NamePath, bool]:
+    """What a returned binding holds (see ``ReadsReturns``): what the binding says."""
+    return path, called
+
+
+def _returns_from_definition(node: Any) -> bool:
+    """Whether the `return` at ``node`` is that of a function the index defines."""
+    parent = node.parent
+    while parent is not None and parent.type not in _FUNCTION_NODES:
+        parent = parent.parent
+    if parent is None:
+        return False
+    if parent.type in _DEFINED_FUNCTIONS:
+        return True
+    holder = parent.parent
+    return holder is not None and holder.type in _HOLDING_FUNCTIONS
+
+
 _NAMED_TYPES = ("type_identifier", "nested_type_identifier")
 
 
@@ -584,6 +647,17 @@ class _Rules(ReexportingRules):
     elements_kept = _ELEMENTS_KEPT
     element_results = _ELEMENT_RESULTS
     module_joiner = ":"
+    # `module.exports.x()` in the file it exports from: CommonJS's `module` is no name the
+    # file declares, and its `exports` the file's exports
+    special_heads = frozenset({"super", "module"})
+    getter_prefix = "get "
+
+    def special_head(self, r: ResolverView, fi: FileIndex, head: str, scope: int
+                     ) -> list[Symbol] | None:
+        if head != "module":
+            return super().special_head(r, fi, head, scope)
+        declared = r.memo(("js-declares-module", fi.path), _declares, fi, head)
+        return None if declared else [(FILE_TAG, fi.path, 0)]
 
     def element_type(self, declared: str) -> str:
         return element_type(declared)
@@ -693,6 +767,8 @@ class _Rules(ReexportingRules):
                       ) -> list[Symbol]:
         if module[0] != FILE_TAG or depth > 8:
             return []
+        if name == "exports":  # `module.exports`: the file's exports themselves
+            return [module]
         fi = r.index(module[1])
         if fi is None:
             return []
@@ -791,3 +867,9 @@ def _parameter(child: Any, source: bytes) -> sig.Parameter:
     elif pattern.type == "this":
         kind = sig.RECEIVER
     return (sig.written(source, pattern).lstrip(".").lstrip(), type_text, default, kind)
+
+
+def _declares(fi: FileIndex, name: str) -> bool:
+    """Whether the file declares ``name`` anywhere: a definition, an import or a local."""
+    return any(n == name for _, n in fi.children) or any(n == name for _, n in fi.imports) \
+        or any(n == name for _, n in fi.bindings)

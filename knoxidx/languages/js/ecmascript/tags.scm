@@ -91,6 +91,11 @@
 (variable_declarator
   name: (object_pattern) @binding.names
   value: [(identifier) (this) (member_expression)] @binding.type @binding.member)
+; ... or from a call's result (`const { status, ctx } = this._processInputParams(input)`):
+; each name is that member of what the called function returns
+(variable_declarator
+  name: (object_pattern) @binding.names
+  value: (call_expression function: [(identifier) (member_expression)] @binding.call) @binding.member)
 ; an object of spreads (`const z = { ...schemas, ...checks }`): what each value spread holds
 ; (js.declared_binding_type reads them)
 (variable_declarator name: (identifier) @binding.name value: (object (spread_element)) @binding.type)
@@ -168,3 +173,12 @@
     property: (property_identifier) @_push)
   arguments: (arguments . (new_expression)) @binding.elements
   (#eq? @_push "push"))
+
+; what a function declaring no return type returns (js.returned_value): each `return`, and
+; what makes it return no value of its own read (a generator's `yield`, an `async` function)
+(return_statement) @returned
+(yield_expression) @returned
+(function_declaration "async" @returned)
+(function_expression "async" @returned)
+(arrow_function "async" @returned)
+(method_definition "async" @returned)
