@@ -960,7 +960,47 @@ class _Rules(BaseRules):
         # a package name used as a qualifier: java.util.List, a.b.C.m()
         if r.module_paths(FAMILY, name) or r.module_paths(FAMILY, "ns:" + name):
             return [(MODULE_TAG, FAMILY, name)]
+        # a class of java.lang (imported everywhere), or one named like a class where a
+        # wildcard imports a package outside the index: a type outside it, whose methods no
+        # definition of the index is guessed for (`Math.max(..)`, `TypeElement e; e.getKind()`)
+        if name in _JAVA_LANG or _looks_like_class(name) and any(
+                not static and not r.module_paths(FAMILY, module) for module, static in wildcards):
+            return [(EXTERNAL_TAG, FAMILY, "java.lang" if name in _JAVA_LANG else name)]
         return []
+
+
+def _looks_like_class(name: str) -> bool:
+    """Named as classes are by convention (`TypeElement`), not as constants (`MAX`) or type
+    variables (`T`)."""
+    return name[:1].isupper() and any(c.islower() for c in name)
+
+
+# The public classes and interfaces of java.lang, which every file imports by their simple names
+_JAVA_LANG = frozenset({
+    "AbstractMethodError", "Appendable", "ArithmeticException",
+    "ArrayIndexOutOfBoundsException", "ArrayStoreException", "AssertionError", "AutoCloseable",
+    "Boolean", "BootstrapMethodError", "Byte", "CharSequence", "Character", "Class",
+    "ClassCastException", "ClassCircularityError", "ClassFormatError", "ClassLoader",
+    "ClassNotFoundException", "ClassValue", "CloneNotSupportedException", "Cloneable",
+    "Comparable", "Deprecated", "Double", "Enum", "EnumConstantNotPresentException", "Error",
+    "Exception", "ExceptionInInitializerError", "Float", "FunctionalInterface",
+    "IllegalAccessError", "IllegalAccessException", "IllegalArgumentException",
+    "IllegalCallerException", "IllegalMonitorStateException", "IllegalStateException",
+    "IllegalThreadStateException", "IncompatibleClassChangeError", "IndexOutOfBoundsException",
+    "InheritableThreadLocal", "InstantiationError", "InstantiationException", "Integer",
+    "InternalError", "InterruptedException", "Iterable", "LayerInstantiationException",
+    "LinkageError", "Long", "Math", "Module", "ModuleLayer", "NegativeArraySizeException",
+    "NoClassDefFoundError", "NoSuchFieldError", "NoSuchFieldException", "NoSuchMethodError",
+    "NoSuchMethodException", "NullPointerException", "Number", "NumberFormatException",
+    "Object", "OutOfMemoryError", "Override", "Package", "Process", "ProcessBuilder",
+    "ProcessHandle", "Readable", "Record", "ReflectiveOperationException", "Runnable",
+    "Runtime", "RuntimeException", "RuntimePermission", "SafeVarargs", "SecurityException",
+    "SecurityManager", "Short", "StackOverflowError", "StackTraceElement", "StackWalker",
+    "StrictMath", "String", "StringBuffer", "StringBuilder", "StringIndexOutOfBoundsException",
+    "SuppressWarnings", "System", "Thread", "ThreadDeath", "ThreadGroup", "ThreadLocal",
+    "Throwable", "TypeNotPresentException", "UnknownError", "UnsatisfiedLinkError",
+    "UnsupportedClassVersionError", "UnsupportedOperationException", "VerifyError",
+    "VirtualMachineError", "Void"})
 
 
 RULES = _Rules()
