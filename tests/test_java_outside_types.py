@@ -55,3 +55,39 @@ def test_methods_of_java_lang_and_wildcard_imported_outside_types_are_not_guesse
         (10, "q.States.max", "exact"),  # the index's class, imported: still its method
         (14, "p.Local.getSuperclass", "inferred"),  # a class of the package, not imported
     }
+
+
+ELEMENTS = """\
+package q;
+
+public class Els {
+    public String getAllAnnotationMirrors(Object e) { return ""; }
+    public void putAll(Object o) {}
+}
+"""
+
+ENV = """\
+package p;
+
+import javax.lang.model.util.Elements;
+import java.util.Map;
+
+class Env {
+    private final Elements eltUtils;
+    Map<String, String> values;
+    Env(Elements e) { eltUtils = e; }
+    void copy(Object x, Env other) {
+        eltUtils.getAllAnnotationMirrors(x);
+        this.eltUtils.getAllAnnotationMirrors(x);
+        values.putAll(other.values);
+        other.values.putAll(values);
+    }
+}
+"""
+
+
+def test_methods_on_fields_declared_of_outside_types_are_not_guessed(repo) -> None:
+    root = repo({"q/Els.java": ELEMENTS, "p/Env.java": ENV})
+    build(root)
+    with Index.open(root) as idx:
+        assert [e for e in export.edges(idx.q) if e["type"] == "Calls"] == []

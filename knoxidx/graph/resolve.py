@@ -741,7 +741,28 @@ class Resolver(ScopeResolver):
                 typed = self.resolve_path(fi, binding.type_path, s, want_type=True)[0]
                 return bool(typed) and all(t[0] == EXTERNAL_TAG for t in typed)
             s = defs[s].parent
-        return False
+        return self._field_outside(fi, (head,), scope, site)
+
+    def _field_outside(self, fi: FileIndex, receiver: NamePath, scope: int, site: int) -> bool:
+        """Whether ``receiver`` denotes a field of the index declared of a type outside it
+        (`private final Elements eltUtils;`, `other.values` of a `Map`)."""
+        if any(part.endswith("()") for part in receiver):
+            return False
+        found = self.resolve_path(fi, receiver, scope, site=site)[0]
+        if len(found) != 1 or found[0][0] != DEFINITION_TAG:
+            return False
+        d = self.definition(found[0])
+        if d is None or d.kind not in (VARIABLE, CONSTANT) or not d.type_hint:
+            return False
+        declaring = self.index(found[0][1])
+        if declaring is None:
+            return False
+        typed = self.memo(("field-type", found[0]), self._type_of, declaring, d.type_hint,
+                          d.parent)
+        return bool(typed) and all(t[0] == EXTERNAL_TAG for t in typed)
+
+    def _type_of(self, fi: FileIndex, hint: NamePath, scope: int) -> list[Symbol]:
+        return self.resolve_path(fi, hint, scope, want_type=True)[0]
 
     def _guess(self, fi: FileIndex, path: NamePath, found: list[Symbol],
                scope: int | None = None, site: int = 0) -> tuple[list[Symbol], int]:
@@ -760,8 +781,9 @@ class Resolver(ScopeResolver):
                 return [], 0
         elif not rules.guess_members or name in rules.builtin_method_names:
             return [], 0
-        elif not rules.guess_outside_receivers and scope is not None and len(path) == 2 \
-                and self._declared_outside(fi, head, scope, site):
+        elif not rules.guess_outside_receivers and scope is not None and (
+                self._declared_outside(fi, head, scope, site) if len(path) == 2
+                else self._field_outside(fi, path[:-1], scope, site)):
             return [], 0
         member = len(path) > 1
         key = (fi.family, name, member)
