@@ -525,3 +525,39 @@ def test_an_arithmetic_result_is_a_number_of_no_class(repo) -> None:
     build(root)
     assert {s for line, s in _calls(root) if line == 8} == {
         "private Duration plus(long seconds, long nanos)"}
+
+
+PARSER = """\
+package p;
+
+interface Filter {}
+
+enum Kind implements Filter { ARROW, COMMA }
+
+class Parser {
+    boolean peek(Filter k) { return true; }
+    boolean peek(int lookahead, Filter k) { return true; }
+    boolean peek(Filter... kinds) { return true; }
+    boolean peek(int lookahead, Filter... kinds) { return true; }
+
+    void run(int ahead, Filter[] all, Kind k) {
+        peek(ahead, Kind.COMMA);
+        peek(k);
+        peek(ahead, all);
+        peek(k, k);
+    }
+}
+"""
+
+
+def test_a_fixed_arity_overload_is_called_before_a_varargs_one(repo) -> None:
+    root = repo({"p/Parser.java": PARSER})
+    build(root)
+    assert _calls(root) == {
+        (14, "boolean peek(int lookahead, Filter k)"),
+        (15, "boolean peek(Filter k)"),
+        # an array in the varargs' place (a parameter of an array type is not typed): both
+        (16, "boolean peek(int lookahead, Filter k)"),
+        (16, "boolean peek(int lookahead, Filter... kinds)"),
+        (17, "boolean peek(Filter... kinds)"),  # only the varargs one takes two
+    }

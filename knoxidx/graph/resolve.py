@@ -320,6 +320,8 @@ class Resolver(ScopeResolver):
             targets = self._by_arity(targets, path[-1], arity, rules)
             if len(targets) > 1 and arguments[1]:
                 targets = self._by_argument_types(fi, ref_scope, targets, arguments[1], rules)
+            elif len(targets) > 1 and rules.fixed_arity_first:
+                targets = self._fixed_arity_first(fi, ref_scope, targets, arity, (), rules)
             if targets and arguments[1]:
                 targets = self._inherited_by_types(fi, ref_scope, targets, path[-1], arity,
                                                    arguments[1], rules)
@@ -621,12 +623,37 @@ class Resolver(ScopeResolver):
             if parameters is None or self._arguments_fit(fi, scope, target, parameters,
                                                          argument_types, rules):
                 out.append(target)
+        if len(out) > 1 and rules.fixed_arity_first:
+            out = self._fixed_arity_first(fi, scope, out, len(argument_types), argument_types,
+                                          rules)
         if len(out) > 1:  # the most specific: those declaring the most arguments' own types
             scores = [self._exact_arguments(fi, scope, t, argument_types, rules) for t in out]
             best = max(scores)
             if best > 0:
                 out = [t for t, score in zip(out, scores, strict=True) if score == best]
         return out or targets
+
+    def _fixed_arity_first(self, fi: FileIndex, scope: int, targets: list[Symbol], arity: int,
+                           argument_types: tuple[str, ...], rules: ResolutionRules
+                           ) -> list[Symbol]:
+        """Of overloads that may all take a call's ``arity`` arguments, those that take them
+        without gathering varargs where some do: a varargs method then only where its last
+        argument may be the array itself (`peek(0, kinds)`, `lub(types)`)."""
+        fixed: list[Symbol] = []
+        for target in targets:
+            counts = self._parameters.get(target)
+            if counts is None:
+                return targets
+            least, most, types = counts
+            if most >= 0:
+                fixed.append(target)
+            elif arity == least + 1:  # the last argument in the varargs' place: an array?
+                last = argument_types[-1] if len(argument_types) == arity else ""
+                if not last or rules.argument_fits(self, fi, scope, last, target,
+                                                   types[-1].removesuffix("...") + "[]"):
+                    fixed.append(target)
+        return fixed if len(fixed) < len(targets) and any(
+            self._parameters[t][1] >= 0 for t in fixed) else targets
 
     def _exact_arguments(self, fi: FileIndex, scope: int, target: Symbol,
                          argument_types: tuple[str, ...], rules: ResolutionRules

@@ -70,6 +70,7 @@ class ResolutionRules(Protocol):
     guess_bare_names: bool
     guess_members: bool
     guess_outside_receivers: bool
+    fixed_arity_first: bool
     bases_are_fields: bool
     locals_callable: bool
     rebinding_changes_type: bool

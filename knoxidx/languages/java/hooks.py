@@ -815,6 +815,7 @@ class _Rules(BaseRules):
     bindings_block_scoped = True
     guess_members = True
     guess_outside_receivers = False
+    fixed_arity_first = True
     # a local does not shadow a call (`helper()` is a method even where a local `helper` is in
     # scope): the resolver's side of what LOCAL_SHADOWS says to extraction
     locals_callable = RefKind.CALL in LOCAL_SHADOWS
