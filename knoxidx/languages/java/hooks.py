@@ -577,7 +577,7 @@ def _path_type(r: ResolverView, fi: FileIndex, scope: int, path: str, site: int 
     not certain."""
     if path.endswith("()"):
         return _returned_type(r, fi, scope, path[:-2], site)
-    found, confidence = r.resolve_path(fi, name_path(path), scope, site=site)
+    found, confidence = r.resolve_path(fi, name_path(path), scope, site=site, held=True)
     if len(found) > 1:  # a field and methods of its name: a read is the field
         found = [s for s in found if s[0] != DEFINITION_TAG or not _is_method(r, s)]
     if len(found) != 1 or confidence == _NAME:
@@ -630,7 +630,17 @@ def _returned_type(r: ResolverView, fi: FileIndex, scope: int, path: str, site: 
     d = r.definition(methods[0])
     if d is None:
         return "", None
-    return _declared(r, methods[0], d, d.type_hint, methods[0][2])
+    hint = d.type_hint
+    if len(hint) == 1 and _looks_like_type_variable(hint[0]):
+        # `A first()` of a `ListBuffer<A>`: what the receiver's type argument says
+        called = name_path(path)
+        held = r.resolve_path(fi, (*called[:-1], called[-1] + "()"), scope, site=site)[0] \
+            if called else []
+        if len(held) == 1 and held[0][0] == INSTANCE_TAG:
+            held_class = r.definition(held[0])
+            if held_class is not None:
+                return held_class.name, [(DEFINITION_TAG, held[0][1], held[0][2])]
+    return _declared(r, methods[0], d, hint, methods[0][2])
 
 
 def _is_method(r: ResolverView, symbol: Symbol) -> bool:
