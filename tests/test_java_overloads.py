@@ -561,3 +561,36 @@ def test_a_fixed_arity_overload_is_called_before_a_varargs_one(repo) -> None:
         (16, "boolean peek(int lookahead, Filter... kinds)"),
         (17, "boolean peek(Filter... kinds)"),  # only the varargs one takes two
     }
+
+
+ASSERT = """\
+package p;
+
+import java.util.function.Supplier;
+
+class Message {}
+
+class Assert {
+    static void check(boolean cond, Object value) {}
+    static void check(boolean cond, String msg) {}
+    static void check(boolean cond, Supplier<String> msg) {}
+    static void note(Message m) {}
+    static void note(Runnable r) {}
+
+    void run(Object owner) {
+        check(true, () -> "lazy");
+        check(false, owner::toString);
+        note(() -> {});
+    }
+}
+"""
+
+
+def test_a_lambda_or_a_method_reference_is_passed_to_a_functional_interface_only(repo) -> None:
+    root = repo({"p/Assert.java": ASSERT})
+    build(root)
+    assert _calls(root) == {
+        (15, "static void check(boolean cond, Supplier<String> msg)"),
+        (16, "static void check(boolean cond, Supplier<String> msg)"),
+        (17, "static void note(Runnable r)"),
+    }

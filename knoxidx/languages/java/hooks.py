@@ -147,6 +147,8 @@ def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]
             found = _operation_type(argument)
         elif kind == "instanceof_expression":
             found = "boolean"
+        elif kind == "lambda_expression" or kind == "method_reference":
+            found = FUNCTION_VALUE
         elif kind == "unary_expression":
             operator = argument.child_by_field_id(_expression_fields()[0])
             found = "boolean" if operator is not None and operator.type == "!" else \
@@ -206,6 +208,7 @@ _BOOLEAN_OPERATORS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&&", "||"})
 # operators whose result is a number of a primitive type, which one not read here
 _NUMERIC_OPERATORS = frozenset({"-", "*", "/", "%", "<<", ">>", ">>>"})
 NUMBER = "#number"  # the type of such a result: some primitive numeric type
+FUNCTION_VALUE = "#function"  # a lambda's or a method reference's: some functional interface
 _NAMED_TYPES = frozenset({"type_identifier", "scoped_type_identifier", "generic_type"})
 _NAME = "name"  # a resolution's confidence when it is only a name match (core.model)
 MAX_RECEIVER_CHARS = 120  # a longer call chain as an argument is not typed
@@ -509,6 +512,8 @@ def _argument_fits(r: ResolverView, fi: FileIndex, scope: int, argument: str, ta
     only where it certainly may not."""
     if parameter == "?":
         return True
+    if argument == FUNCTION_VALUE:
+        return _takes_function(r, target, parameter)
     argument, classes = _argument_type(r, fi, scope, argument)
     if not argument:
         return True
@@ -542,6 +547,27 @@ def _argument_fits(r: ResolverView, fi: FileIndex, scope: int, argument: str, ta
     if declared == given or declared in _VALUE_SUPERS or _looks_like_type_variable(given):
         return True
     return _may_extend(r, fi, scope, argument, given, classes, target, parameter, declared)
+
+
+# types of java.lang no lambda can be passed as: neither functional interfaces nor Object
+_NOT_FUNCTIONAL = frozenset({"Object", "String", "CharSequence", "Number", "Serializable",
+                             *_UNBOXES})
+
+
+def _takes_function(r: ResolverView, target: Symbol, parameter: str) -> bool:
+    """Whether a lambda or a method reference may be passed to a parameter of type
+    ``parameter`` of the method ``target``: not to a primitive, an array, a value class of
+    java.lang, nor a class of the index (a functional interface is an interface)."""
+    if parameter in _PRIMITIVES or parameter.endswith("]") \
+            or parameter.rpartition(".")[2] in _NOT_FUNCTIONAL:
+        return False
+    declaring = r.index(target[1])
+    if declaring is None or _class_type_variable(declaring, target[2], parameter):
+        return True
+    wanted = [s for s in r.resolve_path(declaring, name_path(parameter), target[2])[0]
+              if s[0] == DEFINITION_TAG]
+    return not wanted or any(d is None or d.kind != "Class"
+                             for d in (r.definition(s) for s in wanted))
 
 
 def _argument_type(r: ResolverView, fi: FileIndex, scope: int, argument: str
