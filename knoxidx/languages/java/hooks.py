@@ -859,6 +859,18 @@ class _Rules(BaseRules):
     element_callbacks = _ELEMENT_CALLBACKS
     elements_kept = _ELEMENTS_KEPT
 
+    def special_head(self, r: ResolverView, fi: FileIndex, head: str, scope: int
+                     ) -> list[Symbol] | None:
+        """``super``: an instance of the superclass, none of the interfaces the class
+        implements (whose default methods the superclass's override: `I.super.m()` names
+        one)."""
+        found = super().special_head(r, fi, head, scope)
+        if not found:
+            return found
+        return [s for s in found
+                if (d := r.definition((DEFINITION_TAG, s[1], s[2]))) is None
+                or d.kind != "Interface"]
+
     def callback_parameter(self, declared: str, index: int = 0) -> str:
         return _lambda_parameter(declared, index)
 
