@@ -86,6 +86,9 @@ def test_parameters_read_from_a_signature() -> None:
     assert _parameters('@A("x,y") static <Sym> T f(Sym a, T b, String... xs)', "f") == (
         2, -1, ("?", "?", "String..."))
     assert _parameters("void f(Outer Outer.this, int a)", "f") == (1, 1, ("int",))
+    # ... but an array of one is an array all the same: no collection is passed to it
+    assert _parameters("static <A> List<A> from(A[] array)", "from") == (1, 1, ("?[]",))
+    assert _parameters("static <T> void all(T... xs)", "all") == (0, -1, ("?...",))
     assert _parameters("void f(int a,", "f") is None  # cut off: any number, any type
 
 
@@ -594,3 +597,25 @@ def test_a_lambda_or_a_method_reference_is_passed_to_a_functional_interface_only
         (16, "static void check(boolean cond, Supplier<String> msg)"),
         (17, "static void note(Runnable r)"),
     }
+
+
+LISTS = """\
+package p;
+
+import java.util.Set;
+
+class Lists {
+    static <A> Lists from(A[] array) { return null; }
+    static <A> Lists from(Iterable<? extends A> coll) { return null; }
+
+    void run(Set<String> names) {
+        from(names);
+    }
+}
+"""
+
+
+def test_a_collection_is_not_passed_to_an_array_of_a_type_variable(repo) -> None:
+    root = repo({"p/Lists.java": LISTS})
+    build(root)
+    assert _calls(root) == {(10, "static <A> Lists from(Iterable<? extends A> coll)")}

@@ -454,7 +454,8 @@ def _parameter_type(text: str, type_parameters: frozenset[str],
     if bounds and bare == declared and bare in bounds:
         return bounds[bare]
     if bare in type_parameters or _looks_like_type_variable(bare):
-        return "?"
+        # an array of one stays an array (`A[] array`: no collection is passed to it)
+        return "?" + declared[len(bare):] if declared.startswith(bare) else "?"
     return declared
 
 
