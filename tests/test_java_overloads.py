@@ -619,3 +619,30 @@ def test_a_collection_is_not_passed_to_an_array_of_a_type_variable(repo) -> None
     root = repo({"p/Lists.java": LISTS})
     build(root)
     assert _calls(root) == {(10, "static <A> Lists from(Iterable<? extends A> coll)")}
+
+
+NULL_CHECKS = """\
+package p;
+
+import java.util.Collection;
+import javax.tools.JavaFileManager.Location;
+
+class Checks {
+    static <T> T nullCheck(T o) { return o; }
+    static <T> Collection<T> nullCheck(Collection<T> it) { return it; }
+
+    void run(Location location, Collection<String> names) {
+        nullCheck(location);
+        nullCheck(names);
+    }
+}
+"""
+
+
+def test_a_jdk_type_of_another_name_is_none_of_the_jdks_collections(repo) -> None:
+    root = repo({"p/Checks.java": NULL_CHECKS})
+    build(root)
+    assert _calls(root) == {
+        (11, "static <T> T nullCheck(T o)"),
+        (12, "static <T> Collection<T> nullCheck(Collection<T> it)"),
+    }

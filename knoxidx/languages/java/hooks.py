@@ -719,6 +719,10 @@ def _may_extend(r: ResolverView, fi: FileIndex, scope: int, argument: str, given
         found = r.resolve_path(fi, name_path(argument), scope)[0]
         classes = [s for s in found if s[0] == DEFINITION_TAG]
         if not classes:  # a class outside the index (no subtype of one in it), or not known
+            if not wanted and declared in _JDK_COLLECTIONS and given not in _JDK_COLLECTIONS \
+                    and found and all(s[0] == EXTERNAL_TAG and s[2].startswith(_JDK_PACKAGES)
+                                      for s in found):
+                return False  # a JDK type that is none of its collections (`Location`)
             return not wanted or not (given in _FINAL_LANG
                                       or any(s[0] == EXTERNAL_TAG for s in found))
     elif not classes:  # a class outside the index, where the value's declaration names it
@@ -742,6 +746,23 @@ def _may_extend(r: ResolverView, fi: FileIndex, scope: int, argument: str, given
         seen.update(bases)
         classes = bases
     return True
+
+
+# The JDK's collection and map types: a JDK type of another name is none of them (javax.tools'
+# `Location` is no `Collection`); `Iterable` is left out, which JDK types of many names are
+_JDK_COLLECTIONS = frozenset({
+    "Collection", "List", "Set", "SortedSet", "NavigableSet", "Queue", "Deque", "Map",
+    "SortedMap", "NavigableMap", "ArrayList", "LinkedList", "HashSet", "LinkedHashSet",
+    "TreeSet", "EnumSet", "ArrayDeque", "PriorityQueue", "Stack", "Vector", "HashMap",
+    "LinkedHashMap", "TreeMap", "EnumMap", "IdentityHashMap", "WeakHashMap", "Hashtable",
+    "Properties", "AbstractCollection", "AbstractList", "AbstractSet", "AbstractMap",
+    "AbstractQueue", "AbstractSequentialList", "CopyOnWriteArrayList", "CopyOnWriteArraySet",
+    "ConcurrentMap", "ConcurrentHashMap", "ConcurrentNavigableMap", "ConcurrentSkipListMap",
+    "ConcurrentSkipListSet", "ConcurrentLinkedQueue", "ConcurrentLinkedDeque", "BlockingQueue",
+    "BlockingDeque", "LinkedBlockingQueue", "LinkedBlockingDeque", "ArrayBlockingQueue",
+    "PriorityBlockingQueue", "DelayQueue", "SynchronousQueue", "TransferQueue",
+    "LinkedTransferQueue", "Bindings", "SimpleBindings", "Attributes"})
+_JDK_PACKAGES = ("java.", "javax.")
 
 
 # JDK types a class of an index extends or implements, with every supertype of theirs but
