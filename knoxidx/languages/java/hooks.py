@@ -576,7 +576,15 @@ def _argument_type(r: ResolverView, fi: FileIndex, scope: int, argument: str
     """An argument's static type (call_arguments'), "" where not certain, and its classes
     where resolved already (None: look the name up)."""
     if argument[0] == "=":
-        return _variable_type(fi, scope, argument[1:]), None
+        declared = _variable_type(fi, scope, argument[1:])
+        if declared or not _lambda_parameter_read(fi, scope, argument[1:]):
+            return declared, None
+        # a lambda's parameter: what the resolver reads it is passed (`ts.map(t -> visit(t))`)
+        name, _, at = argument[1:].partition("@")
+        held: tuple[str, list[Symbol] | None] = r.memo(
+            ("java-argument", fi.path, scope, argument), _path_type, r, fi, scope, name,
+            int(at or 0))
+        return held if held[1] else ("", None)
     if argument[0] == "~":
         path, _, at = argument[1:].rpartition("@")
         if not path or not at.isdigit():  # (`~x.y@12`: x read where its binding at 12 is)
@@ -836,6 +844,19 @@ def _variable_type(fi: FileIndex, scope: int, name: str) -> str:
             return ".".join(binding.type_path)
         s = defs[s].parent
     return ""
+
+
+def _lambda_parameter_read(fi: FileIndex, scope: int, name: str) -> bool:
+    """Whether the local ``name`` read in ``scope`` is an untyped parameter of a lambda."""
+    name = name.partition("@")[0]
+    defs = fi.facts.defs
+    s = scope
+    while s >= 0 and defs[s].kind == "Function":
+        binding = fi.bindings.get((s, name))
+        if binding is not None:
+            return not binding.is_call and binding.type_path[-1][:1] == CALLBACK_OF
+        s = defs[s].parent
+    return False
 
 
 def _written_type(signature: str, name: str) -> str:
