@@ -640,6 +640,7 @@ class Resolver(ScopeResolver):
         without gathering varargs where some do: a varargs method then only where its last
         argument may be the array itself (`peek(0, kinds)`, `lub(types)`)."""
         fixed: list[Symbol] = []
+        any_fixed = False
         for target in targets:
             counts = self._parameters.get(target)
             if counts is None:
@@ -647,13 +648,13 @@ class Resolver(ScopeResolver):
             least, most, types = counts
             if most >= 0:
                 fixed.append(target)
+                any_fixed = True
             elif arity == least + 1:  # the last argument in the varargs' place: an array?
                 last = argument_types[-1] if len(argument_types) == arity else ""
                 if not last or rules.argument_fits(self, fi, scope, last, target,
                                                    types[-1].removesuffix("...") + "[]"):
                     fixed.append(target)
-        return fixed if len(fixed) < len(targets) and any(
-            self._parameters[t][1] >= 0 for t in fixed) else targets
+        return fixed if any_fixed and len(fixed) < len(targets) else targets
 
     def _exact_arguments(self, fi: FileIndex, scope: int, target: Symbol,
                          argument_types: tuple[str, ...], rules: ResolutionRules
