@@ -101,3 +101,30 @@ def test_what_a_functional_interface_passes_each_lambda_parameter() -> None:
     assert RULES.element_type("private final List<JCTree> trees = List.nil();") == "JCTree"
     assert RULES.element_type("Stream<? extends Symbol>") == "Symbol"
     assert RULES.element_type("Map<K, V>") == ""
+
+
+VISITOR = """\
+package p;
+
+import java.util.function.Function;
+
+class Type {}
+
+class Types<S> {
+    static class Seq { Seq map(Function<Type, Type> f) { return this; } }
+
+    Type visit(Type t, S s) { return t; }
+    Seq visit(Seq ts, S s) { return ts.map(t -> visit(t, s)); }
+}
+"""
+
+
+def test_a_lambda_parameter_argument_picks_the_overload_of_its_type(repo) -> None:
+    root = repo({"p/Types.java": VISITOR})
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["signature"])
+                 for e in export.edges(idx.q) if e["type"] == "Calls"
+                 and nodes[e["target"]]["name"] == "visit"}
+    assert calls == {(11, "Type visit(Type t, S s)")}

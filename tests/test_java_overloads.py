@@ -86,6 +86,9 @@ def test_parameters_read_from_a_signature() -> None:
     assert _parameters('@A("x,y") static <Sym> T f(Sym a, T b, String... xs)', "f") == (
         2, -1, ("?", "?", "String..."))
     assert _parameters("void f(Outer Outer.this, int a)", "f") == (1, 1, ("int",))
+    # ... but an array of one is an array all the same: no collection is passed to it
+    assert _parameters("static <A> List<A> from(A[] array)", "from") == (1, 1, ("?[]",))
+    assert _parameters("static <T> void all(T... xs)", "all") == (0, -1, ("?...",))
     assert _parameters("void f(int a,", "f") is None  # cut off: any number, any type
 
 
@@ -525,3 +528,121 @@ def test_an_arithmetic_result_is_a_number_of_no_class(repo) -> None:
     build(root)
     assert {s for line, s in _calls(root) if line == 8} == {
         "private Duration plus(long seconds, long nanos)"}
+
+
+PARSER = """\
+package p;
+
+interface Filter {}
+
+enum Kind implements Filter { ARROW, COMMA }
+
+class Parser {
+    boolean peek(Filter k) { return true; }
+    boolean peek(int lookahead, Filter k) { return true; }
+    boolean peek(Filter... kinds) { return true; }
+    boolean peek(int lookahead, Filter... kinds) { return true; }
+
+    void run(int ahead, Filter[] all, Kind k) {
+        peek(ahead, Kind.COMMA);
+        peek(k);
+        peek(ahead, all);
+        peek(k, k);
+    }
+}
+"""
+
+
+def test_a_fixed_arity_overload_is_called_before_a_varargs_one(repo) -> None:
+    root = repo({"p/Parser.java": PARSER})
+    build(root)
+    assert _calls(root) == {
+        (14, "boolean peek(int lookahead, Filter k)"),
+        (15, "boolean peek(Filter k)"),
+        # an array in the varargs' place (a parameter of an array type is not typed): both
+        (16, "boolean peek(int lookahead, Filter k)"),
+        (16, "boolean peek(int lookahead, Filter... kinds)"),
+        (17, "boolean peek(Filter... kinds)"),  # only the varargs one takes two
+    }
+
+
+ASSERT = """\
+package p;
+
+import java.util.function.Supplier;
+
+class Message {}
+
+class Assert {
+    static void check(boolean cond, Object value) {}
+    static void check(boolean cond, String msg) {}
+    static void check(boolean cond, Supplier<String> msg) {}
+    static void note(Message m) {}
+    static void note(Runnable r) {}
+
+    void run(Object owner) {
+        check(true, () -> "lazy");
+        check(false, owner::toString);
+        note(() -> {});
+    }
+}
+"""
+
+
+def test_a_lambda_or_a_method_reference_is_passed_to_a_functional_interface_only(repo) -> None:
+    root = repo({"p/Assert.java": ASSERT})
+    build(root)
+    assert _calls(root) == {
+        (15, "static void check(boolean cond, Supplier<String> msg)"),
+        (16, "static void check(boolean cond, Supplier<String> msg)"),
+        (17, "static void note(Runnable r)"),
+    }
+
+
+LISTS = """\
+package p;
+
+import java.util.Set;
+
+class Lists {
+    static <A> Lists from(A[] array) { return null; }
+    static <A> Lists from(Iterable<? extends A> coll) { return null; }
+
+    void run(Set<String> names) {
+        from(names);
+    }
+}
+"""
+
+
+def test_a_collection_is_not_passed_to_an_array_of_a_type_variable(repo) -> None:
+    root = repo({"p/Lists.java": LISTS})
+    build(root)
+    assert _calls(root) == {(10, "static <A> Lists from(Iterable<? extends A> coll)")}
+
+
+NULL_CHECKS = """\
+package p;
+
+import java.util.Collection;
+import javax.tools.JavaFileManager.Location;
+
+class Checks {
+    static <T> T nullCheck(T o) { return o; }
+    static <T> Collection<T> nullCheck(Collection<T> it) { return it; }
+
+    void run(Location location, Collection<String> names) {
+        nullCheck(location);
+        nullCheck(names);
+    }
+}
+"""
+
+
+def test_a_jdk_type_of_another_name_is_none_of_the_jdks_collections(repo) -> None:
+    root = repo({"p/Checks.java": NULL_CHECKS})
+    build(root)
+    assert _calls(root) == {
+        (11, "static <T> T nullCheck(T o)"),
+        (12, "static <T> Collection<T> nullCheck(Collection<T> it)"),
+    }

@@ -111,3 +111,49 @@ def test_type_arguments_and_a_fields_written_type_are_read_from_the_text() -> No
         "List<JCExpression>"
     assert _written_type("@DefinedBy(Api.X) Map<K, V> m = null;", "m") == "Map<K, V>"
     assert _written_type("int a = f(b, c);", "z") == ""
+
+
+BUF = """\
+package p;
+
+public class Buf<A> {
+    public A head;
+    public A first() { return head; }
+}
+"""
+
+MAKER = """\
+package p;
+
+class Tree {}
+class Decl extends Tree {}
+class Expr extends Tree {}
+
+class Maker {
+    void ident(Decl d) {}
+    void ident(Expr e) {}
+    private final Buf<Decl> params = new Buf<>();
+    void run(Buf<Expr> args) {
+        ident(args.head);
+        ident(args.first());
+        ident(params.head);
+        ident(this.params.first());
+    }
+}
+"""
+
+
+def test_an_argument_of_a_type_parameter_picks_the_overload_of_its_type_argument(repo) -> None:
+    root = repo({"p/Buf.java": BUF, "p/Maker.java": MAKER})
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["signature"], e["confidence"])
+                 for e in export.edges(idx.q) if e["type"] == "Calls"
+                 and nodes[e["target"]]["name"] == "ident"}
+    assert calls == {
+        (12, "void ident(Expr e)", "exact"),
+        (13, "void ident(Expr e)", "exact"),
+        (14, "void ident(Decl d)", "exact"),
+        (15, "void ident(Decl d)", "exact"),
+    }

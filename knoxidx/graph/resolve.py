@@ -324,6 +324,8 @@ class Resolver(ScopeResolver):
             targets = self._by_arity(targets, path[-1], arity, rules)
             if len(targets) > 1 and arguments[1]:
                 targets = self._by_argument_types(fi, ref_scope, targets, arguments[1], rules)
+            elif len(targets) > 1 and rules.fixed_arity_first:
+                targets = self._fixed_arity_first(fi, ref_scope, targets, arity, (), rules)
             if targets and arguments[1]:
                 targets = self._inherited_by_types(fi, ref_scope, targets, path[-1], arity,
                                                    arguments[1], rules)
@@ -625,12 +627,38 @@ class Resolver(ScopeResolver):
             if parameters is None or self._arguments_fit(fi, scope, target, parameters,
                                                          argument_types, rules):
                 out.append(target)
+        if len(out) > 1 and rules.fixed_arity_first:
+            out = self._fixed_arity_first(fi, scope, out, len(argument_types), argument_types,
+                                          rules)
         if len(out) > 1:  # the most specific: those declaring the most arguments' own types
             scores = [self._exact_arguments(fi, scope, t, argument_types, rules) for t in out]
             best = max(scores)
             if best > 0:
                 out = [t for t, score in zip(out, scores, strict=True) if score == best]
         return out or targets
+
+    def _fixed_arity_first(self, fi: FileIndex, scope: int, targets: list[Symbol], arity: int,
+                           argument_types: tuple[str, ...], rules: ResolutionRules
+                           ) -> list[Symbol]:
+        """Of overloads that may all take a call's ``arity`` arguments, those that take them
+        without gathering varargs where some do: a varargs method then only where its last
+        argument may be the array itself (`peek(0, kinds)`, `lub(types)`)."""
+        fixed: list[Symbol] = []
+        any_fixed = False
+        for target in targets:
+            counts = self._parameters.get(target)
+            if counts is None:
+                return targets
+            least, most, types = counts
+            if most >= 0:
+                fixed.append(target)
+                any_fixed = True
+            elif arity == least + 1:  # the last argument in the varargs' place: an array?
+                last = argument_types[-1] if len(argument_types) == arity else ""
+                if not last or rules.argument_fits(self, fi, scope, last, target,
+                                                   types[-1].removesuffix("...") + "[]"):
+                    fixed.append(target)
+        return fixed if any_fixed and len(fixed) < len(targets) else targets
 
     def _exact_arguments(self, fi: FileIndex, scope: int, target: Symbol,
                          argument_types: tuple[str, ...], rules: ResolutionRules
@@ -745,7 +773,28 @@ class Resolver(ScopeResolver):
                 typed = self.resolve_path(fi, binding.type_path, s, want_type=True)[0]
                 return bool(typed) and all(t[0] == EXTERNAL_TAG for t in typed)
             s = defs[s].parent
-        return False
+        return self._field_outside(fi, (head,), scope, site)
+
+    def _field_outside(self, fi: FileIndex, receiver: NamePath, scope: int, site: int) -> bool:
+        """Whether ``receiver`` denotes a field of the index declared of a type outside it
+        (`private final Elements eltUtils;`, `other.values` of a `Map`)."""
+        if any(part.endswith("()") for part in receiver):
+            return False
+        found = self.resolve_path(fi, receiver, scope, site=site)[0]
+        if len(found) != 1 or found[0][0] != DEFINITION_TAG:
+            return False
+        d = self.definition(found[0])
+        if d is None or d.kind not in (VARIABLE, CONSTANT) or not d.type_hint:
+            return False
+        declaring = self.index(found[0][1])
+        if declaring is None:
+            return False
+        typed = self.memo(("field-type", found[0]), self._type_of, declaring, d.type_hint,
+                          d.parent)
+        return bool(typed) and all(t[0] == EXTERNAL_TAG for t in typed)
+
+    def _type_of(self, fi: FileIndex, hint: NamePath, scope: int) -> list[Symbol]:
+        return self.resolve_path(fi, hint, scope, want_type=True)[0]
 
     def _guess(self, fi: FileIndex, path: NamePath, found: list[Symbol],
                scope: int | None = None, site: int = 0) -> tuple[list[Symbol], int]:
@@ -764,8 +813,9 @@ class Resolver(ScopeResolver):
                 return [], 0
         elif not rules.guess_members or name in rules.builtin_method_names:
             return [], 0
-        elif not rules.guess_outside_receivers and scope is not None and len(path) == 2 \
-                and self._declared_outside(fi, head, scope, site):
+        elif not rules.guess_outside_receivers and scope is not None and (
+                self._declared_outside(fi, head, scope, site) if len(path) == 2
+                else self._field_outside(fi, path[:-1], scope, site)):
             return [], 0
         member = len(path) > 1
         key = (fi.family, name, member)

@@ -86,11 +86,13 @@ class ScopeResolver(Lookups):
 
     def resolve_path(
         self, fi: FileIndex, path: NamePath, scope: int, want_type: bool = False,
-        site: int = 0
+        site: int = 0, held: bool = False
     ) -> tuple[list[Symbol], str]:
         """Symbols a dotted path denotes from ``scope`` and the confidence of the result.
         ``site``: where it is read (a ``point``; 0 where that does not matter), which picks
-        among a local's bindings (see ``FileIndex.reaching``).
+        among a local's bindings (see ``FileIndex.reaching``). ``held``: a last member
+        declared of a type parameter of its class is read as what it holds (`l.head` of a
+        `List<Type> l`: a Type), not as the member.
 
         A segment ending in "()" is a call: the path continues from what it returns.
         """
@@ -109,7 +111,7 @@ class ScopeResolver(Lookups):
         current, inferred = self._head(fi, head, scope,
                                        items_only or (want_type and len(path) == 1), called,
                                        site)
-        return self._follow(path, current, inferred, called, fi, scope, site)
+        return self._follow(path, current, inferred, called, fi, scope, site, held)
 
     def _through_element(self, fi: FileIndex, path: NamePath, scope: int
                          ) -> tuple[list[Symbol], str]:
@@ -131,8 +133,8 @@ class ScopeResolver(Lookups):
         return self.lookup(fi, head, scope, want_type, called, site)
 
     def _follow(self, path: NamePath, current: list[Symbol], inferred: bool,
-                called: bool, fi: FileIndex | None = None, scope: int = -1, site: int = 0
-                ) -> tuple[list[Symbol], str]:
+                called: bool, fi: FileIndex | None = None, scope: int = -1, site: int = 0,
+                held: bool = False) -> tuple[list[Symbol], str]:
         """The rest of :meth:`resolve_path` once its head denotes ``current``: the head's
         call, then each further segment as a member of what the path denotes so far. ``fi``,
         ``scope`` and ``site``: where the head was read (its type arguments, where a
@@ -182,7 +184,7 @@ class ScopeResolver(Lookups):
                                                         False))
                 inferred = True
                 continue
-            if written is not None and (at < last or called):
+            if written is not None and (at < last or called or held):
                 substituted, written = self._through_type_arguments(current, written, called)
                 if substituted:
                     current, inferred = substituted, True

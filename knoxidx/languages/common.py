@@ -127,6 +127,10 @@ class BaseRules:
     # ... but not where the receiver is of a type outside the index (Java's `e.getMessage()` of
     # an `IOException e`: a method of that type, none of the index's)
     guess_outside_receivers = True
+    # a method of fixed arity that may take a call's arguments is called rather than a varargs
+    # one (Java's phases: `peekToken(lookahead, RPAREN)` is `peekToken(int, Predicate)`, not
+    # `peekToken(int, Predicate...)`)
+    fixed_arity_first = False
     # a base is also a field named as its type (Go's embedded `*Storer`: `w.Storer.Save()`)
     bases_are_fields = False
     # a local variable can be called (`f()` on a closure), so it shadows a function of its name;

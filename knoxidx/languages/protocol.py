@@ -40,7 +40,8 @@ class ResolverView(Protocol):
     def module_member(self, module: Symbol, name: str, depth: int,
                       compute: Callable[[], list[Symbol]]) -> list[Symbol]: ...
     def resolve_path(self, fi: FileIndex, path: NamePath, scope: int,
-                     want_type: bool = False, site: int = 0) -> tuple[list[Symbol], str]: ...
+                     want_type: bool = False, site: int = 0, held: bool = False
+                     ) -> tuple[list[Symbol], str]: ...
     def member(self, symbol: Symbol, name: str, depth: int = 0
                ) -> tuple[list[Symbol], bool]: ...
     def class_member(self, path: str, index: int, name: str, depth: int = 0
@@ -70,6 +71,7 @@ class ResolutionRules(Protocol):
     guess_bare_names: bool
     guess_members: bool
     guess_outside_receivers: bool
+    fixed_arity_first: bool
     bases_are_fields: bool
     locals_callable: bool
     rebinding_changes_type: bool

@@ -147,6 +147,8 @@ def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]
             found = _operation_type(argument)
         elif kind == "instanceof_expression":
             found = "boolean"
+        elif kind == "lambda_expression" or kind == "method_reference":
+            found = FUNCTION_VALUE
         elif kind == "unary_expression":
             operator = argument.child_by_field_id(_expression_fields()[0])
             found = "boolean" if operator is not None and operator.type == "!" else \
@@ -206,6 +208,7 @@ _BOOLEAN_OPERATORS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&&", "||"})
 # operators whose result is a number of a primitive type, which one not read here
 _NUMERIC_OPERATORS = frozenset({"-", "*", "/", "%", "<<", ">>", ">>>"})
 NUMBER = "#number"  # the type of such a result: some primitive numeric type
+FUNCTION_VALUE = "#function"  # a lambda's or a method reference's: some functional interface
 _NAMED_TYPES = frozenset({"type_identifier", "scoped_type_identifier", "generic_type"})
 _NAME = "name"  # a resolution's confidence when it is only a name match (core.model)
 MAX_RECEIVER_CHARS = 120  # a longer call chain as an argument is not typed
@@ -451,7 +454,8 @@ def _parameter_type(text: str, type_parameters: frozenset[str],
     if bounds and bare == declared and bare in bounds:
         return bounds[bare]
     if bare in type_parameters or _looks_like_type_variable(bare):
-        return "?"
+        # an array of one stays an array (`A[] array`: no collection is passed to it)
+        return "?" + declared[len(bare):] if declared.startswith(bare) else "?"
     return declared
 
 
@@ -509,6 +513,8 @@ def _argument_fits(r: ResolverView, fi: FileIndex, scope: int, argument: str, ta
     only where it certainly may not."""
     if parameter == "?":
         return True
+    if argument == FUNCTION_VALUE:
+        return _takes_function(r, target, parameter)
     argument, classes = _argument_type(r, fi, scope, argument)
     if not argument:
         return True
@@ -544,12 +550,41 @@ def _argument_fits(r: ResolverView, fi: FileIndex, scope: int, argument: str, ta
     return _may_extend(r, fi, scope, argument, given, classes, target, parameter, declared)
 
 
+# types of java.lang no lambda can be passed as: neither functional interfaces nor Object
+_NOT_FUNCTIONAL = frozenset({"Object", "String", "CharSequence", "Number", "Serializable",
+                             *_UNBOXES})
+
+
+def _takes_function(r: ResolverView, target: Symbol, parameter: str) -> bool:
+    """Whether a lambda or a method reference may be passed to a parameter of type
+    ``parameter`` of the method ``target``: not to a primitive, an array, a value class of
+    java.lang, nor a class of the index (a functional interface is an interface)."""
+    if parameter in _PRIMITIVES or parameter.endswith("]") \
+            or parameter.rpartition(".")[2] in _NOT_FUNCTIONAL:
+        return False
+    declaring = r.index(target[1])
+    if declaring is None or _class_type_variable(declaring, target[2], parameter):
+        return True
+    wanted = [s for s in r.resolve_path(declaring, name_path(parameter), target[2])[0]
+              if s[0] == DEFINITION_TAG]
+    return not wanted or any(d is None or d.kind != "Class"
+                             for d in (r.definition(s) for s in wanted))
+
+
 def _argument_type(r: ResolverView, fi: FileIndex, scope: int, argument: str
                   ) -> tuple[str, list[Symbol] | None]:
     """An argument's static type (call_arguments'), "" where not certain, and its classes
     where resolved already (None: look the name up)."""
     if argument[0] == "=":
-        return _variable_type(fi, scope, argument[1:]), None
+        declared = _variable_type(fi, scope, argument[1:])
+        if declared or not _lambda_parameter_read(fi, scope, argument[1:]):
+            return declared, None
+        # a lambda's parameter: what the resolver reads it is passed (`ts.map(t -> visit(t))`)
+        name, _, at = argument[1:].partition("@")
+        held: tuple[str, list[Symbol] | None] = r.memo(
+            ("java-argument", fi.path, scope, argument), _path_type, r, fi, scope, name,
+            int(at or 0))
+        return held if held[1] else ("", None)
     if argument[0] == "~":
         path, _, at = argument[1:].rpartition("@")
         if not path or not at.isdigit():  # (`~x.y@12`: x read where its binding at 12 is)
@@ -577,7 +612,7 @@ def _path_type(r: ResolverView, fi: FileIndex, scope: int, path: str, site: int 
     not certain."""
     if path.endswith("()"):
         return _returned_type(r, fi, scope, path[:-2], site)
-    found, confidence = r.resolve_path(fi, name_path(path), scope, site=site)
+    found, confidence = r.resolve_path(fi, name_path(path), scope, site=site, held=True)
     if len(found) > 1:  # a field and methods of its name: a read is the field
         found = [s for s in found if s[0] != DEFINITION_TAG or not _is_method(r, s)]
     if len(found) != 1 or confidence == _NAME:
@@ -630,7 +665,17 @@ def _returned_type(r: ResolverView, fi: FileIndex, scope: int, path: str, site: 
     d = r.definition(methods[0])
     if d is None:
         return "", None
-    return _declared(r, methods[0], d, d.type_hint, methods[0][2])
+    hint = d.type_hint
+    if len(hint) == 1 and _looks_like_type_variable(hint[0]):
+        # `A first()` of a `ListBuffer<A>`: what the receiver's type argument says
+        called = name_path(path)
+        held = r.resolve_path(fi, (*called[:-1], called[-1] + "()"), scope, site=site)[0] \
+            if called else []
+        if len(held) == 1 and held[0][0] == INSTANCE_TAG:
+            held_class = r.definition(held[0])
+            if held_class is not None:
+                return held_class.name, [(DEFINITION_TAG, held[0][1], held[0][2])]
+    return _declared(r, methods[0], d, hint, methods[0][2])
 
 
 def _is_method(r: ResolverView, symbol: Symbol) -> bool:
@@ -682,6 +727,10 @@ def _may_extend(r: ResolverView, fi: FileIndex, scope: int, argument: str, given
         found = r.resolve_path(fi, name_path(argument), scope)[0]
         classes = [s for s in found if s[0] == DEFINITION_TAG]
         if not classes:  # a class outside the index (no subtype of one in it), or not known
+            if not wanted and declared in _JDK_COLLECTIONS and given not in _JDK_COLLECTIONS \
+                    and found and all(s[0] == EXTERNAL_TAG and s[2].startswith(_JDK_PACKAGES)
+                                      for s in found):
+                return False  # a JDK type that is none of its collections (`Location`)
             return not wanted or not (given in _FINAL_LANG
                                       or any(s[0] == EXTERNAL_TAG for s in found))
     elif not classes:  # a class outside the index, where the value's declaration names it
@@ -705,6 +754,23 @@ def _may_extend(r: ResolverView, fi: FileIndex, scope: int, argument: str, given
         seen.update(bases)
         classes = bases
     return True
+
+
+# The JDK's collection and map types: a JDK type of another name is none of them (javax.tools'
+# `Location` is no `Collection`); `Iterable` is left out, which JDK types of many names are
+_JDK_COLLECTIONS = frozenset({
+    "Collection", "List", "Set", "SortedSet", "NavigableSet", "Queue", "Deque", "Map",
+    "SortedMap", "NavigableMap", "ArrayList", "LinkedList", "HashSet", "LinkedHashSet",
+    "TreeSet", "EnumSet", "ArrayDeque", "PriorityQueue", "Stack", "Vector", "HashMap",
+    "LinkedHashMap", "TreeMap", "EnumMap", "IdentityHashMap", "WeakHashMap", "Hashtable",
+    "Properties", "AbstractCollection", "AbstractList", "AbstractSet", "AbstractMap",
+    "AbstractQueue", "AbstractSequentialList", "CopyOnWriteArrayList", "CopyOnWriteArraySet",
+    "ConcurrentMap", "ConcurrentHashMap", "ConcurrentNavigableMap", "ConcurrentSkipListMap",
+    "ConcurrentSkipListSet", "ConcurrentLinkedQueue", "ConcurrentLinkedDeque", "BlockingQueue",
+    "BlockingDeque", "LinkedBlockingQueue", "LinkedBlockingDeque", "ArrayBlockingQueue",
+    "PriorityBlockingQueue", "DelayQueue", "SynchronousQueue", "TransferQueue",
+    "LinkedTransferQueue", "Bindings", "SimpleBindings", "Attributes"})
+_JDK_PACKAGES = ("java.", "javax.")
 
 
 # JDK types a class of an index extends or implements, with every supertype of theirs but
@@ -780,6 +846,19 @@ def _variable_type(fi: FileIndex, scope: int, name: str) -> str:
     return ""
 
 
+def _lambda_parameter_read(fi: FileIndex, scope: int, name: str) -> bool:
+    """Whether the local ``name`` read in ``scope`` is an untyped parameter of a lambda."""
+    name = name.partition("@")[0]
+    defs = fi.facts.defs
+    s = scope
+    while s >= 0 and defs[s].kind == "Function":
+        binding = fi.bindings.get((s, name))
+        if binding is not None:
+            return not binding.is_call and binding.type_path[-1][:1] == CALLBACK_OF
+        s = defs[s].parent
+    return False
+
+
 def _written_type(signature: str, name: str) -> str:
     """A field's declared type as its declaration ``signature`` writes it, type arguments and
     all (`private final List<Type> types = ..;` -> "List<Type>"), "" where not read."""
@@ -815,12 +894,25 @@ class _Rules(BaseRules):
     bindings_block_scoped = True
     guess_members = True
     guess_outside_receivers = False
+    fixed_arity_first = True
     # a local does not shadow a call (`helper()` is a method even where a local `helper` is in
     # scope): the resolver's side of what LOCAL_SHADOWS says to extraction
     locals_callable = RefKind.CALL in LOCAL_SHADOWS
     builtin_method_names = _OBJECT_METHODS
     element_callbacks = _ELEMENT_CALLBACKS
     elements_kept = _ELEMENTS_KEPT
+
+    def special_head(self, r: ResolverView, fi: FileIndex, head: str, scope: int
+                     ) -> list[Symbol] | None:
+        """``super``: an instance of the superclass, none of the interfaces the class
+        implements (whose default methods the superclass's override: `I.super.m()` names
+        one)."""
+        found = super().special_head(r, fi, head, scope)
+        if not found:
+            return found
+        return [s for s in found
+                if (d := r.definition((DEFINITION_TAG, s[1], s[2]))) is None
+                or d.kind != "Interface"]
 
     def callback_parameter(self, declared: str, index: int = 0) -> str:
         return _lambda_parameter(declared, index)
@@ -960,7 +1052,47 @@ class _Rules(BaseRules):
         # a package name used as a qualifier: java.util.List, a.b.C.m()
         if r.module_paths(FAMILY, name) or r.module_paths(FAMILY, "ns:" + name):
             return [(MODULE_TAG, FAMILY, name)]
+        # a class of java.lang (imported everywhere), or one named like a class where a
+        # wildcard imports a package outside the index: a type outside it, whose methods no
+        # definition of the index is guessed for (`Math.max(..)`, `TypeElement e; e.getKind()`)
+        if name in _JAVA_LANG or _looks_like_class(name) and any(
+                not static and not r.module_paths(FAMILY, module) for module, static in wildcards):
+            return [(EXTERNAL_TAG, FAMILY, "java.lang" if name in _JAVA_LANG else name)]
         return []
+
+
+def _looks_like_class(name: str) -> bool:
+    """Named as classes are by convention (`TypeElement`), not as constants (`MAX`) or type
+    variables (`T`)."""
+    return name[:1].isupper() and any(c.islower() for c in name)
+
+
+# The public classes and interfaces of java.lang, which every file imports by their simple names
+_JAVA_LANG = frozenset({
+    "AbstractMethodError", "Appendable", "ArithmeticException",
+    "ArrayIndexOutOfBoundsException", "ArrayStoreException", "AssertionError", "AutoCloseable",
+    "Boolean", "BootstrapMethodError", "Byte", "CharSequence", "Character", "Class",
+    "ClassCastException", "ClassCircularityError", "ClassFormatError", "ClassLoader",
+    "ClassNotFoundException", "ClassValue", "CloneNotSupportedException", "Cloneable",
+    "Comparable", "Deprecated", "Double", "Enum", "EnumConstantNotPresentException", "Error",
+    "Exception", "ExceptionInInitializerError", "Float", "FunctionalInterface",
+    "IllegalAccessError", "IllegalAccessException", "IllegalArgumentException",
+    "IllegalCallerException", "IllegalMonitorStateException", "IllegalStateException",
+    "IllegalThreadStateException", "IncompatibleClassChangeError", "IndexOutOfBoundsException",
+    "InheritableThreadLocal", "InstantiationError", "InstantiationException", "Integer",
+    "InternalError", "InterruptedException", "Iterable", "LayerInstantiationException",
+    "LinkageError", "Long", "Math", "Module", "ModuleLayer", "NegativeArraySizeException",
+    "NoClassDefFoundError", "NoSuchFieldError", "NoSuchFieldException", "NoSuchMethodError",
+    "NoSuchMethodException", "NullPointerException", "Number", "NumberFormatException",
+    "Object", "OutOfMemoryError", "Override", "Package", "Process", "ProcessBuilder",
+    "ProcessHandle", "Readable", "Record", "ReflectiveOperationException", "Runnable",
+    "Runtime", "RuntimeException", "RuntimePermission", "SafeVarargs", "SecurityException",
+    "SecurityManager", "Short", "StackOverflowError", "StackTraceElement", "StackWalker",
+    "StrictMath", "String", "StringBuffer", "StringBuilder", "StringIndexOutOfBoundsException",
+    "SuppressWarnings", "System", "Thread", "ThreadDeath", "ThreadGroup", "ThreadLocal",
+    "Throwable", "TypeNotPresentException", "UnknownError", "UnsatisfiedLinkError",
+    "UnsupportedClassVersionError", "UnsupportedOperationException", "VerifyError",
+    "VirtualMachineError", "Void"})
 
 
 RULES = _Rules()

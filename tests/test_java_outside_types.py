@@ -1,0 +1,93 @@
+"""Java types outside the index that a file names without importing them one by one: a class
+of java.lang (`Math`, `Character`), or one a wildcard import of a package outside the index
+brings (`javax.lang.model.element.*`'s `TypeElement`). A method called on one is the JDK's,
+never a method of the index guessed by its name alone."""
+
+from __future__ import annotations
+
+from knoxidx.graph import export
+from knoxidx.index import Index
+from tests.helpers import build
+
+STATES = """\
+package q;
+
+public class States {
+    public static int max(int a, int b) { return a; }
+    public boolean isWhitespace(char c) { return false; }
+    public String getSuperclass() { return ""; }
+}
+"""
+
+PRINTER = """\
+package p;
+
+import javax.lang.model.element.*;
+import q.States;
+
+class Printer {
+    int widest(int a, int b, char c) {
+        if (Character.isWhitespace(c))
+            return Math.max(a, b);
+        return States.max(a, b);
+    }
+    String describe(TypeElement e, Local l) {
+        e.getSuperclass();
+        return l.getSuperclass();
+    }
+}
+
+class Local { String getSuperclass() { return ""; } }
+"""
+
+
+def _calls(root) -> set[tuple[int, str, str]]:
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        return {(e["line"], nodes[e["target"]]["qualified_name"], e["confidence"])
+                for e in export.edges(idx.q) if e["type"] == "Calls" and e["path"] == "p/Printer.java"}
+
+
+def test_methods_of_java_lang_and_wildcard_imported_outside_types_are_not_guessed(repo) -> None:
+    root = repo({"q/States.java": STATES, "p/Printer.java": PRINTER})
+    build(root)
+    assert _calls(root) == {
+        (10, "q.States.max", "exact"),  # the index's class, imported: still its method
+        (14, "p.Local.getSuperclass", "inferred"),  # a class of the package, not imported
+    }
+
+
+ELEMENTS = """\
+package q;
+
+public class Els {
+    public String getAllAnnotationMirrors(Object e) { return ""; }
+    public void putAll(Object o) {}
+}
+"""
+
+ENV = """\
+package p;
+
+import javax.lang.model.util.Elements;
+import java.util.Map;
+
+class Env {
+    private final Elements eltUtils;
+    Map<String, String> values;
+    Env(Elements e) { eltUtils = e; }
+    void copy(Object x, Env other) {
+        eltUtils.getAllAnnotationMirrors(x);
+        this.eltUtils.getAllAnnotationMirrors(x);
+        values.putAll(other.values);
+        other.values.putAll(values);
+    }
+}
+"""
+
+
+def test_methods_on_fields_declared_of_outside_types_are_not_guessed(repo) -> None:
+    root = repo({"q/Els.java": ELEMENTS, "p/Env.java": ENV})
+    build(root)
+    with Index.open(root) as idx:
+        assert [e for e in export.edges(idx.q) if e["type"] == "Calls"] == []
