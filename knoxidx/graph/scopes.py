@@ -175,20 +175,19 @@ class ScopeResolver(Lookups):
             if called:
                 segment = segment[:-2]
             nxt: list[Symbol] = []
-            for symbol in current[:4]:
-                members, via_instance = self.member(symbol, segment)
-                if union and not members:
-                    nxt = []  # a type of the union without the member: it is no union's
-                    break
-                if via_instance and not called and at < last:
-                    members = self._property_values(members)
-                nxt.extend(members)
-                inferred = inferred or via_instance
             if union:
                 # the types' members, each its own where they differ: the read of a union's
                 # member (once: what it gives is no union the index knows of)
                 union = False
+                nxt = self._union_members(current, segment, not called and at < last)
                 split = at == last and len(set(nxt)) > 1
+            else:
+                for symbol in current[:4]:
+                    members, via_instance = self.member(symbol, segment)
+                    if via_instance and not called and at < last:
+                        members = self._property_values(members)
+                    nxt.extend(members)
+                    inferred = inferred or via_instance
             if not nxt and called and fi is not None and segment in fi.rules.same_type_methods:
                 # `sem.clone().acquire()`: a clone the project does not write (a derive's, an
                 # Arc's) is of the receiver's type
@@ -211,6 +210,18 @@ class ScopeResolver(Lookups):
                 current, inferred = self.call_results(current), True
         conf = UNION if split and len(current) > 1 else INFERRED if inferred else EXACT
         return current, conf
+
+    def _union_members(self, union: list[Symbol], name: str, read: bool) -> list[Symbol]:
+        """The members ``name`` of each type of ``union`` (their values where ``read`` as a
+        value the path goes on from); none where a type has none: a type checker has no such
+        member of the union."""
+        out: list[Symbol] = []
+        for symbol in union:
+            members, via_instance = self.member(symbol, name)
+            if not members:
+                return []
+            out.extend(self._property_values(members) if via_instance and read else members)
+        return out
 
     # ---- type arguments (TYPE_ARGUMENTS) ----------------------------------------------
 
@@ -686,12 +697,19 @@ class ScopeResolver(Lookups):
                 return self.binding_type(fi, others[0]) if others else []
         typed = self.binding_type(fi, first)
         rebound = fi.rebindings.get((first.scope, first.name)) if typed else None
-        # a callback is no scope of its own: which one a reference sits in is not known
-        if rebound and (fi.rules.rebinding_changes_type or _callback(first)
-                        or any(_callback(b) for b in rebound)):
-            types = [self.binding_type(fi, b) for b in rebound]
-            return _union([typed, *types]) if all(types) else []
-        if rebound and fi.rules.rebindings_widen_type:
+        if not rebound:
+            return typed
+        # a callback is no scope of its own: which one a reference sits in is not known, and
+        # each one's parameter is of its own type (no union: a reference sees one of them)
+        changes = fi.rules.rebinding_changes_type
+        if changes or _callback(first) or any(_callback(b) for b in rebound):
+            agreed = set(typed)
+            if any(set(self.binding_type(fi, b)) != agreed for b in rebound):
+                if not changes or _callback(first) or any(_callback(b) for b in rebound):
+                    return []
+                types = [self.binding_type(fi, b) for b in rebound]
+                return _union([typed, *types]) if all(types) else []
+        if fi.rules.rebindings_widen_type:
             # (the first's alone where the others make no union: more types, or ambiguous)
             return _union([typed, *[self.binding_type(fi, b) for b in rebound]]) or typed
         return typed
@@ -708,7 +726,17 @@ class ScopeResolver(Lookups):
                              and (fi.path, b) not in self._typing]) or reached
         if reached[0].type_path == UNKNOWN_VALUE:
             return []
-        return _union([self.binding_type(fi, b) for b in reached])
+        typed: list[Symbol] = []
+        agreed: set[Symbol] = set()
+        for b in reached:
+            found = self.binding_type(fi, b)
+            if not found:
+                continue
+            if not typed:
+                typed, agreed = found, set(found)
+            elif set(found) != agreed:
+                return _union([self.binding_type(fi, b) for b in reached])
+        return typed
 
     def binding_type(self, fi: FileIndex, binding: Binding, depth: int = 0) -> list[Symbol]:
         """The instance types a binding holds: ``x = Foo()`` -> Foo, ``x = make()`` -> make's
