@@ -43,7 +43,7 @@ from knoxidx.core.symbols import (
     Symbol,
 )
 from knoxidx.graph.lookups import Workspace
-from knoxidx.graph.scopes import EXACT, MAX_DEPTH, ScopeResolver
+from knoxidx.graph.scopes import EXACT, MAX_DEPTH, UNION, UNION_MAX, ScopeResolver
 from knoxidx.parse.file_index import (
     CLASS,
     CONSTANT,
@@ -351,7 +351,9 @@ class Resolver(ScopeResolver):
                         "ambiguous" if candidates > 1 else "unknown")
                     return source, qualified, (".".join(written), reason, candidates)
                 return source, qualified, None
-        if len(targets) > 1 and confidence != NAME:
+        if confidence == UNION:  # each type's member (see TypeUnion): none is a guess
+            confidence = INFERRED if len(targets) <= UNION_MAX else NAME
+        elif len(targets) > 1 and confidence != NAME:
             confidence = NAME  # several candidates: never silently pick one
             if len(targets) > MAX_CANDIDATES:  # not a set of overloads: a mangled file
                 if kind in (RefKind.CALL, RefKind.NEW):

@@ -68,6 +68,18 @@ EXACT = Confidence.EXACT.value  # plain strings, as file_index's kinds
 INFERRED = Confidence.INFERRED.value
 MAX_DEPTH = 12
 _RETURNED = RETURNED[0]
+# a call on a local whose bindings disagree on its type, resolved in each type (see TypeUnion):
+# its confidence until resolve.py reads it, inferred where the types are this many at most
+UNION = "union"
+UNION_MAX = 3
+
+
+class TypeUnion(list["Symbol"]):
+    """The instance types of a local whose bindings that may reach a use disagree (`x = Cast()`
+    on one branch, `x = x.asc()` on another): a member read on it is each type's, as a type
+    checker's union has it."""
+
+    __slots__ = ()
 
 
 class ScopeResolver(Lookups):
@@ -153,6 +165,8 @@ class ScopeResolver(Lookups):
         if called:
             current, inferred = self.call_results(current), True
         last = len(path) - 1
+        union = isinstance(current, TypeUnion)
+        split = False
         for at in range(1, len(path)):
             segment = path[at]
             if not current:
@@ -164,12 +178,19 @@ class ScopeResolver(Lookups):
             if called:
                 segment = segment[:-2]
             nxt: list[Symbol] = []
-            for symbol in current[:4]:
-                members, via_instance = self.member(symbol, segment)
-                if via_instance and not called and at < last:
-                    members = self._property_values(members)
-                nxt.extend(members)
-                inferred = inferred or via_instance
+            if union:
+                # the types' members, each its own where they differ: the read of a union's
+                # member (once: what it gives is no union the index knows of)
+                union = False
+                nxt = self._union_members(current, segment, not called and at < last)
+                split = at == last and len(set(nxt)) > 1
+            else:
+                for symbol in current[:4]:
+                    members, via_instance = self.member(symbol, segment)
+                    if via_instance and not called and at < last:
+                        members = self._property_values(members)
+                    nxt.extend(members)
+                    inferred = inferred or via_instance
             if not nxt and fi is not None and segment in (
                     fi.rules.same_type_methods if called else fi.rules.same_type_fields):
                 # `sem.clone().acquire()`: a clone the project does not write (a derive's, an
@@ -191,8 +212,20 @@ class ScopeResolver(Lookups):
                     continue
             if called:
                 current, inferred = self.call_results(current), True
-        conf = INFERRED if inferred else EXACT
+        conf = UNION if split and len(current) > 1 else INFERRED if inferred else EXACT
         return current, conf
+
+    def _union_members(self, union: list[Symbol], name: str, read: bool) -> list[Symbol]:
+        """The members ``name`` of each type of ``union`` (their values where ``read`` as a
+        value the path goes on from); none where a type has none: a type checker has no such
+        member of the union."""
+        out: list[Symbol] = []
+        for symbol in union:
+            members, via_instance = self.member(symbol, name)
+            if not members:
+                return []
+            out.extend(self._property_values(members) if via_instance and read else members)
+        return out
 
     # ---- type arguments (TYPE_ARGUMENTS) ----------------------------------------------
 
@@ -679,8 +712,10 @@ class ScopeResolver(Lookups):
 
     def local_type(self, fi: FileIndex, first: Binding) -> list[Symbol]:
         """The instance types a function's local holds, from its ``first`` binding; where the
-        family's locals may change type on rebinding, none unless its other bindings give the
-        same types (the order of the bindings, and so which one reaches a use, is not known)."""
+        family's locals may change type on rebinding, or its bindings widen it, its other
+        bindings' too (the order of the bindings, and so which one reaches a use, is not
+        known): a :class:`TypeUnion` where they disagree; none where a rebinding's type is not
+        known and the family's locals change type (it may be the one a use sees)."""
         if fi.rules.results_yield_to_rebindings and _is_result(first):
             rebound = fi.rebindings.get((first.scope, first.name))
             if rebound:  # its first other binding, as if this one were not read
@@ -688,17 +723,27 @@ class ScopeResolver(Lookups):
                 return self.binding_type(fi, others[0]) if others else []
         typed = self.binding_type(fi, first)
         rebound = fi.rebindings.get((first.scope, first.name)) if typed else None
-        # a callback is no scope of its own: which one a reference sits in is not known
-        if rebound and (fi.rules.rebinding_changes_type or _callback(first)
-                        or any(_callback(b) for b in rebound)):
+        if not rebound:
+            return typed
+        # a callback is no scope of its own: which one a reference sits in is not known, and
+        # each one's parameter is of its own type (no union: a reference sees one of them)
+        changes = fi.rules.rebinding_changes_type
+        if changes or _callback(first) or any(_callback(b) for b in rebound):
             agreed = set(typed)
             if any(set(self.binding_type(fi, b)) != agreed for b in rebound):
-                return []
+                if not changes or _callback(first) or any(_callback(b) for b in rebound):
+                    return []
+                types = [self.binding_type(fi, b) for b in rebound]
+                return _union([typed, *types]) if all(types) else []
+        if fi.rules.rebindings_widen_type:
+            # (the first's alone where the others make no union: more types, or ambiguous)
+            return _union([typed, *[self.binding_type(fi, b) for b in rebound]]) or typed
         return typed
 
     def reached_type(self, fi: FileIndex, reached: tuple[Binding, ...]) -> list[Symbol]:
         """The instance types a local holds where the bindings ``reached`` may reach
-        (``FileIndex.reaching``): theirs where they all agree, else none. One of a value
+        (``FileIndex.reaching``): theirs where they all agree, else each one's (a
+        :class:`TypeUnion`; none past ``UNION_MAX`` types). One of a value
         whose type is not read (``UNKNOWN_VALUE``: `for x in xs:`) adds no type, as one being
         worked out already does not (a loop's `x = x.next()`, whose value reads x): the
         types are the others'."""
@@ -716,7 +761,7 @@ class ScopeResolver(Lookups):
             if not typed:
                 typed, agreed = found, set(found)
             elif set(found) != agreed:
-                return []
+                return _union([self.binding_type(fi, b) for b in reached])
         return typed
 
     def binding_type(self, fi: FileIndex, binding: Binding, depth: int = 0) -> list[Symbol]:
@@ -793,7 +838,9 @@ class ScopeResolver(Lookups):
             # `const x = xs.find(..)`: one of the collection's elements (see _follow)
             return self.binding_type(
                 fi, Binding(binding.scope, "", (*path[:-1], ELEMENT_OF), False), depth + 1)
-        return _dedupe(out)
+        out = _dedupe(out)
+        # `y = x` of a local x of several types: y is of them all
+        return TypeUnion(out) if isinstance(found, TypeUnion) and len(out) > 1 else out
 
     def _receiver_types(self, fi: FileIndex, binding: Binding, receiver: NamePath
                         ) -> list[Symbol]:
@@ -1181,6 +1228,23 @@ def _joined_paths(joined: NamePath) -> list[NamePath]:
             start = i + 1
     paths.append(joined[start:])
     return [p for p in paths if p]
+
+
+def _union(types: list[list[Symbol]]) -> list[Symbol]:
+    """The types several bindings give a local (those giving none left out): theirs where they
+    agree, else each one's as a :class:`TypeUnion`, and none where that is more than
+    ``UNION_MAX`` types or a binding's value may be of several (an ambiguous name's)."""
+    found = [t for t in types if t]
+    if not found:
+        return []
+    first = found[0]
+    agreed = set(first)
+    if all(set(t) == agreed for t in found[1:]):
+        return first
+    if any(len(t) > 1 for t in found):
+        return []
+    union = _dedupe([t[0] for t in found])
+    return TypeUnion(union) if len(union) <= UNION_MAX else []
 
 
 def _dedupe(symbols: list[Symbol]) -> list[Symbol]:

@@ -137,8 +137,12 @@ class BaseRules:
     # a family's RULES say the same as its LOCAL_SHADOWS (tests/test_languages.py)
     locals_callable = True
     # a local may be bound again to a value of another type (Python's `x = x.asc()`): read
-    # without their order, its bindings name its type only where they all agree
+    # without their order, its bindings name the types a use may see only where each of them
+    # names one (a union where they disagree, see scopes.TypeUnion)
     rebinding_changes_type = False
+    # a local's later bindings add their types to its first's, a use seeing any of them
+    # (JavaScript's `let x;` bound on two branches, `c ? new A() : new B()`)
+    rebindings_widen_type = False
     # a local bound to one of a call's results taken apart (`let (tx, rx) = channel()`) and
     # bound again (Rust's `let tx = Arc::new(tx)`, where tx.clone() is the Arc's) holds what
     # its other bindings say: which one reaches a use is not read, and the later one mostly

@@ -75,6 +75,7 @@ class ResolutionRules(Protocol):
     bases_are_fields: bool
     locals_callable: bool
     rebinding_changes_type: bool
+    rebindings_widen_type: bool
     results_yield_to_rebindings: bool
     bindings_block_scoped: bool
     same_type_methods: frozenset[str]

@@ -641,6 +641,7 @@ class _Rules(ReexportingRules):
     self_type_names = frozenset({"this"})
     self_binds_anywhere = True
     guess_members = False  # measured: guesses cost more precision than they add recall
+    rebindings_widen_type = True
     classes_block_scoped = True
     builtin_method_names = _BUILTIN_METHODS
     element_callbacks = _ELEMENT_CALLBACKS
