@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import faulthandler
 import os
 import tempfile
 from pathlib import Path
@@ -24,6 +25,11 @@ def _exit_unless_pytest(status: int) -> NoReturn:
 
 
 os._exit = _exit_unless_pytest
+
+# Tests kill parse workers on purpose (a memory cap's SIGSEGV): a forked worker would inherit
+# pytest's fault handler and dump every thread's stack into a passing run's output. knoxidx
+# itself reports how a worker died.
+os.register_at_fork(after_in_child=faulthandler.disable)
 
 # The developer's own ~/.config/knoxidx/config.toml must not steer the tests (it may choose
 # Voyage): every test starts with no user settings.
