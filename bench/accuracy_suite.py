@@ -51,8 +51,12 @@ def oracle(corpus: Path, kind: str, out: Path, max_files: int | None) -> None:
 
 
 def knoxidx_export(corpus: Path, out: Path) -> None:
-    subprocess.run([*KNOXIDX, "index", "--graph-only", str(corpus)], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    indexed = subprocess.run([*KNOXIDX, "index", "--graph-only", str(corpus)], check=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # a file knoxidx failed to extract or resolve would pass for a miss of the resolver
+    for line in indexed.stderr.splitlines():
+        if line.startswith("error:"):
+            print(f"[knoxidx index] {line}", file=sys.stderr)
     subprocess.run([*KNOXIDX, "export", str(corpus), "-o", str(out)], check=True)
 
 
