@@ -37,6 +37,7 @@ from knoxidx.core.symbols import (
     Symbol,
 )
 from knoxidx.graph.lookups import Lookups, Workspace
+from knoxidx.graph.unions import TypeUnion
 from knoxidx.languages.registry import family_plugin
 from knoxidx.parse.definitions import declared_type, is_anonymous
 from knoxidx.parse.file_index import (
@@ -72,14 +73,6 @@ _RETURNED = RETURNED[0]
 # its confidence until resolve.py reads it, inferred where the types are this many at most
 UNION = "union"
 UNION_MAX = 3
-
-
-class TypeUnion(list["Symbol"]):
-    """The instance types of a local whose bindings that may reach a use disagree (`x = Cast()`
-    on one branch, `x = x.asc()` on another): a member read on it is each type's, as a type
-    checker's union has it."""
-
-    __slots__ = ()
 
 
 class ScopeResolver(Lookups):
