@@ -519,8 +519,9 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 ref_path = narrowed.path(ref_path, start)
             if (local_names and len(ref_path) == 1 and sub in plugin.LOCAL_SHADOWS
                     and is_local(ref_path[0], scope, local_names, defs)
-                    and not (own_values and _in_own_value(root, start, end, ref_path[0],
-                                                          own_values, source))):
+                    and not (own_values and sub != _VALUE
+                             and _in_own_value(root, start, end, ref_path[0], own_values,
+                                               source))):
                 # a parameter or local variable: nothing outside the function, unless it
                 # copies a function read through a path (`precedence(node)`)
                 aliased = _aliased(ref_path[0], scope, local_names, defs, aliases) \
@@ -689,7 +690,7 @@ def _in_own_value(root: Any, start: int, end: int, name: str, declarations: froz
     (a node of a type in ``declarations``) that declares ``name`` (`minType := minType(v)`): the
     name declared there is not yet in scope."""
     node = root.descendant_for_byte_range(start, end)
-    while node is not None:
+    while node is not None and node.type != "block":  # (a statement is in a block)
         if node.type in declarations:
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             return (left is not None and right is not None
