@@ -417,3 +417,43 @@ def test_results_read_one_by_one_also_when_their_text_is_cut_short() -> None:
     assert result_types("(*Packfile, func())") == ["*Packfile", "func()"]
     assert result_types("(a int, b error") == ["int", "error"]
     assert type_path("(n int, err error)", True) == ("int",)
+
+
+FIELD_ADDRESSES = """\
+package main
+
+type Labels struct{}
+
+func (l *Labels) Add() {}
+
+type Bits struct{}
+
+func (b *Bits) Set() {}
+
+type Obj struct {
+	labels Labels
+	bits   Bits
+}
+
+func use(o, p *Obj) {
+	lp := &o.labels
+	lp.Add()
+	x, y := &o.bits, &p.bits
+	x.Set()
+	y.Set()
+	a, b := o.labels, p.bits
+	a.Add()
+	b.Set()
+}
+"""
+
+
+def test_a_field_s_address_and_each_value_of_a_multi_value_assignment_type_their_names(
+        repo) -> None:
+    root = repo({"go.mod": GO_MOD, "main.go": FIELD_ADDRESSES})
+    calls = _calls(root)
+    assert ("main.go", 18, "main.go", "Add") in calls  # `lp := &o.labels`
+    assert ("main.go", 20, "main.go", "Set") in calls  # `x, y := &o.bits, &p.bits`
+    assert ("main.go", 21, "main.go", "Set") in calls
+    assert ("main.go", 23, "main.go", "Add") in calls  # `a, b := o.labels, p.bits`
+    assert ("main.go", 24, "main.go", "Set") in calls

@@ -64,3 +64,36 @@ def test_a_local_declared_again_in_a_block_is_read_where_it_is_in_scope(repo) ->
         (_line("// the Root again"), "Walk", 7),
         (_line("// as declared"), "Walk", 13),
     }
+
+
+OWN_VALUE = """\
+package p
+
+import "strings"
+
+type key struct{ name string }
+
+func minType(v int) int { return v }
+
+func srcs(n int) []string { return nil }
+
+func use(v int) {
+	minType := minType(v)
+	if srcs := strings.Join(srcs(v), " "); srcs != "" {
+		_ = srcs
+	}
+	key := key{name: "k"}
+	_, _ = minType, key
+}
+"""
+
+
+def test_a_function_called_in_the_value_of_a_local_of_its_name_is_the_function(repo) -> None:
+    build(root := repo({"go.mod": GO_MOD, "p.go": OWN_VALUE}))
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["name"]) for e in export.edges(idx.q)
+                 if e["type"] == "Calls" and e["path"] == "p.go"}
+    assert (12, "minType") in calls  # `minType := minType(v)`
+    assert (13, "srcs") in calls  # `if srcs := strings.Join(srcs(v), " ")`
+    assert (16, "key") in calls  # `key := key{..}`

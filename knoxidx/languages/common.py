@@ -152,6 +152,9 @@ class BaseRules:
     # declaration): of a name's placed bindings, a use reads the last one in scope there, and
     # one in a block the use is not in, not at all (see FileIndex.reaching)
     bindings_block_scoped = False
+    # a local bound once is placed where its value reads its name (Go's `x := x(v)`): read
+    # by its site, so its own value sees no local yet (binding_sites.placed)
+    places_own_value_reads = False
     # methods that give a value of their receiver's type where the project writes none of its
     # own (Rust's derived `clone`): `let rt = rt.clone()` holds what rt held
     same_type_methods: frozenset[str] = frozenset()

@@ -36,6 +36,10 @@ def placed(bindings: list[Binding], nodes: list[tuple[int, Any, Any]], defs: lis
                  if i not in dropped]
     counts = Counter((bindings[i].scope, bindings[i].name) for i, _, _ in nodes)
     several = {key for key, count in counts.items() if count > 1}
+    own_values: frozenset[str] = getattr(plugin, "OWN_VALUE_DECLARATIONS", frozenset())
+    if own_values:
+        # `minType := minType(v)`: placed, so a read in its own value sees no local yet
+        several |= _read_in_own_value(bindings, nodes, own_values, source)
     if not several:
         return bindings
     blocks, loops = plugin.BINDING_BLOCKS, plugin.LOOPS
@@ -69,6 +73,24 @@ def placed(bindings: list[Binding], nodes: list[tuple[int, Any, Any]], defs: lis
             unknown.append(Binding(owner, name, UNKNOWN_VALUE, False, point(row + 1, col),
                                    *_reach(node, _start(defs, owner), blocks, loops)))
     return bindings + unknown if unknown else bindings
+
+
+def _read_in_own_value(bindings: list[Binding], nodes: list[tuple[int, Any, Any]],
+                       declarations: frozenset[str], source: bytes) -> set[tuple[int, str]]:
+    """The (scope, name) of each binding declared by a node of a type in ``declarations``
+    whose value (``right``) names it."""
+    out: set[tuple[int, str]] = set()
+    for i, name_node, _ in nodes:
+        names = name_node.parent
+        statement = names.parent if names is not None else None
+        if statement is None or statement.type not in declarations:
+            continue
+        right = statement.child_by_field_name("right")
+        name = bindings[i].name
+        if right is not None and source.find(name.encode(), right.start_byte,
+                                             right.end_byte) >= 0:
+            out.add((bindings[i].scope, name))
+    return out
 
 
 def _start(defs: list[Definition], scope: int) -> int:

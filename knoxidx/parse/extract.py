@@ -476,6 +476,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     qualified_self: str = getattr(plugin, "QUALIFIED_SELF", "")
     # a receiver ending where an anonymous class's body ends is its creation: `new T() {..}.m()`
     anonymous = {d.end_byte: d.name for d in defs if is_anonymous(d)}
+    # `x := x(v)`: a declaration whose value does not see the names it declares (Go's `:=`)
+    own_values: frozenset[str] = getattr(plugin, "OWN_VALUE_DECLARATIONS", frozenset())
     # the hot loop of extraction (hundreds of thousands of references): short texts go
     # straight to the cached split, keyed by their bytes (most are repeats: no decoding)
     for i, (_, start, end, sub, row, col, receiver_start, receiver_end) in enumerate(raw_refs):
@@ -516,7 +518,10 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             if narrowed is not None and len(ref_path) > 1 and ref_path[0] in narrowed.names:
                 ref_path = narrowed.path(ref_path, start)
             if (local_names and len(ref_path) == 1 and sub in plugin.LOCAL_SHADOWS
-                    and is_local(ref_path[0], scope, local_names, defs)):
+                    and is_local(ref_path[0], scope, local_names, defs)
+                    and not (own_values and sub != _VALUE
+                             and _in_own_value(root, start, end, ref_path[0], own_values,
+                                               source))):
                 # a parameter or local variable: nothing outside the function, unless it
                 # copies a function read through a path (`precedence(node)`)
                 aliased = _aliased(ref_path[0], scope, local_names, defs, aliases) \
@@ -677,6 +682,23 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[De
                 bindings.append(Binding(owner, name + TYPE_ARGUMENTS, arguments, False))
     # declared in a doc comment, a field's type comes before whatever is assigned to it
     return documented + bindings, typed_names, aliases, nodes
+
+
+def _in_own_value(root: Any, start: int, end: int, name: str, declarations: frozenset[str],
+                  source: bytes) -> bool:
+    """Whether the reference at ``start:end`` lies in the value (``right``) of a declaration
+    (a node of a type in ``declarations``) that declares ``name`` (`minType := minType(v)`): the
+    name declared there is not yet in scope."""
+    node = root.descendant_for_byte_range(start, end)
+    while node is not None and node.type != "block":  # (a statement is in a block)
+        if node.type in declarations:
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            return (left is not None and right is not None
+                    and right.start_byte <= start < right.end_byte
+                    and any(c.type == "identifier" and node_text(source, c) == name
+                            for c in left.named_children))
+        node = node.parent
+    return False
 
 
 def _in_function_literal(node: Any, start: int, literals: frozenset[str]) -> bool:

@@ -48,6 +48,8 @@ INDEXES_ELEMENTS = True
 # A function literal's parameters are its own: inside a package-level variable's value (`var f =
 # func(c *T) { c.m() }`) they stay bound there, not to the package as the variable's name is
 FUNCTION_LITERALS: frozenset[str] = frozenset({"func_literal"})
+# A `:=` declares its names past its value: `minType := minType(v)` calls the package's function
+OWN_VALUE_DECLARATIONS: frozenset[str] = frozenset({"short_var_declaration"})
 
 
 def element_binding(value_node: Any, source: bytes) -> tuple[NamePath, bool]:
@@ -156,6 +158,7 @@ class _Rules(BaseRules):
     guess_members = False
     bases_are_fields = True  # an embedded field is named by its type
     bindings_block_scoped = True
+    places_own_value_reads = True
     builtin_method_names = frozenset({
         "Error", "String", "Close", "Read", "Write", "Lock", "Unlock", "RLock", "RUnlock",
         "Done", "Err", "Value", "Len", "Wait", "Add", "Store", "Load", "Swap", "Reset",

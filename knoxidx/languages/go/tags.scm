@@ -121,6 +121,18 @@
 (short_var_declaration
   left: (expression_list . (identifier) @binding.name)
   right: (expression_list . (selector_expression) @binding.type))
+; a field's address (`lp := &o.labels`): a pointer to the field, whose methods are the field's
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list . (unary_expression operator: "&" operand: (selector_expression) @binding.type)))
+; the second name of a pair of values (`x, y := &o.bits, &p.bits`; the first is read above)
+(short_var_declaration
+  left: (expression_list . (identifier) . (identifier) @binding.name)
+  right: (expression_list . (_) . (selector_expression) @binding.type))
+(short_var_declaration
+  left: (expression_list . (identifier) . (identifier) @binding.name)
+  right: (expression_list . (_) . (unary_expression operator: "&"
+    operand: (selector_expression) @binding.type)))
 ; an element of a value: `for _, v := range xs` (a slice's or map's; the one name of `for v :=
 ; range ch` is no element of a slice), `v := xs[i]`, `v, ok := m[k]`, `v, ok := <-ch`
 (range_clause left: (expression_list . (identifier) . (identifier) @binding.name)
