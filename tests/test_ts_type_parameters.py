@@ -43,3 +43,38 @@ def test_members_of_type_parameters_bound_by_extends_clauses(repo) -> None:
                    for c in idx.callers("ZodType._parse")["callers"]}
         assert callers == {("_parse", 17)}
         assert not idx.callers("Other._parse")["callers"]
+
+
+RECORD = """
+export abstract class ZodType<Output = any, Def = any> {
+  readonly _def!: Def;
+  _parse(input: number): number { return input; }
+}
+
+export type KeySchema = ZodType<string, any>;
+
+export interface ZodRecordDef<Key extends KeySchema = KeySchema, Value = any> {
+  keyType: Key;
+}
+
+export class ZodRecord<Key extends KeySchema> extends ZodType<string, ZodRecordDef<Key>> {
+  _parse(input: number): number {
+    const keyType = this._def.keyType;
+    return keyType._parse(input);
+  }
+}
+
+export class Other {
+  _parse(input: number): number { return input; }
+}
+"""
+
+
+def test_a_local_copying_such_a_member_holds_its_type(repo) -> None:
+    root = repo({"record.ts": RECORD})
+    build(root)
+    with Index.open(root) as idx:
+        callers = {(c["name"], c["site"]["line"])
+                   for c in idx.callers("ZodType._parse")["callers"]}
+        assert callers == {("_parse", 16)}
+        assert not idx.callers("Other._parse")["callers"]

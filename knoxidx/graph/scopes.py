@@ -826,9 +826,13 @@ class ScopeResolver(Lookups):
                 # where none does.
                 own = binding.is_call and path[0].removesuffix("()") == binding.name \
                     and not binding.at
+                # `const k = this._def.keyType`: k holds what a base's type parameter stands for
                 found, _ = self.resolve_path(fi, path, -1 if own else binding.scope,
                                              want_type=not binding.is_call,
-                                             site=binding.at - 1 if binding.at else 0)
+                                             site=binding.at - 1 if binding.at else 0,
+                                             held=not binding.is_call and len(path) > 2
+                                             and path[0] in fi.rules.self_names
+                                             and _reads_base_arguments(fi.family))
                 if not found and binding.is_call and len(path) > 1 \
                         and path[-1] in fi.rules.same_type_methods:
                     # `let rt = rt.clone()` of a type whose clone the project does not write
