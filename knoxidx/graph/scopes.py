@@ -155,6 +155,11 @@ class ScopeResolver(Lookups):
                 if substituted:
                     current, inferred, called = substituted, True, False
                 written = written or _UNWRITTEN
+        # `this._def.innerType`: the member after `this` may hold a type argument of a base
+        reader = (fi, scope) if fi is not None and len(path) > 2 and written is None \
+            and path[0] in fi.rules.self_names and _reads_base_arguments(fi.family) else None
+        if reader is not None:
+            written = _UNWRITTEN
         if called:
             current, inferred = self.call_results(current), True
         last = len(path) - 1
@@ -199,7 +204,8 @@ class ScopeResolver(Lookups):
                 inferred = True
                 continue
             if written is not None and (at < last or called or held):
-                substituted, written = self._through_type_arguments(current, written, called)
+                substituted, written = self._through_type_arguments(
+                    current, written, called, reader if at == 1 else None)
                 if substituted:
                     current, inferred = substituted, True
                     continue
@@ -318,13 +324,13 @@ class ScopeResolver(Lookups):
         at = parameters.index(name)
         cls = declaring.facts.defs[d.parent]
         if written[1] and written[0] == cls.name and at < len(written[1]):
-            where, scope, text = written[1][at]
-            typed = type_path(text) if text else ()
-            if not typed:
-                return [], None
-            inner = type_arguments(text)
-            return (self.binding_type(where, Binding(scope, "", typed, False)),
-                    (typed[-1], tuple((where, scope, a) for a in inner)) if inner else None)
+            return self._argument_types(*written[1][at])
+        if not written[1] and reader is not None and _reads_base_arguments(reader[0].family):
+            # read inside a subclass whose `extends Base<X>` writes the parameter's argument
+            subclass = _enclosing_class(reader[0], reader[1])
+            arguments = _base_arguments(reader[0], subclass, cls.name) if subclass >= 0 else ()
+            if at < len(arguments):
+                return self._argument_types(reader[0], subclass, arguments[at])
         if written[1] or reader is None or reader[0].path != member[1] \
                 or not _inside(reader[0], reader[1], d.parent):
             return [], None  # an inherited member: its parameter is not the value's
@@ -332,6 +338,26 @@ class ScopeResolver(Lookups):
         if not bound:
             return [], None
         return self.binding_type(declaring, Binding(d.parent, "", bound, False)), None
+
+    def _argument_types(self, where: FileIndex, scope: int, text: str
+                        ) -> tuple[list[Symbol], Written | None]:
+        """The types of the type argument ``text`` written in ``scope`` of ``where``, and its
+        written type for the next segment; where it names a type parameter of a class around
+        ``scope`` whose family reads bases' arguments (TypeScript's `T extends ZodTypeAny`),
+        that parameter's bound."""
+        typed = type_path(text) if text else ()
+        if not typed:
+            return [], None
+        if len(typed) == 1 and _reads_base_arguments(where.family):
+            owner = _enclosing_class(where, scope)
+            parameters = _type_parameters(where, owner) if owner >= 0 else []
+            if typed[0] in parameters:
+                bound = _parameter_bound(where.facts.defs[owner], parameters.index(typed[0]))
+                return (self.binding_type(where, Binding(owner, "", bound, False))
+                        if bound else [], None)
+        inner = type_arguments(text)
+        return (self.binding_type(where, Binding(scope, "", typed, False)),
+                (typed[-1], tuple((where, scope, a) for a in inner)) if inner else None)
 
     def call_results(self, symbols: list[Symbol]) -> list[Symbol]:
         """What calling each symbol yields: an instance of a class, a function's return type."""
@@ -793,9 +819,13 @@ class ScopeResolver(Lookups):
                 # where none does.
                 own = binding.is_call and path[0].removesuffix("()") == binding.name \
                     and not binding.at
+                # `const k = this._def.keyType`: k holds what a base's type parameter stands for
                 found, _ = self.resolve_path(fi, path, -1 if own else binding.scope,
                                              want_type=not binding.is_call,
-                                             site=binding.at - 1 if binding.at else 0)
+                                             site=binding.at - 1 if binding.at else 0,
+                                             held=not binding.is_call and len(path) > 2
+                                             and path[0] in fi.rules.self_names
+                                             and _reads_base_arguments(fi.family))
                 if not found and binding.is_call and len(path) > 1 \
                         and path[-1] in fi.rules.same_type_methods:
                     # `let rt = rt.clone()` of a type whose clone the project does not write
@@ -1178,7 +1208,47 @@ def _parameter_bound(cls: Definition, at: int) -> NamePath:
     written = cls.signature_data[0][at].split(None, 2) if cls.signature_data else []
     if len(written) < 3 or written[1] != "extends":
         return ()
-    return type_path(written[2].partition("&")[0].strip())
+    # (TypeScript's default after the bound: `T extends S = S`)
+    return type_path(written[2].partition("=")[0].partition("&")[0].strip())
+
+
+def _enclosing_class(fi: FileIndex, scope: int) -> int:
+    """The index of the innermost class (or other type) around ``scope``, -1 for none."""
+    defs = fi.facts.defs
+    while scope >= 0 and defs[scope].kind not in TYPE_KINDS:
+        scope = defs[scope].parent
+    return scope
+
+
+def _base_arguments(fi: FileIndex, index: int, base: str) -> tuple[str, ...]:
+    """The type arguments the `extends` clause of the class at ``index`` writes for its base
+    named ``base`` (`class A<T> extends B<X, C<T>>`: X, C<T>), as written; none where it
+    extends no such base or writes none."""
+    signature = fi.facts.defs[index].signature
+    depth = 0
+    for i, char in enumerate(signature):
+        depth += (char in "<([{") - (char in ">)]}")
+        if depth == 0 and signature.startswith(" extends ", i):
+            clause = signature[i + 9:]
+            break
+    else:
+        return ()
+    depth = 0
+    for i, char in enumerate(clause):  # up to its `implements` clause or body, where written
+        depth += (char in "<([{") - (char in ">)]}")
+        if depth == 0 and (clause.startswith(" implements ", i) or char == "{"):
+            clause = clause[:i]
+            break
+    clause = clause.strip()
+    named = type_path(clause)
+    return type_arguments(clause) if named and named[-1] == base else ()
+
+
+@functools.cache
+def _reads_base_arguments(family: str) -> bool:
+    """Whether the family's members declared of a class's type parameter are read, inside a
+    subclass, as the argument its `extends` clause writes (see ``READS_BASE_ARGUMENTS``)."""
+    return bool(getattr(family_plugin(family), "READS_BASE_ARGUMENTS", False))
 
 
 @functools.cache

@@ -37,6 +37,8 @@ LOCAL_SHADOWS = frozenset({RefKind.VALUE, RefKind.CALL, RefKind.NEW})
 VALUE_PATHS = frozenset({"member_expression"})
 # declarations whose type is read from the node, not matched (see go.py)
 TYPE_AFTER_NAMES: frozenset[str] = frozenset()
+# `this._def.x` in `class A extends B<X, D<T>>`: B's `_def: Def` read as D<T> (scopes)
+READS_BASE_ARGUMENTS = True
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
 REQUIRE = "="  # the imported name of `x = require(m)`: m's module.exports, whatever it is
 EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
