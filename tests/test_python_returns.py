@@ -206,3 +206,33 @@ def test_an_awaited_call_holds_what_the_coroutine_declares_it_returns(repo) -> N
     with Index.open(root) as idx:
         assert [(c["name"], c["site"]["line"]) for c in idx.callers("Conn.execute")["callers"]] \
             == [("run", 13)]
+
+
+SELF_RETURNING = """\
+class SpatialReference:
+    def clone(self):
+        return SpatialReference()
+
+    def units(self):
+        pass
+
+
+class SpatialRefSysMixin:
+    @property
+    def srs(self):
+        if hasattr(self, "_srs"):
+            return self._srs.clone()
+        self._srs = SpatialReference()
+        return self.srs
+
+    def name(self):
+        return self.srs.units()
+"""
+
+
+def test_a_property_returning_itself_ends_and_keeps_the_other_returns(repo) -> None:
+    root = repo({"models.py": SELF_RETURNING})
+    build(root)
+    with Index.open(root) as idx:
+        assert [(c["name"], c["site"]["line"]) for c in idx.callers("SpatialReference.units")
+                ["callers"]] == [("name", 18)]

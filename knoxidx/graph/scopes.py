@@ -82,6 +82,9 @@ class ScopeResolver(Lookups):
         super().__init__(workspace)
         self._bases_cache: dict[tuple[str, int], tuple[list[Symbol], frozenset[str]]] = {}
         self._typing: set[tuple[str, Binding]] = set()
+        # the functions whose `return`s are being read: a property returning itself (`return
+        # self.srs` in `srs`) read through _property_values past the bindings' own guard
+        self._returning: set[tuple[str, int]] = set()
 
     def forget(self) -> None:
         super().forget()
@@ -1110,7 +1113,7 @@ class ScopeResolver(Lookups):
         if hint == OWN_MEMBERS:  # a factory's object: members defined in the function
             return [(INSTANCE_TAG, symbol[1], symbol[2])]
         if hint == RETURNED:  # no declared type: what its `return` statements hold
-            if self._typing:  # (inside another binding's typing: a partial answer, not kept)
+            if self._typing or self._returning:  # (inside another's: a partial answer, not kept)
                 return self._returned(fi, symbol[2], depth)
             return self.memo(("returned", symbol), self._returned, fi, symbol[2], depth)
         if hint and hint[-1] in fi.rules.self_type_names:
@@ -1128,18 +1131,23 @@ class ScopeResolver(Lookups):
         parse/returns.py): theirs where every one that says a type says the same, else none
         (`return Foo()` in one branch, `return Bar()` in the other: neither is sure)."""
         first = fi.bindings.get((index, _RETURNED))
-        if first is None:
+        key = (fi.path, index)
+        if first is None or key in self._returning:
             return []
+        self._returning.add(key)
         typed: list[Symbol] = []
         agreed: set[Symbol] = set()
-        for b in (first, *fi.rebindings.get((index, _RETURNED), ())):
-            found = self.binding_type(fi, b, depth + 1)
-            if not found:
-                continue
-            if not typed:
-                typed, agreed = found, set(found)
-            elif set(found) != agreed:
-                return []
+        try:
+            for b in (first, *fi.rebindings.get((index, _RETURNED), ())):
+                found = self.binding_type(fi, b, depth + 1)
+                if not found:
+                    continue
+                if not typed:
+                    typed, agreed = found, set(found)
+                elif set(found) != agreed:
+                    return []
+        finally:
+            self._returning.discard(key)
         return typed
 
     def nth_result(self, symbol: Symbol, result: int, depth: int = 0) -> list[Symbol]:
