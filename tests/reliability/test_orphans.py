@@ -111,6 +111,7 @@ HOLD_AND_FORK = textwrap.dedent("""
     lock = WriteLock(Path(sys.argv[1]))
     lock.acquire()
     if os.fork() == 0:  # a child that outlives its parent, as a stuck worker did
+        print("forked", flush=True)  # its fork handlers have run by now
         time.sleep(60)
         os._exit(0)
     print("held", flush=True)
@@ -125,7 +126,9 @@ def test_a_forked_child_does_not_keep_the_write_lock(tmp_path: Path) -> None:
                             stdout=subprocess.PIPE, text=True)
     child: set[int] = set()
     try:
-        assert proc.stdout is not None and proc.stdout.readline() == "held\n"
+        # the child may not have run at all yet when the parent has printed: wait for both
+        assert proc.stdout is not None
+        assert {proc.stdout.readline(), proc.stdout.readline()} == {"held\n", "forked\n"}
         child = children_of(proc.pid)
         assert child and not lock_is_free(index_dir)
         proc.kill()
