@@ -1095,3 +1095,31 @@ def test_a_result_named_by_its_module_path_holds_its_first_type_argument(repo) -
         assert _callees(idx, "p::tried") == {
             ("p::Conn::open", "exact"), ("p::Conn::std_open", "exact"), ("p::Conn::ping", "inferred")}
         assert _callees(idx, "p::held") == set()
+
+
+FN_LOCAL = """
+pub struct Sender;
+
+impl Sender {
+    pub fn send(&self) {}
+}
+
+pub fn outer() {
+    struct Actor { tx: Sender }
+    impl Actor {
+        fn handle(&self) {}
+        fn run(&self) {
+            self.handle();
+            self.tx.send();
+        }
+    }
+}
+"""
+
+
+def test_self_in_an_impl_inside_a_function_is_the_function_s_type(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": FN_LOCAL})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::outer::Actor::run") == {
+            ("p::outer::Actor::handle", "inferred"), ("p::Sender::send", "inferred")}

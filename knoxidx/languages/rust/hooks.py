@@ -367,8 +367,8 @@ class _Rules(ReexportingRules):
         s = scope
         while s >= 0:
             d = defs[s]
-            if d.owner:
-                found, _ = r.resolve_path(fi, (d.owner,), -1)
+            if d.owner:  # read where the impl is: a type declared in a function or a `mod`
+                found, _ = r.resolve_path(fi, (d.owner,), d.parent)
                 return [x for x in found if x[0] == DEFINITION_TAG]
             if d.parent >= 0 and defs[d.parent].kind == "Interface":
                 return [(DEFINITION_TAG, fi.path, d.parent)]
