@@ -1097,6 +1097,107 @@ def test_a_result_named_by_its_module_path_holds_its_first_type_argument(repo) -
         assert _callees(idx, "p::held") == set()
 
 
+PATTERNS = """
+pub struct Waker;
+pub struct Conn;
+pub struct Other;
+
+impl Waker {
+    pub fn wake(&self) {}
+}
+
+impl Conn {
+    pub fn wake(&self) {}
+    pub fn ping(&self) {}
+}
+
+impl Other {
+    pub fn ping(&self) {}
+}
+
+pub fn waker() -> Option<Waker> { None }
+pub fn connect() -> Result<Conn, ()> { Ok(Conn) }
+pub fn failed() -> Result<Other, Conn> { Ok(Other) }
+
+pub struct Slot {
+    waker: Option<Waker>,
+}
+
+pub fn if_let() {
+    if let Some(w) = waker() { w.wake(); }
+}
+
+pub fn while_let() {
+    while let Some(w) = waker() { w.wake(); }
+}
+
+pub fn let_else() {
+    let Ok(c) = connect() else { return };
+    c.ping();
+}
+
+pub fn arms() {
+    match connect() {
+        Ok(c) => c.ping(),
+        Err(_) => {}
+    }
+    match failed() {
+        // the error is no value of the call's `Ok` type
+        Err(e) => e.ping(),
+        Ok(_) => {}
+    }
+}
+
+pub fn param(w: Option<Waker>) {
+    if let Some(w) = w { w.wake(); }
+}
+
+pub fn declared() {
+    let w: Option<Waker> = None;
+    if let Some(w) = w { w.wake(); }
+}
+
+pub fn called() {
+    let w = waker();
+    match w { Some(w) => w.wake(), None => {} }
+}
+
+impl Slot {
+    pub fn field(&self) {
+        if let Some(w) = &self.waker { w.wake(); }
+    }
+    pub fn taken(&mut self) {
+        if let Some(w) = self.waker.take() { w.wake(); }
+    }
+}
+
+pub fn scoped(c: Conn) {
+    // the pattern's w is the if's own: the parameter's c after it
+    if let Some(c) = waker() { c.wake(); }
+    c.ping();
+}
+"""
+
+
+def test_a_pattern_binding_holds_what_the_option_or_result_holds(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": PATTERNS})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::if_let") == {("p::waker", "exact"), ("p::Waker::wake", "inferred")}
+        assert _callees(idx, "p::while_let") == {
+            ("p::waker", "exact"), ("p::Waker::wake", "inferred")}
+        assert _callees(idx, "p::let_else") == {
+            ("p::connect", "exact"), ("p::Conn::ping", "inferred")}
+        assert _callees(idx, "p::arms") == {
+            ("p::connect", "exact"), ("p::failed", "exact"), ("p::Conn::ping", "inferred")}
+        for reader in ("param", "declared", "Slot::field", "Slot::taken"):
+            assert ("p::Waker::wake", "inferred") in _callees(idx, f"p::{reader}"), reader
+        assert _callees(idx, "p::called") == {
+            ("p::waker", "exact"), ("p::Waker::wake", "inferred")}
+        assert _callees(idx, "p::scoped") == {
+            ("p::waker", "exact"), ("p::Waker::wake", "inferred"), ("p::Conn::ping", "inferred")}
+
+
 FN_LOCAL = """
 pub struct Sender;
 

@@ -174,6 +174,9 @@ class BaseRules:
     # ... and those that return one of them (`xs.find(..)`, a map's `m.get(k)`), where the
     # call is of no method the index has
     element_results: frozenset[str] = frozenset()
+    # a local holding a call's result holds the elements of what the call returns, as
+    # declared (`let w = f(); if let Some(w) = w` where f returns an `Option<Waker>`)
+    called_locals_hold_elements = False
     separator = "."
     module_joiner = "."
     # heads special_head may answer for: the resolver asks it about no other

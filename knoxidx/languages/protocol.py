@@ -86,6 +86,7 @@ class ResolutionRules(Protocol):
     element_callbacks: frozenset[str]
     elements_kept: frozenset[str]
     element_results: frozenset[str]
+    called_locals_hold_elements: bool
     separator: str
     module_joiner: str
     special_heads: frozenset[str]

@@ -50,9 +50,11 @@ LOCAL_HEADS_ARE_VALUES = True
 # declarations whose type is read from the node, not matched (see go.py)
 TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 # Which of a local's bindings reaches a use (see binding_sites): each `let` declares a local
-# scoped to its block, a `for`'s pattern to the loop, a closure's parameters to the closure
+# scoped to its block, a `for`'s pattern to the loop, a closure's parameters to the closure,
+# an `if let`'s or `while let`'s to the statement, a `match` arm's pattern to the arm
 BINDING_BLOCKS: frozenset[str] = frozenset({
-    "block", "for_expression", "closure_expression"})
+    "block", "for_expression", "closure_expression", "if_expression", "while_expression",
+    "match_arm"})
 # (a later declaration is another local: none reaches an earlier use, in a loop or not)
 LOOPS: frozenset[str] = frozenset()
 UNTYPED_REBINDS = False
@@ -66,6 +68,16 @@ SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.typ
 OPAQUE_WRAPPERS = re.compile(
     r"(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)*"
     r"(?:(?:\w+::)*(?:Option|Result)|(?:(?:std|core)::\w+::)?(?:Cell|RefCell|Mutex|RwLock))\s*<")
+
+
+def elements_binding(node: Any, source: bytes) -> NamePath:
+    """What a local declared an `Option<T>` or a collection of T holds (`let w: Option<Waker>`):
+    the type of its element, read as a declared type is; () for other types."""
+    element = element_type(node_text(source, node))
+    if not element:
+        return ()
+    opaque = OPAQUE_WRAPPERS.match(element)
+    return type_path(element[:opaque.end()].rstrip("<").rstrip() if opaque else element)
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
@@ -242,6 +254,13 @@ class _Rules(ReexportingRules):
     same_type_methods = frozenset({
         "clone", "unwrap", "expect", "unwrap_or", "unwrap_or_else", "unwrap_or_default"})
     same_type_fields = frozenset({"await"})
+    called_locals_hold_elements = True
+    # std's methods that hand back one of an `Option`'s or a collection's elements (in an
+    # `Option`, read through as `f()?` is): `if let Some(tx) = self.tx.take()`, `v.last()`
+    element_results = frozenset("""
+        take as_ref as_mut as_deref as_deref_mut cloned copied first last first_mut last_mut
+        get get_mut pop pop_front pop_back front back front_mut back_mut peek next
+    """.split())
     # an `impl` block's method is no name of its module: a bare `drop(x)` is the prelude's,
     # not the file's `impl Drop`, and `time::pause` the module's fn, not `Clock::pause`
     methods_outside_module_scope = True
