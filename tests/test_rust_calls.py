@@ -1198,6 +1198,55 @@ def test_a_pattern_binding_holds_what_the_option_or_result_holds(repo) -> None:
             ("p::waker", "exact"), ("p::Waker::wake", "inferred"), ("p::Conn::ping", "inferred")}
 
 
+CFG_TWINS = """
+macro_rules! cfg_test_util { ($($i:item)*) => { $( #[cfg(test)] $i )* } }
+macro_rules! cfg_not_test_util { ($($i:item)*) => { $( #[cfg(not(test))] $i )* } }
+
+cfg_not_test_util! {
+    pub struct Clock {}
+    impl Clock {
+        pub fn now(&self) -> u64 { 0 }
+    }
+    fn clock() -> Option<Clock> { None }
+    pub fn now() -> u64 {
+        if let Some(clock) = clock() { clock.now() } else { 0 }
+    }
+}
+
+cfg_test_util! {
+    pub struct Clock { base: u64 }
+    fn clock() -> Option<Clock> { None }
+    pub fn now() -> u64 {
+        if let Some(clock) = clock() { clock.now() } else { 1 }
+    }
+    impl Clock {
+        pub fn now(&self) -> u64 { self.base }
+    }
+}
+
+pub fn elsewhere(c: Clock) -> u64 {
+    c.now()
+}
+"""
+
+
+def test_a_caller_in_one_cfg_block_runs_its_own_twin(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": CFG_TWINS})
+    build(root)
+    with Index.open(root) as idx:
+        rows = idx.store.conn.execute(
+            "SELECT s.start_line, t.start_line, e.confidence FROM edges e "
+            "JOIN nodes s ON s.id = e.source JOIN nodes t ON t.id = e.target "
+            "WHERE e.type = 'Calls' AND t.name = 'now' AND t.kind = 'Function' "
+            "AND t.qualified_name = 'p::Clock::now'").fetchall()
+    # (by line: the callers' first lines, the twins' methods')
+    assert sorted(map(tuple, rows)) == [
+        (11, 8, "inferred"),  # in cfg_not_test_util's block: its Clock's
+        (19, 23, "inferred"),  # in cfg_test_util's
+        (27, 8, "name"), (27, 23, "name"),  # outside both: either, flagged
+    ]
+
+
 FN_LOCAL = """
 pub struct Sender;
 

@@ -267,6 +267,13 @@ class BaseRules:
         interface's methods the path names: [] where not known."""
         return []
 
+    def caller_twins(self, r: ResolverView, fi: FileIndex, scope: int, targets: list[Symbol]
+                     ) -> list[Symbol]:
+        """Of several ``targets`` a call from ``scope`` of ``fi`` reaches, those that a
+        definition written twice (under opposite build conditions) runs from there: all
+        where the family has no such twins."""
+        return targets
+
 
 class ReexportingRules(BaseRules):
     """For families whose modules re-export what they import (Python, JS/TS, Rust): a module's

@@ -3,6 +3,7 @@ with ``crate``/``self``/``super``, methods from ``impl`` blocks, ``impl Trait fo
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 from typing import TYPE_CHECKING, Any
@@ -476,6 +477,33 @@ class _Rules(ReexportingRules):
                 out.append((DEFINITION_TAG, path, method))
         return out
 
+    def caller_twins(self, r: ResolverView, fi: FileIndex, scope: int, targets: list[Symbol]
+                     ) -> list[Symbol]:
+        """A type written twice in one file under opposite `cfg`s (tokio's `Clock` in
+        `cfg_test_util! { }` and `cfg_not_test_util! { }`), each with its impl, has each
+        method twice: called from elsewhere, both are flagged alternatives, but a caller in
+        that file after one twin's declaration (and before the next) is in its `cfg` block
+        and runs its impl's method. The blocks are read from the declarations' order: what
+        follows a twin, up to the next, is its block, as its impl is; the last block is
+        known to reach its impl's last method only."""
+        if scope < 0 or any(t[1] != fi.path for t in targets):
+            return targets
+        defs = fi.facts.defs
+        owner = defs[targets[0][2]].owner
+        if not owner or any(defs[t[2]].owner != owner or defs[t[2]].qualname
+                            != defs[targets[0][2]].qualname for t in targets):
+            return targets
+        twins = r.memo(("rust-twins", fi.path, owner), _twin_lines, fi, owner)
+        if len(twins) < 2:
+            return targets
+        line = defs[scope].start_line
+        block = bisect.bisect_right(twins, line)
+        kept = [t for t in targets
+                if block and bisect.bisect_right(twins, defs[t[2]].start_line) == block]
+        if block == len(twins) and all(defs[t[2]].start_line < line for t in kept):
+            return targets  # past the last twin's methods: maybe no longer in its block
+        return kept or targets
+
     def extra_bases(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]:
         """The traits a type implements lend it their default methods (`shelf.headline()`
         where `impl Describe for MemoryShelf` leaves `headline` to the trait): the trait impls
@@ -685,6 +713,11 @@ def _receiver_types(r: ResolverView, fi: FileIndex, scope: int, receiver: NamePa
             if not crate_types:  # `attrs: Vec<Attribute>`: std's Vec, by its name
                 out.append((d.type_hint[-1], None))
     return out
+
+
+def _twin_lines(fi: FileIndex, name: str) -> list[int]:
+    """The first lines of the structs and enums named ``name`` the file declares, in order."""
+    return sorted(d.start_line for d in fi.facts.defs if d.name == name and d.kind == CLASS)
 
 
 def _is_class(r: ResolverView, symbol: Symbol) -> bool:
