@@ -1273,3 +1273,52 @@ def test_self_in_an_impl_inside_a_function_is_the_function_s_type(repo) -> None:
     with Index.open(root) as idx:
         assert _callees(idx, "p::outer::Actor::run") == {
             ("p::outer::Actor::handle", "inferred"), ("p::Sender::send", "inferred")}
+
+
+PAYLOADS = """
+pub struct Waker;
+pub struct Tokens;
+
+impl Waker {
+    pub fn wake(&self) {}
+    pub fn clone(&self) -> Waker { Waker }
+}
+
+pub enum Ty {
+    Verbatim(Tokens),
+    Named(Waker),
+}
+
+pub struct Slot {
+    default: Option<Waker>,
+}
+
+impl Slot {
+    pub fn read(&self, ty: Ty) {
+        if let Some(default) = &self.default {
+            default.wake();
+            // the variant's payload, of a type the index does not read: not the Waker above
+            if let Ty::Verbatim(default) = ty {
+                default.clone();
+            }
+        }
+    }
+
+    pub fn arm(&self, waker: Waker, ty: Ty) {
+        match ty {
+            Ty::Verbatim(waker) => waker.clone(),
+            Ty::Named(_) => waker.clone(),
+        };
+    }
+}
+"""
+
+
+def test_a_variant_s_payload_is_not_what_the_name_holds_around_it(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": PAYLOADS})
+    build(root)
+    with Index.open(root) as idx:
+        rows = idx.store.conn.execute(
+            "SELECT e.line, t.qualified_name FROM edges e JOIN nodes t ON t.id = e.target"
+            " WHERE e.type = 'Calls'").fetchall()
+    assert sorted(map(tuple, rows)) == [(22, "p::Waker::wake"), (33, "p::Waker::clone")]

@@ -146,6 +146,16 @@
     (tuple_struct_pattern type: (identifier) @_holds . [(identifier) @binding.name
       (mut_pattern (identifier) @binding.name) (ref_pattern (identifier) @binding.name)] .))))
   (#match? @_holds "^(?:Some|Ok)$"))
+; `if let Type::Verbatim(ts) = ty`, `E::V(x) =>`: x holds the variant's payload, not what a
+; name of x bound around it holds (see declared_binding_type: the payload's path, unresolved)
+(let_condition
+  pattern: (tuple_struct_pattern type: (_) @binding.type . [(identifier) @binding.name
+    (mut_pattern (identifier) @binding.name) (ref_pattern (identifier) @binding.name)] .)
+  (#not-match? @binding.type "^(?:Some|Ok)$"))
+(match_pattern
+  (tuple_struct_pattern type: (_) @binding.type . [(identifier) @binding.name
+    (mut_pattern (identifier) @binding.name) (ref_pattern (identifier) @binding.name)] .)
+  (#not-match? @binding.type "^(?:Some|Ok)$"))
 ; `let w: Option<Waker> = ..`, `let xs: Vec<Task> = ..`: what it holds, for `if let Some(w) = w`
 ; and `for t in xs` (see elements_binding)
 (let_declaration pattern: (identifier) @binding.name type: (generic_type) @binding.elements)
