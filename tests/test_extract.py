@@ -41,6 +41,10 @@ def test_name_path(text: str, expected: tuple[str, ...]) -> None:
         ("Promise<pkg.Foo>", ("pkg", "Foo")),
         ("Optional[Foo]", ("Foo",)),
         ("List[int]", ()),
+        # type arguments with parentheses: the type they are given to
+        ("oneshot::Sender<()>", ("oneshot", "Sender")),
+        ("Option<Sender<(), u8>>", ("Sender",)),
+        ("Box<Handler<dyn Fn() -> u8>>", ("Handler",)),
     ],
 )
 def test_type_path(text: str, expected: tuple[str, ...]) -> None:

@@ -1095,3 +1095,230 @@ def test_a_result_named_by_its_module_path_holds_its_first_type_argument(repo) -
         assert _callees(idx, "p::tried") == {
             ("p::Conn::open", "exact"), ("p::Conn::std_open", "exact"), ("p::Conn::ping", "inferred")}
         assert _callees(idx, "p::held") == set()
+
+
+PATTERNS = """
+pub struct Waker;
+pub struct Conn;
+pub struct Other;
+
+impl Waker {
+    pub fn wake(&self) {}
+}
+
+impl Conn {
+    pub fn wake(&self) {}
+    pub fn ping(&self) {}
+}
+
+impl Other {
+    pub fn ping(&self) {}
+}
+
+pub fn waker() -> Option<Waker> { None }
+pub fn connect() -> Result<Conn, ()> { Ok(Conn) }
+pub fn failed() -> Result<Other, Conn> { Ok(Other) }
+
+pub struct Slot {
+    waker: Option<Waker>,
+}
+
+pub fn if_let() {
+    if let Some(w) = waker() { w.wake(); }
+}
+
+pub fn while_let() {
+    while let Some(w) = waker() { w.wake(); }
+}
+
+pub fn let_else() {
+    let Ok(c) = connect() else { return };
+    c.ping();
+}
+
+pub fn arms() {
+    match connect() {
+        Ok(c) => c.ping(),
+        Err(_) => {}
+    }
+    match failed() {
+        // the error is no value of the call's `Ok` type
+        Err(e) => e.ping(),
+        Ok(_) => {}
+    }
+}
+
+pub fn param(w: Option<Waker>) {
+    if let Some(w) = w { w.wake(); }
+}
+
+pub fn declared() {
+    let w: Option<Waker> = None;
+    if let Some(w) = w { w.wake(); }
+}
+
+pub fn called() {
+    let w = waker();
+    match w { Some(w) => w.wake(), None => {} }
+}
+
+impl Slot {
+    pub fn field(&self) {
+        if let Some(w) = &self.waker { w.wake(); }
+    }
+    pub fn taken(&mut self) {
+        if let Some(w) = self.waker.take() { w.wake(); }
+    }
+}
+
+pub fn scoped(c: Conn) {
+    // the pattern's w is the if's own: the parameter's c after it
+    if let Some(c) = waker() { c.wake(); }
+    c.ping();
+}
+"""
+
+
+def test_a_pattern_binding_holds_what_the_option_or_result_holds(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": PATTERNS})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::if_let") == {("p::waker", "exact"), ("p::Waker::wake", "inferred")}
+        assert _callees(idx, "p::while_let") == {
+            ("p::waker", "exact"), ("p::Waker::wake", "inferred")}
+        assert _callees(idx, "p::let_else") == {
+            ("p::connect", "exact"), ("p::Conn::ping", "inferred")}
+        assert _callees(idx, "p::arms") == {
+            ("p::connect", "exact"), ("p::failed", "exact"), ("p::Conn::ping", "inferred")}
+        for reader in ("param", "declared", "Slot::field", "Slot::taken"):
+            assert ("p::Waker::wake", "inferred") in _callees(idx, f"p::{reader}"), reader
+        assert _callees(idx, "p::called") == {
+            ("p::waker", "exact"), ("p::Waker::wake", "inferred")}
+        assert _callees(idx, "p::scoped") == {
+            ("p::waker", "exact"), ("p::Waker::wake", "inferred"), ("p::Conn::ping", "inferred")}
+
+
+CFG_TWINS = """
+macro_rules! cfg_test_util { ($($i:item)*) => { $( #[cfg(test)] $i )* } }
+macro_rules! cfg_not_test_util { ($($i:item)*) => { $( #[cfg(not(test))] $i )* } }
+
+cfg_not_test_util! {
+    pub struct Clock {}
+    impl Clock {
+        pub fn now(&self) -> u64 { 0 }
+    }
+    fn clock() -> Option<Clock> { None }
+    pub fn now() -> u64 {
+        if let Some(clock) = clock() { clock.now() } else { 0 }
+    }
+}
+
+cfg_test_util! {
+    pub struct Clock { base: u64 }
+    fn clock() -> Option<Clock> { None }
+    pub fn now() -> u64 {
+        if let Some(clock) = clock() { clock.now() } else { 1 }
+    }
+    impl Clock {
+        pub fn now(&self) -> u64 { self.base }
+    }
+}
+
+pub fn elsewhere(c: Clock) -> u64 {
+    c.now()
+}
+"""
+
+
+def test_a_caller_in_one_cfg_block_runs_its_own_twin(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": CFG_TWINS})
+    build(root)
+    with Index.open(root) as idx:
+        rows = idx.store.conn.execute(
+            "SELECT s.start_line, t.start_line, e.confidence FROM edges e "
+            "JOIN nodes s ON s.id = e.source JOIN nodes t ON t.id = e.target "
+            "WHERE e.type = 'Calls' AND t.name = 'now' AND t.kind = 'Function' "
+            "AND t.qualified_name = 'p::Clock::now'").fetchall()
+    # (by line: the callers' first lines, the twins' methods')
+    assert sorted(map(tuple, rows)) == [
+        (11, 8, "inferred"),  # in cfg_not_test_util's block: its Clock's
+        (19, 23, "inferred"),  # in cfg_test_util's
+        (27, 8, "name"), (27, 23, "name"),  # outside both: either, flagged
+    ]
+
+
+FN_LOCAL = """
+pub struct Sender;
+
+impl Sender {
+    pub fn send(&self) {}
+}
+
+pub fn outer() {
+    struct Actor { tx: Sender }
+    impl Actor {
+        fn handle(&self) {}
+        fn run(&self) {
+            self.handle();
+            self.tx.send();
+        }
+    }
+}
+"""
+
+
+def test_self_in_an_impl_inside_a_function_is_the_function_s_type(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": FN_LOCAL})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::outer::Actor::run") == {
+            ("p::outer::Actor::handle", "inferred"), ("p::Sender::send", "inferred")}
+
+
+PAYLOADS = """
+pub struct Waker;
+pub struct Tokens;
+
+impl Waker {
+    pub fn wake(&self) {}
+    pub fn clone(&self) -> Waker { Waker }
+}
+
+pub enum Ty {
+    Verbatim(Tokens),
+    Named(Waker),
+}
+
+pub struct Slot {
+    default: Option<Waker>,
+}
+
+impl Slot {
+    pub fn read(&self, ty: Ty) {
+        if let Some(default) = &self.default {
+            default.wake();
+            // the variant's payload, of a type the index does not read: not the Waker above
+            if let Ty::Verbatim(default) = ty {
+                default.clone();
+            }
+        }
+    }
+
+    pub fn arm(&self, waker: Waker, ty: Ty) {
+        match ty {
+            Ty::Verbatim(waker) => waker.clone(),
+            Ty::Named(_) => waker.clone(),
+        };
+    }
+}
+"""
+
+
+def test_a_variant_s_payload_is_not_what_the_name_holds_around_it(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": PAYLOADS})
+    build(root)
+    with Index.open(root) as idx:
+        rows = idx.store.conn.execute(
+            "SELECT e.line, t.qualified_name FROM edges e JOIN nodes t ON t.id = e.target"
+            " WHERE e.type = 'Calls'").fetchall()
+    assert sorted(map(tuple, rows)) == [(22, "p::Waker::wake"), (33, "p::Waker::clone")]

@@ -319,6 +319,8 @@ class Resolver(ScopeResolver):
         targets = [s for s in found if s[0] == DEFINITION_TAG]
         if len(targets) > 1 and len(path) > 1 and kind in CALL_LIKE:
             targets = self._by_use(targets, kind)
+            if len(targets) > 1:
+                targets = rules.caller_twins(self, fi, ref_scope, targets)
         arity = arguments[0]
         if arity >= 0 and targets:
             targets = self._by_arity(targets, path[-1], arity, rules)

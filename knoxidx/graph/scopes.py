@@ -1038,6 +1038,12 @@ class ScopeResolver(Lookups):
                 copied = local.type_path
                 if local.is_call and len(copied) > 1 and copied[-1] in fi.rules.elements_kept:
                     copied = copied[:-1]  # `const xs = this.xs.concat()`: the same elements
+                elif local.is_call and fi.rules.called_locals_hold_elements \
+                        and _names_a_value(copied[-1]) and all(map(_names_a_value, copied)):
+                    # `let w = f(); if let Some(w) = w`: the elements of f's result
+                    return self._element_types(
+                        fi, Binding(s, "", (*copied[:-1], copied[-1] + "()", ELEMENT_OF), False),
+                        depth + 1)
                 elif local.is_call:
                     return []
                 if not all(map(_names_a_value, copied)):

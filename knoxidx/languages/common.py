@@ -174,6 +174,9 @@ class BaseRules:
     # ... and those that return one of them (`xs.find(..)`, a map's `m.get(k)`), where the
     # call is of no method the index has
     element_results: frozenset[str] = frozenset()
+    # a local holding a call's result holds the elements of what the call returns, as
+    # declared (`let w = f(); if let Some(w) = w` where f returns an `Option<Waker>`)
+    called_locals_hold_elements = False
     separator = "."
     module_joiner = "."
     # heads special_head may answer for: the resolver asks it about no other
@@ -263,6 +266,13 @@ class BaseRules:
         argument is (``receiver``, read at ``site`` of ``scope``), where ``declared`` are the
         interface's methods the path names: [] where not known."""
         return []
+
+    def caller_twins(self, r: ResolverView, fi: FileIndex, scope: int, targets: list[Symbol]
+                     ) -> list[Symbol]:
+        """Of several ``targets`` a call from ``scope`` of ``fi`` reaches, those that a
+        definition written twice (under opposite build conditions) runs from there: all
+        where the family has no such twins."""
+        return targets
 
 
 class ReexportingRules(BaseRules):

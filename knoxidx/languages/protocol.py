@@ -86,6 +86,7 @@ class ResolutionRules(Protocol):
     element_callbacks: frozenset[str]
     elements_kept: frozenset[str]
     element_results: frozenset[str]
+    called_locals_hold_elements: bool
     separator: str
     module_joiner: str
     special_heads: frozenset[str]
@@ -112,6 +113,8 @@ class ResolutionRules(Protocol):
     def extra_bases(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]: ...
     def receiver_methods(self, r: ResolverView, fi: FileIndex, scope: int, receiver: NamePath,
                          site: int, declared: list[Symbol]) -> list[Symbol]: ...
+    def caller_twins(self, r: ResolverView, fi: FileIndex, scope: int, targets: list[Symbol]
+                     ) -> list[Symbol]: ...
     def parameters(self, signature: str, name: str
                    ) -> tuple[int, int, tuple[str, ...]] | None: ...
     def argument_fits(self, r: ResolverView, fi: FileIndex, scope: int, argument: str,

@@ -193,8 +193,30 @@ def _type_path(text: str, square_args: bool) -> NamePath:
         generic = _SQUARE_ARGS.match(text)
         if generic:
             text = generic.group(1)
+    elif "(" in text and text.endswith(">"):
+        # `oneshot::Sender<()>`, `Box<dyn Fn(u8)>`: a type's arguments, parentheses and all
+        # (name_path leaves `<..(..)..>` alone: in an expression it may be `a < f(b) > c`)
+        text = _without_type_arguments(text)
     path = name_path(text)
     return path if path and path[0] != "?" else ()
+
+
+def _without_type_arguments(text: str) -> str:
+    """``text`` less the type arguments it ends with (`Sender<()>` -> `Sender`), where its first
+    `<` opens them."""
+    opening = text.find("<")
+    if opening <= 0:
+        return text
+    depth = 0
+    for at in range(opening, len(text)):
+        char = text[at]
+        if char == "<":
+            depth += 1
+        elif char == ">" and text[at - 1] != "-":  # (`Fn() -> T`'s arrow)
+            depth -= 1
+            if depth == 0:
+                return text[:opening] if at == len(text) - 1 else text
+    return text
 
 
 # The last segment of a path to what indexing or ranging over a value yields (see element_path)

@@ -22,13 +22,21 @@ _DEREF_WRAPPERS = frozenset({"Box", "Arc", "Rc"})
 # `for x in xs.iter()`: the same elements as `for x in xs` (by reference)
 _ITERATION = frozenset({"iter", "iter_mut", "into_iter"})
 MAX_BOUNDS = 4  # the resolver reads at most four types of a value
+# the segment after a variant's path that names its payload (no definition the index has)
+PAYLOAD = "0"
 
 
 def declared_binding_type(type_node: Any, source: bytes) -> NamePath | None:
     """The bounds a declared type stands for, joined by ``TYPES_JOINER``: those of the type
     parameter it names (declared on the function or on the impl or trait around it), or
     those written (`impl Read + Write`, `&dyn Visit`, `Box<dyn Fold + Send>`); () where none
-    has methods to call; None for a type of its own name, read as other declared types are."""
+    has methods to call; None for a type of its own name, read as other declared types are.
+    In a pattern `E::V(x)`, the path of the variant's payload."""
+    parent = type_node.parent
+    if parent is not None and parent.type == "tuple_struct_pattern":
+        # `E::V(x)`: x is the payload at 0 of the variant (or tuple struct) E::V
+        path = name_path(node_text(source, type_node))
+        return (*path, PAYLOAD) if path and path[0] != "?" else ()
     node = type_node
     while node.type == "reference_type":
         inner = node.child_by_field_name("type")

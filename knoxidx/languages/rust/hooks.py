@@ -3,6 +3,7 @@ with ``crate``/``self``/``super``, methods from ``impl`` blocks, ``impl Trait fo
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 from typing import TYPE_CHECKING, Any
@@ -50,9 +51,11 @@ LOCAL_HEADS_ARE_VALUES = True
 # declarations whose type is read from the node, not matched (see go.py)
 TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 # Which of a local's bindings reaches a use (see binding_sites): each `let` declares a local
-# scoped to its block, a `for`'s pattern to the loop, a closure's parameters to the closure
+# scoped to its block, a `for`'s pattern to the loop, a closure's parameters to the closure,
+# an `if let`'s or `while let`'s to the statement, a `match` arm's pattern to the arm
 BINDING_BLOCKS: frozenset[str] = frozenset({
-    "block", "for_expression", "closure_expression"})
+    "block", "for_expression", "closure_expression", "if_expression", "while_expression",
+    "match_arm"})
 # (a later declaration is another local: none reaches an earlier use, in a loop or not)
 LOOPS: frozenset[str] = frozenset()
 UNTYPED_REBINDS = False
@@ -66,6 +69,16 @@ SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.typ
 OPAQUE_WRAPPERS = re.compile(
     r"(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)*"
     r"(?:(?:\w+::)*(?:Option|Result)|(?:(?:std|core)::\w+::)?(?:Cell|RefCell|Mutex|RwLock))\s*<")
+
+
+def elements_binding(node: Any, source: bytes) -> NamePath:
+    """What a local declared an `Option<T>` or a collection of T holds (`let w: Option<Waker>`):
+    the type of its element, read as a declared type is; () for other types."""
+    element = element_type(node_text(source, node))
+    if not element:
+        return ()
+    opaque = OPAQUE_WRAPPERS.match(element)
+    return type_path(element[:opaque.end()].rstrip("<").rstrip() if opaque else element)
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
@@ -242,6 +255,13 @@ class _Rules(ReexportingRules):
     same_type_methods = frozenset({
         "clone", "unwrap", "expect", "unwrap_or", "unwrap_or_else", "unwrap_or_default"})
     same_type_fields = frozenset({"await"})
+    called_locals_hold_elements = True
+    # std's methods that hand back one of an `Option`'s or a collection's elements (in an
+    # `Option`, read through as `f()?` is): `if let Some(tx) = self.tx.take()`, `v.last()`
+    element_results = frozenset("""
+        take as_ref as_mut as_deref as_deref_mut cloned copied first last first_mut last_mut
+        get get_mut pop pop_front pop_back front back front_mut back_mut peek next
+    """.split())
     # an `impl` block's method is no name of its module: a bare `drop(x)` is the prelude's,
     # not the file's `impl Drop`, and `time::pause` the module's fn, not `Clock::pause`
     methods_outside_module_scope = True
@@ -367,8 +387,8 @@ class _Rules(ReexportingRules):
         s = scope
         while s >= 0:
             d = defs[s]
-            if d.owner:
-                found, _ = r.resolve_path(fi, (d.owner,), -1)
+            if d.owner:  # read where the impl is: a type declared in a function or a `mod`
+                found, _ = r.resolve_path(fi, (d.owner,), d.parent)
                 return [x for x in found if x[0] == DEFINITION_TAG]
             if d.parent >= 0 and defs[d.parent].kind == "Interface":
                 return [(DEFINITION_TAG, fi.path, d.parent)]
@@ -456,6 +476,33 @@ class _Rules(ReexportingRules):
                     continue  # an impl for a crate type of that name, not the receiver's
                 out.append((DEFINITION_TAG, path, method))
         return out
+
+    def caller_twins(self, r: ResolverView, fi: FileIndex, scope: int, targets: list[Symbol]
+                     ) -> list[Symbol]:
+        """A type written twice in one file under opposite `cfg`s (tokio's `Clock` in
+        `cfg_test_util! { }` and `cfg_not_test_util! { }`), each with its impl, has each
+        method twice: called from elsewhere, both are flagged alternatives, but a caller in
+        that file after one twin's declaration (and before the next) is in its `cfg` block
+        and runs its impl's method. The blocks are read from the declarations' order: what
+        follows a twin, up to the next, is its block, as its impl is; the last block is
+        known to reach its impl's last method only."""
+        if scope < 0 or any(t[1] != fi.path for t in targets):
+            return targets
+        defs = fi.facts.defs
+        owner = defs[targets[0][2]].owner
+        if not owner or any(defs[t[2]].owner != owner or defs[t[2]].qualname
+                            != defs[targets[0][2]].qualname for t in targets):
+            return targets
+        twins = r.memo(("rust-twins", fi.path, owner), _twin_lines, fi, owner)
+        if len(twins) < 2:
+            return targets
+        line = defs[scope].start_line
+        block = bisect.bisect_right(twins, line)
+        kept = [t for t in targets
+                if block and bisect.bisect_right(twins, defs[t[2]].start_line) == block]
+        if block == len(twins) and all(defs[t[2]].start_line < line for t in kept):
+            return targets  # past the last twin's methods: maybe no longer in its block
+        return kept or targets
 
     def extra_bases(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]:
         """The traits a type implements lend it their default methods (`shelf.headline()`
@@ -666,6 +713,11 @@ def _receiver_types(r: ResolverView, fi: FileIndex, scope: int, receiver: NamePa
             if not crate_types:  # `attrs: Vec<Attribute>`: std's Vec, by its name
                 out.append((d.type_hint[-1], None))
     return out
+
+
+def _twin_lines(fi: FileIndex, name: str) -> list[int]:
+    """The first lines of the structs and enums named ``name`` the file declares, in order."""
+    return sorted(d.start_line for d in fi.facts.defs if d.name == name and d.kind == CLASS)
 
 
 def _is_class(r: ResolverView, symbol: Symbol) -> bool:

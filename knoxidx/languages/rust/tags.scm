@@ -100,6 +100,65 @@
 ; alternatives above, where they cost an eighth more query time
 (parameter pattern: (identifier) @binding.name type: (abstract_type) @binding.type)
 (parameter pattern: (identifier) @binding.name type: (bounded_type) @binding.type)
+; `if let Some(x) = f()`, `while let Some(x) = it.next()`, `let Ok(x) = f() else {..}` and a
+; `match f()`'s `Some(x) =>` arm: x holds what the call's `Option`/`Result` holds, read as
+; `let x = f()?` reads it (`Err(e)` binds no value of the call's type)
+(let_condition
+  pattern: (tuple_struct_pattern type: (identifier) @_holds . [(identifier) @binding.name
+    (mut_pattern (identifier) @binding.name) (ref_pattern (identifier) @binding.name)] .)
+  value: [(call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call)
+          (try_expression (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call))
+          (await_expression (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call))
+          (try_expression (await_expression (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call)))]
+  (#match? @_holds "^(?:Some|Ok)$"))
+(let_declaration
+  pattern: (tuple_struct_pattern type: (identifier) @_holds . [(identifier) @binding.name
+    (mut_pattern (identifier) @binding.name) (ref_pattern (identifier) @binding.name)] .)
+  value: [(call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call)
+          (try_expression (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call))
+          (await_expression (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call))
+          (try_expression (await_expression (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call)))]
+  (#match? @_holds "^(?:Some|Ok)$"))
+; `if let Some(x) = &self.waker`, `if let Some(w) = w`: x is the element of the `Option` read
+; where it is declared (see element_binding)
+(let_condition
+  pattern: (tuple_struct_pattern type: (identifier) @_holds . [(identifier) @binding.name
+    (mut_pattern (identifier) @binding.name) (ref_pattern (identifier) @binding.name)] .)
+  value: [(identifier) (field_expression) (reference_expression)] @binding.element
+  (#eq? @_holds "Some"))
+(let_declaration
+  pattern: (tuple_struct_pattern type: (identifier) @_holds . [(identifier) @binding.name
+    (mut_pattern (identifier) @binding.name) (ref_pattern (identifier) @binding.name)] .)
+  value: [(identifier) (field_expression) (reference_expression)] @binding.element
+  (#eq? @_holds "Some"))
+(match_expression
+  value: [(identifier) (field_expression) (reference_expression)] @binding.element
+  body: (match_block (match_arm pattern: (match_pattern
+    (tuple_struct_pattern type: (identifier) @_holds . [(identifier) @binding.name
+      (mut_pattern (identifier) @binding.name) (ref_pattern (identifier) @binding.name)] .))))
+  (#eq? @_holds "Some"))
+(match_expression
+  value: [(call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call)
+          (try_expression (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call))
+          (await_expression (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call))
+          (try_expression (await_expression (call_expression function: [(identifier) (scoped_identifier) (field_expression)] @binding.call)))]
+  body: (match_block (match_arm pattern: (match_pattern
+    (tuple_struct_pattern type: (identifier) @_holds . [(identifier) @binding.name
+      (mut_pattern (identifier) @binding.name) (ref_pattern (identifier) @binding.name)] .))))
+  (#match? @_holds "^(?:Some|Ok)$"))
+; `if let Type::Verbatim(ts) = ty`, `E::V(x) =>`: x holds the variant's payload, not what a
+; name of x bound around it holds (see declared_binding_type: the payload's path, unresolved)
+(let_condition
+  pattern: (tuple_struct_pattern type: (_) @binding.type . [(identifier) @binding.name
+    (mut_pattern (identifier) @binding.name) (ref_pattern (identifier) @binding.name)] .)
+  (#not-match? @binding.type "^(?:Some|Ok)$"))
+(match_pattern
+  (tuple_struct_pattern type: (_) @binding.type . [(identifier) @binding.name
+    (mut_pattern (identifier) @binding.name) (ref_pattern (identifier) @binding.name)] .)
+  (#not-match? @binding.type "^(?:Some|Ok)$"))
+; `let w: Option<Waker> = ..`, `let xs: Vec<Task> = ..`: what it holds, for `if let Some(w) = w`
+; and `for t in xs` (see elements_binding)
+(let_declaration pattern: (identifier) @binding.name type: (generic_type) @binding.elements)
 ; `for book in shelf.books()`: book is an element of what the call returns
 (for_expression pattern: (identifier) @binding.name value: (_) @binding.element)
 
