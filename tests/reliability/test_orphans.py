@@ -111,10 +111,12 @@ HOLD_AND_FORK = textwrap.dedent("""
     lock = WriteLock(Path(sys.argv[1]))
     lock.acquire()
     if os.fork() == 0:  # a child that outlives its parent, as a stuck worker did
-        print("forked", flush=True)  # its fork handlers have run by now
+        os.write(1, b"forked\\n")  # its fork handlers have run by now
         time.sleep(60)
         os._exit(0)
-    print("held", flush=True)
+    # one write each, so the two lines never interleave (print writes a line's end apart
+    # when the output is unbuffered, as under PYTHONUNBUFFERED)
+    os.write(1, b"held\\n")
     time.sleep(60)
 """)
 
