@@ -81,6 +81,9 @@ class ScopeResolver(Lookups):
     def __init__(self, workspace: Workspace) -> None:
         super().__init__(workspace)
         self._bases_cache: dict[tuple[str, int], tuple[list[Symbol], frozenset[str]]] = {}
+        # (path, class, base) -> the base's arguments in the class's `extends` clause: the
+        # facts do not change for the resolver's life (one update), so the scan runs once
+        self._base_arguments: dict[tuple[str, int, str], tuple[str, ...]] = {}
         self._typing: set[tuple[str, Binding]] = set()
         # the functions whose `return`s are being read: a property returning itself (`return
         # self.srs` in `srs`) read through _property_values past the bindings' own guard
@@ -89,6 +92,7 @@ class ScopeResolver(Lookups):
     def forget(self) -> None:
         super().forget()
         self._bases_cache.clear()
+        self._base_arguments.clear()
 
     # ---- paths -------------------------------------------------------------------------
 
@@ -331,7 +335,8 @@ class ScopeResolver(Lookups):
         if not written[1] and reader is not None and _reads_base_arguments(reader[0].family):
             # read inside a subclass whose `extends Base<X>` writes the parameter's argument
             subclass = _enclosing_class(reader[0], reader[1])
-            arguments = _base_arguments(reader[0], subclass, cls.name) if subclass >= 0 else ()
+            arguments = self.base_arguments(reader[0], subclass, cls.name) \
+                if subclass >= 0 else ()
             if at < len(arguments):
                 return self._argument_types(reader[0], subclass, arguments[at])
         if written[1] or reader is None or reader[0].path != member[1] \
@@ -341,6 +346,14 @@ class ScopeResolver(Lookups):
         if not bound:
             return [], None
         return self.binding_type(declaring, Binding(d.parent, "", bound, False)), None
+
+    def base_arguments(self, fi: FileIndex, index: int, base: str) -> tuple[str, ...]:
+        """:func:`_base_arguments`, kept per (file, class, base) for the resolver's life."""
+        key = (fi.path, index, base)
+        arguments = self._base_arguments.get(key)
+        if arguments is None:
+            arguments = self._base_arguments[key] = _base_arguments(fi, index, base)
+        return arguments
 
     def _argument_types(self, where: FileIndex, scope: int, text: str
                         ) -> tuple[list[Symbol], Written | None]:
