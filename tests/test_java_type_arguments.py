@@ -157,3 +157,53 @@ def test_an_argument_of_a_type_parameter_picks_the_overload_of_its_type_argument
         (14, "void ident(Decl d)", "exact"),
         (15, "void ident(Decl d)", "exact"),
     }
+
+
+CONTEXTS = {
+    "p/Tree.java": """\
+package p;
+
+public class Tree {
+    public boolean hasTag(int t) { return true; }
+}
+""",
+    "p/Other.java": """\
+package p;
+
+class Other {
+    public boolean hasTag(int t) { return false; }
+}
+""",
+    "p/Context.java": """\
+package p;
+
+public abstract class Context<T extends Tree> {
+    final T tree;
+    Context(T tree) { this.tree = tree; }
+}
+""",
+    "p/User.java": """\
+package p;
+
+class User {
+    Context<?> current;
+
+    void run(Context<?> local, Context<? extends Tree> bounded) {
+        local.tree.hasTag(1);
+        current.tree.hasTag(2);
+        bounded.tree.hasTag(3);
+    }
+}
+""",
+}
+
+
+def test_a_member_of_a_type_parameter_read_through_a_wildcard_holds_its_bound(repo) -> None:
+    root = repo(CONTEXTS)
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["path"])
+                 for e in export.edges(idx.q) if e["type"] == "Calls"
+                 and e["path"] == "p/User.java" and nodes[e["target"]]["name"] == "hasTag"}
+    assert calls == {(7, "p/Tree.java"), (8, "p/Tree.java"), (9, "p/Tree.java")}

@@ -331,7 +331,12 @@ class ScopeResolver(Lookups):
         at = parameters.index(name)
         cls = declaring.facts.defs[d.parent]
         if written[1] and written[0] == cls.name and at < len(written[1]):
-            return self._argument_types(*written[1][at])
+            if written[1][at][2] or not _binds_type_arguments(declaring.family):
+                return self._argument_types(*written[1][at])
+            # a wildcard (`Context<?> c`, `<? super X>`): c.tree is of the parameter's bound
+            wildcard = _parameter_bound(cls, at)
+            return (self.binding_type(declaring, Binding(d.parent, "", wildcard, False))
+                    if wildcard else [], None)
         if not written[1] and reader is not None and _reads_base_arguments(reader[0].family):
             # read inside a subclass whose `extends Base<X>` writes the parameter's argument
             subclass = _enclosing_class(reader[0], reader[1])
