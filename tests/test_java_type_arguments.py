@@ -207,3 +207,52 @@ def test_a_member_of_a_type_parameter_read_through_a_wildcard_holds_its_bound(re
                  for e in export.edges(idx.q) if e["type"] == "Calls"
                  and e["path"] == "p/User.java" and nodes[e["target"]]["name"] == "hasTag"}
     assert calls == {(7, "p/Tree.java"), (8, "p/Tree.java"), (9, "p/Tree.java")}
+
+
+FORMATTERS = {
+    "p/Formatter.java": """\
+package p;
+
+public class Formatter {
+    public String format(int d) { return ""; }
+}
+""",
+    "p/Other.java": """\
+package p;
+
+class Other {
+    public String format(int d) { return ""; }
+}
+""",
+    "p/Forwarding.java": """\
+package p;
+
+public class Forwarding<D, F> {
+    protected F formatter;
+    public F get() { return formatter; }
+}
+""",
+    "p/Rich.java": """\
+package p;
+
+class Rich extends Forwarding<Integer, Formatter> {
+    String run() {
+        formatter.format(1);
+        this.formatter.format(2);
+        return get().format(3);
+    }
+}
+""",
+}
+
+
+def test_a_subclass_reads_a_bases_member_of_a_type_parameter_as_its_extends_argument(
+        repo) -> None:
+    root = repo(FORMATTERS)
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["path"])
+                 for e in export.edges(idx.q) if e["type"] == "Calls"
+                 and e["path"] == "p/Rich.java" and nodes[e["target"]]["name"] == "format"}
+    assert calls == {(5, "p/Formatter.java"), (6, "p/Formatter.java"), (7, "p/Formatter.java")}

@@ -163,7 +163,9 @@ class ScopeResolver(Lookups):
                     current, inferred, called = substituted, True, False
                 written = written or _UNWRITTEN
         # `this._def.innerType`: the member after `this` may hold a type argument of a base
-        reader = (fi, scope) if fi is not None and len(path) > 2 and written is None \
+        # (Java's `this` was read above, of no written arguments)
+        reader = (fi, scope) if fi is not None and len(path) > 2 \
+            and (written is None or written == _UNWRITTEN) \
             and path[0] in fi.rules.self_names and _reads_base_arguments(fi.family) else None
         if reader is not None:
             written = _UNWRITTEN

@@ -49,6 +49,9 @@ UNTYPED_REBINDS = False
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
 QUALIFIED_SELF = "this"  # `Outer.this`: the instance of the enclosing class Outer
 BINDS_TYPE_ARGUMENTS = True  # `List<Type> x`: x's type arguments bound apart (TYPE_ARGUMENTS)
+# `formatter` of `class R extends Forwarding<D, AbstractFormatter>`: its `F formatter` read as
+# an AbstractFormatter inside R (scopes)
+READS_BASE_ARGUMENTS = True
 
 
 def _modifiers(node: Any) -> Any:
