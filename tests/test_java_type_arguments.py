@@ -256,3 +256,53 @@ def test_a_subclass_reads_a_bases_member_of_a_type_parameter_as_its_extends_argu
                  for e in export.edges(idx.q) if e["type"] == "Calls"
                  and e["path"] == "p/Rich.java" and nodes[e["target"]]["name"] == "format"}
     assert calls == {(5, "p/Formatter.java"), (6, "p/Formatter.java"), (7, "p/Formatter.java")}
+
+
+ENTRIES = {
+    "p/Scope.java": """\
+package p;
+
+public class Scope {
+    public boolean isEmpty() { return true; }
+}
+""",
+    "p/Other.java": """\
+package p;
+
+class Other {
+    public boolean isEmpty() { return false; }
+}
+""",
+    "p/Symtab.java": """\
+package p;
+
+import java.util.HashMap;
+import java.util.Map;
+
+class Symtab {
+    private final Map<String, Scope> scopes = new HashMap<>();
+    Map<String, Scope> scopes() { return scopes; }
+
+    void run(Map<Integer, Scope> map) {
+        for (Map.Entry<Integer, Scope> e : map.entrySet()) {
+            e.getValue().isEmpty();
+        }
+        scopes.get("a").isEmpty();
+        scopes().get("b").isEmpty();
+        map.getOrDefault(1, null).isEmpty();
+    }
+}
+""",
+}
+
+
+def test_a_jdk_maps_and_entrys_methods_return_their_type_arguments(repo) -> None:
+    root = repo(ENTRIES)
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["path"])
+                 for e in export.edges(idx.q) if e["type"] == "Calls"
+                 and e["path"] == "p/Symtab.java" and nodes[e["target"]]["name"] == "isEmpty"}
+    assert calls == {(12, "p/Scope.java"), (14, "p/Scope.java"), (15, "p/Scope.java"),
+                     (16, "p/Scope.java")}

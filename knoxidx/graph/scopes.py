@@ -60,6 +60,8 @@ from knoxidx.parse.name_paths import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from knoxidx.languages.protocol import ResolutionRules
 
 # what a Go container's type starts with (`[]T`, `[4]T`, `map[K]T`, `chan T`, `<-chan T`)
@@ -174,10 +176,16 @@ class ScopeResolver(Lookups):
         last = len(path) - 1
         union = isinstance(current, TypeUnion)
         split = False
+        results = fi.rules.argument_results if fi is not None and written is not None else None
         for at in range(1, len(path)):
             segment = path[at]
             if not current:
-                break
+                held_argument = self._argument_result(results, written, segment)
+                if held_argument is None:
+                    break
+                current, written = held_argument
+                inferred = True
+                continue
             if segment == ELEMENT_SEGMENT:
                 current, inferred = self.elements(current), True
                 continue
@@ -204,6 +212,12 @@ class ScopeResolver(Lookups):
                 # Arc's) is of the receiver's type; so is `f().await` where f's result is read
                 current, inferred = [s for s in current[:4] if s[0] == INSTANCE_TAG], True
                 continue
+            if not nxt and results:
+                held_argument = self._argument_result(results, written, path[at])
+                if held_argument is not None:
+                    current, written = held_argument
+                    inferred = True
+                    continue
             current = _dedupe(nxt)
             if not current and called and fi is not None \
                     and segment in fi.rules.element_results:
@@ -222,6 +236,21 @@ class ScopeResolver(Lookups):
                 current, inferred = self.call_results(current), True
         conf = UNION if split and len(current) > 1 else INFERRED if inferred else EXACT
         return current, conf
+
+    def _argument_result(self, results: Mapping[tuple[str, str], int] | None,
+                         written: Written | None, segment: str
+                         ) -> tuple[list[Symbol], Written] | None:
+        """Where ``segment`` calls a method of a type outside the index that returns one of
+        the type arguments the receiver is written with (``rules.argument_results``: a Java
+        `Map.Entry<K, V> e`'s `e.getValue()`), the types of that argument and its written
+        type; None where it does not."""
+        if not results or not written or not written[1] or not segment.endswith("()"):
+            return None
+        argument = results.get((written[0], segment[:-2]), -1)
+        if not 0 <= argument < len(written[1]):
+            return None
+        found, inner = self._argument_types(*written[1][argument])
+        return found, inner or _UNWRITTEN
 
     def _union_members(self, union: list[Symbol], name: str, read: bool) -> list[Symbol]:
         """The members ``name`` of each type of ``union`` (their values where ``read`` as a
@@ -317,6 +346,9 @@ class ScopeResolver(Lookups):
         its name inside its class (``reader``: the file and scope; a subclass may bind the
         parameter, `extends Base<X>`); and the written type of what it holds, for the next
         segment."""
+        if len(members) == 2:  # a field and a method of its name (`packages`, `packages()`)
+            members = [m for m in members if m[0] == DEFINITION_TAG
+                       and (d := self.definition(m)) is not None and (d.kind == FUNCTION) == called]
         if len(members) != 1 or members[0][0] != DEFINITION_TAG:
             return [], None
         member = members[0]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
 
 from knoxidx.core.symbols import INSTANCE_TAG, Symbol
@@ -174,6 +176,9 @@ class BaseRules:
     # ... and those that return one of them (`xs.find(..)`, a map's `m.get(k)`), where the
     # call is of no method the index has
     element_results: frozenset[str] = frozenset()
+    # (type outside the index, method) -> which of the receiver's written type arguments the
+    # method returns (Java's `Map.Entry<K, V> e`: `e.getValue()` is a V)
+    argument_results: Mapping[tuple[str, str], int] = MappingProxyType({})
     separator = "."
     module_joiner = "."
     # heads special_head may answer for: the resolver asks it about no other

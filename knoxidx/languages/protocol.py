@@ -6,7 +6,7 @@ which languages there are do not build these protocol classes at start-up.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
@@ -86,6 +86,7 @@ class ResolutionRules(Protocol):
     element_callbacks: frozenset[str]
     elements_kept: frozenset[str]
     element_results: frozenset[str]
+    argument_results: Mapping[tuple[str, str], int]
     separator: str
     module_joiner: str
     special_heads: frozenset[str]

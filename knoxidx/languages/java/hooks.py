@@ -3,6 +3,7 @@ visible by their bare name, ``new T()``."""
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from knoxidx.core.facts import CALLBACK_OF, Import, NamePath, RefKind
@@ -249,6 +250,22 @@ _ELEMENTS_KEPT = frozenset({
     "stream", "parallelStream", "filter", "sorted", "distinct", "limit", "skip", "peek",
     "parallel", "sequential", "unordered", "iterator", "reversed"})
 _LAMBDA_HOLDERS = frozenset({"local_variable_declaration", "field_declaration"})
+# JDK types' methods that return one of the receiver's type arguments: a map's value, an
+# entry's key or value, a list's, a queue's or an optional's element (`e.getValue().run()`)
+_MAPS = ("Map", "HashMap", "LinkedHashMap", "TreeMap", "SortedMap", "NavigableMap", "EnumMap",
+         "WeakHashMap", "IdentityHashMap", "Hashtable", "ConcurrentMap", "ConcurrentHashMap")
+_MAP_VALUES = ("get", "getOrDefault", "put", "putIfAbsent", "computeIfAbsent",
+               "computeIfPresent", "compute", "merge", "replace")
+_HOLDERS = ("List", "ArrayList", "LinkedList", "Vector", "Stack", "Queue", "Deque",
+            "ArrayDeque", "PriorityQueue", "Iterator", "ListIterator", "Optional", "Supplier",
+            "SortedSet", "NavigableSet", "TreeSet", "CopyOnWriteArrayList")
+_HELD = ("get", "getFirst", "getLast", "removeFirst", "removeLast", "peek", "peekFirst",
+         "peekLast", "poll", "pollFirst", "pollLast", "pop", "element", "first", "last", "next",
+         "previous", "orElse", "orElseGet", "orElseThrow")
+_ARGUMENT_RESULTS = MappingProxyType({
+    **{(m, method): 1 for m in _MAPS for method in _MAP_VALUES},
+    **{(h, method): 0 for h in _HOLDERS for method in _HELD},
+    ("Entry", "getKey"): 0, ("Entry", "getValue"): 1})
 
 
 def callback_binding(parameter: Any, source: bytes) -> NamePath:
@@ -904,6 +921,7 @@ class _Rules(BaseRules):
     builtin_method_names = _OBJECT_METHODS
     element_callbacks = _ELEMENT_CALLBACKS
     elements_kept = _ELEMENTS_KEPT
+    argument_results = _ARGUMENT_RESULTS
 
     def special_head(self, r: ResolverView, fi: FileIndex, head: str, scope: int
                      ) -> list[Symbol] | None:
