@@ -329,6 +329,12 @@ class Resolver(ScopeResolver):
             if targets and arguments[1]:
                 targets = self._inherited_by_types(fi, ref_scope, targets, path[-1], arity,
                                                    arguments[1], rules)
+            if 0 < rules.tied_overloads_kept < len(targets) and self._overloads(targets):
+                # the arguments tell none of these overloads apart: naming them all is mostly
+                # wrong edges, and guessing one is a guess
+                if kind in (RefKind.CALL, RefKind.NEW):
+                    return source, qualified, (".".join(path), "ambiguous", len(targets))
+                return source, qualified, None
         if targets and arguments[1] and arguments[1][0][:1] == RECEIVER_ARGUMENT \
                 and kind == RefKind.CALL:
             # `Trait::method(x, ..)` runs the method of the trait's impl for x's type
@@ -591,6 +597,16 @@ class Resolver(ScopeResolver):
         parameters = self._parameters.get(target)
         return parameters is None or self._arguments_fit(fi, scope, target, parameters,
                                                          argument_types, rules)
+
+    def _overloads(self, targets: list[Symbol]) -> bool:
+        """Whether the targets are methods declared in one class."""
+        owners = set()
+        for target in targets:
+            d = self.definition(target)
+            if d is None or d.kind != FUNCTION or d.parent < 0:
+                return False
+            owners.add((target[1], d.parent))
+        return len(owners) == 1
 
     def _declared_in_class(self, targets: list[Symbol]) -> bool:
         """Whether every target is a method of a class (so its bases have overloads too)."""

@@ -179,6 +179,9 @@ class BaseRules:
     # (type outside the index, method) -> which of the receiver's written type arguments the
     # method returns (Java's `Map.Entry<K, V> e`: `e.getValue()` is a V)
     argument_results: Mapping[tuple[str, str], int] = MappingProxyType({})
+    # how many overloads of one class a call's arguments leave untold apart are all named (at
+    # the name level); past it the call stays unresolved (0: no limit)
+    tied_overloads_kept = 0
     separator = "."
     module_joiner = "."
     # heads special_head may answer for: the resolver asks it about no other

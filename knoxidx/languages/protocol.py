@@ -87,6 +87,7 @@ class ResolutionRules(Protocol):
     elements_kept: frozenset[str]
     element_results: frozenset[str]
     argument_results: Mapping[tuple[str, str], int]
+    tied_overloads_kept: int
     separator: str
     module_joiner: str
     special_heads: frozenset[str]
