@@ -306,3 +306,59 @@ def test_a_jdk_maps_and_entrys_methods_return_their_type_arguments(repo) -> None
                  and e["path"] == "p/Symtab.java" and nodes[e["target"]]["name"] == "isEmpty"}
     assert calls == {(12, "p/Scope.java"), (14, "p/Scope.java"), (15, "p/Scope.java"),
                      (16, "p/Scope.java")}
+
+
+NODES = {
+    "p/Graph.java": """\
+package p;
+
+public class Graph {
+    public static abstract class AbstractNode<D, N extends AbstractNode<D, N>> {
+        public final D data;
+        AbstractNode(D data) { this.data = data; }
+    }
+    public static abstract class TarjanNode<D, N extends TarjanNode<D, N>>
+            extends AbstractNode<D, N> {
+        TarjanNode(D data) { super(data); }
+    }
+}
+""",
+    "p/Buffer.java": """\
+package p;
+
+public class Buffer<A> {
+    public int length() { return 0; }
+}
+""",
+    "p/Other.java": """\
+package p;
+
+class Other {
+    public int length() { return 1; }
+}
+""",
+    "p/Infer.java": """\
+package p;
+
+class Infer {
+    class Node extends Graph.TarjanNode<Buffer<String>, Node> {
+        Node() { super(null); }
+    }
+
+    int run(Node n) {
+        return n.data.length();
+    }
+}
+""",
+}
+
+
+def test_a_bases_member_of_a_type_parameter_read_on_a_subclass_holds_its_argument(repo) -> None:
+    root = repo(NODES)
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["path"])
+                 for e in export.edges(idx.q) if e["type"] == "Calls"
+                 and e["path"] == "p/Infer.java" and nodes[e["target"]]["name"] == "length"}
+    assert calls == {(9, "p/Buffer.java")}

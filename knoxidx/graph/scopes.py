@@ -193,6 +193,7 @@ class ScopeResolver(Lookups):
             if called:
                 segment = segment[:-2]
             nxt: list[Symbol] = []
+            receivers = current
             if union:
                 # the types' members, each its own where they differ: the read of a union's
                 # member (once: what it gives is no union the index knows of)
@@ -228,7 +229,7 @@ class ScopeResolver(Lookups):
                 continue
             if written is not None and (at < last or called or held):
                 substituted, written = self._through_type_arguments(
-                    current, written, called, reader if at == 1 else None)
+                    current, written, called, reader if at == 1 else None, receivers)
                 if substituted:
                     current, inferred = substituted, True
                     continue
@@ -337,7 +338,8 @@ class ScopeResolver(Lookups):
             (a, parameters.index(a) if a in parameters else -1) for a in arguments)
 
     def _through_type_arguments(self, members: list[Symbol], written: Written, called: bool,
-                                reader: tuple[FileIndex, int] | None = None
+                                reader: tuple[FileIndex, int] | None = None,
+                                receivers: list[Symbol] | None = None
                                 ) -> tuple[list[Symbol], Written | None]:
         """Where the one member a path segment denotes is declared of a type parameter of its
         class (`A head` in `List<A>`, `A get()`), the types of what it holds: the type
@@ -378,6 +380,14 @@ class ScopeResolver(Lookups):
                 if subclass >= 0 else ()
             if at < len(arguments):
                 return self._argument_types(reader[0], subclass, arguments[at])
+        if not written[1] and receivers and len(receivers) == 1 \
+                and receivers[0][0] == INSTANCE_TAG and _reads_base_arguments(declaring.family):
+            # read on a subclass's instance: the argument its extends clauses write for it
+            inherited = self._inherited_argument(
+                (DEFINITION_TAG, receivers[0][1], receivers[0][2]),
+                (DEFINITION_TAG, member[1], d.parent), at)
+            if inherited is not None:
+                return self._argument_types(*inherited)
         if written[1] or reader is None or reader[0].path != member[1] \
                 or not _inside(reader[0], reader[1], d.parent):
             return [], None  # an inherited member: its parameter is not the value's
@@ -385,6 +395,44 @@ class ScopeResolver(Lookups):
         if not bound:
             return [], None
         return self.binding_type(declaring, Binding(d.parent, "", bound, False)), None
+
+    def _inherited_argument(self, sub: Symbol, base: Symbol, at: int
+                            ) -> tuple[FileIndex, int, str] | None:
+        """The type argument the class ``sub`` gives the type parameter at ``at`` of its
+        base class ``base`` through the extends clauses between them (`Node extends
+        TarjanNode<ListBuffer<Type>, Node>`, `TarjanNode<D, N> extends AbstractNode<D, N>`:
+        AbstractNode's D is ListBuffer<Type>), with the file and class it is written in; None
+        where ``sub`` is no proper subclass of ``base`` or leaves the parameter its own."""
+        chain = self._base_chain(sub, base, 0)
+        if not chain:
+            return None
+        for lower, upper in reversed(list(zip(chain, chain[1:], strict=False))):
+            fi = self.index(lower[1])
+            upper_fi = self.index(upper[1])
+            if fi is None or upper_fi is None:
+                return None
+            arguments = self.base_arguments(fi, lower[2], upper_fi.facts.defs[upper[2]].name)
+            if at >= len(arguments):
+                return None
+            text = arguments[at].strip()
+            parameters = _type_parameters(fi, lower[2])
+            if text not in parameters:
+                return fi, lower[2], text
+            at = parameters.index(text)  # the lower class's own parameter: further down
+        return None
+
+    def _base_chain(self, cls: Symbol, base: Symbol, depth: int) -> list[Symbol]:
+        """The classes from ``cls`` up to its base ``base`` along extends clauses (both
+        ends included), [] where ``base`` is none of its bases."""
+        if depth > MAX_DEPTH:
+            return []
+        for parent in self.bases_of(cls[1], cls[2]):
+            if parent == base:
+                return [cls, base]
+            rest = self._base_chain(parent, base, depth + 1)
+            if rest:
+                return [cls, *rest]
+        return []
 
     def base_arguments(self, fi: FileIndex, index: int, base: str) -> tuple[str, ...]:
         """:func:`_base_arguments`, kept per (file, class, base) for the resolver's life."""
