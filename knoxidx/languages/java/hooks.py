@@ -28,6 +28,8 @@ from knoxidx.parse.name_paths import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from knoxidx.core.facts import Definition, FileFacts
     from knoxidx.languages.protocol import ResolverView
 
@@ -262,7 +264,7 @@ _HOLDERS = ("List", "ArrayList", "LinkedList", "Vector", "Stack", "Queue", "Dequ
 _HELD = ("get", "getFirst", "getLast", "removeFirst", "removeLast", "peek", "peekFirst",
          "peekLast", "poll", "pollFirst", "pollLast", "pop", "element", "first", "last", "next",
          "previous", "orElse", "orElseGet", "orElseThrow")
-_ARGUMENT_RESULTS = MappingProxyType({
+_ARGUMENT_RESULTS: Mapping[tuple[str, str], int] = MappingProxyType({
     **{(m, method): 1 for m in _MAPS for method in _MAP_VALUES},
     **{(h, method): 0 for h in _HOLDERS for method in _HELD},
     ("Entry", "getKey"): 0, ("Entry", "getValue"): 1})
