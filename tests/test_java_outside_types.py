@@ -91,3 +91,48 @@ def test_methods_on_fields_declared_of_outside_types_are_not_guessed(repo) -> No
     build(root)
     with Index.open(root) as idx:
         assert [e for e in export.edges(idx.q) if e["type"] == "Calls"] == []
+
+
+FAILURES = {
+    "p/ClientException.java": """\
+package p;
+
+public class ClientException extends RuntimeException {}
+""",
+    "p/Wrapped.java": """\
+package p;
+
+public class Wrapped extends ClientException {}
+""",
+    "p/Propagated.java": """\
+package p;
+
+public class Propagated extends RuntimeException {
+    public RuntimeException getCause() { return null; }
+}
+""",
+    "p/Task.java": """\
+package p;
+
+class Task {
+    private Wrapped last;
+
+    void run() {
+        try {
+            run();
+        } catch (ClientException e) {
+            throw new RuntimeException(e.getCause());
+        }
+        last.getCause();
+    }
+}
+""",
+}
+
+
+def test_a_method_a_class_may_inherit_from_outside_the_index_is_not_guessed(repo) -> None:
+    # (a ClientException's getCause() is Throwable's, never Propagated's, the one of its name)
+    root = repo(FAILURES)
+    build(root)
+    with Index.open(root) as idx:
+        assert not idx.callers("Propagated.getCause")["callers"]

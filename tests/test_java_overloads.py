@@ -143,9 +143,10 @@ def test_overloads_of_one_arity_are_told_apart_by_certain_argument_types(repo) -
     assert at(25) == {"void mark(Flag flag)"}  # an enum's constant
     assert at(26) == {"void take(Trees self)"}  # this
     assert at(27) == {other}  # a cast
-    # null fits every reference type; a long no parameter here: both left as they were
+    # null fits every reference type; a long no parameter here: both left as they were, but
+    # three overloads left untold apart are no edge (see the test of tied overloads)
     assert at(28) == {"void mark(Flag flag)", "void mark(String text)"}
-    assert at(29) == {node, other, pos}
+    assert at(29) == set()
 
 
 CALLS = """\
@@ -646,3 +647,38 @@ def test_a_jdk_type_of_another_name_is_none_of_the_jdks_collections(repo) -> Non
         (11, "static <T> T nullCheck(T o)"),
         (12, "static <T> Collection<T> nullCheck(Collection<T> it)"),
     }
+
+
+WRAPPER = """\
+package p;
+
+import javax.tools.FileObject;
+import javax.tools.JavaFileManager;
+
+class Wrapper {
+    Object wrap(FileObject f) { return f; }
+    Object wrap(Iterable<?> fs) { return fs; }
+    Object wrap(Runnable r) { return r; }
+    Object unwrap(FileObject f) { return f; }
+    Object unwrap(Iterable<?> fs) { return fs; }
+
+    Object run(JavaFileManager m) {
+        wrap(m.getFileForInput(null, "a", "b"));
+        return unwrap(m.getFileForInput(null, "a", "b"));
+    }
+}
+"""
+
+
+def test_three_overloads_the_arguments_cannot_tell_apart_are_no_edge(repo) -> None:
+    # (two are named at the name level: one of them is right; of three, two are wrong)
+    root = repo({"p/Wrapper.java": WRAPPER})
+    build(root)
+    calls = _calls(root)
+    assert not {s for line, s in calls if line == 14}
+    assert {s for line, s in calls if line == 15} == {
+        "Object unwrap(FileObject f)", "Object unwrap(Iterable<?> fs)"}
+    with Index.open(root) as idx:
+        unresolved = idx.q.conn.execute(
+            "SELECT name, reason FROM unresolved WHERE line = 14 AND name = 'wrap'").fetchall()
+    assert [tuple(r) for r in unresolved] == [("wrap", "ambiguous")]

@@ -157,3 +157,208 @@ def test_an_argument_of_a_type_parameter_picks_the_overload_of_its_type_argument
         (14, "void ident(Decl d)", "exact"),
         (15, "void ident(Decl d)", "exact"),
     }
+
+
+CONTEXTS = {
+    "p/Tree.java": """\
+package p;
+
+public class Tree {
+    public boolean hasTag(int t) { return true; }
+}
+""",
+    "p/Other.java": """\
+package p;
+
+class Other {
+    public boolean hasTag(int t) { return false; }
+}
+""",
+    "p/Context.java": """\
+package p;
+
+public abstract class Context<T extends Tree> {
+    final T tree;
+    Context(T tree) { this.tree = tree; }
+}
+""",
+    "p/User.java": """\
+package p;
+
+class User {
+    Context<?> current;
+
+    void run(Context<?> local, Context<? extends Tree> bounded) {
+        local.tree.hasTag(1);
+        current.tree.hasTag(2);
+        bounded.tree.hasTag(3);
+    }
+}
+""",
+}
+
+
+def test_a_member_of_a_type_parameter_read_through_a_wildcard_holds_its_bound(repo) -> None:
+    root = repo(CONTEXTS)
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["path"])
+                 for e in export.edges(idx.q) if e["type"] == "Calls"
+                 and e["path"] == "p/User.java" and nodes[e["target"]]["name"] == "hasTag"}
+    assert calls == {(7, "p/Tree.java"), (8, "p/Tree.java"), (9, "p/Tree.java")}
+
+
+FORMATTERS = {
+    "p/Formatter.java": """\
+package p;
+
+public class Formatter {
+    public String format(int d) { return ""; }
+}
+""",
+    "p/Other.java": """\
+package p;
+
+class Other {
+    public String format(int d) { return ""; }
+}
+""",
+    "p/Forwarding.java": """\
+package p;
+
+public class Forwarding<D, F> {
+    protected F formatter;
+    public F get() { return formatter; }
+}
+""",
+    "p/Rich.java": """\
+package p;
+
+class Rich extends Forwarding<Integer, Formatter> {
+    String run() {
+        formatter.format(1);
+        this.formatter.format(2);
+        return get().format(3);
+    }
+}
+""",
+}
+
+
+def test_a_subclass_reads_a_bases_member_of_a_type_parameter_as_its_extends_argument(
+        repo) -> None:
+    root = repo(FORMATTERS)
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["path"])
+                 for e in export.edges(idx.q) if e["type"] == "Calls"
+                 and e["path"] == "p/Rich.java" and nodes[e["target"]]["name"] == "format"}
+    assert calls == {(5, "p/Formatter.java"), (6, "p/Formatter.java"), (7, "p/Formatter.java")}
+
+
+ENTRIES = {
+    "p/Scope.java": """\
+package p;
+
+public class Scope {
+    public boolean isEmpty() { return true; }
+}
+""",
+    "p/Other.java": """\
+package p;
+
+class Other {
+    public boolean isEmpty() { return false; }
+}
+""",
+    "p/Symtab.java": """\
+package p;
+
+import java.util.HashMap;
+import java.util.Map;
+
+class Symtab {
+    private final Map<String, Scope> scopes = new HashMap<>();
+    Map<String, Scope> scopes() { return scopes; }
+
+    void run(Map<Integer, Scope> map) {
+        for (Map.Entry<Integer, Scope> e : map.entrySet()) {
+            e.getValue().isEmpty();
+        }
+        scopes.get("a").isEmpty();
+        scopes().get("b").isEmpty();
+        map.getOrDefault(1, null).isEmpty();
+    }
+}
+""",
+}
+
+
+def test_a_jdk_maps_and_entrys_methods_return_their_type_arguments(repo) -> None:
+    root = repo(ENTRIES)
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["path"])
+                 for e in export.edges(idx.q) if e["type"] == "Calls"
+                 and e["path"] == "p/Symtab.java" and nodes[e["target"]]["name"] == "isEmpty"}
+    assert calls == {(12, "p/Scope.java"), (14, "p/Scope.java"), (15, "p/Scope.java"),
+                     (16, "p/Scope.java")}
+
+
+NODES = {
+    "p/Graph.java": """\
+package p;
+
+public class Graph {
+    public static abstract class AbstractNode<D, N extends AbstractNode<D, N>> {
+        public final D data;
+        AbstractNode(D data) { this.data = data; }
+    }
+    public static abstract class TarjanNode<D, N extends TarjanNode<D, N>>
+            extends AbstractNode<D, N> {
+        TarjanNode(D data) { super(data); }
+    }
+}
+""",
+    "p/Buffer.java": """\
+package p;
+
+public class Buffer<A> {
+    public int length() { return 0; }
+}
+""",
+    "p/Other.java": """\
+package p;
+
+class Other {
+    public int length() { return 1; }
+}
+""",
+    "p/Infer.java": """\
+package p;
+
+class Infer {
+    class Node extends Graph.TarjanNode<Buffer<String>, Node> {
+        Node() { super(null); }
+    }
+
+    int run(Node n) {
+        return n.data.length();
+    }
+}
+""",
+}
+
+
+def test_a_bases_member_of_a_type_parameter_read_on_a_subclass_holds_its_argument(repo) -> None:
+    root = repo(NODES)
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        calls = {(e["line"], nodes[e["target"]]["path"])
+                 for e in export.edges(idx.q) if e["type"] == "Calls"
+                 and e["path"] == "p/Infer.java" and nodes[e["target"]]["name"] == "length"}
+    assert calls == {(9, "p/Buffer.java")}

@@ -78,3 +78,39 @@ def test_a_local_copying_such_a_member_holds_its_type(repo) -> None:
                    for c in idx.callers("ZodType._parse")["callers"]}
         assert callers == {("_parse", 16)}
         assert not idx.callers("Other._parse")["callers"]
+
+
+TWICE = TYPES.replace("""    return this._def.innerType._parse(input);
+  }""", """    return this._def.innerType._parse(input);
+  }
+  again(input: number): number {
+    return this._def.innerType._parse(input) + this._def.innerType._parse(input);
+  }""")
+
+
+def test_a_class_extends_clause_is_read_once_per_resolver(repo, monkeypatch) -> None:
+    from knoxidx.graph import scopes
+    from knoxidx.graph.layout import build_layout
+    from knoxidx.graph.resolve import Resolver
+    from knoxidx.graph.store import SQLiteStore
+    from knoxidx.graph.workspace import StoreWorkspace
+
+    root = repo({"types.ts": TWICE})
+    build(root)
+    scans: list[tuple[int, str]] = []
+    scan = scopes._base_arguments
+
+    def counted(fi, index, base):  # type: ignore[no-untyped-def]
+        scans.append((index, base))
+        return scan(fi, index, base)
+
+    monkeypatch.setattr(scopes, "_base_arguments", counted)
+    store = SQLiteStore.open(root)
+    try:
+        workspace = StoreWorkspace(store, build_layout(root, ["types.ts"], []), {})
+        workspace.preload()
+        edges = Resolver(workspace).resolve_file("types.ts").edges
+    finally:
+        store.close()
+    assert sorted(e.line for e in edges if e.type == "Calls") == [17, 20]
+    assert len(scans) == len(set(scans)) == 1

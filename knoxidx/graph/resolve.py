@@ -331,6 +331,12 @@ class Resolver(ScopeResolver):
             if targets and arguments[1]:
                 targets = self._inherited_by_types(fi, ref_scope, targets, path[-1], arity,
                                                    arguments[1], rules)
+            if 0 < rules.tied_overloads_kept < len(targets) and self._overloads(targets):
+                # the arguments tell none of these overloads apart: naming them all is mostly
+                # wrong edges, and guessing one is a guess
+                if kind in (RefKind.CALL, RefKind.NEW):
+                    return source, qualified, (".".join(path), "ambiguous", len(targets))
+                return source, qualified, None
         if targets and arguments[1] and arguments[1][0][:1] == RECEIVER_ARGUMENT \
                 and kind == RefKind.CALL:
             # `Trait::method(x, ..)` runs the method of the trait's impl for x's type
@@ -594,6 +600,16 @@ class Resolver(ScopeResolver):
         return parameters is None or self._arguments_fit(fi, scope, target, parameters,
                                                          argument_types, rules)
 
+    def _overloads(self, targets: list[Symbol]) -> bool:
+        """Whether the targets are methods declared in one class."""
+        owners = set()
+        for target in targets:
+            d = self.definition(target)
+            if d is None or d.kind != FUNCTION or d.parent < 0:
+                return False
+            owners.add((target[1], d.parent))
+        return len(owners) == 1
+
     def _declared_in_class(self, targets: list[Symbol]) -> bool:
         """Whether every target is a method of a class (so its bases have overloads too)."""
         for target in targets:
@@ -775,7 +791,7 @@ class Resolver(ScopeResolver):
                 if binding.is_call or not _plain_type(binding.type_path):
                     return False
                 typed = self.resolve_path(fi, binding.type_path, s, want_type=True)[0]
-                return bool(typed) and all(t[0] == EXTERNAL_TAG for t in typed)
+                return bool(typed) and all(self._outside(t) for t in typed)
             s = defs[s].parent
         return self._field_outside(fi, (head,), scope, site)
 
@@ -795,7 +811,29 @@ class Resolver(ScopeResolver):
             return False
         typed = self.memo(("field-type", found[0]), self._type_of, declaring, d.type_hint,
                           d.parent)
-        return bool(typed) and all(t[0] == EXTERNAL_TAG for t in typed)
+        return bool(typed) and all(self._outside(t) for t in typed)
+
+    def _outside(self, typed: Symbol) -> bool:
+        """Whether a member the index does not find in the type ``typed`` may be one of a
+        type outside the index: ``typed`` is one, or a class extending one (directly or
+        through the index's classes: `ClientCodeException extends RuntimeException`, whose
+        `getCause()` is Throwable's)."""
+        if typed[0] == EXTERNAL_TAG:
+            return True
+        return typed[0] == DEFINITION_TAG and bool(
+            self.memo(("extends-outside", typed), self._extends_outside, typed, 0))
+
+    def _extends_outside(self, cls: Symbol, depth: int) -> bool:
+        fi = self.index(cls[1])
+        if fi is None or depth > MAX_DEPTH:
+            return False
+        d = fi.facts.defs[cls[2]]
+        for ref in fi.bases.get(cls[2], ()):
+            for base in self.resolve_path(fi, ref.path, d.parent)[0]:
+                if base[0] == EXTERNAL_TAG or base[0] == DEFINITION_TAG and base != cls \
+                        and self._extends_outside(base, depth + 1):
+                    return True
+        return False
 
     def _type_of(self, fi: FileIndex, hint: NamePath, scope: int) -> list[Symbol]:
         return self.resolve_path(fi, hint, scope, want_type=True)[0]

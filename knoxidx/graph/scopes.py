@@ -60,6 +60,8 @@ from knoxidx.parse.name_paths import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from knoxidx.languages.protocol import ResolutionRules
 
 # what a Go container's type starts with (`[]T`, `[4]T`, `map[K]T`, `chan T`, `<-chan T`)
@@ -81,6 +83,9 @@ class ScopeResolver(Lookups):
     def __init__(self, workspace: Workspace) -> None:
         super().__init__(workspace)
         self._bases_cache: dict[tuple[str, int], tuple[list[Symbol], frozenset[str]]] = {}
+        # (path, class, base) -> the base's arguments in the class's `extends` clause: the
+        # facts do not change for the resolver's life (one update), so the scan runs once
+        self._base_arguments: dict[tuple[str, int, str], tuple[str, ...]] = {}
         self._typing: set[tuple[str, Binding]] = set()
         # the functions whose `return`s are being read: a property returning itself (`return
         # self.srs` in `srs`) read through _property_values past the bindings' own guard
@@ -89,6 +94,7 @@ class ScopeResolver(Lookups):
     def forget(self) -> None:
         super().forget()
         self._bases_cache.clear()
+        self._base_arguments.clear()
 
     # ---- paths -------------------------------------------------------------------------
 
@@ -159,7 +165,9 @@ class ScopeResolver(Lookups):
                     current, inferred, called = substituted, True, False
                 written = written or _UNWRITTEN
         # `this._def.innerType`: the member after `this` may hold a type argument of a base
-        reader = (fi, scope) if fi is not None and len(path) > 2 and written is None \
+        # (Java's `this` was read above, of no written arguments)
+        reader = (fi, scope) if fi is not None and len(path) > 2 \
+            and (written is None or written == _UNWRITTEN) \
             and path[0] in fi.rules.self_names and _reads_base_arguments(fi.family) else None
         if reader is not None:
             written = _UNWRITTEN
@@ -168,10 +176,16 @@ class ScopeResolver(Lookups):
         last = len(path) - 1
         union = isinstance(current, TypeUnion)
         split = False
+        results = fi.rules.argument_results if fi is not None and written is not None else None
         for at in range(1, len(path)):
             segment = path[at]
             if not current:
-                break
+                held_argument = self._argument_result(results, written, segment)
+                if held_argument is None:
+                    break
+                current, written = held_argument
+                inferred = True
+                continue
             if segment == ELEMENT_SEGMENT:
                 current, inferred = self.elements(current), True
                 continue
@@ -179,6 +193,7 @@ class ScopeResolver(Lookups):
             if called:
                 segment = segment[:-2]
             nxt: list[Symbol] = []
+            receivers = current
             if union:
                 # the types' members, each its own where they differ: the read of a union's
                 # member (once: what it gives is no union the index knows of)
@@ -198,6 +213,12 @@ class ScopeResolver(Lookups):
                 # Arc's) is of the receiver's type; so is `f().await` where f's result is read
                 current, inferred = [s for s in current[:4] if s[0] == INSTANCE_TAG], True
                 continue
+            if not nxt and results:
+                held_argument = self._argument_result(results, written, path[at])
+                if held_argument is not None:
+                    current, written = held_argument
+                    inferred = True
+                    continue
             current = _dedupe(nxt)
             if not current and called and fi is not None \
                     and segment in fi.rules.element_results:
@@ -208,7 +229,7 @@ class ScopeResolver(Lookups):
                 continue
             if written is not None and (at < last or called or held):
                 substituted, written = self._through_type_arguments(
-                    current, written, called, reader if at == 1 else None)
+                    current, written, called, reader if at == 1 else None, receivers)
                 if substituted:
                     current, inferred = substituted, True
                     continue
@@ -216,6 +237,21 @@ class ScopeResolver(Lookups):
                 current, inferred = self.call_results(current), True
         conf = UNION if split and len(current) > 1 else INFERRED if inferred else EXACT
         return current, conf
+
+    def _argument_result(self, results: Mapping[tuple[str, str], int] | None,
+                         written: Written | None, segment: str
+                         ) -> tuple[list[Symbol], Written] | None:
+        """Where ``segment`` calls a method of a type outside the index that returns one of
+        the type arguments the receiver is written with (``rules.argument_results``: a Java
+        `Map.Entry<K, V> e`'s `e.getValue()`), the types of that argument and its written
+        type; None where it does not."""
+        if not results or not written or not written[1] or not segment.endswith("()"):
+            return None
+        argument = results.get((written[0], segment[:-2]), -1)
+        if not 0 <= argument < len(written[1]):
+            return None
+        found, inner = self._argument_types(*written[1][argument])
+        return found, inner or _UNWRITTEN
 
     def _union_members(self, union: list[Symbol], name: str, read: bool) -> list[Symbol]:
         """The members ``name`` of each type of ``union`` (their values where ``read`` as a
@@ -302,7 +338,8 @@ class ScopeResolver(Lookups):
             (a, parameters.index(a) if a in parameters else -1) for a in arguments)
 
     def _through_type_arguments(self, members: list[Symbol], written: Written, called: bool,
-                                reader: tuple[FileIndex, int] | None = None
+                                reader: tuple[FileIndex, int] | None = None,
+                                receivers: list[Symbol] | None = None
                                 ) -> tuple[list[Symbol], Written | None]:
         """Where the one member a path segment denotes is declared of a type parameter of its
         class (`A head` in `List<A>`, `A get()`), the types of what it holds: the type
@@ -311,6 +348,9 @@ class ScopeResolver(Lookups):
         its name inside its class (``reader``: the file and scope; a subclass may bind the
         parameter, `extends Base<X>`); and the written type of what it holds, for the next
         segment."""
+        if len(members) == 2:  # a field and a method of its name (`packages`, `packages()`)
+            members = [m for m in members if m[0] == DEFINITION_TAG
+                       and (d := self.definition(m)) is not None and (d.kind == FUNCTION) == called]
         if len(members) != 1 or members[0][0] != DEFINITION_TAG:
             return [], None
         member = members[0]
@@ -327,13 +367,27 @@ class ScopeResolver(Lookups):
         at = parameters.index(name)
         cls = declaring.facts.defs[d.parent]
         if written[1] and written[0] == cls.name and at < len(written[1]):
-            return self._argument_types(*written[1][at])
+            if written[1][at][2] or not _binds_type_arguments(declaring.family):
+                return self._argument_types(*written[1][at])
+            # a wildcard (`Context<?> c`, `<? super X>`): c.tree is of the parameter's bound
+            wildcard = _parameter_bound(cls, at)
+            return (self.binding_type(declaring, Binding(d.parent, "", wildcard, False))
+                    if wildcard else [], None)
         if not written[1] and reader is not None and _reads_base_arguments(reader[0].family):
             # read inside a subclass whose `extends Base<X>` writes the parameter's argument
             subclass = _enclosing_class(reader[0], reader[1])
-            arguments = _base_arguments(reader[0], subclass, cls.name) if subclass >= 0 else ()
+            arguments = self.base_arguments(reader[0], subclass, cls.name) \
+                if subclass >= 0 else ()
             if at < len(arguments):
                 return self._argument_types(reader[0], subclass, arguments[at])
+        if not written[1] and receivers and len(receivers) == 1 \
+                and receivers[0][0] == INSTANCE_TAG and _reads_base_arguments(declaring.family):
+            # read on a subclass's instance: the argument its extends clauses write for it
+            inherited = self._inherited_argument(
+                (DEFINITION_TAG, receivers[0][1], receivers[0][2]),
+                (DEFINITION_TAG, member[1], d.parent), at)
+            if inherited is not None:
+                return self._argument_types(*inherited)
         if written[1] or reader is None or reader[0].path != member[1] \
                 or not _inside(reader[0], reader[1], d.parent):
             return [], None  # an inherited member: its parameter is not the value's
@@ -341,6 +395,52 @@ class ScopeResolver(Lookups):
         if not bound:
             return [], None
         return self.binding_type(declaring, Binding(d.parent, "", bound, False)), None
+
+    def _inherited_argument(self, sub: Symbol, base: Symbol, at: int
+                            ) -> tuple[FileIndex, int, str] | None:
+        """The type argument the class ``sub`` gives the type parameter at ``at`` of its
+        base class ``base`` through the extends clauses between them (`Node extends
+        TarjanNode<ListBuffer<Type>, Node>`, `TarjanNode<D, N> extends AbstractNode<D, N>`:
+        AbstractNode's D is ListBuffer<Type>), with the file and class it is written in; None
+        where ``sub`` is no proper subclass of ``base`` or leaves the parameter its own."""
+        chain = self._base_chain(sub, base, 0)
+        if not chain:
+            return None
+        for lower, upper in reversed(list(zip(chain, chain[1:], strict=False))):
+            fi = self.index(lower[1])
+            upper_fi = self.index(upper[1])
+            if fi is None or upper_fi is None:
+                return None
+            arguments = self.base_arguments(fi, lower[2], upper_fi.facts.defs[upper[2]].name)
+            if at >= len(arguments):
+                return None
+            text = arguments[at].strip()
+            parameters = _type_parameters(fi, lower[2])
+            if text not in parameters:
+                return fi, lower[2], text
+            at = parameters.index(text)  # the lower class's own parameter: further down
+        return None
+
+    def _base_chain(self, cls: Symbol, base: Symbol, depth: int) -> list[Symbol]:
+        """The classes from ``cls`` up to its base ``base`` along extends clauses (both
+        ends included), [] where ``base`` is none of its bases."""
+        if depth > MAX_DEPTH:
+            return []
+        for parent in self.bases_of(cls[1], cls[2]):
+            if parent == base:
+                return [cls, base]
+            rest = self._base_chain(parent, base, depth + 1)
+            if rest:
+                return [cls, *rest]
+        return []
+
+    def base_arguments(self, fi: FileIndex, index: int, base: str) -> tuple[str, ...]:
+        """:func:`_base_arguments`, kept per (file, class, base) for the resolver's life."""
+        key = (fi.path, index, base)
+        arguments = self._base_arguments.get(key)
+        if arguments is None:
+            arguments = self._base_arguments[key] = _base_arguments(fi, index, base)
+        return arguments
 
     def _argument_types(self, where: FileIndex, scope: int, text: str
                         ) -> tuple[list[Symbol], Written | None]:

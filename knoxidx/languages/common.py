@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
 
 from knoxidx.core.symbols import INSTANCE_TAG, Symbol
@@ -177,6 +179,12 @@ class BaseRules:
     # a local holding a call's result holds the elements of what the call returns, as
     # declared (`let w = f(); if let Some(w) = w` where f returns an `Option<Waker>`)
     called_locals_hold_elements = False
+    # (type outside the index, method) -> which of the receiver's written type arguments the
+    # method returns (Java's `Map.Entry<K, V> e`: `e.getValue()` is a V)
+    argument_results: Mapping[tuple[str, str], int] = MappingProxyType({})
+    # how many overloads of one class a call's arguments leave untold apart are all named (at
+    # the name level); past it the call stays unresolved (0: no limit)
+    tied_overloads_kept = 0
     separator = "."
     module_joiner = "."
     # heads special_head may answer for: the resolver asks it about no other

@@ -6,7 +6,7 @@ which languages there are do not build these protocol classes at start-up.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
@@ -87,6 +87,8 @@ class ResolutionRules(Protocol):
     elements_kept: frozenset[str]
     element_results: frozenset[str]
     called_locals_hold_elements: bool
+    argument_results: Mapping[tuple[str, str], int]
+    tied_overloads_kept: int
     separator: str
     module_joiner: str
     special_heads: frozenset[str]
