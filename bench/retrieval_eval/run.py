@@ -4,7 +4,7 @@ The copy lives in ``bench/.cache/retrieval_eval/<lang>/repo`` (``$KNOXIDX_EVAL_D
 each run except for ``.knoxidx/embeddings.db``, the embedding cache keyed by (model, text
 hash): a re-run only embeds chunks whose embedded text changed. Each query is asked through
 ``Index.search`` in the three modes (what a user gets), and each source's own ranking
-(lexical, vector, symbol, names, declarations; 50 candidates) is saved in ``raw.json`` beside the copy, so that
+(lexical, vector, symbol, names, declarations, identifiers; 50 candidates) is saved in ``raw.json`` beside the copy, so that
 fusion and rerank variants can be scored without re-embedding (``bench.retrieval_eval.variants``).
 """
 
@@ -24,9 +24,6 @@ from bench.retrieval_eval.metrics import Span, score
 from knoxidx.index import Index
 
 MODES = ("hybrid", "lexical", "vector")
-SOURCES = ("lexical", "vector", "symbol", "names", "declarations")
-
-
 @dataclass(frozen=True, slots=True)
 class Corpus:
     project: str  # under the corpus root: "python/django"
@@ -170,6 +167,7 @@ def ask(idx: Index, targets: list[Target]) -> tuple[dict[str, Any], dict[str, li
             "symbol": [i for i, _ in hybrid.symbols(target.query)],
             "names": [i for i, _ in hybrid.names(target.query)],
             "declarations": [i for i, _ in hybrid.declarations(target.query)],
+            "identifiers": [i for i, _ in hybrid.identifiers(target.query)],
         })
     seen = sorted({i for q in per_query for ids in q.values() for i in ids})
     stored = searcher.store.get(seen)

@@ -1,6 +1,7 @@
 """Hybrid search: lexical (FTS5/BM25), vector (cosine), declarations (cosine with each code
 definition's declaration, ``names.declaration_texts``; a chunk ranks by its best), symbol-name
-hits and definitions named with the query's words (``names.py``) — the sources, in
+hits, definitions named with the query's words (``names.py``) and chunks holding the
+identifiers it writes as code (``terms.code_words``) — the sources, in
 ``sources.py`` — fused by reciprocal rank, then reranked: by a service
 reranker when one is configured, else, given the graph's definitions, at definition level
 (``rerank.py``), so that results are definitions rather than whole merged chunks.
@@ -45,12 +46,12 @@ from knoxidx.retrieval.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
-SOURCES = ("lexical", "vector", "declarations", "symbol", "names")
+SOURCES = ("lexical", "vector", "declarations", "symbol", "names", "identifiers")
 # the sources that compare the query's vector with stored ones
 VECTOR_SOURCES = ("vector", "declarations")
 # each source's weight in the fusion: equal, as no other weighting measured better held out
 SOURCE_WEIGHTS = {"lexical": 1.0, "vector": 1.0, "declarations": 1.0, "symbol": 1.0,
-                  "names": 1.0}
+                  "names": 1.0, "identifiers": 1.0}
 
 
 class Reranker(Protocol):
@@ -148,6 +149,7 @@ class HybridSearch(SearchSources):
             ("declarations", self.declarations),
             ("symbol", self.symbols),
             ("names", self.names),
+            ("identifiers", self.identifiers),
         ):
             if name not in sources:
                 continue

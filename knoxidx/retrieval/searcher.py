@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 MODES = ("hybrid", "lexical", "vector")
 # what answers without vectors: every source that matches words ("lexical" mode, and hybrid
 # while nothing is embedded yet)
-LEXICAL_SOURCES = ("lexical", "symbol", "names")
+LEXICAL_SOURCES = ("lexical", "symbol", "names", "identifiers")
 MAX_K = 100
 MAX_DEPTH = 200  # fused chunks reranked at most: each source reads 50
 DEFINITIONS_CACHED = 2000  # files whose definitions a searcher keeps between searches

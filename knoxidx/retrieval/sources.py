@@ -1,7 +1,8 @@
-"""The five sources of a hybrid search, each ranking chunks on its own scale: lexical
+"""The six sources of a hybrid search, each ranking chunks on its own scale: lexical
 (FTS5/BM25 over identifier-split words), vector (cosine with each chunk's vector),
 declarations (cosine with each code definition's declaration; a chunk ranks by its best),
-symbol-name hits from the graph, and definitions named with the query's words; plus what the
+symbol-name hits from the graph, definitions named with the query's words, and the chunks
+holding the identifiers the query writes as code; plus what the
 rerank asks of the vectors (``declaration_closeness``). :class:`SearchSources` is the part of
 :class:`~knoxidx.retrieval.hybrid_search.HybridSearch` that runs them; the search fuses and reranks."""
 
@@ -26,7 +27,7 @@ from knoxidx.retrieval.names import (
 from knoxidx.retrieval.rerank import DeclarationCloseness, QueryWords, Unit
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.store_schema import NAMES_PER_CHUNK
-from knoxidx.retrieval.terms import content_terms
+from knoxidx.retrieval.terms import code_words, content_terms
 from knoxidx.retrieval.ties import first_by_place
 from knoxidx.retrieval.vectors import VectorIndex, from_blobs, load_matrix
 
@@ -58,6 +59,13 @@ class SearchSources:
 
     def lexical(self, query: str) -> list[tuple[int, float]]:
         return self.cut(self.store.lexical_search(content_terms(query), self.read_depth(),
+                                                  self._filter))
+
+    def identifiers(self, query: str) -> list[tuple[int, float]]:
+        """Chunks holding the identifiers the query writes as code (``single_precision``,
+        ``MapVisitor``, ``f64``), best BM25 over those alone: a commit message's or an
+        agent's exact name outweighs the prose around it. None when it writes none."""
+        return self.cut(self.store.lexical_search(code_words(query), self.read_depth(),
                                                   self._filter))
 
     def vector(self, query: str) -> list[tuple[int, float]]:

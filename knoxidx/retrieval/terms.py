@@ -113,6 +113,17 @@ def content_terms(text: str) -> list[str]:
     return [w for w in words if w not in STOP_WORDS] or words
 
 
+def code_words(text: str) -> list[str]:
+    """The identifiers ``text`` writes as code, lower-cased whole as the index holds them: a
+    word of more than one part (``single_precision``, ``MapVisitor``, ``f64``), not an
+    English word or a number."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text):
+        if len(identifier_parts(word)) > 1:
+            seen.setdefault(word.strip("_").lower(), None)
+    return list(seen)
+
+
 def line_terms(line: str) -> set[str]:
     """``set(terms(line))``, through the expansion cache of :func:`index_text`."""
     return set(index_text(line).split())

@@ -90,7 +90,8 @@ def test_hybrid_search_with_the_real_local_model(store: ChunkStore, local_embedd
     )
     first = results[0]
     assert first.start_line <= first.end_line and first.snippet and first.score > 0
-    assert set(first.sources) <= {"lexical", "vector", "declarations", "symbol", "names"}
+    assert set(first.sources) <= {"lexical", "vector", "declarations", "symbol", "names",
+                                  "identifiers"}
     # a purely semantic query still finds the prompt helpers through the vectors
     results = search.search("ask the user a yes or no question", k=5)
     assert any("confirm" in r.symbol for r in results)
@@ -306,3 +307,18 @@ def test_a_deeper_search_lists_the_deeper_chunks_below_its_own(store: ChunkStore
     # what its own depth finds keeps its place, though the answer ranks first among the rest
     assert [r.path for r in deeper[:20]] == [r.path for r in own]
     assert deeper[20].path == "m30.py"
+
+
+def test_an_identifier_the_query_writes_is_a_source_of_its_own(store: ChunkStore) -> None:
+    source = (b"def new(reader):\n    return Decoder(reader, single_precision=False)\n"
+              + b"\n" * 60
+              + b"def ignore_decimal(reader):\n    # skip a decimal number's digits: no flag\n"
+              b"    return reader.skip_digits()\n")
+    update_file(store, "de.py", chunk_file("de.py", source, "python", python_definitions(source)))
+    search = HybridSearch(store)
+    found = search.search("Exclude single_precision flag unless needed", k=5)
+    assert found[0].symbol == "new" and "identifiers" in found[0].sources
+    assert all("identifiers" not in r.sources for r in found[1:])
+    # a question in prose alone has no such source
+    assert all("identifiers" not in r.sources
+               for r in search.search("skip the digits of a decimal", k=5))

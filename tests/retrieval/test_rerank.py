@@ -971,3 +971,43 @@ def test_a_handler_named_after_the_node_it_visits_does_not_match_by_that_name() 
         [1], chunks, lambda path: LISTENER_DEFS, query, RerankWeights(whole_lines=0),
         declaration_closeness=lambda unit, _: 0.5 if "Member" in unit.symbol else 0.0)
     assert ranked[0].symbol == "create.getPrefix"
+
+
+def test_a_unit_holding_an_identifier_the_question_writes_rises() -> None:
+    # the vectors meet the prose ("flag", "decimal"); the name written as code is what the
+    # question means, and only `new` holds it
+    source = (b"def new(reader):\n    return Decoder(reader, single_precision=False)\n\n"
+              b"def ignore_decimal(reader):\n    return reader.skip_digits()\n")
+    chunk = chunk_file("de.py", source, "python", [])[0]
+    defs = [D("Function", "new", "new", 1, 2), D("Function", "ignore_decimal", "ignore_decimal", 4, 5)]
+    query = words("Exclude single_precision flag unless needed")
+    close = {1: 0.0}
+    kwargs = dict(similarity=close, declaration_closeness=lambda unit, chunk: (
+        0.5 if unit.symbol == "ignore_decimal" else 0.0))
+    weights = RerankWeights(whole_lines=0)
+    assert rerank_definitions([1], {1: chunk}, lambda p: defs, query,
+                              replace(weights, identifiers=0.0), **kwargs)[0].symbol == \
+        "ignore_decimal"
+    assert rerank_definitions([1], {1: chunk}, lambda p: defs, query, weights,
+                              **kwargs)[0].symbol == "new"
+
+
+def test_an_identifier_written_all_over_lifts_no_unit() -> None:
+    # click's `show_default` is in 36 of 840 chunks: a change that begins using it in
+    # `prompt_for_value` is not about the 36, and lifting them buried it
+    source = (b"def prompt_for_value(ctx):\n    return prompt(ctx.default)\n\n"
+              b"def get_help_record(ctx):\n    return ctx.show_default\n")
+    chunk = chunk_file("core.py", source, "python", [])[0]
+    defs = [D("Function", "prompt_for_value", "prompt_for_value", 1, 2),
+            D("Function", "get_help_record", "get_help_record", 4, 5)]
+    question = "Hide default value when show_default is False, prompt the user"
+    common = QueryWords(question, {"show_default": 36}, 840)
+    rare = QueryWords(question, {"show_default": 5}, 840)
+    weights = RerankWeights(whole_lines=0, similarity=0.0)
+    first = {name: rerank_definitions([1], {1: chunk}, lambda p: defs, q, weights)[0].symbol
+             for name, q in (("common", common), ("rare", rare))}
+    assert first == {"common": "prompt_for_value", "rare": "get_help_record"}
+    # a share of 0 counts every identifier, however common
+    assert rerank_definitions([1], {1: chunk}, lambda p: defs, common,
+                              replace(weights, identifier_share=0.0))[0].symbol == \
+        "get_help_record"

@@ -71,3 +71,14 @@ def test_readable_identifiers_equal_their_definition_by_regular_expression() -> 
         assert readable_identifiers(text) == reference_readable_identifiers(text), repr(text)
         assert (readable_identifiers(text, limit=2, keep=keep)
                 == reference_readable_identifiers(text, limit=2, keep=keep)), repr(text)
+
+
+def test_code_words_are_the_identifiers_a_text_writes_as_code() -> None:
+    from knoxidx.retrieval.terms import code_words
+
+    assert code_words("Exclude single_precision flag unless needed") == ["single_precision"]
+    assert code_words("Rename the map visitor to MapVisitor, use __custom_func") == [
+        "mapvisitor", "custom_func"]
+    assert code_words("Replace f64::to_string with ryu") == ["f64", "to_string"]
+    # prose, an acronym, a number, a version: nothing written as code
+    assert code_words("Update to ryu 1.0 for the HTTP API and JSON") == []
