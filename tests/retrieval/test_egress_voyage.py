@@ -178,7 +178,7 @@ def test_never_send_chunks_are_withheld_yet_found_lexically(repo: Path) -> None:
         ranked = searcher_for(idx).hybrid().search("vault_lookup", 5, definition_rerank=False)
     # first before the rerank, still first after it: the reranker never saw it
     assert ranked[0].path == "app/secret_store.py"
-    assert ranked[0].sources == ("lexical", "symbol", "names")
+    assert ranked[0].sources == ("lexical", "symbol", "names", "identifiers")
     assert all("rerank" in r.sources for r in ranked[1:])
     # and a client is not shown it (knoxidx.retrieval.disclosure), only told it was withheld
     assert found["withheld"] == 1
