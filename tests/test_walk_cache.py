@@ -9,9 +9,12 @@ import shutil
 import time
 from pathlib import Path
 
+import pytest
+
 from knoxidx.index import Index
+from knoxidx.parse import walk_cache
 from knoxidx.parse.discovery import Discovery, discover
-from knoxidx.parse.walk_cache import RACY_NS, WalkCache
+from knoxidx.parse.walk_cache import WalkCache
 
 DAY_NS = 86_400 * 10**9
 
@@ -92,7 +95,12 @@ def test_a_cached_walk_finds_what_a_fresh_walk_finds(tmp_path: Path) -> None:
     assert reused > 200  # the cache was used, not just written
 
 
-def test_a_recently_modified_directory_is_not_recorded(tmp_path: Path) -> None:
+def test_a_recently_modified_directory_is_not_recorded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # "recent" is an hour here: a test descheduled for RACY_NS between its write and the walk
+    # found the new directory settled, and recorded
+    racy_ns = 3600 * 10**9
+    monkeypatch.setattr(walk_cache, "RACY_NS", racy_ns)
     (tmp_path / "new").mkdir()
     (tmp_path / "new" / "a.py").write_text("x = 1\n")
     old = time.time_ns() - DAY_NS
@@ -101,7 +109,7 @@ def test_a_recently_modified_directory_is_not_recorded(tmp_path: Path) -> None:
     found = discover(tmp_path, cache=cache)
     assert [f.path for f in found.files] == ["new/a.py"]
     assert set(cache.new) == {""}  # "new/" was modified within RACY_NS of the walk
-    assert time.time_ns() - (tmp_path / "new").stat().st_mtime_ns < RACY_NS
+    assert time.time_ns() - (tmp_path / "new").stat().st_mtime_ns < racy_ns
 
 
 def test_a_directory_holding_a_symlink_is_listed_every_time(tmp_path: Path) -> None:

@@ -143,7 +143,8 @@ def sample_requests(root: Path, rng: random.Random, n: int = 300) -> list[tuple[
 
 
 def concurrency(corpus: Path, seconds: float, *, readers: int = 8, seed: int = 4,
-                workdir: Path | None = None) -> Outcome:
+                workdir: Path | None = None, min_generations: int = 1) -> Outcome:
+    """``seconds`` of generations, and at least ``min_generations`` of them however slow."""
     outcome = Outcome(f"watcher writing, {readers} HTTP readers ({corpus.name})")
     base = Path(tempfile.mkdtemp(prefix="knoxidx-concurrency-", dir=workdir))
     root = copy_tree(corpus, base / corpus.name)
@@ -181,7 +182,8 @@ def concurrency(corpus: Path, seconds: float, *, readers: int = 8, seed: int = 4
         t0 = time.monotonic()
         for thread in threads:
             thread.start()
-        while time.monotonic() - t0 < seconds:  # the driver: one generation after another
+        # the driver: one generation after another
+        while time.monotonic() - t0 < seconds or generations < min_generations:
             generations += 1
             write_pair(root, generations, both_seen)
             wrote = time.monotonic()

@@ -126,7 +126,7 @@ def kill_index(corpus: Path, trials: int, *, seed: int = 1, jobs: int = 2,
         durations = {"cold": cold_s, "edit": cold_s / 3, "branch": cold_s / 2}
         attempts = finished_first = 0
         kill_fractions: list[float] = []
-        while outcome.trials < trials and attempts < trials * 3:
+        while outcome.trials < trials and attempts < trials * 6:
             attempts += 1
             kind = MUTATIONS[rng.randrange(len(MUTATIONS))]
             what = mutate(root, kind, rng, attempts)
@@ -136,6 +136,10 @@ def kill_index(corpus: Path, trials: int, *, seed: int = 1, jobs: int = 2,
             killed, ran = run_and_kill(root, delay, jobs)
             if not killed:
                 finished_first += 1
+                # the whole run took this long now: the next delay of its kind falls within it
+                # (timed on a loaded machine that then got faster, every delay fell past the
+                # end of the run, and no trial was killed at all)
+                durations[kind] = ran
             else:
                 outcome.trials += 1
             label = f"trial {attempts} ({what}, killed after {ran:.2f} s)"

@@ -10,7 +10,7 @@ from typing import Any
 
 from knoxidx.core.facts import TYPE_ARGUMENTS, UNKNOWN_VALUE, Binding, Definition, point
 from knoxidx.languages.protocol import OrdersBindings
-from knoxidx.parse.definitions import binding_scope, enclosing, span_text
+from knoxidx.parse.definitions import binding_scope, enclosing, node_text, span_text
 
 
 def placed(bindings: list[Binding], nodes: list[tuple[int, Any, Any]], defs: list[Definition],
@@ -86,11 +86,32 @@ def _read_in_own_value(bindings: list[Binding], nodes: list[tuple[int, Any, Any]
         if statement is None or statement.type not in declarations:
             continue
         right = statement.child_by_field_name("right")
+        if right is None:
+            continue
         name = bindings[i].name
-        if right is not None and source.find(name.encode(), right.start_byte,
-                                             right.end_byte) >= 0:
+        # where the value holds the name's text (ruling out nearly every binding at once),
+        # asked of the statement itself
+        at = source.find(name.encode(), right.start_byte, right.end_byte)
+        if at >= 0 and in_own_value(statement, at, name, declarations, source):
             out.add((bindings[i].scope, name))
     return out
+
+
+def in_own_value(node: Any, at: int, name: str, declarations: frozenset[str],
+                 source: bytes) -> bool:
+    """Whether byte ``at`` lies in the value (``right``) of the declaration (a statement of a
+    type in ``declarations``) that ``node`` is part of, and that declaration declares ``name``
+    (`minType := minType(v)`): there the name is not yet the local it declares. Asked of a
+    reference (at its start) and of a binding (where its name is written in its value)."""
+    while node is not None and node.type != "block":  # (a statement is in a block)
+        if node.type in declarations:
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            return (left is not None and right is not None
+                    and right.start_byte <= at < right.end_byte
+                    and any(c.type == "identifier" and node_text(source, c) == name
+                            for c in left.named_children))
+        node = node.parent
+    return False
 
 
 def _start(defs: list[Definition], scope: int) -> int:

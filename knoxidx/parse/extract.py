@@ -47,7 +47,7 @@ from knoxidx.languages.protocol import (
     TypesProperties,
 )
 from knoxidx.languages.registry import BY_NAME, query_source, ts_language
-from knoxidx.parse.binding_sites import placed
+from knoxidx.parse.binding_sites import in_own_value, placed
 from knoxidx.parse.complexity import ComplexityCaptures, with_complexity
 from knoxidx.parse.definitions import (
     binding_scope,
@@ -520,8 +520,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
             if (local_names and len(ref_path) == 1 and sub in plugin.LOCAL_SHADOWS
                     and is_local(ref_path[0], scope, local_names, defs)
                     and not (own_values and sub != _VALUE
-                             and _in_own_value(root, start, end, ref_path[0], own_values,
-                                               source))):
+                             and in_own_value(root.descendant_for_byte_range(start, end),
+                                              start, ref_path[0], own_values, source))):
                 # a parameter or local variable: nothing outside the function, unless it
                 # copies a function read through a path (`precedence(node)`)
                 aliased = _aliased(ref_path[0], scope, local_names, defs, aliases) \
@@ -682,23 +682,6 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[De
                 bindings.append(Binding(owner, name + TYPE_ARGUMENTS, arguments, False))
     # declared in a doc comment, a field's type comes before whatever is assigned to it
     return documented + bindings, typed_names, aliases, nodes
-
-
-def _in_own_value(root: Any, start: int, end: int, name: str, declarations: frozenset[str],
-                  source: bytes) -> bool:
-    """Whether the reference at ``start:end`` lies in the value (``right``) of a declaration
-    (a node of a type in ``declarations``) that declares ``name`` (`minType := minType(v)`): the
-    name declared there is not yet in scope."""
-    node = root.descendant_for_byte_range(start, end)
-    while node is not None and node.type != "block":  # (a statement is in a block)
-        if node.type in declarations:
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            return (left is not None and right is not None
-                    and right.start_byte <= start < right.end_byte
-                    and any(c.type == "identifier" and node_text(source, c) == name
-                            for c in left.named_children))
-        node = node.parent
-    return False
 
 
 def _in_function_literal(node: Any, start: int, literals: frozenset[str]) -> bool:

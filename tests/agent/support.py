@@ -114,9 +114,10 @@ def mcp_server(root: Path, *extra: str) -> StdioServerParameters:
     return StdioServerParameters(command=command, args=args)
 
 
-def wait_for(check: Callable[[], T], timeout: float = 15.0, interval: float = 0.02,
+def wait_for(check: Callable[[], T], timeout: float = 60.0, interval: float = 0.02,
              what: str = "condition") -> T:
-    """Poll ``check`` until it returns something truthy, or fail after ``timeout``."""
+    """Poll ``check`` until it returns something truthy, or fail after ``timeout`` (generous:
+    it is reached only when the condition never comes, and a loaded machine is slow)."""
     deadline = time.monotonic() + timeout
     last: Any = None
     while time.monotonic() < deadline:
@@ -145,7 +146,7 @@ class Process:
         for line in stream:
             self.lines.put((name, line.rstrip("\n")))
 
-    def expect(self, pattern: str, timeout: float = 30.0, stream: str | None = None) -> re.Match:
+    def expect(self, pattern: str, timeout: float = 60.0, stream: str | None = None) -> re.Match:
         regex = re.compile(pattern)
         deadline = time.monotonic() + timeout
         for name, line in self.seen:
@@ -182,6 +183,16 @@ class Process:
                 self.seen.append(self.lines.get(timeout=0.2))
             except queue.Empty:
                 return self.seen
+
+
+def write_whole(root: Path, rel: str, text: str) -> None:
+    """Write ``root/rel`` as one file event: staged beside the repository, then renamed into
+    place. A plain write is several events (created or truncated, modified, closed), and a
+    writer descheduled between them gives the watcher two batches, the first of a part-written
+    file, which a test counting one batch's changes took for a failure."""
+    staged = root.parent / f".{root.name}.staged"
+    staged.write_text(text, encoding="utf-8")
+    os.replace(staged, root / rel)
 
 
 def start_server(root: Path, *extra: str, env: dict[str, str] | None = None) -> tuple[Process, str]:

@@ -18,7 +18,7 @@ import pytest
 
 from knoxidx.index import Index
 from knoxidx.watch import Watcher
-from tests.agent.support import Process, knoxidx_command, wait_for
+from tests.agent.support import Process, knoxidx_command, wait_for, write_whole
 
 
 class Recorder:
@@ -64,7 +64,9 @@ def test_edit_is_applied(watching: tuple[Path, Watcher, Recorder]) -> None:
     with Index.open_reader(root) as idx:
         callees = idx.callees("brand_new")["callees"]
     assert [c["qualified_name"] for c in callees] == ["app.util.normalise"]
-    batch = wait_for(recorder.batches)[-1]
+    # the first batch: a writer descheduled between its write and its close gives a second
+    # one for the close alone, which changes nothing
+    batch = wait_for(recorder.batches)[0]
     assert batch["changed"] == 1 and batch["nodes_delta"] == 1 and batch["edges_delta"] >= 1
     assert batch["sample"] == ["app/util.py"]
 
@@ -110,15 +112,22 @@ def test_atomic_save_delete_and_move(watching: tuple[Path, Watcher, Recorder]) -
 
 
 def test_burst_of_500_files_is_one_batch(agent_repo: Path) -> None:
+    burst = agent_repo / "gen"
+    burst.mkdir()  # watched from the start: each of its files is heard
     recorder = Recorder()
     watcher = Watcher(agent_repo, debounce_ms=800, jobs=1, reconcile_s=0, emit=recorder)
     watcher.start()
     try:
         wait_for(lambda: watcher.snapshot()["phase"] == "idle", what="the initial update")
-        burst = agent_repo / "gen"
-        burst.mkdir()
-        for i in range(500):  # as a `git checkout` or a code generator would
+        # as a `git checkout` writes them, under git's index lock: a writer descheduled for
+        # longer than the debounce mid-burst made two batches of it
+        git_lock = agent_repo / ".git" / "index.lock"
+        git_lock.parent.mkdir(exist_ok=True)
+        git_lock.write_text("")
+        for i in range(500):
             (burst / f"m{i:03d}.py").write_text(f"def f{i}():\n    return {i}\n")
+        wait_for(lambda: watcher.snapshot()["pending_paths"] == 500, what="the burst's events")
+        git_lock.unlink()
         batch = wait_for(recorder.batches, timeout=60, what="the burst's batch")[0]
         assert batch["added"] == 500
         assert batch["nodes_delta"] >= 1000  # 500 files + 500 functions
@@ -140,8 +149,11 @@ def test_ignored_paths_cost_nothing(watching: tuple[Path, Watcher, Recorder]) ->
     (root / "app" / "extra.py").write_text("def extra():\n    pass\n")
     batch = wait_for(recorder.batches, what="a batch")[0]
     assert batch["sample"] == ["app/extra.py"] and batch["paths"] == 1
-    assert batch["events"] <= 3  # created, modified, closed: the ignored writes were dropped
-    assert len(recorder.batches()) == 1
+    # created, modified, closed: the ignored writes were dropped (a writer descheduled between
+    # those events gives more than one batch, each of the one path)
+    batches = recorder.batches()
+    assert all(b["sample"] == ["app/extra.py"] for b in batches)
+    assert sum(b["events"] for b in batches) <= 3
 
 
 def test_gitignore_change_reindexes(watching: tuple[Path, Watcher, Recorder]) -> None:
@@ -193,7 +205,7 @@ def test_watch_command_logs_json_and_stops_on_sigterm(agent_repo: Path) -> None:
     proc = Process(knoxidx_command("watch", str(agent_repo), "--json", "--debounce-ms", "50"))
     try:
         proc.expect(r'"event": "batch".*"reason": "start"', stream="out")
-        (agent_repo / "app" / "new.py").write_text("def fresh():\n    pass\n")
+        write_whole(agent_repo, "app/new.py", "def fresh():\n    pass\n")
         line = proc.expect(r'"event": "batch".*"reason": "changes"', stream="out").string
         batch = json.loads(line)
         assert batch["added"] == 1 and batch["ms"] > 0 and batch["nodes_delta"] >= 2
@@ -231,7 +243,7 @@ def test_serve_with_watch_shows_edits_and_its_state(agent_repo: Path) -> None:
         with httpx.Client(base_url=url, timeout=30) as client:
             wait_for(lambda: client.get("/status").json()["phase"] == "idle",
                      what="the watcher's first update")
-            (agent_repo / "app" / "util.py").write_text("def served_fresh():\n    pass\n")
+            write_whole(agent_repo, "app/util.py", "def served_fresh():\n    pass\n")
 
             def visible() -> bool:
                 return bool(client.get("/symbols?q=served_fresh").json()["symbols"])
@@ -246,7 +258,7 @@ def test_serve_with_watch_shows_edits_and_its_state(agent_repo: Path) -> None:
                                    check=False, capture_output=True, text=True, timeout=120)
             assert other.returncode == 5
         assert proc.stop() == 0  # SIGTERM: server and watcher stop cleanly
-        proc.expect(r"stopped", stream="err", timeout=10)
+        proc.expect(r"stopped", stream="err")
     finally:
         if proc.proc.poll() is None:
             proc.proc.kill()
@@ -286,7 +298,10 @@ def test_file_edits_skip_the_walk_directories_do_not(
     assert first["discovery"] == "incremental"
     (root / "app" / "sub").mkdir()
     (root / "app" / "sub" / "deep.py").write_text("def deep():\n    pass\n")
-    second = wait_for(lambda: recorder.batches()[1:], what="the new directory's batch")[0]
+    # found by its path, not its place: the edit's events may have come as two batches
+    second = wait_for(lambda: [b for b in recorder.batches()
+                               if any(p.startswith("app/sub") for p in b["sample"])],
+                      what="the new directory's batch")[0]
     assert second["discovery"] == "full"
     wait_for(lambda: names(root, "deep"), what="the file in the new directory")
     assert walks == []  # the pipeline used the watcher's discovery every time
@@ -435,10 +450,10 @@ def test_the_inotify_watch_limit_is_a_warning_and_a_re_walk_not_a_crash(
             "def also_watched():\n    return 1\n")
         (tmp_path / "c" / "refused.py").write_text("def refused():\n    return 1\n")
         for name in ("watched", "also_watched", "refused"):
-            wait_for(lambda name=name: names(tmp_path, name), what=name, timeout=20)
+            wait_for(lambda name=name: names(tmp_path, name), what=name)
         # the batch events follow the commits that made the names visible
         wait_for(lambda: {"changes", "reconcile"} <= {b["reason"] for b in recorder.of("batch")},
-                 what="both batches' events", timeout=5)
+                 what="both batches' events")
         reasons = [b["reason"] for b in recorder.of("batch")]
         assert "changes" in reasons and "reconcile" in reasons
     finally:
@@ -464,10 +479,10 @@ def test_a_subdirectory_over_the_watch_limit_is_found_by_the_re_walk(
         warning = _limit_warning(watcher, recorder)
         assert "(top-level: b, c)" in warning or "(top-level: a, b, c)" in warning
         (tmp_path / "a" / "y" / "silent.py").write_text("def silent():\n    return 1\n")
-        wait_for(lambda: names(tmp_path, "silent"), what="silent", timeout=20)
+        wait_for(lambda: names(tmp_path, "silent"), what="silent")
         # the batch event follows the commit that made the name visible
         wait_for(lambda: "reconcile" in [b["reason"] for b in recorder.of("batch")],
-                 what="the re-walk's batch event", timeout=5)
+                 what="the re-walk's batch event")
         assert "reconcile" in [b["reason"] for b in recorder.of("batch")]
     finally:
         watcher.stop()
@@ -575,7 +590,7 @@ def test_status_sees_a_watcher_in_another_process(agent_repo: Path) -> None:
                               and s, what="the separate watcher's first update in /status")
             assert status["watcher"]["process"] == "separate"
             assert status["watcher"]["pid"] == watch.proc.pid
-            (agent_repo / "app" / "util.py").write_text("def watched_elsewhere():\n    pass\n")
+            write_whole(agent_repo, "app/util.py", "def watched_elsewhere():\n    pass\n")
             status = wait_for(lambda: (s := client.get("/status").json())["watcher"][
                 "batches"] >= 1 and s, what="the batch in /status")
             assert status["watcher"]["last_batch"]["changed"] == 1

@@ -27,14 +27,14 @@ pytest.importorskip("voyageai")
 
 
 def voyage(fake: FakeVoyage, *, attempts: int = 4, rng: float = 0.0, clock: Clock | None = None,
-           **kwargs: object) -> tuple[object, list[float]]:
+           timeout: float = 30.0, **kwargs: object) -> tuple[object, list[float]]:
     from knoxidx.retrieval.voyage import VoyageEmbedder
 
     sleeps: list[float] = []
     resilient = Resilient(RetryPolicy(max_attempts=attempts),
                           breaker=CircuitBreaker(clock=clock or Clock()),
                           sleep=sleeps.append, rng=lambda: rng)
-    embedder = VoyageEmbedder(api_key="test-key", base_url=fake.base_url, timeout=2.0,
+    embedder = VoyageEmbedder(api_key="test-key", base_url=fake.base_url, timeout=timeout,
                               resilient=resilient, output_dimension=256, **kwargs)
     return embedder, sleeps
 
@@ -91,12 +91,14 @@ def test_outage_mid_index_finishes_leaves_pending_and_the_next_run_embeds_them(
         for k in range(3)) for i in range(6)}
     root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", **files})
     clock = Clock()
-    embedder, _ = voyage(fake, attempts=3, clock=clock, max_texts=4)
+    # the one timeout below waits this long; every answer must come within it (a loaded
+    # machine's fake that answered late made the client send a batch twice)
+    embedder, _ = voyage(fake, attempts=3, clock=clock, max_texts=4, timeout=5.0)
     monkeypatch.setattr(api, "select_embedder", lambda *a, **k: embedder)
     monkeypatch.setattr(api, "EMBED_BATCH", 4)
     # two batches answered (each chunk goes with its declaration: two requests a batch), then
     # the service fails: timeouts, 429s, 500s, garbage, resets
-    fake.then(("ok",), ("ok",), ("ok",), ("ok",), ("sleep", 2.5), ("status", 429, {"Retry-After": "1"}),
+    fake.then(("ok",), ("ok",), ("ok",), ("ok",), ("hang",), ("status", 429, {"Retry-After": "1"}),
               ("status", 500), ("raw", 200, b"{not json"), ("reset",), *[("status", 503)] * 20)
     with Index.open(root, create=True) as idx:
         report = idx.update(jobs=1, embed=True)  # finishes, despite the outage

@@ -110,12 +110,13 @@ HOLD_AND_FORK = textwrap.dedent("""
 
     lock = WriteLock(Path(sys.argv[1]))
     lock.acquire()
+    # each line in one write: two processes share the pipe, and print() may write a line's
+    # text and its end apart (unbuffered, as under PYTHONUNBUFFERED), read back as the lines
+    # "heldforked" and ""
     if os.fork() == 0:  # a child that outlives its parent, as a stuck worker did
         os.write(1, b"forked\\n")  # its fork handlers have run by now
         time.sleep(60)
         os._exit(0)
-    # one write each, so the two lines never interleave (print writes a line's end apart
-    # when the output is unbuffered, as under PYTHONUNBUFFERED)
     os.write(1, b"held\\n")
     time.sleep(60)
 """)

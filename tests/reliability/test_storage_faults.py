@@ -145,10 +145,10 @@ def test_the_open_check_is_cheap(indexed: Path) -> None:
     from knoxidx.graph.store import SQLiteStore
 
     timings = []
-    for _ in range(20):
-        t0 = time.perf_counter()
+    for _ in range(20):  # in CPU time: the wall clock counts a loaded machine's other work
+        t0 = time.process_time()
         SQLiteStore.open(indexed, readonly=True).close()
-        timings.append(time.perf_counter() - t0)
+        timings.append(time.process_time() - t0)
     assert sorted(timings)[10] < 0.05
 
 

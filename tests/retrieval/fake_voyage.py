@@ -12,6 +12,8 @@ from typing import Any
 
 import xxhash
 
+HANG_LIMIT_S = 120.0  # the longest a "hang" holds a connection its client never closes
+
 
 def fake_vector(text: str, dimension: int) -> list[float]:
     seed = xxhash.xxh64_intdigest(text.encode())
@@ -22,6 +24,8 @@ class FakeVoyage:
     """Queue actions with ``then``; each request takes the next one (default: answer properly).
 
     Actions: ``("ok",)``, ``("status", code, headers)``, ``("sleep", seconds)``,
+    ``("hang",)`` (no answer until the client gives up and closes the connection: a timeout
+    that costs the client's own timeout and no more, whatever the machine's speed),
     ``("raw", code, body_bytes)`` (a body that is not what the client expects), ``("reset",)``
     (the connection is dropped with a TCP RST, no answer at all).
     """
@@ -83,6 +87,14 @@ class FakeVoyage:
             return
         if kind == "sleep":
             time.sleep(action[1])
+            return
+        if kind == "hang":  # until the client closes its end (bounded, should it never)
+            handler.connection.settimeout(HANG_LIMIT_S)
+            try:
+                handler.connection.recv(1)
+            except OSError:
+                pass
+            handler.close_connection = True
             return
         if kind == "status":
             self.send(

@@ -211,6 +211,17 @@ def test_a_watcher_embeds_in_spare_time_and_a_change_does_not_wait(
 
     root = _repo_of(tmp_path, 20)
     monkeypatch.setattr(background, "MAX_STEP_CHUNKS", 1)
+    # once embedding has begun, the next step waits for the change to be written: a test
+    # thread descheduled on a loaded machine could find the backlog done before it wrote
+    written = threading.Event()
+    real_step = background.BackgroundEmbedding.step
+
+    def step(self: Any) -> dict:
+        if self.embedded >= 2:
+            written.wait(120)
+        return real_step(self)
+
+    monkeypatch.setattr(background.BackgroundEmbedding, "step", step)
     events: list[tuple[str, dict]] = []
     lock = threading.Lock()
 
@@ -226,6 +237,7 @@ def test_a_watcher_embeds_in_spare_time_and_a_change_does_not_wait(
         (root / "pkg" / "fresh.py").write_text(
             "def fresh_function():\n    \"\"\"Made while the watcher embeds.\"\"\"\n"
             "    return 1\n", encoding="utf-8")
+        written.set()
         wait_for(lambda: any(e == "batch" and d["reason"] == "changes" for e, d in events),
                  what="the change's batch", timeout=60)
         state = watcher.snapshot()
@@ -239,6 +251,7 @@ def test_a_watcher_embeds_in_spare_time_and_a_change_does_not_wait(
         assert status["watcher"]["chunks_embedded"] == status["chunks_embedded"]
         assert any(e == "embedded" for e, _ in events)
     finally:
+        written.set()
         watcher.stop()
     chunks, vectors, pending = _counts(root)
     assert vectors == chunks and pending == 0
