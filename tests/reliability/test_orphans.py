@@ -143,6 +143,43 @@ def test_a_forked_child_does_not_keep_the_write_lock(tmp_path: Path) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
+HOLD_PRESENCE_AND_FORK = textwrap.dedent("""
+    import os, sys, time
+    from pathlib import Path
+    from knoxidx.watch_presence import WatcherPresence
+
+    WatcherPresence(Path(sys.argv[1])).claim()
+    if os.fork() == 0:  # a child that outlives the watcher
+        os.write(1, b"forked\\n")
+        time.sleep(60)
+        os._exit(0)
+    os.write(1, b"held\\n")
+    time.sleep(60)
+""")
+
+
+def test_a_forked_child_does_not_show_a_killed_watcher_as_alive(tmp_path: Path) -> None:
+    from knoxidx.watch_presence import watcher_elsewhere
+
+    index_dir = tmp_path / ".knoxidx"
+    index_dir.mkdir()
+    proc = subprocess.Popen([sys.executable, "-c", HOLD_PRESENCE_AND_FORK, str(index_dir)],
+                            stdout=subprocess.PIPE, text=True)
+    child: set[int] = set()
+    try:
+        assert proc.stdout is not None
+        assert {proc.stdout.readline(), proc.stdout.readline()} == {"held\n", "forked\n"}
+        child = children_of(proc.pid)
+        assert child and watcher_elsewhere(index_dir) is not None
+        proc.kill()
+        proc.wait()
+        assert alive(child)
+        assert watcher_elsewhere(index_dir) is None
+    finally:
+        for pid in alive(child):
+            os.kill(pid, signal.SIGKILL)
+
+
 def test_a_lock_whose_holder_is_gone_is_taken_over(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     make_repo(root, 5)
