@@ -5,8 +5,8 @@ keeps its state (pid, phase, batches, last update) in ``.knoxidx/watcher.json`` 
 A reader (``/status``, MCP ``index_status``) asks for the lock without waiting: refused means
 a watcher is alive, whatever the state file says. The kernel drops the lock when the watcher
 dies however it dies, so a state file a killed watcher left behind is never taken for a live
-one, and a reused pid cannot fool it. A forked child closes its copy of the lock at once (as
-``write_lock`` does): a copy kept would show a killed watcher as alive for as long as the
+one, and a reused pid cannot fool it. A forked child closes its copy of the lock at once
+(``core.fork_locks``): a copy kept would show a killed watcher as alive for as long as the
 child ran.
 """
 
@@ -16,10 +16,10 @@ import fcntl
 import json
 import logging
 import os
-import threading
-from contextlib import suppress
 from pathlib import Path
 from typing import Any
+
+from knoxidx.core.fork_locks import close_in_forked_children, released
 
 LOCK_NAME = "watcher.lock"
 STATE_NAME = "watcher.json"
@@ -51,8 +51,7 @@ class WatcherPresence:
             self._warn(exc)
             return
         self._fd = fd
-        with _HELD_LOCK:
-            _HELD[fd] = self
+        close_in_forked_children(fd, self._forget)
 
     def publish(self, state: dict[str, Any]) -> None:
         """Write ``state``'s published fields, when they changed since the last write."""
@@ -79,36 +78,19 @@ class WatcherPresence:
             self.state_path.unlink(missing_ok=True)
         except OSError as exc:  # the lock still goes: readers then ignore the stale file
             self._warn(exc)
-        with _HELD_LOCK:
-            _HELD.pop(self._fd, None)
+        released(self._fd)
         fcntl.flock(self._fd, fcntl.LOCK_UN)
         os.close(self._fd)
         self._fd = None
+
+    def _forget(self) -> None:
+        self._fd = None  # (a forked child's copy, closed)
 
     def _warn(self, exc: OSError) -> None:
         if not self._failed:  # once: the watcher works without it, other processes just
             self._failed = True  # do not see it
             log.warning("cannot show other processes that this watcher runs (%s): %s",
                         self.lock_path.parent, exc.strerror or exc)
-
-
-# the presences this process holds, by their lock's descriptor
-_HELD: dict[int, WatcherPresence] = {}
-_HELD_LOCK = threading.Lock()
-
-
-def _close_in_child() -> None:
-    """Run in every forked child: close its copies of the held locks' files (the parent's
-    lock stays as it is)."""
-    for fd, presence in list(_HELD.items()):
-        with suppress(OSError):
-            os.close(fd)
-        presence._fd = None
-    _HELD.clear()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_close_in_child)
 
 
 def watcher_elsewhere(index_dir: Path) -> dict[str, Any] | None:

@@ -6,7 +6,7 @@ clear error, or waits with ``--wait``. The PostgreSQL store's counterpart is an 
 
 An ``flock`` belongs to the open file, which a forked child shares: a child that outlived a
 killed writer (a resolver worker waiting on a lock its dead parent held) kept the index locked
-for good. So a forked child closes its copy at once (``_close_in_child``), and a lock whose
+for good. So a forked child closes its copy at once (``core.fork_locks``), and a lock whose
 recorded holder is gone is taken over by replacing the lock file (``_take_over``).
 """
 
@@ -16,12 +16,12 @@ import fcntl
 import logging
 import os
 import socket
-import threading
 import time
 from contextlib import suppress
 from pathlib import Path
 
 from knoxidx.core.errors import IndexLockedError
+from knoxidx.core.fork_locks import close_in_forked_children, released
 from knoxidx.core.heap import process_alive
 from knoxidx.graph.dbfile import storage_error
 
@@ -62,14 +62,17 @@ class WriteLock:
             os.ftruncate(fd, 0)
             os.write(fd, holder_record().encode())
         self._fd = fd
-        _held(fd, self)
+        close_in_forked_children(fd, self._forget)
 
     def release(self) -> None:
         if self._fd is not None:
-            _forget(self._fd)
+            released(self._fd)
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
+
+    def _forget(self) -> None:
+        self._fd = None  # (a forked child's copy, closed)
 
     def _try_lock(self) -> int | None:
         """The lock file's descriptor, locked; None when another holds it."""
@@ -170,33 +173,3 @@ def _is_current(fd: int, path: Path) -> bool:
     except OSError:
         return False
     return (opened.st_dev, opened.st_ino) == (named.st_dev, named.st_ino)
-
-
-# ---- no forked child keeps the lock -------------------------------------------------------
-
-_HELD: dict[int, WriteLock] = {}
-_HELD_LOCK = threading.Lock()
-
-
-def _held(fd: int, lock: WriteLock) -> None:
-    with _HELD_LOCK:
-        _HELD[fd] = lock
-
-
-def _forget(fd: int) -> None:
-    with _HELD_LOCK:
-        _HELD.pop(fd, None)
-
-
-def _close_in_child() -> None:
-    """Run in every forked child: close its copies of the held locks' files. Closing a copy
-    leaves the parent's lock as it is; a copy kept would hold the lock on past the parent."""
-    for fd, lock in list(_HELD.items()):
-        with suppress(OSError):
-            os.close(fd)
-        lock._fd = None
-    _HELD.clear()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_close_in_child)
