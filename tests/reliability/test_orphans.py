@@ -12,6 +12,8 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -103,13 +105,14 @@ def test_killing_the_indexer_alone_mid_resolution_leaves_no_worker_and_no_lock(
     assert done.returncode == 0, done.stderr
 
 
+# A process that takes a lock (the statement given), then forks a child that outlives it
 HOLD_AND_FORK = textwrap.dedent("""
     import os, sys, time
     from pathlib import Path
     from knoxidx.graph.write_lock import WriteLock
+    from knoxidx.watch_presence import WatcherPresence
 
-    lock = WriteLock(Path(sys.argv[1]))
-    lock.acquire()
+    {take}
     # each line in one write: two processes share the pipe, and print() may write a line's
     # text and its end apart (unbuffered, as under PYTHONUNBUFFERED), read back as the lines
     # "heldforked" and ""
@@ -122,40 +125,38 @@ HOLD_AND_FORK = textwrap.dedent("""
 """)
 
 
-def test_a_forked_child_does_not_keep_the_write_lock(tmp_path: Path) -> None:
-    index_dir = tmp_path / ".knoxidx"
-    index_dir.mkdir()
-    proc = subprocess.Popen([sys.executable, "-c", HOLD_AND_FORK, str(index_dir)],
-                            stdout=subprocess.PIPE, text=True)
+@contextmanager
+def holding_with_a_child(index_dir: Path, take: str) -> Iterator[tuple[subprocess.Popen[str],
+                                                                        set[int]]]:
+    """A process that ran ``take`` and forked a child, once both have run: the process and
+    its child's pid; the child is killed after."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD_AND_FORK.replace("{take}", take), str(index_dir)],
+        stdout=subprocess.PIPE, text=True)
     child: set[int] = set()
     try:
         # the child may not have run at all yet when the parent has printed: wait for both
         assert proc.stdout is not None
         assert {proc.stdout.readline(), proc.stdout.readline()} == {"held\n", "forked\n"}
         child = children_of(proc.pid)
+        yield proc, child
+    finally:
+        for pid in alive(child):
+            os.kill(pid, signal.SIGKILL)
+        proc.kill()
+        proc.wait()
+
+
+def test_a_forked_child_does_not_keep_the_write_lock(tmp_path: Path) -> None:
+    index_dir = tmp_path / ".knoxidx"
+    index_dir.mkdir()
+    with holding_with_a_child(index_dir, "WriteLock(Path(sys.argv[1])).acquire()") as (
+            proc, child):
         assert child and not lock_is_free(index_dir)
         proc.kill()
         proc.wait()
         assert alive(child)  # still running, as a worker stuck on a dead parent's lock was
         assert lock_is_free(index_dir)
-    finally:
-        for pid in alive(child):
-            os.kill(pid, signal.SIGKILL)
-
-
-HOLD_PRESENCE_AND_FORK = textwrap.dedent("""
-    import os, sys, time
-    from pathlib import Path
-    from knoxidx.watch_presence import WatcherPresence
-
-    WatcherPresence(Path(sys.argv[1])).claim()
-    if os.fork() == 0:  # a child that outlives the watcher
-        os.write(1, b"forked\\n")
-        time.sleep(60)
-        os._exit(0)
-    os.write(1, b"held\\n")
-    time.sleep(60)
-""")
 
 
 def test_a_forked_child_does_not_show_a_killed_watcher_as_alive(tmp_path: Path) -> None:
@@ -163,21 +164,13 @@ def test_a_forked_child_does_not_show_a_killed_watcher_as_alive(tmp_path: Path) 
 
     index_dir = tmp_path / ".knoxidx"
     index_dir.mkdir()
-    proc = subprocess.Popen([sys.executable, "-c", HOLD_PRESENCE_AND_FORK, str(index_dir)],
-                            stdout=subprocess.PIPE, text=True)
-    child: set[int] = set()
-    try:
-        assert proc.stdout is not None
-        assert {proc.stdout.readline(), proc.stdout.readline()} == {"held\n", "forked\n"}
-        child = children_of(proc.pid)
+    with holding_with_a_child(index_dir, "WatcherPresence(Path(sys.argv[1])).claim()") as (
+            proc, child):
         assert child and watcher_elsewhere(index_dir) is not None
         proc.kill()
         proc.wait()
         assert alive(child)
         assert watcher_elsewhere(index_dir) is None
-    finally:
-        for pid in alive(child):
-            os.kill(pid, signal.SIGKILL)
 
 
 def test_a_lock_whose_holder_is_gone_is_taken_over(tmp_path: Path) -> None:
