@@ -547,13 +547,13 @@ def rerank_definitions(
         defs = definitions(chunk.path)
         for unit in query_units(chunk_id, chunk, defs, words, weights):
             score = base + match_score(chunk, unit, words, weights)
-            # (not a handler: the name it holds is its own, the node it is called on)
-            if code and not named_after_what_it_handles(chunk.path, unit.symbol, unit.kind):
+            # a handler's declaration is its name and its node: what it is called on; so are
+            # the names written as code it holds
+            handler = named_after_what_it_handles(chunk.path, unit.symbol, unit.kind)
+            if code and not handler:
                 found = unit_words(chunk, unit, words.stems)
                 score += weights.identifiers * len(code & found) / len(code)
-            # a handler's declaration is its name and its node: what it is called on
-            if (weights.declaration and declaration_closeness is not None
-                    and not named_after_what_it_handles(chunk.path, unit.symbol, unit.kind)):
+            if weights.declaration and declaration_closeness is not None and not handler:
                 score += weights.declaration * declaration_closeness(unit, chunk)
             if weights.named_first and head and unit_name(unit) == head:
                 score += weights.named_first
