@@ -463,6 +463,10 @@ class Packer:
                 return at
             if line and not line.startswith(_LEAD_IN):
                 break  # code that is not the signature: the signature is not known here
+        if cand.key.startswith("range:"):  # a chunk holding smaller definitions above its own
+            for at in range(cand.start, last + 1):
+                if lines[at - 1].strip().startswith(first):
+                    return at
         return cand.start
 
     def _outline(self, cand: Candidate) -> Block | None:

@@ -356,6 +356,35 @@ def test_a_long_hit_from_its_doc_comment_shows_its_signature(tmp_path: Path) -> 
     assert "pub fn accumulate(mut total: u64) -> u64 {" in block.body
 
 
+def test_an_elided_chunk_of_two_definitions_shows_its_own_signature(tmp_path: Path) -> None:
+    # a chunk holding a short definition above the one it stands for: the elided block once
+    # took the chunk's first line for the head, showed the short one's body (it matched the
+    # question too) and hid the signature and body of the definition it is named for
+    steps = "".join(f"    total = total + {i}  # step {i}\n" for i in range(300))
+    (tmp_path / "flags.py").write_text(
+        "# Flag climbs up the command tree looking for a matching flag.\n"
+        "def flag(name):\n    found = local_flag(name)\n    if found is None:\n"
+        "        found = persistent_flag(name)  # the persistent flag\n    return found\n\n"
+        "# Recursively find the matching persistent flag.\n"
+        "def persistent_flag(name):\n    total = 0\n" + steps[: len(steps) // 2]
+        + "    flag = parent_flags().lookup(name)  # the parent's persistent flag\n"
+        + steps[len(steps) // 2:] + "    return flag\n")
+    files = Files(tmp_path, default_counter())
+    last = len(files.lines("flags.py"))
+    hit = Candidate(key=f"range:flags.py:1:{last}", path="flags.py", start=1, end=last,
+                    kind="Function", name="flags.persistent_flag",
+                    signature="def persistent_flag(name):", node_id=2, hit_rank=0,
+                    forced_signature=False, score=1.0, relevance=1.0)
+    packer = Packer(files, files.counter, 4000, ContextWeights(),
+                    frozenset({"persistent", "flag", "parent"}))
+    packer.pack([hit])
+    block = packer.blocks[0]
+    assert block.mode == "elided"
+    shown = {line for start, end in block.shown() for line in range(start, end + 1)}
+    assert {9, 161} <= shown  # the signature and the line that matches
+    assert "def persistent_flag(name):" in block.body
+
+
 def test_budget_the_ranked_candidates_leave_is_filled_from_search_in_its_order(
         tmp_path: Path) -> None:
     # the hits come from search's first fused chunks only: what search finds deeper was never
