@@ -49,7 +49,7 @@ from knoxidx.answers.centrality import centrality_scores
 from knoxidx.answers.packing import FILE_KIND, Files, Packer
 from knoxidx.graph import traverse
 from knoxidx.graph.protocol import IndexedGraph
-from knoxidx.history.answers import recent_changes
+from knoxidx.history.answers import recent_changes, referenced_changes
 from knoxidx.history.store import tables_of
 from knoxidx.parse.file_index import TYPE_KINDS
 from knoxidx.retrieval.disclosure import Disclosure
@@ -60,6 +60,7 @@ from knoxidx.retrieval.terms import unique_terms
 from knoxidx.retrieval.tokens import default_counter
 
 RECENT_SOURCE = "history:recent"  # the link of a recently changed function: no hit brought it
+REFERENCED_SOURCE = "history:referenced"  # of a function a commit the question names changed
 NEIGHBOURS_READ = 200  # a hit's callers (or callees, types) read at most, the best named kept
 MAX_QUERY_CHARS = 2000
 DEFINITION_KINDS = ("Function", "Class", "Interface", "Type", "Constant", "Variable")
@@ -91,6 +92,11 @@ class ContextWeights:
     recent_lag: int = 30  # such a function ranks below this many hits: it fills spare room
     recent_max_files: int = 20  # a commit that changed more files is passed over (0: none is)
     recent_lexical: float = 0.0  # the least lexical match for such a function to be taken
+    # proximity of a function changed by a commit the question names (its id, or the number
+    # of a pull request or issue its subject carries: "touch up PR 123", "after 1a2b3c4"):
+    # the question points at that change, so it ranks right after the top hit; 0 gathers none
+    referenced: float = 1.0
+    referenced_functions: int = 8  # the best named first, of the newest commit first
     # proximity of a neighbour = strength of the hit it came from x its relation's weight
     hit: float = 1.0
     callee: float = 0.8
@@ -243,6 +249,8 @@ def gather(index: ContextIndex, query: str, w: ContextWeights, *,
         _add_top_file(seeds[0], candidates, files)
     if w.recent:
         _add_recent(index, candidates, wanted, w)
+    if w.referenced:
+        _add_referenced(index, query, candidates, wanted, w)
     refused = [key for key, cand in candidates.items() if not disclosure.allows(cand.path)]
     for key in refused:
         del candidates[key]
@@ -550,6 +558,31 @@ def _add_recent(index: ContextIndex, out: dict[str, Candidate], wanted: list[str
         _add(out, _node_candidate(node), "recent", w.recent, reason, RECENT_SOURCE)
 
 
+def _add_referenced(index: ContextIndex, query: str, out: dict[str, Candidate],
+                    wanted: list[str], w: ContextWeights) -> None:
+    """The functions changed by the commits the question names (by id, or by the number of a
+    pull request or issue in their subject), the newest commit's first and, within a commit,
+    those whose names share most words with the question."""
+    changes, commits = referenced_changes(index.store, index.root, query)
+    if not changes:
+        return
+    nodes = index.q.nodes_by_id([c.node_id for c in changes])
+    wanted_set = set(wanted)
+    ordered = []
+    for change in changes:
+        node = nodes.get(change.node_id)
+        if node is None or not node["path"]:
+            continue
+        named = len(wanted_set.intersection(unique_terms([node["qualified_name"]])))
+        ordered.append((-change.seq, -named, node["path"], node["start_line"], node,
+                        commits.get(change.seq)))
+    ordered.sort(key=lambda o: o[:4])
+    for *_, node, commit in ordered[: w.referenced_functions]:
+        reason = "changed by the commit the question names" if commit is None else \
+            f"changed by {commit['commit'][:10]} ({commit['subject'][:60]}), which the question names"
+        _add(out, _node_candidate(node), "referenced", w.referenced, reason, REFERENCED_SOURCE)
+
+
 def _add(out: dict[str, Candidate], cand: Candidate, relation: str, proximity: float,
          reason: str, source: str) -> None:
     existing = out.setdefault(cand.key, cand)
@@ -620,6 +653,8 @@ def _counts(cand: Candidate, relation: str, source: Candidate | None,
             and cand.lexical >= w.sibling_lexical
     if relation == "recent":
         return w.recent > 0 and cand.lexical >= w.recent_lexical
+    if relation == "referenced":
+        return w.referenced > 0
     if relation == "file":
         return w.top_file_share > 0 and _expanded(source, 1)
     return _expanded(source, w.expand_hits)
@@ -641,6 +676,8 @@ def _proximity(cand: Candidate, candidates: dict[str, Candidate],
         source = candidates.get(key)
         if relation == "recent" and _counts(cand, relation, None, w):
             best = max(best, (w.hit * w.recent, relation))
+        elif relation == "referenced" and _counts(cand, relation, None, w):
+            best = max(best, (w.hit * w.referenced, relation))
         elif relation == "file" and source is not None and _counts(cand, relation, source, w):
             best = max(best, (_hit_strength(source, w), relation))
         elif source is not None and _counts(cand, relation, source, w):
@@ -684,6 +721,12 @@ def _score(query: str, candidates: dict[str, Candidate], w: ContextWeights) -> N
         if lags:
             cand.score = min(cand.score, max(hits[min(lag, len(hits) - 1)].score
                                              for lag in lags))
+    # what a commit the question names changed: right after the top hit, never above it
+    for cand in candidates.values():
+        if cand.hit_rank is None and hits and any(
+                relation == "referenced" and _counts(cand, relation, None, w)
+                for relation, _ in cand.links):
+            cand.score = hits[0].score
     # the top hit's file is not held back by the lag: it is shown whole only while small (the
     # packer's call), and then as good as the top hit's neighbourhood; never above the top hit
     for cand in candidates.values():

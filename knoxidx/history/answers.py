@@ -14,6 +14,7 @@ larger counts ~3 times as much per change, not 100. The factors come with every 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -30,6 +31,9 @@ from knoxidx.history.trace import Touch, trace_file
 from knoxidx.history.worktree import line_range, ranges_at_commit
 
 SECONDS_PER_DAY = 86_400
+_HASH = re.compile(r"(?<![\w/#.-])[0-9a-fA-F]{7,40}(?![\w/-])")
+_NUMBER = re.compile(r"(?:(?<![\w&])#|\bGH-|\bPR\s*#?|\bpull request\s*#?)(\d{1,7})\b",
+                     re.IGNORECASE)
 MAX_SINCE_DAYS = 100_000  # ~270 years: any real history; more would fall before year 1
 # the definition kinds hotspots rank by default: those whose body is code that changes
 HOTSPOT_KINDS = ("Function", "Class", "Interface", "Type")
@@ -261,12 +265,48 @@ def recent_changes(store: Any, root: Path, commits: int,
     tables = tables_of(store)
     if tables is None or commits < 1 or tables.get("head") is None:
         return []
-    prefix = tables.get("prefix") or ""
     first_seq = max(0, tables.next_seq() - commits)
     paths_of: dict[int, list[str]] = {}
     for seq, git_path in tables.changes_since(first_seq):
         paths_of.setdefault(seq, []).append(git_path)
     kept = {seq for seq, paths in paths_of.items() if max_files is None or len(paths) <= max_files}
+    return _changed_functions(tables, root, paths_of, kept, first_seq)
+
+
+def referenced_changes(store: Any, root: Path, text: str,
+                       max_commits: int = 3) -> tuple[list[RecentChange], dict[int, dict]]:
+    """The functions changed by the commits ``text`` names (see :func:`commit_references`),
+    at their lines now, newest commit first; and those commits by ``seq``. Empty without a
+    stored history or a reference in it."""
+    tables = tables_of(store)
+    if tables is None or tables.get("head") is None:
+        return [], {}
+    hashes, numbers = commit_references(text)
+    if not hashes and not numbers:
+        return [], {}
+    seqs = tables.commits_named(hashes, numbers)[-max_commits:]
+    if not seqs:
+        return [], {}
+    paths_of = {seq: tables.paths_of_commit(seq) for seq in seqs}
+    return (_changed_functions(tables, root, paths_of, set(seqs), min(seqs)),
+            tables.commits(seqs))
+
+
+def commit_references(text: str) -> tuple[list[str], list[int]]:
+    """The commits a question names: hexadecimal words of 7 to 40 characters holding a digit
+    (abbreviated commit ids), and pull request or issue numbers (``#123``, ``PR 123``, ``pull
+    request 123``, ``GH-123``), which commit subjects carry (``Merge pull request #123``,
+    ``Fix the parser (#123)``)."""
+    hashes = [m.lower() for m in _HASH.findall(text) if any(c.isdigit() for c in m)]
+    numbers = [int(m) for m in _NUMBER.findall(text)]
+    return list(dict.fromkeys(hashes)), list(dict.fromkeys(numbers))
+
+
+def _changed_functions(tables: HistoryRows, root: Path, paths_of: Mapping[int, list[str]],
+                       kept: set[int], first_seq: int) -> list[RecentChange]:
+    """The functions at HEAD that one of the commits ``kept`` changed (``paths_of``: the paths
+    each commit changed), traced back from their lines now to ``first_seq``, newest first."""
+    prefix = tables.get("prefix") or ""
     by_path: dict[str, dict[int, tuple[int, int]]] = {}
     for git_path in sorted({p for seq in kept for p in paths_of[seq]}):
         if git_path.startswith(prefix):

@@ -4,11 +4,17 @@ each scoped to one repository."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from knoxidx.history.gitlog import CommitRecord
-from knoxidx.history.store import HISTORY_VERSION, Definition, keeps_change, pack_hunks
+from knoxidx.history.store import (
+    HISTORY_VERSION,
+    Definition,
+    keeps_change,
+    names_number,
+    pack_hunks,
+)
 
 
 class PgHistoryTables:
@@ -81,6 +87,24 @@ class PgHistoryTables:
             " WHERE repo = %s AND seq = ANY(%s)", (self.repo, sorted(set(seqs)))).fetchall()
         return {seq: {"commit": hash_, "time": time, "author": author, "email": email,
                       "subject": subject} for seq, hash_, time, author, email, subject in rows}
+
+    def commits_named(self, hashes: Sequence[str], numbers: Sequence[int]) -> list[int]:
+        found: set[int] = set()
+        for prefix in hashes:
+            found.update(seq for seq, in self.conn.execute(
+                "SELECT seq FROM knoxidx.history_commit WHERE repo = %s AND"
+                " starts_with(hash, %s)", (self.repo, prefix)).fetchall())
+        for number in numbers:
+            found.update(seq for seq, subject in self.conn.execute(
+                "SELECT seq, subject FROM knoxidx.history_commit WHERE repo = %s AND"
+                " strpos(subject, %s) > 0", (self.repo, f"#{number}")).fetchall()
+                if names_number(subject, number))
+        return sorted(found)
+
+    def paths_of_commit(self, seq: int) -> list[str]:
+        return [path for path, in self.conn.execute(
+            "SELECT path FROM knoxidx.history_change WHERE repo = %s AND seq = %s ORDER BY"
+            " path COLLATE \"C\"", (self.repo, seq)).fetchall()]
 
     def newest_time(self) -> int:
         row = self.conn.execute("SELECT max(time) FROM knoxidx.history_commit WHERE repo = %s",

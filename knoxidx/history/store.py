@@ -14,6 +14,7 @@ newer layout is re-read from git rather than migrated.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from array import array
 from collections.abc import Iterable, Sequence
@@ -55,6 +56,8 @@ class HistoryRows(Protocol):
     def changes_of(self, path: str, before: int | None,
                    since: int = 0) -> list[tuple[int, str | None, bytes]]: ...
     def commits(self, seqs: Iterable[int]) -> dict[int, dict]: ...
+    def commits_named(self, hashes: Sequence[str], numbers: Sequence[int]) -> list[int]: ...
+    def paths_of_commit(self, seq: int) -> list[str]: ...
     def newest_time(self) -> int: ...
     def first_seq_since(self, time: int) -> int: ...
     def paths_changed_since(self, seq: int) -> list[tuple[str, int]]: ...
@@ -83,6 +86,11 @@ def keeps_change(change: FileChange) -> bool:
     """Whether a file's change is kept: a file of a language knoxidx reads, now or before."""
     return bool(language_for_path(change.path)
                 or (change.old_path and language_for_path(change.old_path)))
+
+
+def names_number(subject: str, number: int) -> bool:
+    """Whether a commit subject holds ``#number`` as a whole number (not ``#1234`` for 123)."""
+    return re.search(rf"#{number}(?!\d)", subject) is not None
 
 
 def pack_hunks(hunks: Sequence[Hunk]) -> bytes:
@@ -186,6 +194,24 @@ class HistoryTables:
                 found[seq] = {"commit": hash_, "time": time, "author": author, "email": email,
                               "subject": subject}
         return found
+
+    def commits_named(self, hashes: Sequence[str], numbers: Sequence[int]) -> list[int]:
+        """The ``seq`` of each commit whose id starts with one of ``hashes`` or whose subject
+        holds ``#N`` for one of ``numbers``, oldest first."""
+        found: set[int] = set()
+        for prefix in hashes:
+            found.update(seq for seq, in self.conn.execute(
+                "SELECT seq FROM history_commit WHERE substr(hash, 1, ?) = ?",
+                (len(prefix), prefix)))
+        for number in numbers:
+            found.update(seq for seq, subject in self.conn.execute(
+                "SELECT seq, subject FROM history_commit WHERE instr(subject, ?) > 0",
+                (f"#{number}",)) if names_number(subject, number))
+        return sorted(found)
+
+    def paths_of_commit(self, seq: int) -> list[str]:
+        return [path for path, in self.conn.execute(
+            "SELECT path FROM history_change WHERE seq = ? ORDER BY path", (seq,))]
 
     def newest_time(self) -> int:
         row = self.conn.execute("SELECT max(time) FROM history_commit").fetchone()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from knoxidx.answers.context import ContextWeights, build_context, gather, rank
-from knoxidx.history.answers import recent_changes
+from knoxidx.history.answers import commit_references, recent_changes, referenced_changes
 from knoxidx.index import Index
 from tests.history.gitrepo import Repo
 
@@ -139,3 +139,35 @@ def test_a_commit_of_more_files_than_allowed_is_passed_over(repo: Repo) -> None:
     assert {c.seq for c in every} == {2, 1}  # the sweep (two files) and the eviction
     assert [c.seq for c in narrow] == [1]  # the sweep passed over: only the eviction is left
     assert narrow[0].path == "app/cache.py"
+
+
+def test_commit_references_are_ids_and_pull_request_numbers() -> None:
+    assert commit_references("Touch up PR 1135") == ([], [1135])
+    assert commit_references("[fix] parsing of mixed-case tags after B934C5D") == \
+        (["b934c5d"], [])
+    assert commit_references("fixes #12, see GH-7 and pull request #9") == ([], [12, 7, 9])
+    # words of hex letters alone, hex with a prefix, paths, HTML entities: no reference
+    assert commit_references("a deadbeefcafe value 0x1234abcd in src/1a2b3c4d.rs &#1234;") \
+        == ([], [])
+
+
+def test_what_a_commit_the_question_names_changed_follows_the_top_hit(repo: Repo) -> None:
+    merged = repo.commit("Merge pull request #12 from ada/evict", {"app/cache.py": _cache(
+        "return {k: v for k, v in entries.items() if v >= now}")})
+    repo.commit("Render empty reports (#120)", {
+        "app/report.py": REPORT.replace("return", "return '' if not rows else", 1)})
+    with Index.open(repo.root, create=True) as idx:
+        idx.update(jobs=1)
+        by_number = idx.context(QUERY + ", touch up PR 12", max_tokens=8000)
+        by_id = idx.context(QUERY + f" (after {merged[:8]})", max_tokens=8000)
+        other = idx.context(QUERY + ", touch up PR 13", max_tokens=8000)
+        changes, commits = referenced_changes(idx.store, idx.root, "touch up PR 12")
+    assert [c.path for c in changes] == ["app/cache.py"]
+    assert commits[changes[0].seq]["commit"] == merged
+    for answer in (by_number, by_id):
+        items = answer["items"]
+        named = [i for i in items if i["relation"] == "referenced"]
+        assert [i["qualified_name"] for i in named] == ["app.cache.evict_stale_entries"]
+        assert named[0]["included"] is not None
+        assert items.index(named[0]) == 1  # right after the top hit
+    assert not any(i["relation"] == "referenced" for i in other["items"])

@@ -392,14 +392,23 @@ def recent(idx: Index) -> list[tuple[int, str, int, int]]:
             for c in recent_changes(idx.store, idx.root, 30, 20)]
 
 
+def referenced(idx: Index, text: str) -> list[tuple[int, str, int, int]]:
+    """What the commits ``text`` names changed, as either store answers it."""
+    from knoxidx.history.answers import referenced_changes
+
+    return [(c.seq, c.path, c.start_line, c.end_line)
+            for c in referenced_changes(idx.store, idx.root, text)[0]]
+
+
 def test_the_postgresql_store_keeps_the_same_history(greeting, pg_url) -> None:
     from knoxidx.update.verify import verify_index
 
-    repo, _ = greeting
+    repo, (_, c2, _) = greeting
     local = history(repo.root, "greet") if index(repo.root) else None
     with Index.open(repo.root) as idx:
         local_hotspots = idx.hotspots(since_days=None)
         local_recent = recent(idx)
+        local_referenced = referenced(idx, f"since {c2[:8]}")
     with Index.open(repo.root, create=True, store=pg_url) as idx:
         assert idx.update(jobs=1, retrieval=False).history["mode"] == "full"
         assert idx.history("greet") == local
@@ -407,10 +416,12 @@ def test_the_postgresql_store_keeps_the_same_history(greeting, pg_url) -> None:
         assert idx.find_symbols("farewell")["symbols"][0]["evolution"]["modifications"] == 1
         assert verify_index(idx)["history"]["equal"]
         assert recent(idx) == local_recent and local_recent  # context's recent changes
-    repo.commit("later", {"app.py": GREET_V1})
+        assert referenced(idx, f"since {c2[:8]}") == local_referenced and local_referenced
+    repo.commit("later (#7)", {"app.py": GREET_V1})
     with Index.open(repo.root, store=pg_url) as idx:
         report = idx.update(jobs=1, retrieval=False).history
         assert (report["mode"], report["commits_read"]) == ("incremental", 1)
+        assert {seq for seq, *_ in referenced(idx, "after PR 7")} == {3}
         assert verify_index(idx)["history"]["equal"]
         assert idx.update(jobs=1, retrieval=False, history=False).history["available"] is False
         with pytest.raises(HistoryUnavailableError):
