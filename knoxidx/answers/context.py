@@ -49,7 +49,7 @@ from knoxidx.answers.centrality import centrality_scores
 from knoxidx.answers.packing import FILE_KIND, Files, Packer
 from knoxidx.graph import traverse
 from knoxidx.graph.protocol import IndexedGraph
-from knoxidx.history.answers import recent_changes, referenced_changes
+from knoxidx.history.answers import RecentChange, recent_changes, referenced_changes
 from knoxidx.history.store import tables_of
 from knoxidx.parse.file_index import TYPE_KINDS
 from knoxidx.retrieval.disclosure import Disclosure
@@ -541,9 +541,28 @@ def _add_recent(index: ContextIndex, out: dict[str, Candidate], wanted: list[str
     sweeping commit's files are not read); none without a stored history."""
     changes = recent_changes(index.store, index.root, w.recent_commits,
                              w.recent_max_files or None)
-    if not changes:
-        return
-    nodes = index.q.nodes_by_id([c.node_id for c in changes])
+    reason = f"changed in one of the last {w.recent_commits} commits"
+    for node, _ in _changed_nodes(index, changes, wanted)[: w.recent_functions]:
+        _add(out, _node_candidate(node), "recent", w.recent, reason, RECENT_SOURCE)
+
+
+def _add_referenced(index: ContextIndex, query: str, out: dict[str, Candidate],
+                    wanted: list[str], w: ContextWeights) -> None:
+    """The functions changed by the commits the question names (by id, or by the number of a
+    pull request or issue in their subject), in the same order as the recent ones."""
+    changes, commits = referenced_changes(index.store, index.root, query)
+    for node, seq in _changed_nodes(index, changes, wanted)[: w.referenced_functions]:
+        commit = commits[seq]
+        reason = f"changed by {commit['commit'][:10]} ({commit['subject'][:60]}), which the " \
+            "question names"
+        _add(out, _node_candidate(node), "referenced", w.referenced, reason, REFERENCED_SOURCE)
+
+
+def _changed_nodes(index: ContextIndex, changes: list[RecentChange],
+                   wanted: list[str]) -> list[tuple[dict[str, Any], int]]:
+    """The nodes of ``changes`` with the commit of each, the newest commit's first and, among
+    one commit's, those whose names share the most words with the question."""
+    nodes = index.q.nodes_by_id([c.node_id for c in changes]) if changes else {}
     wanted_set = set(wanted)
     ordered = []
     for change in changes:
@@ -553,34 +572,7 @@ def _add_recent(index: ContextIndex, out: dict[str, Candidate], wanted: list[str
         named = len(wanted_set.intersection(unique_terms([node["qualified_name"]])))
         ordered.append((-change.seq, -named, node["path"], node["start_line"], node))
     ordered.sort(key=lambda o: o[:4])
-    reason = f"changed in one of the last {w.recent_commits} commits"
-    for *_, node in ordered[: w.recent_functions]:
-        _add(out, _node_candidate(node), "recent", w.recent, reason, RECENT_SOURCE)
-
-
-def _add_referenced(index: ContextIndex, query: str, out: dict[str, Candidate],
-                    wanted: list[str], w: ContextWeights) -> None:
-    """The functions changed by the commits the question names (by id, or by the number of a
-    pull request or issue in their subject), the newest commit's first and, within a commit,
-    those whose names share most words with the question."""
-    changes, commits = referenced_changes(index.store, index.root, query)
-    if not changes:
-        return
-    nodes = index.q.nodes_by_id([c.node_id for c in changes])
-    wanted_set = set(wanted)
-    ordered = []
-    for change in changes:
-        node = nodes.get(change.node_id)
-        if node is None or not node["path"]:
-            continue
-        named = len(wanted_set.intersection(unique_terms([node["qualified_name"]])))
-        ordered.append((-change.seq, -named, node["path"], node["start_line"], node,
-                        commits.get(change.seq)))
-    ordered.sort(key=lambda o: o[:4])
-    for *_, node, commit in ordered[: w.referenced_functions]:
-        reason = "changed by the commit the question names" if commit is None else \
-            f"changed by {commit['commit'][:10]} ({commit['subject'][:60]}), which the question names"
-        _add(out, _node_candidate(node), "referenced", w.referenced, reason, REFERENCED_SOURCE)
+    return [(node, -seq) for seq, *_, node in ordered]
 
 
 def _add(out: dict[str, Candidate], cand: Candidate, relation: str, proximity: float,
