@@ -63,6 +63,7 @@ RECENT_SOURCE = "history:recent"  # the link of a recently changed function: no 
 REFERENCED_SOURCE = "history:referenced"  # of a function a commit the question names changed
 NEIGHBOURS_READ = 200  # a hit's callers (or callees, types) read at most, the best named kept
 MAX_QUERY_CHARS = 2000
+_TRAILING_LINES = 3  # blank or comment lines a definition's last chunk may hold below it
 DEFINITION_KINDS = ("Function", "Class", "Interface", "Type", "Constant", "Variable")
 _CONFIG_SUFFIXES = (".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".properties",
                     ".xml", ".lock", ".gradle")
@@ -395,9 +396,10 @@ def _candidate_for_result(index: ContextIndex, result: dict[str, Any]) -> Candid
     if node is not None and node["kind"] in DEFINITION_KINDS and \
             node["start_line"] <= end and node["end_line"] >= start:
         cand = _node_candidate(node)
-        if end <= cand.end and _only_lead_in(q, path, start, node):
-            # a part of one definition (with the comments above it): that definition
-            match = (max(start, cand.start), end)
+        if _only_trailing(q, path, end, node) and _only_lead_in(q, path, start, node):
+            # a part of one definition (with the comments above it, or the blank line below
+            # its last chunk holds): that definition
+            match = (max(start, cand.start), min(end, cand.end))
             if match != (cand.start, cand.end):
                 cand.match = match
             return cand
@@ -410,6 +412,20 @@ def _candidate_for_result(index: ContextIndex, result: dict[str, Any]) -> Candid
         kind=result.get("kind") or "code", name=result.get("symbol") or path,
         language=result.get("language") or "",
     )
+
+
+def _only_trailing(q: Any, path: str, end: int, node: dict[str, Any]) -> bool:
+    """Whether the lines of a chunk below ``node`` (a few at most) hold no definition."""
+    if end <= node["end_line"]:
+        return True
+    if end - node["end_line"] > _TRAILING_LINES:
+        return False
+    for line in range(node["end_line"] + 1, end + 1):
+        below = q.node_at(path, line)
+        if below is not None and below["kind"] in DEFINITION_KINDS and not (
+                below["start_line"] <= node["start_line"] and below["end_line"] >= end):
+            return False
+    return True
 
 
 def _only_lead_in(q: Any, path: str, start: int, node: dict[str, Any]) -> bool:

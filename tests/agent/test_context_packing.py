@@ -176,6 +176,26 @@ def test_a_chunk_with_the_comments_above_a_definition_stands_for_it(tmp_path: Pa
     assert blocks[0]["items"][0] == "pkg.fees.apply_fees"
 
 
+def test_the_last_chunk_of_a_long_definition_stands_for_it(tmp_path: Path) -> None:
+    # a long Go function's last chunk holds the blank line below its closing brace: it once
+    # stood for a range of its own, so the definition came twice, as two elided blocks
+    steps = "".join(f"\ttotal = total + {i} // step {i}\n" for i in range(400))
+    files = {"go.mod": "module example.com/fees\n\ngo 1.21\n", "fees.go": (
+        "package fees\n\n// ApplyFees applies the fee rules.\nfunc ApplyFees(total int) int {\n"
+        + steps + "\ttotal = discountLoyalCustomers(total) // the discount for loyal customers\n"
+        "\treturn total\n}\n\n// Other is another function.\nfunc Other(n int) int {\n"
+        + "".join(f"\tn = n * {i} // other {i}\n" for i in range(40)) + "\treturn n\n}\n")}
+    root = make_repo(tmp_path / "repo", files)
+    with Index.open(root) as idx:
+        chunks = idx.store.conn.execute(
+            "SELECT start_line, end_line FROM chunk WHERE path = 'fees.go' ORDER BY start_line"
+        ).fetchall()
+        data = idx.context("discount for loyal customers", 4000)
+    assert (202, 408) in chunks  # the blank line below its closing brace (407) and no more
+    blocks = [b for b in data["blocks"] if b["path"] == "fees.go"]
+    assert [b["items"][0] for b in blocks].count("example.com/fees.ApplyFees") == 1, blocks
+
+
 def test_a_long_neighbour_ranked_high_shows_its_signature_and_matching_lines(
         tmp_path: Path) -> None:
     # a callee of the top hit, too long for a neighbour's share, was left out whole; shown
