@@ -138,10 +138,29 @@ def test_interface_edit_reresolves_importers(repo, backend) -> None:
         assert idx.callees("pkg.m2.f2")["callees"] == []
 
 
+def test_a_same_size_rewrite_within_one_timestamp_tick_is_noticed(repo, backend) -> None:
+    import os
+    import time
+
+    root = repo({"a.py": "def f():\n    pass\n"})
+    path = root / "a.py"
+    tick = time.time_ns() + 10**9  # one timestamp for both writes, as one tick would give
+    os.utime(path, ns=(tick, tick))
+    backend.build(root)
+    path.write_text("def g():\n    pass\n")  # the same size
+    os.utime(path, ns=(tick, tick))
+    report = backend.build(root)
+    assert report.changed == 1
+    with backend.open(root) as idx:
+        assert idx.symbols("g") and not idx.symbols("f")
+        assert verify_index(idx)["equal"]
+
+
 def test_touch_without_change_reads_but_does_not_reindex(repo, backend) -> None:
     import os
 
     root = repo({"a.py": "def f():\n    pass\n"})
+    os.utime(root / "a.py", ns=(10**18, 10**18))  # long before the build: not racy
     backend.build(root)
     os.utime(root / "a.py", ns=(1, 1))
     report = backend.build(root)

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import Any, Protocol
@@ -396,7 +396,8 @@ def _candidate_for_result(index: ContextIndex, result: dict[str, Any]) -> Candid
     if node is not None and node["kind"] in DEFINITION_KINDS and \
             node["start_line"] <= end and node["end_line"] >= start:
         cand = _node_candidate(node)
-        if _only_trailing(q, path, end, node) and _only_lead_in(q, path, start, node):
+        if _only_trailing(q, path, end, node, result.get("definitions") or ()) and \
+                _only_lead_in(q, path, start, node):
             # a part of one definition (with the comments above it, or the blank line below
             # its last chunk holds): that definition
             match = (max(start, cand.start), min(end, cand.end))
@@ -414,11 +415,14 @@ def _candidate_for_result(index: ContextIndex, result: dict[str, Any]) -> Candid
     )
 
 
-def _only_trailing(q: Any, path: str, end: int, node: dict[str, Any]) -> bool:
-    """Whether the lines of a chunk below ``node`` (a few at most) hold no definition."""
+def _only_trailing(q: Any, path: str, end: int, node: dict[str, Any],
+                   definitions: Sequence[str]) -> bool:
+    """Whether the lines of a chunk below ``node`` (a few at most) hold no definition, and the
+    chunk (``definitions``: those it holds, as search names them) no other one."""
     if end <= node["end_line"]:
         return True
-    if end - node["end_line"] > _TRAILING_LINES:
+    if end - node["end_line"] > _TRAILING_LINES or \
+            any(name != node["qualified_name"] for name in definitions):
         return False
     for line in range(node["end_line"] + 1, end + 1):
         below = q.node_at(path, line)

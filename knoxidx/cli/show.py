@@ -120,7 +120,8 @@ def _print_evolution(d: dict) -> None:
     click.echo(f"evolution: {origin}; {counted(evolution['modifications'], 'modification')} "
                f"by {counted(evolution['authors'], 'author')}"
                + (f", last {last[:10]}" if last else "")
-               + f"; churn {evolution['churn']}; hotspot {evolution['hotspot']}")
+               + f"; churn {evolution['churn']}; hotspot {evolution['hotspot']}"
+               " (the history's last 90 days)")
 
 
 @main.command("goto")

@@ -58,6 +58,13 @@ GC_THRESHOLDS = (50_000, 50, 100)
 # The meta key recording whether minified files were indexed ("indexed") or skipped
 # ("skipped"): when the setting changes, the files of languages that are minified are re-read.
 MINIFIED_META_KEY = "minified"
+# A file written this soon before an update looked at it may be written again within the same
+# timestamp tick, the same size: its change would leave size and mtime as recorded (git's
+# "racy clean" entries). Its row keeps RACY_MTIME instead, so the next update reads it again
+# and compares content. Whole-second mtimes come from file systems that keep seconds (FAT, two).
+RACY_NS = 50_000_000
+RACY_COARSE_NS = 2_000_000_000
+RACY_MTIME = -1
 # The meta key holding the last walk's skipped files by reason (too_large, symlink_loop...):
 # they have no row in the files table, yet `stats` and `status` list them as the update did.
 WALK_SKIPPED_META_KEY = "walk_skipped"
@@ -137,6 +144,7 @@ def update_index(
     them."""
     report = UpdateReport()
     t0 = time.perf_counter()
+    looked_ns = time.time_ns()  # no later than the walk's (or the watcher's) stat of a file
     root = root.resolve()
     engine = engine_fingerprint()
     if discovered is not None:
@@ -204,10 +212,11 @@ def update_index(
             state = known.get(result.path)
             if result.status == "unchanged":  # its hash was known: so was its row
                 assert state is not None
-                store.touch_file(state.id, result.size, result.mtime_ns)
+                store.touch_file(state.id, result.size, recorded_mtime(result.mtime_ns,
+                                                                       looked_ns))
                 continue
             if result.status != "ok":
-                _record_unindexable(store, result, state, report, invalidate)
+                _record_unindexable(store, result, state, report, invalidate, looked_ns)
                 continue
             if result.message:
                 report.warnings.append(f"{result.path}: {result.message}")
@@ -227,7 +236,8 @@ def update_index(
                 if state.iface != result.iface and not report.full_resolve:
                     invalidate |= _interface_keys(store, result, old_modules, modules)
             file_id = store.upsert_file(
-                result.path, result.language, result.size, result.mtime_ns, result.hash,
+                result.path, result.language, result.size,
+                recorded_mtime(result.mtime_ns, looked_ns), result.hash,
                 result.lines, "ok", result.message, result.iface, result.blob,
             )
             assert result.blob is not None and result.rows is not None
@@ -353,7 +363,7 @@ def lazy_collector() -> Iterator[None]:
 
 def _record_unindexable(
     store: GraphStore, result: ReadResult, state: FileState | None, report: UpdateReport,
-    invalidate: set[str],
+    invalidate: set[str], looked_ns: int,
 ) -> None:
     """A file that is binary, minified, unreadable or failed to extract: remembered (so an
     unchanged one is not re-read), counted, and whatever it defined before is removed."""
@@ -369,8 +379,16 @@ def _record_unindexable(
         store.clear_file_graph(state.id)
         store.replace_nodes(state.id, [])
         store.replace_modules(state.id, [])
-    store.upsert_file(result.path, result.language, result.size, result.mtime_ns, result.hash,
+    store.upsert_file(result.path, result.language, result.size,
+                      recorded_mtime(result.mtime_ns, looked_ns), result.hash,
                       0, result.status, result.message, "", None)
+
+
+def recorded_mtime(mtime_ns: int, looked_ns: int) -> int:
+    """The mtime a file's row keeps: its own, or RACY_MTIME while a change within the same
+    timestamp tick could still follow the read (see RACY_NS)."""
+    window = RACY_COARSE_NS if mtime_ns % 1_000_000_000 == 0 else RACY_NS
+    return RACY_MTIME if mtime_ns > looked_ns - window else mtime_ns
 
 
 def _requalify(store: GraphStore, layout: Layout, fresh: set[str]) -> bool:

@@ -196,6 +196,27 @@ def test_the_last_chunk_of_a_long_definition_stands_for_it(tmp_path: Path) -> No
     assert [b["items"][0] for b in blocks].count("example.com/fees.ApplyFees") == 1, blocks
 
 
+def test_a_chunk_of_small_definitions_named_for_its_last_keeps_them_all(tmp_path: Path) -> None:
+    # search names a chunk for its best matching definition; one holding small methods and
+    # the blank line below the last, named for the last, once stood for that one alone
+    from knoxidx.answers.context import _candidate_for_result
+
+    files = {"go.mod": "module example.com/r\n\ngo 1.21\n", "r.go": (
+        "package r\n\n// Mark marks.\nfunc Mark() int {\n\treturn 1\n}\n\n"
+        "// Rewind rewinds.\nfunc Rewind() int {\n\treturn 2\n}\n\nfunc Other() int {\n"
+        "\treturn 3\n}\n")}
+    root = make_repo(tmp_path / "repo", files)
+    with Index.open(root) as idx:
+        both = _candidate_for_result(idx, {
+            "path": "r.go", "start_line": 3, "end_line": 12, "symbol": "example.com/r.Rewind",
+            "definitions": ["example.com/r.Mark", "example.com/r.Rewind"]})
+        alone = _candidate_for_result(idx, {
+            "path": "r.go", "start_line": 8, "end_line": 12, "symbol": "example.com/r.Rewind",
+            "definitions": ["example.com/r.Rewind"]})
+    assert (both.key, both.start, both.end) == ("range:r.go:3:12", 3, 12)
+    assert alone.key.startswith("node:") and (alone.start, alone.end) == (9, 11)
+
+
 def test_a_long_neighbour_ranked_high_shows_its_signature_and_matching_lines(
         tmp_path: Path) -> None:
     # a callee of the top hit, too long for a neighbour's share, was left out whole; shown

@@ -193,6 +193,7 @@ def test_the_evolution_comes_from_the_history(tmp_path: Path) -> None:
     assert code == 0, err
     assert out.splitlines()[-1].startswith(f"evolution: created {first[:10]} ")
     assert "1 modification by 2 authors" in out
+    assert out.rstrip().endswith(" (the history's last 90 days)")  # the hotspot's window
 
 
 def test_the_command_prints_for_people_and_machines(repo: Path) -> None:
