@@ -32,7 +32,8 @@ from knoxidx.history.worktree import line_range, ranges_at_commit
 
 SECONDS_PER_DAY = 86_400
 _HASH = re.compile(r"(?<![\w/#.-])[0-9a-fA-F]{7,40}(?![\w/-])")
-_NUMBER = re.compile(r"(?:(?<![\w&])#|\bGH-|\bPR\s*#?|\bpull request\s*#?)(\d{1,7})\b",
+# a bare "#N" of one digit is as often a rank ("the #1 cause") as a pull request
+_NUMBER = re.compile(r"(?:(?<![\w&])#(?=\d\d)|\bGH-|\bPR\s*#?|\bpull request\s*#?)(\d{1,7})\b",
                      re.IGNORECASE)
 MAX_SINCE_DAYS = 100_000  # ~270 years: any real history; more would fall before year 1
 # the definition kinds hotspots rank by default: those whose body is code that changes

@@ -146,6 +146,7 @@ def test_commit_references_are_ids_and_pull_request_numbers() -> None:
     assert commit_references("[fix] parsing of mixed-case tags after B934C5D") == \
         (["b934c5d"], [])
     assert commit_references("fixes #12, see GH-7 and pull request #9") == ([], [12, 7, 9])
+    assert commit_references("the #1 cause, but PR #3") == ([], [3])
     # words of hex letters alone, hex with a prefix, paths, HTML entities: no reference
     assert commit_references("a deadbeefcafe value 0x1234abcd in src/1a2b3c4d.rs &#1234;") \
         == ([], [])
