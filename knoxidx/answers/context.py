@@ -24,8 +24,9 @@ budget.
    their signature and the lines that match, classes as outlines, overlapping or adjacent
    ranges of a file merged into one block, nothing shown twice; what budget the candidates
    leave, to search's own results (``fill_search``: ``knoxidx search``'s, at its own depth,
-   read only then) in its order, as they alone would be packed; and at the end the best
-   candidates left out, one line each. The rendered markdown is counted once more at the
+   read only then) in its order, as they alone would be packed; then the types a hit uses and
+   its file's imports, when nothing else brought them in (``after_search``); and at the end
+   the best candidates left out, one line each. The rendered markdown is counted once more at the
    end, so it never exceeds the budget.
 
 Never-send files take no part (their search hits and graph neighbours are withheld, counted
@@ -139,6 +140,10 @@ class ContextWeights:
     # its order, as they alone would be packed (the 20 chunks the hits come from miss what it
     # finds deeper); 0: none
     fill_search: int = 100
+    # neighbours brought in only by these relations (the types a hit uses, its file's imports:
+    # read to understand a change, rarely where it is made) get only the budget that search's
+    # own results leave, never displacing what plain retrieval would have shown
+    after_search: tuple[str, ...] = ("type", "imports")
     search_order: bool = True  # a hit never outranks one that search put before it
     left_out: int = 8  # candidates left out, listed one line each at the end of the pack
     # PageRank edge weights (types not listed are left out of the centrality graph)

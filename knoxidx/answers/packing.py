@@ -11,7 +11,9 @@ the budget, never cut. What budget the greedy pass leaves goes to the graph neig
 passed over for ranking too low, in rank order, and what that leaves to the longer of them,
 whole within a hit's ``block_share``; and what is still left to search's own results, in its
 order, each less what is shown of its ends, whole within a hit's share or passed over (as they
-alone would be packed: the hits come from search's first chunks only). The pack ends with the
+alone would be packed: the hits come from search's first chunks only); and only then to the
+neighbours that ``after_search`` relations alone brought in (used types, imports), as to the
+neighbours waiting before. The pack ends with the
 best candidates it left out, one line each, so that an agent can ask for them. The rendered
 markdown is counted once more at the end, so it never exceeds the budget. The ranking itself
 is :mod:`.context`'s.
@@ -241,8 +243,13 @@ class Packer:
             return
         top_score = ranked[0].score or 1.0
         waiting: list[tuple[int, Candidate]] = []
+        last: list[tuple[int, Candidate]] = []  # packed after search's own results
         for position, cand in enumerate(ranked):
             if self._covered(cand):
+                continue
+            if cand.hit_rank is None and cand.links and all(
+                    relation in self.w.after_search for relation, _ in cand.links):
+                last.append((position, cand))
                 continue
             if not any(self._place(cand, mode) for mode in self._modes(cand, position,
                                                                           top_score)):
@@ -260,6 +267,11 @@ class Packer:
             for _, cand in waiting:  # what the fill now shows is in the pack, not left out
                 if not self.placed(cand):
                     self._covered(cand)
+        for stretched in (False, True):  # as the neighbours waiting above, in rank order
+            for position, cand in last:
+                if not self.placed(cand) and not self._covered(cand):
+                    any(self._place(cand, mode) for mode in self._modes(
+                        cand, position, top_score, filling=True, stretched=stretched))
 
     def _fill(self, fill: list[Candidate]) -> None:
         """The budget still unused: search's own results in its order (its deeper ones are

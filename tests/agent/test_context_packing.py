@@ -480,3 +480,55 @@ def test_the_search_fill_trims_what_is_shown_and_passes_over_what_does_not_fit(
     assert packer.placed(fill[3])
     packer.render([hit, *fill])
     assert [c.path for _, c in packer.left_out] == ["pkg/big.py"]
+
+
+def test_a_used_type_and_the_imports_get_only_what_search_results_leave(
+        tmp_path: Path) -> None:
+    # the types a hit uses and its file's imports are read to understand a change, rarely
+    # where it is made: they displaced search's own results that plain retrieval showed
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "orders.py").write_text(
+        "from pkg.model import Order\n\nLIMIT = 3\nFEE = 2\n\n\n"
+        "def refund(order: Order):\n    return order.refund()\n")
+    (tmp_path / "pkg" / "model.py").write_text("class Order:\n" + "".join(
+        f"    field_{i}: int = {i}\n" for i in range(8)))
+    (tmp_path / "pkg" / "audit.py").write_text("def audit_refund(order):\n" + "".join(
+        f"    order = order.check({i})  # the refund check {i}\n" for i in range(12))
+        + "    return order\n")
+    files = Files(tmp_path, default_counter())
+    hit = Candidate(key="node:1", path="pkg/orders.py", start=7, end=8, kind="Function",
+                    name="pkg.orders.refund", signature="def refund(order: Order):",
+                    node_id=1, hit_rank=0, forced_signature=False, score=1.0, relevance=1.0)
+    used = Candidate(key="node:2", path="pkg/model.py", start=1, end=9, kind="Class",
+                     name="pkg.model.Order", node_id=2, relation="type",
+                     links=[("type", "node:1")], forced_signature=False, score=0.9,
+                     relevance=0.9)
+    imports = Candidate(key="imports:pkg/orders.py", path="pkg/orders.py", start=1, end=1,
+                        kind="imports", name="pkg/orders.py", relation="imports",
+                        links=[("imports", "node:1")], forced_signature=False, score=0.8,
+                        relevance=0.8)
+    result = Candidate(key="search:pkg/audit.py:1:14", path="pkg/audit.py", start=1, end=14,
+                       kind="Function", name="pkg.audit.audit_refund", relation="search",
+                       forced_signature=False)
+    w = ContextWeights(left_out=0)
+
+    def packed(budget: int) -> list[str]:
+        packer = Packer(files, files.counter, budget, w, frozenset({"refund"}))
+        packer.pack([hit, used, imports], lambda: [result])
+        return [f"{b.path}:{b.start}" for b in packer.blocks]
+
+    # room for all: search's result comes before them
+    assert packed(4000) == ["pkg/orders.py:7", "pkg/audit.py:1", "pkg/model.py:1",
+                            "pkg/orders.py:1"]
+    sizes = Packer(files, files.counter, 4000, w, frozenset({"refund"}))
+    sizes.pack([hit, used, imports], lambda: [result])
+    tokens = {f"{b.path}:{b.start}": b.tokens for b in sizes.blocks}
+    assert tokens["pkg/audit.py:1"] > tokens["pkg/model.py:1"]
+    # room for the hit and search's result only: the type and the imports are what is left out
+    assert packed(tokens["pkg/orders.py:7"] + tokens["pkg/audit.py:1"]) == [
+        "pkg/orders.py:7", "pkg/audit.py:1"]
+    # a type that is also a callee (a constructor called) keeps its place in the ranking
+    both = replace(used, links=[("type", "node:1"), ("callee", "node:1")])
+    packer = Packer(files, files.counter, 4000, w, frozenset({"refund"}))
+    packer.pack([hit, both], lambda: [result])
+    assert [b.path for b in packer.blocks] == ["pkg/orders.py", "pkg/model.py", "pkg/audit.py"]
