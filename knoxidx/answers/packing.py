@@ -44,6 +44,7 @@ MIN_FILL_TOKENS = 48  # a block of a line or two, its header and fences: less le
 _MERGE_GAP = 2  # ranges of a file this few lines apart are shown as one block (one header)
 MIN_BLOCK_CAP = 512  # the per-block share never cuts below this many tokens (small budgets)
 _CONTIGUOUS = frozenset({"full", "excerpt", "truncated"})  # blocks that show start..end whole
+_SOURCES = re.compile(r"^(search hit #\d+) \([^)]*\)$")  # "search hit #3 (lexical, vector)"
 _MAX_LEAD_IN = 200  # doc comment and decorator lines above a signature, searched at most
 _LEAD_IN = ("//", "/*", "*", "#", "@", "--")  # comments, attributes, decorators, annotations
 _MAX_HEAD_LINES = 5  # an elided definition's head: its signature, at most this many lines
@@ -186,7 +187,8 @@ class Block:
 
     def header(self) -> str:
         c = self.primary
-        why = "; ".join(c.reasons[:2])  # the rest are in the JSON
+        # the rest, and which of search's sources found a hit, are in the JSON
+        why = "; ".join(_SOURCES.sub(r"\1", reason) for reason in c.reasons[:2])
         named = self.items[:self.named or len(self.items)]
         extra = [i.name.rsplit(".", 1)[-1] if i.kind != "imports" else "imports"
                  for i in named[1:3]]

@@ -50,6 +50,10 @@ def test_includes_callee_definitions_when_room_allows(shared_repo: Path) -> None
     # is shown whole with Config and the imports: one block, one header (its 23 lines)
     assert md.startswith("app/config.py:1-23 (Function app.config.parse_config — search hit #1")
     assert "app.config.Config" in data["blocks"][0]["items"]
+    # which of search's sources found a hit is in the JSON, not in the header an agent reads
+    top = by_name["app.config.parse_config"]["reasons"][0]
+    assert top.startswith("search hit #1 (") and "lexical" in top
+    assert md.startswith("app/config.py:1-23 (Function app.config.parse_config — search hit #1;")
 
 
 def test_nothing_is_shown_twice(shared_repo: Path) -> None:
