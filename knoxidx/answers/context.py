@@ -3,15 +3,17 @@ budget.
 
 1. **Seeds**: hybrid search hits (``search_k`` of the definitions of ``search_depth`` fused
    chunks), its vector sources weighed at ``vector_fusion`` (or, when search finds nothing,
-   definitions the query names). A hit inside one definition stands for it; a chunk holding
-   several small definitions stands for its own lines.
+   definitions the query names). A hit inside one definition stands for it (with the
+   comments above it, or the blank line below its last chunk); a chunk holding several small
+   definitions stands for its own lines.
 2. **Expansion** through the graph, for the best hits: the definitions they call, their
    callers, the types and constants they use (of many, those named most like the question),
    their enclosing class, and the import block of their file; and the top hit's siblings,
    the functions of its file matching the question, and that whole file (packed only while
    it takes at most ``top_file_share`` of the budget); and, from the index's git history,
    the functions the last commits changed (ranked below the first ``recent_lag`` hits: they
-   fill the room the hits leave).
+   fill the room the hits leave), and those the commits the question names changed (by id,
+   or by the number of a pull request in their subject: ranked right after the top hit).
 3. **Ranking** of every candidate by four factors, weighted in :class:`ContextWeights`:
    semantic similarity (cosine of query and chunk vectors, when the index has them), lexical
    match (the share of query words in the candidate), graph proximity (how directly a
