@@ -541,7 +541,8 @@ OPERATIONS: tuple[Operation, ...] = (
         "Assemble the code needed to answer a question or make a change, within a token "
         "budget: search hits plus, through the code graph, the definitions they call, their "
         "callers, the types they use, their enclosing class's signature and their file's "
-        "imports; ranked by relevance, whole definitions first and signatures for the rest, "
+        "imports, and what the commits the question names changed (an id, 'PR 123'); "
+        "ranked by relevance, whole definitions first and signatures for the rest, "
         "nothing twice. Returns markdown blocks headed 'path:start-end (kind name — why)'. "
         "Prefer it to many search and read calls when starting on a task.",
         (
