@@ -84,7 +84,7 @@ def check_case(workdir: Path, language: str, data: bytes) -> tuple[str, str, flo
     from knoxidx.graph.layout import build_layout
     from knoxidx.parse.discovery import SourceFile
     from knoxidx.parse.extract import ParseTimeoutError, extract
-    from knoxidx.parse.reader import read_and_extract
+    from knoxidx.parse.reader import read_and_extract, valid_utf8
 
     name = "case" + suffix(language)
     (workdir / name).write_bytes(data)
@@ -99,8 +99,8 @@ def check_case(workdir: Path, language: str, data: bytes) -> tuple[str, str, flo
         if problem:
             status, message = "error", problem
     if status == "binary":  # the extractor itself must survive NUL bytes too
-        try:
-            extract(name, data, language)
+        try:  # as the reader would hand them over: invalid UTF-8 replaced (see valid_utf8)
+            extract(name, valid_utf8(data), language)
         except ParseTimeoutError:  # a deadline it kept, as for any other input
             pass
         except Exception as exc:  # noqa: BLE001 - the finding is the exception

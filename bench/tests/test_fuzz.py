@@ -29,6 +29,18 @@ def test_a_failure_of_the_search_side_is_a_finding(tmp_path: Path,
     assert status == "error" and message == "retrieval: IndexError: boom"
 
 
+def test_a_binary_case_reaches_the_extractor_as_the_reader_would_hand_it_over(
+        tmp_path: Path) -> None:
+    # a NUL byte makes it binary, and an invalid byte in a name that a text predicate tests
+    # (`#not-match?` on a tuple struct pattern's type) failed the strict decode (another case
+    # crashed py-tree-sitter, SIGSEGV): the reader replaces invalid UTF-8 before extraction,
+    # the fuzz check's own extraction of a binary case did not
+    data = (b"\x00fn f(x: E) -> i32 {\n    match x {\n        E::D\xcdne(res) => res,\n"
+            b"        _ => 0,\n    }\n}\n")
+    status, message, _ = fuzz.check_case(tmp_path, "rust", data)
+    assert (status, message) == ("binary", ""), message
+
+
 def test_long_runs_check_real_files(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     from bench import long_runs
 
