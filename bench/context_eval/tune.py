@@ -173,6 +173,25 @@ def table(repos: dict[str, list[Task]], weights: dict[str, ContextWeights]) -> s
     return "\n".join(rows)
 
 
+def weights_set(default: ContextWeights, pairs: list[str]) -> ContextWeights:
+    """``default`` with each ``KNOB=VALUE`` of ``pairs`` set: a tuple knob's VALUE is its
+    items separated by commas (``after_search=type,imports``; empty for none)."""
+    kinds = {f.name: type(getattr(default, f.name)) for f in fields(ContextWeights)}
+    changes: dict[str, Any] = {}
+    for pair in pairs:
+        knob, _, value = pair.partition("=")
+        if knob not in kinds:
+            raise SystemExit(f"not a field of ContextWeights: {knob!r}")
+        kind = kinds[knob]
+        if kind is bool:
+            changes[knob] = value == "True"
+        elif kind is tuple:
+            changes[knob] = tuple(item for item in value.split(",") if item)
+        else:
+            changes[knob] = kind(value)
+    return replace(default, **changes)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.context_eval.tune",
                                      description=__doc__.split("\n\n")[1])
@@ -193,9 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     for repo, tasks in repos.items():
         attach_history(repo, tasks, default.history_days)
     if args.set:
-        kinds = {f.name: type(getattr(default, f.name)) for f in fields(ContextWeights)}
-        chosen = replace(default, **{k: (v == "True") if kinds[k] is bool else kinds[k](v)
-                                     for k, v in (s.split("=", 1) for s in args.set)})
+        chosen = weights_set(default, args.set)
     else:
         fitting = [t for repo in args.fit for t in repos.get(repo, [])]
         chosen = fit(fitting, default, args.rounds, log=lambda m: print(m, flush=True),

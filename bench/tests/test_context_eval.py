@@ -356,6 +356,23 @@ def test_a_weight_setting_changes_the_named_fields_only() -> None:
             weights_of(bad)
 
 
+def test_the_tuners_settings_read_a_tuple_knob_as_its_items() -> None:
+    # `after_search=type` once became the tuple of the word's letters
+    from dataclasses import replace
+
+    from bench.context_eval.tune import weights_set
+    from knoxidx.answers.context import ContextWeights
+
+    default = ContextWeights()
+    assert weights_set(default, ["after_search=type", "recent=0.25", "search_order=False"]) \
+        == replace(default, after_search=("type",), recent=0.25, search_order=False)
+    assert weights_set(default, ["after_search="]).after_search == ()
+    assert weights_set(default, ["after_search=type,imports,callee"]).after_search == (
+        "type", "imports", "callee")
+    with pytest.raises(SystemExit, match="not a field"):
+        weights_set(default, ["nonsense=1"])
+
+
 def test_misses_sums_a_packs_tokens_by_what_its_blocks_are() -> None:
     from bench.context_eval.misses import budget_spent
 
