@@ -12,6 +12,17 @@ from knoxidx.languages.java.hooks import _written_type
 from knoxidx.parse.name_paths import type_arguments
 from tests.helpers import build
 
+
+def _calls_to(root, path: str, name: str) -> set[tuple[int, str]]:
+    """(line, the target's file) of the Calls edges from ``path`` to methods named ``name``."""
+    build(root)
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        return {(e["line"], nodes[e["target"]]["path"])
+                for e in export.edges(idx.q) if e["type"] == "Calls"
+                and e["path"] == path and nodes[e["target"]]["name"] == name}
+
+
 FILES = {
     "p/List.java": """\
 package p;
@@ -199,13 +210,7 @@ class User {
 
 
 def test_a_member_of_a_type_parameter_read_through_a_wildcard_holds_its_bound(repo) -> None:
-    root = repo(CONTEXTS)
-    build(root)
-    with Index.open(root) as idx:
-        nodes = {n["id"]: n for n in export.nodes(idx.q)}
-        calls = {(e["line"], nodes[e["target"]]["path"])
-                 for e in export.edges(idx.q) if e["type"] == "Calls"
-                 and e["path"] == "p/User.java" and nodes[e["target"]]["name"] == "hasTag"}
+    calls = _calls_to(repo(CONTEXTS), "p/User.java", "hasTag")
     assert calls == {(7, "p/Tree.java"), (8, "p/Tree.java"), (9, "p/Tree.java")}
 
 
@@ -248,13 +253,7 @@ class Rich extends Forwarding<Integer, Formatter> {
 
 def test_a_subclass_reads_a_bases_member_of_a_type_parameter_as_its_extends_argument(
         repo) -> None:
-    root = repo(FORMATTERS)
-    build(root)
-    with Index.open(root) as idx:
-        nodes = {n["id"]: n for n in export.nodes(idx.q)}
-        calls = {(e["line"], nodes[e["target"]]["path"])
-                 for e in export.edges(idx.q) if e["type"] == "Calls"
-                 and e["path"] == "p/Rich.java" and nodes[e["target"]]["name"] == "format"}
+    calls = _calls_to(repo(FORMATTERS), "p/Rich.java", "format")
     assert calls == {(5, "p/Formatter.java"), (6, "p/Formatter.java"), (7, "p/Formatter.java")}
 
 
@@ -297,13 +296,7 @@ class Symtab {
 
 
 def test_a_jdk_maps_and_entrys_methods_return_their_type_arguments(repo) -> None:
-    root = repo(ENTRIES)
-    build(root)
-    with Index.open(root) as idx:
-        nodes = {n["id"]: n for n in export.nodes(idx.q)}
-        calls = {(e["line"], nodes[e["target"]]["path"])
-                 for e in export.edges(idx.q) if e["type"] == "Calls"
-                 and e["path"] == "p/Symtab.java" and nodes[e["target"]]["name"] == "isEmpty"}
+    calls = _calls_to(repo(ENTRIES), "p/Symtab.java", "isEmpty")
     assert calls == {(12, "p/Scope.java"), (14, "p/Scope.java"), (15, "p/Scope.java"),
                      (16, "p/Scope.java")}
 
@@ -354,11 +347,5 @@ class Infer {
 
 
 def test_a_bases_member_of_a_type_parameter_read_on_a_subclass_holds_its_argument(repo) -> None:
-    root = repo(NODES)
-    build(root)
-    with Index.open(root) as idx:
-        nodes = {n["id"]: n for n in export.nodes(idx.q)}
-        calls = {(e["line"], nodes[e["target"]]["path"])
-                 for e in export.edges(idx.q) if e["type"] == "Calls"
-                 and e["path"] == "p/Infer.java" and nodes[e["target"]]["name"] == "length"}
+    calls = _calls_to(repo(NODES), "p/Infer.java", "length")
     assert calls == {(9, "p/Buffer.java")}
