@@ -279,11 +279,11 @@ def referenced_changes(store: Any, root: Path, text: str,
     """The functions changed by the commits ``text`` names (see :func:`commit_references`),
     at their lines now, newest commit first; and those commits by ``seq``. Empty without a
     stored history or a reference in it."""
+    hashes, numbers = commit_references(text)  # (most questions name none: no query then)
+    if not hashes and not numbers:
+        return [], {}
     tables = tables_of(store)
     if tables is None or tables.get("head") is None:
-        return [], {}
-    hashes, numbers = commit_references(text)
-    if not hashes and not numbers:
         return [], {}
     seqs = tables.commits_named(hashes, numbers)[-max_commits:]
     if not seqs:
