@@ -62,7 +62,8 @@ MINIFIED_META_KEY = "minified"
 # timestamp tick, the same size: its change would leave size and mtime as recorded (git's
 # "racy clean" entries). Its row keeps RACY_MTIME instead, so the next update reads it again
 # and compares content. Whole-second mtimes come from file systems that keep seconds (FAT, two).
-RACY_NS = 50_000_000
+# (The walk cache's directories have their own, wider window: ``walk_cache.RACY_NS``.)
+RACY_FILE_NS = 50_000_000
 RACY_COARSE_NS = 2_000_000_000
 RACY_MTIME = -1
 # The meta key holding the last walk's skipped files by reason (too_large, symlink_loop...):
@@ -144,7 +145,8 @@ def update_index(
     them."""
     report = UpdateReport()
     t0 = time.perf_counter()
-    looked_ns = time.time_ns()  # no later than the walk's (or the watcher's) stat of a file
+    # before the walk's stat of a file; after a watcher's (a wider window: more files re-read)
+    looked_ns = time.time_ns()
     root = root.resolve()
     engine = engine_fingerprint()
     if discovered is not None:
@@ -386,8 +388,8 @@ def _record_unindexable(
 
 def recorded_mtime(mtime_ns: int, looked_ns: int) -> int:
     """The mtime a file's row keeps: its own, or RACY_MTIME while a change within the same
-    timestamp tick could still follow the read (see RACY_NS)."""
-    window = RACY_COARSE_NS if mtime_ns % 1_000_000_000 == 0 else RACY_NS
+    timestamp tick could still follow the read (see RACY_FILE_NS)."""
+    window = RACY_COARSE_NS if mtime_ns % 1_000_000_000 == 0 else RACY_FILE_NS
     return RACY_MTIME if mtime_ns > looked_ns - window else mtime_ns
 
 
