@@ -454,6 +454,18 @@ def test_a_repository_without_commits_has_no_history_yet(tmp_path: Path) -> None
     assert hashes(history(repo.root, "greet")) == [c1]
 
 
+def test_a_clone_whose_head_branch_is_missing_says_which_branch_it_has(tmp_path: Path) -> None:
+    """A bundle's clone checks out nothing when the bundle's HEAD names a branch it does not
+    carry: the history says there are commits to check out, not that there are none."""
+    repo = Repo(tmp_path / "r")
+    repo.commit("first", {"app.py": GREET_V1})
+    git(repo.root, "branch", "-m", "main", "trunk")
+    git(repo.root, "symbolic-ref", "HEAD", "refs/heads/main")  # unborn: as such a clone is
+    assert index(repo.root) == {
+        "available": False, "reason": "no history: HEAD is on a branch with no commits, though "
+        "the repository has others (trunk): check one out"}
+
+
 def test_paths_git_quotes_are_read_back(tmp_path: Path) -> None:
     repo = Repo(tmp_path / "r")
     name = "naïve dir/\"odd\" name.py"
