@@ -50,9 +50,15 @@ from typing import Any, Protocol
 from knoxidx.answers.budget import DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS
 from knoxidx.answers.centrality import centrality_scores
 from knoxidx.answers.packing import FILE_KIND, Files, Packer
+from knoxidx.answers.precedents import similar_commits
 from knoxidx.graph import traverse
 from knoxidx.graph.protocol import IndexedGraph
-from knoxidx.history.answers import RecentChange, recent_changes, referenced_changes
+from knoxidx.history.answers import (
+    RecentChange,
+    commit_changes,
+    recent_changes,
+    referenced_changes,
+)
 from knoxidx.history.store import tables_of
 from knoxidx.parse.file_index import TYPE_KINDS
 from knoxidx.retrieval.disclosure import Disclosure
@@ -64,6 +70,7 @@ from knoxidx.retrieval.tokens import default_counter
 
 RECENT_SOURCE = "history:recent"  # the link of a recently changed function: no hit brought it
 REFERENCED_SOURCE = "history:referenced"  # of a function a commit the question names changed
+SIMILAR_SOURCE = "history:similar"  # of a function a past commit like the question changed
 NEIGHBOURS_READ = 200  # a hit's callers (or callees, types) read at most, the best named kept
 MAX_QUERY_CHARS = 2000
 _TRAILING_LINES = 3  # blank or comment lines a definition's last chunk may hold below it
@@ -101,6 +108,14 @@ class ContextWeights:
     # the question points at that change, so it ranks right after the top hit; 0 gathers none
     referenced: float = 1.0
     referenced_functions: int = 8  # the best named first, of the newest commit first
+    # proximity of a function changed by a past commit whose subject is like the question
+    # (answers.precedents): an earlier change on the same subject; off (0 gathers none): on
+    # the benchmark it reached no more than search and the graph (BENCHMARKS) for ~60 % more time
+    similar: float = 0.0
+    similar_commits: int = 10
+    similar_functions: int = 4  # the best matching commit's first, the best named within one
+    similar_lag: int = 30  # such a function ranks below this many hits
+    similar_max_files: int = 10  # a commit that changed more files is passed over
     # proximity of a neighbour = strength of the hit it came from x its relation's weight
     hit: float = 1.0
     callee: float = 0.8
@@ -259,6 +274,8 @@ def gather(index: ContextIndex, query: str, w: ContextWeights, *,
         _add_recent(index, candidates, wanted, w)
     if w.referenced:
         _add_referenced(index, query, candidates, wanted, w)
+    if w.similar:
+        _add_similar(index, query, candidates, wanted, w)
     refused = [key for key, cand in candidates.items() if not disclosure.allows(cand.path)]
     for key in refused:
         del candidates[key]
@@ -585,6 +602,24 @@ def _add_referenced(index: ContextIndex, query: str, out: dict[str, Candidate],
         _add(out, _node_candidate(node), "referenced", w.referenced, reason, REFERENCED_SOURCE)
 
 
+def _add_similar(index: ContextIndex, query: str, out: dict[str, Candidate],
+                 wanted: list[str], w: ContextWeights) -> None:
+    """The functions changed by the past commits whose subjects are most like the question,
+    the best matching commit's first; none without a stored history."""
+    tables = tables_of(index.store)
+    if tables is None or tables.get("head") is None:
+        return
+    seqs = similar_commits(tables, query, w.similar_commits, w.similar_max_files or None)
+    changes, commits = commit_changes(tables, index.root, seqs, best_first=True)
+    place = {seq: n for n, seq in enumerate(seqs)}
+    ordered = sorted(_changed_nodes(index, changes, wanted), key=lambda ns: place[ns[1]])
+    for node, seq in ordered[: w.similar_functions]:
+        commit = commits[seq]
+        reason = f"changed by {commit['commit'][:10]} ({commit['subject'][:60]}), a past " \
+            "commit like the question"
+        _add(out, _node_candidate(node), "similar", w.similar, reason, SIMILAR_SOURCE)
+
+
 def _changed_nodes(index: ContextIndex, changes: list[RecentChange],
                    wanted: list[str]) -> list[tuple[dict[str, Any], int]]:
     """The nodes of ``changes`` with the commit of each, the newest commit's first and, among
@@ -674,6 +709,8 @@ def _counts(cand: Candidate, relation: str, source: Candidate | None,
         return w.recent > 0 and cand.lexical >= w.recent_lexical
     if relation == "referenced":
         return w.referenced > 0
+    if relation == "similar":
+        return w.similar > 0
     if relation == "file":
         return w.top_file_share > 0 and _expanded(source, 1)
     return _expanded(source, w.expand_hits)
@@ -697,6 +734,8 @@ def _proximity(cand: Candidate, candidates: dict[str, Candidate],
             best = max(best, (w.hit * w.recent, relation))
         elif relation == "referenced" and _counts(cand, relation, None, w):
             best = max(best, (w.hit * w.referenced, relation))
+        elif relation == "similar" and _counts(cand, relation, None, w):
+            best = max(best, (w.hit * w.similar, relation))
         elif relation == "file" and source is not None and _counts(cand, relation, source, w):
             best = max(best, (_hit_strength(source, w), relation))
         elif source is not None and _counts(cand, relation, source, w):
@@ -737,6 +776,9 @@ def _score(query: str, candidates: dict[str, Candidate], w: ContextWeights) -> N
         if any(relation == "recent" and _counts(cand, relation, None, w)
                for relation, _ in cand.links):
             lags.append(w.recent_lag)
+        if any(relation == "similar" and _counts(cand, relation, None, w)
+               for relation, _ in cand.links):
+            lags.append(w.similar_lag)
         if lags:
             cand.score = min(cand.score, max(hits[min(lag, len(hits) - 1)].score
                                              for lag in lags))

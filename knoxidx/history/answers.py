@@ -285,11 +285,19 @@ def referenced_changes(store: Any, root: Path, text: str,
     tables = tables_of(store)
     if tables is None or tables.get("head") is None:
         return [], {}
-    seqs = tables.commits_named(hashes, numbers)[-max_commits:]
+    return commit_changes(tables, root, tables.commits_named(hashes, numbers)[-max_commits:])
+
+
+def commit_changes(tables: HistoryRows, root: Path, seqs: list[int],
+                   best_first: bool = False) -> tuple[list[RecentChange], dict[int, dict]]:
+    """The functions the commits ``seqs`` changed, at their lines now, newest commit first;
+    and those commits by ``seq``. Each function's commit is the newest of ``seqs`` that
+    changed it, or with ``best_first`` the first in the order of ``seqs``."""
     if not seqs:
         return [], {}
     paths_of = {seq: tables.paths_of_commit(seq) for seq in seqs}
-    return (_changed_functions(tables, root, paths_of, set(seqs), min(seqs)),
+    prefer = {seq: place for place, seq in enumerate(seqs)} if best_first else None
+    return (_changed_functions(tables, root, paths_of, set(seqs), min(seqs), prefer),
             tables.commits(seqs))
 
 
@@ -304,9 +312,11 @@ def commit_references(text: str) -> tuple[list[str], list[int]]:
 
 
 def _changed_functions(tables: HistoryRows, root: Path, paths_of: Mapping[int, list[str]],
-                       kept: set[int], first_seq: int) -> list[RecentChange]:
+                       kept: set[int], first_seq: int,
+                       prefer: Mapping[int, int] | None = None) -> list[RecentChange]:
     """The functions at HEAD that one of the commits ``kept`` changed (``paths_of``: the paths
-    each commit changed), traced back from their lines now to ``first_seq``, newest first."""
+    each commit changed), traced back from their lines now to ``first_seq``, newest first;
+    each with the newest such commit, or the one ``prefer`` places first."""
     prefix = tables.get("prefix") or ""
     by_path: dict[str, dict[int, tuple[int, int]]] = {}
     for git_path in sorted({p for seq in kept for p in paths_of[seq]}):
@@ -321,8 +331,9 @@ def _changed_functions(tables: HistoryRows, root: Path, paths_of: Mapping[int, l
         traces = trace_file(tables, prefix + graph_path, committed[graph_path],
                             since_seq=first_seq)
         for node_id, trace in traces.items():
-            newest = next((t.seq for t in trace.touches if t.seq in kept), None)
-            if newest is not None:
-                found.append(RecentChange(newest, node_id, graph_path, *spans[node_id]))
+            touched = [t.seq for t in trace.touches if t.seq in kept]  # newest first
+            if touched:
+                seq = min(touched, key=prefer.__getitem__) if prefer else touched[0]
+                found.append(RecentChange(seq, node_id, graph_path, *spans[node_id]))
     found.sort(key=lambda c: (-c.seq, c.path, c.start_line))
     return found

@@ -96,7 +96,14 @@ def head_commit(root: Path) -> str:
     try:
         return run_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}").strip()
     except GitUnavailableError:
-        raise GitUnavailableError("the repository has no commits yet") from None
+        pass
+    # an unborn HEAD beside other refs: a clone of a bundle or mirror whose HEAD names a
+    # branch it does not carry
+    other = run_git(root, "for-each-ref", "--count=1", "--format=%(refname:short)").strip()
+    if other:
+        raise GitUnavailableError(f"HEAD is on a branch with no commits, though the repository "
+                                  f"has others ({other}): check one out") from None
+    raise GitUnavailableError("the repository has no commits yet") from None
 
 
 def repository_top(root: Path) -> Path:

@@ -101,6 +101,11 @@ class PgHistoryTables:
                 if names_number(subject, number))
         return sorted(found)
 
+    def subjects_since(self, seq: int) -> list[tuple[int, str]]:
+        return [(n, subject) for n, subject in self.conn.execute(
+            "SELECT seq, subject FROM knoxidx.history_commit WHERE repo = %s AND seq >= %s"
+            " ORDER BY seq", (self.repo, seq)).fetchall()]
+
     def paths_of_commit(self, seq: int) -> list[str]:
         return [path for path, in self.conn.execute(
             "SELECT path FROM knoxidx.history_change WHERE repo = %s AND seq = %s ORDER BY"

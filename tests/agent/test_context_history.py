@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from knoxidx.answers.context import ContextWeights, build_context, gather, rank
+from knoxidx.answers.precedents import similar_commits
 from knoxidx.history.answers import commit_references, recent_changes, referenced_changes
+from knoxidx.history.store import tables_of
 from knoxidx.index import Index
 from tests.history.gitrepo import Repo
 
@@ -172,3 +174,56 @@ def test_what_a_commit_the_question_names_changed_follows_the_top_hit(repo: Repo
         assert named[0]["included"] is not None
         assert items.index(named[0]) == 1  # right after the top hit
     assert not any(i["relation"] == "referenced" for i in other["items"])
+
+
+def _precedented(repo: Repo) -> None:
+    """A past commit on eviction by age (cache.py), one on tables touching only a README, and
+    a sweep of both source files, then a change on neither subject."""
+    repo.commit("Evict cache entries by their age", {"app/cache.py": _cache(
+        "return {k: v for k, v in entries.items() if v >= now}")})
+    repo.commit("Describe the report tables", {"README.md": "tables\n"})
+    repo.commit("Sweep: tables and entries renamed", {
+        "app/report.py": REPORT.replace("as a table", "as one table"),
+        "app/cache.py": _cache("return {k: v for k, v in entries.items() if v > now}")})
+    repo.commit("Warm the cache at start", {"app/cache.py": _cache(
+        "return {k: v for k, v in entries.items() if v > now}")
+        .replace("return dict(entries)", "return dict(entries or {})")})
+
+
+def test_past_commits_like_the_question_are_ranked_by_their_rarest_shared_words(
+        repo: Repo) -> None:
+    _precedented(repo)
+    with Index.open(repo.root, create=True) as idx:
+        idx.update(jobs=1)
+        tables = tables_of(idx.store)
+        assert tables is not None
+        subjects = {seq: c["subject"] for seq, c in tables.commits(range(6)).items()}
+        found = [subjects[s] for s in similar_commits(tables, "Evicted entries stay in the "
+                                                      "cache past their age", 10)]
+        narrow = [subjects[s] for s in similar_commits(tables, "rename the tables", 10,
+                                                       max_files=1)]
+        assert similar_commits(tables, "how is it done?", 10) == []  # no content word
+    # "evict" and "age" are rare: that commit first; "entries" and "cache" bring in the
+    # others that share them, the first commit ("evict by age") among them
+    assert found[0] == "Evict cache entries by their age"
+    assert set(found) == {"Evict cache entries by their age", "evict by age",
+                          "Sweep: tables and entries renamed", "Warm the cache at start"}
+    # the README's commit changed no source file, and the sweep more files than allowed
+    assert narrow == []
+
+
+def test_what_a_past_commit_like_the_question_changed_is_gathered_when_weighed(
+        repo: Repo) -> None:
+    _precedented(repo)
+    weights = replace(ContextWeights(), similar=0.5, recent=0.0)
+    question = "evicted entries outlive their age"
+    with Index.open(repo.root, create=True) as idx:
+        idx.update(jobs=1)
+        answer = build_context(idx, question, max_tokens=8000, weights=weights)
+        unweighed = build_context(idx, question, max_tokens=8000,
+                                  weights=replace(weights, similar=0.0))
+    similar = {i["qualified_name"]: i for i in answer["items"] if i["relation"] == "similar"}
+    assert "app.cache.evict_stale_entries" in similar
+    reason = similar["app.cache.evict_stale_entries"]["reasons"][0]
+    assert "(Evict cache entries by their age), a past commit like the question" in reason
+    assert not any(i["relation"] == "similar" for i in unweighed["items"])

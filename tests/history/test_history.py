@@ -400,6 +400,19 @@ def referenced(idx: Index, text: str) -> list[tuple[int, str, int, int]]:
             for c in referenced_changes(idx.store, idx.root, text)[0]]
 
 
+def similar(idx: Index, text: str) -> list[tuple[int, str, int, int]]:
+    """What the past commits like ``text`` changed, as either store answers it."""
+    from knoxidx.answers.precedents import similar_commits
+    from knoxidx.history.answers import commit_changes
+    from knoxidx.history.store import tables_of
+
+    tables = tables_of(idx.store)
+    assert tables is not None
+    seqs = similar_commits(tables, text, 3)
+    return [(c.seq, c.path, c.start_line, c.end_line)
+            for c in commit_changes(tables, idx.root, seqs, best_first=True)[0]]
+
+
 def test_the_postgresql_store_keeps_the_same_history(greeting, pg_url) -> None:
     from knoxidx.update.verify import verify_index
 
@@ -409,6 +422,7 @@ def test_the_postgresql_store_keeps_the_same_history(greeting, pg_url) -> None:
         local_hotspots = idx.hotspots(since_days=None)
         local_recent = recent(idx)
         local_referenced = referenced(idx, f"since {c2[:8]}")
+        local_similar = similar(idx, "greet louder, then write a farewell")
     with Index.open(repo.root, create=True, store=pg_url) as idx:
         assert idx.update(jobs=1, retrieval=False).history["mode"] == "full"
         assert idx.history("greet") == local
@@ -417,6 +431,8 @@ def test_the_postgresql_store_keeps_the_same_history(greeting, pg_url) -> None:
         assert verify_index(idx)["history"]["equal"]
         assert recent(idx) == local_recent and local_recent  # context's recent changes
         assert referenced(idx, f"since {c2[:8]}") == local_referenced and local_referenced
+        assert similar(idx, "greet louder, then write a farewell") == local_similar
+        assert {seq for seq, *_ in local_similar} == {1, 2}  # "louder greet", "farewell writes"
     repo.commit("later (#7)", {"app.py": GREET_V1})
     with Index.open(repo.root, store=pg_url) as idx:
         report = idx.update(jobs=1, retrieval=False).history
@@ -436,6 +452,18 @@ def test_a_repository_without_commits_has_no_history_yet(tmp_path: Path) -> None
     c1 = repo.commit("first", {"app.py": GREET_V1})
     assert index(repo.root)["mode"] == "full"
     assert hashes(history(repo.root, "greet")) == [c1]
+
+
+def test_a_clone_whose_head_branch_is_missing_says_which_branch_it_has(tmp_path: Path) -> None:
+    """A bundle's clone checks out nothing when the bundle's HEAD names a branch it does not
+    carry: the history says there are commits to check out, not that there are none."""
+    repo = Repo(tmp_path / "r")
+    repo.commit("first", {"app.py": GREET_V1})
+    git(repo.root, "branch", "-m", "main", "trunk")
+    git(repo.root, "symbolic-ref", "HEAD", "refs/heads/main")  # unborn: as such a clone is
+    assert index(repo.root) == {
+        "available": False, "reason": "no history: HEAD is on a branch with no commits, though "
+        "the repository has others (trunk): check one out"}
 
 
 def test_paths_git_quotes_are_read_back(tmp_path: Path) -> None:
