@@ -522,6 +522,30 @@ def test_a_var_with_values_binds_its_names_as_the_same_short_declaration_does(re
     assert (37, "AddCommand", 5) in calls
 
 
+PARENTHESIZED_LITERALS = """\
+package main
+
+type Option struct{ Key string }
+
+func (o *Option) IsKey(k string) bool { return o.Key == k }
+
+func use() bool {
+	a := (&Option{Key: "key"}).IsKey("key")
+	b := (Option{}).IsKey("")
+	return a && b && Option{}.IsKey("")
+}
+"""
+
+
+def test_a_method_of_a_parenthesized_literal_or_its_address_is_its_type_s(repo) -> None:
+    """`(&T{..}).m()` and `(T{}).m()` call T's m, as `T{}.m()` does (the literal was read in
+    the selector's operand only when it stood there bare)."""
+    root = repo({"go.mod": GO_MOD, "main.go": PARENTHESIZED_LITERALS})
+    calls = _calls_in(root, "main.go")
+    assert {(line, name, start) for line, name, start in calls if name == "IsKey"} == {
+        (8, "IsKey", 5), (9, "IsKey", 5), (10, "IsKey", 5)}
+
+
 def test_a_later_name_of_several_values_is_no_result_of_the_first() -> None:
     """`x, y := f(), g()`: y is g's; it was bound to f's second result too (the pattern for
     `x, y := f()` did not ask that the call be the only value)."""

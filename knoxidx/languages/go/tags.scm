@@ -40,9 +40,14 @@
 ; conversion says so: no call is counted there)
 (call_expression function: (index_expression operand: [(identifier) (selector_expression)] @reference.call))
 (type_conversion_expression type: (generic_type type: [(type_identifier) (qualified_type)] @reference.call))
-; a method of a composite literal (`T{...}.m()`): the literal's type is the receiver's
+; a method of a composite literal (`T{...}.m()`, `(&T{...}).m()`): the literal's type is the
+; receiver's
 (call_expression function: (selector_expression
-  operand: (composite_literal type: [(type_identifier) (qualified_type)] @receiver)
+  operand: [(composite_literal type: [(type_identifier) (qualified_type)] @receiver)
+            (parenthesized_expression [
+              (composite_literal type: [(type_identifier) (qualified_type)] @receiver)
+              (unary_expression operator: "&"
+                operand: (composite_literal type: [(type_identifier) (qualified_type)] @receiver))])]
   field: (field_identifier) @reference.call))
 (composite_literal type: [(type_identifier) (qualified_type)] @reference.new)
 (composite_literal type: (generic_type type: [(type_identifier) (qualified_type)] @reference.new))
