@@ -175,6 +175,41 @@ def test_a_range_an_index_and_a_receive_type_an_element_of_a_typed_container(rep
     assert ("main.go", 35, "main.go", "Name") in calls  # a variadic parameter's
 
 
+LITERAL_CONTAINERS = """\
+package main
+
+type Pkg struct{}
+
+func (p *Pkg) Name() string { return "" }
+
+func names() {
+	pkgs := []*Pkg{{}}
+	for _, p := range pkgs {
+		p.Name()
+	}
+	var byPath = map[string]*Pkg{"a": {}}
+	byPath["a"].Name()
+	for _, p := range [...]Pkg{{}} {
+		p.Name()
+	}
+	first, rest := pkgs[0], []Pkg{}
+	rest[0].Name()
+	_ = first
+}
+"""
+
+
+def test_a_literal_of_a_container_types_its_elements(repo) -> None:
+    """`xs := []*T{..}`, `var m = map[K]*T{..}` and a range over `[...]T{..}` type their
+    elements as `var xs []*T` does: a literal's container type was read for no binding."""
+    root = repo({"go.mod": GO_MOD, "main.go": LITERAL_CONTAINERS})
+    calls = _calls_in(root, "main.go")
+    assert (10, "Name", 5) in calls  # a range over `pkgs := []*Pkg{..}`
+    assert (13, "Name", 5) in calls  # an index of `var byPath = map[string]*Pkg{..}`
+    assert (15, "Name", 5) in calls  # a range over the literal itself
+    assert (18, "Name", 5) in calls  # the second of two values
+
+
 NAMED = """\
 package main
 

@@ -109,13 +109,16 @@
    right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call)))
  (var_spec . name: (identifier) @binding.name !type
    value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call)))]
+; a literal of a container (`xs := []*T{..}`) binds its element's type, as `var xs []*T` does
 [(short_var_declaration
    left: (expression_list . (identifier) @binding.name)
    right: (expression_list . (composite_literal
-     type: [(type_identifier) (qualified_type) (generic_type)] @binding.type)))
+     type: [(type_identifier) (qualified_type) (generic_type) (slice_type) (array_type)
+            (implicit_length_array_type) (map_type)] @binding.type)))
  (var_spec . name: (identifier) @binding.name !type
    value: (expression_list . (composite_literal
-     type: [(type_identifier) (qualified_type) (generic_type)] @binding.type)))]
+     type: [(type_identifier) (qualified_type) (generic_type) (slice_type) (array_type)
+            (implicit_length_array_type) (map_type)] @binding.type)))]
 [(short_var_declaration
    left: (expression_list . (identifier) @binding.name)
    right: (expression_list . (unary_expression operand: (composite_literal
@@ -166,7 +169,8 @@
    right: (expression_list . (_) . [
      (selector_expression) @binding.type
      (unary_expression operator: "&" operand: (selector_expression) @binding.type)
-     (composite_literal type: [(type_identifier) (qualified_type) (generic_type)] @binding.type)
+     (composite_literal type: [(type_identifier) (qualified_type) (generic_type) (slice_type)
+       (array_type) (implicit_length_array_type) (map_type)] @binding.type)
      (unary_expression operand: (composite_literal
        type: [(type_identifier) (qualified_type) (generic_type)] @binding.type))
      (call_expression function: [(identifier) (selector_expression)] @binding.call)]))
@@ -174,7 +178,8 @@
    value: (expression_list . (_) . [
      (selector_expression) @binding.type
      (unary_expression operator: "&" operand: (selector_expression) @binding.type)
-     (composite_literal type: [(type_identifier) (qualified_type) (generic_type)] @binding.type)
+     (composite_literal type: [(type_identifier) (qualified_type) (generic_type) (slice_type)
+       (array_type) (implicit_length_array_type) (map_type)] @binding.type)
      (unary_expression operand: (composite_literal
        type: [(type_identifier) (qualified_type) (generic_type)] @binding.type))
      (call_expression function: [(identifier) (selector_expression)] @binding.call)]))]
@@ -182,6 +187,10 @@
 ; range ch` is no element of a slice), `v := xs[i]`, `v, ok := m[k]`, `v, ok := <-ch`
 (range_clause left: (expression_list . (identifier) . (identifier) @binding.name)
   right: (_) @binding.element)
+; ... of a literal (`for _, v := range []*T{..}`): the container's element type
+(range_clause left: (expression_list . (identifier) . (identifier) @binding.name)
+  right: (composite_literal type: [(slice_type) (array_type) (implicit_length_array_type)
+                                   (map_type)] @binding.type))
 (short_var_declaration
   left: (expression_list . (identifier) @binding.name)
   right: (expression_list . (index_expression operand: (_) @binding.element)))
