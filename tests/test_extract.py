@@ -127,7 +127,7 @@ def test_go_declarations_of_several_names_and_var_blocks() -> None:
     assert defs["q"].type_hint == ("T",)
     bound = {(b.name, b.type_path, b.is_call) for b in facts.bindings}
     assert {("p", ("T",), False), ("q", ("T",), False), ("ErrA", ("New",), True),
-            ("m", ("g",), True), ("n", ("g",), True)} <= bound
+            ("m", ("g",), True), ("n", ("g", "#1"), True)} <= bound
 
 
 def test_java_fields_declared_together_are_siblings() -> None:

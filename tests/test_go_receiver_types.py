@@ -9,6 +9,7 @@ from pathlib import Path
 
 from knoxidx.graph import export
 from knoxidx.index import Index
+from knoxidx.parse.extract import extract
 from knoxidx.parse.name_paths import result_types, type_path
 from tests.helpers import build
 
@@ -172,6 +173,41 @@ def test_a_range_an_index_and_a_receive_type_an_element_of_a_typed_container(rep
     assert ("main.go", 31, "shapes/shapes.go", "Area") in calls  # `c, ok := m[k]`
     assert ("main.go", 33, "shapes/shapes.go", "Side") in calls  # `s, ok := <-ch`
     assert ("main.go", 35, "main.go", "Name") in calls  # a variadic parameter's
+
+
+LITERAL_CONTAINERS = """\
+package main
+
+type Pkg struct{}
+
+func (p *Pkg) Name() string { return "" }
+
+func names() {
+	pkgs := []*Pkg{{}}
+	for _, p := range pkgs {
+		p.Name()
+	}
+	var byPath = map[string]*Pkg{"a": {}}
+	byPath["a"].Name()
+	for _, p := range [...]Pkg{{}} {
+		p.Name()
+	}
+	first, rest := pkgs[0], []Pkg{}
+	rest[0].Name()
+	_ = first
+}
+"""
+
+
+def test_a_literal_of_a_container_types_its_elements(repo) -> None:
+    """`xs := []*T{..}`, `var m = map[K]*T{..}` and a range over `[...]T{..}` type their
+    elements as `var xs []*T` does: a literal's container type was read for no binding."""
+    root = repo({"go.mod": GO_MOD, "main.go": LITERAL_CONTAINERS})
+    calls = _calls_in(root, "main.go")
+    assert (10, "Name", 5) in calls  # a range over `pkgs := []*Pkg{..}`
+    assert (13, "Name", 5) in calls  # an index of `var byPath = map[string]*Pkg{..}`
+    assert (15, "Name", 5) in calls  # a range over the literal itself
+    assert (18, "Name", 5) in calls  # the second of two values
 
 
 NAMED = """\
@@ -457,3 +493,98 @@ def test_a_field_s_address_and_each_value_of_a_multi_value_assignment_type_their
     assert ("main.go", 21, "main.go", "Set") in calls
     assert ("main.go", 23, "main.go", "Add") in calls  # `a, b := o.labels, p.bits`
     assert ("main.go", 24, "main.go", "Set") in calls
+
+
+VAR_VALUES = """\
+package main
+
+type Command struct{ Use string }
+
+func (c *Command) AddCommand(cmds ...*Command) {}
+
+type Flags struct{}
+
+func (f *Flags) Parse() {}
+
+func newCommand() (*Command, *Flags) { return nil, nil }
+func newRoot() *Command            { return nil }
+
+var root = &Command{Use: "root"}
+
+func (c *Command) Execute() {
+	root.AddCommand(c)
+}
+
+func use(o *Command) {
+	var rootCmd = &Command{Use: "root"}
+	rootCmd.AddCommand(&Command{Use: "x"})
+	var a, b = &Command{}, Command{}
+	a.AddCommand()
+	b.AddCommand()
+	var c, f = newCommand()
+	c.AddCommand()
+	f.Parse()
+	var n = new(Flags)
+	n.Parse()
+	var v = o.Use
+	_ = v
+	s, t := Command{}, &Flags{}
+	s.AddCommand()
+	t.Parse()
+	var g, h = newCommand(), newRoot()
+	h.AddCommand()
+	_ = g
+}
+"""
+
+
+def test_a_var_with_values_binds_its_names_as_the_same_short_declaration_does(repo) -> None:
+    """`var x = &T{}` (in a function or at the top level), `var a, b = v, w`, `var c, f = g()`
+    and `var n = new(T)` bind as their `:=` does: only a `var` with a value of a call was read,
+    and it bound every name to the call's first result."""
+    root = repo({"go.mod": GO_MOD, "main.go": VAR_VALUES})
+    calls = _calls_in(root, "main.go")
+    assert (17, "AddCommand", 5) in calls  # the top level's `var root = &Command{..}`
+    assert (22, "AddCommand", 5) in calls  # `var rootCmd = &Command{..}`
+    assert (24, "AddCommand", 5) in calls  # `var a, b = &Command{}, Command{}`
+    assert (25, "AddCommand", 5) in calls
+    assert (27, "AddCommand", 5) in calls  # `var c, f = newCommand()`: f is the second result
+    assert (28, "Parse", 9) in calls
+    assert (30, "Parse", 9) in calls  # `var n = new(Flags)`
+    assert (34, "AddCommand", 5) in calls  # `s, t := Command{}, &Flags{}`: t is the second's
+    assert (35, "Parse", 9) in calls
+    # `var g, h = newCommand(), newRoot()`: h is newRoot's, no result of newCommand's
+    assert (37, "AddCommand", 5) in calls
+
+
+PARENTHESIZED_LITERALS = """\
+package main
+
+type Option struct{ Key string }
+
+func (o *Option) IsKey(k string) bool { return o.Key == k }
+
+func use() bool {
+	a := (&Option{Key: "key"}).IsKey("key")
+	b := (Option{}).IsKey("")
+	return a && b && Option{}.IsKey("")
+}
+"""
+
+
+def test_a_method_of_a_parenthesized_literal_or_its_address_is_its_type_s(repo) -> None:
+    """`(&T{..}).m()` and `(T{}).m()` call T's m, as `T{}.m()` does (the literal was read in
+    the selector's operand only when it stood there bare)."""
+    root = repo({"go.mod": GO_MOD, "main.go": PARENTHESIZED_LITERALS})
+    calls = _calls_in(root, "main.go")
+    assert {(line, name, start) for line, name, start in calls if name == "IsKey"} == {
+        (8, "IsKey", 5), (9, "IsKey", 5), (10, "IsKey", 5)}
+
+
+def test_a_later_name_of_several_values_is_no_result_of_the_first() -> None:
+    """`x, y := f(), g()`: y is g's; it was bound to f's second result too (the pattern for
+    `x, y := f()` did not ask that the call be the only value)."""
+    src = (b"package main\n\nfunc use() {\n\tx, y := f(), g()\n\tvar a, b = f(), g()\n"
+           b"\t_, _, _, _ = x, y, a, b\n}\n")
+    bound = sorted((b.name, b.type_path) for b in extract("main.go", src, "go").bindings)
+    assert bound == [("a", ("f",)), ("b", ("g",)), ("x", ("f",)), ("y", ("g",))]

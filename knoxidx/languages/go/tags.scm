@@ -40,9 +40,14 @@
 ; conversion says so: no call is counted there)
 (call_expression function: (index_expression operand: [(identifier) (selector_expression)] @reference.call))
 (type_conversion_expression type: (generic_type type: [(type_identifier) (qualified_type)] @reference.call))
-; a method of a composite literal (`T{...}.m()`): the literal's type is the receiver's
+; a method of a composite literal (`T{...}.m()`, `(&T{...}).m()`): the literal's type is the
+; receiver's
 (call_expression function: (selector_expression
-  operand: (composite_literal type: [(type_identifier) (qualified_type)] @receiver)
+  operand: [(composite_literal type: [(type_identifier) (qualified_type)] @receiver)
+            (parenthesized_expression [
+              (composite_literal type: [(type_identifier) (qualified_type)] @receiver)
+              (unary_expression operator: "&"
+                operand: (composite_literal type: [(type_identifier) (qualified_type)] @receiver))])]
   field: (field_identifier) @reference.call))
 (composite_literal type: [(type_identifier) (qualified_type)] @reference.new)
 (composite_literal type: (generic_type type: [(type_identifier) (qualified_type)] @reference.new))
@@ -83,60 +88,109 @@
 
 (import_declaration) @import
 
+; A name bound with a value binds as its `:=` does: `var x = v` as `x := v`, `var a, b = v, w`
+; as `a, b := v, w` (in a function and at a package's top level alike), each pattern below one
+; alternative for each (`!type`: `var x T = v` is a T, bound above). The names are anchored at the
+; first (or second): a name free to stand anywhere made the query cursor quadratic in them.
 ; `new(T)`, `make(Ts)`, `make([]T, n)`: only the builtins take a type where arguments go, and
 ; tree-sitter reads it as a type there (`f(T)` passes an identifier); the call's own binding
 ; below is dropped (TYPE_ARGUMENT_CALLS in hooks.py)
-(short_var_declaration
-  left: (expression_list . (identifier) @binding.name)
-  right: (expression_list . (call_expression arguments: (argument_list
-    . [(type_identifier) (qualified_type) (generic_type) (pointer_type) (slice_type) (array_type)
-       (map_type) (channel_type)] @binding.type))))
-(short_var_declaration
-  left: (expression_list . (identifier) @binding.name)
-  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call)))
-(short_var_declaration
-  left: (expression_list . (identifier) @binding.name)
-  right: (expression_list . (composite_literal
-    type: [(type_identifier) (qualified_type) (generic_type)] @binding.type)))
-(short_var_declaration
-  left: (expression_list . (identifier) @binding.name)
-  right: (expression_list . (unary_expression operand: (composite_literal
-    type: [(type_identifier) (qualified_type) (generic_type)] @binding.type))))
+[(short_var_declaration
+   left: (expression_list . (identifier) @binding.name)
+   right: (expression_list . (call_expression arguments: (argument_list
+     . [(type_identifier) (qualified_type) (generic_type) (pointer_type) (slice_type) (array_type)
+        (map_type) (channel_type)] @binding.type))))
+ (var_spec . name: (identifier) @binding.name !type
+   value: (expression_list . (call_expression arguments: (argument_list
+     . [(type_identifier) (qualified_type) (generic_type) (pointer_type) (slice_type) (array_type)
+        (map_type) (channel_type)] @binding.type))))]
+[(short_var_declaration
+   left: (expression_list . (identifier) @binding.name)
+   right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call)))
+ (var_spec . name: (identifier) @binding.name !type
+   value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call)))]
+; a literal of a container (`xs := []*T{..}`) binds its element's type, as `var xs []*T` does
+[(short_var_declaration
+   left: (expression_list . (identifier) @binding.name)
+   right: (expression_list . (composite_literal
+     type: [(type_identifier) (qualified_type) (generic_type) (slice_type) (array_type)
+            (implicit_length_array_type) (map_type)] @binding.type)))
+ (var_spec . name: (identifier) @binding.name !type
+   value: (expression_list . (composite_literal
+     type: [(type_identifier) (qualified_type) (generic_type) (slice_type) (array_type)
+            (implicit_length_array_type) (map_type)] @binding.type)))]
+[(short_var_declaration
+   left: (expression_list . (identifier) @binding.name)
+   right: (expression_list . (unary_expression operand: (composite_literal
+     type: [(type_identifier) (qualified_type) (generic_type)] @binding.type))))
+ (var_spec . name: (identifier) @binding.name !type
+   value: (expression_list . (unary_expression operand: (composite_literal
+     type: [(type_identifier) (qualified_type) (generic_type)] @binding.type))))]
 ; a call's second and third results: `_, b := f()`, `a, b, c := f()` (`@binding.result`: the
-; name's place in the list is the result's)
-(short_var_declaration
-  left: (expression_list . (identifier) . (identifier) @binding.name @binding.result)
-  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call)))
-(short_var_declaration
-  left: (expression_list . (identifier) . (identifier) . (identifier) @binding.name @binding.result)
-  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call)))
+; name's place in the list is the result's); the call is the only value (`a, b := f(), g()`
+; binds b to g, below)
+[(short_var_declaration
+   left: (expression_list . (identifier) . (identifier) @binding.name @binding.result)
+   right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call) .))
+ (var_spec . name: (identifier) . name: (identifier) @binding.name @binding.result !type
+   value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call) .))]
+[(short_var_declaration
+   left: (expression_list . (identifier) . (identifier) . (identifier) @binding.name @binding.result)
+   right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call) .))
+ (var_spec . name: (identifier) . name: (identifier) . name: (identifier) @binding.name @binding.result !type
+   value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call) .))]
 ; a type assertion: `v := x.(*T)`, `v, ok := x.(T)` (also in `if v, ok := x.(*T); ok`) bind v
-(short_var_declaration
-  left: (expression_list . (identifier) @binding.name)
-  right: (expression_list . (type_assertion_expression
-    type: [(type_identifier) (qualified_type) (generic_type)
-           (pointer_type [(type_identifier) (qualified_type) (generic_type)])] @binding.type)))
+[(short_var_declaration
+   left: (expression_list . (identifier) @binding.name)
+   right: (expression_list . (type_assertion_expression
+     type: [(type_identifier) (qualified_type) (generic_type)
+            (pointer_type [(type_identifier) (qualified_type) (generic_type)])] @binding.type)))
+ (var_spec . name: (identifier) @binding.name !type
+   value: (expression_list . (type_assertion_expression
+     type: [(type_identifier) (qualified_type) (generic_type)
+            (pointer_type [(type_identifier) (qualified_type) (generic_type)])] @binding.type)))]
 ; a copy of a field or a package's variable (`root := m.root`): of its declared type (a selector
 ; alone: a bare name would be read as a type's)
-(short_var_declaration
-  left: (expression_list . (identifier) @binding.name)
-  right: (expression_list . (selector_expression) @binding.type))
+[(short_var_declaration
+   left: (expression_list . (identifier) @binding.name)
+   right: (expression_list . (selector_expression) @binding.type))
+ (var_spec . name: (identifier) @binding.name !type
+   value: (expression_list . (selector_expression) @binding.type))]
 ; a field's address (`lp := &o.labels`): a pointer to the field, whose methods are the field's
-(short_var_declaration
-  left: (expression_list . (identifier) @binding.name)
-  right: (expression_list . (unary_expression operator: "&" operand: (selector_expression) @binding.type)))
-; the second name of a pair of values (`x, y := &o.bits, &p.bits`; the first is read above)
-(short_var_declaration
-  left: (expression_list . (identifier) . (identifier) @binding.name)
-  right: (expression_list . (_) . (selector_expression) @binding.type))
-(short_var_declaration
-  left: (expression_list . (identifier) . (identifier) @binding.name)
-  right: (expression_list . (_) . (unary_expression operator: "&"
-    operand: (selector_expression) @binding.type)))
+[(short_var_declaration
+   left: (expression_list . (identifier) @binding.name)
+   right: (expression_list . (unary_expression operator: "&" operand: (selector_expression) @binding.type)))
+ (var_spec . name: (identifier) @binding.name !type
+   value: (expression_list . (unary_expression operator: "&" operand: (selector_expression) @binding.type)))]
+; the second name of a pair of values (`x, y := &o.bits, &p.bits`, `a, b := &T{}, U{}`,
+; `a, b := f(), g()`; the first is read above)
+[(short_var_declaration
+   left: (expression_list . (identifier) . (identifier) @binding.name)
+   right: (expression_list . (_) . [
+     (selector_expression) @binding.type
+     (unary_expression operator: "&" operand: (selector_expression) @binding.type)
+     (composite_literal type: [(type_identifier) (qualified_type) (generic_type) (slice_type)
+       (array_type) (implicit_length_array_type) (map_type)] @binding.type)
+     (unary_expression operand: (composite_literal
+       type: [(type_identifier) (qualified_type) (generic_type)] @binding.type))
+     (call_expression function: [(identifier) (selector_expression)] @binding.call)]))
+ (var_spec . name: (identifier) . name: (identifier) @binding.name !type
+   value: (expression_list . (_) . [
+     (selector_expression) @binding.type
+     (unary_expression operator: "&" operand: (selector_expression) @binding.type)
+     (composite_literal type: [(type_identifier) (qualified_type) (generic_type) (slice_type)
+       (array_type) (implicit_length_array_type) (map_type)] @binding.type)
+     (unary_expression operand: (composite_literal
+       type: [(type_identifier) (qualified_type) (generic_type)] @binding.type))
+     (call_expression function: [(identifier) (selector_expression)] @binding.call)]))]
 ; an element of a value: `for _, v := range xs` (a slice's or map's; the one name of `for v :=
 ; range ch` is no element of a slice), `v := xs[i]`, `v, ok := m[k]`, `v, ok := <-ch`
 (range_clause left: (expression_list . (identifier) . (identifier) @binding.name)
   right: (_) @binding.element)
+; ... of a literal (`for _, v := range []*T{..}`): the container's element type
+(range_clause left: (expression_list . (identifier) . (identifier) @binding.name)
+  right: (composite_literal type: [(slice_type) (array_type) (implicit_length_array_type)
+                                   (map_type)] @binding.type))
 (short_var_declaration
   left: (expression_list . (identifier) @binding.name)
   right: (expression_list . (index_expression operand: (_) @binding.element)))
@@ -154,7 +208,7 @@
   (type_case . type: [(type_identifier) (qualified_type) (generic_type)
                       (pointer_type [(type_identifier) (qualified_type) (generic_type)])]
     @narrowed.type . (statement_list)) @narrowed)
-; `var a, b *T` binds every name to T, `var a, b = f()` to what f returns: the names are read from
+; `var a, b *T` binds every name to T: the names are read from
 ; the node (`@binding.names`), as a pattern holding a name and the type or value made the query
 ; cursor quadratic in the names (8,000 in one `var`: 0.8 s for the value pattern alone)
 (var_spec type: [(type_identifier) (qualified_type) (generic_type)] @binding.type) @binding.names
@@ -163,8 +217,6 @@
 ; a container (`var xs []*T`) binds its element's type: containers have no methods (see
 ; _CONTAINER_PREFIX in parse/name_paths.py), a range or index over one reads it (`[]`)
 (var_spec type: [(slice_type) (array_type) (map_type) (channel_type)] @binding.type) @binding.names
-(var_spec
-  value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call))) @binding.names
 ; (parameters the same way: `func f(a, b *T)`; a mangled file of 43,000 nodes took 9 s). A
 ; generic type (`List[T]`) binds as its type does: name_paths.type_path reads `List` out of it.
 (parameter_declaration
