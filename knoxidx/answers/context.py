@@ -42,14 +42,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import Any, Protocol
 
 from knoxidx.answers.budget import DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS
 from knoxidx.answers.centrality import centrality_scores
-from knoxidx.answers.packing import FILE_KIND, Files, Packer
+from knoxidx.answers.packing import FILE_KIND, Files, Packer, short_name
 from knoxidx.answers.precedents import similar_commits
 from knoxidx.graph import traverse
 from knoxidx.graph.protocol import IndexedGraph
@@ -181,6 +181,7 @@ class Candidate:
     end: int
     kind: str
     name: str  # qualified name, or a description for ranges
+    local_name: str = ""  # the name within its file's module ("Parser.parse"), if known
     signature: str = ""
     language: str = ""
     node_id: int | None = None
@@ -281,6 +282,7 @@ def gather(index: ContextIndex, query: str, w: ContextWeights, *,
         del candidates[key]
     _features(index, query, wanted, candidates, search_info, files, w)
     _outline(index, candidates)
+    _local_names(index, candidates.values())
     read_fill = partial(_search_fill, index, query, w) if w.fill_search and seeds \
         and not search_info["fallback"] else None
     gathered = Gathered(query, candidates, search_info, files, wanted, len(refused),
@@ -405,6 +407,7 @@ def _search_fill(index: ContextIndex, query: str, w: ContextWeights) -> list[Can
             kind=result.get("kind") or "code", name=result.get("symbol") or path,
             language=result.get("language") or "", relation="search",
             forced_signature=False, reasons=[f"search result #{n}"]))
+    _local_names(index, out)
     return out
 
 
@@ -499,7 +502,7 @@ def _expand(index: ContextIndex, seeds: list[Candidate], wanted: list[str],
         if seed.node_id is None:
             continue
         strength = seed.proximity
-        label = seed.name.rsplit(".", 1)[-1]
+        label = short_name(seed.name)
         relations = (
             ("callee", "out", ("Calls",), f"called by {label}"),
             ("caller", "in", ("Calls",), f"calls {label}"),
@@ -559,7 +562,7 @@ def _add_siblings(index: ContextIndex, seeds: list[Candidate], out: dict[str, Ca
             lexical = _lexical(wanted, probe, files)
             if lexical >= w.sibling_lexical:
                 matching.append((-lexical, d.start_line, d.end_line))
-        label = seed.name.rsplit(".", 1)[-1]
+        label = short_name(seed.name)
         for _, start, end in sorted(matching)[: w.siblings]:
             node = index.q.node_at(seed.path, start)
             if node is not None and node["start_line"] == start and node["end_line"] == end:
@@ -813,6 +816,39 @@ def _file_churn(index: ContextIndex, paths: set[str], days: int) -> dict[str, fl
 def churn_shares(counts: dict[str, int]) -> dict[str, float]:
     top = math.log1p(max(counts.values(), default=0))
     return {p: math.log1p(n) / top for p, n in counts.items()} if top else {}
+
+
+def _local_names(index: ContextIndex, candidates: Iterable[Candidate]) -> None:
+    """Each definition's name within its module (``Parser.parse``, not
+    ``org.jsoup.parser.Parser.parse``): what a header shows beside the path, which already
+    says the module. Read from the stored facts of its file; a name not found there stays
+    whole."""
+    by_path: dict[str, list[Candidate]] = {}
+    for cand in candidates:
+        if cand.kind in DEFINITION_KINDS:
+            by_path.setdefault(cand.path, []).append(cand)
+    for path, cands in by_path.items():
+        facts = index.store.load_facts(path)
+        if facts is None:
+            continue
+        by_last: dict[str, list[str]] = {}
+        for d in facts.defs:
+            by_last.setdefault(d.name, []).append(d.qualname)
+        for cand in cands:
+            cand.local_name = local_name(cand.name, by_last.get(short_name(cand.name), ()))
+
+
+def local_name(qualified: str, qualnames: Iterable[str]) -> str:
+    """``qualified`` less its module's part: the longest of ``qualnames`` (names within a
+    module, "." separated) that it ends with after a separator, written as ``qualified`` writes
+    it; ``qualified`` itself if none."""
+    best = ""
+    for name in qualnames:
+        for written in (name, name.replace(".", "::")):
+            if len(best) < len(written) < len(qualified) and qualified.endswith(written) \
+                    and qualified[-len(written) - 1] in ".:/":
+                best = written
+    return best or qualified
 
 
 def _outline(index: ContextIndex, candidates: dict[str, Candidate]) -> None:

@@ -48,8 +48,15 @@ _SOURCES = re.compile(r"^(search hit #\d+) \([^)]*\)$")  # "search hit #3 (lexic
 _MAX_LEAD_IN = 200  # doc comment and decorator lines above a signature, searched at most
 _LEAD_IN = ("//", "/*", "*", "#", "@", "--")  # comments, attributes, decorators, annotations
 _MAX_HEAD_LINES = 5  # an elided definition's head: its signature, at most this many lines
+_SEPARATORS = re.compile(r"[.:]")  # of a qualified name's parts, in any language
 _LEFT_OUT_TITLE = "Left out (the next best; ask for any of them by path and lines):"
 _COUNT_LOCK = threading.Lock()  # the counter's word cache is not safe under concurrent clears
+
+
+def short_name(qualified: str) -> str:
+    """The last part of a qualified name, whatever its language's separator (``.``, ``::``, or
+    the ``:`` after a TypeScript module path)."""
+    return _SEPARATORS.split(qualified)[-1]
 
 
 # ---- files and tokens ----------------------------------------------------------------------
@@ -190,13 +197,14 @@ class Block:
         # the rest, and which of search's sources found a hit, are in the JSON
         why = "; ".join(_SOURCES.sub(r"\1", reason) for reason in c.reasons[:2])
         named = self.items[:self.named or len(self.items)]
-        extra = [i.name.rsplit(".", 1)[-1] if i.kind != "imports" else "imports"
-                 for i in named[1:3]]
+        extra = ["imports" if i.kind == "imports" else i.path.rsplit("/", 1)[-1]
+                 if i.name == i.path else short_name(i.name) for i in named[1:3]]
         if extra:
             why += "; with " + ", ".join(extra) + ("…" if len(named) > 3 else "")
         if self.mode != "full":
             why += f"; {self.mode}" if self.mode != "signature" else "; signature only"
-        what = f"{c.kind} {c.name}" if c.kind != "imports" else f"imports of {c.path}"
+        what = f"{c.kind} {c.local_name or c.name}" if c.kind != "imports" \
+            else f"imports of {c.path}"
         if self.terse:
             return f"{self.path}:{self.start}-{self.end} ({what})"
         return f"{self.path}:{self.start}-{self.end} ({what} — {why})"
@@ -585,7 +593,8 @@ class Packer:
         lines: list[str] = []
         estimate = tokens + (self.files.count(_LEFT_OUT_TITLE) + 1 if missing else 0)
         for rank, cand in missing[:self.w.left_out]:
-            line = f"- {cand.path}:{cand.start}-{cand.end} {cand.kind} {cand.name}"
+            line = f"- {cand.path}:{cand.start}-{cand.end} {cand.kind} " \
+                f"{cand.local_name or cand.name}"
             cost = self.files.count(line) + 1
             if estimate + cost > self.total:
                 break

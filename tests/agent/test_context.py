@@ -48,12 +48,12 @@ def test_includes_callee_definitions_when_room_allows(shared_repo: Path) -> None
     assert "app/main.py" in md  # a caller
     # headers: path:start-end (kind qualified_name — why); the top hit's file is small, so it
     # is shown whole with Config and the imports: one block, one header (its 23 lines)
-    assert md.startswith("app/config.py:1-23 (Function app.config.parse_config — search hit #1")
+    assert md.startswith("app/config.py:1-23 (Function parse_config — search hit #1")
     assert "app.config.Config" in data["blocks"][0]["items"]
     # which of search's sources found a hit is in the JSON, not in the header an agent reads
     top = by_name["app.config.parse_config"]["reasons"][0]
     assert top.startswith("search hit #1 (") and "lexical" in top
-    assert md.startswith("app/config.py:1-23 (Function app.config.parse_config — search hit #1;")
+    assert md.startswith("app/config.py:1-23 (Function parse_config — search hit #1;")
 
 
 def test_nothing_is_shown_twice(shared_repo: Path) -> None:
@@ -148,7 +148,7 @@ def test_cli_context_markdown_and_json(shared_repo: Path) -> None:
     runner = CliRunner()
     human = runner.invoke(main, ["context", QUERY, str(shared_repo), "--max-tokens", "600"])
     assert human.exit_code == 0, human.output
-    assert "(Function app.config.parse_config — search hit #1" in human.output
+    assert "(Function parse_config — search hit #1" in human.output
     assert "app/config.py:" in human.output
     machine = runner.invoke(main, ["context", QUERY, str(shared_repo), "--json"])
     data = json.loads(machine.output)

@@ -12,8 +12,8 @@ import pytest
 from bench.context_eval.coverage import covers
 from bench.context_eval.mining import Definition
 from bench.context_eval.systems import context_pack
-from knoxidx.answers.context import Candidate, ContextWeights, build_context
-from knoxidx.answers.packing import Files, Packer
+from knoxidx.answers.context import Candidate, ContextWeights, build_context, local_name
+from knoxidx.answers.packing import Files, Packer, short_name
 from knoxidx.index import Index
 from knoxidx.retrieval.tokens import default_counter
 from tests.agent.support import make_repo
@@ -154,8 +154,11 @@ def test_the_pack_ends_with_what_it_left_out(tmp_path: Path) -> None:
     assert len(tail) == 2
     listed = tail[1].split("\n")
     first = data["left_out"][0]
+    module = first["path"].removesuffix(".py").replace("/", ".")  # pkg.report_06
+    assert first["qualified_name"].startswith(module + ".")
+    # named within its module: the path already says which
     assert listed[0] == (f"- {first['path']}:{first['start_line']}-{first['end_line']} "
-                         f"{first['kind']} {first['qualified_name']}")
+                         f"{first['kind']} {first['qualified_name'].removeprefix(module + '.')}")
     assert all(item["included"] is None for item in data["left_out"])
     assert counter.count(md) == data["tokens"] <= 1000
 
@@ -532,3 +535,36 @@ def test_a_used_type_and_the_imports_get_only_what_search_results_leave(
     packer = Packer(files, files.counter, 4000, w, frozenset({"refund"}))
     packer.pack([hit, both], lambda: [result])
     assert [b.path for b in packer.blocks] == ["pkg/orders.py", "pkg/model.py", "pkg/audit.py"]
+
+
+def test_a_definition_is_named_within_its_module_in_every_language() -> None:
+    assert local_name("serde_json::ser::Formatter::write_f64", ["Formatter.write_f64"]) == \
+        "Formatter::write_f64"
+    # a Go method keeps its receiver's type; a TypeScript module path goes
+    assert local_name("github.com/spf13/cobra.Command.HasParent",
+                      ["Command.HasParent"]) == "Command.HasParent"
+    assert local_name("src/middleware/persist:persist", ["persist"]) == "persist"
+    # the longest of the file's names that the qualified name ends with
+    assert local_name("org.jsoup.parser.Parser.parse", ["parse", "Parser.parse"]) == \
+        "Parser.parse"
+    # only after a separator, and never the whole name: else it stays as it is
+    assert local_name("pkg.myparse", ["parse"]) == "pkg.myparse"
+    assert local_name("parse", ["parse"]) == "parse"
+    assert local_name("x.y", []) == "x.y"
+    assert [short_name(n) for n in ("a.b.c", "a::b", "src/x:y", "plain")] == \
+        ["c", "b", "y", "plain"]
+
+
+def test_headers_name_definitions_within_their_module(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", {
+        "go.mod": "module example.com/shop\n\ngo 1.21\n",
+        "cart/cart.go": "package cart\n\n// Cart holds the items of an order.\ntype Cart struct"
+                        "{ items []string }\n\n// Total sums the prices of the cart's items.\n"
+                        "func (c *Cart) Total() int {\n\treturn len(c.items)\n}\n"})
+    with Index.open(root) as idx:
+        data = idx.context("sum the prices of the cart items", 2000)
+    total = next(i for i in data["items"] if i["qualified_name"].endswith("Cart.Total"))
+    assert total["qualified_name"] == "example.com/shop/cart.Cart.Total"  # the JSON: whole
+    block = data["blocks"][total["block"]]
+    assert block["header"].startswith("cart/cart.go:") and \
+        "(Function Cart.Total — " in block["header"]
