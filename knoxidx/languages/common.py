@@ -233,6 +233,16 @@ class BaseRules:
         read: a family's own iterator types (Rust's `impl Iterator for Pairs`)."""
         return []
 
+    def injected(self, r: ResolverView, fi: FileIndex, scope: int, name: str) -> list[Symbol]:
+        """The functions whose value a framework passes the parameter ``name`` of the function
+        at ``scope`` of ``fi`` (see ``INJECTED``: a pytest fixture), [] where none."""
+        return []
+
+    def yielded_type(self, declared: str) -> str:
+        """The type a generator declared ``declared`` (its return type as written) yields,
+        "" where that declares none: what a generator injected by name gives (``injected``)."""
+        return ""
+
     def special_head(self, r: ResolverView, fi: FileIndex, head: str, scope: int
                     ) -> list[Symbol] | None:
         """``super``: instances of the enclosing class's bases (MRO order)."""

@@ -1,0 +1,157 @@
+"""pytest fixtures: which fixture function a test's (or a fixture's) parameter is passed.
+
+pytest passes a test function, or a fixture, the value of the fixture named as each of its
+parameters: one defined in the test's own class (or a class around it), in its module (a
+definition, or an import of one), else in the ``conftest.py`` of its directory or of the
+nearest directory above it that defines one. A fixture is a function decorated
+``@pytest.fixture`` (``@fixture`` imported from pytest), called ``name="..."`` where the
+decorator says so. A fixture asking for its own name gets the one it overrides, further out.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from knoxidx.core.model import NodeKind
+from knoxidx.core.symbols import DEFINITION_TAG, Symbol
+from knoxidx.parse.file_index import TYPE_KINDS
+
+if TYPE_CHECKING:
+    from knoxidx.languages.protocol import ResolverView
+    from knoxidx.parse.file_index import FileIndex
+
+_FUNCTION = NodeKind.FUNCTION.value
+_PYTEST_MODULES = frozenset({"pytest", "_pytest.fixtures"})
+_NAME_ARGUMENT = re.compile(r"""\bname\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+CONFTEST = "conftest.py"
+# a generator's declared type: what it yields is its first type argument
+_GENERATOR_TYPE = re.compile(
+    r"^(?:typing\.|collections\.abc\.|t\.)?"
+    r"(?:Generator|Iterator|Iterable|AsyncGenerator|AsyncIterator|AsyncIterable)\[(.+)\]$")
+
+# (scope defining it: -1 for the module, else a class's index, fixture name) -> its index
+FixtureTable = dict[tuple[int, str], int]
+
+
+def yielded_type(declared: str) -> str:
+    """The type a generator declared ``declared`` yields (`Iterator[CliRunner]`,
+    `Generator[App, None, None]`), "" where it declares no generator."""
+    match = _GENERATOR_TYPE.match("".join(declared.split()))
+    if match is None:
+        return ""
+    depth = 0
+    inner = match.group(1)
+    for at, char in enumerate(inner):
+        if char in "[(":
+            depth += 1
+        elif char in "])":
+            depth -= 1
+        elif char == "," and depth == 0:
+            return inner[:at]
+    return inner
+
+
+def injected(r: ResolverView, fi: FileIndex, scope: int, name: str) -> list[Symbol]:
+    """The fixture function pytest passes the parameter ``name`` of the function at
+    ``scope`` of ``fi``: [] where none is visible from there."""
+    defs = fi.facts.defs
+    table = fixtures_of(r, fi)
+    asking = defs[scope]
+    # a fixture asking for its own name: the one it overrides, from outside its own scope
+    overriding = table.get((asking.parent, name)) == scope
+    owner = asking.parent
+    if not overriding:
+        while owner >= 0:
+            if defs[owner].kind in TYPE_KINDS:
+                hit = table.get((owner, name))
+                if hit is not None:
+                    return [(DEFINITION_TAG, fi.path, hit)]
+            owner = defs[owner].parent
+    if not overriding or asking.parent >= 0:
+        found = _module_fixture(r, fi, table, name)
+        if found:
+            return found
+    directory = fi.path.rpartition("/")[0]
+    return _conftest_fixture(r, directory, name, fi.path)
+
+
+def fixtures_of(r: ResolverView, fi: FileIndex) -> FixtureTable:
+    """The fixtures ``fi`` defines, in its module and its classes (read once per file)."""
+    table: FixtureTable = r.memo(("py-fixtures", fi.path), _fixtures, fi)
+    return table
+
+
+def _fixtures(fi: FileIndex) -> FixtureTable:
+    defs = fi.facts.defs
+    table: FixtureTable = {}
+    for index, d in enumerate(defs):
+        if d.kind != _FUNCTION or len(d.signature_data) < 4 or not d.signature_data[3]:
+            continue
+        if d.parent >= 0 and defs[d.parent].kind not in TYPE_KINDS:
+            continue  # a nested function is no fixture pytest collects
+        for decorator in d.signature_data[3]:
+            named = _fixture_name(fi, decorator)
+            if named is not None:
+                table[(d.parent, named or d.name)] = index
+                break
+    return table
+
+
+def _fixture_name(fi: FileIndex, decorator: str) -> str | None:
+    """The name a fixture decorator (as written) gives its function ("" for the function's
+    own), None where the decorator is no pytest fixture's."""
+    called, _, arguments = decorator.partition("(")
+    called = "".join(called.split())
+    if called != "pytest.fixture":
+        if called != "fixture":
+            return None
+        imports = fi.imports.get((-1, "fixture"))
+        if not imports or imports[-1].module not in _PYTEST_MODULES:
+            return None
+    match = _NAME_ARGUMENT.search(arguments)
+    return (match.group(1) or match.group(2) or "") if match else ""
+
+
+def _module_fixture(r: ResolverView, fi: FileIndex, table: FixtureTable, name: str
+                    ) -> list[Symbol]:
+    """The fixture named ``name`` in the module of ``fi``: its own, or one it imports."""
+    hit = table.get((-1, name))
+    if hit is not None:
+        return [(DEFINITION_TAG, fi.path, hit)]
+    imports = fi.imports.get((-1, name))
+    if not imports:
+        return []
+    out: list[Symbol] = []
+    for symbol in fi.rules.import_binding(r, fi, imports[-1]):
+        if symbol[0] != DEFINITION_TAG:
+            continue
+        source = r.index(symbol[1])
+        if source is not None and symbol[2] in fixtures_of(r, source).values():
+            out.append(symbol)
+    return out
+
+
+def _conftest_fixture(r: ResolverView, directory: str, name: str, asking: str
+                      ) -> list[Symbol]:
+    """The fixture named ``name`` in the nearest ``conftest.py`` from ``directory`` up that
+    defines one (not the file ``asking``, read already), once per directory and name."""
+    path = f"{directory}/{CONFTEST}" if directory else CONFTEST
+    if path == asking:
+        return _outer_conftest_fixture(r, directory, name)
+    return r.memo(("py-conftest", directory, name), _conftest_here, r, directory, name, path)
+
+
+def _conftest_here(r: ResolverView, directory: str, name: str, path: str) -> list[Symbol]:
+    conftest = r.index(path)
+    if conftest is not None:
+        found = _module_fixture(r, conftest, fixtures_of(r, conftest), name)
+        if found:
+            return found
+    return _outer_conftest_fixture(r, directory, name)
+
+
+def _outer_conftest_fixture(r: ResolverView, directory: str, name: str) -> list[Symbol]:
+    if not directory:
+        return []
+    return _conftest_fixture(r, directory.rpartition("/")[0], name, "")
