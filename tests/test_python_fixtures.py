@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from knoxidx.graph import export
 from knoxidx.index import Index
+from knoxidx.update.verify import verify_index
 from tests.helpers import build
 
 APP = """\
@@ -178,3 +179,40 @@ def test_a_module_fixture_or_an_imported_one_comes_before_conftest(repo) -> None
     assert ("test_local", "invoke", "Other") in calls
     assert ("test_local", "invoke", "Runner") not in calls
     assert ("test_local", "get", "Client") in calls
+
+
+def test_a_fixture_added_to_a_conftest_later_resolves_the_tests_that_ask_for_it(repo) -> None:
+    # appending a definition re-resolves only the files that looked its name up and missed
+    tests = """\
+    def test_runs(runner):
+        runner.invoke()
+    """
+    root = repo({"app.py": APP, "conftest.py": "import pytest\nfrom app import Runner\n",
+                 "tests/test_runs.py": tests})
+    build(root)
+    assert ("test_runs", "invoke", "Runner") not in _calls(root)
+    conftest = root / "conftest.py"
+    conftest.write_text(conftest.read_text()
+                        + "\n\n@pytest.fixture\ndef runner():\n    return Runner()\n")
+    build(root)
+    assert ("test_runs", "invoke", "Runner") in _calls(root)
+    with Index.open(root) as idx:
+        assert verify_index(idx)["equal"]
+
+
+def test_a_fixture_named_apart_added_later_resolves_the_tests_that_ask_for_it(repo) -> None:
+    # `name="runner"` on a function `_runner`: the addition is no mere one of `_runner`
+    tests = """\
+    def test_runs(runner):
+        runner.invoke()
+    """
+    root = repo({"app.py": APP, "conftest.py": "import pytest\nfrom app import Runner\n",
+                 "tests/test_runs.py": tests})
+    build(root)
+    conftest = root / "conftest.py"
+    conftest.write_text(conftest.read_text() + "\n\n@pytest.fixture(name='runner')\n"
+                        "def _runner():\n    return Runner()\n")
+    build(root)
+    assert ("test_runs", "invoke", "Runner") in _calls(root)
+    with Index.open(root) as idx:
+        assert verify_index(idx)["equal"]

@@ -18,6 +18,7 @@ from knoxidx.core.symbols import DEFINITION_TAG, Symbol
 from knoxidx.parse.file_index import TYPE_KINDS
 
 if TYPE_CHECKING:
+    from knoxidx.core.facts import Definition
     from knoxidx.languages.protocol import ResolverView
     from knoxidx.parse.file_index import FileIndex
 
@@ -50,6 +51,18 @@ def yielded_type(declared: str) -> str:
         elif char == "," and depth == 0:
             return inner[:at]
     return inner
+
+
+def looked_up_as(d: Definition) -> tuple[str, ...]:
+    """The name a fixture decorator's ``name=`` gives the function ``d``, where one does."""
+    decorators = d.signature_data[3] if d.kind == _FUNCTION and len(d.signature_data) > 3 else ()
+    for decorator in decorators:
+        called, _, arguments = decorator.partition("(")
+        if "fixture" in called:
+            match = _NAME_ARGUMENT.search(arguments)
+            if match:
+                return (match.group(1) or match.group(2) or "",)
+    return ()
 
 
 def injected(r: ResolverView, fi: FileIndex, scope: int, name: str) -> list[Symbol]:
@@ -121,6 +134,8 @@ def _module_fixture(r: ResolverView, fi: FileIndex, table: FixtureTable, name: s
         return [(DEFINITION_TAG, fi.path, hit)]
     imports = fi.imports.get((-1, name))
     if not imports:
+        # on record, so that a fixture appended to the file later re-resolves the asker
+        r.missed(fi, -1, name)
         return []
     out: list[Symbol] = []
     for symbol in fi.rules.import_binding(r, fi, imports[-1]):

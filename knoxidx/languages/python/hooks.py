@@ -16,7 +16,7 @@ from knoxidx.parse.file_index import FileIndex
 from knoxidx.parse.name_paths import name_path
 
 if TYPE_CHECKING:
-    from knoxidx.core.facts import FileFacts
+    from knoxidx.core.facts import Definition, FileFacts
     from knoxidx.languages.protocol import ResolverView
 
 
@@ -294,6 +294,9 @@ class _Rules(ReexportingRules):
 
     def yielded_type(self, declared: str) -> str:
         return fixtures.yielded_type(declared)
+
+    def looked_up_as(self, definition: Definition) -> tuple[str, ...]:
+        return fixtures.looked_up_as(definition)
 
     def module_keys(self, path: str, facts: FileFacts, layout: Any) -> list[str]:
         """Importable names first (the first names the file's module), then namespace
