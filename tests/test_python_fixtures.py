@@ -3,7 +3,8 @@ one of the test's class, of its module (defined or imported), else of the neares
 ``conftest.py`` from its directory up that defines it; its declared type, else what its
 `return`s hold, else (a generator) what its `yield`s do. ``name="..."`` renames a fixture; a
 fixture asking for its own name gets the one it overrides. A parameter no fixture is named
-like stays untyped, as does one with an annotation's or a default's own reading."""
+like stays untyped, as does one with a default and one a ``parametrize`` mark passes values
+(unless ``indirect``ly, through the fixture)."""
 
 from __future__ import annotations
 
@@ -92,6 +93,16 @@ def test_overridden(client):
     client.invoke()
 
 
+@pytest.mark.parametrize(("client", "n"), [(Runner(), 1)])
+def test_parametrized(client, n):
+    client.invoke()
+
+
+@pytest.mark.parametrize("client", ["x"], indirect=True)
+def test_indirect(client):
+    client.invoke()
+
+
 def test_unknown(helper, runner=Runner):
     helper.invoke()
     runner.invoke()
@@ -144,7 +155,9 @@ def test_a_fixture_parameter_holds_what_the_fixture_gives(repo) -> None:
     # a class's own fixture asking for its own name: the module's, then conftest's
     assert ("test_method", "query", "Database") in calls
     assert ("test_through_a_fixture", "get", "Client") not in calls  # overridden nearer
-    assert not {c for c in calls if c[0] in ("test_unknown", "not_a_test") and c[1] == "invoke"}
+    assert not {c for c in calls if c[0] in ("test_unknown", "not_a_test", "test_parametrized")
+                and c[1] == "invoke"}
+    assert ("test_indirect", "invoke", "Other") in calls  # the fixture, given the values
 
 
 def test_a_module_fixture_or_an_imported_one_comes_before_conftest(repo) -> None:

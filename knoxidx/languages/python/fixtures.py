@@ -26,6 +26,8 @@ _FUNCTION = NodeKind.FUNCTION.value
 _PYTEST_MODULES = frozenset({"pytest", "_pytest.fixtures"})
 _NAME_ARGUMENT = re.compile(r"""\bname\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 CONFTEST = "conftest.py"
+# the argument names a `parametrize` mark starts with: "a, b", or a tuple or list of names
+_PARAMETRIZED_NAMES = re.compile(r"""\s*(?:"([^"]*)"|'([^']*)'|[(\[]([^)\]]*)[)\]])""")
 # a generator's declared type: what it yields is its first type argument
 _GENERATOR_TYPE = re.compile(
     r"^(?:typing\.|collections\.abc\.|t\.)?"
@@ -69,8 +71,10 @@ def injected(r: ResolverView, fi: FileIndex, scope: int, name: str) -> list[Symb
     """The fixture function pytest passes the parameter ``name`` of the function at
     ``scope`` of ``fi``: [] where none is visible from there."""
     defs = fi.facts.defs
-    table = fixtures_of(r, fi)
     asking = defs[scope]
+    if name in _parametrized(asking):
+        return []  # `@pytest.mark.parametrize("name", ..)` passes the values, not the fixture
+    table = fixtures_of(r, fi)
     # a fixture asking for its own name: the one it overrides, from outside its own scope
     overriding = table.get((asking.parent, name)) == scope
     owner = asking.parent
@@ -87,6 +91,22 @@ def injected(r: ResolverView, fi: FileIndex, scope: int, name: str) -> list[Symb
             return found
     directory = fi.path.rpartition("/")[0]
     return _conftest_fixture(r, directory, name, fi.path)
+
+
+def _parametrized(d: Definition) -> frozenset[str]:
+    """The parameters of the function ``d`` that its ``parametrize`` marks pass directly (not
+    ``indirect``ly, through the fixture of the name)."""
+    decorators = d.signature_data[3] if len(d.signature_data) > 3 else ()
+    names: set[str] = set()
+    for decorator in decorators:
+        at = decorator.find("parametrize(")
+        if at < 0 or "indirect" in decorator:
+            continue
+        listed = _PARAMETRIZED_NAMES.match(decorator, at + len("parametrize("))
+        if listed is not None:
+            written = listed.group(1) or listed.group(2) or listed.group(3) or ""
+            names.update(n.strip(" \t\n\"'") for n in written.split(","))
+    return frozenset(names)
 
 
 def fixtures_of(r: ResolverView, fi: FileIndex) -> FixtureTable:
