@@ -229,3 +229,23 @@ def test_a_fixture_named_apart_added_later_resolves_the_tests_that_ask_for_it(re
     assert ("test_runs", "invoke", "Runner") in _calls(root)
     with Index.open(root) as idx:
         assert verify_index(idx)["equal"]
+
+
+def test_a_call_on_one_of_pytests_own_fixtures_is_external_not_unknown(repo) -> None:
+    tests = """\
+    def monkeypatch():
+        pass
+
+
+    def test_patches(monkeypatch, capsys, unheard_of):
+        monkeypatch.setattr("a.b", 1)
+        capsys.readouterr()
+        unheard_of.run()
+    """
+    root = repo({"tests/test_patches.py": tests})
+    build(root)
+    with Index.open(root) as idx:
+        reasons = dict(idx.store.conn.execute("select name, reason from unresolved").fetchall())
+    assert reasons["monkeypatch.setattr"] == "external"  # not the module's function
+    assert reasons["capsys.readouterr"] == "external"
+    assert reasons["unheard_of.run"] == "unknown"

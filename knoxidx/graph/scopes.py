@@ -975,10 +975,14 @@ class ScopeResolver(Lookups):
 
     def _injected_types(self, fi: FileIndex, binding: Binding, depth: int) -> list[Symbol]:
         """The types of a parameter passed by its name (see ``INJECTED``): what each function
-        the family's rules find under the name gives (see :meth:`produced`)."""
+        the family's rules find under the name gives (see :meth:`produced`), or what is
+        outside the index where one comes from there (pytest's own fixtures)."""
         out: list[Symbol] = []
         for symbol in fi.rules.injected(self, fi, binding.scope, binding.type_path[1]):
-            out.extend(self.produced(symbol, depth + 1))
+            if symbol[0] == EXTERNAL_TAG:
+                out.append(symbol)
+            else:
+                out.extend(self.produced(symbol, depth + 1))
         return _dedupe(out)
 
     def produced(self, symbol: Symbol, depth: int = 0) -> list[Symbol]:

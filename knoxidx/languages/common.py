@@ -241,7 +241,8 @@ class BaseRules:
 
     def injected(self, r: ResolverView, fi: FileIndex, scope: int, name: str) -> list[Symbol]:
         """The functions whose value a framework passes the parameter ``name`` of the function
-        at ``scope`` of ``fi`` (see ``INJECTED``: a pytest fixture), [] where none."""
+        at ``scope`` of ``fi`` (see ``INJECTED``: a pytest fixture), an external symbol where
+        the value comes from outside the index, [] where none."""
         return []
 
     def yielded_type(self, declared: str) -> str:

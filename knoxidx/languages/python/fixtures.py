@@ -14,7 +14,7 @@ import re
 from typing import TYPE_CHECKING
 
 from knoxidx.core.model import NodeKind
-from knoxidx.core.symbols import DEFINITION_TAG, Symbol
+from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, Symbol
 from knoxidx.parse.file_index import TYPE_KINDS
 
 if TYPE_CHECKING:
@@ -33,6 +33,13 @@ _GENERATOR_TYPE = re.compile(
     r"^(?:typing\.|collections\.abc\.|t\.)?"
     r"(?:Generator|Iterator|Iterable|AsyncGenerator|AsyncIterator|AsyncIterable)\[(.+)\]$")
 
+# the fixtures pytest itself defines (in its own plugins, outside the project)
+PYTEST_FIXTURES = frozenset({
+    "cache", "capfd", "capfdbinary", "caplog", "capsys", "capsysbinary", "doctest_namespace",
+    "monkeypatch", "pytestconfig", "pytester", "record_property", "record_testsuite_property",
+    "record_xml_attribute", "recwarn", "request", "testdir", "tmp_path", "tmp_path_factory",
+    "tmpdir", "tmpdir_factory",
+})
 # (scope defining it: -1 for the module, else a class's index, fixture name) -> its index
 FixtureTable = dict[tuple[int, str], int]
 
@@ -90,7 +97,10 @@ def injected(r: ResolverView, fi: FileIndex, scope: int, name: str) -> list[Symb
         if found:
             return found
     directory = fi.path.rpartition("/")[0]
-    return _conftest_fixture(r, directory, name, fi.path)
+    found = _conftest_fixture(r, directory, name, fi.path)
+    if not found and name in PYTEST_FIXTURES:
+        return [(EXTERNAL_TAG, "python", "pytest")]  # pytest's own: a call on it is pytest's
+    return found
 
 
 def _parametrized(d: Definition) -> frozenset[str]:
