@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import fcntl
+import inspect
 import multiprocessing
 import os
 import shutil
@@ -53,7 +54,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import jedi
+import jedi.inference.cache
 import jedi.inference.gradual.typeshed
+import jedi.plugins.pytest
 import parso.cache
 import tree_sitter_python as tsp
 from common import (
@@ -72,7 +75,9 @@ ORACLE_NAME = "python_jedi"
 # Part of the cache key: bump whenever a change alters which rows are produced.
 # 4: jedi's per-function inference budget is reset for every site (`_fresh_inference_budget`), and
 # its bundled django stubs are off (`_without_bundled_django_stubs`).
-ORACLE_VERSION = "4"
+# 5: a pytest fixture parameter is answered at every site, not the first of each file only
+# (`_pytest_modules_listed`).
+ORACLE_VERSION = "5"
 PY_LANGUAGE = Language(tsp.language())
 
 # The callee's name node: `f(...)` -> f, `a.b.c(...)` -> c.  Calls of anything
@@ -182,6 +187,34 @@ def _without_bundled_django_stubs() -> None:
         raise RuntimeError(f"jedi {jedi.__version__} no longer names its django stubs DJANGO_INIT_PATH: "
                            "check how jedi.inference.gradual.typeshed loads them")
     typeshed.DJANGO_INIT_PATH = Path(os.devnull) / "django-stubs" / "__init__.pyi"
+
+
+def _pytest_modules_listed() -> None:
+    """Make jedi's pytest plugin keep the modules a fixture may come from as a list.
+
+    It memoizes ``_iter_pytest_modules``, a generator, per Script, and so keeps the generator
+    object itself: the first fixture parameter inferred consumes it, and every later one on
+    the Script finds the rest of it, or nothing (of click's 448 `runner.invoke` sites, 88 were
+    answered, about the first of each test module).  Memoized as a list, each query sees what
+    a fresh Script would.
+    """
+    plugin = jedi.plugins.pytest
+    memoized = plugin._iter_pytest_modules
+    if getattr(memoized, "listed", False):
+        return
+    generators = [cell.cell_contents for cell in memoized.__closure__ or ()
+                  if inspect.isgeneratorfunction(cell.cell_contents)]
+    if len(generators) != 1:
+        raise RuntimeError(f"jedi {jedi.__version__} no longer memoizes the generator "
+                           "_iter_pytest_modules: check how its pytest plugin lists modules")
+    generator = generators[0]
+
+    @jedi.inference.cache.inference_state_method_cache()
+    def listed(module_context: object, skip_own_module: bool = False) -> list[object]:
+        return list(generator(module_context, skip_own_module=skip_own_module))
+
+    listed.listed = True  # type: ignore[attr-defined]
+    plugin._iter_pytest_modules = listed
 
 
 class CallTimeout(Exception):
@@ -359,6 +392,7 @@ def _init_worker(corpus: str, timeout: float) -> None:
     warnings.filterwarnings("ignore", category=UserWarning, module=r"jedi\.")
     jedi.settings.cache_directory = str(_claim_parso_cache_slot())
     _without_bundled_django_stubs()
+    _pytest_modules_listed()
     _RESOLVER = Resolver(Path(corpus), timeout)
 
 

@@ -130,6 +130,43 @@ def test_jedi_oracle_answers_every_site_of_a_long_function(tmp_path: Path) -> No
     assert ("long.py", 323, "last", "long.py", 328, "last") in links(rows, "call")
 
 
+def test_jedi_oracle_answers_every_pytest_fixture_parameter_of_a_file(tmp_path: Path) -> None:
+    # jedi's pytest plugin memoized a generator of the modules fixtures come from: asked site
+    # after site on one Script, only the first fixture parameter of a file was answered
+    pytest.importorskip("jedi")
+    import python_jedi
+
+    corpus = write(tmp_path / "proj", {
+        "app.py": """\
+            class Runner:
+                def invoke(self):
+                    pass
+            """,
+        "tests/conftest.py": """\
+            import pytest
+            from app import Runner
+
+
+            @pytest.fixture
+            def runner():
+                return Runner()
+            """,
+        "tests/test_app.py": """\
+            def test_one(runner):
+                runner.invoke()
+
+
+            def test_two(runner):
+                runner.invoke()
+            """,
+    })
+    out = tmp_path / "out.jsonl"
+    python_jedi.run_oracle(corpus, out, jobs=1)
+
+    called = {(r[1], r[3]) for r in links(common.read_jsonl(out), "call") if r[0] == "tests/test_app.py"}
+    assert called == {(2, "app.py"), (6, "app.py")}
+
+
 def test_jedi_oracle_reads_a_django_corpus_not_the_django_stubs_it_ships(tmp_path: Path) -> None:
     # jedi answered an inherited method's call in a package named django from its bundled
     # django-stubs, outside the corpus: the site went unanswered

@@ -125,6 +125,14 @@ OWN_MEMBERS = ("{}",)
 # what it returns (Python's `return Foo(..)`, `return self`): the types of its bindings named
 # RETURNED[0] in its own scope (a name no local can have), where they agree.
 RETURNED = ("return",)
+# The name of a generator's bindings, in its own scope, of what its `yield` statements hold
+# (as RETURNED's: where every one says a type): what a pytest fixture written as a generator
+# gives the tests that ask for it.
+YIELDED = ("yield",)
+# The head of a Binding's ``type_path`` (INJECTED, name) for a parameter a framework passes by
+# its name (a pytest test's or fixture's, pytest's fixture of that name): what the family's
+# rules find under the name (``injected``) gives it its value. No identifier starts with it.
+INJECTED = "%"
 # The head of a reference's path whose first name a local binds but which is written as a path
 # of items (Rust `config::APP_NAME` beside a local `config`: locals hide no module or type):
 # the name after it is looked up as a module's or a type's, past the locals.

@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING
 from knoxidx.core.facts import (
     CALLBACK_OF,
     ELEMENT_OF,
+    INJECTED,
     ITEMS_HEAD,
     OWN_MEMBERS,
     RETURNED,
     TYPE_ARGUMENTS,
     TYPES_JOINER,
     UNKNOWN_VALUE,
+    YIELDED,
     Binding,
     Definition,
     Import,
@@ -71,6 +73,7 @@ EXACT = Confidence.EXACT.value  # plain strings, as file_index's kinds
 INFERRED = Confidence.INFERRED.value
 MAX_DEPTH = 12
 _RETURNED = RETURNED[0]
+_YIELDED = YIELDED[0]
 # a call on a local whose bindings disagree on its type, resolved in each type (see TypeUnion):
 # its confidence until resolve.py reads it, inferred where the types are this many at most
 UNION = "union"
@@ -906,6 +909,8 @@ class ScopeResolver(Lookups):
             # `_, b := f()`: f's second result (a name, JavaScript's `#make`, is no number)
             path, result = path[:-1], int(last[1:])
         try:
+            if path[0] == INJECTED:  # a pytest fixture's value
+                return self._injected_types(fi, binding, depth)
             if path[-1][:1] == CALLBACK_OF:
                 return self._callback_types(fi, binding, depth)
             if path[-1] == ELEMENT_OF and not _indexes_elements(fi.family):
@@ -967,6 +972,36 @@ class ScopeResolver(Lookups):
         out = _dedupe(out)
         # `y = x` of a local x of several types: y is of them all
         return TypeUnion(out) if isinstance(found, TypeUnion) and len(out) > 1 else out
+
+    def _injected_types(self, fi: FileIndex, binding: Binding, depth: int) -> list[Symbol]:
+        """The types of a parameter passed by its name (see ``INJECTED``): what each function
+        the family's rules find under the name gives (see :meth:`produced`), or what is
+        outside the index where one comes from there (pytest's own fixtures)."""
+        out: list[Symbol] = []
+        for symbol in fi.rules.injected(self, fi, binding.scope, binding.type_path[1]):
+            if symbol[0] == EXTERNAL_TAG:
+                out.append(symbol)
+            else:
+                out.extend(self.produced(symbol, depth + 1))
+        return _dedupe(out)
+
+    def produced(self, symbol: Symbol, depth: int = 0) -> list[Symbol]:
+        """What the function ``symbol`` gives a fixture's users: the type a generator declares
+        or its `yield`s hold (see ``YIELDED``), else what it returns."""
+        fi = self.defining(symbol[1])
+        d = fi.facts.defs[symbol[2]]
+        written = d.signature_data[1] if len(d.signature_data) > 1 else None
+        yielded = fi.rules.yielded_type(written) if written else ""
+        if yielded:
+            typed = type_path(yielded, getattr(family_plugin(fi.family), "SQUARE_TYPE_ARGS",
+                                                False))
+            return self.binding_type(fi, Binding(d.parent, "", typed, False), depth) \
+                if typed else []
+        if d.type_hint:
+            return self.returns(symbol, depth)
+        if self._typing or self._returning:  # (inside another's: a partial answer, not kept)
+            return self._returned(fi, symbol[2], depth, _YIELDED)
+        return self.memo(("yielded", symbol), self._returned, fi, symbol[2], depth, _YIELDED)
 
     def _receiver_types(self, fi: FileIndex, binding: Binding, receiver: NamePath
                         ) -> list[Symbol]:
@@ -1232,11 +1267,13 @@ class ScopeResolver(Lookups):
             return []
         return self.binding_type(fi, Binding(d.parent, "", hint, False), depth + 1)  # a type
 
-    def _returned(self, fi: FileIndex, index: int, depth: int) -> list[Symbol]:
-        """The types the RETURNED bindings of the function at ``index`` hold (see
-        parse/returns.py): theirs where every one that says a type says the same, else none
-        (`return Foo()` in one branch, `return Bar()` in the other: neither is sure)."""
-        first = fi.bindings.get((index, _RETURNED))
+    def _returned(self, fi: FileIndex, index: int, depth: int, named: str = _RETURNED
+                  ) -> list[Symbol]:
+        """The types the RETURNED bindings (or others ``named``: YIELDED's) of the function at
+        ``index`` hold (see parse/returns.py): theirs where every one that says a type says
+        the same, else none (`return Foo()` in one branch, `return Bar()` in the other:
+        neither is sure)."""
+        first = fi.bindings.get((index, named))
         key = (fi.path, index)
         if first is None or key in self._returning:
             return []
@@ -1244,7 +1281,7 @@ class ScopeResolver(Lookups):
         typed: list[Symbol] = []
         agreed: set[Symbol] = set()
         try:
-            for b in (first, *fi.rebindings.get((index, _RETURNED), ())):
+            for b in (first, *fi.rebindings.get((index, named), ())):
                 found = self.binding_type(fi, b, depth + 1)
                 if not found:
                     continue

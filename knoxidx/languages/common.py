@@ -13,7 +13,7 @@ from knoxidx.parse.file_index import FileIndex
 from knoxidx.parse.siblings import named_before, previous_named
 
 if TYPE_CHECKING:
-    from knoxidx.core.facts import NamePath
+    from knoxidx.core.facts import Definition, NamePath
     from knoxidx.languages.protocol import ResolverView
 
 COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
@@ -232,6 +232,23 @@ class BaseRules:
         ``fi``) where its own iterator impl says, for a collection ``element_type`` cannot
         read: a family's own iterator types (Rust's `impl Iterator for Pairs`)."""
         return []
+
+    def looked_up_as(self, definition: Definition) -> tuple[str, ...]:
+        """The names other than its own that a lookup finds ``definition`` under (a pytest
+        fixture's ``name=``): adding it is no mere addition of its name (see
+        ``parse.reader.added_definitions``)."""
+        return ()
+
+    def injected(self, r: ResolverView, fi: FileIndex, scope: int, name: str) -> list[Symbol]:
+        """The functions whose value a framework passes the parameter ``name`` of the function
+        at ``scope`` of ``fi`` (see ``INJECTED``: a pytest fixture), an external symbol where
+        the value comes from outside the index, [] where none."""
+        return []
+
+    def yielded_type(self, declared: str) -> str:
+        """The type a generator declared ``declared`` (its return type as written) yields,
+        "" where that declares none: what a generator injected by name gives (``injected``)."""
+        return ""
 
     def special_head(self, r: ResolverView, fi: FileIndex, head: str, scope: int
                     ) -> list[Symbol] | None:

@@ -17,6 +17,7 @@ from typing import Any, Final, cast
 
 from knoxidx.core.facts import (
     ELEMENT_OF,
+    INJECTED,
     ITEMS_HEAD,
     OWN_MEMBERS,
     REF_KINDS,
@@ -382,6 +383,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 target, how = caps.get("binding.documented"), _DOCUMENTED
             if not target:  # `xs.push(new T())`: what xs's elements hold
                 target, how = caps.get("binding.elements"), _ELEMENTS
+            if not target:  # a pytest fixture's name: what the fixture gives (see INJECTED)
+                target, how = caps.get("binding.injected"), _INJECTED
             if target:
                 # `binding.member`: the name is a member of that type (`{ board }: Props`)
                 (assigned_bindings if "binding.assigned" in caps else raw_bindings).append(
@@ -637,6 +640,8 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[De
             bound_type = cast(BindsDocumented, plugin).documented_binding(type_node, source)
         elif how == _ELEMENTS:
             bound_type = cast(BindsElementTypes, plugin).elements_binding(type_node, source)
+        elif how == _INJECTED:
+            bound_type = (INJECTED, node_text(source, type_node))
         elif is_call:
             raw = node_text(source, type_node)
             if raw in type_argument_calls:
@@ -968,6 +973,7 @@ _CALL = RefKind.CALL
 _DECLARED, _CALLED, _ELEMENT, _RESULT = "declared", "called", "element", "result"
 _CALLBACK, _COPY, _DOCUMENTED = "callback", "copy", "documented"
 _ELEMENTS = "elements"  # the type of the elements of the collection the name holds
+_INJECTED = "injected"  # what a framework passes a parameter by its name (see INJECTED)
 _COPIED = "="  # the head of a copy's type path until _copies_typed reads it
 _FUNCTION_KIND = NodeKind.FUNCTION.value
 _NO_ARGUMENTS: tuple[int, tuple[str, ...]] = (-1, ())  # a reference that is no call's

@@ -253,6 +253,9 @@ def added_definitions(old: FileFacts, new: FileFacts) -> list[Definition] | None
     added = [d for i, d in enumerate(new.defs) if i not in kept]
     if any((qual(new, d.parent), d.name) in taken for d in added):
         return None
+    rules = BY_NAME[new.language].plugin.RULES if new.language in BY_NAME else None
+    if rules is not None and any(rules.looked_up_as(d) for d in added):
+        return None  # found under another name than its own (a pytest fixture's `name=`)
     return added
 
 

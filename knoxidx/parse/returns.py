@@ -6,19 +6,31 @@ holds: a binding named ``RETURNED[0]`` in the function's own scope for each, rea
 binding is (the resolver keeps the types where they agree), and ``RETURNED`` as the
 function's ``type_hint``. A function with a `return` whose value's type is not read (`return
 a, b`, an untyped local), a generator's `yield` or an `async def` (a coroutine) says nothing.
+A generator's `yield` statements, read alike where the language says what one holds
+(``yielded_value``), bind ``YIELDED[0]`` in its scope: what a pytest fixture written as a
+generator gives the tests that ask for it.
 """
 
 from __future__ import annotations
 
 from typing import Any, cast
 
-from knoxidx.core.facts import OWN_MEMBERS, RETURNED, UNKNOWN_VALUE, Binding, Definition, NamePath
+from knoxidx.core.facts import (
+    OWN_MEMBERS,
+    RETURNED,
+    UNKNOWN_VALUE,
+    YIELDED,
+    Binding,
+    Definition,
+    NamePath,
+)
 from knoxidx.core.model import NodeKind
 from knoxidx.languages.protocol import Language, ReadsReturns, TypesProperties
 from knoxidx.parse.definitions import declared_type, enclosing, is_local
 
 _FUNCTION = NodeKind.FUNCTION.value
 _RETURNED = RETURNED[0]
+_YIELDED = YIELDED[0]
 _OWN = OWN_MEMBERS[0]
 
 
@@ -32,10 +44,20 @@ def returned_bindings(
     each such function's definition in ``defs`` gets RETURNED as its ``type_hint``."""
     returns.sort(key=_start)
     read: dict[int, list[tuple[NamePath, bool]] | None] = {}
+    yielded: dict[int, list[tuple[NamePath, bool]] | None] = {}
+    yielded_value = getattr(plugin, "yielded_value", None)
     for node, scope in zip(returns, enclosing(spans, [n.start_byte for n in returns]),
                            strict=True):
         if scope < 0 or defs[scope].kind != _FUNCTION or defs[scope].type_hint:
             continue
+        if yielded_value is not None:
+            values = yielded.setdefault(scope, [])
+            if values is not None:
+                value = yielded_value(node, source)
+                if value is None:
+                    yielded[scope] = None
+                elif value[0]:
+                    values.append(value)
         values = read.setdefault(scope, [])
         if values is None:
             continue
@@ -44,7 +66,9 @@ def returned_bindings(
             read[scope] = None
         elif value[0]:  # (`return None` alongside: an Optional, whose value is of the type)
             values.append(value)
-    if not any(read.values()):
+    # a function with no `yield` is no generator: its `return`s alone yield nothing
+    yielded = {scope: values for scope, values in yielded.items() if read.get(scope, 0) is None}
+    if not any(read.values()) and not any(yielded.values()):
         return []
     own: dict[tuple[int, str], list[Binding]] = {}
     for b in bindings:
@@ -57,40 +81,45 @@ def returned_bindings(
         if found:
             out.extend(found)
             defs[scope] = defs[scope]._replace(type_hint=RETURNED)
+    for scope, values in yielded.items():
+        found = _function_returns(scope, values, own, defs, local_names, plugin, self_names,
+                                  _YIELDED) if values else None
+        if found:
+            out.extend(found)
     return out
 
 
 def _function_returns(
     scope: int, values: list[tuple[NamePath, bool]], own: dict[tuple[int, str], list[Binding]],
     defs: list[Definition], local_names: dict[int, set[str]], plugin: ReadsReturns,
-    self_names: frozenset[str],
+    self_names: frozenset[str], named: str = _RETURNED,
 ) -> list[Binding] | None:
-    """The RETURNED bindings of the function at ``scope``, None where one of its values is
-    not read: a name of the function (a parameter, a local) is read through its own
-    bindings, and so is only one they type; a bare name of no local (`return Foo`, the
-    class) is none."""
+    """The RETURNED bindings (or others ``named``: YIELDED's) of the function at ``scope``,
+    None where one of its values is not read: a name of the function (a parameter, a local)
+    is read through its own bindings, and so is only one they type; a bare name of no local
+    (`return Foo`, the class) is none."""
     out: list[Binding] = []
     for path, called in values:
         head = path[0]
         if head in self_names:
-            out.append(Binding(scope, _RETURNED, path, called))
+            out.append(Binding(scope, named, path, called))
             continue
         if not is_local(head, scope, local_names, defs):
             if len(path) == 1 and not called:
                 return None
-            out.append(Binding(scope, _RETURNED, path, called))
+            out.append(Binding(scope, named, path, called))
             continue
         typed = own.get((scope, head))
         if not typed:
             return None  # untyped, or a local of a function around this one
         if len(path) > 1 or called:
-            out.append(Binding(scope, _RETURNED, path, called))
+            out.append(Binding(scope, named, path, called))
             continue
         for b in typed:  # `c = Foo(); ..; return c`: what each binding of c holds
             if b.type_path == UNKNOWN_VALUE:
                 return None
             copied, copied_call = plugin.returned_path(b.type_path, b.is_call)
-            out.append(Binding(scope, _RETURNED, copied, copied_call))
+            out.append(Binding(scope, named, copied, copied_call))
     return out
 
 

@@ -9,13 +9,14 @@ from knoxidx.core.facts import Import, NamePath, RefKind
 from knoxidx.core.model import NodeKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, MODULE_TAG, Symbol
 from knoxidx.languages.common import ReexportingRules, first_doc_line
+from knoxidx.languages.python import fixtures
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
 from knoxidx.parse.name_paths import name_path
 
 if TYPE_CHECKING:
-    from knoxidx.core.facts import FileFacts
+    from knoxidx.core.facts import Definition, FileFacts
     from knoxidx.languages.protocol import ResolverView
 
 
@@ -141,6 +142,11 @@ def returned_value(node: Any, source: bytes) -> tuple[NamePath, bool] | None:
     if node.type != "return_statement":  # a generator's `yield`, an `async def`'s coroutine
         return None
     value = next((c for c in node.named_children if c.type != "comment"), None)
+    return _value_read(value, source) if value is not None else NOTHING_RETURNED
+
+
+def _value_read(value: Any, source: bytes) -> tuple[NamePath, bool] | None:
+    """What a returned (or yielded) expression holds (see ``returned_value``)."""
     while value is not None and value.type == "parenthesized_expression" \
             and value.named_child_count == 1:
         value = value.named_child(0)
@@ -160,6 +166,20 @@ def returned_value(node: Any, source: bytes) -> tuple[NamePath, bool] | None:
         return None
     path = name_path(node_text(source, value))
     return returned_path(path, called) if path else None
+
+
+def yielded_value(node: Any, source: bytes) -> tuple[NamePath, bool] | None:
+    """What a generator's `yield` statement gives, as ``returned_value`` reads a `return`'s
+    value; NOTHING_RETURNED for a `return` (a generator's says when it stops) and a bare
+    `yield`; None for `yield from`, an `async def` and a value whose type is not read."""
+    if node.type == "return_statement":
+        return NOTHING_RETURNED
+    if node.type != "yield" or any(c.type == "from" for c in node.children):
+        return None
+    value = next((c for c in node.named_children if c.type != "comment"), None)
+    if value is None:
+        return NOTHING_RETURNED
+    return _value_read(value, source)
 
 
 def returned_path(path: NamePath, called: bool) -> tuple[NamePath, bool]:
@@ -268,6 +288,15 @@ class _Rules(ReexportingRules):
 
     def qualified_prefix(self, path: str, keys: list[str]) -> str:
         return keys[0] if keys else ""
+
+    def injected(self, r: ResolverView, fi: FileIndex, scope: int, name: str) -> list[Symbol]:
+        return fixtures.injected(r, fi, scope, name)  # pytest's fixture of that name
+
+    def yielded_type(self, declared: str) -> str:
+        return fixtures.yielded_type(declared)
+
+    def looked_up_as(self, definition: Definition) -> tuple[str, ...]:
+        return fixtures.looked_up_as(definition)
 
     def module_keys(self, path: str, facts: FileFacts, layout: Any) -> list[str]:
         """Importable names first (the first names the file's module), then namespace

@@ -95,6 +95,17 @@
   type: (type (binary_operator
     left: [(identifier) (attribute) (generic_type) (subscript) (string)] @binding.type
     right: (none))))
+; a test's or a pytest fixture's untyped parameter: pytest passes it the fixture of its name
+; (``RULES.injected``); a default value makes it none (a method's `self` is never one)
+(function_definition name: (identifier) @_test
+  parameters: (parameters (identifier) @binding.name @binding.injected)
+  (#match? @_test "^test")
+  (#not-match? @binding.name "^(self|cls)$"))
+(decorated_definition (decorator) @_fixture
+  definition: (function_definition
+    parameters: (parameters (identifier) @binding.name @binding.injected))
+  (#match? @_fixture "fixture")
+  (#not-match? @binding.name "^(self|cls)$"))
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @binding.call)
   alias: (as_pattern_target (identifier) @binding.name)))
 (assignment
