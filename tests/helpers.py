@@ -43,6 +43,17 @@ def run_cli(*args: str, env: dict[str, str] | None = None,
     return proc.returncode, proc.stdout, proc.stderr
 
 
+def calls_with_holders(root: Path) -> set[tuple[str, str, str]]:
+    """(calling function, called definition, the class holding it) of every Calls edge."""
+    from knoxidx.graph import export
+
+    with Index.open(root) as idx:
+        nodes = {n["id"]: n for n in export.nodes(idx.q)}
+        return {(nodes[e["source"]]["name"], nodes[e["target"]]["name"],
+                 nodes[e["target"]]["qualified_name"].rsplit(".", 2)[-2])
+                for e in export.edges(idx.q) if e["type"] == "Calls"}
+
+
 def build(root: Path, jobs: int = 1):
     with Index.open(root, create=True) as idx:
         return idx.update(jobs=jobs)

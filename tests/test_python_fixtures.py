@@ -8,10 +8,9 @@ like stays untyped, as does one with a default and one a ``parametrize`` mark pa
 
 from __future__ import annotations
 
-from knoxidx.graph import export
 from knoxidx.index import Index
 from knoxidx.update.verify import verify_index
-from tests.helpers import build
+from tests.helpers import build, calls_with_holders
 
 APP = """\
 class Runner:
@@ -131,21 +130,12 @@ def test_through_a_fixture(app_client):
 """
 
 
-def _calls(root) -> set[tuple[str, str, str]]:
-    """(calling function, called definition, the class holding it) of every Calls edge."""
-    with Index.open(root) as idx:
-        nodes = {n["id"]: n for n in export.nodes(idx.q)}
-        return {(nodes[e["source"]]["name"], nodes[e["target"]]["name"],
-                 nodes[e["target"]]["qualified_name"].rsplit(".", 2)[-2])
-                for e in export.edges(idx.q) if e["type"] == "Calls"}
-
-
 def test_a_fixture_parameter_holds_what_the_fixture_gives(repo) -> None:
     root = repo({"app.py": APP, "conftest.py": ROOT_CONFTEST,
                  "tests/unit/conftest.py": NEARER_CONFTEST,
                  "tests/unit/test_things.py": TESTS})
     build(root)
-    calls = _calls(root)
+    calls = calls_with_holders(root)
     assert ("test_runs", "invoke", "Runner") in calls  # a parent directory's conftest
     assert ("test_runs", "query", "Database") in calls  # a generator's `yield`
     assert ("test_runs", "serve", "Server") in calls  # `name=`, an `Iterator[..]` annotation
@@ -188,7 +178,7 @@ def test_a_module_fixture_or_an_imported_one_comes_before_conftest(repo) -> None
     root = repo({"app.py": APP, "conftest.py": ROOT_CONFTEST, "tests/__init__.py": "",
                  "tests/helpers.py": helpers, "tests/test_local.py": tests})
     build(root)
-    calls = _calls(root)
+    calls = calls_with_holders(root)
     assert ("test_local", "invoke", "Other") in calls
     assert ("test_local", "invoke", "Runner") not in calls
     assert ("test_local", "get", "Client") in calls
@@ -203,12 +193,12 @@ def test_a_fixture_added_to_a_conftest_later_resolves_the_tests_that_ask_for_it(
     root = repo({"app.py": APP, "conftest.py": "import pytest\nfrom app import Runner\n",
                  "tests/test_runs.py": tests})
     build(root)
-    assert ("test_runs", "invoke", "Runner") not in _calls(root)
+    assert ("test_runs", "invoke", "Runner") not in calls_with_holders(root)
     conftest = root / "conftest.py"
     conftest.write_text(conftest.read_text()
                         + "\n\n@pytest.fixture\ndef runner():\n    return Runner()\n")
     build(root)
-    assert ("test_runs", "invoke", "Runner") in _calls(root)
+    assert ("test_runs", "invoke", "Runner") in calls_with_holders(root)
     with Index.open(root) as idx:
         assert verify_index(idx)["equal"]
 
@@ -226,7 +216,7 @@ def test_a_fixture_named_apart_added_later_resolves_the_tests_that_ask_for_it(re
     conftest.write_text(conftest.read_text() + "\n\n@pytest.fixture(name='runner')\n"
                         "def _runner():\n    return Runner()\n")
     build(root)
-    assert ("test_runs", "invoke", "Runner") in _calls(root)
+    assert ("test_runs", "invoke", "Runner") in calls_with_holders(root)
     with Index.open(root) as idx:
         assert verify_index(idx)["equal"]
 

@@ -4,9 +4,7 @@ next member is looked up on its declared return type (``self.compiler.process()`
 
 from __future__ import annotations
 
-from knoxidx.graph import export
-from knoxidx.index import Index
-from tests.helpers import build
+from tests.helpers import build, calls_with_holders
 
 UTIL = """\
 class memoized_property:
@@ -74,19 +72,10 @@ def outside(statement: Statement):
 """
 
 
-def _calls(root) -> set[tuple[str, str, str]]:
-    """(calling function, called definition, the class holding it) of every Calls edge."""
-    with Index.open(root) as idx:
-        nodes = {n["id"]: n for n in export.nodes(idx.q)}
-        return {(nodes[e["source"]]["name"], nodes[e["target"]]["name"],
-                 nodes[e["target"]]["qualified_name"].rsplit(".", 2)[-2])
-                for e in export.edges(idx.q) if e["type"] == "Calls"}
-
-
 def test_a_property_read_on_an_instance_continues_from_its_return_type(repo) -> None:
     root = repo({"pkg/__init__.py": "", "pkg/util.py": UTIL, "pkg/m.py": SOURCE})
     build(root)
-    calls = _calls(root)
+    calls = calls_with_holders(root)
     assert ("run", "process", "Compiler") in calls
     assert ("run", "has", "Comparator") in calls
     assert ("outside", "process", "Compiler") in calls
@@ -130,7 +119,7 @@ def test_a_local_bound_to_an_attribute_read_holds_its_type(repo) -> None:
     # `engine = self.engine`: the attribute's type; `compiler = self.compiler`: the property's
     root = repo({"m.py": COPIED})
     build(root)
-    calls = _calls(root)
+    calls = calls_with_holders(root)
     assert ("run", "connect", "Engine") in calls
     assert ("run", "process", "Compiler") in calls
     assert ("outside", "connect", "Engine") in calls

@@ -6,9 +6,8 @@ expression whose type is not read, or returns of different types give nothing.""
 
 from __future__ import annotations
 
-from knoxidx.graph import export
 from knoxidx.index import Index
-from tests.helpers import build
+from tests.helpers import build, calls_with_holders
 
 SOURCE = """\
 class Engine:
@@ -68,19 +67,10 @@ def outside():
 """
 
 
-def _calls(root) -> set[tuple[str, str, str]]:
-    """(calling function, called definition, the class holding it) of every Calls edge."""
-    with Index.open(root) as idx:
-        nodes = {n["id"]: n for n in export.nodes(idx.q)}
-        return {(nodes[e["source"]]["name"], nodes[e["target"]]["name"],
-                 nodes[e["target"]]["qualified_name"].rsplit(".", 2)[-2])
-                for e in export.edges(idx.q) if e["type"] == "Calls"}
-
-
 def test_a_call_continues_from_what_the_returns_hold(repo) -> None:
     root = repo({"m.py": SOURCE})
     build(root)
-    calls = _calls(root)
+    calls = calls_with_holders(root)
     assert ("run", "all", "Query") in calls  # `return self`, the `_clone` idiom
     assert ("run", "connect", "Engine") in calls  # a property returning a typed field
     assert {("outside", "all", "Query")} == {c for c in calls
@@ -147,7 +137,7 @@ def run(holder: Holder):
 def test_returns_that_say_no_one_type_give_nothing(repo) -> None:
     root = repo({"m.py": AMBIGUOUS})
     build(root)
-    assert {c for c in _calls(root) if c[0] == "run" and c[1] == "close"} == set()
+    assert {c for c in calls_with_holders(root) if c[0] == "run" and c[1] == "close"} == set()
 
 
 CYCLE = """\
@@ -179,7 +169,7 @@ def run():
 def test_mutually_recursive_returns_end(repo) -> None:
     root = repo({"m.py": CYCLE})
     build(root)
-    calls = _calls(root)
+    calls = calls_with_holders(root)
     assert ("run", "close", "Engine") in calls
 
 
