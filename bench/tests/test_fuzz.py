@@ -158,9 +158,9 @@ def test_a_parse_that_outgrows_the_cap_only_in_address_space_is_memory_not_survi
     invalid UTF-8) killed its worker with SIGSEGV: tree-sitter's recovery at the end of the
     file takes ~1.6 s and ~900 MiB in one step, with no callback in between, and the worker's
     address-space cap (1,024 MiB) runs out first. Replayed uncapped, its resident growth
-    stayed under the cap, so it was called "survived", a finding. A fresh child under the
-    worker's own cap dies of it as the worker did, inside the parse: memory the indexer
-    contains. Here the uncapped replay goes unwatched, as if its resident memory had stayed
+    stayed under the cap, so it was called "survived", a finding. A child capped at what the
+    worker had left (842 MiB, when it began the case) dies of it as the worker did, inside the
+    parse: memory the indexer contains. Here the uncapped replay goes unwatched, as if its resident memory had stayed
     under the cap, and a smaller runaway (~230 MB) meets a 100 MiB cap."""
     monkeypatch.setenv("KNOXIDX_WORKER_MEMORY_MB", "100")
     replay = fuzz._replay
