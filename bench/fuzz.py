@@ -12,9 +12,11 @@ Findings: an extraction that raised (``status == "error"``, other than a deadlin
 than ``--slow`` seconds, a case that ran past the CPU bound the indexer gives one file
 (``cpu-bound``: the worker is killed by it, as the indexer's parse worker would be, which then
 records the file as an error and goes on), a worker killed by another signal (``crash``: a
-crash in C; ``memory`` when the case replayed alone grows by more than the worker's memory cap,
-see ``crash_cause``), a worker with no progress for ``--hang`` seconds, and a whole-repo round that
-failed. Each case is derived from (language, seed, number) alone, so ``--replay LANG:SEED:N``
+crash in C; ``memory`` when the case replayed alone outgrows the worker's memory cap, see
+``crash_cause``), a worker with no progress for ``--hang`` seconds, and a whole-repo round that
+failed. A ``memory`` case that ran away inside tree-sitter's parse is reported as ``bounded``
+instead, no finding: the indexer's capped parse worker dies of it alone, as designed.
+Each case is derived from (language, seed, number) alone, so ``--replay LANG:SEED:N``
 rebuilds a finding's input (``--save`` writes it out).
 Memory: each language's worker reports its RSS after a warm-up and at the end (the last
 worker's, when one grew by ``RETIRE_GROWTH_MB`` and handed over to a new one).
@@ -36,7 +38,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from bench.mutate import (
     LANGUAGE_NAMES,
@@ -74,6 +76,9 @@ class LanguageResult:
     repos: int = 0
     outcomes: Counter[str] = field(default_factory=Counter)
     findings: list[dict[str, Any]] = field(default_factory=list)
+    # cases that killed their worker in a way the indexer contains as designed (Cause.bounded):
+    # reported, no finding
+    bounded: list[dict[str, Any]] = field(default_factory=list)
     slowest: tuple[float, int, int] = (0.0, -1, 0)  # seconds, case number, bytes
     rss_warm_mib: float = 0.0
     rss_end_mib: float = 0.0
@@ -157,6 +162,17 @@ def check_repo(workdir: Path, language: str, files: list[bytes]) -> str:
     return ""
 
 
+def address_space_left() -> int:
+    """How far this process's address space is below its cap (RLIMIT_AS), or -1 (no cap)."""
+    import resource
+
+    from knoxidx.core.heap import address_space_bytes
+
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    size = address_space_bytes()
+    return -1 if soft == resource.RLIM_INFINITY or size < 0 else max(0, soft - size)
+
+
 def rss_mib() -> float:
     from knoxidx.core.heap import resident_bytes
 
@@ -164,7 +180,7 @@ def rss_mib() -> float:
 
 
 def _worker(language: str, seed_paths: list[str], seed: int, first: int, seconds: float,
-            repo_every: int, slow: float, current: Any, conn: Any) -> None:
+            repo_every: int, slow: float, current: Any, left: Any, conn: Any) -> None:
     # capped as knoxidx's parse workers are: a case whose parse runs away (tree-sitter's error
     # recovery took over 6 GB for 81 kB of `*/` as Python) aborts this worker, a finding,
     # instead of the OOM killer choosing among the machine's processes
@@ -184,6 +200,7 @@ def _worker(language: str, seed_paths: list[str], seed: int, first: int, seconds
         workdir = Path(tmp)
         while time.monotonic() < deadline:
             current.value = number
+            left.value = address_space_left()  # what a case that kills it had (crash_cause)
             data = make_case(language, seeds, seed, number)
             with cpu_bound(READ_SECONDS + READ_SECONDS_PER_MB * len(data) / 1e6):
                 status, message, took = check_case(workdir, language, data)
@@ -242,10 +259,11 @@ def fuzz_language(language: str, seed_paths: list[Path], seed: int, seconds: flo
     end = time.monotonic() + seconds
     while time.monotonic() < end - 0.5:
         current = ctx.Value("q", first)
+        left = ctx.Value("q", -1)  # the worker's address space left below its cap
         parent, child = ctx.Pipe(duplex=False)
         proc = ctx.Process(target=_worker, args=(
             language, [str(p) for p in seed_paths], seed, first, end - time.monotonic(),
-            repo_every, slow, current, child))
+            repo_every, slow, current, left, child))
         proc.start()
         child.close()
         last, last_change = current.value, time.monotonic()
@@ -285,12 +303,15 @@ def fuzz_language(language: str, seed_paths: list[Path], seed: int, seconds: flo
             kind = "cpu-bound" if -proc.exitcode == signal.SIGXCPU else "crash"
             finding = {"kind": kind, "case": abs(current.value), "signal": -proc.exitcode,
                        "repo_round": current.value < 0}
+            bounded = False
             if kind == "crash" and current.value >= 0:  # a case alone: replayed to say why
                 seeds = [p.read_bytes() for p in seed_paths]
-                cause, peak_mib = crash_cause(
-                    language, make_case(language, seeds, seed, current.value))
-                finding.update(kind=cause, peak_mib=peak_mib)
-            total.findings.append(finding)
+                had = left.value if left.value >= 0 else None
+                cause = crash_cause(language, make_case(language, seeds, seed, current.value), had)
+                finding.update(kind=cause.kind, peak_mib=cause.peak_mib, where=cause.where,
+                               left_mib=-1 if had is None else had >> 20)
+                bounded = cause.bounded
+            (total.bounded if bounded else total.findings).append(finding)
         # the cases it ran before it died: their tallies up to its last progress report, the
         # rest unrecorded (a worker's tallies used to die with it: seed 2201's Java run listed
         # 1,600 outcomes for 3,986 cases)
@@ -305,32 +326,95 @@ def fuzz_language(language: str, seed_paths: list[Path], seed: int, seconds: flo
     return total
 
 
-def crash_cause(language: str, data: bytes) -> tuple[str, int]:
-    """Why a case killed its worker: replayed alone in a fresh child without the worker's cap,
-    watched from here. ("memory", peak MiB) when it grows by more than the cap (the child is
-    then killed): tree-sitter's error recovery allocating without bound (`/*/*/*...` as
-    Python wants GBs; under the cap py-tree-sitter's allocator returns NULL and tree-sitter
-    reads through it), which the indexer survives as designed: the capped parse worker dies
-    alone and the file is recorded as an error (tests/test_pathological.py). ("crash", peak)
-    when it dies of a signal before growing that much: a crash in C to look into.
-    ("survived", peak) when it ends well: the worker that died had grown, or the crash does not
-    replay."""
+# The CPU a replay of a case that killed its worker may take (the worker's bound is 10 s and up)
+REPLAY_CPU_SECONDS = 60
+
+
+class Cause(NamedTuple):
+    """Why a case killed its worker (``crash_cause``): ``kind`` is "memory", "crash",
+    "cpu-bound" or "survived"; ``peak_mib`` the replay's peak resident memory; ``where`` the
+    innermost Python frame a replay died or was stopped in ("file:line in function", from
+    faulthandler), "" when none did."""
+
+    kind: str
+    peak_mib: int
+    where: str = ""
+
+    @property
+    def bounded(self) -> bool:
+        """Whether the indexer contains it as designed, so no finding: memory that ran away
+        inside tree-sitter's parse (its error recovery, which knoxidx cannot bound from outside
+        but by the cap: the capped parse worker dies alone and the file is recorded as an error,
+        tests/test_pathological.py). Memory that runs away in knoxidx's own code is a finding."""
+        from knoxidx.parse import tree_parse
+
+        return self.kind == "memory" and self.where.startswith(f"{tree_parse.__file__}:")
+
+
+def crash_cause(language: str, data: bytes, left: int | None = None) -> Cause:
+    """Why a case killed its worker, replayed alone in fresh children watched from here.
+
+    First without the worker's cap: "memory" when it grows by more than the cap (the child is
+    then stopped, SIGABRT, so that faulthandler says where it was): tree-sitter's error
+    recovery allocating without bound (`/*/*/*...` as Python wants GBs; under the cap
+    py-tree-sitter's allocator returns NULL and tree-sitter reads through it, SIGSEGV).
+    "crash" when it dies of a signal anyway (a crash in C to look into), "cpu-bound" when it
+    runs past ``REPLAY_CPU_SECONDS`` of CPU. When it ends well, once more under a cap of the
+    address space the worker had ``left`` when it began the case (bytes; default: a fresh
+    worker's cap): "memory" when that one dies, since the cap is all that differs. Resident
+    memory can stay under the cap while the address space the cap counts goes over it: seed
+    20261130's JavaScript case 197 grows ~900 MiB resident and past 1,024 MiB of address space
+    inside tree-sitter's parse, in a worker that had used some of its cap already. "survived"
+    when both end well: the crash does not replay."""
     # what check_case imports, imported before the fork: no part of the child's growth
     import knoxidx.parse.reader  # noqa: F401
     import knoxidx.update.chunk_refresh  # noqa: F401
-    from knoxidx.core.heap import resident_bytes, resident_bytes_of
-    from knoxidx.parse.worker_limits import cpu_bound, worker_memory_mb
+    from knoxidx.core.heap import resident_bytes
+    from knoxidx.parse.worker_limits import worker_memory_mb
 
     # resident memory, not address space: what the child reserves (thread stacks, mappings)
     # is not what it uses, and what a runaway parse allocates it also writes
     cap = resident_bytes() + (worker_memory_mb() << 20)
+    status, peak, where = _replay(language, data, stop_past=cap)
+    if status is None:
+        return Cause("memory", peak >> 20, where)
+    if os.WIFSIGNALED(status):
+        kind = "cpu-bound" if os.WTERMSIG(status) == signal.SIGXCPU else "crash"
+        return Cause(kind, peak >> 20, where)
+    capped = worker_memory_mb() << 20 if left is None else left
+    status, _, where = _replay(language, data, capped=capped)  # (never stopped: not watched)
+    if status is not None and os.WIFSIGNALED(status) and os.WTERMSIG(status) != signal.SIGXCPU:
+        return Cause("memory", peak >> 20, where)
+    return Cause("survived", peak >> 20)
+
+
+def _replay(language: str, data: bytes, stop_past: int | None = None,
+            capped: int | None = None) -> tuple[int | None, int, str]:
+    """``check_case`` of the case in a fresh child, its address space capped at ``capped``
+    bytes over its size when given: (its wait status, or None when it was stopped for growing past ``stop_past``
+    resident bytes; its peak resident bytes; the innermost frame it died or was stopped in)."""
+    import faulthandler
+    import resource
+
+    from knoxidx.core.heap import resident_bytes_of
+    from knoxidx.parse.worker_limits import cpu_bound, limit_worker_memory
+
     peak = 0
+    stopped_at: float | None = None
     with tempfile.TemporaryDirectory(prefix="knoxidx-fuzz-") as tmp:
+        dump = Path(tmp) / "where.txt"
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child
             try:
-                with cpu_bound(60):
-                    check_case(Path(tmp), language, data)
+                with dump.open("w") as fh:
+                    faulthandler.enable(fh)
+                    # no core file of a child that dies, or that is stopped, a GB in
+                    resource.setrlimit(resource.RLIMIT_CORE,
+                                       (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
+                    if capped is not None:
+                        limit_worker_memory(capped >> 20)
+                    with cpu_bound(REPLAY_CPU_SECONDS):
+                        check_case(Path(tmp), language, data)
             finally:
                 os._exit(0)
         while True:  # polled from here: the parse holds the child's GIL
@@ -338,12 +422,23 @@ def crash_cause(language: str, data: bytes) -> tuple[str, int]:
             if done:
                 break
             peak = max(peak, resident_bytes_of(pid))
-            if peak > cap:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                return "memory", peak >> 20
+            if stopped_at is None and stop_past is not None and peak > stop_past:
+                os.kill(pid, signal.SIGABRT)  # faulthandler writes where it is, then it ends
+                stopped_at = time.monotonic()
+            elif stopped_at is not None and time.monotonic() - stopped_at > 5:
+                os.kill(pid, signal.SIGKILL)  # it outlived the first: this one has no handler
             time.sleep(0.002)
-    return ("crash" if os.WIFSIGNALED(status) else "survived"), peak >> 20
+        where = _innermost_frame(dump.read_text(errors="replace"))
+    return (None if stopped_at is not None else status), peak, where
+
+
+def _innermost_frame(dump: str) -> str:
+    """The first frame of faulthandler's traceback (most recent call first) as
+    "file:line in function", or ""."""
+    import re
+
+    found = re.search(r'File "(.+)", line (\d+) in (\S+)', dump)
+    return f"{found[1]}:{found[2]} in {found[3]}" if found else ""
 
 
 def _merge(total: LanguageResult, part: LanguageResult) -> None:
@@ -351,6 +446,7 @@ def _merge(total: LanguageResult, part: LanguageResult) -> None:
     total.repos += part.repos
     total.outcomes.update(part.outcomes)
     total.findings.extend(part.findings)
+    total.bounded.extend(part.bounded)
     total.slowest = max(total.slowest, part.slowest)
     total.rss_warm_mib, total.rss_end_mib = part.rss_warm_mib, part.rss_end_mib
 
@@ -397,10 +493,11 @@ def main(argv: list[str] | None = None) -> int:
                             args.hang)
         results.append(res)
         print(_line(res, len(seeds)), file=sys.stderr)
-        for finding in res.findings:
-            print(f"  FINDING {finding}  (replay: python -m bench.fuzz --replay "
-                  f"{language}:{seed}:{finding['case']}{'' if corpus else ' --no-corpus'})",
-                  file=sys.stderr)
+        for label, found in (("FINDING", res.findings), ("BOUNDED", res.bounded)):
+            for finding in found:
+                print(f"  {label} {finding}  (replay: python -m bench.fuzz --replay "
+                      f"{language}:{seed}:{finding['case']}{'' if corpus else ' --no-corpus'})",
+                      file=sys.stderr)
     findings = sum(len(r.findings) for r in results)
     print(f"{sum(r.cases for r in results)} cases, {sum(r.repos for r in results)} whole "
           f"repositories, {findings} finding(s)", file=sys.stderr)
@@ -415,12 +512,12 @@ def _line(res: LanguageResult, seeds: int) -> str:
     return (f"{res.language:10s} {res.cases:6d} cases {res.repos:4d} repos from {seeds} seeds; "
             f"{dict(res.outcomes)}; slowest {res.slowest[0]:.2f} s (case {res.slowest[1]}, "
             f"{res.slowest[2]} B); RSS {res.rss_warm_mib:.0f} -> {res.rss_end_mib:.0f} MiB "
-            f"({growth:+.0f}); {len(res.findings)} finding(s)")
+            f"({growth:+.0f}); {len(res.findings)} finding(s), {len(res.bounded)} bounded")
 
 
 def _as_dict(res: LanguageResult) -> dict[str, Any]:
     return {"language": res.language, "cases": res.cases, "repos": res.repos,
-            "outcomes": dict(res.outcomes), "findings": res.findings,
+            "outcomes": dict(res.outcomes), "findings": res.findings, "bounded": res.bounded,
             "slowest_seconds": res.slowest[0], "rss_warm_mib": res.rss_warm_mib,
             "rss_end_mib": res.rss_end_mib}
 

@@ -325,8 +325,8 @@ def test_a_destructured_typescript_parameter_of_thousands_of_names_takes_linear_
 def test_parsing_the_same_file_again_and_again_holds_no_more_memory() -> None:
     """py-tree-sitter 0.26 kept about the size of each file parsed through a read callback
     that returned 256 bytes at a time (8 kB a file on go-git, 64 kB here): for ever, in a
-    parse worker that lives as long as a watcher. The parse reads in large pieces now (short
-    ones only afterwards, for `node.text`)."""
+    parse worker that lives as long as a watcher. The parse reads through a fixed window now
+    (tests/test_parse_window.py)."""
     source = ("def f%d(x):\n    return g(x) + %d\n\n" * 2000).replace("%d", "1").encode()
     assert len(source) > 60_000
 

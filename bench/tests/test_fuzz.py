@@ -137,16 +137,97 @@ def test_a_case_that_grows_to_the_workers_cap_is_told_from_a_crash(
     child's peak RSS afterwards: in CI's second test run it called this a crash, the child
     having died of the cap before its RSS had grown by half of it.)"""
     monkeypatch.setenv("KNOXIDX_WORKER_MEMORY_MB", "150")
-    runaway = b"/*" * 200 + b"EOSException\n" + b"/*" * 1500  # ~760 MB: killed past 150
-    kind, peak_mib = fuzz.crash_cause("python", runaway)
-    assert kind == "memory" and peak_mib >= 150
-    assert fuzz.crash_cause("python", b"def f():\n    return 1\n")[0] == "survived"
+    runaway = b"/*" * 200 + b"EOSException\n" + b"/*" * 1500  # ~760 MB: stopped past 150
+    cause = fuzz.crash_cause("python", runaway)
+    assert cause.kind == "memory" and cause.peak_mib >= 150
+    assert cause.bounded, cause  # stopped inside tree-sitter's parse, which faulthandler names
+    assert fuzz.crash_cause("python", b"def f():\n    return 1\n").kind == "survived"
 
     def segfault(*_: object) -> None:
         os.kill(os.getpid(), signal.SIGSEGV)
 
     monkeypatch.setattr(fuzz, "check_case", segfault)
-    assert fuzz.crash_cause("python", b"x = 1\n")[0] == "crash"
+    crash = fuzz.crash_cause("python", b"x = 1\n")
+    assert crash.kind == "crash" and not crash.bounded and "in segfault" in crash.where
+
+
+def test_a_parse_that_outgrows_the_cap_only_in_address_space_is_memory_not_survived(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Seed 20261130's JavaScript case 197 (88 kB: ~10,900 unclosed `.test(` calls and a run of
+    invalid UTF-8) killed its worker with SIGSEGV: tree-sitter's recovery at the end of the
+    file takes ~1.6 s and ~900 MiB in one step, with no callback in between, and the worker's
+    address-space cap (1,024 MiB) runs out first. Replayed uncapped, its resident growth
+    stayed under the cap, so it was called "survived", a finding. A child capped at what the
+    worker had left (842 MiB, when it began the case) dies of it as the worker did, inside the
+    parse: memory the indexer contains. Here the uncapped replay goes unwatched, as if its resident memory had stayed
+    under the cap, and a smaller runaway (~230 MB) meets a 100 MiB cap."""
+    monkeypatch.setenv("KNOXIDX_WORKER_MEMORY_MB", "100")
+    replay = fuzz._replay
+
+    def unwatched(language: str, data: bytes, stop_past: int | None = None,
+                  capped: int | None = None) -> tuple[int | None, int, str]:
+        return replay(language, data, None, capped)
+
+    monkeypatch.setattr(fuzz, "_replay", unwatched)
+    runaway = b"/*" * 200 + b"EOSException\n" + b"/*" * 800
+    cause = fuzz.crash_cause("python", runaway)
+    assert cause.kind == "memory" and cause.peak_mib > 100, cause
+    assert cause.bounded and "tree_parse.py" in cause.where, cause
+
+
+def test_a_replay_past_its_cpu_bound_is_told_from_a_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import time
+
+    def runaway(*_args: object) -> None:
+        start = time.process_time()
+        while time.process_time() - start < 30:
+            pass
+
+    monkeypatch.setattr(fuzz, "REPLAY_CPU_SECONDS", 1)
+    monkeypatch.setattr(fuzz, "check_case", runaway)
+    cause = fuzz.crash_cause("python", b"x = 1\n")
+    assert cause.kind == "cpu-bound" and not cause.bounded
+
+
+@pytest.mark.parametrize(("where", "bounded"), [
+    ("{parse}:64 in parse_tree", True),  # tree-sitter's own recovery: the indexer contains it
+    ("{parse}:58 in progress", True),
+    ("/x/knoxidx/parse/extract.py:300 in extract_rows", False),  # knoxidx's code: look into it
+])
+def test_the_runner_reports_memory_in_the_parse_apart_from_the_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, bounded: bool,
+) -> None:
+    from knoxidx.parse import tree_parse
+    from knoxidx.parse.worker_limits import worker_memory_mb
+
+    def check_case(_workdir: Path, _language: str, data: bytes) -> tuple[str, str, float]:
+        if data == b"3":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return "ok", "", 0.0
+
+    cause = fuzz.Cause("memory", 900, where.format(parse=tree_parse.__file__))
+    monkeypatch.setattr(fuzz, "make_case", lambda _l, _s, _seed, number: str(number).encode())
+    monkeypatch.setattr(fuzz, "check_case", check_case)
+    asked: list[tuple[object, ...]] = []
+
+    def crash_cause(*args: object) -> fuzz.Cause:
+        asked.append(args)
+        return cause
+
+    monkeypatch.setattr(fuzz, "crash_cause", crash_cause)
+    seed = tmp_path / "a.py"
+    seed.write_text("def f():\n    return 1\n")
+    result = fuzz.fuzz_language("python", [seed], 1, seconds=1.0, repo_every=0, slow=30.0,
+                                hang=30.0)
+    found = [(f["kind"], f["case"], f["where"]) for f in result.findings + result.bounded]
+    assert found == [("memory", 3, cause.where)]
+    # replayed under what the worker's cap had left it when it began the case
+    left = asked[0][2]
+    assert isinstance(left, int) and 0 < left <= worker_memory_mb() << 20
+    assert (result.bounded != []) == bounded and (result.findings != []) == (not bounded)
 
 
 def test_a_worker_that_crashes_keeps_the_tallies_of_the_cases_before(

@@ -43,10 +43,10 @@ class Standing:
     def retire_if_grown(self, pool: ProcessPoolExecutor) -> None:
         """After a batch: replace the worker (at the next batch) once it has grown by over
         ``STANDING_GROWTH_MB`` since its first. py-tree-sitter 0.26 never frees what a parse's
-        read callback returns after its first read, and error recovery reads again from a
-        token that runs to the end of the file: a 66 kB Java file ending in an unclosed `/*`
-        (a comment being typed) kept 240 kB a parse, in a worker that lives as long as the
-        watcher. Growth from fragmentation after pathological parses goes the same way."""
+        read callback returns (a 66 kB Java file ending in an unclosed `/*` kept 240 kB a
+        parse when reads returned slices of the source; the parse reads through a fixed
+        window now, tree_parse._Window), and the allocator's fragmentation after pathological
+        parses is not given back either: a worker that grows all the same goes."""
         pid = self._pid
         if self._pool is not pool or pid is None or not pid.done() or pid.exception():
             return
