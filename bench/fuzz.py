@@ -330,6 +330,12 @@ def fuzz_language(language: str, seed_paths: list[Path], seed: int, seconds: flo
 REPLAY_CPU_SECONDS = 60
 
 
+# a capped replay whose reader caught the MemoryError (OUT_OF_MEMORY): its exit status, and
+# where its Cause says it ended
+OUT_OF_MEMORY_EXIT = 3
+READER_OUT_OF_MEMORY = "the reader's record: out of memory under the cap"
+
+
 class Cause(NamedTuple):
     """Why a case killed its worker (``crash_cause``): ``kind`` is "memory", "crash",
     "cpu-bound" or "survived"; ``peak_mib`` the replay's peak resident memory; ``where`` the
@@ -345,10 +351,13 @@ class Cause(NamedTuple):
         """Whether the indexer contains it as designed, so no finding: memory that ran away
         inside tree-sitter's parse (its error recovery, which knoxidx cannot bound from outside
         but by the cap: the capped parse worker dies alone and the file is recorded as an error,
-        tests/test_pathological.py). Memory that runs away in knoxidx's own code is a finding."""
+        tests/test_pathological.py), or that met the cap only in the capped replay, where the
+        reader caught the MemoryError and recorded the file so. Memory that runs away in
+        knoxidx's own code, past the cap in resident bytes, is a finding."""
         from knoxidx.parse import tree_parse
 
-        return self.kind == "memory" and self.where.startswith(f"{tree_parse.__file__}:")
+        return self.kind == "memory" and (self.where.startswith(f"{tree_parse.__file__}:")
+                                          or self.where == READER_OUT_OF_MEMORY)
 
 
 def crash_cause(language: str, data: bytes, left: int | None = None) -> Cause:
@@ -385,6 +394,11 @@ def crash_cause(language: str, data: bytes, left: int | None = None) -> Cause:
     status, _, where = _replay(language, data, capped=capped)  # (never stopped: not watched)
     if status is not None and os.WIFSIGNALED(status) and os.WTERMSIG(status) != signal.SIGXCPU:
         return Cause("memory", peak >> 20, where)
+    if status is not None and os.WIFEXITED(status) and \
+            os.WEXITSTATUS(status) == OUT_OF_MEMORY_EXIT:
+        # the cap met in a Python allocation rather than tree-sitter's (which of the two fails
+        # first varies with the load): the reader recorded the file as out of memory
+        return Cause("memory", peak >> 20, READER_OUT_OF_MEMORY)
     return Cause("survived", peak >> 20)
 
 
@@ -397,6 +411,7 @@ def _replay(language: str, data: bytes, stop_past: int | None = None,
     import resource
 
     from knoxidx.core.heap import resident_bytes_of
+    from knoxidx.parse.reader import OUT_OF_MEMORY
     from knoxidx.parse.worker_limits import cpu_bound, limit_worker_memory
 
     peak = 0
@@ -414,7 +429,9 @@ def _replay(language: str, data: bytes, stop_past: int | None = None,
                     if capped is not None:
                         limit_worker_memory(capped >> 20)
                     with cpu_bound(REPLAY_CPU_SECONDS):
-                        check_case(Path(tmp), language, data)
+                        _, message, _ = check_case(Path(tmp), language, data)
+                    if message == OUT_OF_MEMORY:  # a MemoryError the reader caught and said
+                        os._exit(OUT_OF_MEMORY_EXIT)
             finally:
                 os._exit(0)
         while True:  # polled from here: the parse holds the child's GIL
