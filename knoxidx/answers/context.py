@@ -44,7 +44,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from functools import partial
+from functools import cache, partial
 from typing import Any, Protocol
 
 from knoxidx.answers.budget import DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS
@@ -264,11 +264,12 @@ def gather(index: ContextIndex, query: str, w: ContextWeights, *,
     counter = default_counter()
     disclosure = Disclosure.for_root(index.root)
     files = Files(index.root, counter, mask=disclosure.mask)
+    facts_of = cache(index.store.load_facts)  # a file's facts, read once per build
     seeds, search_info = _seeds(index, query, w, disclosure)
     wanted = _wanted_terms(query)
     candidates = _expand(index, seeds, wanted, w)
     if w.sibling:
-        _add_siblings(index, seeds, candidates, wanted, files, w)
+        _add_siblings(index, seeds, candidates, wanted, files, w, facts_of)
     if w.top_file_share and seeds:
         _add_top_file(seeds[0], candidates, files)
     if w.recent:
@@ -281,9 +282,9 @@ def gather(index: ContextIndex, query: str, w: ContextWeights, *,
     for key in refused:
         del candidates[key]
     _features(index, query, wanted, candidates, search_info, files, w)
-    _outline(index, candidates)
-    _local_names(index, candidates.values())
-    read_fill = partial(_search_fill, index, query, w) if w.fill_search and seeds \
+    _outline(candidates, facts_of)
+    _local_names(candidates.values(), facts_of)
+    read_fill = partial(_search_fill, index, query, w, facts_of) if w.fill_search and seeds \
         and not search_info["fallback"] else None
     gathered = Gathered(query, candidates, search_info, files, wanted, len(refused),
                         read_fill=read_fill)
@@ -394,7 +395,8 @@ def _seeds(index: ContextIndex, query: str, w: ContextWeights,
     return seeds, info
 
 
-def _search_fill(index: ContextIndex, query: str, w: ContextWeights) -> list[Candidate]:
+def _search_fill(index: ContextIndex, query: str, w: ContextWeights,
+                 facts_of: Callable[[str], Any]) -> list[Candidate]:
     """Search's own first ``fill_search`` results (at its own depth, the fusion as the seeds'),
     each the lines it shows, in its order: what the pack's last fill takes."""
     found = index.search(query, k=w.fill_search, mode="hybrid", source_weights=dict.fromkeys(
@@ -407,7 +409,7 @@ def _search_fill(index: ContextIndex, query: str, w: ContextWeights) -> list[Can
             kind=result.get("kind") or "code", name=result.get("symbol") or path,
             language=result.get("language") or "", relation="search",
             forced_signature=False, reasons=[f"search result #{n}"]))
-    _local_names(index, out)
+    _local_names(out, facts_of)
     return out
 
 
@@ -546,11 +548,12 @@ def best_named(nodes: list[dict[str, Any]], wanted: list[str],
 
 
 def _add_siblings(index: ContextIndex, seeds: list[Candidate], out: dict[str, Candidate],
-                  wanted: list[str], files: Files, w: ContextWeights) -> None:
+                  wanted: list[str], files: Files, w: ContextWeights,
+                  facts_of: Callable[[str], Any]) -> None:
     """The functions of the top hit's file that match the question best (a change request
     often touches a hit's neighbours in its file that the graph does not link to it)."""
     for seed in seeds[: w.sibling_hits]:
-        facts = index.store.load_facts(seed.path)
+        facts = facts_of(seed.path)
         if facts is None:
             continue
         matching = []
@@ -818,7 +821,7 @@ def churn_shares(counts: dict[str, int]) -> dict[str, float]:
     return {p: math.log1p(n) / top for p, n in counts.items()} if top else {}
 
 
-def _local_names(index: ContextIndex, candidates: Iterable[Candidate]) -> None:
+def _local_names(candidates: Iterable[Candidate], facts_of: Callable[[str], Any]) -> None:
     """Each definition's name within its module (``Parser.parse``, not
     ``org.jsoup.parser.Parser.parse``): what a header shows beside the path, which already
     says the module. Read from the stored facts of its file; a name not found there stays
@@ -828,7 +831,7 @@ def _local_names(index: ContextIndex, candidates: Iterable[Candidate]) -> None:
         if cand.kind in DEFINITION_KINDS:
             by_path.setdefault(cand.path, []).append(cand)
     for path, cands in by_path.items():
-        facts = index.store.load_facts(path)
+        facts = facts_of(path)
         if facts is None:
             continue
         by_last: dict[str, list[str]] = {}
@@ -851,7 +854,7 @@ def local_name(qualified: str, qualnames: Iterable[str]) -> str:
     return best or qualified
 
 
-def _outline(index: ContextIndex, candidates: dict[str, Candidate]) -> None:
+def _outline(candidates: dict[str, Candidate], facts_of: Callable[[str], Any]) -> None:
     """The method start lines of every type candidate that is not a hit (it is shown as its
     outline, not its body), from the stored facts of its file; fields are left to the body."""
     by_path: dict[str, list[Candidate]] = {}
@@ -859,7 +862,7 @@ def _outline(index: ContextIndex, candidates: dict[str, Candidate]) -> None:
         if cand.kind in TYPE_KINDS and cand.hit_rank is None and cand.node_id is not None:
             by_path.setdefault(cand.path, []).append(cand)
     for path, types in by_path.items():
-        facts = index.store.load_facts(path)
+        facts = facts_of(path)
         if facts is None:
             continue
         defs = facts.defs
