@@ -31,6 +31,7 @@ from typing import Any
 from bench.context_eval.__main__ import CACHE, repositories
 from bench.context_eval.mining import Definition
 from bench.context_eval.run import gold_at_parent, tasks_at_parents
+from knoxidx.answers.precedents import similar_commits
 
 RECENT = (1, 3, 10, 30)
 TOP_HITS = (1, 3, 5)
@@ -161,7 +162,7 @@ def measure_task(index: Any, root: Path, task: Any, max_files: int,
         signals[f"co-change file top{k}"].add(gold, missed, by_file,
                                               sum(1 for key in traced if key[0] in co_files))
     # similar subjects: the past commits whose subjects share the question's rarest words
-    similar = _similar_commits(tables, task.question, max(SIMILAR), max_files)
+    similar = similar_commits(tables, task.question, max(SIMILAR), max_files)
     sim_paths = _changed_paths(tables, set(similar))
     sim_files = {p[len(prefix):] for s in similar for p in sim_paths.get(s, [])
                  if p.startswith(prefix)}
@@ -185,47 +186,6 @@ def measure_task(index: Any, root: Path, task: Any, max_files: int,
     return {"commit": task.commit[:10], "leak_free": leak_free,
             "similar": [tables.commits([s])[s]["subject"][:60] for s in similar[:3]], "gold": len(gold),
             "never_gathered": len(missed), "hit_commits": [len(s) for s in hit_seqs]}
-
-
-def _similar_commits(tables: Any, question: str, k: int, max_files: int) -> list[int]:
-    """The ``k`` past commits whose subjects best match ``question`` (BM25 over stemmed
-    content words, IDF from the history's own subjects), sweeping commits passed over."""
-    import math
-
-    from knoxidx.retrieval.terms import STOP_WORDS, stem, unique_terms
-
-    def words(text: str) -> set[str]:
-        return {stem(w) for w in unique_terms([text]) if w not in STOP_WORDS and len(w) > 2
-                and not w.isdigit()}
-
-    rows = tables.conn.execute("SELECT seq, subject FROM history_commit").fetchall()
-    docs = {seq: words(subject) for seq, subject in rows}
-    asked = words(question)
-    if not asked or not docs:
-        return []
-    df: dict[str, int] = defaultdict(int)
-    for ws in docs.values():
-        for w in ws & asked:
-            df[w] += 1
-    n = len(docs)
-    avg = sum(len(ws) for ws in docs.values()) / n
-    scores = []
-    for seq, ws in docs.items():
-        shared = ws & asked
-        if not shared:
-            continue
-        norm = 1.2 * (0.25 + 0.75 * len(ws) / avg)
-        score = sum(math.log(1 + (n - df[w] + 0.5) / (df[w] + 0.5)) * 2.2 / (1 + norm)
-                    for w in shared)
-        scores.append((-score, -seq, seq))
-    scores.sort()
-    out: list[int] = []
-    for _, _, seq in scores:
-        if len(out) >= k:
-            break
-        if len(tables.paths_of_commit(seq)) <= max_files:
-            out.append(seq)
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:
