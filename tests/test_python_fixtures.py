@@ -8,6 +8,8 @@ like stays untyped, as does one with a default and one a ``parametrize`` mark pa
 
 from __future__ import annotations
 
+import pytest
+
 from knoxidx.index import Index
 from knoxidx.update.verify import verify_index
 from tests.helpers import build, calls_with_holders
@@ -184,8 +186,14 @@ def test_a_module_fixture_or_an_imported_one_comes_before_conftest(repo) -> None
     assert ("test_local", "get", "Client") in calls
 
 
-def test_a_fixture_added_to_a_conftest_later_resolves_the_tests_that_ask_for_it(repo) -> None:
+@pytest.mark.parametrize("added", [
     # appending a definition re-resolves only the files that looked its name up and missed
+    "@pytest.fixture\ndef runner():\n    return Runner()\n",
+    # `name="runner"` on a function `_runner`: the addition is no mere one of `_runner`
+    "@pytest.fixture(name='runner')\ndef _runner():\n    return Runner()\n",
+], ids=["by its own name", "by name="])
+def test_a_fixture_added_to_a_conftest_later_resolves_the_tests_that_ask_for_it(
+        repo, added: str) -> None:
     tests = """\
     def test_runs(runner):
         runner.invoke()
@@ -195,26 +203,7 @@ def test_a_fixture_added_to_a_conftest_later_resolves_the_tests_that_ask_for_it(
     build(root)
     assert ("test_runs", "invoke", "Runner") not in calls_with_holders(root)
     conftest = root / "conftest.py"
-    conftest.write_text(conftest.read_text()
-                        + "\n\n@pytest.fixture\ndef runner():\n    return Runner()\n")
-    build(root)
-    assert ("test_runs", "invoke", "Runner") in calls_with_holders(root)
-    with Index.open(root) as idx:
-        assert verify_index(idx)["equal"]
-
-
-def test_a_fixture_named_apart_added_later_resolves_the_tests_that_ask_for_it(repo) -> None:
-    # `name="runner"` on a function `_runner`: the addition is no mere one of `_runner`
-    tests = """\
-    def test_runs(runner):
-        runner.invoke()
-    """
-    root = repo({"app.py": APP, "conftest.py": "import pytest\nfrom app import Runner\n",
-                 "tests/test_runs.py": tests})
-    build(root)
-    conftest = root / "conftest.py"
-    conftest.write_text(conftest.read_text() + "\n\n@pytest.fixture(name='runner')\n"
-                        "def _runner():\n    return Runner()\n")
+    conftest.write_text(conftest.read_text() + "\n\n" + added)
     build(root)
     assert ("test_runs", "invoke", "Runner") in calls_with_holders(root)
     with Index.open(root) as idx:
