@@ -1329,6 +1329,7 @@ OUTSIDE = """
 mod macros;
 
 use std::fmt;
+use std::sync::Arc;
 
 pub struct Reader { scratch: Vec<u8> }
 
@@ -1358,6 +1359,15 @@ impl Reader {
 }
 
 pub fn fresh<T: Default>() -> T { T::default() }
+
+pub struct Mutex<T>(T);
+
+impl<T> Mutex<T> { pub fn lock(&self) {} }
+
+pub fn locked() {
+    let shared: Arc<Mutex<usize>> = Arc::new(Mutex(0));
+    shared.lock();
+}
 """
 
 
@@ -1379,3 +1389,5 @@ def test_calls_of_std_and_of_types_outside_the_crate_are_external_not_unknown(re
     assert reasons["Vec.new"] == reasons["u64.try_from"] == reasons["T.default"] == "external"
     assert reasons["std.mem.swap"] == reasons["itoa.Buffer.new"] == "external"
     assert reasons["made.unheard_of"] == "unknown"  # a local of the crate's type
+    # an Arc lends what it holds its methods, the crate's Mutex's here (not the usize inside)
+    assert reasons.get("shared.lock") != "external"

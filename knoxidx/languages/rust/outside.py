@@ -12,6 +12,7 @@ a type of std's or another crate's)."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from knoxidx.core.facts import CALLBACK_OF, ELEMENT_OF, ITEMS_HEAD, TYPES_JOINER, UNKNOWN_VALUE
@@ -52,6 +53,9 @@ DEREF_WRAPPERS = frozenset("""
     AssertUnwindSafe Deref DerefMut
 """.split())
 
+# what stands before a type's name as written: references, lifetimes, `mut`, `dyn`, `impl`
+_REFERENCES = re.compile(r"^(?:&\s*|'\w+\s+|(?:mut|dyn|impl)\s+)*")
+
 
 def outside_call(r: ResolverView, fi: FileIndex, scope: int, path: NamePath, site: int
                  ) -> bool:
@@ -68,9 +72,7 @@ def outside_call(r: ResolverView, fi: FileIndex, scope: int, path: NamePath, sit
     if head == "self" or binding is not None and len(path) > 2:
         return _field_outside(r, fi, scope, path, site)
     if binding is not None:
-        return _plain(binding.type_path) \
-            and _type_outside(r, fi, binding.type_path, binding.scope) \
-            and not _trait_method(r, method)
+        return _binding_outside(r, fi, binding) and not _trait_method(r, method)
     if local:
         return False  # a local of no type read here (`let v = Self::default()`)
     if r.resolve_path(fi, (head,), scope, want_type=True, site=site)[0] \
@@ -100,10 +102,51 @@ def _field_outside(r: ResolverView, fi: FileIndex, scope: int, path: NamePath, s
     d = r.definition(found[0])
     declaring = r.index(found[0][1])
     if d is None or declaring is None or d.kind not in (VARIABLE, CONSTANT) \
-            or not d.type_hint or not _plain(d.type_hint):
+            or ":" not in d.signature:
         return False
-    return _type_outside(r, declaring, d.type_hint, d.parent) \
+    written = d.signature.partition(":")[2].partition("=")[0]
+    return _written_outside(r, declaring, written, d.parent) is True \
         and not _trait_method(r, path[-1].removesuffix("()"))
+
+
+def _binding_outside(r: ResolverView, fi: FileIndex, binding: Binding) -> bool:
+    """Whether the local ``binding`` binds is of a type outside the index: a parameter by
+    its type as written (a binding's path reads through `Arc<Mutex<T>>` to T), one of a type
+    parameter's (`visitor: V`) by V's bounds; a type parameter itself (`T::default()`) by its
+    bounds. No `let`: its type as written is not kept."""
+    signature = fi.facts.defs[binding.scope].signature_data
+    written = next((typed for name, typed, *_ in signature[0] if name == binding.name),
+                   None) if signature else None
+    if written is not None:
+        outside = _written_outside(r, fi, written, binding.scope)
+        if outside is not None:
+            return outside
+    elif not binding.name[:1].isupper():
+        return False  # a `let`'s, or no parameter's
+    return _plain(binding.type_path) and _type_outside(r, fi, binding.type_path, binding.scope)
+
+
+def _written_outside(r: ResolverView, fi: FileIndex, written: str, scope: int) -> bool | None:
+    """Whether the type ``written`` (as the source writes it) lies outside the index and
+    derefs to no type of the crate's: by its outermost type, a slice or a prelude or primitive
+    type, or one the index resolves outside itself (read as a type or a module, never as a
+    local named like it: `fmt: &mut fmt::Formatter`). None where the index knows no such type
+    (a type parameter's name)."""
+    text = _REFERENCES.sub("", written.strip())
+    if text.startswith("["):
+        return True  # a slice or an array
+    outer = text.partition("<")[0].strip()
+    if not outer or "+" in outer or "(" in outer:
+        return False
+    path = tuple(part.strip() for part in outer.split("::"))
+    if not all(part.isidentifier() for part in path) or path[-1] in DEREF_WRAPPERS:
+        return False
+    found = r.resolve_path(fi, (ITEMS_HEAD, *path), scope, want_type=True)[0]
+    if found:
+        return all(s[0] == EXTERNAL_TAG for s in found)
+    if len(path) == 1 and path[0] in VALUE_TYPES:
+        return True
+    return None
 
 
 def _local(fi: FileIndex, head: str, scope: int, site: int) -> tuple[bool, Binding | None]:
