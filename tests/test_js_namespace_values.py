@@ -83,6 +83,10 @@ it("runs", () => {
 HELPER = """
 export function helper() { return 1; }
 export function fetch(url: string) { return url; }
+
+export function walk({ it }) {
+  it.next();
+}
 """
 
 
@@ -101,3 +105,4 @@ def test_globals_and_a_test_framework_s_assertions_are_external_not_unknown(repo
     # vitest's, imported from its package
     assert reasons["expect().toBe"] == reasons["vi.fn().mockReturnValue"] == "external"
     assert reasons["vi.mocked().mockClear"] == "unknown"  # what it hands back is the project's
+    assert reasons["it.next"] == "unknown"  # a parameter named like the runner's `it`

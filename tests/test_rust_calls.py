@@ -1352,6 +1352,7 @@ impl Reader {
         let mut v = Vec::new();
         std::mem::swap(&mut v, buf);
         itoa::Buffer::new();
+        [1].iter().for_each(|&(hidden, _)| hidden.go());
         u64::try_from(1usize);
         drop(v);
         Some(1)
@@ -1389,5 +1390,6 @@ def test_calls_of_std_and_of_types_outside_the_crate_are_external_not_unknown(re
     assert reasons["Vec.new"] == reasons["u64.try_from"] == reasons["T.default"] == "external"
     assert reasons["std.mem.swap"] == reasons["itoa.Buffer.new"] == "external"
     assert reasons["made.unheard_of"] == "unknown"  # a local of the crate's type
+    assert reasons["hidden.go"] == "unknown"  # a local bound where the index does not see
     # an Arc lends what it holds its methods, the crate's Mutex's here (not the usize inside)
     assert reasons.get("shared.lock") != "external"

@@ -38,8 +38,7 @@ GLOBAL_FUNCTIONS = frozenset("""
 # globals whose every member, however deep, is the language's or the host's
 GLOBAL_NAMESPACES = frozenset("""
     Object JSON Math Reflect Atomics Intl console Promise Array Number String Symbol Date
-    BigInt ArrayBuffer Error document navigator location localStorage sessionStorage
-    performance crypto
+    BigInt ArrayBuffer Error document navigator localStorage sessionStorage performance
 """.split())
 # the calls of globals whose result is a builtin's value (an array, a string, a promise):
 # the one method called on it is a builtin's
@@ -51,9 +50,14 @@ BUILTIN_RESULTS = frozenset("""
 """.split())
 # a test framework's entries (global under jest, imported from vitest): all that is called
 # on them, or on what they return, is the framework's
-TEST_ENTRIES = frozenset("""
-    expect expectTypeOf assertType vi jest describe it test suite bench beforeEach afterEach
-    beforeAll afterAll
+TEST_ENTRIES = frozenset({"expect", "expectTypeOf", "assertType", "vi", "jest"})
+# ... and its runner's, called by their names or through a modifier (`it.each(..)(..)`,
+# `describe.skip(..)`): a local the index does not see bound may be named `it` or `test`
+TEST_RUNNERS = frozenset("""
+    describe it test suite bench beforeEach afterEach beforeAll afterAll
+""".split())
+RUNNER_MODIFIERS = frozenset("""
+    each skip only todo concurrent fails runIf skipIf sequential shuffle
 """.split())
 # ... but for what hands back the project's own values (`vi.mocked(store).getState()`,
 # `jest.requireActual('./m').f()`)
@@ -66,9 +70,9 @@ def outside_call(r: ResolverView, fi: FileIndex, scope: int, path: NamePath, sit
     """See the module docstring."""
     written = path[0]
     head = written.removesuffix("()")
-    if head in TEST_ENTRIES:
-        if any(part in TEST_PASSING for part in path):
-            return False
+    if head in TEST_RUNNERS and (len(path) == 1 or path[1].removesuffix("()")
+                                  in RUNNER_MODIFIERS) \
+            or head in TEST_ENTRIES and not any(part in TEST_PASSING for part in path):
         found = r.resolve_path(fi, (head,), scope)[0]
         if found:
             return all(s[0] == EXTERNAL_TAG for s in found)

@@ -45,8 +45,14 @@ PRELUDE_TYPES = frozenset("""
 # the prelude's and primitive types a value may be declared of, whose methods are std's:
 # none of them derefs to a type the crate may declare (`Box<T>` does: T's methods)
 VALUE_TYPES = PRELUDE_TYPES - {"Box"}
-# crates a path may start at without a `use`
+# crates a path may start at without a `use`, and their modules
 STD_CRATES = frozenset({"std", "core", "alloc"})
+STD_MODULES = frozenset("""
+    alloc any arch array ascii backtrace borrow boxed cell char clone cmp collections convert
+    default env error f32 f64 ffi fmt fs future hash hint i8 i16 i32 i64 i128 io isize iter
+    marker mem net num ops option os panic path pin prelude primitive process ptr rc result
+    slice str string sync task thread time u8 u16 u32 u64 u128 usize vec
+""".split())
 # types that deref to the type they hold (whose methods, the crate's maybe, they lend)
 DEREF_WRAPPERS = frozenset("""
     Box Arc Rc Pin Ref RefMut MutexGuard RwLockReadGuard RwLockWriteGuard Cow ManuallyDrop
@@ -78,11 +84,15 @@ def outside_call(r: ResolverView, fi: FileIndex, scope: int, path: NamePath, sit
     if r.resolve_path(fi, (head,), scope, want_type=True, site=site)[0] \
             or r.resolve_path(fi, (head,), scope, site=site)[0]:
         return False  # an item of the crate's, or one it found outside already
+    # (a local the index does not see bound, `|LocalData { ctx, .. }| ctx.get()`, reads as a
+    # head found nowhere too: a path through std names one of its modules, a crate's path
+    # a type, which no field of a local is named like)
     if head in STD_CRATES:
-        return True
+        return path[1] in STD_MODULES
     if head in PRELUDE_TYPES:
         return len(path) == 2 and not _trait_method(r, method)
-    if head[:1].islower() and head.isidentifier() and len(path) >= 2:
+    if head[:1].islower() and head.isidentifier() and len(path) >= 3 \
+            and any(part[:1].isupper() for part in path[1:-1]):
         # a crate of the extern prelude (`itoa::Buffer::new()`): no module or item of the
         # crate's is named so
         return not any(kind in (MODULE, FUNCTION) or not member
