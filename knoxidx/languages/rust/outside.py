@@ -81,23 +81,27 @@ def outside_call(r: ResolverView, fi: FileIndex, scope: int, path: NamePath, sit
         return _binding_outside(r, fi, binding) and not _trait_method(r, method)
     if local:
         return False  # a local of no type read here (`let v = Self::default()`)
-    if r.resolve_path(fi, (head,), scope, want_type=True, site=site)[0] \
-            or r.resolve_path(fi, (head,), scope, site=site)[0]:
-        return False  # an item of the crate's, or one it found outside already
     # (a local the index does not see bound, `|LocalData { ctx, .. }| ctx.get()`, reads as a
     # head found nowhere too: a path through std names one of its modules, a crate's path
     # a type, which no field of a local is named like)
     if head in STD_CRATES:
-        return path[1] in STD_MODULES
+        form = path[1] in STD_MODULES
+    elif head in PRELUDE_TYPES:
+        form = len(path) == 2
+    else:
+        form = head[:1].islower() and head.isidentifier() and len(path) >= 3 \
+            and any(part[:1].isupper() for part in path[1:-1])
+    if not form or r.resolve_path(fi, (head,), scope, want_type=True, site=site)[0] \
+            or r.resolve_path(fi, (head,), scope, site=site)[0]:
+        return False  # an item of the crate's, or one it found outside already
+    if head in STD_CRATES:
+        return True
     if head in PRELUDE_TYPES:
-        return len(path) == 2 and not _trait_method(r, method)
-    if head[:1].islower() and head.isidentifier() and len(path) >= 3 \
-            and any(part[:1].isupper() for part in path[1:-1]):
-        # a crate of the extern prelude (`itoa::Buffer::new()`): no module or item of the
-        # crate's is named so
-        return not any(kind in (MODULE, FUNCTION) or not member
-                       for _, _, kind, member in r.defs_named(FAMILY, head))
-    return False
+        return not _trait_method(r, method)
+    # a crate of the extern prelude (`itoa::Buffer::new()`): no module or item of the crate's
+    # is named so
+    return not any(kind in (MODULE, FUNCTION) or not member
+                   for _, _, kind, member in r.defs_named(FAMILY, head))
 
 
 def _field_outside(r: ResolverView, fi: FileIndex, scope: int, path: NamePath, site: int
@@ -115,7 +119,8 @@ def _field_outside(r: ResolverView, fi: FileIndex, scope: int, path: NamePath, s
             or ":" not in d.signature:
         return False
     written = d.signature.partition(":")[2].partition("=")[0]
-    return _written_outside(r, declaring, written, d.parent) is True \
+    return r.memo(("rust-written-outside", declaring.path, d.parent, written),
+                  _written_outside, r, declaring, written, d.parent) is True \
         and not _trait_method(r, path[-1].removesuffix("()"))
 
 
@@ -128,7 +133,8 @@ def _binding_outside(r: ResolverView, fi: FileIndex, binding: Binding) -> bool:
     written = next((typed for name, typed, *_ in signature[0] if name == binding.name),
                    None) if signature else None
     if written is not None:
-        outside = _written_outside(r, fi, written, binding.scope)
+        outside = r.memo(("rust-written-outside", fi.path, binding.scope, written),
+                         _written_outside, r, fi, written, binding.scope)
         if outside is not None:
             return outside
     elif not binding.name[:1].isupper():
@@ -213,6 +219,10 @@ def _type_outside(r: ResolverView, fi: FileIndex, type_path: NamePath, scope: in
 
 def _crate_function(r: ResolverView, name: str) -> bool:
     """Whether the crate defines a function or macro ``name`` a bare call may mean."""
+    return r.memo(("rust-crate-function", name), _defines_function, r, name)
+
+
+def _defines_function(r: ResolverView, name: str) -> bool:
     return any(kind == FUNCTION and not member
                for _, _, kind, member in r.defs_named(FAMILY, name))
 
