@@ -129,9 +129,8 @@ def _binding_outside(r: ResolverView, fi: FileIndex, binding: Binding) -> bool:
     its type as written (a binding's path reads through `Arc<Mutex<T>>` to T), one of a type
     parameter's (`visitor: V`) by V's bounds; a type parameter itself (`T::default()`) by its
     bounds. No `let`: its type as written is not kept."""
-    signature = fi.facts.defs[binding.scope].signature_data
-    written = next((typed for name, typed, *_ in signature[0] if name == binding.name),
-                   None) if signature else None
+    written = r.memo(("rust-parameters", fi.path, binding.scope), _parameters, fi,
+                     binding.scope).get(binding.name)
     if written is not None:
         outside = r.memo(("rust-written-outside", fi.path, binding.scope, written),
                          _written_outside, r, fi, written, binding.scope)
@@ -139,7 +138,15 @@ def _binding_outside(r: ResolverView, fi: FileIndex, binding: Binding) -> bool:
             return outside
     elif not binding.name[:1].isupper():
         return False  # a `let`'s, or no parameter's
-    return _plain(binding.type_path) and _type_outside(r, fi, binding.type_path, binding.scope)
+    return _plain(binding.type_path) and r.memo(
+        ("rust-type-outside", fi.path, binding.scope, binding.type_path), _type_outside, r, fi,
+        binding.type_path, binding.scope)
+
+
+def _parameters(fi: FileIndex, function: int) -> dict[str, str | None]:
+    """The types of the function's parameters as written, by name."""
+    signature = fi.facts.defs[function].signature_data
+    return {name: typed for name, typed, *_ in signature[0]} if signature else {}
 
 
 def _written_outside(r: ResolverView, fi: FileIndex, written: str, scope: int) -> bool | None:
