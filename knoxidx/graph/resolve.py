@@ -355,8 +355,12 @@ class Resolver(ScopeResolver):
                     targets, confidence = guessed, NAME
             if not targets:
                 if kind in (RefKind.CALL, RefKind.NEW):
+                    # (a callee the family knows lies outside the index though no import says
+                    # so, a builtin's or a std type's method, is external too: see outside_call)
                     reason = "external" if any(s[0] == EXTERNAL_TAG for s in found) else (
-                        "ambiguous" if candidates > 1 else "unknown")
+                        "ambiguous" if candidates > 1 else
+                        "external" if rules.outside_call(self, fi, ref_scope, written, site)
+                        else "unknown")
                     return source, qualified, (".".join(written), reason, candidates)
                 return source, qualified, None
         if confidence == UNION:  # each type's member (see TypeUnion): none is a guess

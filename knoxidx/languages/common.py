@@ -245,6 +245,14 @@ class BaseRules:
         the value comes from outside the index, [] where none."""
         return []
 
+    def outside_call(self, r: ResolverView, fi: FileIndex, scope: int, path: NamePath,
+                     site: int) -> bool:
+        """Whether a call of ``path`` from ``scope`` of ``fi`` (at ``site``, a ``point``),
+        which resolution found no definition or import for, is known to call something
+        outside the index: a builtin, or a method of a type from outside it. False where an
+        in-repo definition may be meant."""
+        return False
+
     def yielded_type(self, declared: str) -> str:
         """The type a generator declared ``declared`` (its return type as written) yields,
         "" where that declares none: what a generator injected by name gives (``injected``)."""
