@@ -168,6 +168,15 @@ class BaseRules:
     # reference means is unknown, where Python's later class statement simply rebinds it
     classes_block_scoped = False
     builtin_method_names: frozenset[str] = frozenset()
+    # the language's predeclared functions (Go's `len`, `append`): a bare call of one that no
+    # declaration in scope shadows is outside the index (an unresolved call's reason)
+    builtin_functions: frozenset[str] = frozenset()
+    # ... and its predeclared types with methods (Go's `error`): a receiver declared of one
+    # is of a type outside the index
+    builtin_types: frozenset[str] = frozenset()
+    # methods every class has from the language's root class (Java's Object's): one called on
+    # an instance of a class of the index that declares none of that name is the root's
+    universal_methods: frozenset[str] = frozenset()
     # methods of the language's own collections that pass each element to a callback first
     # (JavaScript's `xs.forEach((x) => ..)`): its parameter is one of the receiver's elements
     element_callbacks: frozenset[str] = frozenset()
@@ -281,6 +290,11 @@ class BaseRules:
     def owner_matches(self, r: ResolverView, fi: FileIndex, index: int, path: str, method: int
                      ) -> bool:
         return False
+
+    def outside_bare_call(self, r: ResolverView, fi: FileIndex, name: str) -> bool:
+        """Whether a bare call of ``name`` that no definition in scope answers is of one
+        outside the index: a predeclared function, by default."""
+        return name in self.builtin_functions
 
     def extra_bases(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]:
         return []

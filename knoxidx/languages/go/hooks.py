@@ -166,6 +166,15 @@ class _Rules(BaseRules):
         "Helper", "Run", "Skip", "Logf", "Log", "Parallel", "Cleanup", "Set", "Get", "Del",
         "Seek", "Flush", "Sync", "Stop", "Now",
     })
+    # the universe block's functions, and its types as conversions (`string(b)`)
+    builtin_functions = frozenset({
+        "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make",
+        "max", "min", "new", "panic", "print", "println", "real", "recover",
+        "any", "bool", "byte", "complex64", "complex128", "error", "float32", "float64", "int",
+        "int8", "int16", "int32", "int64", "rune", "string", "uint", "uint8", "uint16",
+        "uint32", "uint64", "uintptr",
+    })
+    builtin_types = frozenset({"error"})  # the one predeclared type with a method
 
     def module_keys(self, path: str, facts: FileFacts, layout: Any) -> list[str]:
         return [package_path(path, layout), "dir:" + posixpath.dirname(path)]
