@@ -93,6 +93,22 @@ func shadowed() {
 
 UTIL = "package util\n\nfunc Here() {}\n"
 
+DOT_IMPORTED = """\
+package main
+
+import (
+	. "gopkg.in/check.v1"
+)
+
+type S struct{}
+
+var _ = Suite(&S{})
+
+func (s *S) TestIt(c *C) {
+	c.Assert(1, Equals, 1)
+}
+"""
+
 
 def _reasons(root) -> dict[str, str]:
     """The reason each unresolved call is stored with, by its name as written."""
@@ -106,7 +122,7 @@ def test_calls_outside_the_index_are_said_external_not_unknown(repo) -> None:
     the index, or embedded), of the predeclared `error`, and a builtin function: "external";
     a method the index's own type lacks and an undeclared function stay "unknown"."""
     root = repo({"go.mod": "module example.com/m\n\ngo 1.21\n", "main_test.go": REASONS,
-                 "util/util.go": UTIL})
+                 "util/util.go": UTIL, "check_test.go": DOT_IMPORTED})
     build(root)
     assert _reasons(root) == {
         "t.Errorf": "external",  # a parameter of a library's type
@@ -122,4 +138,6 @@ def test_calls_outside_the_index_are_said_external_not_unknown(repo) -> None:
         # function: not said external where the package may be meant
         "util.Gone": "unknown",
         "util.Reset": "unknown",
+        "Suite": "external",  # what a package outside the index dot-imported declares
+        "c.Assert": "external",  # ... and a parameter of its type
     }  # (the package's own `min` shadows the builtin: resolved)

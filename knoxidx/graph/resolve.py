@@ -904,7 +904,8 @@ class Resolver(ScopeResolver):
         if len(path) == 1:
             if own:  # `super(..)`: the constructor of a base outside the index
                 return head == "super" and cls >= 0 and self._base_outside(fi, cls)
-            if rules.outside_bare_call(self, fi, head) or universal and cls >= 0:
+            if head in rules.builtin_functions or rules.outside_name(self, fi, head) \
+                    or universal and cls >= 0:
                 return True
             # a method inherited from outside by a class the call is in
             while rules.class_members_visible and cls >= 0:
@@ -1094,8 +1095,9 @@ class Resolver(ScopeResolver):
         (a predeclared one of the family's: Go's `error`), or where not ``strict`` classes of
         the index extending one."""
         typed = self.resolve_path(fi, written, scope, want_type=True)[0]
-        if not typed:
-            return len(written) == 1 and written[0] in fi.rules.builtin_types
+        if not typed:  # a predeclared type, or a dot-import's (Go)
+            return len(written) == 1 and (written[0] in fi.rules.builtin_types
+                                          or fi.rules.outside_name(self, fi, written[0]))
         if not self._surely(fi, written, typed):
             return False
         if strict:

@@ -291,10 +291,10 @@ class BaseRules:
                      ) -> bool:
         return False
 
-    def outside_bare_call(self, r: ResolverView, fi: FileIndex, name: str) -> bool:
-        """Whether a bare call of ``name`` that no definition in scope answers is of one
-        outside the index: a predeclared function, by default."""
-        return name in self.builtin_functions
+    def outside_name(self, r: ResolverView, fi: FileIndex, name: str) -> bool:
+        """Whether a bare name (called, or a type) that no definition in scope answers is one
+        a wildcard import of something outside the index brings."""
+        return False
 
     def extra_bases(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]:
         return []

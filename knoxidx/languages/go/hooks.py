@@ -205,6 +205,12 @@ class _Rules(BaseRules):
     def import_binding(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
         return self._package(r, imp.module)
 
+    def outside_name(self, r: ResolverView, fi: FileIndex, name: str) -> bool:
+        """A name the package does not declare where the file dot-imports a package outside
+        the index (`. "gopkg.in/check.v1"`'s `Suite`, `C`): that package's."""
+        return any(
+            w.name == "*" and not r.module_paths(FAMILY, w.module) for w in fi.wildcards)
+
     def import_targets(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
         return self._package(r, imp.module)
 

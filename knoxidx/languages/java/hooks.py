@@ -1031,10 +1031,12 @@ class _Rules(BaseRules):
                 return members
         return [(EXTERNAL_TAG, FAMILY, imp.module)]
 
-    def outside_bare_call(self, r: ResolverView, fi: FileIndex, name: str) -> bool:
+    def outside_name(self, r: ResolverView, fi: FileIndex, name: str) -> bool:
         """A method no class in scope declares, where a static wildcard imports a class
-        outside the index (`import static org.junit.Assert.*;`): that class's."""
-        return any(w.reexport and not self._type(r, w.module) for w in fi.wildcards)
+        outside the index (`import static org.junit.Assert.*;`): that class's (not a type
+        named so: a class the index does not find is rarely a static import's)."""
+        return not _looks_like_class(name) and any(
+            w.reexport and not self._type(r, w.module) for w in fi.wildcards)
 
     def import_targets(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
         if imp.name == "*":
