@@ -46,6 +46,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"slices"
 	"testing"
 
 	"example.com/m/util"
@@ -84,6 +86,12 @@ func TestReasons(t *testing.T) {
 
 func shadowed() {
 	util.Gone()
+	out, _ := os.Create("x")
+	out.Close()
+	kept := slices.Clone([]*Local{})
+	kept[0].Missing()
+	lib := pflag.NewFlagSet("x", 0)
+	lib.Parse(nil)
 	func() {
 		util := bytes.Buffer{}
 		util.Reset()
@@ -140,4 +148,8 @@ def test_calls_outside_the_index_are_said_external_not_unknown(repo) -> None:
         "util.Reset": "unknown",
         "Suite": "external",  # what a package outside the index dot-imported declares
         "c.Assert": "external",  # ... and a parameter of its type
+        "os.Create": "external", "slices.Clone": "external", "pflag.NewFlagSet": "external",
+        "out.Close": "external",  # what a standard package's function returns
+        "kept.[].Missing": "unknown",  # ... but for one generic over the caller's types
+        "lib.Parse": "unknown",  # what a library's returns may be of any type
     }  # (the package's own `min` shadows the builtin: resolved)

@@ -1072,6 +1072,8 @@ class Resolver(ScopeResolver):
         functions = self.resolve_path(fi, callee, scope, site=site)[0]
         if not functions:
             return False
+        if all(f[0] == EXTERNAL_TAG for f in functions):  # `f, err := os.Open(..)`
+            return all(fi.rules.outside_results(f) for f in functions)
         for function in functions[:4]:
             if function[0] != DEFINITION_TAG:
                 return False

@@ -291,6 +291,12 @@ class BaseRules:
                      ) -> bool:
         return False
 
+    def outside_results(self, external: Symbol) -> bool:
+        """Whether what a function of the module ``external`` (outside the index) returns is
+        surely of a type outside the index too: never where the module may be generic over
+        the caller's types (Java's `list.get(0)`)."""
+        return False
+
     def outside_name(self, r: ResolverView, fi: FileIndex, name: str) -> bool:
         """Whether a bare name (called, or a type) that no definition in scope answers is one
         a wildcard import of something outside the index brings."""

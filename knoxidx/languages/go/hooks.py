@@ -205,6 +205,13 @@ class _Rules(BaseRules):
     def import_binding(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
         return self._package(r, imp.module)
 
+    def outside_results(self, external: Symbol) -> bool:
+        # a standard package's function returns the standard library's types, but for those
+        # generic over the caller's (`slices.Clone(xs)`, `rand.N(d)`)
+        path = external[2]
+        return external[0] == EXTERNAL_TAG and "." not in path.partition("/")[0] \
+            and path not in _GENERIC_STANDARD_PACKAGES
+
     def outside_name(self, r: ResolverView, fi: FileIndex, name: str) -> bool:
         """A name the package does not declare where the file dot-imports a package outside
         the index (`. "gopkg.in/check.v1"`'s `Suite`, `C`): that package's."""
@@ -244,6 +251,11 @@ class _Rules(BaseRules):
 
 
 RULES = _Rules()
+# standard packages with generic functions or types whose results may be the caller's types
+_GENERIC_STANDARD_PACKAGES = frozenset({
+    "cmp", "errors", "iter", "maps", "math/rand/v2", "slices", "sync", "sync/atomic",
+    "unique", "weak",
+})
 
 
 def _built(r: ResolverView, hits: Sequence[tuple[str, int]], site: FileIndex | None = None
