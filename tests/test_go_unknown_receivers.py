@@ -153,3 +153,32 @@ def test_calls_outside_the_index_are_said_external_not_unknown(repo) -> None:
         "kept.[].Missing": "unknown",  # ... but for one generic over the caller's types
         "lib.Parse": "unknown",  # what a library's returns may be of any type
     }  # (the package's own `min` shadows the builtin: resolved)
+
+
+LOGGER = """\
+package main
+
+import "testing"
+
+type Logger struct{}
+
+func (l *Logger) Errorf(format string) {}
+
+func TestLog(t *testing.T) {
+	t.Errorf("x")
+}
+
+func use(v interface{ Errorf(string) }) {
+	v.Errorf("y")
+}
+"""
+
+
+def test_refs_lists_no_library_call_as_a_possible_caller(repo) -> None:
+    """`t.Errorf` of a `*testing.T` is the library's: no possible caller of the project's
+    `Logger.Errorf`, where a call on a receiver of no known type still is."""
+    root = repo({"go.mod": "module example.com/m\n\ngo 1.21\n", "main_test.go": LOGGER})
+    build(root)
+    with Index.open(root) as idx:
+        possible = idx.refs("Logger.Errorf")["possible"]
+    assert [(h["site"]["line"], h["called_as"]) for h in possible] == [(14, "v.Errorf")]
