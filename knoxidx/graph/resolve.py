@@ -916,7 +916,9 @@ class Resolver(ScopeResolver):
         receiver = path[:-1]
         if own and len(receiver) == 1 and not path[0].endswith("()"):
             return cls >= 0 and (universal or self._class_outside((DEFINITION_TAG, fi.path, cls)))
-        return self._receiver_outside(fi, receiver, scope, site, universal)
+        # (`x.a()`, `x.b()`: one receiver, read again and again)
+        return bool(self.memo(("receiver-outside", fi.path, receiver, scope, site, universal),
+                              self._receiver_outside, fi, receiver, scope, site, universal))
 
     def _base_outside(self, fi: FileIndex, cls: int) -> bool:
         """Whether the class at ``cls`` extends a class outside the index directly."""
@@ -1037,6 +1039,12 @@ class Resolver(ScopeResolver):
             return True
         while s >= 0 and defs[s].kind == FUNCTION:
             s = defs[s].parent
+        # (the locals of a class's methods share their names: `sb`, `t`)
+        return bool(self.memo(("outer-agrees", fi.path, head, s), self._outer_outside, fi,
+                              head, s))
+
+    def _outer_outside(self, fi: FileIndex, head: str, s: int) -> bool:
+        """:meth:`_outer_agrees`' answer for what ``head`` denotes from ``s``."""
         for outer in self.resolve_path(fi, (head,), s)[0]:
             if outer[0] in (MODULE_TAG, FILE_TAG):  # a package of the index
                 return False
