@@ -983,14 +983,15 @@ class Resolver(ScopeResolver):
     def _value_outside(self, symbol: Symbol, strict: bool = False) -> bool:
         """Whether what resolution made of a receiver is of a type outside the index: an
         instance or a class extending one, a field declared of one."""
-        if symbol[0] == INSTANCE_TAG or symbol[0] == DEFINITION_TAG and \
-                self.definition(symbol).kind in TYPE_KINDS:
+        if symbol[0] == INSTANCE_TAG:
             return self._class_outside((DEFINITION_TAG, symbol[1], symbol[2]))
         if symbol[0] != DEFINITION_TAG:
             return symbol[0] == EXTERNAL_TAG
         d = self.definition(symbol)
+        if d is not None and d.kind in TYPE_KINDS:
+            return self._class_outside(symbol)
         declaring = self.index(symbol[1])
-        if d.kind not in (VARIABLE, CONSTANT) or declaring is None:
+        if d is None or d.kind not in (VARIABLE, CONSTANT) or declaring is None:
             return False
         if d.type_hint:
             return _plain_type(d.type_hint) and self._type_outside(declaring, d.type_hint,
