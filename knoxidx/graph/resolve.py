@@ -969,16 +969,15 @@ class Resolver(ScopeResolver):
         it, else by the type its declaration or the function returning it declares.
         ``universal``: the method called is one of the root class's, which any instance
         has."""
-        if not self._outer_agrees(fi, receiver[0].removesuffix("()"), scope):
-            return False
         if receiver[-1].endswith("()"):  # `c.Flags().String()`: what Flags declares it returns
-            return self._returns_outside(fi, (*receiver[:-1], receiver[-1][:-2]), scope, site)
-        typed = self.resolve_path(fi, receiver, scope, site=site)[0]
-        if typed:
-            return all(universal and s[0] == INSTANCE_TAG or self._value_outside(s)
-                       for s in typed)
-        # a local declared of a type outside the index, or a member of one
-        return self._local_outside(fi, receiver[0], scope, site, len(receiver) > 1)
+            outside = self._returns_outside(fi, (*receiver[:-1], receiver[-1][:-2]), scope,
+                                            site)
+        elif typed := self.resolve_path(fi, receiver, scope, site=site)[0]:
+            outside = all(universal and s[0] == INSTANCE_TAG or self._value_outside(s)
+                          for s in typed)
+        else:  # a local declared of a type outside the index, or a member of one
+            outside = self._local_outside(fi, receiver[0], scope, site, len(receiver) > 1)
+        return outside and self._outer_agrees(fi, receiver[0].removesuffix("()"), scope)
 
     def _value_outside(self, symbol: Symbol, strict: bool = False) -> bool:
         """Whether what resolution made of a receiver is of a type outside the index: an
