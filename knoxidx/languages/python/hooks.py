@@ -9,7 +9,7 @@ from knoxidx.core.facts import Import, NamePath, RefKind
 from knoxidx.core.model import NodeKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, MODULE_TAG, Symbol
 from knoxidx.languages.common import ReexportingRules, first_doc_line
-from knoxidx.languages.python import fixtures
+from knoxidx.languages.python import decorators, fixtures
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
@@ -294,6 +294,9 @@ class _Rules(ReexportingRules):
 
     def yielded_type(self, declared: str) -> str:
         return fixtures.yielded_type(declared)
+
+    def decorated_types(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]:
+        return decorators.decorated_types(r, fi, index)
 
     def looked_up_as(self, definition: Definition) -> tuple[str, ...]:
         return fixtures.looked_up_as(definition)
