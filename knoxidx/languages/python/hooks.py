@@ -9,7 +9,9 @@ from knoxidx.core.facts import Import, NamePath, RefKind
 from knoxidx.core.model import NodeKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, MODULE_TAG, Symbol
 from knoxidx.languages.common import ReexportingRules, first_doc_line
-from knoxidx.languages.python import decorators, fixtures
+from knoxidx.languages.python import decorators, elements, fixtures
+from knoxidx.languages.python.elements import element_binding as element_binding
+from knoxidx.languages.python.elements import elements_binding as elements_binding
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
@@ -294,6 +296,9 @@ class _Rules(ReexportingRules):
 
     def yielded_type(self, declared: str) -> str:
         return fixtures.yielded_type(declared)
+
+    def element_type(self, declared: str) -> str:
+        return elements.element_type(declared)
 
     def decorated_types(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]:
         return decorators.decorated_types(r, fi, index)
