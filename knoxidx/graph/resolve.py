@@ -357,6 +357,9 @@ class Resolver(ScopeResolver):
                 if kind in (RefKind.CALL, RefKind.NEW):
                     reason = "external" if any(s[0] == EXTERNAL_TAG for s in found) else (
                         "ambiguous" if candidates > 1 else "unknown")
+                    if reason == "unknown" and len(path) > 1 \
+                            and rules.outside_receiver(self, fi, path, ref_scope, site):
+                        reason = "external"
                     return source, qualified, (".".join(written), reason, candidates)
                 return source, qualified, None
         if confidence == UNION:  # each type's member (see TypeUnion): none is a guess

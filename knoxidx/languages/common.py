@@ -245,6 +245,13 @@ class BaseRules:
         the value comes from outside the index, [] where none."""
         return []
 
+    def outside_receiver(self, r: ResolverView, fi: FileIndex, path: NamePath, scope: int,
+                         site: int) -> bool:
+        """Whether the call ``path`` that resolution left unresolved (read in ``scope`` at
+        ``site``) is of a method of a value whose type lies outside the index, so that its
+        reason is "external", not "unknown" (Python's `s.split()` of an `s: str`)."""
+        return False
+
     def decorated_types(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]:
         """The instance types the name of the decorated function at ``index`` of ``fi``
         holds where its decorators give another value than the function (Python's

@@ -108,7 +108,7 @@ def _given(r: ResolverView, symbol: Symbol, called: bool) -> Given:
                        (first[1],) if first is not None and first[1] else ())
     out: list[Symbol] = []
     passes = False
-    for alternative in _alternatives(declared):
+    for alternative in alternatives(declared):
         callable_type = _CALLABLE.match(alternative)
         if callable_type is None:  # `deco(..)` gives an object: calling it runs its __call__
             for instance in _types(r, declaring, d.parent, alternative):
@@ -147,7 +147,7 @@ def _result(r: ResolverView, declaring: FileIndex, scope: int, declared: str,
     argument types ``taken``); none for a callable, another function."""
     out: list[Symbol] = []
     passes = False
-    for alternative in _alternatives(declared):
+    for alternative in alternatives(declared):
         if alternative in taken:
             passes = True
         elif _CALLABLE.match(alternative) is None:
@@ -165,7 +165,7 @@ def _types(r: ResolverView, fi: FileIndex, scope: int, written: str) -> list[Sym
             if s[0] == INSTANCE_TAG]
 
 
-def _alternatives(written: str) -> list[str]:
+def alternatives(written: str) -> list[str]:
     """The types a union written ``written`` is one of (`A | B`, `Union[A, B]`,
     `Optional[A]`), less None; the one type where it is no union."""
     written = written.strip()
@@ -177,5 +177,5 @@ def _alternatives(written: str) -> list[str]:
     for part in parts:
         part = part.strip()
         if part and part != "None":
-            out.extend(_alternatives(part) if _UNION.match(part) else [part])
+            out.extend(alternatives(part) if _UNION.match(part) else [part])
     return out

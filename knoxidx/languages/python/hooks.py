@@ -9,7 +9,7 @@ from knoxidx.core.facts import Import, NamePath, RefKind
 from knoxidx.core.model import NodeKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, MODULE_TAG, Symbol
 from knoxidx.languages.common import ReexportingRules, first_doc_line
-from knoxidx.languages.python import decorators, elements, fixtures
+from knoxidx.languages.python import decorators, elements, fixtures, outside
 from knoxidx.languages.python.elements import element_binding as element_binding
 from knoxidx.languages.python.elements import elements_binding as elements_binding
 from knoxidx.parse import signatures as sig
@@ -418,7 +418,12 @@ class _Rules(ReexportingRules):
                     found = self.module_member(r, m, name, 1)
                     if found:
                         return found
-        return []
+        # `len`, `isinstance`: a builtin, where nothing in scope or in the module defines it
+        return [outside.BUILTINS] if name in outside.BUILTIN_NAMES else []
+
+    def outside_receiver(self, r: ResolverView, fi: FileIndex, path: NamePath, scope: int,
+                         site: int) -> bool:
+        return outside.outside_receiver(r, fi, path, scope, site)
 
 
 def _module_key(r: ResolverView, module: Symbol) -> str:
