@@ -257,3 +257,26 @@ def test_a_decorator_changed_in_another_file_re_resolves_the_decorated_names_use
     assert ("run", "main", "Command") not in calls_with_holders(root)
     with Index.open(root) as idx:
         assert verify_index(idx)["equal"]
+
+
+def test_a_decorators_return_type_or_a_decorator_changed_re_resolves_the_uses(repo) -> None:
+    # neither change is to a type's name as the index keeps it (`t.Callable` either way)
+    use = "from app import passed_through\n\n\ndef run():\n    passed_through.add_command()\n"
+    root = repo({"core.py": CORE, "decorators.py": DECORATORS,
+                 "app.py": APP.partition("@decorators.group\n")[0], "use.py": use})
+    build(root)
+    assert ("run", "add_command", "Group") not in calls_with_holders(root)
+    (root / "decorators.py").write_text(DECORATORS.replace(
+        "def command(name: str | None = None) -> t.Callable[[_AnyCallable], Command]:",
+        "def command(name: str | None = None) -> t.Callable[[_AnyCallable], Group]:"))
+    build(root)
+    assert ("run", "add_command", "Group") in calls_with_holders(root)
+    with Index.open(root) as idx:
+        assert verify_index(idx)["equal"]
+    (root / "decorators.py").write_text(DECORATORS)
+    app = root / "app.py"
+    app.write_text(app.read_text().replace('@decorators.command("x")', "@decorators.group()"))
+    build(root)
+    assert ("run", "add_command", "Group") in calls_with_holders(root)
+    with Index.open(root) as idx:
+        assert verify_index(idx)["equal"]

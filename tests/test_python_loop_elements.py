@@ -6,9 +6,13 @@ mapping its keys; `tuple[A, B]` and an unknown generic give nothing."""
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
+from knoxidx.index import Index
 from knoxidx.languages.python.elements import element_type
+from knoxidx.update.verify import verify_index
 from tests.helpers import build, calls_with_holders
 
 SOURCE = """\
@@ -115,3 +119,25 @@ def test_a_loop_name_bound_again_in_the_loop_keeps_its_other_bindings_types(repo
     # the loop's element is of no known type: the other bindings say what field holds
     assert ("order", "asc", "Cast") in calls
     assert ("order", "copy", "Ordered") in calls
+
+
+def test_a_collection_declared_anew_in_another_file_re_resolves_the_loop(repo) -> None:
+    model = """\
+    class Parameter:
+        def process(self) -> None:
+            pass
+
+
+    def get_params() -> {declared}:
+        return []
+    """
+    loop = "from model import get_params\n\n\ndef run():\n    for p in get_params():\n" \
+           "        p.process()\n"
+    root = repo({"model.py": model.format(declared="list"), "loop.py": loop})
+    build(root)
+    assert ("run", "process", "Parameter") not in calls_with_holders(root)
+    (root / "model.py").write_text(textwrap.dedent(model.format(declared="list[Parameter]")))
+    build(root)
+    assert ("run", "process", "Parameter") in calls_with_holders(root)
+    with Index.open(root) as idx:
+        assert verify_index(idx)["equal"]
