@@ -266,6 +266,12 @@ class BaseRules:
         in-repo definition may be meant."""
         return False
 
+    def decorated_types(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]:
+        """The instance types the name of the decorated function at ``index`` of ``fi``
+        holds where its decorators give another value than the function (Python's
+        ``@click.group()`` makes a Group), [] where it holds the function."""
+        return []
+
     def yielded_type(self, declared: str) -> str:
         """The type a generator declared ``declared`` (its return type as written) yields,
         "" where that declares none: what a generator injected by name gives (``injected``)."""
