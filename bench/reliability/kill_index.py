@@ -132,7 +132,7 @@ def kill_index(corpus: Path, trials: int, *, seed: int = 1, jobs: int = 2,
             kind = MUTATIONS[rng.randrange(len(MUTATIONS))]
             what = mutate(root, kind, rng, attempts)
             if kind == "cold":
-                before = (set(), set())
+                before = EMPTY
             delay = rng.uniform(0.05, durations[kind])
             killed, ran = run_and_kill(root, delay, jobs)
             if not killed:
