@@ -277,3 +277,19 @@ def test_a_worker_that_crashes_keeps_the_tallies_of_the_cases_before(
     assert [(f["kind"], f["case"]) for f in result.findings] == [("crash", 7)]
     assert sum(result.outcomes.values()) == result.cases > 8
     assert result.outcomes["unrecorded"] == 1  # case 6, run after the report at 6 cases
+
+
+def test_held_memory_leaves_the_bounded_caches_out_and_shows_what_is_kept() -> None:
+    """What a worker holds (``held_mib``) grows with what it keeps, not with its caches, which
+    fill for as long as a run goes on and stay bounded, nor with the free heap glibc keeps."""
+    from knoxidx.retrieval.terms import index_text
+
+    before = fuzz.held_mib()
+    index_text(" ".join(f"name{i}Part" for i in range(150_000)))  # two caches of new words
+    filled = fuzz.rss_mib()
+    emptied = fuzz.held_mib()
+    kept = [bytes(1000) + str(i).encode() for i in range(50_000)]  # ~50 MB, as a leak keeps
+    leaked = fuzz.held_mib()
+    assert len(kept) == 50_000
+    assert filled - before > 20 and emptied - before < 8, (before, filled, emptied)
+    assert leaked - emptied > 40, (emptied, leaked)
