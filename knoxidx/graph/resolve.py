@@ -832,17 +832,21 @@ class Resolver(ScopeResolver):
         if typed[0] == EXTERNAL_TAG:
             return True
         return typed[0] == DEFINITION_TAG and bool(
-            self.memo(("extends-outside", typed), self._extends_outside, typed, 0))
+            self.memo(("extends-outside", typed), self._extends_outside, typed, 0, False))
 
-    def _extends_outside(self, cls: Symbol, depth: int) -> bool:
+    def _extends_outside(self, cls: Symbol, depth: int, surely: bool) -> bool:
+        """Whether the class ``cls`` extends one outside the index, directly or through the
+        index's classes; ``surely``: only bases surely outside (see :meth:`_surely`)."""
         fi = self.index(cls[1])
         if fi is None or depth > MAX_DEPTH:
             return False
         d = fi.facts.defs[cls[2]]
         for ref in fi.bases.get(cls[2], ()):
-            for base in self.resolve_path(fi, ref.path, d.parent)[0]:
-                if base[0] == EXTERNAL_TAG or base[0] == DEFINITION_TAG and base != cls \
-                        and self._extends_outside(base, depth + 1):
+            found = self.resolve_path(fi, ref.path, d.parent)[0]
+            for base in found:
+                if base[0] == EXTERNAL_TAG and (not surely or self._surely(fi, ref.path, found)) \
+                        or base[0] == DEFINITION_TAG and base != cls \
+                        and self._extends_outside(base, depth + 1, surely):
                     return True
         return False
 
@@ -950,21 +954,7 @@ class Resolver(ScopeResolver):
         if cls[0] == EXTERNAL_TAG:
             return True
         return cls[0] == DEFINITION_TAG and bool(
-            self.memo(("surely-extends-outside", cls), self._surely_extends_outside, cls, 0))
-
-    def _surely_extends_outside(self, cls: Symbol, depth: int) -> bool:
-        fi = self.index(cls[1])
-        if fi is None or depth > MAX_DEPTH:
-            return False
-        d = fi.facts.defs[cls[2]]
-        for ref in fi.bases.get(cls[2], ()):
-            found = self.resolve_path(fi, ref.path, d.parent)[0]
-            for base in found:
-                if base[0] == EXTERNAL_TAG and self._surely(fi, ref.path, found) \
-                        or base[0] == DEFINITION_TAG and base != cls \
-                        and self._surely_extends_outside(base, depth + 1):
-                    return True
-        return False
+            self.memo(("surely-extends-outside", cls), self._extends_outside, cls, 0, True))
 
     def _receiver_outside(self, fi: FileIndex, receiver: NamePath, scope: int, site: int,
                           universal: bool = False) -> bool:
