@@ -19,7 +19,9 @@ instead, no finding: the indexer's capped parse worker dies of it alone, as desi
 Each case is derived from (language, seed, number) alone, so ``--replay LANG:SEED:N``
 rebuilds a finding's input (``--save`` writes it out).
 Memory: each language's worker reports its RSS after a warm-up and at the end (the last
-worker's, when one grew by ``RETIRE_GROWTH_MB`` and handed over to a new one).
+worker's, when one grew by ``RETIRE_GROWTH_MB`` and handed over to a new one), and what it
+holds at those two points less what stays bounded by design (``held_mib``): the growth of the
+latter is what a leak would show.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 from bench.mutate import (
     LANGUAGE_NAMES,
@@ -82,6 +84,8 @@ class LanguageResult:
     slowest: tuple[float, int, int] = (0.0, -1, 0)  # seconds, case number, bytes
     rss_warm_mib: float = 0.0
     rss_end_mib: float = 0.0
+    held_warm_mib: float = 0.0  # held_mib() after the warm-up and at the end
+    held_end_mib: float = 0.0
 
 
 def check_case(workdir: Path, language: str, data: bytes) -> tuple[str, str, float]:
@@ -122,6 +126,9 @@ def _check_retrieval(workdir: Path, name: str, result: Any) -> str:
     from knoxidx.retrieval.text_views import condensed_view
     from knoxidx.update.chunk_refresh import chunk_one
 
+    # as the parse worker that chunks a file has it (read_and_extract): no tokenizer thread
+    # pool, whose threads' heaps grew the fuzz worker by ~12 MiB a 500 cases, on and on
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     chunked = chunk_one(str(workdir), name, result.hash, load_facts(result.blob), ChunkBudget())
     if chunked.error:
         return f"retrieval: chunking failed: {chunked.error}"
@@ -179,6 +186,35 @@ def rss_mib() -> float:
     return resident_bytes() / 2**20
 
 
+def held_mib() -> float:
+    """This process's resident memory less what grows and stays bounded by design: the caches
+    of extraction and of search's words emptied (each bounded in count and in the size of an
+    entry; a fuzz run fills them with new names for as long as it runs, so their growth says
+    how long it ran), then the free heap handed back (glibc keeps what a process freed: 10 to
+    35 MiB by the end of a language's run of a few minutes, never in use again). What is left
+    to grow between two readings is what a leak grows. (Emptied, the caches fill again:
+    nothing else changes.)"""
+    import gc
+
+    from knoxidx.core.heap import release_free_memory
+    from knoxidx.languages import registry
+    from knoxidx.parse import name_paths, signatures
+    from knoxidx.retrieval import names, terms, tokens
+
+    for remembered in (terms._PARTS, terms._EXPANSIONS, name_paths._PATHS,
+                       *name_paths._TYPE_PATHS, name_paths._BYTES_PATHS):
+        remembered.clear()
+    for function in (terms._cached_stem, names.signature_words, signatures._names_in,
+                     signatures.stored_signature, registry.name_of_file):
+        function.cache_clear()
+    counter = tokens.default_counter()
+    counter._word_counts.clear()
+    counter._line_counts.clear()
+    gc.collect()
+    release_free_memory()
+    return rss_mib()
+
+
 def _worker(language: str, seed_paths: list[str], seed: int, first: int, seconds: float,
             repo_every: int, slow: float, current: Any, left: Any, conn: Any) -> None:
     # capped as knoxidx's parse workers are: a case whose parse runs away (tree-sitter's error
@@ -215,6 +251,7 @@ def _worker(language: str, seed_paths: list[str], seed: int, first: int, seconds
                                        "bytes": len(data), "status": status}))
             if result.cases == WARMUP_CASES:
                 result.rss_warm_mib = rss_mib()
+                result.held_warm_mib = held_mib()
             if result.cases % PROGRESS_EVERY == 0:
                 conn.send(("progress", result))  # what a crash of this worker would lose
             if repo_every and result.cases % repo_every == 0:
@@ -229,6 +266,7 @@ def _worker(language: str, seed_paths: list[str], seed: int, first: int, seconds
             if result.rss_warm_mib and rss_mib() - result.rss_warm_mib > RETIRE_GROWTH_MB:
                 break  # retired, as the indexer's standing worker is: a new one goes on
     result.rss_end_mib = rss_mib()
+    result.held_end_mib = held_mib()
     current.value = number
     conn.send(("done" if time.monotonic() >= deadline else "retired", result))
 
@@ -405,35 +443,28 @@ def crash_cause(language: str, data: bytes, left: int | None = None) -> Cause:
 def _replay(language: str, data: bytes, stop_past: int | None = None,
             capped: int | None = None) -> tuple[int | None, int, str]:
     """``check_case`` of the case in a fresh child, its address space capped at ``capped``
-    bytes over its size when given: (its wait status, or None when it was stopped for growing past ``stop_past``
-    resident bytes; its peak resident bytes; the innermost frame it died or was stopped in)."""
-    import faulthandler
-    import resource
-
+    bytes over its size when given: (its wait status, or None when it was stopped for growing
+    past ``stop_past`` resident bytes; its peak resident bytes; the innermost frame it died or
+    was stopped in). Uncapped, the child is a fork of this process. Capped, it is a new
+    interpreter (``_capped_replay``): a forked child reuses the free heap it inherits, which
+    its size counts and the cap then does not, and a harness that has run for a while holds
+    hundreds of MiB of it (JavaScript case 197 of seed 20261130 fitted, "survived")."""
     from knoxidx.core.heap import resident_bytes_of
-    from knoxidx.parse.reader import OUT_OF_MEMORY
-    from knoxidx.parse.worker_limits import cpu_bound, limit_worker_memory
 
     peak = 0
     stopped_at: float | None = None
     with tempfile.TemporaryDirectory(prefix="knoxidx-fuzz-") as tmp:
         dump = Path(tmp) / "where.txt"
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child
-            try:
-                with dump.open("w") as fh:
-                    faulthandler.enable(fh)
-                    # no core file of a child that dies, or that is stopped, a GB in
-                    resource.setrlimit(resource.RLIMIT_CORE,
-                                       (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
-                    if capped is not None:
-                        limit_worker_memory(capped >> 20)
-                    with cpu_bound(REPLAY_CPU_SECONDS):
-                        _, message, _ = check_case(Path(tmp), language, data)
-                    if message == OUT_OF_MEMORY:  # a MemoryError the reader caught and said
-                        os._exit(OUT_OF_MEMORY_EXIT)
-            finally:
-                os._exit(0)
+        workdir = Path(tmp) / "case"
+        workdir.mkdir()
+        if capped is None:
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the child
+                _replay_child(workdir, dump, language, data, None)
+        else:
+            case = Path(tmp) / "case.bin"
+            case.write_bytes(data)
+            pid = _start_capped_replay(language, case, dump, capped, workdir)
         while True:  # polled from here: the parse holds the child's GIL
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
@@ -445,8 +476,62 @@ def _replay(language: str, data: bytes, stop_past: int | None = None,
             elif stopped_at is not None and time.monotonic() - stopped_at > 5:
                 os.kill(pid, signal.SIGKILL)  # it outlived the first: this one has no handler
             time.sleep(0.002)
-        where = _innermost_frame(dump.read_text(errors="replace"))
+        where = _innermost_frame(dump.read_text(errors="replace")) if dump.exists() else ""
     return (None if stopped_at is not None else status), peak, where
+
+
+def _replay_child(workdir: Path, dump: Path, language: str, data: bytes,
+                  capped: int | None) -> NoReturn:  # pragma: no cover - runs in a child
+    """A replay's child: ``check_case`` of ``data`` under faulthandler, capped at ``capped``
+    bytes over its size when given; exits OUT_OF_MEMORY_EXIT when the reader caught a
+    MemoryError, 0 otherwise (or dies of a signal)."""
+    import faulthandler
+    import resource
+
+    from knoxidx.parse.reader import OUT_OF_MEMORY
+    from knoxidx.parse.worker_limits import cpu_bound, limit_worker_memory
+
+    try:
+        with dump.open("w") as fh:
+            faulthandler.enable(fh)
+            # no core file of a child that dies, or that is stopped, a GB in
+            resource.setrlimit(resource.RLIMIT_CORE,
+                               (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
+            if capped is not None:
+                limit_worker_memory(capped >> 20)
+            with cpu_bound(REPLAY_CPU_SECONDS):
+                _, message, _ = check_case(workdir, language, data)
+            if message == OUT_OF_MEMORY:  # a MemoryError the reader caught and said
+                os._exit(OUT_OF_MEMORY_EXIT)
+    finally:
+        os._exit(0)
+
+
+def _start_capped_replay(language: str, case: Path, dump: Path, capped: int,
+                         workdir: Path) -> int:
+    """Start ``_capped_replay`` in a new interpreter (posix_spawn: nothing of this process's
+    heap goes with it); its pid. It imports bench and knoxidx from where this process did."""
+    import knoxidx
+
+    roots = [str(Path(__file__).resolve().parents[1]),
+             str(Path(knoxidx.__file__).resolve().parents[1])]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([*roots, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    code = "import sys; from bench.fuzz import _capped_replay; _capped_replay(*sys.argv[1:])"
+    args = [language, str(case), str(dump), str(capped), str(workdir)]
+    return os.posix_spawn(sys.executable, [sys.executable, "-c", code, *args], env)
+
+
+def _capped_replay(language: str, case: str, dump: str, capped: str,
+                   workdir: str) -> NoReturn:  # pragma: no cover - a new interpreter
+    """The capped replay, in a new interpreter: a fixture file of the language is checked
+    first, uncapped, so that what a worker has loaded by the time it meets a case (the
+    grammar, its queries, the tokenizer) is part of the size the cap is set over, as it was
+    in the worker; then the case, capped at ``capped`` bytes over that size."""
+    warm = fixture_files(language)
+    if warm:
+        check_case(Path(workdir), language, warm[0].read_bytes())
+    _replay_child(Path(workdir), Path(dump), language, Path(case).read_bytes(), int(capped))
 
 
 def _innermost_frame(dump: str) -> str:
@@ -466,6 +551,7 @@ def _merge(total: LanguageResult, part: LanguageResult) -> None:
     total.bounded.extend(part.bounded)
     total.slowest = max(total.slowest, part.slowest)
     total.rss_warm_mib, total.rss_end_mib = part.rss_warm_mib, part.rss_end_mib
+    total.held_warm_mib, total.held_end_mib = part.held_warm_mib, part.held_end_mib
 
 
 def seed_files(language: str, corpus: Path | None) -> list[Path]:
@@ -526,17 +612,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def _line(res: LanguageResult, seeds: int) -> str:
     growth = res.rss_end_mib - res.rss_warm_mib
+    held = res.held_end_mib - res.held_warm_mib
     return (f"{res.language:10s} {res.cases:6d} cases {res.repos:4d} repos from {seeds} seeds; "
             f"{dict(res.outcomes)}; slowest {res.slowest[0]:.2f} s (case {res.slowest[1]}, "
             f"{res.slowest[2]} B); RSS {res.rss_warm_mib:.0f} -> {res.rss_end_mib:.0f} MiB "
-            f"({growth:+.0f}); {len(res.findings)} finding(s), {len(res.bounded)} bounded")
+            f"({growth:+.0f}), held {res.held_warm_mib:.0f} -> {res.held_end_mib:.0f} MiB "
+            f"({held:+.0f}); {len(res.findings)} finding(s), {len(res.bounded)} bounded")
 
 
 def _as_dict(res: LanguageResult) -> dict[str, Any]:
     return {"language": res.language, "cases": res.cases, "repos": res.repos,
             "outcomes": dict(res.outcomes), "findings": res.findings, "bounded": res.bounded,
             "slowest_seconds": res.slowest[0], "rss_warm_mib": res.rss_warm_mib,
-            "rss_end_mib": res.rss_end_mib}
+            "rss_end_mib": res.rss_end_mib, "held_warm_mib": res.held_warm_mib,
+            "held_end_mib": res.held_end_mib}
 
 
 def replay(spec: str, corpus: Path | None, save: Path | None) -> int:

@@ -101,7 +101,13 @@ def test_memory_stays_flat_over_many_cases(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_long_fuzz_run(tmp_path: Path) -> None:
     """The long form: the runner for KNOXIDX_FUZZ_MINUTES (default 5) over fixtures and, when
-    present, the benchmark corpus; no finding, and RSS growth bounded per language."""
+    present, the benchmark corpus; no finding, and what each language's worker holds grows by
+    under 64 MiB from its warm-up to its end. Held memory (``bench.fuzz.held_mib``) is the
+    resident memory with the bounded caches emptied and the free heap handed back: the caches
+    fill with the fuzzed names for as long as the run goes on, and glibc keeps what a worker
+    freed, so the plain RSS grows with the run's length though nothing leaks (seed 20261130,
+    5 minutes on a loaded machine, 880 to 2,591 cases a language: RSS +30 to +53 MiB, held +16
+    to +32, what is left being the high-water mark of Python's small-object arenas)."""
     import json
 
     minutes = os.environ.get("KNOXIDX_FUZZ_MINUTES", "5")
@@ -111,4 +117,4 @@ def test_long_fuzz_run(tmp_path: Path) -> None:
     assert code == 0, [r["findings"] for r in results]
     for r in results:
         assert r["cases"] > 50, r
-        assert r["rss_end_mib"] - r["rss_warm_mib"] < 64, r
+        assert r["held_end_mib"] - r["held_warm_mib"] < 64, r

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
 from pathlib import Path
 
@@ -346,3 +347,20 @@ def test_java_static_wildcard_import_follows_a_constant_added_to_its_class(repo,
         assert not idx.symbols("LIMIT")
         assert [c["name"] for c in idx.callers("one")["callers"]] == ["run"]
         assert verify_index(idx)["equal"]
+
+
+def test_verify_compares_why_calls_stay_unresolved(repo) -> None:
+    # refs' possible callers, goto's reasons and stats read these rows: a stale reason is a
+    # difference from a rebuild as much as a stale edge
+    root = repo({"pkg/__init__.py": "", "pkg/m.py": "def f():\n    return nowhere()\n"})
+    Backend(None).build(root)
+    with Backend(None).open(root) as idx:
+        assert verify_index(idx)["equal"]
+        with idx.store.transaction():
+            idx.store.conn.execute("UPDATE unresolved SET reason = 'external'"
+                                   " WHERE name = 'nowhere'")
+        result = verify_index(idx)
+    assert not result["equal"]
+    assert [("pkg/m.py", 2, "nowhere", "unknown")] == [
+        (row[0], row[1], row[3], row[4]) for row in map(ast.literal_eval, result["missing_unresolved"])]
+    assert "'external'" in result["extra_unresolved"][0]

@@ -136,3 +136,84 @@ def test_a_method_a_class_may_inherit_from_outside_the_index_is_not_guessed(repo
     build(root)
     with Index.open(root) as idx:
         assert not idx.callers("Propagated.getCause")["callers"]
+
+
+REASONS = {
+    "p/Els.java": """\
+package p;
+
+import java.util.ArrayList;
+
+class Els extends ArrayList<String> {
+    Els mine() { return this; }
+}
+""",
+    "p/Failure.java": """\
+package p;
+
+import java.io.IOException;
+
+class Failure extends IOException {
+    Failure(String m) { super(m); }
+}
+""",
+    "p/UsesTest.java": """\
+package p;
+
+import static org.junit.Assert.*;
+import java.util.List;
+
+class Box { int size() { return 0; } }
+
+public class UsesTest {
+    void run(final StringBuilder sb, Els els, Box box, List<String> list) {
+        assertEquals(1, 1);
+        sb.append("x");
+        els.get(0);
+        els.mine().isEmpty();
+        box.equals(box);
+        box.missing();
+        list.get(0).length();
+        getClass();
+        helper(1, 2);
+        new Runnable() { public void run() { sb.reverse(); } };
+    }
+    void helper(int a) {}
+    Box held;
+    void later(List<List<String>> all) {
+        held.clear();
+        for (List<String> held : all) { held.clear(); }
+    }
+}
+""",
+}
+
+
+def test_calls_outside_the_index_are_said_external_not_unknown(repo) -> None:
+    """A static wildcard import's method, a method of a receiver declared of a JDK type, one a
+    class of the index inherits from a JDK base (on a value or on what a method returns),
+    Object's, and `super(..)` of a JDK base: "external". A method the index's own class lacks,
+    one called on what a JDK method returns, and an index method of another arity stay
+    "unknown"."""
+    root = repo(REASONS)
+    build(root)
+    with Index.open(root) as idx:
+        reasons = dict(idx.store.conn.execute(
+            "SELECT name, reason FROM unresolved WHERE kind = 'call'").fetchall())
+    assert reasons == {
+        "super": "external",  # IOException's constructor
+        "assertEquals": "external",  # import static org.junit.Assert.*
+        "sb.append": "external",  # a parameter of a JDK type
+        "els.get": "external",  # inherited from ArrayList
+        "els.mine().isEmpty": "external",  # ... by what a method of the index returns
+        "box.equals": "external",  # Object's
+        "box.missing": "unknown",  # the index's own class: a miss, no library's
+        "list.get": "external",
+        "list.get().length": "unknown",  # what a JDK method returns may be of any type
+        "getClass": "external",
+        "helper": "unknown",  # the index's helper, of another arity
+        "sb.reverse": "external",  # the method's local, read in an anonymous class
+        # the field, or the loop's List (the index reads a local bound once all through its
+        # method): not said external where the field is of the index's type
+        "held.clear": "unknown",
+    }

@@ -57,3 +57,52 @@ def test_namespaces_spread_into_an_object_or_imported_dynamically(repo) -> None:
         assert callers("checks:minLength") == {("build", "local.ts", 12)}
         assert callers("schemas:number") == {("load", "dynamic.ts", 5)}
         assert callers("local:z.own") == {("build", "local.ts", 12)}
+
+
+GLOBALS = """
+import { expect, it, vi } from "vitest";
+import { helper } from "./helper";
+
+export function run(xs: string[]) {
+  const seen = new Map();
+  console.log(JSON.stringify(xs));
+  Object.keys(seen).map((k) => k);
+  Array.from(xs).forEach((x) => x);
+  Object.assign({}, seen).own();
+  parseInt("1");
+  fetch("/x");
+  helper().go();
+}
+
+it("runs", () => {
+  expect(run([])).toBe(undefined);
+  vi.fn().mockReturnValue(1);
+  vi.mocked(helper).mockClear();
+});
+"""
+HELPER = """
+export function helper() { return 1; }
+export function fetch(url: string) { return url; }
+
+export function walk({ it }) {
+  it.next();
+}
+"""
+
+
+def test_globals_and_a_test_framework_s_assertions_are_external_not_unknown(repo) -> None:
+    root = repo({"src/app.ts": GLOBALS, "src/helper.ts": HELPER})
+    build(root)
+    with Index.open(root) as idx:
+        reasons = dict(idx.store.conn.execute("select name, reason from unresolved").fetchall())
+    assert reasons["Map"] == reasons["parseInt"] == "external"
+    assert reasons["console.log"] == reasons["JSON.stringify"] == "external"
+    # a builtin's method on what a global returns (an array), not on what it passes back
+    assert reasons["Object.keys().map"] == reasons["Array.from().forEach"] == "external"
+    assert reasons["Object.assign().own"] == "unknown"
+    assert reasons["fetch"] == "unknown"  # the project defines a fetch
+    assert reasons["helper().go"] == "unknown"
+    # vitest's, imported from its package
+    assert reasons["expect().toBe"] == reasons["vi.fn().mockReturnValue"] == "external"
+    assert reasons["vi.mocked().mockClear"] == "unknown"  # what it hands back is the project's
+    assert reasons["it.next"] == "unknown"  # a parameter named like the runner's `it`

@@ -1322,3 +1322,74 @@ def test_a_variant_s_payload_is_not_what_the_name_holds_around_it(repo) -> None:
             "SELECT e.line, t.qualified_name FROM edges e JOIN nodes t ON t.id = e.target"
             " WHERE e.type = 'Calls'").fetchall()
     assert sorted(map(tuple, rows)) == [(22, "p::Waker::wake"), (33, "p::Waker::clone")]
+
+
+OUTSIDE = """
+#[macro_use]
+mod macros;
+
+use std::fmt;
+use std::sync::Arc;
+
+pub struct Reader { scratch: Vec<u8> }
+
+pub trait Grow { fn grow(&mut self); }
+
+impl Grow for Vec<u8> { fn grow(&mut self) {} }
+
+pub fn make() -> Reader { Reader { scratch: Vec::new() } }
+
+impl Reader {
+    pub fn run(&mut self, buf: &mut Vec<u8>, fmt: &mut fmt::Formatter<'_>) -> Option<u8> {
+        assert_eq!(1, 1);
+        matches!(1, 1);
+        buf.push(1);
+        buf.grow();
+        self.scratch.clear();
+        fmt.write_str("x");
+        let made = make();
+        made.unheard_of();
+        let mut v = Vec::new();
+        std::mem::swap(&mut v, buf);
+        itoa::Buffer::new();
+        [1].iter().for_each(|&(hidden, _)| hidden.go());
+        u64::try_from(1usize);
+        drop(v);
+        Some(1)
+    }
+}
+
+pub fn fresh<T: Default>() -> T { T::default() }
+
+pub struct Mutex<T>(T);
+
+impl<T> Mutex<T> { pub fn lock(&self) {} }
+
+pub fn locked() {
+    let shared: Arc<Mutex<usize>> = Arc::new(Mutex(0));
+    shared.lock();
+}
+"""
+
+
+def test_calls_of_std_and_of_types_outside_the_crate_are_external_not_unknown(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": OUTSIDE,
+                 "src/macros.rs": "macro_rules! matches { ($a:expr, $b:expr) => { true } }\n"})
+    build(root)
+    with Index.open(root) as idx:
+        reasons = dict(idx.store.conn.execute("select name, reason from unresolved").fetchall())
+    # std's macros and the prelude's functions and variants
+    assert reasons["assert_eq"] == reasons["drop"] == reasons["Some"] == "external"
+    assert reasons["matches"] == "unknown"  # the crate's own macro of a std macro's name
+    # a method of a value declared of a prelude type, a field's, a parameter's of a type an
+    # import names (the parameter named like the module)
+    assert reasons["buf.push"] == reasons["self.scratch.clear"] == "external"
+    assert reasons["fmt.write_str"] == "external"
+    assert reasons["buf.grow"] == "unknown"  # a method of the crate's trait for Vec
+    # the prelude's and primitive types' functions, a bound's, paths through std or a crate
+    assert reasons["Vec.new"] == reasons["u64.try_from"] == reasons["T.default"] == "external"
+    assert reasons["std.mem.swap"] == reasons["itoa.Buffer.new"] == "external"
+    assert reasons["made.unheard_of"] == "unknown"  # a local of the crate's type
+    assert reasons["hidden.go"] == "unknown"  # a local bound where the index does not see
+    # an Arc lends what it holds its methods, the crate's Mutex's here (not the usize inside)
+    assert reasons.get("shared.lock") != "external"

@@ -168,7 +168,9 @@ def walk(repo: Repository, cache: Path, *, count: int, embed: bool,
                                 "missing_nodes": verified["missing_nodes"][:5],
                                 "extra_nodes": verified["extra_nodes"][:5],
                                 "missing_edges": verified["missing_edges"][:5],
-                                "extra_edges": verified["extra_edges"][:5]},
+                                "extra_edges": verified["extra_edges"][:5],
+                                "missing_unresolved": verified["missing_unresolved"][:5],
+                                "extra_unresolved": verified["extra_unresolved"][:5]},
         "tasks": records,
     }
 

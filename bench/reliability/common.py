@@ -10,7 +10,10 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from knoxidx.graph.export import Canonical
 
 CORPUS = Path(os.environ.get("KNOXIDX_CORPUS", Path.home() / ".cache" / "knoxidx-corpus"))
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -70,8 +73,9 @@ def clear_error(proc: subprocess.CompletedProcess[str], exit_code: int | None,
     return None
 
 
-def graph_of(root: Path) -> tuple[set[tuple], set[tuple]]:
-    """The index's nodes and edges, order-free (``knoxidx.graph.export.canonical``)."""
+def graph_of(root: Path) -> Canonical:
+    """The index's nodes, edges and unresolved calls, order-free
+    (``knoxidx.graph.export.canonical``)."""
     from knoxidx.core.errors import IndexNotFoundError
     from knoxidx.graph import export
     from knoxidx.index import Index
@@ -79,7 +83,7 @@ def graph_of(root: Path) -> tuple[set[tuple], set[tuple]]:
     try:
         idx = Index.open_reader(root)
     except IndexNotFoundError:  # none yet, or a first build that never committed
-        return set(), set()
+        return export.EMPTY
     with idx:
         return export.canonical(idx.q)
 

@@ -27,6 +27,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from bench.reliability.common import Outcome, graph_of, knoxidx_command, run_cli
+from knoxidx.graph.export import EMPTY
 from knoxidx.graph.spool import SPOOL_SUFFIX
 from knoxidx.graph.write_lock import LOCK_NAME
 from knoxidx.update.verify import clean_graph
@@ -131,7 +132,7 @@ def kill_index(corpus: Path, trials: int, *, seed: int = 1, jobs: int = 2,
             kind = MUTATIONS[rng.randrange(len(MUTATIONS))]
             what = mutate(root, kind, rng, attempts)
             if kind == "cold":
-                before = (set(), set())
+                before = EMPTY
             delay = rng.uniform(0.05, durations[kind])
             killed, ran = run_and_kill(root, delay, jobs)
             if not killed:
@@ -146,7 +147,7 @@ def kill_index(corpus: Path, trials: int, *, seed: int = 1, jobs: int = 2,
             check = integrity(db)
             if check != "ok":
                 outcome.fail(f"{label}: integrity_check: {check}")
-            left = graph_of(root) if db.exists() else (set(), set())
+            left = graph_of(root) if db.exists() else EMPTY
             t1 = time.monotonic()
             done = run_cli("index", "--jobs", str(jobs), str(root))
             if done.returncode == 0:
@@ -163,8 +164,9 @@ def kill_index(corpus: Path, trials: int, *, seed: int = 1, jobs: int = 2,
             after = graph_of(root)
             if after != clean:
                 outcome.fail(f"{label}: differs from a clean rebuild: "
-                             f"{len(clean[0] ^ after[0])} nodes, {len(clean[1] ^ after[1])} "
-                             "edges")
+                             f"{len(clean.nodes ^ after.nodes)} nodes, "
+                             f"{len(clean.edges ^ after.edges)} edges, "
+                             f"{len(clean.unresolved ^ after.unresolved)} unresolved calls")
             if left not in (before, clean):
                 outcome.fail(f"{label}: the kill left a graph that is neither the old nor "
                              "the new one")

@@ -376,7 +376,7 @@ def verify(path: str, as_json: bool) -> None:
             click.echo(f"history matches a read from scratch: {d['history']['equal']}")
         _print_extraction(d["extraction"])
         for key in ("missing_nodes", "extra_nodes", "missing_edges", "extra_edges",
-                    "orphan_chunk_paths"):
+                    "missing_unresolved", "extra_unresolved", "orphan_chunk_paths"):
             if d[key]:
                 click.echo(f"  {key}: {len(d[key])}, e.g. {d[key][:3]}")
 

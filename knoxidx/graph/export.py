@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 from xml.sax.saxutils import escape
 
 from knoxidx.core.terminal import character_references, json_text
@@ -64,12 +64,25 @@ def edges(q: GraphQueries) -> Iterator[dict[str, Any]]:
         yield dict(zip(EDGE_FIELDS, row, strict=True))
 
 
-def canonical(q: GraphQueries) -> tuple[set[tuple], set[tuple]]:
+class Canonical(NamedTuple):
+    """Order-free form of an index's graph: what an incremental index and a clean one must
+    have alike."""
+
+    nodes: set[tuple]
+    edges: set[tuple]
+    # the calls left unresolved, with why: `refs`, `goto` and `stats` answer from them
+    unresolved: set[tuple]
+
+
+EMPTY = Canonical(set(), set(), set())
+
+
+def canonical(q: GraphQueries) -> Canonical:
     """Order-free form of the graph, for comparing an incremental index with a clean one."""
     node_set = {(*(n[k] for k in EXPORT_NODE_FIELDS),
                  json.dumps([n.get(k) for k in SIGNATURE_FIELDS])) for n in nodes(q)}
     edge_set = {tuple(e[k] for k in EDGE_FIELDS) for e in edges(q)}
-    return node_set, edge_set
+    return Canonical(node_set, edge_set, set(q.all_unresolved()))
 
 
 def write_json(q: GraphQueries, out: IO[str],

@@ -268,6 +268,15 @@ class PgGraphQueries:
             for row in cur.execute(_NODE_SELECT + where + " ORDER BY n.id", args):
                 yield self._dict(row)
 
+    def all_unresolved(self) -> Iterator[tuple]:
+        """Every unresolved reference, with how many times its site holds it: (path, line,
+        kind, name, reason, candidates, source, count)."""
+        where, args = self._where("TRUE", [], "u")
+        yield from self.conn.execute(
+            "SELECT f.path, u.line, u.kind, u.name, u.reason, u.candidates, u.source, count(*)"
+            " FROM knoxidx.unresolved u JOIN knoxidx.files f ON f.id = u.file_id" + where
+            + " GROUP BY 1, 2, 3, 4, 5, 6, 7", args)
+
     def all_edges(self) -> Iterator[tuple]:
         """Stored edges plus the structural ones (Defines, Contains) derived from nodes."""
         where, args = self._where("TRUE", [], "e")

@@ -342,6 +342,13 @@ class GraphQueries:
         for row in self.conn.execute(NODE_SELECT + " ORDER BY n.id"):
             yield node_dict(row)
 
+    def all_unresolved(self) -> Iterator[tuple]:
+        """Every unresolved reference, with how many times its site holds it: (path, line,
+        kind, name, reason, candidates, source, count)."""
+        yield from self.conn.execute(
+            "SELECT f.path, u.line, u.kind, u.name, u.reason, u.candidates, u.source, count(*)"
+            " FROM unresolved u JOIN files f ON f.id = u.file_id GROUP BY 1, 2, 3, 4, 5, 6, 7")
+
     def all_edges(self) -> Iterator[tuple]:
         """Stored edges plus the structural ones (Defines, Contains) derived from nodes, each
         part in a fixed order (``EDGE_ORDER``): the same graph exports the same bytes, however

@@ -23,6 +23,7 @@ from knoxidx.core.facts import (
     ITEMS_HEAD,
     RECEIVER_ARGUMENT,
     UNKNOWN_VALUE,
+    Binding,
     NamePath,
     RefKind,
     point,
@@ -44,6 +45,8 @@ from knoxidx.core.symbols import (
 )
 from knoxidx.graph.lookups import Workspace
 from knoxidx.graph.scopes import EXACT, MAX_DEPTH, UNION, UNION_MAX, ScopeResolver
+from knoxidx.languages.registry import family_plugin
+from knoxidx.parse.definitions import is_anonymous
 from knoxidx.parse.file_index import (
     CLASS,
     CONSTANT,
@@ -54,6 +57,7 @@ from knoxidx.parse.file_index import (
     VARIABLE,
     FileIndex,
 )
+from knoxidx.parse.name_paths import RESULT_SEGMENT_PREFIX, result_types, type_path
 
 if TYPE_CHECKING:
     from knoxidx.languages.protocol import ResolutionRules
@@ -355,8 +359,15 @@ class Resolver(ScopeResolver):
                     targets, confidence = guessed, NAME
             if not targets:
                 if kind in (RefKind.CALL, RefKind.NEW):
+                    # (a callee the family knows lies outside the index though no import says
+                    # so, a builtin's or a std type's method, is external too: see outside_call
+                    # and, for the families whose types say it, _lies_outside)
                     reason = "external" if any(s[0] == EXTERNAL_TAG for s in found) else (
-                        "ambiguous" if candidates > 1 else "unknown")
+                        "ambiguous" if candidates > 1 else
+                        "external" if rules.outside_call(self, fi, ref_scope, written, site)
+                        or kind == RefKind.CALL and rules.receivers_outside
+                        and self._lies_outside(fi, path, found, ref_scope, site)
+                        else "unknown")
                     return source, qualified, (".".join(written), reason, candidates)
                 return source, qualified, None
         if confidence == UNION:  # each type's member (see TypeUnion): none is a guess
@@ -821,17 +832,21 @@ class Resolver(ScopeResolver):
         if typed[0] == EXTERNAL_TAG:
             return True
         return typed[0] == DEFINITION_TAG and bool(
-            self.memo(("extends-outside", typed), self._extends_outside, typed, 0))
+            self.memo(("extends-outside", typed), self._extends_outside, typed, 0, False))
 
-    def _extends_outside(self, cls: Symbol, depth: int) -> bool:
+    def _extends_outside(self, cls: Symbol, depth: int, surely: bool) -> bool:
+        """Whether the class ``cls`` extends one outside the index, directly or through the
+        index's classes; ``surely``: only bases surely outside (see :meth:`_surely`)."""
         fi = self.index(cls[1])
         if fi is None or depth > MAX_DEPTH:
             return False
         d = fi.facts.defs[cls[2]]
         for ref in fi.bases.get(cls[2], ()):
-            for base in self.resolve_path(fi, ref.path, d.parent)[0]:
-                if base[0] == EXTERNAL_TAG or base[0] == DEFINITION_TAG and base != cls \
-                        and self._extends_outside(base, depth + 1):
+            found = self.resolve_path(fi, ref.path, d.parent)[0]
+            for base in found:
+                if base[0] == EXTERNAL_TAG and (not surely or self._surely(fi, ref.path, found)) \
+                        or base[0] == DEFINITION_TAG and base != cls \
+                        and self._extends_outside(base, depth + 1, surely):
                     return True
         return False
 
@@ -874,6 +889,224 @@ class Resolver(ScopeResolver):
             self._guesses[key] = cached
         self.keys |= cached[2]
         return cached[0], cached[1]
+
+    # ---- why a call stays unresolved ----------------------------------------------------
+
+    def _lies_outside(self, fi: FileIndex, path: NamePath, found: list[Symbol], scope: int,
+                      site: int) -> bool:
+        """Whether a call no definition of the index answers is of something outside it all
+        the same (its reason "external", not "unknown"): a predeclared function, a static
+        import's, or a member of a receiver whose type lies outside the index (or is a class
+        of it extending one that does, whose member it inherits). Never where the lookup
+        found a definition of the index (one of another arity: the index may be meant) or
+        the receiver's type is not known."""
+        if any(s[0] == DEFINITION_TAG for s in found) or not path:
+            return False
+        rules: ResolutionRules = fi.rules
+        head = path[0].removesuffix("()")
+        if head in ("?", ITEMS_HEAD):
+            return False
+        own = head == "super" or head in rules.self_names
+        cls = fi.class_of(scope) if scope >= 0 else -1
+        universal = path[-1] in rules.universal_methods
+        if len(path) == 1:
+            if own:  # `super(..)`: the constructor of a base outside the index
+                return head == "super" and cls >= 0 and self._base_outside(fi, cls)
+            if head in rules.builtin_functions or rules.outside_name(self, fi, head) \
+                    or universal and cls >= 0:
+                return True
+            # a method inherited from outside by a class the call is in
+            while rules.class_members_visible and cls >= 0:
+                if self._class_outside((DEFINITION_TAG, fi.path, cls)):
+                    return True
+                cls = fi.class_of(fi.facts.defs[cls].parent)
+            return False
+        receiver = path[:-1]
+        if own and len(receiver) == 1 and not path[0].endswith("()"):
+            return cls >= 0 and (universal or self._class_outside((DEFINITION_TAG, fi.path, cls)))
+        # (`x.a()`, `x.b()`: one receiver, read again and again)
+        return bool(self.memo(("receiver-outside", fi.path, receiver, scope, site, universal),
+                              self._receiver_outside, fi, receiver, scope, site, universal))
+
+    def _base_outside(self, fi: FileIndex, cls: int) -> bool:
+        """Whether the class at ``cls`` extends a class outside the index directly."""
+        bases = fi.bases.get(cls, ())
+        parent = fi.facts.defs[cls].parent
+        for ref in bases:
+            if ref.kind == RefKind.EXTENDS:
+                found = self.resolve_path(fi, ref.path, parent)[0]
+                if found and all(s[0] == EXTERNAL_TAG for s in found) \
+                        and self._surely(fi, ref.path, found):
+                    return True
+        return False
+
+    def _surely(self, fi: FileIndex, written: NamePath, found: list[Symbol]) -> bool:
+        """Whether what the type written ``written`` resolved to is surely so: not a type
+        said outside the index by its name alone (a class named where a wildcard imports a
+        package outside it, see the Java rules' fallback) that the index has a type of."""
+        name = written[-1] if written else ""
+        if not any(s[0] == EXTERNAL_TAG and s[2] == name for s in found):
+            return True
+        return not any(kind in TYPE_KINDS for _, _, kind, _ in self.defs_named(fi.family, name))
+
+    def _class_outside(self, cls: Symbol) -> bool:
+        """:meth:`_outside`, of bases surely outside the index (see :meth:`_surely`)."""
+        if cls[0] == EXTERNAL_TAG:
+            return True
+        return cls[0] == DEFINITION_TAG and bool(
+            self.memo(("surely-extends-outside", cls), self._extends_outside, cls, 0, True))
+
+    def _receiver_outside(self, fi: FileIndex, receiver: NamePath, scope: int, site: int,
+                          universal: bool = False) -> bool:
+        """Whether the value ``receiver`` (a path read in ``scope`` at ``site``) is of a type
+        outside the index, or of a class of it extending one: by what resolution makes of
+        it, else by the type its declaration or the function returning it declares.
+        ``universal``: the method called is one of the root class's, which any instance
+        has."""
+        if receiver[-1].endswith("()"):  # `c.Flags().String()`: what Flags declares it returns
+            outside = self._returns_outside(fi, (*receiver[:-1], receiver[-1][:-2]), scope,
+                                            site)
+        elif typed := self.resolve_path(fi, receiver, scope, site=site)[0]:
+            outside = all(universal and s[0] == INSTANCE_TAG or self._value_outside(s)
+                          for s in typed)
+        else:  # a local declared of a type outside the index, or a member of one
+            outside = self._local_outside(fi, receiver[0], scope, site, len(receiver) > 1)
+        return outside and self._outer_agrees(fi, receiver[0].removesuffix("()"), scope)
+
+    def _value_outside(self, symbol: Symbol, strict: bool = False) -> bool:
+        """Whether what resolution made of a receiver is of a type outside the index: an
+        instance or a class extending one, a field declared of one."""
+        if symbol[0] == INSTANCE_TAG:
+            return self._class_outside((DEFINITION_TAG, symbol[1], symbol[2]))
+        if symbol[0] != DEFINITION_TAG:
+            return symbol[0] == EXTERNAL_TAG
+        d = self.definition(symbol)
+        if d is not None and d.kind in TYPE_KINDS:
+            return self._class_outside(symbol)
+        declaring = self.index(symbol[1])
+        if d is None or d.kind not in (VARIABLE, CONSTANT) or declaring is None:
+            return False
+        if d.type_hint:
+            return _plain_type(d.type_hint) and self._type_outside(declaring, d.type_hint,
+                                                                   d.parent, strict)
+        # a package's `var mu = &sync.Mutex{}`: what its value says
+        binding = declaring.bindings.get((d.parent, d.name))
+        return binding is not None and self._binding_outside(declaring, binding, strict)
+
+    def _local_outside(self, fi: FileIndex, head: str, scope: int, site: int, strict: bool
+                       ) -> bool:
+        """Whether the local or parameter ``head`` read in ``scope`` (at ``site``) is declared
+        of a type outside the index, or bound to the result of a function of the index
+        declared to return one. ``strict``: of such a type itself, not of a class of the index
+        extending one (a member read on it is then outside the index too)."""
+        defs = fi.facts.defs
+        s = scope
+        while s >= 0:
+            if defs[s].kind != FUNCTION:
+                # a local of the method around an anonymous class, none of its own members
+                if not is_anonymous(defs[s]) or self.child(fi, s, head):
+                    return False
+                s = defs[s].parent
+                continue
+            binding = fi.bindings.get((s, head))
+            if binding is not None:
+                if (s, head) in fi.ordered:
+                    reached = fi.reaching(s, head, scope, site) if site else None
+                    if not reached or len(reached) != 1:
+                        return False
+                    binding = reached[0]
+                return self._binding_outside(fi, binding, strict)
+            s = defs[s].parent
+        return False
+
+    def _outer_agrees(self, fi: FileIndex, head: str, scope: int) -> bool:
+        """Whether, where ``head`` is a local bound once in a function around ``scope``, what
+        the name denotes outside the function (a field, an import) is of a type outside the
+        index too, if anything: a local bound once is read as bound all through its function
+        (a loop's `for (Set s : ..)` after a read of the field `s`), so the outer one may be
+        the one read."""
+        defs = fi.facts.defs
+        s = scope
+        while s >= 0 and fi.bindings.get((s, head)) is None:
+            s = defs[s].parent
+        if s < 0 or defs[s].kind != FUNCTION or (s, head) in fi.ordered:
+            return True
+        while s >= 0 and defs[s].kind == FUNCTION:
+            s = defs[s].parent
+        # (the locals of a class's methods share their names: `sb`, `t`)
+        return bool(self.memo(("outer-agrees", fi.path, head, s), self._outer_outside, fi,
+                              head, s))
+
+    def _outer_outside(self, fi: FileIndex, head: str, s: int) -> bool:
+        """:meth:`_outer_agrees`' answer for what ``head`` denotes from ``s``."""
+        for outer in self.resolve_path(fi, (head,), s)[0]:
+            if outer[0] in (MODULE_TAG, FILE_TAG):  # a package of the index
+                return False
+            # a field (not a module's variable: Go reads a literal's struct fields as those)
+            d = self.definition(outer) if outer[0] == DEFINITION_TAG else None
+            if d is not None and d.kind in (VARIABLE, CONSTANT) and d.parent >= 0 \
+                    and not self._value_outside(outer):
+                return False
+        return True
+
+    def _binding_outside(self, fi: FileIndex, binding: Binding, strict: bool) -> bool:
+        """Whether ``binding`` declares its name of a type outside the index (see
+        :meth:`_local_outside`), or binds it to what a function of the index declares it
+        returns of one."""
+        if not binding.is_call:
+            return _plain_type(binding.type_path) and self._type_outside(
+                fi, binding.type_path, binding.scope, strict)
+        callee, result = binding.type_path, 0
+        last = callee[-1]
+        if last.startswith(RESULT_SEGMENT_PREFIX) and last[1:].isdigit():
+            callee, result = callee[:-1], int(last[1:])
+        return not strict and self._returns_outside(
+            fi, callee, binding.scope, binding.at - 1 if binding.at else 0, result)
+
+    def _returns_outside(self, fi: FileIndex, callee: NamePath, scope: int, site: int,
+                         result: int = 0) -> bool:
+        """Whether every function of the index ``callee`` names declares its result (the
+        one at ``result``) of a type outside the index; not for a function outside it (what
+        a library returns may be of the index's types: `list.get(0)`)."""
+        if not callee or callee == UNKNOWN_VALUE or callee[-1] == ELEMENT_OF \
+                or callee[-1][:1] == CALLBACK_OF:
+            return False
+        functions = self.resolve_path(fi, callee, scope, site=site)[0]
+        if not functions:
+            return False
+        if all(f[0] == EXTERNAL_TAG for f in functions):  # `f, err := os.Open(..)`
+            return all(fi.rules.outside_results(f) for f in functions)
+        for function in functions[:4]:
+            if function[0] != DEFINITION_TAG:
+                return False
+            d = self.definition(function)
+            declaring = self.index(function[1])
+            if d is None or declaring is None or d.kind != FUNCTION:
+                return False
+            written = d.signature_data[1] if len(d.signature_data) > 1 else None
+            types = result_types(written) if written else []
+            if result >= len(types) or result == 0 and len(types) != 1:
+                return False
+            square = getattr(family_plugin(declaring.family), "SQUARE_TYPE_ARGS", False)
+            typed = type_path(types[result], square)
+            if not typed or not self._type_outside(declaring, typed, d.parent, False):
+                return False
+        return True
+
+    def _type_outside(self, fi: FileIndex, written: NamePath, scope: int, strict: bool
+                      ) -> bool:
+        """Whether the type path ``written`` (read in ``scope``) names types outside the index
+        (a predeclared one of the family's: Go's `error`), or where not ``strict`` classes of
+        the index extending one."""
+        typed = self.resolve_path(fi, written, scope, want_type=True)[0]
+        if not typed:  # a predeclared type, or a dot-import's (Go)
+            return len(written) == 1 and (written[0] in fi.rules.builtin_types
+                                          or fi.rules.outside_name(self, fi, written[0]))
+        if not self._surely(fi, written, typed):
+            return False
+        if strict:
+            return all(t[0] == EXTERNAL_TAG for t in typed)
+        return all(self._class_outside(t) for t in typed)
 
 
 def _placed_arguments(fi: FileIndex, argument_types: tuple[str, ...], scope: int, site: int

@@ -718,7 +718,28 @@ class ScopeResolver(Lookups):
                 if hit:
                     return [(DEFINITION_TAG, symbol[1], hit[-1])], False
             return out, True
+        if kind == FUNCTION and depth < MAX_DEPTH and len(d.signature_data) > 3 \
+                and d.signature_data[3]:
+            # `cli.command` of a `cli` that `@click.group()` made a Group: that type's member
+            out = []
+            for t in self.decorated(symbol):
+                out.extend(self.member(t, name, depth + 1)[0])
+            return _dedupe(out), True
         return [], False
+
+    def decorated(self, symbol: Symbol) -> list[Symbol]:
+        """The instance types the name of the decorated function ``symbol`` holds where its
+        decorators say (the family's ``decorated_types``), [] where it holds the function."""
+        if self._typing or self._returning:  # (inside another's: a partial answer, not kept)
+            return self._decorated(symbol)
+        return self.memo(("decorated", symbol), self._decorated, symbol)
+
+    def _decorated(self, symbol: Symbol) -> list[Symbol]:
+        with self.entering(("decorated", symbol)) as fresh:
+            if not fresh:  # `@f.x` over `def f`
+                return []
+            fi = self.defining(symbol[1])
+            return fi.rules.decorated_types(self, fi, symbol[2])
 
     def _family(self, path: str) -> str:
         fi = self.index(path)

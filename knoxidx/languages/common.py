@@ -168,6 +168,19 @@ class BaseRules:
     # reference means is unknown, where Python's later class statement simply rebinds it
     classes_block_scoped = False
     builtin_method_names: frozenset[str] = frozenset()
+    # the language's predeclared functions (Go's `len`, `append`): a bare call of one that no
+    # declaration in scope shadows is outside the index (an unresolved call's reason)
+    builtin_functions: frozenset[str] = frozenset()
+    # ... and its predeclared types with methods (Go's `error`): a receiver declared of one
+    # is of a type outside the index
+    builtin_types: frozenset[str] = frozenset()
+    # methods every class has from the language's root class (Java's Object's): one called on
+    # an instance of a class of the index that declares none of that name is the root's
+    universal_methods: frozenset[str] = frozenset()
+    # whether the resolver's own check (Resolver._lies_outside: receivers typed outside the
+    # index, bases outside it) says why a call stays unresolved; the others answer in
+    # outside_call
+    receivers_outside = False
     # methods of the language's own collections that pass each element to a callback first
     # (JavaScript's `xs.forEach((x) => ..)`): its parameter is one of the receiver's elements
     element_callbacks: frozenset[str] = frozenset()
@@ -245,6 +258,20 @@ class BaseRules:
         the value comes from outside the index, [] where none."""
         return []
 
+    def outside_call(self, r: ResolverView, fi: FileIndex, scope: int, path: NamePath,
+                     site: int) -> bool:
+        """Whether a call of ``path`` from ``scope`` of ``fi`` (at ``site``, a ``point``),
+        which resolution found no definition or import for, is known to call something
+        outside the index: a builtin, or a method of a type from outside it. False where an
+        in-repo definition may be meant."""
+        return False
+
+    def decorated_types(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]:
+        """The instance types the name of the decorated function at ``index`` of ``fi``
+        holds where its decorators give another value than the function (Python's
+        ``@click.group()`` makes a Group), [] where it holds the function."""
+        return []
+
     def yielded_type(self, declared: str) -> str:
         """The type a generator declared ``declared`` (its return type as written) yields,
         "" where that declares none: what a generator injected by name gives (``injected``)."""
@@ -280,6 +307,17 @@ class BaseRules:
 
     def owner_matches(self, r: ResolverView, fi: FileIndex, index: int, path: str, method: int
                      ) -> bool:
+        return False
+
+    def outside_results(self, external: Symbol) -> bool:
+        """Whether what a function of the module ``external`` (outside the index) returns is
+        surely of a type outside the index too: never where the module may be generic over
+        the caller's types (Java's `list.get(0)`)."""
+        return False
+
+    def outside_name(self, r: ResolverView, fi: FileIndex, name: str) -> bool:
+        """Whether a bare name (called, or a type) that no definition in scope answers is one
+        a wildcard import of something outside the index brings."""
         return False
 
     def extra_bases(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]:

@@ -168,9 +168,10 @@ class FileIndex:
         declares = not self.rules.bindings_block_scoped
         for key, group in groups.items():
             group.sort(key=_AT)
+            # (a loop's element, `for x in xs`, declares no type: x may be bound otherwise)
             self.ordered[key] = ([b.at for b in group], group, tuple([
                 b for b in group if declares and not b.is_call and b.block_end
-                and b.type_path != UNKNOWN_VALUE]))
+                and b.type_path != UNKNOWN_VALUE and b.type_path[-1] != ELEMENT_OF]))
         names = {name for _, name in wanted}
         self.placed_names = frozenset(names | {name + "()" for name in names})
 

@@ -203,8 +203,10 @@ def named_definitions(path: str, rows: list[tuple]) -> list[tuple]:
 
 
 # The fields of a definition and an import that other files' resolution can consult.
-_INTERFACE_DEF = itemgetter(0, 1, 2, 3, 11, 12, 10)  # kind, name, qualname, parent, owner,
-#                                                      type_hint, exported
+# kind, name, qualname, parent, owner, type_hint, exported, signature_data (what resolution
+# reads of a declaration beyond its type's name: a return type's arguments, `list[T]`'s T, a
+# decorator, a parameter's type)
+_INTERFACE_DEF = itemgetter(0, 1, 2, 3, 11, 12, 10, 16)
 _INTERFACE_IMPORT = itemgetter(0, 1, 2, 4, 5)  # module, name, alias, scope, reexport
 
 
@@ -279,7 +281,7 @@ def _interface_view(facts: FileFacts, keep: Any) -> tuple:
     return (
         facts.package, facts.build,
         [(defs[i].kind, defs[i].name, defs[i].qualname, qual(defs[i].parent), defs[i].owner,
-          defs[i].type_hint, defs[i].exported) for i in sorted(kept)],
+          defs[i].type_hint, defs[i].exported, defs[i].signature_data) for i in sorted(kept)],
         [(i.module, i.name, i.alias, qual(i.scope), i.reexport)
          for i in facts.imports if visible(i.scope)],
         [(qual(b.scope), b.name, b.type_path, b.is_call) for b in facts.bindings

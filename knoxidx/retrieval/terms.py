@@ -19,16 +19,22 @@ _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # split the same few names again and again (on java, 64,000 calls for 194 files).
 _PARTS: dict[str, tuple[str, ...]] = {}
 _PARTS_LIMIT = 200_000
+# The caches here hold words of at most this many characters: bounded in size as well as in
+# count, since a run of word characters can be kilobytes (a blob, generated or mangled code)
+# and then hardly repeats (five of the benchmark corpora: 10 longer of 2.6 million runs);
+# bench.fuzz's cases filled these caches with such, ~4 kB an entry
+CACHED_WORD_CHARS = 64
 
 
 def identifier_parts(identifier: str) -> list[str]:
     """``parseHTTPResponse`` -> ``["parse", "http", "response"]``; ``__init__`` -> ``["init"]``."""
     parts = _PARTS.get(identifier)
     if parts is None:
-        if len(_PARTS) > _PARTS_LIMIT:
-            _PARTS.clear()
-        parts = _PARTS[identifier] = tuple(
-            p.lower() for piece in identifier.split("_") for p in _PART.findall(piece))
+        parts = tuple(p.lower() for piece in identifier.split("_") for p in _PART.findall(piece))
+        if len(identifier) <= CACHED_WORD_CHARS:
+            if len(_PARTS) > _PARTS_LIMIT:
+                _PARTS.clear()
+            _PARTS[identifier] = parts
     return list(parts)
 
 
@@ -88,9 +94,11 @@ def index_text(text: str) -> str:
     for run in text.encode("ascii", "replace").translate(_RUN_BYTES).split():
         expanded = cache.get(run)
         if expanded is None:
-            if len(cache) > _EXPANSIONS_LIMIT:
-                cache.clear()
-            expanded = cache[run] = _run_expansion(run)
+            expanded = _run_expansion(run)
+            if len(run) <= CACHED_WORD_CHARS:
+                if len(cache) > _EXPANSIONS_LIMIT:
+                    cache.clear()
+                cache[run] = expanded
         if expanded:
             out.append(expanded)
     return " ".join(out)

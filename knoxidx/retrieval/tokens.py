@@ -52,6 +52,11 @@ _WORDS_ONLY = bytes(c if c < 128 and chr(c).isalnum() else 32 for c in range(256
 _NOT_PUNCTUATION = bytes(c for c in range(128) if chr(c).isalnum() or chr(c) in " \t\n\r")
 _WORD_CACHE_LIMIT = 500_000
 _LINE_CACHE_LIMIT = 200_000
+# The caches hold no longer word or line: they would hold kilobytes an entry (a blob, a
+# minified line) and hardly repeat (five of the benchmark corpora: 1,040 lines of 737,000 are
+# longer, 31 of them repeats); bench.fuzz's cases filled them with such
+_CACHED_WORD_CHARS = 64
+_CACHED_LINE_CHARS = 200
 # A line at least this long counted whole (minified code) keeps its encoding until the next
 # count, for ``cut_counted``: the chunker cuts such a line right after counting it.
 _KEPT_ENCODING_CHARS = 20_000
@@ -109,9 +114,13 @@ class TokenCounter:
             for word in data.translate(_WORDS_ONLY).split():
                 word_count = known.get(word)
                 if word_count is None:
-                    word_count = known[word] = self._word_count(word)
+                    word_count = self._word_count(word)
+                    if len(word) <= _CACHED_WORD_CHARS:
+                        known[word] = word_count
                 n += word_count
-            counts[i] = lines[text] = n
+            counts[i] = n
+            if len(text) <= _CACHED_LINE_CHARS:
+                lines[text] = n
         self._kept_encodings.clear()
         if whole:
             long = [i for i in whole if len(texts[i]) >= _KEPT_ENCODING_CHARS]

@@ -14,9 +14,9 @@ from knoxidx.parse.discovery import DEFAULT_MAX_BYTES
 
 
 def clean_graph(root: Path, max_bytes: int = DEFAULT_MAX_BYTES,
-                keep_minified: bool = False) -> tuple[set[tuple], set[tuple]]:
-    """The nodes and edges a clean build of ``root``'s files gives (order-free), built in a
-    scratch database that is thrown away."""
+                keep_minified: bool = False) -> export.Canonical:
+    """The nodes, edges and unresolved calls a clean build of ``root``'s files gives
+    (order-free), built in a scratch database that is thrown away."""
     from knoxidx.update.graph_update import update_index
 
     scratch = Path(tempfile.mkdtemp(prefix="knoxidx-verify-"))
@@ -45,30 +45,32 @@ def orphan_chunk_paths(store: Any) -> list[str]:
 
 def verify_index(idx: Any, sample: int = 20) -> dict[str, Any]:
     integrity = idx.q.integrity()
-    current_nodes, current_edges = export.canonical(idx.q)
+    current = export.canonical(idx.q)
     # the size limit the index was built with: else a raised limit reads as a difference
     limit = idx.store.get_meta("max_bytes")
     from knoxidx.update.graph_update import MINIFIED_META_KEY
 
     keep_minified = idx.store.get_meta(MINIFIED_META_KEY) == "indexed"  # ... and the same way
-    clean_nodes, clean_edges = clean_graph(idx.root, int(limit) if limit else DEFAULT_MAX_BYTES,
-                                           keep_minified)
+    clean = clean_graph(idx.root, int(limit) if limit else DEFAULT_MAX_BYTES, keep_minified)
     from knoxidx.history.verify import verify_history
 
     history = verify_history(idx.root, idx.store)
     orphans = orphan_chunk_paths(idx.store)
     return {
         "integrity": integrity,
-        "equal": current_nodes == clean_nodes and current_edges == clean_edges
-        and (history is None or history["equal"]) and not orphans,
+        "equal": current == clean and (history is None or history["equal"]) and not orphans,
         "history": history,
         "orphan_chunk_paths": orphans[:sample],
         # a stale extraction explains a difference: `knoxidx index` reads every file again
         "extraction": idx.extraction(),
-        "nodes": len(current_nodes),
-        "edges": len(current_edges),
-        "missing_nodes": sorted(map(str, clean_nodes - current_nodes))[:sample],
-        "extra_nodes": sorted(map(str, current_nodes - clean_nodes))[:sample],
-        "missing_edges": sorted(map(str, clean_edges - current_edges))[:sample],
-        "extra_edges": sorted(map(str, current_edges - clean_edges))[:sample],
+        "nodes": len(current.nodes),
+        "edges": len(current.edges),
+        "missing_nodes": sorted(map(str, clean.nodes - current.nodes))[:sample],
+        "extra_nodes": sorted(map(str, current.nodes - clean.nodes))[:sample],
+        "missing_edges": sorted(map(str, clean.edges - current.edges))[:sample],
+        "extra_edges": sorted(map(str, current.edges - clean.edges))[:sample],
+        # an unresolved call as stored: (path, line, kind, name, reason, candidates, source,
+        # times at that site)
+        "missing_unresolved": sorted(map(str, clean.unresolved - current.unresolved))[:sample],
+        "extra_unresolved": sorted(map(str, current.unresolved - clean.unresolved))[:sample],
     }

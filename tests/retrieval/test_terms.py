@@ -82,3 +82,16 @@ def test_code_words_are_the_identifiers_a_text_writes_as_code() -> None:
     assert code_words("Replace f64::to_string with ryu") == ["f64", "to_string"]
     # prose, an acronym, a number, a version: nothing written as code
     assert code_words("Update to ryu 1.0 for the HTTP API and JSON") == []
+
+
+def test_a_long_word_is_expanded_but_not_remembered() -> None:
+    """The caches of words are bounded in size, not only in count: a run of word characters
+    kilobytes long (a blob, mangled code) is expanded and split each time it is met."""
+    from knoxidx.retrieval import terms as module
+
+    blob = "aB9_" * 1000
+    text = f"x = {blob} + shortName"
+    assert index_text(text) == reference(text)
+    assert identifier_parts(blob) == identifier_parts(blob)[:] and identifier_parts(blob)
+    assert blob not in module._PARTS and blob.encode() not in module._EXPANSIONS
+    assert "shortName" in module._PARTS and b"shortName" in module._EXPANSIONS

@@ -86,3 +86,16 @@ def test_a_cut_piece_s_count_is_the_tokenizer_s_count_of_the_piece() -> None:
     for start, end, tokens in pieces:
         assert tokens is None or tokens == counter.count(line[start:end])
     assert [(a, b) for a, b, _ in pieces] == counter.cut(line, 40, 5)
+
+
+def test_a_long_line_or_word_is_counted_but_not_remembered() -> None:
+    """The counter's caches are bounded in size, not only in count: a minified line or a word
+    kilobytes long is counted each time it is met."""
+    counter = default_counter()
+    word = "abc123" * 500
+    long_line = f"x = {word}\n"
+    short_line = "return value  # kept\n"
+    lines = [long_line, short_line, long_line]
+    assert counter.count_many(lines) == [counter.count(t) for t in lines]
+    assert long_line not in counter._line_counts and short_line in counter._line_counts
+    assert word.encode() not in counter._word_counts and b"value" in counter._word_counts

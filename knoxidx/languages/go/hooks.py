@@ -166,6 +166,16 @@ class _Rules(BaseRules):
         "Helper", "Run", "Skip", "Logf", "Log", "Parallel", "Cleanup", "Set", "Get", "Del",
         "Seek", "Flush", "Sync", "Stop", "Now",
     })
+    # the universe block's functions, and its types as conversions (`string(b)`)
+    builtin_functions = frozenset({
+        "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make",
+        "max", "min", "new", "panic", "print", "println", "real", "recover",
+        "any", "bool", "byte", "complex64", "complex128", "error", "float32", "float64", "int",
+        "int8", "int16", "int32", "int64", "rune", "string", "uint", "uint8", "uint16",
+        "uint32", "uint64", "uintptr",
+    })
+    builtin_types = frozenset({"error"})  # the one predeclared type with a method
+    receivers_outside = True
 
     def module_keys(self, path: str, facts: FileFacts, layout: Any) -> list[str]:
         return [package_path(path, layout), "dir:" + posixpath.dirname(path)]
@@ -195,6 +205,19 @@ class _Rules(BaseRules):
 
     def import_binding(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
         return self._package(r, imp.module)
+
+    def outside_results(self, external: Symbol) -> bool:
+        # a standard package's function returns the standard library's types, but for those
+        # generic over the caller's (`slices.Clone(xs)`, `rand.N(d)`)
+        path = external[2]
+        return external[0] == EXTERNAL_TAG and "." not in path.partition("/")[0] \
+            and path not in _GENERIC_STANDARD_PACKAGES
+
+    def outside_name(self, r: ResolverView, fi: FileIndex, name: str) -> bool:
+        """A name the package does not declare where the file dot-imports a package outside
+        the index (`. "gopkg.in/check.v1"`'s `Suite`, `C`): that package's."""
+        return any(
+            w.name == "*" and not r.module_paths(FAMILY, w.module) for w in fi.wildcards)
 
     def import_targets(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
         return self._package(r, imp.module)
@@ -229,6 +252,11 @@ class _Rules(BaseRules):
 
 
 RULES = _Rules()
+# standard packages with generic functions or types whose results may be the caller's types
+_GENERIC_STANDARD_PACKAGES = frozenset({
+    "cmp", "errors", "iter", "maps", "math/rand/v2", "slices", "sync", "sync/atomic",
+    "unique", "weak",
+})
 
 
 def _built(r: ResolverView, hits: Sequence[tuple[str, int]], site: FileIndex | None = None

@@ -921,6 +921,9 @@ class _Rules(BaseRules):
     # scope): the resolver's side of what LOCAL_SHADOWS says to extraction
     locals_callable = RefKind.CALL in LOCAL_SHADOWS
     builtin_method_names = _OBJECT_METHODS
+    receivers_outside = True
+    universal_methods = frozenset({"equals", "hashCode", "toString", "getClass", "notify",
+                                   "notifyAll", "wait", "clone", "finalize"})
     element_callbacks = _ELEMENT_CALLBACKS
     elements_kept = _ELEMENTS_KEPT
     argument_results = _ARGUMENT_RESULTS
@@ -1028,6 +1031,13 @@ class _Rules(BaseRules):
             if members:
                 return members
         return [(EXTERNAL_TAG, FAMILY, imp.module)]
+
+    def outside_name(self, r: ResolverView, fi: FileIndex, name: str) -> bool:
+        """A method no class in scope declares, where a static wildcard imports a class
+        outside the index (`import static org.junit.Assert.*;`): that class's (not a type
+        named so: a class the index does not find is rarely a static import's)."""
+        return not _looks_like_class(name) and any(
+            w.reexport and not self._type(r, w.module) for w in fi.wildcards)
 
     def import_targets(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
         if imp.name == "*":

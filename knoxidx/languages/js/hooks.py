@@ -12,6 +12,7 @@ from knoxidx.core.facts import CALLBACK_OF, TYPES_JOINER, Import, NamePath, RefK
 from knoxidx.core.model import NodeKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, Symbol
 from knoxidx.languages.common import ReexportingRules, preceding_comment
+from knoxidx.languages.js.outside import declares, outside_call
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
@@ -659,11 +660,15 @@ class _Rules(ReexportingRules):
                      ) -> list[Symbol] | None:
         if head != "module":
             return super().special_head(r, fi, head, scope)
-        declared = r.memo(("js-declares-module", fi.path), _declares, fi, head)
+        declared = r.memo(("js-declares-module", fi.path), declares, fi, head)
         return None if declared else [(FILE_TAG, fi.path, 0)]
 
     def element_type(self, declared: str) -> str:
         return element_type(declared)
+
+    def outside_call(self, r: ResolverView, fi: FileIndex, scope: int, path: NamePath,
+                     site: int) -> bool:
+        return outside_call(r, fi, scope, path, site)
 
     def callback_parameter(self, declared: str, index: int = 0) -> str:
         return callback_parameter(declared) if index == 0 else ""
@@ -871,8 +876,3 @@ def _parameter(child: Any, source: bytes) -> sig.Parameter:
         kind = sig.RECEIVER
     return (sig.written(source, pattern).lstrip(".").lstrip(), type_text, default, kind)
 
-
-def _declares(fi: FileIndex, name: str) -> bool:
-    """Whether the file declares ``name`` anywhere: a definition, an import or a local."""
-    return any(n == name for _, n in fi.children) or any(n == name for _, n in fi.imports) \
-        or any(n == name for _, n in fi.bindings)

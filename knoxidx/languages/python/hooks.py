@@ -9,7 +9,9 @@ from knoxidx.core.facts import Import, NamePath, RefKind
 from knoxidx.core.model import NodeKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, MODULE_TAG, Symbol
 from knoxidx.languages.common import ReexportingRules, first_doc_line
-from knoxidx.languages.python import fixtures
+from knoxidx.languages.python import decorators, elements, fixtures, outside
+from knoxidx.languages.python.elements import element_binding as element_binding
+from knoxidx.languages.python.elements import elements_binding as elements_binding
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
@@ -295,6 +297,12 @@ class _Rules(ReexportingRules):
     def yielded_type(self, declared: str) -> str:
         return fixtures.yielded_type(declared)
 
+    def element_type(self, declared: str) -> str:
+        return elements.element_type(declared)
+
+    def decorated_types(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]:
+        return decorators.decorated_types(r, fi, index)
+
     def looked_up_as(self, definition: Definition) -> tuple[str, ...]:
         return fixtures.looked_up_as(definition)
 
@@ -410,7 +418,13 @@ class _Rules(ReexportingRules):
                     found = self.module_member(r, m, name, 1)
                     if found:
                         return found
-        return []
+        # `len`, `isinstance`: a builtin, where nothing in scope or in the module defines it
+        return [outside.BUILTINS] if name in outside.BUILTIN_NAMES else []
+
+    def outside_call(self, r: ResolverView, fi: FileIndex, scope: int, path: NamePath,
+                     site: int) -> bool:
+        # a bare builtin resolved to the builtins' external symbol already: only a method
+        return len(path) > 1 and outside.outside_receiver(r, fi, path, scope, site)
 
 
 def _module_key(r: ResolverView, module: Symbol) -> str:

@@ -113,6 +113,14 @@
   right: (identifier) @binding.type)
 ; `engine = self.engine`, `log = self.logger`: what the attribute read holds
 (assignment left: (identifier) @binding.name right: (attribute) @binding.type)
+; `for x in self.get_params()`: an element of what the loop iterates (not a comprehension's
+; `for`, whose name is its own: bound in the function, it would hide the function's own)
+(for_statement left: (identifier) @binding.name
+  right: [(identifier) (attribute) (call)] @binding.element)
+; `self.params: list[Parameter] = ..`: what the collection's elements hold
+(assignment
+  left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @binding.name
+  type: (type [(generic_type) (subscript)] @binding.elements))
 
 ; @local: a name a function binds for itself (parameters, assignments, loop and `with`/`except`
 ; targets). A bare reference to it inside the function means it, never a same-named definition

@@ -25,6 +25,7 @@ from knoxidx.languages.rust.bound_types import (
     type_parameter_bindings as type_parameter_bindings,
 )
 from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item_macros
+from knoxidx.languages.rust.outside import outside_call
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, enclosing, node_text
 from knoxidx.parse.file_index import (
@@ -285,6 +286,10 @@ class _Rules(ReexportingRules):
 
     def element_type(self, declared: str) -> str:
         return element_type(declared)
+
+    def outside_call(self, r: ResolverView, fi: FileIndex, scope: int, path: NamePath,
+                     site: int) -> bool:
+        return outside_call(r, fi, scope, path, site)
 
     def iterator_items(self, r: ResolverView, fi: FileIndex, scope: int, declared: str
                        ) -> list[Symbol]:
