@@ -191,14 +191,21 @@ def test_a_capped_replay_the_reader_records_as_out_of_memory_is_memory_not_survi
     """Which allocation meets the cap first, tree-sitter's or Python's, varies with the load:
     a MemoryError the reader catches ends the capped replay well, with the file recorded as
     out of memory, which is as contained as the parse's SIGSEGV (it was called "survived").
-    8,000 small functions (~400 kB) grow a replay by ~60 MiB: uncapped it ends well; capped at
-    60 MiB the parse fits and the facts extracted from it do not (measured: the reader's
-    record from ~50 to ~75 MiB; below, the query's native matches die of it, SIGSEGV)."""
+    8,000 small functions (~400 kB) grow a replay by ~60-80 MiB: uncapped it ends well; under
+    some cap the parse fits and the facts extracted from it do not. Where that window lies
+    depends on the build (measured: the reader's record at 50-75 MiB in pure Python, below
+    which the query's native matches die of it first; 20-40 MiB compiled, whose facts are
+    smaller), so the caps are tried from the top down to the first the reader records."""
     data = "".join(f"def f{i}(a, b):\n    return g{i}(a) + b.h{i}()\n\n"
                    for i in range(8000)).encode()
-    cause = fuzz.crash_cause("python", data, left=60 << 20)
+    causes = []
+    for mib in (60, 50, 40, 30, 20):
+        causes.append(fuzz.crash_cause("python", data, left=mib << 20))
+        if causes[-1].where == fuzz.READER_OUT_OF_MEMORY:
+            break
+    cause = causes[-1]
     assert (cause.kind, cause.where, cause.bounded) == \
-        ("memory", fuzz.READER_OUT_OF_MEMORY, True), cause
+        ("memory", fuzz.READER_OUT_OF_MEMORY, True), causes
 
 
 def test_a_replay_past_its_cpu_bound_is_told_from_a_crash(
