@@ -118,6 +118,9 @@ def test_a_worker_that_has_grown_is_retired_and_the_cases_go_on(
     monkeypatch.setattr(fuzz, "WARMUP_CASES", 3)
     monkeypatch.setattr(fuzz, "make_case", lambda _l, _s, _seed, number: str(number).encode())
     monkeypatch.setattr(fuzz, "check_case", check_case)
+    # not what is tested, and each reading loads search's tokenizer: under load the 3 s ran
+    # out after two workers
+    monkeypatch.setattr(fuzz, "held_mib", lambda: 0.0)
     seed = tmp_path / "a.py"
     seed.write_text("def f():\n    return 1\n")
     result = fuzz.fuzz_language("python", [seed], 1, seconds=3.0, repo_every=0, slow=30.0,
