@@ -794,12 +794,8 @@ class Resolver(ScopeResolver):
         while s >= 0 and defs[s].kind == FUNCTION:
             binding = fi.bindings.get((s, head))
             if binding is not None:
-                if (s, head) in fi.ordered:
-                    reached = fi.reaching(s, head, scope, site) if site else None
-                    if not reached or len(reached) != 1:
-                        return False
-                    binding = reached[0]
-                if binding.is_call or not _plain_type(binding.type_path):
+                binding = fi.reaching_one(s, head, scope, site, binding)
+                if binding is None or binding.is_call or not _plain_type(binding.type_path):
                     return False
                 typed = self.resolve_path(fi, binding.type_path, s, want_type=True)[0]
                 return bool(typed) and all(self._outside(t) for t in typed)
@@ -1010,12 +1006,8 @@ class Resolver(ScopeResolver):
                 continue
             binding = fi.bindings.get((s, head))
             if binding is not None:
-                if (s, head) in fi.ordered:
-                    reached = fi.reaching(s, head, scope, site) if site else None
-                    if not reached or len(reached) != 1:
-                        return False
-                    binding = reached[0]
-                return self._binding_outside(fi, binding, strict)
+                binding = fi.reaching_one(s, head, scope, site, binding)
+                return binding is not None and self._binding_outside(fi, binding, strict)
             s = defs[s].parent
         return False
 

@@ -215,6 +215,17 @@ class FileIndex:
                 out.append(b)
         return tuple(out) if out else None
 
+    def reaching_one(self, s: int, name: str, scope: int, site: int,
+                     binding: Binding) -> Binding | None:
+        """Of the local ``name`` that the function at ``s`` binds (``binding``, its first
+        binding), the one binding that reaches a read at ``site`` in ``scope``: ``binding``
+        where the name is bound once and not placed; None where several may reach, none does,
+        or which is not known."""
+        if (s, name) not in self.ordered:
+            return binding
+        reached = self.reaching(s, name, scope, site) if site else None
+        return reached[0] if reached and len(reached) == 1 else None
+
     def reach_key(self, name: str, scope: int, site: int) -> tuple[int, ...] | None:
         """What tells apart the reads of ``name`` (a reference's head, maybe called) in
         ``scope`` at different sites: the places of the bindings that reach ``site``

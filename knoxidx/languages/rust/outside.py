@@ -181,12 +181,8 @@ def _local(fi: FileIndex, head: str, scope: int, site: int) -> tuple[bool, Bindi
     while s >= 0 and defs[s].kind == FUNCTION:
         binding = fi.bindings.get((s, head))
         if binding is not None:
-            if (s, head) in fi.ordered:
-                reached = fi.reaching(s, head, scope, site) if site else None
-                if not reached or len(reached) != 1:
-                    return True, None
-                binding = reached[0]
-            return True, None if binding.is_call else binding
+            binding = fi.reaching_one(s, head, scope, site, binding)
+            return True, None if binding is None or binding.is_call else binding
         s = defs[s].parent
     return False, None
 
