@@ -54,6 +54,7 @@ def test_index_json_report(repo) -> None:
     assert data["files"] == 4 and data["added"] == 4 and data["skipped"] == {}
 
 
+@pytest.mark.heavy
 def test_index_ends_its_process_without_the_interpreter_teardown(repo) -> None:
     """The `knoxidx` script's index closes all it opened, then leaves at once (os._exit, its
     output flushed), skipping the teardown that frees every object of the update: a handler

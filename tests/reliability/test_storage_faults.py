@@ -312,6 +312,7 @@ os._exit(0)
 """
 
 
+@pytest.mark.heavy
 def test_reads_work_on_a_full_disk(small_disk: Path) -> None:
     """Reading writes nothing, but SQLite's first connection to an index must make (and
     grow) the WAL's shared-memory file: on a full disk every read command exited 7 with

@@ -20,6 +20,7 @@ from knoxidx.retrieval.model_files import model_dir
 TEXTS = ["parse the config file", "def load_user_settings(path): return json.load(path)"]
 
 
+@pytest.mark.heavy
 def test_cached_graph_loads_without_building_and_embeds_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -43,6 +44,7 @@ def test_cached_graph_loads_without_building_and_embeds_the_same(
     assert (cached.parent / "model.data").stat().st_size > 1_000_000
 
 
+@pytest.mark.heavy
 def test_int8_graph_is_made_once_from_the_shipped_weights_and_embeds_like_fp32(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
