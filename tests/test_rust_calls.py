@@ -1039,7 +1039,7 @@ pub async fn awaited_then_tried() -> Result<(), Error> {
 }
 
 pub fn held_option(w: Option<Conn>) {
-    // an `Option` value declared so is the Option: its content's type is not read here
+    // an `Option` value declared so is the Option, whose unwrap() hands back what it holds
     w.unwrap().ping();
 }
 """
@@ -1058,7 +1058,7 @@ def test_an_unwrapped_or_awaited_result_is_the_value_it_holds(repo) -> None:
             ("p::Conn::try_connect", "exact"), ping}
         assert _callees(idx, "p::awaited_then_tried") == {
             ("p::Conn::try_connect", "exact"), ping}
-        assert _callees(idx, "p::held_option") == set()
+        assert _callees(idx, "p::held_option") == {ping}
 
 
 QUALIFIED_RESULT = """

@@ -183,6 +183,13 @@ class ScopeResolver(Lookups):
         for at in range(1, len(path)):
             segment = path[at]
             if not current:
+                if fi is not None and fi.rules.outside_receivers_hold_elements \
+                        and segment[-2:] == "()" and segment[:-2] in fi.rules.element_results:
+                    current = self.binding_type(fi, Binding(scope, "", (*path[:at], ELEMENT_OF),
+                                                            False))
+                    if current:
+                        inferred = True
+                        continue
                 held_argument = self._argument_result(results, written, segment)
                 if held_argument is None:
                     break
@@ -214,8 +221,11 @@ class ScopeResolver(Lookups):
                     fi.rules.same_type_methods if called else fi.rules.same_type_fields):
                 # `sem.clone().acquire()`: a clone the project does not write (a derive's, an
                 # Arc's) is of the receiver's type; so is `f().await` where f's result is read
-                current, inferred = [s for s in current[:4] if s[0] == INSTANCE_TAG], True
-                continue
+                kept = [s for s in current[:4] if s[0] == INSTANCE_TAG]
+                # (a receiver of a type outside the index: maybe one of its elements, below)
+                if kept or not called or segment not in fi.rules.element_results:
+                    current, inferred = kept, True
+                    continue
             if not nxt and results:
                 held_argument = self._argument_result(results, written, path[at])
                 if held_argument is not None:
@@ -660,7 +670,8 @@ class ScopeResolver(Lookups):
                     fi.facts.defs[i].kind == CLASS for i in hit) > 1:
                 return []  # same-named classes in blocks the index does not model: no guess
             kind = fi.facts.defs[hit[-1]].kind
-            value = kind in (VARIABLE, CONSTANT)
+            value = kind in (VARIABLE, CONSTANT) or kind == FUNCTION and want_type \
+                and fi.rules.declared_types_name_items  # (Rust's `fmt::Formatter` in `fn fmt`)
             if not (value and (imports or want_type)):
                 return [(DEFINITION_TAG, fi.path, hit[-1])]
         if imports:
@@ -948,8 +959,10 @@ class ScopeResolver(Lookups):
                 # where none does.
                 own = binding.is_call and path[0].removesuffix("()") == binding.name \
                     and not binding.at
+                written = (ITEMS_HEAD, *path) if not binding.is_call and len(path) > 1 \
+                    and fi.rules.declared_types_name_items else path
                 # `const k = this._def.keyType`: k holds what a base's type parameter stands for
-                found, _ = self.resolve_path(fi, path, -1 if own else binding.scope,
+                found, _ = self.resolve_path(fi, written, -1 if own else binding.scope,
                                              want_type=not binding.is_call,
                                              site=binding.at - 1 if binding.at else 0,
                                              held=not binding.is_call and len(path) > 2
