@@ -25,6 +25,7 @@ from knoxidx.languages.rust.bound_types import (
     type_parameter_bindings as type_parameter_bindings,
 )
 from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item_macros
+from knoxidx.languages.rust.macro_scope import enclosing_macro
 from knoxidx.languages.rust.outside import outside_call
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, enclosing, node_text
@@ -680,9 +681,13 @@ class _Rules(ReexportingRules):
                         return found
         # a child module declared in another file (`mod foo;` is an import, this catches
         # crate-root paths like `foo::bar()` where foo is a sibling module)
-        child = self._module(r, f"{self._current(r, fi)}::{name}")
+        current = self._current(r, fi)
+        child = self._module(r, f"{current}::{name}")
         if child:
             return child
+        macro = enclosing_macro(r, current, name)  # `tri!` defined in lib.rs, called in de.rs
+        if macro:
+            return macro
         # the extern prelude: a crate of the workspace by its name, as an integration test
         # (`tests/*.rs`) calls `tokio::spawn` or `syn::parse_str` without a `use`
         return [(MODULE_TAG, FAMILY, name)] if "::" not in name and r.module_paths(FAMILY, name) else []
