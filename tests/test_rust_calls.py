@@ -1061,6 +1061,35 @@ def test_an_unwrapped_or_awaited_result_is_the_value_it_holds(repo) -> None:
         assert _callees(idx, "p::held_option") == {ping}
 
 
+FUTURE = """
+pub struct Lock;
+pub struct Guard;
+
+impl Guard {
+    pub fn map(self) {}
+    pub fn touch(&self) {}
+}
+
+impl Lock {
+    pub async fn write(&self) -> Guard { Guard }
+}
+
+pub async fn run(lock: Lock) {
+    // the future's `map` (futures' FutureExt), not the Guard's: it is not awaited
+    lock.write().map();
+    lock.write().await.touch();
+}
+"""
+
+
+def test_an_async_call_not_awaited_is_a_future_not_its_result(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": FUTURE})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::run") == {("p::Lock::write", "inferred"),
+                                           ("p::Guard::touch", "inferred")}
+
+
 QUALIFIED_RESULT = """
 pub struct Conn;
 pub struct Error;

@@ -11,6 +11,7 @@ Lookups`); what differs per language comes from the family module's ``RULES``.
 from __future__ import annotations
 
 import functools
+import re
 from typing import TYPE_CHECKING
 
 from knoxidx.core.facts import (
@@ -247,6 +248,10 @@ class ScopeResolver(Lookups):
                     current, inferred = substituted, True
                     continue
             if called:
+                if at < last and path[at + 1] != "await" and fi is not None \
+                        and fi.rules.async_results_awaited and self._async(current):
+                    current = []  # `lock.write().map(..)`: the future's method, not the guard's
+                    continue
                 current, inferred = self.call_results(current), True
         conf = UNION if split and len(current) > 1 else INFERRED if inferred else EXACT
         return current, conf
@@ -474,6 +479,13 @@ class ScopeResolver(Lookups):
         inner = type_arguments(text)
         return (self.binding_type(where, Binding(scope, "", typed, False)),
                 (typed[-1], tuple((where, scope, a) for a in inner)) if inner else None)
+
+    def _async(self, symbols: list[Symbol]) -> bool:
+        """Whether each of ``symbols`` is an `async` function (its call gives a future)."""
+        return bool(symbols) and all(
+            s[0] == DEFINITION_TAG and self.definition(s).kind == FUNCTION
+            and _ASYNC_SIGNATURE.search(self.definition(s).signature) is not None
+            for s in symbols[:4])
 
     def call_results(self, symbols: list[Symbol]) -> list[Symbol]:
         """What calling each symbol yields: an instance of a class, a function's return type."""
@@ -1459,6 +1471,10 @@ def _names_a_value(segment: str) -> bool:
     or callback's parameter): a copy's path (`const xs = this.xs`)."""
     return segment != ELEMENT_OF and segment != TYPES_JOINER and segment[-1:] != ")" \
         and segment[:1] != CALLBACK_OF
+
+
+# an `async fn`'s signature (Rust: `pub(crate) async unsafe fn f`)
+_ASYNC_SIGNATURE = re.compile(r"\basync\s+(?:unsafe\s+)?(?:extern\s+\S+\s+)?fn\b")
 
 
 def _indexes_elements(family: str) -> bool:

@@ -199,6 +199,9 @@ class BaseRules:
     # a receiver of a type outside the index still hands back its elements through
     # element_results (Rust's `m.lock().unwrap().run()` of an `m: Arc<Mutex<T>>`)
     outside_receivers_hold_elements = False
+    # a call of an `async` function gives a future, whose methods are the future's until it
+    # is awaited (Rust's `lock.write().await.m()`; `lock.write().map(..)` is futures' map)
+    async_results_awaited = False
     # (type outside the index, method) -> which of the receiver's written type arguments the
     # method returns (Java's `Map.Entry<K, V> e`: `e.getValue()` is a V)
     argument_results: Mapping[tuple[str, str], int] = MappingProxyType({})

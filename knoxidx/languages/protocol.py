@@ -95,6 +95,7 @@ class ResolutionRules(Protocol):
     element_results: frozenset[str]
     called_locals_hold_elements: bool
     outside_receivers_hold_elements: bool
+    async_results_awaited: bool
     argument_results: Mapping[tuple[str, str], int]
     tied_overloads_kept: int
     separator: str

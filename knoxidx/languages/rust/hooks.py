@@ -266,6 +266,7 @@ class _Rules(ReexportingRules):
     same_type_fields = frozenset({"await"})
     called_locals_hold_elements = True
     outside_receivers_hold_elements = True
+    async_results_awaited = True
     # std's methods that hand back one of an `Option`'s or a collection's elements (in an
     # `Option`, read through as `f()?` is): `if let Some(tx) = self.tx.take()`, `v.last()`;
     # what an `Option` or a `Result` declared so holds (`w.unwrap()`); and what a cell or a
