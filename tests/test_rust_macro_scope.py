@@ -36,3 +36,7 @@ def test_a_macro_of_a_module_above_is_called_by_its_bare_name(repo) -> None:
             "select f.path, u.reason from unresolved u join files f on f.id = u.file_id"
             " where u.name = 'tri'").fetchall())
     assert reasons["src/de.rs"] == "unknown"
+    (root / "src/lib.rs").write_text(TRI + "pub mod de;\n")  # and comes back
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::de::parse") == ["p::tri"]

@@ -21,14 +21,22 @@ def enclosing_macro(r: ResolverView, module: str, name: str) -> list[Symbol]:
     """The `macro_rules!` macro ``name`` defined at the top level of a module above
     ``module`` (its parent first, then up to the crate's root): the one a bare `name!(..)`
     calls where the module itself defines none. (Where in the file it is defined, before or
-    after the `mod` that leads to the caller, is not read.)"""
+    after the `mod` that leads to the caller, is not read.) Once per module and name: most
+    names asked are std's macros (`assert!`), which no module above defines."""
+    return r.memo(("rust-enclosing-macro", module, name), _enclosing_macro, r, module, name)
+
+
+def _enclosing_macro(r: ResolverView, module: str, name: str) -> list[Symbol]:
     parent = module.rpartition("::")[0]
     while parent:
         for path in r.module_paths(FAMILY, parent):
             pfi = r.index(path)
             if pfi is None:
                 continue
-            for index in reversed(pfi.children.get((-1, name), ())):
+            hit = pfi.children.get((-1, name))
+            if not hit:
+                r.missed(pfi, -1, name)  # (a macro the file gains later is looked for again)
+            for index in reversed(hit or ()):
                 d = pfi.facts.defs[index]
                 if d.kind == FUNCTION and d.signature.startswith(MACRO_SIGNATURE):
                     return [(DEFINITION_TAG, path, index)]
