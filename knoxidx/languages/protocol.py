@@ -79,6 +79,7 @@ class ResolutionRules(Protocol):
     rebinding_changes_type: bool
     rebindings_widen_type: bool
     results_yield_to_rebindings: bool
+    declared_types_name_items: bool
     bindings_block_scoped: bool
     places_own_value_reads: bool
     same_type_methods: frozenset[str]
@@ -93,6 +94,8 @@ class ResolutionRules(Protocol):
     elements_kept: frozenset[str]
     element_results: frozenset[str]
     called_locals_hold_elements: bool
+    outside_receivers_hold_elements: bool
+    async_results_awaited: bool
     argument_results: Mapping[tuple[str, str], int]
     tied_overloads_kept: int
     separator: str
