@@ -21,7 +21,10 @@ def placed(bindings: list[Binding], nodes: list[tuple[int, Any, Any]], defs: lis
     and, after them, where the language says so (``UNTYPED_REBINDS``), a binding of
     ``UNKNOWN_VALUE`` placed at each other binding of such a name (``raw_locals``: the bytes
     of each name a function binds, the query's ``@local``), whose value the index reads no
-    type of (`for x in xs:`, `x = y`): past it, the earlier ones reach no use. A name both
+    type of (`for x in xs:`, `x = y`): past it, the earlier ones reach no use. Where the
+    language places every local (``PLACES_EVERY_LOCAL``), a name bound once is placed too, and
+    so is each declaration of no type read (`var x = f()`, `catch (A | B x)`): none of a name's
+    declarations reaches past its block, nor into another's. A name both
     declared and bound to a call's result in one statement (`var i I = C(0)`, `x: T = f()`)
     keeps the declared type alone, as a type checker has it. ``spans``: each definition's
     (start, end, index)."""
@@ -40,6 +43,9 @@ def placed(bindings: list[Binding], nodes: list[tuple[int, Any, Any]], defs: lis
     if own_values:
         # `minType := minType(v)`: placed, so a read in its own value sees no local yet
         several |= _read_in_own_value(bindings, nodes, own_values, source)
+    every_local = plugin.PLACES_EVERY_LOCAL
+    if every_local:  # a local bound once reaches only its block (`for (T x : xs)`)
+        several |= {key for key in counts if "." not in key[1]}
     if not several:
         return bindings
     blocks, loops = plugin.BINDING_BLOCKS, plugin.LOOPS
@@ -56,7 +62,7 @@ def placed(bindings: list[Binding], nodes: list[tuple[int, Any, Any]], defs: lis
                     and after.scope == b.scope:  # its type arguments (`List<T> x`), placed alike
                 bindings[i + 1] = after._replace(at=bindings[i].at, block_end=block_end,
                                                  loop=loop)
-    if not plugin.UNTYPED_REBINDS:
+    if not (plugin.UNTYPED_REBINDS or every_local):
         return bindings
     names = {name for _, name in several}
     others = sorted(span for span in raw_locals

@@ -38,6 +38,7 @@ BINDING_BLOCKS: frozenset[str] = frozenset({
 # (a later declaration is another local: none reaches an earlier use, in a loop or not)
 LOOPS: frozenset[str] = frozenset()
 UNTYPED_REBINDS = False
+PLACES_EVERY_LOCAL = False
 SQUARE_TYPE_ARGS = True  # type arguments in square brackets: `List[T]`
 # The builtins whose result is of the type they are passed (`new(T)`, `make([]T, n)`): a name
 # bound to a call of one is bound to that type (tags.scm), not to what the call returns

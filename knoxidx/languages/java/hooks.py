@@ -49,6 +49,8 @@ BINDING_BLOCKS: frozenset[str] = frozenset({
 # (a later declaration is another local: none reaches an earlier use, in a loop or not)
 LOOPS: frozenset[str] = frozenset()
 UNTYPED_REBINDS = False
+# every local placed: one declared in a loop's header or a block is no name outside it
+PLACES_EVERY_LOCAL = True
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
 QUALIFIED_SELF = "this"  # `Outer.this`: the instance of the enclosing class Outer
 BINDS_TYPE_ARGUMENTS = True  # `List<Type> x`: x's type arguments bound apart (TYPE_ARGUMENTS)
@@ -914,6 +916,7 @@ class _Rules(BaseRules):
     self_binds_anywhere = True
     class_members_visible = True
     bindings_block_scoped = True
+    places_every_local = True
     guess_members = True
     guess_outside_receivers = False
     fixed_arity_first = True
