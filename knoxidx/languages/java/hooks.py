@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.facts import CALLBACK_OF, Import, NamePath, RefKind
+from knoxidx.core.facts import CALLBACK_OF, UNKNOWN_VALUE, Import, NamePath, RefKind
 from knoxidx.core.symbols import (
     DEFINITION_TAG,
     EXTERNAL_TAG,
@@ -853,12 +853,9 @@ def _variable_type(fi: FileIndex, scope: int, name: str) -> str:
     while s >= 0 and defs[s].kind == "Function":
         binding = fi.bindings.get((s, name))
         if binding is not None:
-            if (s, name) in fi.ordered:
-                reached = fi.reaching(s, name, scope, int(at)) if at else None
-                if not reached or len(reached) != 1:
-                    return ""
-                binding = reached[0]
-            if binding.is_call or binding.type_path[-1][:1] == CALLBACK_OF:
+            binding = fi.reaching_one(s, name, scope, int(at) if at else 0, binding)
+            if binding is None or binding.is_call or binding.type_path == UNKNOWN_VALUE \
+                    or binding.type_path[-1][:1] == CALLBACK_OF:
                 return ""  # (a lambda's parameter, typed by what it is passed)
             if len(binding.type_path) == 1 and _looks_like_type_variable(binding.type_path[0]):
                 # `T tree` of `<T extends JCTree>`: a JCTree
