@@ -84,7 +84,11 @@ def doc_comment(node: Any, source: bytes) -> str:
 
 
 def bound_names(node: Any) -> list[Any]:
-    """The names a `@binding.names` node binds: a var spec's or parameter's (`a, b *T`)."""
+    """The names a `@binding.names` node binds: a var spec's or parameter's (`a, b *T`), a
+    `:=`'s (`a, b, err := f()`)."""
+    if node.type == "short_var_declaration":
+        left = node.child_by_field_name("left")
+        return [c for c in left.named_children if c.type == "identifier"] if left else []
     return [c for c in node.children_by_field_name("name") if c.type == "identifier"]
 
 

@@ -126,19 +126,15 @@
  (var_spec . name: (identifier) @binding.name !type
    value: (expression_list . (unary_expression operand: (composite_literal
      type: [(type_identifier) (qualified_type) (generic_type)] @binding.type))))]
-; a call's second and third results: `_, b := f()`, `a, b, c := f()` (`@binding.result`: the
-; name's place in the list is the result's); the call is the only value (`a, b := f(), g()`
-; binds b to g, below)
+; a call's results after its first: `_, b := f()`, `a, b, c, err := f()` (`@binding.result`:
+; each name's place in the list is the result's; the names are read from the node, see
+; bound_names); the call is the only value (`a, b := f(), g()` binds b to g, below)
 [(short_var_declaration
-   left: (expression_list . (identifier) . (identifier) @binding.name @binding.result)
+   left: (expression_list . (identifier) . (identifier))
    right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call) .))
- (var_spec . name: (identifier) . name: (identifier) @binding.name @binding.result !type
-   value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call) .))]
-[(short_var_declaration
-   left: (expression_list . (identifier) . (identifier) . (identifier) @binding.name @binding.result)
-   right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call) .))
- (var_spec . name: (identifier) . name: (identifier) . name: (identifier) @binding.name @binding.result !type
-   value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call) .))]
+ (var_spec . name: (identifier) . name: (identifier) !type
+   value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call) .))
+] @binding.names @binding.result
 ; a type assertion: `v := x.(*T)`, `v, ok := x.(T)` (also in `if v, ok := x.(*T); ok`) bind v
 [(short_var_declaration
    left: (expression_list . (identifier) @binding.name)
