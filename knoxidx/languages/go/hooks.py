@@ -64,7 +64,29 @@ def build_constraint(root: Any, source: bytes) -> str:
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
+    if sub == "field" and _in_function_struct(node):
+        return None
     return DEF_KINDS.get(sub)
+
+
+# where a struct type written in place sits in a function: its fields are no package names
+_FUNCTIONS = frozenset({"function_declaration", "method_declaration", "func_literal"})
+_NAMED_TYPES = frozenset({"type_spec", "type_alias", "source_file"})
+
+
+def _in_function_struct(field: Any) -> bool:
+    """Whether the field declaration ``field`` is of a struct type written in place inside a
+    function (`tests := []struct{ name string }{..}`, a parameter's `opts struct{ n int }`),
+    not of a named type's (nor of a package variable's, whose fields are its children)."""
+    node = field.parent.parent if field.parent is not None else None  # the struct_type
+    while node is not None:
+        kind = node.type
+        if kind in _NAMED_TYPES:
+            return False
+        if kind in _FUNCTIONS:
+            return True
+        node = node.parent
+    return False
 
 
 def doc_comment(node: Any, source: bytes) -> str:

@@ -70,7 +70,14 @@
 (type_arguments (type_elem [(type_identifier) (qualified_type)] @reference.type))
 
 (argument_list [(identifier) (selector_expression)] @reference.value)
-(keyed_element (literal_element [(identifier) (selector_expression)] @reference.value))
+; a keyed element's value; its key where it may be an expression: a map's (`map[K]V{k: v}`, a
+; named type's, which may be a map), a qualified one (`pkg.K: v`), never a key of a struct
+; written in place or of an element whose type is elided (`[]struct{ name string }{{name: ..}}`):
+; a field, no name in scope
+(keyed_element value: (literal_element [(identifier) (selector_expression)] @reference.value))
+(keyed_element key: (literal_element (selector_expression) @reference.value))
+(composite_literal type: [(map_type) (type_identifier) (qualified_type) (generic_type)]
+  body: (literal_value (keyed_element key: (literal_element (identifier) @reference.value))))
 (return_statement (expression_list [(identifier) (selector_expression)] @reference.value))
 
 ; what an expression reads: operands, conditions, indexes, elements, assigned values
