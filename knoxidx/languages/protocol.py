@@ -80,7 +80,6 @@ class ResolutionRules(Protocol):
     rebindings_widen_type: bool
     results_yield_to_rebindings: bool
     bindings_block_scoped: bool
-    places_own_value_reads: bool
     places_every_local: bool
     same_type_methods: frozenset[str]
     same_type_fields: frozenset[str]

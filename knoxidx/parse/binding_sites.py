@@ -39,13 +39,11 @@ def placed(bindings: list[Binding], nodes: list[tuple[int, Any, Any]], defs: lis
                  if i not in dropped]
     counts = Counter((bindings[i].scope, bindings[i].name) for i, _, _ in nodes)
     several = {key for key, count in counts.items() if count > 1}
-    own_values: frozenset[str] = getattr(plugin, "OWN_VALUE_DECLARATIONS", frozenset())
-    if own_values:
-        # `minType := minType(v)`: placed, so a read in its own value sees no local yet
-        several |= _read_in_own_value(bindings, nodes, own_values, source)
     every_local = plugin.PLACES_EVERY_LOCAL
-    if every_local:  # a local bound once reaches only its block (`for (T x : xs)`)
-        several |= {key for key in counts if "." not in key[1]}
+    if every_local:
+        # a local bound once reaches only its block (`for (T x : xs)`), and from past its
+        # value (`minType := minType(v)` reads no local yet)
+        several |= {key for key in counts if key[0] >= 0 and "." not in key[1]}
     if not several:
         return bindings
     blocks, loops = plugin.BINDING_BLOCKS, plugin.LOOPS
@@ -79,28 +77,6 @@ def placed(bindings: list[Binding], nodes: list[tuple[int, Any, Any]], defs: lis
             unknown.append(Binding(owner, name, UNKNOWN_VALUE, False, point(row + 1, col),
                                    *_reach(node, _start(defs, owner), blocks, loops)))
     return bindings + unknown if unknown else bindings
-
-
-def _read_in_own_value(bindings: list[Binding], nodes: list[tuple[int, Any, Any]],
-                       declarations: frozenset[str], source: bytes) -> set[tuple[int, str]]:
-    """The (scope, name) of each binding declared by a node of a type in ``declarations``
-    whose value (``right``) names it."""
-    out: set[tuple[int, str]] = set()
-    for i, name_node, _ in nodes:
-        names = name_node.parent
-        statement = names.parent if names is not None else None
-        if statement is None or statement.type not in declarations:
-            continue
-        right = statement.child_by_field_name("right")
-        if right is None:
-            continue
-        name = bindings[i].name
-        # where the value holds the name's text (ruling out nearly every binding at once),
-        # asked of the statement itself
-        at = source.find(name.encode(), right.start_byte, right.end_byte)
-        if at >= 0 and in_own_value(statement, at, name, declarations, source):
-            out.add((bindings[i].scope, name))
-    return out
 
 
 def in_own_value(node: Any, at: int, name: str, declarations: frozenset[str],

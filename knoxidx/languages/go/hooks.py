@@ -38,7 +38,8 @@ BINDING_BLOCKS: frozenset[str] = frozenset({
 # (a later declaration is another local: none reaches an earlier use, in a loop or not)
 LOOPS: frozenset[str] = frozenset()
 UNTYPED_REBINDS = False
-PLACES_EVERY_LOCAL = False
+# every local placed: one declared in an `if`'s header or a block is no name outside it
+PLACES_EVERY_LOCAL = True
 SQUARE_TYPE_ARGS = True  # type arguments in square brackets: `List[T]`
 # The builtins whose result is of the type they are passed (`new(T)`, `make([]T, n)`): a name
 # bound to a call of one is bound to that type (tags.scm), not to what the call returns
@@ -185,7 +186,7 @@ class _Rules(BaseRules):
     guess_members = False
     bases_are_fields = True  # an embedded field is named by its type
     bindings_block_scoped = True
-    places_own_value_reads = True
+    places_every_local = True
     builtin_method_names = frozenset({
         "Error", "String", "Close", "Read", "Write", "Lock", "Unlock", "RLock", "RUnlock",
         "Done", "Err", "Value", "Len", "Wait", "Add", "Store", "Load", "Swap", "Reset",
