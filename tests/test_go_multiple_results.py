@@ -53,3 +53,36 @@ def test_each_name_holds_its_own_result_of_a_call(repo) -> None:
     assert calls == {(17, "A"), (18, "B"), (19, "A"), (20, "B"), (22, "B"), (25, "B"),
                      (26, "A")}
     assert unresolved == []
+
+
+OUTSIDE = """\
+package p
+
+import (
+	"bytes"
+	"os"
+)
+
+func open() (*os.File, error) { return nil, nil }
+
+func buffers() (int, string, error, *bytes.Buffer) { return 0, "", nil, nil }
+
+func use() {
+	f, err := open()
+	f.Close()
+	_ = err
+	_, _, _, b := buffers()
+	b.Reset()
+}
+"""
+
+
+def test_a_result_of_a_type_outside_the_index_is_said_external(repo) -> None:
+    """The first of a function's several results and its fourth, each declared of a
+    standard library's type: a call of its method is "external", not "unknown"."""
+    root = repo({"go.mod": "module example.com/m\n\ngo 1.21\n", "p.go": OUTSIDE})
+    build(root)
+    with Index.open(root) as idx:
+        reasons = dict(idx.store.conn.execute(
+            "SELECT name, reason FROM unresolved WHERE kind = 'call'").fetchall())
+    assert reasons == {"f.Close": "external", "b.Reset": "external"}

@@ -1047,7 +1047,8 @@ class Resolver(ScopeResolver):
                 return False
             written = d.signature_data[1] if len(d.signature_data) > 1 else None
             types = result_types(written) if written else []
-            if result >= len(types) or result == 0 and len(types) != 1:
+            # (a call bound to one name has one result: `f, err := g()`'s f is g's first)
+            if result >= len(types):
                 return False
             square = getattr(family_plugin(declaring.family), "SQUARE_TYPE_ARGS", False)
             typed = type_path(types[result], square)
