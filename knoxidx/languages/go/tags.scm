@@ -159,6 +159,13 @@
    right: (expression_list . (selector_expression) @binding.type))
  (var_spec . name: (identifier) @binding.name !type
    value: (expression_list . (selector_expression) @binding.type))]
+; a copy of a name (`for p := c; ..`, `cmd := rootCmd`): bound as the name it copies is, in the
+; function or the package (extract._copies_typed)
+[(short_var_declaration
+   left: (expression_list . (identifier) @binding.name .)
+   right: (expression_list . (identifier) @binding.copy .))
+ (var_spec . name: (identifier) @binding.name !type
+   value: (expression_list . (identifier) @binding.copy .))]
 ; a field's address (`lp := &o.labels`): a pointer to the field, whose methods are the field's
 [(short_var_declaration
    left: (expression_list . (identifier) @binding.name)
