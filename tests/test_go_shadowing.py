@@ -128,3 +128,37 @@ def test_a_copy_of_a_name_is_bound_as_the_name_it_copies(repo) -> None:
     root = repo({"go.mod": GO_MOD, "p.go": COPIES})
     calls = {(line, name) for line, name, _ in _calls(root) if name in ("Parent", "Run")}
     assert calls == {(10, "Parent"), (11, "Run"), (14, "Run"), (18, "Run")}
+
+
+SWITCHED = """\
+package p
+
+type Object interface{ ID() int }
+
+type Ref struct{}
+
+func (r *Ref) Name() string { return "" }
+
+func get() (Object, error) { return nil, nil }
+
+func walk(refs []*Ref, n int) {
+	obj, _ := get()
+	switch o := obj.(type) {
+	case *Ref:
+		o.Name()
+	default:
+		o.ID()
+	}
+	for _, r := range refs[:n] {
+		r.Name()
+	}
+}
+"""
+
+
+def test_a_type_switch_value_and_a_range_over_a_slice_expression_are_typed(repo) -> None:
+    """`switch o := obj.(type)`: in the default case o is what obj is (an Object); `range
+    refs[:n]` ranges over refs's elements."""
+    root = repo({"go.mod": GO_MOD, "p.go": SWITCHED})
+    calls = {(line, name) for line, name, _ in _calls(root) if name in ("ID", "Name")}
+    assert calls == {(15, "Name"), (17, "ID"), (20, "Name")}

@@ -57,6 +57,8 @@ OWN_VALUE_DECLARATIONS: frozenset[str] = frozenset({"short_var_declaration"})
 def element_binding(value_node: Any, source: bytes) -> tuple[NamePath, bool]:
     """`for _, v := range xs`, `v := xs[i]`, `v, ok := <-ch`: v is an element of what xs names,
     a path ending in ``[]`` that the resolver follows (a container reads as its element)."""
+    if value_node.type == "slice_expression":  # `range refs[:n]`: refs's elements
+        value_node = value_node.child_by_field_name("operand") or value_node
     return element_path(node_text(source, value_node)), False
 
 

@@ -166,6 +166,10 @@
    right: (expression_list . (identifier) @binding.copy .))
  (var_spec . name: (identifier) @binding.name !type
    value: (expression_list . (identifier) @binding.copy .))]
+; a type switch's `v := x.(type)`: in its default case and a case of several types, what was
+; switched on (a case of one type narrows it, below)
+(type_switch_statement alias: (expression_list . (identifier) @binding.name .)
+  value: (identifier) @binding.copy)
 ; a field's address (`lp := &o.labels`): a pointer to the field, whose methods are the field's
 [(short_var_declaration
    left: (expression_list . (identifier) @binding.name)
