@@ -54,6 +54,9 @@ class User {
         var e = open();
         e.report();
     }
+    void header() {
+        for (B s : s.report()) { s.report(); }
+    }
 }
 """
 
@@ -78,6 +81,7 @@ def test_a_block_local_is_no_name_outside_its_block(repo) -> None:
         (21, "p.C.report"), (22, "p.A.report"),  # a local in an `if`'s block
         (25, "p.C.report"), (26, "p.A.report"),  # a resource
         (30, "p.A.report"),  # a caught exception (of a type outside the index)
+        (40, "p.A.report"), (40, "p.B.report"),  # the field in the loop's header, then the local
     }
     assert {line for line, target in _calls(root) if line < 31} == {
         8, 9, 10, 13, 14, 17, 18, 21, 22, 25, 26, 30}

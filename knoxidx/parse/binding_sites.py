@@ -104,7 +104,13 @@ def _at(name_node: Any, value_node: Any, blocks: frozenset[str], loops: frozense
     """Where the binding of ``name_node`` whose type is read from ``value_node`` takes effect:
     past the whole value, a call's arguments too (`x = f(x.y())` reads the earlier x), the
     statement itself where the value node is part of it (`let x: T = ..`), but not a loop's
-    body where its header binds (`for x in xs {..}`: x is bound past xs)."""
+    body where its header binds (`for x in xs {..}`: x is bound past xs, as Java's `for (T x :
+    xs)`, whose value node is its type, is)."""
+    header = name_node.parent
+    if header is not None and header.type in blocks:
+        iterated = header.child_by_field_name("value")
+        if iterated is not None:
+            value_node = iterated
     value = value_node.parent
     if value is None or (value.start_byte <= name_node.start_byte < value.end_byte
                          and (value.type in blocks or value.type in loops)):
