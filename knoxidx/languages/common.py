@@ -158,9 +158,11 @@ class BaseRules:
     # declaration): of a name's placed bindings, a use reads the last one in scope there, and
     # one in a block the use is not in, not at all (see FileIndex.reaching)
     bindings_block_scoped = False
-    # a local bound once is placed where its value reads its name (Go's `x := x(v)`): read
-    # by its site, so its own value sees no local yet (binding_sites.placed)
-    places_own_value_reads = False
+    # every local is placed (binding_sites.placed, the language's PLACES_EVERY_LOCAL), a name
+    # bound once and each declaration of no type read too: where none reaches a read, the
+    # read is of no local of the function (a field, around the loop that declares its name;
+    # the package's function in Go's `minType := minType(v)`)
+    places_every_local = False
     # methods that give a value of their receiver's type where the project writes none of its
     # own (Rust's derived `clone`): `let rt = rt.clone()` holds what rt held
     same_type_methods: frozenset[str] = frozenset()

@@ -419,6 +419,12 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                     typed = types.get(node_text(source, name_node))
                     if typed is not None:
                         raw_bindings.append((name_node, typed, _DECLARED, False, None))
+            elif target and "binding.result" in caps:
+                # `a, b, c, err := f()`: each name after the first (bound as the call's value
+                # by a pattern of its own) is the result at its place
+                for name_node in names[1:]:
+                    if node_text(source, name_node) != "_":
+                        raw_bindings.append((name_node, target[0], _RESULT, False, name_node))
             elif target:
                 how = _CALLED if "binding.call" in caps else _DECLARED
                 is_member = "binding.member" in caps

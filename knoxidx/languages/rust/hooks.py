@@ -61,6 +61,7 @@ BINDING_BLOCKS: frozenset[str] = frozenset({
 # (a later declaration is another local: none reaches an earlier use, in a loop or not)
 LOOPS: frozenset[str] = frozenset()
 UNTYPED_REBINDS = False
+PLACES_EVERY_LOCAL = False
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
 # (``unwrap_item_macros``, imported above, is extraction's hook: the items in `cfg_rt! { }`)
 # A value declared with one of these is of that type, not of the one inside: they have no
