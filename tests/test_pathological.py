@@ -495,6 +495,7 @@ def test_a_standing_worker_that_does_not_grow_is_kept(
     assert_sound(tmp_path)
 
 
+@pytest.mark.heavy
 def test_a_go_receiver_list_of_thousands_of_entries_costs_its_file_nothing(
     tmp_path: Path,
 ) -> None:

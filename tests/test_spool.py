@@ -147,6 +147,7 @@ def test_a_spool_that_cannot_be_written_fails_the_update_and_loses_nothing(
         assert idx.symbols("g0") and not idx.symbols("f0")
 
 
+@pytest.mark.heavy
 def test_a_spool_left_by_a_killed_build_is_removed_by_the_next(repo) -> None:
     root = repo(_files())
     build(root, jobs=1)

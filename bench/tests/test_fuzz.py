@@ -55,6 +55,7 @@ def test_long_runs_check_real_files(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "newline       python     slowest" in out and "a.py@" in out
 
 
+@pytest.mark.heavy
 def test_a_case_past_the_indexers_cpu_bound_is_a_finding_of_its_own(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -213,6 +214,7 @@ def test_a_capped_replay_the_reader_records_as_out_of_memory_is_memory_not_survi
         ("memory", fuzz.READER_OUT_OF_MEMORY, True), causes
 
 
+@pytest.mark.heavy
 def test_a_replay_past_its_cpu_bound_is_told_from_a_crash(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -82,6 +82,7 @@ PY_CORPUS = {
 }
 
 
+@pytest.mark.heavy
 def test_jedi_oracle_rows(tmp_path: Path) -> None:
     pytest.importorskip("jedi")
     import python_jedi
@@ -169,6 +170,7 @@ def test_jedi_oracle_answers_every_pytest_fixture_parameter_of_a_file(tmp_path: 
     assert called == {(2, "app.py"), (6, "app.py")}
 
 
+@pytest.mark.heavy
 def test_jedi_oracle_reads_a_django_corpus_not_the_django_stubs_it_ships(tmp_path: Path) -> None:
     # jedi answered an inherited method's call in a package named django from its bundled
     # django-stubs, outside the corpus: the site went unanswered

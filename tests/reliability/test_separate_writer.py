@@ -26,6 +26,7 @@ def counts(store: SQLiteStore) -> tuple[int, ...]:
     return tuple(row)
 
 
+@pytest.mark.heavy
 def test_a_reader_opened_beside_others_leaves_their_locks_alone(tmp_path: Path) -> None:
     """Opening an index used to read its header with open() and close(), and closing any
     descriptor of a file drops every POSIX lock the process holds on it: the readers already
