@@ -204,9 +204,9 @@ def held_mib() -> float:
     for remembered in (terms._PARTS, terms._EXPANSIONS, name_paths._PATHS,
                        *name_paths._TYPE_PATHS, name_paths._BYTES_PATHS):
         remembered.clear()
-    for function in (terms._cached_stem, names.signature_words, signatures._names_in,
-                     signatures.stored_signature, registry.name_of_file):
+    for function in (terms._cached_stem, names.signature_words, registry.name_of_file):
         function.cache_clear()
+    signatures.clear_caches()
     counter = tokens.default_counter()
     counter._word_counts.clear()
     counter._line_counts.clear()

@@ -29,6 +29,10 @@ and `.await` on a call's result as the value it holds added (syn gained none).
 (`if let Some(x) = f()`, `while let`, `let .. else`, `match` arms, `Some(w) = w`), std's
 element methods (`self.tx.take()`), `Self` in an impl inside a function or an inline `mod`,
 type arguments with parentheses (`Sender<()>`) and a caller's own `cfg` twin added.
+``"sample": "new-edges-declared-wrappers"``: all 125 tokio edges (syn gained none) that keeping a
+declared type's wrapper (`Arc<Mutex<T>>` is a Mutex, whose `lock()` lends the T) and reading a
+declared type's path past a local or function of its first name (`chan: chan::Tx<..>`) added;
+the two wrong ones (an un-awaited future's `map`) are no longer made.
 
 Without ``--draw`` it reads the recorded verdicts and prints precision per stratum, per crate
 and overall (undecidable ones counted apart, in neither numerator nor denominator)::

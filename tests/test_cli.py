@@ -54,6 +54,7 @@ def test_index_json_report(repo) -> None:
     assert data["files"] == 4 and data["added"] == 4 and data["skipped"] == {}
 
 
+@pytest.mark.heavy
 def test_index_ends_its_process_without_the_interpreter_teardown(repo) -> None:
     """The `knoxidx` script's index closes all it opened, then leaves at once (os._exit, its
     output flushed), skipping the teardown that frees every object of the update: a handler
@@ -348,3 +349,30 @@ def test_choices_are_taken_in_any_case(indexed: Path) -> None:
                                   "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["mode"] == "lexical"
+
+
+def test_verify_counts_every_difference_and_shows_a_sample(tmp_path: Path) -> None:
+    """The human output gave the sample's length (at most 20) as the number of rows missing;
+    it gives the true count, and the JSON has each count beside its sample."""
+    import sqlite3
+
+    source = "".join(f"def f{i}():\n    return f{i + 1}()\n\n" for i in range(30))
+    (tmp_path / "chain.py").write_text(source + "def f30():\n    return 0\n")
+    runner = CliRunner()
+    assert runner.invoke(main, ["index", "--graph-only", str(tmp_path)]).exit_code == 0
+    with sqlite3.connect(tmp_path / ".knoxidx" / "index.db") as db:
+        gone = [row[0] for row in db.execute("SELECT id FROM nodes WHERE kind = 'Function'")]
+        marks = ",".join("?" * len(gone))
+        edges = db.execute(f"DELETE FROM edges WHERE source IN ({marks}) OR target IN ({marks})",
+                           gone + gone).rowcount
+        db.execute(f"DELETE FROM nodes WHERE id IN ({marks})", gone)
+    assert len(gone) == 31 and edges == 30  # the calls f0 -> f1 ... f29 -> f30
+    data = json.loads(runner.invoke(main, ["verify", "--json", str(tmp_path)]).output)
+    assert (data["missing_nodes_count"], len(data["missing_nodes"])) == (31, 20)
+    # the calls, and each function's place in its module
+    assert data["missing_edges_count"] > edges and len(data["missing_edges"]) == 20
+    assert data["extra_nodes_count"] == data["extra_edges_count"] == 0 and not data["equal"]
+    human = runner.invoke(main, ["verify", str(tmp_path)])
+    assert human.exit_code == 1
+    assert "missing_nodes: 31, the first 3: [" in human.output
+    assert f"missing_edges: {data['missing_edges_count']}, the first 3: [" in human.output

@@ -62,6 +62,7 @@ def test_setup_compiles_existing_modules_of_the_graph_engine() -> None:
     assert all((ROOT / path).is_file() for path in listed), listed
 
 
+@pytest.mark.heavy
 def test_the_compiled_modules_pass_the_type_check_their_build_runs(tmp_path) -> None:
     """What mypyc checks before it compiles (setup.py's arguments): a type error here would
     make a wheel build fall back to pure Python, so it fails here first, in any build."""

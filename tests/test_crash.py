@@ -36,6 +36,7 @@ def index_command(root: Path) -> list[str]:
     return [*CLI, "index", "--jobs", "2", str(root)]
 
 
+@pytest.mark.heavy
 def test_sigkill_mid_index_then_recover(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     make_repo(root, 300)

@@ -97,3 +97,68 @@ def test_a_function_called_in_the_value_of_a_local_of_its_name_is_the_function(r
     assert (12, "minType") in calls  # `minType := minType(v)`
     assert (13, "srcs") in calls  # `if srcs := strings.Join(srcs(v), " ")`
     assert (16, "key") in calls  # `key := key{..}`
+
+
+COPIES = """\
+package p
+
+type Command struct{}
+
+func (c *Command) Parent() *Command { return nil }
+
+func (c *Command) Run() {}
+
+func (c *Command) walk(all []*Command) {
+	for p := c; p != nil; p = p.Parent() {
+		p.Run()
+	}
+	for _, p := range all {
+		p.Run()
+	}
+	root := &Command{}
+	cmd := root
+	cmd.Run()
+}
+"""
+
+
+def test_a_copy_of_a_name_is_bound_as_the_name_it_copies(repo) -> None:
+    """`for p := c; ..`: p holds what c holds (here a Command), not what another declaration
+    of p in the function does, nor nothing."""
+    root = repo({"go.mod": GO_MOD, "p.go": COPIES})
+    calls = {(line, name) for line, name, _ in _calls(root) if name in ("Parent", "Run")}
+    assert calls == {(10, "Parent"), (11, "Run"), (14, "Run"), (18, "Run")}
+
+
+SWITCHED = """\
+package p
+
+type Object interface{ ID() int }
+
+type Ref struct{}
+
+func (r *Ref) Name() string { return "" }
+
+func get() (Object, error) { return nil, nil }
+
+func walk(refs []*Ref, n int) {
+	obj, _ := get()
+	switch o := obj.(type) {
+	case *Ref:
+		o.Name()
+	default:
+		o.ID()
+	}
+	for _, r := range refs[:n] {
+		r.Name()
+	}
+}
+"""
+
+
+def test_a_type_switch_value_and_a_range_over_a_slice_expression_are_typed(repo) -> None:
+    """`switch o := obj.(type)`: in the default case o is what obj is (an Object); `range
+    refs[:n]` ranges over refs's elements."""
+    root = repo({"go.mod": GO_MOD, "p.go": SWITCHED})
+    calls = {(line, name) for line, name, _ in _calls(root) if name in ("ID", "Name")}
+    assert calls == {(15, "Name"), (17, "ID"), (20, "Name")}

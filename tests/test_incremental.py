@@ -6,6 +6,7 @@ import ast
 import shutil
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -75,6 +76,7 @@ def apply(root: Path, op: str, i: int, variant: int, lang: str) -> None:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(operation, min_size=1, max_size=6))
+@pytest.mark.heavy
 def test_incremental_equals_rebuild(tmp_path_factory, ops) -> None:
     check_incremental_equals_rebuild(tmp_path_factory.mktemp("inc"), Backend(None), ops)
 
@@ -83,6 +85,7 @@ def test_incremental_equals_rebuild(tmp_path_factory, ops) -> None:
 # SQLite build: fewer examples, each update costing a few round trips more.
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(operation, min_size=1, max_size=6))
+@pytest.mark.heavy
 def test_incremental_equals_rebuild_postgres(tmp_path_factory, pg_url, ops) -> None:
     check_incremental_equals_rebuild(tmp_path_factory.mktemp("inc"), Backend(pg_url), ops)
 

@@ -14,6 +14,7 @@ import pytest
 from knoxidx.languages.registry import BY_NAME
 from knoxidx.parse import extract
 from knoxidx.parse.discovery import discover
+from tests.helpers import COMPILED
 
 ROOT = Path(__file__).resolve().parent.parent
 native = pytest.importorskip("knoxidx.parse._matches",
@@ -160,3 +161,64 @@ def test_the_build_compiles_it_with_the_engine() -> None:
     if stamp.exists():
         assert "knoxidx/parse/_matches.c" in stamp.read_text()
     assert os.path.basename(native.__file__).startswith("_matches")
+
+
+# Fails the Python allocations of one call one at a time (CPython's _testcapi.set_nomemory),
+# each in turn, until the call needs no more: each must raise MemoryError or return what it
+# returns with memory to spare. Run in a child: a crash is its exit by a signal.
+FAILED_ALLOCATIONS = r"""
+import sys
+import _testcapi
+from knoxidx.parse import extract
+
+native = extract.native_matches()
+
+def outcomes(call):
+    seen, start, clean_since = {}, 1, 0
+    while clean_since < 50:
+        _testcapi.set_nomemory(start, start + 1)
+        try:
+            try:
+                result = ("ok", call())
+            finally:
+                _testcapi.remove_mem_hooks()
+        except MemoryError:
+            result = ("MemoryError", None)
+        except Exception as exc:
+            result = (f"{type(exc).__name__}: {exc}", None)
+        clean_since = clean_since + 1 if result[0] == "ok" else 0
+        seen.setdefault(result[0], set()).add(repr(result[1]) if result[0] == "ok" else "")
+        start += 1
+    return seen
+
+SOURCES = {
+    # a local's span past the small integers Python keeps, last of the matches
+    "python": b"#" * 300 + b"\nclass A(B):\n    def f(self, a):\n        self.g(a).h()\n        x = 1\n",
+    "java": b"class A extends B { void m(int a) { var x = new B(a); x.c().d(a); } }\n",
+    # regex predicates run Python (`#match?` on CommonJS exports)
+    "javascript": b"const a = require('./a');\nmodule.exports.run = function run() { a.b(); };\n",
+}
+for language, source in SOURCES.items():
+    compiled = extract._compiled(language)
+    plans = outcomes(lambda: extract._plan(native, compiled.query, {}) is not None)
+    root = compiled.parser.parse(source).root_node
+    found = outcomes(lambda: native.matches(compiled.plan, root, source, extract.MAX_QUERY_DEPTH))
+    for name, seen in (("plan", plans), ("matches", found)):
+        if set(seen) != {"ok", "MemoryError"} or len(seen["ok"]) != 1:
+            sys.exit(f"{language} {name}: {sorted(seen)}")
+"""
+
+
+@pytest.mark.skipif(COMPILED, reason="mypyc's runtime aborts on a failed allocation of its own "
+                    "('fatal: out of memory') before the matches see one; their C is the same")
+def test_a_failed_allocation_raises_memory_error_and_the_result_is_whole() -> None:
+    """A parse worker near its memory cap: the plan (made in the worker that first extracts a
+    language) crashed (SIGSEGV) when its last array could not be allocated. (A span whose
+    integer could not be made was listed with a hole in it, its MemoryError left pending.)"""
+    import subprocess
+    import sys
+
+    pytest.importorskip("_testcapi", reason="CPython's test C API is not installed")
+    done = subprocess.run([sys.executable, "-c", FAILED_ALLOCATIONS], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])

@@ -68,6 +68,7 @@ def test_characters_across_a_window_boundary_and_the_end(char: str) -> None:
 
 
 @pytest.mark.parametrize("language", ["python", "typescript", "go", "rust", "java"])
+@pytest.mark.heavy
 def test_sources_of_several_windows_parse_as_their_bytes(language: str) -> None:
     lines = {
         "python": "def f{n}(x):\n    return 'é{n}' + g(x)  # 中\n",

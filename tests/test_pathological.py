@@ -71,6 +71,7 @@ def minified_case(tmp_path: Path, size: int, raised_seconds: float) -> None:
     assert_sound(root)
 
 
+@pytest.mark.heavy
 def test_minified_javascript_2_mb(tmp_path: Path) -> None:
     minified_case(tmp_path, 2_000_000, 120)
 
@@ -80,6 +81,7 @@ def test_minified_javascript_50_mb(tmp_path: Path) -> None:
     minified_case(tmp_path, 50_000_000, 900)
 
 
+@pytest.mark.heavy
 def test_deep_nesting_in_every_language(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     root.mkdir()
@@ -95,6 +97,7 @@ def test_deep_nesting_in_every_language(tmp_path: Path) -> None:
     assert_sound(root)
 
 
+@pytest.mark.heavy
 def test_a_1_mb_single_line(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     root.mkdir()
@@ -125,6 +128,7 @@ def many_files(root: Path, count: int) -> None:
         (directory / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
 
 
+@pytest.mark.heavy
 def test_thousands_of_files_in_one_directory(tmp_path: Path) -> None:
     many_files(tmp_path, 3000)
     report = index(tmp_path, retrieval=False)
@@ -226,6 +230,7 @@ def assert_died_of_memory(errors: list[str]) -> None:
         errors[0]
 
 
+@pytest.mark.heavy
 def test_a_file_that_kills_its_parse_worker_is_an_error_and_the_rest_is_indexed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -284,6 +289,7 @@ def _runaway_on_bad_py(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.mark.parametrize("jobs", [1, pytest.param(2, marks=pytest.mark.slow)])
+@pytest.mark.heavy
 def test_a_file_that_runs_past_its_cpu_bound_costs_its_worker_not_the_update(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int,
 ) -> None:
@@ -375,6 +381,7 @@ def test_a_name_declared_hundreds_of_times_is_not_an_edge_from_every_reference(
             [("ambiguous", 300)]
 
 
+@pytest.mark.heavy
 def test_a_small_update_parses_in_a_capped_worker_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -452,6 +459,7 @@ def _standing_pids(root: Path, source: str, edits: int) -> list[int]:
     return pids
 
 
+@pytest.mark.heavy
 def test_a_standing_worker_that_keeps_what_it_parsed_is_replaced(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -475,6 +483,7 @@ def test_a_standing_worker_that_keeps_what_it_parsed_is_replaced(
     assert_sound(tmp_path)
 
 
+@pytest.mark.heavy
 def test_a_standing_worker_that_does_not_grow_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -486,6 +495,7 @@ def test_a_standing_worker_that_does_not_grow_is_kept(
     assert_sound(tmp_path)
 
 
+@pytest.mark.heavy
 def test_a_go_receiver_list_of_thousands_of_entries_costs_its_file_nothing(
     tmp_path: Path,
 ) -> None:
@@ -511,6 +521,7 @@ def test_a_go_receiver_list_of_thousands_of_entries_costs_its_file_nothing(
             "example.com/m.T.N"]
 
 
+@pytest.mark.heavy
 def test_thousands_of_overload_signatures_cost_their_file_nothing(tmp_path: Path) -> None:
     """Whether an ``@overload`` signature is followed by its body was a walk over every later
     sibling: quadratic, 12 s for 3,000 signatures without a body, so 5,000 ran past the parse

@@ -342,6 +342,7 @@ def test_http_api_over_the_shared_store(tmp_path: Path, pg_url: str) -> None:
         assert proc.stop() == 0
 
 
+@pytest.mark.heavy
 def test_least_privilege_roles(tmp_path: Path, pg_url: str) -> None:
     """The README's roles: an owner migrates, a writer indexes, the API's role only reads."""
     import psycopg
@@ -413,6 +414,7 @@ def test_mcp_over_the_shared_store(tmp_path: Path, pg_url: str) -> None:
     asyncio.run(session())
 
 
+@pytest.mark.heavy
 def test_watcher_writes_into_the_shared_store(tmp_path: Path, pg_url: str) -> None:
     from knoxidx.watch import Watcher
     from tests.agent.support import wait_for

@@ -1039,7 +1039,7 @@ pub async fn awaited_then_tried() -> Result<(), Error> {
 }
 
 pub fn held_option(w: Option<Conn>) {
-    // an `Option` value declared so is the Option: its content's type is not read here
+    // an `Option` value declared so is the Option, whose unwrap() hands back what it holds
     w.unwrap().ping();
 }
 """
@@ -1058,7 +1058,36 @@ def test_an_unwrapped_or_awaited_result_is_the_value_it_holds(repo) -> None:
             ("p::Conn::try_connect", "exact"), ping}
         assert _callees(idx, "p::awaited_then_tried") == {
             ("p::Conn::try_connect", "exact"), ping}
-        assert _callees(idx, "p::held_option") == set()
+        assert _callees(idx, "p::held_option") == {ping}
+
+
+FUTURE = """
+pub struct Lock;
+pub struct Guard;
+
+impl Guard {
+    pub fn map(self) {}
+    pub fn touch(&self) {}
+}
+
+impl Lock {
+    pub async fn write(&self) -> Guard { Guard }
+}
+
+pub async fn run(lock: Lock) {
+    // the future's `map` (futures' FutureExt), not the Guard's: it is not awaited
+    lock.write().map();
+    lock.write().await.touch();
+}
+"""
+
+
+def test_an_async_call_not_awaited_is_a_future_not_its_result(repo) -> None:
+    root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": FUTURE})
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::run") == {("p::Lock::write", "inferred"),
+                                           ("p::Guard::touch", "inferred")}
 
 
 QUALIFIED_RESULT = """

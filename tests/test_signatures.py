@@ -342,3 +342,20 @@ def test_an_index_of_schema_7_is_rebuilt(tmp_path: Path) -> None:
     assert "index schema 7 is not this knoxidx's (8): rebuilding" in out + err
     code, out, _ = run_cli("symbols", "*", str(root), "--returns", "Request")
     assert "svc.make" in out
+
+
+def test_a_long_type_or_signature_is_read_but_not_remembered() -> None:
+    """The caches of type names and stored signatures are bounded in the size of an entry as
+    well as in count: a type or a default value kilobytes long is read each time it is met."""
+    long_type = "Map<" + ", ".join(f"T{i}" for i in range(100)) + ">"
+    assert signatures.type_names(long_type) == ["Map", *(f"T{i}" for i in range(100))]
+    assert signatures.type_names("List<Request>") == ["List", "Request"]
+    assert long_type not in signatures._TYPE_NAMES and "List<Request>" in signatures._TYPE_NAMES
+    blob = ((("data", "bytes", "b'" + "x" * 5000 + "'", P),), "None", (), ())
+    text, returns, params = signatures.stored_signature(blob)
+    assert json.loads(text)[0][0][2] == "b'" + "x" * 5000 + "'"
+    assert (returns, params) == (" None ", " bytes ")
+    assert blob not in signatures._STORED
+    short = ((("a", "int", None, P),), "str", (), ())
+    assert signatures.stored_signature(short) == signatures.stored_signature(short)
+    assert short in signatures._STORED

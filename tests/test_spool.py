@@ -63,6 +63,7 @@ def _spooled_files(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 @pytest.mark.parametrize("jobs", [2, 4])  # one child; three taking turns at the spool
+@pytest.mark.heavy
 def test_a_cold_build_copies_the_childs_rows_in_and_equals_a_serial_one(
         repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int) -> None:
     root = repo(_files())
@@ -90,6 +91,7 @@ def test_a_cold_build_copies_the_childs_rows_in_and_equals_a_serial_one(
     conn.close()
 
 
+@pytest.mark.heavy
 def test_a_parallel_update_of_an_existing_index_keeps_each_files_rows_one_run(
         repo, monkeypatch: pytest.MonkeyPatch) -> None:
     """Into tables already holding rows and indexes (a full re-resolution after an engine
@@ -118,6 +120,7 @@ def test_a_parallel_update_of_an_existing_index_keeps_each_files_rows_one_run(
         assert export.canonical(idx.q) == updated
 
 
+@pytest.mark.heavy
 def test_a_spool_that_cannot_be_written_fails_the_update_and_loses_nothing(
         repo, monkeypatch: pytest.MonkeyPatch) -> None:
     from knoxidx.core.errors import KnoxidxError
@@ -144,6 +147,7 @@ def test_a_spool_that_cannot_be_written_fails_the_update_and_loses_nothing(
         assert idx.symbols("g0") and not idx.symbols("f0")
 
 
+@pytest.mark.heavy
 def test_a_spool_left_by_a_killed_build_is_removed_by_the_next(repo) -> None:
     root = repo(_files())
     build(root, jobs=1)

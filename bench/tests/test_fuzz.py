@@ -55,6 +55,7 @@ def test_long_runs_check_real_files(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "newline       python     slowest" in out and "a.py@" in out
 
 
+@pytest.mark.heavy
 def test_a_case_past_the_indexers_cpu_bound_is_a_finding_of_its_own(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -81,6 +82,7 @@ def test_a_case_past_the_indexers_cpu_bound_is_a_finding_of_its_own(
     assert result.findings and {f["kind"] for f in result.findings} == {"cpu-bound"}
 
 
+@pytest.mark.heavy
 def test_a_whole_repository_round_runs_without_the_workers_memory_cap(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -190,6 +192,7 @@ def test_a_parse_that_outgrows_the_cap_only_in_address_space_is_memory_not_survi
     assert "tree_parse.py" in cause.where or cause.where == fuzz.READER_OUT_OF_MEMORY, cause
 
 
+@pytest.mark.heavy
 def test_a_capped_replay_the_reader_records_as_out_of_memory_is_memory_not_survived() -> None:
     """Which allocation meets the cap first, tree-sitter's or Python's, varies with the load:
     a MemoryError the reader catches ends the capped replay well, with the file recorded as
@@ -211,6 +214,7 @@ def test_a_capped_replay_the_reader_records_as_out_of_memory_is_memory_not_survi
         ("memory", fuzz.READER_OUT_OF_MEMORY, True), causes
 
 
+@pytest.mark.heavy
 def test_a_replay_past_its_cpu_bound_is_told_from_a_crash(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -289,6 +293,7 @@ def test_a_worker_that_crashes_keeps_the_tallies_of_the_cases_before(
     assert result.outcomes["unrecorded"] == 1  # case 6, run after the report at 6 cases
 
 
+@pytest.mark.heavy
 def test_held_memory_leaves_the_bounded_caches_out_and_shows_what_is_kept() -> None:
     """What a worker holds (``held_mib``) grows with what it keeps, not with its caches, which
     fill for as long as a run goes on and stay bounded, nor with the free heap glibc keeps."""

@@ -82,6 +82,7 @@ PY_CORPUS = {
 }
 
 
+@pytest.mark.heavy
 def test_jedi_oracle_rows(tmp_path: Path) -> None:
     pytest.importorskip("jedi")
     import python_jedi
@@ -111,6 +112,7 @@ def test_jedi_oracle_rows(tmp_path: Path) -> None:
     assert quick["files"] == 1 and quick["computed"] == 0
 
 
+@pytest.mark.heavy
 def test_jedi_oracle_answers_every_site_of_a_long_function(tmp_path: Path) -> None:
     # jedi budgets 300 inferences per function; asked site after site on one Script, the
     # budget ran out at the 300th `self.` call and the rest of the method went unanswered
@@ -130,6 +132,7 @@ def test_jedi_oracle_answers_every_site_of_a_long_function(tmp_path: Path) -> No
     assert ("long.py", 323, "last", "long.py", 328, "last") in links(rows, "call")
 
 
+@pytest.mark.heavy
 def test_jedi_oracle_answers_every_pytest_fixture_parameter_of_a_file(tmp_path: Path) -> None:
     # jedi's pytest plugin memoized a generator of the modules fixtures come from: asked site
     # after site on one Script, only the first fixture parameter of a file was answered
@@ -167,6 +170,7 @@ def test_jedi_oracle_answers_every_pytest_fixture_parameter_of_a_file(tmp_path: 
     assert called == {(2, "app.py"), (6, "app.py")}
 
 
+@pytest.mark.heavy
 def test_jedi_oracle_reads_a_django_corpus_not_the_django_stubs_it_ships(tmp_path: Path) -> None:
     # jedi answered an inherited method's call in a package named django from its bundled
     # django-stubs, outside the corpus: the site went unanswered

@@ -69,6 +69,7 @@ def test_the_fetch_scripts_downloads_are_not_measured_as_corpus(tmp_path: Path, 
     assert "corpus-downloads" in out.err
 
 
+@pytest.mark.heavy
 def test_ab_interleaves_the_builds_of_two_checkouts(tmp_path: Path, capsys) -> None:
     """``ab``: builds by the base tree's knoxidx and by this one, ABBA; the base's really are
     its own (a tree whose knoxidx cannot be imported fails its builds)."""

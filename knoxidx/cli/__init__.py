@@ -364,7 +364,7 @@ def stats(path: str, as_json: bool) -> None:
 @store_options
 def verify(path: str, as_json: bool) -> None:
     """Check the index: database integrity, and that it equals a clean rebuild."""
-    from knoxidx.update.verify import verify_index
+    from knoxidx.update.verify import DIFFERENCES, verify_index
 
     with open_index(path) as idx:
         data = verify_index(idx)
@@ -375,10 +375,10 @@ def verify(path: str, as_json: bool) -> None:
         if d.get("history"):
             click.echo(f"history matches a read from scratch: {d['history']['equal']}")
         _print_extraction(d["extraction"])
-        for key in ("missing_nodes", "extra_nodes", "missing_edges", "extra_edges",
-                    "missing_unresolved", "extra_unresolved", "orphan_chunk_paths"):
-            if d[key]:
-                click.echo(f"  {key}: {len(d[key])}, e.g. {d[key][:3]}")
+        for key in DIFFERENCES:
+            if d[key]:  # (the JSON lists the first 20)
+                click.echo(f"  {key}: {d[key + '_count']:,}, the first {min(3, len(d[key]))}: "
+                           f"{d[key][:3]}")
 
     emit(data, as_json, human)
     if not data["equal"] or data["integrity"] != "ok":

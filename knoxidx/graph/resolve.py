@@ -967,7 +967,7 @@ class Resolver(ScopeResolver):
                           for s in typed)
         else:  # a local declared of a type outside the index, or a member of one
             outside = self._local_outside(fi, receiver[0], scope, site, len(receiver) > 1)
-        return outside and self._outer_agrees(fi, receiver[0].removesuffix("()"), scope)
+        return outside
 
     def _value_outside(self, symbol: Symbol, strict: bool = False) -> bool:
         """Whether what resolution made of a receiver is of a type outside the index: an
@@ -1011,36 +1011,6 @@ class Resolver(ScopeResolver):
             s = defs[s].parent
         return False
 
-    def _outer_agrees(self, fi: FileIndex, head: str, scope: int) -> bool:
-        """Whether, where ``head`` is a local bound once in a function around ``scope``, what
-        the name denotes outside the function (a field, an import) is of a type outside the
-        index too, if anything: a local bound once is read as bound all through its function
-        (a loop's `for (Set s : ..)` after a read of the field `s`), so the outer one may be
-        the one read."""
-        defs = fi.facts.defs
-        s = scope
-        while s >= 0 and fi.bindings.get((s, head)) is None:
-            s = defs[s].parent
-        if s < 0 or defs[s].kind != FUNCTION or (s, head) in fi.ordered:
-            return True
-        while s >= 0 and defs[s].kind == FUNCTION:
-            s = defs[s].parent
-        # (the locals of a class's methods share their names: `sb`, `t`)
-        return bool(self.memo(("outer-agrees", fi.path, head, s), self._outer_outside, fi,
-                              head, s))
-
-    def _outer_outside(self, fi: FileIndex, head: str, s: int) -> bool:
-        """:meth:`_outer_agrees`' answer for what ``head`` denotes from ``s``."""
-        for outer in self.resolve_path(fi, (head,), s)[0]:
-            if outer[0] in (MODULE_TAG, FILE_TAG):  # a package of the index
-                return False
-            # a field (not a module's variable: Go reads a literal's struct fields as those)
-            d = self.definition(outer) if outer[0] == DEFINITION_TAG else None
-            if d is not None and d.kind in (VARIABLE, CONSTANT) and d.parent >= 0 \
-                    and not self._value_outside(outer):
-                return False
-        return True
-
     def _binding_outside(self, fi: FileIndex, binding: Binding, strict: bool) -> bool:
         """Whether ``binding`` declares its name of a type outside the index (see
         :meth:`_local_outside`), or binds it to what a function of the index declares it
@@ -1077,7 +1047,8 @@ class Resolver(ScopeResolver):
                 return False
             written = d.signature_data[1] if len(d.signature_data) > 1 else None
             types = result_types(written) if written else []
-            if result >= len(types) or result == 0 and len(types) != 1:
+            # (a call bound to one name has one result: `f, err := g()`'s f is g's first)
+            if result >= len(types):
                 return False
             square = getattr(family_plugin(declaring.family), "SQUARE_TYPE_ARGS", False)
             typed = type_path(types[result], square)

@@ -11,6 +11,7 @@ Lookups`); what differs per language comes from the family module's ``RULES``.
 from __future__ import annotations
 
 import functools
+import re
 from typing import TYPE_CHECKING
 
 from knoxidx.core.facts import (
@@ -183,6 +184,13 @@ class ScopeResolver(Lookups):
         for at in range(1, len(path)):
             segment = path[at]
             if not current:
+                if fi is not None and fi.rules.outside_receivers_hold_elements \
+                        and segment[-2:] == "()" and segment[:-2] in fi.rules.element_results:
+                    current = self.binding_type(fi, Binding(scope, "", (*path[:at], ELEMENT_OF),
+                                                            False))
+                    if current:
+                        inferred = True
+                        continue
                 held_argument = self._argument_result(results, written, segment)
                 if held_argument is None:
                     break
@@ -214,8 +222,11 @@ class ScopeResolver(Lookups):
                     fi.rules.same_type_methods if called else fi.rules.same_type_fields):
                 # `sem.clone().acquire()`: a clone the project does not write (a derive's, an
                 # Arc's) is of the receiver's type; so is `f().await` where f's result is read
-                current, inferred = [s for s in current[:4] if s[0] == INSTANCE_TAG], True
-                continue
+                kept = [s for s in current[:4] if s[0] == INSTANCE_TAG]
+                # (a receiver of a type outside the index: maybe one of its elements, below)
+                if kept or not called or segment not in fi.rules.element_results:
+                    current, inferred = kept, True
+                    continue
             if not nxt and results:
                 held_argument = self._argument_result(results, written, path[at])
                 if held_argument is not None:
@@ -237,6 +248,10 @@ class ScopeResolver(Lookups):
                     current, inferred = substituted, True
                     continue
             if called:
+                if at < last and path[at + 1] != "await" and fi is not None \
+                        and fi.rules.async_results_awaited and self._async(current):
+                    current = []  # `lock.write().map(..)`: the future's method, not the guard's
+                    continue
                 current, inferred = self.call_results(current), True
         conf = UNION if split and len(current) > 1 else INFERRED if inferred else EXACT
         return current, conf
@@ -465,6 +480,13 @@ class ScopeResolver(Lookups):
         return (self.binding_type(where, Binding(scope, "", typed, False)),
                 (typed[-1], tuple((where, scope, a) for a in inner)) if inner else None)
 
+    def _async(self, symbols: list[Symbol]) -> bool:
+        """Whether each of ``symbols`` is an `async` function (its call gives a future)."""
+        return bool(symbols) and all(
+            s[0] == DEFINITION_TAG and self.definition(s).kind == FUNCTION
+            and _ASYNC_SIGNATURE.search(self.definition(s).signature) is not None
+            for s in symbols[:4])
+
     def call_results(self, symbols: list[Symbol]) -> list[Symbol]:
         """What calling each symbol yields: an instance of a class, a function's return type."""
         out: list[Symbol] = []
@@ -660,7 +682,8 @@ class ScopeResolver(Lookups):
                     fi.facts.defs[i].kind == CLASS for i in hit) > 1:
                 return []  # same-named classes in blocks the index does not model: no guess
             kind = fi.facts.defs[hit[-1]].kind
-            value = kind in (VARIABLE, CONSTANT)
+            value = kind in (VARIABLE, CONSTANT) or kind == FUNCTION and want_type \
+                and fi.rules.declared_types_name_items  # (Rust's `fmt::Formatter` in `fn fmt`)
             if not (value and (imports or want_type)):
                 return [(DEFINITION_TAG, fi.path, hit[-1])]
         if imports:
@@ -948,8 +971,10 @@ class ScopeResolver(Lookups):
                 # where none does.
                 own = binding.is_call and path[0].removesuffix("()") == binding.name \
                     and not binding.at
+                written = (ITEMS_HEAD, *path) if not binding.is_call and len(path) > 1 \
+                    and fi.rules.declared_types_name_items else path
                 # `const k = this._def.keyType`: k holds what a base's type parameter stands for
-                found, _ = self.resolve_path(fi, path, -1 if own else binding.scope,
+                found, _ = self.resolve_path(fi, written, -1 if own else binding.scope,
                                              want_type=not binding.is_call,
                                              site=binding.at - 1 if binding.at else 0,
                                              held=not binding.is_call and len(path) > 2
@@ -1446,6 +1471,10 @@ def _names_a_value(segment: str) -> bool:
     or callback's parameter): a copy's path (`const xs = this.xs`)."""
     return segment != ELEMENT_OF and segment != TYPES_JOINER and segment[-1:] != ")" \
         and segment[:1] != CALLBACK_OF
+
+
+# an `async fn`'s signature (Rust: `pub(crate) async unsafe fn f`)
+_ASYNC_SIGNATURE = re.compile(r"\basync\s+(?:unsafe\s+)?(?:extern\s+\S+\s+)?fn\b")
 
 
 def _indexes_elements(family: str) -> bool:

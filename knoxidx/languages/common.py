@@ -150,13 +150,19 @@ class BaseRules:
     # its other bindings say: which one reaches a use is not read, and the later one mostly
     # wraps the earlier
     results_yield_to_rebindings = False
+    # a declared type's path names modules and types, which no local or function of the name
+    # hides (Rust's `fmt: &mut fmt::Formatter` in a `fn fmt`: the parameter fmt is a value,
+    # the function a function, the `fmt` of the type the module)
+    declared_types_name_items = False
     # each binding of a local declares one scoped to its block (Go's `:=`, Rust's `let`, a Java
     # declaration): of a name's placed bindings, a use reads the last one in scope there, and
     # one in a block the use is not in, not at all (see FileIndex.reaching)
     bindings_block_scoped = False
-    # a local bound once is placed where its value reads its name (Go's `x := x(v)`): read
-    # by its site, so its own value sees no local yet (binding_sites.placed)
-    places_own_value_reads = False
+    # every local is placed (binding_sites.placed, the language's PLACES_EVERY_LOCAL), a name
+    # bound once and each declaration of no type read too: where none reaches a read, the
+    # read is of no local of the function (a field, around the loop that declares its name;
+    # the package's function in Go's `minType := minType(v)`)
+    places_every_local = False
     # methods that give a value of their receiver's type where the project writes none of its
     # own (Rust's derived `clone`): `let rt = rt.clone()` holds what rt held
     same_type_methods: frozenset[str] = frozenset()
@@ -192,6 +198,12 @@ class BaseRules:
     # a local holding a call's result holds the elements of what the call returns, as
     # declared (`let w = f(); if let Some(w) = w` where f returns an `Option<Waker>`)
     called_locals_hold_elements = False
+    # a receiver of a type outside the index still hands back its elements through
+    # element_results (Rust's `m.lock().unwrap().run()` of an `m: Arc<Mutex<T>>`)
+    outside_receivers_hold_elements = False
+    # a call of an `async` function gives a future, whose methods are the future's until it
+    # is awaited (Rust's `lock.write().await.m()`; `lock.write().map(..)` is futures' map)
+    async_results_awaited = False
     # (type outside the index, method) -> which of the receiver's written type arguments the
     # method returns (Java's `Map.Entry<K, V> e`: `e.getValue()` is a V)
     argument_results: Mapping[tuple[str, str], int] = MappingProxyType({})

@@ -79,8 +79,9 @@ class ResolutionRules(Protocol):
     rebinding_changes_type: bool
     rebindings_widen_type: bool
     results_yield_to_rebindings: bool
+    declared_types_name_items: bool
     bindings_block_scoped: bool
-    places_own_value_reads: bool
+    places_every_local: bool
     same_type_methods: frozenset[str]
     same_type_fields: frozenset[str]
     classes_block_scoped: bool
@@ -93,6 +94,8 @@ class ResolutionRules(Protocol):
     elements_kept: frozenset[str]
     element_results: frozenset[str]
     called_locals_hold_elements: bool
+    outside_receivers_hold_elements: bool
+    async_results_awaited: bool
     argument_results: Mapping[tuple[str, str], int]
     tied_overloads_kept: int
     separator: str
@@ -225,6 +228,10 @@ class OrdersBindings(Protocol):
     # is the same local bound again (Python), not a new one its block declares (Go's `x :=`,
     # a type switch's `x`), so that the earlier bindings reach no use past it
     UNTYPED_REBINDS: bool
+    # whether each local a function declares is placed, a name bound once (`for (T x : xs)`)
+    # and a declaration of no type the index reads (`var x = f()`) too: a block-scoped local
+    # then reaches no read outside its block, which is of whatever the name is there
+    PLACES_EVERY_LOCAL: bool
 
 
 @runtime_checkable

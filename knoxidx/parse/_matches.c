@@ -14,6 +14,11 @@
  * version it was built against. Text predicates (#eq?, #not-eq?, #match?, #not-match?) are
  * evaluated here on the source bytes; a query with any other predicate is refused (plan()
  * raises ValueError), and extraction runs py-tree-sitter's matches() for it.
+ *
+ * A failed allocation of Python's (a parse worker near its memory cap) raises MemoryError
+ * and releases what the call holds: every result is checked, none is stored unchecked.
+ * tree-sitter's own allocations (the query cursor's) abort the process instead, as they do
+ * in py-tree-sitter; the pool records that worker's file as failed.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -64,7 +69,9 @@ static void plan_free(Plan *plan) {
     for (uint32_t p = 0; plan->kinds != NULL && p < plan->patterns; p++) Py_XDECREF(plan->kinds[p]);
     for (uint32_t c = 0; plan->names != NULL && c < plan->captures; c++) Py_XDECREF(plan->names[c]);
     for (uint32_t p = 0; plan->predicates != NULL && p < plan->patterns; p++) {
-        for (uint32_t i = 0; i < plan->predicate_counts[p]; i++) Py_XDECREF(plan->predicates[p][i].value);
+        /* (no counts: their allocation failed, and no predicate was read) */
+        for (uint32_t i = 0; plan->predicate_counts != NULL && i < plan->predicate_counts[p]; i++)
+            Py_XDECREF(plan->predicates[p][i].value);
         PyMem_Free(plan->predicates[p]);
     }
     PyMem_Free(plan->modes);
@@ -267,12 +274,23 @@ static int satisfies(const Predicate *predicate, const TSQueryMatch *match, cons
     return 1;
 }
 
+/* A tuple of ``count`` new references (NULL for one whose creation failed), stolen whether or
+ * not it is made; NULL with the exception set if any is NULL or the tuple cannot be made. */
+static PyObject *tuple_of(PyObject **items, int count) {
+    PyObject *tuple = NULL;
+    int complete = 1;
+    for (int i = 0; i < count; i++) complete = complete && items[i] != NULL;
+    if (complete) tuple = PyTuple_New(count);
+    for (int i = 0; i < count; i++) {
+        if (tuple != NULL) PyTuple_SET_ITEM(tuple, i, items[i]);
+        else Py_XDECREF(items[i]);
+    }
+    return tuple;
+}
+
 static PyObject *span(uint32_t start, uint32_t end) {
-    PyObject *pair = PyTuple_New(2);
-    if (pair == NULL) return NULL;
-    PyTuple_SET_ITEM(pair, 0, PyLong_FromUnsignedLong(start));
-    PyTuple_SET_ITEM(pair, 1, PyLong_FromUnsignedLong(end));
-    return pair;
+    PyObject *items[2] = {PyLong_FromUnsignedLong(start), PyLong_FromUnsignedLong(end)};
+    return tuple_of(items, 2);
 }
 
 /* A reference pattern's match: (key, start, end, kind, row, column, receiver start, receiver
@@ -290,23 +308,17 @@ static PyObject *reference(const Plan *plan, const TSQueryMatch *match) {
     TSPoint at = ts_node_start_point(main->node);
     unsigned long long key = ((unsigned long long)start << 35) | ((unsigned long long)end << 3) |
                              plan->ranks[match->pattern_index];
-    PyObject *row = PyTuple_New(8);
-    if (row == NULL) return NULL;
-    PyTuple_SET_ITEM(row, 0, PyLong_FromUnsignedLongLong(key));
-    PyTuple_SET_ITEM(row, 1, PyLong_FromUnsignedLong(start));
-    PyTuple_SET_ITEM(row, 2, PyLong_FromUnsignedLong(end));
-    PyTuple_SET_ITEM(row, 3, Py_NewRef(plan->kinds[match->pattern_index]));
-    PyTuple_SET_ITEM(row, 4, PyLong_FromUnsignedLong(at.row));
-    PyTuple_SET_ITEM(row, 5, PyLong_FromUnsignedLong(at.column));
-    PyTuple_SET_ITEM(row, 6, receiver ? PyLong_FromUnsignedLong(ts_node_start_byte(receiver->node)) : PyLong_FromLong(-1));
-    PyTuple_SET_ITEM(row, 7, receiver ? PyLong_FromUnsignedLong(ts_node_end_byte(receiver->node)) : PyLong_FromLong(-1));
-    for (int i = 0; i < 8; i++) {
-        if (PyTuple_GET_ITEM(row, i) == NULL) {
-            Py_DECREF(row);
-            return NULL;
-        }
-    }
-    return row;
+    PyObject *items[8] = {
+        PyLong_FromUnsignedLongLong(key),
+        PyLong_FromUnsignedLong(start),
+        PyLong_FromUnsignedLong(end),
+        Py_NewRef(plan->kinds[match->pattern_index]),
+        PyLong_FromUnsignedLong(at.row),
+        PyLong_FromUnsignedLong(at.column),
+        receiver ? PyLong_FromUnsignedLong(ts_node_start_byte(receiver->node)) : PyLong_FromLong(-1),
+        receiver ? PyLong_FromUnsignedLong(ts_node_end_byte(receiver->node)) : PyLong_FromLong(-1),
+    };
+    return tuple_of(items, 8);
 }
 
 /* py-tree-sitter's (pattern, {capture name: [Node, ...]}) for one match. */
@@ -332,12 +344,8 @@ static PyObject *nodes_match(const Plan *plan, const TSQueryMatch *match, NodeOb
         Py_DECREF(node);
         if (appended < 0) goto fail;
     }
-    PyObject *pattern = PyLong_FromUnsignedLong(match->pattern_index);
-    if (pattern == NULL) goto fail;
-    PyObject *pair = PyTuple_Pack(2, pattern, captures);
-    Py_DECREF(pattern);
-    Py_DECREF(captures);
-    return pair;
+    PyObject *pair[2] = {PyLong_FromUnsignedLong(match->pattern_index), captures};
+    return tuple_of(pair, 2);
 fail:
     Py_DECREF(captures);
     return NULL;
@@ -360,6 +368,7 @@ static PyObject *matches(PyObject *module, PyObject *args) {
     /* a cursor per call: a regex predicate runs Python, which may let another thread in */
     TSQueryCursor *cursor = ts_query_cursor_new();
     PyObject *references = PyList_New(0), *spans = PyList_New(0), *others = PyList_New(0);
+    if (cursor == NULL) PyErr_NoMemory();
     if (cursor == NULL || references == NULL || spans == NULL || others == NULL) goto fail;
     ts_query_cursor_set_max_start_depth(cursor, depth);
     ts_query_cursor_exec(cursor, plan->ts, root->node);
@@ -399,7 +408,8 @@ static PyObject *matches(PyObject *module, PyObject *args) {
         if (appended < 0) goto fail;
     }
     ts_query_cursor_delete(cursor);
-    return Py_BuildValue("(NNN)", references, spans, others);
+    PyObject *result[3] = {references, spans, others};
+    return tuple_of(result, 3);
 fail:
     if (cursor != NULL) ts_query_cursor_delete(cursor);
     Py_XDECREF(references);

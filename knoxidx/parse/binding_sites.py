@@ -21,7 +21,10 @@ def placed(bindings: list[Binding], nodes: list[tuple[int, Any, Any]], defs: lis
     and, after them, where the language says so (``UNTYPED_REBINDS``), a binding of
     ``UNKNOWN_VALUE`` placed at each other binding of such a name (``raw_locals``: the bytes
     of each name a function binds, the query's ``@local``), whose value the index reads no
-    type of (`for x in xs:`, `x = y`): past it, the earlier ones reach no use. A name both
+    type of (`for x in xs:`, `x = y`): past it, the earlier ones reach no use. Where the
+    language places every local (``PLACES_EVERY_LOCAL``), a name bound once is placed too, and
+    so is each declaration of no type read (`var x = f()`, `catch (A | B x)`): none of a name's
+    declarations reaches past its block, nor into another's. A name both
     declared and bound to a call's result in one statement (`var i I = C(0)`, `x: T = f()`)
     keeps the declared type alone, as a type checker has it. ``spans``: each definition's
     (start, end, index)."""
@@ -36,10 +39,11 @@ def placed(bindings: list[Binding], nodes: list[tuple[int, Any, Any]], defs: lis
                  if i not in dropped]
     counts = Counter((bindings[i].scope, bindings[i].name) for i, _, _ in nodes)
     several = {key for key, count in counts.items() if count > 1}
-    own_values: frozenset[str] = getattr(plugin, "OWN_VALUE_DECLARATIONS", frozenset())
-    if own_values:
-        # `minType := minType(v)`: placed, so a read in its own value sees no local yet
-        several |= _read_in_own_value(bindings, nodes, own_values, source)
+    every_local = plugin.PLACES_EVERY_LOCAL
+    if every_local:
+        # a local bound once reaches only its block (`for (T x : xs)`), and from past its
+        # value (`minType := minType(v)` reads no local yet)
+        several |= {key for key in counts if key[0] >= 0 and "." not in key[1]}
     if not several:
         return bindings
     blocks, loops = plugin.BINDING_BLOCKS, plugin.LOOPS
@@ -56,7 +60,7 @@ def placed(bindings: list[Binding], nodes: list[tuple[int, Any, Any]], defs: lis
                     and after.scope == b.scope:  # its type arguments (`List<T> x`), placed alike
                 bindings[i + 1] = after._replace(at=bindings[i].at, block_end=block_end,
                                                  loop=loop)
-    if not plugin.UNTYPED_REBINDS:
+    if not (plugin.UNTYPED_REBINDS or every_local):
         return bindings
     names = {name for _, name in several}
     others = sorted(span for span in raw_locals
@@ -73,28 +77,6 @@ def placed(bindings: list[Binding], nodes: list[tuple[int, Any, Any]], defs: lis
             unknown.append(Binding(owner, name, UNKNOWN_VALUE, False, point(row + 1, col),
                                    *_reach(node, _start(defs, owner), blocks, loops)))
     return bindings + unknown if unknown else bindings
-
-
-def _read_in_own_value(bindings: list[Binding], nodes: list[tuple[int, Any, Any]],
-                       declarations: frozenset[str], source: bytes) -> set[tuple[int, str]]:
-    """The (scope, name) of each binding declared by a node of a type in ``declarations``
-    whose value (``right``) names it."""
-    out: set[tuple[int, str]] = set()
-    for i, name_node, _ in nodes:
-        names = name_node.parent
-        statement = names.parent if names is not None else None
-        if statement is None or statement.type not in declarations:
-            continue
-        right = statement.child_by_field_name("right")
-        if right is None:
-            continue
-        name = bindings[i].name
-        # where the value holds the name's text (ruling out nearly every binding at once),
-        # asked of the statement itself
-        at = source.find(name.encode(), right.start_byte, right.end_byte)
-        if at >= 0 and in_own_value(statement, at, name, declarations, source):
-            out.add((bindings[i].scope, name))
-    return out
 
 
 def in_own_value(node: Any, at: int, name: str, declarations: frozenset[str],
@@ -122,7 +104,13 @@ def _at(name_node: Any, value_node: Any, blocks: frozenset[str], loops: frozense
     """Where the binding of ``name_node`` whose type is read from ``value_node`` takes effect:
     past the whole value, a call's arguments too (`x = f(x.y())` reads the earlier x), the
     statement itself where the value node is part of it (`let x: T = ..`), but not a loop's
-    body where its header binds (`for x in xs {..}`: x is bound past xs)."""
+    body where its header binds (`for x in xs {..}`: x is bound past xs, as Java's `for (T x :
+    xs)`, whose value node is its type, is)."""
+    header = name_node.parent
+    if header is not None and header.type in blocks:
+        iterated = header.child_by_field_name("value")
+        if iterated is not None:
+            value_node = iterated
     value = value_node.parent
     if value is None or (value.start_byte <= name_node.start_byte < value.end_byte
                          and (value.type in blocks or value.type in loops)):

@@ -121,7 +121,7 @@ def build_definitions(
             if kind == _TYPE:
                 type_hint = alias_path(text, square)
             elif kind == _FUNCTION:  # a return type reads through wrappers: `f()?`
-                type_hint = type_path(text, square)
+                type_hint = declared_type(plugin, text, returned=True)
             else:
                 type_hint = declared_type(plugin, text)
         end_row, end_column = node.end_point
@@ -177,25 +177,30 @@ _TYPE = NodeKind.TYPE.value
 _GENERIC_KINDS = frozenset({NodeKind.CLASS.value, NodeKind.INTERFACE.value, _TYPE})
 
 
-# by family, read once: a getattr that misses raises (and formats) an AttributeError, and
-# declared types are read for most definitions and bindings of the languages without them
-_OPAQUE_WRAPPERS: dict[str, re.Pattern[str] | None] = {}
+# by (family, returned), read once: a getattr that misses raises (and formats) an
+# AttributeError, and declared types are read for most definitions and bindings of the
+# languages without them
+_OPAQUE_WRAPPERS: dict[tuple[str, bool], re.Pattern[str] | None] = {}
 
 
-def declared_type(plugin: Language, declared: str) -> NamePath:
+def declared_type(plugin: Language, declared: str, returned: bool = False) -> NamePath:
     """The type a value declared ``declared`` has, whose methods it shows: through pointers,
     references and wrappers (``type_path``), except the wrappers the language's
     ``OPAQUE_WRAPPERS`` match, which are that type themselves (Rust's `Option<T>` and
-    `Mutex<T>` have no `Deref`: `x.lock()` is the Mutex's, `x.clone()` the Option's)."""
-    family = plugin.FAMILY
-    if family in _OPAQUE_WRAPPERS:
-        opaque = _OPAQUE_WRAPPERS[family]
+    `Mutex<T>` have no `Deref`: `x.lock()` is the Mutex's, `x.clone()` the Option's), the
+    last wrapper the match opens (`Arc<Mutex<T>>` derefs to the Mutex). ``returned``: a
+    function's return type, read through all but its ``OPAQUE_RESULTS`` (`f()?`)."""
+    key = (plugin.FAMILY, returned)
+    if key in _OPAQUE_WRAPPERS:
+        opaque = _OPAQUE_WRAPPERS[key]
     else:
-        opaque = _OPAQUE_WRAPPERS[family] = getattr(plugin, "OPAQUE_WRAPPERS", None)
+        opaque = _OPAQUE_WRAPPERS[key] = getattr(
+            plugin, "OPAQUE_RESULTS" if returned else "OPAQUE_WRAPPERS", None)
     matched = opaque.match(declared) if opaque is not None else None
     if matched is None:
         return type_path(declared, plugin.SQUARE_TYPE_ARGS)
-    return type_path(declared[:matched.end()].rstrip("<").rstrip(), plugin.SQUARE_TYPE_ARGS)
+    opened = declared[:matched.end()].rstrip().removesuffix("<").rpartition("<")[2]
+    return type_path(opened.rstrip(), plugin.SQUARE_TYPE_ARGS)
 
 
 def bound_locals(

@@ -132,7 +132,7 @@ class FileIndex:
         # their names, and as called (`f()`): a reference whose head is one is resolved
         # with its site (see reaching)
         self.placed_names: frozenset[str] = frozenset()
-        if self.rebindings or self.rules.places_own_value_reads:
+        if self.rebindings or self.rules.places_every_local:
             self._order(facts.bindings)
         self.imports: dict[tuple[int, str], list[Import]] = defaultdict(list)
         self.wildcards: list[Import] = []
@@ -154,8 +154,9 @@ class FileIndex:
         """Fill :attr:`ordered` and :attr:`placed_names` (see ``__init__``)."""
         wanted = {key for key, rebound in self.rebindings.items()
                   if "." not in key[1] and rebound[0].at}
-        if self.rules.places_own_value_reads:
-            # a name bound once yet placed (Go's `x := x(v)`): its own value reads no local
+        if self.rules.places_every_local:
+            # a name bound once yet placed (Go's `x := x(v)`: its own value reads no local;
+            # Java's `for (T x : xs)`: no read outside the loop does)
             wanted |= {key for key, b in self.bindings.items()
                        if b.at and key not in self.rebindings and "." not in key[1]}
         if not wanted:
@@ -237,11 +238,12 @@ class FileIndex:
         while s >= 0:
             if (s, name) in self.ordered:
                 reached = self.reaching(s, name, scope, site)
-                if reached == () and self.rules.places_own_value_reads \
-                        and (s, name) not in self.rebindings:
-                    return ()  # a read in the value of its one declaration: no local yet
-                # (none in scope there: a declaration the index has no type of, Java's `var p`
-                # or a lambda's `p ->`, read as the name's bindings are without a site)
+                if reached == () and self.rules.places_every_local:
+                    # a read outside the block of every declaration of it, or in the value of
+                    # its declaration (Go's `x := x(v)`), each one placed: no local there
+                    return ()
+                # (none in scope there: a declaration the index has no type of, read as the
+                # name's bindings are without a site)
                 return tuple([b.at for b in reached]) if reached else None
             s = defs[s].parent
         return None

@@ -9,7 +9,6 @@ through ``marshal``, and most of a file's definitions are functions."""
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Iterable
@@ -105,12 +104,31 @@ def type_names(text: str | None) -> list[str]:
     return list(_names_in(text)) if text else []
 
 
-# a few hundred types (`String`, `int`, `&str`) make most of a corpus's declared types
-@functools.lru_cache(maxsize=4096)
+# a few hundred types (`String`, `int`, `&str`) make most of a corpus's declared types, and
+# half a corpus's signatures repeat one before (`()` -> `String`, `(self)`): each is read
+# once. Bounded in count, and in the size of an entry, as the words of retrieval.terms are:
+# a type or a signature can be kilobytes (a default value holding a blob, generated code)
+# and then hardly repeats.
+_TYPE_NAMES: dict[str, tuple[str, ...]] = {}
+_STORED: dict[Any, tuple[str, str | None, str | None]] = {}
+CACHE_LIMIT = 4096
+CACHED_TYPE_CHARS = 200
+CACHED_SIGNATURE_CHARS = 1000
+
+
 def _names_in(text: str) -> tuple[str, ...]:
-    if text.isascii() and text.isidentifier():  # one plain name: no pattern to run
-        return (text,)
-    return tuple(["".join(m.split()).replace("::", ".") for m in _TYPE_NAME.findall(text)])
+    names = _TYPE_NAMES.get(text)
+    if names is None:
+        if text.isascii() and text.isidentifier():  # one plain name: no pattern to run
+            names = (text,)
+        else:
+            names = tuple(["".join(m.split()).replace("::", ".")
+                           for m in _TYPE_NAME.findall(text)])
+        if len(text) <= CACHED_TYPE_CHARS:
+            if len(_TYPE_NAMES) >= CACHE_LIMIT:
+                _TYPE_NAMES.clear()
+            _TYPE_NAMES[text] = names
+    return names
 
 
 def search_key(texts: Iterable[str | None]) -> str | None:
@@ -153,16 +171,28 @@ def key_matches(key: str | None, query: str) -> bool:
     return whole in key or qualified in key
 
 
-# half a corpus's signatures repeat one before (`()` -> `String`, `(self)`): each is written once
-@functools.lru_cache(maxsize=4096)
 def stored_signature(data: SignatureData | TypeSignatureData
                      ) -> tuple[str, str | None, str | None]:
     """A function's signature as the stores keep it: JSON (the tuples as lists), and the
     search keys of its return type and of its parameters' types; a type's, its JSON alone."""
-    text = _as_stored_json(data)
-    if len(data) == 1:
-        return text, None, None
-    return text, search_key([data[1]]), search_key(parameter_types(data))
+    stored = _STORED.get(data)
+    if stored is None:
+        text = _as_stored_json(data)
+        if len(data) == 1:
+            stored = (text, None, None)
+        else:
+            stored = (text, search_key([data[1]]), search_key(parameter_types(data)))
+        if len(text) <= CACHED_SIGNATURE_CHARS:
+            if len(_STORED) >= CACHE_LIMIT:
+                _STORED.clear()
+            _STORED[data] = stored
+    return stored
+
+
+def clear_caches() -> None:
+    """Empty what this module remembers (bench.fuzz's reading of held memory)."""
+    _TYPE_NAMES.clear()
+    _STORED.clear()
 
 
 # one encoder for every signature: json.dumps builds a new one per call given any option

@@ -32,7 +32,8 @@ import functools
 import json
 import os
 import re
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,9 +58,20 @@ _LINE_CACHE_LIMIT = 200_000
 # longer, 31 of them repeats); bench.fuzz's cases filled them with such
 _CACHED_WORD_CHARS = 64
 _CACHED_LINE_CHARS = 200
-# A line at least this long counted whole (minified code) keeps its encoding until the next
-# count, for ``cut_counted``: the chunker cuts such a line right after counting it.
+# A line at least this long counted whole (minified code) keeps its tokens' starts until the
+# next count, for ``cut_counted``: the chunker cuts such a line right after counting it.
 _KEPT_ENCODING_CHARS = 20_000
+# A BERT tokenizer encodes a longer line a piece at a time, each cut where a word ends: a
+# whole line's Encoding holds ~700 bytes a token (a 20 MB docstring took 2.9 GiB at once)
+_ENCODED_CHARS = 100_000
+# Where a piece may end: after whitespace, ASCII punctuation or a CJK ideograph (which BERT's
+# normaliser pads with spaces), where its pre-tokenizer splits, so that no token spans the
+# cut (not after any other character that \s matches: the normaliser deletes control
+# characters, joining their neighbours)
+# Longer than any added token of a BERT tokenizer's (``[MASK]``): the reach of the check that
+# a piece does not end inside one
+_ADDED_CHARS = 64
+_WORD_END = re.compile("[ \t\r\n!-/:-@\\[-`{-~\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 class TokenCounter:
@@ -78,7 +90,8 @@ class TokenCounter:
         self._bert_words, self._added, self._lowercase = _bert_wordpiece_spec(tokenizer_file)
         self._word_counts: dict[bytes, int] = {}
         self._line_counts: dict[str, int] = {}
-        self._kept_encodings: dict[str, Any] = {}
+        # a long line's tokens, kept from its count for its cut (see _KEPT_ENCODING_CHARS)
+        self._kept_tokens: dict[str, _LineTokens] = {}
 
     def count(self, text: str) -> int:
         return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
@@ -111,23 +124,24 @@ class TokenCounter:
             n = len(data.translate(None, _NOT_PUNCTUATION))
             # one pass, a new word counted where it is met: collecting a file's new words in a
             # set first, then summing through map(), cost a third of this loop when compiled
-            for word in data.translate(_WORDS_ONLY).split():
-                word_count = known.get(word)
-                if word_count is None:
-                    word_count = self._word_count(word)
-                    if len(word) <= _CACHED_WORD_CHARS:
-                        known[word] = word_count
-                n += word_count
+            for piece in _word_pieces(data.translate(_WORDS_ONLY)):
+                for word in piece.split():
+                    word_count = known.get(word)
+                    if word_count is None:
+                        word_count = self._word_count(word)
+                        if len(word) <= _CACHED_WORD_CHARS:
+                            known[word] = word_count
+                    n += word_count
             counts[i] = n
             if len(text) <= _CACHED_LINE_CHARS:
                 lines[text] = n
-        self._kept_encodings.clear()
+        self._kept_tokens.clear()
         if whole:
             long = [i for i in whole if len(texts[i]) >= _KEPT_ENCODING_CHARS]
             for i in long:
-                encoding = self._tokenizer.encode(texts[i], add_special_tokens=False)
-                self._kept_encodings[texts[i]] = encoding
-                counts[i] = len(encoding.ids)
+                line_tokens = self._line_tokens(texts[i])
+                self._kept_tokens[texts[i]] = line_tokens
+                counts[i] = len(line_tokens.starts)
             short = [i for i in whole if len(texts[i]) < _KEPT_ENCODING_CHARS]
             for i, n in zip(short, self._encode_counts([texts[i] for i in short]), strict=True):
                 counts[i] = n
@@ -146,20 +160,19 @@ class TokenCounter:
         it begins and ends where a word does; None for one cut within a word (count it).
         Encoding the line again for each span cost more than the cut itself (minified
         JavaScript: 0.24 s of django's 0.56 s of cutting)."""
-        encoding = self._kept_encodings.pop(text, None) or self._tokenizer.encode(
-            text, add_special_tokens=False)
-        offsets, words = encoding.offsets, encoding.word_ids
-        n = len(offsets)
+        line_tokens = self._kept_tokens.pop(text, None) or self._line_tokens(text)
+        starts, begins = line_tokens.starts, line_tokens.begins_word
+        n = len(starts)
         if n <= max_tokens:
             return [(0, len(text), n)]
 
         def at_word_start(i: int) -> bool:
-            return i == 0 or i >= n or words[i] is None or words[i] != words[i - 1]
+            return i >= n or begins[i] == 1
 
         def word_start(i: int, floor: int) -> int:
             """``i``, or the first token of the word it is inside, if that is above ``floor``."""
             j = i
-            while j > floor and words[j] is not None and words[j] == words[j - 1]:
+            while j > floor and begins[j] == 0:
                 j -= 1
             return j if j > floor else i
 
@@ -170,12 +183,28 @@ class TokenCounter:
             if end < n:
                 end = word_start(end, start)
             aligned = at_word_start(start) and at_word_start(end)
-            spans.append((offsets[start][0] if start else 0,
-                          offsets[end][0] if end < n else len(text),
+            spans.append((starts[start] if start else 0,
+                          starts[end] if end < n else len(text),
                           end - start if aligned else None))
             if end >= n:
                 return spans
             start = word_start(max(end - overlap, start + 1), start)
+
+    def _line_tokens(self, text: str) -> _LineTokens:
+        """Where each of ``text``'s tokens starts, and whether it begins a word: compact (9
+        bytes a token), and encoded a piece at a time where BERT's pre-tokenizer makes each
+        piece's tokens the whole text's (another tokenizer's whole, as before)."""
+        starts: array[int] = array("q")
+        begins = bytearray()
+        base = 0
+        while base < len(text):
+            end = _piece_end(text, base, self._added) if self._bert_words else len(text)
+            encoding = self._tokenizer.encode(text[base:end], add_special_tokens=False)
+            words = encoding.word_ids
+            starts.extend([base + a for a, _ in encoding.offsets])
+            begins.extend([i == 0 or w is None or w != words[i - 1] for i, w in enumerate(words)])
+            base = end
+        return _LineTokens(starts, begins)
 
     def _word_count(self, word: bytes) -> int:
         """A word's count (printable ASCII, one pre-token), from the WordPiece model alone."""
@@ -185,6 +214,55 @@ class TokenCounter:
     def _encode_counts(self, texts: Sequence[str]) -> list[int]:
         encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
         return [len(e.ids) for e in encodings]
+
+
+class _LineTokens:
+    """A line's tokens as ``cut_counted`` reads them: each one's first character, and 1
+    where it begins a word (a pre-token), else 0."""
+
+    __slots__ = ("starts", "begins_word")
+
+    def __init__(self, starts: array[int], begins_word: bytearray) -> None:
+        self.starts = starts
+        self.begins_word = begins_word
+
+
+def _piece_end(text: str, base: int, added: re.Pattern[str] | None) -> int:
+    """Where the piece of ``text`` from ``base`` to encode next ends: just after the last
+    space (else word end) within ``_ENCODED_CHARS``, or past a longer run of neither (one
+    word: one token, [UNK], however long); never inside an added token (``[CLS]``), which
+    the tokenizer matches before it splits words."""
+    limit = base + _ENCODED_CHARS
+    if limit >= len(text):
+        return len(text)
+    space = text.rfind(" ", base, limit)
+    if space >= base:
+        return space + 1  # (no added token holds a space)
+    end = -1
+    for boundary in _WORD_END.finditer(text, base, limit):
+        end = boundary.end()
+    if end <= base:
+        after = _WORD_END.search(text, limit)
+        end = after.end() if after is not None else len(text)
+    if added is not None:
+        for token in added.finditer(text, max(base, end - _ADDED_CHARS), end + _ADDED_CHARS):
+            if token.start() < end < token.end():
+                return token.end()
+    return end
+
+
+def _word_pieces(words: bytes) -> Iterator[bytes]:
+    """``words`` (words and spaces) in pieces of about ``_ENCODED_CHARS``, cut at spaces:
+    split whole, a 20 MB line's list of words took ten times its size."""
+    if len(words) <= _ENCODED_CHARS:
+        yield words
+        return
+    base = 0
+    while base < len(words):
+        end = words.find(b" ", base + _ENCODED_CHARS)
+        end = len(words) if end < 0 else end
+        yield words[base:end]
+        base = end
 
 
 def _is_plain(text: str) -> bool:

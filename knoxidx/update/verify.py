@@ -43,6 +43,11 @@ def orphan_chunk_paths(store: Any) -> list[str]:
     return [path for path in chunks.paths() if path not in indexed]
 
 
+# the ways an index can differ from a clean rebuild, as verify_index names them
+DIFFERENCES = ("missing_nodes", "extra_nodes", "missing_edges", "extra_edges",
+               "missing_unresolved", "extra_unresolved", "orphan_chunk_paths")
+
+
 def verify_index(idx: Any, sample: int = 20) -> dict[str, Any]:
     integrity = idx.q.integrity()
     current = export.canonical(idx.q)
@@ -56,21 +61,26 @@ def verify_index(idx: Any, sample: int = 20) -> dict[str, Any]:
 
     history = verify_history(idx.root, idx.store)
     orphans = orphan_chunk_paths(idx.store)
+    differences: dict[str, Any] = {
+        "missing_nodes": clean.nodes - current.nodes,
+        "extra_nodes": current.nodes - clean.nodes,
+        "missing_edges": clean.edges - current.edges,
+        "extra_edges": current.edges - clean.edges,
+        # an unresolved call as stored: (path, line, kind, name, reason, candidates, source,
+        # times at that site)
+        "missing_unresolved": clean.unresolved - current.unresolved,
+        "extra_unresolved": current.unresolved - clean.unresolved,
+        "orphan_chunk_paths": orphans,
+    }
     return {
         "integrity": integrity,
         "equal": current == clean and (history is None or history["equal"]) and not orphans,
         "history": history,
-        "orphan_chunk_paths": orphans[:sample],
         # a stale extraction explains a difference: `knoxidx index` reads every file again
         "extraction": idx.extraction(),
         "nodes": len(current.nodes),
         "edges": len(current.edges),
-        "missing_nodes": sorted(map(str, clean.nodes - current.nodes))[:sample],
-        "extra_nodes": sorted(map(str, current.nodes - clean.nodes))[:sample],
-        "missing_edges": sorted(map(str, clean.edges - current.edges))[:sample],
-        "extra_edges": sorted(map(str, current.edges - clean.edges))[:sample],
-        # an unresolved call as stored: (path, line, kind, name, reason, candidates, source,
-        # times at that site)
-        "missing_unresolved": sorted(map(str, clean.unresolved - current.unresolved))[:sample],
-        "extra_unresolved": sorted(map(str, current.unresolved - clean.unresolved))[:sample],
+        # each kind of difference: the first ``sample`` of them, and how many there are
+        **{key: sorted(map(str, rows))[:sample] for key, rows in differences.items()},
+        **{f"{key}_count": len(rows) for key, rows in differences.items()},
     }

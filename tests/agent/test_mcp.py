@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client
 
 from knoxidx.api.schemas import MAX_SOURCE_LINES
@@ -117,6 +118,7 @@ def test_tools_answers_and_errors(tmp_path: Path) -> None:
     asyncio.run(session())
 
 
+@pytest.mark.heavy
 def test_start_up_imports_nothing_heavy_of_ours(tmp_path: Path) -> None:
     """`knoxidx mcp` answers `initialize` having imported only the CLI, the graph reader and
     the MCP face of knoxidx: its start-up time is the SDK's import (about 1.5 s of 1.6 s on

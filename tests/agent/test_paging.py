@@ -67,6 +67,7 @@ def read_all(fetch: Callable[[int], dict], items: str, limit: int) -> list[dict]
     return seen
 
 
+@pytest.mark.heavy
 def test_the_library_answers_a_page_and_pages_through_the_rest(crowded: Path) -> None:
     with Index.open(crowded) as idx:
         first = idx.callers("core.target")

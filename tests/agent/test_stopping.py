@@ -67,6 +67,7 @@ def big_repo(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.heavy
 def test_serve_watch_applies_a_batch_of_40_files_and_stops_on_sigterm(big_repo: Path) -> None:
     import httpx
 
@@ -89,6 +90,7 @@ def test_serve_watch_applies_a_batch_of_40_files_and_stops_on_sigterm(big_repo: 
             proc.proc.kill()
 
 
+@pytest.mark.heavy
 def test_watch_applies_a_batch_of_40_files_and_stops_on_sigterm(big_repo: Path) -> None:
     proc = Process(knoxidx_command("watch", str(big_repo), "--json", "--debounce-ms", "50"))
     try:
@@ -168,6 +170,7 @@ def test_a_process_with_threads_never_forks_its_chunking_workers(tmp_path: Path)
     assert not forked, f"forked workers: {forked}"
 
 
+@pytest.mark.heavy
 def test_mcp_watch_applies_a_batch_of_40_files_and_stops_on_sigterm(big_repo: Path) -> None:
     import subprocess
 

@@ -111,6 +111,7 @@ def test_atomic_save_delete_and_move(watching: tuple[Path, Watcher, Recorder]) -
     assert all(b["removed"] + b["changed"] + b["added"] >= 1 for b in recorder.batches())
 
 
+@pytest.mark.heavy
 def test_burst_of_500_files_is_one_batch(agent_repo: Path) -> None:
     burst = agent_repo / "gen"
     burst.mkdir()  # watched from the start: each of its files is heard

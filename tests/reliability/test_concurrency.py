@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bench.reliability.concurrency import concurrency
 from tests.test_crash import make_repo
 
 
+@pytest.mark.heavy
 def test_readers_never_fail_nor_see_half_a_batch(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     make_repo(corpus, 40)

@@ -126,6 +126,7 @@ def test_http_answers_damaged_stored_data_with_the_fix(indexed: Path) -> None:
     assert error["code"] == "corrupt_index" and REBUILD in error["message"], error
 
 
+@pytest.mark.heavy
 def test_damage_met_by_a_forked_resolver_fails_the_update_without_a_traceback(
         tmp_path: Path) -> None:
     """Over 200 files to resolve, forked children resolve beside the parent: whichever meets

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bench.reliability.kill_index import kill_index
 from tests.test_crash import make_repo
 
 
+@pytest.mark.heavy
 def test_killed_indexer_loses_nothing(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     make_repo(corpus, 80)

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bench.reliability.kill_watch import kill_watch
 from tests.test_crash import make_repo
 
 
+@pytest.mark.heavy
 def test_killed_watcher_reconciles_on_restart(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     make_repo(corpus, 60)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bench.reliability.common import run_cli
 from bench.reliability.separate_writer import separate_writer
 from knoxidx.graph.store import SQLiteStore
@@ -24,6 +26,7 @@ def counts(store: SQLiteStore) -> tuple[int, ...]:
     return tuple(row)
 
 
+@pytest.mark.heavy
 def test_a_reader_opened_beside_others_leaves_their_locks_alone(tmp_path: Path) -> None:
     """Opening an index used to read its header with open() and close(), and closing any
     descriptor of a file drops every POSIX lock the process holds on it: the readers already
@@ -57,6 +60,7 @@ def test_a_reader_opened_beside_others_leaves_their_locks_alone(tmp_path: Path) 
         second.close()
 
 
+@pytest.mark.heavy
 def test_http_readers_beside_a_separate_writer_never_fail(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     make_repo(corpus, 40)

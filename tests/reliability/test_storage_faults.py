@@ -170,6 +170,7 @@ def grow(root: Path, n: int) -> None:
         (root / "pkg" / f"big{i}.py").write_text(f"from pkg.m1 import f1\n{body}")
 
 
+@pytest.mark.heavy
 def test_disk_full_mid_update_loses_nothing(indexed: Path) -> None:
     checkpointed(indexed)
     before = graph_of(indexed)
@@ -187,6 +188,7 @@ def test_disk_full_mid_update_loses_nothing(indexed: Path) -> None:
     assert verify(indexed)["equal"]
 
 
+@pytest.mark.heavy
 def test_disk_full_on_a_first_build(tmp_path: Path) -> None:
     root = write_tree(tmp_path / "repo", FILES)
     grow(root, 30)
@@ -209,6 +211,7 @@ def without_root_powers() -> list[str]:
     return ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"]
 
 
+@pytest.mark.heavy
 def test_read_only_index_directory(indexed: Path) -> None:
     checkpointed(indexed)
     before = graph_of(indexed)
@@ -312,6 +315,7 @@ os._exit(0)
 """
 
 
+@pytest.mark.heavy
 def test_reads_work_on_a_full_disk(small_disk: Path) -> None:
     """Reading writes nothing, but SQLite's first connection to an index must make (and
     grow) the WAL's shared-memory file: on a full disk every read command exited 7 with

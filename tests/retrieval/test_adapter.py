@@ -126,6 +126,7 @@ def test_merge_adds_the_low_rank_product_and_refuses_a_misfit(tmp_path: Path) ->
         merge_adapter(weights, unknown)
 
 
+@pytest.mark.heavy
 def test_an_adapter_changes_the_vectors_and_its_graph_is_cached_apart(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -199,6 +199,7 @@ def _safe_counts(root: Path) -> tuple[int, int, int]:
         return (0, 0, 0)
 
 
+@pytest.mark.heavy
 def test_a_watcher_embeds_in_spare_time_and_a_change_does_not_wait(
     tmp_path: Path, embedding_on: None, monkeypatch: pytest.MonkeyPatch, local_embedder: Any
 ) -> None:

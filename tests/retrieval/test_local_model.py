@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from knoxidx.retrieval.tokens import default_counter
 
@@ -26,6 +27,7 @@ def test_token_counter_is_the_models_wordpiece() -> None:
     assert counter.count(text) == sum(counter.count_many(text.split("\n")))
 
 
+@pytest.mark.heavy
 def test_onnx_graph_matches_a_plain_numpy_bert() -> None:
     from bert_reference import encode
 

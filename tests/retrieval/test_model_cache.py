@@ -20,6 +20,7 @@ from knoxidx.retrieval.model_files import model_dir
 TEXTS = ["parse the config file", "def load_user_settings(path): return json.load(path)"]
 
 
+@pytest.mark.heavy
 def test_cached_graph_loads_without_building_and_embeds_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -43,6 +44,7 @@ def test_cached_graph_loads_without_building_and_embeds_the_same(
     assert (cached.parent / "model.data").stat().st_size > 1_000_000
 
 
+@pytest.mark.heavy
 def test_int8_graph_is_made_once_from_the_shipped_weights_and_embeds_like_fp32(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -69,6 +71,7 @@ def test_int8_graph_is_made_once_from_the_shipped_weights_and_embeds_like_fp32(
     assert np.allclose(MiniLM(threads=1, precision="int8").encode(TEXTS), int8, atol=1e-6)
 
 
+@pytest.mark.heavy
 def test_batches_hold_at_most_the_token_budget_and_embed_as_one_by_one() -> None:
     model = MiniLM(threads=1)
     texts = ["x " * n for n in (3, 200, 5, 120, 7, 60, 250, 9, 2, 30)]

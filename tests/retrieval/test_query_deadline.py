@@ -100,6 +100,7 @@ def test_a_query_embedder_gives_up_on_a_hanging_endpoint(hanging: HangingServer)
     assert len(hanging.connections) >= 1  # it was really asked
 
 
+@pytest.mark.heavy
 def test_cli_search_and_context_fall_back_at_once(embedded: Path, hanging: HangingServer,
                                                   fake: FakeVoyage) -> None:
     point_at(embedded, hanging.base_url)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
+import pytest
 from retrieval_support import SITE_PACKAGES
 
 from knoxidx.retrieval.chunker import split_lines
@@ -99,3 +101,52 @@ def test_a_long_line_or_word_is_counted_but_not_remembered() -> None:
     assert counter.count_many(lines) == [counter.count(t) for t in lines]
     assert long_line not in counter._line_counts and short_line in counter._line_counts
     assert word.encode() not in counter._word_counts and b"value" in counter._word_counts
+
+
+def test_a_long_line_encoded_a_piece_at_a_time_has_the_whole_line_s_tokens(monkeypatch) -> None:
+    """Past ``_ENCODED_CHARS`` a line is encoded in pieces cut where BERT splits words: its
+    count and its cuts are those of the line encoded whole, whatever the characters at the
+    cuts (punctuation alone, CJK, control characters, special tokens, a word over 100
+    characters)."""
+    from knoxidx.retrieval import tokens
+
+    counter = default_counter()
+    rng = random.Random(3)
+    words = [line.rstrip("\n") for line in TRICKY] + ["[SEP]", "\u4e2d", "\x1f", "e\u0301",
+                                                      "x" * 120, ".", "\t"]
+    lines = ["".join(rng.choice(words) for _ in range(rng.randint(50, 300))) for _ in range(40)]
+    lines.append(".,;" * 400)  # no space at all: cut after punctuation
+    whole = [(counter.count_many([line]), counter.cut_counted(line, 40, 5)) for line in lines]
+    monkeypatch.setattr(tokens, "_ENCODED_CHARS", 37)
+    for line, expected in zip(lines, whole, strict=True):
+        assert (counter.count_many([line]), counter.cut_counted(line, 40, 5)) == expected, line
+        assert expected[0] == [counter.count(line)]
+
+
+CUT_A_LONG_LINE = r"""
+from pathlib import Path
+from knoxidx.retrieval.tokens import default_counter
+
+def kib(field):  # (not ru_maxrss: a child starts with its parent's, pytest's, at the fork)
+    status = Path("/proc/self/status").read_text()
+    return int(status.split(field + ":")[1].split()[0])
+
+counter = default_counter()
+counter.cut_counted("warm up " * 100, 64, 8)
+line = "implementation, " * (1 << 15)
+before = kib("VmRSS")
+counter.cut_counted(line, 512, 64)
+print((kib("VmHWM") - before) * 1024 / len(line))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_cutting_a_long_line_holds_a_small_multiple_of_its_size() -> None:
+    """Encoded whole, a line's Encoding took ~130 times its size (a 20 MB one-line docstring
+    took 2.9 GiB to chunk); in pieces, its tokens' starts take 9 bytes a token."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", CUT_A_LONG_LINE], capture_output=True,
+                          text=True, timeout=120, check=True)
+    assert float(done.stdout) < 60, done.stdout  # (half a MB: ~20, mostly one piece's Encoding)

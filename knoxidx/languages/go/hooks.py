@@ -38,6 +38,8 @@ BINDING_BLOCKS: frozenset[str] = frozenset({
 # (a later declaration is another local: none reaches an earlier use, in a loop or not)
 LOOPS: frozenset[str] = frozenset()
 UNTYPED_REBINDS = False
+# every local placed: one declared in an `if`'s header or a block is no name outside it
+PLACES_EVERY_LOCAL = True
 SQUARE_TYPE_ARGS = True  # type arguments in square brackets: `List[T]`
 # The builtins whose result is of the type they are passed (`new(T)`, `make([]T, n)`): a name
 # bound to a call of one is bound to that type (tags.scm), not to what the call returns
@@ -55,6 +57,8 @@ OWN_VALUE_DECLARATIONS: frozenset[str] = frozenset({"short_var_declaration"})
 def element_binding(value_node: Any, source: bytes) -> tuple[NamePath, bool]:
     """`for _, v := range xs`, `v := xs[i]`, `v, ok := <-ch`: v is an element of what xs names,
     a path ending in ``[]`` that the resolver follows (a container reads as its element)."""
+    if value_node.type == "slice_expression":  # `range refs[:n]`: refs's elements
+        value_node = value_node.child_by_field_name("operand") or value_node
     return element_path(node_text(source, value_node)), False
 
 
@@ -63,7 +67,29 @@ def build_constraint(root: Any, source: bytes) -> str:
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
+    if sub == "field" and _in_function_struct(node):
+        return None
     return DEF_KINDS.get(sub)
+
+
+# where a struct type written in place sits in a function: its fields are no package names
+_FUNCTIONS = frozenset({"function_declaration", "method_declaration", "func_literal"})
+_NAMED_TYPES = frozenset({"type_spec", "type_alias", "source_file"})
+
+
+def _in_function_struct(field: Any) -> bool:
+    """Whether the field declaration ``field`` is of a struct type written in place inside a
+    function (`tests := []struct{ name string }{..}`, a parameter's `opts struct{ n int }`),
+    not of a named type's (nor of a package variable's, whose fields are its children)."""
+    node = field.parent.parent if field.parent is not None else None  # the struct_type
+    while node is not None:
+        kind = node.type
+        if kind in _NAMED_TYPES:
+            return False
+        if kind in _FUNCTIONS:
+            return True
+        node = node.parent
+    return False
 
 
 def doc_comment(node: Any, source: bytes) -> str:
@@ -83,7 +109,11 @@ def doc_comment(node: Any, source: bytes) -> str:
 
 
 def bound_names(node: Any) -> list[Any]:
-    """The names a `@binding.names` node binds: a var spec's or parameter's (`a, b *T`)."""
+    """The names a `@binding.names` node binds: a var spec's or parameter's (`a, b *T`), a
+    `:=`'s (`a, b, err := f()`)."""
+    if node.type == "short_var_declaration":
+        left = node.child_by_field_name("left")
+        return [c for c in left.named_children if c.type == "identifier"] if left else []
     return [c for c in node.children_by_field_name("name") if c.type == "identifier"]
 
 
@@ -158,7 +188,7 @@ class _Rules(BaseRules):
     guess_members = False
     bases_are_fields = True  # an embedded field is named by its type
     bindings_block_scoped = True
-    places_own_value_reads = True
+    places_every_local = True
     builtin_method_names = frozenset({
         "Error", "String", "Close", "Read", "Write", "Lock", "Unlock", "RLock", "RUnlock",
         "Done", "Err", "Value", "Len", "Wait", "Add", "Store", "Load", "Swap", "Reset",

@@ -70,7 +70,14 @@
 (type_arguments (type_elem [(type_identifier) (qualified_type)] @reference.type))
 
 (argument_list [(identifier) (selector_expression)] @reference.value)
-(keyed_element (literal_element [(identifier) (selector_expression)] @reference.value))
+; a keyed element's value; its key where it may be an expression: a map's (`map[K]V{k: v}`, a
+; named type's, which may be a map), a qualified one (`pkg.K: v`), never a key of a struct
+; written in place or of an element whose type is elided (`[]struct{ name string }{{name: ..}}`):
+; a field, no name in scope
+(keyed_element value: (literal_element [(identifier) (selector_expression)] @reference.value))
+(keyed_element key: (literal_element (selector_expression) @reference.value))
+(composite_literal type: [(map_type) (type_identifier) (qualified_type) (generic_type)]
+  body: (literal_value (keyed_element key: (literal_element (identifier) @reference.value))))
 (return_statement (expression_list [(identifier) (selector_expression)] @reference.value))
 
 ; what an expression reads: operands, conditions, indexes, elements, assigned values
@@ -126,19 +133,15 @@
  (var_spec . name: (identifier) @binding.name !type
    value: (expression_list . (unary_expression operand: (composite_literal
      type: [(type_identifier) (qualified_type) (generic_type)] @binding.type))))]
-; a call's second and third results: `_, b := f()`, `a, b, c := f()` (`@binding.result`: the
-; name's place in the list is the result's); the call is the only value (`a, b := f(), g()`
-; binds b to g, below)
+; a call's results after its first: `_, b := f()`, `a, b, c, err := f()` (`@binding.result`:
+; each name's place in the list is the result's; the names are read from the node, see
+; bound_names); the call is the only value (`a, b := f(), g()` binds b to g, below)
 [(short_var_declaration
-   left: (expression_list . (identifier) . (identifier) @binding.name @binding.result)
+   left: (expression_list . (identifier) . (identifier))
    right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call) .))
- (var_spec . name: (identifier) . name: (identifier) @binding.name @binding.result !type
-   value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call) .))]
-[(short_var_declaration
-   left: (expression_list . (identifier) . (identifier) . (identifier) @binding.name @binding.result)
-   right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call) .))
- (var_spec . name: (identifier) . name: (identifier) . name: (identifier) @binding.name @binding.result !type
-   value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call) .))]
+ (var_spec . name: (identifier) . name: (identifier) !type
+   value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.call) .))
+] @binding.names @binding.result
 ; a type assertion: `v := x.(*T)`, `v, ok := x.(T)` (also in `if v, ok := x.(*T); ok`) bind v
 [(short_var_declaration
    left: (expression_list . (identifier) @binding.name)
@@ -156,6 +159,17 @@
    right: (expression_list . (selector_expression) @binding.type))
  (var_spec . name: (identifier) @binding.name !type
    value: (expression_list . (selector_expression) @binding.type))]
+; a copy of a name (`for p := c; ..`, `cmd := rootCmd`): bound as the name it copies is, in the
+; function or the package (extract._copies_typed)
+[(short_var_declaration
+   left: (expression_list . (identifier) @binding.name .)
+   right: (expression_list . (identifier) @binding.copy .))
+ (var_spec . name: (identifier) @binding.name !type
+   value: (expression_list . (identifier) @binding.copy .))]
+; a type switch's `v := x.(type)`: in its default case and a case of several types, what was
+; switched on (a case of one type narrows it, below)
+(type_switch_statement alias: (expression_list . (identifier) @binding.name .)
+  value: (identifier) @binding.copy)
 ; a field's address (`lp := &o.labels`): a pointer to the field, whose methods are the field's
 [(short_var_declaration
    left: (expression_list . (identifier) @binding.name)

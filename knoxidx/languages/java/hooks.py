@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.facts import CALLBACK_OF, Import, NamePath, RefKind
+from knoxidx.core.facts import CALLBACK_OF, UNKNOWN_VALUE, Import, NamePath, RefKind
 from knoxidx.core.symbols import (
     DEFINITION_TAG,
     EXTERNAL_TAG,
@@ -49,6 +49,8 @@ BINDING_BLOCKS: frozenset[str] = frozenset({
 # (a later declaration is another local: none reaches an earlier use, in a loop or not)
 LOOPS: frozenset[str] = frozenset()
 UNTYPED_REBINDS = False
+# every local placed: one declared in a loop's header or a block is no name outside it
+PLACES_EVERY_LOCAL = True
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
 QUALIFIED_SELF = "this"  # `Outer.this`: the instance of the enclosing class Outer
 BINDS_TYPE_ARGUMENTS = True  # `List<Type> x`: x's type arguments bound apart (TYPE_ARGUMENTS)
@@ -851,12 +853,9 @@ def _variable_type(fi: FileIndex, scope: int, name: str) -> str:
     while s >= 0 and defs[s].kind == "Function":
         binding = fi.bindings.get((s, name))
         if binding is not None:
-            if (s, name) in fi.ordered:
-                reached = fi.reaching(s, name, scope, int(at)) if at else None
-                if not reached or len(reached) != 1:
-                    return ""
-                binding = reached[0]
-            if binding.is_call or binding.type_path[-1][:1] == CALLBACK_OF:
+            binding = fi.reaching_one(s, name, scope, int(at) if at else 0, binding)
+            if binding is None or binding.is_call or binding.type_path == UNKNOWN_VALUE \
+                    or binding.type_path[-1][:1] == CALLBACK_OF:
                 return ""  # (a lambda's parameter, typed by what it is passed)
             if len(binding.type_path) == 1 and _looks_like_type_variable(binding.type_path[0]):
                 # `T tree` of `<T extends JCTree>`: a JCTree
@@ -914,6 +913,7 @@ class _Rules(BaseRules):
     self_binds_anywhere = True
     class_members_visible = True
     bindings_block_scoped = True
+    places_every_local = True
     guess_members = True
     guess_outside_receivers = False
     fixed_arity_first = True

@@ -99,6 +99,10 @@
 (enhanced_for_statement type: [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.type
   name: (identifier) @binding.name
   (#not-eq? @binding.type "var"))
+; a resource: `try (Reader r = open())` binds r, a Reader, for the try
+(resource type: [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.type
+  name: (identifier) @binding.name
+  (#not-eq? @binding.type "var"))
 ; a caught exception of one type: `catch (Types.Err ex)` binds ex, a Types.Err (not `A | B ex`)
 (catch_formal_parameter
   (catch_type . [(type_identifier) (scoped_type_identifier)] @binding.type .)

@@ -206,6 +206,7 @@ TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 BINDING_BLOCKS: frozenset[str] = frozenset({"block"})
 LOOPS: frozenset[str] = frozenset({"for_statement", "while_statement"})
 UNTYPED_REBINDS = True
+PLACES_EVERY_LOCAL = False
 # `self.x = x` gives the field the type of the local it copies (see extract._fields_from_locals)
 FIELDS_COPY_LOCALS = True
 OVERLOAD_RUN = 64  # signatures of one overloaded function looked ahead at most

@@ -168,8 +168,16 @@ def element_type(declared: str) -> str:
     """The type of the elements of a collection declared ``declared`` (a field's declaration
     `books: Vec<Book>` too): `Vec<T>`, `VecDeque<T>`, `HashSet<T>`, `BTreeSet<T>`,
     `Option<T>`, `[T]`, `[T; N]`, a slice iterator `Iter<'a, T>` and `impl Iterator<Item = T>`
-    give T; "" for others (a map's, a tuple's elements)."""
+    give T; so do std's cells and locks, which hold one T (`Mutex<T>`, `RefCell<T>`: what
+    `lock()` and `borrow()` lend), and a `Result<T, E>`, through the `Box`, `Arc` or `Rc`
+    around them; "" for others (a map's, a tuple's elements)."""
     text = collection_type(declared)
+    while (wrapped := DEREF_WRAPPED.match(text)) is not None:
+        text = _REFERENCE.sub("", wrapped.group(1), count=1).strip()
+    result = _RESULT.match(text)
+    if result is not None:  # `Result<T, E>`: what `unwrap()` hands back is the T
+        arguments = split_top_level(result.group(1), ",")
+        return arguments[0].strip() if len(arguments) <= 2 else ""
     if text.startswith("["):
         inner = text[1:].rstrip().removesuffix("]")
         element = split_top_level(inner, ";")[0]
@@ -194,7 +202,10 @@ _FIELD = re.compile(r"(?:pub(?:\s*\([^)]*\))?\s+)?\w+\s*:(?!:)(.*)\Z", re.DOTALL
 _REFERENCE = re.compile(r"\A(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)+")
 _COLLECTION = re.compile(
     r"(?:(?:std|core|alloc)::\w+::)?(?:Vec|VecDeque|HashSet|BTreeSet|BinaryHeap|LinkedList|"
-    r"Option|Iter|IterMut|IntoIter)\s*<(.*)>\Z", re.DOTALL)
+    r"Option|Iter|IterMut|IntoIter|Cell|RefCell|Mutex|RwLock)\s*<(.*)>\Z", re.DOTALL)
+# `Box<T>`, `Arc<T>`, `Rc<T>` as written: T inside
+DEREF_WRAPPED = re.compile(r"(?:(?:std|alloc)::\w+::)?(?:Box|Arc|Rc)\s*<(.*)>\Z", re.DOTALL)
+_RESULT = re.compile(r"(?:\w+::)*Result\s*<(.*)>\Z", re.DOTALL)
 _ITEM = re.compile(r"\b(?:Into)?Iterator\s*<\s*Item\s*=\s*(.*)>\s*>?\s*(?:\+.*)?\Z", re.DOTALL)
 
 

@@ -25,6 +25,7 @@ from knoxidx.languages.rust.bound_types import (
     type_parameter_bindings as type_parameter_bindings,
 )
 from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item_macros
+from knoxidx.languages.rust.macro_scope import enclosing_macro
 from knoxidx.languages.rust.outside import outside_call
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, enclosing, node_text
@@ -60,16 +61,20 @@ BINDING_BLOCKS: frozenset[str] = frozenset({
 # (a later declaration is another local: none reaches an earlier use, in a loop or not)
 LOOPS: frozenset[str] = frozenset()
 UNTYPED_REBINDS = False
+PLACES_EVERY_LOCAL = False
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
 # (``unwrap_item_macros``, imported above, is extraction's hook: the items in `cfg_rt! { }`)
 # A value declared with one of these is of that type, not of the one inside: they have no
 # `Deref` (`x.clone()` on an `Option<Lit>` is Option's clone, `x.lock()` on a `Mutex<T>` the
-# Mutex's, tokio's own where it has one). A function's return type still reads through them,
-# for `f()?`; `Box`, `Arc` and `Rc` deref to the inner type. (Any path may lead to an
-# Option or a Result: `io::Result<T>`.)
-OPAQUE_WRAPPERS = re.compile(
-    r"(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)*"
-    r"(?:(?:\w+::)*(?:Option|Result)|(?:(?:std|core)::\w+::)?(?:Cell|RefCell|Mutex|RwLock))\s*<")
+# Mutex's, tokio's own where it has one). `Box`, `Arc`, `Rc` and references deref to the
+# type inside, so `Arc<Mutex<T>>` is a Mutex too. (Any path may lead to an Option or a
+# Result: `io::Result<T>`.) A function's return type still reads through an Option and a
+# Result, for `f()?` (OPAQUE_RESULTS), not through the cells and locks.
+_DEREFS_TO = r"(?:&\s*(?:'\w+\s+)?(?:mut\s+)?|(?:(?:std|alloc)::\w+::)?(?:Box|Arc|Rc)\s*<\s*)*"
+_CELLS = r"(?:(?:std|core)::\w+::)?(?:Cell|RefCell|Mutex|RwLock)\s*<"
+OPAQUE_WRAPPERS = re.compile(_DEREFS_TO + r"(?:(?:\w+::)*(?:Option|Result)\s*<|" + _CELLS + ")")
+OPAQUE_RESULTS = re.compile(r"(?:" + _DEREFS_TO + r"(?:\w+::)*(?:Option|Result)\s*<\s*)*"
+                            + _DEREFS_TO + _CELLS)
 
 
 def elements_binding(node: Any, source: bytes) -> NamePath:
@@ -79,7 +84,10 @@ def elements_binding(node: Any, source: bytes) -> NamePath:
     if not element:
         return ()
     opaque = OPAQUE_WRAPPERS.match(element)
-    return type_path(element[:opaque.end()].rstrip("<").rstrip() if opaque else element)
+    if opaque is None:
+        return type_path(element)
+    # the last wrapper the match opens: an `Option<Arc<Mutex<T>>>` holds a Mutex
+    return type_path(element[:opaque.end()].rstrip().removesuffix("<").rpartition("<")[2])
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
@@ -251,17 +259,26 @@ class _Rules(ReexportingRules):
     out_of_line_methods = True
     results_yield_to_rebindings = True  # `let (tx, rx) = channel(); let tx = Arc::new(tx);`
     bindings_block_scoped = True
+    declared_types_name_items = True
     # `f()` is read as the T of the `Option<T>`/`Result<T, E>` it returns (for `f()?`), so
     # its `unwrap()` and `expect(..)` are of that type too, where the crate writes none
     same_type_methods = frozenset({
         "clone", "unwrap", "expect", "unwrap_or", "unwrap_or_else", "unwrap_or_default"})
     same_type_fields = frozenset({"await"})
     called_locals_hold_elements = True
+    outside_receivers_hold_elements = True
+    async_results_awaited = True
     # std's methods that hand back one of an `Option`'s or a collection's elements (in an
-    # `Option`, read through as `f()?` is): `if let Some(tx) = self.tx.take()`, `v.last()`
+    # `Option`, read through as `f()?` is): `if let Some(tx) = self.tx.take()`, `v.last()`;
+    # what an `Option` or a `Result` declared so holds (`w.unwrap()`); and what a cell or a
+    # lock holds, through the guard that derefs to it (`m.lock().unwrap()`, `c.borrow()`):
+    # the element of the receiver's declared type (see bound_types.element_type)
     element_results = frozenset("""
         take as_ref as_mut as_deref as_deref_mut cloned copied first last first_mut last_mut
         get get_mut pop pop_front pop_back front back front_mut back_mut peek next
+        unwrap expect unwrap_or unwrap_or_else unwrap_or_default
+        lock try_lock read write try_read try_write borrow borrow_mut try_borrow
+        try_borrow_mut into_inner
     """.split())
     # an `impl` block's method is no name of its module: a bare `drop(x)` is the prelude's,
     # not the file's `impl Drop`, and `time::pause` the module's fn, not `Clock::pause`
@@ -666,9 +683,13 @@ class _Rules(ReexportingRules):
                         return found
         # a child module declared in another file (`mod foo;` is an import, this catches
         # crate-root paths like `foo::bar()` where foo is a sibling module)
-        child = self._module(r, f"{self._current(r, fi)}::{name}")
+        current = self._current(r, fi)
+        child = self._module(r, f"{current}::{name}")
         if child:
             return child
+        macro = enclosing_macro(r, current, name)  # `tri!` defined in lib.rs, called in de.rs
+        if macro:
+            return macro
         # the extern prelude: a crate of the workspace by its name, as an integration test
         # (`tests/*.rs`) calls `tokio::spawn` or `syn::parse_str` without a `use`
         return [(MODULE_TAG, FAMILY, name)] if "::" not in name and r.module_paths(FAMILY, name) else []

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from knoxidx.core.facts import CALLBACK_OF, ELEMENT_OF, ITEMS_HEAD, TYPES_JOINER, UNKNOWN_VALUE
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG
+from knoxidx.languages.rust.bound_types import DEREF_WRAPPED
 from knoxidx.parse.file_index import CONSTANT, FUNCTION, INTERFACE, MODULE, VARIABLE
 
 if TYPE_CHECKING:
@@ -71,10 +72,20 @@ def outside_call(r: ResolverView, fi: FileIndex, scope: int, path: NamePath, sit
         return False
     if len(path) == 1:
         return head in PRELUDE_CALLS and not _crate_function(r, head)
-    if any(part.endswith("()") or part == ELEMENT_OF for part in path[:-1]):
-        return False  # a call's result or an element: its type is not read here
+    if ELEMENT_OF in path:
+        return False  # an element: its type is not read here
     method = path[-1].removesuffix("()")
+    if any(part.endswith("()") for part in path[1:-1]):
+        # a call's result: known where std's methods hand back std's types all the way
+        held = _std_type(r, fi, scope, head, site, 0)
+        for part in path[1:-1]:
+            held = STD_RESULTS.get((held, part.removesuffix("()"))) if held else None
+        return held is not None and held not in DEREF_WRAPPERS and not _trait_method(r, method)
     local, binding = _local(fi, head, scope, site) if head != "self" else (True, None)
+    if binding is not None and binding.is_call:
+        held = _std_type(r, fi, scope, head, site, 0)  # `let d = f.debug_struct("D")`
+        return held is not None and held not in DEREF_WRAPPERS and len(path) == 2 \
+            and not _trait_method(r, method)
     if head == "self" or binding is not None and len(path) > 2:
         return _field_outside(r, fi, scope, path, site)
     if binding is not None:
@@ -126,9 +137,10 @@ def _field_outside(r: ResolverView, fi: FileIndex, scope: int, path: NamePath, s
 
 def _binding_outside(r: ResolverView, fi: FileIndex, binding: Binding) -> bool:
     """Whether the local ``binding`` binds is of a type outside the index: a parameter by
-    its type as written (a binding's path reads through `Arc<Mutex<T>>` to T), one of a type
+    its type as written, one of a type
     parameter's (`visitor: V`) by V's bounds; a type parameter itself (`T::default()`) by its
-    bounds. No `let`: its type as written is not kept."""
+    bounds; a `let`'s by its declared type (the wrapper it reads as: `Arc<Mutex<T>>` is a
+    Mutex, see hooks.OPAQUE_WRAPPERS)."""
     written = r.memo(("rust-parameters", fi.path, binding.scope), _parameters, fi,
                      binding.scope).get(binding.name)
     if written is not None:
@@ -136,8 +148,6 @@ def _binding_outside(r: ResolverView, fi: FileIndex, binding: Binding) -> bool:
                          _written_outside, r, fi, written, binding.scope)
         if outside is not None:
             return outside
-    elif not binding.name[:1].isupper():
-        return False  # a `let`'s, or no parameter's
     return _plain(binding.type_path) and r.memo(
         ("rust-type-outside", fi.path, binding.scope, binding.type_path), _type_outside, r, fi,
         binding.type_path, binding.scope)
@@ -155,7 +165,7 @@ def _written_outside(r: ResolverView, fi: FileIndex, written: str, scope: int) -
     type, or one the index resolves outside itself (read as a type or a module, never as a
     local named like it: `fmt: &mut fmt::Formatter`). None where the index knows no such type
     (a type parameter's name)."""
-    text = _REFERENCES.sub("", written.strip())
+    text = _unboxed(written)
     if text.startswith("["):
         return True  # a slice or an array
     outer = text.partition("<")[0].strip()
@@ -172,19 +182,71 @@ def _written_outside(r: ResolverView, fi: FileIndex, written: str, scope: int) -
     return None
 
 
+def _unboxed(written: str) -> str:
+    """The type ``written`` derefs to through its references and `Box`, `Arc` and `Rc`
+    (`&Rc<RefCell<T>>` is a RefCell's), as written."""
+    text = _REFERENCES.sub("", written.strip())
+    while (boxed := DEREF_WRAPPED.match(text)) is not None:
+        text = _REFERENCES.sub("", boxed.group(1).strip())
+    return text
+
+
 def _local(fi: FileIndex, head: str, scope: int, site: int) -> tuple[bool, Binding | None]:
     """Whether ``head`` read at ``site`` of ``scope`` is a local (or a type parameter) the
-    functions around bind, and its declaration where exactly one, of a declared type,
-    reaches the read (else None)."""
+    functions around bind, and its declaration where exactly one reaches the read (else
+    None)."""
     defs = fi.facts.defs
     s = scope
     while s >= 0 and defs[s].kind == FUNCTION:
         binding = fi.bindings.get((s, head))
         if binding is not None:
-            binding = fi.reaching_one(s, head, scope, site, binding)
-            return True, None if binding is None or binding.is_call else binding
+            return True, fi.reaching_one(s, head, scope, site, binding)
         s = defs[s].parent
     return False, None
+
+
+# std's methods whose result is another of std's types, by (receiver type, method): the
+# `Debug` builders (`f.debug_struct("S").field("a", &a).finish()`: each step hands back its
+# builder) and the locks' `LockResult`, whose `unwrap()` is a guard (which derefs to the
+# value inside: its methods may be the crate's)
+_BUILDERS = {"debug_struct": "DebugStruct", "debug_tuple": "DebugTuple",
+             "debug_list": "DebugList", "debug_set": "DebugSet", "debug_map": "DebugMap"}
+_BUILDER_STEPS = {"DebugStruct": ("field",), "DebugTuple": ("field",),
+                  "DebugList": ("entry", "entries"), "DebugSet": ("entry", "entries"),
+                  "DebugMap": ("entry", "entries", "key", "value")}
+_LOCKS = {("Mutex", "lock"): "MutexGuard", ("Mutex", "try_lock"): "MutexGuard",
+          ("RwLock", "read"): "RwLockReadGuard", ("RwLock", "try_read"): "RwLockReadGuard",
+          ("RwLock", "write"): "RwLockWriteGuard", ("RwLock", "try_write"): "RwLockWriteGuard"}
+STD_RESULTS: dict[tuple[str, str], str] = {
+    **{("Formatter", method): builder for method, builder in _BUILDERS.items()},
+    **{(builder, step): builder for builder, steps in _BUILDER_STEPS.items() for step in steps},
+    **{lock: "LockResult" for lock in _LOCKS},
+    **{("LockResult", method): "MutexGuard" for method in ("unwrap", "expect")},
+}
+
+
+def _std_type(r: ResolverView, fi: FileIndex, scope: int, head: str, site: int, depth: int
+              ) -> str | None:
+    """The name of the std type (one STD_RESULTS knows of) the local ``head`` read at
+    ``site`` holds: declared of a type outside the index, or bound to a call of such a
+    table's method on one (`let mut d = f.debug_struct("D")`); None where not known."""
+    local, binding = _local(fi, head, scope, site)
+    if binding is None or depth > 3:
+        return None
+    if binding.is_call:
+        called = binding.type_path
+        if len(called) != 2:
+            return None
+        held = _std_type(r, fi, binding.scope, called[0], binding.at - 1 if binding.at else site,
+                         depth + 1)
+        return STD_RESULTS.get((held, called[1])) if held else None
+    if not _binding_outside(r, fi, binding):
+        return None
+    written = r.memo(("rust-parameters", fi.path, binding.scope), _parameters, fi,
+                     binding.scope).get(binding.name)
+    outer = _unboxed(written).partition("<")[0] if written \
+        else "::".join(binding.type_path)
+    return outer.rpartition("::")[2].strip() or None
 
 
 def _plain(path: NamePath) -> bool:
