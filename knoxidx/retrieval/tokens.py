@@ -124,7 +124,9 @@ class TokenCounter:
             n = len(data.translate(None, _NOT_PUNCTUATION))
             # one pass, a new word counted where it is met: collecting a file's new words in a
             # set first, then summing through map(), cost a third of this loop when compiled
-            for piece in _word_pieces(data.translate(_WORDS_ONLY)):
+            words = data.translate(_WORDS_ONLY)
+            # (a generator per line cost the loop; only a long line is split in pieces)
+            for piece in (words,) if len(words) <= _ENCODED_CHARS else _word_pieces(words):
                 for word in piece.split():
                     word_count = known.get(word)
                     if word_count is None:
@@ -254,9 +256,6 @@ def _piece_end(text: str, base: int, added: re.Pattern[str] | None) -> int:
 def _word_pieces(words: bytes) -> Iterator[bytes]:
     """``words`` (words and spaces) in pieces of about ``_ENCODED_CHARS``, cut at spaces:
     split whole, a 20 MB line's list of words took ten times its size."""
-    if len(words) <= _ENCODED_CHARS:
-        yield words
-        return
     base = 0
     while base < len(words):
         end = words.find(b" ", base + _ENCODED_CHARS)
