@@ -125,10 +125,15 @@ def _names_in(text: str) -> tuple[str, ...]:
             names = tuple(["".join(m.split()).replace("::", ".")
                            for m in _TYPE_NAME.findall(text)])
         if len(text) <= CACHED_TYPE_CHARS:
-            if len(_TYPE_NAMES) >= CACHE_LIMIT:
-                _TYPE_NAMES.clear()
-            _TYPE_NAMES[text] = names
+            _remember(_TYPE_NAMES, text, names)
     return names
+
+
+def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
+    """Keep ``value`` under ``key``, emptying ``cache`` first when it holds ``CACHE_LIMIT``."""
+    if len(cache) >= CACHE_LIMIT:
+        cache.clear()
+    cache[key] = value
 
 
 def search_key(texts: Iterable[str | None]) -> str | None:
@@ -183,9 +188,7 @@ def stored_signature(data: SignatureData | TypeSignatureData
         else:
             stored = (text, search_key([data[1]]), search_key(parameter_types(data)))
         if len(text) <= CACHED_SIGNATURE_CHARS:
-            if len(_STORED) >= CACHE_LIMIT:
-                _STORED.clear()
-            _STORED[data] = stored
+            _remember(_STORED, data, stored)
     return stored
 
 
