@@ -121,7 +121,7 @@ def _native_extension() -> Extension | None:
                        ("TREE_SITTER_HIDE_SYMBOLS", None), ("_DEFAULT_SOURCE", None)],
         # link-time optimisation: the query cursor's loop with the library's small functions
         # (and this module's calls into it) inlined ran 12 % fewer instructions than at -O3
-        # alone over the benchmark corpus (session 39, BENCHMARKS.md)
+        # alone over the benchmark corpus (BENCHMARKS.md)
         extra_compile_args=["-std=c11", "-fvisibility=hidden", "-O3", "-flto"],
         extra_link_args=["-O3", "-flto"])
 
