@@ -24,7 +24,8 @@ from bench.context_eval.coverage import score_pack
 from bench.context_eval.mining import Definition, git
 from bench.context_eval.state import restored
 from bench.context_eval.systems import context_pack
-from knoxidx.answers.context import ContextWeights, churn_shares, pack, rank
+from knoxidx.answers.context import ContextWeights, pack, rank
+from knoxidx.answers.context_features import churn_shares
 from knoxidx.answers.packing import Files
 
 STATES = Path(__file__).resolve().parent.parent / ".cache" / "context_eval" / "states"

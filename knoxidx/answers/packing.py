@@ -34,7 +34,7 @@ from knoxidx.retrieval.terms import unique_terms
 from knoxidx.retrieval.tokens import TokenCounter
 
 if TYPE_CHECKING:
-    from knoxidx.answers.context import Candidate, ContextWeights
+    from knoxidx.answers.context_candidates import Candidate, ContextWeights
     from knoxidx.retrieval.disclosure import MaskedText
 
 _BACKTICKS = re.compile(r"`{3,}")

@@ -39,7 +39,7 @@ def repo_map(index: Index, max_tokens: int = DEFAULT_MAP_TOKENS, path: str | Non
                             f"not {max_tokens!r}")
     glob = Page(path=path).path_glob
     from knoxidx.answers.centrality import centrality_scores
-    from knoxidx.answers.context import ContextWeights
+    from knoxidx.answers.context_candidates import ContextWeights
     from knoxidx.answers.questions import _public
     from knoxidx.retrieval.priors import in_test_module, is_test_path
     from knoxidx.retrieval.tokens import default_counter

@@ -12,7 +12,8 @@ import pytest
 from bench.context_eval.coverage import covers
 from bench.context_eval.mining import Definition
 from bench.context_eval.systems import context_pack
-from knoxidx.answers.context import Candidate, ContextWeights, build_context, local_name
+from knoxidx.answers.context import Candidate, ContextWeights, build_context
+from knoxidx.answers.context_features import local_name
 from knoxidx.answers.packing import Files, Packer, short_name
 from knoxidx.index import Index
 from knoxidx.retrieval.tokens import default_counter
@@ -202,7 +203,7 @@ def test_the_last_chunk_of_a_long_definition_stands_for_it(tmp_path: Path) -> No
 def test_a_chunk_of_small_definitions_named_for_its_last_keeps_them_all(tmp_path: Path) -> None:
     # search names a chunk for its best matching definition; one holding small methods and
     # the blank line below the last, named for the last, once stood for that one alone
-    from knoxidx.answers.context import _candidate_for_result
+    from knoxidx.answers.context_seeds import candidate_for_result
 
     files = {"go.mod": "module example.com/r\n\ngo 1.21\n", "r.go": (
         "package r\n\n// Mark marks.\nfunc Mark() int {\n\treturn 1\n}\n\n"
@@ -210,10 +211,10 @@ def test_a_chunk_of_small_definitions_named_for_its_last_keeps_them_all(tmp_path
         "\treturn 3\n}\n")}
     root = make_repo(tmp_path / "repo", files)
     with Index.open(root) as idx:
-        both = _candidate_for_result(idx, {
+        both = candidate_for_result(idx, {
             "path": "r.go", "start_line": 3, "end_line": 12, "symbol": "example.com/r.Rewind",
             "definitions": ["example.com/r.Mark", "example.com/r.Rewind"]})
-        alone = _candidate_for_result(idx, {
+        alone = candidate_for_result(idx, {
             "path": "r.go", "start_line": 8, "end_line": 12, "symbol": "example.com/r.Rewind",
             "definitions": ["example.com/r.Rewind"]})
     assert (both.key, both.start, both.end) == ("range:r.go:3:12", 3, 12)
