@@ -175,7 +175,7 @@ class Index(GraphQuestions):
         """The new commits of the repository's history, read inside the update's transaction
         (see :mod:`knoxidx.history.refresh`); unwanted, a stored history is dropped rather
         than left to go stale."""
-        from knoxidx.history.store import tables_of
+        from knoxidx.history.tables import tables_of
 
         tables = tables_of(self.store)
         assert tables is not None  # (a writer's store is one repository's)

@@ -105,7 +105,6 @@ def test_the_check_sees_function_local_and_package_imports(tmp_path: Path) -> No
 KNOWN_CIRCLES: list[frozenset[str]] = [
     frozenset({"knoxidx.graph.graph_rows", "knoxidx.graph.queries", "knoxidx.graph.spool",
                "knoxidx.graph.store"}),
-    frozenset({"knoxidx.history.pg_tables", "knoxidx.history.store"}),
 ]
 
 

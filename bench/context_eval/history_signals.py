@@ -92,7 +92,7 @@ def _changed_paths(tables: Any, seqs: set[int]) -> dict[int, list[str]]:
 def measure_task(index: Any, root: Path, task: Any, max_files: int,
                  signals: dict[str, Signal]) -> dict[str, Any]:
     from knoxidx.answers.context import ContextWeights, gather, rank
-    from knoxidx.history.store import tables_of
+    from knoxidx.history.tables import tables_of
 
     tables = tables_of(index.store)
     assert tables is not None

@@ -226,7 +226,7 @@ def _key_in(key: Key, defs: Sequence[Definition]) -> bool:
 def _nodes_of(index: Index, path: str) -> dict[tuple[str, int, int], dict]:
     """The file's definition nodes by (kind, first line, last line)."""
     from knoxidx.answers.questions import _public
-    from knoxidx.history.store import tables_of
+    from knoxidx.history.tables import tables_of
 
     found: dict[tuple[str, int, int], dict] = {}
 

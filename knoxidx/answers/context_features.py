@@ -16,7 +16,7 @@ from knoxidx.answers.context_candidates import (
     ContextWeights,
 )
 from knoxidx.answers.packing import Files, short_name
-from knoxidx.history.store import tables_of
+from knoxidx.history.tables import tables_of
 from knoxidx.parse.file_index import TYPE_KINDS
 from knoxidx.retrieval.errors import RetrievalError
 from knoxidx.retrieval.terms import unique_terms

@@ -19,7 +19,7 @@ from knoxidx.answers.packing import FILE_KIND, Files, short_name
 from knoxidx.answers.precedents import similar_commits
 from knoxidx.graph import traverse
 from knoxidx.history.answers import RecentChange, commit_changes, recent_changes, referenced_changes
-from knoxidx.history.store import tables_of
+from knoxidx.history.tables import tables_of
 from knoxidx.parse.file_index import TYPE_KINDS
 from knoxidx.retrieval.terms import unique_terms
 

@@ -47,7 +47,7 @@ def goto(index: PlacedIndex, at: str, name: str | None = None) -> dict:
     if not 1 <= line <= max(facts.lines, 1):
         raise LineRangeError(f"{path} has {facts.lines} lines, not a line {line}")
     from knoxidx.answers.questions import _public
-    from knoxidx.history.store import tables_of
+    from knoxidx.history.tables import tables_of
 
     tables = tables_of(index.store)
     ids = [file_node["id"], *(row[0] for row in tables.definitions_in(path))] \

@@ -26,7 +26,8 @@ from knoxidx.core.paging import DEFAULT_LIMIT, Page
 from knoxidx.core.path_glob import path_matcher
 from knoxidx.history.gitlog import GitUnavailableError
 from knoxidx.history.ranges import Range
-from knoxidx.history.store import HistoryRows, tables_of
+from knoxidx.history.store import HistoryRows
+from knoxidx.history.tables import tables_of
 from knoxidx.history.trace import Touch, trace_file
 from knoxidx.history.worktree import line_range, ranges_at_commit
 

@@ -18,7 +18,7 @@ import re
 import sqlite3
 from array import array
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from knoxidx.history.gitlog import CommitRecord, FileChange
 from knoxidx.history.ranges import Hunk
@@ -67,20 +67,6 @@ class HistoryRows(Protocol):
     def definitions_in(self, path: str) -> list[Definition]: ...
     def file_lines(self, path: str) -> int | None: ...
     def dump(self) -> tuple[list[tuple], list[tuple]]: ...
-
-
-def tables_of(store: Any) -> HistoryRows | None:
-    """The history tables of a graph store: the SQLite index's, or one repository's in the
-    PostgreSQL store; None for a PostgreSQL store read across every repository."""
-    conn = getattr(store, "conn", None)
-    if isinstance(conn, sqlite3.Connection):
-        return HistoryTables(conn)
-    repo = getattr(store, "repo", None)
-    if conn is None or repo is None:
-        return None
-    from knoxidx.history.pg_tables import PgHistoryTables
-
-    return PgHistoryTables(conn, repo)
 
 
 def keeps_change(change: FileChange) -> bool:

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from knoxidx.history.gitlog import GitUnavailableError, read_commits
-from knoxidx.history.store import HistoryTables, tables_of
+from knoxidx.history.store import HistoryTables
+from knoxidx.history.tables import tables_of
 
 
 def verify_history(root: Path, store: Any) -> dict[str, Any] | None:

@@ -11,7 +11,7 @@ import pytest
 from knoxidx.answers.context import ContextWeights, build_context, gather, rank
 from knoxidx.answers.precedents import similar_commits
 from knoxidx.history.answers import commit_references, recent_changes, referenced_changes
-from knoxidx.history.store import tables_of
+from knoxidx.history.tables import tables_of
 from knoxidx.index import Index
 from tests.history.gitrepo import Repo
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knoxidx.history.store import tables_of
+from knoxidx.history.tables import tables_of
 from knoxidx.index import Index
 from knoxidx.watch import Watcher
 from tests.agent.support import wait_for

@@ -404,7 +404,7 @@ def similar(idx: Index, text: str) -> list[tuple[int, str, int, int]]:
     """What the past commits like ``text`` changed, as either store answers it."""
     from knoxidx.answers.precedents import similar_commits
     from knoxidx.history.answers import commit_changes
-    from knoxidx.history.store import tables_of
+    from knoxidx.history.tables import tables_of
 
     tables = tables_of(idx.store)
     assert tables is not None
