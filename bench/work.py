@@ -132,7 +132,7 @@ def write_work(root: Path, step: int, db: Path) -> dict[str, Any]:
 
     import xxhash
 
-    from knoxidx.graph.store import unjournaled_connection
+    from knoxidx.graph.dbfile import unjournaled_connection
     from knoxidx.retrieval.chunker import ChunkBudget
     from knoxidx.retrieval.store import ChunkStore
     from knoxidx.update.chunk_refresh import chunk_source

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from knoxidx.graph import dbfile
 from knoxidx.graph import store as store_module
 from knoxidx.graph.workspace import NamedDefinitions
 from knoxidx.index import Index
@@ -239,20 +240,21 @@ def test_an_index_and_its_spool_have_large_pages_and_an_older_index_keeps_its_ow
     root = repo(files())
     with Index.open(root, create=True) as idx:
         empty = sqlite3.connect(root / ".knoxidx" / "index.db")
-        assert empty.execute("PRAGMA page_size").fetchone()[0] == store_module.PAGE_BYTES
+        assert empty.execute("PRAGMA page_size").fetchone()[0] == dbfile.PAGE_BYTES
         empty.close()
         idx.update(jobs=2)
     conn = sqlite3.connect(root / ".knoxidx" / "index.db")
-    assert conn.execute("PRAGMA page_size").fetchone()[0] == store_module.PAGE_BYTES
+    assert conn.execute("PRAGMA page_size").fetchone()[0] == dbfile.PAGE_BYTES
     conn.close()
-    spool = store_module.unjournaled_connection(tmp_path / "spool")  # a spool's connection
+    spool = dbfile.unjournaled_connection(tmp_path / "spool")  # a spool's connection
     spool.execute("CREATE TABLE t(x)")
-    assert spool.execute("PRAGMA page_size").fetchone()[0] == store_module.PAGE_BYTES
+    assert spool.execute("PRAGMA page_size").fetchone()[0] == dbfile.PAGE_BYTES
     spool.close()
     old = tmp_path / "old"
     old.mkdir()
     (old / "a.py").write_text("def f():\n    return g()\n\ndef g():\n    return 1\n")
-    monkeypatch.setattr(store_module, "PAGE_BYTES", 4096)
+    monkeypatch.setattr(store_module, "PAGE_BYTES", 4096)  # the index's own connection
+    monkeypatch.setattr(dbfile, "PAGE_BYTES", 4096)  # a first build's scratch database
     build(old)
     monkeypatch.undo()
     (old / "a.py").write_text("def f():\n    return g() + 1\n\ndef g():\n    return 1\n")

@@ -10,14 +10,10 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from knoxidx.core.facts import FileFacts, load_facts
 from knoxidx.core.file_state import FileState
 from knoxidx.graph.sqlite_schema import MODULE_LAYER_ROWS, NODE_INSERT
-
-if TYPE_CHECKING:
-    from knoxidx.graph.spool import ResolutionSpool
 
 
 def _null(value: None) -> None:
@@ -207,12 +203,6 @@ class GraphRows:
                 "INSERT OR IGNORE INTO externals VALUES (?,?,?)",
                 [(i, f, n) for i, (f, n) in externals.items()],
             )
-
-    def resolution_spool(self) -> ResolutionSpool | None:
-        """Where forked resolver children write their rows (see :mod:`knoxidx.graph.spool`)."""
-        from knoxidx.graph.spool import ResolutionSpool
-
-        return ResolutionSpool(self)
 
     def insert_spooled(self, spool_path: Path) -> None:
         """Copy the rows resolver children wrote into the spool at ``spool_path`` after this

@@ -5,16 +5,14 @@ walks of :mod:`knoxidx.graph.traverse`, the export and ``stats``. (The PostgreSQ
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from knoxidx.core.path_glob import WILDCARDS, path_prefix
 from knoxidx.graph.sqlite_schema import OUTSIDE_RUNS
 from knoxidx.parse.signatures import as_json as signature_json
 from knoxidx.parse.signatures import key_needles
-
-if TYPE_CHECKING:
-    from knoxidx.graph.store import SQLiteStore
 
 NODE_SELECT = (
     "SELECT n.id, n.kind, n.name, n.qualified_name, f.path, n.start_line, n.end_line,"
@@ -116,10 +114,16 @@ def _path_params(path_glob: str) -> list[Any]:
     return [prefix, len(prefix) + 1, prefix + "/"]
 
 
+class _Connected(Protocol):
+    """What the queries read of a store (a :class:`~knoxidx.graph.store.SQLiteStore`)."""
+
+    conn: sqlite3.Connection
+
+
 class GraphQueries:
     """Read-side SQL over a :class:`SQLiteStore` connection."""
 
-    def __init__(self, store: SQLiteStore) -> None:
+    def __init__(self, store: _Connected) -> None:
         self.conn = store.conn
 
     def scoped(self, repo: str) -> GraphQueries:

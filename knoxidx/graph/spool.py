@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from knoxidx.core.heap import process_alive
+from knoxidx.graph.dbfile import unjournaled_connection
 from knoxidx.graph.graph_rows import GraphRows
 from knoxidx.graph.sqlite_schema import table_statement
-from knoxidx.graph.store import unjournaled_connection
 
 SPOOL_SUFFIX = ".spool."
 # What a spool holds: the tables GraphRows.insert_resolution writes, each the index's own.

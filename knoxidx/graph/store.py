@@ -16,7 +16,6 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from knoxidx.core.errors import (
     CorruptIndexError,
@@ -27,14 +26,18 @@ from knoxidx.core.errors import (
 )
 from knoxidx.core.heap import process_alive
 from knoxidx.graph.dbfile import (
+    PAGE_BYTES,
     REBUILD_FIX,
     check_database_file,
     file_identity,
     keep_out_of_git,
     storage_error,
+    unjournaled_connection,
 )
 from knoxidx.graph.graph_rows import GraphRows
 from knoxidx.graph.index_link import refuse_committed_index_link
+from knoxidx.graph.queries import GraphQueries
+from knoxidx.graph.spool import ResolutionSpool
 from knoxidx.graph.sqlite_schema import (
     DB_NAME,
     INDEX_DIR,
@@ -49,9 +52,6 @@ from knoxidx.graph.sqlite_schema import (
 )
 from knoxidx.graph.write_lock import WriteLock
 
-if TYPE_CHECKING:
-    from knoxidx.graph.queries import GraphQueries
-
 
 def _read_only_directory(exc: BaseException) -> bool:
     name = getattr(exc, "sqlite_errorname", "") or ""
@@ -64,11 +64,6 @@ SORT_CACHE_KIB = 1024
 # Helper threads for the sorts of the indexes a first build makes at its end, when nothing else
 # runs: one per core (~17 % faster sorts on 2 cores), at most 4 (not measured beyond 2).
 SORT_THREADS = min(4, os.cpu_count() or 1)
-# The page size of a new index and of a resolution spool: with SQLite's 4 KiB a first build
-# makes a system call per page and spills each file's facts blob (9 KB on average) over
-# overflow pages; 16 KiB builds a few % faster, 32 and 64 KiB are slower again, queries do not
-# move. An index made before keeps its own page size.
-PAGE_BYTES = 16384
 
 
 def _connect(db_path: Path, readonly: bool, shm_writable: bool = True) -> sqlite3.Connection:
@@ -98,18 +93,6 @@ def _shm_not_grown(exc: BaseException) -> bool:
     """SQLite could not make or grow the WAL's shared-memory file (``-shm``): a full disk."""
     name = getattr(exc, "sqlite_errorname", "") or ""
     return name.startswith("SQLITE_IOERR_SHM")
-
-
-def unjournaled_connection(path: Path) -> sqlite3.Connection:
-    """A connection to a file nobody reads until it is complete (a first build's scratch
-    database, a resolution spool): no journal and no syncs, since on any failure the file is
-    discarded whole, not rolled back."""
-    conn = sqlite3.connect(path, timeout=60, isolation_level=None)
-    conn.execute(f"PRAGMA page_size={PAGE_BYTES}")  # (a new file's: the first statement)
-    conn.execute("PRAGMA journal_mode=OFF")
-    conn.execute("PRAGMA synchronous=OFF")  # flushed once, when it is installed or copied
-    conn.execute("PRAGMA cache_size=-16384")
-    return conn
 
 
 def _keep_index_dir_out_of_git(folder: Path) -> None:
@@ -527,6 +510,8 @@ class SQLiteStore(GraphRows):
         return WriteLock(self.path.parent)
 
     def queries(self) -> GraphQueries:
-        from knoxidx.graph.queries import GraphQueries
-
         return GraphQueries(self)
+
+    def resolution_spool(self) -> ResolutionSpool | None:
+        """Where forked resolver children write their rows (see :mod:`knoxidx.graph.spool`)."""
+        return ResolutionSpool(self)
