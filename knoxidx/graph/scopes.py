@@ -482,10 +482,15 @@ class ScopeResolver(Lookups):
 
     def _async(self, symbols: list[Symbol]) -> bool:
         """Whether each of ``symbols`` is an `async` function (its call gives a future)."""
-        return bool(symbols) and all(
-            s[0] == DEFINITION_TAG and self.definition(s).kind == FUNCTION
-            and _ASYNC_SIGNATURE.search(self.definition(s).signature) is not None
-            for s in symbols[:4])
+        if not symbols:
+            return False
+        for s in symbols[:4]:
+            if s[0] != DEFINITION_TAG:
+                return False
+            d = self.definition(s)
+            if d.kind != FUNCTION or _ASYNC_SIGNATURE.search(d.signature) is None:
+                return False
+        return True
 
     def call_results(self, symbols: list[Symbol]) -> list[Symbol]:
         """What calling each symbol yields: an instance of a class, a function's return type."""
