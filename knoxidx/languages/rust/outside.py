@@ -68,7 +68,7 @@ def outside_call(r: ResolverView, fi: FileIndex, scope: int, path: NamePath, sit
                  ) -> bool:
     """See the module docstring."""
     head = path[0]
-    if head in ("?", ITEMS_HEAD, "Self", "crate", "super") or head.endswith("()"):
+    if head in ("?", ITEMS_HEAD, "Self", "crate", "$crate", "super") or head.endswith("()"):
         return False
     if len(path) == 1:
         return head in PRELUDE_CALLS and not _crate_function(r, head)
