@@ -235,6 +235,9 @@ def _std_type(r: ResolverView, fi: FileIndex, scope: int, head: str, site: int, 
         return None
     if binding.is_call:
         called = binding.type_path
+        returned = _returned_outside(r, fi, binding)
+        if returned is not None:  # `let m = made()` of a `fn made() -> Arc<Mutex<T>>`
+            return returned
         if len(called) != 2:
             return None
         held = _std_type(r, fi, binding.scope, called[0], binding.at - 1 if binding.at else site,
@@ -247,6 +250,24 @@ def _std_type(r: ResolverView, fi: FileIndex, scope: int, head: str, site: int, 
     outer = _unboxed(written).partition("<")[0] if written \
         else "::".join(binding.type_path)
     return outer.rpartition("::")[2].strip() or None
+
+
+def _returned_outside(r: ResolverView, fi: FileIndex, binding: Binding) -> str | None:
+    """The name of the type outside the index a local bound to a call of the crate's function
+    holds, by the type the function returns as a `let` reads it (the wrapper kept: a `fn
+    made() -> Arc<Mutex<T>>` returns a Mutex, see hooks.OPAQUE_RESULTS), as a declared
+    local's; None where that is no type outside (one of the crate's, a type parameter)."""
+    found = r.resolve_path(fi, binding.type_path, binding.scope,
+                           site=binding.at - 1 if binding.at else 0)[0]
+    if len(found) != 1 or found[0][0] != DEFINITION_TAG:
+        return None
+    d = r.definition(found[0])
+    declaring = r.index(found[0][1])
+    if d is None or declaring is None or d.kind != FUNCTION or not _plain(d.type_hint):
+        return None
+    outside = r.memo(("rust-type-outside", declaring.path, d.parent, d.type_hint), _type_outside,
+                     r, declaring, d.type_hint, d.parent)
+    return d.type_hint[-1] if outside else None
 
 
 def _plain(path: NamePath) -> bool:
