@@ -12,6 +12,14 @@ from tests.helpers import build
 CARGO = '[package]\nname = "p"\n'
 READY = "macro_rules! ready {\n    ($e:expr) => { $e };\n}\n"
 LIB = "mod before;\n\n#[macro_use]\n#[doc(hidden)]\nmod macros;\n\nmod after;\n"
+# the crate around the macros: a module declared before `mod macros;`, one after
+CRATE = {
+    "Cargo.toml": CARGO,
+    "src/lib.rs": LIB,
+    "src/before.rs": "pub fn early() -> u8 { ready!(1) }\n",
+    "src/after.rs": "pub fn late() -> u8 { ready!(2) }\npub mod inner;\n",
+    "src/after/inner.rs": "pub fn deep() -> u8 { ready!(3) }\n",
+}
 
 
 def _callees(idx: Index, name: str) -> list[str]:
@@ -20,14 +28,7 @@ def _callees(idx: Index, name: str) -> list[str]:
 
 def test_a_macro_use_module_s_macros_are_in_scope_in_the_modules_declared_after_it(repo
                                                                                     ) -> None:
-    root = repo({
-        "Cargo.toml": CARGO,
-        "src/lib.rs": LIB,
-        "src/macros.rs": READY,
-        "src/before.rs": "pub fn early() -> u8 { ready!(1) }\n",
-        "src/after.rs": "pub fn late() -> u8 { ready!(2) }\npub mod inner;\n",
-        "src/after/inner.rs": "pub fn deep() -> u8 { ready!(3) }\n",
-    })
+    root = repo({**CRATE, "src/macros.rs": READY})
     build(root)
     with Index.open(root) as idx:
         assert _callees(idx, "p::after::late") == ["p::macros::ready"]
@@ -39,20 +40,28 @@ def test_a_macro_use_module_s_macros_are_in_scope_in_the_modules_declared_after_
         assert _callees(idx, "p::after::late") == []
 
 
-def test_macro_use_modules_inside_a_macro_use_module_are_followed(repo) -> None:
+def test_a_module_declared_inside_an_inline_module_sees_the_macros_above_it(repo) -> None:
     root = repo({
         "Cargo.toml": CARGO,
-        "src/lib.rs": LIB,
+        "src/lib.rs": READY + "mod gen {\n    pub mod fold;\n}\n",
+        "src/gen/fold.rs": "pub fn fold() -> u8 { ready!(1) }\n",
+    })
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::gen::fold::fold") == ["p::ready"]
+
+
+def test_macro_use_modules_inside_a_macro_use_module_are_followed(repo) -> None:
+    root = repo({
+        **CRATE,
         "src/macros/mod.rs": "#[macro_use]\nmod ready;\n\nmod helpers;\n",
         "src/macros/ready.rs": READY,
         # a sibling below the declaration in the macro module itself
         "src/macros/helpers.rs": "pub fn help() -> u8 { ready!(4) }\n",
-        "src/before.rs": "pub fn early() -> u8 { ready!(1) }\n",
-        "src/after.rs": "pub fn late() -> u8 { ready!(2) }\n",
     })
     build(root)
     with Index.open(root) as idx:
-        assert _callees(idx, "p::after::late") == ["p::macros::ready::ready"]
+        assert _callees(idx, "p::after::inner::deep") == ["p::macros::ready::ready"]
         assert _callees(idx, "p::macros::helpers::help") == ["p::macros::ready::ready"]
         assert _callees(idx, "p::before::early") == []
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from knoxidx.core.facts import Import
 from knoxidx.core.symbols import DEFINITION_TAG, MODULE_TAG
 from knoxidx.languages.rust.crates import PATH_MODULE, crate_of
-from knoxidx.parse.file_index import FUNCTION
+from knoxidx.parse.file_index import FUNCTION, MODULE
 
 if TYPE_CHECKING:
     from knoxidx.core.facts import Definition
@@ -79,6 +79,9 @@ def enclosing_macro(r: ResolverView, module: str, name: str, resolve_module: Mod
 
 def _enclosing_macro(r: ResolverView, module: str, name: str, resolve_module: ModuleResolver
                      ) -> list[Symbol]:
+    if not any(kind == FUNCTION and not member
+               for _, _, kind, member in r.defs_named(FAMILY, name)):
+        return []  # no macro of the name anywhere (std's `assert!`, `vec!`): no walk
     found, _ = _in_scope(r, module, "", name, resolve_module)
     child = module
     while not found and "::" in child:
@@ -104,28 +107,32 @@ def _in_scope(r: ResolverView, key: str, child: str, name: str, resolve_module: 
         pfi = r.index(path)
         if pfi is None:
             continue
-        before = _declared_at(pfi, child) if child else _ANYWHERE
+        before = _declared_at(r, pfi, child) if child else _ANYWHERE
         if before is None:
             continue
         declared = True
         own = _last_macro(r, pfi, name, before)
         if own is not None and pfi.facts.defs[own].start_line > best_line:
             best_line, best = pfi.facts.defs[own].start_line, [(DEFINITION_TAG, path, own)]
-        for line, spec in _macro_uses(r, pfi):
+        for line, is_module, keys in _macro_uses(r, pfi, resolve_module):
             if line >= before:
                 break
             if line > best_line:
-                brought = _brought(r, pfi, spec, name, resolve_module, 0)
+                brought = _brought(r, is_module, keys, name, resolve_module, 0)
                 if brought:
                     best_line, best = line, brought
     return best, declared
 
 
-def _declared_at(fi: FileIndex, child: str) -> int | None:
-    """The line of the file's top-level `mod child;`, None where it has none."""
+def _declared_at(r: ResolverView, fi: FileIndex, child: str) -> int | None:
+    """The line of the file's top-level `mod child;` or `mod child { }` (whose `mod`s of
+    their own load files below: syn's `mod gen { pub mod fold; }`), None where it has none."""
     for imp in fi.imports.get((-1, child), ()):
         if imp.module == "self::" + child or imp.module.startswith(PATH_MODULE):
             return imp.line
+    for index in r.child(fi, -1, child) or ():
+        if fi.facts.defs[index].kind == MODULE:
+            return fi.facts.defs[index].start_line
     return None
 
 
@@ -138,39 +145,37 @@ def _last_macro(r: ResolverView, fi: FileIndex, name: str, before: int) -> int |
     return None
 
 
-def _macro_uses(r: ResolverView, fi: FileIndex) -> list[tuple[int, str]]:
-    """The file's top-level `#[macro_use]` declarations, (line, the module they name), in
-    line order; an `extern crate`'s at line 0, since its macros are in scope in the whole
-    crate, below every textual one (the `macro_use` prelude)."""
-    return r.memo(("rust-macro-uses", fi.path), _macro_uses_of, fi)
+def _macro_uses(r: ResolverView, fi: FileIndex, resolve_module: ModuleResolver
+                ) -> list[tuple[int, bool, tuple[str, ...]]]:
+    """The file's top-level `#[macro_use]` declarations, (line, whether of a `mod`, the keys
+    of the modules or crates they name), in line order; an `extern crate`'s at line 0, since
+    its macros are in scope in the whole crate, below every textual one (the `macro_use`
+    prelude). Once per file: every name a call misses asks."""
+    return r.memo(("rust-macro-uses", fi.path), _macro_uses_of, r, fi, resolve_module)
 
 
-def _macro_uses_of(fi: FileIndex) -> list[tuple[int, str]]:
-    out: list[tuple[int, str]] = []
+def _macro_uses_of(r: ResolverView, fi: FileIndex, resolve_module: ModuleResolver
+                   ) -> list[tuple[int, bool, tuple[str, ...]]]:
+    out: list[tuple[int, bool, tuple[str, ...]]] = []
     for imp in fi.facts.imports:
         if imp.scope == -1 and imp.module.startswith(MACRO_USE):
             spec = imp.module[len(MACRO_USE):]
-            out.append((imp.line if _is_module_spec(spec) else 0, spec))
+            keys = tuple(m[2] for m in resolve_module(r, fi, spec, -1) if m[0] == MODULE_TAG)
+            if keys:
+                is_module = spec.startswith(("self::", PATH_MODULE))  # else an extern crate
+                out.append((imp.line if is_module else 0, is_module, keys))
     out.sort()
     return out
 
 
-def _is_module_spec(spec: str) -> bool:
-    """Whether a `#[macro_use]` declaration's module is a `mod`'s (else an extern crate's)."""
-    return spec.startswith(("self::", PATH_MODULE))
-
-
-def _brought(r: ResolverView, fi: FileIndex, spec: str, name: str,
+def _brought(r: ResolverView, is_module: bool, keys: tuple[str, ...], name: str,
              resolve_module: ModuleResolver, depth: int) -> list[Symbol]:
-    """The macro ``name`` the `#[macro_use]` declaration of module ``spec`` in ``fi`` brings."""
+    """The macro ``name`` a `#[macro_use]` declaration of the modules ``keys`` brings (of
+    the crates ``keys``, where it is no `mod`'s)."""
     out: list[Symbol] = []
-    for module in resolve_module(r, fi, spec, -1):
-        if module[0] != MODULE_TAG:
-            continue
-        if _is_module_spec(spec):
-            out.extend(_module_macros(r, module[2], name, resolve_module, depth))
-        else:
-            out.extend(exported_macros(r, module[2], name))
+    for key in keys:
+        out.extend(_module_macros(r, key, name, resolve_module, depth) if is_module
+                   else exported_macros(r, key, name))
     return out
 
 
@@ -192,9 +197,10 @@ def _module_macros_of(r: ResolverView, key: str, name: str, resolve_module: Modu
         own = _last_macro(r, mfi, name, _ANYWHERE)
         best_line = mfi.facts.defs[own].start_line if own is not None else -1
         best: list[Symbol] = [(DEFINITION_TAG, path, own)] if own is not None else []
-        for line, spec in _macro_uses(r, mfi) if depth < _NESTING else ():
-            if line > best_line and _is_module_spec(spec):
-                brought = _brought(r, mfi, spec, name, resolve_module, depth + 1)
+        for line, is_module, keys in _macro_uses(r, mfi, resolve_module) \
+                if depth < _NESTING else ():
+            if line > best_line and is_module:
+                brought = _brought(r, is_module, keys, name, resolve_module, depth + 1)
                 if brought:
                     best_line, best = line, brought
         out.extend(best)
