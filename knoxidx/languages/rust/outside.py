@@ -256,7 +256,13 @@ def _returned_outside(r: ResolverView, fi: FileIndex, binding: Binding) -> str |
     """The name of the type outside the index a local bound to a call of the crate's function
     holds, by the type the function returns as a `let` reads it (the wrapper kept: a `fn
     made() -> Arc<Mutex<T>>` returns a Mutex, see hooks.OPAQUE_RESULTS), as a declared
-    local's; None where that is no type outside (one of the crate's, a type parameter)."""
+    local's; None where that is no type outside (one of the crate's, a type parameter). Once
+    per binding: each call on the local asks."""
+    return r.memo(("rust-returned-outside", fi.path, binding), _returned_outside_of, r, fi,
+                  binding)
+
+
+def _returned_outside_of(r: ResolverView, fi: FileIndex, binding: Binding) -> str | None:
     found = r.resolve_path(fi, binding.type_path, binding.scope,
                            site=binding.at - 1 if binding.at else 0)[0]
     if len(found) != 1 or found[0][0] != DEFINITION_TAG:
