@@ -76,16 +76,21 @@ def outside_call(r: ResolverView, fi: FileIndex, scope: int, path: NamePath, sit
         return False  # an element: its type is not read here
     method = path[-1].removesuffix("()")
     if any(part.endswith("()") for part in path[1:-1]):
-        # a call's result: known where std's methods hand back std's types all the way
+        # a call's result: known where std's methods hand back std's types all the way (the
+        # head's type is read only where each step is one of theirs)
+        if not all(part.removesuffix("()") in _STD_RESULT_METHODS for part in path[1:-1]) \
+                or _trait_method(r, method):
+            return False
         held = _std_type(r, fi, scope, head, site, 0)
         for part in path[1:-1]:
             held = STD_RESULTS.get((held, part.removesuffix("()"))) if held else None
-        return held is not None and held not in DEREF_WRAPPERS and not _trait_method(r, method)
+        return held is not None and held not in DEREF_WRAPPERS
     local, binding = _local(fi, head, scope, site) if head != "self" else (True, None)
     if binding is not None and binding.is_call:
+        if len(path) != 2 or _trait_method(r, method):
+            return False
         held = _std_type(r, fi, scope, head, site, 0)  # `let d = f.debug_struct("D")`
-        return held is not None and held not in DEREF_WRAPPERS and len(path) == 2 \
-            and not _trait_method(r, method)
+        return held is not None and held not in DEREF_WRAPPERS
     if head == "self" or binding is not None and len(path) > 2:
         return _field_outside(r, fi, scope, path, site)
     if binding is not None:
@@ -223,6 +228,8 @@ STD_RESULTS: dict[tuple[str, str], str] = {
     **{lock: "LockResult" for lock in _LOCKS},
     **{("LockResult", method): "MutexGuard" for method in ("unwrap", "expect")},
 }
+
+_STD_RESULT_METHODS = frozenset(method for _, method in STD_RESULTS)
 
 
 def _std_type(r: ResolverView, fi: FileIndex, scope: int, head: str, site: int, depth: int
