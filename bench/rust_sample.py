@@ -33,6 +33,9 @@ type arguments with parentheses (`Sender<()>`) and a caller's own `cfg` twin add
 declared type's wrapper (`Arc<Mutex<T>>` is a Mutex, whose `lock()` lends the T) and reading a
 declared type's path past a local or function of its first name (`chan: chan::Tx<..>`) added;
 the two wrong ones (an un-awaited future's `map`) are no longer made.
+``"sample": "new-edges-macro-use"``: 30 of the 223 tokio edges and 15 of the 93 syn edges
+(seeded, ``55:<crate>:macro-use``) that macros brought by `#[macro_use] mod` declarations and
+`#[macro_export]` macros by their crate's path added (`ready!`, `tokio::select!`, `braced!`).
 
 Without ``--draw`` it reads the recorded verdicts and prints precision per stratum, per crate
 and overall (undecidable ones counted apart, in neither numerator nor denominator)::

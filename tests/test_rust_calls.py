@@ -1402,8 +1402,10 @@ pub fn locked() {
 
 
 def test_calls_of_std_and_of_types_outside_the_crate_are_external_not_unknown(repo) -> None:
+    # (a macro of a file no `mod` declares: a `#[macro_use] mod macros;` would bring it)
     root = repo({"Cargo.toml": '[package]\nname = "p"\n', "src/lib.rs": OUTSIDE,
-                 "src/macros.rs": "macro_rules! matches { ($a:expr, $b:expr) => { true } }\n"})
+                 "src/macros.rs": "", "src/unused.rs":
+                 "macro_rules! matches { ($a:expr, $b:expr) => { true } }\n"})
     build(root)
     with Index.open(root) as idx:
         reasons = dict(idx.store.conn.execute("select name, reason from unresolved").fetchall())

@@ -51,6 +51,7 @@ pub fn made() -> Arc<Mutex<Inner>> { Arc::new(Mutex::new(Inner)) }
 pub fn returned() {
     let m = made();
     m.lock();
+    m.lock().unwrap().touch();
 }
 """
 
@@ -76,11 +77,13 @@ def test_a_lock_or_cell_is_its_own_type_and_lends_the_value_it_holds(repo) -> No
         assert _callees(idx, "p::boxed") == [("p::Inner::lock", "inferred"), touch]
         # an Option or a Result declared so: what unwrap() and expect(..) hand back
         assert _callees(idx, "p::held") == [touch, touch]
-        # a function returning an `Arc<Mutex<T>>` returns a Mutex
-        assert _callees(idx, "p::returned") == [("p::made", "exact")]
+        # a function returning an `Arc<Mutex<T>>` returns a Mutex, which lends the T
+        assert _callees(idx, "p::returned") == [touch, ("p::made", "exact")]
         reasons = _reasons(idx)
     assert reasons[("shared.lock", 16)] == reasons[("cell.borrow", 21)] == "external"
     assert reasons[("shared.lock().unwrap", 17)] == "external"
+    # a local bound to its result keeps the wrapper, as one declared so does
+    assert reasons[("m.lock", 40)] == reasons[("m.lock().unwrap", 41)] == "external"
 
 
 MODULE_NAMED = """

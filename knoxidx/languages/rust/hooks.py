@@ -24,8 +24,15 @@ from knoxidx.languages.rust.bound_types import element_binding as element_bindin
 from knoxidx.languages.rust.bound_types import (
     type_parameter_bindings as type_parameter_bindings,
 )
+from knoxidx.languages.rust.crates import PATH_MODULE, crate_of, module_path
 from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item_macros
-from knoxidx.languages.rust.macro_scope import enclosing_macro
+from knoxidx.languages.rust.macro_scope import (
+    MACRO_USE,
+    enclosing_macro,
+    exported_macros,
+    is_macro_export,
+    macro_use,
+)
 from knoxidx.languages.rust.outside import outside_call
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, enclosing, node_text
@@ -99,6 +106,9 @@ def doc_comment(node: Any, source: bytes) -> str:
 
 
 def is_exported(node: Any, name: str, nested: bool, source: bytes) -> bool | None:
+    if node.type == "macro_definition":  # `#[macro_export]`: at the crate's root, by path
+        return is_macro_export([node_text(source, a) for a in sig.preceding(
+            node, _ATTRIBUTES, _COMMENTS, source)])
     return any(c.type == "visibility_modifier" for c in node.children)
 
 
@@ -138,11 +148,15 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
     line = node.start_point[0] + 1
     if node.type == "mod_item":  # `mod foo;` loads foo.rs / foo/mod.rs
         name = node_text(source, node.child_by_field_name("name"))
-        for attribute in sig.preceding(node, _ATTRIBUTES, _COMMENTS, source):
-            written = _PATH_ATTRIBUTE.match(node_text(source, attribute))
+        attributes = [node_text(source, a)
+                      for a in sig.preceding(node, _ATTRIBUTES, _COMMENTS, source)]
+        module = "self::" + name
+        for attribute in attributes:
+            written = _PATH_ATTRIBUTE.match(attribute)
             if written:  # `#[path = "../gen_helper.rs"] mod helper;` loads that file
-                return [Import(PATH_MODULE + written.group(1), "", name, line, scope)]
-        return [Import("self::" + name, "", name, line, scope)]
+                module = PATH_MODULE + written.group(1)
+        return [Import(module, "", name, line, scope),
+                *macro_use(module, attributes, line, scope)]
     if node.type == "extern_crate_declaration":
         name_node = node.child_by_field_name("name")
         alias_node = node.child_by_field_name("alias")
@@ -150,7 +164,9 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
             return []
         name = node_text(source, name_node)
         alias = node_text(source, alias_node) if alias_node else name
-        return [Import(name, "", alias, line, scope)]
+        attributes = [node_text(source, a)
+                      for a in sig.preceding(node, _ATTRIBUTES, _COMMENTS, source)]
+        return [Import(name, "", alias, line, scope), *macro_use(name, attributes, line, scope)]
     argument = node.child_by_field_name("argument")
     out: list[Import] = []
     if argument is not None:
@@ -158,8 +174,6 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
     return out
 
 
-# a `mod` whose file a `#[path]` attribute names: the import's module is that path, as written
-PATH_MODULE = "#path:"
 _PATH_ATTRIBUTE = re.compile(r'#\[\s*path\s*=\s*"([^"\\]+)"\s*\]\Z')
 
 
@@ -213,45 +227,6 @@ def _use_tree(root: Any, prefix: str, line: int, scope: int, out: list[Import],
 # ---- resolution ----------------------------------------------------------------------------
 
 
-def crate_of(path: str, layout: Any) -> tuple[str, str]:
-    """(crate directory, crate name) of the innermost Cargo.toml above ``path``; memoised per
-    directory in the layout (resolution asks for every path it meets, many times)."""
-    directory = posixpath.dirname(path)
-    key = ("rust-crate", directory)
-    hit: tuple[str, str] | None = layout.cache.get(key)
-    if hit is None:
-        hit = layout.cache[key] = _innermost_crate(directory, layout)
-    return hit
-
-
-def _innermost_crate(directory: str, layout: Any) -> tuple[str, str]:
-    best = ("", layout.cargo_crates.get("", layout.root_name.replace("-", "_")))
-    for crate_dir, name in layout.cargo_crates.items():
-        if crate_dir and (directory == crate_dir or directory.startswith(crate_dir + "/")):
-            if len(crate_dir) > len(best[0]):
-                best = (crate_dir, name)
-    return best
-
-
-def module_path(path: str, layout: Any) -> str:
-    """``crate_name::a::b`` for ``<crate>/src/a/b.rs`` (and ``a/mod.rs``, ``lib.rs``)."""
-    key = ("rust-module", path)
-    hit: str | None = layout.cache.get(key)
-    if hit is None:
-        hit = layout.cache[key] = _module_path(path, layout)
-    return hit
-
-
-def _module_path(path: str, layout: Any) -> str:
-    crate_dir, crate = crate_of(path, layout)
-    rel = path[len(crate_dir) + 1:] if crate_dir else path
-    rel = rel.removeprefix("src/")
-    parts = rel[:-3].split("/") if rel.endswith(".rs") else rel.split("/")
-    if parts and parts[-1] in ("mod", "lib", "main"):
-        parts = parts[:-1]
-    return "::".join([crate, *[p for p in parts if p]])
-
-
 class _Rules(ReexportingRules):
     self_names = frozenset({"self"})
     self_type_names = frozenset({"Self"})
@@ -299,7 +274,7 @@ class _Rules(ReexportingRules):
     """.split())
     separator = "::"
     module_joiner = "::"
-    special_heads = frozenset({"crate", "super", "Self", "self"})
+    special_heads = frozenset({"crate", "$crate", "super", "Self", "self"})
 
     def element_type(self, declared: str) -> str:
         return element_type(declared)
@@ -379,7 +354,7 @@ class _Rules(ReexportingRules):
 
     def special_head(self, r: ResolverView, fi: FileIndex, head: str, scope: int
                     ) -> list[Symbol] | None:
-        if head == "crate":
+        if head in ("crate", "$crate"):  # (a macro's body names its own crate `$crate`)
             return [(MODULE_TAG, FAMILY, crate_of(fi.path, r.layout)[1])]
         if head == "super":
             parent = self._current(r, fi, scope).rpartition("::")[0]
@@ -625,6 +600,8 @@ class _Rules(ReexportingRules):
         return self._item(r, fi, imp.module, imp.name, imp.scope)
 
     def import_targets(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
+        if imp.module.startswith(MACRO_USE):  # the `mod` or `extern crate` import is the edge
+            return []
         spec = imp.module if not imp.name or imp.name == "*" else f"{imp.module}::{imp.name}"
         found = self.resolve_module(r, fi, spec, imp.scope) if spec else []
         if not found and imp.name and imp.name != "*":
@@ -672,6 +649,8 @@ class _Rules(ReexportingRules):
                         out.extend(self.module_member(r, m, name, depth + 1))
         if not out:
             out = self._module(r, f"{module[2]}::{name}")
+        if not out and "::" not in module[2]:  # `crate::json!`, `serde_json::json!`
+            out = exported_macros(r, module[2], name)
         return out
 
     def module_fallback(self, r: ResolverView, fi: FileIndex, name: str) -> list[Symbol]:
@@ -687,7 +666,8 @@ class _Rules(ReexportingRules):
         child = self._module(r, f"{current}::{name}")
         if child:
             return child
-        macro = enclosing_macro(r, current, name)  # `tri!` defined in lib.rs, called in de.rs
+        # `tri!` defined in lib.rs, called in de.rs; `ready!` of a `#[macro_use] mod macros;`
+        macro = enclosing_macro(r, current, name, self.resolve_module)
         if macro:
             return macro
         # the extern prelude: a crate of the workspace by its name, as an integration test

@@ -68,7 +68,7 @@ def outside_call(r: ResolverView, fi: FileIndex, scope: int, path: NamePath, sit
                  ) -> bool:
     """See the module docstring."""
     head = path[0]
-    if head in ("?", ITEMS_HEAD, "Self", "crate", "super") or head.endswith("()"):
+    if head in ("?", ITEMS_HEAD, "Self", "crate", "$crate", "super") or head.endswith("()"):
         return False
     if len(path) == 1:
         return head in PRELUDE_CALLS and not _crate_function(r, head)
@@ -76,16 +76,21 @@ def outside_call(r: ResolverView, fi: FileIndex, scope: int, path: NamePath, sit
         return False  # an element: its type is not read here
     method = path[-1].removesuffix("()")
     if any(part.endswith("()") for part in path[1:-1]):
-        # a call's result: known where std's methods hand back std's types all the way
+        # a call's result: known where std's methods hand back std's types all the way (the
+        # head's type is read only where each step is one of theirs)
+        if not all(part.removesuffix("()") in _STD_RESULT_METHODS for part in path[1:-1]) \
+                or _trait_method(r, method):
+            return False
         held = _std_type(r, fi, scope, head, site, 0)
         for part in path[1:-1]:
             held = STD_RESULTS.get((held, part.removesuffix("()"))) if held else None
-        return held is not None and held not in DEREF_WRAPPERS and not _trait_method(r, method)
+        return held is not None and held not in DEREF_WRAPPERS
     local, binding = _local(fi, head, scope, site) if head != "self" else (True, None)
     if binding is not None and binding.is_call:
+        if len(path) != 2 or _trait_method(r, method):
+            return False
         held = _std_type(r, fi, scope, head, site, 0)  # `let d = f.debug_struct("D")`
-        return held is not None and held not in DEREF_WRAPPERS and len(path) == 2 \
-            and not _trait_method(r, method)
+        return held is not None and held not in DEREF_WRAPPERS
     if head == "self" or binding is not None and len(path) > 2:
         return _field_outside(r, fi, scope, path, site)
     if binding is not None:
@@ -224,6 +229,8 @@ STD_RESULTS: dict[tuple[str, str], str] = {
     **{("LockResult", method): "MutexGuard" for method in ("unwrap", "expect")},
 }
 
+_STD_RESULT_METHODS = frozenset(method for _, method in STD_RESULTS)
+
 
 def _std_type(r: ResolverView, fi: FileIndex, scope: int, head: str, site: int, depth: int
               ) -> str | None:
@@ -235,6 +242,9 @@ def _std_type(r: ResolverView, fi: FileIndex, scope: int, head: str, site: int, 
         return None
     if binding.is_call:
         called = binding.type_path
+        returned = _returned_outside(r, fi, binding)
+        if returned is not None:  # `let m = made()` of a `fn made() -> Arc<Mutex<T>>`
+            return returned
         if len(called) != 2:
             return None
         held = _std_type(r, fi, binding.scope, called[0], binding.at - 1 if binding.at else site,
@@ -247,6 +257,30 @@ def _std_type(r: ResolverView, fi: FileIndex, scope: int, head: str, site: int, 
     outer = _unboxed(written).partition("<")[0] if written \
         else "::".join(binding.type_path)
     return outer.rpartition("::")[2].strip() or None
+
+
+def _returned_outside(r: ResolverView, fi: FileIndex, binding: Binding) -> str | None:
+    """The name of the type outside the index a local bound to a call of the crate's function
+    holds, by the type the function returns as a `let` reads it (the wrapper kept: a `fn
+    made() -> Arc<Mutex<T>>` returns a Mutex, see hooks.OPAQUE_RESULTS), as a declared
+    local's; None where that is no type outside (one of the crate's, a type parameter). Once
+    per binding: each call on the local asks."""
+    return r.memo(("rust-returned-outside", fi.path, binding), _returned_outside_of, r, fi,
+                  binding)
+
+
+def _returned_outside_of(r: ResolverView, fi: FileIndex, binding: Binding) -> str | None:
+    found = r.resolve_path(fi, binding.type_path, binding.scope,
+                           site=binding.at - 1 if binding.at else 0)[0]
+    if len(found) != 1 or found[0][0] != DEFINITION_TAG:
+        return None
+    d = r.definition(found[0])
+    declaring = r.index(found[0][1])
+    if d is None or declaring is None or d.kind != FUNCTION or not _plain(d.type_hint):
+        return None
+    outside = r.memo(("rust-type-outside", declaring.path, d.parent, d.type_hint), _type_outside,
+                     r, declaring, d.type_hint, d.parent)
+    return d.type_hint[-1] if outside else None
 
 
 def _plain(path: NamePath) -> bool:
