@@ -198,11 +198,12 @@
        type: [(type_identifier) (qualified_type) (generic_type)] @binding.type))
      (call_expression function: [(identifier) (selector_expression)] @binding.call)]))]
 ; an element of a value: `for _, v := range xs` (a slice's or map's; the one name of `for v :=
-; range ch` is no element of a slice), `v := xs[i]`, `v, ok := m[k]`, `v, ok := <-ch`
-(range_clause left: (expression_list . (identifier) . (identifier) @binding.name)
+; range ch` is no element of a slice), `v := xs[i]`, `v, ok := m[k]`, `v, ok := <-ch`; `for _, v
+; = range xs` declares nothing: it assigns a v declared before, of the type declared there
+(range_clause left: (expression_list . (identifier) . (identifier) @binding.name) . ":="
   right: (_) @binding.element)
 ; ... of a literal (`for _, v := range []*T{..}`): the container's element type
-(range_clause left: (expression_list . (identifier) . (identifier) @binding.name)
+(range_clause left: (expression_list . (identifier) . (identifier) @binding.name) . ":="
   right: (composite_literal type: [(slice_type) (array_type) (implicit_length_array_type)
                                    (map_type)] @binding.type))
 (short_var_declaration
@@ -255,7 +256,7 @@
 (method_declaration result: (parameter_list (parameter_declaration name: (identifier) @local)))
 (short_var_declaration left: (expression_list (identifier) @local))
 (var_spec name: (identifier) @local)
-(range_clause left: (expression_list (identifier) @local))
+(range_clause left: (expression_list (identifier) @local) . ":=")  ; (`=` assigns outer ones)
 (func_literal parameters: (parameter_list [(parameter_declaration name: (identifier) @local)
   (variadic_parameter_declaration name: (identifier) @local)]))
 (type_switch_statement alias: (expression_list (identifier) @local))
