@@ -70,13 +70,17 @@
 (type_arguments (type_elem [(type_identifier) (qualified_type)] @reference.type))
 
 (argument_list [(identifier) (selector_expression)] @reference.value)
-; a keyed element's value; its key where it may be an expression: a map's (`map[K]V{k: v}`, a
-; named type's, which may be a map), a qualified one (`pkg.K: v`), never a key of a struct
-; written in place or of an element whose type is elided (`[]struct{ name string }{{name: ..}}`):
-; a field, no name in scope
+; a keyed element's value; its key where it is an expression: a map's (`map[K]V{k: v}`), a
+; qualified one (`pkg.K: v`); a key of a named type's literal (`T{name: v}`) is read as a member
+; of the type (`T.name`: a struct's field), never a key of a struct written in place or of an
+; element whose type is elided (`[]struct{ name string }{{name: ..}}`): a field, no name in scope
 (keyed_element value: (literal_element [(identifier) (selector_expression)] @reference.value))
 (keyed_element key: (literal_element (selector_expression) @reference.value))
-(composite_literal type: [(map_type) (type_identifier) (qualified_type) (generic_type)]
+(composite_literal type: (map_type)
+  body: (literal_value (keyed_element key: (literal_element (identifier) @reference.value))))
+(composite_literal type: [(type_identifier) (qualified_type)] @receiver
+  body: (literal_value (keyed_element key: (literal_element (identifier) @reference.value))))
+(composite_literal type: (generic_type type: [(type_identifier) (qualified_type)] @receiver)
   body: (literal_value (keyed_element key: (literal_element (identifier) @reference.value))))
 (return_statement (expression_list [(identifier) (selector_expression)] @reference.value))
 
