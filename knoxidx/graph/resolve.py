@@ -190,9 +190,10 @@ class Resolver(ScopeResolver):
             site = 0
             where: Any = scope
             if placed and name_path and name_path[0] in placed:
-                reach = fi.reach_key(name_path[0], scope, point(line, col))
+                here = point(line, col)
+                reach = fi.reach_key(name_path[0], scope, here)
                 if reach is not None:
-                    site, where = point(line, col), (scope, reach)
+                    site, where = here, (scope, reach)
             receiver_site = 0
             receiver_reach = None
             if argument_types and argument_types[0][:1] == RECEIVER_ARGUMENT and placed:
