@@ -53,6 +53,7 @@ from knoxidx.parse.file_index import (
     FUNCTION,
     INTERFACE,
     MODULE,
+    TYPE,
     TYPE_KINDS,
     VARIABLE,
     FileIndex,
@@ -189,9 +190,10 @@ class Resolver(ScopeResolver):
             site = 0
             where: Any = scope
             if placed and name_path and name_path[0] in placed:
-                reach = fi.reach_key(name_path[0], scope, point(line, col))
+                here = point(line, col)
+                reach = fi.reach_key(name_path[0], scope, here)
                 if reach is not None:
-                    site, where = point(line, col), (scope, reach)
+                    site, where = here, (scope, reach)
             receiver_site = 0
             receiver_reach = None
             if argument_types and argument_types[0][:1] == RECEIVER_ARGUMENT and placed:
@@ -302,6 +304,12 @@ class Resolver(ScopeResolver):
             answer = self._denoted(fi, head, path, scope, shared, via, cls, heads, resolved,
                                    called, typed, site)
         found, confidence = answer
+        if not found and kind == RefKind.VALUE and rules.literal_keys_of_maps \
+                and len(path) > 1 and path[-2][-2:] == "()" \
+                and self._names_a_map_type(fi, (*path[:-2], path[-2][:-2]), scope):
+            # `M{k: v}` of a named map type M: the key is an expression, a name in scope
+            return self._outcome(fi, kind, path[-1:], ref_scope, arguments, file_id,
+                                 resolved, heads)
         # `PKey.from_type_string()` names PKey too: a reference to the qualifier when it is a
         # class (or an inline module), through a name written here (not `self`, `Self`). A
         # path through an instance or a call's result is inferred, and one that reached
@@ -431,6 +439,20 @@ class Resolver(ScopeResolver):
                                   site)
         resolved[(_lookup_key(path, called, typed), shared)] = answer
         return answer
+
+    def _names_a_map_type(self, fi: FileIndex, written: NamePath, scope: int) -> bool:
+        """Whether the type written ``written`` is one of the index declared a map (`type M
+        map[K]V`, `type M[K comparable] map[K]int`)."""
+        found = self.resolve_path(fi, written, scope, want_type=True)[0]
+        if len(found) != 1 or found[0][0] != DEFINITION_TAG:
+            return False
+        d = self.definition(found[0])
+        if d is None or d.kind != TYPE:
+            return False
+        declared = d.signature[len(d.name):]
+        if declared[:1] == "[":  # type parameters
+            declared = declared.partition("]")[2]
+        return declared.lstrip().startswith("map[")
 
     def _qualifier_targets(self, fi: FileIndex, kind: str, head: str, path: NamePath,
                            scope: int, shared: Any, via: int, cls: int,

@@ -204,6 +204,9 @@ class BaseRules:
     # a call of an `async` function gives a future, whose methods are the future's until it
     # is awaited (Rust's `lock.write().await.m()`; `lock.write().map(..)` is futures' map)
     async_results_awaited = False
+    # a key of a named type's literal is read as a field of a value of it (Go's `T{name: v}`,
+    # the path `T().name`), and as the expression it is where the type is a map (`M{k: v}`)
+    literal_keys_of_maps = False
     # (type outside the index, method) -> which of the receiver's written type arguments the
     # method returns (Java's `Map.Entry<K, V> e`: `e.getValue()` is a V)
     argument_results: Mapping[tuple[str, str], int] = MappingProxyType({})

@@ -96,6 +96,7 @@ class ResolutionRules(Protocol):
     called_locals_hold_elements: bool
     outside_receivers_hold_elements: bool
     async_results_awaited: bool
+    literal_keys_of_maps: bool
     argument_results: Mapping[tuple[str, str], int]
     tied_overloads_kept: int
     separator: str

@@ -486,6 +486,9 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
         indexed_receiver = indexed_path
     # `Outer.this.m()` (Java): the enclosing class's instance, read as `Outer().m`
     qualified_self: str = getattr(plugin, "QUALIFIED_SELF", "")
+    # a receiver captured apart that names a type, whose member is one of a value of it (Go's
+    # `T{name: v}`: T's field name): read as a call of the type (`T().name`), a value of it
+    receivers_are_types: bool = getattr(plugin, "RECEIVERS_ARE_TYPES", False)
     # a receiver ending where an anonymous class's body ends is its creation: `new T() {..}.m()`
     anonymous = {d.end_byte: d.name for d in defs if is_anonymous(d)}
     # `x := x(v)`: a declaration whose value does not see the names it declares (Go's `:=`)
@@ -511,6 +514,8 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
                 ref_path = (created + "()", ref_path[-1])
             elif receiver_end - receiver_start <= MAX_REFERENCE_CHARS:
                 receiver = span_text(source, receiver_start, receiver_end)
+                if receivers_are_types:
+                    receiver += "()"
                 member = ref_path[-1]
                 ref_path = name_path(receiver + "." + member)
                 if ref_path and ref_path[0] == "?" and indexed_receiver is not None:

@@ -191,6 +191,11 @@ class FileIndex:
         entry = self.ordered.get((s, name))
         if entry is None:
             return None
+        return self._reached(entry, s, scope, site)
+
+    def _reached(self, entry: tuple[list[int], list[Binding], tuple[Binding, ...]], s: int,
+                 scope: int, site: int) -> tuple[Binding, ...] | None:
+        """:meth:`reaching`, of the local whose :attr:`ordered` entry is ``entry``."""
         ats, group, declared = entry
         if declared:
             return declared
@@ -234,10 +239,12 @@ class FileIndex:
         None where none does, or where it is not known which reach."""
         name = name.removesuffix("()")
         defs = self.facts.defs
+        ordered = self.ordered
         s = scope
         while s >= 0:
-            if (s, name) in self.ordered:
-                reached = self.reaching(s, name, scope, site)
+            entry = ordered.get((s, name))
+            if entry is not None:  # (one lookup: with every Go and Java local placed, most reads come here)
+                reached = self._reached(entry, s, scope, site)
                 if reached == () and self.rules.places_every_local:
                     # a read outside the block of every declaration of it, or in the value of
                     # its declaration (Go's `x := x(v)`), each one placed: no local there

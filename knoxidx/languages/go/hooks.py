@@ -41,6 +41,9 @@ UNTYPED_REBINDS = False
 # every local placed: one declared in an `if`'s header or a block is no name outside it
 PLACES_EVERY_LOCAL = True
 SQUARE_TYPE_ARGS = True  # type arguments in square brackets: `List[T]`
+# the query's @receiver is a literal's type (`T{name: v}`): its key is a field of a value of T,
+# not the type's own member (no reference to T at the key's line)
+RECEIVERS_ARE_TYPES = True
 # The builtins whose result is of the type they are passed (`new(T)`, `make([]T, n)`): a name
 # bound to a call of one is bound to that type (tags.scm), not to what the call returns
 TYPE_ARGUMENT_CALLS: frozenset[str] = frozenset({"new", "make"})
@@ -187,6 +190,7 @@ class _Rules(BaseRules):
     # (`w.Header()` -> cmd/godoc's Header), and an unresolved call is better than a wrong one
     guess_members = False
     bases_are_fields = True  # an embedded field is named by its type
+    literal_keys_of_maps = True
     bindings_block_scoped = True
     places_every_local = True
     builtin_method_names = frozenset({

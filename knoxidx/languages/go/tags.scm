@@ -70,13 +70,17 @@
 (type_arguments (type_elem [(type_identifier) (qualified_type)] @reference.type))
 
 (argument_list [(identifier) (selector_expression)] @reference.value)
-; a keyed element's value; its key where it may be an expression: a map's (`map[K]V{k: v}`, a
-; named type's, which may be a map), a qualified one (`pkg.K: v`), never a key of a struct
-; written in place or of an element whose type is elided (`[]struct{ name string }{{name: ..}}`):
-; a field, no name in scope
+; a keyed element's value; its key where it is an expression: a map's (`map[K]V{k: v}`), a
+; qualified one (`pkg.K: v`); a key of a named type's literal (`T{name: v}`) is read as a member
+; of the type (`T.name`: a struct's field), never a key of a struct written in place or of an
+; element whose type is elided (`[]struct{ name string }{{name: ..}}`): a field, no name in scope
 (keyed_element value: (literal_element [(identifier) (selector_expression)] @reference.value))
 (keyed_element key: (literal_element (selector_expression) @reference.value))
-(composite_literal type: [(map_type) (type_identifier) (qualified_type) (generic_type)]
+(composite_literal type: (map_type)
+  body: (literal_value (keyed_element key: (literal_element (identifier) @reference.value))))
+(composite_literal type: [(type_identifier) (qualified_type)] @receiver
+  body: (literal_value (keyed_element key: (literal_element (identifier) @reference.value))))
+(composite_literal type: (generic_type type: [(type_identifier) (qualified_type)] @receiver)
   body: (literal_value (keyed_element key: (literal_element (identifier) @reference.value))))
 (return_statement (expression_list [(identifier) (selector_expression)] @reference.value))
 
@@ -198,11 +202,12 @@
        type: [(type_identifier) (qualified_type) (generic_type)] @binding.type))
      (call_expression function: [(identifier) (selector_expression)] @binding.call)]))]
 ; an element of a value: `for _, v := range xs` (a slice's or map's; the one name of `for v :=
-; range ch` is no element of a slice), `v := xs[i]`, `v, ok := m[k]`, `v, ok := <-ch`
-(range_clause left: (expression_list . (identifier) . (identifier) @binding.name)
+; range ch` is no element of a slice), `v := xs[i]`, `v, ok := m[k]`, `v, ok := <-ch`; `for _, v
+; = range xs` declares nothing: it assigns a v declared before, of the type declared there
+(range_clause left: (expression_list . (identifier) . (identifier) @binding.name) . ":="
   right: (_) @binding.element)
 ; ... of a literal (`for _, v := range []*T{..}`): the container's element type
-(range_clause left: (expression_list . (identifier) . (identifier) @binding.name)
+(range_clause left: (expression_list . (identifier) . (identifier) @binding.name) . ":="
   right: (composite_literal type: [(slice_type) (array_type) (implicit_length_array_type)
                                    (map_type)] @binding.type))
 (short_var_declaration
@@ -255,7 +260,7 @@
 (method_declaration result: (parameter_list (parameter_declaration name: (identifier) @local)))
 (short_var_declaration left: (expression_list (identifier) @local))
 (var_spec name: (identifier) @local)
-(range_clause left: (expression_list (identifier) @local))
+(range_clause left: (expression_list (identifier) @local) . ":=")  ; (`=` assigns outer ones)
 (func_literal parameters: (parameter_list [(parameter_declaration name: (identifier) @local)
   (variadic_parameter_declaration name: (identifier) @local)]))
 (type_switch_statement alias: (expression_list (identifier) @local))
