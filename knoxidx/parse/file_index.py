@@ -243,7 +243,8 @@ class FileIndex:
         s = scope
         while s >= 0:
             entry = ordered.get((s, name))
-            if entry is not None:  # (one lookup: with every Go and Java local placed, most reads come here)
+            # (one lookup: with every Go and Java local placed, most reads come here)
+            if entry is not None:
                 reached = self._reached(entry, s, scope, site)
                 if reached == () and self.rules.places_every_local:
                     # a read outside the block of every declaration of it, or in the value of
