@@ -16,6 +16,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from knoxidx.core.errors import (
     CorruptIndexError,
@@ -36,8 +37,6 @@ from knoxidx.graph.dbfile import (
 )
 from knoxidx.graph.graph_rows import GraphRows
 from knoxidx.graph.index_link import refuse_committed_index_link
-from knoxidx.graph.queries import GraphQueries
-from knoxidx.graph.spool import ResolutionSpool
 from knoxidx.graph.sqlite_schema import (
     DB_NAME,
     INDEX_DIR,
@@ -51,6 +50,10 @@ from knoxidx.graph.sqlite_schema import (
     index_table,
 )
 from knoxidx.graph.write_lock import WriteLock
+
+if TYPE_CHECKING:
+    from knoxidx.graph.queries import GraphQueries
+    from knoxidx.graph.spool import ResolutionSpool
 
 
 def _read_only_directory(exc: BaseException) -> bool:
@@ -510,8 +513,13 @@ class SQLiteStore(GraphRows):
         return WriteLock(self.path.parent)
 
     def queries(self) -> GraphQueries:
+        # (imported when asked: `knoxidx index` reads none, and its start-up counts)
+        from knoxidx.graph.queries import GraphQueries
+
         return GraphQueries(self)
 
     def resolution_spool(self) -> ResolutionSpool | None:
         """Where forked resolver children write their rows (see :mod:`knoxidx.graph.spool`)."""
+        from knoxidx.graph.spool import ResolutionSpool  # (a parallel update's only)
+
         return ResolutionSpool(self)
