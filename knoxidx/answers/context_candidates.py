@@ -17,7 +17,9 @@ class ContextWeights:
     """Every knob of ranking and packing, in one place."""
 
     semantic: float = 0.30
-    lexical: float = 0.25
+    # the share of the question's words a candidate holds: weighed above the vectors' cosine,
+    # which a change request's few words make a weak signal (fitted on three histories)
+    lexical: float = 1.0
     proximity: float = 0.30
     centrality: float = 0.15
     history: float = 0.0
@@ -52,7 +54,7 @@ class ContextWeights:
     imports: float = 0.5
     sibling: float = 0.6  # another definition in the top hit's file matching the question
     siblings: int = 4  # siblings of one hit, at most (the best matching), when weighed
-    sibling_lexical: float = 0.25  # the least lexical match for a sibling to be taken
+    sibling_lexical: float = 0.1  # the least lexical match for a sibling to be taken
     sibling_hits: int = 1  # the hits whose files give siblings (more lost on the benchmark)
     # the top hit's whole file, right after it, when it counts at most this share of the
     # budget (a small file's other functions are often what a change also touches); 0: never
