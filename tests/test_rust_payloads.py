@@ -1,7 +1,7 @@
 """Rust names bound in a variant's or a tuple struct's payload: `E::V(_, x) => x.run()` calls
 the method of the type V's declaration writes at x's place (through `&`, `Box`, as a declared
-type reads), `Self::V(x)` in `impl E`, `E::S { a, .. }` of a struct-like variant and `W(x)` of
-a `struct W(T)` too; a payload of the
+type reads), `Self::V(x)` in `impl E`, `E::S { a, .. }` of a struct-like variant, `V(x)` of a variant
+`use E::*;` brings and `W(x)` of a `struct W(T)` too; a payload of the
 enum's own type parameter, a name after `..` and `Err(e)` (std's) stay unresolved; a change to
 the enum's file re-resolves the files that match on it."""
 
@@ -31,6 +31,9 @@ pub enum Shape {
 pub struct Wrapper(pub u8, pub Other);
 pub enum Maybe<T> {
     Just(T),
+}
+pub enum Alt {
+    Plain(Other),
 }
 """
 USER = """use crate::types::{Maybe, Shape, Wrapper};
@@ -95,7 +98,36 @@ impl Own {
     }
 }
 """
-LIB = "pub mod types;\npub mod user;\npub mod own;\n"
+BARE = """use crate::types::Shape;
+use crate::types::Shape::*;
+
+pub fn bare(s: Shape) {
+    match s {
+        Plain(inner) => inner.touch(),
+        _ => {}
+    }
+}
+
+pub fn renamed(s: Shape) {
+    use crate::types::Shape::Pair as Two;
+    match s {
+        Two(_, other) => other.touch(),
+        _ => {}
+    }
+}
+
+mod both {
+    use crate::types::Alt::*;
+    use crate::types::Shape::*;
+
+    pub fn either(s: crate::types::Shape) {
+        if let Plain(which) = s {
+            which.touch();
+        }
+    }
+}
+"""
+LIB = "pub mod types;\npub mod user;\npub mod own;\npub mod bare;\n"
 
 
 def _callees(idx: Index, name: str) -> list[str]:
@@ -104,7 +136,7 @@ def _callees(idx: Index, name: str) -> list[str]:
 
 def _crate(repo):  # type: ignore[no-untyped-def]
     return repo({"Cargo.toml": CARGO, "src/lib.rs": LIB, "src/types.rs": TYPES,
-                 "src/user.rs": USER, "src/own.rs": SELF})
+                 "src/user.rs": USER, "src/own.rs": SELF, "src/bare.rs": BARE})
 
 
 def test_a_variant_s_payload_is_of_the_type_its_declaration_writes_at_its_place(repo) -> None:
@@ -115,6 +147,16 @@ def test_a_variant_s_payload_is_of_the_type_its_declaration_writes_at_its_place(
         assert _callees(idx, "p::user::plain") == ["p::types::Inner::touch",
                                                     "p::types::Other::touch"]
         assert _callees(idx, "p::own::Own::run") == ["p::types::Inner::touch"]  # `Self::One`
+
+
+def test_a_variant_an_import_brings_is_read_as_its_enum_s(repo) -> None:
+    root = _crate(repo)
+    build(root)
+    with Index.open(root) as idx:
+        assert _callees(idx, "p::bare::bare") == ["p::types::Inner::touch"]  # `use Shape::*`
+        assert _callees(idx, "p::bare::renamed") == ["p::types::Other::touch"]  # `Pair as Two`
+        # two enums' wildcards bring a `Plain`: which one is not read
+        assert _callees(idx, "p::bare::both::either") == []
 
 
 def test_unread_places_stay_unresolved(repo) -> None:

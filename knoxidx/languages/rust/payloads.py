@@ -95,8 +95,9 @@ def payload_types(r: ResolverView, fi: FileIndex, binding: Binding, depth: int
     """The instance types of the name ``binding`` binds in a pattern's payload (its path:
     the variant's, then the place, see ``PAYLOAD_OF``): a tuple struct's (`W(x)`, `Self(x)`)
     where the path names one, else a variant's of the enum the path names before the
-    variant's name (`E::V(x)`, `Self::V(x)`, `module::E::V(x)`). None where neither declares
-    that place (`Err(e)`: std's)."""
+    variant's name (`E::V(x)`, `Self::V(x)`, `module::E::V(x)`), or of the enum an import
+    brings a bare variant from (`use E::*;`). None where none declares that place (`Err(e)`:
+    std's)."""
     *variant, place = binding.type_path
     if not variant:
         return []
@@ -104,7 +105,36 @@ def payload_types(r: ResolverView, fi: FileIndex, binding: Binding, depth: int
     if not found and len(variant) > 1:
         found = _declared(r, fi, binding.scope, tuple(variant[:-1]), variant[-1] + place,
                           depth)
+    elif not found:
+        found = _imported(r, fi, binding.scope, variant[0], place, depth)
     return found
+
+
+def _imported(r: ResolverView, fi: FileIndex, scope: int, name: str, place: str, depth: int
+              ) -> list[Symbol]:
+    """A variant named bare (`V(x) =>`) that an import in scope brings from its enum (`use
+    E::*;`, `use E::V;`, `use E::V as W;`): its payload at ``place``; none where imports of
+    two enums could bring it."""
+    found: list[Symbol] = []
+    for imp in fi.facts.imports:
+        variant = name if imp.name == "*" else imp.name if imp.alias == name else ""
+        if not variant or not _visible(fi, imp.scope, scope):
+            continue
+        typed = _declared(r, fi, imp.scope, tuple(imp.module.split("::")), variant + place,
+                          depth)
+        if typed and found:
+            return []
+        found = typed or found
+    return found
+
+
+def _visible(fi: FileIndex, declared: int, scope: int) -> bool:
+    """Whether what ``declared`` (a definition's index, -1 at the top) holds is in scope in
+    ``scope``: that definition is ``scope`` or encloses it."""
+    defs = fi.facts.defs
+    while scope >= 0 and scope != declared:
+        scope = defs[scope].parent
+    return scope == declared
 
 
 def _declared(r: ResolverView, fi: FileIndex, scope: int, owner: tuple[str, ...], name: str,
