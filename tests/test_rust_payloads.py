@@ -34,6 +34,7 @@ pub enum Maybe<T> {
 }
 pub enum Alt {
     Plain(Other),
+    Unnamed((Inner, u8), *const Inner, Box<(Other, u8)>, fn(Inner)),
 }
 """
 USER = """use crate::types::{Maybe, Shape, Wrapper};
@@ -218,6 +219,8 @@ def test_extraction_binds_each_place_of_a_tuple_variant_and_struct() -> None:
     assert held[(wrapper, "(1)")] == ("Other",)
     assert held[(shape, "Named(other)")] == ("Other",)
     assert not any(scope == maybe for scope, _ in held)  # `Just(T)`
+    # a tuple's, a pointer's and a function's methods are no named type's
+    assert not any(name.startswith("Unnamed(") for _, name in held)
 
 
 def test_a_pattern_binds_each_name_at_its_place() -> None:

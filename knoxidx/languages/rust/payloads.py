@@ -7,6 +7,7 @@ scope named by ``payload_name``); a name a pattern binds there (`E::V(_, b) => b
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,11 @@ if TYPE_CHECKING:
     from knoxidx.languages.protocol import ResolverView
 
 _WITH_PAYLOADS = frozenset({"enum_item", "struct_item"})
+# a tuple, a raw pointer, an array or a function (behind references and `Box`es): no named
+# type's methods, though a declared type reads the first of a tuple's and a pointer's pointee
+_UNNAMED = re.compile(
+    r"(?:&\s*(?:'\w+\s+)?(?:mut\s+)?|(?:(?:std|alloc)::\w+::)?(?:Box|Arc|Rc)\s*<\s*)*"
+    r"(?:[(*\[]|(?:unsafe\s+)?(?:extern\b[^(]*)?fn\b)")
 _TUPLE = "ordered_field_declaration_list"
 MAX_TYPES = 4  # as many types of a value as the resolver reads
 
@@ -28,9 +34,10 @@ def payload_declarations(root: Any, defs: Sequence[Definition], source: bytes
                          ) -> list[tuple[int, str, str]]:
     """(the type's definition, ``payload_name``, the declared type as written) of each place
     of each variant of the file's enums (a tuple's or a struct-like one's) and of its tuple
-    structs. A type written of the
-    item's own type parameters (`V(T)`, `V(Box<T>)`) is left out: what it holds is the type
-    argument of each use, which the pattern does not say."""
+    structs. A type written of the item's own type parameters (`V(T)`, `V(Box<T>)`) is left
+    out: what it holds is the type argument of each use, which the pattern does not say; so
+    are tuples, raw pointers, arrays and functions (`V((A, B))`: a tuple's methods are std's,
+    not A's)."""
     out: list[tuple[int, str, str]] = []
     for index, d in enumerate(defs):
         if d.kind != CLASS or b"(" not in source[d.start_byte:d.end_byte]:
@@ -70,6 +77,8 @@ def _places(index: int, constructor: str, payload: Any, parameters: frozenset[st
     out: list[tuple[int, str, str]] = []
     for place, declared in places:
         written = node_text(source, declared)
+        if _UNNAMED.match(written):
+            continue
         named = type_path(written)
         if named and named[0] not in parameters:
             out.append((index, payload_name(constructor, place), written))
