@@ -141,6 +141,18 @@ ITEMS_HEAD = "::"
 # with, each as written (`List<Type> x`: ("Type",)), not a path: what a member of x declared
 # of a type parameter of its class holds (`x.head`, `head` declared `A head` in `List<A>`).
 TYPE_ARGUMENTS = "<>"
+# The last segment of a Binding's ``type_path`` for a name a pattern binds in the payload of a
+# variant or a tuple struct (Rust `E::V(_, x)`: ("E", "V", "(1)"); `E::S { a, .. }`: ("E", "S",
+# "(a)")), PAYLOAD_OF and its place, an index or a field's name: the path before it names the
+# variant. A type's file binds each place's declared type in the type's scope, named by
+# :func:`payload_name` (`enum E { V(A, B) }`: "V(1)" holds B).
+PAYLOAD_OF = "("
+
+
+def payload_name(constructor: str, place: int | str) -> str:
+    """The binding name of the payload at ``place`` of the variant or tuple struct
+    ``constructor`` (see PAYLOAD_OF)."""
+    return f"{constructor}{PAYLOAD_OF}{place})"
 
 
 class Impl(NamedTuple):

@@ -20,6 +20,7 @@ from knoxidx.core.facts import (
     INJECTED,
     ITEMS_HEAD,
     OWN_MEMBERS,
+    PAYLOAD_OF,
     RETURNED,
     TYPE_ARGUMENTS,
     TYPES_JOINER,
@@ -962,6 +963,8 @@ class ScopeResolver(Lookups):
                 return self._injected_types(fi, binding, depth)
             if path[-1][:1] == CALLBACK_OF:
                 return self._callback_types(fi, binding, depth)
+            if path[-1][:1] == PAYLOAD_OF:  # `E::V(x) =>`: what V's payload holds there
+                return fi.rules.payload_types(self, fi, binding, depth)
             if path[-1] == ELEMENT_OF and not _indexes_elements(fi.family):
                 # Rust: an element of a collection, read from where the collection is declared
                 return self._element_types(fi, binding, depth)

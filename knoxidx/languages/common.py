@@ -13,7 +13,7 @@ from knoxidx.parse.file_index import FileIndex
 from knoxidx.parse.siblings import named_before, previous_named
 
 if TYPE_CHECKING:
-    from knoxidx.core.facts import Definition, NamePath
+    from knoxidx.core.facts import Binding, Definition, NamePath
     from knoxidx.languages.protocol import ResolverView
 
 COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment"})
@@ -253,6 +253,12 @@ class BaseRules:
         parameter's, `fn: (doc: Doc) => void`), "" where not known: what a callback passed
         there is called with (see ``CALLBACK_OF``)."""
         return ""
+
+    def payload_types(self, r: ResolverView, fi: FileIndex, binding: Binding, depth: int
+                      ) -> list[Symbol]:
+        """The instance types of a name a pattern binds in a variant's payload (a
+        ``binding`` whose path ends in ``PAYLOAD_OF``), [] where the family has none."""
+        return []
 
     def iterator_items(self, r: ResolverView, fi: FileIndex, scope: int, declared: str
                        ) -> list[Symbol]:

@@ -131,6 +131,8 @@ class ResolutionRules(Protocol):
     def callback_parameter(self, declared: str, index: int = 0) -> str: ...
     def iterator_items(self, r: ResolverView, fi: FileIndex, scope: int, declared: str
                        ) -> list[Symbol]: ...
+    def payload_types(self, r: ResolverView, fi: FileIndex, binding: Binding, depth: int
+                      ) -> list[Symbol]: ...
     def extra_bases(self, r: ResolverView, fi: FileIndex, index: int) -> list[Symbol]: ...
     def receiver_methods(self, r: ResolverView, fi: FileIndex, scope: int, receiver: NamePath,
                          site: int, declared: list[Symbol]) -> list[Symbol]: ...
@@ -282,6 +284,17 @@ class BindsTypeParameters(Protocol):
 
     type_parameter_bindings: Callable[[Any, Sequence[tuple[Any, ...]], Sequence[Definition],
                                        bytes], list[Binding]]
+
+
+@runtime_checkable
+class DeclaresPayloads(Protocol):
+    """A language whose variants and tuple structs carry payloads by place (Rust `enum E {
+    V(A, B) }`, `struct W(Inner)`) lists, from the parse tree and the file's definitions,
+    (the type's definition, ``payload_name``, the declared type as written) of each place;
+    extraction binds each so, read by the rules' ``payload_types`` (see ``PAYLOAD_OF``)."""
+
+    payload_declarations: Callable[[Any, Sequence[Definition], bytes],
+                                   list[tuple[int, str, str]]]
 
 
 @runtime_checkable

@@ -40,6 +40,7 @@ from knoxidx.languages.protocol import (
     BindsNames,
     BindsTypeParameters,
     CountsArguments,
+    DeclaresPayloads,
     Language,
     OrdersBindings,
     ReadsDeclaredTypes,
@@ -573,6 +574,13 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     if parameter_heads is not None:  # `L::from_raw(p)` where `L: Link`: a bound's function
         bindings.extend(cast(BindsTypeParameters, plugin).type_parameter_bindings(
             root, refs, defs, source))
+    payloads = getattr(plugin, "payload_declarations", None)
+    if payloads is not None:  # `enum E { V(A, B) }`: what each place of V's payload holds
+        for index, name, written in cast(DeclaresPayloads, plugin).payload_declarations(
+                root, defs, source):
+            held = declared_type(plugin, written)
+            if held and held[0] != "?":
+                bindings.append(Binding(index, name, held, False))
     documented = getattr(plugin, "documented_types", None)
     if documented is not None:
         # declared in JSDoc, a parameter's type comes before whatever the body assigns to it

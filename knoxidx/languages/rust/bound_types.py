@@ -8,7 +8,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from knoxidx.core.facts import ELEMENT_OF, TYPES_JOINER, Binding, Definition, NamePath
+from knoxidx.core.facts import (
+    ELEMENT_OF,
+    TYPES_JOINER,
+    Binding,
+    Definition,
+    NamePath,
+    payload_name,
+)
 from knoxidx.parse.definitions import binding_scope, node_text
 from knoxidx.parse.name_paths import name_path, split_top_level
 
@@ -22,8 +29,6 @@ _DEREF_WRAPPERS = frozenset({"Box", "Arc", "Rc"})
 # `for x in xs.iter()`: the same elements as `for x in xs` (by reference)
 _ITERATION = frozenset({"iter", "iter_mut", "into_iter"})
 MAX_BOUNDS = 4  # the resolver reads at most four types of a value
-# the segment after a variant's path that names its payload (no definition the index has)
-PAYLOAD = "0"
 
 
 def declared_binding_type(type_node: Any, source: bytes) -> NamePath | None:
@@ -31,12 +36,17 @@ def declared_binding_type(type_node: Any, source: bytes) -> NamePath | None:
     parameter it names (declared on the function or on the impl or trait around it), or
     those written (`impl Read + Write`, `&dyn Visit`, `Box<dyn Fold + Send>`); () where none
     has methods to call; None for a type of its own name, read as other declared types are.
-    In a pattern `E::V(x)`, the path of the variant's payload."""
+    For a name in a pattern `E::V(_, x)` (``type_node`` the name's own node) or `E::S { a, b:
+    x }` (the field's pattern), the variant's path and the name's place in its payload (see
+    ``PAYLOAD_OF``)."""
     parent = type_node.parent
     if parent is not None and parent.type == "tuple_struct_pattern":
-        # `E::V(x)`: x is the payload at 0 of the variant (or tuple struct) E::V
-        path = name_path(node_text(source, type_node))
-        return (*path, PAYLOAD) if path and path[0] != "?" else ()
+        return _payload_place(type_node, parent, source)
+    if type_node.type == "field_pattern" and parent is not None:  # `E::S { a, b: x, .. }`
+        variant, field = parent.child_by_field_name("type"), type_node.child_by_field_name("name")
+        path = name_path(node_text(source, variant)) if variant is not None else ()
+        return (*path, payload_name("", node_text(source, field))) \
+            if field is not None and path and path[0] != "?" else ()
     node = type_node
     while node.type == "reference_type":
         inner = node.child_by_field_name("type")
@@ -58,6 +68,31 @@ def declared_binding_type(type_node: Any, source: bytes) -> NamePath | None:
     if kind in _BOUNDED:
         return _joined(_written_bounds(node), source)
     return None
+
+
+def _payload_place(element: Any, pattern: Any, source: bytes) -> NamePath:
+    """(*the variant's path, its payload's place) for the name ``element`` (`x`, `mut x`,
+    `ref x`) of the pattern `E::V(_, x)`; () for the variant's own name and a capitalised one
+    (a constant, a unit variant: `E::V(None)` binds nothing). A name written after `..`
+    (counted from the end) is bound to no place, which still hides a name bound outside."""
+    variant = pattern.child_by_field_name("type")
+    if variant is None or variant.start_byte == element.start_byte:
+        return ()
+    if node_text(source, element).split()[-1][:1].isupper():
+        return ()
+    path = name_path(node_text(source, variant))
+    if not path or path[0] == "?":
+        return ()
+    place, sibling = 0, element.prev_sibling
+    while sibling is not None and sibling.start_byte > variant.start_byte:
+        if sibling.type == "remaining_field_pattern":
+            return (*path, payload_name("", _UNCOUNTED))
+        place += sibling.type == ","
+        sibling = sibling.prev_sibling
+    return (*path, payload_name("", place))
+
+
+_UNCOUNTED = ".."  # the place of a name after `..`: no payload's
 
 
 def type_parameter_bindings(root: Any, refs: Sequence[tuple[Any, ...]],

@@ -8,7 +8,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.facts import RECEIVER_ARGUMENT, Impl, Import, NamePath, RefKind
+from knoxidx.core.facts import RECEIVER_ARGUMENT, Binding, Impl, Import, NamePath, RefKind
 from knoxidx.core.symbols import (
     DEFINITION_TAG,
     EXTERNAL_TAG,
@@ -34,6 +34,8 @@ from knoxidx.languages.rust.macro_scope import (
     macro_use,
 )
 from knoxidx.languages.rust.outside import outside_call
+from knoxidx.languages.rust.payloads import payload_declarations as payload_declarations
+from knoxidx.languages.rust.payloads import payload_types
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, enclosing, node_text
 from knoxidx.parse.file_index import (
@@ -282,6 +284,10 @@ class _Rules(ReexportingRules):
     def outside_call(self, r: ResolverView, fi: FileIndex, scope: int, path: NamePath,
                      site: int) -> bool:
         return outside_call(r, fi, scope, path, site)
+
+    def payload_types(self, r: ResolverView, fi: FileIndex, binding: Binding, depth: int
+                      ) -> list[Symbol]:
+        return payload_types(r, fi, binding, depth)
 
     def iterator_items(self, r: ResolverView, fi: FileIndex, scope: int, declared: str
                        ) -> list[Symbol]:

@@ -146,16 +146,34 @@
     (tuple_struct_pattern type: (identifier) @_holds . [(identifier) @binding.name
       (mut_pattern (identifier) @binding.name) (ref_pattern (identifier) @binding.name)] .))))
   (#match? @_holds "^(?:Some|Ok)$"))
-; `if let Type::Verbatim(ts) = ty`, `E::V(x) =>`: x holds the variant's payload, not what a
-; name of x bound around it holds (see declared_binding_type: the payload's path, unresolved)
+; `if let Type::Verbatim(ts) = ty`, `E::V(_, x) =>`: each name holds the payload at its place in
+; the variant (or tuple struct), not what a name of it bound around it holds (see
+; declared_binding_type: the variant's path and the place, read where the variant is declared)
 (let_condition
-  pattern: (tuple_struct_pattern type: (_) @binding.type . [(identifier) @binding.name
-    (mut_pattern (identifier) @binding.name) (ref_pattern (identifier) @binding.name)] .)
-  (#not-match? @binding.type "^(?:Some|Ok)$"))
+  pattern: (tuple_struct_pattern type: (_) @_variant [(identifier) @binding.name @binding.type
+    (mut_pattern (identifier) @binding.name) @binding.type
+    (ref_pattern (identifier) @binding.name) @binding.type
+    (ref_pattern (mut_pattern (identifier) @binding.name)) @binding.type])
+  (#not-match? @_variant "^(?:Some|Ok)$"))
 (match_pattern
-  (tuple_struct_pattern type: (_) @binding.type . [(identifier) @binding.name
-    (mut_pattern (identifier) @binding.name) (ref_pattern (identifier) @binding.name)] .)
-  (#not-match? @binding.type "^(?:Some|Ok)$"))
+  (tuple_struct_pattern type: (_) @_variant [(identifier) @binding.name @binding.type
+    (mut_pattern (identifier) @binding.name) @binding.type
+    (ref_pattern (identifier) @binding.name) @binding.type
+    (ref_pattern (mut_pattern (identifier) @binding.name)) @binding.type])
+  (#not-match? @_variant "^(?:Some|Ok)$"))
+; `E::S { a, .. } =>`, `if let E::S { a: x, .. } = e`: each name holds the variant's field
+(let_condition
+  pattern: (struct_pattern (field_pattern name: (shorthand_field_identifier) @binding.name) @binding.type))
+(let_condition
+  pattern: (struct_pattern (field_pattern pattern: [(identifier) @binding.name
+    (mut_pattern (identifier) @binding.name) (ref_pattern (identifier) @binding.name)
+    (ref_pattern (mut_pattern (identifier) @binding.name))]) @binding.type))
+(match_pattern
+  (struct_pattern (field_pattern name: (shorthand_field_identifier) @binding.name) @binding.type))
+(match_pattern
+  (struct_pattern (field_pattern pattern: [(identifier) @binding.name
+    (mut_pattern (identifier) @binding.name) (ref_pattern (identifier) @binding.name)
+    (ref_pattern (mut_pattern (identifier) @binding.name))]) @binding.type))
 ; `let w: Option<Waker> = ..`, `let xs: Vec<Task> = ..`: what it holds, for `if let Some(w) = w`
 ; and `for t in xs` (see elements_binding)
 (let_declaration pattern: (identifier) @binding.name type: (generic_type) @binding.elements)
