@@ -16,6 +16,23 @@ from knoxidx.core.symbols import (
     Symbol,
 )
 from knoxidx.languages.common import COMMENT_TYPES, BaseRules, field_ids, preceding_comment
+from knoxidx.languages.java.jdk import (
+    BOXES,
+    FINAL_LANG,
+    JAVA_LANG,
+    JDK_COLLECTIONS,
+    JDK_PACKAGES,
+    JDK_SUPERTYPES,
+    NOT_FUNCTIONAL,
+    NUMBER_SUPERS,
+    OBJECT_METHODS,
+    PRIMITIVES,
+    STRING_SUPERS,
+    UNBOXES,
+    VALUE_SUPERS,
+    WIDENS,
+    looks_like_class,
+)
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
@@ -396,8 +413,6 @@ def _element_type(declared: str) -> str:
 
 # ---- resolution ----------------------------------------------------------------------------
 
-_OBJECT_METHODS = frozenset(["equals", "hashCode", "toString", "getClass", "notify", "notifyAll", "wait", "clone", "finalize", "length", "charAt", "substring", "indexOf", "isEmpty", "get", "put", "add", "addAll", "remove", "contains", "containsKey", "size", "iterator", "stream", "forEach", "map", "filter", "collect", "append", "format", "valueOf", "of", "asList", "keySet", "values", "entrySet", "close", "read", "write", "flush", "println", "print", "trim", "split", "replace", "startsWith", "endsWith", "toLowerCase", "toUpperCase", "compareTo", "next", "hasNext", "getKey", "getValue", "orElse", "isPresent", "ifPresent"])
-
 
 def _parameters(signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
     """(least, most) arguments of the method ``name`` declared by ``signature`` (most -1 for a
@@ -507,29 +522,6 @@ def _type_bounds(head: str) -> dict[str, str]:
     return out
 
 
-_PRIMITIVES = frozenset({"int", "long", "short", "byte", "char", "boolean", "float", "double"})
-# what a value of a primitive type can be passed as without a cast (no narrowing in a call)
-_WIDENS = {
-    "byte": frozenset({"byte", "short", "int", "long", "float", "double"}),
-    "short": frozenset({"short", "int", "long", "float", "double"}),
-    "char": frozenset({"char", "int", "long", "float", "double"}),
-    "int": frozenset({"int", "long", "float", "double"}),
-    "long": frozenset({"long", "float", "double"}),
-    "float": frozenset({"float", "double"}),
-    "double": frozenset({"double"}),
-    "boolean": frozenset({"boolean"}),
-}
-_BOXES = {"byte": "Byte", "short": "Short", "char": "Character", "int": "Integer",
-          "long": "Long", "float": "Float", "double": "Double", "boolean": "Boolean"}
-_UNBOXES = {box: primitive for primitive, box in _BOXES.items()}
-# supertypes of every boxed primitive and of String, besides their own
-_VALUE_SUPERS = frozenset({"Object", "Serializable", "Comparable", "Constable", "ConstantDesc"})
-_STRING_SUPERS = _VALUE_SUPERS | {"String", "CharSequence"}
-_NUMBER_SUPERS = _VALUE_SUPERS | {"Number"}
-# final classes of java.lang: no class of an index extends them
-_FINAL_LANG = frozenset({"String", "Class", *_UNBOXES})
-
-
 def _argument_fits(r: ResolverView, fi: FileIndex, scope: int, argument: str, target: Symbol,
                    parameter: str) -> bool:
     """Whether an argument of the static type ``argument`` (call_arguments') may be passed
@@ -543,48 +535,43 @@ def _argument_fits(r: ResolverView, fi: FileIndex, scope: int, argument: str, ta
     if not argument:
         return True
     if argument == "null":
-        return parameter not in _PRIMITIVES
+        return parameter not in PRIMITIVES
     if argument == NUMBER:  # (`a / 1000`: int, long, double..: a number's parameter, boxed or not)
         declared = parameter.rpartition(".")[2]
-        return parameter != "boolean" if parameter in _PRIMITIVES else \
-            declared in _NUMBER_SUPERS or declared in _UNBOXES and declared != "Boolean"
+        return parameter != "boolean" if parameter in PRIMITIVES else \
+            declared in NUMBER_SUPERS or declared in UNBOXES and declared != "Boolean"
     if argument.endswith("]"):  # an array (a field's, what a method returns)
         if not parameter.endswith("]"):
             return True  # (a varargs' element, Object, Cloneable: not told apart here)
         element, wanted = argument[:-2], parameter[:-2]
-        return element == wanted if element in _PRIMITIVES or wanted in _PRIMITIVES else True
+        return element == wanted if element in PRIMITIVES or wanted in PRIMITIVES else True
     if parameter.endswith("]"):  # an array: no other argument is one
         return False
     declared = parameter.rpartition(".")[2]
-    widened = _WIDENS.get(argument)
+    widened = WIDENS.get(argument)
     if widened is not None:  # a primitive
-        if parameter in _PRIMITIVES:
+        if parameter in PRIMITIVES:
             return parameter in widened
-        supers = _NUMBER_SUPERS if argument not in ("char", "boolean") else _VALUE_SUPERS
-        return declared == _BOXES[argument] or declared in supers
+        supers = NUMBER_SUPERS if argument not in ("char", "boolean") else VALUE_SUPERS
+        return declared == BOXES[argument] or declared in supers
     if argument == "String":
-        return declared in _STRING_SUPERS
+        return declared in STRING_SUPERS
     given = argument.rpartition(".")[2]  # a class type
-    if parameter in _PRIMITIVES:
-        unboxed = _UNBOXES.get(given)
+    if parameter in PRIMITIVES:
+        unboxed = UNBOXES.get(given)
         return unboxed is None and _looks_like_type_variable(given) or \
-            unboxed is not None and parameter in _WIDENS[unboxed]
-    if declared == given or declared in _VALUE_SUPERS or _looks_like_type_variable(given):
+            unboxed is not None and parameter in WIDENS[unboxed]
+    if declared == given or declared in VALUE_SUPERS or _looks_like_type_variable(given):
         return True
     return _may_extend(r, fi, scope, argument, given, classes, target, parameter, declared)
-
-
-# types of java.lang no lambda can be passed as: neither functional interfaces nor Object
-_NOT_FUNCTIONAL = frozenset({"Object", "String", "CharSequence", "Number", "Serializable",
-                             *_UNBOXES})
 
 
 def _takes_function(r: ResolverView, target: Symbol, parameter: str) -> bool:
     """Whether a lambda or a method reference may be passed to a parameter of type
     ``parameter`` of the method ``target``: not to a primitive, an array, a value class of
     java.lang, nor a class of the index (a functional interface is an interface)."""
-    if parameter in _PRIMITIVES or parameter.endswith("]") \
-            or parameter.rpartition(".")[2] in _NOT_FUNCTIONAL:
+    if parameter in PRIMITIVES or parameter.endswith("]") \
+            or parameter.rpartition(".")[2] in NOT_FUNCTIONAL:
         return False
     declaring = r.index(target[1])
     if declaring is None or _class_type_variable(declaring, target[2], parameter):
@@ -719,7 +706,7 @@ def _declared(r: ResolverView, symbol: Symbol, d: Definition, hint: tuple[str, .
     if len(words) > 1 and (words[-2].endswith("]") or words[-1].endswith("]")):
         # `byte[] buf`, `int m()[]`, `T x[]`: an array of the type
         return ".".join(hint) + "[]" * max(1, (words[-2] + words[-1]).count("[")), None
-    if len(hint) == 1 and (hint[0] in _PRIMITIVES or hint[0] in _FINAL_LANG):
+    if len(hint) == 1 and (hint[0] in PRIMITIVES or hint[0] in FINAL_LANG):
         return hint[0], None
     declaring = r.index(symbol[1])
     if declaring is None:
@@ -745,17 +732,17 @@ def _may_extend(r: ResolverView, fi: FileIndex, scope: int, argument: str, given
         return True
     wanted = [s for s in r.resolve_path(declaring, name_path(parameter), target[2])[0]
               if s[0] == DEFINITION_TAG]
-    if not wanted and declared in _FINAL_LANG:
+    if not wanted and declared in FINAL_LANG:
         return declared == given
     if classes is None:
         found = r.resolve_path(fi, name_path(argument), scope)[0]
         classes = [s for s in found if s[0] == DEFINITION_TAG]
         if not classes:  # a class outside the index (no subtype of one in it), or not known
-            if not wanted and declared in _JDK_COLLECTIONS and given not in _JDK_COLLECTIONS \
-                    and found and all(s[0] == EXTERNAL_TAG and s[2].startswith(_JDK_PACKAGES)
+            if not wanted and declared in JDK_COLLECTIONS and given not in JDK_COLLECTIONS \
+                    and found and all(s[0] == EXTERNAL_TAG and s[2].startswith(JDK_PACKAGES)
                                       for s in found):
                 return False  # a JDK type that is none of its collections (`Location`)
-            return not wanted or not (given in _FINAL_LANG
+            return not wanted or not (given in FINAL_LANG
                                       or any(s[0] == EXTERNAL_TAG for s in found))
     elif not classes:  # a class outside the index, where the value's declaration names it
         return not wanted
@@ -780,49 +767,17 @@ def _may_extend(r: ResolverView, fi: FileIndex, scope: int, argument: str, given
     return True
 
 
-# The JDK's collection and map types: a JDK type of another name is none of them (javax.tools'
-# `Location` is no `Collection`); `Iterable` is left out, which JDK types of many names are
-_JDK_COLLECTIONS = frozenset({
-    "Collection", "List", "Set", "SortedSet", "NavigableSet", "Queue", "Deque", "Map",
-    "SortedMap", "NavigableMap", "ArrayList", "LinkedList", "HashSet", "LinkedHashSet",
-    "TreeSet", "EnumSet", "ArrayDeque", "PriorityQueue", "Stack", "Vector", "HashMap",
-    "LinkedHashMap", "TreeMap", "EnumMap", "IdentityHashMap", "WeakHashMap", "Hashtable",
-    "Properties", "AbstractCollection", "AbstractList", "AbstractSet", "AbstractMap",
-    "AbstractQueue", "AbstractSequentialList", "CopyOnWriteArrayList", "CopyOnWriteArraySet",
-    "ConcurrentMap", "ConcurrentHashMap", "ConcurrentNavigableMap", "ConcurrentSkipListMap",
-    "ConcurrentSkipListSet", "ConcurrentLinkedQueue", "ConcurrentLinkedDeque", "BlockingQueue",
-    "BlockingDeque", "LinkedBlockingQueue", "LinkedBlockingDeque", "ArrayBlockingQueue",
-    "PriorityBlockingQueue", "DelayQueue", "SynchronousQueue", "TransferQueue",
-    "LinkedTransferQueue", "Bindings", "SimpleBindings", "Attributes"})
-_JDK_PACKAGES = ("java.", "javax.")
-
-
-# JDK types a class of an index extends or implements, with every supertype of theirs but
-# Object: through one of them a class is of those types only (`JCTree implements Cloneable`
-# is no Iterable)
-_JDK_SUPERTYPES: dict[str, frozenset[str]] = {
-    "Object": frozenset(), "Cloneable": frozenset(), "Serializable": frozenset(),
-    "Comparable": frozenset(), "Runnable": frozenset(), "AutoCloseable": frozenset(),
-    "Closeable": frozenset({"AutoCloseable"}), "CharSequence": frozenset(),
-    "Iterable": frozenset(), "Iterator": frozenset(), "Comparator": frozenset(),
-    "Throwable": frozenset({"Serializable"}),
-    "Exception": frozenset({"Throwable", "Serializable"}),
-    "Error": frozenset({"Throwable", "Serializable"}),
-    "RuntimeException": frozenset({"Exception", "Throwable", "Serializable"}),
-}
-
-
 def _outside_base_may_be(r: ResolverView, fi: FileIndex, index: int, resolved: list[Symbol],
                          declared: str) -> bool:
     """Whether a base outside the index of the class at ``index`` (its bases the index has:
     ``resolved``) may make it a ``declared`` (a type outside the index): not where each of
-    those is a JDK type that is known to be none (``_JDK_SUPERTYPES``)."""
+    those is a JDK type that is known to be none (``JDK_SUPERTYPES``)."""
     inside = {d.name for d in (r.definition(s) for s in resolved) if d is not None}
     for ref in fi.bases.get(index, ()):
         name = ref.path[-1].partition("<")[0] if ref.path else ""
         if name in inside:
             continue
-        supers = _JDK_SUPERTYPES.get(name)
+        supers = JDK_SUPERTYPES.get(name)
         if supers is None or name == declared or declared in supers:
             return True
     return False
@@ -920,7 +875,7 @@ class _Rules(BaseRules):
     # a local does not shadow a call (`helper()` is a method even where a local `helper` is in
     # scope): the resolver's side of what LOCAL_SHADOWS says to extraction
     locals_callable = RefKind.CALL in LOCAL_SHADOWS
-    builtin_method_names = _OBJECT_METHODS
+    builtin_method_names = OBJECT_METHODS
     receivers_outside = True
     universal_methods = frozenset({"equals", "hashCode", "toString", "getClass", "notify",
                                    "notifyAll", "wait", "clone", "finalize"})
@@ -1036,7 +991,7 @@ class _Rules(BaseRules):
         """A method no class in scope declares, where a static wildcard imports a class
         outside the index (`import static org.junit.Assert.*;`): that class's (not a type
         named so: a class the index does not find is rarely a static import's)."""
-        return not _looks_like_class(name) and any(
+        return not looks_like_class(name) and any(
             w.reexport and not self._type(r, w.module) for w in fi.wildcards)
 
     def import_targets(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
@@ -1091,44 +1046,10 @@ class _Rules(BaseRules):
         # a class of java.lang (imported everywhere), or one named like a class where a
         # wildcard imports a package outside the index: a type outside it, whose methods no
         # definition of the index is guessed for (`Math.max(..)`, `TypeElement e; e.getKind()`)
-        if name in _JAVA_LANG or _looks_like_class(name) and any(
+        if name in JAVA_LANG or looks_like_class(name) and any(
                 not static and not r.module_paths(FAMILY, module) for module, static in wildcards):
-            return [(EXTERNAL_TAG, FAMILY, "java.lang" if name in _JAVA_LANG else name)]
+            return [(EXTERNAL_TAG, FAMILY, "java.lang" if name in JAVA_LANG else name)]
         return []
-
-
-def _looks_like_class(name: str) -> bool:
-    """Named as classes are by convention (`TypeElement`), not as constants (`MAX`) or type
-    variables (`T`)."""
-    return name[:1].isupper() and any(c.islower() for c in name)
-
-
-# The public classes and interfaces of java.lang, which every file imports by their simple names
-_JAVA_LANG = frozenset({
-    "AbstractMethodError", "Appendable", "ArithmeticException",
-    "ArrayIndexOutOfBoundsException", "ArrayStoreException", "AssertionError", "AutoCloseable",
-    "Boolean", "BootstrapMethodError", "Byte", "CharSequence", "Character", "Class",
-    "ClassCastException", "ClassCircularityError", "ClassFormatError", "ClassLoader",
-    "ClassNotFoundException", "ClassValue", "CloneNotSupportedException", "Cloneable",
-    "Comparable", "Deprecated", "Double", "Enum", "EnumConstantNotPresentException", "Error",
-    "Exception", "ExceptionInInitializerError", "Float", "FunctionalInterface",
-    "IllegalAccessError", "IllegalAccessException", "IllegalArgumentException",
-    "IllegalCallerException", "IllegalMonitorStateException", "IllegalStateException",
-    "IllegalThreadStateException", "IncompatibleClassChangeError", "IndexOutOfBoundsException",
-    "InheritableThreadLocal", "InstantiationError", "InstantiationException", "Integer",
-    "InternalError", "InterruptedException", "Iterable", "LayerInstantiationException",
-    "LinkageError", "Long", "Math", "Module", "ModuleLayer", "NegativeArraySizeException",
-    "NoClassDefFoundError", "NoSuchFieldError", "NoSuchFieldException", "NoSuchMethodError",
-    "NoSuchMethodException", "NullPointerException", "Number", "NumberFormatException",
-    "Object", "OutOfMemoryError", "Override", "Package", "Process", "ProcessBuilder",
-    "ProcessHandle", "Readable", "Record", "ReflectiveOperationException", "Runnable",
-    "Runtime", "RuntimeException", "RuntimePermission", "SafeVarargs", "SecurityException",
-    "SecurityManager", "Short", "StackOverflowError", "StackTraceElement", "StackWalker",
-    "StrictMath", "String", "StringBuffer", "StringBuilder", "StringIndexOutOfBoundsException",
-    "SuppressWarnings", "System", "Thread", "ThreadDeath", "ThreadGroup", "ThreadLocal",
-    "Throwable", "TypeNotPresentException", "UnknownError", "UnsatisfiedLinkError",
-    "UnsupportedClassVersionError", "UnsupportedOperationException", "VerifyError",
-    "VirtualMachineError", "Void"})
 
 
 RULES = _Rules()
