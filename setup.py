@@ -52,6 +52,7 @@ COMPILED = [
     "knoxidx/languages/go/hooks.py",
     "knoxidx/languages/java/hooks.py",
     "knoxidx/languages/java/jdk.py",
+    "knoxidx/languages/java/parameters.py",
     "knoxidx/languages/java/signatures.py",
     "knoxidx/languages/js/hooks.py",
     "knoxidx/languages/python/hooks.py",

@@ -33,6 +33,13 @@ from knoxidx.languages.java.jdk import (
     WIDENS,
     looks_like_class,
 )
+from knoxidx.languages.java.parameters import (
+    looks_like_type_variable,
+    parameters,
+    type_bounds,
+    type_parameters,
+    written_type,
+)
 from knoxidx.languages.java.signatures import declaration_modifiers, signature_fields
 from knoxidx.languages.java.signatures import signature_of as signature_of
 from knoxidx.parse.definitions import DEF_KINDS, node_text
@@ -407,114 +414,6 @@ def _element_type(declared: str) -> str:
 # ---- resolution ----------------------------------------------------------------------------
 
 
-def _parameters(signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
-    """(least, most) arguments of the method ``name`` declared by ``signature`` (most -1 for a
-    varargs `T... xs`), and its parameters' types (see :func:`_parameter_type`); None where
-    its parameter list is cut off (a signature is kept up to 400 characters, or the first
-    line of one without a body)."""
-    at = signature.find(name + "(")
-    if at < 0:
-        at = signature.find(name + " (")
-        if at < 0:
-            return None
-    start = signature.index("(", at)
-    depth = 0  # of (), <> and [] alike: commas inside them separate no parameters
-    quote = ""  # inside an annotation's string argument
-    escaped = False
-    last = start + 1  # where the parameter being read starts
-    texts: list[str] = []
-    for i in range(start, len(signature)):
-        c = signature[i]
-        if quote:
-            if escaped:
-                escaped = False
-            elif c == "\\":
-                escaped = True
-            elif c == quote:
-                quote = ""
-        elif c == '"' or c == "'":
-            quote = c
-        elif c in "(<[{":
-            depth += 1
-        elif c in ")>]}":
-            depth -= 1
-            if depth == 0:
-                texts.append(signature[last:i])
-                return _counted(texts, _type_parameters(signature[:at]),
-                                _type_bounds(signature[:at]))
-        elif c == "," and depth == 1:
-            texts.append(signature[last:i])
-            last = i + 1
-    return None
-
-
-def _counted(texts: list[str], type_parameters: frozenset[str],
-             bounds: dict[str, str] | None = None) -> tuple[int, int, tuple[str, ...]]:
-    """:func:`_parameters` of a whole parameter list, split into its parameters' ``texts``."""
-    if len(texts) == 1 and not texts[0].strip():
-        return 0, 0, ()
-    types = [_parameter_type(text, type_parameters, bounds) for text in texts]
-    if types[0] == "this":
-        del types[0]  # a receiver parameter (`Outer Outer.this`) takes no argument
-    if types and types[-1].endswith("..."):
-        return len(types) - 1, -1, tuple(types)
-    return len(types), len(types), tuple(types)
-
-
-def _parameter_type(text: str, type_parameters: frozenset[str],
-                    bounds: dict[str, str] | None = None) -> str:
-    """A parameter's type as a call's argument is checked against it: without annotations,
-    modifiers, type arguments or the name (`int[]`, `String...`, `a.B`); "?" for a type
-    variable (of the method's, or named like one: the class's are not in the signature),
-    but the bound of one of the method's declared with one (`<T extends JCTree> .. T t`:
-    JCTree)."""
-    words = [w for w in text.split() if not w.startswith("@") and w != "final"]
-    if len(words) < 2:
-        return "?"
-    if words[-1].endswith(".this") or words[-1] == "this":
-        return "this"
-    name = words[-1]
-    declared = "".join(words[:-1])
-    if "<" in declared:  # type arguments: what they hold does not decide an overload here
-        head, _, rest = declared.partition("<")
-        declared = head + rest[rest.rfind(">") + 1 :]
-    if "(" in declared or ")" in declared:  # an annotation with arguments: not read
-        return "?"
-    if name.endswith("]"):  # `int a[]`
-        declared += name[name.index("[") :].replace(" ", "")
-    bare = declared.removesuffix("...").replace("[]", "")
-    if bounds and bare == declared and bare in bounds:
-        return bounds[bare]
-    if bare in type_parameters or _looks_like_type_variable(bare):
-        # an array of one stays an array (`A[] array`: no collection is passed to it)
-        return "?" + declared[len(bare):] if declared.startswith(bare) else "?"
-    return declared
-
-
-def _type_parameters(head: str) -> frozenset[str]:
-    """The type variables a method declares before its name (`<K, V extends X>`)."""
-    if "<" not in head:
-        return frozenset()
-    inside = head[head.index("<") + 1 : head.rfind(">")]
-    return frozenset(part.split()[0] for part in inside.split(",") if part.split())
-
-
-def _type_bounds(head: str) -> dict[str, str]:
-    """The bounds of the type variables a method declares before its name that have one of a
-    class type (`<T extends JCTree>`: T -> JCTree, without type arguments)."""
-    if "extends" not in head or "<" not in head:
-        return {}
-    inside = head[head.index("<") + 1 : head.rfind(">")]
-    out: dict[str, str] = {}
-    for part in split_top_level(inside):
-        words = part.split(None, 2)
-        if len(words) == 3 and words[1] == "extends":
-            bound = "".join(words[2].partition("&")[0].split()).partition("<")[0]
-            if bound and not _looks_like_type_variable(bound.rpartition(".")[2]):
-                out[words[0]] = bound
-    return out
-
-
 def _argument_fits(r: ResolverView, fi: FileIndex, scope: int, argument: str, target: Symbol,
                    parameter: str) -> bool:
     """Whether an argument of the static type ``argument`` (call_arguments') may be passed
@@ -552,9 +451,9 @@ def _argument_fits(r: ResolverView, fi: FileIndex, scope: int, argument: str, ta
     given = argument.rpartition(".")[2]  # a class type
     if parameter in PRIMITIVES:
         unboxed = UNBOXES.get(given)
-        return unboxed is None and _looks_like_type_variable(given) or \
+        return unboxed is None and looks_like_type_variable(given) or \
             unboxed is not None and parameter in WIDENS[unboxed]
-    if declared == given or declared in VALUE_SUPERS or _looks_like_type_variable(given):
+    if declared == given or declared in VALUE_SUPERS or looks_like_type_variable(given):
         return True
     return _may_extend(r, fi, scope, argument, given, classes, target, parameter, declared)
 
@@ -630,7 +529,7 @@ def _path_type(r: ResolverView, fi: FileIndex, scope: int, path: str, site: int 
     if d.kind not in ("Variable", "Constant"):
         return "", None
     hint = d.type_hint
-    written = _written_type(d.signature, d.name) if not hint else ""
+    written = written_type(d.signature, d.name) if not hint else ""
     if written.endswith("]"):  # `Node[] nodes;`: an array, of no type hint
         written = "".join(written.split())
         if "<" in written:
@@ -670,7 +569,7 @@ def _returned_type(r: ResolverView, fi: FileIndex, scope: int, path: str, site: 
     if d is None:
         return "", None
     hint = d.type_hint
-    if len(hint) == 1 and _looks_like_type_variable(hint[0]):
+    if len(hint) == 1 and looks_like_type_variable(hint[0]):
         # `A first()` of a `ListBuffer<A>`: what the receiver's type argument says
         called = name_path(path)
         held = r.resolve_path(fi, (*called[:-1], called[-1] + "()"), scope, site=site)[0] \
@@ -783,7 +682,7 @@ def _class_type_variable(fi: FileIndex, method: int, name: str) -> bool:
     s = defs[method].parent
     while s >= 0:
         head = defs[s].signature.partition("{")[0]
-        if "<" in head and name in _type_parameters(head.replace(defs[s].name, "", 1)):
+        if "<" in head and name in type_parameters(head.replace(defs[s].name, "", 1)):
             return True
         s = defs[s].parent
     return False
@@ -805,10 +704,10 @@ def _variable_type(fi: FileIndex, scope: int, name: str) -> str:
             if binding is None or binding.is_call or binding.type_path == UNKNOWN_VALUE \
                     or binding.type_path[-1][:1] == CALLBACK_OF:
                 return ""  # (a lambda's parameter, typed by what it is passed)
-            if len(binding.type_path) == 1 and _looks_like_type_variable(binding.type_path[0]):
+            if len(binding.type_path) == 1 and looks_like_type_variable(binding.type_path[0]):
                 # `T tree` of `<T extends JCTree>`: a JCTree
                 head = defs[s].signature.partition("(")[0]
-                return _type_bounds(head.replace(defs[s].name, "", 1)).get(
+                return type_bounds(head.replace(defs[s].name, "", 1)).get(
                     binding.type_path[0], binding.type_path[0])
             return ".".join(binding.type_path)
         s = defs[s].parent
@@ -826,29 +725,6 @@ def _lambda_parameter_read(fi: FileIndex, scope: int, name: str) -> bool:
             return not binding.is_call and binding.type_path[-1][:1] == CALLBACK_OF
         s = defs[s].parent
     return False
-
-
-def _written_type(signature: str, name: str) -> str:
-    """A field's declared type as its declaration ``signature`` writes it, type arguments and
-    all (`private final List<Type> types = ..;` -> "List<Type>"), "" where not read."""
-    head = signature.partition("=")[0].strip().rstrip(";").rstrip()
-    if not head.endswith(name):
-        return ""
-    words = head[: len(head) - len(name)].split()
-    while words and (words[0] in _MODIFIERS or words[0].startswith("@")):
-        if "(" in words[0] and ")" not in words[0]:
-            return ""  # an annotation's arguments: not read
-        words.pop(0)
-    return " ".join(words)
-
-
-_MODIFIERS = frozenset({"public", "protected", "private", "static", "final", "transient",
-                        "volatile"})
-
-
-def _looks_like_type_variable(name: str) -> bool:
-    """A class's type variables are named so by convention: T, E, K2, TT."""
-    return 0 < len(name) <= 2 and name[0].isupper() and (len(name) == 1 or not name[1].islower())
 
 
 class _Rules(BaseRules):
@@ -898,10 +774,10 @@ class _Rules(BaseRules):
         return _element_type(declared)
 
     def parameters(self, signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
-        return _parameters(signature, name)
+        return parameters(signature, name)
 
     def written_type(self, signature: str, name: str) -> str:
-        return _written_type(signature, name)
+        return written_type(signature, name)
 
     def argument_fits(self, r: ResolverView, fi: FileIndex, scope: int, argument: str,
                       target: Symbol, parameter: str) -> bool:
