@@ -51,6 +51,7 @@ COMPILED = [
     "knoxidx/languages/common.py",
     "knoxidx/languages/go/hooks.py",
     "knoxidx/languages/java/arguments.py",
+    "knoxidx/languages/java/elements.py",
     "knoxidx/languages/java/hooks.py",
     "knoxidx/languages/java/jdk.py",
     "knoxidx/languages/java/parameters.py",

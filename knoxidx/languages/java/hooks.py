@@ -3,7 +3,6 @@ visible by their bare name, ``new T()``."""
 
 from __future__ import annotations
 
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from knoxidx.core.facts import CALLBACK_OF, UNKNOWN_VALUE, Import, NamePath, RefKind
@@ -18,6 +17,13 @@ from knoxidx.core.symbols import (
 from knoxidx.languages.common import COMMENT_TYPES, BaseRules, preceding_comment
 from knoxidx.languages.java.arguments import FUNCTION_VALUE, NUMBER, call_fields
 from knoxidx.languages.java.arguments import call_arguments as call_arguments
+from knoxidx.languages.java.elements import (
+    ARGUMENT_RESULTS,
+    ELEMENT_CALLBACKS,
+    ELEMENTS_KEPT,
+    element_type,
+)
+from knoxidx.languages.java.elements import indexed_receiver as indexed_receiver
 from knoxidx.languages.java.jdk import (
     BOXES,
     FINAL_LANG,
@@ -46,17 +52,9 @@ from knoxidx.languages.java.signatures import declaration_modifiers
 from knoxidx.languages.java.signatures import signature_of as signature_of
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
-from knoxidx.parse.name_paths import (
-    indexed_path,
-    name_path,
-    reference_path,
-    split_top_level,
-    type_path,
-)
+from knoxidx.parse.name_paths import name_path, reference_path, split_top_level, type_path
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from knoxidx.core.facts import Definition, FileFacts
     from knoxidx.languages.protocol import ResolverView
 
@@ -146,42 +144,7 @@ _FUNCTION_PARAMETERS: dict[str, tuple[int, ...]] = {
     "ToIntBiFunction": (0, 1), "ToLongBiFunction": (0, 1), "ToDoubleBiFunction": (0, 1),
     "BinaryOperator": (0, 0), "Comparator": (0, 0),
 }
-# JDK (and javac's own) collections, streams and optionals: their one type argument is their
-# elements' type (a map's two are not)
-_COLLECTIONS = frozenset({
-    "Iterable", "Collection", "List", "ArrayList", "LinkedList", "Set", "HashSet",
-    "LinkedHashSet", "TreeSet", "SortedSet", "NavigableSet", "EnumSet", "Queue", "Deque",
-    "ArrayDeque", "PriorityQueue", "Stack", "Vector", "Stream", "Optional", "Iterator",
-    "ListIterator", "Spliterator", "ListBuffer", "CopyOnWriteArrayList"})
-# a collection's or stream's own methods (outside the index) whose function argument is passed
-# each element (`xs.forEach(x -> ..)`, a comparator's first parameter too)
-_ELEMENT_CALLBACKS = frozenset({
-    "forEach", "forEachOrdered", "forEachRemaining", "filter", "map", "mapToInt", "mapToLong",
-    "mapToDouble", "mapToObj", "flatMap", "anyMatch", "allMatch", "noneMatch", "peek",
-    "removeIf", "takeWhile", "dropWhile", "ifPresent", "ifPresentOrElse", "sort", "sorted",
-    "min", "max", "reduce"})
-# ... and those that give a stream or a collection of the receiver's own elements
-_ELEMENTS_KEPT = frozenset({
-    "stream", "parallelStream", "filter", "sorted", "distinct", "limit", "skip", "peek",
-    "parallel", "sequential", "unordered", "iterator", "reversed"})
 _LAMBDA_HOLDERS = frozenset({"local_variable_declaration", "field_declaration"})
-# JDK types' methods that return one of the receiver's type arguments: a map's value, an
-# entry's key or value, a list's, a queue's or an optional's element (`e.getValue().run()`)
-_MAPS = ("Map", "HashMap", "LinkedHashMap", "TreeMap", "SortedMap", "NavigableMap", "EnumMap",
-         "WeakHashMap", "IdentityHashMap", "Hashtable", "ConcurrentMap", "ConcurrentHashMap")
-_MAP_VALUES = ("get", "getOrDefault", "put", "putIfAbsent", "computeIfAbsent",
-               "computeIfPresent", "compute", "merge", "replace")
-_HOLDERS = ("List", "ArrayList", "LinkedList", "Vector", "Stack", "Queue", "Deque",
-            "ArrayDeque", "PriorityQueue", "Iterator", "ListIterator", "Optional", "Supplier",
-            "SortedSet", "NavigableSet", "TreeSet", "CopyOnWriteArrayList")
-_HELD = ("get", "getFirst", "getLast", "removeFirst", "removeLast", "peek", "peekFirst",
-         "peekLast", "poll", "pollFirst", "pollLast", "pop", "element", "first", "last", "next",
-         "previous", "orElse", "orElseGet", "orElseThrow")
-_ARGUMENT_RESULTS: Mapping[tuple[str, str], int] = MappingProxyType({
-    **{(m, method): 1 for m in _MAPS for method in _MAP_VALUES},
-    **{(h, method): 0 for h in _HOLDERS for method in _HELD},
-    ("Entry", "getKey"): 0, ("Entry", "getValue"): 1})
-
 
 def callback_binding(parameter: Any, source: bytes) -> NamePath:
     """What a lambda's untyped parameter holds (`xs.forEach(x -> ..)`, `(a, b) -> ..`): passed
@@ -264,44 +227,6 @@ def _lambda_parameter(declared: str, index: int) -> str:
     words = [w for w in arguments[taken[index]].split() if not w.startswith("@")]
     if words and words[0] == "?":  # `? super T`, `? extends T`: the lambda's is T
         words = words[2:]
-    return "".join(words)
-
-
-def indexed_receiver(text: str) -> NamePath:
-    """The path of a member read on an element of an array (`addrs[i].getHostName`: ("addrs",
-    "[]", "getHostName"), see name_paths.indexed_path); () where none is read."""
-    return indexed_path(text) if "[" in text else ()
-
-
-def _element_type(declared: str) -> str:
-    """The type of the elements of the collection, stream or optional ``declared`` (a type as
-    written, or a field's whole declaration): its one type argument, or an array's element
-    type (`InetAddress[] addrs;`), "" where not known."""
-    head = declared.partition("=")[0]
-    array = next((w for w in head.split() if w.endswith("[]") and "<" not in w), "")
-    if array and array.count("[") == 1 and not array.startswith("@"):
-        return array[:-2]
-    end = head.rfind(">")
-    depth, start = 0, -1
-    for at in range(end, -1, -1):
-        if head[at] == ">":
-            depth += 1
-        elif head[at] == "<":
-            depth -= 1
-            if depth == 0:
-                start = at
-                break
-    if start <= 0:
-        return ""
-    words = head[:start].split()
-    if not words or words[-1].rpartition(".")[2] not in _COLLECTIONS:
-        return ""
-    arguments = split_top_level(head[start + 1 : end])
-    if len(arguments) != 1:
-        return ""
-    words = [w for w in arguments[0].split() if not w.startswith("@")]
-    if words and words[0] == "?":  # `? extends T`: a T; `? super T`: not known
-        words = words[2:] if len(words) > 2 and words[1] == "extends" else []
     return "".join(words)
 
 
@@ -642,9 +567,9 @@ class _Rules(BaseRules):
     receivers_outside = True
     universal_methods = frozenset({"equals", "hashCode", "toString", "getClass", "notify",
                                    "notifyAll", "wait", "clone", "finalize"})
-    element_callbacks = _ELEMENT_CALLBACKS
-    elements_kept = _ELEMENTS_KEPT
-    argument_results = _ARGUMENT_RESULTS
+    element_callbacks = ELEMENT_CALLBACKS
+    elements_kept = ELEMENTS_KEPT
+    argument_results = ARGUMENT_RESULTS
     # three overloads the arguments cannot choose among: one right edge to two wrong ones
     # (javac P +0.19 pt for R -0.08 pt); two are still named, one of them right
     tied_overloads_kept = 2
@@ -665,7 +590,7 @@ class _Rules(BaseRules):
         return _lambda_parameter(declared, index)
 
     def element_type(self, declared: str) -> str:
-        return _element_type(declared)
+        return element_type(declared)
 
     def parameters(self, signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
         return parameters(signature, name)
