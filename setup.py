@@ -54,6 +54,7 @@ COMPILED = [
     "knoxidx/languages/java/elements.py",
     "knoxidx/languages/java/hooks.py",
     "knoxidx/languages/java/jdk.py",
+    "knoxidx/languages/java/lambdas.py",
     "knoxidx/languages/java/parameters.py",
     "knoxidx/languages/java/signatures.py",
     "knoxidx/languages/js/hooks.py",
