@@ -50,6 +50,7 @@ COMPILED = [
     "knoxidx/parse/signatures.py",
     "knoxidx/languages/common.py",
     "knoxidx/languages/go/hooks.py",
+    "knoxidx/languages/java/argument_types.py",
     "knoxidx/languages/java/arguments.py",
     "knoxidx/languages/java/elements.py",
     "knoxidx/languages/java/hooks.py",
