@@ -56,6 +56,7 @@ COMPILED = [
     "knoxidx/languages/java/hooks.py",
     "knoxidx/languages/java/jdk.py",
     "knoxidx/languages/java/lambdas.py",
+    "knoxidx/languages/java/overloads.py",
     "knoxidx/languages/java/parameters.py",
     "knoxidx/languages/java/signatures.py",
     "knoxidx/languages/js/hooks.py",
