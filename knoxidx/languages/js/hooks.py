@@ -13,7 +13,8 @@ from knoxidx.core.model import NodeKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, Symbol
 from knoxidx.languages.common import ReexportingRules, preceding_comment
 from knoxidx.languages.js.outside import declares, outside_call
-from knoxidx.parse import signatures as sig
+from knoxidx.languages.js.signatures import FUNCTION_HOLDERS, FUNCTION_VALUES
+from knoxidx.languages.js.signatures import signature_of as signature_of
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
 from knoxidx.parse.name_paths import (
@@ -44,7 +45,6 @@ SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.typ
 REQUIRE = "="  # the imported name of `x = require(m)`: m's module.exports, whatever it is
 EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _JS_TO_TS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
-_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function"})
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
@@ -52,7 +52,7 @@ def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
         return None  # `f(a: string): X;` before its implementation: one symbol, the body
     if sub in ("constant", "variable"):
         value = node.child_by_field_name("value")
-        if value is not None and value.type in _FUNCTION_VALUES:
+        if value is not None and value.type in FUNCTION_VALUES:
             return NodeKind.FUNCTION.value
         if value is not None and value.type == "class":
             return NodeKind.CLASS.value
@@ -64,7 +64,7 @@ def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
         return NodeKind.CONSTANT.value if keyword == "const" else NodeKind.VARIABLE.value
     if sub == "field":
         value = node.child_by_field_name("value")
-        if value is not None and value.type in _FUNCTION_VALUES:
+        if value is not None and value.type in FUNCTION_VALUES:
             return NodeKind.FUNCTION.value
         return NodeKind.VARIABLE.value
     if sub == "function":
@@ -159,7 +159,7 @@ def _returns_own_object(node: Any, source: bytes) -> bool:
     """Whether a function's body ends returning an object literal, written there or held by
     a variable its body declares so (`const api = {..}; ..; return api;`): a factory, whose
     result has the object's methods (defined in the function, see OWN_MEMBERS)."""
-    holder = _FUNCTION_HOLDERS.get(node.type)
+    holder = FUNCTION_HOLDERS.get(node.type)
     function = node.child_by_field_name(holder) if holder is not None else node
     body = function.child_by_field_name("body") if function is not None else None
     if body is None or body.type != "statement_block" or not body.named_child_count:
@@ -200,7 +200,7 @@ def documented_types(node: Any, source: bytes) -> tuple[str, list[tuple[str, str
         returned = OWN_RETURNED
     if source.find(b"@param", start, end) < 0:
         return returned, []
-    holder = _FUNCTION_HOLDERS.get(node.type)
+    holder = FUNCTION_HOLDERS.get(node.type)
     function = node.child_by_field_name(holder) if holder is not None else node
     listed = function.child_by_field_name("parameters") if function is not None else None
     if listed is None:
@@ -811,68 +811,4 @@ class _Rules(ReexportingRules):
 
 RULES = _Rules()
 
-
-_DECORATORS = frozenset({"decorator"})
-# what holds a function as its value, and in which field
-_FUNCTION_HOLDERS = {"variable_declarator": "value", "public_field_definition": "value",
-                     "field_definition": "value", "assignment_expression": "right"}
-_COMMENTS = frozenset({"comment"})
-
-
-def signature_of(node: Any, source: bytes) -> sig.SignatureData | None:
-    """A function's or method's parameters (TypeScript's `x?: T` optional, `this: T` its
-    receiver, `...rest` variadic; a destructured one named by its pattern as written), return
-    type, type parameters and decorators. ``node`` may be the declarator, class field or
-    assignment whose value is the function (`const f = () => ...`, `static f = () => ...`)."""
-    holder = _FUNCTION_HOLDERS.get(node.type)
-    function = node.child_by_field_name(holder) if holder is not None else node
-    if function is None or (function is not node and function.type not in _FUNCTION_VALUES):
-        return None
-    decorators = [c for c in function.named_children if c.type == "decorator"]
-    if function.type == "method_definition" and not decorators:  # TypeScript's: before it
-        decorators = sig.preceding(function, _DECORATORS, _COMMENTS, source)
-    params: list[sig.Parameter] = []
-    listed = function.child_by_field_name("parameters")
-    for child in listed.named_children if listed is not None else ():
-        if child.type in ("comment", "decorator"):
-            continue
-        params.append(_parameter(child, source))
-    single = function.child_by_field_name("parameter")  # `x => x`
-    if single is not None:
-        params.append((sig.written(source, single), None, None, sig.POSITIONAL))
-    type_parameters = function.child_by_field_name("type_parameters")
-    return (tuple(params), _annotated(function, "return_type", source),
-            tuple([sig.written(source, t) for t in type_parameters.named_children
-                   if t.type != "comment"]) if type_parameters is not None else (),
-            sig.decorator_names(decorators, source, "@"))
-
-
-def _annotated(node: Any, field: str, source: bytes) -> str | None:
-    """The type of ``node``'s annotation ``field`` (`: T`, `: x is T`, `: asserts x`) as
-    written: its last named child, past the colon and any comment before it."""
-    annotation = node.child_by_field_name(field)
-    if annotation is None or not annotation.named_child_count:
-        return None
-    return sig.written(source, annotation.named_child(annotation.named_child_count - 1))
-
-
-def _parameter(child: Any, source: bytes) -> sig.Parameter:
-    """One parameter: TypeScript's required/optional_parameter, or JavaScript's pattern."""
-    kind = sig.OPTIONAL if child.type == "optional_parameter" else sig.POSITIONAL
-    if child.type in ("required_parameter", "optional_parameter"):
-        pattern = child.child_by_field_name("pattern")
-        type_text = _annotated(child, "type", source)
-        default = sig.field_text(source, child, "value")
-    elif child.type == "assignment_pattern":
-        pattern, type_text = child.child_by_field_name("left"), None
-        default = sig.field_text(source, child, "right")
-    else:
-        pattern, type_text, default = child, None, None
-    if pattern is None:
-        return (None, type_text, default, kind)
-    if pattern.type == "rest_pattern":
-        kind = sig.VARIADIC
-    elif pattern.type == "this":
-        kind = sig.RECEIVER
-    return (sig.written(source, pattern).lstrip(".").lstrip(), type_text, default, kind)
 
