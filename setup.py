@@ -60,6 +60,7 @@ COMPILED = [
     "knoxidx/languages/java/parameters.py",
     "knoxidx/languages/java/signatures.py",
     "knoxidx/languages/js/hooks.py",
+    "knoxidx/languages/js/imports.py",
     "knoxidx/languages/js/jsdoc.py",
     "knoxidx/languages/js/signatures.py",
     "knoxidx/languages/python/hooks.py",
