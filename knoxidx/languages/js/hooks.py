@@ -5,16 +5,25 @@ import specifier maps to a file (relative paths, index files, ``.js`` -> ``.ts``
 from __future__ import annotations
 
 import posixpath
-import re
 from typing import TYPE_CHECKING, Any
 
 from knoxidx.core.facts import CALLBACK_OF, TYPES_JOINER, Import, NamePath, RefKind
 from knoxidx.core.model import NodeKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, Symbol
 from knoxidx.languages.common import ReexportingRules
+from knoxidx.languages.js.elements import (
+    ELEMENT_CALLBACKS,
+    ELEMENT_RESULTS,
+    ELEMENTS_KEPT,
+    SPREAD_VALUES,
+    element_type,
+)
+from knoxidx.languages.js.elements import element_binding as element_binding
+from knoxidx.languages.js.elements import elements_binding as elements_binding
+from knoxidx.languages.js.elements import indexed_receiver as indexed_receiver
 from knoxidx.languages.js.imports import REQUIRE
 from knoxidx.languages.js.imports import decode_import as decode_import
-from knoxidx.languages.js.jsdoc import JSDOC_TYPE, declaring_statement, jsdoc_comment, jsdoc_type
+from knoxidx.languages.js.jsdoc import declaring_statement
 from knoxidx.languages.js.jsdoc import doc_comment as doc_comment
 from knoxidx.languages.js.jsdoc import documented_binding as documented_binding
 from knoxidx.languages.js.jsdoc import documented_types as documented_types
@@ -23,14 +32,7 @@ from knoxidx.languages.js.signatures import FUNCTION_VALUES
 from knoxidx.languages.js.signatures import signature_of as signature_of
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
-from knoxidx.parse.name_paths import (
-    alias_path,
-    element_path,
-    indexed_path,
-    name_path,
-    reference_path,
-    split_top_level,
-)
+from knoxidx.parse.name_paths import name_path, reference_path, split_top_level
 
 if TYPE_CHECKING:
     from knoxidx.core.facts import FileFacts
@@ -94,77 +96,6 @@ def _is_overload_signature(node: Any, name: str, source: bytes) -> bool:
     return sibling_name is not None and node_text(source, sibling_name) == name
 
 
-# what an element is read from by a path (`xs`, `this.children`, `this.getAll()`)
-_COLLECTIONS = frozenset({"identifier", "member_expression", "call_expression"})
-# an index that names a member, not an element (`o["key"]`, `o[`key`]`)
-_KEYS = frozenset({"string", "template_string"})
-_KEY_INDEX = re.compile(r"\[\s*['\"`]")
-
-
-def element_binding(value_node: Any, source: bytes) -> tuple[NamePath, bool]:
-    """`const child = children[i]`, `for (const x of xs)`: x is an element of what xs names
-    (the resolver reads the collection's element type, see ``ELEMENT_OF``); not `o["key"]`,
-    a member."""
-    if value_node.type == "subscript_expression":
-        index = value_node.child_by_field_name("index")
-        if index is None or index.type in _KEYS:
-            return (), False
-        value_node = value_node.child_by_field_name("object")
-    if value_node is None or value_node.type not in _COLLECTIONS:
-        return (), False
-    return element_path(node_text(source, value_node)), False
-
-
-def indexed_receiver(text: str) -> NamePath:
-    """The path of a member read on an element (`this.children[i].update`: ("this",
-    "children", "[]", "update")), as name_paths.indexed_path reads it; () where an index is
-    a quoted key (`o["key"].run`: a member of o, whose type is not known)."""
-    if _KEY_INDEX.search(text):
-        return ()
-    return indexed_path(text)
-
-
-def elements_binding(node: Any, source: bytes) -> NamePath:
-    """The type of the elements of a collection, where the source says it: the JSDoc type of
-    an assignment (`/** @type {Array<Plane>} */ this.planes = ..`, ``node`` the statement),
-    a TypeScript annotation (`const xs: Plane[] = []`), the class of the object created by
-    each item of an array literal (`[new Vector3(), new Vector3()]`) or pushed into it
-    (`xs.push(new Vector3())`, ``node`` the arguments); () where it says none."""
-    kind = node.type
-    if kind == "expression_statement":
-        comment = jsdoc_comment(node, source)
-        declared = JSDOC_TYPE.search(source, comment.start_byte, comment.end_byte) \
-            if comment is not None else None
-        element = element_type(jsdoc_type(declared.group(1))) if declared else ""
-        return alias_path(element) if element else ()
-    if kind in _ANNOTATED_COLLECTIONS:
-        written = node_text(source, node)
-        # a map's elements are its entries (`for (const [k, v] of m)`), not its values
-        element = "" if _MAPPING.match(written) else element_type(written)
-        return alias_path(element) if element else ()
-    if kind == "new_expression":  # `xs[i] = new Vector3()`
-        constructor = node.child_by_field_name("constructor")
-        return name_path(node_text(source, constructor)) \
-            if constructor is not None and constructor.type in _SPREAD_VALUES else ()
-    created: NamePath = ()
-    for item in node.named_children:
-        if item.type == "comment":  # `/*@__PURE__*/ new Vector3()`
-            continue
-        constructor = item.child_by_field_name("constructor") if item.type == "new_expression" \
-            else None
-        if constructor is None or constructor.type not in _SPREAD_VALUES:
-            return ()
-        path = name_path(node_text(source, constructor))
-        if created and path != created:
-            return ()  # of several classes: no one class's methods are meant
-        created = path
-        if kind == "arguments":
-            break  # `xs.push(new A(), b)`: the first says it
-    return created
-
-
-_ANNOTATED_COLLECTIONS = frozenset({"array_type", "generic_type"})
-_SPREAD_VALUES = frozenset({"identifier", "member_expression"})
 MAX_SPREADS = 4  # the resolver reads at most four types of a value
 
 
@@ -180,7 +111,7 @@ def declared_binding_type(type_node: Any, source: bytes) -> NamePath | None:
         if child.type != "spread_element" or not child.named_child_count:
             continue
         spread = child.named_child(0)
-        path = name_path(node_text(source, spread)) if spread.type in _SPREAD_VALUES else ()
+        path = name_path(node_text(source, spread)) if spread.type in SPREAD_VALUES else ()
         if path and spreads < MAX_SPREADS:
             joined.extend((TYPES_JOINER, *path) if joined else path)
             spreads += 1
@@ -325,47 +256,6 @@ def package_name(raw: str) -> str:
 _BUILTIN_METHODS = frozenset(["push", "pop", "shift", "unshift", "map", "filter", "forEach", "reduce", "reduceRight", "join", "split", "slice", "splice", "indexOf", "lastIndexOf", "includes", "concat", "keys", "values", "entries", "get", "set", "has", "delete", "add", "clear", "then", "catch", "finally", "toString", "toFixed", "trim", "trimStart", "trimEnd", "replace", "replaceAll", "match", "matchAll", "test", "apply", "call", "bind", "startsWith", "endsWith", "find", "findIndex", "findLast", "some", "every", "sort", "reverse", "fill", "charAt", "charCodeAt", "codePointAt", "substring", "substr", "toLowerCase", "toUpperCase", "padStart", "padEnd", "repeat", "flat", "flatMap", "assign", "freeze", "create", "defineProperty", "hasOwnProperty", "isArray", "from", "of", "emit", "on", "once", "off", "addListener", "removeListener", "log", "warn", "error", "info", "debug", "parse", "stringify", "resolve", "reject", "all", "allSettled", "race", "any", "next", "return", "throw", "exec", "at", "valueOf", "localeCompare", "normalize", "search", "toJSON", "getTime", "now", "addEventListener", "removeEventListener", "dispatchEvent", "querySelector", "querySelectorAll", "getAttribute", "setAttribute", "appendChild", "removeChild", "preventDefault", "stopPropagation"])
 
 
-# a field's declaration (`#observers: Array<Observer> = []`): the type after its name
-_DECLARED_FIELD = re.compile(
-    r"\s*(?:(?:public|private|protected|readonly|static|declare|override|abstract)\s+)*"
-    r"[#\w$]+\s*[?!]?\s*:(?!:)")
-_INITIALIZER = re.compile(r"\s=(?![=>])")
-_COLLECTION = re.compile(r"(?:Readonly)?(?:Array|Set)\s*<(.*)>\Z", re.DOTALL)
-_MAPPING = re.compile(r"(?:Readonly|Weak)?Map\s*<(.*)>\Z", re.DOTALL)
-# the methods of arrays, sets and maps whose callback's first parameter is an element (a
-# map's value): `xs.forEach((x) => ..)`
-_ELEMENT_CALLBACKS = frozenset({
-    "forEach", "map", "filter", "find", "findLast", "findIndex", "findLastIndex", "some",
-    "every", "flatMap", "toSorted"})
-# ... and those returning the receiver's elements (some of them): `xs.filter(..).map(..)`
-_ELEMENTS_KEPT = frozenset({"filter", "slice", "toSorted", "toReversed", "concat"})
-# ... and those returning one of them (a map's value: `m.get(k)`)
-_ELEMENT_RESULTS = frozenset({"find", "findLast", "at", "pop", "shift", "get"})
-
-
-def element_type(declared: str) -> str:
-    """The type of the elements of a collection declared ``declared`` (a field's
-    declaration, or a type as written): `T[]`, `Array<T>`, `Set<T>` and their read-only
-    kinds give T, `Map<K, V>` (and `WeakMap<K, V>`) gives V; "" for others (a union of
-    them, a tuple)."""
-    field = _DECLARED_FIELD.match(declared)
-    text = declared[field.end():] if field else declared
-    text = _INITIALIZER.split(text, maxsplit=1)[0].strip().removeprefix("readonly ").strip()
-    if text.endswith("[]"):
-        element = text[:-2].strip()
-    else:
-        collection = _COLLECTION.match(text) or _MAPPING.match(text)
-        if collection is None:
-            return ""
-        arguments = split_top_level(collection.group(1))
-        if len(arguments) != (1 if collection.re is _COLLECTION else 2):
-            return ""
-        element = arguments[-1].strip()
-    if not element or element[0] in "({[" or "|" in element or "&" in element:
-        return ""
-    return element
-
-
 def callback_parameter(declared: str) -> str:
     """The type of the first parameter of the function type ``declared`` (`(doc: Doc) =>
     void`), "" where it declares none."""
@@ -401,9 +291,9 @@ class _Rules(ReexportingRules):
     rebindings_widen_type = True
     classes_block_scoped = True
     builtin_method_names = _BUILTIN_METHODS
-    element_callbacks = _ELEMENT_CALLBACKS
-    elements_kept = _ELEMENTS_KEPT
-    element_results = _ELEMENT_RESULTS
+    element_callbacks = ELEMENT_CALLBACKS
+    elements_kept = ELEMENTS_KEPT
+    element_results = ELEMENT_RESULTS
     module_joiner = ":"
     # `module.exports.x()` in the file it exports from: CommonJS's `module` is no name the
     # file declares, and its `exports` the file's exports
