@@ -59,6 +59,7 @@ COMPILED = [
     "knoxidx/languages/java/overloads.py",
     "knoxidx/languages/java/parameters.py",
     "knoxidx/languages/java/signatures.py",
+    "knoxidx/languages/js/bound_types.py",
     "knoxidx/languages/js/elements.py",
     "knoxidx/languages/js/hooks.py",
     "knoxidx/languages/js/imports.py",
