@@ -243,11 +243,15 @@ def test_extraction_reads_node_texts_from_the_source_not_through_node_text() -> 
 
     # (by module name: a compiled module's __file__ is its extension, not its source)
     sources = Path(knoxidx.__file__).parent.parent
-    hooks = sorted({spec.hooks for spec in LANGUAGES} | {"knoxidx.languages.common"})
+    # each family's hooks and the modules beside them that they read
+    families = sorted({spec.hooks.rpartition(".")[0] for spec in LANGUAGES})
     modules = [sources / (name.replace(".", "/") + ".py")
-               for name in ("knoxidx.parse.extract", "knoxidx.parse.definitions", *hooks)]
+               for name in ("knoxidx.parse.extract", "knoxidx.parse.definitions",
+                            "knoxidx.languages.common")]
+    modules += [path for family in families
+                for path in sorted((sources / family.replace(".", "/")).glob("*.py"))]
     readers = [
-        f"{path.name}:{node.lineno}"
+        f"{path.relative_to(sources)}:{node.lineno}"
         for path in modules
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.Attribute) and node.attr == "text"

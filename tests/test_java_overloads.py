@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from knoxidx.graph import export
 from knoxidx.index import Index
-from knoxidx.languages.java.hooks import _parameters
+from knoxidx.languages.java.parameters import parameters
 from knoxidx.parse.extract import extract
 from tests.helpers import build
 
@@ -79,17 +79,17 @@ def test_a_call_records_how_many_arguments_it_passes() -> None:
 
 
 def test_parameters_read_from_a_signature() -> None:
-    assert _parameters("public void f()", "f") == (0, 0, ())
-    assert _parameters("void f(final int a, Map<K, V> m, int b[])", "f") == (
+    assert parameters("public void f()", "f") == (0, 0, ())
+    assert parameters("void f(final int a, Map<K, V> m, int b[])", "f") == (
         3, 3, ("int", "Map", "int[]"))
     # varargs; a type variable of the method's or named like one is any type ("?")
-    assert _parameters('@A("x,y") static <Sym> T f(Sym a, T b, String... xs)', "f") == (
+    assert parameters('@A("x,y") static <Sym> T f(Sym a, T b, String... xs)', "f") == (
         2, -1, ("?", "?", "String..."))
-    assert _parameters("void f(Outer Outer.this, int a)", "f") == (1, 1, ("int",))
+    assert parameters("void f(Outer Outer.this, int a)", "f") == (1, 1, ("int",))
     # ... but an array of one is an array all the same: no collection is passed to it
-    assert _parameters("static <A> List<A> from(A[] array)", "from") == (1, 1, ("?[]",))
-    assert _parameters("static <T> void all(T... xs)", "all") == (0, -1, ("?...",))
-    assert _parameters("void f(int a,", "f") is None  # cut off: any number, any type
+    assert parameters("static <A> List<A> from(A[] array)", "from") == (1, 1, ("?[]",))
+    assert parameters("static <T> void all(T... xs)", "all") == (0, -1, ("?...",))
+    assert parameters("void f(int a,", "f") is None  # cut off: any number, any type
 
 
 TREES = """\

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from knoxidx.graph import export
 from knoxidx.index import Index
-from knoxidx.languages.java.hooks import _written_type
+from knoxidx.languages.java.parameters import written_type
 from knoxidx.parse.name_paths import type_arguments
 from tests.helpers import build
 
@@ -118,10 +118,10 @@ def test_type_arguments_and_a_fields_written_type_are_read_from_the_text() -> No
     assert type_arguments("List<? extends JCTree>") == ("JCTree",)
     assert type_arguments("List<? super T>") == ("",)
     assert type_arguments("Tree") == ()
-    assert _written_type("protected final List<JCExpression> args;", "args") == \
+    assert written_type("protected final List<JCExpression> args;", "args") == \
         "List<JCExpression>"
-    assert _written_type("@DefinedBy(Api.X) Map<K, V> m = null;", "m") == "Map<K, V>"
-    assert _written_type("int a = f(b, c);", "z") == ""
+    assert written_type("@DefinedBy(Api.X) Map<K, V> m = null;", "m") == "Map<K, V>"
+    assert written_type("int a = f(b, c);", "z") == ""
 
 
 BUF = """\

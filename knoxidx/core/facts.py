@@ -52,9 +52,10 @@ class Reference(NamedTuple):
     # how many arguments a call passes, where the language's query says (Java: which of a
     # method's overloads it calls); -1 where unknown or no call
     arity: int = -1
-    # each argument's static type where it is certain (see languages/java/hooks.py call_arguments), ""
-    # where not; () where none is. Or, first, RECEIVER_ARGUMENT and the "."-joined name path
-    # of a path call's first argument, the receiver a trait's method so called takes (Rust)
+    # each argument's static type where it is certain (see languages/java/arguments.py
+    # call_arguments), "" where not; () where none is. Or, first, RECEIVER_ARGUMENT and the
+    # "."-joined name path of a path call's first argument, the receiver a trait's method so
+    # called takes (Rust)
     argument_types: tuple[str, ...] = ()
 
 

@@ -1,41 +1,38 @@
 """Java: packages, single-type/wildcard/static imports, same-package names, inherited members
-visible by their bare name, ``new T()``."""
+visible by their bare name, ``new T()``. The family's hooks module; what its hooks read is in the
+modules beside it: declarations' signatures, calls' arguments, lambdas' parameters, collections'
+elements, overloads (``parameters``, ``argument_types``, ``overloads``) and the JDK."""
 
 from __future__ import annotations
 
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.facts import CALLBACK_OF, UNKNOWN_VALUE, Import, NamePath, RefKind
-from knoxidx.core.symbols import (
-    DEFINITION_TAG,
-    EXTERNAL_TAG,
-    FILE_TAG,
-    INSTANCE_TAG,
-    MODULE_TAG,
-    Symbol,
+from knoxidx.core.facts import Import, RefKind
+from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, MODULE_TAG, Symbol
+from knoxidx.languages.common import BaseRules, preceding_comment
+from knoxidx.languages.java.arguments import call_arguments as call_arguments
+from knoxidx.languages.java.elements import (
+    ARGUMENT_RESULTS,
+    ELEMENT_CALLBACKS,
+    ELEMENTS_KEPT,
+    element_type,
 )
-from knoxidx.languages.common import COMMENT_TYPES, BaseRules, field_ids, preceding_comment
-from knoxidx.parse import signatures as sig
+from knoxidx.languages.java.elements import indexed_receiver as indexed_receiver
+from knoxidx.languages.java.jdk import JAVA_LANG, OBJECT_METHODS, looks_like_class
+from knoxidx.languages.java.lambdas import callback_binding as callback_binding
+from knoxidx.languages.java.lambdas import lambda_parameter
+from knoxidx.languages.java.overloads import MAX_QUALIFIED_NAMES, argument_fits, argument_is
+from knoxidx.languages.java.parameters import parameters, written_type
+from knoxidx.languages.java.signatures import declaration_modifiers
+from knoxidx.languages.java.signatures import signature_of as signature_of
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
-from knoxidx.parse.name_paths import (
-    indexed_path,
-    name_path,
-    reference_path,
-    split_top_level,
-    type_path,
-)
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    from knoxidx.core.facts import Definition, FileFacts
+    from knoxidx.core.facts import FileFacts
     from knoxidx.languages.protocol import ResolverView
 
 FAMILY = "java"
-# More names than this in a qualified name is no class of any real program.
-MAX_QUALIFIED_NAMES = 64
 # Methods and types have namespaces of their own: a local hides only a field.
 LOCAL_SHADOWS = frozenset({RefKind.VALUE})
 # declarations whose type is read from the node, not matched (see go.py)
@@ -59,17 +56,9 @@ BINDS_TYPE_ARGUMENTS = True  # `List<Type> x`: x's type arguments bound apart (T
 READS_BASE_ARGUMENTS = True
 
 
-def _modifiers(node: Any) -> Any:
-    """A declaration's modifiers, always its first child. Not a scan of ``node.children``:
-    every declarator of `int a, b, c, ...;` is a definition on that same node (10,000
-    declarators: minutes)."""
-    first = node.child(0)
-    return first if first is not None and first.type == "modifiers" else None
-
-
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
     if sub == "field":
-        modifiers = _modifiers(node)
+        modifiers = declaration_modifiers(node)
         words = node_text(source, modifiers).split() if modifiers is not None else []
         if "static" in words and "final" in words:
             from knoxidx.core.model import NodeKind
@@ -83,7 +72,7 @@ def doc_comment(node: Any, source: bytes) -> str:
 
 
 def is_exported(node: Any, name: str, nested: bool, source: bytes) -> bool | None:
-    modifiers = _modifiers(node)
+    modifiers = declaration_modifiers(node)
     if modifiers is None:
         return None if nested else False
     words = node_text(source, modifiers).split()
@@ -111,798 +100,6 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
     return [Import(module, name, name, line, scope, False)]
 
 
-# A literal argument's type, by its node's type (an integer or floating literal by its suffix)
-_LITERAL_TYPES = {
-    "string_literal": "String", "text_block": "String", "character_literal": "char",
-    "true": "boolean", "false": "boolean", "null_literal": "null",
-    "decimal_integer_literal": "int", "hex_integer_literal": "int",
-    "octal_integer_literal": "int", "binary_integer_literal": "int",
-    "decimal_floating_point_literal": "double", "hex_floating_point_literal": "double",
-    "class_literal": "Class",
-}
-
-
-def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]:
-    """How many arguments a call's argument list holds, and each one's static type where it
-    is certain: a literal's, `new T(...)`'s or a cast's T, "=x" for a variable `x` (typed
-    where the resolver finds its declaration), "~a.b" for a field (or `this`: typed by what
-    the path denotes), "~a.b()" for a call (typed by what b returns), "" otherwise; no types
-    where none is known. Extraction makes "=x" of a name the method does not bind "~x" (a
-    field's)."""
-    types: list[str] = []
-    known = False
-    # by index: `named_children` builds a node for every `(`, `,` and `)` too, then drops them
-    for at in range(arguments.named_child_count):
-        argument = arguments.named_child(at)
-        kind = argument.type
-        if kind == "identifier":  # the commonest argument: a variable
-            types.append("=" + source[argument.start_byte:argument.end_byte].decode(
-                "utf-8", "replace"))
-            known = True
-            continue
-        if kind in COMMENT_TYPES:
-            continue
-        found = _LITERAL_TYPES.get(kind, "")
-        if found == "int" or found == "double":
-            suffix = source[argument.end_byte - 1 : argument.end_byte]
-            if suffix in (b"l", b"L"):
-                found = "long"
-            elif suffix in (b"f", b"F"):
-                found = "float"
-        elif kind == "field_access" or kind == "this":
-            found = "~" + "".join(node_text(source, argument).split())
-        elif kind == "binary_expression":
-            found = _operation_type(argument)
-        elif kind == "instanceof_expression":
-            found = "boolean"
-        elif kind == "lambda_expression" or kind == "method_reference":
-            found = FUNCTION_VALUE
-        elif kind == "unary_expression":
-            operator = argument.child_by_field_id(_expression_fields()[0])
-            found = "boolean" if operator is not None and operator.type == "!" else \
-                NUMBER if operator is not None and operator.type == "-" else ""
-        elif kind == "method_invocation":  # `a.b(...)`: what b is declared to return
-            name_field, object_field = _call_fields()
-            called = argument.child_by_field_id(name_field)
-            receiver = argument.child_by_field_id(object_field)
-            if called is not None and (receiver is None or receiver.end_byte
-                                       - receiver.start_byte <= MAX_RECEIVER_CHARS):
-                found = "~" + ("".join(node_text(source, receiver).split()) + "."
-                               if receiver is not None else "") + node_text(source, called) + "()"
-        elif kind == "object_creation_expression" or kind == "cast_expression":
-            declared = argument.child_by_field_id(_signature_fields()[1])
-            if declared is not None and declared.type in _NAMED_TYPES:
-                found = "".join(node_text(source, declared).split()).partition("<")[0]
-        types.append(found)
-        known = known or bool(found)
-    return len(types), tuple(types) if known else ()
-
-
-def _operation_type(expression: Any) -> str:
-    """The type of a binary operation where its operator alone says: a comparison's or a
-    logical one's boolean, String for a `+` one of whose operands is a string literal."""
-    operator_field, left_field, right_field = _expression_fields()
-    operator = expression.child_by_field_id(operator_field)
-    if operator is None:
-        return ""
-    symbol = operator.type
-    if symbol in _BOOLEAN_OPERATORS:
-        return "boolean"
-    if symbol in _NUMERIC_OPERATORS:
-        return NUMBER
-    while symbol == "+":
-        right = expression.child_by_field_id(right_field)
-        expression = expression.child_by_field_id(left_field)
-        if right is None or expression is None:
-            return ""
-        if right.type == "string_literal" or expression.type == "string_literal":
-            return "String"
-        if expression.type != "binary_expression":
-            return ""
-        operator = expression.child_by_field_id(operator_field)
-        symbol = operator.type if operator is not None else ""
-    return ""
-
-
-def _call_fields() -> tuple[int, ...]:
-    return field_ids("java", ("name", "object"))
-
-
-def _expression_fields() -> tuple[int, ...]:
-    return field_ids("java", ("operator", "left", "right"))
-
-
-_BOOLEAN_OPERATORS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&&", "||"})
-# operators whose result is a number of a primitive type, which one not read here
-_NUMERIC_OPERATORS = frozenset({"-", "*", "/", "%", "<<", ">>", ">>>"})
-NUMBER = "#number"  # the type of such a result: some primitive numeric type
-FUNCTION_VALUE = "#function"  # a lambda's or a method reference's: some functional interface
-_NAMED_TYPES = frozenset({"type_identifier", "scoped_type_identifier", "generic_type"})
-_NAME = "name"  # a resolution's confidence when it is only a name match (core.model)
-MAX_RECEIVER_CHARS = 120  # a longer call chain as an argument is not typed
-MAX_OVERLOADS = 16  # more declarations than this for an argument's call: not typed
-
-
-# ---- lambdas ---------------------------------------------------------------------------------
-
-# The functional interfaces of java.util (function, Comparator) by their simple names: which of
-# its type arguments each parameter of a lambda of that type is (`BiFunction<T, U, R>`: T, U)
-_FUNCTION_PARAMETERS: dict[str, tuple[int, ...]] = {
-    "Consumer": (0,), "Predicate": (0,), "Function": (0,), "UnaryOperator": (0,),
-    "ToIntFunction": (0,), "ToLongFunction": (0,), "ToDoubleFunction": (0,),
-    "ObjIntConsumer": (0,), "ObjLongConsumer": (0,), "ObjDoubleConsumer": (0,),
-    "BiConsumer": (0, 1), "BiFunction": (0, 1), "BiPredicate": (0, 1),
-    "ToIntBiFunction": (0, 1), "ToLongBiFunction": (0, 1), "ToDoubleBiFunction": (0, 1),
-    "BinaryOperator": (0, 0), "Comparator": (0, 0),
-}
-# JDK (and javac's own) collections, streams and optionals: their one type argument is their
-# elements' type (a map's two are not)
-_COLLECTIONS = frozenset({
-    "Iterable", "Collection", "List", "ArrayList", "LinkedList", "Set", "HashSet",
-    "LinkedHashSet", "TreeSet", "SortedSet", "NavigableSet", "EnumSet", "Queue", "Deque",
-    "ArrayDeque", "PriorityQueue", "Stack", "Vector", "Stream", "Optional", "Iterator",
-    "ListIterator", "Spliterator", "ListBuffer", "CopyOnWriteArrayList"})
-# a collection's or stream's own methods (outside the index) whose function argument is passed
-# each element (`xs.forEach(x -> ..)`, a comparator's first parameter too)
-_ELEMENT_CALLBACKS = frozenset({
-    "forEach", "forEachOrdered", "forEachRemaining", "filter", "map", "mapToInt", "mapToLong",
-    "mapToDouble", "mapToObj", "flatMap", "anyMatch", "allMatch", "noneMatch", "peek",
-    "removeIf", "takeWhile", "dropWhile", "ifPresent", "ifPresentOrElse", "sort", "sorted",
-    "min", "max", "reduce"})
-# ... and those that give a stream or a collection of the receiver's own elements
-_ELEMENTS_KEPT = frozenset({
-    "stream", "parallelStream", "filter", "sorted", "distinct", "limit", "skip", "peek",
-    "parallel", "sequential", "unordered", "iterator", "reversed"})
-_LAMBDA_HOLDERS = frozenset({"local_variable_declaration", "field_declaration"})
-# JDK types' methods that return one of the receiver's type arguments: a map's value, an
-# entry's key or value, a list's, a queue's or an optional's element (`e.getValue().run()`)
-_MAPS = ("Map", "HashMap", "LinkedHashMap", "TreeMap", "SortedMap", "NavigableMap", "EnumMap",
-         "WeakHashMap", "IdentityHashMap", "Hashtable", "ConcurrentMap", "ConcurrentHashMap")
-_MAP_VALUES = ("get", "getOrDefault", "put", "putIfAbsent", "computeIfAbsent",
-               "computeIfPresent", "compute", "merge", "replace")
-_HOLDERS = ("List", "ArrayList", "LinkedList", "Vector", "Stack", "Queue", "Deque",
-            "ArrayDeque", "PriorityQueue", "Iterator", "ListIterator", "Optional", "Supplier",
-            "SortedSet", "NavigableSet", "TreeSet", "CopyOnWriteArrayList")
-_HELD = ("get", "getFirst", "getLast", "removeFirst", "removeLast", "peek", "peekFirst",
-         "peekLast", "poll", "pollFirst", "pollLast", "pop", "element", "first", "last", "next",
-         "previous", "orElse", "orElseGet", "orElseThrow")
-_ARGUMENT_RESULTS: Mapping[tuple[str, str], int] = MappingProxyType({
-    **{(m, method): 1 for m in _MAPS for method in _MAP_VALUES},
-    **{(h, method): 0 for h in _HOLDERS for method in _HELD},
-    ("Entry", "getKey"): 0, ("Entry", "getValue"): 1})
-
-
-def callback_binding(parameter: Any, source: bytes) -> NamePath:
-    """What a lambda's untyped parameter holds (`xs.forEach(x -> ..)`, `(a, b) -> ..`): passed
-    to a method, the called path, then ``CALLBACK_OF`` with the lambda's position among the
-    call's arguments and, past a dot, the parameter's among the lambda's (resolution reads the
-    functional interface the method declares there, or the receiver's elements); the value of
-    a declared local or field, or returned, the type argument its declared type or the method's
-    return type passes it (`Predicate<Tree> p = t -> ..`); () otherwise."""
-    index = 0
-    lambda_ = parameter.parent
-    if lambda_ is not None and lambda_.type == "inferred_parameters":
-        for at in range(lambda_.named_child_count):
-            if lambda_.named_child(at).start_byte == parameter.start_byte:
-                break
-            index += 1
-        lambda_ = lambda_.parent
-    holder = lambda_.parent if lambda_ is not None else None
-    if holder is None:
-        return ()
-    if holder.type == "argument_list":
-        return _passed_lambda(lambda_, holder, index, source)
-    declared = None
-    if holder.type == "variable_declarator" and holder.parent is not None \
-            and holder.parent.type in _LAMBDA_HOLDERS:
-        declared = holder.parent.child_by_field_name("type")
-    elif holder.type == "return_statement":
-        method = holder.parent
-        while method is not None and method.type not in _RETURNING:
-            method = method.parent
-        if method is not None and method.type == "method_declaration":
-            declared = method.child_by_field_name("type")
-    if declared is None:
-        return ()
-    typed = _lambda_parameter(node_text(source, declared), index)
-    return type_path(typed) if typed else ()
-
-
-# what a `return` returns from: the innermost method, or a lambda or class body it lies in
-_RETURNING = frozenset({"method_declaration", "lambda_expression", "class_body",
-                        "constructor_declaration"})
-
-
-def _passed_lambda(lambda_: Any, arguments: Any, index: int, source: bytes) -> NamePath:
-    """:func:`callback_binding` of a lambda passed at ``arguments`` to a named method."""
-    call = arguments.parent
-    if call is None or call.type != "method_invocation":
-        return ()
-    name_field, object_field = _call_fields()
-    called = call.child_by_field_id(name_field)
-    receiver = call.child_by_field_id(object_field)
-    if called is None:
-        return ()
-    path = reference_path(source, receiver.start_byte if receiver is not None
-                          else called.start_byte, called.end_byte)
-    if not path or path[0] == "?":
-        return ()
-    position = 0
-    for at in range(arguments.named_child_count):
-        argument = arguments.named_child(at)
-        if argument.start_byte == lambda_.start_byte:
-            suffix = f".{index}" if index else ""
-            return (*path, f"{CALLBACK_OF}{position}{suffix}")
-        if argument.type not in COMMENT_TYPES:
-            position += 1
-    return ()
-
-
-def _lambda_parameter(declared: str, index: int) -> str:
-    """The type the functional interface ``declared`` (`Function<? super T, R>`) passes its
-    lambda's parameter at ``index`` (T), "" where it is none of java.util's known ones."""
-    head = declared.partition("<")[0].split()
-    name = head[-1].rpartition(".")[2] if head else ""
-    taken = _FUNCTION_PARAMETERS.get(name)
-    if taken is None or index >= len(taken) or "<" not in declared:
-        return ""
-    inside = declared[declared.index("<") + 1 : declared.rfind(">")]
-    arguments = split_top_level(inside)
-    if taken[index] >= len(arguments):
-        return ""
-    words = [w for w in arguments[taken[index]].split() if not w.startswith("@")]
-    if words and words[0] == "?":  # `? super T`, `? extends T`: the lambda's is T
-        words = words[2:]
-    return "".join(words)
-
-
-def indexed_receiver(text: str) -> NamePath:
-    """The path of a member read on an element of an array (`addrs[i].getHostName`: ("addrs",
-    "[]", "getHostName"), see name_paths.indexed_path); () where none is read."""
-    return indexed_path(text) if "[" in text else ()
-
-
-def _element_type(declared: str) -> str:
-    """The type of the elements of the collection, stream or optional ``declared`` (a type as
-    written, or a field's whole declaration): its one type argument, or an array's element
-    type (`InetAddress[] addrs;`), "" where not known."""
-    head = declared.partition("=")[0]
-    array = next((w for w in head.split() if w.endswith("[]") and "<" not in w), "")
-    if array and array.count("[") == 1 and not array.startswith("@"):
-        return array[:-2]
-    end = head.rfind(">")
-    depth, start = 0, -1
-    for at in range(end, -1, -1):
-        if head[at] == ">":
-            depth += 1
-        elif head[at] == "<":
-            depth -= 1
-            if depth == 0:
-                start = at
-                break
-    if start <= 0:
-        return ""
-    words = head[:start].split()
-    if not words or words[-1].rpartition(".")[2] not in _COLLECTIONS:
-        return ""
-    arguments = split_top_level(head[start + 1 : end])
-    if len(arguments) != 1:
-        return ""
-    words = [w for w in arguments[0].split() if not w.startswith("@")]
-    if words and words[0] == "?":  # `? extends T`: a T; `? super T`: not known
-        words = words[2:] if len(words) > 2 and words[1] == "extends" else []
-    return "".join(words)
-
-
-# ---- resolution ----------------------------------------------------------------------------
-
-_OBJECT_METHODS = frozenset(["equals", "hashCode", "toString", "getClass", "notify", "notifyAll", "wait", "clone", "finalize", "length", "charAt", "substring", "indexOf", "isEmpty", "get", "put", "add", "addAll", "remove", "contains", "containsKey", "size", "iterator", "stream", "forEach", "map", "filter", "collect", "append", "format", "valueOf", "of", "asList", "keySet", "values", "entrySet", "close", "read", "write", "flush", "println", "print", "trim", "split", "replace", "startsWith", "endsWith", "toLowerCase", "toUpperCase", "compareTo", "next", "hasNext", "getKey", "getValue", "orElse", "isPresent", "ifPresent"])
-
-
-def _parameters(signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
-    """(least, most) arguments of the method ``name`` declared by ``signature`` (most -1 for a
-    varargs `T... xs`), and its parameters' types (see :func:`_parameter_type`); None where
-    its parameter list is cut off (a signature is kept up to 400 characters, or the first
-    line of one without a body)."""
-    at = signature.find(name + "(")
-    if at < 0:
-        at = signature.find(name + " (")
-        if at < 0:
-            return None
-    start = signature.index("(", at)
-    depth = 0  # of (), <> and [] alike: commas inside them separate no parameters
-    quote = ""  # inside an annotation's string argument
-    escaped = False
-    last = start + 1  # where the parameter being read starts
-    texts: list[str] = []
-    for i in range(start, len(signature)):
-        c = signature[i]
-        if quote:
-            if escaped:
-                escaped = False
-            elif c == "\\":
-                escaped = True
-            elif c == quote:
-                quote = ""
-        elif c == '"' or c == "'":
-            quote = c
-        elif c in "(<[{":
-            depth += 1
-        elif c in ")>]}":
-            depth -= 1
-            if depth == 0:
-                texts.append(signature[last:i])
-                return _counted(texts, _type_parameters(signature[:at]),
-                                _type_bounds(signature[:at]))
-        elif c == "," and depth == 1:
-            texts.append(signature[last:i])
-            last = i + 1
-    return None
-
-
-def _counted(texts: list[str], type_parameters: frozenset[str],
-             bounds: dict[str, str] | None = None) -> tuple[int, int, tuple[str, ...]]:
-    """:func:`_parameters` of a whole parameter list, split into its parameters' ``texts``."""
-    if len(texts) == 1 and not texts[0].strip():
-        return 0, 0, ()
-    types = [_parameter_type(text, type_parameters, bounds) for text in texts]
-    if types[0] == "this":
-        del types[0]  # a receiver parameter (`Outer Outer.this`) takes no argument
-    if types and types[-1].endswith("..."):
-        return len(types) - 1, -1, tuple(types)
-    return len(types), len(types), tuple(types)
-
-
-def _parameter_type(text: str, type_parameters: frozenset[str],
-                    bounds: dict[str, str] | None = None) -> str:
-    """A parameter's type as a call's argument is checked against it: without annotations,
-    modifiers, type arguments or the name (`int[]`, `String...`, `a.B`); "?" for a type
-    variable (of the method's, or named like one: the class's are not in the signature),
-    but the bound of one of the method's declared with one (`<T extends JCTree> .. T t`:
-    JCTree)."""
-    words = [w for w in text.split() if not w.startswith("@") and w != "final"]
-    if len(words) < 2:
-        return "?"
-    if words[-1].endswith(".this") or words[-1] == "this":
-        return "this"
-    name = words[-1]
-    declared = "".join(words[:-1])
-    if "<" in declared:  # type arguments: what they hold does not decide an overload here
-        head, _, rest = declared.partition("<")
-        declared = head + rest[rest.rfind(">") + 1 :]
-    if "(" in declared or ")" in declared:  # an annotation with arguments: not read
-        return "?"
-    if name.endswith("]"):  # `int a[]`
-        declared += name[name.index("[") :].replace(" ", "")
-    bare = declared.removesuffix("...").replace("[]", "")
-    if bounds and bare == declared and bare in bounds:
-        return bounds[bare]
-    if bare in type_parameters or _looks_like_type_variable(bare):
-        # an array of one stays an array (`A[] array`: no collection is passed to it)
-        return "?" + declared[len(bare):] if declared.startswith(bare) else "?"
-    return declared
-
-
-def _type_parameters(head: str) -> frozenset[str]:
-    """The type variables a method declares before its name (`<K, V extends X>`)."""
-    if "<" not in head:
-        return frozenset()
-    inside = head[head.index("<") + 1 : head.rfind(">")]
-    return frozenset(part.split()[0] for part in inside.split(",") if part.split())
-
-
-def _type_bounds(head: str) -> dict[str, str]:
-    """The bounds of the type variables a method declares before its name that have one of a
-    class type (`<T extends JCTree>`: T -> JCTree, without type arguments)."""
-    if "extends" not in head or "<" not in head:
-        return {}
-    inside = head[head.index("<") + 1 : head.rfind(">")]
-    out: dict[str, str] = {}
-    for part in split_top_level(inside):
-        words = part.split(None, 2)
-        if len(words) == 3 and words[1] == "extends":
-            bound = "".join(words[2].partition("&")[0].split()).partition("<")[0]
-            if bound and not _looks_like_type_variable(bound.rpartition(".")[2]):
-                out[words[0]] = bound
-    return out
-
-
-_PRIMITIVES = frozenset({"int", "long", "short", "byte", "char", "boolean", "float", "double"})
-# what a value of a primitive type can be passed as without a cast (no narrowing in a call)
-_WIDENS = {
-    "byte": frozenset({"byte", "short", "int", "long", "float", "double"}),
-    "short": frozenset({"short", "int", "long", "float", "double"}),
-    "char": frozenset({"char", "int", "long", "float", "double"}),
-    "int": frozenset({"int", "long", "float", "double"}),
-    "long": frozenset({"long", "float", "double"}),
-    "float": frozenset({"float", "double"}),
-    "double": frozenset({"double"}),
-    "boolean": frozenset({"boolean"}),
-}
-_BOXES = {"byte": "Byte", "short": "Short", "char": "Character", "int": "Integer",
-          "long": "Long", "float": "Float", "double": "Double", "boolean": "Boolean"}
-_UNBOXES = {box: primitive for primitive, box in _BOXES.items()}
-# supertypes of every boxed primitive and of String, besides their own
-_VALUE_SUPERS = frozenset({"Object", "Serializable", "Comparable", "Constable", "ConstantDesc"})
-_STRING_SUPERS = _VALUE_SUPERS | {"String", "CharSequence"}
-_NUMBER_SUPERS = _VALUE_SUPERS | {"Number"}
-# final classes of java.lang: no class of an index extends them
-_FINAL_LANG = frozenset({"String", "Class", *_UNBOXES})
-
-
-def _argument_fits(r: ResolverView, fi: FileIndex, scope: int, argument: str, target: Symbol,
-                   parameter: str) -> bool:
-    """Whether an argument of the static type ``argument`` (call_arguments') may be passed
-    to a parameter of type ``parameter`` (_parameter_type's) of the method ``target``: False
-    only where it certainly may not."""
-    if parameter == "?":
-        return True
-    if argument == FUNCTION_VALUE:
-        return _takes_function(r, target, parameter)
-    argument, classes = _argument_type(r, fi, scope, argument)
-    if not argument:
-        return True
-    if argument == "null":
-        return parameter not in _PRIMITIVES
-    if argument == NUMBER:  # (`a / 1000`: int, long, double..: a number's parameter, boxed or not)
-        declared = parameter.rpartition(".")[2]
-        return parameter != "boolean" if parameter in _PRIMITIVES else \
-            declared in _NUMBER_SUPERS or declared in _UNBOXES and declared != "Boolean"
-    if argument.endswith("]"):  # an array (a field's, what a method returns)
-        if not parameter.endswith("]"):
-            return True  # (a varargs' element, Object, Cloneable: not told apart here)
-        element, wanted = argument[:-2], parameter[:-2]
-        return element == wanted if element in _PRIMITIVES or wanted in _PRIMITIVES else True
-    if parameter.endswith("]"):  # an array: no other argument is one
-        return False
-    declared = parameter.rpartition(".")[2]
-    widened = _WIDENS.get(argument)
-    if widened is not None:  # a primitive
-        if parameter in _PRIMITIVES:
-            return parameter in widened
-        supers = _NUMBER_SUPERS if argument not in ("char", "boolean") else _VALUE_SUPERS
-        return declared == _BOXES[argument] or declared in supers
-    if argument == "String":
-        return declared in _STRING_SUPERS
-    given = argument.rpartition(".")[2]  # a class type
-    if parameter in _PRIMITIVES:
-        unboxed = _UNBOXES.get(given)
-        return unboxed is None and _looks_like_type_variable(given) or \
-            unboxed is not None and parameter in _WIDENS[unboxed]
-    if declared == given or declared in _VALUE_SUPERS or _looks_like_type_variable(given):
-        return True
-    return _may_extend(r, fi, scope, argument, given, classes, target, parameter, declared)
-
-
-# types of java.lang no lambda can be passed as: neither functional interfaces nor Object
-_NOT_FUNCTIONAL = frozenset({"Object", "String", "CharSequence", "Number", "Serializable",
-                             *_UNBOXES})
-
-
-def _takes_function(r: ResolverView, target: Symbol, parameter: str) -> bool:
-    """Whether a lambda or a method reference may be passed to a parameter of type
-    ``parameter`` of the method ``target``: not to a primitive, an array, a value class of
-    java.lang, nor a class of the index (a functional interface is an interface)."""
-    if parameter in _PRIMITIVES or parameter.endswith("]") \
-            or parameter.rpartition(".")[2] in _NOT_FUNCTIONAL:
-        return False
-    declaring = r.index(target[1])
-    if declaring is None or _class_type_variable(declaring, target[2], parameter):
-        return True
-    wanted = [s for s in r.resolve_path(declaring, name_path(parameter), target[2])[0]
-              if s[0] == DEFINITION_TAG]
-    return not wanted or any(d is None or d.kind != "Class"
-                             for d in (r.definition(s) for s in wanted))
-
-
-def _argument_type(r: ResolverView, fi: FileIndex, scope: int, argument: str
-                  ) -> tuple[str, list[Symbol] | None]:
-    """An argument's static type (call_arguments'), "" where not certain, and its classes
-    where resolved already (None: look the name up)."""
-    if argument[0] == "=":
-        declared = _variable_type(fi, scope, argument[1:])
-        if declared or not _lambda_parameter_read(fi, scope, argument[1:]):
-            return declared, None
-        # a lambda's parameter: what the resolver reads it is passed (`ts.map(t -> visit(t))`)
-        name, _, at = argument[1:].partition("@")
-        held: tuple[str, list[Symbol] | None] = r.memo(
-            ("java-argument", fi.path, scope, argument), _path_type, r, fi, scope, name,
-            int(at or 0))
-        return held if held[1] else ("", None)
-    if argument[0] == "~":
-        path, _, at = argument[1:].rpartition("@")
-        if not path or not at.isdigit():  # (`~x.y@12`: x read where its binding at 12 is)
-            path, at = argument[1:], ""
-        found: tuple[str, list[Symbol] | None] = r.memo(("java-argument", fi.path, scope, argument),
-                                                _path_type, r, fi, scope, path, int(at or 0))
-        return found
-    return argument, None
-
-
-def _argument_is(r: ResolverView, fi: FileIndex, scope: int, argument: str, parameter: str) -> bool:
-    """Whether the parameter is declared of the argument's very type: of the overloads an
-    argument fits, javac calls the most specific, and one of its exact type is."""
-    if parameter == "?":
-        return False
-    given = _argument_type(r, fi, scope, argument)[0]
-    return bool(given) and given != "null" and \
-        given.rpartition(".")[2] == parameter.rpartition(".")[2]
-
-
-def _path_type(r: ResolverView, fi: FileIndex, scope: int, path: str, site: int = 0
-              ) -> tuple[str, list[Symbol] | None]:
-    """The declared type of what ``path`` denotes (a field, a constant, an enum constant,
-    `this`): its name, and its classes in the index (None: look the name up); "" where it is
-    not certain."""
-    if path.endswith("()"):
-        return _returned_type(r, fi, scope, path[:-2], site)
-    found, confidence = r.resolve_path(fi, name_path(path), scope, site=site, held=True)
-    if len(found) > 1:  # a field and methods of its name: a read is the field
-        found = [s for s in found if s[0] != DEFINITION_TAG or not _is_method(r, s)]
-    if len(found) != 1 or confidence == _NAME:
-        return "", None
-    symbol = found[0]
-    d = r.definition(symbol)
-    if d is None or symbol[0] not in (DEFINITION_TAG, INSTANCE_TAG):
-        return "", None
-    if symbol[0] == INSTANCE_TAG:  # `this`
-        return d.name, [(DEFINITION_TAG, symbol[1], symbol[2])]
-    if d.kind not in ("Variable", "Constant"):
-        return "", None
-    hint = d.type_hint
-    written = _written_type(d.signature, d.name) if not hint else ""
-    if written.endswith("]"):  # `Node[] nodes;`: an array, of no type hint
-        written = "".join(written.split())
-        if "<" in written:
-            written = written.partition("<")[0] + written[written.rfind(">") + 1 :]
-        return written, None
-    if not hint:
-        declaring = r.index(symbol[1])
-        parent = declaring.facts.defs[d.parent] if declaring and d.parent >= 0 else None
-        if d.kind == "Constant" and parent is not None and parent.kind == "Class" \
-                and " " not in d.signature.partition("(")[0].strip():  # an enum's constant
-            return parent.name, [(DEFINITION_TAG, symbol[1], d.parent)]
-        return "", None
-    return _declared(r, symbol, d, hint, d.parent)
-
-
-def _returned_type(r: ResolverView, fi: FileIndex, scope: int, path: str, site: int = 0
-                  ) -> tuple[str, list[Symbol] | None]:
-    """:func:`_path_type` of a call of the method ``path``: the type its declarations (one,
-    or overloads that agree) return."""
-    found, confidence = r.resolve_path(fi, name_path(path), scope, site=site)
-    if not found or len(found) > MAX_OVERLOADS or confidence == _NAME:
-        return "", None
-    hints = set()
-    methods = []
-    for symbol in found:
-        d = r.definition(symbol) if symbol[0] == DEFINITION_TAG else None
-        if d is None:
-            return "", None
-        if d.kind == "Function":  # (not a field of the same name: `pos` beside `pos()`)
-            if not d.type_hint:
-                return "", None
-            hints.add(d.type_hint)
-            methods.append(symbol)
-    if len(hints) != 1:
-        return "", None
-    d = r.definition(methods[0])
-    if d is None:
-        return "", None
-    hint = d.type_hint
-    if len(hint) == 1 and _looks_like_type_variable(hint[0]):
-        # `A first()` of a `ListBuffer<A>`: what the receiver's type argument says
-        called = name_path(path)
-        held = r.resolve_path(fi, (*called[:-1], called[-1] + "()"), scope, site=site)[0] \
-            if called else []
-        if len(held) == 1 and held[0][0] == INSTANCE_TAG:
-            held_class = r.definition(held[0])
-            if held_class is not None:
-                return held_class.name, [(DEFINITION_TAG, held[0][1], held[0][2])]
-    return _declared(r, methods[0], d, hint, methods[0][2])
-
-
-def _is_method(r: ResolverView, symbol: Symbol) -> bool:
-    d = r.definition(symbol)
-    return d is not None and d.kind == "Function"
-
-
-def _declared(r: ResolverView, symbol: Symbol, d: Definition, hint: tuple[str, ...], scope: int
-              ) -> tuple[str, list[Symbol] | None]:
-    """The type ``hint`` that the definition ``d`` (at ``symbol``) declares, as
-    :func:`_path_type` gives it, looked up from ``scope`` of its file."""
-    head = d.signature.partition("(")[0].partition("=")[0]
-    lt = head.find("<")
-    if lt >= 0 and head.find(hint[-1]) > lt:  # `Optional<T> x` read as a T
-        return "", None
-    words = head.split()
-    if len(words) > 1 and (words[-2].endswith("]") or words[-1].endswith("]")):
-        # `byte[] buf`, `int m()[]`, `T x[]`: an array of the type
-        return ".".join(hint) + "[]" * max(1, (words[-2] + words[-1]).count("[")), None
-    if len(hint) == 1 and (hint[0] in _PRIMITIVES or hint[0] in _FINAL_LANG):
-        return hint[0], None
-    declaring = r.index(symbol[1])
-    if declaring is None:
-        return "", None
-    typed = r.resolve_path(declaring, hint, scope)[0]
-    found = [t for t in typed if t[0] == DEFINITION_TAG]
-    if not found and any(t[0] == EXTERNAL_TAG for t in typed):
-        return ".".join(hint), []  # a type outside the index, as its declaration names it
-    return ".".join(hint), found or None
-
-
-def _may_extend(r: ResolverView, fi: FileIndex, scope: int, argument: str, given: str,
-                classes: list[Symbol] | None, target: Symbol, parameter: str,
-                declared: str) -> bool:
-    """Whether the class ``argument`` may be the type ``parameter`` or a subtype of it: not
-    where the parameter's is a class of the index that is none of the argument's bases; not
-    where it is a class outside the index (or a final class of java.lang) and the argument's
-    is one of the index whose every base is in the index too."""
-    declaring = r.index(target[1])
-    if declaring is None:
-        return True
-    if _class_type_variable(declaring, target[2], declared):
-        return True
-    wanted = [s for s in r.resolve_path(declaring, name_path(parameter), target[2])[0]
-              if s[0] == DEFINITION_TAG]
-    if not wanted and declared in _FINAL_LANG:
-        return declared == given
-    if classes is None:
-        found = r.resolve_path(fi, name_path(argument), scope)[0]
-        classes = [s for s in found if s[0] == DEFINITION_TAG]
-        if not classes:  # a class outside the index (no subtype of one in it), or not known
-            if not wanted and declared in _JDK_COLLECTIONS and given not in _JDK_COLLECTIONS \
-                    and found and all(s[0] == EXTERNAL_TAG and s[2].startswith(_JDK_PACKAGES)
-                                      for s in found):
-                return False  # a JDK type that is none of its collections (`Location`)
-            return not wanted or not (given in _FINAL_LANG
-                                      or any(s[0] == EXTERNAL_TAG for s in found))
-    elif not classes:  # a class outside the index, where the value's declaration names it
-        return not wanted
-    seen = set(classes)
-    for _ in range(MAX_QUALIFIED_NAMES):
-        if any(w in seen for w in wanted):
-            return True
-        bases: list[Symbol] = []
-        for c in classes:
-            resolved = r.bases_of(c[1], c[2])
-            if not wanted:  # a type outside the index: only through a base outside it
-                c_index = r.index(c[1])
-                if c_index is None or (len(c_index.bases.get(c[2], ())) > len(resolved)
-                                       and _outside_base_may_be(r, c_index, c[2], resolved,
-                                                                declared)):
-                    return True
-            bases.extend(b for b in resolved if b not in seen)
-        if not bases:
-            return False
-        seen.update(bases)
-        classes = bases
-    return True
-
-
-# The JDK's collection and map types: a JDK type of another name is none of them (javax.tools'
-# `Location` is no `Collection`); `Iterable` is left out, which JDK types of many names are
-_JDK_COLLECTIONS = frozenset({
-    "Collection", "List", "Set", "SortedSet", "NavigableSet", "Queue", "Deque", "Map",
-    "SortedMap", "NavigableMap", "ArrayList", "LinkedList", "HashSet", "LinkedHashSet",
-    "TreeSet", "EnumSet", "ArrayDeque", "PriorityQueue", "Stack", "Vector", "HashMap",
-    "LinkedHashMap", "TreeMap", "EnumMap", "IdentityHashMap", "WeakHashMap", "Hashtable",
-    "Properties", "AbstractCollection", "AbstractList", "AbstractSet", "AbstractMap",
-    "AbstractQueue", "AbstractSequentialList", "CopyOnWriteArrayList", "CopyOnWriteArraySet",
-    "ConcurrentMap", "ConcurrentHashMap", "ConcurrentNavigableMap", "ConcurrentSkipListMap",
-    "ConcurrentSkipListSet", "ConcurrentLinkedQueue", "ConcurrentLinkedDeque", "BlockingQueue",
-    "BlockingDeque", "LinkedBlockingQueue", "LinkedBlockingDeque", "ArrayBlockingQueue",
-    "PriorityBlockingQueue", "DelayQueue", "SynchronousQueue", "TransferQueue",
-    "LinkedTransferQueue", "Bindings", "SimpleBindings", "Attributes"})
-_JDK_PACKAGES = ("java.", "javax.")
-
-
-# JDK types a class of an index extends or implements, with every supertype of theirs but
-# Object: through one of them a class is of those types only (`JCTree implements Cloneable`
-# is no Iterable)
-_JDK_SUPERTYPES: dict[str, frozenset[str]] = {
-    "Object": frozenset(), "Cloneable": frozenset(), "Serializable": frozenset(),
-    "Comparable": frozenset(), "Runnable": frozenset(), "AutoCloseable": frozenset(),
-    "Closeable": frozenset({"AutoCloseable"}), "CharSequence": frozenset(),
-    "Iterable": frozenset(), "Iterator": frozenset(), "Comparator": frozenset(),
-    "Throwable": frozenset({"Serializable"}),
-    "Exception": frozenset({"Throwable", "Serializable"}),
-    "Error": frozenset({"Throwable", "Serializable"}),
-    "RuntimeException": frozenset({"Exception", "Throwable", "Serializable"}),
-}
-
-
-def _outside_base_may_be(r: ResolverView, fi: FileIndex, index: int, resolved: list[Symbol],
-                         declared: str) -> bool:
-    """Whether a base outside the index of the class at ``index`` (its bases the index has:
-    ``resolved``) may make it a ``declared`` (a type outside the index): not where each of
-    those is a JDK type that is known to be none (``_JDK_SUPERTYPES``)."""
-    inside = {d.name for d in (r.definition(s) for s in resolved) if d is not None}
-    for ref in fi.bases.get(index, ()):
-        name = ref.path[-1].partition("<")[0] if ref.path else ""
-        if name in inside:
-            continue
-        supers = _JDK_SUPERTYPES.get(name)
-        if supers is None or name == declared or declared in supers:
-            return True
-    return False
-
-
-def _class_type_variable(fi: FileIndex, method: int, name: str) -> bool:
-    """Whether ``name`` is a type variable of a class around the method at ``method``
-    (`class Scanner<R, P>`: the signatures of the classes say)."""
-    defs = fi.facts.defs
-    s = defs[method].parent
-    while s >= 0:
-        head = defs[s].signature.partition("{")[0]
-        if "<" in head and name in _type_parameters(head.replace(defs[s].name, "", 1)):
-            return True
-        s = defs[s].parent
-    return False
-
-
-def _variable_type(fi: FileIndex, scope: int, name: str) -> str:
-    """The declared type of the local variable or parameter ``name`` read in ``scope``, where
-    the source says it; "" where not (a field's is not taken: a local without a declared type,
-    `var x`, may hide it). ``name@at``: of a local bound several ways, the declaration that
-    takes effect at ``at`` (the one reaching the read, see resolve's _placed_arguments); of
-    one without it, none (no declaration of its name reaches the read: `var x`, a lambda's)."""
-    name, _, at = name.partition("@")
-    defs = fi.facts.defs
-    s = scope
-    while s >= 0 and defs[s].kind == "Function":
-        binding = fi.bindings.get((s, name))
-        if binding is not None:
-            binding = fi.reaching_one(s, name, scope, int(at) if at else 0, binding)
-            if binding is None or binding.is_call or binding.type_path == UNKNOWN_VALUE \
-                    or binding.type_path[-1][:1] == CALLBACK_OF:
-                return ""  # (a lambda's parameter, typed by what it is passed)
-            if len(binding.type_path) == 1 and _looks_like_type_variable(binding.type_path[0]):
-                # `T tree` of `<T extends JCTree>`: a JCTree
-                head = defs[s].signature.partition("(")[0]
-                return _type_bounds(head.replace(defs[s].name, "", 1)).get(
-                    binding.type_path[0], binding.type_path[0])
-            return ".".join(binding.type_path)
-        s = defs[s].parent
-    return ""
-
-
-def _lambda_parameter_read(fi: FileIndex, scope: int, name: str) -> bool:
-    """Whether the local ``name`` read in ``scope`` is an untyped parameter of a lambda."""
-    name = name.partition("@")[0]
-    defs = fi.facts.defs
-    s = scope
-    while s >= 0 and defs[s].kind == "Function":
-        binding = fi.bindings.get((s, name))
-        if binding is not None:
-            return not binding.is_call and binding.type_path[-1][:1] == CALLBACK_OF
-        s = defs[s].parent
-    return False
-
-
-def _written_type(signature: str, name: str) -> str:
-    """A field's declared type as its declaration ``signature`` writes it, type arguments and
-    all (`private final List<Type> types = ..;` -> "List<Type>"), "" where not read."""
-    head = signature.partition("=")[0].strip().rstrip(";").rstrip()
-    if not head.endswith(name):
-        return ""
-    words = head[: len(head) - len(name)].split()
-    while words and (words[0] in _MODIFIERS or words[0].startswith("@")):
-        if "(" in words[0] and ")" not in words[0]:
-            return ""  # an annotation's arguments: not read
-        words.pop(0)
-    return " ".join(words)
-
-
-_MODIFIERS = frozenset({"public", "protected", "private", "static", "final", "transient",
-                        "volatile"})
-
-
-def _looks_like_type_variable(name: str) -> bool:
-    """A class's type variables are named so by convention: T, E, K2, TT."""
-    return 0 < len(name) <= 2 and name[0].isupper() and (len(name) == 1 or not name[1].islower())
-
-
 class _Rules(BaseRules):
     super_call_constructs = True
     super_calls_constructor = True  # constructors named as their class
@@ -920,13 +117,13 @@ class _Rules(BaseRules):
     # a local does not shadow a call (`helper()` is a method even where a local `helper` is in
     # scope): the resolver's side of what LOCAL_SHADOWS says to extraction
     locals_callable = RefKind.CALL in LOCAL_SHADOWS
-    builtin_method_names = _OBJECT_METHODS
+    builtin_method_names = OBJECT_METHODS
     receivers_outside = True
     universal_methods = frozenset({"equals", "hashCode", "toString", "getClass", "notify",
                                    "notifyAll", "wait", "clone", "finalize"})
-    element_callbacks = _ELEMENT_CALLBACKS
-    elements_kept = _ELEMENTS_KEPT
-    argument_results = _ARGUMENT_RESULTS
+    element_callbacks = ELEMENT_CALLBACKS
+    elements_kept = ELEMENTS_KEPT
+    argument_results = ARGUMENT_RESULTS
     # three overloads the arguments cannot choose among: one right edge to two wrong ones
     # (javac P +0.19 pt for R -0.08 pt); two are still named, one of them right
     tied_overloads_kept = 2
@@ -944,24 +141,24 @@ class _Rules(BaseRules):
                 or d.kind != "Interface"]
 
     def callback_parameter(self, declared: str, index: int = 0) -> str:
-        return _lambda_parameter(declared, index)
+        return lambda_parameter(declared, index)
 
     def element_type(self, declared: str) -> str:
-        return _element_type(declared)
+        return element_type(declared)
 
     def parameters(self, signature: str, name: str) -> tuple[int, int, tuple[str, ...]] | None:
-        return _parameters(signature, name)
+        return parameters(signature, name)
 
     def written_type(self, signature: str, name: str) -> str:
-        return _written_type(signature, name)
+        return written_type(signature, name)
 
     def argument_fits(self, r: ResolverView, fi: FileIndex, scope: int, argument: str,
                       target: Symbol, parameter: str) -> bool:
-        return _argument_fits(r, fi, scope, argument, target, parameter)
+        return argument_fits(r, fi, scope, argument, target, parameter)
 
     def argument_is(self, r: ResolverView, fi: FileIndex, scope: int, argument: str, parameter: str
                    ) -> bool:
-        return _argument_is(r, fi, scope, argument, parameter)
+        return argument_is(r, fi, scope, argument, parameter)
 
     def module_keys(self, path: str, facts: FileFacts, layout: Any) -> list[str]:
         package = facts.package
@@ -1036,7 +233,7 @@ class _Rules(BaseRules):
         """A method no class in scope declares, where a static wildcard imports a class
         outside the index (`import static org.junit.Assert.*;`): that class's (not a type
         named so: a class the index does not find is rarely a static import's)."""
-        return not _looks_like_class(name) and any(
+        return not looks_like_class(name) and any(
             w.reexport and not self._type(r, w.module) for w in fi.wildcards)
 
     def import_targets(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
@@ -1091,102 +288,12 @@ class _Rules(BaseRules):
         # a class of java.lang (imported everywhere), or one named like a class where a
         # wildcard imports a package outside the index: a type outside it, whose methods no
         # definition of the index is guessed for (`Math.max(..)`, `TypeElement e; e.getKind()`)
-        if name in _JAVA_LANG or _looks_like_class(name) and any(
+        if name in JAVA_LANG or looks_like_class(name) and any(
                 not static and not r.module_paths(FAMILY, module) for module, static in wildcards):
-            return [(EXTERNAL_TAG, FAMILY, "java.lang" if name in _JAVA_LANG else name)]
+            return [(EXTERNAL_TAG, FAMILY, "java.lang" if name in JAVA_LANG else name)]
         return []
-
-
-def _looks_like_class(name: str) -> bool:
-    """Named as classes are by convention (`TypeElement`), not as constants (`MAX`) or type
-    variables (`T`)."""
-    return name[:1].isupper() and any(c.islower() for c in name)
-
-
-# The public classes and interfaces of java.lang, which every file imports by their simple names
-_JAVA_LANG = frozenset({
-    "AbstractMethodError", "Appendable", "ArithmeticException",
-    "ArrayIndexOutOfBoundsException", "ArrayStoreException", "AssertionError", "AutoCloseable",
-    "Boolean", "BootstrapMethodError", "Byte", "CharSequence", "Character", "Class",
-    "ClassCastException", "ClassCircularityError", "ClassFormatError", "ClassLoader",
-    "ClassNotFoundException", "ClassValue", "CloneNotSupportedException", "Cloneable",
-    "Comparable", "Deprecated", "Double", "Enum", "EnumConstantNotPresentException", "Error",
-    "Exception", "ExceptionInInitializerError", "Float", "FunctionalInterface",
-    "IllegalAccessError", "IllegalAccessException", "IllegalArgumentException",
-    "IllegalCallerException", "IllegalMonitorStateException", "IllegalStateException",
-    "IllegalThreadStateException", "IncompatibleClassChangeError", "IndexOutOfBoundsException",
-    "InheritableThreadLocal", "InstantiationError", "InstantiationException", "Integer",
-    "InternalError", "InterruptedException", "Iterable", "LayerInstantiationException",
-    "LinkageError", "Long", "Math", "Module", "ModuleLayer", "NegativeArraySizeException",
-    "NoClassDefFoundError", "NoSuchFieldError", "NoSuchFieldException", "NoSuchMethodError",
-    "NoSuchMethodException", "NullPointerException", "Number", "NumberFormatException",
-    "Object", "OutOfMemoryError", "Override", "Package", "Process", "ProcessBuilder",
-    "ProcessHandle", "Readable", "Record", "ReflectiveOperationException", "Runnable",
-    "Runtime", "RuntimeException", "RuntimePermission", "SafeVarargs", "SecurityException",
-    "SecurityManager", "Short", "StackOverflowError", "StackTraceElement", "StackWalker",
-    "StrictMath", "String", "StringBuffer", "StringBuilder", "StringIndexOutOfBoundsException",
-    "SuppressWarnings", "System", "Thread", "ThreadDeath", "ThreadGroup", "ThreadLocal",
-    "Throwable", "TypeNotPresentException", "UnknownError", "UnsatisfiedLinkError",
-    "UnsupportedClassVersionError", "UnsupportedOperationException", "VerifyError",
-    "VirtualMachineError", "Void"})
 
 
 RULES = _Rules()
 
 
-_ANNOTATIONS = frozenset({"marker_annotation", "annotation"})
-
-
-def signature_of(node: Any, source: bytes) -> sig.SignatureData:
-    """A method's or constructor's parameters (`String... rest` variadic of String, `Foo
-    this` its receiver, `byte b[]` of byte[]), return type (none for a constructor), type
-    parameters and annotations."""
-    (name_field, type_field, parameters_field, type_parameters_field,
-     dimensions_field) = _signature_fields()
-    written = sig.written
-    params: list[sig.Parameter] = []
-    listed = node.child_by_field_id(parameters_field)
-    for child in listed.named_children if listed is not None else ():
-        kind = child.type
-        if kind == "formal_parameter":
-            name = child.child_by_field_id(name_field)
-            declared = child.child_by_field_id(type_field)
-            params.append((None if name is None else written(source, name),
-                           _typed(source, declared, child.child_by_field_id(dimensions_field)),
-                           None, sig.POSITIONAL))
-        elif kind == "spread_parameter":
-            typed = [c for c in child.named_children
-                     if c.type not in ("modifiers", "variable_declarator")]
-            declarator = [c for c in child.named_children if c.type == "variable_declarator"]
-            params.append((sig.field_text(source, declarator[0], "name") if declarator else None,
-                           written(source, typed[0]) if typed else None, None,
-                           sig.VARIADIC))
-        elif kind == "receiver_parameter":
-            typed = [c for c in child.named_children if c.type not in _ANNOTATIONS]
-            params.append(("this", written(source, typed[0]) if typed else None, None,
-                           sig.RECEIVER))
-    modifiers = _modifiers(node)
-    annotations = [c for c in modifiers.named_children
-                   if c.type in _ANNOTATIONS] if modifiers is not None else []
-    type_parameters = node.child_by_field_id(type_parameters_field)
-    returned = node.child_by_field_id(type_field)
-    return (tuple(params),
-            _typed(source, returned, node.child_by_field_id(dimensions_field)),
-            tuple([written(source, t) for t in type_parameters.named_children
-                   if t.type not in ("line_comment", "block_comment")])
-            if type_parameters is not None else (),
-            sig.decorator_names(annotations, source, "@") if annotations else ())
-
-
-def _typed(source: bytes, declared: Any, dimensions: Any) -> str | None:
-    """A declared type as written, with the array dimensions written after the name or the
-    parameter list (`byte b[]`, `int m()[]`: byte[], int[]), as javac has it."""
-    if declared is None:
-        return None
-    if dimensions is None:
-        return sig.written(source, declared)
-    return sig.cut(sig.written(source, declared) + sig.written(source, dimensions))
-
-
-def _signature_fields() -> tuple[int, ...]:
-    return field_ids("java", ("name", "type", "parameters", "type_parameters", "dimensions"))

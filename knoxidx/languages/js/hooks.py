@@ -1,30 +1,44 @@
 """JavaScript, TypeScript and TSX: ES module and CommonJS imports/exports, JSDoc, and how an
 import specifier maps to a file (relative paths, index files, ``.js`` -> ``.ts``, tsconfig
-``baseUrl``/``paths``)."""
+``baseUrl``/``paths``). The family's hooks module; what its hooks read is in the modules beside
+it: imports, JSDoc, signatures, collections' elements and what other bindings hold."""
 
 from __future__ import annotations
 
 import posixpath
-import re
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.facts import CALLBACK_OF, TYPES_JOINER, Import, NamePath, RefKind
+from knoxidx.core.facts import Import, NamePath, RefKind
 from knoxidx.core.model import NodeKind
 from knoxidx.core.symbols import DEFINITION_TAG, EXTERNAL_TAG, FILE_TAG, Symbol
-from knoxidx.languages.common import ReexportingRules, preceding_comment
+from knoxidx.languages.common import ReexportingRules
+from knoxidx.languages.js.bound_types import bound_names as bound_names
+from knoxidx.languages.js.bound_types import callback_binding as callback_binding
+from knoxidx.languages.js.bound_types import callback_parameter
+from knoxidx.languages.js.bound_types import declared_binding_type as declared_binding_type
+from knoxidx.languages.js.bound_types import property_types as property_types
+from knoxidx.languages.js.bound_types import returned_path as returned_path
+from knoxidx.languages.js.bound_types import returned_value as returned_value
+from knoxidx.languages.js.elements import (
+    ELEMENT_CALLBACKS,
+    ELEMENT_RESULTS,
+    ELEMENTS_KEPT,
+    element_type,
+)
+from knoxidx.languages.js.elements import element_binding as element_binding
+from knoxidx.languages.js.elements import elements_binding as elements_binding
+from knoxidx.languages.js.elements import indexed_receiver as indexed_receiver
+from knoxidx.languages.js.imports import REQUIRE
+from knoxidx.languages.js.imports import decode_import as decode_import
+from knoxidx.languages.js.jsdoc import declaring_statement
+from knoxidx.languages.js.jsdoc import doc_comment as doc_comment
+from knoxidx.languages.js.jsdoc import documented_binding as documented_binding
+from knoxidx.languages.js.jsdoc import documented_types as documented_types
 from knoxidx.languages.js.outside import declares, outside_call
-from knoxidx.parse import signatures as sig
+from knoxidx.languages.js.signatures import FUNCTION_VALUES
+from knoxidx.languages.js.signatures import signature_of as signature_of
 from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import FileIndex
-from knoxidx.parse.name_paths import (
-    alias_path,
-    element_path,
-    indexed_path,
-    name_path,
-    reference_path,
-    split_top_level,
-)
-from knoxidx.parse.siblings import previous_named
 
 if TYPE_CHECKING:
     from knoxidx.core.facts import FileFacts
@@ -41,10 +55,8 @@ TYPE_AFTER_NAMES: frozenset[str] = frozenset()
 # `this._def.x` in `class A extends B<X, D<T>>`: B's `_def: Def` read as D<T> (scopes)
 READS_BASE_ARGUMENTS = True
 SQUARE_TYPE_ARGS = False  # type arguments in angle brackets (see name_paths.type_path)
-REQUIRE = "="  # the imported name of `x = require(m)`: m's module.exports, whatever it is
 EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _JS_TO_TS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
-_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function"})
 
 
 def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
@@ -52,7 +64,7 @@ def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
         return None  # `f(a: string): X;` before its implementation: one symbol, the body
     if sub in ("constant", "variable"):
         value = node.child_by_field_name("value")
-        if value is not None and value.type in _FUNCTION_VALUES:
+        if value is not None and value.type in FUNCTION_VALUES:
             return NodeKind.FUNCTION.value
         if value is not None and value.type == "class":
             return NodeKind.CLASS.value
@@ -64,7 +76,7 @@ def classify(sub: str, name: str, node: Any, source: bytes) -> str | None:
         return NodeKind.CONSTANT.value if keyword == "const" else NodeKind.VARIABLE.value
     if sub == "field":
         value = node.child_by_field_name("value")
-        if value is not None and value.type in _FUNCTION_VALUES:
+        if value is not None and value.type in FUNCTION_VALUES:
             return NodeKind.FUNCTION.value
         return NodeKind.VARIABLE.value
     if sub == "function":
@@ -90,346 +102,6 @@ def _is_overload_signature(node: Any, name: str, source: bytes) -> bool:
     return sibling_name is not None and node_text(source, sibling_name) == name
 
 
-def _statement(node: Any) -> Any:
-    """The statement a declaration sits in (through `const x = ...` and `export`)."""
-    # each parent asked once: tree-sitter descends from the root to answer it
-    target = node
-    if target.type == "variable_declarator":
-        declaration = target.parent
-        if declaration is not None:
-            target = declaration
-    above = target.parent
-    if above is not None and above.type == "export_statement":
-        target = above
-    return target
-
-
-def doc_comment(node: Any, source: bytes) -> str:
-    return preceding_comment(_statement(node), source)
-
-
-# JSDoc's return tag (`@return {Vector3}`, `@returns {this}`): the type TypeScript reads for a
-# JavaScript function; a type with braces inside (`{{ a: number }}`) names no class
-_JSDOC_RETURN = re.compile(rb"@returns?\s*\{([^{}]+)\}")
-
-
-# JSDoc's parameter tag: `@param {Vector3} target`, `@param {Vector3} [start=(0,0,0)]`; not
-# `@param {number} [options.x]`, a property of a parameter
-_JSDOC_PARAM = re.compile(rb"@param\s*\{([^{}]+)\}\s*\[?\s*((?:[^\W\d]|\$)[\w$]*)(?![\w$.])")
-
-
-# JSDoc's type tag: `@type {?Node}`, the declared type of what the statement below assigns
-_JSDOC_TYPE = re.compile(rb"@type\s*\{([^{}]+)\}")
-
-
-def documented_binding(statement: Any, source: bytes) -> NamePath:
-    """The type the JSDoc comment right above an assignment declares (`/** @type {?Node} */
-    this.outputNode = null;`), as TypeScript reads it in a .js file; () where none does (a
-    union of several named types names none)."""
-    comment = _jsdoc(statement, source)
-    if comment is None:
-        return ()
-    declared = _JSDOC_TYPE.search(source, comment.start_byte, comment.end_byte)
-    return alias_path(_jsdoc_type(declared.group(1))) if declared else ()
-
-
-def _jsdoc(node: Any, source: bytes) -> Any:
-    """The JSDoc comment (`/** ... */`) right above a function's statement, or None."""
-    target = _statement(node)
-    comment = previous_named(target, source)
-    if (comment is None or comment.type != "comment"
-            or comment.end_point[0] < target.start_point[0] - 1
-            or not source.startswith(b"/**", comment.start_byte)):
-        return None
-    return comment
-
-
-def _jsdoc_type(declared: bytes) -> str:
-    return declared.decode("utf-8", "replace").strip().lstrip("?!")
-
-
-# what documented_types says a function returns when it returns an object literal of its own
-# (see OWN_MEMBERS)
-OWN_RETURNED = "{}"
-_DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration"})
-_CASTS = frozenset({"as_expression", "satisfies_expression"})
-
-
-def _returns_own_object(node: Any, source: bytes) -> bool:
-    """Whether a function's body ends returning an object literal, written there or held by
-    a variable its body declares so (`const api = {..}; ..; return api;`): a factory, whose
-    result has the object's methods (defined in the function, see OWN_MEMBERS)."""
-    holder = _FUNCTION_HOLDERS.get(node.type)
-    function = node.child_by_field_name(holder) if holder is not None else node
-    body = function.child_by_field_name("body") if function is not None else None
-    if body is None or body.type != "statement_block" or not body.named_child_count:
-        return False
-    last = body.named_child(body.named_child_count - 1)
-    if last.type != "return_statement" or not last.named_child_count:
-        return False
-    returned = last.named_child(0)
-    if returned.type in _CASTS and returned.named_child_count:  # `return {..} as const`
-        returned = returned.named_child(0)
-    if returned.type == "object":
-        return True
-    if returned.type != "identifier":
-        return False
-    name = node_text(source, returned)
-    for statement in body.named_children:
-        if statement.type in _DECLARATIONS:
-            for declarator in statement.named_children:
-                bound = declarator.child_by_field_name("name")
-                value = declarator.child_by_field_name("value")
-                if bound is not None and node_text(source, bound) == name:
-                    return value is not None and value.type == "object"
-    return False
-
-
-def documented_types(node: Any, source: bytes) -> tuple[str, list[tuple[str, str]]]:
-    """What a JavaScript function's JSDoc comment declares, the types TypeScript reads for a
-    .js file: the return type (`@return {T}`, "" for none) and (name, type as written) of each
-    parameter it types (`@param {T} name`). Only parameters the function has, written without
-    a type of their own (TypeScript's annotated ones are read from their annotations)."""
-    comment = _jsdoc(node, source)
-    if comment is None:
-        return (OWN_RETURNED if _returns_own_object(node, source) else ""), []
-    start, end = comment.start_byte, comment.end_byte
-    declared = _JSDOC_RETURN.search(source, start, end)
-    returned = _jsdoc_type(declared.group(1)) if declared else ""
-    if not returned and _returns_own_object(node, source):
-        returned = OWN_RETURNED
-    if source.find(b"@param", start, end) < 0:
-        return returned, []
-    holder = _FUNCTION_HOLDERS.get(node.type)
-    function = node.child_by_field_name(holder) if holder is not None else node
-    listed = function.child_by_field_name("parameters") if function is not None else None
-    if listed is None:
-        return returned, []
-    names = set()
-    for parameter in listed.named_children:
-        if parameter.type == "assignment_pattern":
-            parameter = parameter.child_by_field_name("left")
-        if parameter is not None and parameter.type == "identifier":
-            names.add(node_text(source, parameter))
-    typed: list[tuple[str, str]] = []
-    for param in _JSDOC_PARAM.finditer(source, start, end):
-        name = param.group(2).decode("utf-8", "replace")
-        if name in names:
-            typed.append((name, _jsdoc_type(param.group(1))))
-    return returned, typed
-
-
-# what an element is read from by a path (`xs`, `this.children`, `this.getAll()`)
-_COLLECTIONS = frozenset({"identifier", "member_expression", "call_expression"})
-# an index that names a member, not an element (`o["key"]`, `o[`key`]`)
-_KEYS = frozenset({"string", "template_string"})
-_KEY_INDEX = re.compile(r"\[\s*['\"`]")
-
-
-def element_binding(value_node: Any, source: bytes) -> tuple[NamePath, bool]:
-    """`const child = children[i]`, `for (const x of xs)`: x is an element of what xs names
-    (the resolver reads the collection's element type, see ``ELEMENT_OF``); not `o["key"]`,
-    a member."""
-    if value_node.type == "subscript_expression":
-        index = value_node.child_by_field_name("index")
-        if index is None or index.type in _KEYS:
-            return (), False
-        value_node = value_node.child_by_field_name("object")
-    if value_node is None or value_node.type not in _COLLECTIONS:
-        return (), False
-    return element_path(node_text(source, value_node)), False
-
-
-def indexed_receiver(text: str) -> NamePath:
-    """The path of a member read on an element (`this.children[i].update`: ("this",
-    "children", "[]", "update")), as name_paths.indexed_path reads it; () where an index is
-    a quoted key (`o["key"].run`: a member of o, whose type is not known)."""
-    if _KEY_INDEX.search(text):
-        return ()
-    return indexed_path(text)
-
-
-def elements_binding(node: Any, source: bytes) -> NamePath:
-    """The type of the elements of a collection, where the source says it: the JSDoc type of
-    an assignment (`/** @type {Array<Plane>} */ this.planes = ..`, ``node`` the statement),
-    a TypeScript annotation (`const xs: Plane[] = []`), the class of the object created by
-    each item of an array literal (`[new Vector3(), new Vector3()]`) or pushed into it
-    (`xs.push(new Vector3())`, ``node`` the arguments); () where it says none."""
-    kind = node.type
-    if kind == "expression_statement":
-        comment = _jsdoc(node, source)
-        declared = _JSDOC_TYPE.search(source, comment.start_byte, comment.end_byte) \
-            if comment is not None else None
-        element = element_type(_jsdoc_type(declared.group(1))) if declared else ""
-        return alias_path(element) if element else ()
-    if kind in _ANNOTATED_COLLECTIONS:
-        written = node_text(source, node)
-        # a map's elements are its entries (`for (const [k, v] of m)`), not its values
-        element = "" if _MAPPING.match(written) else element_type(written)
-        return alias_path(element) if element else ()
-    if kind == "new_expression":  # `xs[i] = new Vector3()`
-        constructor = node.child_by_field_name("constructor")
-        return name_path(node_text(source, constructor)) \
-            if constructor is not None and constructor.type in _SPREAD_VALUES else ()
-    created: NamePath = ()
-    for item in node.named_children:
-        if item.type == "comment":  # `/*@__PURE__*/ new Vector3()`
-            continue
-        constructor = item.child_by_field_name("constructor") if item.type == "new_expression" \
-            else None
-        if constructor is None or constructor.type not in _SPREAD_VALUES:
-            return ()
-        path = name_path(node_text(source, constructor))
-        if created and path != created:
-            return ()  # of several classes: no one class's methods are meant
-        created = path
-        if kind == "arguments":
-            break  # `xs.push(new A(), b)`: the first says it
-    return created
-
-
-_ANNOTATED_COLLECTIONS = frozenset({"array_type", "generic_type"})
-_SPREAD_VALUES = frozenset({"identifier", "member_expression"})
-MAX_SPREADS = 4  # the resolver reads at most four types of a value
-
-
-def declared_binding_type(type_node: Any, source: bytes) -> NamePath | None:
-    """What an object literal of spreads holds (`const z = { ...schemas, ...checks }`): the
-    members of each value spread, their paths joined by ``TYPES_JOINER`` (a namespace's
-    functions, called as `z.string()`); None for any other node, read as declared types are."""
-    if type_node.type != "object":
-        return None
-    joined: list[str] = []
-    spreads = 0
-    for child in type_node.named_children:
-        if child.type != "spread_element" or not child.named_child_count:
-            continue
-        spread = child.named_child(0)
-        path = name_path(node_text(source, spread)) if spread.type in _SPREAD_VALUES else ()
-        if path and spreads < MAX_SPREADS:
-            joined.extend((TYPES_JOINER, *path) if joined else path)
-            spreads += 1
-    return tuple(joined)
-
-
-_CALLEES = frozenset({"identifier", "member_expression"})
-
-
-def callback_binding(callback: Any, source: bytes) -> NamePath:
-    """What the first parameter of a function passed to a call holds (`doc.indented((d) =>
-    ..)`, `xs.forEach((x) => ..)`): the called path and the argument's position after
-    ``CALLBACK_OF`` (resolution reads the called function's declared parameter there, or
-    the receiver's elements); () where the call names no function (`f()((x) => ..)`)."""
-    arguments = callback.parent
-    call = arguments.parent if arguments is not None else None
-    if call is None or call.type != "call_expression":
-        return ()
-    callee = call.child_by_field_name("function")
-    if callee is None or callee.type not in _CALLEES:
-        return ()
-    path = reference_path(source, callee.start_byte, callee.end_byte)
-    if not path or path[0] == "?":
-        return ()
-    position = 0
-    for argument in arguments.named_children:
-        if argument.start_byte == callback.start_byte:
-            return (*path, f"{CALLBACK_OF}{position}")
-        if argument.type != "comment":
-            position += 1
-    return ()
-
-
-def bound_names(node: Any) -> list[Any]:
-    """The names a `@binding.names` node binds: an object pattern's shorthand ones
-    (`{ board, size }`)."""
-    return [c for c in node.named_children if c.type == "shorthand_property_identifier_pattern"]
-
-
-# what a function's own `return` may sit in: a function the index holds as a definition (a
-# declaration, a method, one assigned to a name, a property or a field); a `return` in any
-# other (a callback passed to a call, a function returned) is that function's, not the
-# definition's around it
-_FUNCTION_NODES = frozenset({"function_declaration", "generator_function_declaration",
-                             "method_definition", "arrow_function", "function_expression",
-                             "generator_function", "function"})
-_DEFINED_FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration",
-                                "method_definition"})
-_HOLDING_FUNCTIONS = frozenset({"variable_declarator", "pair", "assignment_expression",
-                                "public_field_definition", "field_definition"})
-_NOTHING = frozenset({"null", "undefined"})
-
-
-def returned_value(node: Any, source: bytes) -> tuple[NamePath, bool] | None:
-    """What a `return` statement's value holds (see ``ReadsReturns``): the class a `new`
-    makes (`return new ShaderMaterial(..)`) or the path a call calls (`return
-    _getMaterial(..)`), both read as a call's; a name or a member read (`return this`,
-    `return target`, `return this._cache`); NOTHING_RETURNED for `return`, `return null`
-    and `return undefined`, and for a `return` in a function the index holds no definition
-    of (a callback's: none of the definition's around it). None for any other value, and
-    for a `yield` or an `async` function's (a generator, a promise)."""
-    if node.type != "return_statement":
-        return None
-    if not _returns_from_definition(node):
-        return (), False
-    value = next((c for c in node.named_children if c.type != "comment"), None)
-    while value is not None and value.type == "parenthesized_expression" \
-            and value.named_child_count == 1:
-        value = value.named_child(0)
-    if value is None or value.type in _NOTHING:
-        return (), False
-    called = value.type in ("call_expression", "new_expression")
-    if called:
-        value = value.child_by_field_name(
-            "function" if value.type == "call_expression" else "constructor")
-    if value is None or value.type not in ("identifier", "member_expression", "this"):
-        return None
-    text = node_text(source, value)
-    if "(" in text or "[" in text or "?" in text:
-        return None  # a call or an index inside the chain: no path the binding could name
-    path = name_path(text)
-    return (path, called) if path else None
-
-
-def returned_path(path: NamePath, called: bool) -> tuple[NamePath, bool]:
-    """What a returned binding holds (see ``ReadsReturns``): what the binding says."""
-    return path, called
-
-
-def _returns_from_definition(node: Any) -> bool:
-    """Whether the `return` at ``node`` is that of a function the index defines."""
-    parent = node.parent
-    while parent is not None and parent.type not in _FUNCTION_NODES:
-        parent = parent.parent
-    if parent is None:
-        return False
-    if parent.type in _DEFINED_FUNCTIONS:
-        return True
-    holder = parent.parent
-    return holder is not None and holder.type in _HOLDING_FUNCTIONS
-
-
-_NAMED_TYPES = ("type_identifier", "nested_type_identifier")
-
-
-def property_types(object_type: Any, source: bytes) -> dict[str, Any]:
-    """Property name -> the node naming its type, in an inline object type (`{ board: Board;
-    items: List<Item> }`), for the properties typed by a named or generic type."""
-    out: dict[str, Any] = {}
-    for prop in object_type.named_children:
-        if prop.type != "property_signature":
-            continue
-        name = prop.child_by_field_name("name")
-        annotation = prop.child_by_field_name("type")
-        if name is None or annotation is None or not annotation.named_children:
-            continue
-        typed = annotation.named_children[0]
-        if typed.type == "generic_type":
-            typed = typed.child_by_field_name("name")
-        if typed is not None and typed.type in _NAMED_TYPES:
-            out.setdefault(node_text(source, name), typed)
-    return out
-
-
 def is_exported(node: Any, name: str, nested: bool, source: bytes) -> bool | None:
     if nested:
         if name.startswith("#"):
@@ -438,200 +110,14 @@ def is_exported(node: Any, name: str, nested: bool, source: bytes) -> bool | Non
             if child.type == "accessibility_modifier":
                 return node_text(source, child) == "public"
         return True
-    return bool(_statement(node).type == "export_statement")
+    return bool(declaring_statement(node).type == "export_statement")
 
 
 def package_name(raw: str) -> str:
     return raw
 
 
-def _string(source: bytes, node: Any) -> str:
-    return node_text(source, node).strip("'\"`")
-
-
-def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
-    line = node.start_point[0] + 1
-    if node.type == "expression_statement" and node.named_child_count:
-        node = node.named_child(0)  # module.exports = ...
-    kind = node.type
-    out: list[Import] = []
-    if kind == "import_statement":
-        specifier = node.child_by_field_name("source")
-        module = _string(source, specifier) if specifier is not None else ""
-        clause = next((c for c in node.named_children if c.type == "import_clause"), None)
-        if clause is None:
-            require = next((c for c in node.named_children if c.type == "import_require_clause"),
-                           None)
-            if require is not None:  # import x = require("y")
-                alias = next((c for c in require.named_children if c.type == "identifier"), None)
-                src = require.child_by_field_name("source")
-                if alias is not None and src is not None:
-                    return [Import(_string(source, src), "", node_text(source, alias), line, scope)]
-            return [Import(module, "", "", line, scope)]
-        for part in clause.named_children:
-            if part.type == "identifier":
-                out.append(Import(module, "default", node_text(source, part), line, scope))
-            elif part.type == "namespace_import":
-                ident = next((c for c in part.named_children if c.type == "identifier"), None)
-                if ident is not None:
-                    out.append(Import(module, "", node_text(source, ident), line, scope))
-            elif part.type == "named_imports":
-                for spec in part.named_children:
-                    if spec.type != "import_specifier":
-                        continue
-                    name = node_text(source, spec.child_by_field_name("name"))
-                    alias_node = spec.child_by_field_name("alias")
-                    bound = node_text(source, alias_node) if alias_node else name
-                    out.append(Import(module, name, bound, line, scope))
-        return out
-    if kind == "export_statement":
-        specifier = node.child_by_field_name("source")
-        module = _string(source, specifier) if specifier is not None else ""
-        declaration = node.child_by_field_name("declaration")
-        is_default = any(c.type == "default" for c in node.children)
-        if declaration is not None:
-            if is_default:
-                name_node = declaration.child_by_field_name("name")
-                if name_node is not None:
-                    return [Import("", node_text(source, name_node), "default", line, scope, True)]
-            return []
-        value = node.child_by_field_name("value")
-        if value is not None and value.type == "identifier":
-            return [Import("", node_text(source, value), "default", line, scope, True)]
-        clause = next((c for c in node.named_children if c.type == "export_clause"), None)
-        if clause is not None:
-            for spec in clause.named_children:
-                if spec.type != "export_specifier":
-                    continue
-                name = node_text(source, spec.child_by_field_name("name"))
-                alias_node = spec.child_by_field_name("alias")
-                bound = node_text(source, alias_node) if alias_node else name
-                out.append(Import(module, name, bound, line, scope, True))
-            return out
-        namespace = next((c for c in node.named_children if c.type == "namespace_export"), None)
-        if namespace is not None and specifier is not None:
-            ident = namespace.named_children[-1] if namespace.named_children else None
-            name = node_text(source, ident) if ident else ""
-            return [Import(module, "", name, line, scope, True)]
-        if specifier is not None:
-            return [Import(module, "*", "", line, scope, True)]
-        return []
-    if kind == "variable_declarator":  # const x = require("y"), const {a, b: c} = require("y")
-        call = node.child_by_field_name("value")
-        dynamic = call is not None and call.type == "await_expression"
-        if dynamic:  # const x = await import("y"): the namespace, as `import * as x`
-            call = call.named_child(0) if call.named_child_count else None
-        args = call.child_by_field_name("arguments") if call is not None else None
-        strings = [c for c in args.named_children if c.type == "string"] if args else []
-        if not strings:
-            return []
-        module = _string(source, strings[0])
-        target = node.child_by_field_name("name")
-        if target is None:
-            return []
-        if target.type == "identifier":  # binds what the module assigned to module.exports
-            return [Import(module, "" if dynamic else REQUIRE, node_text(source, target), line,
-                           scope)]
-        if target.type == "object_pattern":
-            for prop in target.named_children:
-                if prop.type == "shorthand_property_identifier_pattern":
-                    name = node_text(source, prop)
-                    out.append(Import(module, name, name, line, scope))
-                elif prop.type == "pair_pattern":
-                    key, value = prop.child_by_field_name("key"), prop.child_by_field_name("value")
-                    if key is not None and value is not None and value.type == "identifier":
-                        out.append(Import(module, node_text(source, key),
-                                          node_text(source, value), line, scope))
-        return out
-    if kind == "assignment_expression":  # module.exports = {a, b: c} / module.exports = X
-        right = node.child_by_field_name("right")
-        if right is None:
-            return []
-        if right.type == "class":  # module.exports = class X {..}: the class node named X
-            right = right.child_by_field_name("name")
-            if right is None:
-                return []
-        if right.type in ("identifier", "type_identifier"):
-            return [Import("", node_text(source, right), "default", line, scope, True)]
-        for prop in right.named_children:
-            if prop.type == "shorthand_property_identifier":
-                name = node_text(source, prop)
-                out.append(Import("", name, name, line, scope, True))
-            elif prop.type == "pair":
-                key, value = prop.child_by_field_name("key"), prop.child_by_field_name("value")
-                if key is not None and value is not None and value.type == "identifier":
-                    out.append(Import("", node_text(source, value), _string(source, key), line,
-                                      scope, True))
-        return out
-    return out
-
-
-# ---- resolution ----------------------------------------------------------------------------
-
 _BUILTIN_METHODS = frozenset(["push", "pop", "shift", "unshift", "map", "filter", "forEach", "reduce", "reduceRight", "join", "split", "slice", "splice", "indexOf", "lastIndexOf", "includes", "concat", "keys", "values", "entries", "get", "set", "has", "delete", "add", "clear", "then", "catch", "finally", "toString", "toFixed", "trim", "trimStart", "trimEnd", "replace", "replaceAll", "match", "matchAll", "test", "apply", "call", "bind", "startsWith", "endsWith", "find", "findIndex", "findLast", "some", "every", "sort", "reverse", "fill", "charAt", "charCodeAt", "codePointAt", "substring", "substr", "toLowerCase", "toUpperCase", "padStart", "padEnd", "repeat", "flat", "flatMap", "assign", "freeze", "create", "defineProperty", "hasOwnProperty", "isArray", "from", "of", "emit", "on", "once", "off", "addListener", "removeListener", "log", "warn", "error", "info", "debug", "parse", "stringify", "resolve", "reject", "all", "allSettled", "race", "any", "next", "return", "throw", "exec", "at", "valueOf", "localeCompare", "normalize", "search", "toJSON", "getTime", "now", "addEventListener", "removeEventListener", "dispatchEvent", "querySelector", "querySelectorAll", "getAttribute", "setAttribute", "appendChild", "removeChild", "preventDefault", "stopPropagation"])
-
-
-# a field's declaration (`#observers: Array<Observer> = []`): the type after its name
-_DECLARED_FIELD = re.compile(
-    r"\s*(?:(?:public|private|protected|readonly|static|declare|override|abstract)\s+)*"
-    r"[#\w$]+\s*[?!]?\s*:(?!:)")
-_INITIALIZER = re.compile(r"\s=(?![=>])")
-_COLLECTION = re.compile(r"(?:Readonly)?(?:Array|Set)\s*<(.*)>\Z", re.DOTALL)
-_MAPPING = re.compile(r"(?:Readonly|Weak)?Map\s*<(.*)>\Z", re.DOTALL)
-# the methods of arrays, sets and maps whose callback's first parameter is an element (a
-# map's value): `xs.forEach((x) => ..)`
-_ELEMENT_CALLBACKS = frozenset({
-    "forEach", "map", "filter", "find", "findLast", "findIndex", "findLastIndex", "some",
-    "every", "flatMap", "toSorted"})
-# ... and those returning the receiver's elements (some of them): `xs.filter(..).map(..)`
-_ELEMENTS_KEPT = frozenset({"filter", "slice", "toSorted", "toReversed", "concat"})
-# ... and those returning one of them (a map's value: `m.get(k)`)
-_ELEMENT_RESULTS = frozenset({"find", "findLast", "at", "pop", "shift", "get"})
-
-
-def element_type(declared: str) -> str:
-    """The type of the elements of a collection declared ``declared`` (a field's
-    declaration, or a type as written): `T[]`, `Array<T>`, `Set<T>` and their read-only
-    kinds give T, `Map<K, V>` (and `WeakMap<K, V>`) gives V; "" for others (a union of
-    them, a tuple)."""
-    field = _DECLARED_FIELD.match(declared)
-    text = declared[field.end():] if field else declared
-    text = _INITIALIZER.split(text, maxsplit=1)[0].strip().removeprefix("readonly ").strip()
-    if text.endswith("[]"):
-        element = text[:-2].strip()
-    else:
-        collection = _COLLECTION.match(text) or _MAPPING.match(text)
-        if collection is None:
-            return ""
-        arguments = split_top_level(collection.group(1))
-        if len(arguments) != (1 if collection.re is _COLLECTION else 2):
-            return ""
-        element = arguments[-1].strip()
-    if not element or element[0] in "({[" or "|" in element or "&" in element:
-        return ""
-    return element
-
-
-def callback_parameter(declared: str) -> str:
-    """The type of the first parameter of the function type ``declared`` (`(doc: Doc) =>
-    void`), "" where it declares none."""
-    text = declared.strip()
-    if not text.startswith("("):
-        return ""
-    depth, end = 0, -1
-    for at, c in enumerate(text):
-        depth += (c == "(") - (c == ")")
-        if depth == 0:
-            end = at
-            break
-    if end < 0 or not text[end + 1:].lstrip().startswith("=>"):
-        return ""  # a type in parentheses, no function type
-    first = split_top_level(text[1:end])[0]
-    name, colon, typed = first.partition(":")
-    typed = typed.strip()
-    if not colon or name.strip().startswith("...") or not typed or "|" in typed:
-        return ""
-    return typed
 
 
 class _Rules(ReexportingRules):
@@ -647,9 +133,9 @@ class _Rules(ReexportingRules):
     rebindings_widen_type = True
     classes_block_scoped = True
     builtin_method_names = _BUILTIN_METHODS
-    element_callbacks = _ELEMENT_CALLBACKS
-    elements_kept = _ELEMENTS_KEPT
-    element_results = _ELEMENT_RESULTS
+    element_callbacks = ELEMENT_CALLBACKS
+    elements_kept = ELEMENTS_KEPT
+    element_results = ELEMENT_RESULTS
     module_joiner = ":"
     # `module.exports.x()` in the file it exports from: CommonJS's `module` is no name the
     # file declares, and its `exports` the file's exports
@@ -811,68 +297,4 @@ class _Rules(ReexportingRules):
 
 RULES = _Rules()
 
-
-_DECORATORS = frozenset({"decorator"})
-# what holds a function as its value, and in which field
-_FUNCTION_HOLDERS = {"variable_declarator": "value", "public_field_definition": "value",
-                     "field_definition": "value", "assignment_expression": "right"}
-_COMMENTS = frozenset({"comment"})
-
-
-def signature_of(node: Any, source: bytes) -> sig.SignatureData | None:
-    """A function's or method's parameters (TypeScript's `x?: T` optional, `this: T` its
-    receiver, `...rest` variadic; a destructured one named by its pattern as written), return
-    type, type parameters and decorators. ``node`` may be the declarator, class field or
-    assignment whose value is the function (`const f = () => ...`, `static f = () => ...`)."""
-    holder = _FUNCTION_HOLDERS.get(node.type)
-    function = node.child_by_field_name(holder) if holder is not None else node
-    if function is None or (function is not node and function.type not in _FUNCTION_VALUES):
-        return None
-    decorators = [c for c in function.named_children if c.type == "decorator"]
-    if function.type == "method_definition" and not decorators:  # TypeScript's: before it
-        decorators = sig.preceding(function, _DECORATORS, _COMMENTS, source)
-    params: list[sig.Parameter] = []
-    listed = function.child_by_field_name("parameters")
-    for child in listed.named_children if listed is not None else ():
-        if child.type in ("comment", "decorator"):
-            continue
-        params.append(_parameter(child, source))
-    single = function.child_by_field_name("parameter")  # `x => x`
-    if single is not None:
-        params.append((sig.written(source, single), None, None, sig.POSITIONAL))
-    type_parameters = function.child_by_field_name("type_parameters")
-    return (tuple(params), _annotated(function, "return_type", source),
-            tuple([sig.written(source, t) for t in type_parameters.named_children
-                   if t.type != "comment"]) if type_parameters is not None else (),
-            sig.decorator_names(decorators, source, "@"))
-
-
-def _annotated(node: Any, field: str, source: bytes) -> str | None:
-    """The type of ``node``'s annotation ``field`` (`: T`, `: x is T`, `: asserts x`) as
-    written: its last named child, past the colon and any comment before it."""
-    annotation = node.child_by_field_name(field)
-    if annotation is None or not annotation.named_child_count:
-        return None
-    return sig.written(source, annotation.named_child(annotation.named_child_count - 1))
-
-
-def _parameter(child: Any, source: bytes) -> sig.Parameter:
-    """One parameter: TypeScript's required/optional_parameter, or JavaScript's pattern."""
-    kind = sig.OPTIONAL if child.type == "optional_parameter" else sig.POSITIONAL
-    if child.type in ("required_parameter", "optional_parameter"):
-        pattern = child.child_by_field_name("pattern")
-        type_text = _annotated(child, "type", source)
-        default = sig.field_text(source, child, "value")
-    elif child.type == "assignment_pattern":
-        pattern, type_text = child.child_by_field_name("left"), None
-        default = sig.field_text(source, child, "right")
-    else:
-        pattern, type_text, default = child, None, None
-    if pattern is None:
-        return (None, type_text, default, kind)
-    if pattern.type == "rest_pattern":
-        kind = sig.VARIADIC
-    elif pattern.type == "this":
-        kind = sig.RECEIVER
-    return (sig.written(source, pattern).lstrip(".").lstrip(), type_text, default, kind)
 
