@@ -36,6 +36,8 @@ from knoxidx.languages.rust.macro_scope import (
 from knoxidx.languages.rust.outside import outside_call
 from knoxidx.languages.rust.payloads import payload_declarations as payload_declarations
 from knoxidx.languages.rust.payloads import payload_types
+from knoxidx.languages.rust.signatures import ATTRIBUTES, COMMENTS
+from knoxidx.languages.rust.signatures import signature_of as signature_of
 from knoxidx.parse import signatures as sig
 from knoxidx.parse.definitions import DEF_KINDS, enclosing, node_text
 from knoxidx.parse.file_index import (
@@ -110,7 +112,7 @@ def doc_comment(node: Any, source: bytes) -> str:
 def is_exported(node: Any, name: str, nested: bool, source: bytes) -> bool | None:
     if node.type == "macro_definition":  # `#[macro_export]`: at the crate's root, by path
         return is_macro_export([node_text(source, a) for a in sig.preceding(
-            node, _ATTRIBUTES, _COMMENTS, source)])
+            node, ATTRIBUTES, COMMENTS, source)])
     return any(c.type == "visibility_modifier" for c in node.children)
 
 
@@ -151,7 +153,7 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
     if node.type == "mod_item":  # `mod foo;` loads foo.rs / foo/mod.rs
         name = node_text(source, node.child_by_field_name("name"))
         attributes = [node_text(source, a)
-                      for a in sig.preceding(node, _ATTRIBUTES, _COMMENTS, source)]
+                      for a in sig.preceding(node, ATTRIBUTES, COMMENTS, source)]
         module = "self::" + name
         for attribute in attributes:
             written = _PATH_ATTRIBUTE.match(attribute)
@@ -167,7 +169,7 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
         name = node_text(source, name_node)
         alias = node_text(source, alias_node) if alias_node else name
         attributes = [node_text(source, a)
-                      for a in sig.preceding(node, _ATTRIBUTES, _COMMENTS, source)]
+                      for a in sig.preceding(node, ATTRIBUTES, COMMENTS, source)]
         return [Import(name, "", alias, line, scope), *macro_use(name, attributes, line, scope)]
     argument = node.child_by_field_name("argument")
     out: list[Import] = []
@@ -823,33 +825,3 @@ _WRAPPER_OWN_METHODS = frozenset("""
 
 
 RULES = _Rules()
-
-
-_ATTRIBUTES = frozenset({"attribute_item"})
-_COMMENTS = frozenset({"line_comment", "block_comment"})
-
-
-def signature_of(node: Any, source: bytes) -> sig.SignatureData | None:
-    """A function's parameters (`self`, `&mut self` or `self: Box<Self>` its self; a pattern
-    `(x, y)` named as written), return type, generics (lifetimes too) and attributes (the
-    `#[...]` just before it). A macro has none of them."""
-    if node.type not in ("function_item", "function_signature_item"):
-        return None
-    params: list[sig.Parameter] = []
-    listed = node.child_by_field_name("parameters")
-    for child in listed.named_children if listed is not None else ():
-        if child.type == "self_parameter":
-            params.append(("self", sig.written(source, child), None, sig.SELF))
-        elif child.type == "parameter":
-            pattern = child.child_by_field_name("pattern")
-            name = sig.written(source, pattern) if pattern is not None else "_"
-            params.append((name, sig.field_text(source, child, "type"), None,
-                           sig.SELF if name == "self" else sig.POSITIONAL))
-        elif child.type == "variadic_parameter":
-            params.append((None, None, None, sig.VARIADIC))
-    type_parameters = node.child_by_field_name("type_parameters")
-    return (tuple(params), sig.field_text(source, node, "return_type"),
-            tuple([sig.written(source, t) for t in type_parameters.named_children
-                   if t.type not in _COMMENTS]) if type_parameters is not None else (),
-            tuple([sig.written(source, a)[2:-1].strip()
-                   for a in sig.preceding(node, _ATTRIBUTES, _COMMENTS, source)]))
