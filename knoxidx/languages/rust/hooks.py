@@ -8,7 +8,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.facts import RECEIVER_ARGUMENT, Binding, Impl, Import, NamePath, RefKind
+from knoxidx.core.facts import RECEIVER_ARGUMENT, Binding, Import, NamePath, RefKind
 from knoxidx.core.symbols import (
     DEFINITION_TAG,
     EXTERNAL_TAG,
@@ -25,6 +25,14 @@ from knoxidx.languages.rust.bound_types import (
     type_parameter_bindings as type_parameter_bindings,
 )
 from knoxidx.languages.rust.crates import PATH_MODULE, crate_of, module_path
+from knoxidx.languages.rust.impls import (
+    crate_trait_impls,
+    crate_traits,
+    impl_table,
+    in_trait_impl,
+    receiver_types,
+    twin_lines,
+)
 from knoxidx.languages.rust.imports import decode_import as decode_import
 from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item_macros
 from knoxidx.languages.rust.macro_scope import (
@@ -39,14 +47,10 @@ from knoxidx.languages.rust.payloads import payload_types
 from knoxidx.languages.rust.signatures import ATTRIBUTES, COMMENTS
 from knoxidx.languages.rust.signatures import signature_of as signature_of
 from knoxidx.parse import signatures as sig
-from knoxidx.parse.definitions import DEF_KINDS, enclosing, node_text
+from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import (
     CLASS,
-    CONSTANT,
-    FUNCTION,
     INTERFACE,
-    MODULE,
-    VARIABLE,
     FileIndex,
 )
 from knoxidx.parse.name_paths import name_path, type_path
@@ -231,7 +235,7 @@ class _Rules(ReexportingRules):
                     continue
                 ifi = r.index(p)
                 assert ifi is not None  # _impl_of read it
-                impls, _, around = _impl_table(r, ifi)
+                impls, _, around = impl_table(r, ifi)
                 item = ifi.facts.defs[i]
                 if around[i] >= 0 and impls[around[i]].trait_path[-1:] == ("Iterator",) \
                         and item.type_hint:
@@ -328,14 +332,14 @@ class _Rules(ReexportingRules):
         own, not the trait's)."""
         if not self._impl_of(r, fi, index, path, method):
             return False
-        if not _in_trait_impl(r, path, method):
+        if not in_trait_impl(r, path, method):
             return True
         declaring = r.index(path)
-        assert declaring is not None  # _in_trait_impl read it
+        assert declaring is not None  # in_trait_impl read it
         d = declaring.facts.defs[method]
         owner, name = d.owner, d.name
         return not any(
-            m == name and (p, i) != (path, method) and not _in_trait_impl(r, p, i)
+            m == name and (p, i) != (path, method) and not in_trait_impl(r, p, i)
             and self._impl_of(r, fi, index, p, i)
             for p, i, m in r.methods_of(FAMILY, owner))
 
@@ -376,7 +380,7 @@ class _Rules(ReexportingRules):
             trait = (DEFINITION_TAG, target[1], parent)
             name = dfi.facts.defs[target[2]].name
         out: list[Symbol] = []
-        for type_name, type_symbol in _receiver_types(r, fi, scope, receiver, site):
+        for type_name, type_symbol in receiver_types(r, fi, scope, receiver, site):
             tfi = r.index(type_symbol[1]) if type_symbol is not None else None
             for path, method, method_name in r.methods_of(FAMILY, type_name):
                 if method_name != name or (DEFINITION_TAG, path, method) in out:
@@ -384,13 +388,13 @@ class _Rules(ReexportingRules):
                 mfi = r.index(path)
                 if mfi is None or crate_of(path, r.layout) != crate_of(fi.path, r.layout):
                     continue
-                impls, _, around = _impl_table(r, mfi)
+                impls, _, around = impl_table(r, mfi)
                 inner = around[method]
                 if inner < 0 or not impls[inner].trait_path:
                     continue
                 where = mfi.facts.defs[method].parent
                 traits = r.memo(("rust-impl-traits", path, where, impls[inner].trait_path),
-                                _crate_traits, r, mfi, impls[inner].trait_path, where)
+                                crate_traits, r, mfi, impls[inner].trait_path, where)
                 if trait not in traits:
                     continue
                 if tfi is not None and type_symbol is not None:
@@ -418,7 +422,7 @@ class _Rules(ReexportingRules):
         if not owner or any(defs[t[2]].owner != owner or defs[t[2]].qualname
                             != defs[targets[0][2]].qualname for t in targets):
             return targets
-        twins = r.memo(("rust-twins", fi.path, owner), _twin_lines, fi, owner)
+        twins = r.memo(("rust-twins", fi.path, owner), twin_lines, fi, owner)
         if len(twins) < 2:
             return targets
         line = defs[scope].start_line
@@ -440,7 +444,7 @@ class _Rules(ReexportingRules):
             return []
         # the places once per name and file: tests/debug/gen.rs declares 79 local structs
         # `Print`, each with its `impl Debug for Print`, and each asked of all 79 impls
-        places = r.memo(("rust-trait-impls", fi.path, d.name), _crate_trait_impls, r, fi,
+        places = r.memo(("rust-trait-impls", fi.path, d.name), crate_trait_impls, r, fi,
                         d.name)
         me = (DEFINITION_TAG, fi.path, index)
         out: list[Symbol] = []
@@ -610,130 +614,6 @@ def _is_module(r: Any, symbol: Any) -> bool:
         return False
     fi = r.index(symbol[1])
     return fi is not None and fi.facts.defs[symbol[2]].kind == "Module"
-
-
-def _in_trait_impl(r: ResolverView, path: str, method: int) -> bool:
-    """Whether the method at (path, method) is written in an `impl Trait for Type` block."""
-    mfi = r.index(path)
-    if mfi is None:
-        return False
-    impls, _, around = _impl_table(r, mfi)
-    inner = around[method]
-    return inner >= 0 and bool(impls[inner].trait_path)
-
-
-def _receiver_types(r: ResolverView, fi: FileIndex, scope: int, receiver: NamePath, site: int
-                    ) -> list[tuple[str, Symbol | None]]:
-    """The types a receiver ``receiver`` (a name path, read at ``site`` of ``scope``) may be
-    of: (its name, the crate's type or None where no crate item is it). A local or a call's
-    result as an instance of its type; a field or a constant by its declared type."""
-    found, _ = r.resolve_path(fi, receiver, scope, site=site)
-    out: list[tuple[str, Symbol | None]] = []
-    for symbol in found[:4]:
-        if symbol[0] == INSTANCE_TAG:
-            typed: Symbol = (DEFINITION_TAG, symbol[1], symbol[2])
-            d = r.definition(typed)
-            if d is not None and d.kind == CLASS:
-                out.append((d.name, typed))
-        elif symbol[0] == DEFINITION_TAG:
-            d = r.definition(symbol)
-            if d is None or d.kind not in (VARIABLE, CONSTANT) or not d.type_hint:
-                continue
-            dfi = r.index(symbol[1])
-            types, _ = r.resolve_path(dfi, d.type_hint, d.parent, want_type=True) \
-                if dfi is not None else ([], "")
-            crate_types = [t for t in types if t[0] == DEFINITION_TAG and _is_class(r, t)]
-            out.extend((d.type_hint[-1], t) for t in crate_types)
-            if not crate_types:  # `attrs: Vec<Attribute>`: std's Vec, by its name
-                out.append((d.type_hint[-1], None))
-    return out
-
-
-def _twin_lines(fi: FileIndex, name: str) -> list[int]:
-    """The first lines of the structs and enums named ``name`` the file declares, in order."""
-    return sorted(d.start_line for d in fi.facts.defs if d.name == name and d.kind == CLASS)
-
-
-def _is_class(r: ResolverView, symbol: Symbol) -> bool:
-    d = r.definition(symbol)
-    return d is not None and d.kind == CLASS
-
-
-def _impl_table(r: ResolverView, fi: FileIndex) -> tuple[tuple[Impl, ...], list[int], list[int]]:
-    """A file's impls, the definition each is written in (-1: the file's top level) and, per
-    definition, the index of the innermost impl around it (-1: none): once per file, where a
-    scan of the file's impls or definitions for each question made syn's generated files'
-    resolution eight times slower."""
-    return r.memo(("rust-impls", fi.path), _impl_table_of, fi)
-
-
-def _impl_table_of(fi: FileIndex) -> tuple[tuple[Impl, ...], list[int], list[int]]:
-    defs = fi.facts.defs
-    impls = fi.facts.impls
-    scopes_spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)
-                    if d.kind in (MODULE, FUNCTION)]
-    by_start = sorted(range(len(impls)), key=lambda i: (impls[i].start_byte, -impls[i].end_byte))
-    found = enclosing(scopes_spans, [impls[i].start_byte for i in by_start])
-    scopes = [-1] * len(impls)
-    for i, scope in zip(by_start, found, strict=True):
-        scopes[i] = scope
-    impl_spans = [(impls[i].start_byte, impls[i].end_byte, i) for i in by_start]
-    defs_by_start = sorted(range(len(defs)), key=lambda i: defs[i].start_byte)
-    around = [-1] * len(defs)
-    for i, inner in zip(defs_by_start, enclosing(
-            impl_spans, [defs[i].start_byte for i in defs_by_start]), strict=True):
-        around[i] = inner
-    return impls, scopes, around
-
-
-def _crate_trait_impls(r: ResolverView, fi: FileIndex, name: str
-                       ) -> list[tuple[str, int, int, list[Symbol]]]:
-    """The impls of one of the crate's traits that may be of a type ``name`` declared in
-    ``fi``: (file, impl, its scope, the traits), in file and impl order. Those in ``fi`` that
-    name it, and those around a method whose owner is so named elsewhere in the crate."""
-    impls, scopes, _ = _impl_table(r, fi)
-    # (an impl names its type as written: an alias's impl is not looked for)
-    places = {(fi.path, i): scopes[i] for i, impl in enumerate(impls)
-              if impl.trait_path and impl.type_path[-1:] == (name,)}
-    methods: dict[str, list[int]] = {}  # by file: a type's methods are in a few
-    for path, method, _ in r.methods_of(FAMILY, name):
-        methods.setdefault(path, []).append(method)
-    files: dict[str, FileIndex | None] = {fi.path: fi}
-    for path, indexes in methods.items():
-        mfi = files[path] = r.index(path)
-        if mfi is None:
-            continue
-        mimpls, _, around = _impl_table(r, mfi)
-        for method in indexes:
-            inner = around[method]
-            if inner >= 0 and mimpls[inner].trait_path:
-                places[(path, inner)] = mfi.facts.defs[method].parent
-    crate = crate_of(fi.path, r.layout)
-    out: list[tuple[str, int, int, list[Symbol]]] = []
-    for (path, inner), scope in sorted(places.items()):
-        ifi = files[path]
-        if ifi is None or crate_of(path, r.layout) != crate:
-            continue
-        # the trait first, once per trait as written in a scope: most are std's (`Clone`,
-        # `Debug`: the same file has 300 `impl Debug for Lite<..>`), whose impls are left
-        trait_path = ifi.facts.impls[inner].trait_path
-        traits = r.memo(("rust-impl-traits", path, scope, trait_path), _crate_traits, r, ifi,
-                        trait_path, scope)
-        if traits:
-            out.append((path, inner, scope, traits))
-    return out
-
-
-def _crate_traits(r: ResolverView, fi: FileIndex, trait_path: NamePath, scope: int
-                  ) -> list[Symbol]:
-    """The crate's traits an impl's trait path names from ``scope`` of ``fi``."""
-    found, _ = r.resolve_path(fi, trait_path, scope, want_type=True)
-    return [t for t in found if t[0] == DEFINITION_TAG and _is_trait(r, t)]
-
-
-def _is_trait(r: ResolverView, symbol: Symbol) -> bool:
-    d = r.definition(symbol)
-    return d is not None and d.kind == INTERFACE
 
 
 _DEREF_WRAPPER = re.compile(r":\s*(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)*(?:(?:std|alloc)::\w+::)?"
