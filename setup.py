@@ -67,6 +67,10 @@ COMPILED = [
     "knoxidx/languages/js/signatures.py",
     "knoxidx/languages/python/hooks.py",
     "knoxidx/languages/rust/hooks.py",
+    "knoxidx/languages/rust/impls.py",
+    "knoxidx/languages/rust/imports.py",
+    "knoxidx/languages/rust/module_tree.py",
+    "knoxidx/languages/rust/signatures.py",
     # the lexical index's per-file work in the parse workers (chunks, token counts, FTS and
     # name rows): what `--no-embed` adds to `--graph-only`
     "knoxidx/retrieval/chunker.py",

@@ -1,56 +1,59 @@
 """Rust: the module tree from file paths (``src/a/b.rs`` is ``crate::a::b``), ``use`` paths
-with ``crate``/``self``/``super``, methods from ``impl`` blocks, ``impl Trait for Type``."""
+with ``crate``/``self``/``super``, methods from ``impl`` blocks, ``impl Trait for Type``. The
+family's hooks module; what its hooks read is in the modules beside it: `use` trees and `mod`
+items (``imports``), signatures, the module tree the rules walk (``module_tree``), impls and
+trait impls (``impls``), declared and bound types (``bound_types``, ``payloads``), macros
+(``item_macros``, ``macro_scope``), crates, and calls into what the index does not hold
+(``outside``)."""
 
 from __future__ import annotations
 
 import bisect
-import posixpath
 import re
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.facts import RECEIVER_ARGUMENT, Binding, Impl, Import, NamePath, RefKind
+from knoxidx.core.facts import RECEIVER_ARGUMENT, Binding, NamePath, RefKind
 from knoxidx.core.symbols import (
     DEFINITION_TAG,
-    EXTERNAL_TAG,
-    FILE_TAG,
-    INSTANCE_TAG,
-    MODULE_TAG,
     Symbol,
 )
-from knoxidx.languages.common import ReexportingRules, preceding_comment
+from knoxidx.languages.common import preceding_comment
 from knoxidx.languages.rust.bound_types import collection_type, element_type
 from knoxidx.languages.rust.bound_types import declared_binding_type as declared_binding_type
 from knoxidx.languages.rust.bound_types import element_binding as element_binding
 from knoxidx.languages.rust.bound_types import (
     type_parameter_bindings as type_parameter_bindings,
 )
-from knoxidx.languages.rust.crates import PATH_MODULE, crate_of, module_path
+from knoxidx.languages.rust.crates import crate_of
+from knoxidx.languages.rust.impls import (
+    crate_trait_impls,
+    crate_traits,
+    impl_table,
+    in_trait_impl,
+    receiver_types,
+    twin_lines,
+)
+from knoxidx.languages.rust.imports import decode_import as decode_import
 from knoxidx.languages.rust.item_macros import unwrap_item_macros as unwrap_item_macros
 from knoxidx.languages.rust.macro_scope import (
-    MACRO_USE,
-    enclosing_macro,
-    exported_macros,
     is_macro_export,
-    macro_use,
 )
+from knoxidx.languages.rust.module_tree import ModuleTree
 from knoxidx.languages.rust.outside import outside_call
 from knoxidx.languages.rust.payloads import payload_declarations as payload_declarations
 from knoxidx.languages.rust.payloads import payload_types
+from knoxidx.languages.rust.signatures import ATTRIBUTES, COMMENTS
+from knoxidx.languages.rust.signatures import signature_of as signature_of
 from knoxidx.parse import signatures as sig
-from knoxidx.parse.definitions import DEF_KINDS, enclosing, node_text
+from knoxidx.parse.definitions import DEF_KINDS, node_text
 from knoxidx.parse.file_index import (
     CLASS,
-    CONSTANT,
-    FUNCTION,
     INTERFACE,
-    MODULE,
-    VARIABLE,
     FileIndex,
 )
 from knoxidx.parse.name_paths import name_path, type_path
 
 if TYPE_CHECKING:
-    from knoxidx.core.facts import FileFacts
     from knoxidx.languages.protocol import ResolverView
 
 FAMILY = "rust"
@@ -110,7 +113,7 @@ def doc_comment(node: Any, source: bytes) -> str:
 def is_exported(node: Any, name: str, nested: bool, source: bytes) -> bool | None:
     if node.type == "macro_definition":  # `#[macro_export]`: at the crate's root, by path
         return is_macro_export([node_text(source, a) for a in sig.preceding(
-            node, _ATTRIBUTES, _COMMENTS, source)])
+            node, ATTRIBUTES, COMMENTS, source)])
     return any(c.type == "visibility_modifier" for c in node.children)
 
 
@@ -146,90 +149,10 @@ def call_arguments(arguments: Any, source: bytes) -> tuple[int, tuple[str, ...]]
     return -1, (RECEIVER_ARGUMENT + ".".join(written),)
 
 
-def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
-    line = node.start_point[0] + 1
-    if node.type == "mod_item":  # `mod foo;` loads foo.rs / foo/mod.rs
-        name = node_text(source, node.child_by_field_name("name"))
-        attributes = [node_text(source, a)
-                      for a in sig.preceding(node, _ATTRIBUTES, _COMMENTS, source)]
-        module = "self::" + name
-        for attribute in attributes:
-            written = _PATH_ATTRIBUTE.match(attribute)
-            if written:  # `#[path = "../gen_helper.rs"] mod helper;` loads that file
-                module = PATH_MODULE + written.group(1)
-        return [Import(module, "", name, line, scope),
-                *macro_use(module, attributes, line, scope)]
-    if node.type == "extern_crate_declaration":
-        name_node = node.child_by_field_name("name")
-        alias_node = node.child_by_field_name("alias")
-        if name_node is None:
-            return []
-        name = node_text(source, name_node)
-        alias = node_text(source, alias_node) if alias_node else name
-        attributes = [node_text(source, a)
-                      for a in sig.preceding(node, _ATTRIBUTES, _COMMENTS, source)]
-        return [Import(name, "", alias, line, scope), *macro_use(name, attributes, line, scope)]
-    argument = node.child_by_field_name("argument")
-    out: list[Import] = []
-    if argument is not None:
-        _use_tree(argument, "", line, scope, out, source)
-    return out
-
-
-_PATH_ATTRIBUTE = re.compile(r'#\[\s*path\s*=\s*"([^"\\]+)"\s*\]\Z')
-
-
-def _join(prefix: str, part: str) -> str:
-    return f"{prefix}::{part}" if prefix else part
-
-
-def _use_tree(root: Any, prefix: str, line: int, scope: int, out: list[Import],
-              source: bytes) -> None:
-    """The imports of a `use` tree, in source order. Walked with a stack, not recursion: a
-    `use a::{a::{...}}` nested a few hundred deep ran into Python's recursion limit (inside
-    py-tree-sitter's ``node.text`` when the text was read through it: py-tree-sitter 0.26
-    crashes on an exception there, SIGSEGV, instead of raising it)."""
-    stack = [(root, prefix)]
-    while stack:
-        node, prefix = stack.pop()
-        kind = node.type
-        if kind in ("identifier", "crate", "self", "super", "scoped_identifier"):
-            full = _join(prefix, node_text(source, node).replace(" ", ""))
-            module, _, name = full.rpartition("::")
-            if name == "self":  # `use a::b::{self}` binds b
-                module, _, name = module.rpartition("::")
-                out.append(Import(_join(module, name) if module else name, "", name, line, scope))
-            elif name in ("crate", "super"):
-                out.append(Import(full, "", "", line, scope))
-            else:
-                out.append(Import(module, name, name, line, scope))
-        elif kind == "use_as_clause":
-            path = node.child_by_field_name("path")
-            alias = node.child_by_field_name("alias")
-            full = _join(prefix, node_text(source, path).replace(" ", ""))
-            module, _, name = full.rpartition("::")
-            bound = node_text(source, alias) if alias else name
-            out.append(Import(module, name, bound, line, scope))
-        elif kind == "use_wildcard":
-            inner = node.named_children[0] if node.named_children else None
-            module = (_join(prefix, node_text(source, inner).replace(" ", ""))
-                      if inner is not None else prefix)
-            out.append(Import(module, "*", "", line, scope))
-        elif kind == "scoped_use_list":
-            path = node.child_by_field_name("path")
-            new_prefix = (_join(prefix, node_text(source, path).replace(" ", ""))
-                          if path is not None else prefix)
-            use_list = node.child_by_field_name("list")
-            if use_list is not None:
-                stack.extend((child, new_prefix) for child in reversed(use_list.named_children))
-        elif kind == "use_list":
-            stack.extend((child, prefix) for child in reversed(node.named_children))
-
-
 # ---- resolution ----------------------------------------------------------------------------
 
 
-class _Rules(ReexportingRules):
+class _Rules(ModuleTree):
     self_names = frozenset({"self"})
     self_type_names = frozenset({"Self"})
     self_binds_anywhere = True
@@ -309,7 +232,7 @@ class _Rules(ReexportingRules):
                     continue
                 ifi = r.index(p)
                 assert ifi is not None  # _impl_of read it
-                impls, _, around = _impl_table(r, ifi)
+                impls, _, around = impl_table(r, ifi)
                 item = ifi.facts.defs[i]
                 if around[i] >= 0 and impls[around[i]].trait_path[-1:] == ("Iterator",) \
                         and item.type_hint:
@@ -323,81 +246,6 @@ class _Rules(ReexportingRules):
         clone is a new reference, not T's clone."""
         return name in _WRAPPER_OWN_METHODS and _DEREF_WRAPPER.search(declared) is not None
 
-    def module_keys(self, path: str, facts: FileFacts, layout: Any) -> list[str]:
-        return [module_path(path, layout)]
-
-    def qualified_prefix(self, path: str, keys: list[str]) -> str:
-        return keys[0] if keys else ""
-
-    def _current(self, r: ResolverView, fi: FileIndex, scope: int = -1) -> str:
-        """The module path at ``scope`` of the file: the file's module, then the inline
-        `mod name { }` blocks around the scope (`super::` in `mod tests` is the file's)."""
-        base = module_path(fi.path, r.layout)
-        defs = fi.facts.defs
-        inline: list[str] = []
-        s = scope
-        while s >= 0:
-            d = defs[s]
-            if d.kind == "Module":
-                inline.append(d.name)
-            s = d.parent
-        return "::".join([base, *reversed(inline)]) if inline else base
-
-    def _module(self, r: ResolverView, key: str) -> list[Symbol]:
-        if r.module_paths(FAMILY, key):
-            return [(MODULE_TAG, FAMILY, key)]
-        # an inline `mod name { }` inside the parent module's file
-        parent, _, name = key.rpartition("::")
-        if parent:
-            for path in r.module_paths(FAMILY, parent):
-                pfi = r.index(path)
-                if pfi is None:
-                    continue
-                hit = r.child(pfi, -1, name)
-                if hit and pfi.facts.defs[hit[-1]].kind == "Module":
-                    return [(DEFINITION_TAG, path, hit[-1])]
-        return []
-
-    def special_head(self, r: ResolverView, fi: FileIndex, head: str, scope: int
-                    ) -> list[Symbol] | None:
-        if head in ("crate", "$crate"):  # (a macro's body names its own crate `$crate`)
-            return [(MODULE_TAG, FAMILY, crate_of(fi.path, r.layout)[1])]
-        if head == "super":
-            parent = self._current(r, fi, scope).rpartition("::")[0]
-            return self._module(r, parent) if parent else []
-        if head == "Self":
-            owner = self._owner_type(r, fi, scope)
-            return owner
-        if head == "self" and not self._in_method(fi, scope):
-            current = self._current(r, fi, scope)
-            return self._module(r, current) or [(MODULE_TAG, FAMILY, current)]
-        if head == "self":
-            return [(INSTANCE_TAG, s[1], s[2]) for s in self._owner_type(r, fi, scope)]
-        return None
-
-    def _in_method(self, fi: FileIndex, scope: int) -> bool:
-        defs = fi.facts.defs
-        s = scope
-        while s >= 0:
-            d = defs[s]
-            if d.owner or (d.parent >= 0 and defs[d.parent].kind == "Interface"):
-                return True
-            s = d.parent
-        return False
-
-    def _owner_type(self, r: ResolverView, fi: FileIndex, scope: int) -> list[Symbol]:
-        defs = fi.facts.defs
-        s = scope
-        while s >= 0:
-            d = defs[s]
-            if d.owner:  # read where the impl is: a type declared in a function or a `mod`
-                found, _ = r.resolve_path(fi, (d.owner,), d.parent)
-                return [x for x in found if x[0] == DEFINITION_TAG]
-            if d.parent >= 0 and defs[d.parent].kind == "Interface":
-                return [(DEFINITION_TAG, fi.path, d.parent)]
-            s = d.parent
-        return []
-
     def owner_matches(self, r: ResolverView, fi: FileIndex, index: int, path: str, method: int
                      ) -> bool:
         """Whether ``method`` is what the type at ``index`` calls by that name: a method of
@@ -406,14 +254,14 @@ class _Rules(ReexportingRules):
         own, not the trait's)."""
         if not self._impl_of(r, fi, index, path, method):
             return False
-        if not _in_trait_impl(r, path, method):
+        if not in_trait_impl(r, path, method):
             return True
         declaring = r.index(path)
-        assert declaring is not None  # _in_trait_impl read it
+        assert declaring is not None  # in_trait_impl read it
         d = declaring.facts.defs[method]
         owner, name = d.owner, d.name
         return not any(
-            m == name and (p, i) != (path, method) and not _in_trait_impl(r, p, i)
+            m == name and (p, i) != (path, method) and not in_trait_impl(r, p, i)
             and self._impl_of(r, fi, index, p, i)
             for p, i, m in r.methods_of(FAMILY, owner))
 
@@ -454,7 +302,7 @@ class _Rules(ReexportingRules):
             trait = (DEFINITION_TAG, target[1], parent)
             name = dfi.facts.defs[target[2]].name
         out: list[Symbol] = []
-        for type_name, type_symbol in _receiver_types(r, fi, scope, receiver, site):
+        for type_name, type_symbol in receiver_types(r, fi, scope, receiver, site):
             tfi = r.index(type_symbol[1]) if type_symbol is not None else None
             for path, method, method_name in r.methods_of(FAMILY, type_name):
                 if method_name != name or (DEFINITION_TAG, path, method) in out:
@@ -462,13 +310,13 @@ class _Rules(ReexportingRules):
                 mfi = r.index(path)
                 if mfi is None or crate_of(path, r.layout) != crate_of(fi.path, r.layout):
                     continue
-                impls, _, around = _impl_table(r, mfi)
+                impls, _, around = impl_table(r, mfi)
                 inner = around[method]
                 if inner < 0 or not impls[inner].trait_path:
                     continue
                 where = mfi.facts.defs[method].parent
                 traits = r.memo(("rust-impl-traits", path, where, impls[inner].trait_path),
-                                _crate_traits, r, mfi, impls[inner].trait_path, where)
+                                crate_traits, r, mfi, impls[inner].trait_path, where)
                 if trait not in traits:
                     continue
                 if tfi is not None and type_symbol is not None:
@@ -496,7 +344,7 @@ class _Rules(ReexportingRules):
         if not owner or any(defs[t[2]].owner != owner or defs[t[2]].qualname
                             != defs[targets[0][2]].qualname for t in targets):
             return targets
-        twins = r.memo(("rust-twins", fi.path, owner), _twin_lines, fi, owner)
+        twins = r.memo(("rust-twins", fi.path, owner), twin_lines, fi, owner)
         if len(twins) < 2:
             return targets
         line = defs[scope].start_line
@@ -518,7 +366,7 @@ class _Rules(ReexportingRules):
             return []
         # the places once per name and file: tests/debug/gen.rs declares 79 local structs
         # `Print`, each with its `impl Debug for Print`, and each asked of all 79 impls
-        places = r.memo(("rust-trait-impls", fi.path, d.name), _crate_trait_impls, r, fi,
+        places = r.memo(("rust-trait-impls", fi.path, d.name), crate_trait_impls, r, fi,
                         d.name)
         me = (DEFINITION_TAG, fi.path, index)
         out: list[Symbol] = []
@@ -529,289 +377,6 @@ class _Rules(ReexportingRules):
                 out.extend(traits)
         return out
 
-    def resolve_module(self, r: ResolverView, fi: FileIndex, spec: str, scope: int = -1
-                      ) -> list[Symbol]:
-        if spec.startswith(PATH_MODULE):
-            return self._path_module(r, fi, spec[len(PATH_MODULE):], scope)
-        parts = spec.split("::") if spec else []
-        if not parts:
-            return []
-        head = parts[0]
-        current = self._current(r, fi, scope)
-        if head == "crate":
-            base = crate_of(fi.path, r.layout)[1]
-        elif head == "self":
-            base = current
-        elif head == "super":
-            base = current
-            while parts and parts[0] == "super":
-                base = base.rpartition("::")[0]
-                parts = parts[1:]
-            parts = ["super", *parts]
-        else:
-            local = self._module(r, f"{current}::{head}")
-            if local:
-                base = f"{current}::{head}"
-            elif r.module_paths(FAMILY, head):
-                base = head
-            else:
-                return [(EXTERNAL_TAG, FAMILY, head)]
-        key = "::".join([base, *parts[1:]]) if len(parts) > 1 else base
-        found = self._module(r, key)
-        if found or len(parts) < 2:
-            return found
-        # through an inline module's `#[path]` module (`crate::gen::helper::fold`, where
-        # helper is `#[path = "../gen_helper.rs"] mod helper;` inside lib.rs's `mod gen { }`)
-        walked = self._module(r, base)
-        for part in parts[1:]:
-            walked = [m for w in walked[:4] for m in self.module_member(r, w, part, 1)
-                      if _is_module(r, m)]
-        # (`use a::Type` where a::Type is an item, not a module: nothing)
-        return walked
-
-    def _path_module(self, r: ResolverView, fi: FileIndex, written: str, scope: int
-                     ) -> list[Symbol]:
-        """The module a `#[path = "written"]` names: relative to the file's directory, and
-        inside inline `mod` blocks to theirs (below a directory named like the file, unless
-        it is a lib.rs, main.rs or mod.rs), as rustc reads it."""
-        directory = posixpath.dirname(fi.path)
-        inline = self._current(r, fi, scope)[len(module_path(fi.path, r.layout)):].strip(":")
-        if inline:
-            stem = posixpath.basename(fi.path)[:-3]
-            if stem not in ("lib", "main", "mod"):
-                directory = posixpath.join(directory, stem)
-            directory = posixpath.join(directory, *inline.split("::"))
-        target = posixpath.normpath(posixpath.join(directory, written))
-        key = module_path(target, r.layout)
-        return [(MODULE_TAG, FAMILY, key)] if target in r.module_paths(FAMILY, key) else []
-
-    def _item(self, r: ResolverView, fi: FileIndex, module: str, name: str, scope: int = -1
-             ) -> list[Symbol]:
-        modules = self.resolve_module(r, fi, module, scope) if module else []
-        out: list[Symbol] = []
-        for m in modules:
-            if m[0] == EXTERNAL_TAG:
-                out.append(m)
-            else:
-                out.extend(self.module_member(r, m, name))
-        if not out and module:
-            # the module part may itself be a type: `use a::Type::method` is rare; try a path
-            found, _ = r.resolve_path(fi, (*module.split("::"), name), -1)
-            out.extend(found)
-        return out
-
-    def import_binding(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
-        if not imp.name:
-            return self.resolve_module(r, fi, imp.module, imp.scope)
-        return self._item(r, fi, imp.module, imp.name, imp.scope)
-
-    def import_targets(self, r: ResolverView, fi: FileIndex, imp: Import) -> list[Symbol]:
-        if imp.module.startswith(MACRO_USE):  # the `mod` or `extern crate` import is the edge
-            return []
-        spec = imp.module if not imp.name or imp.name == "*" else f"{imp.module}::{imp.name}"
-        found = self.resolve_module(r, fi, spec, imp.scope) if spec else []
-        if not found and imp.name and imp.name != "*":
-            found = self.resolve_module(r, fi, imp.module, imp.scope)
-        out: list[Symbol] = []
-        for m in found:
-            if m[0] == MODULE_TAG:
-                out.extend((FILE_TAG, p, 0) for p in r.module_paths(FAMILY, m[2])[:1])
-            elif m[0] == EXTERNAL_TAG:
-                out.append(m)
-        return out
-
-    def _module_member(self, r: ResolverView, module: Symbol, name: str, depth: int
-                      ) -> list[Symbol]:
-        if module[0] == DEFINITION_TAG:
-            pfi = r.index(module[1])
-            hit = r.child(pfi, module[2], name) if pfi else None
-            if pfi is None:
-                return []
-            if hit:
-                return [(DEFINITION_TAG, module[1], hit[-1])]
-            imports = pfi.imports.get((module[2], name))
-            # an inline module's own `use` or `mod x;` (a `#[path]` one among them)
-            return self.import_binding(r, pfi, imports[-1]) if imports else []
-        if module[0] != MODULE_TAG or depth > 6:
-            return []
-        out: list[Symbol] = []
-        for path in r.module_paths(FAMILY, module[2]):
-            pfi = r.index(path)
-            if pfi is None:
-                continue
-            hit = pfi.children.get((-1, name))
-            if hit:
-                out.append((DEFINITION_TAG, path, hit[-1]))
-                continue
-            imports = pfi.imports.get((-1, name))
-            if not imports:
-                r.missed(pfi, -1, name)
-            if imports:  # `pub use` re-exports
-                out.extend(s for s in self.import_binding(r, pfi, imports[-1]) if s != module)
-                continue
-            for wildcard in pfi.wildcards:
-                for m in self.resolve_module(r, pfi, wildcard.module, wildcard.scope):
-                    if m != module and m[0] != EXTERNAL_TAG:
-                        out.extend(self.module_member(r, m, name, depth + 1))
-        if not out:
-            out = self._module(r, f"{module[2]}::{name}")
-        if not out and "::" not in module[2]:  # `crate::json!`, `serde_json::json!`
-            out = exported_macros(r, module[2], name)
-        return out
-
-    def module_fallback(self, r: ResolverView, fi: FileIndex, name: str) -> list[Symbol]:
-        for wildcard in fi.wildcards:
-            for m in self.resolve_module(r, fi, wildcard.module, wildcard.scope):
-                if m[0] != EXTERNAL_TAG:
-                    found = self.module_member(r, m, name, 1)
-                    if found:
-                        return found
-        # a child module declared in another file (`mod foo;` is an import, this catches
-        # crate-root paths like `foo::bar()` where foo is a sibling module)
-        current = self._current(r, fi)
-        child = self._module(r, f"{current}::{name}")
-        if child:
-            return child
-        # `tri!` defined in lib.rs, called in de.rs; `ready!` of a `#[macro_use] mod macros;`
-        macro = enclosing_macro(r, current, name, self.resolve_module)
-        if macro:
-            return macro
-        # the extern prelude: a crate of the workspace by its name, as an integration test
-        # (`tests/*.rs`) calls `tokio::spawn` or `syn::parse_str` without a `use`
-        return [(MODULE_TAG, FAMILY, name)] if "::" not in name and r.module_paths(FAMILY, name) else []
-
-
-def _is_module(r: Any, symbol: Any) -> bool:
-    if symbol[0] == MODULE_TAG:
-        return True
-    if symbol[0] != DEFINITION_TAG:
-        return False
-    fi = r.index(symbol[1])
-    return fi is not None and fi.facts.defs[symbol[2]].kind == "Module"
-
-
-def _in_trait_impl(r: ResolverView, path: str, method: int) -> bool:
-    """Whether the method at (path, method) is written in an `impl Trait for Type` block."""
-    mfi = r.index(path)
-    if mfi is None:
-        return False
-    impls, _, around = _impl_table(r, mfi)
-    inner = around[method]
-    return inner >= 0 and bool(impls[inner].trait_path)
-
-
-def _receiver_types(r: ResolverView, fi: FileIndex, scope: int, receiver: NamePath, site: int
-                    ) -> list[tuple[str, Symbol | None]]:
-    """The types a receiver ``receiver`` (a name path, read at ``site`` of ``scope``) may be
-    of: (its name, the crate's type or None where no crate item is it). A local or a call's
-    result as an instance of its type; a field or a constant by its declared type."""
-    found, _ = r.resolve_path(fi, receiver, scope, site=site)
-    out: list[tuple[str, Symbol | None]] = []
-    for symbol in found[:4]:
-        if symbol[0] == INSTANCE_TAG:
-            typed: Symbol = (DEFINITION_TAG, symbol[1], symbol[2])
-            d = r.definition(typed)
-            if d is not None and d.kind == CLASS:
-                out.append((d.name, typed))
-        elif symbol[0] == DEFINITION_TAG:
-            d = r.definition(symbol)
-            if d is None or d.kind not in (VARIABLE, CONSTANT) or not d.type_hint:
-                continue
-            dfi = r.index(symbol[1])
-            types, _ = r.resolve_path(dfi, d.type_hint, d.parent, want_type=True) \
-                if dfi is not None else ([], "")
-            crate_types = [t for t in types if t[0] == DEFINITION_TAG and _is_class(r, t)]
-            out.extend((d.type_hint[-1], t) for t in crate_types)
-            if not crate_types:  # `attrs: Vec<Attribute>`: std's Vec, by its name
-                out.append((d.type_hint[-1], None))
-    return out
-
-
-def _twin_lines(fi: FileIndex, name: str) -> list[int]:
-    """The first lines of the structs and enums named ``name`` the file declares, in order."""
-    return sorted(d.start_line for d in fi.facts.defs if d.name == name and d.kind == CLASS)
-
-
-def _is_class(r: ResolverView, symbol: Symbol) -> bool:
-    d = r.definition(symbol)
-    return d is not None and d.kind == CLASS
-
-
-def _impl_table(r: ResolverView, fi: FileIndex) -> tuple[tuple[Impl, ...], list[int], list[int]]:
-    """A file's impls, the definition each is written in (-1: the file's top level) and, per
-    definition, the index of the innermost impl around it (-1: none): once per file, where a
-    scan of the file's impls or definitions for each question made syn's generated files'
-    resolution eight times slower."""
-    return r.memo(("rust-impls", fi.path), _impl_table_of, fi)
-
-
-def _impl_table_of(fi: FileIndex) -> tuple[tuple[Impl, ...], list[int], list[int]]:
-    defs = fi.facts.defs
-    impls = fi.facts.impls
-    scopes_spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)
-                    if d.kind in (MODULE, FUNCTION)]
-    by_start = sorted(range(len(impls)), key=lambda i: (impls[i].start_byte, -impls[i].end_byte))
-    found = enclosing(scopes_spans, [impls[i].start_byte for i in by_start])
-    scopes = [-1] * len(impls)
-    for i, scope in zip(by_start, found, strict=True):
-        scopes[i] = scope
-    impl_spans = [(impls[i].start_byte, impls[i].end_byte, i) for i in by_start]
-    defs_by_start = sorted(range(len(defs)), key=lambda i: defs[i].start_byte)
-    around = [-1] * len(defs)
-    for i, inner in zip(defs_by_start, enclosing(
-            impl_spans, [defs[i].start_byte for i in defs_by_start]), strict=True):
-        around[i] = inner
-    return impls, scopes, around
-
-
-def _crate_trait_impls(r: ResolverView, fi: FileIndex, name: str
-                       ) -> list[tuple[str, int, int, list[Symbol]]]:
-    """The impls of one of the crate's traits that may be of a type ``name`` declared in
-    ``fi``: (file, impl, its scope, the traits), in file and impl order. Those in ``fi`` that
-    name it, and those around a method whose owner is so named elsewhere in the crate."""
-    impls, scopes, _ = _impl_table(r, fi)
-    # (an impl names its type as written: an alias's impl is not looked for)
-    places = {(fi.path, i): scopes[i] for i, impl in enumerate(impls)
-              if impl.trait_path and impl.type_path[-1:] == (name,)}
-    methods: dict[str, list[int]] = {}  # by file: a type's methods are in a few
-    for path, method, _ in r.methods_of(FAMILY, name):
-        methods.setdefault(path, []).append(method)
-    files: dict[str, FileIndex | None] = {fi.path: fi}
-    for path, indexes in methods.items():
-        mfi = files[path] = r.index(path)
-        if mfi is None:
-            continue
-        mimpls, _, around = _impl_table(r, mfi)
-        for method in indexes:
-            inner = around[method]
-            if inner >= 0 and mimpls[inner].trait_path:
-                places[(path, inner)] = mfi.facts.defs[method].parent
-    crate = crate_of(fi.path, r.layout)
-    out: list[tuple[str, int, int, list[Symbol]]] = []
-    for (path, inner), scope in sorted(places.items()):
-        ifi = files[path]
-        if ifi is None or crate_of(path, r.layout) != crate:
-            continue
-        # the trait first, once per trait as written in a scope: most are std's (`Clone`,
-        # `Debug`: the same file has 300 `impl Debug for Lite<..>`), whose impls are left
-        trait_path = ifi.facts.impls[inner].trait_path
-        traits = r.memo(("rust-impl-traits", path, scope, trait_path), _crate_traits, r, ifi,
-                        trait_path, scope)
-        if traits:
-            out.append((path, inner, scope, traits))
-    return out
-
-
-def _crate_traits(r: ResolverView, fi: FileIndex, trait_path: NamePath, scope: int
-                  ) -> list[Symbol]:
-    """The crate's traits an impl's trait path names from ``scope`` of ``fi``."""
-    found, _ = r.resolve_path(fi, trait_path, scope, want_type=True)
-    return [t for t in found if t[0] == DEFINITION_TAG and _is_trait(r, t)]
-
-
-def _is_trait(r: ResolverView, symbol: Symbol) -> bool:
-    d = r.definition(symbol)
-    return d is not None and d.kind == INTERFACE
 
 
 _DEREF_WRAPPER = re.compile(r":\s*(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)*(?:(?:std|alloc)::\w+::)?"
@@ -823,33 +388,3 @@ _WRAPPER_OWN_METHODS = frozenset("""
 
 
 RULES = _Rules()
-
-
-_ATTRIBUTES = frozenset({"attribute_item"})
-_COMMENTS = frozenset({"line_comment", "block_comment"})
-
-
-def signature_of(node: Any, source: bytes) -> sig.SignatureData | None:
-    """A function's parameters (`self`, `&mut self` or `self: Box<Self>` its self; a pattern
-    `(x, y)` named as written), return type, generics (lifetimes too) and attributes (the
-    `#[...]` just before it). A macro has none of them."""
-    if node.type not in ("function_item", "function_signature_item"):
-        return None
-    params: list[sig.Parameter] = []
-    listed = node.child_by_field_name("parameters")
-    for child in listed.named_children if listed is not None else ():
-        if child.type == "self_parameter":
-            params.append(("self", sig.written(source, child), None, sig.SELF))
-        elif child.type == "parameter":
-            pattern = child.child_by_field_name("pattern")
-            name = sig.written(source, pattern) if pattern is not None else "_"
-            params.append((name, sig.field_text(source, child, "type"), None,
-                           sig.SELF if name == "self" else sig.POSITIONAL))
-        elif child.type == "variadic_parameter":
-            params.append((None, None, None, sig.VARIADIC))
-    type_parameters = node.child_by_field_name("type_parameters")
-    return (tuple(params), sig.field_text(source, node, "return_type"),
-            tuple([sig.written(source, t) for t in type_parameters.named_children
-                   if t.type not in _COMMENTS]) if type_parameters is not None else (),
-            tuple([sig.written(source, a)[2:-1].strip()
-                   for a in sig.preceding(node, _ATTRIBUTES, _COMMENTS, source)]))
