@@ -15,6 +15,20 @@ def _string(source: bytes, node: Any) -> str:
     return node_text(source, node).strip("'\"`")
 
 
+def _specified(names: Any, kind: str, module: str, line: int, scope: int, source: bytes,
+               exported: bool) -> list[Import]:
+    """An import's or export's braced names (`{a, b as c}`), each ``kind`` child of ``names``
+    bound to its alias or its own name."""
+    out: list[Import] = []
+    for spec in names.named_children:
+        if spec.type == kind:
+            name = node_text(source, spec.child_by_field_name("name"))
+            alias = spec.child_by_field_name("alias")
+            bound = node_text(source, alias) if alias else name
+            out.append(Import(module, name, bound, line, scope, exported))
+    return out
+
+
 def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
     line = node.start_point[0] + 1
     if node.type == "expression_statement" and node.named_child_count:
@@ -42,13 +56,7 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
                 if ident is not None:
                     out.append(Import(module, "", node_text(source, ident), line, scope))
             elif part.type == "named_imports":
-                for spec in part.named_children:
-                    if spec.type != "import_specifier":
-                        continue
-                    name = node_text(source, spec.child_by_field_name("name"))
-                    alias_node = spec.child_by_field_name("alias")
-                    bound = node_text(source, alias_node) if alias_node else name
-                    out.append(Import(module, name, bound, line, scope))
+                out += _specified(part, "import_specifier", module, line, scope, source, False)
         return out
     if kind == "export_statement":
         specifier = node.child_by_field_name("source")
@@ -66,14 +74,7 @@ def decode_import(node: Any, scope: int, source: bytes) -> list[Import]:
             return [Import("", node_text(source, value), "default", line, scope, True)]
         clause = next((c for c in node.named_children if c.type == "export_clause"), None)
         if clause is not None:
-            for spec in clause.named_children:
-                if spec.type != "export_specifier":
-                    continue
-                name = node_text(source, spec.child_by_field_name("name"))
-                alias_node = spec.child_by_field_name("alias")
-                bound = node_text(source, alias_node) if alias_node else name
-                out.append(Import(module, name, bound, line, scope, True))
-            return out
+            return _specified(clause, "export_specifier", module, line, scope, source, True)
         namespace = next((c for c in node.named_children if c.type == "namespace_export"), None)
         if namespace is not None and specifier is not None:
             ident = namespace.named_children[-1] if namespace.named_children else None
