@@ -29,6 +29,7 @@ _DEREF_WRAPPERS = frozenset({"Box", "Arc", "Rc"})
 # `for x in xs.iter()`: the same elements as `for x in xs` (by reference)
 _ITERATION = frozenset({"iter", "iter_mut", "into_iter"})
 MAX_BOUNDS = 4  # the resolver reads at most four types of a value
+_UNCOUNTED = ".."  # the place of a name after `..` in a payload's pattern: no place's
 
 
 def declared_binding_type(type_node: Any, source: bytes) -> NamePath | None:
@@ -90,9 +91,6 @@ def _payload_place(element: Any, pattern: Any, source: bytes) -> NamePath:
         place += sibling.type == ","
         sibling = sibling.prev_sibling
     return (*path, payload_name("", place))
-
-
-_UNCOUNTED = ".."  # the place of a name after `..`: no payload's
 
 
 def type_parameter_bindings(root: Any, refs: Sequence[tuple[Any, ...]],
