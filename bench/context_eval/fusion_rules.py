@@ -7,7 +7,7 @@ lexical source, or of every source, lifted into the fused first 20 that search r
 the fusion left them below); ``drop:SOURCE`` or ``drop:SOURCE:W`` (SOURCE left out of the
 fusion; W: the ``vector`` source's weight instead of the one asked); ``max:W`` (the two
 vector sources as one vote, a chunk's better place of the two, at W); ``rerank:KNOB=VALUE``
-(a :class:`~knoxidx.retrieval.rerank.RerankWeights` knob). An experiment, not a published
+(a :class:`~knoxidx.retrieval.rerank_weights.RerankWeights` knob). An experiment, not a published
 table: recall of knoxidx context and plain retrieval per repository and pooled, printed;
 nothing under ``bench/.cache/context_eval/runs`` or ``bench/results`` is written.
 """

@@ -57,8 +57,8 @@ def fused_ranks(idx: Index, query: str, span: Span) -> dict[str, int]:
 
 def describe_miss(idx: Index, target: dict[str, Any], results: list[dict[str, Any]]
                   ) -> list[str]:
-    from knoxidx.retrieval.rerank import units
     from knoxidx.retrieval.searcher import searcher_for
+    from knoxidx.retrieval.units import units
 
     span = Span(target["path"], target["start_line"], target["end_line"])
     found = fused_ranks(idx, target["query"], span)

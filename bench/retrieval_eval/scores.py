@@ -137,7 +137,7 @@ def names_variants(base: Any, equal: dict[str, float], current: str) -> list[tup
 
 
 def table(langs: Sequence[ScoredLanguage]) -> None:
-    from knoxidx.retrieval.rerank import RerankWeights
+    from knoxidx.retrieval.rerank_weights import RerankWeights
 
     base = RerankWeights()
     equal = {"lexical": 1.0, "vector": 1.0, "symbol": 1.0, "names": 1.0}

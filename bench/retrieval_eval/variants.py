@@ -361,7 +361,8 @@ def reranked_spans(data: LanguageData, order: list[int], text: str, weights: Any
     """The top 10 of one fused ``order`` after the product's definition rerank (``hybrid``)
     or each chunk narrowed to its best unit (other modes), as result spans."""
     from knoxidx.retrieval.priors import path_prior
-    from knoxidx.retrieval.rerank import QueryWords, narrow, rerank_definitions
+    from knoxidx.retrieval.query_words import QueryWords
+    from knoxidx.retrieval.rerank import narrow, rerank_definitions
 
     words = QueryWords(text, *data.store.document_frequencies(content_terms(text)),
                        stems=weights.stems)
@@ -378,7 +379,7 @@ def reranked_spans(data: LanguageData, order: list[int], text: str, weights: Any
 def product_table(datas: list[LanguageData]) -> None:
     from dataclasses import replace
 
-    from knoxidx.retrieval.rerank import RerankWeights
+    from knoxidx.retrieval.rerank_weights import RerankWeights
 
     base = RerankWeights()
     single = {"lexical": {"lexical": 1.0}, "vector": {"vector": 1.0}}

@@ -30,18 +30,14 @@ from knoxidx.retrieval.errors import (
 )
 from knoxidx.retrieval.lexical_rows import ChunkFilter
 from knoxidx.retrieval.priors import PathPrior, path_prior
-from knoxidx.retrieval.rerank import (
-    DefinitionSource,
-    QueryWords,
-    RerankWeights,
-    Unit,
-    narrow,
-    rerank_definitions,
-)
+from knoxidx.retrieval.query_words import QueryWords
+from knoxidx.retrieval.rerank import narrow, rerank_definitions
+from knoxidx.retrieval.rerank_weights import RerankWeights
 from knoxidx.retrieval.sources import SearchSources, SymbolSource
 from knoxidx.retrieval.store import ChunkStore, StoredChunk
 from knoxidx.retrieval.terms import content_terms, line_terms
 from knoxidx.retrieval.ties import by_place, through_ties, tied_ids
+from knoxidx.retrieval.units import DefinitionSource, Unit
 from knoxidx.retrieval.vectors import VectorIndex
 
 log = logging.getLogger(__name__)

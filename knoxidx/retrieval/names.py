@@ -27,7 +27,8 @@ from collections.abc import Sequence
 
 from knoxidx.languages.registry import name_of_file
 from knoxidx.retrieval.chunker import Chunk
-from knoxidx.retrieval.rerank import QueryWords, scope_words
+from knoxidx.retrieval.query_words import QueryWords
+from knoxidx.retrieval.rerank import scope_words
 from knoxidx.retrieval.secrets import mask_secrets
 from knoxidx.retrieval.terms import identifier_parts, readable_identifiers, stem
 from knoxidx.retrieval.text_views import meaningful_identifier

@@ -35,9 +35,9 @@ from knoxidx.retrieval.errors import (
 )
 from knoxidx.retrieval.hybrid_search import SOURCES, VECTOR_SOURCES, HybridSearch, SearchResult
 from knoxidx.retrieval.lexical_rows import ChunkFilter
-from knoxidx.retrieval.rerank import CODE_KINDS
 from knoxidx.retrieval.sources import SymbolHit
 from knoxidx.retrieval.stores import chunk_store_for
+from knoxidx.retrieval.units import CODE_KINDS
 
 if TYPE_CHECKING:
     from knoxidx.graph.protocol import IndexedGraph
@@ -178,7 +178,7 @@ class Searcher:
         """``source_weights``: the fusion weight of the sources it names, for this search
         only (the others keep :data:`~knoxidx.retrieval.hybrid_search.SOURCE_WEIGHTS`).
         ``depth``: how many fused chunks hybrid search reranks the definitions of (None: 60,
-        :class:`~knoxidx.retrieval.rerank.RerankWeights`)."""
+        :class:`~knoxidx.retrieval.rerank_weights.RerankWeights`)."""
         query, chunk_filter = validate(query, k, mode, language, path_glob)
         fusion = validate_source_weights(source_weights)
         if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int)

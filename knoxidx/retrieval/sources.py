@@ -24,11 +24,13 @@ from knoxidx.retrieval.names import (
     query_stems,
     rank_names,
 )
-from knoxidx.retrieval.rerank import DeclarationCloseness, QueryWords, Unit
+from knoxidx.retrieval.query_words import QueryWords
+from knoxidx.retrieval.rerank import DeclarationCloseness
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.store_schema import NAMES_PER_CHUNK
 from knoxidx.retrieval.terms import code_words, content_terms
 from knoxidx.retrieval.ties import first_by_place
+from knoxidx.retrieval.units import Unit
 from knoxidx.retrieval.vectors import VectorIndex, from_blobs, load_matrix
 
 log = logging.getLogger(__name__)

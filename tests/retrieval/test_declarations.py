@@ -296,7 +296,7 @@ def test_the_rerank_compares_the_query_with_each_definitions_own_declaration(
 ) -> None:
     import numpy as np
 
-    from knoxidx.retrieval.rerank import Unit
+    from knoxidx.retrieval.units import Unit
 
     with _embedded(repo, local_embedder) as idx:
         store = ChunkStore(idx.store.conn)

@@ -11,7 +11,7 @@ from retrieval_support import SITE_PACKAGES, HashEmbedder
 
 from knoxidx.retrieval.chunker import chunk_file
 from knoxidx.retrieval.hybrid_search import HybridSearch, reciprocal_rank_fusion, snippet
-from knoxidx.retrieval.rerank import RerankWeights
+from knoxidx.retrieval.rerank_weights import RerankWeights
 from knoxidx.retrieval.sources import SymbolHit, SymbolSource
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.store_schema import create_schema

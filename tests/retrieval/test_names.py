@@ -13,7 +13,7 @@ from knoxidx.retrieval.chunker import chunk_file
 from knoxidx.retrieval.hybrid_search import HybridSearch
 from knoxidx.retrieval.lexical_rows import ChunkFilter
 from knoxidx.retrieval.names import name_score, name_stems, rank_names
-from knoxidx.retrieval.rerank import QueryWords
+from knoxidx.retrieval.query_words import QueryWords
 from knoxidx.retrieval.store import ChunkStore
 from knoxidx.retrieval.store_schema import NAMES_PER_CHUNK
 from knoxidx.update.embedding_refresh import update_file

@@ -14,17 +14,16 @@ from knoxidx.cli import main
 from knoxidx.index import Index
 from knoxidx.retrieval.chunker import chunk_file
 from knoxidx.retrieval.intents import act_and_object, name_openings
+from knoxidx.retrieval.query_words import QueryWords
 from knoxidx.retrieval.rerank import (
-    QueryWords,
-    RerankWeights,
     asks_for_declaration,
     narrow,
     query_units,
     rerank_definitions,
-    units,
-    without_doc_examples,
 )
+from knoxidx.retrieval.rerank_weights import RerankWeights
 from knoxidx.retrieval.searcher import looks_like_code
+from knoxidx.retrieval.units import units, without_doc_examples
 
 
 class D(NamedTuple):
@@ -648,7 +647,7 @@ def test_the_type_a_question_calls_this_tells_apart_same_named_methods() -> None
     """"... a copy of this date with ... years subtracted": the same method of a date-time
     type shares every word of the target, and the words of its type as many as the target's
     (`scope`); Javadoc's "this date" names the receiver, so the date type's method wins."""
-    from knoxidx.retrieval.rerank import holder_is, query_subject
+    from knoxidx.retrieval.namesakes import holder_is, query_subject
 
     assert query_subject("Compares this OffsetTime to another time.", True) == ("offset", "time")
     assert query_subject("Checks if this date-time is before", False) == ("date", "time")
@@ -697,7 +696,7 @@ def test_the_type_a_question_names_tells_apart_same_named_methods() -> None:
     """"Gets the ID of the chronology - 'Minguo'": every chronology's `getId` shares the
     question's words, the first ranked keeps its doc; the question names the Minguo type by a
     word no other `getId`'s type has, so `MinguoChronology.getId` is put just above them."""
-    from knoxidx.retrieval.rerank import holder_type, query_name_words
+    from knoxidx.retrieval.namesakes import holder_type, query_name_words
 
     # identifiers stay whole: `ChronoField` names no "chrono" type
     assert query_name_words("fields in ChronoField, this year-month", False) == {
@@ -832,7 +831,8 @@ def test_a_doc_comments_example_does_not_speak_for_the_definition() -> None:
 def test_methods_lifted_past_one_rival_keep_their_order() -> None:
     """"... of this listener": two listener types' `local_addr` rise past a socket's; they
     used to land on one score, just above it, and lose their own order."""
-    from knoxidx.retrieval.rerank import Unit, _favour_subject
+    from knoxidx.retrieval.namesakes import favour_subject
+    from knoxidx.retrieval.units import Unit
 
     def unit(line: int, symbol: str, score: float) -> Unit:
         return Unit(line, line, line + 2, symbol, "Function", score)
@@ -840,7 +840,7 @@ def test_methods_lifted_past_one_rival_keep_their_order() -> None:
     best = {("a.rs", u.start_line, u.end_line): u for u in (
         unit(1, "TcpSocket.local_addr", 3.0), unit(20, "UnixListener.local_addr", 2.6),
         unit(10, "TcpListener.local_addr", 2.9), unit(30, "TcpListener.bind", 2.95))}
-    lifted = _favour_subject(best, ("listener",), False, 2.0)
+    lifted = favour_subject(best, ("listener",), False, 2.0)
     order = [u.symbol for u in sorted(lifted.values(), key=lambda u: -u.score)]
     assert order == ["TcpListener.local_addr", "UnixListener.local_addr",
                      "TcpSocket.local_addr", "TcpListener.bind"]
