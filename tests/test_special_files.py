@@ -116,7 +116,7 @@ def test_a_source_file_replaced_by_a_fifo_after_discovery_is_unreadable_not_wait
 
 
 def test_chunking_and_context_do_not_wait_on_a_fifo_in_an_indexed_file_s_place(repo) -> None:
-    from knoxidx.answers.packing import Files
+    from knoxidx.answers.pack_files import Files
     from knoxidx.index import Index
     from knoxidx.update.chunk_refresh import chunk_one
 

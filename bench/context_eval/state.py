@@ -8,7 +8,7 @@ from dataclasses import asdict, fields
 from typing import Any
 
 from knoxidx.answers.context import Candidate, Gathered
-from knoxidx.answers.packing import Files
+from knoxidx.answers.pack_files import Files
 from knoxidx.retrieval.tokens import default_counter
 
 _TUPLES = ("match", "outline")

@@ -26,7 +26,7 @@ from bench.context_eval.state import restored
 from bench.context_eval.systems import context_pack
 from knoxidx.answers.context import ContextWeights, pack, rank
 from knoxidx.answers.context_features import churn_shares
-from knoxidx.answers.packing import Files
+from knoxidx.answers.pack_files import Files
 
 STATES = Path(__file__).resolve().parent.parent / ".cache" / "context_eval" / "states"
 BUDGETS = (4000, 8000)

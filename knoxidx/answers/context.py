@@ -65,7 +65,8 @@ from knoxidx.answers.context_neighbours import (
 )
 from knoxidx.answers.context_ranking import score_candidates, within_expansion
 from knoxidx.answers.context_seeds import read_search_fill, search_seeds
-from knoxidx.answers.packing import Files, Packer
+from knoxidx.answers.pack_files import Files
+from knoxidx.answers.packing import Packer
 from knoxidx.core.limits import MAX_QUERY_CHARS
 from knoxidx.retrieval.disclosure import Disclosure
 from knoxidx.retrieval.errors import SearchInputError

@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from knoxidx.answers.blocks import short_name
 from knoxidx.answers.centrality import centrality_scores
 from knoxidx.answers.context_candidates import (
     DEFINITION_KINDS,
@@ -15,7 +16,7 @@ from knoxidx.answers.context_candidates import (
     ContextIndex,
     ContextWeights,
 )
-from knoxidx.answers.packing import Files, short_name
+from knoxidx.answers.pack_files import Files
 from knoxidx.history.tables import tables_of
 from knoxidx.parse.file_index import TYPE_KINDS
 from knoxidx.retrieval.errors import RetrievalError

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from knoxidx.answers.blocks import short_name
 from knoxidx.answers.context_candidates import (
     DEFINITION_KINDS,
     Candidate,
@@ -15,7 +16,8 @@ from knoxidx.answers.context_candidates import (
     node_candidate,
 )
 from knoxidx.answers.context_features import lexical_share
-from knoxidx.answers.packing import FILE_KIND, Files, short_name
+from knoxidx.answers.pack_files import Files
+from knoxidx.answers.packing import FILE_KIND
 from knoxidx.answers.precedents import similar_commits
 from knoxidx.graph import traverse
 from knoxidx.history.answers import RecentChange, commit_changes, recent_changes, referenced_changes

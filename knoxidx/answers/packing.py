@@ -21,209 +21,28 @@ is :mod:`.context`'s.
 
 from __future__ import annotations
 
-import re
-import threading
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.files import NO_LIMIT, confined, read_regular_text
+from knoxidx.answers.blocks import Block
+from knoxidx.answers.pack_files import Files
 from knoxidx.parse.file_index import TYPE_KINDS
-from knoxidx.retrieval.terms import unique_terms
 from knoxidx.retrieval.tokens import TokenCounter
 
 if TYPE_CHECKING:
     from knoxidx.answers.context_candidates import Candidate, ContextWeights
-    from knoxidx.retrieval.disclosure import MaskedText
 
-_BACKTICKS = re.compile(r"`{3,}")
 FILE_KIND = "file"  # the candidate standing for the top hit's whole file
 MIN_HEAD_LINES = 6  # the top hit's head is shown rather than its signature if this much fits
 MIN_FILL_TOKENS = 48  # a block of a line or two, its header and fences: less left, no fill
 _MERGE_GAP = 2  # ranges of a file this few lines apart are shown as one block (one header)
 MIN_BLOCK_CAP = 512  # the per-block share never cuts below this many tokens (small budgets)
 _CONTIGUOUS = frozenset({"full", "excerpt", "truncated"})  # blocks that show start..end whole
-_SOURCES = re.compile(r"^(search hit #\d+) \([^)]*\)$")  # "search hit #3 (lexical, vector)"
 _MAX_LEAD_IN = 200  # doc comment and decorator lines above a signature, searched at most
 _LEAD_IN = ("//", "/*", "*", "#", "@", "--")  # comments, attributes, decorators, annotations
 _MAX_HEAD_LINES = 5  # an elided definition's head: its signature, at most this many lines
-_SEPARATORS = re.compile(r"[.:]")  # of a qualified name's parts, in any language
 _LEFT_OUT_TITLE = "Left out (the next best; ask for any of them by path and lines):"
-_COUNT_LOCK = threading.Lock()  # the counter's word cache is not safe under concurrent clears
-
-
-def short_name(qualified: str) -> str:
-    """The last part of a qualified name, whatever its language's separator (``.``, ``::``, or
-    the ``:`` after a TypeScript module path)."""
-    return _SEPARATORS.split(qualified)[-1]
-
-
-# ---- files and tokens ----------------------------------------------------------------------
-
-
-class Files:
-    """File lines and per-line token counts, read once per build; with ``mask``, the lines
-    are those of the file with its secrets masked (so the tokens counted are those shown)."""
-
-    def __init__(self, root: Any, counter: TokenCounter,
-                 mask: Callable[[str], MaskedText] | None = None) -> None:
-        self.root = root
-        self.counter = counter
-        self.mask = mask
-        self._lines: dict[str, list[str]] = {}
-        self._tokens: dict[str, list[int]] = {}
-        self._secrets: dict[str, MaskedText] = {}
-        self._counted: dict[str, int] = {}
-        self._terms: dict[str, dict[int, frozenset[str]]] = {}
-
-    def lines(self, path: str) -> list[str]:
-        lines = self._lines.get(path)
-        if lines is None:
-            try:
-                text = read_regular_text(confined(self.root, path), NO_LIMIT)  # never a FIFO's wait
-            except OSError:
-                text = ""
-            if self.mask is not None:
-                shown = self._secrets[path] = self.mask(text)
-                text = shown.text
-            lines = self._lines[path] = text.split("\n")
-        return lines
-
-    def masked_in(self, path: str, start: int, end: int) -> Counter[str]:
-        """The secrets masked on lines ``start``..``end`` (1-based) of ``path``, by kind."""
-        shown = self._secrets.get(path)
-        return shown.counts(start - 1, end - 1) if shown is not None else Counter()
-
-    def tokens(self, path: str, start: int = 1, end: int | None = None) -> list[int]:
-        """Per-line token counts of ``path``, counted for lines ``start``..``end`` (all by
-        default) if not yet: a pack shows a few ranges of long files, and counting whole
-        files was most of a build's time on a large repository. Lines not asked for
-        are -1."""
-        lines = self.lines(path)
-        counts = self._tokens.get(path)
-        if counts is None:
-            counts = self._tokens[path] = [-1] * len(lines)
-        end = len(lines) if end is None else min(end, len(lines))
-        missing = [i for i in range(max(start, 1) - 1, end) if counts[i] < 0]
-        if missing:
-            with _COUNT_LOCK:
-                counted = self.counter.count_many([lines[i] for i in missing])
-            for i, n in zip(missing, counted, strict=True):
-                counts[i] = n
-        return counts
-
-    def span_tokens(self, path: str, start: int, end: int) -> int:
-        return sum(self.tokens(path, start, end)[start - 1:end])
-
-    def fits(self, path: str, start: int, end: int, room: float) -> bool:
-        """Whether lines ``start``..``end`` count at most ``room`` tokens; a range with more
-        non-blank lines than that does not, and is not counted."""
-        lines = self.lines(path)[start - 1:end]
-        if sum(1 for line in lines if line.strip()) > room:
-            return False
-        return self.span_tokens(path, start, end) <= room
-
-    def wanted_on_lines(self, path: str, start: int, end: int,
-                        wanted: frozenset[str]) -> list[frozenset[str]]:
-        """Which of ``wanted`` (lower-case search terms) are terms of each of lines
-        ``start``..``end``; a term is a substring of its lower-cased line, so a line holding
-        none of them as one is not split into terms (most lines of a long definition)."""
-        lines = self.lines(path)
-        terms = self._terms.setdefault(path, {})
-        out: list[frozenset[str]] = []
-        for i in range(max(start, 1) - 1, min(end, len(lines))):
-            lowered = lines[i].lower()
-            if not any(w in lowered for w in wanted):
-                out.append(frozenset())
-                continue
-            found = terms.get(i)
-            if found is None:
-                found = terms[i] = frozenset(unique_terms([lines[i]]))
-            out.append(wanted.intersection(found))
-        return out
-
-    def balanced_end(self, path: str, start: int, end: int) -> int:
-        """Extend ``end`` until brackets opened since ``start`` close (a parenthesised import
-        list), at most 200 lines."""
-        lines = self.lines(path)
-        depth = sum(line.count("(") - line.count(")") for line in lines[start - 1:end])
-        while depth > 0 and end < len(lines) and end - start < 200:
-            end += 1
-            line = lines[end - 1]
-            depth += line.count("(") - line.count(")")
-        return end
-
-    def count(self, text: str) -> int:
-        if not text:
-            return 0
-        counted = self._counted.get(text)
-        if counted is None:  # a block's header and fence are counted again at every commit
-            with _COUNT_LOCK:
-                counted = self._counted[text] = self.counter.count_many([text])[0]
-        return counted
-
-
-# ---- packing -------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Block:
-    path: str
-    start: int
-    end: int
-    mode: str  # full | excerpt | truncated | elided | outline | signature
-    items: list[Candidate]
-    language: str
-    body: list[str] = field(default_factory=list)
-    ranges: list[tuple[int, int]] = field(default_factory=list)  # lines shown, if elided
-    tokens: int = 0
-    named: int = 0  # items named in the header: fixed when placed, so its count holds
-    terse: bool = False  # a header without the why (the top hit in a tiny budget)
-    masked: Counter[str] = field(default_factory=Counter)  # a signature's secrets masked
-
-    @property
-    def primary(self) -> Candidate:
-        return self.items[0]
-
-    def shown(self) -> list[tuple[int, int]]:
-        """The line ranges the block shows (a signature: its first line)."""
-        if self.mode == "signature":
-            return [(self.start, self.start)]
-        return self.ranges or [(self.start, self.end)]
-
-    def header(self) -> str:
-        c = self.primary
-        # the rest, and which of search's sources found a hit, are in the JSON
-        why = "; ".join(_SOURCES.sub(r"\1", reason) for reason in c.reasons[:2])
-        named = self.items[:self.named or len(self.items)]
-        extra = ["imports" if i.kind == "imports" else i.path.rsplit("/", 1)[-1]
-                 if i.name == i.path else short_name(i.name) for i in named[1:3]]
-        if extra:
-            why += "; with " + ", ".join(extra) + ("…" if len(named) > 3 else "")
-        if self.mode != "full":
-            why += f"; {self.mode}" if self.mode != "signature" else "; signature only"
-        what = f"{c.kind} {c.local_name or c.name}" if c.kind != "imports" \
-            else f"imports of {c.path}"
-        if self.terse:
-            return f"{self.path}:{self.start}-{self.end} ({what})"
-        return f"{self.path}:{self.start}-{self.end} ({what} — {why})"
-
-    def fence(self) -> str:
-        """Three backticks, or more than the longest run in the code (a docstring may hold
-        markdown)."""
-        longest = max((len(run) for line in self.body for run in _BACKTICKS.findall(line)),
-                      default=0)
-        return "`" * max(3, longest + 1)
-
-    def text(self) -> str:
-        fence = self.fence()
-        return "\n".join([self.header(), fence + (self.language or ""), *self.body, fence])
-
-    def describe(self) -> dict[str, Any]:
-        return {"header": self.header(), "path": self.path, "start_line": self.start,
-                "end_line": self.end, "mode": self.mode, "tokens": self.tokens,
-                "ranges": [list(r) for r in self.shown()], "items": [i.name for i in self.items]}
 
 
 class Packer:

@@ -12,9 +12,11 @@ import pytest
 from bench.context_eval.coverage import covers
 from bench.context_eval.mining import Definition
 from bench.context_eval.systems import context_pack
+from knoxidx.answers.blocks import short_name
 from knoxidx.answers.context import Candidate, ContextWeights, build_context
 from knoxidx.answers.context_features import local_name
-from knoxidx.answers.packing import Files, Packer, short_name
+from knoxidx.answers.pack_files import Files
+from knoxidx.answers.packing import Packer
 from knoxidx.index import Index
 from knoxidx.retrieval.tokens import default_counter
 from tests.agent.support import make_repo
