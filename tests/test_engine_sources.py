@@ -30,7 +30,9 @@ def test_every_named_engine_source_exists_and_the_updates_module_layer_is_hashed
 
     package = Path(knoxidx.parse.engine.__file__).resolve().parent.parent
     assert all((package / name).exists() for name in ENGINE_PACKAGES)
-    assert package / "update" / "graph_update.py" in set(engine_sources(package))
+    hashed = set(engine_sources(package))
+    for module in ("graph_update.py", "invalidation.py", "module_layer.py"):
+        assert package / "update" / module in hashed
 
 
 def test_the_fingerprint_names_each_grammars_installed_version() -> None:

@@ -67,7 +67,7 @@ def test_a_failed_first_build_leaves_the_empty_index_and_no_scratch(repo, monkey
     def fail(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(pipeline, "_first_module_layer", fail)  # late in the update
+    monkeypatch.setattr(pipeline, "first_module_layer", fail)  # late in the update
     with Index.open(root, create=True) as idx, pytest.raises(RuntimeError, match="on fire"):
         idx.update(jobs=2)
     assert not list((root / ".knoxidx").glob("index.db.new*"))
@@ -148,7 +148,7 @@ def test_a_first_builds_module_layer_equals_the_general_rebuild(language: str, t
     import shutil
 
     from knoxidx.graph import export
-    from knoxidx.update import graph_update as pipeline
+    from knoxidx.update import module_layer
 
     root = tmp_path / language
     shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / language, root,
@@ -159,7 +159,7 @@ def test_a_first_builds_module_layer_equals_the_general_rebuild(language: str, t
         layer = [e for e in first[1] if e[2] in ("DependsOn", "Contains") and e[4] is None]
         assert any(e[2] == "DependsOn" for e in layer)
         with idx.store.transaction():
-            pipeline._rebuild_module_layer(idx.store)
+            module_layer.rebuild_module_layer(idx.store)
         assert export.canonical(idx.q) == first
 
 
@@ -167,7 +167,7 @@ def test_a_first_build_gives_no_module_a_dependency_on_itself(repo) -> None:
     """A Java file importing a class of its own package imports a file of its own module:
     no DependsOn app -> app, from either path."""
     from knoxidx.graph import export
-    from knoxidx.update import graph_update as pipeline
+    from knoxidx.update import module_layer
 
     root = repo({
         "app/A.java": "package app;\nimport app.B;\nimport lib.C;\nimport java.util.List;\n"
@@ -183,7 +183,7 @@ def test_a_first_build_gives_no_module_a_dependency_on_itself(repo) -> None:
         assert len(imports) == 3 and len(depends) == 2, (imports, depends)
         assert all(source != target for source, target in depends)
         with idx.store.transaction():
-            pipeline._rebuild_module_layer(idx.store)
+            module_layer.rebuild_module_layer(idx.store)
         assert export.canonical(idx.q) == first
 
 

@@ -10,9 +10,11 @@ from pathlib import Path
 
 from knoxidx.core.errors import KnoxidxError
 
-# the packages (and the one module of update/) whose code decides what the graph contains:
-# extraction, resolution, and the update's module layer (the ones not there are skipped)
-ENGINE_PACKAGES = ("core", "languages", "parse", "graph", "update/graph_update.py")
+# the packages (and the modules of update/) whose code decides what the graph contains:
+# extraction, resolution, what an update re-resolves, and the module layer (the ones not
+# there are skipped)
+ENGINE_PACKAGES = ("core", "languages", "parse", "graph", "update/graph_update.py",
+                   "update/invalidation.py", "update/module_layer.py")
 # the meta key of the index that holds the engine fingerprint its facts were extracted with
 ENGINE_META_KEY = "engine"
 

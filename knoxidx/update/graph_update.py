@@ -13,17 +13,16 @@ import gc
 import json
 import os
 import time
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from knoxidx.core.facts import load_facts
 from knoxidx.core.file_state import FileState
 from knoxidx.core.heap import frozen_heap
-from knoxidx.core.model import EdgeType, NodeKind, file_node_id, module_node_id
+from knoxidx.core.model import EdgeType
 from knoxidx.graph.layout import Layout, build_layout
 from knoxidx.graph.protocol import GraphStore
 from knoxidx.graph.resolve import FileResolution, Resolver
@@ -33,15 +32,13 @@ from knoxidx.parse.discovery import DEFAULT_MAX_BYTES, Discovery, discover
 from knoxidx.parse.engine import ENGINE_META_KEY, engine_fingerprint
 from knoxidx.parse.parse_pool import Progress, read_all
 from knoxidx.parse.reader import (
-    DefinitionName,
     ReadResult,
-    added_definitions,
-    definition_names,
     named_definitions,
-    node_rows,
 )
 from knoxidx.parse.walk_cache import WalkCache
 from knoxidx.parse.worker_limits import may_fork
+from knoxidx.update.invalidation import interface_keys, keys_for, old_names, requalify
+from knoxidx.update.module_layer import first_module_layer, module_nodes, rebuild_module_layer
 from knoxidx.update.resolve_workers import resolve_in_parallel
 from knoxidx.update.session import WriterSession
 
@@ -149,6 +146,58 @@ def update_index(
     looked_ns = time.time_ns()
     root = root.resolve()
     engine = engine_fingerprint()
+    plan = _plan(root, store, engine, max_bytes, discovered, session, walk_cache,
+                 keep_minified, report)
+    report.timings["discover"] = time.perf_counter() - t0
+    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+
+    with lazy_collector(), store.transaction(), store.bulk_load(enabled=plan.cold):
+        t1 = time.perf_counter()
+        written = _write_reads(root, store, plan, report, workers, progress, chunk_budget,
+                               keep_minified, looked_ns)
+        report.timings["parse"] = time.perf_counter() - t1
+
+        t2 = time.perf_counter()
+        layer = _resolve(store, plan, written, report, workers, progress, session,
+                         alongside_resolution)
+        report.timings["resolve"] = time.perf_counter() - t2
+
+        t3 = time.perf_counter()
+        if layer.first_imports is not None:
+            first_module_layer(store, layer.contains, layer.first_imports)
+        elif layer.stale:
+            rebuild_module_layer(store)
+        store.set_meta("layout", plan.fingerprint)
+        store.set_meta(ENGINE_META_KEY, engine)
+        store.set_meta("max_bytes", str(max_bytes))  # so `verify` rebuilds the same files
+        store.set_meta(MINIFIED_META_KEY, plan.minified_mode)  # (and for the next update)
+        store.set_meta(WALK_SKIPPED_META_KEY, json.dumps(dict(plan.found.skipped),
+                                                         sort_keys=True))
+        report.timings["store"] = time.perf_counter() - t3
+    report.timings["total"] = time.perf_counter() - t0
+    return report
+
+
+@dataclass(slots=True)
+class _Plan:
+    """What an update found on disk and in the index, and so what it reads."""
+
+    found: Discovery
+    known: dict[str, FileState]  # the index's files (hashes blanked when the engine changed)
+    layout: Layout
+    fingerprint: str  # the layout's
+    stale_engine: bool  # the index's facts are another knoxidx's: every file is read again
+    removed: list[str]  # indexed files no longer found
+    to_read: list[Any]  # found files whose size or mtime changed (or never indexed)
+    minified_mode: str  # "indexed" or "skipped" (MINIFIED_META_KEY)
+    cold: bool  # an empty index: bulk-load without secondary indexes, nothing to clear
+
+
+def _plan(root: Path, store: GraphStore, engine: str, max_bytes: int,
+          discovered: Discovery | None, session: WriterSession | None,
+          walk_cache: Path | None, keep_minified: bool, report: UpdateReport) -> _Plan:
+    """The walk (or the caller's ``discovered`` tree) against the index: what to read and
+    remove, and whether every file resolves again (``report.full_resolve``)."""
     if discovered is not None:
         found = discovered
     else:
@@ -170,7 +219,6 @@ def update_index(
         known = {p: s._replace(hash="", size=-1) for p, s in known.items()}
         report.extraction_changed = bool(known)
     report.full_resolve = stale_engine or store.get_meta("layout") != fingerprint
-    report.timings["discover"] = time.perf_counter() - t0
 
     current = {f.path for f in found.files}
     removed = [p for p in known if p not in current]
@@ -184,165 +232,181 @@ def update_index(
         or known[f.path].mtime_ns != f.mtime_ns
         or (minified_changed and BY_NAME[f.language].minified_line_chars)
     ]
-    workers = jobs if jobs is not None else (os.cpu_count() or 1)
-    cold = not known  # an empty index: bulk-load without secondary indexes, nothing to clear
+    return _Plan(found, known, layout, fingerprint, stale_engine, removed, to_read,
+                 minified_mode, cold=not known)
 
-    t1 = time.perf_counter()
-    blobs: dict[str, bytes] = {}
-    named_defs = NamedDefinitions()  # and its definitions by name, for the resolver's tables
-    invalidate: set[str] = set()
-    membership_changed = False  # a file joined or left a module: the module layer follows
-    with lazy_collector(), store.transaction(), store.bulk_load(enabled=cold):
-        for path in removed:  # deleted files take their nodes, edges and module keys along
-            gone = known[path]
-            invalidate |= _keys_for(path, _old_names(store, path, gone), frozenset(),
-                                    store.module_keys_of(gone.id), ())
-            store.delete_file(gone.id)
-        report.removed = len(removed)
-        report.removed_paths.extend(removed)
 
-        chunker = None
-        if chunk_budget is not None:  # (here: a graph-only update never loads the chunker)
-            from knoxidx.update.chunk_refresh import chunk_source
+@dataclass(slots=True)
+class _Written:
+    """What writing the files read left for resolution."""
 
-            chunker = functools.partial(chunk_source, budget=chunk_budget)
-        # a full resolve needs no invalidation keys, so no definition names
-        for result in read_all(root, to_read, known, layout, workers, progress,
-                               names=not report.full_resolve, chunker=chunker,
-                               keep_minified=keep_minified):
-            report.read += 1
-            state = known.get(result.path)
-            if result.status == "unchanged":  # its hash was known: so was its row
-                assert state is not None
-                store.touch_file(state.id, result.size, recorded_mtime(result.mtime_ns,
-                                                                       looked_ns))
-                continue
-            if result.status != "ok":
-                _record_unindexable(store, result, state, report, invalidate, looked_ns)
-                continue
-            if result.message:
-                report.warnings.append(f"{result.path}: {result.message}")
-            report.changed += 1
-            report.changed_paths.append(result.path)
-            report.lines += result.lines
-            family = BY_NAME[result.language].family
-            modules = [(family, k) for k in result.module_keys]
-            if state is None or state.status != "ok":
-                report.added += 1
-                membership_changed = True
-                if not report.full_resolve:  # (a full resolve needs no invalidation keys)
-                    invalidate |= _keys_for(result.path, frozenset(), result.names, (), modules)
-            else:
-                old_modules = store.module_keys_of(state.id)
-                membership_changed = membership_changed or old_modules != modules
-                if state.iface != result.iface and not report.full_resolve:
-                    invalidate |= _interface_keys(store, result, old_modules, modules)
-            file_id = store.upsert_file(
-                result.path, result.language, result.size,
-                recorded_mtime(result.mtime_ns, looked_ns), result.hash,
-                result.lines, "ok", result.message, result.iface, result.blob,
-            )
-            assert result.blob is not None and result.rows is not None
-            blobs[result.path] = result.blob
-            if result.chunked is not None:
-                report.chunked[result.path] = result.chunked
-            store.replace_modules(file_id, modules, fresh=cold)
-            if cold:
-                suffix = (file_id,)
-                store.insert_nodes([row + suffix for row in result.rows])
-                named_defs.add(named_definitions(result.path, result.rows))
-            else:
-                store.replace_nodes(file_id, result.rows)
-        if report.full_resolve and not stale_engine and not cold:
-            # what a file's module names and qualified names are follows from the layout
-            membership_changed |= _requalify(store, layout, set(blobs))
-        report.timings["parse"] = time.perf_counter() - t1
+    blobs: dict[str, bytes] = field(default_factory=dict)  # the new facts, by path
+    # and their definitions by name, for the resolver's tables (a first build)
+    named_defs: NamedDefinitions = field(default_factory=NamedDefinitions)
+    invalidate: set[str] = field(default_factory=set)  # lookup keys the changes touched
+    membership_changed: bool = False  # a file joined or left a module: the module layer follows
 
-        t2 = time.perf_counter()
-        if session is not None:  # the rows this update wrote, read back
-            session.refresh_files(store, [*removed, *(f.path for f in to_read)])
-            ok_paths = set(session.ok_hashes(store))
-            ids = session.file_ids(store)
+
+def _write_reads(root: Path, store: GraphStore, plan: _Plan, report: UpdateReport,
+                 workers: int, progress: Progress | None, chunk_budget: Any,
+                 keep_minified: bool, looked_ns: int) -> _Written:
+    """The removed files deleted, then each file read (in the parse workers) written: its row,
+    module keys and nodes, and the lookup keys its change invalidates."""
+    known, cold = plan.known, plan.cold
+    written = _Written()
+    invalidate = written.invalidate
+    for path in plan.removed:  # deleted files take their nodes, edges and module keys along
+        gone = known[path]
+        invalidate |= keys_for(path, old_names(store, path, gone), frozenset(),
+                               store.module_keys_of(gone.id), ())
+        store.delete_file(gone.id)
+    report.removed = len(plan.removed)
+    report.removed_paths.extend(plan.removed)
+
+    chunker = None
+    if chunk_budget is not None:  # (here: a graph-only update never loads the chunker)
+        from knoxidx.update.chunk_refresh import chunk_source
+
+        chunker = functools.partial(chunk_source, budget=chunk_budget)
+    # a full resolve needs no invalidation keys, so no definition names
+    for result in read_all(root, plan.to_read, known, plan.layout, workers, progress,
+                           names=not report.full_resolve, chunker=chunker,
+                           keep_minified=keep_minified):
+        report.read += 1
+        state = known.get(result.path)
+        if result.status == "unchanged":  # its hash was known: so was its row
+            assert state is not None
+            store.touch_file(state.id, result.size, recorded_mtime(result.mtime_ns,
+                                                                   looked_ns))
+            continue
+        if result.status != "ok":
+            _record_unindexable(store, result, state, report, invalidate, looked_ns)
+            continue
+        if result.message:
+            report.warnings.append(f"{result.path}: {result.message}")
+        report.changed += 1
+        report.changed_paths.append(result.path)
+        report.lines += result.lines
+        family = BY_NAME[result.language].family
+        modules = [(family, k) for k in result.module_keys]
+        if state is None or state.status != "ok":
+            report.added += 1
+            written.membership_changed = True
+            if not report.full_resolve:  # (a full resolve needs no invalidation keys)
+                invalidate |= keys_for(result.path, frozenset(), result.names, (), modules)
         else:
-            ok_paths = set(store.ok_file_hashes())
-            ids = store.file_ids()
-        if report.full_resolve:
-            affected = ok_paths
+            old_modules = store.module_keys_of(state.id)
+            written.membership_changed = written.membership_changed or old_modules != modules
+            if state.iface != result.iface and not report.full_resolve:
+                invalidate |= interface_keys(store, result, old_modules, modules)
+        file_id = store.upsert_file(
+            result.path, result.language, result.size,
+            recorded_mtime(result.mtime_ns, looked_ns), result.hash,
+            result.lines, "ok", result.message, result.iface, result.blob,
+        )
+        assert result.blob is not None and result.rows is not None
+        written.blobs[result.path] = result.blob
+        if result.chunked is not None:
+            report.chunked[result.path] = result.chunked
+        store.replace_modules(file_id, modules, fresh=cold)
+        if cold:
+            suffix = (file_id,)
+            store.insert_nodes([row + suffix for row in result.rows])
+            written.named_defs.add(named_definitions(result.path, result.rows))
         else:
-            affected = set(blobs) | (store.dependents(invalidate) & ok_paths)
-        workspace = StoreWorkspace(store, layout, blobs,
-                                   session.facts_loader(store) if session is not None else None)
-        ordered = sorted(affected)
-        # A first build gathered every name as it wrote the rows: its tables answer what
-        # would otherwise be one query per name and per module (java's sample: 5,000 queries)
-        if cold or len(ordered) > PRELOAD_THRESHOLD:
-            workspace.preload(load_all_facts=not ok_paths <= blobs.keys(),
-                              named_defs=named_defs if cold else None)
-        del named_defs
-        # The module layer (module nodes, module -> file, DependsOn) follows module membership
-        # and Imports edges only: rebuilding it costs more than a one-file update otherwise.
-        module_layer_stale = (report.full_resolve or membership_changed
-                              or bool(report.removed_paths))
-        # a first build's Imports edges, for its module layer (see _first_module_layer)
-        first_imports: list[tuple[int, int]] | None = [] if cold else None
-        contains: list[tuple[int, int]] = []  # and its module -> file edges
+            store.replace_nodes(file_id, result.rows)
+    if report.full_resolve and not plan.stale_engine and not cold:
+        # what a file's module names and qualified names are follows from the layout
+        written.membership_changed |= requalify(store, plan.layout, set(written.blobs))
+    return written
 
-        def first() -> None:
-            """Once the resolver workers have started: a cold build's module nodes, then its
-            nodes table indexed (nothing the workers consult is in it: the workspace has every
-            name in memory); otherwise flush_nodes has nothing to do. Then the caller's
-            work ``alongside_resolution``."""
-            if cold:
-                rows, made = _module_nodes(store)
-                store.write_first_module_nodes(rows)
-                contains.extend(made)
-            store.flush_nodes()
-            if alongside_resolution is not None:
-                alongside_resolution(report)
 
-        # forked resolvers write their rows into a spool, copied in once they are done; a
-        # process with threads (a server, a watcher) resolves alone (see may_fork)
-        parallel = workers > 1 and len(ordered) > PRELOAD_THRESHOLD and may_fork()
-        spool = store.resolution_spool() if parallel else None
-        try:
-            for i, res in enumerate(_resolve_all(workspace, ordered, workers if parallel else 1,
-                                                 first, spool, ids), 1):
-                file_id = ids[res.path]
-                if first_imports is not None:
-                    first_imports.extend((e[0], e[1]) for e in res.edges if e[2] == IMPORTS)
-                if res.error:
-                    report.errors.append(f"{res.path}: resolution failed ({res.error})")
-                if not cold:
-                    if not module_layer_stale:
-                        imports = {e[1] for e in res.edges if e[2] == IMPORTS}
-                        module_layer_stale = imports != store.import_targets(file_id)
-                    store.clear_file_graph(file_id)
-                if not res.spooled:
-                    store.insert_resolution(file_id, res.edges, res.unresolved, res.keys,
-                                            res.externals)
-                if progress and (i % 256 == 0 or i == len(ordered)):
-                    progress("resolve", i, len(ordered))
-            if spool is not None:
-                spool.copy_in()
-        finally:
-            if spool is not None:
-                spool.remove()
-        report.resolved = len(affected)
-        report.timings["resolve"] = time.perf_counter() - t2
+@dataclass(slots=True)
+class _ModuleLayer:
+    """What resolution leaves for the module layer."""
 
-        t3 = time.perf_counter()
-        if first_imports is not None:
-            _first_module_layer(store, contains, first_imports)
-        elif module_layer_stale:
-            _rebuild_module_layer(store)
-        store.set_meta("layout", fingerprint)
-        store.set_meta(ENGINE_META_KEY, engine)
-        store.set_meta("max_bytes", str(max_bytes))  # so `verify` rebuilds the same files
-        store.set_meta(MINIFIED_META_KEY, minified_mode)  # (and for the next update)
-        store.set_meta(WALK_SKIPPED_META_KEY, json.dumps(dict(found.skipped), sort_keys=True))
-        report.timings["store"] = time.perf_counter() - t3
-    report.timings["total"] = time.perf_counter() - t0
-    return report
+    stale: bool  # to be rebuilt (an update's)
+    # a first build's Imports edges and module -> file edges, for its module layer, written
+    # as it resolves (see first_module_layer); None otherwise
+    first_imports: list[tuple[int, int]] | None
+    contains: list[tuple[int, int]]
+
+
+def _resolve(store: GraphStore, plan: _Plan, written: _Written, report: UpdateReport,
+             workers: int, progress: Progress | None, session: WriterSession | None,
+             alongside_resolution: Callable[[UpdateReport], None] | None) -> _ModuleLayer:
+    """The changed files resolved again, with those whose last resolution consulted a key
+    their change invalidated (every file on a full resolve), their edges written."""
+    cold = plan.cold
+    if session is not None:  # the rows this update wrote, read back
+        session.refresh_files(store, [*plan.removed, *(f.path for f in plan.to_read)])
+        ok_paths = set(session.ok_hashes(store))
+        ids = session.file_ids(store)
+    else:
+        ok_paths = set(store.ok_file_hashes())
+        ids = store.file_ids()
+    blobs = written.blobs
+    if report.full_resolve:
+        affected = ok_paths
+    else:
+        affected = set(blobs) | (store.dependents(written.invalidate) & ok_paths)
+    workspace = StoreWorkspace(store, plan.layout, blobs,
+                               session.facts_loader(store) if session is not None else None)
+    ordered = sorted(affected)
+    # A first build gathered every name as it wrote the rows: its tables answer what
+    # would otherwise be one query per name and per module (java's sample: 5,000 queries)
+    if cold or len(ordered) > PRELOAD_THRESHOLD:
+        workspace.preload(load_all_facts=not ok_paths <= blobs.keys(),
+                          named_defs=written.named_defs if cold else None)
+    written.named_defs = NamedDefinitions()  # (its memory, before the resolvers fork)
+    # The module layer (module nodes, module -> file, DependsOn) follows module membership
+    # and Imports edges only: rebuilding it costs more than a one-file update otherwise.
+    layer = _ModuleLayer(
+        stale=report.full_resolve or written.membership_changed or bool(report.removed_paths),
+        first_imports=[] if cold else None, contains=[])
+
+    def first() -> None:
+        """Once the resolver workers have started: a cold build's module nodes, then its
+        nodes table indexed (nothing the workers consult is in it: the workspace has every
+        name in memory); otherwise flush_nodes has nothing to do. Then the caller's
+        work ``alongside_resolution``."""
+        if cold:
+            rows, made = module_nodes(store)
+            store.write_first_module_nodes(rows)
+            layer.contains.extend(made)
+        store.flush_nodes()
+        if alongside_resolution is not None:
+            alongside_resolution(report)
+
+    # forked resolvers write their rows into a spool, copied in once they are done; a
+    # process with threads (a server, a watcher) resolves alone (see may_fork)
+    parallel = workers > 1 and len(ordered) > PRELOAD_THRESHOLD and may_fork()
+    spool = store.resolution_spool() if parallel else None
+    try:
+        for i, res in enumerate(_resolve_all(workspace, ordered, workers if parallel else 1,
+                                             first, spool, ids), 1):
+            file_id = ids[res.path]
+            if layer.first_imports is not None:
+                layer.first_imports.extend((e[0], e[1]) for e in res.edges if e[2] == IMPORTS)
+            if res.error:
+                report.errors.append(f"{res.path}: resolution failed ({res.error})")
+            if not cold:
+                if not layer.stale:
+                    imports = {e[1] for e in res.edges if e[2] == IMPORTS}
+                    layer.stale = imports != store.import_targets(file_id)
+                store.clear_file_graph(file_id)
+            if not res.spooled:
+                store.insert_resolution(file_id, res.edges, res.unresolved, res.keys,
+                                        res.externals)
+            if progress and (i % 256 == 0 or i == len(ordered)):
+                progress("resolve", i, len(ordered))
+        if spool is not None:
+            spool.copy_in()
+    finally:
+        if spool is not None:
+            spool.remove()
+    report.resolved = len(affected)
+    return layer
 
 
 @contextmanager
@@ -376,7 +440,7 @@ def _record_unindexable(
         report.warnings.append(f"{result.path}: {result.message}")
     if state is not None and state.status == "ok":
         report.removed_paths.append(result.path)
-        invalidate |= _keys_for(result.path, _old_names(store, result.path, state), frozenset(),
+        invalidate |= keys_for(result.path, old_names(store, result.path, state), frozenset(),
                                 store.module_keys_of(state.id), ())
         store.clear_file_graph(state.id)
         store.replace_nodes(state.id, [])
@@ -393,68 +457,6 @@ def recorded_mtime(mtime_ns: int, looked_ns: int) -> int:
     return RACY_MTIME if mtime_ns > looked_ns - window else mtime_ns
 
 
-def _requalify(store: GraphStore, layout: Layout, fresh: set[str]) -> bool:
-    """The layout changed (a package gained or lost its ``__init__.py``, ``go.mod`` renamed the
-    module): give every file not read this update the module keys and qualified names the new
-    layout gives it, from its stored facts (nothing to parse). Without this, removing an
-    ``__init__.py`` left ``pkg.m.f`` where a clean build says ``m.f``. True if any changed."""
-    ids = store.file_ids()
-    changed = False
-    for path, blob in store.all_fact_blobs():
-        if path in fresh:
-            continue
-        facts = load_facts(blob)
-        spec = BY_NAME[facts.language]
-        rules = spec.plugin.RULES
-        keys = list(rules.module_keys(path, facts, layout))
-        modules = [(spec.family, k) for k in keys]
-        file_id = ids[path]
-        if store.module_keys_of(file_id) == modules:
-            continue
-        changed = True
-        store.replace_modules(file_id, modules)
-        store.replace_nodes(file_id, node_rows(facts, rules.qualified_prefix(path, keys),
-                                               rules.module_joiner, rules.separator))
-    return changed
-
-
-def _interface_keys(
-    store: GraphStore, result: ReadResult, old_modules: list[tuple[str, str]],
-    modules: list[tuple[str, str]],
-) -> set[str]:
-    """Lookup keys to invalidate when an indexed file's interface changed: when it only gained
-    definitions, the gained names (the files that looked them up and missed); else everything
-    other files could have consulted in it."""
-    old = store.load_facts(result.path)
-    if old is not None and old_modules == modules and result.blob is not None:
-        added = added_definitions(old, load_facts(result.blob))
-        if added is not None:
-            keys = {"name:" + d.name for d in added}
-            keys.update("owner:" + d.owner for d in added if d.owner)
-            return keys
-    return _keys_for(result.path, definition_names(old), result.names, old_modules, modules)
-
-
-def _old_names(store: GraphStore, path: str, state: FileState) -> frozenset[DefinitionName]:
-    return definition_names(store.load_facts(path)) if state.status == "ok" else frozenset()
-
-
-def _keys_for(
-    path: str,
-    old_names: frozenset[DefinitionName],
-    new_names: frozenset[DefinitionName],
-    old_modules: Iterable[tuple[str, str]],
-    new_modules: Iterable[tuple[str, str]],
-) -> set[str]:
-    """Lookup keys whose answers change when ``path`` changes its interface."""
-    keys = {"file:" + path}
-    changed = old_names ^ new_names
-    keys.update("name:" + name for name, *_ in changed)
-    keys.update("owner:" + owner for *_, owner in changed if owner)
-    keys.update(f"mod:{family}:{key}" for family, key in (*old_modules, *new_modules))
-    return keys
-
-
 def _resolve_all(
     workspace: StoreWorkspace, paths: list[str], workers: int, first: Callable[[], None],
     spool: ResolutionSpool | None, ids: dict[str, int],
@@ -468,53 +470,3 @@ def _resolve_all(
             yield resolver.resolve_file(path)
         return
     yield from resolve_in_parallel(workspace, paths, workers, first, spool, ids)
-
-
-def _module_nodes(store: GraphStore) -> tuple[list[tuple], list[tuple[int, int]]]:
-    """The module layer's nodes (one per module/package key) and its Contains module -> file
-    edges, from module membership."""
-    modules: dict[tuple[str, str], str] = {}
-    contains: list[tuple[int, int]] = []
-    for path, language, family, key in store.primary_modules():
-        modules.setdefault((family, key), language)
-        contains.append((module_node_id(family, key), file_node_id(path)))
-    rows = [
-        (module_node_id(family, key), NodeKind.MODULE.value, _module_name(family, key), key,
-         None, None, None, None, None, None, language, family, "", "", 1, "", 0, None, None, None,
-         None, None, None, None)
-        for (family, key), language in modules.items()
-    ]
-    return rows, contains
-
-
-def _rebuild_module_layer(store: GraphStore) -> None:
-    """The module layer anew: its nodes, Contains module -> file, and DependsOn (the store's
-    SQL aggregates it from the Imports edges)."""
-    store.rebuild_module_layer(*_module_nodes(store))
-
-
-def _first_module_layer(store: GraphStore, contains: list[tuple[int, int]],
-                        first_imports: list[tuple[int, int]]) -> None:
-    """The rest of a first build's module layer, its module nodes written (see
-    ``write_first_module_nodes``): Contains, and DependsOn aggregated here from every Imports
-    edge (source, target) rather than by the store."""
-    # DependsOn: the module of an importing file -> the module of the file it imports (or
-    # the external module itself), never to itself
-    modules_of: dict[int, list[int]] = defaultdict(list)
-    for module, file in contains:
-        modules_of[file].append(module)
-    depends: set[tuple[int, int]] = set()
-    for source, target in first_imports:
-        for from_module in modules_of.get(source, ()):
-            for to_module in modules_of.get(target) or (target,):
-                if to_module != from_module:
-                    depends.add((from_module, to_module))
-    store.write_first_module_layer(contains, sorted(depends),
-                                   {target for _, target in first_imports})
-
-
-def _module_name(family: str, key: str) -> str:
-    for sep in ("::", "/", "."):
-        if sep in key:
-            return key.rsplit(sep, 1)[-1]
-    return key
