@@ -66,6 +66,8 @@ COMPILED = [
     "knoxidx/languages/js/jsdoc.py",
     "knoxidx/languages/js/signatures.py",
     "knoxidx/languages/python/hooks.py",
+    "knoxidx/languages/python/modules.py",
+    "knoxidx/languages/python/signatures.py",
     "knoxidx/languages/rust/hooks.py",
     "knoxidx/languages/rust/impls.py",
     "knoxidx/languages/rust/imports.py",
