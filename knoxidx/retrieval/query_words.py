@@ -12,7 +12,7 @@ from knoxidx.retrieval.terms import code_words, content_terms, stem
 class QueryWords:
     """The query's content words with their IDF weights (all 1 when ``total`` is 0: unknown);
     with ``stems``, keyed by their stems (forms of one word count once, at their highest
-    weight), and units' words are then stemmed too (see ``match_score``)."""
+    weight), and units' words are then stemmed too (see ``rerank.match_score``)."""
 
     def __init__(
         self, query: str, frequencies: dict[str, int], total: int, *, stems: bool = False

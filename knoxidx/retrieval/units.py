@@ -28,7 +28,7 @@ class Unit:
     kind: str
     score: float
     # the qualified names of the definitions a whole chunk stands for when it is kept whole
-    # although it holds several (``query_units``): its name scores as the best of theirs
+    # although it holds several (``rerank.query_units``): its name scores as the best of theirs
     held: tuple[str, ...] = ()
     # of those, the one sharing most of the query, and its kind: what the result is named
     # after, rather than the chunk's first definition ("" when none shares a word)
