@@ -23,7 +23,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("update", ("knoxidx.update",)),
     ("index", ("knoxidx.index",)),
     ("faces", ("knoxidx.cli", "knoxidx.api", "knoxidx.watch", "knoxidx.watch_presence",
-               "knoxidx.watch_events")),
+               "knoxidx.watch_events", "knoxidx.watch_status", "knoxidx.watch_log",
+               "knoxidx.watch_embedding")),
     ("front door", ("knoxidx",)),
 ]
 RANK = {prefix: (rank, name) for rank, (name, prefixes) in enumerate(LAYERS) for prefix in prefixes}
