@@ -21,7 +21,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("retrieval", ("knoxidx.retrieval",)),
     ("answers", ("knoxidx.answers",)),
     ("update", ("knoxidx.update",)),
-    ("index", ("knoxidx.index",)),
+    ("index", ("knoxidx.index", "knoxidx.index_writing", "knoxidx.index_answers")),
     ("faces", ("knoxidx.cli", "knoxidx.api", "knoxidx.watch", "knoxidx.watch_presence",
                "knoxidx.watch_events", "knoxidx.watch_status", "knoxidx.watch_log",
                "knoxidx.watch_embedding")),
