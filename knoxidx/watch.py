@@ -32,12 +32,11 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from dataclasses import asdict
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from knoxidx.core.errors import (
     CorruptIndexError,
@@ -46,20 +45,18 @@ from knoxidx.core.errors import (
     KnoxidxError,
 )
 from knoxidx.core.heap import release_free_memory
-from knoxidx.core.terminal import json_text, visible
 from knoxidx.graph.dbfile import storage_error
 from knoxidx.graph.sqlite_schema import INDEX_DIR
 from knoxidx.parse.standing import standing_worker
 from knoxidx.parse.watch_filter import DiscoveryCache, RepoPathFilter
-from knoxidx.watch_events import (
-    EventHandler,
-    PendingChanges,
-    Watches,
-    max_user_watches,
-)
+from knoxidx.watch_events import PendingChanges, Watches, observe, unwatched_warning
+from knoxidx.watch_log import Emit
 from knoxidx.watch_presence import WatcherPresence
+from knoxidx.watch_status import DEFAULT_DEBOUNCE_MS, BatchReport, WatchStatus, now
 
-DEFAULT_DEBOUNCE_MS = 150
+if TYPE_CHECKING:
+    from knoxidx.watch_embedding import SpareTimeEmbedding
+
 GIT_HOLD_S = 30.0  # the longest a batch waits for a git operation to finish
 RETRY_DELAYS_S = (1.0, 2.0, 5.0, 10.0, 30.0)
 DEFAULT_RECONCILE_S = 120.0  # an idle watcher re-walks the tree this often (missed events)
@@ -74,59 +71,6 @@ log = logging.getLogger(__name__)
 
 class UpdateAbandoned(Exception):
     """Raised inside an update the watcher was told to abandon (see ``request_stop``)."""
-
-
-Emit = Callable[[str, dict[str, Any]], None]
-
-
-@dataclass(frozen=True, slots=True)
-class BatchReport:
-    """What one update did, as the watcher logs it."""
-
-    batch: int
-    reason: str  # start | changes | reconcile
-    discovery: str  # full: the tree walked; incremental: only the batch's files looked at
-    events: int  # file events that passed the filter
-    paths: int  # distinct paths among them
-    sample: tuple[str, ...]
-    changed: int
-    added: int
-    removed: int
-    resolved: int
-    nodes: int
-    edges: int
-    nodes_delta: int
-    edges_delta: int
-    chunks_added: int
-    chunks_removed: int
-    ms: float
-
-    def as_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["sample"] = list(self.sample)
-        return out
-
-
-@dataclass(slots=True)
-class WatchStatus:
-    """What ``/status`` and ``index_status`` show; written by the watcher's thread."""
-
-    root: str
-    phase: str = "starting"  # starting | reconciling | idle | pending | indexing | stopped | failed
-    progress: dict[str, Any] | None = None
-    pending_paths: int = 0
-    batches: int = 0
-    last_batch: dict[str, Any] | None = None
-    last_update: str | None = None
-    error: str = ""
-    debounce_ms: int = DEFAULT_DEBOUNCE_MS
-    started_at: str = field(default_factory=lambda: _now())
-    # the kernel's inotify limits left part of the tree unwatched: changes there are found by
-    # a re-walk every LIMITED_RECONCILE_S, not at once
-    watch_limited: bool = False
-    chunks_embedded: int = 0  # chunks with a vector; the background embeds chunks_pending
-    chunks_pending: int = 0
-    embedding: str = ""  # off | waiting (nothing pending, or backing off) | embedding | why not
 
 
 class _Batch(NamedTuple):
@@ -170,7 +114,7 @@ class Watcher:
         self._index_file: tuple[int, int] | None = None  # (device, inode) after the last batch
         self._discovery: DiscoveryCache  # made in run(), for the index's root
         self._presence: WatcherPresence | None = None  # how other processes see it runs
-        self._embedding: Any = None  # a BackgroundEmbedding while the index is open
+        self._embedding: SpareTimeEmbedding | None = None  # while the index is open
 
     # ---- running -----------------------------------------------------------------------
 
@@ -239,7 +183,7 @@ class Watcher:
             self.status.root = str(index.root)
             filt = RepoPathFilter(index.root)
             self._discovery = DiscoveryCache(filt)
-            observer, watches = self._observe(filt)
+            observer, watches = observe(filt, self._changes)
             try:
                 self.emit("start", {"root": str(index.root), "debounce_ms": round(
                     self.debounce * 1000), "watched_dirs": len(watches.current) + (
@@ -281,19 +225,6 @@ class Watcher:
             self._presence = None
             presence.release()
 
-    def _observe(self, filt: RepoPathFilter) -> tuple[Any, Watches]:
-        from watchdog.observers import Observer
-
-        observer = Observer()
-        observer.start()  # first: each watch is then placed (or refused) as it is scheduled
-        try:
-            watches = Watches(observer, EventHandler(filt, self._changes), filt)
-            watches.sync()
-        except BaseException:
-            observer.stop()
-            raise
-        return observer, watches
-
     def _check_limits(self, watches: Watches) -> None:
         """Say so, once, when the kernel's inotify limits leave part of the tree unwatched:
         the watcher keeps going, and re-walks the tree every ``limited_reconcile_s`` instead
@@ -301,16 +232,8 @@ class Watcher:
         reconcile)."""
         limited = watches.limited()
         if limited and not self.status.watch_limited:
-            unwatched = sorted(watches.unwatched)
-            where = ", ".join(unwatched[:5]) + (
-                f" and {len(unwatched) - 5} more" if len(unwatched) > 5 else "")
-            self.emit("warning", {"message": (
-                "the inotify watch limit is reached (fs.inotify.max_user_watches = "
-                f"{max_user_watches()}): part of the tree is not watched"
-                f"{f' (top-level: {where})' if where else ''}, so changes there are found "
-                f"by a re-walk every {self.limited_reconcile_s:g} s rather than at once; raise "
-                "the limit (`sudo sysctl fs.inotify.max_user_watches=524288`) and restart "
-                "the watcher")})
+            self.emit("warning", {"message": unwatched_warning(watches,
+                                                               self.limited_reconcile_s)})
         self._set(watch_limited=limited)
 
     def _loop(self, index: Any, watches: Watches) -> None:
@@ -324,8 +247,9 @@ class Watcher:
                 watches.sync()
                 self._check_limits(watches)
                 continue
-            if batch.reason == "embed":
-                self._embed_step()
+            if batch.reason == "embed":  # (only ever due while the embedding runs)
+                assert self._embedding is not None
+                self._embedding.step()
                 continue
             try:
                 self._apply(index, batch)
@@ -443,10 +367,9 @@ class Watcher:
         )
         self._index_file = _file_identity(index)
         if self._embedding is not None and (retrieval.get("added") or batch.reason == "start"):
-            self._embedding.refresh_counts()  # new chunks to embed
-            self._show_embedding()
+            self._embedding.refresh()  # new chunks to embed
         self._set(phase="idle", progress=None, batches=self._batches,
-                  last_batch=result.as_dict(), last_update=_now())
+                  last_batch=result.as_dict(), last_update=now())
         if batch.reason != "reconcile" or touched:
             self.emit("batch", result.as_dict())
         for warning in report.errors[:20]:
@@ -458,47 +381,14 @@ class Watcher:
         if not self.embed:
             self._set(embedding="off")
             return
-        from knoxidx.update.background_embed import BackgroundEmbedding
+        from knoxidx.watch_embedding import SpareTimeEmbedding
 
-        self._embedding = BackgroundEmbedding(index, should_yield=self._change_waits)
-
-    def _embed_step(self) -> None:
-        """One batch of pending chunks; a failure is logged and retried later (the chunks stay
-        pending, the graph is untouched)."""
-        embedding = self._embedding
-        try:
-            done = embedding.step()
-        except (CorruptIndexError, IndexGoneError):
-            raise
-        except Exception as exc:  # noqa: BLE001  (vectors are extra: the watcher goes on)
-            if isinstance(exc, sqlite3.DatabaseError):
-                said = storage_error(exc, embedding.index.store.path)
-                if isinstance(said, CorruptIndexError):  # damage stops the watcher
-                    raise said from None
-                exc = said  # a full disk: said plainly, retried later
-            log.exception("background embedding failed")
-            self.emit("warning", {"message": f"embedding paused for a minute: "
-                                             f"{type(exc).__name__}: {exc}"})
-        else:
-            if done.get("stopped"):
-                self.emit("warning", {"message": f"embedding paused for a minute: "
-                                                 f"{done['stopped']}"})
-            if done.get("model_switch"):
-                self.emit("warning", {"message": done["model_switch"]})
-            if embedding.pending == 0 and (done.get("embedded") or done.get("from_cache")):
-                self.emit("embedded", {"chunks_embedded": embedding.embedded,
-                                       "chunks_pending": 0})
-        self._show_embedding()
+        self._embedding = SpareTimeEmbedding(index, emit=self.emit, show=self._set,
+                                             should_yield=self._change_waits)
 
     def _change_waits(self) -> bool:
         """Whether the embedding should give way: a change to apply, or a stop."""
         return bool(self._changes.paths) or self._changes.resync or self._stop.is_set()
-
-    def _show_embedding(self) -> None:
-        embedding = self._embedding
-        state = embedding.disabled or ("embedding" if embedding.due() else "waiting")
-        self._set(chunks_embedded=embedding.embedded, chunks_pending=embedding.pending,
-                  embedding=state)
 
     def _check_index_file(self, index: Any) -> None:
         """Stop when the index file this watcher writes is no longer the one on disk (``rm -rf
@@ -548,51 +438,3 @@ def _embedding_default() -> bool:
 def _totals(index: Any) -> tuple[int, int]:
     """Nodes and edges in the index (for the per-batch deltas)."""
     return index.q.totals()
-
-
-# ---- log lines ---------------------------------------------------------------------------
-
-
-def line_emitter(out: IO[str], as_json: bool) -> Emit:
-    """One line per event on ``out``: JSON objects with ``--json``, else short text."""
-    lock = threading.Lock()
-
-    def emit(event: str, data: dict[str, Any]) -> None:
-        # a changed file's name is the repository's: shown, never obeyed, by a terminal
-        if as_json:
-            text = json_text({"event": event, "time": _now(), **data})
-        else:
-            text = f"{datetime.now().strftime('%H:%M:%S')} {visible(_human(event, data))}"
-        with lock:
-            out.write(text + "\n")
-            out.flush()
-
-    return emit
-
-
-def _human(event: str, d: dict[str, Any]) -> str:
-    if event == "batch":
-        what = "initial update" if d["reason"] == "start" else (
-            "reconcile" if d["reason"] == "reconcile" else f"batch {d['batch']}")
-        seen = f"{d['paths']} paths, " if d["reason"] == "changes" else ""
-        return (f"{what}: {seen}{d['changed']} changed ({d['added']} new), {d['removed']} "
-                f"removed, {d['resolved']} re-resolved; nodes {d['nodes']} "
-                f"({d['nodes_delta']:+d}), edges {d['edges']} ({d['edges_delta']:+d}); "
-                f"{d['ms']:.0f} ms")
-    if event == "start":
-        return (f"watching {d['root']} (debounce {d['debounce_ms']} ms, "
-                f"{d['watched_dirs']} watches); Ctrl-C stops")
-    if event == "stop":
-        left = d.get("pending_paths") or 0
-        return "stopped" + (f"; {left} changed paths will be picked up by the next start"
-                            if left else "")
-    if event == "embedded":
-        return f"embedded every chunk ({d['chunks_embedded']}): semantic search covers the index"
-    if event == "error":
-        retry = f"; retrying in {d['retry_in_s']:.0f} s" if "retry_in_s" in d else ""
-        return f"error: {d['error']}{retry}"
-    return f"{event}: {d.get('message', d)}"
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")

@@ -173,6 +173,22 @@ class Watches:
         return bool(self.unwatched) or watch_limit_reached(self.filt.root)
 
 
+
+def observe(filt: RepoPathFilter, changes: PendingChanges) -> tuple[Any, Watches]:
+    """watchdog's native observer, started, and the repository's directories watched, each
+    event that passes ``filt`` added to ``changes``."""
+    from watchdog.observers import Observer
+
+    observer = Observer()
+    observer.start()  # first: each watch is then placed (or refused) as it is scheduled
+    try:
+        watches = Watches(observer, EventHandler(filt, changes), filt)
+        watches.sync()
+    except BaseException:
+        observer.stop()
+        raise
+    return observer, watches
+
 # what watchdog's OSError carries when the kernel refuses a watch for its limits: the per-user
 # watch limit (fs.inotify.max_user_watches), the per-user instance limit
 LIMIT_ERRNOS = frozenset({errno.ENOSPC, errno.EMFILE})
@@ -204,3 +220,18 @@ def max_user_watches() -> str:
             return fh.read().strip()
     except OSError:
         return "?"
+
+
+def unwatched_warning(watches: Watches, reconcile_s: float) -> str:
+    """What a user is told when the kernel's inotify limits left part of the tree unwatched:
+    where, how the changes there are found instead (a re-walk every ``reconcile_s``), and
+    what to do about it."""
+    unwatched = sorted(watches.unwatched)
+    where = ", ".join(unwatched[:5]) + (
+        f" and {len(unwatched) - 5} more" if len(unwatched) > 5 else "")
+    return ("the inotify watch limit is reached (fs.inotify.max_user_watches = "
+            f"{max_user_watches()}): part of the tree is not watched"
+            f"{f' (top-level: {where})' if where else ''}, so changes there are found "
+            f"by a re-walk every {reconcile_s:g} s rather than at once; raise "
+            "the limit (`sudo sysctl fs.inotify.max_user_watches=524288`) and restart "
+            "the watcher")

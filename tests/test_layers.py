@@ -21,9 +21,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("retrieval", ("knoxidx.retrieval",)),
     ("answers", ("knoxidx.answers",)),
     ("update", ("knoxidx.update",)),
-    ("index", ("knoxidx.index",)),
+    ("index", ("knoxidx.index", "knoxidx.index_writing", "knoxidx.index_answers")),
     ("faces", ("knoxidx.cli", "knoxidx.api", "knoxidx.watch", "knoxidx.watch_presence",
-               "knoxidx.watch_events")),
+               "knoxidx.watch_events", "knoxidx.watch_status", "knoxidx.watch_log",
+               "knoxidx.watch_embedding")),
     ("front door", ("knoxidx",)),
 ]
 RANK = {prefix: (rank, name) for rank, (name, prefixes) in enumerate(LAYERS) for prefix in prefixes}

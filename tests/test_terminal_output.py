@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from knoxidx.cli import main
 from knoxidx.core.terminal import for_terminal, json_text, visible
-from knoxidx.watch import line_emitter
+from knoxidx.watch_log import line_emitter
 from tests.helpers import run_cli, write_tree
 
 TITLE = "\x1b]0;pwned\x07"

@@ -69,7 +69,8 @@ def watch_cmd(path: str, debounce_ms: int, jobs: int | None, graph_only: bool, w
     waits, it embeds the pending chunks a small batch at a time at the lowest priority
     ($KNOXIDX_EMBED=0: not at all).
     """
-    from knoxidx.watch import Watcher, line_emitter
+    from knoxidx.watch import Watcher
+    from knoxidx.watch_log import line_emitter
 
     shared = shared_store()
     watcher = Watcher(path, debounce_ms=debounce_ms, retrieval=not graph_only, jobs=jobs,
@@ -203,7 +204,8 @@ def _start_watcher(path: str, watch: bool, debounce_ms: int) -> tuple[Any, Path]
     if not watch:
         with open_index(path) as idx:
             return None, idx.root
-    from knoxidx.watch import Watcher, line_emitter
+    from knoxidx.watch import Watcher
+    from knoxidx.watch_log import line_emitter
 
     watcher = Watcher(path, debounce_ms=debounce_ms, emit=line_emitter(sys.stderr, False))
     watcher.start()

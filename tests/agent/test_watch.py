@@ -502,7 +502,7 @@ def test_a_file_whose_name_is_not_utf8_does_not_stall_the_watcher(tmp_path: Path
     now dropped where events arrive (discovery skips it anyway)."""
     import io
 
-    from knoxidx.watch import line_emitter
+    from knoxidx.watch_log import line_emitter
 
     (tmp_path / "a.py").write_text("def a():\n    return 1\n")
     out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")  # as strict as a real stdout

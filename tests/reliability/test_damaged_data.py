@@ -62,7 +62,7 @@ NAME_AT = len(b"pythonpythondef ")
 
 def no_quick_check(monkeypatch: pytest.MonkeyPatch) -> None:
     """As for an index above the size an update checks whole first (8 MiB)."""
-    monkeypatch.setattr("knoxidx.index.QUICK_CHECK_MAX_BYTES", 0)
+    monkeypatch.setattr("knoxidx.index_writing.QUICK_CHECK_MAX_BYTES", 0)
 
 
 @pytest.mark.parametrize("how", ["inside a name", "a type code"])
