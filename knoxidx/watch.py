@@ -390,6 +390,8 @@ class Watcher:
         """Whether the embedding should give way: a change to apply, or a stop."""
         return bool(self._changes.paths) or self._changes.resync or self._stop.is_set()
 
+    # ---- the index file, progress and status -------------------------------------------
+
     def _check_index_file(self, index: Any) -> None:
         """Stop when the index file this watcher writes is no longer the one on disk (``rm -rf
         .knoxidx``, ``git clean -xdf``): it went on writing into the deleted file, idle and
