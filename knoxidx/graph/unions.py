@@ -1,6 +1,7 @@
-"""The instance types of a local whose bindings disagree, marked as a union (see
-``scopes.TypeUnion``'s uses). A module of its own: mypyc, which compiles ``scopes``, cannot
-compile a class that inherits from ``list``; imported from here it is a plain Python class."""
+"""The instance types of a local whose bindings disagree, marked as a union (see its
+uses in ``value_types`` and ``scopes``). A module of its own: mypyc, which compiles those,
+cannot compile a class that inherits from ``list``; imported from here it is a plain Python
+class."""
 
 from __future__ import annotations
 

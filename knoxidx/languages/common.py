@@ -140,7 +140,7 @@ class BaseRules:
     locals_callable = True
     # a local may be bound again to a value of another type (Python's `x = x.asc()`): read
     # without their order, its bindings name the types a use may see only where each of them
-    # names one (a union where they disagree, see scopes.TypeUnion)
+    # names one (a union where they disagree, see unions.TypeUnion)
     rebinding_changes_type = False
     # a local's later bindings add their types to its first's, a use seeing any of them
     # (JavaScript's `let x;` bound on two branches, `c ? new A() : new B()`)

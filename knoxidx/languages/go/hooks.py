@@ -48,7 +48,7 @@ RECEIVERS_ARE_TYPES = True
 # bound to a call of one is bound to that type (tags.scm), not to what the call returns
 TYPE_ARGUMENT_CALLS: frozenset[str] = frozenset({"new", "make"})
 # `xs[i].run()` reads run on an element of xs (name_paths.indexed_path): a container's declared
-# type is its element's, and a named one's element is not read (scopes.elements)
+# type is its element's, and a named one's element is not read (graph/elements.py)
 INDEXES_ELEMENTS = True
 # A function literal's parameters are its own: inside a package-level variable's value (`var f =
 # func(c *T) { c.m() }`) they stay bound there, not to the package as the variable's name is
