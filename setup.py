@@ -38,7 +38,11 @@ from setuptools.command.build_ext import build_ext
 STAMP = "knoxidx/compiled.json"
 COMPILED = [
     "knoxidx/parse/file_index.py",
+    "knoxidx/graph/denoted.py",
+    "knoxidx/graph/edges.py",
     "knoxidx/graph/lookups.py",
+    "knoxidx/graph/outside.py",
+    "knoxidx/graph/overloads.py",
     "knoxidx/graph/resolve.py",
     "knoxidx/graph/scopes.py",
     "knoxidx/graph/workspace.py",
