@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from knoxidx.languages.registry import BY_NAME
-from knoxidx.parse import extract
+from knoxidx.parse import compiled_queries, extract
 from knoxidx.parse.discovery import discover
 from tests.helpers import COMPILED
 
@@ -27,16 +27,16 @@ def both_ways(monkeypatch) -> Iterator[dict[str, dict[str, object]]]:
     tables: dict[str, dict[str, object]] = {"native": {}, "python": {}}
     for switch, table in (("1", tables["native"]), ("0", tables["python"])):
         monkeypatch.setenv("KNOXIDX_NATIVE", switch)
-        extract._NATIVE_LOADED = False
+        compiled_queries._NATIVE_LOADED = False
         for language in BY_NAME:
-            table[language] = extract._compile(language)
+            table[language] = compiled_queries._compile(language)
     monkeypatch.setenv("KNOXIDX_NATIVE", "1")
-    extract._NATIVE_LOADED = False
+    compiled_queries._NATIVE_LOADED = False
     saved = dict(extract.COMPILED)
     yield tables
     extract.COMPILED.clear()
     extract.COMPILED.update(saved)
-    extract._NATIVE_LOADED = False
+    compiled_queries._NATIVE_LOADED = False
 
 
 def _facts(tables: dict[str, object], path: str, source: bytes, language: str) -> object:
@@ -112,7 +112,7 @@ def test_a_predicate_it_cannot_evaluate_leaves_the_query_to_py_tree_sitter() -> 
     query = Query(ts_language("python"),
                   '((identifier) @reference.value (#any-of? @reference.value "a" "b"))')
     roles: dict[int, tuple[str, str, str, int]] = {}
-    assert extract._plan(native, query, roles) is None
+    assert compiled_queries._plan(native, query, roles) is None
     assert roles == {}  # the Python path works its roles out from the matches, as before
     with pytest.raises(ValueError, match="any-of"):
         native.plan(query, b"\x01", b"\x00", (0,), (-1,), ("value",))
@@ -123,20 +123,20 @@ def test_it_runs_only_under_the_tree_sitter_it_was_built_for(monkeypatch) -> Non
 
     assert native.TREE_SITTER_VERSION == tree_sitter.__version__
     monkeypatch.setattr(native, "TREE_SITTER_VERSION", "0.0.0")
-    extract._NATIVE_LOADED = False
+    compiled_queries._NATIVE_LOADED = False
     try:
         assert extract.native_matches() is None
     finally:
         monkeypatch.undo()
-        extract._NATIVE_LOADED = False
+        compiled_queries._NATIVE_LOADED = False
     assert extract.native_matches() is native
     monkeypatch.setenv("KNOXIDX_NATIVE", "0")
-    extract._NATIVE_LOADED = False
+    compiled_queries._NATIVE_LOADED = False
     try:
         assert extract.native_matches() is None
     finally:
         monkeypatch.delenv("KNOXIDX_NATIVE")
-        extract._NATIVE_LOADED = False
+        compiled_queries._NATIVE_LOADED = False
 
 
 def test_bad_arguments_are_type_errors_not_crashes() -> None:
@@ -169,7 +169,7 @@ def test_the_build_compiles_it_with_the_engine() -> None:
 FAILED_ALLOCATIONS = r"""
 import sys
 import _testcapi
-from knoxidx.parse import extract
+from knoxidx.parse import compiled_queries, extract
 
 native = extract.native_matches()
 
@@ -200,7 +200,7 @@ SOURCES = {
 }
 for language, source in SOURCES.items():
     compiled = extract._compiled(language)
-    plans = outcomes(lambda: extract._plan(native, compiled.query, {}) is not None)
+    plans = outcomes(lambda: compiled_queries._plan(native, compiled.query, {}) is not None)
     root = compiled.parser.parse(source).root_node
     found = outcomes(lambda: native.matches(compiled.plan, root, source, extract.MAX_QUERY_DEPTH))
     for name, seen in (("plan", plans), ("matches", found)):
