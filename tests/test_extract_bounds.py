@@ -11,11 +11,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from knoxidx.parse.compiled_queries import compiled_query
 from knoxidx.parse.discovery import SourceFile
 from knoxidx.parse.extract import (
     MAX_QUERY_DEPTH,
     ParseTimeoutError,
-    _compiled,
     extract,
     extract_with_notes,
 )
@@ -337,7 +337,7 @@ def test_parsing_the_same_file_again_and_again_holds_no_more_memory() -> None:
         with open("/proc/self/statm") as fh:
             return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
-    parser = _compiled("python").parser
+    parser = compiled_query("python").parser
     for _ in range(20):  # the allocator's own high-water mark first
         parse_tree(parser, source)
     before = resident_mib()

@@ -126,11 +126,11 @@ def test_references_of_one_expression_keep_their_order_and_a_value_reading_yield
 
 
 def test_a_query_capturing_an_unknown_reference_kind_fails_loudly() -> None:
-    from knoxidx.parse.extract import _role
+    from knoxidx.parse.compiled_queries import pattern_role
 
-    assert _role({"reference.call": []})[:2] == ("ref", "call")
+    assert pattern_role({"reference.call": []})[:2] == ("ref", "call")
     with pytest.raises(ValueError, match="unknown reference kind"):
-        _role({"reference.calls": []})
+        pattern_role({"reference.calls": []})
 
 
 def test_a_go_file_s_build_constraint_is_stored() -> None:

@@ -355,8 +355,9 @@ def test_without_file_locks_a_forked_pool_takes_chunks_in_turn(
 def test_a_worker_claims_chunks_of_its_compiled_languages_first(tmp_path: Path) -> None:
     """``read_claimed``'s choice: the first unclaimed chunk in a language this process has
     compiled, else in one no worker has taken, else any; each chunk once."""
+    from knoxidx.parse.compiled_queries import compiled_query
     from knoxidx.parse.discovery import SourceFile
-    from knoxidx.parse.extract import COMPILED, _compiled
+    from knoxidx.parse.extract import COMPILED
     from knoxidx.parse.parse_worker import _claim
 
     def chunk(language: str) -> list[tuple]:
@@ -369,7 +370,7 @@ def test_a_worker_claims_chunks_of_its_compiled_languages_first(tmp_path: Path) 
         table.write_bytes(bytes(4 * len(chunks) + len(chunks) + 3))
         COMPILED.clear()
         for language in compiled:
-            _compiled(language)
+            compiled_query(language)
         fd = os.open(table, os.O_RDWR)
         try:
             return [_claim(fd, chunks) for _ in range(len(chunks) + 1)]

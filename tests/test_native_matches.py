@@ -148,7 +148,7 @@ def test_bad_arguments_are_type_errors_not_crashes() -> None:
         native.pattern_captures(object())
     with pytest.raises(TypeError):
         native.plan(object(), b"", b"", (), (), ())
-    plan = extract._compiled("python").plan
+    plan = compiled_queries.compiled_query("python").plan
     with pytest.raises(TypeError):
         native.matches(plan, object(), b"", 10)
     with pytest.raises((TypeError, ValueError)):  # not a plan
@@ -199,7 +199,7 @@ SOURCES = {
     "javascript": b"const a = require('./a');\nmodule.exports.run = function run() { a.b(); };\n",
 }
 for language, source in SOURCES.items():
-    compiled = extract._compiled(language)
+    compiled = compiled_queries.compiled_query(language)
     plans = outcomes(lambda: compiled_queries._plan(native, compiled.query, {}) is not None)
     root = compiled.parser.parse(source).root_node
     found = outcomes(lambda: native.matches(compiled.plan, root, source, extract.MAX_QUERY_DEPTH))

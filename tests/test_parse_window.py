@@ -14,7 +14,7 @@ import pytest
 from tree_sitter import Query, QueryCursor
 
 from knoxidx.parse import tree_parse
-from knoxidx.parse.extract import _compiled
+from knoxidx.parse.compiled_queries import compiled_query
 from knoxidx.parse.tree_parse import PARSE_READ_CHUNK, parse_tree
 
 
@@ -55,12 +55,12 @@ class RecordingParser:
 @pytest.mark.parametrize("text", ["中", "x = 中", "ab = 中文", "中中中", "x = 中中", "x = 'é€𝄞'"])
 def test_a_character_cut_by_the_last_reads_is_read_whole(text: str) -> None:
     # (a last read of the largest power of two left cut '中' at the end: an ERROR instead)
-    assert_same_tree(_compiled("python").parser, text.encode())
+    assert_same_tree(compiled_query("python").parser, text.encode())
 
 
 @pytest.mark.parametrize("char", ["é", "中", "𝄞"])
 def test_characters_across_a_window_boundary_and_the_end(char: str) -> None:
-    parser = _compiled("python").parser
+    parser = compiled_query("python").parser
     for before in range(PARSE_READ_CHUNK - 6, PARSE_READ_CHUNK + 2):
         source = b"#" + b"a" * (before - 1) + f"\nx{char} = '{char * 3}'\n{char}".encode()
         for cut in range(4):
@@ -79,7 +79,7 @@ def test_sources_of_several_windows_parse_as_their_bytes(language: str) -> None:
     }
     source = "".join(lines[language].format(n=n) for n in range(6000)).encode()
     assert len(source) > 3 * PARSE_READ_CHUNK
-    parser = _compiled(language).parser
+    parser = compiled_query(language).parser
     assert_same_tree(parser, source)
     assert_same_tree(parser, source + b"\xe4\xb8")  # a character cut off at the very end
     assert_same_tree(parser, source[:PARSE_READ_CHUNK * 2 + 1] + b"\xff\xfe" + source[-99:])
@@ -88,7 +88,7 @@ def test_sources_of_several_windows_parse_as_their_bytes(language: str) -> None:
 def test_the_reads_return_the_same_few_objects_whatever_is_parsed() -> None:
     # Each object a read returns is kept by py-tree-sitter 0.26 for as long as the process
     # lives: slices of the source kept every file parsed.
-    parser = RecordingParser(_compiled("python").parser)
+    parser = RecordingParser(compiled_query("python").parser)
     for n in range(40):
         parse_tree(parser, b"x = %d\n" % n * (n * 997 % 12_000))
     kept = {id(data) for data in parser.returned if len(data)}
@@ -104,7 +104,7 @@ def resident_mib() -> float:
 @pytest.mark.slow
 def test_parsing_distinct_large_sources_holds_no_more_memory() -> None:
     # 40 parses of distinct 500 kB sources kept about 22 MiB when reads returned slices
-    parser = _compiled("python").parser
+    parser = compiled_query("python").parser
     body = "".join(f"def f{n}(x):\n    return g(x, {n}) + 'é'\n\n" for n in range(13_000))
     size = 500_000
 
@@ -122,7 +122,7 @@ def test_parsing_distinct_large_sources_holds_no_more_memory() -> None:
 
 
 def test_node_texts_and_predicates_read_their_own_trees_bytes() -> None:
-    compiled = _compiled("python")
+    compiled = compiled_query("python")
     parser = compiled.parser
     language = parser.language
     query = Query(language, '((identifier) @name (#eq? @name "target"))')
@@ -153,7 +153,7 @@ def test_parses_on_several_threads_each_read_their_own_source() -> None:
                            for n in range(30_000)) + ("x中" * 5).encode()
         for language in languages
     }
-    parsers = {language: _compiled(language).parser for language in languages}
+    parsers = {language: compiled_query(language).parser for language in languages}
     # (one parser per thread: a py-tree-sitter Parser is not for two threads at once)
     from tree_sitter import Parser
     expected = {language: shape(parsers[language].parse(sources[language]))
@@ -178,7 +178,7 @@ def test_a_parse_started_inside_another_gets_a_window_of_its_own() -> None:
     # (a signal handler, say, runs between a read and the next)
     outer = b"def f(x):\n    return x\n" * 5_000
     inner = b"y = [1, 2, 3]\n" * 6_000
-    python = _compiled("python")
+    python = compiled_query("python")
     from tree_sitter import Parser
     inner_parser = Parser(python.parser.language)
     inner_trees: list[Any] = []

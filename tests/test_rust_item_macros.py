@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from knoxidx.languages.rust.item_macros import unwrap_item_macros
-from knoxidx.parse.extract import _compiled
+from knoxidx.parse.compiled_queries import compiled_query
 from knoxidx.parse.tree_parse import parse_tree
 
 SOURCE = b"""\
@@ -40,7 +40,7 @@ def _shape(node: Any) -> list[tuple[str, int, int, tuple[int, int], tuple[int, i
 
 
 def test_the_incremental_reparse_gives_a_fresh_parse_s_tree() -> None:
-    parser = _compiled("rust").parser
+    parser = compiled_query("rust").parser
     unwrapped = unwrap_item_macros(parse_tree(parser, SOURCE), SOURCE, parser)
     assert unwrapped is not None
     blanked, tree = unwrapped
@@ -53,13 +53,13 @@ def test_the_incremental_reparse_gives_a_fresh_parse_s_tree() -> None:
 
 
 def test_a_file_without_item_macros_is_not_parsed_again() -> None:
-    parser = _compiled("rust").parser
+    parser = compiled_query("rust").parser
     source = b"fn main() { println!(\"{}\", 1); }\nbitflags! { struct F: u8 { const A = 1; } }\n"
     assert unwrap_item_macros(parse_tree(parser, source), source, parser) is None
 
 
 def test_a_body_is_judged_as_its_own_parse_judges_it() -> None:
-    parser = _compiled("rust").parser
+    parser = compiled_query("rust").parser
     # in an impl's body `foo!(x);` reads as a macro call among items, but on its own (the
     # file's top level) as an expression statement: no item list, so `m!` stays a call
     source = (b"impl A {\n    m! { foo!(x); }\n    k! { fn a() {} }\n}\n"
@@ -73,7 +73,7 @@ def test_a_body_is_judged_as_its_own_parse_judges_it() -> None:
 
 
 def test_a_body_beside_a_broken_one_is_judged_on_its_own() -> None:
-    parser = _compiled("rust").parser
+    parser = compiled_query("rust").parser
     # blanked side by side, `m!`'s broken body spills its error over `k!`'s items: the
     # blanked file's tree cannot tell, so `k!`'s body is parsed on its own
     source = b"m! { pub fn } k! { fn a() {} }\nn! { fn b() {} fn } j! { fn c() {} }\n"
@@ -86,7 +86,7 @@ def test_a_body_beside_a_broken_one_is_judged_on_its_own() -> None:
 
 
 def test_the_caller_s_tree_is_left_as_it_was() -> None:
-    parser = _compiled("rust").parser
+    parser = compiled_query("rust").parser
     tree = parse_tree(parser, SOURCE)
     before = _shape(tree.root_node)
     assert unwrap_item_macros(tree, SOURCE, parser) is not None

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from knoxidx.parse.extract import _compiled
+from knoxidx.parse.compiled_queries import compiled_query
 from knoxidx.parse.siblings import named_before, previous_named
 from knoxidx.parse.tree_parse import parse_tree
 
@@ -69,7 +69,7 @@ def _all_nodes(root: Any) -> list[Any]:
 @pytest.mark.parametrize("language", sorted(SOURCES))
 def test_previous_named_is_tree_sitters_whatever_was_listed(language: str) -> None:
     source = SOURCES[language]
-    tree = parse_tree(_compiled(language).parser, source)
+    tree = parse_tree(compiled_query(language).parser, source)
     nodes = _all_nodes(tree.root_node)
     # asked before any list is kept, then after every parent was listed (in reverse order,
     # so that a later node's parent is listed before an earlier one's question)
@@ -90,7 +90,7 @@ def test_another_source_drops_the_lists() -> None:
     """Lists kept for one source never answer for another's tree, even one of the same text
     (a second parse: its nodes are other nodes)."""
     source = SOURCES["rust"]
-    parser = _compiled("rust").parser
+    parser = compiled_query("rust").parser
     first = parse_tree(parser, source)
     other_source = bytes(bytearray(source))  # the same text, another object
     assert other_source is not source

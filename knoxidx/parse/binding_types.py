@@ -38,15 +38,15 @@ from knoxidx.parse.returns import result_member_bindings, returned_bindings
 
 # how a binding's type is read from its captured node: a declared type, the type a call
 # returns, the type of an element of a collection, a call's result after its first
-_DECLARED, _CALLED, _ELEMENT, _RESULT = "declared", "called", "element", "result"
-_CALLBACK, _COPY, _DOCUMENTED = "callback", "copy", "documented"
-_ELEMENTS = "elements"  # the type of the elements of the collection the name holds
-_INJECTED = "injected"  # what a framework passes a parameter by its name (see INJECTED)
+READ_DECLARED, READ_CALLED, READ_ELEMENT, READ_RESULT = "declared", "called", "element", "result"
+READ_CALLBACK, READ_COPY, READ_DOCUMENTED = "callback", "copy", "documented"
+READ_ELEMENTS = "elements"  # the type of the elements of the collection the name holds
+READ_INJECTED = "injected"  # what a framework passes a parameter by its name (see INJECTED)
 _COPIED = "="  # the head of a copy's type path until _copies_typed reads it
 _FUNCTION_KIND = NodeKind.FUNCTION.value
 
 
-def _assigned_where_unset(assigned: list[tuple[Any, Any, str, bool, Any]], unset: list[Any],
+def assigned_where_unset(assigned: list[tuple[Any, Any, str, bool, Any]], unset: list[Any],
                           defs: list[Definition], spans: list[tuple[int, int, int]],
                           source: bytes) -> list[tuple[Any, Any, str, bool, Any]]:
     """The bindings of ``assigned`` whose name the same function declares with no value
@@ -62,7 +62,7 @@ def _assigned_where_unset(assigned: list[tuple[Any, Any, str, bool, Any]], unset
             if (binding_scope(defs, scope), node_text(source, binding[0])) in declared]
 
 
-def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[Definition],
+def read_bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[Definition],
               spans: list[tuple[int, int, int]], plugin: Language, source: bytes,
               ) -> tuple[list[Binding], list[tuple[str, int]], dict[tuple[int, str], NamePath],
                          list[tuple[int, Any, Any]]]:
@@ -89,19 +89,19 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[De
     for (name_node, type_node, how, is_member, place), scope in zip(
         raw_bindings, enclosing(spans, [b[0].start_byte for b in raw_bindings]), strict=True
     ):
-        is_call = how in (_CALLED, _RESULT)
+        is_call = how in (READ_CALLED, READ_RESULT)
         arguments: tuple[str, ...] = ()
-        if how == _ELEMENT:
+        if how == READ_ELEMENT:
             bound_type, is_call = cast(BindsElements, plugin).element_binding(type_node, source)
-        elif how == _CALLBACK:
+        elif how == READ_CALLBACK:
             bound_type = cast(BindsCallbacks, plugin).callback_binding(type_node, source)
-        elif how == _COPY:  # read once every binding is known (see _copies_typed)
+        elif how == READ_COPY:  # read once every binding is known (see _copies_typed)
             bound_type = (_COPIED, node_text(source, type_node))
-        elif how == _DOCUMENTED:
+        elif how == READ_DOCUMENTED:
             bound_type = cast(BindsDocumented, plugin).documented_binding(type_node, source)
-        elif how == _ELEMENTS:
+        elif how == READ_ELEMENTS:
             bound_type = cast(BindsElementTypes, plugin).elements_binding(type_node, source)
-        elif how == _INJECTED:
+        elif how == READ_INJECTED:
             bound_type = (INJECTED, node_text(source, type_node))
         elif is_call:
             raw = node_text(source, type_node)
@@ -109,7 +109,7 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[De
                 continue  # `new(T)`: the name's other binding is to T
             bound_type = name_path(raw)
             # (the first result too where a pattern says so: `let (a, b) = f()`'s a is f's #0)
-            if bound_type and how == _RESULT:
+            if bound_type and how == READ_RESULT:
                 position = place if isinstance(place, int) else _position(place)
                 bound_type = (*bound_type, f"{RESULT_SEGMENT_PREFIX}{position}")
         else:
@@ -121,7 +121,7 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[De
                 arguments = type_arguments(written)
         if bound_type and bound_type[0] != "?":
             name = "".join(node_text(source, name_node).split())  # without whitespace
-            if how == _ELEMENTS:
+            if how == READ_ELEMENTS:
                 name += ELEMENT_OF
             typed_names.append((name, scope))
             if is_member and is_call:  # `const { a } = f()`: the member a of f's result
@@ -129,7 +129,7 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[De
                 is_call = False
             elif is_member:  # the type of that member: the path to it, resolved to its type
                 bound_type = (*bound_type, name)
-            elif how == _DECLARED and type_node.type in value_paths and scope >= 0:
+            elif how == READ_DECLARED and type_node.type in value_paths and scope >= 0:
                 aliases.setdefault((scope, name), bound_type)
             owner = binding_scope(defs, scope)
             if (owner != scope and function_literals
@@ -138,7 +138,7 @@ def _bindings(raw_bindings: list[tuple[Any, Any, str, bool, Any]], defs: list[De
                 # `var f = func(c *T) { c.m() }`: c is the literal's, read inside the value only
                 owner = scope
             binding = Binding(owner, name, bound_type, is_call)
-            if how == _DOCUMENTED:
+            if how == READ_DOCUMENTED:
                 documented.append(binding)
             else:
                 if ordered:

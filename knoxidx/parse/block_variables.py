@@ -10,11 +10,11 @@ from typing import Any
 from knoxidx.languages.protocol import Language
 from knoxidx.parse.definitions import enclosing, node_text, outermost_first
 
-# what a name assigned inside one is local to (see _add_block_variables)
+# what a name assigned inside one is local to (see add_block_variables)
 _SCOPE_SUBS = frozenset({"function", "method", "class", "struct", "enum", "interface", "trait"})
 
 
-def _add_block_variables(
+def add_block_variables(
     raw_defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]], assigned: list[Any],
     import_nodes: list[Any], plugin: Language, source: bytes,
 ) -> None:

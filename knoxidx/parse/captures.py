@@ -12,23 +12,23 @@ from typing import Any, Final, cast
 
 from knoxidx.languages.protocol import BindsNames, CountsArguments, TypesProperties
 from knoxidx.parse.binding_types import (
-    _CALLBACK,
-    _CALLED,
-    _COPY,
-    _DECLARED,
-    _DOCUMENTED,
-    _ELEMENT,
-    _ELEMENTS,
-    _INJECTED,
-    _RESULT,
+    READ_CALLBACK,
+    READ_CALLED,
+    READ_COPY,
+    READ_DECLARED,
+    READ_DOCUMENTED,
+    READ_ELEMENT,
+    READ_ELEMENTS,
+    READ_INJECTED,
+    READ_RESULT,
 )
 from knoxidx.parse.compiled_queries import (
-    _REF_RANKS,
     MAX_QUERY_DEPTH,
-    _Compiled,
-    _cursor,
-    _role,
+    REF_RANKS,
+    CompiledQuery,
     native_matches,
+    pattern_role,
+    query_cursor,
 )
 from knoxidx.parse.complexity import ComplexityCaptures
 from knoxidx.parse.definitions import node_text
@@ -36,7 +36,7 @@ from knoxidx.parse.definitions import node_text
 
 @dataclass(slots=True)
 class RawCaptures:
-    """What :func:`read_matches` captured, by role (see ``_role``)."""
+    """What :func:`read_matches` captured, by role (see ``pattern_role``)."""
 
     # (start, end, name's start) -> (node, kind, name node, type node, owner node)
     defs: dict[tuple[int, int, int], tuple[Any, str, Any, Any, Any]]
@@ -44,9 +44,10 @@ class RawCaptures:
     # orders by (start, end, kind)
     refs: list[tuple[int, int, int, str, int, int, int, int]]
     import_nodes: list[Any]
-    # (name, type or value node, how its type is read: _DECLARED, _CALLED, _ELEMENT, _CALLBACK or
-    # _RESULT (a call's result after its first), whether the name is a member of that type, and
-    # for a _RESULT, its place: the name's node (its commas counted) or its index)
+    # (name, type or value node, how its type is read: READ_DECLARED, READ_CALLED,
+    # READ_ELEMENT, READ_CALLBACK or READ_RESULT (a call's result after its first), whether the
+    # name is a member of that type, and for a READ_RESULT, its place: the name's node (its
+    # commas counted) or its index)
     bindings: list[tuple[Any, Any, str, bool, Any]]
     # ... those an assignment makes (`x = new T()`), kept where x was declared with no value
     assigned_bindings: list[tuple[Any, Any, str, bool, Any]]
@@ -64,7 +65,7 @@ class RawCaptures:
     complexity: ComplexityCaptures
 
 
-def read_matches(compiled: _Compiled, root: Any, source: bytes) -> RawCaptures:
+def read_matches(compiled: CompiledQuery, root: Any, source: bytes) -> RawCaptures:
     """The query's matches over the tree at ``root``, by role."""
     plugin = compiled.plugin
     roles = compiled.roles
@@ -94,11 +95,11 @@ def read_matches(compiled: _Compiled, root: Any, source: bytes) -> RawCaptures:
             compiled.plan, root, source, MAX_QUERY_DEPTH)
     else:
         raw_refs, raw_locals = [], []
-        matches = _cursor(compiled.query).matches(root)
+        matches = query_cursor(compiled.query).matches(root)
     for pattern, caps in matches:
         role = roles.get(pattern)
         if role is None:
-            role = roles[pattern] = _role(caps)
+            role = roles[pattern] = pattern_role(caps)
         kind, sub, main, rank = role
         # the roles in the order of how often they match (references, then locals, comments,
         # decisions...): each match compares its role with every one before its own
@@ -150,27 +151,27 @@ def read_matches(compiled: _Compiled, root: Any, source: bytes) -> RawCaptures:
                 )
         elif kind == "binding.name":
             target = caps.get("binding.type") or caps.get("binding.call")
-            how = _CALLED if "binding.call" in caps else _DECLARED
+            how = READ_CALLED if "binding.call" in caps else READ_DECLARED
             place = caps.get("binding.result")
             if target and place:  # `_, b := f()`: b is f's second result
-                how = _RESULT
+                how = READ_RESULT
             if not target:  # `for _, v := range xs`, `v := xs[i]`: an element of the value
-                target, how = caps.get("binding.element"), _ELEMENT
+                target, how = caps.get("binding.element"), READ_ELEMENT
             if not target:  # `xs.forEach((x) => ..)`: what the call passes its callback
-                target, how = caps.get("binding.callback"), _CALLBACK
+                target, how = caps.get("binding.callback"), READ_CALLBACK
             if not target:  # `const point = target`: what the name copied holds
-                target, how = caps.get("binding.copy"), _COPY
+                target, how = caps.get("binding.copy"), READ_COPY
             if not target:  # `/** @type {Node} */ this.node = null`: what its doc declares
-                target, how = caps.get("binding.documented"), _DOCUMENTED
+                target, how = caps.get("binding.documented"), READ_DOCUMENTED
             if not target:  # `xs.push(new T())`: what xs's elements hold
-                target, how = caps.get("binding.elements"), _ELEMENTS
+                target, how = caps.get("binding.elements"), READ_ELEMENTS
             if not target:  # a pytest fixture's name: what the fixture gives (see INJECTED)
-                target, how = caps.get("binding.injected"), _INJECTED
+                target, how = caps.get("binding.injected"), READ_INJECTED
             if target:
                 # `binding.member`: the name is a member of that type (`{ board }: Props`)
                 (assigned_bindings if "binding.assigned" in caps else raw_bindings).append(
                     (caps[main][0], target[0], how, "binding.member" in caps,
-                     place[0] if how == _RESULT and place else None))
+                     place[0] if how == READ_RESULT and place else None))
         elif kind == "complexity.nesting":
             node = caps[main][0]
             complexity.nesting.append((node.start_byte, node.end_byte))
@@ -199,7 +200,7 @@ def read_matches(compiled: _Compiled, root: Any, source: bytes) -> RawCaptures:
                 for name_node in names:
                     typed = types.get(node_text(source, name_node))
                     if typed is not None:
-                        raw_bindings.append((name_node, typed, _DECLARED, False, None))
+                        raw_bindings.append((name_node, typed, READ_DECLARED, False, None))
             elif target and "binding.result" in caps:
                 # `a, b, c, err := f()`: each name after the first (bound as the call's value
                 # by a pattern of its own) is the result at its place, its index among the
@@ -207,9 +208,9 @@ def read_matches(compiled: _Compiled, root: Any, source: bytes) -> RawCaptures:
                 # of one `var` took minutes)
                 for position, name_node in enumerate(names):
                     if position and node_text(source, name_node) != "_":
-                        raw_bindings.append((name_node, target[0], _RESULT, False, position))
+                        raw_bindings.append((name_node, target[0], READ_RESULT, False, position))
             elif target:
-                how = _CALLED if "binding.call" in caps else _DECLARED
+                how = READ_CALLED if "binding.call" in caps else READ_DECLARED
                 is_member = "binding.member" in caps
                 for name_node in names:
                     raw_bindings.append((name_node, target[0], how, is_member, None))
@@ -238,4 +239,4 @@ def read_matches(compiled: _Compiled, root: Any, source: bytes) -> RawCaptures:
 
 _END_SHIFT: Final = 3
 _START_SHIFT: Final = _END_SHIFT + 32
-assert len(_REF_RANKS) <= 1 << _END_SHIFT
+assert len(REF_RANKS) <= 1 << _END_SHIFT

@@ -25,7 +25,7 @@ MAX_QUERY_DEPTH = 1000
 
 
 @dataclass(slots=True)
-class _Compiled:
+class CompiledQuery:
     parser: Any
     query: Any  # the language's whole tags file: one pass over the tree, run with matches()
     errors_query: Any
@@ -42,7 +42,7 @@ def prepare(languages: Iterable[str]) -> None:
     several workers does not wait for it: each worker compiles the languages of the chunks it
     claims (``parse_worker.read_claimed``)."""
     for language in languages:
-        _compiled(language)
+        compiled_query(language)
 
 
 def compiled_languages() -> set[str]:
@@ -51,7 +51,7 @@ def compiled_languages() -> set[str]:
     return set(COMPILED)
 
 
-COMPILED: dict[str, _Compiled] = {}  # by language: compiled once per process
+COMPILED: dict[str, CompiledQuery] = {}  # by language: compiled once per process
 
 
 def native_matches() -> Any:
@@ -83,18 +83,18 @@ _NATIVE: Any = None
 _NATIVE_LOADED = False
 
 
-def _compiled(language: str) -> _Compiled:
+def compiled_query(language: str) -> CompiledQuery:
     compiled = COMPILED.get(language)
     if compiled is None:
         compiled = COMPILED[language] = _compile(language)
     return compiled
 
 
-def _compile(language: str) -> _Compiled:
+def _compile(language: str) -> CompiledQuery:
     from tree_sitter import Parser, Query
 
     lang = ts_language(language)
-    compiled = _Compiled(
+    compiled = CompiledQuery(
         parser=Parser(lang),
         query=Query(lang, query_source(language)),
         errors_query=Query(lang, "(ERROR) @error"),
@@ -118,7 +118,7 @@ def _plan(native: Any, query: Any, roles: dict[int, tuple[str, str, str, int]]) 
     receivers: list[int] = []
     kinds: list[str | None] = []
     for pattern, names in enumerate(native.pattern_captures(query)):
-        role = roles[pattern] = _role(dict.fromkeys(names, []))
+        role = roles[pattern] = pattern_role(dict.fromkeys(names, []))
         kind, sub, main, rank = role
         modes.append(_REF_MODE if kind == "ref" else _SPAN_MODE if kind == "local" else 0)
         ranks.append(rank)
@@ -133,7 +133,7 @@ def _plan(native: Any, query: Any, roles: dict[int, tuple[str, str, str, int]]) 
         return None
 
 
-def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
+def pattern_role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
     """What a pattern's matches are, from the capture names of one of them: (role, kind, the
     capture holding the node, the kind's rank in the references' order) — the role "def",
     "ref", "import", "binding.name", "binding.names" (a declaration binding each name the
@@ -148,7 +148,7 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
         if head == "definition":
             return "def", tail, key, 0
         if head == "reference":
-            rank = _REF_RANKS.get(tail)
+            rank = REF_RANKS.get(tail)
             if rank is None:
                 raise ValueError(f"the query captures an unknown reference kind: @{key}")
             return "ref", tail, key, rank
@@ -160,7 +160,7 @@ def _role(caps: dict[str, list[Any]]) -> tuple[str, str, str, int]:
     return "ignore", "", "", 0
 
 
-def _cursor(query: Any) -> Any:
+def query_cursor(query: Any) -> Any:
     from tree_sitter import QueryCursor
 
     cursor = QueryCursor(query)
@@ -170,7 +170,7 @@ def _cursor(query: Any) -> Any:
 
 # The reference kinds in the order the references of one expression are kept (see the loop
 # over raw_refs: a value reading sorts after every more specific reading of the same span).
-_REF_RANKS: dict[str, int] = {kind: i for i, kind in enumerate(sorted(REF_KINDS))}
+REF_RANKS: dict[str, int] = {kind: i for i, kind in enumerate(sorted(REF_KINDS))}
 _COMPLEXITY_ROLES = ("complexity.decision", "complexity.nesting", "complexity.flat",
                      "complexity.comment", "complexity.scope")
 # how the native matches hand back a pattern's matches (``_matches.c``): as a reference's row,

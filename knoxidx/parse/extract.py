@@ -19,12 +19,11 @@ from typing import Any, cast
 from knoxidx.core.facts import Definition, FileFacts, Impl, Import, as_references
 from knoxidx.languages.protocol import Language, OrdersBindings, StatesConstraints
 from knoxidx.parse.binding_sites import placed
-from knoxidx.parse.binding_types import _assigned_where_unset, _bindings, completed_bindings
-from knoxidx.parse.block_variables import _add_block_variables
+from knoxidx.parse.binding_types import assigned_where_unset, completed_bindings, read_bindings
+from knoxidx.parse.block_variables import add_block_variables
 from knoxidx.parse.captures import read_matches
 from knoxidx.parse.compiled_queries import COMPILED as COMPILED
-from knoxidx.parse.compiled_queries import MAX_QUERY_DEPTH, _compiled, _cursor
-from knoxidx.parse.compiled_queries import _role as _role
+from knoxidx.parse.compiled_queries import MAX_QUERY_DEPTH, compiled_query, query_cursor
 from knoxidx.parse.compiled_queries import compiled_languages as compiled_languages
 from knoxidx.parse.compiled_queries import native_matches as native_matches
 from knoxidx.parse.compiled_queries import prepare as prepare
@@ -67,7 +66,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
     """:func:`extract_with_notes` as an index worker calls it: the references (most of a
     file's records) left as plain tuples in :class:`Reference`'s field order, which
     ``dump_facts`` marshals as they are. Read them by index, not by field name."""
-    compiled = _compiled(language)
+    compiled = compiled_query(language)
     plugin = compiled.plugin
     tree = parse_tree(compiled.parser, source)
     unwrap = getattr(plugin, "unwrap_item_macros", None)
@@ -81,7 +80,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
 
     raw_defs = caps.defs
     if caps.assigned:
-        _add_block_variables(raw_defs, caps.assigned, caps.import_nodes, plugin, source)
+        add_block_variables(raw_defs, caps.assigned, caps.import_nodes, plugin, source)
     defs = with_complexity(build_definitions(raw_defs, caps.impls, plugin, source),
                            caps.complexity, source)
     spans = [(d.start_byte, d.end_byte, i) for i, d in enumerate(defs)]
@@ -89,9 +88,9 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
 
     raw_bindings = caps.bindings
     if caps.assigned_bindings and caps.unset:
-        raw_bindings += _assigned_where_unset(caps.assigned_bindings, caps.unset, defs, spans,
+        raw_bindings += assigned_where_unset(caps.assigned_bindings, caps.unset, defs, spans,
                                               source)
-    bindings, typed_names, aliases, placing = _bindings(raw_bindings, defs, spans, plugin,
+    bindings, typed_names, aliases, placing = read_bindings(raw_bindings, defs, spans, plugin,
                                                         source)
     if placing:
         bindings = placed(bindings, placing, defs, spans, caps.locals, root, source,
@@ -113,7 +112,7 @@ def extract_rows(path: str, source: bytes, language: str) -> tuple[FileFacts, li
 
     errors = 0
     if root.has_error:
-        errors = max(1, len(_cursor(compiled.errors_query).captures(root).get("error", ())))
+        errors = max(1, len(query_cursor(compiled.errors_query).captures(root).get("error", ())))
     lines = source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0)
     constraint = getattr(plugin, "build_constraint", None)
     return FileFacts(

@@ -178,7 +178,7 @@ class _Narrowings:
 
 def _aliased(name: str, scope: int, local_names: dict[int, set[str]], defs: list[Definition],
              aliases: dict[tuple[int, str], NamePath]) -> NamePath | None:
-    """The path the local ``name`` read at ``scope`` copies (see ``_bindings``' aliases),
+    """The path the local ``name`` read at ``scope`` copies (see ``read_bindings``' aliases),
     from the innermost definition binding it, or None."""
     while scope >= 0:
         bound = local_names.get(scope)
