@@ -28,7 +28,7 @@ from knoxidx.graph.protocol import GraphStore
 from knoxidx.graph.resolve import FileResolution, Resolver
 from knoxidx.graph.workspace import NamedDefinitions, StoreWorkspace
 from knoxidx.languages.registry import BY_NAME
-from knoxidx.parse.discovery import DEFAULT_MAX_BYTES, Discovery, discover
+from knoxidx.parse.discovery import DEFAULT_MAX_BYTES, Discovery, SourceFile, discover
 from knoxidx.parse.engine import ENGINE_META_KEY, engine_fingerprint
 from knoxidx.parse.parse_pool import Progress, read_all
 from knoxidx.parse.reader import (
@@ -188,7 +188,7 @@ class _Plan:
     fingerprint: str  # the layout's
     stale_engine: bool  # the index's facts are another knoxidx's: every file is read again
     removed: list[str]  # indexed files no longer found
-    to_read: list[Any]  # found files whose size or mtime changed (or never indexed)
+    to_read: list[SourceFile]  # found files whose size or mtime changed (or never indexed)
     minified_mode: str  # "indexed" or "skipped" (MINIFIED_META_KEY)
     cold: bool  # an empty index: bulk-load without secondary indexes, nothing to clear
 
